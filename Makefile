@@ -1,0 +1,32 @@
+# The two commands of the README: `make run` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+
+.PHONY: run test lint clean
+
+$(VENV)/.run-installed: requirements.txt
+	@bash scripts/system-deps.sh venv
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -r requirements.txt
+	@touch $@
+
+$(VENV)/.test-installed: $(VENV)/.run-installed requirements-test.txt
+	$(PY) -m pip install -q -r requirements-test.txt
+	@touch $@
+
+run: $(VENV)/.run-installed
+	@echo "SteadyState: starting on http://127.0.0.1:8000/ (Ctrl-C stops everything)"
+	$(PY) manage.py up
+
+test: $(VENV)/.test-installed
+	@bash scripts/system-deps.sh test
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/pytest
+
+lint: $(VENV)/.test-installed
+	$(VENV)/bin/ruff check .
+
+clean:
+	rm -rf $(VENV) staticfiles

@@ -1,0 +1,23 @@
+#!/usr/bin/env python
+"""SteadyState's only entry point: runserver, migrate and our own commands."""
+
+import os
+import sys
+
+
+def main() -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "monitor.settings")
+    from django.conf import settings
+
+    from monitor import embedded
+
+    # Commands need the database; start the embedded one when no URL is set.
+    if settings.EMBEDDED_DB and os.environ["DJANGO_SETTINGS_MODULE"] == "monitor.settings":
+        embedded.postgres_url(settings.VAR_DIR, stop_at_exit=True)
+    from django.core.management import execute_from_command_line
+
+    execute_from_command_line(sys.argv)
+
+
+if __name__ == "__main__":
+    main()

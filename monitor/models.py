@@ -1,0 +1,93 @@
+"""Core domain: monitored servers, runs and annotations."""
+
+from django.contrib.postgres.fields import ArrayField
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+
+from monitor import crypto
+
+
+class Server(models.Model):
+    FLAVORS = [("mysql", "MySQL"), ("mariadb", "MariaDB"), ("", "unknown")]
+
+    name = models.CharField(max_length=100, unique=True)
+    host = models.CharField(max_length=255, blank=True)
+    port = models.PositiveIntegerField(
+        default=3306, validators=[MinValueValidator(1), MaxValueValidator(65535)]
+    )
+    socket = models.CharField(max_length=255, blank=True)
+    user = models.CharField(max_length=80)
+    password_encrypted = models.TextField(blank=True, editable=False)
+    tags = ArrayField(models.CharField(max_length=50), default=list, blank=True)
+    poll_interval = models.PositiveIntegerField(
+        default=10, validators=[MinValueValidator(1), MaxValueValidator(3600)],
+        help_text="seconds between polls of the cheap sources",
+    )
+    enabled = models.BooleanField(default=True)
+    flavor = models.CharField(max_length=10, choices=FLAVORS, blank=True, editable=False)
+    version = models.CharField(max_length=100, blank=True, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=~models.Q(host="") | ~models.Q(socket=""), name="server_host_or_socket"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def password(self) -> str:
+        return crypto.decrypt(self.password_encrypted)
+
+    @password.setter
+    def password(self, plain: str) -> None:
+        self.password_encrypted = crypto.encrypt(plain)
+
+    @property
+    def address(self) -> str:
+        return self.socket or f"{self.host}:{self.port}"
+
+
+class Run(models.Model):
+    """A named test run on one server: the unit the compare view aligns."""
+
+    name = models.CharField(max_length=200)
+    server = models.ForeignKey(Server, on_delete=models.CASCADE, related_name="runs")
+    started_at = models.DateTimeField()
+    ended_at = models.DateTimeField(null=True, blank=True)
+    notes = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-started_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(ended_at__isnull=True) | models.Q(ended_at__gte=models.F("started_at")),
+                name="run_ends_after_start",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Annotation(models.Model):
+    """A point in time worth marking on every chart of a server (or all, if none)."""
+
+    server = models.ForeignKey(
+        Server, on_delete=models.CASCADE, null=True, blank=True, related_name="annotations"
+    )
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, null=True, blank=True, related_name="annotations")
+    at = models.DateTimeField()
+    text = models.CharField(max_length=500)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["at"]
+
+    def __str__(self) -> str:
+        return self.text

@@ -1,0 +1,26 @@
+"""Test settings: a private embedded PostgreSQL and Redis in a temp dir.
+
+Each test process gets its own, so parallel runs never share state.
+"""
+
+import atexit
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from monitor import embedded
+
+_var = Path(tempfile.mkdtemp(prefix="steadystate-test-"))
+os.chmod(_var, 0o755)  # pgserver runs postgres as its own user when root
+atexit.register(shutil.rmtree, _var, True)  # registered first: runs after the servers stop
+os.environ["STEADYSTATE_VAR"] = str(_var)
+if not os.getenv("DATABASE_URL"):
+    os.environ["DATABASE_URL"] = embedded.postgres_url(_var, stop_at_exit=True)
+if not os.getenv("REDIS_URL"):
+    os.environ["REDIS_URL"] = embedded.redis_start(_var, stop_at_exit=True)
+
+from monitor.settings import *  # noqa: E402,F403
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast logins in tests
+EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
