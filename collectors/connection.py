@@ -1,0 +1,92 @@
+"""Connections to monitored servers: short timeouts, session guards, flavor detection."""
+
+import re
+from dataclasses import dataclass
+
+import pymysql
+
+CONNECT_TIMEOUT = 3  # seconds: an unreachable server must not hold a poll slot
+READ_TIMEOUT = 5  # seconds: a server that accepts and never answers fails fast too
+
+# Our statements must never show up in the slow log nor wait on a metadata
+# lock held by the workload; each guard is tried alone since names differ by
+# flavor and version.
+SESSION_GUARDS = (
+    "SET SESSION long_query_time = 31536000",
+    "SET SESSION lock_wait_timeout = 2",
+    "SET SESSION innodb_lock_wait_timeout = 1",
+    "SET SESSION max_statement_time = 5",  # MariaDB 10.1+
+    "SET SESSION max_execution_time = 5000",  # MySQL 5.7.8+, SELECT only
+)
+
+
+class ConnectError(Exception):
+    """A connection failure worded for the user (no password in it)."""
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    flavor: str  # "mysql" or "mariadb"
+    version: str  # as the server reports it, e.g. "10.11.6-MariaDB-0+deb12u1"
+    version_tuple: tuple[int, int, int]
+    performance_schema: bool
+
+    @property
+    def label(self) -> str:
+        return f"{'MariaDB' if self.flavor == 'mariadb' else 'MySQL'} {'.'.join(map(str, self.version_tuple))}"
+
+
+def open_connection(*, host: str = "", port: int = 3306, socket: str = "", user: str, password: str,
+                    connect_timeout: float = CONNECT_TIMEOUT, read_timeout: float = READ_TIMEOUT,
+                    guards: bool = True) -> pymysql.Connection:
+    where = socket or f"{host}:{port}"
+    try:
+        conn = pymysql.connect(
+            host=host or None, port=port, unix_socket=socket or None, user=user, password=password,
+            connect_timeout=connect_timeout, read_timeout=read_timeout, write_timeout=read_timeout,
+            autocommit=True, charset="utf8mb4",
+        )
+    except pymysql.MySQLError as exc:
+        raise ConnectError(describe_error(exc, where, user)) from None
+    if guards:
+        apply_session_guards(conn)
+    return conn
+
+
+def connect(server) -> pymysql.Connection:
+    """Open a guarded connection to a monitor.models.Server."""
+    return open_connection(host=server.host, port=server.port, socket=server.socket,
+                           user=server.user, password=server.password)
+
+
+def apply_session_guards(conn: pymysql.Connection) -> None:
+    with conn.cursor() as cur:
+        for sql in SESSION_GUARDS:
+            try:
+                cur.execute(sql)
+            except pymysql.MySQLError:
+                pass  # the variable does not exist on this flavor/version
+
+
+def describe_error(exc: Exception, where: str, user: str) -> str:
+    code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else None
+    if code == 1045:
+        return f"{where}: access denied for user '{user}' (wrong password or user not allowed from this host)"
+    if code in (2003, 2002):
+        return f"{where}: cannot connect (server down, wrong host/port, or firewall): {exc.args[-1]}"
+    if code == 2013:
+        return f"{where}: connection lost or timed out waiting for the server to answer"
+    return f"{where}: {exc.args[-1] if exc.args else exc}"
+
+
+def parse_version(text: str) -> tuple[int, int, int]:
+    match = re.match(r"(\d+)\.(\d+)\.(\d+)", text)
+    return tuple(int(x) for x in match.groups()) if match else (0, 0, 0)
+
+
+def detect(conn: pymysql.Connection) -> ServerInfo:
+    with conn.cursor() as cur:
+        cur.execute("SELECT VERSION(), @@version_comment, @@performance_schema")
+        version, comment, pfs = cur.fetchone()
+    flavor = "mariadb" if "mariadb" in f"{version} {comment}".lower() else "mysql"
+    return ServerInfo(flavor, version, parse_version(version), bool(int(pfs)))
