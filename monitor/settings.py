@@ -118,3 +118,23 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.getenv("LOG_LEVEL", "INFO")},
 }
+
+# Beat entries carry `expires` so a stalled queue never piles up work.
+# Each app owns its own entry; the tasks live in that app's tasks.py.
+CELERY_BEAT_SCHEDULE = {
+    "dispatch-polls": {
+        "task": "collectors.tasks.dispatch_due_polls",
+        "schedule": 1.0,
+        "options": {"expires": 5},
+    },
+    "store-maintenance": {
+        "task": "monitor.store.tasks.maintain",
+        "schedule": 60.0,
+        "options": {"expires": 55},
+    },
+    "evaluate-alerts": {
+        "task": "monitor.alerts.tasks.evaluate_rules",
+        "schedule": 15.0,
+        "options": {"expires": 14},
+    },
+}

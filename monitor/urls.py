@@ -8,5 +8,6 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("servers/", include("monitor.server_urls")),
     path("alerts/", include("monitor.alerts.urls")),
+    path("", include("dashboards.export_urls")),
     path("", include("dashboards.urls")),
 ]
