@@ -1,0 +1,112 @@
+"""The stability view: TPS over the top waits over InnoDB mutex waits, one shared time axis."""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from dashboards.figures.common import (
+    PALETTE,
+    Mark,
+    Points,
+    add_marks,
+    axis_key,
+    base_layout,
+    esc,
+    iso,
+    line,
+)
+from dashboards.stability_stats import Dip
+
+PS_PER_S = 1e12
+DIP_FILL = "rgba(220, 38, 38, 0.12)"
+# Row domains, top to bottom: TPS, waits, mutex waits (with gaps for the titles).
+ROWS = [(0.64, 1.0), (0.30, 0.58), (0.0, 0.24)]
+TITLES = ["TPS (Com_commit + Com_rollback per second)", "Top waits: seconds waited per second (stacked)",
+          "InnoDB mutex/rw-lock waits per second"]
+
+
+def shared_axes(layout: dict, rows: Sequence[tuple[float, float]], titles: Sequence[str]) -> dict:
+    """One x axis per row, all matching the first: zooming one zooms all."""
+    bottom = len(rows)
+    for n, (domain, title) in enumerate(zip(rows, titles, strict=True), start=1):
+        layout[axis_key("x", n)] = {
+            "anchor": "y" if n == 1 else f"y{n}", "type": "date",
+            "showticklabels": n == bottom, "showgrid": True, "gridcolor": "#eef0f3",
+            **({} if n == 1 else {"matches": "x"}),
+        }
+        layout[axis_key("y", n)] = {
+            "domain": list(domain), "anchor": "x" if n == 1 else f"x{n}", "rangemode": "tozero",
+            "gridcolor": "#eef0f3", "zerolinecolor": "#d0d5dd",
+        }
+        layout["annotations"].append({
+            "text": f"<b>{esc(title)}</b>", "xref": "paper", "yref": "paper", "x": 0,
+            "y": domain[1], "yanchor": "bottom", "xanchor": "left", "showarrow": False,
+            "font": {"size": 12},
+        })
+    layout[axis_key("x", bottom)]["title"] = {"text": "time (UTC)"}
+    return layout
+
+
+def dip_shapes(dips: Sequence[Dip]) -> list[dict]:
+    return [{
+        "type": "rect", "xref": "x", "yref": "paper", "x0": iso(d.start), "x1": iso(d.end),
+        "y0": 0, "y1": 1, "fillcolor": DIP_FILL, "line": {"width": 0}, "layer": "below",
+    } for d in dips]
+
+
+def wait_traces(waits: Sequence[tuple[str, Points]], axis: int, stacked: bool) -> list[dict]:
+    traces = []
+    for i, (name, points) in enumerate(waits):
+        extra = {"line": {"width": 0.8, "color": PALETTE[i % len(PALETTE)]}}
+        if stacked:
+            extra.update(stackgroup=f"stack{axis}", type="scatter")
+        traces.append(line(points, name, axis, scale=1 / PS_PER_S if stacked else 1.0,
+                           legendgroup=f"row{axis}", **extra))
+    return traces
+
+
+def stability_figure(
+    tps: Points,
+    waits: Sequence[tuple[str, Points]],
+    mutexes: Sequence[tuple[str, Points]],
+    dips: Sequence[Dip] = (),
+    marks: Sequence[Mark] = (),
+    dip_threshold: float | None = None,
+) -> dict:
+    """waits: (event, wait.time_ps rate) pairs, biggest first; mutexes: (name, waits/s) pairs."""
+    layout = shared_axes(base_layout(height=760), ROWS, TITLES)
+    layout["hovermode"] = "x"
+    layout["legend"]["groupclick"] = "toggleitem"
+    data = [line(tps, "TPS", 1, line={"width": 1.6, "color": "#101828"}, legendgroup="row1")]
+    if dip_threshold is not None:
+        data.append(line(flat(tps, dip_threshold), "dip threshold", 1, legendgroup="row1",
+                         line={"width": 1, "dash": "dash", "color": "#dc2626"}, hoverinfo="skip"))
+    data += wait_traces(waits, 2, stacked=True)
+    data += wait_traces(mutexes, 3, stacked=False)
+    layout["shapes"] = dip_shapes(dips)
+    note_row(layout, 1, tps.ts, "no TPS samples in this range")
+    note_row(layout, 2, waits, "no wait events collected (performance_schema off or no data)")
+    note_row(layout, 3, mutexes, "no InnoDB mutex waits collected in this range")
+    return {"data": data, "layout": add_marks(layout, marks)}
+
+
+@dataclass(frozen=True)
+class Flat:
+    """A horizontal reference line over the span of some points."""
+
+    ts: list
+    values: list
+
+
+def flat(points: Points, value: float) -> Flat:
+    ts = list(points.ts)
+    return Flat([ts[0], ts[-1]], [value, value]) if ts else Flat([], [])
+
+
+def note_row(layout: dict, row: int, rows: Sequence, text: str, domains=ROWS) -> None:
+    if rows:
+        return
+    lo, hi = domains[row - 1]
+    layout["annotations"].append({
+        "text": esc(text), "xref": "paper", "yref": "paper", "x": 0.5, "y": (lo + hi) / 2,
+        "showarrow": False, "font": {"size": 12, "color": "#667085"},
+    })

@@ -1,0 +1,106 @@
+"""Figure builders are pure: data in, traces and axes out, and valid for Plotly."""
+
+from datetime import timedelta
+
+import plotly.graph_objects as go
+
+from dashboards.figures.common import Mark
+from dashboards.figures.compare import AlignedRun, compare_figure
+from dashboards.figures.explore import explore_figure
+from dashboards.figures.purge import purge_figure
+from dashboards.figures.stability import stability_figure
+from dashboards.stability_stats import Dip
+from dashboards.tests.series_helpers import T0, Pts, every
+
+EVIL = "<script>alert(1)</script>"
+
+
+def _stability(**kw):
+    tps = every(10, [100, 110, 20, 15, 105, 100])
+    waits = [("wait/synch/mutex/innodb/trx_sys_mutex", every(10, [5e11] * 6)),
+             ("wait/io/file/innodb/innodb_log_file", every(10, [2e11] * 6))]
+    mutexes = [("trx_sys.cc:123", every(10, [40, 50, 60, 70, 20, 10]))]
+    return stability_figure(tps, waits, mutexes, **kw)
+
+
+def test_it_shares_one_time_axis_across_the_three_rows():
+    fig = _stability()
+    layout = fig["layout"]
+    assert layout["xaxis2"]["matches"] == "x" and layout["xaxis3"]["matches"] == "x"
+    assert "matches" not in layout["xaxis"]
+    assert {t["xaxis"] for t in fig["data"]} == {"x", "x2", "x3"}
+    assert layout["xaxis3"]["showticklabels"] and not layout["xaxis"]["showticklabels"]
+    go.Figure(fig)  # Plotly accepts it
+
+
+def test_it_stacks_waits_as_seconds_per_second():
+    waits = [t for t in _stability()["data"] if t["yaxis"] == "y2"]
+    assert len(waits) == 2
+    assert all(t.get("stackgroup") == "stack2" for t in waits)
+    assert waits[0]["y"][0] == 0.5  # 5e11 ps/s is half a second waited per second
+
+
+def test_it_shades_dips_across_every_row():
+    dip = Dip(T0 + timedelta(seconds=20), T0 + timedelta(seconds=40), 15)
+    fig = _stability(dips=[dip], dip_threshold=52.5)
+    rects = [s for s in fig["layout"]["shapes"] if s["type"] == "rect"]
+    assert len(rects) == 1 and rects[0]["yref"] == "paper"
+    assert rects[0]["x0"] == dip.start.isoformat() and rects[0]["x1"] == dip.end.isoformat()
+    assert any(t["name"] == "dip threshold" and t["y"] == [52.5, 52.5] for t in fig["data"])
+
+
+def test_it_draws_annotations_and_runs_on_the_chart():
+    marks = [Mark("restart", T0 + timedelta(seconds=30)), Mark("run A", T0, T0 + timedelta(minutes=1))]
+    layout = _stability(marks=marks)["layout"]
+    kinds = sorted(s["type"] for s in layout["shapes"])
+    assert kinds == ["line", "rect"]
+    assert {"restart", "run A"} <= {a["text"] for a in layout["annotations"]}
+
+
+def test_it_escapes_names_for_plotly():
+    tps = every(10, [1, 2])
+    fig = stability_figure(tps, [(EVIL, every(10, [1, 2]))], [], marks=[Mark(EVIL, T0)])
+    texts = [t["name"] for t in fig["data"]] + [a["text"] for a in fig["layout"]["annotations"]]
+    assert not any("<script>" in t for t in texts)
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in texts
+
+
+def test_it_says_why_a_row_is_empty():
+    fig = stability_figure(Pts(), [], [])
+    notes = [a["text"] for a in fig["layout"]["annotations"]]
+    assert any("no TPS samples" in n for n in notes)
+    assert any("performance_schema" in n for n in notes)
+
+
+def test_purge_figure_draws_the_max_purge_lag_line():
+    hist = every(10, [1000, 2000, 3000])
+    fig = purge_figure(hist, every(10, [5, 5, 5]), [], None, max_purge_lag=5000, threshold=100000)
+    ref = next(t for t in fig["data"] if t["name"] == "innodb_max_purge_lag")
+    assert ref["y"] == [5000, 5000] and ref["x"] == [hist.ts[0].isoformat(), hist.ts[-1].isoformat()]
+    assert any(t["name"] == "threshold" for t in fig["data"])
+    assert fig["layout"]["xaxis4"]["matches"] == "x"
+    assert any("purge counters are off" in a["text"] for a in fig["layout"]["annotations"])
+    go.Figure(fig)
+
+
+def test_explore_figure_has_one_trace_per_series():
+    fig = explore_figure([("db1 · tps", every(10, [1, 2])), ("db2 · qps", every(10, [3, 4]))], log=True)
+    assert [t["name"] for t in fig["data"]] == ["db1 · tps", "db2 · qps"]
+    assert fig["layout"]["yaxis"]["type"] == "log"
+    go.Figure(fig)
+
+
+def test_compare_aligns_runs_at_zero():
+    later = T0 + timedelta(days=3)
+    runs = [
+        AlignedRun("A", T0, every(10, [1, 2, 3]), every(10, [5, 6, 7]), every(10, [1e12] * 3)),
+        AlignedRun("B", later, every(10, [4, 5], later), every(10, [8, 9], later), every(10, [0, 0], later)),
+    ]
+    fig = compare_figure(runs, "wait/io/file/sql/binlog")
+    tps = [t for t in fig["data"] if t["yaxis"] == "y"]
+    assert [t["x"][0] for t in tps] == [0.0, 0.0]
+    assert tps[0]["x"] == [0.0, 10.0, 20.0]
+    waits = [t for t in fig["data"] if t["yaxis"] == "y3"]
+    assert waits[0]["y"] == [1.0, 1.0, 1.0]
+    assert fig["layout"]["xaxis"]["type"] == "linear"
+    go.Figure(fig)

@@ -1,0 +1,75 @@
+"""Stability summary, dips, purge growth and the top waits table."""
+
+from datetime import timedelta
+
+import pytest
+
+from dashboards.purge_growth import growth_per_second, time_to_threshold
+from dashboards.stability_stats import dip_threshold, find_dips, merge_close, summarize
+from dashboards.tests.series_helpers import every
+from dashboards.topwaits import diff_rows, human_ps, wait_rows
+
+
+def test_it_summarizes_a_tps_line():
+    s = summarize([100, 100, 100, 100, None])
+    assert (s.points, s.mean, s.median, s.p5, s.p95, s.cv) == (4, 100, 100, 100, 100, 0)
+    s = summarize(list(range(1, 101)))
+    assert s.p5 == pytest.approx(5.95) and s.p95 == pytest.approx(95.05)
+    assert s.cv == pytest.approx(0.5716, abs=1e-3)
+
+
+def test_it_keeps_an_exact_mean_when_given():
+    assert summarize([1, 3], mean=2.5).mean == 2.5
+
+
+def test_it_finds_dips_below_a_fraction_of_the_median():
+    pts = every(10, [100, 100, 30, 20, 100, 100, 10, None, 100])
+    s = summarize(pts.values)
+    dips = find_dips(pts.ts, pts.values, dip_threshold(s, 0.5))
+    assert [(d.start, d.end, d.lowest) for d in dips] == [
+        (pts.ts[2], pts.ts[4], 20), (pts.ts[6], pts.ts[6], 10),
+    ]
+    assert dips[0].seconds == 20
+
+
+def test_a_dip_open_at_the_end_is_listed():
+    pts = every(10, [100, 100, 1, 1])
+    assert [(d.start, d.end) for d in find_dips(pts.ts, pts.values, 50)] == [(pts.ts[2], pts.ts[3])]
+
+
+def test_close_dips_merge():
+    pts = every(10, [100, 1, 100, 1, 100])
+    dips = merge_close(find_dips(pts.ts, pts.values, 50), timedelta(seconds=10))
+    assert len(dips) == 1 and dips[0].start == pts.ts[1] and dips[0].end == pts.ts[4]
+
+
+def test_history_growth_and_time_to_threshold():
+    pts = every(60, [1000 + 120 * i for i in range(30)])
+    slope = growth_per_second(pts.ts, pts.values, timedelta(minutes=15))
+    assert slope == pytest.approx(2.0)
+    assert time_to_threshold(pts.values[-1], slope, 10480) == timedelta(seconds=3000)
+    assert time_to_threshold(20000, slope, 10000) == timedelta(0)
+    assert time_to_threshold(100, -1.0, 10000) is None
+
+
+def test_top_waits_are_ranked_with_shares_in_exact_integers():
+    big = 2**70  # beyond 64 bits, as SUM_TIMER_WAIT deltas can be
+    totals = {"wait.time_ps:a": big, "wait.count:a": 4, "wait.time_ps:b": big // 3,
+              "wait.count:b": 0, "wait.time_ps:idle_zero": 0, "tps": 5}
+    rows = wait_rows(totals)
+    assert [r.event for r in rows] == ["a", "b"]
+    assert rows[0].time_ps == big and rows[0].avg_ps == big / 4
+    assert rows[0].share == pytest.approx(0.75) and rows[1].avg_ps is None
+
+
+def test_two_intervals_side_by_side():
+    a = wait_rows({"wait.time_ps:x": 100, "wait.time_ps:y": 50})
+    b = wait_rows({"wait.time_ps:x": 300, "wait.time_ps:z": 10})
+    diffs = diff_rows(a, b)
+    assert [d.event for d in diffs] == ["x", "y", "z"]
+    assert diffs[0].time_diff_ps == 200 and diffs[0].ratio == 3
+    assert diffs[1].b is None and diffs[1].time_diff_ps == -50 and diffs[2].ratio is None
+
+
+def test_human_ps():
+    assert human_ps(1.5e12) == "1.50 s" and human_ps(2500) == "2.50 ns" and human_ps(None) == ""
