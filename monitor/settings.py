@@ -101,6 +101,8 @@ EMAIL_HOST_PASSWORD = envsecret("EMAIL_HOST_PASSWORD")
 EMAIL_USE_TLS = envbool("EMAIL_USE_TLS")
 EMAIL_TIMEOUT = envint("EMAIL_TIMEOUT", 10)
 DEFAULT_FROM_EMAIL = os.getenv("DEFAULT_FROM_EMAIL", "steadystate@localhost")
+# Who gets alert e-mails of rules without their own recipients (the built-in ones), comma-separated.
+ALERT_RECIPIENTS = [a.strip() for a in os.getenv("ALERT_RECIPIENTS", "").split(",") if a.strip()]
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = os.getenv("TIME_ZONE", "UTC")
