@@ -1,0 +1,134 @@
+"""A private MariaDB for tests, demos and benchmarks, under a directory of ours.
+
+mariadb-install-db into the directory, then mariadbd on its own port and socket
+with performance_schema ON and the wait/synch instruments timed.
+(monitor.testing.mariadb re-exports it for the test fixtures.)
+"""
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pymysql
+
+
+def find_binary(*names: str) -> str | None:
+    for name in names:
+        for folder in ("", "/usr/sbin/", "/usr/bin/", "/usr/local/bin/", "/usr/local/sbin/"):
+            path = shutil.which(folder + name) if folder else shutil.which(name)
+            if path:
+                return path
+    return None
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class SandboxMariaDB:
+    datadir: Path
+    port: int = field(default_factory=free_port)
+    performance_schema: bool = True
+    process: subprocess.Popen | None = None
+
+    @property
+    def socket(self) -> str:
+        return str(self.datadir.parent / f"mariadb-{self.port}.sock")
+
+    def install(self) -> None:
+        if (self.datadir / "mysql").exists():
+            return
+        self.datadir.mkdir(parents=True, exist_ok=True)
+        binary = find_binary("mariadb-install-db", "mysql_install_db")
+        if not binary:
+            raise RuntimeError("mariadb-install-db not found: apt-get install mariadb-server")
+        subprocess.run(
+            [binary, "--no-defaults", f"--datadir={self.datadir}", "--user=" + self._user(),
+             "--auth-root-authentication-method=normal", "--skip-test-db"],
+            check=True, capture_output=True,
+        )
+
+    def _user(self) -> str:
+        import getpass
+
+        return "root" if os.geteuid() == 0 else getpass.getuser()
+
+    def args(self) -> list[str]:
+        binary = find_binary("mariadbd", "mysqld")
+        if not binary:
+            raise RuntimeError("mariadbd not found: apt-get install mariadb-server")
+        ps = "ON" if self.performance_schema else "OFF"
+        return [
+            binary, "--no-defaults", f"--datadir={self.datadir}", f"--user={self._user()}",
+            f"--port={self.port}", "--bind-address=127.0.0.1", f"--socket={self.socket}",
+            f"--pid-file={self.datadir}/mariadbd.pid", f"--log-error={self.datadir}/error.log",
+            "--skip-name-resolve", "--skip-log-bin", "--innodb-buffer-pool-size=64M",
+            "--innodb-log-file-size=48M", "--innodb-flush-log-at-trx-commit=2",
+            f"--performance-schema={ps}", "--performance-schema-instrument=wait/synch/%=ON",
+            "--performance-schema-instrument=wait/io/%=ON",
+            "--performance-schema-consumer-events-statements-current=ON",
+            "--max-connections=2000",
+        ]
+
+    def start(self) -> None:
+        self.install()
+        self.process = subprocess.Popen(self.args(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                log = (self.datadir / "error.log").read_text()[-2000:]
+                raise RuntimeError(f"mariadbd exited: {log}")
+            try:
+                self.connect().close()
+                return
+            except pymysql.MySQLError:
+                time.sleep(0.2)
+        raise RuntimeError("mariadbd did not answer within 60 s")
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.process = None
+
+    def restart(self, performance_schema: bool | None = None) -> None:
+        self.stop()
+        if performance_schema is not None:
+            self.performance_schema = performance_schema
+        self.start()
+
+    def connect(self, user: str = "root", password: str = "", **kwargs) -> pymysql.Connection:
+        return pymysql.connect(
+            host="127.0.0.1", port=self.port, user=user, password=password,
+            connect_timeout=5, autocommit=True, **kwargs,
+        )
+
+    def execute(self, *statements: str) -> list[tuple]:
+        conn = self.connect()
+        try:
+            with conn.cursor() as cur:
+                for sql in statements:
+                    cur.execute(sql)
+                return list(cur.fetchall())
+        finally:
+            conn.close()
+
+    def create_monitor_user(self, user: str = "steady", password: str = "s3cret!", grants: bool = True) -> None:
+        """The least-privilege monitoring user of docs/privileges.md."""
+        self.execute(f"CREATE USER IF NOT EXISTS '{user}'@'%' IDENTIFIED BY '{password}'")
+        if grants:
+            self.execute(
+                f"GRANT PROCESS, REPLICATION CLIENT ON *.* TO '{user}'@'%'",
+                f"GRANT SELECT ON performance_schema.* TO '{user}'@'%'",
+            )

@@ -1,0 +1,39 @@
+"""Throughput figures of a stress run: per-interval TPS and the summary (avg, p5, p95)."""
+
+import math
+from dataclasses import dataclass, field
+
+
+def percentile(values: list[float], p: float) -> float:
+    """Nearest-rank percentile (p in 0..100); 0.0 for no values."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    rank = max(1, math.ceil(p / 100 * len(ordered)))
+    return ordered[rank - 1]
+
+
+@dataclass
+class Summary:
+    transactions: int = 0  # committed
+    rollbacks: int = 0  # rolled back by the server (deadlock, lock wait timeout)
+    elapsed: float = 0.0  # seconds the sessions ran
+    interval_tps: list[float] = field(default_factory=list)
+    status: str = "completed"  # completed | interrupted | failed
+    error: str = ""
+
+    @property
+    def avg(self) -> float:
+        return self.transactions / self.elapsed if self.elapsed > 0 else 0.0
+
+    @property
+    def p5(self) -> float:
+        return percentile(self.interval_tps, 5)
+
+    @property
+    def p95(self) -> float:
+        return percentile(self.interval_tps, 95)
+
+    def line(self) -> str:
+        return (f"{self.transactions} transactions in {self.elapsed:.1f} s, "
+                f"TPS avg {self.avg:.1f} p5 {self.p5:.1f} p95 {self.p95:.1f}, {self.rollbacks} rollbacks")
