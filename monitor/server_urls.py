@@ -1,1 +1,12 @@
-urlpatterns: list = []
+from django.urls import path
+
+from monitor import views
+
+app_name = "servers"
+urlpatterns = [
+    path("", views.server_list, name="list"),
+    path("add/", views.server_add, name="add"),
+    path("<int:pk>/edit/", views.server_edit, name="edit"),
+    path("<int:pk>/test/", views.server_test, name="test"),
+    path("<int:pk>/delete/", views.server_delete, name="delete"),
+]

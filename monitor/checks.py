@@ -1,0 +1,165 @@
+"""Test connection: can we reach a server, what is it, and may our user read what the collectors need.
+
+Used by the server pages ("Test connection") and `manage.py addserver --check`.
+"""
+
+import re
+from dataclasses import dataclass, field
+
+import pymysql
+
+from collectors.connection import ConnectError, ServerInfo, detect, open_connection
+
+# The account the server matched us to, as 'user'@'host'.
+CURRENT_USER_SQL = "SELECT CURRENT_USER()"
+# Every grant of that account (and of its default role, listed as a grant).
+SHOW_GRANTS_SQL = "SHOW GRANTS FOR CURRENT_USER()"
+# Needs PROCESS: fails with 1227 without it, whatever roles or grants say.
+PROCESS_PROBE_SQL = "SELECT COUNT(*) FROM information_schema.INNODB_METRICS WHERE NAME = 'trx_rseg_history_len'"
+# Needs SELECT on performance_schema: fails with 1142 without it (ON or OFF alike).
+PFS_PROBE_SQL = "SELECT COUNT(*) FROM performance_schema.events_waits_summary_global_by_event_name WHERE 1 = 0"
+
+PROCESS = "PROCESS"
+REPLICATION_CLIENT = "REPLICATION CLIENT"
+PFS_SELECT = "SELECT ON performance_schema.*"
+NEEDED = (PROCESS, REPLICATION_CLIENT, PFS_SELECT)
+
+# Grant names that cover a needed privilege. MariaDB 10.5+ shows
+# REPLICATION CLIENT as its new name, BINLOG MONITOR.
+GLOBAL_ALIASES = {
+    PROCESS: ("PROCESS",),
+    REPLICATION_CLIENT: ("REPLICATION CLIENT", "BINLOG MONITOR"),
+}
+
+
+@dataclass
+class CheckResult:
+    """What "Test connection" found; error is set when we could not connect at all."""
+
+    address: str
+    error: str = ""
+    info: ServerInfo | None = None
+    account: str = ""
+    missing: list[str] = field(default_factory=list)
+    grant: str = ""
+
+    @property
+    def connected(self) -> bool:
+        return not self.error
+
+    @property
+    def ok(self) -> bool:
+        """Connected and every privilege the collectors need is there."""
+        return self.connected and not self.missing
+
+    def lines(self) -> list[str]:
+        """The result as plain text lines, for the CLI."""
+        if not self.connected:
+            return [f"connection FAILED: {self.error}"]
+        out = [f"connection OK: {self.info.label} ({self.info.version}) at {self.address} as {self.account}",
+               f"performance_schema: {'ON' if self.info.performance_schema else 'OFF'}"]
+        if not self.info.performance_schema:
+            out.append("  the wait and mutex charts need it: set performance_schema=ON in my.cnf and restart")
+        if self.missing:
+            out += [f"missing privileges: {', '.join(self.missing)}", f"  fix with: {self.grant}"]
+        else:
+            out.append("privileges: all present (" + ", ".join(NEEDED) + ")")
+        return out
+
+
+def check_connection(*, host: str = "", port: int = 3306, socket: str = "", user: str, password: str) -> CheckResult:
+    """Connect with short timeouts and report flavor, version, performance_schema and missing privileges."""
+    result = CheckResult(address=socket or f"{host}:{port}")
+    try:
+        conn = open_connection(host=host, port=port, socket=socket, user=user, password=password)
+    except ConnectError as exc:
+        result.error = str(exc)
+        return result
+    try:
+        result.info = detect(conn)
+        result.account = current_account(conn)
+        result.missing = missing_privileges(conn)
+        result.grant = grant_statement(result.missing, result.account, result.info)
+    except pymysql.MySQLError as exc:
+        result.error = f"{result.address}: connected, but a check query failed: {exc.args[-1]}"
+    finally:
+        conn.close()
+    return result
+
+
+def check_server(server) -> CheckResult:
+    """Test a monitor.models.Server with its stored credentials."""
+    return check_connection(host=server.host, port=server.port, socket=server.socket,
+                            user=server.user, password=server.password)
+
+
+def current_account(conn: pymysql.Connection) -> str:
+    with conn.cursor() as cur:
+        cur.execute(CURRENT_USER_SQL)
+        user, _, host = cur.fetchone()[0].rpartition("@")
+    return f"'{user}'@'{host}'"
+
+
+def missing_privileges(conn: pymysql.Connection) -> list[str]:
+    granted = granted_privileges(conn)
+    probes = {PROCESS: PROCESS_PROBE_SQL, PFS_SELECT: PFS_PROBE_SQL}
+    missing = []
+    for priv in NEEDED:
+        # A role can grant what SHOW GRANTS does not list; the probe settles it.
+        if priv not in granted and not (priv in probes and probe(conn, probes[priv])):
+            missing.append(priv)
+    return missing
+
+
+def granted_privileges(conn: pymysql.Connection) -> set[str]:
+    with conn.cursor() as cur:
+        cur.execute(SHOW_GRANTS_SQL)
+        grants = [row[0] for row in cur.fetchall()]
+    return privileges_in_grants(grants)
+
+
+GRANT_RE = re.compile(r"^GRANT (.+?) ON (\S+) TO ", re.IGNORECASE)
+
+
+def privileges_in_grants(grants: list[str]) -> set[str]:
+    """Which of the needed privileges these SHOW GRANTS lines give."""
+    found = set()
+    for line in grants:
+        match = GRANT_RE.match(line)
+        if not match:
+            continue
+        privs = {p.strip().upper() for p in match.group(1).split(",")}
+        target = match.group(2).replace("`", "").lower()
+        everything = "ALL PRIVILEGES" in privs
+        if target == "*.*":
+            found |= {need for need, names in GLOBAL_ALIASES.items() if everything or privs & set(names)}
+            if everything or "SELECT" in privs:
+                found.add(PFS_SELECT)
+        elif target == "performance_schema.*" and (everything or "SELECT" in privs):
+            found.add(PFS_SELECT)
+    return found
+
+
+def probe(conn: pymysql.Connection, sql: str) -> bool:
+    try:
+        with conn.cursor() as cur:
+            cur.execute(sql)
+            cur.fetchall()
+        return True
+    except pymysql.MySQLError:
+        return False
+
+
+def grant_statement(missing: list[str], account: str, info: ServerInfo) -> str:
+    """The exact GRANT(s) that add the missing privileges, spelled for this flavor and version."""
+    if not missing:
+        return ""
+    global_privs = [p for p in missing if p in GLOBAL_ALIASES]
+    if REPLICATION_CLIENT in global_privs and info.flavor == "mariadb" and info.version_tuple >= (10, 5, 2):
+        global_privs[global_privs.index(REPLICATION_CLIENT)] = "BINLOG MONITOR"  # the 10.5+ name
+    statements = []
+    if global_privs:
+        statements.append(f"GRANT {', '.join(global_privs)} ON *.* TO {account};")
+    if PFS_SELECT in missing:
+        statements.append(f"GRANT SELECT ON performance_schema.* TO {account};")
+    return " ".join(statements)

@@ -1,0 +1,156 @@
+"""The server registry: encryption at rest, validation, and the pages (add, edit, test, delete)."""
+
+import pytest
+from django.db import connection
+
+from monitor.forms import ServerForm
+from monitor.models import Server
+from monitor.testing.mariadb import free_port
+
+pytestmark = pytest.mark.django_db
+
+
+def form_data(creds: dict, **overrides) -> dict:
+    data = {"name": "sandbox", "host": creds["host"], "port": creds["port"], "socket": "", "user": creds["user"],
+            "password": creds["password"], "tags": "test,local", "poll_interval": 10, "enabled": "on"}
+    data.update(overrides)
+    return data
+
+
+def raw_password_column(pk: int) -> str:
+    with connection.cursor() as cur:
+        cur.execute("SELECT password_encrypted FROM monitor_server WHERE id = %s", [pk])
+        return cur.fetchone()[0]
+
+
+def test_it_encrypts_the_password_at_rest():
+    server = Server.objects.create(name="db1", host="db1.example", user="steady", password="pl41n-s3cret")
+    raw = raw_password_column(server.pk)
+    assert raw and "pl41n-s3cret" not in raw
+    assert Server.objects.get(pk=server.pk).password == "pl41n-s3cret"
+
+
+def test_it_saves_through_the_page_with_detected_flavor(client, admin_user, monitor_credentials):
+    client.force_login(admin_user)
+    response = client.post("/servers/add/", {**form_data(monitor_credentials), "action": "save"})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    server = Server.objects.get(name="sandbox")
+    assert server.flavor == "mariadb" and "MariaDB" in server.version
+    assert server.tags == ["test", "local"]
+    assert server.password == "s3cret!"
+    assert "s3cret!" not in raw_password_column(server.pk)
+
+
+def test_it_tests_without_saving(client, admin_user, monitor_credentials):
+    client.force_login(admin_user)
+    response = client.post("/servers/add/", {**form_data(monitor_credentials), "action": "test"})
+    html = response.content.decode()
+    assert "connection OK" in html and "performance_schema" in html
+    assert not Server.objects.exists()
+    assert "s3cret!" not in html  # the typed password is not rendered back
+
+
+@pytest.mark.parametrize("overrides, message", [
+    ({"host": "no-such-host.invalid"}, "cannot connect (server down"),
+    ({"port": "WRONG_PORT"}, "cannot connect"),
+    ({"password": "wrong-pw"}, "access denied for user &#x27;steady&#x27;"),
+    ({"user": "nogrants_reg", "password": "pw"}, "missing: PROCESS, REPLICATION CLIENT"),
+])
+def test_it_refuses_to_save_a_server_that_fails_the_test(client, admin_user, mariadb, monitor_credentials,
+                                                        overrides, message):
+    mariadb.create_monitor_user("nogrants_reg", "pw", grants=False)
+    if overrides.get("port") == "WRONG_PORT":
+        overrides = {"port": free_port()}
+    client.force_login(admin_user)
+    response = client.post("/servers/add/", {**form_data(monitor_credentials, **overrides), "action": "save"})
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert message in html, html[html.find("<main>"):]
+    assert "Not saved" in html
+    assert "wrong-pw" not in html
+    assert not Server.objects.exists()
+
+
+def test_it_saves_a_server_that_is_down_when_asked_to(client, admin_user, monitor_credentials):
+    client.force_login(admin_user)
+    data = {**form_data(monitor_credentials, port=free_port()), "action": "save", "save_anyway": "1"}
+    assert client.post("/servers/add/", data).status_code == 302
+    assert Server.objects.get(name="sandbox").version == ""
+
+
+@pytest.mark.parametrize("overrides, field, message", [
+    ({"host": "", "socket": ""}, "host", "both are empty"),
+    ({"host": "   ", "socket": ""}, "host", "both are empty"),
+    ({"port": "70000"}, "port", "less than or equal to 65535"),
+    ({"port": "abc"}, "port", "must be a number from 1 to 65535"),
+    ({"poll_interval": "0"}, "poll_interval", "greater than or equal to 1"),
+    ({"poll_interval": "ten"}, "poll_interval", "whole number of seconds"),
+    ({"name": ""}, "name", "required"),
+    ({"password": ""}, "password", "Give the monitoring user's password"),
+])
+def test_it_rejects_bad_input_with_a_clear_message(monitor_credentials, overrides, field, message):
+    form = ServerForm(form_data(monitor_credentials, **overrides))
+    assert not form.is_valid()
+    assert message in " ".join(form.errors[field])
+    assert not Server.objects.exists()
+
+
+def test_it_rejects_a_duplicate_name(client, admin_user, monitor_credentials):
+    Server.objects.create(name="sandbox", host="other", user="u", password="p")
+    client.force_login(admin_user)
+    response = client.post("/servers/add/", {**form_data(monitor_credentials), "action": "save"})
+    assert "A server with this name already exists" in response.content.decode()
+    assert Server.objects.get(name="sandbox").host == "other"
+
+
+def test_it_keeps_the_password_when_edited_with_an_empty_one(client, admin_user, monitor_credentials):
+    server = Server.objects.create(name="sandbox", host="127.0.0.1", port=monitor_credentials["port"],
+                                   user="steady", password="s3cret!")
+    before = raw_password_column(server.pk)
+    client.force_login(admin_user)
+    page = client.get(f"/servers/{server.pk}/edit/").content.decode()
+    assert "s3cret!" not in page and before not in page
+    data = {**form_data(monitor_credentials, password="", tags="renamed"), "action": "save"}
+    assert client.post(f"/servers/{server.pk}/edit/", data).status_code == 302
+    server.refresh_from_db()
+    assert server.tags == ["renamed"] and server.password == "s3cret!"
+
+
+def test_it_tests_a_saved_server_and_records_its_version(client, admin_user, monitor_credentials):
+    server = Server.objects.create(name="sandbox", host="127.0.0.1", port=monitor_credentials["port"],
+                                   user="steady", password="s3cret!")
+    client.force_login(admin_user)
+    html = client.post(f"/servers/{server.pk}/test/").content.decode()
+    assert "connection OK" in html
+    server.refresh_from_db()
+    assert server.flavor == "mariadb" and server.version in html
+
+
+def test_it_deletes_only_on_post(client, admin_user):
+    server = Server.objects.create(name="gone", host="h", user="u", password="p")
+    client.force_login(admin_user)
+    assert "Delete gone?" in client.get(f"/servers/{server.pk}/delete/").content.decode()
+    assert Server.objects.filter(pk=server.pk).exists()
+    assert client.post(f"/servers/{server.pk}/delete/").status_code == 302
+    assert not Server.objects.filter(pk=server.pk).exists()
+
+
+def test_it_lists_servers_without_their_passwords(client, admin_user):
+    Server.objects.create(name="listed", host="db.example", user="u", password="hidden-pw", tags=["prod"])
+    client.force_login(admin_user)
+    html = client.get("/servers/").content.decode()
+    assert "listed" in html and "db.example:3306" in html and "prod" in html
+    assert "hidden-pw" not in html
+
+
+def test_the_admin_never_shows_the_password_and_keeps_it_on_empty(client, admin_user):
+    server = Server.objects.create(name="adm", host="db.example", user="u", password="admin-secret")
+    client.force_login(admin_user)
+    page = client.get(f"/admin/monitor/server/{server.pk}/change/").content.decode()
+    assert "admin-secret" not in page and raw_password_column(server.pk) not in page
+    data = {"name": "adm", "host": "db.example", "port": 3306, "socket": "", "user": "u2", "password": "",
+            "tags": "", "poll_interval": 30, "enabled": "on"}
+    response = client.post(f"/admin/monitor/server/{server.pk}/change/", data)
+    assert response.status_code == 302, response.content.decode()[:3000]
+    server.refresh_from_db()
+    assert server.user == "u2" and server.password == "admin-secret"

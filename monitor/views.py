@@ -1,0 +1,65 @@
+"""Server registry pages: list, add, edit, delete, and "Test connection"."""
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from monitor.checks import check_server
+from monitor.forms import ServerForm
+from monitor.models import Server
+
+
+def server_list(request: HttpRequest) -> HttpResponse:
+    return render(request, "servers/list.html", {"servers": Server.objects.all()})
+
+
+def server_add(request: HttpRequest) -> HttpResponse:
+    return edit_form(request, Server())
+
+
+def server_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    return edit_form(request, get_object_or_404(Server, pk=pk))
+
+
+def edit_form(request: HttpRequest, server: Server) -> HttpResponse:
+    """GET shows the form; POST with action=test tests it, action=save tests then saves."""
+    form = ServerForm(request.POST or None, instance=server)
+    check = None
+    if request.method == "POST" and form.is_valid():
+        check = form.test_connection()
+        if request.POST.get("action") == "save":
+            if check.ok or request.POST.get("save_anyway"):
+                saved = form.save(check=check)
+                messages.success(request, f"Server '{saved.name}' saved.")
+                return redirect("servers:list")
+            form.add_error(None, not_saved_reason(check))
+    return render(request, "servers/form.html", {"form": form, "server": server, "check": check})
+
+
+def not_saved_reason(check) -> str:
+    if not check.connected:
+        return ("Not saved: the connection test failed (see below). Fix the address or credentials, "
+                "or tick \"save even if the test fails\" to monitor a server that is down right now.")
+    return ("Not saved: the monitoring user lacks privileges the collectors need (see below). Run the GRANT, "
+            "or tick \"save even if the test fails\" to monitor with what it may read.")
+
+
+@require_POST
+def server_test(request: HttpRequest, pk: int) -> HttpResponse:
+    """Test a saved server with its stored credentials and record the detected flavor/version."""
+    server = get_object_or_404(Server, pk=pk)
+    check = check_server(server)
+    if check.info:
+        server.flavor, server.version = check.info.flavor, check.info.version
+        server.save(update_fields=["flavor", "version"])
+    return render(request, "servers/test.html", {"server": server, "check": check})
+
+
+def server_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    server = get_object_or_404(Server, pk=pk)
+    if request.method == "POST":
+        server.delete()
+        messages.success(request, f"Server '{server.name}' deleted, with its runs and annotations.")
+        return redirect("servers:list")
+    return render(request, "servers/confirm_delete.html", {"server": server})
