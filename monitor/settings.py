@@ -1,5 +1,6 @@
 """Django settings, read from the environment only (see README, "Settings")."""
 
+import importlib.util
 import os
 
 import dj_database_url
@@ -111,6 +112,12 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
+# plotly.js served from the plotly package itself (static/vendor/plotly/plotly.min.js):
+# the same version as the figures we build, and no CDN (the host may be offline).
+STATICFILES_DIRS.append((
+    "vendor/plotly",
+    os.path.join(importlib.util.find_spec("plotly").submodule_search_locations[0], "package_data"),
+))
 STATIC_ROOT = BASE_DIR / "staticfiles"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
