@@ -1,1 +1,20 @@
-urlpatterns: list = []
+from django.urls import path
+
+from dashboards import api
+from dashboards.views import compare, explore, fleet, runs, server, tokens
+
+app_name = "dashboards"
+
+urlpatterns = [
+    path("", fleet.fleet, name="fleet"),
+    path("servers/<int:server_id>/stability/", server.stability, name="stability"),
+    path("servers/<int:server_id>/purge/", server.purge, name="purge"),
+    path("servers/<int:server_id>/waits/", server.waits, name="waits"),
+    path("explore/", explore.explore, name="explore"),
+    path("runs/", runs.runs, name="runs"),
+    path("compare/", compare.compare, name="compare"),
+    path("tokens/", tokens.tokens, name="tokens"),
+    path("api/annotations", api.create_annotation, name="api-annotations"),
+    path("api/runs", api.create_run, name="api-runs"),
+    path("api/runs/<int:run_id>/end", api.end_run, name="api-run-end"),
+]

@@ -3,7 +3,7 @@
 import html
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Protocol
 
 PALETTE = [
@@ -36,6 +36,9 @@ def esc(text: str) -> str:
 
 
 def iso(ts: datetime) -> str:
+    """Naive UTC: Plotly.js ignores offsets, and zoom ranges come back in the same form."""
+    if ts.tzinfo is not None:
+        ts = ts.astimezone(UTC).replace(tzinfo=None)
     return ts.isoformat()
 
 

@@ -4,7 +4,7 @@ from datetime import timedelta
 
 import plotly.graph_objects as go
 
-from dashboards.figures.common import Mark
+from dashboards.figures.common import Mark, iso
 from dashboards.figures.compare import AlignedRun, compare_figure
 from dashboards.figures.explore import explore_figure
 from dashboards.figures.purge import purge_figure
@@ -45,7 +45,8 @@ def test_it_shades_dips_across_every_row():
     fig = _stability(dips=[dip], dip_threshold=52.5)
     rects = [s for s in fig["layout"]["shapes"] if s["type"] == "rect"]
     assert len(rects) == 1 and rects[0]["yref"] == "paper"
-    assert rects[0]["x0"] == dip.start.isoformat() and rects[0]["x1"] == dip.end.isoformat()
+    assert rects[0]["x0"] == iso(dip.start) and rects[0]["x1"] == iso(dip.end)
+    assert rects[0]["x0"] == "2026-01-05T12:00:20"
     assert any(t["name"] == "dip threshold" and t["y"] == [52.5, 52.5] for t in fig["data"])
 
 
@@ -76,7 +77,7 @@ def test_purge_figure_draws_the_max_purge_lag_line():
     hist = every(10, [1000, 2000, 3000])
     fig = purge_figure(hist, every(10, [5, 5, 5]), [], None, max_purge_lag=5000, threshold=100000)
     ref = next(t for t in fig["data"] if t["name"] == "innodb_max_purge_lag")
-    assert ref["y"] == [5000, 5000] and ref["x"] == [hist.ts[0].isoformat(), hist.ts[-1].isoformat()]
+    assert ref["y"] == [5000, 5000] and ref["x"] == [iso(hist.ts[0]), iso(hist.ts[-1])]
     assert any(t["name"] == "threshold" for t in fig["data"])
     assert fig["layout"]["xaxis4"]["matches"] == "x"
     assert any("purge counters are off" in a["text"] for a in fig["layout"]["annotations"])

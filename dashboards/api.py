@@ -1,0 +1,131 @@
+"""JSON API for scripts: mark runs and annotations (token auth, see docs/api.md)."""
+
+import json
+from datetime import UTC, datetime
+from functools import wraps
+
+from django.contrib.auth.decorators import login_not_required
+from django.http import HttpRequest, JsonResponse
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_POST
+
+from dashboards.models import ApiToken
+from monitor.models import Annotation, Run, Server
+
+
+class BadRequest(ValueError):
+    """A client error, reported as 400 with its message."""
+
+
+def token_required(view):
+    """Bearer-token auth instead of the session: scripts have no cookies and no CSRF token."""
+
+    @login_not_required
+    @csrf_exempt
+    @require_POST
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args, **kwargs):
+        scheme, _, raw = request.headers.get("Authorization", "").partition(" ")
+        token = ApiToken.objects.authenticate(raw.strip()) if scheme.lower() == "bearer" else None
+        if token is None:
+            return JsonResponse({"error": "missing or invalid token: send 'Authorization: Bearer <token>' "
+                                 "with a token made on /tokens/"}, status=401)
+        try:
+            return view(request, json_body(request), *args, **kwargs)
+        except BadRequest as exc:
+            return JsonResponse({"error": str(exc)}, status=400)
+
+    return wrapper
+
+
+def json_body(request: HttpRequest) -> dict:
+    try:
+        body = json.loads(request.body or b"{}")
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise BadRequest(f"the body is not JSON: {exc}") from exc
+    if not isinstance(body, dict):
+        raise BadRequest("the body must be a JSON object")
+    return body
+
+
+def when(body: dict, key: str, default: datetime | None = None) -> datetime | None:
+    """An ISO 8601 time; naive times are taken as UTC."""
+    raw = body.get(key)
+    if raw in (None, ""):
+        return default
+    parsed = parse_datetime(str(raw)) if isinstance(raw, str) else None
+    if parsed is None:
+        raise BadRequest(f"'{key}' must be an ISO 8601 time like 2026-01-05T12:00:00Z, got {raw!r}")
+    return parsed if timezone.is_aware(parsed) else parsed.replace(tzinfo=UTC)
+
+
+def find_server(body: dict, required: bool) -> Server | None:
+    """By id or by name: scripts know the name they gave the server."""
+    ref = body.get("server")
+    if ref in (None, ""):
+        if required:
+            raise BadRequest("'server' (id or name) is required")
+        return None
+    lookup = {"pk": ref} if isinstance(ref, int) else {"name": str(ref)}
+    server = Server.objects.filter(**lookup).first()
+    if server is None:
+        raise BadRequest(f"no server {ref!r}: use the id or the exact name shown on /servers/")
+    return server
+
+
+def text(body: dict, key: str, limit: int, required: bool = True) -> str:
+    value = str(body.get(key) or "").strip()
+    if required and not value:
+        raise BadRequest(f"'{key}' is required")
+    if len(value) > limit:
+        raise BadRequest(f"'{key}' is longer than {limit} characters")
+    return value
+
+
+def run_json(run: Run) -> dict:
+    return {"id": run.pk, "name": run.name, "server": run.server_id,
+            "started_at": run.started_at.isoformat(),
+            "ended_at": run.ended_at.isoformat() if run.ended_at else None, "notes": run.notes}
+
+
+@token_required
+def create_annotation(request: HttpRequest, body: dict) -> JsonResponse:
+    run = None
+    if body.get("run") not in (None, ""):
+        run = Run.objects.filter(pk=body["run"]).first() if str(body["run"]).isdigit() else None
+        if run is None:
+            raise BadRequest(f"no run {body['run']!r}")
+    server = find_server(body, required=False) or (run.server if run else None)
+    note = Annotation.objects.create(
+        server=server, run=run, at=when(body, "at", timezone.now()), text=text(body, "text", 500)
+    )
+    return JsonResponse({"id": note.pk, "server": note.server_id, "run": note.run_id,
+                         "at": note.at.isoformat(), "text": note.text}, status=201)
+
+
+@token_required
+def create_run(request: HttpRequest, body: dict) -> JsonResponse:
+    started = when(body, "started_at", timezone.now())
+    ended = when(body, "ended_at")
+    if ended and ended < started:
+        raise BadRequest("'ended_at' is before 'started_at'")
+    run = Run.objects.create(
+        name=text(body, "name", 200), server=find_server(body, required=True),
+        started_at=started, ended_at=ended, notes=text(body, "notes", 10000, required=False),
+    )
+    return JsonResponse(run_json(run), status=201)
+
+
+@token_required
+def end_run(request: HttpRequest, body: dict, run_id: int) -> JsonResponse:
+    run = Run.objects.filter(pk=run_id).first()
+    if run is None:
+        return JsonResponse({"error": f"no run {run_id}"}, status=404)
+    ended = when(body, "ended_at", timezone.now())
+    if ended < run.started_at:
+        raise BadRequest("'ended_at' is before the run's start")
+    run.ended_at = ended
+    run.save(update_fields=["ended_at"])
+    return JsonResponse(run_json(run))

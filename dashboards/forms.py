@@ -1,0 +1,27 @@
+"""Forms of the runs page: mark a run or an annotation by hand."""
+
+from django import forms
+
+from monitor.models import Annotation, Run
+
+DT = {"type": "datetime-local", "step": "1"}
+
+
+class RunForm(forms.ModelForm):
+    class Meta:
+        model = Run
+        fields = ["name", "server", "started_at", "ended_at", "notes"]
+        widgets = {
+            "started_at": forms.DateTimeInput(attrs=DT, format="%Y-%m-%dT%H:%M:%S"),
+            "ended_at": forms.DateTimeInput(attrs=DT, format="%Y-%m-%dT%H:%M:%S"),
+            "notes": forms.Textarea(attrs={"rows": 2}),
+        }
+        help_texts = {"started_at": "UTC", "ended_at": "UTC; empty while it runs"}
+
+
+class AnnotationForm(forms.ModelForm):
+    class Meta:
+        model = Annotation
+        fields = ["server", "at", "text"]
+        widgets = {"at": forms.DateTimeInput(attrs=DT, format="%Y-%m-%dT%H:%M:%S")}
+        help_texts = {"server": "empty: drawn on every server's charts", "at": "UTC"}

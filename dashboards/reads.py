@@ -1,0 +1,101 @@
+"""What the pages read from the store (monitor.store.query), sized to the chart."""
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from dashboards.figures.common import Points
+from dashboards.timerange import TimeRange
+from dashboards.topwaits import COUNT_PREFIX, TIME_PREFIX, WaitRow, wait_rows
+
+TPS = "tps"
+HISTORY = "history_list_length"
+MAX_PURGE_LAG = "var:innodb_max_purge_lag"
+WAIT_TIMES = TIME_PREFIX + "*"
+MUTEX_WAITS = "mutex.waits:*"
+PURGE_DELAY = "innodb_metrics:purge_dml_delay_usec"
+# The purge counters the purge-lag view draws when the server has them enabled.
+PURGE_COUNTERS = [
+    "innodb_metrics:purge_del_mark_records", "innodb_metrics:purge_upd_exist_or_extern_records",
+    "innodb_metrics:purge_undo_log_pages", "innodb_metrics:purge_invoked",
+]
+
+
+def store():
+    # Imported on use: the store app is built in parallel and must not break importing the views.
+    from monitor.store import query
+
+    return query
+
+
+@dataclass
+class Empty:
+    """No samples: charts say so instead of failing."""
+
+    ts: list = field(default_factory=list)
+    values: list = field(default_factory=list)
+
+
+def series_map(server_id: int, metrics: Sequence[str], tr: TimeRange, points: int) -> dict[str, Points]:
+    if not metrics:
+        return {}
+    found = store().series([server_id], list(metrics), tr.start, tr.end, max_points=points)
+    return {s.metric: s for s in found if s.server_id == server_id}
+
+
+def one(server_id: int, metric: str, tr: TimeRange, points: int) -> Points:
+    return series_map(server_id, [metric], tr, points).get(metric) or Empty()
+
+
+def ranked(server_id: int, pattern: str, start: datetime, end: datetime, n: int) -> list[str]:
+    """The n names matching a pattern with the biggest exact totals over the range."""
+    names = store().metric_names(server_id, pattern)
+    if not names:
+        return []
+    totals = store().totals(server_id, names, start, end)
+    best = sorted((v, k) for k, v in totals.items() if v and v > 0)
+    return [k for _, k in reversed(best[-n:])]
+
+
+def top_series(server_id: int, pattern: str, prefix: str, tr: TimeRange, points: int, n: int):
+    """(short name, series) pairs for the top n of a pattern, biggest first."""
+    names = ranked(server_id, pattern, tr.start, tr.end, n)
+    found = series_map(server_id, names, tr, points)
+    return [(name[len(prefix):], found[name]) for name in names if name in found]
+
+
+def interval_waits(server_id: int, start: datetime, end: datetime) -> list[WaitRow]:
+    """Exact deltas of every wait event over an interval (never from downsampled points)."""
+    names = store().metric_names(server_id, WAIT_TIMES) + store().metric_names(server_id, COUNT_PREFIX + "*")
+    return wait_rows(store().totals(server_id, names, start, end)) if names else []
+
+
+def latest_value(server_id: int, metric: str) -> float | None:
+    found = store().latest([server_id], [metric]).get((server_id, metric))
+    return found[1] if found else None
+
+
+def purge_counters(server_id: int) -> tuple[list[str], list[str]]:
+    """(collected, missing) purge counters: missing ones are off on the server."""
+    have = set(store().metric_names(server_id, "innodb_metrics:purge_*"))
+    wanted = PURGE_COUNTERS + [PURGE_DELAY]
+    return [m for m in wanted if m in have], [m for m in wanted if m not in have]
+
+
+def fleet_latest(server_ids: list[int]) -> dict[tuple[int, str], tuple[datetime, float]]:
+    if not server_ids:
+        return {}
+    return store().latest(server_ids, [TPS, HISTORY])
+
+
+def top_wait_now(server_id: int, now: datetime, window: timedelta) -> WaitRow | None:
+    rows = interval_waits(server_id, now - window, now)
+    return rows[0] if rows else None
+
+
+def recent(server_ids: list[int], metric: str, now: datetime, window: timedelta, points: int = 60):
+    """server id -> recent points of one metric, for trends on the fleet page."""
+    if not server_ids:
+        return {}
+    found = store().series(server_ids, [metric], now - window, now, max_points=points)
+    return {s.server_id: s for s in found}

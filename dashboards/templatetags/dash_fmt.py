@@ -1,0 +1,44 @@
+"""Number formats the dashboard tables share."""
+
+from datetime import timedelta
+from urllib.parse import urlencode
+
+from django import template
+
+from dashboards.fleet import ago
+from dashboards.topwaits import human_ps
+
+register = template.Library()
+
+
+@register.filter
+def ps(value: float | None) -> str:
+    return human_ps(None if value == "" else value)
+
+
+@register.filter
+def pct(value: float | None) -> str:
+    return "" if value in (None, "") else f"{value * 100:.1f} %"
+
+
+@register.filter
+def num(value: float | None, digits: int = 1) -> str:
+    if value in (None, ""):
+        return "–"
+    return f"{value:,.{digits}f}"
+
+
+@register.filter
+def duration(value: timedelta | None) -> str:
+    return "–" if value is None else ago(value)
+
+
+@register.filter
+def ratio(value: float | None) -> str:
+    return "–" if value in (None, "") else f"×{value:.2f}"
+
+
+@register.filter
+def qs(params: dict) -> str:
+    """A dict as a query string (values escaped for a URL)."""
+    return urlencode(params)

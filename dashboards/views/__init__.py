@@ -1,0 +1,1 @@
+"""The dashboard pages (login required by the middleware)."""

@@ -1,0 +1,102 @@
+"""Per-server pages: stability, purge lag, top waits."""
+
+from datetime import timedelta
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+
+from dashboards import reads
+from dashboards.figures.purge import purge_figure
+from dashboards.figures.stability import stability_figure
+from dashboards.marks import marks_for
+from dashboards.purge_growth import growth_per_second, last_value, time_to_threshold
+from dashboards.stability_stats import DEFAULT_DIP_FRACTION, dip_threshold, find_dips, merge_close, summarize
+from dashboards.timerange import from_query, parse_time
+from dashboards.topwaits import diff_rows
+from dashboards.views.common import chart_csv, page_range, range_context, topwaits_csv
+from monitor.models import Server
+
+DEFAULT_WAITS, DEFAULT_MUTEXES = 8, 6
+DEFAULT_THRESHOLD = 1_000_000  # history length a person would want to hear about
+GROWTH_WINDOW = timedelta(minutes=30)
+ENABLE_PURGE_SQL = "SET GLOBAL innodb_monitor_enable = 'module_purge';"
+
+
+def int_param(request: HttpRequest, name: str, default: int, lo: int, hi: int) -> int:
+    try:
+        return max(lo, min(hi, int(request.GET.get(name, default))))
+    except ValueError:
+        return default
+
+
+def float_param(request: HttpRequest, name: str, default: float) -> float:
+    try:
+        return float(request.GET.get(name, default))
+    except ValueError:
+        return default
+
+
+def stability(request: HttpRequest, server_id: int) -> HttpResponse:
+    server = get_object_or_404(Server, pk=server_id)
+    tr, points = page_range(request)
+    n_waits = int_param(request, "waits", DEFAULT_WAITS, 1, 20)
+    fraction = max(0.05, min(0.95, float_param(request, "dip", DEFAULT_DIP_FRACTION)))
+    tps = reads.one(server.pk, reads.TPS, tr, points)
+    waits = reads.top_series(server.pk, reads.WAIT_TIMES, reads.TIME_PREFIX, tr, points, n_waits)
+    mutexes = reads.top_series(server.pk, reads.MUTEX_WAITS, "mutex.waits:", tr, points, DEFAULT_MUTEXES)
+    summary = summarize(tps.values)
+    threshold = dip_threshold(summary, fraction)
+    dips = [] if threshold is None else merge_close(
+        find_dips(tps.ts, tps.values, threshold), timedelta(seconds=2 * tr.seconds / points))
+    fig = stability_figure(tps, waits, mutexes, dips, marks_for([server.pk], tr.start, tr.end), threshold)
+    metrics = [reads.TPS] + [reads.TIME_PREFIX + w for w, _ in waits] + [f"mutex.waits:{m}" for m, _ in mutexes]
+    return render(request, "dashboards/stability.html", {
+        **range_context(request, tr), "server": server, "tab": "stability",
+        "figures": {"stability-chart": fig}, "summary": summary, "dips": dips,
+        "fraction": fraction, "threshold": threshold, "n_waits": n_waits,
+        "csv": chart_csv(server.pk, metrics, tr, points),
+    })
+
+
+def purge(request: HttpRequest, server_id: int) -> HttpResponse:
+    server = get_object_or_404(Server, pk=server_id)
+    tr, points = page_range(request)
+    collected, missing = reads.purge_counters(server.pk)
+    counters = [m for m in collected if m != reads.PURGE_DELAY]
+    found = reads.series_map(server.pk, [reads.HISTORY, reads.TPS, *collected], tr, points)
+    history, tps = found.get(reads.HISTORY) or reads.Empty(), found.get(reads.TPS) or reads.Empty()
+    max_lag = reads.latest_value(server.pk, reads.MAX_PURGE_LAG)
+    threshold = float_param(request, "threshold", max_lag or DEFAULT_THRESHOLD)
+    slope = growth_per_second(history.ts, history.values, GROWTH_WINDOW)
+    current = last_value(history.values)
+    fig = purge_figure(
+        history, tps, [(m.split(":", 1)[1], found[m]) for m in counters if m in found],
+        found.get(reads.PURGE_DELAY), max_lag, threshold, marks_for([server.pk], tr.start, tr.end),
+    )
+    return render(request, "dashboards/purge.html", {
+        **range_context(request, tr), "server": server, "tab": "purge",
+        "figures": {"purge-chart": fig}, "max_lag": max_lag, "threshold": threshold,
+        "current": current, "per_minute": None if slope is None else slope * 60,
+        "eta": time_to_threshold(current, slope, threshold), "missing": missing,
+        "enable_sql": ENABLE_PURGE_SQL, "growth_window": int(GROWTH_WINDOW.total_seconds() // 60),
+        "csv": chart_csv(server.pk, [reads.HISTORY, reads.TPS, *collected], tr, points),
+    })
+
+
+def waits(request: HttpRequest, server_id: int) -> HttpResponse:
+    """Top waits over the range; with from2/to2, a second interval side by side."""
+    server = get_object_or_404(Server, pk=server_id)
+    tr, _ = page_range(request)
+    limit = int_param(request, "top", 20, 5, 200)
+    rows_a = reads.interval_waits(server.pk, tr.start, tr.end)
+    start_b, end_b = parse_time(request.GET.get("from2")), parse_time(request.GET.get("to2"))
+    context = {
+        **range_context(request, tr), "server": server, "tab": "waits", "rows": rows_a[:limit],
+        "limit": limit, "csv": topwaits_csv(server.pk, tr),
+        "from2_value": request.GET.get("from2", ""), "to2_value": request.GET.get("to2", ""),
+    }
+    if start_b and end_b and end_b > start_b:
+        tr_b = from_query({"from": start_b.isoformat(), "to": end_b.isoformat()}, tr.end)
+        rows_b = reads.interval_waits(server.pk, tr_b.start, tr_b.end)
+        context.update(tr_b=tr_b, diffs=diff_rows(rows_a, rows_b, limit), csv_b=topwaits_csv(server.pk, tr_b))
+    return render(request, "dashboards/waits.html", context)
