@@ -1,0 +1,126 @@
+"""The delta engine: counters become per-interval deltas, gauges stay values, resets never spike.
+
+The previous raw reading of each (server, source) lives in Redis, so whichever
+worker takes the next poll computes the same deltas.
+"""
+
+import json
+from dataclasses import dataclass
+
+import redis
+
+from collectors.source import Reading
+
+SNAPSHOT_KEY = "collectors:snap:{}"  # hash per server: source -> JSON snapshot
+SNAPSHOT_TTL = 7 * 24 * 3600  # a deleted or disabled server's snapshots expire
+RESTART_SLACK = 2.0  # seconds: Uptime is whole seconds, so the boot time read jitters
+
+
+@dataclass
+class Snapshot:
+    ts: float  # epoch seconds of the read
+    boot: float | None  # the server's boot time (read time - Uptime), None if unknown
+    values: dict[str, int | float]  # raw counter totals (or last stored values, for stored_on_change)
+
+    def dumps(self) -> str:
+        return json.dumps({"ts": self.ts, "boot": self.boot, "values": self.values}, separators=(",", ":"))
+
+    @classmethod
+    def loads(cls, text: str | bytes) -> "Snapshot":
+        data = json.loads(text)
+        return cls(data["ts"], data["boot"], data["values"])
+
+
+@dataclass
+class Delta:
+    values: dict[str, int | float]
+    counters: frozenset[str]
+    interval: float | None  # None on the first reading and after a reset
+    reset: str = ""  # why this reading carries no deltas
+
+
+def compute(prev: Snapshot | None, reading: Reading, ts: float, boot: float | None) -> tuple[Delta, Snapshot]:
+    """What to store for this reading, and the snapshot the next reading is compared with."""
+    if reading.stored_on_change:
+        return changed_values(prev, reading, ts, boot)
+    counters = reading.counters
+    gauges = {k: v for k, v in reading.values.items() if k not in counters}
+    kept = {k: reading.values[k] for k in counters}
+    kept.update({k: reading.values[k] for k in reading.reset_markers if k in reading.values})
+    snapshot = Snapshot(ts, boot, kept)
+    if prev is None:
+        return Delta(gauges, frozenset(), None, "first reading: baseline kept"), snapshot
+    reason = reset_reason(prev, reading, boot)
+    if reason:
+        return Delta(gauges, frozenset(), None, reason), snapshot
+    deltas = counter_deltas(prev.values, reading)
+    return Delta({**gauges, **deltas}, frozenset(deltas), ts - prev.ts), snapshot
+
+
+def counter_deltas(before: dict[str, int | float], reading: Reading) -> dict[str, int | float]:
+    deltas = {}
+    for name in reading.counters:
+        if name in before:
+            deltas[name] = reading.values[name] - before[name]
+        elif reading.absent_is_zero:
+            deltas[name] = reading.values[name]
+        # else: a counter that just appeared (e.g. newly enabled) only sets its baseline
+    return deltas
+
+
+def reset_reason(prev: Snapshot, reading: Reading, boot: float | None) -> str:
+    """Why the counters cannot be compared with the previous reading, or "" if they can."""
+    if boot is not None and prev.boot is not None and abs(boot - prev.boot) > RESTART_SLACK:
+        return "server restarted: counters start again from zero"
+    for marker in reading.reset_markers:
+        if marker in reading.values and marker in prev.values and reading.values[marker] < prev.values[marker]:
+            return f"{marker} went down ({prev.values[marker]} -> {reading.values[marker]}): restart or FLUSH STATUS"
+    for name, before in prev.values.items():
+        if name in reading.reset_markers:
+            continue
+        now = reading.values.get(name, 0 if reading.absent_is_zero else None)
+        if now is not None and now < before:
+            return f"{name} went down ({before} -> {now}): counters were reset (FLUSH STATUS, TRUNCATE, restart)"
+    return ""
+
+
+def changed_values(prev: Snapshot | None, reading: Reading, ts: float, boot: float | None) -> tuple[Delta, Snapshot]:
+    before = prev.values if prev else {}
+    changed = {k: v for k, v in reading.values.items() if before.get(k) != v}
+    return Delta(changed, frozenset(), None), Snapshot(ts, boot, {**before, **reading.values})
+
+
+class SnapshotStore:
+    """Previous readings per server in one Redis hash: one round trip to load, one to save.
+
+    Fields are source names (the snapshot) and "attempt:<source>" (when it last ran,
+    successful or not, so a failing expensive source keeps its own interval).
+    """
+
+    def __init__(self, client: redis.Redis):
+        self.client = client
+
+    def load(self, server_id: int) -> tuple[dict[str, Snapshot], dict[str, float]]:
+        raw = self.client.hgetall(SNAPSHOT_KEY.format(server_id))
+        snapshots, attempts = {}, {}
+        for key, value in raw.items():
+            key = key.decode()
+            if key.startswith("attempt:"):
+                attempts[key[len("attempt:"):]] = float(value)
+            else:
+                snapshots[key] = Snapshot.loads(value)
+        return snapshots, attempts
+
+    def save(self, server_id: int, snapshots: dict[str, Snapshot], attempts: dict[str, float]) -> None:
+        mapping = {name: snap.dumps() for name, snap in snapshots.items()}
+        mapping.update({f"attempt:{name}": repr(ts) for name, ts in attempts.items()})
+        if not mapping:
+            return
+        key = SNAPSHOT_KEY.format(server_id)
+        pipe = self.client.pipeline(transaction=False)
+        pipe.hset(key, mapping=mapping)
+        pipe.expire(key, SNAPSHOT_TTL)
+        pipe.execute()
+
+    def forget(self, server_id: int) -> None:
+        self.client.delete(SNAPSHOT_KEY.format(server_id))

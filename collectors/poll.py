@@ -1,0 +1,239 @@
+"""One poll of one server: run the due sources, turn readings into samples, record health.
+
+poll_target() talks to MySQL and Redis only (safe in worker threads);
+record() does the database work for a batch of polls in a few statements.
+"""
+
+import logging
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import pymysql
+
+from collectors import delta, registry, state
+from collectors.connection import ConnectError, ServerInfo
+from collectors.pool import POOL, Pooled, Target, is_connection_error
+from collectors.source import Source, SourceUnavailable
+from monitor.store.sample import Sample
+
+log = logging.getLogger(__name__)
+
+PRIVILEGE_ERRORS = (1044, 1142, 1227, 1143)  # access denied to a database / table / statement / column
+GRANTS_HINT = ("grant the monitoring user: GRANT PROCESS, REPLICATION CLIENT ON *.* TO 'user'@'%'; "
+               "GRANT SELECT ON performance_schema.* TO 'user'@'%' (docs/sources.md)")
+
+
+@dataclass
+class SourceResult:
+    name: str
+    ok: bool
+    duration_ms: float = 0.0
+    error: str = ""
+    unavailable: bool = False  # cannot run here (performance_schema OFF, version): not a fault of the poll
+    note: str = ""
+    reset: str = ""  # why this reading carries no deltas
+    sample: Sample | None = None
+
+    def health(self, at: datetime) -> dict:
+        entry = {"ok": self.ok, "error": self.error, "duration_ms": round(self.duration_ms, 3),
+                 "at": at.isoformat()}
+        if self.note:
+            entry["note"] = self.note
+        if self.unavailable:
+            entry["unavailable"] = True
+        return entry
+
+
+@dataclass
+class PollResult:
+    server_id: int
+    server_name: str
+    started_at: datetime
+    due_at: datetime | None = None
+    duration_ms: float = 0.0
+    connect_error: str = ""
+    connected_now: bool = False  # this poll opened a new connection
+    info: ServerInfo | None = None
+    sources: list[SourceResult] = field(default_factory=list)
+    skipped: str = ""  # not polled at all (another poll of this server is running)
+
+    @property
+    def samples(self) -> list[Sample]:
+        return [s.sample for s in self.sources if s.sample is not None]
+
+    @property
+    def ok(self) -> bool:
+        """A poll fails when it reaches nothing: no connection, or every source that ran failed."""
+        if self.connect_error:
+            return False
+        ran = [s for s in self.sources if not s.unavailable]
+        return not ran or any(s.ok for s in ran)
+
+    @property
+    def error(self) -> str:
+        if self.connect_error:
+            return self.connect_error
+        return "; ".join(s.error for s in self.sources if not s.ok and not s.unavailable)
+
+    @property
+    def lag_ms(self) -> float | None:
+        if self.due_at is None:
+            return None
+        return max(0.0, (self.started_at - self.due_at).total_seconds() * 1000)
+
+
+def is_due(source: Source, poll_interval: int, last_attempt: float | None, now: float) -> bool:
+    # Half an interval of slack: a poll that starts a little early must not skip a cheap source.
+    return last_attempt is None or now - last_attempt >= source.interval_for(poll_interval) - poll_interval / 2
+
+
+def due_sources(poll_interval: int, attempts: dict[str, float], now: float,
+                only: list[str] | None = None) -> list[Source]:
+    if only:
+        return [registry.get(name) for name in only]
+    return [s for s in registry.enabled_sources() if is_due(s, poll_interval, attempts.get(s.name), now)]
+
+
+def poll_target(target: Target, poll_interval: int, due_at: datetime | None = None,
+                only: list[str] | None = None) -> PollResult:
+    """Poll one server now: no ORM access, so many can run in threads."""
+    start = time.time()
+    result = PollResult(target.server_id, target.name, datetime.fromtimestamp(start, UTC), due_at)
+    store = delta.SnapshotStore(state.client())
+    snapshots, attempts = store.load(target.server_id)
+    sources = due_sources(poll_interval, attempts, start, only)
+    if sources:
+        new_snapshots = run_sources(target, sources, snapshots, result)
+        attempts_now = {r.name: time.time() for r in result.sources}
+        store.save(target.server_id, new_snapshots, attempts_now)
+    result.duration_ms = (time.time() - start) * 1000
+    return result
+
+
+def run_sources(target: Target, sources: list[Source], snapshots: dict[str, delta.Snapshot],
+                result: PollResult) -> dict[str, delta.Snapshot]:
+    try:
+        entry = POOL.get(target)
+    except (ConnectError, OSError, pymysql.MySQLError) as exc:
+        result.connect_error = f"{target.name}: {exc}"
+        result.sources = [SourceResult(s.name, False, error=f"{target.name}: {s.name}: not polled, "
+                                       f"cannot connect ({exc})") for s in sources]
+        return {}
+    result.connected_now, result.info = not entry.reused, entry.info
+    new_snapshots = {}
+    for index, source in enumerate(sources):
+        outcome, snapshot, entry = run_one(target, source, entry, snapshots.get(source.name))
+        result.sources.append(outcome)
+        if snapshot is not None:
+            new_snapshots[source.name] = snapshot
+        if entry is None:  # the connection is gone and could not be reopened
+            for rest in sources[index + 1:]:
+                result.sources.append(SourceResult(rest.name, False, error=f"{target.name}: {rest.name}: "
+                                                   "not polled, the connection was lost earlier in this poll"))
+            break
+    if entry is not None:
+        POOL.put(target, entry)
+    return new_snapshots
+
+
+def run_one(target: Target, source: Source, entry: Pooled, previous: delta.Snapshot | None
+            ) -> tuple[SourceResult, delta.Snapshot | None, Pooled | None]:
+    """Run one source; a connection that broke on reuse (e.g. a restart) is reopened once."""
+    reason = source.unsupported_reason(entry.info)
+    if reason:
+        return SourceResult(source.name, False, error=f"{target.name}: {source.name}: {reason}",
+                            unavailable=True), None, entry
+    t0 = time.perf_counter()
+    try:
+        reading = source.collect(entry.conn, entry.info)
+    except SourceUnavailable as exc:
+        return SourceResult(source.name, False, elapsed_ms(t0), f"{target.name}: {source.name}: {exc}",
+                            unavailable=True), None, entry
+    except (pymysql.MySQLError, OSError) as exc:
+        if not is_connection_error(exc):
+            return failed(target, source, t0, describe(exc)), None, entry
+        POOL.discard(target.server_id, entry)
+        if not entry.reused:
+            return failed(target, source, t0, f"connection lost: {describe(exc)}"), None, None
+        try:
+            entry = POOL.get(target)
+        except Exception as again:  # noqa: BLE001 - any failure to reconnect ends this poll
+            return failed(target, source, t0, f"connection lost and reconnect failed: {again}"), None, None
+        return run_one(target, source, entry, previous)
+    except Exception as exc:  # noqa: BLE001 - a parser bug in one source must not stop the others
+        log.exception("source %s failed on %s", source.name, target.name)
+        return failed(target, source, t0, f"{type(exc).__name__}: {exc}"), None, entry
+    duration = elapsed_ms(t0)
+    read_at = time.time()
+    change, snapshot = delta.compute(previous, reading, read_at, entry.boot)
+    sample = None
+    if change.values:
+        sample = Sample(target.server_id, source.name, datetime.fromtimestamp(read_at, UTC),
+                        change.interval, change.values, change.counters)
+    outcome = SourceResult(source.name, True, duration, note=reading.note, reset=change.reset, sample=sample)
+    return outcome, snapshot, entry
+
+
+def failed(target: Target, source: Source, t0: float, message: str) -> SourceResult:
+    return SourceResult(source.name, False, elapsed_ms(t0), f"{target.name}: {source.name}: {message}")
+
+
+def elapsed_ms(t0: float) -> float:
+    return (time.perf_counter() - t0) * 1000
+
+
+def describe(exc: Exception) -> str:
+    code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else None
+    text = exc.args[-1] if exc.args else str(exc)
+    if code in PRIVILEGE_ERRORS:
+        return f"missing privilege ({text}); {GRANTS_HINT}"
+    if code == 2013:
+        return "timed out waiting for the server to answer (or the connection was lost)"
+    return f"error {code}: {text}" if code else str(text)
+
+
+def poll_server(server_id: int, only: list[str] | None = None, due_at: datetime | None = None) -> PollResult:
+    """Poll one server now (commands and tests): write its samples, record its health."""
+    from monitor.models import Server
+
+    server = Server.objects.get(pk=server_id)
+    return poll_servers([server], {server.id: due_at}, only)[0]
+
+
+def poll_servers(servers: list, due: dict[int, datetime | None], only: list[str] | None = None,
+                 executor=None) -> list[PollResult]:
+    """Poll servers concurrently (when given an executor), then record all results at once."""
+    from collectors.record import record
+
+    jobs = []
+    for server in servers:
+        token = state.acquire_lock(server.id, lock_ttl(server.poll_interval))
+        if token is None:
+            jobs.append((server, None, None))
+            continue
+        target = Target.from_server(server)
+        args = (target, server.poll_interval, due.get(server.id), only)
+        jobs.append((server, token, executor.submit(poll_target, *args) if executor else poll_target(*args)))
+    results = []
+    try:
+        for server, token, job in jobs:
+            results.append(collect_job(server, token, job, due.get(server.id)))
+        record(servers, [r for r in results if not r.skipped])
+    finally:
+        for server, token, _ in jobs:
+            if token:
+                state.release_lock(server.id, token)
+    return results
+
+
+def collect_job(server, token: str | None, job, due_at: datetime | None) -> PollResult:
+    if token is None:
+        return PollResult(server.id, server.name, datetime.now(UTC), due_at,
+                          skipped="a poll of this server is already running")
+    return job.result() if hasattr(job, "result") else job
+
+
+def lock_ttl(poll_interval: int) -> float:
+    # Longer than the worst poll (connect + read timeouts, one reconnect), shorter than a stuck worker's life.
+    return max(2.0 * poll_interval, 30.0)

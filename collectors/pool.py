@@ -1,0 +1,128 @@
+"""One reused connection per monitored server per worker process.
+
+Reconnecting costs the server a handshake, an authentication and our session
+guards; in steady state a poll must not connect at all.
+"""
+
+import threading
+import time
+from dataclasses import dataclass
+
+import pymysql
+
+from collectors.connection import ServerInfo, detect, open_connection
+
+# Read once per connection: the boot time tells a restart from a normal poll.
+UPTIME_SQL = "SHOW GLOBAL STATUS LIKE 'Uptime'"
+# Server-side codes that end the session: shutdown in progress, connection killed, idle timeout.
+SESSION_ENDED = (1053, 1927, 4031)
+
+
+@dataclass
+class Target:
+    """How to reach a server: what the pool needs from monitor.models.Server."""
+
+    server_id: int
+    name: str
+    host: str
+    port: int
+    socket: str
+    user: str
+    password: str
+
+    @classmethod
+    def from_server(cls, server) -> "Target":
+        return cls(server.id, server.name, server.host, server.port, server.socket, server.user, server.password)
+
+    @property
+    def address(self) -> str:
+        return self.socket or f"{self.host}:{self.port}"
+
+    def fingerprint(self) -> tuple:
+        return (self.host, self.port, self.socket, self.user, self.password)
+
+
+@dataclass
+class Pooled:
+    conn: pymysql.Connection
+    info: ServerInfo
+    boot: float  # epoch seconds the server started
+    fingerprint: tuple
+    reused: bool = False  # False on the poll that opened it
+
+
+class ConnectionPool:
+    def __init__(self):
+        self._entries: dict[int, Pooled] = {}
+        self._lock = threading.Lock()
+        self.connects = 0  # opened since the process started: the benchmark checks it stays flat
+
+    def get(self, target: Target) -> Pooled:
+        with self._lock:
+            entry = self._entries.pop(target.server_id, None)
+        if entry and entry.fingerprint == target.fingerprint() and entry.conn.open:
+            entry.reused = True
+            return entry
+        if entry:
+            close_quietly(entry.conn)
+        return self._open(target)
+
+    def put(self, target: Target, entry: Pooled) -> None:
+        with self._lock:
+            old = self._entries.pop(target.server_id, None)
+            self._entries[target.server_id] = entry
+        if old and old is not entry:
+            close_quietly(old.conn)
+
+    def discard(self, server_id: int, entry: Pooled | None = None) -> None:
+        with self._lock:
+            current = self._entries.get(server_id)
+            if entry is None or current is entry:
+                self._entries.pop(server_id, None)
+        if entry:
+            close_quietly(entry.conn)
+
+    def close_all(self) -> None:
+        with self._lock:
+            entries, self._entries = list(self._entries.values()), {}
+        for entry in entries:
+            close_quietly(entry.conn)
+
+    def _open(self, target: Target) -> Pooled:
+        conn = open_connection(host=target.host, port=target.port, socket=target.socket,
+                               user=target.user, password=target.password)
+        self.connects += 1
+        try:
+            info = detect(conn)
+            with conn.cursor() as cur:
+                cur.execute(UPTIME_SQL)
+                row = cur.fetchone()
+        except Exception:
+            close_quietly(conn)
+            raise
+        boot = time.time() - float(row[1]) if row else None
+        return Pooled(conn, info, boot, target.fingerprint())
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+def is_connection_error(exc: BaseException) -> bool:
+    """After this error the connection cannot be trusted (lost, gone, timed out): reconnect.
+
+    PyMySQL raises OperationalError for privilege errors too, so the code decides.
+    """
+    if isinstance(exc, (pymysql.err.InterfaceError, OSError)):
+        return True
+    code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else 0
+    return isinstance(exc, pymysql.MySQLError) and (code >= 2000 or code in SESSION_ENDED)
+
+
+def close_quietly(conn: pymysql.Connection) -> None:
+    try:
+        conn.close()
+    except Exception:
+        pass  # already broken: nothing to tell the server
+
+
+POOL = ConnectionPool()

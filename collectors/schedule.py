@@ -1,0 +1,64 @@
+"""Which servers are due: next-due times in a Redis sorted set, claimed atomically.
+
+Claiming moves a server's next-due time forward inside one Lua script, so two
+dispatchers (or a retried beat tick) can never hand out the same poll twice.
+"""
+
+from collectors import state
+
+DUE_KEY = "collectors:due"
+GOLDEN = 0.6180339887  # spreads new servers' first polls evenly over their interval
+
+# KEYS[1] = the due set; ARGV = now, then (id, interval, offset) per enabled server.
+# Returns [id, due_at, ...] for the servers due now; missed slots are skipped, not replayed.
+CLAIM_LUA = """
+local now = tonumber(ARGV[1])
+local due = {}
+for i = 2, #ARGV, 3 do
+  local id, interval, offset = ARGV[i], tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2])
+  local score = redis.call('ZSCORE', KEYS[1], id)
+  if not score then
+    redis.call('ZADD', KEYS[1], now + offset, id)
+  else
+    score = tonumber(score)
+    if score <= now then
+      local slots = math.floor((now - score) / interval)
+      local due_at = score + slots * interval
+      redis.call('ZADD', KEYS[1], due_at + interval, id)
+      table.insert(due, id)
+      table.insert(due, tostring(due_at))
+    end
+  end
+end
+return due
+"""
+
+
+def first_offset(server_id: int, interval: int) -> float:
+    return (server_id * GOLDEN) % 1.0 * interval
+
+
+def claim_due(servers: list[tuple[int, int]], now: float) -> list[tuple[int, float]]:
+    """(server id, poll interval) of the enabled servers -> [(id, due_at)] due now."""
+    client = state.client()
+    args = [repr(now)]
+    for server_id, interval in servers:
+        args += [str(server_id), str(interval), repr(first_offset(server_id, interval))]
+    forget_removed(client, {str(server_id) for server_id, _ in servers})
+    if not servers:
+        return []
+    reply = client.eval(CLAIM_LUA, 1, DUE_KEY, *args)
+    return [(int(reply[i]), float(reply[i + 1])) for i in range(0, len(reply), 2)]
+
+
+def forget_removed(client, enabled: set[str]) -> None:
+    """Drop deleted or disabled servers from the due set (cheap check first)."""
+    if client.zcard(DUE_KEY) <= len(enabled):
+        return
+    stale = [m for m in client.zrange(DUE_KEY, 0, -1) if m.decode() not in enabled]
+    if stale:
+        client.zrem(DUE_KEY, *stale)
+
+
+def reset() -> None:
+    state.client().delete(DUE_KEY)

@@ -1,0 +1,88 @@
+"""What a source is and what it returns: raw readings, before the delta engine."""
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from types import ModuleType
+
+import pymysql
+
+from collectors.connection import ServerInfo
+
+
+class SourceUnavailable(Exception):
+    """The source cannot run on this server (performance_schema OFF, version, privilege): not a failure to retry."""
+
+
+@dataclass
+class Reading:
+    """Raw values as read: counters are the server's running totals, not deltas yet."""
+
+    values: dict[str, int | float]
+    counters: frozenset[str] = frozenset()
+    note: str = ""  # said to the user beside the figures (fallbacks, disabled counters)
+    # A missing counter was zero at the previous read (e.g. rows filtered by COUNT_STAR > 0).
+    absent_is_zero: bool = False
+    # Gauges whose decrease means the counters were reset (Uptime, Uptime_since_flush_status).
+    reset_markers: tuple[str, ...] = ()
+    stored_on_change: bool = False  # variables: only values that changed are stored
+    extra: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Source:
+    name: str
+    help: str
+    flavors: frozenset[str]
+    min_version: dict[str, tuple[int, int, int]]
+    interval: int | None  # seconds; None means the server's poll interval
+    expensive: bool
+    collect: Callable[[pymysql.Connection, ServerInfo], Reading]
+
+    @classmethod
+    def from_module(cls, module: ModuleType) -> "Source":
+        return cls(module.NAME, module.HELP, frozenset(module.FLAVORS), dict(module.MIN_VERSION),
+                   module.INTERVAL, getattr(module, "EXPENSIVE", False), module.collect)
+
+    def unsupported_reason(self, info: ServerInfo) -> str | None:
+        """Why this source cannot run on this server, or None if it can."""
+        if info.flavor not in self.flavors:
+            return f"not available on {info.label}"
+        minimum = self.min_version.get(info.flavor, (0, 0, 0))
+        if info.version_tuple < minimum:
+            return f"needs {info.flavor} {'.'.join(map(str, minimum))} or later (server is {info.label})"
+        return None
+
+    def interval_for(self, poll_interval: int) -> int:
+        return max(poll_interval, self.interval or 0)
+
+
+def query(conn: pymysql.Connection, sql: str, args=None) -> list[tuple]:
+    with conn.cursor() as cur:
+        cur.execute(sql, args)
+        return list(cur.fetchall())
+
+
+def number(text) -> int | float | None:
+    """A status or variable value as a number; None for text values (ON, file names...)."""
+    if isinstance(text, (int, float)):
+        return text
+    if text is None:
+        return None
+    if isinstance(text, bytes):
+        text = text.decode(errors="replace")
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def require_performance_schema(info: ServerInfo, source: str) -> None:
+    if not info.performance_schema:
+        raise SourceUnavailable(
+            f"performance_schema is OFF on this server, so {source} has nothing to read; "
+            "set performance_schema=ON in the server's configuration and restart it"
+        )

@@ -1,0 +1,67 @@
+# SHOW GLOBAL STATUS: TPS, QPS, threads and InnoDB counters (and, on MySQL 8.0, the transaction summary).
+"""Global status: every numeric status variable; counters become deltas, gauges stay values."""
+
+import re
+
+import pymysql
+
+from collectors.connection import ServerInfo
+from collectors.source import Reading, number, query
+
+NAME = "global_status"
+HELP = "SHOW GLOBAL STATUS: tps (Com_commit + Com_rollback), qps (Questions), Threads_running, InnoDB counters"
+FLAVORS = ("mysql", "mariadb")
+MIN_VERSION = {"mysql": (5, 1, 0), "mariadb": (5, 1, 0)}
+INTERVAL = None
+
+# Reads all status variables in one round trip; the server answers it from memory.
+GLOBAL_STATUS_SQL = "SHOW GLOBAL STATUS"
+# MySQL 8.0: transactions as performance_schema counts them (autocommit statements included).
+TRX_SUMMARY_SQL = (
+    "SELECT COUNT_STAR FROM performance_schema.events_transactions_summary_global_by_event_name"
+    " WHERE EVENT_NAME = 'transaction'"
+)
+
+# Status variables that are levels, not running totals. Everything else numeric
+# is a counter; getting one of these wrong would read a normal decrease as a reset.
+GAUGES = re.compile(
+    r"^(Threads_(running|connected|cached)"
+    r"|Open_\w+|Slave_open_temp_tables|Slaves_connected|Replica_open_temp_tables|Replicas_connected"
+    r"|Max_used_connections|Memory_used\w*|Max_memory_used|Prepared_stmt_count|Uptime\w*"
+    r"|Innodb_buffer_pool_(pages_(data|dirty|free|misc|total|old|latched)|bytes_(data|dirty)|load_incomplete)"
+    r"|Innodb_(history_list_length|row_lock_current_waits|row_lock_time_avg|row_lock_time_max|page_size"
+    r"|checkpoint_age|checkpoint_max_age|mem_\w+|num_open_files|current_row_locks|max_trx_id"
+    r"|oldest_view_low_limit_trx_id|purge_trx_id|purge_undo_no|lsn_\w+"
+    r"|undo_tablespaces_\w+|onlineddl_\w+|async_\w+_queue_size"
+    r"|ibuf_(size|free_list|segment_size))"
+    r"|\w*_pending\w*|Key_blocks_(not_flushed|unused|used)|Qcache_(free_memory|free_blocks|queries_in_cache|total_blocks)"
+    r"|Tc_log_\w+|Threadpool_\w*threads|Acl_\w+|Rpl_semi_sync_\w+_clients|Ssl_session_cache_size"
+    r"|Delayed_insert_threads|Not_flushed_delayed_rows"
+    r"|wsrep_(?!(received|replicated|local_commits|local_cert_failures|local_bf_aborts|flow_control_\w+|"
+    r"\w+_bytes)$)\w+)$"
+)
+RESET_MARKERS = ("Uptime", "Uptime_since_flush_status")
+
+
+def is_gauge(name: str) -> bool:
+    return bool(GAUGES.match(name))
+
+
+def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:
+    values: dict[str, int | float] = {}
+    for name, text in query(conn, GLOBAL_STATUS_SQL):
+        value = number(text)
+        if value is not None:
+            values[name] = value
+    counters = {name for name in values if not is_gauge(name)}
+    # tps and qps are counters derived from counters: their deltas are the sums of deltas.
+    values["tps"] = values.get("Com_commit", 0) + values.get("Com_rollback", 0)
+    values["qps"] = values.get("Questions", values.get("Queries", 0))
+    counters |= {"tps", "qps"}
+    if info.flavor == "mysql" and info.version_tuple >= (8, 0, 0) and info.performance_schema:
+        rows = query(conn, TRX_SUMMARY_SQL)
+        if rows:
+            values["tps_trx_summary"] = int(rows[0][0])
+            counters.add("tps_trx_summary")
+    return Reading(values, frozenset(counters), reset_markers=RESET_MARKERS,
+                   note="tps = Com_commit + Com_rollback (explicit COMMIT/ROLLBACK statements)")

@@ -1,0 +1,56 @@
+# SELECT NAME, TYPE, COUNT, <enabled> FROM information_schema.INNODB_METRICS: enabled InnoDB counters.
+"""InnoDB metrics counters that are enabled, and which purge counters are not (with the SQL to enable them)."""
+
+import pymysql
+
+from collectors.connection import ServerInfo
+from collectors.source import Reading, query
+
+NAME = "innodb_metrics"
+HELP = "information_schema.INNODB_METRICS enabled counters: innodb_metrics:<NAME>"
+FLAVORS = ("mysql", "mariadb")
+MIN_VERSION = {"mysql": (5, 6, 0), "mariadb": (10, 0, 0)}
+INTERVAL = None
+
+# Enabled rows, plus the purge counters whatever their state so we can say which are off.
+PURGE_FILTER = "(NAME LIKE 'purge%' OR NAME LIKE 'trx_undo%' OR NAME = 'trx_rseg_history_len')"
+METRICS_STATUS_SQL = ("SELECT NAME, TYPE, COUNT, STATUS = 'enabled' FROM information_schema.INNODB_METRICS"
+                      f" WHERE STATUS = 'enabled' OR {PURGE_FILTER}")
+METRICS_ENABLED_SQL = ("SELECT NAME, TYPE, COUNT, ENABLED FROM information_schema.INNODB_METRICS"
+                       f" WHERE ENABLED OR {PURGE_FILTER}")
+
+# TYPE 'value' is a level (e.g. trx_rseg_history_len); the others are running totals.
+GAUGE_TYPES = ("value",)
+
+
+def metrics_sql(info: ServerInfo) -> str:
+    if info.flavor == "mariadb" and info.version_tuple >= (10, 5, 0):
+        return METRICS_ENABLED_SQL
+    return METRICS_STATUS_SQL
+
+
+def enable_hint(disabled: list[str]) -> str:
+    """The statements that turn the missing purge counters on (wildcards keep it short)."""
+    patterns = []
+    for prefix in ("purge", "trx_undo"):
+        if any(name.startswith(prefix) for name in disabled):
+            patterns.append(f"{prefix}%")
+    patterns += [name for name in disabled if not name.startswith(("purge", "trx_undo"))]
+    sql = "; ".join(f"SET GLOBAL innodb_monitor_enable = '{p}'" for p in patterns)
+    return (f"purge counters disabled: {', '.join(disabled)}. Enable with: {sql} "
+            "(and innodb_monitor_enable in the server configuration to keep them after a restart)")
+
+
+def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:
+    values: dict[str, int] = {}
+    counters = set()
+    disabled = []
+    for name, kind, count, enabled in query(conn, metrics_sql(info)):
+        if not enabled:
+            disabled.append(name)
+            continue
+        key = f"innodb_metrics:{name}"
+        values[key] = int(count)
+        if kind not in GAUGE_TYPES:
+            counters.add(key)
+    return Reading(values, frozenset(counters), note=enable_hint(disabled) if disabled else "")

@@ -1,0 +1,111 @@
+# SHOW ENGINE INNODB MUTEX (MariaDB 10.6+: performance_schema wait/synch/{mutex,rwlock,sxlock}/innodb/%).
+"""InnoDB mutex and rw-lock waits, in every format the servers print.
+
+- MySQL 5.1.2-5.1.14: Name `&kernel_mutex:srv0srv.c`, Status `os_waits=N`.
+- MySQL 5.1.15+/5.5/5.6: Name `file:line` (often with a build path), Status `os_waits=N`;
+  debug builds print `count=N, spin_waits=N, spin_rounds=N, os_waits=N, ...`;
+  the same file:line may appear once per instance (summed here).
+- MySQL 5.7.8+/8.x: rw-locks as `rwlock: file:line` / `sum rwlock: file:line` with `waits=N`,
+  named mutexes (when innodb_monitor_enable='latch') with `spins=N,waits=N,calls=N`.
+- MariaDB 10.6+ returns no rows: the same latches are read from performance_schema.
+"""
+
+import re
+
+import pymysql
+
+from collectors.connection import ServerInfo
+from collectors.source import Reading, SourceUnavailable, query
+
+NAME = "innodb_mutex"
+HELP = "SHOW ENGINE INNODB MUTEX: mutex.waits/spins/calls:<name>; MariaDB 10.6+ via performance_schema"
+FLAVORS = ("mysql", "mariadb")
+MIN_VERSION = {"mysql": (5, 1, 0), "mariadb": (5, 1, 0)}
+INTERVAL = 60  # InnoDB walks every latch to answer: not on every cheap poll
+EXPENSIVE = True
+
+# Needs PROCESS; takes InnoDB's latch-list mutex while it walks all latches.
+MUTEX_SQL = "SHOW ENGINE INNODB MUTEX"
+# MariaDB 10.6+ fallback: InnoDB latches as performance_schema instruments them.
+PFS_LATCHES_SQL = (
+    "SELECT EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT"
+    " FROM performance_schema.events_waits_summary_global_by_event_name"
+    " WHERE COUNT_STAR > 0 AND (EVENT_NAME LIKE 'wait/synch/mutex/innodb/%'"
+    " OR EVENT_NAME LIKE 'wait/synch/rwlock/innodb/%' OR EVENT_NAME LIKE 'wait/synch/sxlock/innodb/%')"
+)
+PFS_FALLBACK_NOTE = ("MariaDB 10.6+ returns nothing for SHOW ENGINE INNODB MUTEX: InnoDB latch waits are read "
+                     "from performance_schema wait/synch/{mutex,rwlock,sxlock}/innodb/% instead")
+
+PAIR = re.compile(r"(\w+)=(\d+)")
+# Build paths differ by packager: keep what follows the InnoDB source root.
+SOURCE_ROOT = re.compile(r"^.*?(?:storage/(?:innobase|innodb_plugin|xtradb)/|\.\./)+")
+# Which Status key holds the waits, spins and calls in each format.
+WAIT_KEYS = ("waits", "os_waits")
+SPIN_KEYS = ("spins", "spin_waits")
+CALL_KEYS = ("calls", "count")
+
+
+def latch_name(raw: str) -> str:
+    """`sum rwlock: buf0buf.cc:1466` -> `rwlock:buf0buf.cc:1466`; build paths stripped."""
+    name = raw.strip()
+    kind = ""
+    match = re.match(r"^(?:sum\s+|combined\s+)?(rwlock|mutex):\s*", name)
+    if match:
+        kind, name = match.group(1) + ":", name[match.end():]
+    elif name.startswith("combined "):
+        name = name[len("combined "):]
+    return kind + SOURCE_ROOT.sub("", name)
+
+
+def parse_status(status: str) -> dict[str, int]:
+    pairs = {key: int(value) for key, value in PAIR.findall(status)}
+    out = {}
+    for metric, keys in (("waits", WAIT_KEYS), ("spins", SPIN_KEYS), ("calls", CALL_KEYS)):
+        for key in keys:
+            if key in pairs:
+                out[metric] = pairs[key]
+                break
+    return out
+
+
+def parse_mutex_rows(rows: list[tuple]) -> dict[str, int]:
+    """Rows of (Type, Name, Status) -> {mutex.waits:<name>: N, ...}, summing repeated names."""
+    values: dict[str, int] = {}
+    for row in rows:
+        name, status = (row[1], row[2]) if len(row) >= 3 else row
+        if isinstance(name, bytes):
+            name, status = name.decode(), status.decode()
+        key = latch_name(name)
+        for metric, count in parse_status(status).items():
+            full = f"mutex.{metric}:{key}"
+            values[full] = values.get(full, 0) + count
+    return values
+
+
+def uses_pfs_fallback(info: ServerInfo) -> bool:
+    return info.flavor == "mariadb" and info.version_tuple >= (10, 6, 0)
+
+
+def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:
+    if uses_pfs_fallback(info):
+        return collect_from_pfs(conn, info)
+    values = parse_mutex_rows(query(conn, MUTEX_SQL))
+    note = ""
+    if info.flavor == "mysql" and info.version_tuple >= (5, 7, 8) and not any(
+            k.startswith("mutex.spins:") for k in values):
+        note = ("only rw-locks are listed: named mutex rows need "
+                "SET GLOBAL innodb_monitor_enable = 'latch'")
+    # Rows without waits are left out by the server, so a missing latch was zero before.
+    return Reading(values, frozenset(values), absent_is_zero=True, note=note)
+
+
+def collect_from_pfs(conn: pymysql.Connection, info: ServerInfo) -> Reading:
+    if not info.performance_schema:
+        raise SourceUnavailable(
+            "MariaDB 10.6+ has no SHOW ENGINE INNODB MUTEX output and performance_schema is OFF: "
+            "set performance_schema=ON (with wait/synch/% instruments) to see InnoDB latch waits")
+    values: dict[str, int] = {}
+    for event, count, timer in query(conn, PFS_LATCHES_SQL):
+        values[f"mutex.waits:{event}"] = int(count)
+        values[f"mutex.time_ps:{event}"] = int(timer)
+    return Reading(values, frozenset(values), absent_is_zero=True, note=PFS_FALLBACK_NOTE)

@@ -1,0 +1,34 @@
+# SELECT ... FROM performance_schema.events_waits_summary_global_by_event_name: count and time per wait event.
+"""Wait events: how often and how long each wait happened, in picoseconds (Python ints)."""
+
+import pymysql
+
+from collectors.connection import ServerInfo
+from collectors.source import Reading, query, require_performance_schema
+
+NAME = "pfs_waits"
+HELP = "performance_schema wait events: wait.count:<event> and wait.time_ps:<event> (idle excluded)"
+FLAVORS = ("mysql", "mariadb")
+MIN_VERSION = {"mysql": (5, 5, 3), "mariadb": (5, 5, 0)}
+INTERVAL = None
+
+# Only events that happened at all: keeps the sample small (a missing event was zero
+# at the previous read, which the delta engine knows). idle is a client's think time.
+WAITS_SQL = (
+    "SELECT EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT"
+    " FROM performance_schema.events_waits_summary_global_by_event_name"
+    " WHERE COUNT_STAR > 0 AND EVENT_NAME <> 'idle'"
+)
+
+
+def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:
+    require_performance_schema(info, NAME)
+    values: dict[str, int] = {}
+    for event, count, timer in query(conn, WAITS_SQL):
+        values[f"wait.count:{event}"] = int(count)
+        values[f"wait.time_ps:{event}"] = int(timer)
+    if not values:
+        return Reading({}, frozenset(), absent_is_zero=True,
+                       note="no wait event has been counted yet: check performance_schema.setup_instruments"
+                            " (wait/% ENABLED and TIMED) and setup_consumers (global_instrumentation)")
+    return Reading(values, frozenset(values), absent_is_zero=True)

@@ -1,0 +1,28 @@
+"""Shared state in Redis: the client, and the per-server lock that keeps polls of one server apart."""
+
+import secrets
+from functools import lru_cache
+
+import redis
+from django.conf import settings
+
+LOCK_KEY = "collectors:lock:{}"
+# Deletes the lock only if it is still ours (it may have expired and been taken since).
+RELEASE_LUA = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
+
+
+@lru_cache(maxsize=1)
+def client() -> redis.Redis:
+    return redis.Redis.from_url(settings.REDIS_URL, socket_timeout=5, health_check_interval=30)
+
+
+def acquire_lock(server_id: int, ttl_seconds: float) -> str | None:
+    """A token if this caller may poll the server now, None if a poll of it is running."""
+    token = secrets.token_hex(8)
+    if client().set(LOCK_KEY.format(server_id), token, nx=True, px=int(ttl_seconds * 1000)):
+        return token
+    return None
+
+
+def release_lock(server_id: int, token: str) -> None:
+    client().eval(RELEASE_LUA, 1, LOCK_KEY.format(server_id), token)
