@@ -1,0 +1,127 @@
+"""A bounded Redis buffer for samples while PostgreSQL is unreachable.
+
+Pushing beyond the bound drops the oldest samples and records a gap per
+server, so a hole is always visible (query.gaps), never silent. Draining
+moves a batch to an in-flight list first, so a worker that dies mid-write
+loses nothing: the next drain writes that batch again (writes are idempotent).
+"""
+
+import json
+import logging
+import zlib
+from collections.abc import Callable
+from datetime import datetime
+
+import redis
+from django.conf import settings
+
+from monitor.store import config
+from monitor.store.sample import Sample
+
+log = logging.getLogger(__name__)
+
+KEY = "steadystate:store:buffer"
+INFLIGHT = "steadystate:store:inflight"
+GAPS = "steadystate:store:gaps"
+LOCK = "steadystate:store:drain-lock"
+BATCH = 500
+
+# Append samples and drop the oldest beyond the bound, atomically; return the dropped.
+PUSH_BOUNDED = """
+redis.call('RPUSH', KEYS[1], unpack(ARGV, 2))
+local excess = redis.call('LLEN', KEYS[1]) - tonumber(ARGV[1])
+if excess > 0 then return redis.call('LPOP', KEYS[1], excess) end
+return {}
+"""
+# Move up to N of the oldest samples to the in-flight list, atomically.
+TAKE_BATCH = """
+local items = redis.call('LPOP', KEYS[1], tonumber(ARGV[1]))
+if not items then return {} end
+redis.call('RPUSH', KEYS[2], unpack(items))
+return items
+"""
+
+_client: redis.Redis | None = None
+
+
+def client() -> redis.Redis:
+    global _client
+    if _client is None:
+        _client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=5)
+    return _client
+
+
+def encode(s: Sample) -> bytes:
+    doc = {"s": s.server_id, "src": s.source, "ts": s.ts.isoformat(), "i": s.interval,
+           "v": s.values, "c": sorted(s.counters)}
+    return zlib.compress(json.dumps(doc).encode(), 1)
+
+
+def decode(item: bytes) -> Sample:
+    d = json.loads(zlib.decompress(item))
+    return Sample(d["s"], d["src"], datetime.fromisoformat(d["ts"]), d["i"], d["v"], frozenset(d["c"]))
+
+
+def push(samples: list[Sample]) -> None:
+    """Buffer samples; if the bound is exceeded, drop the oldest and record gaps."""
+    for i in range(0, len(samples), BATCH):
+        items = [encode(s) for s in samples[i:i + BATCH]]
+        dropped = client().eval(PUSH_BOUNDED, 1, KEY, config.buffer_max_samples(), *items)
+        if dropped:
+            record_gaps([decode(x) for x in dropped], "store buffer full while PostgreSQL was unreachable")
+
+
+def record_gaps(dropped: list[Sample], reason: str) -> None:
+    spans: dict[int, list[datetime]] = {}
+    for s in dropped:
+        spans.setdefault(s.server_id, []).append(s.ts)
+    for server_id, stamps in spans.items():
+        doc = {"server_id": server_id, "start": min(stamps).isoformat(), "end": max(stamps).isoformat(),
+               "reason": f"{reason}: {len(stamps)} samples dropped"}
+        log.error("store: server %s lost %s", server_id, doc["reason"])
+        client().rpush(GAPS, json.dumps(doc))
+
+
+def pending() -> bool:
+    pipe = client().pipeline(transaction=False)
+    pipe.llen(KEY)
+    pipe.llen(INFLIGHT)
+    pipe.llen(GAPS)
+    return any(pipe.execute())
+
+
+def pending_gaps() -> list[dict]:
+    return [json.loads(x) for x in client().lrange(GAPS, 0, -1)]
+
+
+def drain(write: Callable[[list[Sample]], None]) -> int:
+    """Write buffered samples with write() (oldest first) and the recorded gaps."""
+    lock = client().lock(LOCK, timeout=120, blocking=False)
+    if not lock.acquire():
+        return 0  # another worker is draining
+    written = 0
+    try:
+        while items := client().lrange(INFLIGHT, 0, -1) or client().eval(TAKE_BATCH, 2, KEY, INFLIGHT, BATCH):
+            write([decode(x) for x in items])
+            client().delete(INFLIGHT)
+            written += len(items)
+        _save_gaps()
+    finally:
+        lock.release()
+    if written:
+        log.info("store: wrote %d buffered samples", written)
+    return written
+
+
+def _save_gaps() -> None:
+    from monitor.store.models import Gap
+
+    docs = client().lrange(GAPS, 0, -1)
+    for raw in docs:
+        d = json.loads(raw)
+        Gap.objects.create(server_id=d["server_id"], start=datetime.fromisoformat(d["start"]),
+                           end=datetime.fromisoformat(d["end"]), reason=d["reason"])
+    if docs:
+        client().ltrim(GAPS, len(docs), -1)
+
+

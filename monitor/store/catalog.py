@@ -1,0 +1,158 @@
+"""The metric catalog: sources, metric ids and the layouts of raw rows.
+
+A layout lists, per server and source, the metric held by each slot of a raw
+row's integer and float arrays. Layouts only grow (new names are appended), so
+a server upgrade or a source that finds new events gets a new layout while old
+rows keep theirs. Writers cache the current layout per server and source and
+check once per write that the cached ids still exist (tests roll back).
+"""
+
+import hashlib
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+
+from django.db import connection
+
+# Register a source name (idempotent).
+UPSERT_SOURCE = "INSERT INTO store_source (name) VALUES (%s) ON CONFLICT (name) DO NOTHING"
+SELECT_SOURCE = "SELECT id FROM store_source WHERE name = %s"
+# Register metric names of a server (idempotent) and read their ids back.
+UPSERT_METRICS = (
+    "INSERT INTO store_metric (server_id, name, counter) "
+    "SELECT %s, n, c FROM unnest(%s::text[], %s::boolean[]) AS t(n, c) "
+    "ON CONFLICT (server_id, name) DO UPDATE SET counter = store_metric.counter OR EXCLUDED.counter"
+)
+SELECT_METRIC_IDS = "SELECT name, id FROM store_metric WHERE server_id = %s AND name = ANY(%s)"
+# Register a layout (idempotent by digest) and read its id back.
+UPSERT_LAYOUT = (
+    "INSERT INTO store_layout (server_id, source_id, int_ids, float_ids, digest, created_at) "
+    "VALUES (%s, %s, %s, %s, %s, now()) ON CONFLICT (digest) DO NOTHING"
+)
+SELECT_LAYOUT = "SELECT id FROM store_layout WHERE digest = %s"
+# Which cached layouts still exist.
+EXISTING_LAYOUTS = "SELECT id FROM store_layout WHERE id = ANY(%s)"
+# Readers: all metrics and layouts of some servers.
+SERVER_METRICS = "SELECT id, server_id, name, counter FROM store_metric WHERE server_id = ANY(%s)"
+SERVER_LAYOUTS = (
+    "SELECT l.id, l.server_id, l.source_id, l.int_ids, l.float_ids, s.name "
+    "FROM store_layout l JOIN store_source s ON s.id = l.source_id WHERE l.server_id = ANY(%s)"
+)
+
+
+@dataclass(frozen=True)
+class WriteLayout:
+    """A layout as a writer uses it: slot order by name."""
+
+    id: int
+    source_id: int
+    int_names: tuple[str, ...]
+    float_names: tuple[str, ...]
+    names: frozenset[str] = field(default=frozenset())
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    id: int
+    server_id: int
+    name: str
+    counter: bool
+
+    @property
+    def kind(self) -> str:
+        return "counter" if self.counter else "gauge"
+
+
+@dataclass(frozen=True)
+class ReadLayout:
+    id: int
+    server_id: int
+    source_id: int
+    source: str
+    int_ids: tuple[int, ...]
+    float_ids: tuple[int, ...]
+
+
+_current: dict[tuple[int, str], WriteLayout] = {}
+
+
+def forget() -> None:
+    _current.clear()
+
+
+def cached(server_id: int, source: str) -> WriteLayout | None:
+    return _current.get((server_id, source))
+
+
+def verify(layout_ids: set[int]) -> bool:
+    """True if every cached layout used by this write still exists; else drop the cache."""
+    with connection.cursor() as cur:
+        cur.execute(EXISTING_LAYOUTS, [sorted(layout_ids)])
+        found = {r[0] for r in cur.fetchall()}
+    if found != layout_ids:
+        forget()
+        return False
+    return True
+
+
+def source_id(name: str) -> int:
+    with connection.cursor() as cur:
+        cur.execute(UPSERT_SOURCE, [name])
+        cur.execute(SELECT_SOURCE, [name])
+        return cur.fetchone()[0]
+
+
+def metric_ids(server_id: int, kinds: dict[str, bool]) -> dict[str, int]:
+    """Ids of names (name -> is counter), registering new ones."""
+    names = sorted(kinds)
+    with connection.cursor() as cur:
+        cur.execute(UPSERT_METRICS, [server_id, names, [kinds[n] for n in names]])
+        cur.execute(SELECT_METRIC_IDS, [server_id, names])
+        return dict(cur.fetchall())
+
+
+def extend(server_id: int, source: str, old: WriteLayout | None,
+           new_ints: dict[str, bool], new_floats: dict[str, bool]) -> WriteLayout:
+    """The layout after old with names added (or moved from int to float slots).
+
+    new_ints / new_floats map names not yet in a suitable slot to "is counter".
+    """
+    ints = [n for n in (old.int_names if old else ()) if n not in new_floats]
+    floats = list(old.float_names) if old else []
+    ints += sorted(n for n in new_ints if n not in ints)
+    floats += sorted(n for n in new_floats if n not in floats)
+    kinds = {n: False for n in ints + floats} | new_ints | new_floats
+    ids = metric_ids(server_id, kinds)
+    sid = source_id(source)
+    int_ids, float_ids = [ids[n] for n in ints], [ids[n] for n in floats]
+    digest = hashlib.sha256(repr((server_id, sid, int_ids, float_ids)).encode()).hexdigest()
+    with connection.cursor() as cur:
+        cur.execute(UPSERT_LAYOUT, [server_id, sid, int_ids, float_ids, digest])
+        cur.execute(SELECT_LAYOUT, [digest])
+        lid = cur.fetchone()[0]
+    layout = WriteLayout(lid, sid, tuple(ints), tuple(floats), frozenset(ints + floats))
+    _current[(server_id, source)] = layout
+    return layout
+
+
+def server_metrics(server_ids: list[int]) -> list[MetricInfo]:
+    with connection.cursor() as cur:
+        cur.execute(SERVER_METRICS, [list(server_ids)])
+        return [MetricInfo(*r) for r in cur.fetchall()]
+
+
+def server_layouts(server_ids: list[int]) -> list[ReadLayout]:
+    with connection.cursor() as cur:
+        cur.execute(SERVER_LAYOUTS, [list(server_ids)])
+        return [ReadLayout(r[0], r[1], r[2], r[5], tuple(r[3]), tuple(r[4])) for r in cur.fetchall()]
+
+
+def matching(metrics: list[MetricInfo], patterns: list[str]) -> list[MetricInfo]:
+    """Metrics whose name equals a pattern or matches it with '*' wildcards, in pattern order."""
+    out: dict[int, MetricInfo] = {}
+    by_name = sorted(metrics, key=lambda m: (m.server_id, m.name))
+    for pattern in patterns:
+        glob = pattern.replace("[", "[[]").replace("?", "[?]")  # only '*' is special
+        for m in by_name:
+            if m.name == pattern or ("*" in pattern and fnmatchcase(m.name, glob)):
+                out.setdefault(m.id, m)
+    return list(out.values())

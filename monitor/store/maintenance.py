@@ -1,0 +1,34 @@
+"""One maintenance pass: buffer flush, partitions ahead, compaction, rollups, retention.
+
+Run by the Celery beat task `maintain` (every 60 s) and `manage.py store_maintain`.
+A Redis lock keeps two workers from maintaining at the same time.
+"""
+
+from datetime import UTC, datetime, timedelta
+
+from monitor.store import buffer, config, ingest, partitions
+
+LOCK = "steadystate:store:maintain-lock"
+
+
+def run(now: datetime | None = None) -> dict:
+    now = now or datetime.now(UTC)
+    lock = buffer.client().lock(LOCK, timeout=600, blocking=False)
+    if not lock.acquire():
+        return {"skipped": "another worker is maintaining"}
+    try:
+        return {
+            "flushed": ingest.flush_buffer(),
+            "partitions": create_ahead(now),
+        }
+    finally:
+        lock.release()
+
+
+def create_ahead(now: datetime) -> int:
+    """Partitions for the hours and days about to come, so ingest never waits on DDL."""
+    ahead = now + timedelta(hours=config.hours_ahead())
+    partitions.ensure_range(partitions.RAW, now - timedelta(hours=1), ahead)
+    for scheme in (partitions.BLOCK, partitions.BLOCK_SERIES, partitions.ROLLUP_1M, partitions.ROLLUP_1H):
+        partitions.ensure_range(scheme, now - timedelta(days=1), ahead)
+    return len(partitions._known)

@@ -1,0 +1,119 @@
+"""Time partitions of the store's tables: naming, creation ahead of time, dropping.
+
+Retention is DROP TABLE of whole partitions, never DELETE.
+"""
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from django.db import connection, transaction
+from django.db.utils import DatabaseError
+
+# Create one partition; IF NOT EXISTS because other workers may race us.
+CREATE_PARTITION = (
+    "CREATE TABLE IF NOT EXISTS {name} PARTITION OF {table} "
+    "FOR VALUES FROM ('{start}') TO ('{end}'){storage}"
+)
+# The partitions of a table, by name.
+LIST_PARTITIONS = (
+    "SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
+    "JOIN pg_class p ON p.oid = i.inhparent WHERE p.relname = %s"
+)
+# Drop one partition (retention; compaction of a hot hour).
+DROP_PARTITION = "DROP TABLE IF EXISTS {name}"
+
+
+@dataclass(frozen=True)
+class Scheme:
+    table: str
+    unit: str  # "hour", "day" or "month"
+    # Hot rows hold ~3 kB arrays: compress them even below the 2 kB default.
+    storage: str = ""
+
+    def floor(self, t: datetime) -> datetime:
+        t = t.astimezone(UTC)
+        if self.unit == "hour":
+            return t.replace(minute=0, second=0, microsecond=0)
+        if self.unit == "day":
+            return t.replace(hour=0, minute=0, second=0, microsecond=0)
+        return t.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+
+    def next(self, start: datetime) -> datetime:
+        if self.unit == "hour":
+            return start + timedelta(hours=1)
+        if self.unit == "day":
+            return start + timedelta(days=1)
+        return (start + timedelta(days=32)).replace(day=1)
+
+    def name(self, start: datetime) -> str:
+        fmt = {"hour": "%Y%m%d%H", "day": "%Y%m%d", "month": "%Y%m"}[self.unit]
+        return f"{self.table}_p{start.strftime(fmt)}"
+
+    def start_of(self, name: str) -> datetime:
+        fmt = {"hour": "%Y%m%d%H", "day": "%Y%m%d", "month": "%Y%m"}[self.unit]
+        return datetime.strptime(name.rsplit("_p", 1)[1], fmt).replace(tzinfo=UTC)
+
+
+RAW = Scheme("store_raw", "hour", " WITH (toast_tuple_target = 128)")
+BLOCK = Scheme("store_block", "day")
+BLOCK_SERIES = Scheme("store_block_series", "day")
+ROLLUP_1M = Scheme("store_rollup_1m", "day")
+ROLLUP_1H = Scheme("store_rollup_1h", "month")
+ALL = (RAW, BLOCK, BLOCK_SERIES, ROLLUP_1M, ROLLUP_1H)
+
+_known: set[str] = set()  # partitions this process has seen exist
+
+
+def forget() -> None:
+    """Drop the cache, e.g. after an insert found a partition missing."""
+    _known.clear()
+
+
+def ensure(scheme: Scheme, t: datetime) -> str:
+    """Make sure the partition holding time t exists; return its name."""
+    start = scheme.floor(t)
+    name = scheme.name(start)
+    if name in _known:
+        return name
+    sql = CREATE_PARTITION.format(
+        name=name, table=scheme.table, start=start.isoformat(),
+        end=scheme.next(start).isoformat(), storage=scheme.storage,
+    )
+    try:
+        with transaction.atomic(), connection.cursor() as cur:
+            cur.execute(sql)
+    except DatabaseError:
+        # Another worker created it between our check and our CREATE.
+        if name not in existing(scheme):
+            raise
+    _known.add(name)
+    return name
+
+
+def ensure_range(scheme: Scheme, start: datetime, end: datetime) -> None:
+    t = scheme.floor(start)
+    while t <= end:
+        ensure(scheme, t)
+        t = scheme.next(t)
+
+
+def existing(scheme: Scheme) -> list[str]:
+    with connection.cursor() as cur:
+        cur.execute(LIST_PARTITIONS, [scheme.table])
+        return sorted(r[0] for r in cur.fetchall())
+
+
+def drop(name: str) -> None:
+    with connection.cursor() as cur:
+        cur.execute(DROP_PARTITION.format(name=name))
+    _known.discard(name)
+
+
+def drop_older_than(scheme: Scheme, cutoff: datetime) -> list[str]:
+    """Drop the partitions whose whole range ends at or before cutoff."""
+    dropped = []
+    for name in existing(scheme):
+        if scheme.next(scheme.start_of(name)) <= cutoff:
+            drop(name)
+            dropped.append(name)
+    return dropped
