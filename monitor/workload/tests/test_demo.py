@@ -1,0 +1,85 @@
+import io
+
+import psutil
+import pymysql
+import pytest
+from django.core.management import call_command
+
+from collectors.connection import connect
+from monitor import demo
+from monitor.models import Run, Server
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def demos(tmp_path):
+    started = []
+
+    def make():
+        started.append(demo.Demo(tmp_path, say=messages.append))
+        return started[-1]
+
+    messages = []
+    make.messages = messages
+    yield make
+    for d in started:
+        d.stop()
+
+
+def test_it_starts_a_sandbox_and_registers_it_with_a_read_only_monitoring_user(demos):
+    d = demos()
+    assert d.start()
+    server = Server.objects.get(name="local")
+    assert (server.port, server.user, server.tags) == (d.sandbox.port, "steady", ["demo"])
+    conn = connect(server)
+    with conn.cursor() as cur:
+        cur.execute("SELECT @@performance_schema")
+        assert cur.fetchone()[0] == 1
+        cur.execute("SELECT COUNT(*) FROM performance_schema.setup_instruments "
+                    "WHERE NAME LIKE 'wait/synch/%' AND ENABLED = 'YES' AND TIMED = 'YES'")
+        assert cur.fetchone()[0] > 0
+        with pytest.raises(pymysql.MySQLError, match="denied"):
+            cur.execute("CREATE DATABASE not_for_monitors")
+    conn.close()
+    assert "registered as server 'local'" in demos.messages[-1]
+
+
+def test_its_load_runs_as_the_load_user(demos, monkeypatch):
+    d = demos()
+    d.start()
+    argv = d.load_command()
+    assert argv[2:4] == ["stress", "local"] and "--duration" in argv
+    monkeypatch.setenv(demo.LOAD_PASSWORD_ENV, d.load_env()[demo.LOAD_PASSWORD_ENV])
+    args = argv[4:]
+    args[args.index("--duration") + 1], args[args.index("--interval") + 1] = "1", "0.5"
+    args[args.index("--hold-trx") + 1] = "0.5"
+    out = io.StringIO()
+    call_command("stress", "local", *args, stdout=out)
+    assert "completed:" in out.getvalue()
+    assert Run.objects.get(name="demo load").ended_at is not None
+
+
+def test_a_second_start_reuses_the_data_port_and_server_and_stops_a_leftover(demos):
+    first = demos()
+    first.start()
+    leftover = psutil.Process(first.sandbox.process.pid)
+    # As if `make run` had been killed: a new Demo finds the old mariadbd still on the data directory.
+    second = demos()
+    assert second.start()
+    assert not leftover.is_running() or leftover.status() == psutil.STATUS_ZOMBIE
+    assert second.sandbox.port == first.sandbox.port
+    assert Server.objects.filter(name="local").count() == 1
+
+
+def test_without_mariadbd_it_says_how_to_install_it(demos, monkeypatch):
+    monkeypatch.setattr(demo, "find_binary", lambda *names: None)
+    assert not demos().start()
+    assert "apt-get install mariadb-server" in demos.messages[-1]
+
+
+def test_it_leaves_a_server_named_local_alone(demos):
+    Server.objects.create(name="local", host="db.example.com", user="steady")
+    assert not demos().start()
+    assert "already registered" in demos.messages[-1]
+    assert Server.objects.get(name="local").host == "db.example.com"
