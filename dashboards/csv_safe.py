@@ -34,6 +34,8 @@ def cell(value: object) -> object:
         return int(value)
     if isinstance(value, float) and not math.isfinite(value):
         return ""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return int(value)  # a delta of 5719 reads as 5719, not 5719.0
     if isinstance(value, int | float):
         return value  # csv writes repr(): exact, and a minus sign stays a number
     if isinstance(value, datetime):

@@ -23,6 +23,7 @@ def test_it_leaves_numbers_as_numbers():
     assert cell(-3.5) == -3.5
     assert cell(-7) == -7
     assert cell(10**30) == 10**30  # picosecond sums are Python ints
+    assert cell(5719.0) == 5719 and isinstance(cell(5719.0), int)
     assert cell(None) == ""
     assert cell(float("nan")) == ""
 

@@ -1,0 +1,118 @@
+"""CSV downloads: any series range, top waits, run comparisons, annotations.
+
+Every response streams: rows go out as the store returns them, chunk by chunk.
+"""
+
+import re
+from collections.abc import Iterable, Iterator
+from itertools import chain
+
+from django.db.models import Q
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, StreamingHttpResponse
+from django.views.decorators.http import require_GET
+
+from dashboards import export_params as params
+from dashboards.csv_safe import CsvLines, iso_utc
+from dashboards.export_series import columns, header, rows
+from dashboards.export_tables import (
+    annotation_rows,
+    compare_rows,
+    interval_waits,
+    topwaits_diff_rows,
+    topwaits_rows,
+)
+from dashboards.report_summary import summarize_run
+from dashboards.topwaits import diff_rows
+from monitor.models import Annotation
+
+BOM = "\ufeff"  # lets Excel read UTF-8; off unless asked (bom=1), scripts rarely want it
+
+
+def csv_response(rows: Iterable[Iterable[object]], filename: str, bom: bool = False) -> StreamingHttpResponse:
+    lines: Iterator[str] = CsvLines().lines(rows)
+    if bom:
+        lines = chain([BOM], lines)
+    response = StreamingHttpResponse((line.encode() for line in lines), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response["X-Accel-Buffering"] = "no"  # a proxy must pass the stream on, not buffer it
+    return response
+
+
+def slug(*parts: object) -> str:
+    """A file name safe in a Content-Disposition header on every OS."""
+    text = "_".join(str(p) for p in parts)
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-")[:150] or "export"
+
+
+def bad_request(error: params.ExportError) -> HttpResponse:
+    return HttpResponseBadRequest(f"CSV export: {error}\n", content_type="text/plain; charset=utf-8")
+
+
+def _flag(request: HttpRequest, name: str) -> bool:
+    return request.GET.get(name, "") in ("1", "true", "yes", "on")
+
+
+@require_GET
+def series_csv(request: HttpRequest) -> HttpResponse:
+    """/export.csv: one row per timestamp, one column per series."""
+    try:
+        export = params.series_export(
+            request.GET.getlist("server"), request.GET.getlist("metrics"), request.GET.get("from"),
+            request.GET.get("to"), request.GET.get("step"), request.GET.get("mode"), _flag(request, "full"),
+            preset=request.GET.get("range"), points=request.GET.get("w") or request.GET.get("points"),
+        )
+    except params.ExportError as error:
+        return bad_request(error)
+    cols = columns(export)  # before the response starts, so a store error is a 500, not a torn file
+    body = chain([header(export, cols)], rows(export, cols) if cols else [])
+    name = slug(*(s.name for s in export.servers), iso_utc(export.start), iso_utc(export.end)) + ".csv"
+    return csv_response(body, name, _flag(request, "bom"))
+
+
+@require_GET
+def topwaits_csv(request: HttpRequest) -> HttpResponse:
+    """/export/topwaits.csv: one interval, or two (from2/to2) with their differences."""
+    get = request.GET
+    try:
+        server = params.find_servers(get.getlist("server"))[0]
+        start, end = params.parse_range(get.get("from"), get.get("to"), preset=get.get("range"))
+        second = params.parse_range(get.get("from2"), get.get("to2"), "2") if get.get("from2") else None
+    except params.ExportError as error:
+        return bad_request(error)
+    first = interval_waits(server, start, end)
+    if second is None:
+        body = topwaits_rows(first)
+        name = slug("topwaits", server.name, iso_utc(start), iso_utc(end))
+    else:
+        body = topwaits_diff_rows(diff_rows(first, interval_waits(server, *second)))
+        name = slug("topwaits", server.name, iso_utc(start), "vs", iso_utc(second[0]))
+    return csv_response(body, name + ".csv", _flag(request, "bom"))
+
+
+@require_GET
+def compare_csv(request: HttpRequest) -> HttpResponse:
+    """/export/compare.csv?runs=1,2: one summary row per run, ratio to the first."""
+    try:
+        runs = params.find_runs(request.GET.getlist("runs"))
+    except params.ExportError as error:
+        return bad_request(error)
+    summaries = [summarize_run(run) for run in runs]
+    return csv_response(compare_rows(summaries), slug("compare-runs", *(r.pk for r in runs)) + ".csv",
+                        _flag(request, "bom"))
+
+
+@require_GET
+def annotations_csv(request: HttpRequest) -> HttpResponse:
+    """/export/annotations.csv?server=..&from=..&to=..: the marks drawn on a server's charts."""
+    get = request.GET
+    try:
+        servers = params.find_servers(get.getlist("server"))
+        start, end = params.parse_range(get.get("from"), get.get("to"), preset=get.get("range"))
+    except params.ExportError as error:
+        return bad_request(error)
+    marks = (
+        Annotation.objects.filter(Q(server__in=servers) | Q(server__isnull=True), at__gte=start, at__lte=end)
+        .select_related("server", "run").order_by("at")
+    )
+    name = slug("annotations", *(s.name for s in servers), iso_utc(start), iso_utc(end)) + ".csv"
+    return csv_response(annotation_rows(marks.iterator()), name, _flag(request, "bom"))

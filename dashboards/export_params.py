@@ -1,0 +1,141 @@
+"""Reading an export's parameters (from a query string or the command line)."""
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from dashboards.timerange import PRESETS
+from monitor.models import Run, Server
+
+CHART_POINTS = 1200  # a chart's default width in points: the CSV of a chart matches it
+MAX_SPAN = timedelta(days=400)
+
+
+class ExportError(ValueError):
+    """A parameter the user must fix; the message says which and how."""
+
+
+@dataclass(frozen=True)
+class SeriesExport:
+    servers: list[Server]
+    metrics: list[str]
+    start: datetime
+    end: datetime
+    step: float | None  # seconds per row; None with full resolution
+    mode: str = "rate"  # "rate" or "delta"
+
+    @property
+    def full(self) -> bool:
+        return self.step is None
+
+
+def parse_time(text: str | None, name: str) -> datetime:
+    """ISO 8601 (naive means UTC) or Unix seconds."""
+    if not text:
+        raise ExportError(f"{name} is missing: give an ISO 8601 time such as 2026-01-31T12:00:00Z")
+    try:
+        ts = datetime.fromtimestamp(float(text), UTC)
+    except ValueError:
+        try:
+            ts = datetime.fromisoformat(text.strip().replace(" ", "T", 1))
+        except ValueError:
+            raise ExportError(f"{name}={text!r} is not an ISO 8601 time such as 2026-01-31T12:00:00Z") from None
+    return ts.replace(tzinfo=UTC) if ts.tzinfo is None else ts.astimezone(UTC)
+
+
+def parse_range(
+    start_text: str | None, end_text: str | None, suffix: str = "", preset: str | None = None
+) -> tuple[datetime, datetime]:
+    """from/to; or a live preset (range=1h, as the dashboards' links carry) ending now."""
+    if preset and not start_text:
+        if preset not in PRESETS:
+            raise ExportError(f"range={preset!r}: use one of {', '.join(PRESETS)}, or from and to")
+        now = datetime.now(UTC)
+        return now - PRESETS[preset], now
+    start = parse_time(start_text, "from" + suffix)
+    end = parse_time(end_text, "to" + suffix) if end_text or not start_text else datetime.now(UTC)
+    if end <= start:
+        raise ExportError(f"to{suffix} must be after from{suffix}")
+    if end - start > MAX_SPAN:
+        raise ExportError(f"the range is longer than {MAX_SPAN.days} days: export it in parts")
+    return start, end
+
+
+def find_servers(values: list[str]) -> list[Server]:
+    """Servers by id or name; a value may list several, comma separated.
+
+    A name that itself contains a comma is matched whole before splitting.
+    """
+    found: list[Server] = []
+    for value in values:
+        parts = [value] if _lookup(value) else [p for p in value.split(",") if p.strip()]
+        for part in parts:
+            server = _lookup(part)
+            if server is None:
+                raise ExportError(f"server {part!r} is unknown: give a name or id from /servers/")
+            if server not in found:
+                found.append(server)
+    if not found:
+        raise ExportError("server is missing: give a server name or id (several separated by commas)")
+    return found
+
+
+def _lookup(text: str) -> Server | None:
+    text = text.strip()
+    server = Server.objects.filter(name=text).first()
+    if server is None and text.isdigit():
+        server = Server.objects.filter(pk=int(text)).first()
+    return server
+
+
+def split_list(values: list[str]) -> list[str]:
+    return [p.strip() for v in values for p in v.split(",") if p.strip()]
+
+
+def parse_step(
+    text: str | None, start: datetime, end: datetime, full: bool, points: str | None = None
+) -> float | None:
+    """Seconds per row: step, or the span over a chart's points (w=, as its page sends)."""
+    if full:
+        return None
+    if not text:
+        count = int(points) if points and points.isdigit() and int(points) > 0 else CHART_POINTS
+        return (end - start).total_seconds() / count
+    try:
+        step = float(text)
+    except ValueError:
+        raise ExportError(f"step={text!r} is not a number of seconds") from None
+    if step <= 0:
+        raise ExportError("step must be a positive number of seconds")
+    return step
+
+
+def series_export(
+    servers: list[str], metrics: list[str], start: str | None, end: str | None,
+    step: str | None = None, mode: str | None = None, full: bool = False,
+    preset: str | None = None, points: str | None = None,
+) -> SeriesExport:
+    """Validate everything an export of series needs, or raise ExportError."""
+    mode = mode or "rate"
+    if mode not in ("rate", "delta"):
+        raise ExportError(f"mode={mode!r}: use rate (per second, the default) or delta (per interval)")
+    names = split_list(metrics)
+    if not names:
+        raise ExportError("metrics is missing: give names or patterns such as tps,wait.time_ps:*")
+    first, last = parse_range(start, end, preset=preset)
+    return SeriesExport(
+        find_servers(servers), names, first, last, parse_step(step, first, last, full, points), mode
+    )
+
+
+def find_runs(values: list[str]) -> list[Run]:
+    """Runs by id, in the order given (the first is the reference for ratios)."""
+    ids = split_list(values)
+    if not ids:
+        raise ExportError("runs is missing: give run ids separated by commas, e.g. runs=3,4")
+    if not all(i.isdigit() for i in ids):
+        raise ExportError(f"runs={','.join(ids)!r}: give run ids (numbers) separated by commas")
+    runs = Run.objects.select_related("server").in_bulk([int(i) for i in ids])
+    missing = [i for i in ids if int(i) not in runs]
+    if missing:
+        raise ExportError(f"run {', '.join(missing)} is unknown: see /runs/ for the ids")
+    return [runs[int(i)] for i in dict.fromkeys(ids)]

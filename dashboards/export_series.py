@@ -1,0 +1,110 @@
+"""The rows of a series export, read from the store one time chunk at a time.
+
+Memory stays flat whatever the range: only one chunk of points is held, and
+each row goes out as soon as it is formatted.
+"""
+
+import math
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+from fnmatch import fnmatchcase
+
+from dashboards.export_params import SeriesExport
+from dashboards.export_units import column_name
+from monitor.store import query
+
+CHUNK_POINTS = 2000  # rows per series per store query, at most
+RAW_CHUNK = 20_000  # full-resolution points per series a store query reads (it downsamples in memory)
+
+Key = tuple[int, str]  # (server id, metric)
+
+
+def columns(export: SeriesExport) -> list[tuple[Key, str]]:
+    """Every series the servers have for these names or patterns, in the order asked.
+
+    The store answers a zero-length range with each matching metric (and its
+    kind) but reads no points: the header is known before any data is read.
+    """
+    found = query.series(
+        [s.pk for s in export.servers], export.metrics, export.start, export.start, max_points=2,
+        mode=export.mode,
+    )
+    kinds = {(s.server_id, s.metric): s.kind for s in found}
+    order = {s.pk: i for i, s in enumerate(export.servers)}
+    keys = sorted(kinds, key=lambda k: (order.get(k[0], len(order)), _metric_rank(export.metrics, k[1]), k[1]))
+    return [(k, kinds[k]) for k in keys]
+
+
+def _metric_rank(asked: list[str], metric: str) -> int:
+    """Exact names and patterns keep the order the user gave them."""
+    for i, pattern in enumerate(asked):
+        if metric == pattern or fnmatchcase(metric, pattern):
+            return i
+    return len(asked)
+
+
+def header(export: SeriesExport, cols: list[tuple[Key, str]]) -> list[str]:
+    names = {s.pk: s.name for s in export.servers}
+    return ["time (UTC)"] + [column_name(names[k[0]], k[1], kind, export.mode) for k, kind in cols]
+
+
+def chunk_span(export: SeriesExport) -> timedelta:
+    """How much time one store query covers.
+
+    Full resolution: CHUNK_POINTS polls a query, never downsampled (max_points
+    allows a point a second, the shortest poll interval). With a step: a whole
+    number of steps, as many as keep the points read under RAW_CHUNK, so the
+    store's min/max bins (two points per bin) never straddle two queries.
+    """
+    interval = min(s.poll_interval for s in export.servers)
+    if export.step is None:
+        return timedelta(seconds=CHUNK_POINTS * interval)
+    steps = max(1, min(CHUNK_POINTS, int(RAW_CHUNK * interval / export.step)))
+    return timedelta(seconds=steps * export.step)
+
+
+def chunk_points(export: SeriesExport, first: datetime, last: datetime) -> int:
+    """max_points for one chunk: a point a second (no downsampling), or one a step."""
+    seconds = (last - first).total_seconds()
+    if export.step is None:
+        return math.ceil(seconds) + 1
+    return max(2, math.ceil(seconds / export.step))
+
+
+def chunks(start: datetime, end: datetime, span: timedelta) -> Iterator[tuple[datetime, datetime, bool]]:
+    count = max(1, math.ceil((end - start) / span))
+    for n in range(count):
+        last = n == count - 1
+        yield start + n * span, end if last else start + (n + 1) * span, last
+
+
+def rows(export: SeriesExport, cols: list[tuple[Key, str]]) -> Iterator[list]:
+    """One row per timestamp: time, then one value per column (None if absent)."""
+    index = {key: i for i, (key, _) in enumerate(cols)}
+    span = chunk_span(export)
+    server_ids = sorted({k[0] for k, _ in cols})
+    for first, last, final in chunks(export.start, export.end, span):
+        found = query.series(
+            server_ids, export.metrics, first, last, max_points=chunk_points(export, first, last), mode=export.mode
+        )
+        by_ts: dict[datetime, list] = {}
+        for series in found:
+            col = index.get((series.server_id, series.metric))
+            if col is None:
+                continue
+            for ts, value in zip(series.ts, series.values, strict=True):
+                # Each chunk owns [first, last): a point on the boundary is written once.
+                if ts < first or ts > last or (ts == last and not final):
+                    continue
+                by_ts.setdefault(ts, [None] * len(cols))[col] = value
+        for ts in sorted(by_ts):
+            yield [ts, *by_ts[ts]]
+        del by_ts, found
+
+
+def csv_rows(export: SeriesExport) -> Iterator[list]:
+    """Header, then rows: what export.csv and the export_csv command write."""
+    cols = columns(export)
+    yield header(export, cols)
+    if cols:
+        yield from rows(export, cols)

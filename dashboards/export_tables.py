@@ -1,0 +1,60 @@
+"""The rows of the table exports: top waits (one or two intervals) and run summaries."""
+
+from collections.abc import Iterable, Iterator
+from datetime import datetime
+
+from dashboards.report_summary import RunSummary, ratio
+from dashboards.topwaits import WAIT_PATTERNS, WaitDiff, WaitRow, wait_rows
+from monitor.models import Annotation, Server
+from monitor.store import query
+
+PS_PER_S = 10**12
+
+WAIT_HEADER = ["rank", "event", "time waited (s)", "share of time waited (%)", "count",
+               "avg wait (us)", "time waited (ps)"]
+DIFF_HEADER = ["event", "A time waited (s)", "A count", "A share (%)", "B time waited (s)", "B count",
+               "B share (%)", "difference B-A (s)", "ratio B/A", "A time waited (ps)", "B time waited (ps)"]
+RUN_HEADER = ["run id", "run", "server", "started (UTC)", "ended (UTC)", "duration (s)", "avg TPS (/s)",
+              "p5 TPS (/s)", "p95 TPS (/s)", "median TPS (/s)", "TPS CV", "avg QPS (/s)", "transactions",
+              "max history list length", "TPS ratio to first"]
+ANNOTATION_HEADER = ["time (UTC)", "server", "run", "text"]
+
+
+def interval_waits(server: Server, start: datetime, end: datetime) -> list[WaitRow]:
+    return wait_rows(query.totals(server.pk, WAIT_PATTERNS, start, end))
+
+
+def _wait_cells(row: WaitRow | None) -> list:
+    if row is None:
+        return [0, 0, 0]
+    return [row.time_ps / PS_PER_S, row.count, row.share * 100]
+
+
+def topwaits_rows(waits: list[WaitRow]) -> Iterator[list]:
+    yield WAIT_HEADER
+    for rank, row in enumerate(waits, start=1):
+        avg = None if row.avg_ps is None else row.avg_ps / 1e6
+        yield [rank, row.event, row.time_ps / PS_PER_S, row.share * 100, row.count, avg, row.time_ps]
+
+
+def topwaits_diff_rows(diffs: list[WaitDiff]) -> Iterator[list]:
+    yield DIFF_HEADER
+    for d in diffs:
+        yield [d.event, *_wait_cells(d.a), *_wait_cells(d.b), d.time_diff_ps / PS_PER_S, d.ratio,
+               d.a.time_ps if d.a else 0, d.b.time_ps if d.b else 0]
+
+
+def compare_rows(summaries: list[RunSummary]) -> Iterator[list]:
+    """The seeds' hand-built table: one run a row, TPS ratio to the first run."""
+    yield RUN_HEADER
+    reference = summaries[0].tps.mean if summaries else None
+    for s in summaries:
+        yield [s.run.pk, s.run.name, s.run.server.name, s.start, s.run.ended_at, s.seconds, s.tps.mean,
+               s.tps.p5, s.tps.p95, s.tps.median, s.tps.cv, s.qps, s.transactions, s.max_history,
+               ratio(s.tps.mean, reference)]
+
+
+def annotation_rows(annotations: Iterable[Annotation]) -> Iterator[list]:
+    yield ANNOTATION_HEADER
+    for a in annotations:
+        yield [a.at, a.server.name if a.server else "", a.run.name if a.run else "", a.text]

@@ -1,0 +1,86 @@
+"""Printable reports: one run (settings, summary, charts, top waits) and a comparison of runs."""
+
+from urllib.parse import urlencode
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.views.decorators.http import require_GET
+
+from dashboards import export_params as params
+from dashboards.csv_safe import iso_utc
+from dashboards.export_tables import interval_waits
+from dashboards.report_charts import purge_chart, run_marks, stability_chart
+from dashboards.report_settings import Change, changes, previous_run, show, snapshot
+from dashboards.report_summary import ratio, run_window, summarize_run
+from dashboards.topwaits import WaitRow, human_ps
+from monitor.models import Run
+
+TOP_WAITS = 15
+RUN_METRICS = "tps,qps,Threads_running,history_list_length"
+
+
+def range_query(server: str, start, end, **extra) -> str:
+    return urlencode({"server": server, "from": iso_utc(start), "to": iso_utc(end), **extra})
+
+
+def settings_context(run: Run) -> dict:
+    start, end = run_window(run)
+    settings = snapshot(run.server_id, start, end)
+    previous = previous_run(run)
+    before = snapshot(previous.server_id, *run_window(previous)) if previous else []
+    return {
+        "settings": [{"name": s.name, "value": show(s.value), "changed": s.changed_during_run} for s in settings],
+        "previous": previous,
+        "changes": [change_cells(c) for c in changes(before, settings)] if previous else [],
+        "max_purge_lag": next((s.value for s in settings if s.name == "innodb_max_purge_lag"), None),
+    }
+
+
+def change_cells(change: Change) -> dict:
+    return {"name": change.name, "before": show(change.before), "after": show(change.after)}
+
+
+def wait_cells(row: WaitRow) -> dict:
+    return {"event": row.event, "time": human_ps(row.time_ps), "share": row.share * 100,
+            "count": row.count, "avg": human_ps(row.avg_ps)}
+
+
+@require_GET
+def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
+    run = get_object_or_404(Run.objects.select_related("server"), pk=run_id)
+    summary = summarize_run(run)
+    waits = interval_waits(run.server, summary.start, summary.end)
+    marks = run_marks(summary)
+    context = settings_context(run)
+    query = range_query(run.server.name, summary.start, summary.end)
+    context.update(
+        run=run, summary=summary, waits=[wait_cells(w) for w in waits[:TOP_WAITS]], waits_total=len(waits),
+        stability=stability_chart(summary, waits, marks),
+        purge=purge_chart(summary, context["max_purge_lag"], marks),
+        series_csv=f"/export.csv?{query}&" + urlencode({"metrics": RUN_METRICS}),
+        series_full_csv=f"/export.csv?{query}&" + urlencode({"metrics": RUN_METRICS, "full": 1}),
+        waits_csv=f"/export/topwaits.csv?{query}",
+    )
+    return render(request, "reports/run.html", context)
+
+
+@require_GET
+def compare_report(request: HttpRequest) -> HttpResponse:
+    """/reports/compare/?runs=1,2,3: TPS per run and its ratio to the first run."""
+    try:
+        runs = params.find_runs(request.GET.getlist("runs"))
+    except params.ExportError as error:
+        return render(request, "reports/compare.html", {"error": str(error), "runs": Run.objects.all()[:50]},
+                      status=400 if request.GET.get("runs") else 200)
+    summaries = [summarize_run(run) for run in runs]
+    reference = summaries[0]
+    base = snapshot(reference.run.server_id, reference.start, reference.end)
+    rows = [{
+        "summary": s, "ratio": ratio(s.tps.mean, reference.tps.mean),
+        "changes": [change_cells(c) for c in changes(base, snapshot(s.run.server_id, s.start, s.end))]
+        if s is not reference else [],
+    } for s in summaries]
+    ids = ",".join(str(r.pk) for r in runs)
+    return render(request, "reports/compare.html", {
+        "rows": rows, "ids": ids, "compare_csv": "/export/compare.csv?" + urlencode({"runs": ids}),
+    })

@@ -1,0 +1,63 @@
+"""Realistic samples for the export and report tests, written through the store's ingest."""
+
+from datetime import UTC, datetime, timedelta
+
+from monitor.models import Server
+from monitor.store.ingest import write_samples
+from monitor.store.sample import Sample
+
+T0 = datetime(2026, 3, 2, 12, 0, 0, tzinfo=UTC)
+TRX_SYS = "wait/synch/mutex/innodb/trx_sys_mutex"
+LOG_SYS = "wait/synch/mutex/innodb/log_sys_mutex"
+FIL_IO = "wait/io/file/innodb/innodb_data_file"
+
+
+def server(name: str = "db1", interval: int = 10) -> Server:
+    return Server.objects.create(name=name, host="127.0.0.1", user="steady", poll_interval=interval)
+
+
+def tps_delta(i: int, base: int = 5000) -> int:
+    """A wobbly TPS line with a dip every 60 polls: deterministic, not flat."""
+    return base + (i * 7919) % 900 - (3000 if i % 60 == 30 else 0)
+
+
+def global_status(server_id: int, start: datetime, polls: int, interval: float = 10.0, base: int = 5000):
+    """tps/qps/Com_commit counters and a Threads_running gauge; the first poll has no deltas."""
+    for i in range(polls):
+        ts = start + timedelta(seconds=interval * i)
+        gauges = {"Threads_running": 8 + i % 5}
+        if i == 0:
+            yield Sample(server_id, "global_status", ts, None, gauges)
+            continue
+        tps = tps_delta(i, base)
+        counters = {"tps": tps, "qps": tps * 9 + i % 7, "Com_commit": tps - i % 3}
+        yield Sample(server_id, "global_status", ts, interval, {**counters, **gauges}, frozenset(counters))
+
+
+def pfs_waits(server_id: int, start: datetime, polls: int, interval: float = 10.0, scale: int = 1):
+    """Picosecond timers beyond 2**63 after a few polls' sums: Python ints all the way."""
+    for i in range(1, polls):
+        ts = start + timedelta(seconds=interval * i)
+        values = {
+            f"wait.time_ps:{TRX_SYS}": scale * (4 * 10**12 + i * 10**9), f"wait.count:{TRX_SYS}": 40_000 + i,
+            f"wait.time_ps:{LOG_SYS}": scale * (10**12 + i * 10**8), f"wait.count:{LOG_SYS}": 9_000 + i,
+            f"wait.time_ps:{FIL_IO}": scale * 3 * 10**11, f"wait.count:{FIL_IO}": 700,
+        }
+        yield Sample(server_id, "pfs_waits", ts, interval, values, frozenset(values))
+
+
+def history(server_id: int, start: datetime, polls: int, interval: float = 10.0, growth: int = 40):
+    for i in range(polls):
+        ts = start + timedelta(seconds=interval * i)
+        yield Sample(server_id, "history_length", ts, None, {"history_list_length": 1000 + growth * i})
+
+
+def variables(server_id: int, ts: datetime, values: dict[str, float]) -> Sample:
+    return Sample(server_id, "variables", ts, None, {f"var:{k}": v for k, v in values.items()})
+
+
+def write_run_data(server_id: int, start: datetime, polls: int, base: int = 5000, wait_scale: int = 1) -> None:
+    write_samples([
+        *global_status(server_id, start, polls, base=base), *pfs_waits(server_id, start, polls, scale=wait_scale),
+        *history(server_id, start, polls),
+    ])
