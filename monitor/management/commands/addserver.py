@@ -1,0 +1,66 @@
+"""manage.py addserver: register a monitored server from the command line (same validation as the page)."""
+
+import os
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from monitor.forms import ServerForm
+
+
+class Command(BaseCommand):
+    help = "Add a MySQL/MariaDB server to monitor. The password is read from an environment variable."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("name", help="a unique name for the server")
+        parser.add_argument("--host", default="", help="host name or IP")
+        where = parser.add_mutually_exclusive_group()
+        where.add_argument("--port", type=int, default=3306, help="TCP port (default 3306)")
+        where.add_argument("--socket", default="", help="unix socket path, instead of host and port")
+        parser.add_argument("--user", required=True, help="the monitoring user (see docs/privileges.md)")
+        parser.add_argument("--password-env", required=True, metavar="VAR",
+                            help="name of the environment variable holding the password (keeps it out of ps)")
+        parser.add_argument("--tag", action="append", default=[], help="a tag; repeat for more")
+        parser.add_argument("--interval", type=int, default=10, help="seconds between polls (default 10)")
+        parser.add_argument("--disabled", action="store_true", help="register it without polling it yet")
+        parser.add_argument("--check", action="store_true",
+                            help="test the connection first, print the result and store flavor/version")
+        parser.add_argument("--force", action="store_true", help="with --check: save even if the test fails")
+
+    def handle(self, *args, **opts) -> None:
+        password = os.environ.get(opts["password_env"], "")
+        if not password:
+            raise CommandError(f"Environment variable {opts['password_env']} is empty or not set: "
+                               f"export {opts['password_env']}='...' with the monitoring user's password.")
+        form = ServerForm(self.form_data(opts, password))
+        if not form.is_valid():
+            raise CommandError(f"Server '{opts['name']}' not saved:\n" + describe_errors(form))
+        check = None
+        if opts["check"]:
+            check = form.test_connection()
+            for line in check.lines():
+                self.stdout.write(f"{opts['name']}: {line}")
+            if not check.ok and not opts["force"]:
+                raise CommandError(f"Server '{opts['name']}' not saved: the connection test failed "
+                                   "(fix it, or add --force to save it anyway).")
+        server = form.save(check=check)
+        self.stdout.write(self.style.SUCCESS(f"Server '{server.name}' saved ({server.address}, id {server.pk})."))
+
+    @staticmethod
+    def form_data(opts: dict, password: str) -> dict:
+        data = {"name": opts["name"], "host": opts["host"], "port": opts["port"], "socket": opts["socket"],
+                "user": opts["user"], "password": password, "tags": ",".join(opts["tag"]),
+                "poll_interval": opts["interval"]}
+        if not opts["disabled"]:
+            data["enabled"] = "on"
+        return data
+
+
+OPTION_NAMES = {"__all__": "error", "name": "NAME", "poll_interval": "--interval", "password": "--password-env"}
+
+
+def describe_errors(form: ServerForm) -> str:
+    lines = []
+    for field, errors in form.errors.items():
+        label = OPTION_NAMES.get(field, f"--{field}")
+        lines += [f"  {label}: {e}" for e in errors]
+    return "\n".join(lines)

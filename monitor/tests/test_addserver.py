@@ -1,0 +1,72 @@
+"""manage.py addserver: the page's validation, from the command line."""
+
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from monitor.models import Server
+
+pytestmark = pytest.mark.django_db
+
+
+def addserver(*args: str) -> str:
+    out = StringIO()
+    call_command("addserver", *args, stdout=out)
+    return out.getvalue()
+
+
+@pytest.fixture(autouse=True)
+def password_env(monkeypatch):
+    monkeypatch.setenv("SANDBOX_PW", "s3cret!")
+
+
+def test_it_adds_a_server_and_stores_what_check_detects(mariadb):
+    out = addserver("sandbox", "--host", "127.0.0.1", "--port", str(mariadb.port), "--user", "steady",
+                    "--password-env", "SANDBOX_PW", "--tag", "test", "--tag", "local", "--interval", "5", "--check")
+    assert "sandbox: connection OK: MariaDB" in out
+    assert "performance_schema: ON" in out
+    assert "s3cret!" not in out
+    server = Server.objects.get(name="sandbox")
+    assert (server.flavor, server.tags, server.poll_interval, server.password) == ("mariadb", ["test", "local"], 5,
+                                                                                  "s3cret!")
+    assert server.version in out
+
+
+def test_it_adds_over_a_socket(mariadb):
+    addserver("sock", "--socket", mariadb.socket, "--user", "steady", "--password-env", "SANDBOX_PW", "--check")
+    assert Server.objects.get(name="sock").address == mariadb.socket
+
+
+def test_it_saves_without_connecting_when_not_asked_to_check():
+    addserver("later", "--host", "db.example", "--user", "steady", "--password-env", "SANDBOX_PW", "--disabled")
+    server = Server.objects.get(name="later")
+    assert not server.enabled and server.version == ""
+
+
+def test_it_refuses_a_failing_check_and_saves_nothing(mariadb, monkeypatch):
+    monkeypatch.setenv("BAD_PW", "wrong-pw")
+    with pytest.raises(CommandError, match="not saved: the connection test failed"):
+        addserver("bad", "--host", "127.0.0.1", "--port", str(mariadb.port), "--user", "steady",
+                  "--password-env", "BAD_PW", "--check")
+    assert not Server.objects.exists()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--user", "u", "--password-env", "NOT_SET_ANYWHERE"], "NOT_SET_ANYWHERE is empty or not set"),
+    (["--user", "u", "--password-env", "SANDBOX_PW"], "--host: Give a host (and port), or a socket path"),
+    (["--host", "h", "--port", "0", "--user", "u", "--password-env", "SANDBOX_PW"], "--port: Ensure this value"),
+    (["--host", "h", "--interval", "0", "--user", "u", "--password-env", "SANDBOX_PW"], "--interval: Ensure"),
+])
+def test_it_explains_bad_input(args, message):
+    with pytest.raises(CommandError) as err:
+        addserver("x", *args)
+    assert message in str(err.value)
+    assert not Server.objects.exists()
+
+
+def test_it_refuses_a_duplicate_name():
+    Server.objects.create(name="dup", host="first", user="u", password="p")
+    with pytest.raises(CommandError, match="NAME: A server with this name already exists"):
+        addserver("dup", "--host", "second", "--user", "u", "--password-env", "SANDBOX_PW")
+    assert Server.objects.get(name="dup").host == "first"
