@@ -21,6 +21,9 @@ def is_known(name: str) -> bool:
 
 def seen_in_store(name: str) -> bool:
     """A status variable is valid once some server reported it (names differ by flavor and version)."""
+    server_ids = list(Server.objects.values_list("id", flat=True))
+    if not server_ids:
+        return False
     from monitor.store import query
 
-    return any(name in query.metric_names(server_id, name) for server_id in Server.objects.values_list("id", flat=True))
+    return any(name in query.metric_names(server_id, name) for server_id in server_ids)
