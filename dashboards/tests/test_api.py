@@ -1,0 +1,106 @@
+"""POST /api/runs and /api/annotations with a bearer token, as scripts call them."""
+
+import json
+from datetime import UTC, datetime
+
+import pytest
+from django.test import Client
+
+from dashboards.models import ApiToken
+from dashboards.tests.dash_data import make_server
+from monitor.models import Annotation, Run
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def token(admin_user):
+    return ApiToken.issue(admin_user, "runner")[1]
+
+
+def post(url, body, token=None, raw=None):
+    headers = {"HTTP_AUTHORIZATION": f"Bearer {token}"} if token else {}
+    return Client(enforce_csrf_checks=True).post(
+        url, raw if raw is not None else json.dumps(body), content_type="application/json", **headers)
+
+
+def test_it_creates_a_run_by_server_name(token):
+    server = make_server("lab3")
+    response = post("/api/runs", {"name": "rw 32 threads", "server": "lab3",
+                                  "started_at": "2026-01-05T12:00:00Z", "notes": "flush_neighbors=1"}, token)
+    assert response.status_code == 201, response.content
+    run = Run.objects.get()
+    assert (run.server, run.notes) == (server, "flush_neighbors=1")
+    assert run.started_at == datetime(2026, 1, 5, 12, tzinfo=UTC)
+    assert response.json()["id"] == run.pk and response.json()["ended_at"] is None
+
+
+def test_it_ends_a_run(token):
+    server = make_server()
+    run = Run.objects.create(name="r", server=server, started_at=datetime(2026, 1, 5, 12, tzinfo=UTC))
+    response = post(f"/api/runs/{run.pk}/end", {"ended_at": "2026-01-05T12:30:00"}, token)
+    assert response.status_code == 200
+    run.refresh_from_db()
+    assert run.ended_at == datetime(2026, 1, 5, 12, 30, tzinfo=UTC)
+    assert post(f"/api/runs/{run.pk}/end", {"ended_at": "2026-01-05T11:00:00"}, token).status_code == 400
+
+
+def test_it_creates_an_annotation_now_by_default(token):
+    server = make_server()
+    response = post("/api/annotations", {"server": server.pk, "text": "SET GLOBAL innodb_max_purge_lag=1e6"}, token)
+    assert response.status_code == 201
+    note = Annotation.objects.get()
+    assert note.server == server and (datetime.now(UTC) - note.at).total_seconds() < 60
+
+
+def test_a_fleet_wide_annotation_has_no_server(token):
+    assert post("/api/annotations", {"text": "kernel upgrade"}, token).status_code == 201
+    assert Annotation.objects.get().server is None
+
+
+def test_it_refuses_missing_or_wrong_tokens(token):
+    make_server()
+    assert post("/api/annotations", {"text": "x"}).status_code == 401
+    assert post("/api/annotations", {"text": "x"}, "sst_not-a-token").status_code == 401
+    assert post("/api/annotations", {"text": "x"}, token[:-1]).status_code == 401
+    assert Annotation.objects.count() == 0
+
+
+def test_a_revoked_user_cannot_post(token, admin_user):
+    admin_user.is_active = False
+    admin_user.save()
+    assert post("/api/annotations", {"text": "x"}, token).status_code == 401
+
+
+def test_it_explains_bad_requests(token):
+    make_server("db1")
+    cases = [
+        ({"name": "r"}, "'server'"),
+        ({"name": "r", "server": "nope"}, "no server 'nope'"),
+        ({"name": "r", "server": "db1", "started_at": "noon"}, "ISO 8601"),
+        ({"name": "r", "server": "db1", "started_at": "2026-01-05T12:00:00", "ended_at": "2026-01-05T11:00:00"},
+         "before"),
+        ({"server": "db1"}, "'name' is required"),
+    ]
+    for body, message in cases:
+        response = post("/api/runs", body, token)
+        assert response.status_code == 400 and message in response.json()["error"], body
+    assert post("/api/runs", None, token, raw="{not json").status_code == 400
+    assert Run.objects.count() == 0
+
+
+def test_only_the_hash_is_stored(admin_user):
+    token, raw = ApiToken.issue(admin_user, "ci")
+    assert raw not in (token.digest, token.hint) and len(token.digest) == 64
+    assert ApiToken.objects.authenticate(raw) == token
+    token.refresh_from_db()
+    assert token.last_used_at is not None
+
+
+def test_the_tokens_page_shows_a_new_token_once(client, admin_user):
+    client.force_login(admin_user)
+    body = client.post("/tokens/", {"name": "sysbench runner"}).content.decode()
+    token = ApiToken.objects.get()
+    raw = body.split('id="new-token">')[1].split("<")[0]
+    assert ApiToken.objects.authenticate(raw) == token
+    assert raw not in client.get("/tokens/").content.decode()

@@ -1,0 +1,152 @@
+"""The dashboard pages over real store data (Django test client, no browser)."""
+
+import json
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from dashboards.tests.dash_data import EVIL, MUTEX, TRX_SYS, fresh_store, make_server, write_polls  # noqa: F401
+from monitor.models import Annotation, Run
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def client(client, admin_user):
+    client.force_login(admin_user)
+    return client
+
+
+def figures(response) -> dict:
+    html = response.content.decode()
+    tag = '<script id="figures" type="application/json">'
+    start = html.index(tag) + len(tag)
+    return json.loads(html[start:html.index("</script>", start)])
+
+
+def test_it_requires_login():
+    for url in ("/", "/servers/1/stability/", "/explore/", "/runs/", "/compare/", "/tokens/"):
+        assert Client().get(url).status_code == 302, url
+
+
+def test_stability_page_draws_tps_waits_and_mutexes(client):
+    server = make_server()
+    write_polls(server, 90)
+    response = client.get(f"/servers/{server.pk}/stability/?range=1h")
+    assert response.status_code == 200
+    fig = figures(response)["stability-chart"]
+    by_axis = {}
+    for trace in fig["data"]:
+        by_axis.setdefault(trace["yaxis"], []).append(trace)
+    assert len(by_axis["y"][0]["x"]) == 89  # TPS: one point per poll with deltas
+    assert TRX_SYS in [t["name"] for t in by_axis["y2"]]
+    assert [t["name"] for t in by_axis["y3"]] == [MUTEX]
+    body = response.content.decode()
+    assert "Com_commit + Com_rollback" in body
+    assert "/export.csv?server=" in body and "metrics=tps" in body
+    assert "lowest TPS" in body  # the stall at polls 30..35 is listed as a dip
+    assert any(s["type"] == "rect" for s in fig["layout"]["shapes"])
+
+
+def test_points_stay_below_the_chart_width(client):
+    server = make_server()
+    write_polls(server, 400)
+    fig = figures(client.get(f"/servers/{server.pk}/stability/?range=6h&w=150"))["stability-chart"]
+    assert 0 < len(fig["data"][0]["x"]) <= 150
+
+
+def test_purge_page_shows_growth_and_the_counters_that_are_off(client):
+    server = make_server()
+    write_polls(server, 60, growth=25)
+    response = client.get(f"/servers/{server.pk}/purge/")
+    body = response.content.decode()
+    fig = figures(response)["purge-chart"]
+    names = [t["name"] for t in fig["data"]]
+    assert "innodb_max_purge_lag" in names and "purge_del_mark_records" in names
+    assert "150.0 / min" in body  # 25 per 10 s poll
+    assert "innodb_metrics:purge_undo_log_pages" in body and "module_purge" in body
+
+
+def test_top_waits_table_and_two_intervals(client):
+    server = make_server()
+    start = write_polls(server, 60)
+    mid = start + timedelta(minutes=5)
+    q = f"from={start:%Y-%m-%dT%H:%M:%S}&to={mid:%Y-%m-%dT%H:%M:%S}&from2={mid:%Y-%m-%dT%H:%M:%S}"
+    response = client.get(f"/servers/{server.pk}/waits/?{q}&to2={timezone.now():%Y-%m-%dT%H:%M:%S}")
+    body = response.content.decode()
+    assert body.index(TRX_SYS) < body.index("wait/io/file/innodb/innodb_data_file")
+    assert "Before → after" in body and "/export/topwaits.csv?server=" in body
+
+
+def test_explorer_draws_any_metric_of_several_servers(client):
+    a, b = make_server("a"), make_server("b")
+    write_polls(a, 30)
+    write_polls(b, 30)
+    fig = figures(client.get(f"/explore/?server={a.pk}&server={b.pk}&metric=tps&pattern=history_*"))
+    assert sorted(t["name"] for t in fig["explore-chart"]["data"]) == [
+        "a · history_list_length", "a · tps", "b · history_list_length", "b · tps"]
+
+
+def test_fleet_shows_each_server_now(client):
+    server = make_server("db-fleet", tags=["lab"])
+    make_server("idle", tags=["prod"])
+    write_polls(server, 30)
+    body = client.get("/?tag=lab").content.decode()
+    assert "db-fleet" in body and "idle</strong>" not in body
+    assert "never polled" in body and "↑" in body and TRX_SYS in body
+
+
+def test_compare_aligns_runs_and_summarizes(client):
+    server = make_server()
+    start = write_polls(server, 90)
+    r1 = Run.objects.create(name="r1", server=server, started_at=start, ended_at=start + timedelta(minutes=5))
+    r2 = Run.objects.create(name="r2", server=server, started_at=start + timedelta(minutes=7),
+                            ended_at=start + timedelta(minutes=14))
+    response = client.get(f"/compare/?runs={r1.pk},{r2.pk}")
+    fig = figures(response)["compare-chart"]
+    tps = [t for t in fig["data"] if t["yaxis"] == "y"]
+    assert len(tps) == 2 and all(0 <= t["x"][0] <= 10 for t in tps)
+    body = response.content.decode()
+    assert "/export/compare.csv?runs=" in body and TRX_SYS in body
+
+
+def test_annotations_and_runs_are_drawn_on_the_charts(client):
+    server = make_server()
+    start = write_polls(server, 30)
+    Annotation.objects.create(server=server, at=start + timedelta(minutes=1), text="flush_neighbors=0")
+    Run.objects.create(name="sysbench", server=server, started_at=start)
+    fig = figures(client.get(f"/servers/{server.pk}/stability/"))["stability-chart"]
+    texts = [a["text"] for a in fig["layout"]["annotations"]]
+    assert "flush_neighbors=0" in texts and "run: sysbench" in texts
+
+
+def test_names_from_servers_are_escaped(client):
+    server = make_server(EVIL)
+    write_polls(server, 20, events=(EVIL,))
+    Annotation.objects.create(server=server, at=timezone.now() - timedelta(minutes=1), text=EVIL)
+    for url in ("/", f"/servers/{server.pk}/stability/", f"/servers/{server.pk}/waits/", "/runs/"):
+        body = client.get(url).content.decode()
+        assert EVIL not in body, url
+        assert "&lt;script&gt;" in body, url
+    fig = figures(client.get(f"/servers/{server.pk}/stability/"))["stability-chart"]
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in [t["name"] for t in fig["data"]]
+
+
+def test_runs_page_marks_a_run_and_an_annotation(client):
+    server = make_server()
+    response = client.post("/runs/", {"run-name": "rw-32", "run-server": server.pk,
+                                      "run-started_at": "2026-01-05T12:00:00", "run-notes": ""})
+    assert response.status_code == 302
+    client.post("/runs/", {"note-server": server.pk, "note-at": "2026-01-05T12:05:00", "note-text": "restart"})
+    run = Run.objects.get()
+    assert run.started_at == datetime(2026, 1, 5, 12, tzinfo=UTC)
+    assert Annotation.objects.get().text == "restart"
+    assert "rw-32" in client.get("/runs/").content.decode()
+
+
+def test_an_unreadable_range_falls_back_to_the_default(client):
+    server = make_server()
+    response = client.get(f"/servers/{server.pk}/stability/?from=yesterday&to=&w=abc")
+    assert response.status_code == 200 and "last 1h" in response.content.decode()

@@ -1,0 +1,52 @@
+"""Time ranges from the query string, and the fleet's server states."""
+
+from datetime import UTC, datetime, timedelta
+from types import SimpleNamespace
+
+from django.http import QueryDict
+
+from dashboards.fleet import DISABLED, DOWN, NEVER, STALE, UP, server_state
+from dashboards.timerange import MAX_POINTS, from_query, max_points
+
+NOW = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
+
+
+def test_presets_are_live_and_fixed_ranges_are_not():
+    tr = from_query(QueryDict("range=6h"), NOW)
+    assert (tr.start, tr.end, tr.live, tr.params()) == (NOW - timedelta(hours=6), NOW, True, {"range": "6h"})
+    tr = from_query(QueryDict("from=2026-01-05 10:00:00.123&to=2026-01-05T11:00:00Z"), NOW)
+    assert (tr.start, tr.end, tr.live) == (datetime(2026, 1, 5, 10, 0, 0, 123000, tzinfo=UTC),
+                                           datetime(2026, 1, 5, 11, tzinfo=UTC), False)
+    assert tr.params() == {"from": "2026-01-05T10:00:00", "to": "2026-01-05T11:00:00"}
+
+
+def test_bad_ranges_fall_back_to_the_default():
+    assert from_query(QueryDict("from=2026-01-05T11:00&to=2026-01-05T10:00"), NOW).preset == "1h"
+    assert from_query(QueryDict("range=99y"), NOW).preset == "1h"
+
+
+def test_points_follow_the_chart_width_within_bounds():
+    assert max_points(QueryDict("w=800")) == 800
+    assert max_points(QueryDict("w=100000")) == MAX_POINTS
+    assert max_points(QueryDict("w=x")) == 1200
+
+
+def _server(**kw):
+    return SimpleNamespace(**{"enabled": True, "poll_interval": 10, **kw})
+
+
+def _health(**kw):
+    base = {"last_poll_at": NOW, "last_success_at": NOW, "consecutive_failures": 0, "last_error": "", "sources": {}}
+    return SimpleNamespace(**{**base, **kw})
+
+
+def test_server_states_say_why():
+    assert server_state(_server(), None, NOW).name == NEVER
+    assert server_state(_server(enabled=False), None, NOW).name == DISABLED
+    down = server_state(_server(), _health(consecutive_failures=3, last_error="Can't connect to 10.0.0.5:3306"), NOW)
+    assert down.name == DOWN and "3 failed polls" in down.why and "10.0.0.5" in down.why
+    stale = server_state(_server(), _health(last_success_at=NOW - timedelta(minutes=5)), NOW)
+    assert stale.name == STALE and "5 min ago" in stale.why
+    failing = {"pfs_waits": {"ok": False, "error": "performance_schema is OFF"}}
+    up = server_state(_server(), _health(sources=failing), NOW)
+    assert up.name == UP and "pfs_waits: performance_schema is OFF" in up.why
