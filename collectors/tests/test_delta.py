@@ -1,0 +1,94 @@
+"""The delta engine: deltas with intervals, gauges as values, resets without negative deltas or spikes."""
+
+from collectors.delta import Snapshot, compute
+from collectors.source import Reading
+
+BIG_PS = 2**64 + 12345  # picosecond sums outgrow 64 bits: Python ints keep them exact
+
+
+def status(**values) -> Reading:
+    counters = frozenset(k for k in values if k not in ("Threads_running", "Uptime"))
+    return Reading(values, counters, reset_markers=("Uptime",))
+
+
+def first(reading: Reading, ts: float = 100.0, boot: float = 0.0) -> Snapshot:
+    return compute(None, reading, ts, boot)[1]
+
+
+def test_it_turns_counters_into_deltas_with_the_interval():
+    prev = first(status(Com_commit=10, Threads_running=3, Uptime=100))
+    change, _ = compute(prev, status(Com_commit=25, Threads_running=7, Uptime=110), 110.0, 0.0)
+    assert change.values == {"Com_commit": 15, "Threads_running": 7, "Uptime": 110}
+    assert change.counters == {"Com_commit"}
+    assert change.interval == 10.0
+
+
+def test_it_keeps_only_gauges_on_the_first_reading():
+    change, snapshot = compute(None, status(Com_commit=10, Threads_running=3, Uptime=5), 100.0, 0.0)
+    assert change.values == {"Threads_running": 3, "Uptime": 5}
+    assert change.interval is None and change.counters == frozenset()
+    assert snapshot.values == {"Com_commit": 10, "Uptime": 5}
+
+
+def test_it_sums_picoseconds_in_python_ints():
+    reading = Reading({"wait.time_ps:x": BIG_PS}, frozenset({"wait.time_ps:x"}))
+    prev = first(Reading({"wait.time_ps:x": 2**64 - 1}, frozenset({"wait.time_ps:x"})))
+    change, _ = compute(Snapshot.loads(prev.dumps()), reading, 110.0, 0.0)
+    assert change.values["wait.time_ps:x"] == 12346
+    assert isinstance(change.values["wait.time_ps:x"], int)
+
+
+def test_a_counter_that_went_down_is_a_reset_not_a_negative_delta():
+    prev = first(status(Com_commit=1000, Com_select=50, Uptime=100))
+    change, snapshot = compute(prev, status(Com_commit=3, Com_select=60, Uptime=110), 110.0, 0.0)
+    assert change.interval is None and change.counters == frozenset()
+    assert "Com_commit went down" in change.reset
+    assert snapshot.values["Com_commit"] == 3  # the new baseline
+    after, _ = compute(snapshot, status(Com_commit=8, Com_select=61, Uptime=120), 120.0, 0.0)
+    assert after.values["Com_commit"] == 5 and after.interval == 10.0
+
+
+def test_uptime_going_down_is_a_restart_even_if_counters_grew():
+    prev = first(status(Com_commit=5, Uptime=1000))
+    change, _ = compute(prev, status(Com_commit=50, Uptime=3), 110.0, 0.0)
+    assert change.interval is None and "Uptime went down" in change.reset
+
+
+def test_a_new_boot_time_is_a_restart_for_every_source():
+    reading = Reading({"wait.count:x": 10}, frozenset({"wait.count:x"}), absent_is_zero=True)
+    prev = first(Reading({"wait.count:x": 5}, frozenset({"wait.count:x"})), boot=1000.0)
+    change, _ = compute(prev, reading, 200.0, boot=1100.0)
+    assert change.interval is None and "restarted" in change.reset
+
+
+def test_a_truncated_summary_table_is_a_reset():
+    before = {"wait.count:a": 500, "wait.count:b": 20}
+    prev = first(Reading(before, frozenset(before), absent_is_zero=True))
+    after = {"wait.count:b": 900}  # a vanished (back to 0); b happens to be higher than before
+    change, _ = compute(prev, Reading(after, frozenset(after), absent_is_zero=True), 110.0, 0.0)
+    assert change.interval is None and "wait.count:a went down" in change.reset
+
+
+def test_an_event_seen_for_the_first_time_counts_from_zero():
+    prev = first(Reading({"wait.count:a": 5}, frozenset({"wait.count:a"}), absent_is_zero=True))
+    now = {"wait.count:a": 7, "wait.count:new": 3}
+    change, _ = compute(prev, Reading(now, frozenset(now), absent_is_zero=True), 110.0, 0.0)
+    assert change.values == {"wait.count:a": 2, "wait.count:new": 3}
+
+
+def test_a_newly_enabled_counter_only_sets_its_baseline():
+    prev = first(Reading({"innodb_metrics:a": 5}, frozenset({"innodb_metrics:a"})))
+    now = {"innodb_metrics:a": 9, "innodb_metrics:purge_invoked": 4000}
+    change, _ = compute(prev, Reading(now, frozenset(now)), 110.0, 0.0)
+    assert change.values == {"innodb_metrics:a": 4}
+
+
+def test_variables_are_stored_on_change_only():
+    reading = Reading({"var:innodb_max_purge_lag": 0, "var:max_connections": 151}, stored_on_change=True)
+    change, snapshot = compute(None, reading, 100.0, 0.0)
+    assert change.values == reading.values
+    same, snapshot = compute(snapshot, reading, 160.0, 0.0)
+    assert same.values == {}
+    changed = Reading({"var:innodb_max_purge_lag": 400000, "var:max_connections": 151}, stored_on_change=True)
+    delta, _ = compute(snapshot, changed, 220.0, 0.0)
+    assert delta.values == {"var:innodb_max_purge_lag": 400000}
