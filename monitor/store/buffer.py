@@ -16,6 +16,7 @@ import redis
 from django.conf import settings
 
 from monitor.store import config
+from monitor.store.points import from_micros, micros
 from monitor.store.sample import Sample
 
 log = logging.getLogger(__name__)
@@ -40,6 +41,20 @@ if not items then return {} end
 redis.call('RPUSH', KEYS[2], unpack(items))
 return items
 """
+
+# Merge a drop into the server's open gap: {start, end} in Unix microseconds, n samples.
+WIDEN_GAP = """
+local cur = redis.call('HGET', KEYS[1], ARGV[1])
+local d = {start = tonumber(ARGV[2]), ['end'] = tonumber(ARGV[3]), n = tonumber(ARGV[4])}
+if cur then
+  local c = cjson.decode(cur)
+  d.start = math.min(d.start, c.start)
+  d['end'] = math.max(d['end'], c['end'])
+  d.n = d.n + c.n
+end
+redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(d))
+"""
+REASON = "samples dropped: the store buffer was full while PostgreSQL was unreachable ({n} samples)"
 
 _client: redis.Redis | None = None
 
@@ -68,30 +83,34 @@ def push(samples: list[Sample]) -> None:
         items = [encode(s) for s in samples[i:i + BATCH]]
         dropped = client().eval(PUSH_BOUNDED, 1, KEY, config.buffer_max_samples(), *items)
         if dropped:
-            record_gaps([decode(x) for x in dropped], "store buffer full while PostgreSQL was unreachable")
+            record_gaps([decode(x) for x in dropped])
 
 
-def record_gaps(dropped: list[Sample], reason: str) -> None:
-    spans: dict[int, list[datetime]] = {}
+def record_gaps(dropped: list[Sample]) -> None:
+    """Widen the server's open gap to cover the dropped samples (one hole, not one per sample)."""
+    spans: dict[int, list[int]] = {}
     for s in dropped:
-        spans.setdefault(s.server_id, []).append(s.ts)
+        spans.setdefault(s.server_id, []).append(micros(s.ts))
     for server_id, stamps in spans.items():
-        doc = {"server_id": server_id, "start": min(stamps).isoformat(), "end": max(stamps).isoformat(),
-               "reason": f"{reason}: {len(stamps)} samples dropped"}
-        log.error("store: server %s lost %s", server_id, doc["reason"])
-        client().rpush(GAPS, json.dumps(doc))
+        log.error("store: buffer full, %d samples of server %s dropped", len(stamps), server_id)
+        client().eval(WIDEN_GAP, 1, GAPS, server_id, min(stamps), max(stamps), len(stamps))
 
 
 def pending() -> bool:
     pipe = client().pipeline(transaction=False)
     pipe.llen(KEY)
     pipe.llen(INFLIGHT)
-    pipe.llen(GAPS)
+    pipe.hlen(GAPS)
     return any(pipe.execute())
 
 
-def pending_gaps() -> list[dict]:
-    return [json.loads(x) for x in client().lrange(GAPS, 0, -1)]
+def pending_gaps() -> list[tuple[int, datetime, datetime, str]]:
+    """Open gaps not yet saved to PostgreSQL: (server_id, start, end, reason)."""
+    out = []
+    for server_id, raw in client().hgetall(GAPS).items():
+        d = json.loads(raw)
+        out.append((int(server_id), from_micros(d["start"]), from_micros(d["end"]), REASON.format(n=d["n"])))
+    return sorted(out)
 
 
 def drain(write: Callable[[list[Sample]], None]) -> int:
@@ -116,12 +135,6 @@ def drain(write: Callable[[list[Sample]], None]) -> int:
 def _save_gaps() -> None:
     from monitor.store.models import Gap
 
-    docs = client().lrange(GAPS, 0, -1)
-    for raw in docs:
-        d = json.loads(raw)
-        Gap.objects.create(server_id=d["server_id"], start=datetime.fromisoformat(d["start"]),
-                           end=datetime.fromisoformat(d["end"]), reason=d["reason"])
-    if docs:
-        client().ltrim(GAPS, len(docs), -1)
-
-
+    for server_id, start, end, reason in pending_gaps():
+        Gap.objects.create(server_id=server_id, start=start, end=end, reason=reason)
+        client().hdel(GAPS, server_id)

@@ -1,7 +1,7 @@
 """Points: one metric's samples as numpy arrays, the unit every reader returns."""
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import numpy as np
 
@@ -27,6 +27,10 @@ def micros(t: datetime) -> int:
         t = t.replace(tzinfo=UTC)
     d = t - UNIX_EPOCH
     return (d.days * 86400 + d.seconds) * 1_000_000 + d.microseconds
+
+
+def from_micros(us: int) -> datetime:
+    return UNIX_EPOCH + timedelta(microseconds=int(us))
 
 
 def datetimes(us: np.ndarray) -> list[datetime]:

@@ -95,8 +95,7 @@ def gaps(server_id: int, start: datetime, end: datetime) -> list[tuple[datetime,
 
     rows = Gap.objects.filter(server_id=server_id, start__lte=end, end__gte=start).order_by("start")
     out = [(g.start, g.end, g.reason) for g in rows]
-    for d in buffer.pending_gaps():
-        g_start, g_end = datetime.fromisoformat(d["start"]), datetime.fromisoformat(d["end"])
-        if d["server_id"] == server_id and g_start <= end and g_end >= start:
-            out.append((g_start, g_end, d["reason"]))
+    for sid, g_start, g_end, reason in buffer.pending_gaps():
+        if sid == server_id and g_start <= end and g_end >= start:
+            out.append((g_start, g_end, reason))
     return sorted(out)

@@ -41,3 +41,13 @@ def poll(server_id: int, i: int, source: str = "global_status", t0: datetime = T
 
 def polls(server_id: int, n: int, **kw) -> list[Sample]:
     return [poll(server_id, i, **kw) for i in range(n)]
+
+
+@pytest.fixture
+def store_tables_cleanup():
+    """Transactional tests commit: empty the partitioned tables afterwards."""
+    yield
+    from django.db import connection
+
+    with connection.cursor() as cur:
+        cur.execute("TRUNCATE store_raw, store_block, store_block_series, store_rollup_1m, store_rollup_1h")
