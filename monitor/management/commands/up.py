@@ -1,0 +1,199 @@
+"""manage.py up: the whole product in one command.
+
+Starts (or reuses) the embedded PostgreSQL and Redis under var/ when no
+DATABASE_URL / REDIS_URL is set, migrates, collects static files, creates the
+admin user on first start, then runs web (gunicorn + whitenoise), a Celery
+worker and Celery beat as one supervised group (monitor/supervisor.py). Ctrl-C
+or SIGTERM stops the group and the embedded servers; if a child dies, the
+group stops and `up` exits 1.
+"""
+
+import fcntl
+import importlib
+import os
+import secrets
+import signal
+import socket
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from monitor import embedded
+from monitor.supervisor import Child, Group
+
+# Other features add children to `up` here, as "module:function" strings, e.g.
+# the sandbox-MariaDB demo. The function is called as function(options, env)
+# with the parsed options and the children's environment, and returns a list
+# of monitor.supervisor.Child (or [] when its option is off). Its module may
+# define add_up_arguments(parser) to add options to `up`.
+EXTENSIONS: list[str] = []
+
+READY_TIMEOUT = 90  # seconds for gunicorn to answer the login page
+
+
+class Command(BaseCommand):
+    help = "Run SteadyState: web, Celery worker and beat (and the embedded Postgres/Redis). Ctrl-C stops all."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--host", default=os.getenv("LISTEN_HOST", "127.0.0.1"),
+                            help="address gunicorn binds (env LISTEN_HOST, default 127.0.0.1)")
+        parser.add_argument("--port", type=int, default=int(os.getenv("PORT", "8000")),
+                            help="port gunicorn binds (env PORT, default 8000)")
+        parser.add_argument("--web-workers", type=int, default=int(os.getenv("WEB_WORKERS", "2")),
+                            help="gunicorn worker processes (env WEB_WORKERS, default 2)")
+        parser.add_argument("--worker-concurrency", type=int, default=int(os.getenv("WORKER_CONCURRENCY", "16")),
+                            help="Celery worker threads polling servers (env WORKER_CONCURRENCY, default 16)")
+        for extension in extension_modules():
+            if hasattr(extension, "add_up_arguments"):
+                extension.add_up_arguments(parser)
+
+    def handle(self, *args, **opts) -> None:
+        started = time.monotonic()
+        var = Path(settings.VAR_DIR)
+        lock = hold_lock(var / "up.lock")
+        # Explicit for SIGINT too: a shell starting `up` in the background ignores it.
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, raise_interrupt)
+        url = f"http://{opts['host'] if opts['host'] != '0.0.0.0' else '127.0.0.1'}:{opts['port']}/"
+        check_port_free(opts["host"], opts["port"])
+        try:
+            env = self.prepare(var, url)
+            children = self.children(opts, env, var)
+            group = Group(children, log=self.say)
+            group.start()
+            failed = self.supervise(group, url, started)
+        except KeyboardInterrupt:
+            failed = False
+        finally:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the cleanup short
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            if "group" in locals():
+                self.say("up: stopping web, worker and beat ...")
+                group.stop()
+            self.stop_embedded(var)
+            lock.close()
+        self.say("up: stopped, nothing left running.")
+        if failed:
+            sys.exit(1)
+
+    def prepare(self, var: Path, url: str) -> dict[str, str]:
+        """Embedded servers, migrations, static files, admin user; returns the children's environment."""
+        env = dict(os.environ, DJANGO_SETTINGS_MODULE="monitor.settings", PYTHONUNBUFFERED="1")
+        env.setdefault("SITE_URL", url.rstrip("/"))
+        if settings.EMBEDDED_DB:
+            env["DATABASE_URL"] = embedded.postgres_url(var)
+            self.say(f"up: embedded PostgreSQL in {var / 'pg'}")
+        if settings.EMBEDDED_REDIS:
+            env["REDIS_URL"] = embedded.redis_start(var)
+            self.say(f"up: embedded Redis on {embedded.redis_socket(var)}")
+        call_command("migrate", interactive=False, verbosity=0)
+        call_command("collectstatic", interactive=False, verbosity=0)
+        self.say("up: database migrated, static files collected")
+        self.ensure_admin(var)
+        return env
+
+    def children(self, opts: dict, env: dict[str, str], var: Path) -> list[Child]:
+        py = sys.executable
+        level = os.getenv("LOG_LEVEL", "INFO")
+        children = [
+            Child("web", [py, "-m", "gunicorn", "monitor.wsgi:application", "--bind", f"{opts['host']}:{opts['port']}",
+                          "--workers", str(opts["web_workers"]), "--graceful-timeout", "5", "--no-control-socket",
+                          "--access-logfile", "-", "--log-level", level.lower()], env),
+            Child("worker", [py, "-m", "celery", "-A", "monitor", "worker", "--pool", "threads",
+                             "--concurrency", str(opts["worker_concurrency"]), "--loglevel", level,
+                             "--hostname", f"worker-{os.getpid()}@%h", "--without-mingle", "--without-gossip"], env),
+            Child("beat", [py, "-m", "celery", "-A", "monitor", "beat", "--loglevel", level,
+                           "--schedule", str(var / "celerybeat-schedule")], env),
+        ]
+        for extension in EXTENSIONS:
+            module, _, function = extension.partition(":")
+            children += getattr(importlib.import_module(module), function)(opts, env)
+        return children
+
+    def supervise(self, group: Group, url: str, started: float) -> bool:
+        """Wait for the web to answer, then watch the group; True if a child died."""
+        ready = False
+        while True:
+            dead = group.first_exited()
+            if dead:
+                self.say(f"up: {dead.name} exited with code {dead.exited()}: stopping everything "
+                         "(its log is above)")
+                return True
+            if not ready and answers(url + "accounts/login/"):
+                ready = True
+                self.say(f"up: SteadyState is running at {url} (ready in {time.monotonic() - started:.1f} s). "
+                         "Ctrl-C stops it.")
+            elif not ready and time.monotonic() - started > READY_TIMEOUT:
+                self.say(f"up: the web server did not answer {url} within {READY_TIMEOUT} s: stopping")
+                return True
+            time.sleep(0.2 if not ready else 0.5)
+
+    def ensure_admin(self, var: Path) -> None:
+        """On first start create 'admin' with a random password, print it once and keep it in var/."""
+        users = get_user_model().objects
+        if users.filter(is_superuser=True).exists():
+            self.say(f"up: log in as your admin user (first password in {var / 'admin-password'})")
+            return
+        password = secrets.token_urlsafe(12)
+        users.create_superuser("admin", "", password)
+        path = var / "admin-password"
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(password + "\n")
+        os.chmod(path, 0o600)
+        self.say(f"up: created the admin user. Log in as: admin / {password}  (also in {path}, mode 0600)")
+
+    def stop_embedded(self, var: Path) -> None:
+        if settings.EMBEDDED_REDIS:
+            embedded.redis_stop(var)
+        if settings.EMBEDDED_DB:
+            embedded.postgres_stop(var)
+        if settings.EMBEDDED_DB or settings.EMBEDDED_REDIS:
+            self.say("up: embedded PostgreSQL and Redis stopped")
+
+    def say(self, text: str) -> None:
+        self.stdout.write(text)
+        self.stdout.flush()
+
+
+def extension_modules() -> list:
+    return [importlib.import_module(e.partition(":")[0]) for e in EXTENSIONS]
+
+
+def raise_interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
+def hold_lock(path: Path):
+    """One `up` per var/ directory: a second one would stop the first one's servers."""
+    f = open(path, "a+")  # held open for the life of `up`
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise CommandError(f"Another `manage.py up` is already running on {path.parent}: stop it first "
+                           "(or point STEADYSTATE_VAR elsewhere).") from None
+    return f
+
+
+def check_port_free(host: str, port: int) -> None:
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((host, port))
+        except OSError as exc:
+            raise CommandError(f"Cannot listen on {host}:{port} ({exc.strerror}): another program uses it; "
+                               "choose another port with PORT=8001 or `manage.py up --port 8001`.") from None
+
+
+def answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return response.status == 200
+    except OSError:
+        return False
