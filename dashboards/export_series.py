@@ -14,6 +14,8 @@ from dashboards.export_units import column_name
 from monitor.store import query
 
 CHUNK_POINTS = 2000  # rows per series per store query, at most
+CHUNK_VALUES = 20_000  # values per store query: fewer rows a chunk when there are many columns
+MIN_CHUNK_ROWS = 100
 RAW_CHUNK = 20_000  # full-resolution points per series a store query reads (it downsamples in memory)
 
 Key = tuple[int, str]  # (server id, metric)
@@ -48,18 +50,19 @@ def header(export: SeriesExport, cols: list[tuple[Key, str]]) -> list[str]:
     return ["time (UTC)"] + [column_name(names[k[0]], k[1], kind, export.mode) for k, kind in cols]
 
 
-def chunk_span(export: SeriesExport) -> timedelta:
+def chunk_span(export: SeriesExport, ncols: int) -> timedelta:
     """How much time one store query covers.
 
-    Full resolution: CHUNK_POINTS polls a query, never downsampled (max_points
-    allows a point a second, the shortest poll interval). With a step: a whole
-    number of steps, as many as keep the points read under RAW_CHUNK, so the
-    store's min/max bins (two points per bin) never straddle two queries.
+    Full resolution: up to CHUNK_POINTS polls a query (fewer with many columns),
+    never downsampled (max_points allows a point a second, the shortest poll
+    interval). With a step: a whole number of steps, as many as keep the points
+    read under RAW_CHUNK, so the store's min/max bins never straddle two queries.
     """
     interval = min(s.poll_interval for s in export.servers)
+    rows = max(MIN_CHUNK_ROWS, min(CHUNK_POINTS, CHUNK_VALUES // max(1, ncols)))
     if export.step is None:
-        return timedelta(seconds=CHUNK_POINTS * interval)
-    steps = max(1, min(CHUNK_POINTS, int(RAW_CHUNK * interval / export.step)))
+        return timedelta(seconds=rows * interval)
+    steps = max(1, min(rows, int(RAW_CHUNK * interval / export.step)))
     return timedelta(seconds=steps * export.step)
 
 
@@ -81,7 +84,7 @@ def chunks(start: datetime, end: datetime, span: timedelta) -> Iterator[tuple[da
 def rows(export: SeriesExport, cols: list[tuple[Key, str]]) -> Iterator[list]:
     """One row per timestamp: time, then one value per column (None if absent)."""
     index = {key: i for i, (key, _) in enumerate(cols)}
-    span = chunk_span(export)
+    span = chunk_span(export, len(cols))
     server_ids = sorted({k[0] for k, _ in cols})
     for first, last, final in chunks(export.start, export.end, span):
         found = query.series(

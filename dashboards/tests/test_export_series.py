@@ -82,7 +82,8 @@ def test_it_writes_deltas_as_the_store_holds_them(client, db1):
 
 def test_it_loses_and_repeats_no_row_at_chunk_boundaries(client, db1, monkeypatch):
     whole = get_csv(client, **range_params("db1", "tps,history_list_length", full=1))
-    monkeypatch.setattr(export_series, "CHUNK_POINTS", 7)  # 17+ store queries instead of one
+    monkeypatch.setattr(export_series, "CHUNK_POINTS", 7)  # 18 store queries instead of one
+    monkeypatch.setattr(export_series, "MIN_CHUNK_ROWS", 1)
     chunked = get_csv(client, **range_params("db1", "tps,history_list_length", full=1))
     assert chunked == whole
     assert len(whole) == 1 + POLLS
