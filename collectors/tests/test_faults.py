@@ -1,0 +1,119 @@
+"""Faults: each failing server says why, per source; the healthy server in the same dispatch is still polled."""
+
+import shutil
+import socket
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from collectors import schedule, state
+from collectors.models import ServerHealth
+from collectors.poll import lock_ttl, poll_server
+from collectors.tasks import dispatch_due_polls
+from monitor.celery import app as celery_app
+from monitor.testing.mariadb import SandboxMariaDB, free_port
+
+
+@pytest.fixture(scope="module")
+def mariadb_without_pfs():
+    """A second MariaDB with performance_schema OFF: the session fixture stays as it is."""
+    base = Path(tempfile.mkdtemp(prefix="steadystate-nopfs-"))
+    server = SandboxMariaDB(base / "data", performance_schema=False)
+    server.start()
+    server.create_monitor_user()
+    yield server
+    server.stop()
+    shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture
+def silent_listener():
+    """Accepts TCP connections and never says a word (a hung server)."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    held, stop = [], threading.Event()
+
+    def accept():
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                held.append(listener.accept()[0])
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield listener.getsockname()[1]
+    stop.set()
+    thread.join()
+    for conn in held:
+        conn.close()
+    listener.close()
+
+
+@pytest.fixture
+def eager_celery():
+    celery_app.conf.task_always_eager = True
+    yield
+    celery_app.conf.task_always_eager = False
+
+
+def dispatch_all_now() -> int:
+    """The beat tick: first call registers the servers, the second (an interval later) finds them due."""
+    dispatch_due_polls()
+    return dispatch_due_polls(now=time.time() + 11)
+
+
+def test_a_bad_server_never_stops_the_healthy_one(eager_celery, make_server, mariadb, mariadb_without_pfs,
+                                                   silent_listener):
+    healthy = make_server("healthy", mariadb.port)
+    wrong_password = make_server("wrong-password", mariadb.port, password="not-it")
+    unreachable = make_server("unreachable", free_port())
+    hung = make_server("hung", silent_listener)
+    no_pfs = make_server("no-pfs", mariadb_without_pfs.port)
+
+    assert dispatch_all_now() == 5
+
+    health = {h.server.name: h for h in ServerHealth.objects.select_related("server")}
+    assert health[healthy.name].consecutive_failures == 0 and health[healthy.name].last_error == ""
+    assert all(entry["ok"] for entry in health[healthy.name].sources.values())
+
+    assert "wrong-password" in health["wrong-password"].last_error
+    assert "access denied for user 'steady'" in health["wrong-password"].last_error
+    assert "cannot connect" in health["unreachable"].last_error
+    assert "timed out" in health["hung"].last_error
+    for bad in (wrong_password, unreachable, hung):
+        assert health[bad.name].consecutive_failures == 1 and health[bad.name].last_success_at is None
+        assert not any(entry["ok"] for entry in health[bad.name].sources.values())
+
+    sources = health[no_pfs.name].sources
+    assert health[no_pfs.name].consecutive_failures == 0  # the other sources worked
+    assert sources["global_status"]["ok"] and sources["history_length"]["ok"]
+    for name in ("pfs_waits", "innodb_mutex"):
+        assert not sources[name]["ok"] and sources[name]["unavailable"]
+        assert "performance_schema is OFF" in sources[name]["error"] and "no-pfs" in sources[name]["error"]
+
+
+def test_a_server_is_never_polled_twice_at_once(server):
+    token = state.acquire_lock(server.id, lock_ttl(server.poll_interval))
+    try:
+        result = poll_server(server.id)
+    finally:
+        state.release_lock(server.id, token)
+    assert result.skipped and not result.sources
+    assert not ServerHealth.objects.filter(server=server).exists()
+    assert not poll_server(server.id).skipped
+
+
+def test_a_due_server_is_claimed_once(server):
+    now = time.time()
+    schedule.claim_due([(server.id, 10)], now)  # registers it
+    later = now + 10.5
+    first = schedule.claim_due([(server.id, 10)], later)
+    assert [sid for sid, _ in first] == [server.id]
+    assert schedule.claim_due([(server.id, 10)], later) == []  # a second dispatcher gets nothing
+    assert [sid for sid, _ in schedule.claim_due([(server.id, 10)], later + 10)] == [server.id]
