@@ -1,7 +1,7 @@
 """PostgreSQL binary COPY encoding of raw rows, built with struct and numpy.
 
-Faster than adapting Python lists value by value: a 400-slot bigint[] is one
-numpy structured array (4-byte length + 8-byte value per element).
+Faster than adapting Python values one by one: a float8[] is one numpy
+structured array (4-byte length + 8-byte value per element).
 """
 
 import struct
@@ -12,10 +12,9 @@ import numpy as np
 HEADER = b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)
 TRAILER = struct.pack(">h", -1)
 PG_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
-INT8_OID, FLOAT8_OID = 20, 701
+FLOAT8_OID = 701
 NULL = struct.pack(">i", -1)
 
-_INT8_ELEM = np.dtype([("len", ">i4"), ("v", ">i8")])
 _FLOAT8_ELEM = np.dtype([("len", ">i4"), ("v", ">f8")])
 _ROW_HEAD = struct.Struct(">hiqiiii")  # nfields, len+ts, len+server, len+layout
 _INT4 = struct.Struct(">ii")
@@ -52,11 +51,14 @@ def array(values: list, elem: np.dtype, oid: int) -> bytes:
 
 
 def raw_row(ts: datetime, server_id: int, layout_id: int, interval_ms: int | None,
-            source_id: int, ivals: list | None, fvals: list | None) -> bytes:
-    """One tuple of COPY store_raw (ts, server_id, layout_id, interval_ms, source_id, ivals, fvals)."""
+            source_id: int, ivals: bytes | None, fvals: list | None) -> bytes:
+    """One tuple of COPY store_raw (ts, server_id, layout_id, interval_ms, source_id, ivals, fvals).
+
+    ivals is the varint encoding of the integer slots (monitor.store.codec).
+    """
     parts = [_ROW_HEAD.pack(7, 8, pg_micros(ts), 4, server_id, 4, layout_id)]
     parts.append(NULL if interval_ms is None else _INT4.pack(4, interval_ms))
     parts.append(_INT2.pack(2, source_id))
-    parts.append(array(ivals, _INT8_ELEM, INT8_OID) if ivals else NULL)
+    parts.append(NULL if ivals is None else struct.pack(">i", len(ivals)) + ivals)
     parts.append(array(fvals, _FLOAT8_ELEM, FLOAT8_OID) if fvals else NULL)
     return b"".join(parts)

@@ -9,14 +9,16 @@ and are written by the next successful write or by `maintain`.
 import logging
 from collections.abc import Iterable
 from datetime import UTC, datetime
+from itertools import chain
 
+import numpy as np
 import psycopg
 from django.db import connection, transaction
 from django.db.utils import IntegrityError
 from django.db.utils import InterfaceError as DjangoInterfaceError
 from django.db.utils import OperationalError as DjangoOperationalError
 
-from monitor.store import buffer, catalog, copy_binary, partitions
+from monitor.store import buffer, catalog, codec, copy_binary, partitions
 from monitor.store.sample import Sample
 
 log = logging.getLogger(__name__)
@@ -83,21 +85,44 @@ def _utc(ts: datetime) -> datetime:
 def _encode(rows: list[Sample]) -> tuple[bytes, set[datetime]]:
     """COPY data for rows, resolving (and if needed creating) their layouts."""
     for _attempt in range(2):
-        parts, used_cached, hours = [copy_binary.HEADER], set(), set()
+        slots, used_cached = [], set()
         for s in rows:
             layout, from_cache = _layout(s)
             if from_cache:
                 used_cached.add(layout.id)
-            ivals, fvals = _slots(s, layout)
-            interval_ms = None if s.interval is None else round(s.interval * 1000)
-            ts = _utc(s.ts)
-            hours.add(partitions.RAW.floor(ts))
-            parts.append(copy_binary.raw_row(ts, s.server_id, layout.id, interval_ms,
-                                             layout.source_id, ivals, fvals))
+            slots.append((s, layout, *_slots(s, layout)))
         if not used_cached or catalog.verify(used_cached):
-            parts.append(copy_binary.TRAILER)
-            return b"".join(parts), hours
+            return _copy_data(slots)
     raise RuntimeError("store: layouts vanished twice while writing")  # pragma: no cover
+
+
+def _copy_data(slots: list[tuple]) -> tuple[bytes, set[datetime]]:
+    """All rows' integer slots varint-encoded in one numpy pass, then the COPY tuples."""
+    encoded = _varint_rows([ivals for _s, _l, ivals, _f in slots])
+    parts, hours = [copy_binary.HEADER], set()
+    for (s, layout, _i, fvals), ivals in zip(slots, encoded, strict=True):
+        interval_ms = None if s.interval is None else round(s.interval * 1000)
+        ts = _utc(s.ts)
+        hours.add(partitions.RAW.floor(ts))
+        parts.append(copy_binary.raw_row(ts, s.server_id, layout.id, interval_ms,
+                                         layout.source_id, ivals, fvals))
+    parts.append(copy_binary.TRAILER)
+    return b"".join(parts), hours
+
+
+def _varint_rows(rows: list[list]) -> list[bytes | None]:
+    flat = list(chain.from_iterable(rows))
+    if not flat:
+        return [None] * len(rows)
+    nulls = None
+    if None in flat:
+        nulls = np.array([v is None for v in flat], dtype=bool)
+        flat = [0 if v is None else v for v in flat]
+    data, lengths = codec.varints(codec.codes(np.array(flat, dtype=np.int64), nulls))
+    counts = [len(r) for r in rows]
+    byte_at = np.concatenate([[0], np.cumsum(lengths)])
+    bounds = byte_at[np.concatenate([[0], np.cumsum(counts)])].tolist()
+    return [data[bounds[k]:bounds[k + 1]] if counts[k] else None for k in range(len(rows))]
 
 
 def _layout(s: Sample) -> tuple[catalog.WriteLayout, bool]:

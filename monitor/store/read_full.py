@@ -2,18 +2,9 @@
 
 from datetime import datetime
 
-import numpy as np
-from django.db import connection
-
 from monitor.store import catalog, read_raw
 from monitor.store.catalog import MetricInfo
-from monitor.store.points import Points, concat, datetimes
-
-# The newest hot rows of one server and source, for latest().
-SELECT_NEWEST = (
-    "SELECT (extract(epoch from ts) * 1000000)::bigint, coalesce(interval_ms, -1), {columns} "
-    "FROM store_raw WHERE server_id = %s AND source_id = %s ORDER BY ts DESC LIMIT 6"
-)
+from monitor.store.points import Points, concat, from_micros
 
 
 def read(server_id: int, metrics: list[MetricInfo], start: datetime, end: datetime) -> dict[int, Points]:
@@ -30,34 +21,19 @@ def latest(server_id: int, metrics: list[MetricInfo]) -> dict[MetricInfo, tuple[
     if not metrics:
         return {}
     layouts = catalog.server_layouts([server_id])
+    found = read_raw.newest(server_id, metrics, layouts)
     out = {}
-    for source_id in sorted({lay.source_id for lay in layouts}):
-        mine = [lay for lay in layouts if lay.source_id == source_id]
-        exprs = [(m, read_raw.slot_expr(m.id, mine)) for m in metrics]
-        exprs = [(m, e) for m, e in exprs if e is not None]
-        if exprs:
-            out.update(_newest(server_id, source_id, exprs))
-    return out
-
-
-def _newest(server_id, source_id, exprs) -> dict:
-    sql = SELECT_NEWEST.format(columns=", ".join(e for _m, (e, _f) in exprs))
-    with connection.cursor() as cur:
-        cur.execute(sql, [server_id, source_id])
-        rows = cur.fetchall()
-    out = {}
-    for col, (m, _e) in enumerate(exprs, start=2):
-        for row in rows:
-            value = _value(m, row[col], row[1])
+    for m in metrics:
+        pts = found.get(m.id)
+        for k in range(len(pts) - 1, -1, -1) if pts is not None else ():
+            value = _value(m, pts.vals[k].item(), int(pts.iv[k]))
             if value is not None:
-                out[m] = (datetimes(np.array([row[0]], dtype=np.int64))[0], value)
+                out[m] = (from_micros(pts.ts[k]), value)
                 break
     return out
 
 
 def _value(m: MetricInfo, v, interval_ms: int) -> float | None:
-    if v is None:
-        return None
     if m.counter:
         return v * 1000.0 / interval_ms if interval_ms > 0 else None
     return float(v)
