@@ -7,6 +7,7 @@ is reopened every few minutes, so history length climbs and falls back
 (the purge-lag picture of seed 000) instead of growing forever.
 """
 
+import argparse
 import os
 import signal
 import sys
@@ -32,6 +33,11 @@ LOAD_ARGS = [
 CREATE_LOAD_USER = "CREATE USER IF NOT EXISTS '{user}'@'%' IDENTIFIED BY '{password}'"
 SET_PASSWORD = "ALTER USER '{user}'@'%' IDENTIFIED BY '{password}'"
 GRANT_LOAD = "GRANT ALL ON steadystate_stress.* TO '{user}'@'%'"
+# SET GLOBAL innodb_monitor_enable: the purge counters, off by default, so the purge lag view has its purge rate.
+ENABLE_PURGE_COUNTERS = (
+    "SET GLOBAL innodb_monitor_enable = 'purge%'",
+    "SET GLOBAL innodb_monitor_enable = 'trx_undo%'",
+)
 
 
 def available() -> bool:
@@ -53,9 +59,9 @@ class Demo:
         if not self._claim_server_name():
             return False
         stop_leftover(self.dir / "data")
-        self.sandbox = SandboxMariaDB(self.dir / "data", port=self._port())
+        self.sandbox = SandboxMariaDB(self.dir / "data", port=self._port(), die_with_parent=True)
         self.sandbox.start()
-        self._create_users()
+        self._configure()
         self._register()
         self.say(f"SteadyState demo: sandbox MariaDB on 127.0.0.1:{self.sandbox.port} (data in {self.dir}), "
                  f"registered as server '{SERVER_NAME}', light load running")
@@ -71,8 +77,8 @@ class Demo:
         return [sys.executable, str(BASE_DIR / "manage.py"), "stress", SERVER_NAME, *LOAD_ARGS,
                 "--user", LOAD_USER, "--password-env", LOAD_PASSWORD_ENV]
 
-    def load_env(self) -> dict[str, str]:
-        return {**os.environ, LOAD_PASSWORD_ENV: self._secret("load")}
+    def load_env(self, base: dict[str, str] | None = None) -> dict[str, str]:
+        return {**(os.environ if base is None else base), LOAD_PASSWORD_ENV: self._secret("load")}
 
     def _secret(self, who: str) -> str:
         return private_file(self.dir / f"{who}.password", lambda: __import__("secrets").token_urlsafe(18))
@@ -86,7 +92,7 @@ class Demo:
             path.write_text(str(port))
         return port
 
-    def _create_users(self) -> None:
+    def _configure(self) -> None:
         monitor_pw, load_pw = self._secret("monitor"), self._secret("load")
         self.sandbox.create_monitor_user(MONITOR_USER, monitor_pw)
         self.sandbox.execute(
@@ -94,6 +100,7 @@ class Demo:
             CREATE_LOAD_USER.format(user=LOAD_USER, password=load_pw),
             SET_PASSWORD.format(user=LOAD_USER, password=load_pw),
             GRANT_LOAD.format(user=LOAD_USER),
+            *ENABLE_PURGE_COUNTERS,
         )
 
     def _claim_server_name(self) -> bool:
@@ -139,3 +146,35 @@ def _port_free(port: int) -> bool:
             return True
         except OSError:
             return False
+
+
+def add_up_arguments(parser) -> None:
+    """`manage.py up --demo/--no-demo`; by default on with the embedded Postgres (a local try-out)."""
+    parser.add_argument("--demo", action=argparse.BooleanOptionalAction, default=None,
+                        help="start the sandbox MariaDB demo (server 'local' under a light load); "
+                             "default: on when no DATABASE_URL is set")
+
+
+def up_children(opts: dict, env: dict[str, str]) -> list:
+    """The demo load as a child of `up`; the sandbox stops after the group (on_stop), so the load ends first."""
+    from django.conf import settings
+
+    from monitor.supervisor import Child
+
+    wanted = opts.get("demo")
+    if not (settings.EMBEDDED_DB if wanted is None else wanted):
+        return []
+    demo = Demo(Path(settings.VAR_DIR), say=_say)
+    try:
+        if not demo.start():
+            return []
+    except Exception as exc:  # noqa: BLE001 - the product runs without its demo
+        demo.stop()
+        _say(f"SteadyState demo: the sandbox MariaDB did not start ({exc}); see {demo.dir / 'data' / 'error.log'}. "
+             "Carrying on without the demo (`manage.py up --no-demo` skips it).")
+        return []
+    return [Child("demo-load", demo.load_command(), demo.load_env(env), on_stop=demo.stop)]
+
+
+def _say(line: str) -> None:
+    print(line, flush=True)

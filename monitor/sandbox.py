@@ -5,8 +5,10 @@ with performance_schema ON and the wait/synch instruments timed.
 (monitor.testing.mariadb re-exports it for the test fixtures.)
 """
 
+import ctypes
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -14,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pymysql
+
+PR_SET_PDEATHSIG = 1
 
 
 def find_binary(*names: str) -> str | None:
@@ -31,11 +35,21 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def _die_with_parent() -> None:
+    # Between fork and exec: SIGTERM from the kernel when the thread that started us exits, so also when
+    # its process dies, even by SIGKILL: start it from a thread that lives as long as the server should.
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):
+        pass  # not Linux: the caller's own stop() still ends it
+
+
 @dataclass
 class SandboxMariaDB:
     datadir: Path
     port: int = field(default_factory=free_port)
     performance_schema: bool = True
+    die_with_parent: bool = False  # SIGTERM mariadbd if the process that started it dies (the demo)
     process: subprocess.Popen | None = None
 
     @property
@@ -79,7 +93,8 @@ class SandboxMariaDB:
 
     def start(self) -> None:
         self.install()
-        self.process = subprocess.Popen(self.args(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.process = subprocess.Popen(self.args(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                        preexec_fn=_die_with_parent if self.die_with_parent else None)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

@@ -35,5 +35,7 @@ class Summary:
         return percentile(self.interval_tps, 95)
 
     def line(self) -> str:
+        spread = (f"p5 {self.p5:.1f} p95 {self.p95:.1f}" if self.interval_tps
+                  else "p5/p95 n/a (no full interval)")
         return (f"{self.transactions} transactions in {self.elapsed:.1f} s, "
-                f"TPS avg {self.avg:.1f} p5 {self.p5:.1f} p95 {self.p95:.1f}, {self.rollbacks} rollbacks")
+                f"TPS avg {self.avg:.1f} {spread}, {self.rollbacks} rollbacks")

@@ -87,3 +87,9 @@ def test_percentile_is_nearest_rank():
     assert percentile(values, 5) == 1.0
     assert percentile(values, 95) == 19.0
     assert percentile([], 95) == 0.0
+
+
+def test_a_run_shorter_than_an_interval_says_it_has_no_spread():
+    from monitor.workload.summary import Summary
+
+    assert "p5/p95 n/a" in Summary(transactions=10, elapsed=2.0).line()
