@@ -1,0 +1,146 @@
+"""manage.py up, for real: embedded servers, web, worker and beat, then nothing left after Ctrl-C."""
+
+import http.cookiejar
+import os
+import re
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import psutil
+import pytest
+
+from monitor.supervisor import Child, Group
+from monitor.testing.mariadb import free_port
+
+BASE_DIR = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def var():
+    path = Path(tempfile.mkdtemp(prefix="ssup-"))
+    os.chmod(path, 0o755)  # pgserver runs postgres as its own user when root
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def start_up(var: Path, port: int, log: Path, embedded: bool = True) -> subprocess.Popen:
+    env = {k: v for k, v in os.environ.items() if not embedded or k not in ("DATABASE_URL", "REDIS_URL")}
+    env.update(STEADYSTATE_VAR=str(var), DJANGO_SETTINGS_MODULE="monitor.settings")
+    cmd = [sys.executable, "manage.py", "up", "--port", str(port), "--web-workers", "1", "--worker-concurrency", "2"]
+    return subprocess.Popen(cmd, cwd=BASE_DIR, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT)
+
+
+def wait_for_login_page(up: subprocess.Popen, url: str, log: Path) -> None:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        assert up.poll() is None, log.read_text()[-3000:]
+        try:
+            if urllib.request.urlopen(url + "/accounts/login/", timeout=2).status == 200:
+                return
+        except OSError:
+            time.sleep(0.3)
+    raise AssertionError("the login page never answered:\n" + log.read_text()[-3000:])
+
+
+def log_in(url: str, password: str) -> str:
+    """Log in as admin with a CSRF token, like a browser; return the /servers/ page."""
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+    login = opener.open(url + "/accounts/login/").read().decode()
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', login)[1]
+    data = urllib.parse.urlencode({"csrfmiddlewaretoken": token, "username": "admin", "password": password,
+                                   "next": "/servers/"}).encode()
+    return opener.open(urllib.request.Request(url + "/accounts/login/", data, headers={"Referer": url})).read().decode()
+
+
+def our_processes(up: subprocess.Popen, var: Path) -> list[psutil.Process]:
+    """up's descendants, plus the embedded servers (daemons, so not descendants) and their children."""
+    procs = psutil.Process(up.pid).children(recursive=True)
+    postmaster = psutil.Process(int((var / "pg" / "postmaster.pid").read_text().split()[0]))
+    redis = psutil.Process(int((var / "redis.pid").read_text().strip()))
+    return procs + [postmaster, redis] + postmaster.children(recursive=True)
+
+
+def assert_all_gone(procs: list[psutil.Process], var: Path) -> None:
+    alive = [p for p in procs if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+    assert not alive, [" ".join(p.cmdline()) for p in alive]
+    names = {"postgres", "redis-server", "gunicorn", "celery"}
+    for proc in psutil.process_iter(["cmdline"]):
+        cmdline = " ".join(proc.info["cmdline"] or [])
+        if str(var) in cmdline:
+            assert not names & set(re.split(r"[\s/]+", cmdline)), cmdline
+
+
+def test_it_runs_everything_and_leaves_nothing_after_ctrl_c(var, tmp_path):
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    up = start_up(var, port, tmp_path / "up1.log")
+    try:
+        wait_for_login_page(up, url, tmp_path / "up1.log")
+        procs = our_processes(up, var)
+        cmdlines = " ".join(" ".join(p.cmdline()) for p in procs)
+        assert "gunicorn" in cmdlines and "worker" in cmdlines and "beat" in cmdlines
+        password_file = var / "admin-password"
+        assert stat.S_IMODE(password_file.stat().st_mode) == 0o600
+        password = password_file.read_text().strip()
+        assert f"admin / {password}" in (tmp_path / "up1.log").read_text()  # printed once
+        assert "<h1>Servers</h1>" in log_in(url, password)
+        assert urllib.request.urlopen(url + "/static/css/app.css").status == 200  # whitenoise
+    finally:
+        up.send_signal(signal.SIGINT)
+        up.wait(60)
+    log = (tmp_path / "up1.log").read_text()
+    assert up.returncode == 0, log[-3000:]
+    assert "up: stopped, nothing left running." in log
+    assert_all_gone(procs, var)
+
+    # A second `up` reuses the data: same admin password, none printed. This time a child
+    # dies: the group stops and `up` says which one.
+    up = start_up(var, port, tmp_path / "up2.log")
+    try:
+        wait_for_login_page(up, url, tmp_path / "up2.log")
+        assert "<h1>Servers</h1>" in log_in(url, password)
+        procs = our_processes(up, var)
+        beat = next(p for p in psutil.Process(up.pid).children() if "beat" in p.cmdline())
+        beat.kill()
+        up.wait(60)
+    finally:
+        if up.poll() is None:
+            up.send_signal(signal.SIGINT)
+            up.wait(60)
+    log = (tmp_path / "up2.log").read_text()
+    assert "created the admin user" not in log and password not in log
+    assert "up: beat exited with code -9: stopping everything" in log
+    assert up.returncode == 1
+    assert_all_gone(procs, var)
+
+
+def test_it_refuses_a_port_in_use(var, tmp_path):
+    with __import__("socket").socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        # With the test's own Postgres/Redis URLs: no embedded servers to start for this one.
+        up = start_up(var, busy.getsockname()[1], tmp_path / "up.log", embedded=False)
+        up.wait(60)
+    assert up.returncode == 1
+    assert "choose another port with PORT=8001" in (tmp_path / "up.log").read_text()
+
+
+def test_the_group_stops_every_child_and_their_children():
+    group = Group([Child("sleeper", ["sh", "-c", "sleep 300 & sleep 300"]), Child("quitter", ["sh", "-c", "exit 3"])],
+                  log=lambda _: None)
+    group.start()
+    deadline = time.monotonic() + 10
+    while not group.first_exited() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert group.first_exited().name == "quitter"
+    sleepers = psutil.Process(group.children[0].pid).children(recursive=True) + [psutil.Process(group.children[0].pid)]
+    group.stop(timeout=5)
+    assert not [p for p in sleepers if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
