@@ -1,0 +1,97 @@
+"""Top waits, run comparison and annotation CSVs: exact sums, ratios, safe text."""
+
+import csv
+import io
+from datetime import timedelta
+
+import pytest
+
+from dashboards.csv_safe import iso_utc
+from dashboards.tests import export_samples as data
+from monitor.models import Annotation, Run
+from monitor.store import query
+
+pytestmark = pytest.mark.django_db
+POLLS = 121
+START, MID, END = data.T0, data.T0 + timedelta(seconds=600), data.T0 + timedelta(seconds=1200)
+HUGE = 10**6  # per-poll timer deltas of ~4e18 ps: their sum overflows 64 bits
+
+
+def get_csv(client, url, **params) -> list[list[str]]:
+    response = client.get(url, params)
+    assert response.status_code == 200, response.content
+    return list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode(), newline="")))
+
+
+@pytest.fixture
+def db1(admin_user, client):
+    client.force_login(admin_user)
+    server = data.server("db1")
+    data.write_run_data(server.pk, START, POLLS, wait_scale=HUGE)
+    return server
+
+
+def test_it_exports_top_waits_with_exact_picosecond_sums(client, db1):
+    rows = get_csv(client, "/export/topwaits.csv", server="db1", **{"from": iso_utc(START), "to": iso_utc(END)})
+    header, body = rows[0], rows[1:]
+    assert header[:3] == ["rank", "event", "time waited (s)"]
+    assert [r[1] for r in body] == [data.TRX_SYS, data.LOG_SYS, data.FIL_IO]
+    expected = sum(HUGE * (4 * 10**12 + i * 10**9) for i in range(1, POLLS))
+    assert expected > 2**63
+    assert int(body[0][header.index("time waited (ps)")]) == expected
+    assert int(body[0][header.index("count")]) == sum(40_000 + i for i in range(1, POLLS))
+    assert sum(float(r[header.index("share of time waited (%)")]) for r in body) == pytest.approx(100)
+    assert float(body[0][2]) == pytest.approx(expected / 1e12)
+
+
+def test_it_exports_two_intervals_and_their_difference(client, db1):
+    params = {"server": str(db1.pk), "from": iso_utc(START), "to": iso_utc(MID),
+              "from2": iso_utc(MID + timedelta(seconds=1)), "to2": iso_utc(END)}
+    rows = get_csv(client, "/export/topwaits.csv", **params)
+    header = rows[0]
+    first = {r[0]: r for r in rows[1:]}
+    a = query.totals(db1.pk, [f"wait.time_ps:{data.LOG_SYS}"], START, MID)[f"wait.time_ps:{data.LOG_SYS}"]
+    b = query.totals(db1.pk, [f"wait.time_ps:{data.LOG_SYS}"], MID + timedelta(seconds=1), END)
+    b = b[f"wait.time_ps:{data.LOG_SYS}"]
+    row = first[data.LOG_SYS]
+    assert int(row[header.index("A time waited (ps)")]) == a
+    assert int(row[header.index("B time waited (ps)")]) == b
+    assert float(row[header.index("difference B-A (s)")]) == pytest.approx((b - a) / 1e12)
+    assert float(row[header.index("ratio B/A")]) == pytest.approx(b / a)
+
+
+def test_it_exports_the_run_comparison_with_ratios_to_the_first(client, db1):
+    other = data.server("-db2")  # a leading minus: neutralised, while negative numbers stay numbers
+    data.write_run_data(other.pk, START, POLLS, base=2500)
+    first = Run.objects.create(name="baseline", server=db1, started_at=START, ended_at=END)
+    second = Run.objects.create(name="=half load", server=other, started_at=START, ended_at=END)
+    rows = get_csv(client, "/export/compare.csv", runs=f"{first.pk},{second.pk}")
+    header, a, b = rows
+    col = header.index
+    assert a[col("run")] == "baseline" and b[col("run")] == "'=half load" and b[col("server")] == "'-db2"
+    rates = [data.tps_delta(i) / 10 for i in range(1, POLLS)]
+    assert float(a[col("avg TPS (/s)")]) == pytest.approx(sum(rates) / len(rates))
+    assert float(a[col("TPS ratio to first")]) == 1.0
+    slower = [data.tps_delta(i, 2500) / 10 for i in range(1, POLLS)]
+    assert float(b[col("TPS ratio to first")]) == pytest.approx(sum(slower) / sum(rates))
+    assert int(a[col("transactions")]) == sum(data.tps_delta(i) for i in range(1, POLLS))
+    assert float(a[col("max history list length")]) == 1000 + 40 * (POLLS - 1)
+    assert a[col("started (UTC)")] == iso_utc(START)
+
+
+def test_it_neutralises_annotation_text_and_keeps_it_whole(client, db1):
+    texts = ['=HYPERLINK("http://evil","x")', '-5% after "flush", then\nrestart', "@admin ☃", "plain"]
+    for n, text in enumerate(texts):
+        Annotation.objects.create(server=db1, at=START + timedelta(seconds=n), text=text)
+    Annotation.objects.create(at=START + timedelta(seconds=9), text="+all servers")
+    rows = get_csv(client, "/export/annotations.csv", server="db1",
+                   **{"from": iso_utc(START), "to": iso_utc(END)})
+    assert rows[0] == ["time (UTC)", "server", "run", "text"]
+    assert [r[3] for r in rows[1:]] == ["'" + texts[0], "'" + texts[1], "'" + texts[2], "plain", "'+all servers"]
+    assert [r[1] for r in rows[1:]] == ["db1"] * 4 + [""]
+
+
+def test_it_says_which_run_is_unknown(client, db1):
+    response = client.get("/export/compare.csv", {"runs": "999"})
+    assert response.status_code == 400
+    assert "run 999 is unknown" in response.content.decode()
