@@ -64,15 +64,16 @@ def event_detail(request, event_id: int):
     event = get_object_or_404(Event.objects.select_related("rule", "server"), id=event_id)
     return render(request, "alerts/event.html", {
         "event": event, "notifications": event.notifications.order_by("created_at", "id"),
-        "line": metric_line(event), "width": sparkline.WIDTH, "height": sparkline.HEIGHT,
+        **metric_line(event), "width": sparkline.WIDTH, "height": sparkline.HEIGHT,
         "purge_path": emails.purge_path(event.server_id, event.since - emails.PURGE_BEFORE,
                                         (event.resolved_at or timezone.now()) + emails.PURGE_AFTER),
     })
 
 
-def metric_line(event: Event) -> str:
+def metric_line(event: Event) -> dict:
+    """The metric around the event as an SVG line, with its lowest and highest values."""
     if not event.rule.metric:
-        return ""
+        return {}
     from monitor.store import query
 
     end = event.resolved_at or timezone.now()
@@ -81,8 +82,10 @@ def metric_line(event: Event) -> str:
                              max_points=300)
     except Exception:
         log.exception("alerts: reading %s for event %s", event.rule.metric, event.id)
-        return ""
-    return sparkline.points(found[0].ts, found[0].values) if found else ""
+        return {}
+    if not found:
+        return {}
+    return {"line": sparkline.points(found[0].ts, found[0].values), "range": sparkline.value_range(found[0].values)}
 
 
 @require_POST
