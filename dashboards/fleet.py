@@ -27,7 +27,7 @@ def server_state(server, health, now: datetime) -> State:
     if not server.enabled:
         return State(DISABLED, "polling is switched off for this server")
     if health is None or health.last_poll_at is None:
-        return State(NEVER, "not polled yet: is the worker running? (`make run` starts it)")
+        return State(NEVER, "not polled yet: is the worker running? (make run starts it)")
     if health.consecutive_failures:
         why = health.last_error or "the last poll failed"
         return State(DOWN, f"{health.consecutive_failures} failed polls in a row: {why}")

@@ -12,6 +12,7 @@ PALETTE = [
 ]
 MARK_COLOR = "#7c3aed"
 RUN_FILL = "rgba(31, 111, 235, 0.06)"
+LABEL_SHIFT, LABEL_STEP = 18, 13  # pixels above the plot area for annotation labels
 
 
 class Points(Protocol):
@@ -99,14 +100,18 @@ def mark_shapes(marks: Sequence[Mark]) -> tuple[list[dict], list[dict]]:
             })
         labels.append({
             "x": iso(mark.start), "xref": "x", "y": 1, "yref": "paper", "yanchor": "bottom",
+            # Above the plot, two staggered lines: row titles sit just under them.
+            "yshift": LABEL_SHIFT + LABEL_STEP * (len(labels) % 2),
             "text": esc(mark.text), "showarrow": False, "xanchor": "left",
-            "font": {"size": 10, "color": MARK_COLOR}, "bgcolor": "rgba(255,255,255,0.7)",
+            "font": {"size": 10, "color": MARK_COLOR}, "bgcolor": "rgba(255,255,255,0.8)",
         })
     return shapes, labels
 
 
 def add_marks(layout: dict, marks: Sequence[Mark]) -> dict:
     shapes, labels = mark_shapes(marks)
+    if labels:
+        layout["margin"]["t"] = max(layout["margin"]["t"], LABEL_SHIFT + 2 * LABEL_STEP + 14)
     layout["shapes"] = layout.get("shapes", []) + shapes
     layout["annotations"] = layout.get("annotations", []) + labels
     return layout

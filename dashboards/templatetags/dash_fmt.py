@@ -4,6 +4,8 @@ from datetime import timedelta
 from urllib.parse import urlencode
 
 from django import template
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
 
 from dashboards.fleet import ago
 from dashboards.topwaits import human_ps
@@ -42,3 +44,14 @@ def ratio(value: float | None) -> str:
 def qs(params: dict) -> str:
     """A dict as a query string (values escaped for a URL)."""
     return urlencode(params)
+
+
+@register.filter
+def event(name: str) -> SafeString:
+    """An event name, escaped, with line-break chances after its slashes (they are long)."""
+    return mark_safe(escape(name).replace("/", "/<wbr>"))
+
+
+@register.filter(name="abs")
+def absolute(value: float | None) -> float | None:
+    return None if value in (None, "") else abs(value)

@@ -50,6 +50,7 @@ def compare(request: HttpRequest) -> HttpResponse:
         "all_runs": Run.objects.select_related("server")[:200], "ids": ids,
         "figures": {"compare-chart": compare_figure(aligned, wait)}, "tps_definition": TPS_DEFINITION,
         "csv": "/export/compare.csv?runs=" + ",".join(str(r.pk) for r in runs),
+        "report": "/reports/compare/?runs=" + ",".join(str(r.pk) for r in runs),
     })
 
 
