@@ -91,6 +91,9 @@ class RuleForm(forms.ModelForm):
         data["metric"] = metric
         if not metric:
             self.add_error("metric", f"This kind of rule watches a metric: name one, e.g. {catalog.EXAMPLES}.")
+        elif "*" in metric:
+            self.add_error("metric", f"A rule watches one metric, not a pattern: replace '*' in '{metric}' "
+                                     "with the full name (see the Explorer for the names a server reports).")
         elif not catalog.is_known(metric):
             self.add_error("metric", f"Unknown metric '{metric}': use a name from docs/metrics.md "
                                      f"(e.g. {catalog.EXAMPLES}) or one your servers already report.")

@@ -40,6 +40,10 @@ def test_it_refuses_an_unknown_metric():
     assert message.startswith("Unknown metric 'history_lenght': use a name from docs/metrics.md")
 
 
+def test_it_refuses_a_pattern():
+    assert "not a pattern" in errors(metric="wait.time_ps:*")["metric"][0]
+
+
 def test_it_accepts_documented_metric_families():
     for metric in ("wait.time_ps:wait/synch/mutex/innodb/trx_sys_mutex", "innodb_metrics:purge_del_mark_records",
                    "Threads_running"):
