@@ -146,4 +146,9 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": 15.0,
         "options": {"expires": 14},
     },
+    "prune-alerts": {
+        "task": "monitor.alerts.tasks.prune_history",
+        "schedule": 3600.0,
+        "options": {"expires": 3000},
+    },
 }

@@ -19,3 +19,12 @@ def evaluate_rules() -> None:
 @shared_task
 def send_notifications() -> None:
     sending.send_due()
+
+
+@shared_task
+def prune_history() -> None:
+    from monitor.alerts import pruning
+
+    removed = pruning.prune()
+    if removed:
+        log.info("alerts: pruned %s old rows", removed)

@@ -134,3 +134,17 @@ def test_it_creates_the_builtin_rules_once(db):
         ["threshold", "growth", "sustained", "unreachable", "source_failing"])
     assert set(builtin.filter(metric="history_list_length").values_list("kind", flat=True)) == {
         "threshold", "growth", "sustained"}
+
+
+def test_it_prunes_old_resolved_events_only(server):
+    from monitor.alerts.outbox import enqueue
+    from monitor.alerts.pruning import prune
+
+    rule, now = make_rule(), timezone.now()
+    then = now - timedelta(days=100)
+    old = Event.objects.create(rule=rule, server=server, since=then, opened_at=then, resolved_at=then)
+    enqueue(Notification.FIRING, old, rule, then)
+    history(server, [150], now)
+    evaluate_all(now)
+    assert prune(now) == 2  # the old event and its e-mail
+    assert list(Event.objects.filter(rule=rule).values_list("resolved_at", flat=True)) == [None]
