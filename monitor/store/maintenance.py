@@ -6,7 +6,7 @@ A Redis lock keeps two workers from maintaining at the same time.
 
 from datetime import UTC, datetime, timedelta
 
-from monitor.store import buffer, config, ingest, partitions
+from monitor.store import buffer, compaction, config, ingest, partitions, retention
 
 LOCK = "steadystate:store:maintain-lock"
 
@@ -19,7 +19,9 @@ def run(now: datetime | None = None) -> dict:
     try:
         return {
             "flushed": ingest.flush_buffer(),
-            "partitions": create_ahead(now),
+            "partitions_ahead": create_ahead(now),
+            "compacted": compaction.compact_closed(now),
+            "dropped": retention.apply(now),
         }
     finally:
         lock.release()
@@ -31,4 +33,4 @@ def create_ahead(now: datetime) -> int:
     partitions.ensure_range(partitions.RAW, now - timedelta(hours=1), ahead)
     for scheme in (partitions.BLOCK, partitions.BLOCK_SERIES, partitions.ROLLUP_1M, partitions.ROLLUP_1H):
         partitions.ensure_range(scheme, now - timedelta(days=1), ahead)
-    return len(partitions._known)
+    return sum(len(partitions.existing(s)) for s in partitions.ALL)

@@ -7,11 +7,11 @@ deltas exactly, in Python integers.
 """
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import numpy as np
 
-from monitor.store import catalog, downsample, read_full
+from monitor.store import catalog, downsample, levels, read_full, read_rollups
 from monitor.store.models import Gap
 from monitor.store.points import Points, datetimes
 
@@ -30,37 +30,68 @@ def series(server_ids: list[int], metrics: list[str], start: datetime, end: date
     """Series for each server and each metric name or '*' pattern, at most max_points each."""
     if mode not in ("rate", "delta"):
         raise ValueError(f"store: unknown series mode {mode!r}: use 'rate' or 'delta'")
+    level = levels.choose(start, end, max_points)
     out = []
     for server_id in server_ids:
         infos = catalog.matching(catalog.server_metrics([server_id]), metrics)
-        data = read_full.read(server_id, infos, start, end)
+        if level == levels.FULL:
+            data = read_full.read(server_id, infos, start, end)
+            points = {m.id: _full_points(m, data.get(m.id, Points.empty()), mode) for m in infos}
+        else:
+            data = read_rollups.read(server_id, infos, level, start, end)
+            width = read_rollups.WIDTH[level]
+            points = {m.id: _bucket_points(m, data[m.id], width, mode) for m in infos}
         for m in infos:
-            pts = data.get(m.id, Points.empty())
-            out.append(_series(server_id, m, pts, max_points, mode))
+            ts, vals = points[m.id]
+            idx = downsample.minmax(ts, vals, max_points)
+            out.append(Series(server_id, m.name, m.kind, datetimes(ts[idx]), vals[idx].tolist()))
     return out
 
 
-def _series(server_id: int, m: catalog.MetricInfo, pts: Points, max_points: int, mode: str) -> Series:
-    vals = _values(m, pts, mode)
-    keep = ~np.isnan(vals)
-    ts, vals = pts.ts[keep], vals[keep]
-    idx = downsample.minmax(ts, vals, max_points)
-    return Series(server_id, m.name, m.kind, datetimes(ts[idx]), vals[idx].tolist())
-
-
-def _values(m: catalog.MetricInfo, pts: Points, mode: str) -> np.ndarray:
+def _full_points(m: catalog.MetricInfo, pts: Points, mode: str) -> tuple[np.ndarray, np.ndarray]:
     vals = pts.vals.astype(np.float64)
     if m.counter and mode == "rate":
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(pts.iv > 0, vals * 1000.0 / pts.iv, np.nan)
-    return vals
+            vals = np.where(pts.iv > 0, vals * 1000.0 / pts.iv, np.nan)
+    keep = ~np.isnan(vals)
+    return pts.ts[keep], vals[keep]
+
+
+def _bucket_points(m: catalog.MetricInfo, b: dict, width_us: int, mode: str) -> tuple[np.ndarray, np.ndarray]:
+    """Two points per bucket, its min then its max (one if they are equal), so spikes survive."""
+    count = b["count"].astype(np.float64)
+    lo, hi, avg = b["min"].astype(np.float64), b["max"].astype(np.float64), b["sum"] / count
+    if m.counter and mode == "rate":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            per_s = np.where(b["ms"] > 0, count * 1000.0 / b["ms"], np.nan)  # 1 / mean interval
+        lo, hi, avg = lo * per_s, hi * per_s, b["sum"] * 1000.0 / np.where(b["ms"] > 0, b["ms"], np.nan)
+    t = b["idx"] * width_us
+    flat = lo == hi
+    ts = np.concatenate([t, t[~flat] + width_us // 2])
+    vals = np.concatenate([np.where(flat, avg, lo), hi[~flat]])
+    order = np.argsort(ts, kind="stable")
+    ts, vals = ts[order], vals[order]
+    keep = ~np.isnan(vals)
+    return ts[keep], vals[keep]
 
 
 def totals(server_id: int, metrics: list[str], start: datetime, end: datetime) -> dict[str, int | float]:
-    """Exact sums of the counters' per-interval deltas with start <= ts <= end (gauges are left out)."""
+    """Exact sums of the counters' per-interval deltas with start <= ts <= end (gauges are left out).
+
+    Ranges older than the full-resolution retention are summed from rollup buckets.
+    """
     infos = [m for m in catalog.matching(catalog.server_metrics([server_id]), metrics) if m.counter]
-    data = read_full.read(server_id, infos, start, end)
-    return {m.name: exact_sum(data.get(m.id, Points.empty()).vals) for m in infos}
+    sums: dict[int, list] = {m.id: [] for m in infos}
+    full_since = max(start, levels.available_since(levels.FULL))
+    if full_since <= end:
+        for mid, p in read_full.read(server_id, infos, full_since, end).items():
+            sums[mid].append(exact_sum(p.vals))
+    minute_since = min(max(start, levels.available_since(levels.MINUTE)), full_since)
+    for level, lo, hi in ((levels.MINUTE, minute_since, full_since), (levels.HOUR, start, minute_since)):
+        if lo < hi:
+            for mid, b in read_rollups.read(server_id, infos, level, lo, hi - timedelta(microseconds=1)).items():
+                sums[mid].append(exact_sum(b["sum"]))
+    return {m.name: sum(sums[m.id]) for m in infos}
 
 
 def exact_sum(vals: np.ndarray) -> int | float:

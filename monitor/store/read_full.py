@@ -2,7 +2,7 @@
 
 from datetime import datetime
 
-from monitor.store import catalog, read_raw
+from monitor.store import catalog, read_blocks, read_raw
 from monitor.store.catalog import MetricInfo
 from monitor.store.points import Points, concat, from_micros
 
@@ -13,7 +13,9 @@ def read(server_id: int, metrics: list[MetricInfo], start: datetime, end: dateti
         return {}
     layouts = catalog.server_layouts([server_id])
     hot = read_raw.read(server_id, metrics, layouts, start, end)
-    return {mid: concat([p]) for mid, p in hot.items()}
+    compacted = read_blocks.read(server_id, [m.id for m in metrics], start, end)
+    return {mid: concat([p for p in (compacted.get(mid), hot.get(mid)) if p is not None])
+            for mid in set(hot) | set(compacted)}
 
 
 def latest(server_id: int, metrics: list[MetricInfo]) -> dict[MetricInfo, tuple[datetime, float]]:
@@ -22,6 +24,8 @@ def latest(server_id: int, metrics: list[MetricInfo]) -> dict[MetricInfo, tuple[
         return {}
     layouts = catalog.server_layouts([server_id])
     found = read_raw.newest(server_id, metrics, layouts)
+    missing = [m.id for m in metrics if m.id not in found]
+    found |= read_blocks.newest(server_id, missing)
     out = {}
     for m in metrics:
         pts = found.get(m.id)

@@ -1,0 +1,43 @@
+"""Reading rollups: stored buckets of compacted hours, plus hot hours aggregated on the fly."""
+
+from collections import defaultdict
+from datetime import datetime
+
+from django.db import connection
+
+from monitor.store import blocks, catalog, read_raw, rollups
+from monitor.store.catalog import MetricInfo
+from monitor.store.points import micros
+
+WIDTH = {"1m": rollups.MINUTE_US, "1h": rollups.HOUR_US}
+ORIGIN = {"1m": rollups.HOUR_US, "1h": 24 * rollups.HOUR_US}  # a stored row's period
+# Stored buckets of some metrics of one server in a range.
+SELECT = (
+    "SELECT metric_id, (extract(epoch from period) * 1000000)::bigint, data FROM {table} "
+    "WHERE server_id = %s AND metric_id = ANY(%s) AND period >= to_timestamp(%s / 1000000.0) "
+    "AND period <= %s ORDER BY metric_id, period"
+)
+TABLE = {"1m": "store_rollup_1m", "1h": "store_rollup_1h"}
+
+
+def read(server_id: int, metrics: list[MetricInfo], level: str, start: datetime,
+         end: datetime) -> dict[int, dict]:
+    """Buckets per metric id, numbered from the Unix epoch, starting within [start, end]."""
+    if not metrics:
+        return {}
+    width, origin = WIDTH[level], ORIGIN[level]
+    lo, hi = micros(start), micros(end)
+    with connection.cursor() as cur:
+        cur.execute(SELECT.format(table=TABLE[level]), [server_id, [m.id for m in metrics], lo - lo % origin, end])
+        stored = defaultdict(list)
+        for mid, period_us, data in cur.fetchall():
+            stored[mid].append(rollups.shift(blocks.decode_buckets(data), period_us // width))
+    hot = read_raw.read(server_id, metrics, catalog.server_layouts([server_id]), start, end)
+    out = {}
+    for m in metrics:
+        parts = [rollups.aggregate(hot[m.id], width, 0)] if m.id in hot else []
+        b = rollups.concat(parts + stored.get(m.id, []))
+        starts = b["idx"] * width
+        keep = (starts >= lo - lo % width) & (starts <= hi)
+        out[m.id] = {k: v[keep] for k, v in b.items()}
+    return out
