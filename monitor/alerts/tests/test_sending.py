@@ -126,3 +126,15 @@ def test_it_mails_each_row_once_with_many_senders(inbox):
     in_threads(4, lambda: sending.send_due(now))
     assert sorted(m["To"] for m in inbox.messages) == sorted(f"user{i}@example.com" for i in range(20))
     assert Notification.objects.filter(sent_at=None).count() == 0
+
+
+@pytest.mark.django_db
+def test_it_evaluates_and_mails_from_the_beat_task(inbox):
+    from monitor.alerts.tasks import evaluate_rules
+
+    server = make_server()
+    make_rule()
+    history(server, [500], timezone.now())
+    evaluate_rules()
+    evaluate_rules()
+    assert len(inbox.messages) == 1 and inbox.subjects()[0].startswith("[SteadyState] FIRING")
