@@ -12,12 +12,12 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, Strea
 from django.views.decorators.http import require_GET
 
 from dashboards import export_params as params
+from dashboards import reads
 from dashboards.csv_safe import CsvLines, iso_utc
 from dashboards.export_series import columns, header, rows
 from dashboards.export_tables import (
     annotation_rows,
     compare_rows,
-    interval_waits,
     topwaits_diff_rows,
     topwaits_rows,
 )
@@ -79,12 +79,12 @@ def topwaits_csv(request: HttpRequest) -> HttpResponse:
         second = params.parse_range(get.get("from2"), get.get("to2"), "2") if get.get("from2") else None
     except params.ExportError as error:
         return bad_request(error)
-    first = interval_waits(server, start, end)
+    first = reads.interval_waits(server.pk, start, end)
     if second is None:
         body = topwaits_rows(first)
         name = slug("topwaits", server.name, iso_utc(start), iso_utc(end))
     else:
-        body = topwaits_diff_rows(diff_rows(first, interval_waits(server, *second)))
+        body = topwaits_diff_rows(diff_rows(first, reads.interval_waits(server.pk, *second)))
         name = slug("topwaits", server.name, iso_utc(start), "vs", iso_utc(second[0]))
     return csv_response(body, name + ".csv", _flag(request, "bom"))
 

@@ -16,6 +16,7 @@ from monitor.store import query
 CHUNK_POINTS = 2000  # rows per series per store query, at most
 CHUNK_VALUES = 20_000  # values per store query: fewer rows a chunk when there are many columns
 MIN_CHUNK_ROWS = 100
+CHART_MAX_POINTS = 2400  # the widest chart (dashboards.timerange.MAX_POINTS)
 RAW_CHUNK = 20_000  # full-resolution points per series a store query reads (it downsamples in memory)
 
 Key = tuple[int, str]  # (server id, metric)
@@ -57,8 +58,12 @@ def chunk_span(export: SeriesExport, ncols: int) -> timedelta:
     never downsampled (max_points allows a point a second, the shortest poll
     interval). With a step: a whole number of steps, as many as keep the points
     read under RAW_CHUNK, so the store's min/max bins never straddle two queries.
+    A range no wider than a chart is read in one query, as the chart read it.
     """
     interval = min(s.poll_interval for s in export.servers)
+    whole = export.end - export.start
+    if export.step is not None and whole.total_seconds() / export.step <= CHART_MAX_POINTS:
+        return whole  # a chart's range: one query, binned exactly as the chart was
     rows = max(MIN_CHUNK_ROWS, min(CHUNK_POINTS, CHUNK_VALUES // max(1, ncols)))
     if export.step is None:
         return timedelta(seconds=rows * interval)
@@ -71,7 +76,7 @@ def chunk_points(export: SeriesExport, first: datetime, last: datetime) -> int:
     seconds = (last - first).total_seconds()
     if export.step is None:
         return math.ceil(seconds) + 1
-    return max(2, math.ceil(seconds / export.step))
+    return max(2, math.ceil(seconds / export.step - 1e-9))  # span / (span / w) is w, not w + 1
 
 
 def chunks(start: datetime, end: datetime, span: timedelta) -> Iterator[tuple[datetime, datetime, bool]]:

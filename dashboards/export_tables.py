@@ -1,12 +1,10 @@
 """The rows of the table exports: top waits (one or two intervals) and run summaries."""
 
 from collections.abc import Iterable, Iterator
-from datetime import datetime
 
 from dashboards.report_summary import RunSummary, ratio
-from dashboards.topwaits import WAIT_PATTERNS, WaitDiff, WaitRow, wait_rows
-from monitor.models import Annotation, Server
-from monitor.store import query
+from dashboards.topwaits import WaitDiff, WaitRow
+from monitor.models import Annotation
 
 PS_PER_S = 10**12
 
@@ -18,10 +16,6 @@ RUN_HEADER = ["run id", "run", "server", "started (UTC)", "ended (UTC)", "durati
               "p5 TPS (/s)", "p95 TPS (/s)", "median TPS (/s)", "TPS CV", "avg QPS (/s)", "transactions",
               "max history list length", "TPS ratio to first"]
 ANNOTATION_HEADER = ["time (UTC)", "server", "run", "text"]
-
-
-def interval_waits(server: Server, start: datetime, end: datetime) -> list[WaitRow]:
-    return wait_rows(query.totals(server.pk, WAIT_PATTERNS, start, end))
 
 
 def _wait_cells(row: WaitRow | None) -> list:

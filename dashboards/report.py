@@ -7,16 +7,16 @@ from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
 from dashboards import export_params as params
+from dashboards import reads
 from dashboards.csv_safe import iso_utc
-from dashboards.export_tables import interval_waits
-from dashboards.report_charts import purge_chart, run_marks, stability_chart
+from dashboards.report_charts import chart_metrics, purge_chart, stability_chart
 from dashboards.report_settings import Change, changes, previous_run, show, snapshot
 from dashboards.report_summary import ratio, run_window, summarize_run
-from dashboards.topwaits import WaitRow, human_ps
+from dashboards.timerange import iso_param
+from dashboards.views.common import TPS_DEFINITION
 from monitor.models import Run
 
 TOP_WAITS = 15
-RUN_METRICS = "tps,qps,Threads_running,history_list_length"
 
 
 def range_query(server: str, start, end, **extra) -> str:
@@ -40,25 +40,22 @@ def change_cells(change: Change) -> dict:
     return {"name": change.name, "before": show(change.before), "after": show(change.after)}
 
 
-def wait_cells(row: WaitRow) -> dict:
-    return {"event": row.event, "time": human_ps(row.time_ps), "share": row.share * 100,
-            "count": row.count, "avg": human_ps(row.avg_ps)}
-
-
 @require_GET
 def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
     run = get_object_or_404(Run.objects.select_related("server"), pk=run_id)
     summary = summarize_run(run)
-    waits = interval_waits(run.server, summary.start, summary.end)
-    marks = run_marks(summary)
+    waits = reads.interval_waits(run.server_id, summary.start, summary.end)
     context = settings_context(run)
     query = range_query(run.server.name, summary.start, summary.end)
+    metrics = ",".join(["qps", "Threads_running", *chart_metrics(summary)])
     context.update(
-        run=run, summary=summary, waits=[wait_cells(w) for w in waits[:TOP_WAITS]], waits_total=len(waits),
-        stability=stability_chart(summary, waits, marks),
-        purge=purge_chart(summary, context["max_purge_lag"], marks),
-        series_csv=f"/export.csv?{query}&" + urlencode({"metrics": RUN_METRICS}),
-        series_full_csv=f"/export.csv?{query}&" + urlencode({"metrics": RUN_METRICS, "full": 1}),
+        run=run, summary=summary, waits=waits[:TOP_WAITS], waits_total=len(waits),
+        figures={"chart-stability": stability_chart(summary),
+                 "chart-purge": purge_chart(summary, context["max_purge_lag"])},
+        series_csv=f"/export.csv?{query}&" + urlencode({"metrics": metrics}),
+        series_full_csv=f"/export.csv?{query}&" + urlencode({"metrics": metrics, "full": 1}),
+        range_params={"from": iso_param(summary.start), "to": iso_param(summary.end)},
+        tps_definition=TPS_DEFINITION,
         waits_csv=f"/export/topwaits.csv?{query}",
     )
     return render(request, "reports/run.html", context)
@@ -83,4 +80,5 @@ def compare_report(request: HttpRequest) -> HttpResponse:
     ids = ",".join(str(r.pk) for r in runs)
     return render(request, "reports/compare.html", {
         "rows": rows, "ids": ids, "compare_csv": "/export/compare.csv?" + urlencode({"runs": ids}),
+        "tps_definition": TPS_DEFINITION,
     })

@@ -1,73 +1,49 @@
-"""The run report's charts: the dashboards' stability and purge-lag figures over the run."""
+"""The run report's charts: the dashboards' own reads and figure builders, over the run."""
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 
-from django.db.models import Q
-
-from dashboards.figures.common import Mark
+from dashboards import reads
 from dashboards.figures.purge import purge_figure
 from dashboards.figures.stability import stability_figure
+from dashboards.marks import marks_for
 from dashboards.report_summary import RunSummary
 from dashboards.stability_stats import dip_threshold, find_dips, merge_close
-from dashboards.topwaits import WaitRow
-from monitor.models import Annotation
-from monitor.store import query
+from dashboards.timerange import TimeRange
 
 CHART_POINTS = 1200
-TOP_N = 5
-PURGE_PATTERNS = ["innodb_metrics:purge_*", "innodb_metrics:trx_undo_*"]
-DELAY = "innodb_metrics:purge_dml_delay_usec"
-MUTEX_PATTERN = "mutex.waits:*"
+TOP_WAITS, TOP_MUTEXES = 8, 6  # as the stability page shows by default
 
 
-class Empty:
-    """A series with no points, for a row the figure must still draw (and label)."""
-
-    ts: list = []
-    values: list = []
+def run_range(summary: RunSummary) -> TimeRange:
+    return TimeRange(summary.start, summary.end)
 
 
-def _series(server_id: int, metrics: list[str], start: datetime, end: datetime) -> dict:
-    found = query.series([server_id], metrics, start, end, max_points=CHART_POINTS)
-    return {s.metric: s for s in found}
-
-
-def _top_counters(server_id: int, pattern: str, start: datetime, end: datetime) -> list[str]:
-    totals = query.totals(server_id, [pattern], start, end)
-    ranked = sorted((v, k) for k, v in totals.items() if v)
-    return [k for _, k in reversed(ranked)][:TOP_N]
-
-
-def run_marks(summary: RunSummary) -> list[Mark]:
-    marks = Annotation.objects.filter(
-        Q(server_id=summary.run.server_id) | Q(server__isnull=True), at__gte=summary.start, at__lte=summary.end
-    )
-    return [Mark(a.text, a.at) for a in marks]
-
-
-def stability_chart(summary: RunSummary, waits: list[WaitRow], marks: list[Mark]) -> dict:
-    server_id, start, end = summary.run.server_id, summary.start, summary.end
-    wait_names = ["wait.time_ps:" + w.event for w in waits[:TOP_N]]
-    mutexes = _top_counters(server_id, MUTEX_PATTERN, start, end)
-    found = _series(server_id, ["tps", *wait_names, *mutexes], start, end)
-    tps = found.get("tps", Empty())
+def stability_chart(summary: RunSummary) -> dict:
+    """TPS over the top waits over mutex waits, dips marked (the stability page's figure)."""
+    tr, server_id = run_range(summary), summary.run.server_id
+    tps = reads.one(server_id, reads.TPS, tr, CHART_POINTS)
+    waits = reads.top_series(server_id, reads.WAIT_TIMES, reads.TIME_PREFIX, tr, CHART_POINTS, TOP_WAITS)
+    mutexes = reads.top_series(server_id, reads.MUTEX_WAITS, "mutex.waits:", tr, CHART_POINTS, TOP_MUTEXES)
     threshold = dip_threshold(summary.tps)
-    dips = [] if threshold is None else merge_close(find_dips(tps.ts, tps.values, threshold), timedelta(seconds=30))
-    return stability_figure(
-        tps,
-        [(n.split(":", 1)[1], found[n]) for n in wait_names if n in found],
-        [(n.split(":", 1)[1], found[n]) for n in mutexes if n in found],
-        dips=dips, marks=marks, dip_threshold=threshold,
-    )
+    dips = [] if threshold is None else merge_close(
+        find_dips(tps.ts, tps.values, threshold), timedelta(seconds=2 * tr.seconds / CHART_POINTS))
+    marks = marks_for([server_id], tr.start, tr.end)
+    return stability_figure(tps, waits, mutexes, dips, marks, threshold)
 
 
-def purge_chart(summary: RunSummary, max_purge_lag: float | None, marks: list[Mark]) -> dict:
-    server_id, start, end = summary.run.server_id, summary.start, summary.end
-    found = _series(server_id, ["history_list_length", "tps", DELAY, *PURGE_PATTERNS], start, end)
-    purge = [(n.split(":", 1)[1], s) for n, s in sorted(found.items()) if n.startswith(PURGE_PATTERNS[0][:-1])
-             or n.startswith(PURGE_PATTERNS[1][:-1])]
-    purge = [(n, s) for n, s in purge if n != DELAY.split(":", 1)[1]]
+def purge_chart(summary: RunSummary, max_purge_lag: float | None) -> dict:
+    """History length against innodb_max_purge_lag, TPS, purge work, DML delay (the purge page's)."""
+    tr, server_id = run_range(summary), summary.run.server_id
+    collected, _missing = reads.purge_counters(server_id)
+    found = reads.series_map(server_id, [reads.HISTORY, reads.TPS, *collected], tr, CHART_POINTS)
+    counters = [(m.split(":", 1)[1], found[m]) for m in collected if m != reads.PURGE_DELAY and m in found]
     return purge_figure(
-        found.get("history_list_length", Empty()), found.get("tps", Empty()), purge,
-        found.get(DELAY), max_purge_lag=max_purge_lag, marks=marks,
+        found.get(reads.HISTORY) or reads.Empty(), found.get(reads.TPS) or reads.Empty(), counters,
+        found.get(reads.PURGE_DELAY), max_purge_lag, max_purge_lag, marks_for([server_id], tr.start, tr.end),
     )
+
+
+def chart_metrics(summary: RunSummary) -> list[str]:
+    """The series the two charts draw, for the report's CSV link."""
+    collected, _missing = reads.purge_counters(summary.run.server_id)
+    return [reads.TPS, reads.HISTORY, *collected]

@@ -1,5 +1,6 @@
 """A run's settings: the var:* snapshot it ran with, and what changed since the previous run."""
 
+import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -7,9 +8,12 @@ from monitor.models import Run
 from monitor.store import query
 
 VAR_PREFIX = "var:"
-# Variables are stored on change only: look this far back for the value in force.
+# Variables are stored on change only. From the hour before a run to its end
+# they are read at full resolution (exact times of changes); the value in force
+# before that comes from whatever the store keeps (its rollups' last bucket).
 LOOKBACK = timedelta(days=400)
-MAX_POINTS = 100_000
+FULL_WIDTH = 30  # seconds per point asked for: finer than the store's 1-minute rollups
+OLD_POINTS = 20_000
 
 
 @dataclass(frozen=True)
@@ -26,19 +30,29 @@ class Change:
     after: float | None
 
 
+def _points(server_id: int, names: list[str], start: datetime, end: datetime, max_points: int) -> dict:
+    found = query.series([server_id], names, start, end, max_points=max_points)
+    return {s.metric: [(t, v) for t, v in zip(s.ts, s.values, strict=True) if v is not None] for s in found}
+
+
 def snapshot(server_id: int, start: datetime, end: datetime) -> list[Setting]:
     """Each variable's value at the start (or its first reading within the run)."""
-    found = query.series([server_id], [VAR_PREFIX + "*"], start - LOOKBACK, end, max_points=MAX_POINTS)
+    since = start.replace(minute=0, second=0, microsecond=0) - timedelta(hours=1)  # whole rollup hours
+    points = _points(server_id, [VAR_PREFIX + "*"], since, end,
+                     math.ceil((end - since).total_seconds() / FULL_WIDTH) + 2)
+    older = [n for n, pts in points.items() if not any(t <= start for t, _ in pts)]
+    if older:
+        before = _points(server_id, older, start - LOOKBACK, since - timedelta(microseconds=1), OLD_POINTS)
+        for name, pts in before.items():
+            points[name] = pts[-1:] + points[name]
     settings = []
-    for series in found:
-        points = [(t, v) for t, v in zip(series.ts, series.values, strict=True) if v is not None]
-        before = [v for t, v in points if t <= start]
-        during = [v for t, v in points if start < t <= end]
+    for name, pts in points.items():
+        before = [v for t, v in pts if t <= start]
+        during = [v for t, v in pts if start < t <= end]
         if not before and not during:
             continue
         value = before[-1] if before else during[0]
-        changed = any(v != value for v in during)
-        settings.append(Setting(series.metric[len(VAR_PREFIX):], value, changed))
+        settings.append(Setting(name[len(VAR_PREFIX):], value, any(v != value for v in during)))
     return sorted(settings, key=lambda s: s.name)
 
 

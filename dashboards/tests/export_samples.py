@@ -52,6 +52,26 @@ def history(server_id: int, start: datetime, polls: int, interval: float = 10.0,
         yield Sample(server_id, "history_length", ts, None, {"history_list_length": 1000 + growth * i})
 
 
+def mutexes(server_id: int, start: datetime, polls: int, interval: float = 10.0):
+    """SHOW ENGINE INNODB MUTEX waits (5.7 names), busier in the second half."""
+    for i in range(1, polls):
+        ts = start + timedelta(seconds=interval * i)
+        busy = 2 if i > polls // 2 else 1
+        values = {"mutex.waits:trx_sys": busy * (300 + i % 40), "mutex.waits:buf_pool": 120 + i % 25,
+                  "mutex.waits:log_sys": 60 + i % 10}
+        yield Sample(server_id, "innodb_mutex", ts, interval, values, frozenset(values))
+
+
+def purge(server_id: int, start: datetime, polls: int, interval: float = 10.0):
+    """INNODB_METRICS purge counters (enabled) and the DML delay gauge."""
+    for i in range(1, polls):
+        ts = start + timedelta(seconds=interval * i)
+        counters = {"innodb_metrics:purge_del_mark_records": 4000 + i % 300,
+                    "innodb_metrics:purge_undo_log_pages": 250 + i % 20, "innodb_metrics:purge_invoked": 10}
+        values = {**counters, "innodb_metrics:purge_dml_delay_usec": 0 if i < polls // 2 else 50}
+        yield Sample(server_id, "innodb_metrics", ts, interval, values, frozenset(counters))
+
+
 def variables(server_id: int, ts: datetime, values: dict[str, float]) -> Sample:
     return Sample(server_id, "variables", ts, None, {f"var:{k}": v for k, v in values.items()})
 
@@ -59,5 +79,5 @@ def variables(server_id: int, ts: datetime, values: dict[str, float]) -> Sample:
 def write_run_data(server_id: int, start: datetime, polls: int, base: int = 5000, wait_scale: int = 1) -> None:
     write_samples([
         *global_status(server_id, start, polls, base=base), *pfs_waits(server_id, start, polls, scale=wait_scale),
-        *history(server_id, start, polls),
+        *history(server_id, start, polls), *mutexes(server_id, start, polls), *purge(server_id, start, polls),
     ])
