@@ -32,7 +32,7 @@ from monitor.supervisor import Child, Group
 # with the parsed options and the children's environment, and returns a list
 # of monitor.supervisor.Child (or [] when its option is off). Its module may
 # define add_up_arguments(parser) to add options to `up`.
-EXTENSIONS: list[str] = []
+EXTENSIONS: list[str] = ["monitor.demo:up_children"]  # the sandbox MariaDB demo, server 'local'
 
 READY_TIMEOUT = 90  # seconds for gunicorn to answer the login page
 

@@ -41,6 +41,8 @@ def test_it_starts_a_sandbox_and_registers_it_with_a_read_only_monitoring_user(d
         assert cur.fetchone()[0] > 0
         cur.execute("SELECT ENABLED FROM information_schema.INNODB_METRICS WHERE NAME = 'purge_invoked'")
         assert cur.fetchone()[0] == 1  # the purge lag view gets its purge rate
+        cur.execute("SELECT @@innodb_max_purge_lag")
+        assert cur.fetchone()[0] == 20000  # and a reference line the demo's history length approaches
         with pytest.raises(pymysql.MySQLError, match="denied"):
             cur.execute("CREATE DATABASE not_for_monitors")
     conn.close()
