@@ -1,7 +1,7 @@
 """PostgreSQL restarting mid-collection leaves no hole; an overflowing buffer records a gap."""
 
 import os
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pgserver
@@ -11,7 +11,10 @@ from django.db import close_old_connections
 from monitor import embedded
 from monitor.store import buffer, maintenance, query
 from monitor.store.ingest import write_samples
-from monitor.store.tests.conftest import T0, polls
+from monitor.store.tests.conftest import polls
+
+# Recent polls: maintain() (compaction and retention with the real clock) must keep them.
+T0 = datetime.now(UTC).replace(minute=0, second=0, microsecond=0) - timedelta(hours=2)
 
 VAR = Path(os.environ["STEADYSTATE_VAR"])
 
@@ -30,7 +33,7 @@ def postgres_down():
 
 @pytest.mark.django_db(transaction=True)
 def test_it_leaves_no_hole_when_postgres_restarts_mid_collection(store_tables_cleanup):
-    samples = polls(31, 90)
+    samples = polls(31, 90, t0=T0)
     write_samples(samples[:30])
     embedded.postgres_stop(VAR)
     try:
@@ -50,7 +53,7 @@ def test_it_leaves_no_hole_when_postgres_restarts_mid_collection(store_tables_cl
 @pytest.mark.django_db(transaction=True)
 def test_it_records_a_gap_when_the_buffer_overflows(settings, store_tables_cleanup):
     settings.STORE_BUFFER_MAX_SAMPLES = 20
-    samples = polls(32, 60)
+    samples = polls(32, 60, t0=T0)
     write_samples(samples[:10])
     embedded.postgres_stop(VAR)
     try:
