@@ -19,6 +19,7 @@ from monitor.store.sample import Sample
 
 log = logging.getLogger(__name__)
 
+MAX_EARLY = 2.0  # seconds a claimed poll may wait for its due time
 PRIVILEGE_ERRORS = (1044, 1142, 1227, 1143)  # access denied to a database / table / statement / column
 GRANTS_HINT = ("grant the monitoring user: GRANT PROCESS, REPLICATION CLIENT ON *.* TO 'user'@'%'; "
                "GRANT SELECT ON performance_schema.* TO 'user'@'%' (docs/sources.md)")
@@ -97,7 +98,8 @@ def due_sources(poll_interval: int, attempts: dict[str, float], now: float,
 
 def poll_target(target: Target, poll_interval: int, due_at: datetime | None = None,
                 only: list[str] | None = None) -> PollResult:
-    """Poll one server now: no ORM access, so many can run in threads."""
+    """Poll one server when due (now if due_at is past or None): no ORM access, so many can run in threads."""
+    wait_until_due(due_at)
     start = time.time()
     result = PollResult(target.server_id, target.name, datetime.fromtimestamp(start, UTC), due_at)
     store = delta.SnapshotStore(state.client())
@@ -109,6 +111,12 @@ def poll_target(target: Target, poll_interval: int, due_at: datetime | None = No
         store.save(target.server_id, new_snapshots, attempts_now)
     result.duration_ms = (time.time() - start) * 1000
     return result
+
+
+def wait_until_due(due_at: datetime | None) -> None:
+    # The dispatcher claims a tick ahead; a poll must not start before its time.
+    if due_at is not None:
+        time.sleep(min(MAX_EARLY, max(0.0, due_at.timestamp() - time.time())))
 
 
 def run_sources(target: Target, sources: list[Source], snapshots: dict[str, delta.Snapshot],

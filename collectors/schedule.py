@@ -9,20 +9,22 @@ from collectors import state
 DUE_KEY = "collectors:due"
 GOLDEN = 0.6180339887  # spreads new servers' first polls evenly over their interval
 
-# KEYS[1] = the due set; ARGV = now, then (id, interval, offset) per enabled server.
-# Returns [id, due_at, ...] for the servers due now; missed slots are skipped, not replayed.
+LOOKAHEAD = 1.0  # seconds: one beat tick; claimed early, polls wait in the worker until they are due
+
+# KEYS[1] = the due set; ARGV = now, horizon, then (id, interval, offset) per enabled server.
+# Returns [id, due_at, ...] for the servers due before the horizon; missed slots are skipped, not replayed.
 CLAIM_LUA = """
-local now = tonumber(ARGV[1])
+local now, horizon = tonumber(ARGV[1]), tonumber(ARGV[2])
 local due = {}
-for i = 2, #ARGV, 3 do
+for i = 3, #ARGV, 3 do
   local id, interval, offset = ARGV[i], tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2])
   local score = redis.call('ZSCORE', KEYS[1], id)
   if not score then
     redis.call('ZADD', KEYS[1], now + offset, id)
   else
     score = tonumber(score)
-    if score <= now then
-      local slots = math.floor((now - score) / interval)
+    if score <= horizon then
+      local slots = math.max(0, math.floor((now - score) / interval))
       local due_at = score + slots * interval
       redis.call('ZADD', KEYS[1], due_at + interval, id)
       table.insert(due, id)
@@ -38,10 +40,13 @@ def first_offset(server_id: int, interval: int) -> float:
     return (server_id * GOLDEN) % 1.0 * interval
 
 
-def claim_due(servers: list[tuple[int, int]], now: float) -> list[tuple[int, float]]:
-    """(server id, poll interval) of the enabled servers -> [(id, due_at)] due now."""
+def claim_due(servers: list[tuple[int, int]], now: float, lookahead: float = LOOKAHEAD) -> list[tuple[int, float]]:
+    """(server id, poll interval) of the enabled servers -> [(id, due_at)] due before the next tick.
+
+    A 1 s beat would otherwise start polls up to 1 s late (0.5 s on average).
+    """
     client = state.client()
-    args = [repr(now)]
+    args = [repr(now), repr(now + lookahead)]
     for server_id, interval in servers:
         args += [str(server_id), str(interval), repr(first_offset(server_id, interval))]
     forget_removed(client, {str(server_id) for server_id, _ in servers})

@@ -15,7 +15,8 @@ from collectors.poll import poll_servers
 log = get_task_logger(__name__)
 
 BATCH_SIZE = int(os.getenv("COLLECTORS_BATCH_SIZE", "25"))  # servers per task
-THREADS = int(os.getenv("COLLECTORS_THREADS", "32"))  # concurrent polls per worker process
+# Polls at once per worker process; some of them sleep until their due time (up to one tick).
+THREADS = int(os.getenv("COLLECTORS_THREADS", "64"))
 _executor: ThreadPoolExecutor | None = None
 
 
@@ -34,7 +35,7 @@ def dispatch_due_polls(now: float | None = None) -> int:
     servers = list(Server.objects.filter(enabled=True).values_list("id", "poll_interval"))
     intervals = dict(servers)
     due = schedule.claim_due(servers, time.time() if now is None else now)
-    due.sort(key=lambda item: intervals[item[0]])
+    due.sort(key=lambda item: (intervals[item[0]], item[1]))  # batches of neighbouring due times
     for interval, group in groupby(due, key=lambda item: intervals[item[0]]):
         group = list(group)
         for start in range(0, len(group), BATCH_SIZE):
