@@ -108,7 +108,7 @@ def judge(rule: Rule, server: Server, p: Points, now: datetime, span: timedelta)
         return Verdict(firing, value=value, growth=growth, since=since, detail=detail)
     if rule.kind == Rule.GROWTH:
         firing = growth > rule.threshold
-        detail = (f"{where} grew {fmt_growth(growth)} in {fmt_minutes(span.total_seconds() / 60)} "
+        detail = (f"{where} changed by {fmt_growth(growth)} in {fmt_minutes(span.total_seconds() / 60)} "
                   f"(limit {fmt(rule.threshold)}); now {fmt(value)}")
         return Verdict(firing, value=value, growth=growth, since=grown_from if firing else None, detail=detail)
     return judge_sustained(rule, p, now, span, where)
