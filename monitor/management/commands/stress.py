@@ -61,6 +61,8 @@ class Command(BaseCommand):
                 return driver.run(stop)
             except DriverError as exc:  # the sessions could not even connect
                 return Summary(status="failed", error=str(exc))
+            except Exception as exc:  # a bug of ours must still close the run
+                return Summary(status="failed", error=f"internal error: {exc!r}")
 
     def _server(self, name: str) -> Server:
         try:
