@@ -31,7 +31,7 @@ def series(server_ids: list[int], metrics: list[str], start: datetime, end: date
     if mode not in ("rate", "delta"):
         raise ValueError(f"store: unknown series mode {mode!r}: use 'rate' or 'delta'")
     level = levels.choose(start, end, max_points)
-    out = []
+    out, known = [], {}
     for server_id in server_ids:
         infos = catalog.matching(catalog.server_metrics([server_id]), metrics)
         if level == levels.FULL:
@@ -44,7 +44,7 @@ def series(server_ids: list[int], metrics: list[str], start: datetime, end: date
         for m in infos:
             ts, vals = points[m.id]
             idx = downsample.minmax(ts, vals, max_points)
-            out.append(Series(server_id, m.name, m.kind, datetimes(ts[idx]), vals[idx].tolist()))
+            out.append(Series(server_id, m.name, m.kind, datetimes(ts[idx], known), vals[idx].tolist()))
     return out
 
 

@@ -78,3 +78,10 @@ def test_it_switches_a_slot_to_float_when_an_integer_metric_turns_fractional():
     write_samples([type(s)(1, s.source, s.ts, 10.0, s.values | {"Threads_running": 1.5}, s.counters)])
     (got,) = query.series([1], ["Threads_running"], T0, T0 + timedelta(hours=1))
     assert got.values == [1, 2, 3, 1.5]
+
+
+def test_it_keeps_microseconds_of_poll_times():
+    samples = polls(1, 5, t0=T0 + timedelta(microseconds=123_457))
+    write_samples(samples)
+    (s,) = query.series([1], ["Threads_running"], T0, T0 + timedelta(hours=1))
+    assert s.ts == [p.ts for p in samples] and s.ts[0].microsecond == 123_457
