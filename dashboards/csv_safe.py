@@ -8,10 +8,12 @@ makes it plain text. Numbers are written as numbers: -3.5 stays a number.
 import csv
 import io
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+MAX_EXACT = 2**53  # integral floats below this are written as integers
+BATCH_CHARS = 32_768  # a streamed piece: big enough to be cheap, small enough to flow
 
 
 def safe_text(text: str) -> str:
@@ -28,14 +30,15 @@ def iso_utc(ts: datetime) -> str:
 
 def cell(value: object) -> object:
     """One value as the csv module should write it."""
+    kind = type(value)
+    if kind is float:  # the common case first: most cells are rates
+        if value.is_integer():  # False for nan and inf
+            return int(value) if -MAX_EXACT < value < MAX_EXACT else value  # 5719, not 5719.0
+        return value if math.isfinite(value) else ""
     if value is None:
         return ""
-    if isinstance(value, bool):
+    if kind is bool:
         return int(value)
-    if isinstance(value, float) and not math.isfinite(value):
-        return ""
-    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
-        return int(value)  # a delta of 5719 reads as 5719, not 5719.0
     if isinstance(value, int | float):
         return value  # csv writes repr(): exact, and a minus sign stays a number
     if isinstance(value, datetime):
@@ -44,19 +47,32 @@ def cell(value: object) -> object:
 
 
 class CsvLines:
-    """Formats rows into CSV text one at a time, for a streaming response."""
+    """Formats rows into CSV text, for a streaming response or a file."""
 
     def __init__(self) -> None:
         self._buffer = io.StringIO()
         self._writer = csv.writer(self._buffer, lineterminator="\r\n")
 
-    def line(self, row: Iterable[object]) -> str:
-        self._writer.writerow([cell(v) for v in row])
+    def _take(self) -> str:
         text = self._buffer.getvalue()
         self._buffer.seek(0)
         self._buffer.truncate()
         return text
 
-    def lines(self, rows: Iterable[Iterable[object]]) -> Iterable[str]:
+    def line(self, row: Iterable[object]) -> str:
+        self._writer.writerow([cell(v) for v in row])
+        return self._take()
+
+    def lines(self, rows: Iterable[Iterable[object]], size: int = BATCH_CHARS) -> Iterator[str]:
+        """The header alone at once (the download starts), then pieces of about `size` characters."""
+        rows = iter(rows)
         for row in rows:
             yield self.line(row)
+            break
+        for row in rows:
+            self._writer.writerow([cell(v) for v in row])
+            if self._buffer.tell() >= size:
+                yield self._take()
+        rest = self._take()
+        if rest:
+            yield rest

@@ -5,6 +5,7 @@ each row goes out as soon as it is formatted.
 """
 
 import math
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from fnmatch import fnmatchcase
@@ -89,7 +90,8 @@ def chunks(start: datetime, end: datetime, span: timedelta) -> Iterator[tuple[da
 def rows(export: SeriesExport, cols: list[tuple[Key, str]]) -> Iterator[list]:
     """One row per timestamp: time, then one value per column (None if absent)."""
     index = {key: i for i, (key, _) in enumerate(cols)}
-    span = chunk_span(export, len(cols))
+    width = len(cols)
+    span = chunk_span(export, width)
     server_ids = sorted({k[0] for k, _ in cols})
     for first, last, final in chunks(export.start, export.end, span):
         found = query.series(
@@ -100,13 +102,16 @@ def rows(export: SeriesExport, cols: list[tuple[Key, str]]) -> Iterator[list]:
             col = index.get((series.server_id, series.metric))
             if col is None:
                 continue
-            for ts, value in zip(series.ts, series.values, strict=True):
-                # Each chunk owns [first, last): a point on the boundary is written once.
-                if ts < first or ts > last or (ts == last and not final):
-                    continue
-                by_ts.setdefault(ts, [None] * len(cols))[col] = value
+            # Each chunk owns [first, last): a point on the boundary is written once.
+            lo = bisect_left(series.ts, first)
+            hi = bisect_right(series.ts, last) if final else bisect_left(series.ts, last)
+            for ts, value in zip(series.ts[lo:hi], series.values[lo:hi], strict=True):
+                row = by_ts.get(ts)
+                if row is None:
+                    row = by_ts[ts] = [ts] + [None] * width
+                row[col + 1] = value
         for ts in sorted(by_ts):
-            yield [ts, *by_ts[ts]]
+            yield by_ts[ts]
         del by_ts, found
 
 

@@ -6,7 +6,9 @@ from monitor.models import Server
 from monitor.store.ingest import write_samples
 from monitor.store.sample import Sample
 
-T0 = datetime(2026, 3, 2, 12, 0, 0, tzinfo=UTC)
+# Two days ago on the hour: inside the store's retention, so it reads full
+# resolution and 1-minute rollups as it would for a recent run.
+T0 = datetime.now(UTC).replace(minute=0, second=0, microsecond=0) - timedelta(days=2)
 TRX_SYS = "wait/synch/mutex/innodb/trx_sys_mutex"
 LOG_SYS = "wait/synch/mutex/innodb/log_sys_mutex"
 FIL_IO = "wait/io/file/innodb/innodb_data_file"

@@ -67,7 +67,7 @@ def test_it_writes_rates_equal_to_deltas_over_the_interval(client, db1):
     threads = by_time(rows, "db1 Threads_running (threads)")
     assert len(threads) == POLLS
     assert {ts: float(v) for ts, v in threads.items()} == store_points(db1.pk, "Threads_running", "rate")
-    assert rows[1][0] == "2026-03-02T12:00:00Z"  # ISO 8601, UTC, Z
+    assert rows[1][0] == START.strftime("%Y-%m-%dT%H:00:00Z")  # ISO 8601, UTC, Z
 
 
 def test_it_writes_deltas_as_the_store_holds_them(client, db1):
@@ -151,3 +151,16 @@ def test_the_command_writes_the_same_csv(client, db1, tmp_path):
                  "--from", iso_utc(START), "--to", iso_utc(END), "-o", str(out))
     with out.open(newline="") as f:
         assert list(csv.reader(f)) == web
+
+
+def test_a_charts_csv_is_the_charts_points(client, db1):
+    """The dashboards link with the chart's width (w) or step: same query, same points."""
+    metrics = ["tps", f"wait.time_ps:{data.TRX_SYS}", "history_list_length"]
+    for params in ({"w": 40}, {"step": 30}):
+        rows = get_csv(client, **range_params("db1", ",".join(metrics), **params))
+        points = 40  # w=40, or 1200 s / step 30 s
+        for s in query.series([db1.pk], metrics, START, END, max_points=points):
+            unit = {"tps": "/s", "history_list_length": "undo log units"}.get(s.metric, "ps/s")
+            got = by_time(rows, f"db1 {s.metric} ({unit})")
+            assert len(s.ts) <= points < POLLS
+            assert {ts: float(v) for ts, v in got.items()} == pytest.approx(dict(zip(s.ts, s.values, strict=True)))

@@ -33,12 +33,17 @@ class Command(BaseCommand):
         except ExportError as error:
             raise CommandError(str(error)) from None
         out = open(options["output"], "w", newline="", encoding="utf-8") if options["output"] else sys.stdout
-        try:
-            lines = CsvLines()
-            count = -1
-            for row in csv_rows(export):
-                out.write(lines.line(row))
+        count = -1  # the header is not a row
+
+        def counted(rows):
+            nonlocal count
+            for row in rows:
                 count += 1
+                yield row
+
+        try:
+            for text in CsvLines().lines(counted(csv_rows(export))):
+                out.write(text)
         finally:
             if out is not sys.stdout:
                 out.close()

@@ -1,0 +1,118 @@
+"""Export benchmark: 30 days at 10 s of 20 series as one CSV, streamed.
+
+    .venv/bin/python bench/export_csv.py [--days 30] [--series 20] [--no-compact]
+
+Starts a private embedded PostgreSQL and Redis (the test settings), writes the
+polls through the store's ingest, compacts closed hours as `maintain` would,
+then consumes /export.csv?full=1 through the view and prints: time to the
+first byte and to the first data row, total time, rows and bytes, the peak of
+Python memory (tracemalloc) and the process RSS before and after.
+"""
+
+import argparse
+import os
+import sys
+import time
+import tracemalloc
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "monitor.settings_test")
+os.environ.setdefault("STORE_RAW_RETENTION_DAYS", "60")  # keep the whole range at full resolution
+
+STEP = 10
+NAMES = [
+    "tps", "qps", "Com_commit", "Com_rollback", "Com_select", "Com_insert", "Com_update", "Com_delete",
+    "Innodb_rows_read", "Innodb_rows_inserted", "Innodb_rows_updated", "Innodb_rows_deleted",
+    "Innodb_data_reads", "Innodb_data_writes", "Innodb_log_writes", "Innodb_os_log_written",
+    "Bytes_received", "Bytes_sent", "Questions", "Handler_read_key", "Handler_write", "Select_scan",
+]
+
+
+def rss_mb() -> float:
+    import psutil
+
+    return psutil.Process().memory_info().rss / 1e6
+
+
+def write(server_id: int, start: datetime, polls: int, names: list[str]) -> float:
+    from monitor.store.ingest import write_samples
+    from monitor.store.sample import Sample
+
+    began, batch = time.perf_counter(), []
+    for i in range(1, polls + 1):
+        values = {name: 1000 + (i * (n + 7919)) % 5000 for n, name in enumerate(names)}
+        batch.append(Sample(server_id, "global_status", start + timedelta(seconds=STEP * i), float(STEP),
+                            values, frozenset(values)))
+        if len(batch) == 10_000:
+            write_samples(batch)
+            batch = []
+    write_samples(batch)
+    return time.perf_counter() - began
+
+
+def export(server: str, names: list[str], start: datetime, end: datetime) -> None:
+    from django.contrib.auth.models import AnonymousUser
+    from django.test import RequestFactory
+
+    from dashboards.export import series_csv
+
+    request = RequestFactory().get("/export.csv", {
+        "server": server, "metrics": ",".join(names), "from": start.isoformat(), "to": end.isoformat(),
+        "full": 1})
+    request.user = AnonymousUser()
+    rss_before = rss_mb()
+    tracemalloc.start()
+    began = time.perf_counter()
+    response = series_csv(request)
+    first = first_row = None
+    size = rows = 0
+    for chunk in response.streaming_content:
+        now = time.perf_counter() - began
+        first = first if first is not None else now
+        rows += chunk.count(b"\n")
+        if first_row is None and rows > 1:
+            first_row = now
+        size += len(chunk)
+    total = time.perf_counter() - began
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    print(f"export: {rows - 1:,} rows x {len(names)} series, {size / 1e6:.1f} MB of CSV in {total:.1f} s "
+          f"({(rows - 1) / total:,.0f} rows/s)")
+    print(f"  first byte after {first * 1000:.0f} ms, first data row after {first_row * 1000:.0f} ms")
+    print(f"  Python memory peak (tracemalloc) {peak / 1e6:.1f} MB; RSS {rss_before:.0f} -> {rss_mb():.0f} MB")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--days", type=int, default=30)
+    parser.add_argument("--series", type=int, default=20)
+    parser.add_argument("--no-compact", action="store_true", help="leave every hour as hot rows")
+    args = parser.parse_args()
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    from monitor.models import Server
+
+    names = NAMES[: args.series]
+    polls = args.days * 86_400 // STEP
+    end = datetime.now(UTC).replace(minute=0, second=0, microsecond=0) - timedelta(hours=1)
+    start = end - timedelta(seconds=STEP * polls)
+    server = Server.objects.create(name="bench", host="127.0.0.1", user="steady", poll_interval=STEP)
+    spent = write(server.pk, start, polls, names)
+    print(f"wrote {polls:,} polls x {len(names)} series in {spent:.1f} s")
+    if not args.no_compact:
+        from monitor.store import maintenance
+
+        began = time.perf_counter()
+        maintenance.run()
+        print(f"maintain (compaction, rollups) in {time.perf_counter() - began:.1f} s")
+    export("bench", names, start, end + timedelta(seconds=STEP))
+
+
+if __name__ == "__main__":
+    main()
