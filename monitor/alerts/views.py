@@ -27,6 +27,7 @@ def index(request):
         "past": events.exclude(resolved_at=None).order_by("-resolved_at")[:PAST_EVENTS],
         "test_form": TestEmailForm(initial={"address": request.user.email}),
         "test_mails": Notification.objects.filter(kind=Notification.TEST).order_by("-created_at")[:5],
+        "default_recipients": outbox.default_recipients(),
     })
 
 

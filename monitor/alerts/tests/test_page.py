@@ -24,7 +24,8 @@ def one_past_and_one_firing(server) -> tuple[Event, Event]:
     return Event.objects.get(rule=past), Event.objects.get(rule=firing)
 
 
-def test_it_lists_rules_and_firing_and_past_events(admin_client, server):
+def test_it_lists_rules_and_firing_and_past_events(admin_client, server, settings):
+    settings.ALERT_RECIPIENTS = []
     past, firing = one_past_and_one_firing(server)
     assert (past.firing, firing.firing) == (False, True)
     html = admin_client.get("/alerts/").content.decode()
@@ -32,6 +33,9 @@ def test_it_lists_rules_and_firing_and_past_events(admin_client, server):
     assert "Firing one" in firing_section and "Past one" not in firing_section
     assert "History length above 1,000,000" in rest and "(built in)" in rest
     assert f'href="/alerts/events/{past.id}/"' in rest.split("<h2>Past events", 1)[1]
+    assert "nobody: edit the rule, or set ALERT_RECIPIENTS" in rest  # the built-ins, with no ALERT_RECIPIENTS
+    for model in ("rule", "event", "notification"):
+        assert admin_client.get(f"/admin/alerts/{model}/").status_code == 200
 
 
 def test_it_shows_an_event_timeline(admin_client, server, inbox):
