@@ -55,12 +55,13 @@ def test_ctrl_c_stops_cleanly_and_closes_the_run(server, write_user):
                 os.kill(os.getpid(), signal.SIGINT)
             return super().write(text)
 
+    handler = signal.getsignal(signal.SIGINT)
     output = stress("bench", "--duration", "600", "--interval", "0.3", *write_user, stdout=CtrlCOnFirstTps())
     run = Run.objects.get(server=server)
     assert run.ended_at is not None
     assert run.annotations.last().text.startswith("stress stopped:")
     assert "interrupted:" in output
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # handlers put back
+    assert signal.getsignal(signal.SIGINT) is handler  # handlers put back
 
 
 def test_it_tells_that_the_monitoring_user_cannot_write(server):
