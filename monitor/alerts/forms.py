@@ -50,6 +50,9 @@ class RuleForm(forms.ModelForm):
         model = Rule
         fields = ["name", "kind", "metric", "threshold", "window_minutes", "source", "server", "tag",
                   "recipients", "cooldown_minutes", "renotify_minutes", "enabled"]
+        labels = {"threshold": "X", "window_minutes": "W (minutes)", "source": "Source (source rules)",
+                  "cooldown_minutes": "Cooldown (minutes)", "renotify_minutes": "Re-notify every (minutes)"}
+        widgets = {"metric": forms.TextInput(attrs={"list": "metric-names", "size": 40})}
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

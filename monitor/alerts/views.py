@@ -9,7 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from monitor.alerts import emails, outbox, sparkline
+from monitor.alerts import catalog, emails, outbox, sparkline
 from monitor.alerts.builtin import ensure_builtin_rules
 from monitor.alerts.forms import RuleForm, TestEmailForm
 from monitor.alerts.models import Event, Notification, Rule
@@ -38,7 +38,8 @@ def rule_form(request, rule_id: int | None = None):
         saved = form.save()
         messages.success(request, f"Rule '{saved.name}' saved.")
         return redirect("alerts:index")
-    return render(request, "alerts/rule_form.html", {"form": form, "rule": rule})
+    return render(request, "alerts/rule_form.html", {"form": form, "rule": rule,
+                                                     "metric_names": sorted(catalog.NAMES)})
 
 
 @require_POST

@@ -97,6 +97,7 @@ def test_it_works_in_a_browser(page, live_server, inbox):
     page.fill("#id_recipients", "dba@example.com")
     page.click("button:text('Save')")
     assert page.locator(".error", has_text="positive number of minutes").is_visible()
+    screenshot(page, "alerts-rule-form")
     page.fill("#id_window_minutes", "5")
     page.click("button:text('Save')")
     page.wait_for_url(live_server.url + "/alerts/")
