@@ -47,6 +47,17 @@ class Child:
             pass  # the group is already gone
 
 
+    def wait_group_gone(self, timeout: float = 5.0) -> None:
+        """SIGKILL is asynchronous: wait until no process of the group is left (orphans included)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                os.killpg(self.process.pid, 0)
+            except (ProcessLookupError, PermissionError):
+                return
+            time.sleep(0.02)
+
+
 def _die_with_parent() -> None:
     # Runs in the child between fork and exec: SIGTERM it if `up` dies, even by SIGKILL.
     try:
@@ -84,6 +95,7 @@ class Group:
                 self.log(f"up: {child.name} did not stop within {timeout:.0f} s: killing it")
             child.signal_group(signal.SIGKILL)
             child.process.wait()
+            child.wait_group_gone()
         for child in self.children:
             if child.on_stop:
                 child.on_stop()

@@ -71,7 +71,7 @@ def our_processes(up: subprocess.Popen, var: Path) -> list[psutil.Process]:
 def assert_all_gone(procs: list[psutil.Process], var: Path) -> None:
     alive = [p for p in procs if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
     assert not alive, [" ".join(p.cmdline()) for p in alive]
-    names = {"postgres", "redis-server", "gunicorn", "celery"}
+    names = {"postgres", "redis-server", "gunicorn", "celery", "mariadbd"}  # mariadbd: the demo, if on
     for proc in psutil.process_iter(["cmdline"]):
         cmdline = " ".join(proc.info["cmdline"] or [])
         if str(var) in cmdline:
