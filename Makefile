@@ -17,7 +17,7 @@ $(VENV)/.test-installed: $(VENV)/.run-installed requirements-test.txt
 	@touch $@
 
 run: $(VENV)/.run-installed
-	@echo "SteadyState: starting on http://127.0.0.1:8000/ (Ctrl-C stops everything)"
+	@echo "SteadyState: starting on http://$${LISTEN_HOST:-127.0.0.1}:$${PORT:-8000}/ (Ctrl-C stops everything)"
 	$(PY) manage.py up
 
 test: $(VENV)/.test-installed
