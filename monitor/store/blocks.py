@@ -110,3 +110,48 @@ def _varints(body: bytes, count: int) -> tuple[np.ndarray, int]:
     b = np.frombuffer(body, np.uint8)
     end = int(np.flatnonzero(b < 0x80)[count - 1]) + 1
     return codec.decode(body[:end])[0], end
+
+
+def decode_series_many(blobs: list, ns: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Several hours of one metric at once: (values of present polls, presence over all polls).
+
+    Integer hours are decoded in one numpy pass over their joined varints.
+    """
+    unpacked = [unpack(b) for b in blobs]
+    if any(kind == FLOAT for kind, _ in unpacked):
+        parts = [decode_series(b, n) for b, n in zip(blobs, ns, strict=True)]
+        return (np.concatenate([p[0].astype(np.float64) for p in parts]),
+                np.concatenate([p[1] for p in parts]))
+    vals, nulls = codec.decode(b"".join(body for _k, body in unpacked))
+    present = ~nulls
+    deltas = np.array([kind == INT_DELTA for kind, _ in unpacked])
+    if deltas.any():
+        counts = np.array(ns)
+        v = np.where(present, vals, 0)
+        c = np.cumsum(v)
+        starts = np.cumsum(counts) - counts
+        base = np.where(starts > 0, c[np.maximum(starts - 1, 0)], 0)
+        absolute = c - np.repeat(base, counts)
+        vals = np.where(np.repeat(deltas, counts), absolute, vals)
+    return vals[present], present
+
+
+def decode_buckets_many(blobs: list, offsets: list[int]) -> dict[str, np.ndarray]:
+    """Buckets of several rows, each re-numbered by its offset, in one numpy pass."""
+    unpacked = [unpack(b) for b in blobs]
+    if not unpacked or any(kind == FLOAT for kind, _ in unpacked):
+        from monitor.store import rollups
+
+        return rollups.concat([rollups.shift(decode_buckets(b), o) for b, o in zip(blobs, offsets, strict=True)])
+    bodies = [body for _k, body in unpacked]
+    joined = b"".join(bodies)
+    vals, _ = codec.decode(joined)
+    ends = np.flatnonzero(np.frombuffer(joined, np.uint8) < 0x80)
+    byte_ends = np.cumsum([len(b) for b in bodies])
+    counts = np.diff(np.r_[0, np.searchsorted(ends, byte_ends)])
+    n = counts // 7
+    pos = np.arange(len(vals)) - np.repeat(np.cumsum(counts) - counts, counts)
+    col = pos // np.repeat(np.maximum(n, 1), counts)
+    out = {name: vals[col == k] for k, name in enumerate(("idx", "count", "ms", "sum", "min", "max", "last"))}
+    out["idx"] = out["idx"] + np.repeat(np.array(offsets, np.int64), n)
+    return out

@@ -7,7 +7,7 @@ import numpy as np
 from django.db import connection
 
 from monitor.store import blocks
-from monitor.store.points import Points, concat, micros
+from monitor.store.points import Points, micros
 
 # Poll times of one server's compacted hours in a range.
 SELECT_TIMES = (
@@ -66,8 +66,9 @@ def newest(server_id: int, metric_ids: list[int]) -> dict[int, Points]:
 
 
 def _decode(rows, times) -> dict[int, Points]:
+    """rows (metric_id, source_id, hour_us, data) ordered by metric and hour."""
     decoded_times: dict = {}
-    parts: dict[int, list[Points]] = defaultdict(list)
+    per_metric: dict[int, list] = defaultdict(list)
     for mid, source_id, hour_us, data in rows:
         key = (source_id, hour_us)
         if key not in times:
@@ -75,10 +76,14 @@ def _decode(rows, times) -> dict[int, Points]:
         if key not in decoded_times:
             n, blob = times[key]
             decoded_times[key] = (n, *blocks.decode_times(blob, n, hour_us))
-        n, ts, iv = decoded_times[key]
-        vals, present = blocks.decode_series(data, n)
-        parts[mid].append(Points(ts[present], vals, iv[present]))
-    return {mid: concat(p) for mid, p in parts.items()}
+        per_metric[mid].append((data, decoded_times[key]))
+    out = {}
+    for mid, hours in per_metric.items():
+        vals, present = blocks.decode_series_many([h[0] for h in hours], [h[1][0] for h in hours])
+        ts = np.concatenate([h[1][1] for h in hours])
+        iv = np.concatenate([h[1][2] for h in hours])
+        out[mid] = Points(ts[present], vals, iv[present])
+    return out
 
 
 def _clip(p: Points, lo: int, hi: int) -> Points:

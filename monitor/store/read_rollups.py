@@ -29,9 +29,10 @@ def read(server_id: int, metrics: list[MetricInfo], level: str, start: datetime,
     lo, hi = micros(start), micros(end)
     with connection.cursor() as cur:
         cur.execute(SELECT.format(table=TABLE[level]), [server_id, [m.id for m in metrics], lo - lo % origin, end])
-        stored = defaultdict(list)
+        rows = defaultdict(list)
         for mid, period_us, data in cur.fetchall():
-            stored[mid].append(rollups.shift(blocks.decode_buckets(data), period_us // width))
+            rows[mid].append((data, period_us // width))
+    stored = {mid: [blocks.decode_buckets_many([r[0] for r in rs], [r[1] for r in rs])] for mid, rs in rows.items()}
     hot = read_raw.read(server_id, metrics, catalog.server_layouts([server_id]), start, end)
     out = {}
     for m in metrics:
