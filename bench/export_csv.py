@@ -52,7 +52,7 @@ def write(server_id: int, start: datetime, polls: int, names: list[str]) -> floa
     return time.perf_counter() - began
 
 
-def export(server: str, names: list[str], start: datetime, end: datetime) -> None:
+def export(server: str, names: list[str], start: datetime, end: datetime, trace: bool = True) -> None:
     from django.contrib.auth.models import AnonymousUser
     from django.test import RequestFactory
 
@@ -63,7 +63,8 @@ def export(server: str, names: list[str], start: datetime, end: datetime) -> Non
         "full": 1})
     request.user = AnonymousUser()
     rss_before = rss_mb()
-    tracemalloc.start()
+    if trace:
+        tracemalloc.start()
     began = time.perf_counter()
     response = series_csv(request)
     first = first_row = None
@@ -76,12 +77,13 @@ def export(server: str, names: list[str], start: datetime, end: datetime) -> Non
             first_row = now
         size += len(chunk)
     total = time.perf_counter() - began
-    peak = tracemalloc.get_traced_memory()[1]
+    peak = tracemalloc.get_traced_memory()[1] if trace else 0
     tracemalloc.stop()
     print(f"export: {rows - 1:,} rows x {len(names)} series, {size / 1e6:.1f} MB of CSV in {total:.1f} s "
           f"({(rows - 1) / total:,.0f} rows/s)")
     print(f"  first byte after {first * 1000:.0f} ms, first data row after {first_row * 1000:.0f} ms")
-    print(f"  Python memory peak (tracemalloc) {peak / 1e6:.1f} MB; RSS {rss_before:.0f} -> {rss_mb():.0f} MB")
+    traced = f"Python memory peak (tracemalloc) {peak / 1e6:.1f} MB; " if trace else "(not traced) "
+    print(f"  {traced}RSS {rss_before:.0f} -> {rss_mb():.0f} MB")
 
 
 def main() -> None:
@@ -89,6 +91,7 @@ def main() -> None:
     parser.add_argument("--days", type=int, default=30)
     parser.add_argument("--series", type=int, default=20)
     parser.add_argument("--no-compact", action="store_true", help="leave every hour as hot rows")
+    parser.add_argument("--no-trace", action="store_true", help="time without tracemalloc's overhead")
     args = parser.parse_args()
     import django
 
@@ -111,7 +114,7 @@ def main() -> None:
         began = time.perf_counter()
         maintenance.run()
         print(f"maintain (compaction, rollups) in {time.perf_counter() - began:.1f} s")
-    export("bench", names, start, end + timedelta(seconds=STEP))
+    export("bench", names, start, end + timedelta(seconds=STEP), trace=not args.no_trace)
 
 
 if __name__ == "__main__":

@@ -90,29 +90,44 @@ def chunks(start: datetime, end: datetime, span: timedelta) -> Iterator[tuple[da
 def rows(export: SeriesExport, cols: list[tuple[Key, str]]) -> Iterator[list]:
     """One row per timestamp: time, then one value per column (None if absent)."""
     index = {key: i for i, (key, _) in enumerate(cols)}
-    width = len(cols)
-    span = chunk_span(export, width)
+    span = chunk_span(export, len(cols))
     server_ids = sorted({k[0] for k, _ in cols})
     for first, last, final in chunks(export.start, export.end, span):
         found = query.series(
             server_ids, export.metrics, first, last, max_points=chunk_points(export, first, last), mode=export.mode
         )
-        by_ts: dict[datetime, list] = {}
+        parts = {}
         for series in found:
             col = index.get((series.server_id, series.metric))
-            if col is None:
-                continue
-            # Each chunk owns [first, last): a point on the boundary is written once.
-            lo = bisect_left(series.ts, first)
-            hi = bisect_right(series.ts, last) if final else bisect_left(series.ts, last)
-            for ts, value in zip(series.ts[lo:hi], series.values[lo:hi], strict=True):
-                row = by_ts.get(ts)
-                if row is None:
-                    row = by_ts[ts] = [ts] + [None] * width
-                row[col + 1] = value
-        for ts in sorted(by_ts):
-            yield by_ts[ts]
-        del by_ts, found
+            if col is not None:
+                # Each chunk owns [first, last): a point on the boundary is written once.
+                lo = bisect_left(series.ts, first)
+                hi = bisect_right(series.ts, last) if final else bisect_left(series.ts, last)
+                parts[col] = (series.ts[lo:hi], series.values[lo:hi])
+        yield from merge(parts, len(cols))
+        del found, parts
+
+
+def merge(parts: dict[int, tuple[list, list]], width: int) -> Iterator[list]:
+    """Rows from column -> (times, values); polls of one source share their times (the fast path)."""
+    if not parts:
+        return
+    times = next(iter(parts.values()))[0]
+    if all(ts == times for ts, _ in parts.values()):
+        none = [None] * len(times)
+        columns = [parts[c][1] if c in parts else none for c in range(width)]
+        for row in zip(times, *columns, strict=True):
+            yield list(row)
+        return
+    by_ts: dict[datetime, list] = {}
+    for col, (ts_list, values) in parts.items():
+        for ts, value in zip(ts_list, values, strict=True):
+            row = by_ts.get(ts)
+            if row is None:
+                row = by_ts[ts] = [ts] + [None] * width
+            row[col + 1] = value
+    for ts in sorted(by_ts):
+        yield by_ts[ts]
 
 
 def csv_rows(export: SeriesExport) -> Iterator[list]:
