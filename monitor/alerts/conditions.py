@@ -91,7 +91,9 @@ def growth_over(rule: Rule, server: Server, p: Points, now: datetime, span: time
     if p.kind == "counter":
         from monitor.store import query
 
-        total = query.totals(server.id, [rule.metric], p.ts[start], now).get(rule.metric, 0)
+        # Deltas after the anchor reading: its own delta covers time before the window.
+        after = p.ts[start] + timedelta(microseconds=1)
+        total = query.totals(server.id, [rule.metric], after, now).get(rule.metric, 0)
         return float(total), p.ts[start]
     return p.values[-1] - p.values[start], p.ts[start]
 

@@ -148,3 +148,17 @@ def test_it_prunes_old_resolved_events_only(server):
     evaluate_all(now)
     assert prune(now) == 2  # the old event and its e-mail
     assert list(Event.objects.filter(rule=rule).values_list("resolved_at", flat=True)) == [None]
+
+
+def test_it_sums_counter_deltas_for_growth_and_uses_rates_for_thresholds(server):
+    from monitor.store.ingest import write_samples
+    from monitor.store.sample import Sample
+
+    now = timezone.now()
+    write_samples([Sample(server.id, "global_status", now - timedelta(seconds=10 * (12 - i)), 10.0,
+                          {"Com_commit": 30}, frozenset({"Com_commit"})) for i in range(13)])
+    growth = make_rule(name="commits", kind=Rule.GROWTH, metric="Com_commit", threshold=150, window_minutes=1)
+    rate = make_rule(name="commit rate", metric="Com_commit", threshold=2.5)  # 30 per 10 s = 3/s
+    evaluate_all(now)
+    assert Event.objects.get(rule=growth).growth == 180  # six 10 s deltas after the reading a minute ago
+    assert Event.objects.get(rule=rate).value == 3
