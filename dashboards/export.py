@@ -14,6 +14,7 @@ from django.views.decorators.http import require_GET
 from dashboards import export_params as params
 from dashboards import reads
 from dashboards.csv_safe import CsvLines, iso_utc
+from dashboards.export_auth import session_or_token
 from dashboards.export_series import columns, header, rows
 from dashboards.export_tables import (
     annotation_rows,
@@ -52,6 +53,7 @@ def _flag(request: HttpRequest, name: str) -> bool:
     return request.GET.get(name, "") in ("1", "true", "yes", "on")
 
 
+@session_or_token
 @require_GET
 def series_csv(request: HttpRequest) -> HttpResponse:
     """/export.csv: one row per timestamp, one column per series."""
@@ -69,6 +71,7 @@ def series_csv(request: HttpRequest) -> HttpResponse:
     return csv_response(body, name, _flag(request, "bom"))
 
 
+@session_or_token
 @require_GET
 def topwaits_csv(request: HttpRequest) -> HttpResponse:
     """/export/topwaits.csv: one interval, or two (from2/to2) with their differences."""
@@ -89,6 +92,7 @@ def topwaits_csv(request: HttpRequest) -> HttpResponse:
     return csv_response(body, name + ".csv", _flag(request, "bom"))
 
 
+@session_or_token
 @require_GET
 def compare_csv(request: HttpRequest) -> HttpResponse:
     """/export/compare.csv?runs=1,2: one summary row per run, ratio to the first."""
@@ -101,6 +105,7 @@ def compare_csv(request: HttpRequest) -> HttpResponse:
                         _flag(request, "bom"))
 
 
+@session_or_token
 @require_GET
 def annotations_csv(request: HttpRequest) -> HttpResponse:
     """/export/annotations.csv?server=..&from=..&to=..: the marks drawn on a server's charts."""

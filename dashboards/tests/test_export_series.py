@@ -9,6 +9,7 @@ from django.core.management import call_command
 
 from dashboards import export_series
 from dashboards.csv_safe import iso_utc
+from dashboards.models import ApiToken
 from dashboards.tests import export_samples as data
 from monitor.store import query
 from monitor.store.ingest import write_samples
@@ -142,6 +143,17 @@ def test_it_needs_a_login(client, db1):
     client.logout()
     response = client.get("/export.csv", range_params("db1", "tps"))
     assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+
+
+def test_a_script_downloads_with_an_api_token(client, db1, admin_user):
+    client.logout()
+    _token, raw = ApiToken.issue(admin_user, "nightly CSV")
+    params = range_params("db1", "tps", full=1)
+    response = client.get("/export.csv", params, headers={"Authorization": f"Bearer {raw}"})
+    assert response.status_code == 200
+    assert len(list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode())))) == POLLS
+    wrong = client.get("/export.csv", params, headers={"Authorization": "Bearer sst_wrong"})
+    assert wrong.status_code == 401 and "invalid API token" in wrong.content.decode()
 
 
 def test_the_command_writes_the_same_csv(client, db1, tmp_path):
