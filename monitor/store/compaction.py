@@ -1,13 +1,13 @@
-"""Compaction of closed hours: hot rows become per-metric hour blocks, plus rollups.
+"""Compaction of closed hours: hot rows become per-metric hour blocks, plus 1-minute rollups.
 
 For each hot partition (one hour) that is closed, in one transaction: lock it
 against writers, read it, merge with what an earlier compaction of that hour
 stored (late samples, e.g. from the buffer after an outage), write the
-blocks and the 1-minute / 1-hour rollups, and empty it. Values read back
-through the query API are unchanged (tests/test_compaction.py).
+blocks and the 1-minute rollups, mark the day for its 1-hour rollups
+(monitor.store.rollup_days), and empty it. Values read back through the
+query API are unchanged (tests/test_compaction.py).
 """
 
-from collections import defaultdict
 from datetime import datetime, timedelta
 
 import numpy as np
@@ -31,7 +31,8 @@ OLD_SERIES = "SELECT metric_id, data FROM store_block_series WHERE server_id = %
 DELETE_TIMES = "DELETE FROM store_block WHERE server_id = %s AND source_id = %s AND hour = %s"
 DELETE_SERIES = "DELETE FROM store_block_series WHERE server_id = %s AND metric_id = ANY(%s) AND hour = %s"
 DELETE_1M = "DELETE FROM store_rollup_1m WHERE server_id = %s AND metric_id = ANY(%s) AND period = %s"
-OLD_1H = "SELECT metric_id, data FROM store_rollup_1h WHERE server_id = %s AND metric_id = ANY(%s) AND period = %s"
+# The day's 1-hour rollups are (re)built from its 1-minute rollups once it is closed.
+MARK_DAY = "INSERT INTO store_pendingday (server_id, day) VALUES (%s, %s) ON CONFLICT DO NOTHING"
 DELETE_1H = "DELETE FROM store_rollup_1h WHERE server_id = %s AND metric_id = ANY(%s) AND period = %s"
 COPY_TIMES = "COPY store_block (hour, server_id, source_id, n, times) FROM STDIN"
 COPY_SERIES = "COPY store_block_series (hour, server_id, metric_id, source_id, data) FROM STDIN"
@@ -115,18 +116,44 @@ def _write(cur, hour, hour_us, server_id, source_id, ts, iv, data, infos) -> Non
     cur.execute(DELETE_TIMES, [server_id, source_id, hour])
     cur.execute(DELETE_SERIES, [server_id, ids, hour])
     cur.execute(DELETE_1M, [server_id, ids, hour])
-    series, minutes, hours_ = [], [], {}
-    for mid in ids:
-        p = data[mid]
-        counter = infos[mid].counter if mid in infos else False
-        series.append((hour, server_id, mid, source_id, _series_blob(p, ts, counter)))
-        minutes.append((hour, server_id, mid, blocks.encode_buckets(rollups.aggregate(p, rollups.MINUTE_US, hour_us))))
-        hours_[mid] = rollups.aggregate(p, rollups.HOUR_US, micros(day))
+    cur.execute(DELETE_1H, [server_id, ids, day])  # rebuilt from the 1-minute rollups later
+    cur.execute(MARK_DAY, [server_id, day])
+    series, minutes = _encode(hour_us, ts, iv, data, ids, infos)
     with cur.cursor.copy(COPY_TIMES) as copy:
         copy.write_row((hour, server_id, source_id, len(ts), blocks.encode_times(ts, iv, hour_us)))
-    _copy_rows(cur, COPY_SERIES, series)
-    _copy_rows(cur, COPY_ROLLUP.format(table="store_rollup_1m"), minutes)
-    _merge_1h(cur, day, server_id, hours_)
+    _copy_rows(cur, COPY_SERIES, [(hour, server_id, mid, source_id, series[mid]) for mid in ids])
+    _copy_rows(cur, COPY_ROLLUP.format(table="store_rollup_1m"), [(hour, server_id, mid, minutes[mid]) for mid in ids])
+
+
+def _encode(hour_us, ts, iv, data, ids, infos) -> tuple[dict[int, bytes], dict[int, bytes]]:
+    """Series blobs and 1-minute rollup blobs; integer metrics in one numpy pass."""
+    ints = [mid for mid in ids if data[mid].vals.dtype.kind != "f"]
+    series, minutes = {}, {}
+    for mid in ids:
+        if mid not in ints:
+            p = data[mid]
+            series[mid] = _series_blob(p, ts, infos[mid].counter if mid in infos else False)
+            minutes[mid] = blocks.encode_buckets(rollups.aggregate(p, rollups.MINUTE_US, hour_us))
+    if not ints:
+        return series, minutes
+    vals = np.zeros((len(ints), len(ts)), np.int64)
+    present = np.zeros((len(ints), len(ts)), bool)
+    for row, mid in enumerate(ints):
+        pos = np.searchsorted(ts, data[mid].ts)
+        vals[row, pos] = data[mid].vals
+        present[row, pos] = True
+    counters = np.array([infos[mid].counter if mid in infos else False for mid in ints])
+    series.update(zip(ints, blocks.encode_series_matrix(vals, present, counters), strict=True))
+    # metrics read at every poll share their buckets: aggregate them as one matrix
+    full = present.all(axis=1) & (int(np.abs(vals).max(initial=0)) * len(ts) < 2**63)
+    if full.any():
+        aggs = rollups.aggregate_matrix(ts, iv, vals[full], rollups.MINUTE_US, hour_us)
+        full_ids = [mid for mid, f in zip(ints, full, strict=True) if f]
+        minutes.update(zip(full_ids, blocks.encode_buckets_matrix(aggs), strict=True))
+    for mid, f in zip(ints, full, strict=True):
+        if not f:
+            minutes[mid] = blocks.encode_buckets(rollups.aggregate(data[mid], rollups.MINUTE_US, hour_us))
+    return series, minutes
 
 
 def _series_blob(p: Points, ts: np.ndarray, counter: bool) -> bytes:
@@ -136,16 +163,6 @@ def _series_blob(p: Points, ts: np.ndarray, counter: bool) -> bytes:
     vals = np.zeros(len(ts), dtype=p.vals.dtype)
     vals[pos] = p.vals
     return blocks.encode_series(vals, present, counter)
-
-
-def _merge_1h(cur, day, server_id, new: dict[int, dict]) -> None:
-    """Put this hour's bucket into each metric's day of 1-hour rollups."""
-    ids = sorted(new)
-    cur.execute(OLD_1H, [server_id, ids, day])
-    old = defaultdict(rollups.empty, {mid: blocks.decode_buckets(blob) for mid, blob in cur.fetchall()})
-    cur.execute(DELETE_1H, [server_id, ids, day])
-    rows = [(day, server_id, mid, blocks.encode_buckets(rollups.replace(old[mid], new[mid]))) for mid in ids]
-    _copy_rows(cur, COPY_ROLLUP.format(table="store_rollup_1h"), rows)
 
 
 def _copy_rows(cur, sql: str, rows: list[tuple]) -> None:

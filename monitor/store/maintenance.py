@@ -6,7 +6,7 @@ A Redis lock keeps two workers from maintaining at the same time.
 
 from datetime import UTC, datetime, timedelta
 
-from monitor.store import buffer, compaction, config, ingest, partitions, retention
+from monitor.store import buffer, compaction, config, ingest, partitions, retention, rollup_days
 
 LOCK = "steadystate:store:maintain-lock"
 
@@ -21,6 +21,7 @@ def run(now: datetime | None = None) -> dict:
             "flushed": ingest.flush_buffer(),
             "partitions_ahead": create_ahead(now),
             "compacted": compaction.compact_closed(now),
+            "days_rolled_up": rollup_days.roll_closed(now),
             "dropped": retention.apply(now),
         }
     finally:

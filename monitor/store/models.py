@@ -64,3 +64,13 @@ class Gap(models.Model):
 
     def __str__(self) -> str:
         return f"{self.server_id}: {self.start} .. {self.end} ({self.reason})"
+
+
+class PendingDay(models.Model):
+    """A server's day whose 1-hour rollups are still to be written (from its 1-minute rollups)."""
+
+    server_id = models.IntegerField()
+    day = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["server_id", "day"], name="store_pendingday_uniq")]

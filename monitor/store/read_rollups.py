@@ -1,11 +1,11 @@
 """Reading rollups: stored buckets of compacted hours, plus hot hours aggregated on the fly."""
 
 from collections import defaultdict
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.db import connection
 
-from monitor.store import blocks, catalog, read_raw, rollups
+from monitor.store import blocks, catalog, read_raw, rollup_days, rollups
 from monitor.store.catalog import MetricInfo
 from monitor.store.points import micros
 
@@ -18,6 +18,8 @@ SELECT = (
     "AND period <= %s ORDER BY metric_id, period"
 )
 TABLE = {"1m": "store_rollup_1m", "1h": "store_rollup_1h"}
+# Days of one server whose 1-hour rollups are still to be built.
+PENDING_DAYS = "SELECT day FROM store_pendingday WHERE server_id = %s AND day >= %s AND day <= %s ORDER BY day"
 
 
 def read(server_id: int, metrics: list[MetricInfo], level: str, start: datetime,
@@ -32,7 +34,11 @@ def read(server_id: int, metrics: list[MetricInfo], level: str, start: datetime,
         rows = defaultdict(list)
         for mid, period_us, data in cur.fetchall():
             rows[mid].append((data, period_us // width))
-    stored = {mid: [blocks.decode_buckets_many([r[0] for r in rs], [r[1] for r in rs])] for mid, rs in rows.items()}
+        stored = {mid: [blocks.decode_buckets_many([r[0] for r in rs], [r[1] for r in rs])]
+                  for mid, rs in rows.items()}
+        if level == "1h":
+            for mid, b in _pending_days(cur, server_id, [m.id for m in metrics], start, end).items():
+                stored.setdefault(mid, []).extend(b)
     hot = read_raw.read(server_id, metrics, catalog.server_layouts([server_id]), start, end)
     out = {}
     for m in metrics:
@@ -41,4 +47,14 @@ def read(server_id: int, metrics: list[MetricInfo], level: str, start: datetime,
         starts = b["idx"] * width
         keep = (starts >= lo - lo % width) & (starts <= hi)
         out[m.id] = {k: v[keep] for k, v in b.items()}
+    return out
+
+
+def _pending_days(cur, server_id: int, metric_ids: list[int], start: datetime, end: datetime) -> dict[int, list]:
+    """Hour buckets of days whose 1-hour rollups are not written yet, from their 1-minute rollups."""
+    cur.execute(PENDING_DAYS, [server_id, start - timedelta(days=1), end])
+    out: dict[int, list] = defaultdict(list)
+    for (day,) in cur.fetchall():
+        for mid, b in rollup_days.day_hours(cur, server_id, day, metric_ids, relative=False).items():
+            out[mid].append(b)
     return out

@@ -74,3 +74,33 @@ def concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     idx = out["idx"][order]
     last = np.r_[idx[1:] != idx[:-1], True]
     return {k: v[order][last] for k, v in out.items()}
+
+
+def rebucket(b: dict[str, np.ndarray], factor: int) -> dict[str, np.ndarray]:
+    """Coarser buckets (e.g. 60 one-minute buckets -> one hour); b sorted by idx."""
+    if not len(b["idx"]):
+        return empty()
+    idx = b["idx"] // factor
+    starts = np.flatnonzero(np.r_[True, idx[1:] != idx[:-1]])
+    ends = np.r_[starts[1:], len(idx)] - 1
+    return {
+        "idx": idx[starts], "count": np.add.reduceat(b["count"], starts),
+        "sum": np.add.reduceat(b["sum"], starts), "min": np.minimum.reduceat(b["min"], starts),
+        "max": np.maximum.reduceat(b["max"], starts), "last": b["last"][ends],
+        "ms": np.add.reduceat(b["ms"], starts),
+    }
+
+
+def aggregate_matrix(ts: np.ndarray, iv: np.ndarray, vals: np.ndarray, width_us: int,
+                     origin_us: int) -> list[dict[str, np.ndarray]]:
+    """aggregate() for many metrics read at every one of the same polls (rows of vals)."""
+    b = (ts - origin_us) // width_us
+    starts = np.flatnonzero(np.r_[True, b[1:] != b[:-1]])
+    count = np.diff(np.r_[starts, len(b)])
+    ends = np.r_[starts[1:], len(b)] - 1
+    ms = np.add.reduceat(np.where(iv > 0, iv, 0), starts)
+    sums = np.add.reduceat(vals, starts, axis=1)
+    mins, maxs = np.minimum.reduceat(vals, starts, axis=1), np.maximum.reduceat(vals, starts, axis=1)
+    idx = b[starts]
+    return [{"idx": idx, "count": count, "sum": sums[i], "min": mins[i], "max": maxs[i],
+             "last": vals[i, ends], "ms": ms} for i in range(len(vals))]

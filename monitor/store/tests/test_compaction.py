@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from django.db import connection
 
-from monitor.store import compaction, query, read_rollups, rollups
+from monitor.store import compaction, query, read_rollups, rollup_days, rollups
 from monitor.store.catalog import server_metrics
 from monitor.store.ingest import write_samples
 from monitor.store.points import micros
@@ -64,11 +64,20 @@ def raw_buckets(samples, name: str, width: timedelta) -> dict:
     return {k: (len(v), sum(v), min(v), max(v), v[-1]) for k, v in out.items()}
 
 
-@pytest.mark.parametrize("level,width", [("1m", timedelta(minutes=1)), ("1h", timedelta(hours=1))])
-def test_it_rolls_up_to_the_aggregates_of_the_raw_data(level, width):
+@pytest.mark.parametrize("level,width,day_closed", [
+    ("1m", timedelta(minutes=1), False),
+    ("1h", timedelta(hours=1), False),  # derived from the 1-minute rollups
+    ("1h", timedelta(hours=1), True),  # written once the day is over
+])
+def test_it_rolls_up_to_the_aggregates_of_the_raw_data(level, width, day_closed):
     samples = polls(1, 2 * 360 + 100)
     write_samples(samples)
     compaction.compact_closed(LATER)  # two hours compacted, the rest still hot
+    if day_closed:
+        assert rollup_days.roll_closed(LATER + timedelta(days=1)) == 1
+        with connection.cursor() as cur:
+            cur.execute("SELECT count(*) FROM store_rollup_1h")
+            assert cur.fetchone()[0] == len(server_metrics([1]))
     infos = server_metrics([1])
     got = read_rollups.read(1, infos, level, T0, END)
     for m in infos:
@@ -97,6 +106,7 @@ def test_it_keeps_picosecond_sums_exact_in_rollups():
     samples = polls(1, 2000)
     write_samples(samples)
     compaction.compact_closed(LATER)
+    rollup_days.roll_closed(LATER + timedelta(days=1))
     got = read_rollups.read(1, [m for m in server_metrics([1]) if m.name == PS_TIMER], "1h", T0, LATER)
     (b,) = got.values()
     assert sum(b["sum"].tolist()) == sum(p.values.get(PS_TIMER, 0) for p in samples)

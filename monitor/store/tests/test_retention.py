@@ -4,7 +4,7 @@ from datetime import timedelta
 
 import pytest
 
-from monitor.store import compaction, partitions, query, read_full, read_rollups, retention
+from monitor.store import compaction, partitions, query, read_full, read_rollups, retention, rollup_days
 from monitor.store.catalog import server_metrics
 from monitor.store.ingest import write_samples
 from monitor.store.points import datetimes
@@ -31,6 +31,7 @@ def test_it_drops_only_what_is_older_than_the_limits(settings):
     old, kept, edge = ages(20), ages(10), ages(14 - 1 / 24)  # edge: 13 days 23 hours old
     write_samples(old + kept + edge)
     compaction.compact_closed(NOW)
+    assert rollup_days.roll_closed(NOW) == 3  # three closed days of 1-hour rollups
     dropped = retention.apply(NOW)
     assert any(n.startswith(partitions.BLOCK_SERIES.table) for n in dropped)
 
