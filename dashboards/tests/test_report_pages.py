@@ -113,3 +113,18 @@ def test_the_report_renders_in_chromium_and_prints(page, live_server):
         page.click("text=CSV of this table")
     assert download.value.suggested_filename == f"compare-runs_{before.pk}_{after.pk}.csv"
     assert iso_utc(SECOND) in open(download.value.path()).read()
+
+
+@pytest.mark.django_db
+def test_a_run_without_data_says_why_instead_of_failing(client, admin_user):
+    client.force_login(admin_user)
+    quiet = data.server("quiet")
+    run = Run.objects.create(name="still going", server=quiet, started_at=data.T0)  # no end: up to now
+    response = client.get(f"/runs/{run.pk}/report/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "now (still running)" in html
+    assert "No wait events recorded for quiet" in html
+    assert "No server variables recorded for quiet" in html
+    assert "This is the first run on quiet" in html
+    assert response.context["summary"].tps.mean is None
