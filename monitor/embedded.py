@@ -13,6 +13,8 @@ import time
 from pathlib import Path
 
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 logging.getLogger("pgserver").setLevel(logging.WARNING)  # it logs from atexit, after streams close
 
@@ -28,23 +30,37 @@ def postgres_url(var: Path, stop_at_exit: bool = False) -> str:
 
 def postgres_stop(var: Path) -> None:
     pgdata = var / "pg"
-    if (pgdata / "postmaster.pid").exists():
+    pidfile = pgdata / "postmaster.pid"
+    if pidfile.exists():
         import pgserver
+        import psutil
 
+        postmaster = int(pidfile.read_text().split()[0])
         pg_ctl = Path(pgserver.__file__).parent / "pginstall" / "bin" / "pg_ctl"
         cmd = [str(pg_ctl), "-D", str(pgdata), "-m", "fast", "-w", "stop"]
         if os.geteuid() == 0:  # pgserver runs postgres as its own user when root
             cmd = ["su", "pgserver", "-s", "/bin/sh", "-c", " ".join(cmd)]
         subprocess.run(cmd, capture_output=True, check=False)
+        # pg_ctl returns once the pid file is gone, a moment before the
+        # postmaster exits; wait, so pgserver's own atexit sees it stopped.
+        try:
+            psutil.Process(postmaster).wait(timeout=30)
+        except (psutil.NoSuchProcess, psutil.TimeoutExpired):
+            pass
 
 
 def redis_socket(var: Path) -> Path:
     return var / "redis.sock"
 
 
+def _redis(sock: Path) -> redis.Redis:
+    # No retries: redis-py's default backoff turns "not running" into seconds of waiting.
+    return redis.Redis(unix_socket_path=str(sock), socket_timeout=1, retry=Retry(NoBackoff(), 0))
+
+
 def redis_alive(sock: Path) -> bool:
     try:
-        return redis.Redis(unix_socket_path=str(sock), socket_timeout=1).ping()
+        return _redis(sock).ping()
     except (redis.RedisError, OSError):
         return False
 
@@ -76,6 +92,6 @@ def redis_stop(var: Path) -> None:
     sock = redis_socket(var)
     if redis_alive(sock):
         try:
-            redis.Redis(unix_socket_path=str(sock)).shutdown(save=True)
+            _redis(sock).shutdown(save=True)
         except redis.ConnectionError:
             pass  # shutdown closes the connection under us

@@ -150,12 +150,13 @@ class Command(BaseCommand):
         self.say(f"up: created the admin user. Log in as: admin / {password}  (also in {path}, mode 0600)")
 
     def stop_embedded(self, var: Path) -> None:
+        began = time.monotonic()
         if settings.EMBEDDED_REDIS:
             embedded.redis_stop(var)
         if settings.EMBEDDED_DB:
             embedded.postgres_stop(var)
         if settings.EMBEDDED_DB or settings.EMBEDDED_REDIS:
-            self.say("up: embedded PostgreSQL and Redis stopped")
+            self.say(f"up: embedded PostgreSQL and Redis stopped ({time.monotonic() - began:.1f} s)")
 
     def say(self, text: str) -> None:
         self.stdout.write(text)
