@@ -49,10 +49,11 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--targets", type=int, default=1000)
     parser.add_argument("--interval", type=int, default=10)
     parser.add_argument("--duration", type=int, default=60, help="measured seconds, after the warm-up")
-    parser.add_argument("--warmup", type=int, default=25, help="seconds: every target connects once")
-    parser.add_argument("--concurrency", type=int, default=4, help="Celery worker threads (batches at once)")
+    parser.add_argument("--warmup", type=int, default=60,
+                        help="seconds: every target connects and is first written to the store once")
+    parser.add_argument("--concurrency", type=int, default=16, help="Celery worker threads (batches at once)")
     parser.add_argument("--threads", type=int, default=64, help="polls at once inside the worker")
-    parser.add_argument("--batch", type=int, default=25, help="servers per poll task")
+    parser.add_argument("--batch", type=int, default=10, help="servers per poll task")
     return parser.parse_args()
 
 

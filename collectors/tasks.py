@@ -14,7 +14,7 @@ from collectors.poll import poll_servers
 
 log = get_task_logger(__name__)
 
-BATCH_SIZE = int(os.getenv("COLLECTORS_BATCH_SIZE", "25"))  # servers per task
+BATCH_SIZE = int(os.getenv("COLLECTORS_BATCH_SIZE", "10"))  # servers per task
 # Polls at once per worker process; some of them sleep until their due time (up to one tick).
 THREADS = int(os.getenv("COLLECTORS_THREADS", "64"))
 _executor: ThreadPoolExecutor | None = None

@@ -14,8 +14,18 @@ FLAVORS = ("mysql", "mariadb")
 MIN_VERSION = {"mysql": (5, 1, 0), "mariadb": (5, 1, 0)}
 INTERVAL = None
 
-# Reads all status variables in one round trip; the server answers it from memory.
-GLOBAL_STATUS_SQL = "SHOW GLOBAL STATUS"
+# The statement counters that matter for throughput; the other ~150 Com_ counters are left out.
+KEPT_COM = ("Com_commit", "Com_rollback", "Com_begin", "Com_select", "Com_insert", "Com_insert_select",
+            "Com_update", "Com_update_multi", "Com_delete", "Com_delete_multi", "Com_replace",
+            "Com_replace_select", "Com_load", "Com_call_procedure", "Com_stmt_prepare", "Com_stmt_execute",
+            "Com_xa_commit", "Com_xa_rollback", "Com_lock_tables", "Com_set_option")
+# One round trip; the server filters out the families nobody graphs (rare Com_ statements,
+# TLS, Galera, performance_schema "lost" counters, feature usage), which halves the rows
+# a poll parses: at fleet scale, parsing is the collector's main CPU cost.
+GLOBAL_STATUS_SQL = (
+    "SHOW GLOBAL STATUS WHERE Variable_name NOT REGEXP '^(Com_|Ssl_|wsrep|Performance_schema_|Feature_)'"
+    " OR Variable_name IN ({})".format(", ".join(f"'{name}'" for name in KEPT_COM))
+)
 # MySQL 8.0: transactions as performance_schema counts them (autocommit statements included).
 TRX_SUMMARY_SQL = (
     "SELECT COUNT_STAR FROM performance_schema.events_transactions_summary_global_by_event_name"
