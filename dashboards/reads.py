@@ -12,8 +12,10 @@ TPS = "tps"
 HISTORY = "history_list_length"
 MAX_PURGE_LAG = "var:innodb_max_purge_lag"
 WAIT_TIMES = TIME_PREFIX + "*"
-MUTEX_WAITS = "mutex.waits:*"
+MUTEX_PREFIX = "mutex.waits:"
+MUTEX_WAITS = MUTEX_PREFIX + "*"
 PURGE_DELAY = "innodb_metrics:purge_dml_delay_usec"
+RANK_POINTS = 60  # resolution at which the top waits of a chart are chosen
 # The purge counters the purge-lag view draws when the server has them enabled.
 PURGE_COUNTERS = [
     "innodb_metrics:purge_del_mark_records", "innodb_metrics:purge_upd_exist_or_extern_records",
@@ -62,6 +64,30 @@ def top_series(server_id: int, pattern: str, prefix: str, tr: TimeRange, points:
     names = ranked(server_id, pattern, tr.start, tr.end, n)
     found = series_map(server_id, names, tr, points)
     return [(name[len(prefix):], found[name]) for name in names if name in found]
+
+
+def biggest(found: Sequence, prefix: str, n: int) -> list[str]:
+    """The n metrics of a family with the most area (mean rate over the range), biggest first."""
+    scored = [(sum(v for v in s.values if v) / max(1, len(s.values)), s.metric)
+              for s in found if s.metric.startswith(prefix)]
+    return [metric for score, metric in sorted(scored, key=lambda x: (-x[0], x[1])) if score > 0][:n]
+
+
+def stability_series(server_id: int, tr: TimeRange, points: int, n_waits: int, n_mutexes: int):
+    """TPS, the top waits and the top mutexes (short names), in two store reads.
+
+    The ranking reads every wait at a coarse resolution (hour rollups over days),
+    then only the winners are read at the chart's resolution: a 7-day view stays
+    fast. Exact totals are for the top waits table, not for choosing lines.
+    """
+    coarse = store().series([server_id], [WAIT_TIMES, MUTEX_WAITS], tr.start, tr.end, max_points=RANK_POINTS)
+    waits, mutexes = biggest(coarse, TIME_PREFIX, n_waits), biggest(coarse, MUTEX_PREFIX, n_mutexes)
+    found = series_map(server_id, [TPS, *waits, *mutexes], tr, points)
+    return (
+        found.get(TPS) or Empty(),
+        [(m[len(TIME_PREFIX):], found[m]) for m in waits if m in found],
+        [(m[len(MUTEX_PREFIX):], found[m]) for m in mutexes if m in found],
+    )
 
 
 def interval_waits(server_id: int, start: datetime, end: datetime) -> list[WaitRow]:

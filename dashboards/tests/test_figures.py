@@ -4,7 +4,7 @@ from datetime import timedelta
 
 import plotly.graph_objects as go
 
-from dashboards.figures.common import Mark, iso
+from dashboards.figures.common import Mark, epoch_ms, iso
 from dashboards.figures.compare import AlignedRun, compare_figure
 from dashboards.figures.explore import explore_figure
 from dashboards.figures.purge import purge_figure
@@ -77,7 +77,7 @@ def test_purge_figure_draws_the_max_purge_lag_line():
     hist = every(10, [1000, 2000, 3000])
     fig = purge_figure(hist, every(10, [5, 5, 5]), [], None, max_purge_lag=5000, threshold=100000)
     ref = next(t for t in fig["data"] if t["name"] == "innodb_max_purge_lag")
-    assert ref["y"] == [5000, 5000] and ref["x"] == [iso(hist.ts[0]), iso(hist.ts[-1])]
+    assert ref["y"] == [5000, 5000] and ref["x"] == [epoch_ms(hist.ts[0]), epoch_ms(hist.ts[-1])]
     assert any(t["name"] == "threshold" for t in fig["data"])
     assert fig["layout"]["xaxis4"]["matches"] == "x"
     assert any("purge counters are off" in a["text"] for a in fig["layout"]["annotations"])

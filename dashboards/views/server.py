@@ -41,15 +41,13 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     tr, points = page_range(request)
     n_waits = int_param(request, "waits", DEFAULT_WAITS, 1, 20)
     fraction = max(0.05, min(0.95, float_param(request, "dip", DEFAULT_DIP_FRACTION)))
-    tps = reads.one(server.pk, reads.TPS, tr, points)
-    waits = reads.top_series(server.pk, reads.WAIT_TIMES, reads.TIME_PREFIX, tr, points, n_waits)
-    mutexes = reads.top_series(server.pk, reads.MUTEX_WAITS, "mutex.waits:", tr, points, DEFAULT_MUTEXES)
+    tps, waits, mutexes = reads.stability_series(server.pk, tr, points, n_waits, DEFAULT_MUTEXES)
     summary = summarize(tps.values)
     threshold = dip_threshold(summary, fraction)
     dips = [] if threshold is None else merge_close(
         find_dips(tps.ts, tps.values, threshold), timedelta(seconds=2 * tr.seconds / points))
     fig = stability_figure(tps, waits, mutexes, dips, marks_for([server.pk], tr.start, tr.end), threshold)
-    metrics = [reads.TPS] + [reads.TIME_PREFIX + w for w, _ in waits] + [f"mutex.waits:{m}" for m, _ in mutexes]
+    metrics = [reads.TPS] + [reads.TIME_PREFIX + w for w, _ in waits] + [reads.MUTEX_PREFIX + m for m, _ in mutexes]
     return render(request, "dashboards/stability.html", {
         **range_context(request, tr), "server": server, "tab": "stability",
         "figures": {"stability-chart": fig}, "summary": summary, "dips": dips,
