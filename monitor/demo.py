@@ -63,6 +63,7 @@ class Demo:
         stop_leftover(self.dir / "data")
         self.sandbox = SandboxMariaDB(self.dir / "data", port=self._port(), die_with_parent=True)
         self.sandbox.start()
+        (self.dir / "port").write_text(str(self.sandbox.port))  # it moves if the port was taken meanwhile
         self._configure()
         self._register()
         self.say(f"SteadyState demo: sandbox MariaDB on 127.0.0.1:{self.sandbox.port} (data in {self.dir}), "
@@ -89,10 +90,7 @@ class Demo:
         """The port of the last run if still free, so the registered server keeps its address."""
         path = self.dir / "port"
         port = int(path.read_text()) if path.exists() else 0
-        if not port or not _port_free(port):
-            port = free_port()
-            path.write_text(str(port))
-        return port
+        return port if port and _port_free(port) else free_port()
 
     def _configure(self) -> None:
         monitor_pw, load_pw = self._secret("monitor"), self._secret("load")

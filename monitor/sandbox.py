@@ -18,6 +18,7 @@ from pathlib import Path
 import pymysql
 
 PR_SET_PDEATHSIG = 1
+PORT_ATTEMPTS = 5
 
 
 def find_binary(*names: str) -> str | None:
@@ -63,11 +64,13 @@ class SandboxMariaDB:
         binary = find_binary("mariadb-install-db", "mysql_install_db")
         if not binary:
             raise RuntimeError("mariadb-install-db not found: apt-get install mariadb-server")
-        subprocess.run(
+        done = subprocess.run(
             [binary, "--no-defaults", f"--datadir={self.datadir}", "--user=" + self._user(),
              "--auth-root-authentication-method=normal", "--skip-test-db"],
-            check=True, capture_output=True,
+            capture_output=True, text=True,
         )
+        if done.returncode:
+            raise RuntimeError(f"mariadb-install-db into {self.datadir} failed: {(done.stderr or done.stdout)[-2000:]}")
 
     def _user(self) -> str:
         import getpass
@@ -93,19 +96,46 @@ class SandboxMariaDB:
 
     def start(self) -> None:
         self.install()
+        for _ in range(PORT_ATTEMPTS):
+            if self._start_once():
+                return
+            self.port = free_port()  # another process took the port between free_port() and our bind
+        raise RuntimeError(f"mariadbd found no free port in {PORT_ATTEMPTS} attempts")
+
+    def _start_once(self) -> bool:
+        """True once our server answers; False if its port was taken."""
+        log = self.datadir / "error.log"
+        logged = log.stat().st_size if log.exists() else 0
         self.process = subprocess.Popen(self.args(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                         preexec_fn=_die_with_parent if self.die_with_parent else None)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                log = (self.datadir / "error.log").read_text()[-2000:]
-                raise RuntimeError(f"mariadbd exited: {log}")
-            try:
-                self.connect().close()
-                return
-            except pymysql.MySQLError:
-                time.sleep(0.2)
+                self.process = None
+                text = log.read_text(errors="replace")[logged:]
+                if "Address already in use" in text:
+                    return False
+                raise RuntimeError(f"mariadbd exited: {text[-2000:]}")
+            if self._answers():
+                return True
+            time.sleep(0.2)
+        self.stop()
         raise RuntimeError("mariadbd did not answer within 60 s")
+
+    def _answers(self) -> bool:
+        """Our server answers on our port (not another sandbox that got the port first)."""
+        try:
+            conn = self.connect()
+        except pymysql.MySQLError:
+            return False
+        try:
+            with conn.cursor() as cur:
+                cur.execute("SELECT @@datadir")
+                return Path(cur.fetchone()[0]).resolve() == self.datadir.resolve()
+        except pymysql.MySQLError:
+            return False
+        finally:
+            conn.close()
 
     def stop(self) -> None:
         if self.process and self.process.poll() is None:

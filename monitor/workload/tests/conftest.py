@@ -1,3 +1,7 @@
+import shutil
+import tempfile
+from pathlib import Path
+
 import pytest
 
 from monitor.workload.target import Target
@@ -13,3 +17,11 @@ def stress_target(mariadb) -> Target:
         f"GRANT ALL ON steadystate_stress.* TO '{STRESS_USER}'@'%'",
     )
     return Target(name="test", user=STRESS_USER, password=STRESS_PASSWORD, host="127.0.0.1", port=mariadb.port)
+
+
+@pytest.fixture
+def private_dir():
+    """A temp dir of our own: pytest's tmp_path base is pruned by other pytest runs of the same user."""
+    path = Path(tempfile.mkdtemp(prefix="steadystate-workload-"))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)

@@ -13,11 +13,11 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def demos(tmp_path):
+def demos(private_dir):
     started = []
 
     def make():
-        started.append(demo.Demo(tmp_path, say=messages.append))
+        started.append(demo.Demo(private_dir, say=messages.append))
         return started[-1]
 
     messages = []
@@ -89,17 +89,17 @@ def test_it_leaves_a_server_named_local_alone(demos):
     assert Server.objects.get(name="local").host == "db.example.com"
 
 
-def test_up_gets_the_load_as_a_child_and_stops_the_sandbox_after_it(settings, tmp_path):
-    settings.VAR_DIR = tmp_path
+def test_up_gets_the_load_as_a_child_and_stops_the_sandbox_after_it(settings, private_dir):
+    settings.VAR_DIR = private_dir
     settings.EMBEDDED_DB = False
     assert demo.up_children({"demo": None}, {}) == []  # with an external Postgres, only on request
     assert demo.up_children({"demo": False}, {}) == []
     settings.EMBEDDED_DB = True
     (child,) = demo.up_children({"demo": None}, {"PATH": "/usr/bin"})
-    mariadbd = psutil.Process(int((tmp_path / "demo-mariadb" / "data" / "mariadbd.pid").read_text()))
+    mariadbd = psutil.Process(int((private_dir / "demo-mariadb" / "data" / "mariadbd.pid").read_text()))
     try:
         assert child.name == "demo-load" and child.argv[2:4] == ["stress", "local"]
-        password = (tmp_path / "demo-mariadb" / "load.password").read_text().strip()
+        password = (private_dir / "demo-mariadb" / "load.password").read_text().strip()
         assert child.env == {"PATH": "/usr/bin", demo.LOAD_PASSWORD_ENV: password}
         assert password not in " ".join(child.argv)  # never in ps
     finally:

@@ -60,7 +60,7 @@ def wait_for_purge(mariadb, below: int = 2000, timeout: float = 30) -> None:
 
 
 def test_hold_trx_makes_history_length_grow(mariadb, stress_target):
-    driver = drive(stress_target, mode="rw", concurrency=3, duration=3, interval=1, hold_trx=3)
+    driver = drive(stress_target, mode="rw", concurrency=3, duration=4, interval=1, hold_trx=4)
     wait_for_purge(mariadb)
     seen, done = [history_length(mariadb)], threading.Event()
 
@@ -76,7 +76,7 @@ def test_hold_trx_makes_history_length_grow(mariadb, stress_target):
     finally:
         done.set()
         watcher.join()
-    assert summary.transactions > 1000
+    assert summary.transactions > 500
     # Purge may not pass the open read view: every update committed meanwhile stays in the history list
     # (without the read view, purge keeps it at a small fraction of the commits).
     assert max(seen) >= 0.8 * summary.transactions

@@ -75,8 +75,8 @@ def test_an_unknown_server_is_named(server):
         stress("nope")
 
 
-def test_a_stopped_target_ends_the_driver_with_a_clear_error(tmp_path):
-    doomed = SandboxMariaDB(tmp_path / "data")
+def test_a_stopped_target_ends_the_driver_with_a_clear_error(private_dir):
+    doomed = SandboxMariaDB(private_dir / "data")
     doomed.start()
     try:
         server = Server(name="doomed", host="127.0.0.1", port=doomed.port, user="root")
