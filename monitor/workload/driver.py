@@ -4,6 +4,7 @@ It reports throughput each interval and returns a Summary; it knows nothing of
 Django, so tests, the demo and the `stress` command all drive it the same way.
 """
 
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -48,6 +49,10 @@ class StressOptions:
             raise ValueError(f"mode must be one of {', '.join(MODES)}")
         if self.concurrency < 1 or self.interval <= 0 or self.rows < 1:
             raise ValueError("concurrency, interval and rows must be positive")
+        if self.duration < 0 or self.think_ms < 0 or self.hold_trx < 0 or self.hold_every < 0:
+            raise ValueError("duration, think time and hold times cannot be negative")
+        if not re.fullmatch(r"[A-Za-z0-9_]{1,64}", self.schema):
+            raise ValueError(f"schema name {self.schema!r}: use letters, digits and _ only")
 
     def describe(self) -> str:
         text = f"mode={self.mode} concurrency={self.concurrency} think_ms={self.think_ms:g}"

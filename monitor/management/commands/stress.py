@@ -1,5 +1,6 @@
 """manage.py stress SERVER: a dbSTRESS-like load on a registered server, recorded as a run."""
 
+import os
 import threading
 
 from django.core.management.base import BaseCommand, CommandError
@@ -40,6 +41,9 @@ class Command(BaseCommand):
 
     def handle(self, *args, **opts):
         server = self._server(opts["server"])
+        if opts["password_env"] and opts["password_env"] not in os.environ:
+            raise CommandError(f"environment variable {opts['password_env']} is not set: "
+                               f"export {opts['password_env']}='...' with the password of --user")
         options = self._options(opts)
         driver = StressDriver(target_for(server, opts["user"], opts["password_env"]), options, report=self._say)
         try:

@@ -92,3 +92,23 @@ def test_a_stopped_target_ends_the_driver_with_a_clear_error(private_dir):
     run = Run.objects.get(server=server)
     assert run.ended_at is not None
     assert run.annotations.last().text.startswith("stress failed:")
+
+
+def test_an_unreachable_target_is_named_and_no_run_is_left_open():
+    from monitor.sandbox import free_port
+
+    server = Server(name="gone", host="127.0.0.1", port=free_port(), user="root")
+    server.password = ""
+    server.save()
+    with pytest.raises(CommandError, match=r"server gone: 127\.0\.0\.1:\d+: cannot connect .*Check that it is running"):
+        stress("gone", "--duration", "5")
+    assert not Run.objects.filter(server=server).exists()
+
+
+def test_options_are_checked_before_anything_runs(server, monkeypatch):
+    monkeypatch.delenv("NOT_SET_PW", raising=False)
+    with pytest.raises(CommandError, match="environment variable NOT_SET_PW is not set"):
+        stress("bench", "--user", "stresser", "--password-env", "NOT_SET_PW")
+    with pytest.raises(CommandError, match="letters, digits and _ only"):
+        stress("bench", "--schema", "x`; DROP DATABASE mysql; --")
+    assert not Run.objects.exists()
