@@ -96,13 +96,13 @@ class StressDriver:
     def run(self, stop: threading.Event | None = None) -> Summary:
         """Drive the load until the duration is over, `stop` is set, or a session fails."""
         stop = stop or threading.Event()
-        sessions = self._open_sessions()
+        holding = self.options.hold_trx > 0
+        probe, *sessions = self._open_connections(1 + self.options.concurrency + holding)
         threads = [threading.Thread(target=self._session, args=(conn, i, stop), daemon=True, name=f"stress-{i}")
-                   for i, conn in enumerate(sessions)]
-        if self.options.hold_trx > 0:
-            threads.append(threading.Thread(target=self._hold, args=(self.connect(), stop), daemon=True,
+                   for i, conn in enumerate(sessions[:self.options.concurrency])]
+        if holding:
+            threads.append(threading.Thread(target=self._hold, args=(sessions[-1], stop), daemon=True,
                                             name="stress-hold"))
-        probe = self.connect()
         summary = Summary()
         started = time.monotonic()
         for thread in threads:
@@ -118,16 +118,17 @@ class StressDriver:
         summary.status = "failed" if self.error else "completed" if reached else "interrupted"
         return summary
 
-    def _open_sessions(self) -> list[pymysql.Connection]:
-        sessions = []
+    def _open_connections(self, count: int) -> list[pymysql.Connection]:
+        """All or none: a failure (e.g. max_connections) closes the ones already open."""
+        conns = []
         try:
-            for _ in range(self.options.concurrency):
-                sessions.append(self.connect())
+            for _ in range(count):
+                conns.append(self.connect())
         except DriverError:
-            for conn in sessions:
+            for conn in conns:
                 _close(conn)
             raise
-        return sessions
+        return conns
 
     def _report_until_done(self, stop: threading.Event, started: float, summary: Summary, probe) -> bool:
         """Print a line each interval; True when the duration ran out, False when stopped."""
