@@ -5,7 +5,7 @@ from datetime import datetime
 
 from django.db.models import Q
 
-from dashboards.figures.common import Mark
+from dashboards.figures.common import GAP_FILL, Mark
 from monitor.models import Annotation, Run
 
 
@@ -19,3 +19,15 @@ def marks_for(server_ids: Iterable[int], start: datetime, end: datetime) -> list
     marks = [Mark(n.text, n.at) for n in notes]
     marks += [Mark(f"run: {r.name}", max(r.started_at, start), min(r.ended_at or end, end)) for r in runs]
     return sorted(marks, key=lambda m: m.start)
+
+
+def gap_marks(server_id: int, start: datetime, end: datetime) -> list[Mark]:
+    """Holes the store recorded (e.g. its buffer overflowed while Postgres was down), shaded grey."""
+    from monitor.store import query
+
+    return [Mark(f"no data: {reason}", max(g0, start), min(g1, end), GAP_FILL)
+            for g0, g1, reason in query.gaps(server_id, start, end)]
+
+
+def server_marks(server_id: int, start: datetime, end: datetime) -> list[Mark]:
+    return sorted(marks_for([server_id], start, end) + gap_marks(server_id, start, end), key=lambda m: m.start)

@@ -12,6 +12,7 @@ PALETTE = [
 ]
 MARK_COLOR = "#7c3aed"
 RUN_FILL = "rgba(31, 111, 235, 0.06)"
+GAP_FILL = "rgba(102, 112, 133, 0.18)"
 LABEL_SHIFT, LABEL_STEP = 18, 13  # pixels above the plot area for annotation labels
 
 
@@ -29,6 +30,7 @@ class Mark:
     text: str
     start: datetime
     end: datetime | None = None  # None: a single instant
+    fill: str = ""  # a span's colour; the run colour when empty
 
 
 def esc(text: str) -> str:
@@ -100,7 +102,7 @@ def mark_shapes(marks: Sequence[Mark]) -> tuple[list[dict], list[dict]]:
         else:
             shapes.append({
                 "type": "rect", "xref": "x", "yref": "paper", "x0": iso(mark.start), "x1": iso(mark.end),
-                "y0": 0, "y1": 1, "fillcolor": RUN_FILL, "line": {"width": 0}, "layer": "below",
+                "y0": 0, "y1": 1, "fillcolor": mark.fill or RUN_FILL, "line": {"width": 0}, "layer": "below",
             })
         labels.append({
             "x": iso(mark.start), "xref": "x", "y": 1, "yref": "paper", "yanchor": "bottom",

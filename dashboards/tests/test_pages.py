@@ -150,3 +150,27 @@ def test_an_unreadable_range_falls_back_to_the_default(client):
     server = make_server()
     response = client.get(f"/servers/{server.pk}/stability/?from=yesterday&to=&w=abc")
     assert response.status_code == 200 and "last 1h" in response.content.decode()
+
+
+def test_recorded_gaps_are_shaded(client):
+    from monitor.store.models import Gap  # the store records these itself; a test has to plant one
+
+    server = make_server()
+    start = write_polls(server, 60)
+    Gap.objects.create(server_id=server.pk, start=start + timedelta(minutes=2), end=start + timedelta(minutes=3),
+                       reason="buffer overflow")
+    fig = figures(client.get(f"/servers/{server.pk}/stability/"))["stability-chart"]
+    assert "no data: buffer overflow" in [a["text"] for a in fig["layout"]["annotations"]]
+
+
+def test_the_fleet_lists_firing_alerts(client):
+    from monitor.alerts.models import Event, Rule
+
+    server = make_server()
+    rule = Rule.objects.create(name="history length above 1M", kind=Rule.THRESHOLD, metric="history_list_length",
+                               threshold=1e6)
+    now = timezone.now()
+    Event.objects.create(rule=rule, server=server, since=now, opened_at=now, value=2e6)
+    Event.objects.create(rule=rule, server=server, key="old", since=now, opened_at=now, resolved_at=now)
+    body = client.get("/").content.decode()
+    assert body.count("history length above 1M") == 1 and 'class="alert-pill"' in body

@@ -8,7 +8,7 @@ from django.shortcuts import get_object_or_404, render
 from dashboards import reads
 from dashboards.figures.purge import purge_figure
 from dashboards.figures.stability import stability_figure
-from dashboards.marks import marks_for
+from dashboards.marks import server_marks
 from dashboards.purge_growth import growth_per_second, last_value, time_to_threshold
 from dashboards.stability_stats import DEFAULT_DIP_FRACTION, dip_threshold, find_dips, merge_close, summarize
 from dashboards.timerange import from_query, parse_time
@@ -46,7 +46,7 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     threshold = dip_threshold(summary, fraction)
     dips = [] if threshold is None else merge_close(
         find_dips(tps.ts, tps.values, threshold), timedelta(seconds=2 * tr.seconds / points))
-    fig = stability_figure(tps, waits, mutexes, dips, marks_for([server.pk], tr.start, tr.end), threshold)
+    fig = stability_figure(tps, waits, mutexes, dips, server_marks(server.pk, tr.start, tr.end), threshold)
     metrics = [reads.TPS] + [reads.TIME_PREFIX + w for w, _ in waits] + [reads.MUTEX_PREFIX + m for m, _ in mutexes]
     return render(request, "dashboards/stability.html", {
         **range_context(request, tr), "server": server, "tab": "stability",
@@ -69,7 +69,7 @@ def purge(request: HttpRequest, server_id: int) -> HttpResponse:
     current = last_value(history.values)
     fig = purge_figure(
         history, tps, [(m.split(":", 1)[1], found[m]) for m in counters if m in found],
-        found.get(reads.PURGE_DELAY), max_lag, threshold, marks_for([server.pk], tr.start, tr.end),
+        found.get(reads.PURGE_DELAY), max_lag, threshold, server_marks(server.pk, tr.start, tr.end),
     )
     return render(request, "dashboards/purge.html", {
         **range_context(request, tr), "server": server, "tab": "purge",
