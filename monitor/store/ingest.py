@@ -13,6 +13,7 @@ from itertools import chain
 
 import numpy as np
 import psycopg
+import redis
 from django.db import connection, transaction
 from django.db.utils import IntegrityError
 from django.db.utils import InterfaceError as DjangoInterfaceError
@@ -50,12 +51,20 @@ def write_samples(samples: Iterable[Sample]) -> None:
     try:
         if samples:
             write_now(samples)
-        if buffer.pending():
+        if _buffered():
             flush_buffer()
     except DOWN_ERRORS as exc:
-        log.warning("store: PostgreSQL unreachable (%s); buffering %d samples", exc, len(samples))
+        log.warning("store: PostgreSQL unreachable (%s); buffering %d samples in Redis", exc, len(samples))
         _drop_connection()
         buffer.push(samples)
+
+
+def _buffered() -> bool:
+    try:
+        return buffer.pending()
+    except redis.RedisError as exc:  # the samples are written; only the buffer check failed
+        log.warning("store: cannot check the Redis buffer (%s); maintain will flush it", exc)
+        return False
 
 
 def flush_buffer() -> int:

@@ -31,7 +31,7 @@ def series(server_ids: list[int], metrics: list[str], start: datetime, end: date
     if mode not in ("rate", "delta"):
         raise ValueError(f"store: unknown series mode {mode!r}: use 'rate' or 'delta'")
     level = levels.choose(start, end, max_points)
-    out, known = [], {}
+    picked = []
     for server_id in server_ids:
         infos = catalog.matching(catalog.server_metrics([server_id]), metrics)
         if level == levels.FULL:
@@ -44,8 +44,18 @@ def series(server_ids: list[int], metrics: list[str], start: datetime, end: date
         for m in infos:
             ts, vals = points[m.id]
             idx = downsample.minmax(ts, vals, max_points)
-            out.append(Series(server_id, m.name, m.kind, datetimes(ts[idx], known), vals[idx].tolist()))
-    return out
+            picked.append((server_id, m, ts[idx], vals[idx]))
+    return _as_series(picked)
+
+
+def _as_series(picked: list[tuple]) -> list[Series]:
+    """Series with datetimes built once per distinct timestamp (series share their poll times)."""
+    if not picked:
+        return []
+    stamps = np.unique(np.concatenate([p[2] for p in picked]))
+    objects = np.array(datetimes(stamps) + [None], dtype=object)[:-1]  # [None]: keep a 1-d object array
+    return [Series(sid, m.name, m.kind, objects[np.searchsorted(stamps, ts)].tolist(), vals.tolist())
+            for sid, m, ts, vals in picked]
 
 
 def _full_points(m: catalog.MetricInfo, pts: Points, mode: str) -> tuple[np.ndarray, np.ndarray]:
