@@ -4,7 +4,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from dashboards.figures.common import PALETTE, Points, base_layout, esc
+from dashboards.figures.common import LABEL_SHIFT, LABEL_STEP, MARK_COLOR, PALETTE, Points, base_layout, esc
 from dashboards.figures.stability import PS_PER_S, note_row, shared_axes
 
 ROWS = [(0.56, 1.0), (0.28, 0.48), (0.0, 0.20)]
@@ -25,7 +25,23 @@ def seconds_since(start: datetime, points: Points, scale: float = 1.0) -> tuple[
     return x, y
 
 
-def compare_figure(runs: Sequence[AlignedRun], wait_name: str = "") -> dict:
+def offset_marks(layout: dict, notes: Sequence[tuple[float, str]]) -> None:
+    """Annotations at their offset from their run's start."""
+    for i, (x, text) in enumerate(notes):
+        layout["shapes"].append({"type": "line", "xref": "x", "yref": "paper", "x0": x, "x1": x, "y0": 0, "y1": 1,
+                                 "line": {"color": MARK_COLOR, "width": 1, "dash": "dot"}})
+        layout["annotations"].append({
+            "x": x, "xref": "x", "y": 1, "yref": "paper", "yanchor": "bottom", "xanchor": "left",
+            "yshift": LABEL_SHIFT + LABEL_STEP * (i % 2), "text": esc(text), "showarrow": False,
+            "font": {"size": 10, "color": MARK_COLOR}, "bgcolor": "rgba(255,255,255,0.8)",
+        })
+    if notes:
+        layout["margin"]["t"] = LABEL_SHIFT + 2 * LABEL_STEP + 14
+
+
+def compare_figure(runs: Sequence[AlignedRun], wait_name: str = "",
+                   notes: Sequence[tuple[float, str]] = ()) -> dict:
+    """notes: (seconds since the run's start, text) of the runs' annotations."""
     titles = ["TPS (Com_commit + Com_rollback per second)", "InnoDB history list length",
               f"Wait: {wait_name} (seconds waited per second)" if wait_name else "Wait: none chosen"]
     layout = shared_axes(base_layout(height=720), ROWS, titles)
@@ -47,4 +63,5 @@ def compare_figure(runs: Sequence[AlignedRun], wait_name: str = "") -> dict:
             })
     if not runs:
         note_row(layout, 1, [], "pick two or more runs to compare", ROWS)
+    offset_marks(layout, notes)
     return {"data": data, "layout": layout}

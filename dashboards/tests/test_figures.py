@@ -97,11 +97,13 @@ def test_compare_aligns_runs_at_zero():
         AlignedRun("A", T0, every(10, [1, 2, 3]), every(10, [5, 6, 7]), every(10, [1e12] * 3)),
         AlignedRun("B", later, every(10, [4, 5], later), every(10, [8, 9], later), every(10, [0, 0], later)),
     ]
-    fig = compare_figure(runs, "wait/io/file/sql/binlog")
+    fig = compare_figure(runs, "wait/io/file/sql/binlog", notes=[(120.0, "B: " + EVIL)])
     tps = [t for t in fig["data"] if t["yaxis"] == "y"]
     assert [t["x"][0] for t in tps] == [0.0, 0.0]
     assert tps[0]["x"] == [0.0, 10.0, 20.0]
     waits = [t for t in fig["data"] if t["yaxis"] == "y3"]
     assert waits[0]["y"] == [1.0, 1.0, 1.0]
     assert fig["layout"]["xaxis"]["type"] == "linear"
+    assert fig["layout"]["shapes"][0]["x0"] == 120.0
+    assert "B: &lt;script&gt;alert(1)&lt;/script&gt;" in [a["text"] for a in fig["layout"]["annotations"]]
     go.Figure(fig)

@@ -104,8 +104,12 @@ def test_compare_aligns_runs_and_summarizes(client):
     r1 = Run.objects.create(name="r1", server=server, started_at=start, ended_at=start + timedelta(minutes=5))
     r2 = Run.objects.create(name="r2", server=server, started_at=start + timedelta(minutes=7),
                             ended_at=start + timedelta(minutes=14))
+    Annotation.objects.create(server=server, at=start + timedelta(minutes=9), text="purge threads=4")
     response = client.get(f"/compare/?runs={r1.pk},{r2.pk}")
     fig = figures(response)["compare-chart"]
+    notes = [(s["x0"], a["text"]) for s, a in zip(fig["layout"]["shapes"], fig["layout"]["annotations"][3:],
+                                                  strict=True)]
+    assert notes == [(120.0, "r2: purge threads=4")]  # 2 min into the run that started at 7 min
     tps = [t for t in fig["data"] if t["yaxis"] == "y"]
     assert len(tps) == 2 and all(0 <= t["x"][0] <= 10 for t in tps)
     body = response.content.decode()

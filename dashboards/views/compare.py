@@ -2,6 +2,7 @@
 
 from dataclasses import dataclass
 
+from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
@@ -12,7 +13,7 @@ from dashboards.stability_stats import Summary, summarize
 from dashboards.timerange import DEFAULT_POINTS, TimeRange, max_points
 from dashboards.topwaits import WaitRow
 from dashboards.views.common import TPS_DEFINITION
-from monitor.models import Run
+from monitor.models import Annotation, Run
 
 TOP_WAITS = 5
 
@@ -48,7 +49,8 @@ def compare(request: HttpRequest) -> HttpResponse:
     return render(request, "dashboards/compare.html", {
         "runs": runs, "summaries": summaries, "wait": wait, "events": events,
         "all_runs": Run.objects.select_related("server")[:200], "ids": ids,
-        "figures": {"compare-chart": compare_figure(aligned, wait)}, "tps_definition": TPS_DEFINITION,
+        "figures": {"compare-chart": compare_figure(aligned, wait, run_notes(runs))},
+        "tps_definition": TPS_DEFINITION,
         "csv": "/export/compare.csv?runs=" + ",".join(str(r.pk) for r in runs),
         "report": "/reports/compare/?runs=" + ",".join(str(r.pk) for r in runs),
     })
@@ -74,3 +76,13 @@ def summarize_run(run: Run) -> RunSummary:
         run=run, seconds=tr.seconds, tps=summarize(tps.values), max_history=max(known) if known else None,
         waits=reads.interval_waits(run.server_id, tr.start, tr.end)[:TOP_WAITS],
     )
+
+
+def run_notes(runs: list[Run]) -> list[tuple[float, str]]:
+    """Each run's annotations (its own, or its server's within its time), at their offset."""
+    notes = []
+    for run in runs:
+        tr = run_range(run)
+        found = Annotation.objects.filter(Q(run=run) | Q(server=run.server, at__gte=tr.start, at__lte=tr.end))
+        notes += [((n.at - run.started_at).total_seconds(), f"{run.name}: {n.text}") for n in found.distinct()]
+    return sorted(notes)
