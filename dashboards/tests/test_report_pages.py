@@ -99,6 +99,9 @@ def test_the_report_renders_in_chromium_and_prints(page, live_server):
     page.emulate_media(media="print")
     assert not page.locator("header.top").is_visible()
     assert not page.locator(".downloads").is_visible()
+    page.evaluate("window.reportForPaper()")  # what the Print button and beforeprint do
+    widths = page.eval_on_selector_all(".report .chart .main-svg", "els => els.map(e => e.getBoundingClientRect().width)")
+    assert widths and max(widths) <= 700  # an A4 page's printable width
     screenshot(page, "report-run-print")
     pdf = page.pdf(format="A4")
     assert pdf.startswith(b"%PDF") and len(pdf) > 20_000
