@@ -38,8 +38,8 @@ class TimeRange:
     @property
     def label(self) -> str:
         if self.preset:
-            return f"last {self.preset}"
-        return f"{iso_param(self.start)} → {iso_param(self.end)} UTC"
+            return f"last {self.preset} (UTC)"
+        return f"{iso_param(self.start).replace('T', ' ')} → {iso_param(self.end).replace('T', ' ')} UTC"
 
 
 def iso_param(ts: datetime) -> str:

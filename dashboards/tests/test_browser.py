@@ -53,6 +53,16 @@ def test_every_page_draws_its_charts_with_data(page, live_server):
     screenshot(page, "dashboards-fleet")
     page.goto(live_server.url + "/runs/")
     screenshot(page, "dashboards-runs")
+    page.goto(live_server.url + "/tokens/")
+    page.fill("input[name=name]", "sysbench runner")
+    page.click("form.card button[type=submit]")
+    assert page.locator("#new-token").inner_text().startswith("sst_")
+    screenshot(page, "dashboards-tokens")
+    mid = start + timedelta(minutes=10)
+    page.goto(f"{base}/waits/?from={start:%Y-%m-%dT%H:%M:%S}&to={mid:%Y-%m-%dT%H:%M:%S}"
+              f"&from2={mid:%Y-%m-%dT%H:%M:%S}&to2={timezone.now():%Y-%m-%dT%H:%M:%S}")
+    assert page.locator("table.waits-diff tbody tr").count() == 3
+    screenshot(page, "dashboards-waits-two-intervals")
 
 
 def test_zoom_on_one_row_zooms_all_and_keeps_the_view_in_the_url(page, live_server):
