@@ -3,6 +3,7 @@
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_POST
 
 from monitor.checks import check_server
@@ -14,10 +15,12 @@ def server_list(request: HttpRequest) -> HttpResponse:
     return render(request, "servers/list.html", {"servers": Server.objects.all()})
 
 
+@sensitive_post_parameters("password")  # masked in error reports too
 def server_add(request: HttpRequest) -> HttpResponse:
     return edit_form(request, Server())
 
 
+@sensitive_post_parameters("password")
 def server_edit(request: HttpRequest, pk: int) -> HttpResponse:
     return edit_form(request, get_object_or_404(Server, pk=pk))
 
