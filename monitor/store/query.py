@@ -13,7 +13,7 @@ import numpy as np
 
 from monitor.store import catalog, downsample, levels, read_full, read_rollups
 from monitor.store.models import Gap
-from monitor.store.points import Points, datetimes
+from monitor.store.points import Points, datetimes, from_micros, micros
 
 
 @dataclass
@@ -88,20 +88,61 @@ def _bucket_points(m: catalog.MetricInfo, b: dict, width_us: int, mode: str) -> 
 def totals(server_id: int, metrics: list[str], start: datetime, end: datetime) -> dict[str, int | float]:
     """Exact sums of the counters' per-interval deltas with start <= ts <= end (gauges are left out).
 
-    Ranges older than the full-resolution retention are summed from rollup buckets.
+    Whole hours and minutes are summed from the rollups' bucket sums (exact
+    integer sums of the same deltas), the ragged edges from the samples.
+    Beyond a level's retention, that part of the range is summed from the
+    next coarser level, so very old ranges are exact to the minute or hour.
     """
     infos = [m for m in catalog.matching(catalog.server_metrics([server_id]), metrics) if m.counter]
     sums: dict[int, list] = {m.id: [] for m in infos}
-    full_since = max(start, levels.available_since(levels.FULL))
-    if full_since <= end:
-        for mid, p in read_full.read(server_id, infos, full_since, end).items():
-            sums[mid].append(exact_sum(p.vals))
-    minute_since = min(max(start, levels.available_since(levels.MINUTE)), full_since)
-    for level, lo, hi in ((levels.MINUTE, minute_since, full_since), (levels.HOUR, start, minute_since)):
-        if lo < hi:
-            for mid, b in read_rollups.read(server_id, infos, level, lo, hi - timedelta(microseconds=1)).items():
-                sums[mid].append(exact_sum(b["sum"]))
+    for level, lo, hi in _total_parts(start, end):
+        if level == levels.FULL:
+            found = {mid: p.vals for mid, p in read_full.read(server_id, infos, lo, hi - TICK).items()}
+        else:
+            found = {mid: b["sum"] for mid, b in read_rollups.read(server_id, infos, level, lo, hi - TICK).items()}
+        for mid, vals in found.items():
+            sums[mid].append(exact_sum(vals))
     return {m.name: sum(sums[m.id]) for m in infos}
+
+
+TICK = timedelta(microseconds=1)
+
+
+def _total_parts(start: datetime, end: datetime) -> list[tuple[str, datetime, datetime]]:
+    """[start, end] cut into half-open parts: samples at the edges, minutes, hours in the middle."""
+    stop = end + TICK
+    m1, m2 = _ceil(start, 60), max(_floor(stop, 60), start)
+    if m1 >= m2:
+        return [(levels.FULL, start, stop)]
+    h1, h2 = min(_ceil(m1, 3600), m2), max(_floor(m2, 3600), m1)
+    if h1 >= h2:
+        h1 = h2 = m2
+    parts = [(levels.FULL, start, m1), (levels.MINUTE, m1, h1), (levels.HOUR, h1, h2),
+             (levels.MINUTE, h2, m2), (levels.FULL, m2, stop)]
+    full_since = levels.available_since(levels.FULL)
+    minute_since = levels.available_since(levels.MINUTE)
+    out = []
+    for level, lo, hi in parts:
+        if lo >= hi:
+            continue
+        if level == levels.FULL and lo < full_since:
+            level = levels.MINUTE  # the samples are gone: the partial minute is as close as it gets
+        if level == levels.MINUTE and lo < minute_since:
+            level = levels.HOUR
+        if out and out[-1][0] == level:
+            lo = out.pop()[1]  # one read, so a coarse bucket is never counted twice
+        out.append((level, lo, hi))
+    return out
+
+
+def _floor(t: datetime, seconds: int) -> datetime:
+    us = micros(t)
+    return from_micros(us - us % (seconds * 1_000_000))
+
+
+def _ceil(t: datetime, seconds: int) -> datetime:
+    f = _floor(t, seconds)
+    return f if f == t else f + timedelta(seconds=seconds)
 
 
 def exact_sum(vals: np.ndarray) -> int | float:

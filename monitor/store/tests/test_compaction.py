@@ -113,3 +113,19 @@ def test_it_keeps_picosecond_sums_exact_in_rollups():
     assert b["sum"].dtype == np.int64 and len(b["idx"]) == 6
     assert rollups.MINUTE_US * 60 == rollups.HOUR_US
     assert poll(1, 1).values[PS_TIMER] > 2**52
+
+
+@pytest.mark.parametrize("start,end", [
+    (timedelta(minutes=7, seconds=33), timedelta(hours=2, minutes=13, seconds=5)),
+    (timedelta(seconds=0), timedelta(hours=3, minutes=20)),  # aligned, both ends included
+    (timedelta(minutes=61, seconds=2), timedelta(minutes=61, seconds=40)),  # inside one minute
+    (timedelta(minutes=59, seconds=50), timedelta(hours=1, minutes=0, seconds=10)),  # across an hour
+])
+def test_it_sums_exactly_over_ragged_ranges_from_rollups_and_samples(start, end):
+    samples = polls(1, 3 * 360 + 200)
+    write_samples(samples)
+    compaction.compact_closed(LATER)  # three hours compacted, the rest hot
+    lo, hi = T0 + start, T0 + end
+    got = query.totals(1, ["Com_*", PS_TIMER], lo, hi)
+    for name in ("Com_select", "Com_commit", PS_TIMER):
+        assert got[name] == sum(p.values.get(name, 0) for p in samples if lo <= p.ts <= hi), name
