@@ -26,7 +26,7 @@ def rollup_1h_retention() -> timedelta:
 
 def buffer_max_samples() -> int:
     """Bound of the Redis buffer used while PostgreSQL is unreachable."""
-    return _setting("STORE_BUFFER_MAX_SAMPLES", 200_000)
+    return _setting("STORE_BUFFER_MAX_SAMPLES", 100_000)
 
 
 def compact_grace() -> timedelta:
