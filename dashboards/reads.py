@@ -109,14 +109,27 @@ def purge_counters(server_id: int) -> tuple[list[str], list[str]]:
 
 
 def fleet_latest(server_ids: list[int]) -> dict[tuple[int, str], tuple[datetime, float]]:
+    """The newest TPS, history length and wait rates of every server, in one store call."""
     if not server_ids:
         return {}
-    return store().latest(server_ids, [TPS, HISTORY])
+    return store().latest(server_ids, [TPS, HISTORY, WAIT_TIMES])
 
 
-def top_wait_now(server_id: int, now: datetime, window: timedelta) -> WaitRow | None:
-    rows = interval_waits(server_id, now - window, now)
-    return rows[0] if rows else None
+@dataclass(frozen=True)
+class TopWait:
+    event: str
+    per_second: float  # seconds waited per second at the last poll
+    share: float
+
+
+def top_wait_of(latest: dict, server_id: int) -> TopWait | None:
+    """The wait with the biggest rate at the server's last poll, and its share of all waits then."""
+    rates = {m[len(TIME_PREFIX):]: v for (sid, m), (_, v) in latest.items()
+             if sid == server_id and m.startswith(TIME_PREFIX) and v and v > 0}
+    if not rates:
+        return None
+    event = max(rates, key=lambda e: (rates[e], e))
+    return TopWait(event, rates[event] / 1e12, rates[event] / sum(rates.values()))
 
 
 def recent(server_ids: list[int], metric: str, now: datetime, window: timedelta, points: int = 60):

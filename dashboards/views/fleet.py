@@ -11,12 +11,10 @@ from dashboards import reads
 from dashboards.alert_bridge import firing_alerts
 from dashboards.fleet import State, server_state
 from dashboards.purge_growth import growth_per_second
-from dashboards.topwaits import WaitRow
 from dashboards.views.common import TPS_DEFINITION
 from monitor.models import Server
 
 TREND_WINDOW = timedelta(minutes=15)
-TOP_WAIT_WINDOW = timedelta(minutes=5)
 
 
 @dataclass
@@ -26,7 +24,7 @@ class FleetRow:
     tps: float | None
     history: float | None
     history_per_min: float | None
-    top_wait: WaitRow | None
+    top_wait: reads.TopWait | None
     alerts: list[str]
 
 
@@ -57,7 +55,7 @@ def fleet(request: HttpRequest) -> HttpResponse:
             server=s, state=server_state(s, health_of(s), now),
             tps=_value(latest, s.pk, reads.TPS), history=_value(latest, s.pk, reads.HISTORY),
             history_per_min=None if slope is None else slope * 60,
-            top_wait=reads.top_wait_now(s.pk, now, TOP_WAIT_WINDOW), alerts=alerts.get(s.pk, []),
+            top_wait=reads.top_wait_of(latest, s.pk), alerts=alerts.get(s.pk, []),
         ))
     return render(request, "dashboards/fleet.html", {
         "rows": rows, "tags": tags, "tag": tag, "tps_definition": TPS_DEFINITION,
