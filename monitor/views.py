@@ -12,7 +12,8 @@ from monitor.models import Server
 
 
 def server_list(request: HttpRequest) -> HttpResponse:
-    return render(request, "servers/list.html", {"servers": Server.objects.all()})
+    servers = Server.objects.select_related("health")  # the collectors' latest poll outcome
+    return render(request, "servers/list.html", {"servers": servers})
 
 
 @sensitive_post_parameters("password")  # masked in error reports too

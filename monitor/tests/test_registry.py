@@ -154,3 +154,21 @@ def test_the_admin_never_shows_the_password_and_keeps_it_on_empty(client, admin_
     assert response.status_code == 302, response.content.decode()[:3000]
     server.refresh_from_db()
     assert server.user == "u2" and server.password == "admin-secret"
+
+
+def test_the_list_shows_the_last_poll_outcome(client, admin_user):
+    from django.utils import timezone
+
+    from collectors.models import ServerHealth
+
+    good = Server.objects.create(name="good", host="a", user="u", password="p")
+    bad = Server.objects.create(name="bad", host="b", user="u", password="p")
+    Server.objects.create(name="new", host="c", user="u", password="p")
+    ServerHealth.objects.create(server=good, last_poll_at=timezone.now(), last_success_at=timezone.now())
+    ServerHealth.objects.create(server=bad, last_poll_at=timezone.now(), consecutive_failures=3,
+                                last_error="b:3306: cannot connect")
+    client.force_login(admin_user)
+    html = client.get("/servers/").content.decode()
+    assert "failing (3): b:3306: cannot connect" in html
+    assert '<span class="ok">ok</span>, 0' in html
+    assert "not polled yet" in html
