@@ -73,3 +73,24 @@ def test_two_intervals_side_by_side():
 
 def test_human_ps():
     assert human_ps(1.5e12) == "1.50 s" and human_ps(2500) == "2.50 ns" and human_ps(None) == ""
+
+
+def test_lines_are_chosen_by_their_mean_rate():
+    from types import SimpleNamespace as NS
+
+    from dashboards.reads import biggest
+
+    found = [NS(metric="wait.time_ps:a", values=[1, 1]), NS(metric="wait.time_ps:b", values=[5, None]),
+             NS(metric="wait.time_ps:zero", values=[0, 0]), NS(metric="mutex.waits:m", values=[99, 99])]
+    assert biggest(found, "wait.time_ps:", 5) == ["wait.time_ps:b", "wait.time_ps:a"]
+    assert biggest(found, "wait.time_ps:", 1) == ["wait.time_ps:b"]
+
+
+def test_the_fleet_top_wait_is_the_biggest_rate_at_the_last_poll():
+    from dashboards.reads import top_wait_of
+
+    latest = {(1, "wait.time_ps:a"): (None, 3e12), (1, "wait.time_ps:b"): (None, 1e12), (1, "tps"): (None, 9e12),
+              (2, "wait.time_ps:c"): (None, 5e12)}
+    top = top_wait_of(latest, 1)
+    assert (top.event, top.per_second, top.share) == ("a", 3.0, 0.75)
+    assert top_wait_of(latest, 3) is None
