@@ -4,11 +4,12 @@ import re
 
 import pytest
 from django.test import Client
-from django.urls import URLPattern, URLResolver, get_resolver
+from django.urls import URLPattern, URLResolver, get_resolver, resolve
 
 pytestmark = pytest.mark.django_db
 
 OPEN = {"/accounts/login/"}
+SAMPLES = {"int": "1", "uuid": "00000000-0000-0000-0000-000000000000", "path": "x/y"}  # by path converter
 
 
 def all_paths(patterns=None, prefix: str = "") -> list[tuple[str, object]]:
@@ -21,7 +22,7 @@ def all_paths(patterns=None, prefix: str = "") -> list[tuple[str, object]]:
                 continue  # the admin, checked below
             out += all_paths(p.url_patterns, route)
         elif isinstance(p, URLPattern):
-            path = "/" + re.sub(r"<(?:\w+:)?(\w+)>", lambda m: "1" if "pk" in m[1] or "id" in m[1] else "x", route)
+            path = "/" + re.sub(r"<(?:(\w+):)?(\w+)>", lambda m: SAMPLES.get(m[1], "x"), route)
             out.append((path.replace("^", "").replace("$", ""), p.callback))
     return out
 
@@ -31,6 +32,7 @@ def test_every_page_redirects_an_anonymous_user_to_the_login():
     assert "/servers/" in [p for p, _ in paths]
     client = Client()
     for path, _ in paths:
+        resolve(path)  # the sample values fit the route
         response = client.get(path)
         assert response.status_code == 302, path
         assert response["Location"].startswith("/accounts/login/?next="), path
