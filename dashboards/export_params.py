@@ -112,9 +112,17 @@ def parse_step(
 def series_export(
     servers: list[str], metrics: list[str], start: str | None, end: str | None,
     step: str | None = None, mode: str | None = None, full: bool = False,
-    preset: str | None = None, points: str | None = None,
+    preset: str | None = None, points: str | None = None, run: str | None = None,
 ) -> SeriesExport:
-    """Validate everything an export of series needs, or raise ExportError."""
+    """Validate everything an export of series needs, or raise ExportError.
+
+    run=<id> stands for its server and its start and end (each may still be given).
+    """
+    if run:
+        found = find_runs([run])[0]
+        servers = servers or [str(found.server_id)]
+        start = start or found.started_at.isoformat()
+        end = end or (found.ended_at.isoformat() if found.ended_at else None)
     mode = mode or "rate"
     if mode not in ("rate", "delta"):
         raise ExportError(f"mode={mode!r}: use rate (per second, the default) or delta (per interval)")

@@ -176,3 +176,14 @@ def test_a_charts_csv_is_the_charts_points(client, db1):
             got = by_time(rows, f"db1 {s.metric} ({unit})")
             assert len(s.ts) <= points < POLLS
             assert {ts: float(v) for ts, v in got.items()} == pytest.approx(dict(zip(s.ts, s.values, strict=True)))
+
+
+def test_a_run_stands_for_its_server_and_range(client, db1, capsys):
+    from monitor.models import Run
+
+    run = Run.objects.create(name="r1", server=db1, started_at=START, ended_at=START + timedelta(minutes=5))
+    rows = get_csv(client, run=run.pk, metrics="tps", full=1)
+    assert rows[0] == ["time (UTC)", "db1 tps (/s)"]
+    assert len(rows) == 1 + 30  # polls 1..30: the first has no delta
+    call_command("export_csv", "--run", str(run.pk), "--metrics", "tps")  # to stdout
+    assert list(csv.reader(io.StringIO(capsys.readouterr().out, newline=""))) == rows
