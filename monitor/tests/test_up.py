@@ -31,9 +31,9 @@ def var():
     shutil.rmtree(path, ignore_errors=True)
 
 
-def start_up(var: Path, port: int, log: Path, embedded: bool = True) -> subprocess.Popen:
+def start_up(var: Path, port: int, log: Path, embedded: bool = True, **extra_env: str) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if not embedded or k not in ("DATABASE_URL", "REDIS_URL")}
-    env.update(STEADYSTATE_VAR=str(var), DJANGO_SETTINGS_MODULE="monitor.settings")
+    env.update(STEADYSTATE_VAR=str(var), DJANGO_SETTINGS_MODULE="monitor.settings", **extra_env)
     cmd = [sys.executable, "manage.py", "up", "--port", str(port), "--web-workers", "1", "--worker-concurrency", "2"]
     return subprocess.Popen(cmd, cwd=BASE_DIR, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT)
 
@@ -131,6 +131,15 @@ def test_it_refuses_a_port_in_use(var, tmp_path):
         up.wait(60)
     assert up.returncode == 1
     assert "choose another port with PORT=8001" in (tmp_path / "up.log").read_text()
+
+
+def test_it_names_an_unreachable_redis_without_its_password(var, tmp_path):
+    up = start_up(var, free_port(), tmp_path / "up.log", embedded=False, REDIS_URL="redis://:pw-in-url@127.0.0.1:1/0")
+    up.wait(60)
+    log = (tmp_path / "up.log").read_text()
+    assert up.returncode == 1
+    assert "Cannot reach Redis at 127.0.0.1:1/0" in log and "Check REDIS_URL" in log
+    assert "pw-in-url" not in log
 
 
 def test_the_group_stops_every_child_and_their_children():

@@ -23,6 +23,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import OperationalError
 
 from monitor import embedded
 from monitor.supervisor import Child, Group
@@ -92,7 +93,12 @@ class Command(BaseCommand):
         if settings.EMBEDDED_REDIS:
             env["REDIS_URL"] = embedded.redis_start(var)
             self.say(f"up: embedded Redis on {embedded.redis_socket(var)}")
-        call_command("migrate", interactive=False, verbosity=0)
+        check_reachable(env["REDIS_URL"] if settings.EMBEDDED_REDIS else settings.REDIS_URL)
+        try:
+            call_command("migrate", interactive=False, verbosity=0)
+        except OperationalError as exc:
+            raise CommandError(f"Cannot reach PostgreSQL ({exc.args[0] if exc.args else exc}). "
+                               "Check DATABASE_URL, or unset it to use the embedded PostgreSQL.") from None
         call_command("collectstatic", interactive=False, verbosity=0)
         self.say("up: database migrated, static files collected")
         self.ensure_admin(var)
@@ -150,13 +156,15 @@ class Command(BaseCommand):
         self.say(f"up: created the admin user. Log in as: admin / {password}  (also in {path}, mode 0600)")
 
     def stop_embedded(self, var: Path) -> None:
-        began = time.monotonic()
+        began, stopped = time.monotonic(), []
         if settings.EMBEDDED_REDIS:
             embedded.redis_stop(var)
+            stopped.append("Redis")
         if settings.EMBEDDED_DB:
             embedded.postgres_stop(var)
-        if settings.EMBEDDED_DB or settings.EMBEDDED_REDIS:
-            self.say(f"up: embedded PostgreSQL and Redis stopped ({time.monotonic() - began:.1f} s)")
+            stopped.insert(0, "PostgreSQL")
+        if stopped:
+            self.say(f"up: embedded {' and '.join(stopped)} stopped ({time.monotonic() - began:.1f} s)")
 
     def say(self, text: str) -> None:
         self.stdout.write(text)
@@ -190,6 +198,19 @@ def check_port_free(host: str, port: int) -> None:
         except OSError as exc:
             raise CommandError(f"Cannot listen on {host}:{port} ({exc.strerror}): another program uses it; "
                                "choose another port with PORT=8001 or `manage.py up --port 8001`.") from None
+
+
+def check_reachable(redis_url: str) -> None:
+    import redis
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    try:
+        redis.Redis.from_url(redis_url, socket_timeout=3, retry=Retry(NoBackoff(), 0)).ping()
+    except (redis.RedisError, OSError) as exc:
+        where = redis_url.split("@")[-1]  # never the password of the URL
+        raise CommandError(f"Cannot reach Redis at {where} ({exc}). "
+                           "Check REDIS_URL, or unset it to use the embedded Redis.") from None
 
 
 def answers(url: str) -> bool:
