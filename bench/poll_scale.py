@@ -38,7 +38,7 @@ django.setup()
 import psutil  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 
-from collectors.models import PollRecord  # noqa: E402
+from collectors.models import PollRecord, ServerHealth  # noqa: E402
 from collectors.tasks import dispatch_due_polls  # noqa: E402
 from monitor.models import Server  # noqa: E402
 from monitor.testing.mariadb import SandboxMariaDB  # noqa: E402
@@ -49,8 +49,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--targets", type=int, default=1000)
     parser.add_argument("--interval", type=int, default=10)
     parser.add_argument("--duration", type=int, default=60, help="measured seconds, after the warm-up")
-    parser.add_argument("--warmup", type=int, default=60,
-                        help="seconds: every target connects and is first written to the store once")
+    parser.add_argument("--warmup", type=int, default=150,
+                        help="at most this many seconds until every target was polled 3 times"
+                             " (connect, first store writes)")
     parser.add_argument("--concurrency", type=int, default=16, help="Celery worker threads (batches at once)")
     parser.add_argument("--threads", type=int, default=64, help="polls at once inside the worker")
     parser.add_argument("--batch", type=int, default=10, help="servers per poll task")
@@ -74,13 +75,20 @@ def start_worker(args: argparse.Namespace, logfile: Path) -> subprocess.Popen:
     return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=logfile.open("w"), stderr=subprocess.STDOUT)
 
 
-def dispatch_for(seconds: float) -> None:
-    """The beat: one dispatch a second."""
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
+def dispatch_for(seconds: float, until=None) -> float:
+    """The beat: one dispatch a second, for seconds or until until() is true; returns the time spent."""
+    start = time.monotonic()
+    while time.monotonic() - start < seconds:
         tick = time.monotonic()
         dispatch_due_polls()
+        if until and until():
+            break
         time.sleep(max(0.0, 1.0 - (time.monotonic() - tick)))
+    return time.monotonic() - start
+
+
+def warmed_up(targets: int) -> bool:
+    return ServerHealth.objects.filter(polls__gte=3).count() >= targets
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -102,7 +110,10 @@ def report(args, start: datetime, end: datetime, worker_cpu: float, mariadb_cpu:
     print(f"polls/s sustained: {len(rows) / seconds:.1f} (due: {expected:.1f}); failed polls: {failed}")
     print(f"lag ms: p50 {percentile(lags, 50):.0f}  p99 {percentile(lags, 99):.0f}  max {max(lags or [0]):.0f}")
     print(f"poll duration ms: p50 {percentile(durations, 50):.1f}  p99 {percentile(durations, 99):.1f}")
-    print(f"worker CPU: {worker_cpu:.0f}% of one core; sandbox MariaDB CPU: {mariadb_cpu:.0f}%")
+    cpu_per_poll = worker_cpu / 100 * seconds / max(1, len(rows)) * 1000
+    print(f"worker CPU: {worker_cpu:.0f}% of one core, {cpu_per_poll:.1f} ms CPU per poll"
+          f" (one core would sustain ~{1000 / cpu_per_poll:.0f} polls/s); sandbox MariaDB CPU: {mariadb_cpu:.0f}%")
+    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} (shared with other work)")
     goal = "met" if percentile(lags, 99) < 1000 and len(rows) / seconds >= 0.95 * expected else "MISSED"
     print(f"goal (p99 lag < 1 s at {expected:.0f} polls/s): {goal}")
 
@@ -118,8 +129,10 @@ def main() -> None:
         mariadb.create_monitor_user()
         register_targets(args.targets, mariadb.port, args.interval)
         worker = start_worker(args, base / "worker.log")
-        print(f"warming up {args.warmup}s ({args.targets} targets, every one connects once)...", flush=True)
-        dispatch_for(args.warmup)
+        print(f"warming up: until each of {args.targets} targets was polled 3 times (at most {args.warmup}s)",
+              flush=True)
+        spent = dispatch_for(args.warmup, until=lambda: warmed_up(args.targets))
+        print(f"warm-up {'done' if warmed_up(args.targets) else 'NOT done'} after {spent:.0f}s", flush=True)
         worker_ps, db_ps = psutil.Process(worker.pid), psutil.Process(mariadb.process.pid)
         cpu0, db0, t0 = cpu_seconds(worker_ps), cpu_seconds(db_ps), time.monotonic()
         start = datetime.now(UTC)

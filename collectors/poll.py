@@ -222,7 +222,7 @@ def poll_servers(servers: list, due: dict[int, datetime | None], only: list[str]
             continue
         target = Target.from_server(server)
         args = (target, server.poll_interval, due.get(server.id), only)
-        jobs.append((server, token, executor.submit(poll_target, *args) if executor else poll_target(*args)))
+        jobs.append((server, token, executor.submit(safe_poll, *args) if executor else safe_poll(*args)))
     results = []
     try:
         for server, token, job in jobs:
@@ -233,6 +233,16 @@ def poll_servers(servers: list, due: dict[int, datetime | None], only: list[str]
             if token:
                 state.release_lock(server.id, token)
     return results
+
+
+def safe_poll(target: Target, poll_interval: int, due_at: datetime | None, only: list[str] | None) -> PollResult:
+    """poll_target, with any failure of ours (Redis down, a bug) recorded as this server's poll error."""
+    try:
+        return poll_target(target, poll_interval, due_at, only)
+    except Exception as exc:  # noqa: BLE001 - the other servers of the batch must still be recorded
+        log.exception("poll of %s failed", target.name)
+        return PollResult(target.server_id, target.name, datetime.now(UTC), due_at,
+                          connect_error=f"{target.name}: the collector failed ({type(exc).__name__}: {exc})")
 
 
 def collect_job(server, token: str | None, job, due_at: datetime | None) -> PollResult:
