@@ -64,11 +64,16 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
 @require_GET
 def compare_report(request: HttpRequest) -> HttpResponse:
     """/reports/compare/?runs=1,2,3: TPS per run and its ratio to the first run."""
+    picker = {"runs": Run.objects.select_related("server")[:200]}
+    if not request.GET.get("runs"):
+        return render(request, "reports/compare.html", {**picker, "pick": True})
     try:
         runs = params.find_runs(request.GET.getlist("runs"))
     except params.ExportError as error:
-        return render(request, "reports/compare.html", {"error": str(error), "runs": Run.objects.all()[:50]},
-                      status=400 if request.GET.get("runs") else 200)
+        return render(request, "reports/compare.html", {**picker, "pick": True, "error": str(error)}, status=400)
+    if len(request.GET.getlist("runs")) > 1:
+        # Ticked in a list (runs=3&runs=5): oldest first, the baseline. A typed runs=5,3 keeps its order.
+        runs.sort(key=lambda r: r.started_at)
     summaries = [summarize_run(run) for run in runs]
     reference = summaries[0]
     base = snapshot(reference.run.server_id, reference.start, reference.end)

@@ -12,6 +12,7 @@ from monitor.testing.browser import screenshot
 
 POLLS = 121  # 20 minutes at 10 s
 FIRST, SECOND = data.T0, data.T0 + timedelta(hours=1)
+WIDTHS = "els => els.map(e => e.getBoundingClientRect().width)"
 SETTINGS = {"innodb_max_purge_lag": 0, "innodb_thread_concurrency": 0, "innodb_buffer_pool_size": 134217728}
 
 
@@ -70,6 +71,10 @@ def test_the_comparison_is_the_seeds_table(client, admin_user):
     assert first["ratio"] == 1.0
     assert second["ratio"] == pytest.approx(mean_tps(7000) / mean_tps(5000))
     assert second["changes"] == [{"name": "innodb_thread_concurrency", "before": "0", "after": "16"}]
+    typed = client.get("/reports/compare/", {"runs": f"{after.pk},{before.pk}"}).context["rows"]
+    assert [r["summary"].run for r in typed] == [after, before]  # a typed list keeps its order
+    ticked = client.get(f"/reports/compare/?runs={after.pk}&runs={before.pk}").context["rows"]
+    assert [r["summary"].run for r in ticked] == [before, after]  # ticked ones: oldest first
     assert "×1.00" in response.content.decode()
 
 
@@ -100,7 +105,7 @@ def test_the_report_renders_in_chromium_and_prints(page, live_server):
     assert not page.locator("header.top").is_visible()
     assert not page.locator(".downloads").is_visible()
     page.evaluate("window.reportForPaper()")  # what the Print button and beforeprint do
-    widths = page.eval_on_selector_all(".report .chart .main-svg", "els => els.map(e => e.getBoundingClientRect().width)")
+    widths = page.eval_on_selector_all(".report .chart .main-svg", WIDTHS)
     assert widths and max(widths) <= 700  # an A4 page's printable width
     screenshot(page, "report-run-print")
     pdf = page.pdf(format="A4")
