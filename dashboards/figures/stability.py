@@ -56,7 +56,8 @@ def dip_shapes(dips: Sequence[Dip]) -> list[dict]:
 def wait_traces(waits: Sequence[tuple[str, Points]], axis: int, stacked: bool) -> list[dict]:
     traces = []
     for i, (name, points) in enumerate(waits):
-        extra = {"line": {"width": 0.8, "color": PALETTE[i % len(PALETTE)]}}
+        extra = {"line": {"width": 0.8, "color": PALETTE[i % len(PALETTE)]},
+                 "hovertemplate": "%{y:.3f} s/s" if stacked else "%{y:,.1f} /s"}
         if stacked:
             extra.update(stackgroup=f"stack{axis}", type="scatter")
         traces.append(line(points, name, axis, scale=1 / PS_PER_S if stacked else 1.0,
@@ -76,7 +77,8 @@ def stability_figure(
     layout = shared_axes(base_layout(height=760), ROWS, TITLES)
     layout["hovermode"] = "x"
     layout["legend"]["groupclick"] = "toggleitem"
-    data = [line(tps, "TPS", 1, line={"width": 1.6, "color": "#101828"}, legendgroup="row1")]
+    data = [line(tps, "TPS", 1, line={"width": 1.6, "color": "#101828"}, legendgroup="row1",
+                 hovertemplate="%{y:,.1f} TPS")]
     if dip_threshold is not None:
         data.append(line(flat(tps, dip_threshold), "dip threshold", 1, legendgroup="row1",
                          line={"width": 1, "dash": "dash", "color": "#dc2626"}, hoverinfo="skip"))
