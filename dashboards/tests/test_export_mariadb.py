@@ -1,0 +1,51 @@
+"""End to end: polls of a real MariaDB, exported as CSV, equal what the store holds."""
+
+import csv
+import io
+import time
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from dashboards.csv_safe import iso_utc
+from monitor.models import Server
+from monitor.store import query
+
+pytestmark = pytest.mark.django_db
+
+
+def test_it_exports_real_polls_as_the_store_holds_them(client, admin_user, mariadb, monitor_credentials):
+    from collectors.poll import poll_server
+
+    client.force_login(admin_user)
+    server = Server(name="sandbox", host="127.0.0.1", port=mariadb.port, user="steady", poll_interval=1)
+    server.password = monitor_credentials["password"]
+    server.save()
+    mariadb.execute("CREATE DATABASE IF NOT EXISTS export_load",
+                    "CREATE TABLE IF NOT EXISTS export_load.t (id INT PRIMARY KEY AUTO_INCREMENT, v INT)")
+    start = timezone.now() - timedelta(seconds=1)
+    for i in range(4):
+        # Explicit transactions: autocommitted statements do not count in Com_commit.
+        mariadb.execute(*["BEGIN", f"INSERT INTO export_load.t (v) VALUES ({i})", "COMMIT"] * (10 + 10 * i))
+        assert not poll_server(server.pk).connect_error
+        time.sleep(1.05)
+    end = timezone.now()
+    params = {"server": "sandbox", "metrics": "tps,Threads_running,wait.time_ps:wait/synch/*", "full": 1,
+              "from": iso_utc(start), "to": iso_utc(end)}
+    response = client.get("/export.csv", params)
+    assert response.status_code == 200
+    rows = list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode(), newline="")))
+    header = rows[0]
+    assert header[:3] == ["time (UTC)", "sandbox tps (/s)", "sandbox Threads_running (threads)"]
+    assert any(h.startswith("sandbox wait.time_ps:wait/synch/") and h.endswith("(ps/s)") for h in header)
+    (deltas,) = query.series([server.pk], ["tps"], start, end, max_points=10_000, mode="delta")
+    (rates,) = query.series([server.pk], ["tps"], start, end, max_points=10_000)
+    col = header.index("sandbox tps (/s)")
+    got = {r[0]: float(r[col]) for r in rows[1:] if r[col]}
+    assert len(got) == len(deltas.values) >= 3
+    assert [iso_utc(t) for t in rates.ts] == list(got)
+    assert list(got.values()) == pytest.approx(rates.values)
+    assert min(deltas.values) >= 10  # the transactions we ran, at least, in each interval
+    for rate, delta in zip(rates.values, deltas.values, strict=True):
+        assert 0.5 < delta / rate < 2.0  # delta / interval, with an interval of about a second
