@@ -17,12 +17,12 @@ SELECT_TIMES = (
 # Compacted values of some metrics of one server in a range.
 SELECT_SERIES = (
     "SELECT metric_id, source_id, (extract(epoch from hour) * 1000000)::bigint, data FROM store_block_series "
-    "WHERE server_id = %s AND metric_id = ANY(%s) AND hour >= %s AND hour <= %s ORDER BY metric_id, hour"
+    "WHERE server_id = %s AND metric_id = ANY(%s::int[]) AND hour >= %s AND hour <= %s ORDER BY metric_id, hour"
 )
 # The newest compacted hour of each metric, for latest().
 SELECT_NEWEST = (
     "SELECT DISTINCT ON (metric_id) metric_id, source_id, (extract(epoch from hour) * 1000000)::bigint, data "
-    "FROM store_block_series WHERE server_id = %s AND metric_id = ANY(%s) ORDER BY metric_id, hour DESC"
+    "FROM store_block_series WHERE server_id = %s AND metric_id = ANY(%s::int[]) ORDER BY metric_id, hour DESC"
 )
 SELECT_ONE_TIMES = (
     "SELECT n, times FROM store_block WHERE server_id = %s AND source_id = %s "

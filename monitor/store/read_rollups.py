@@ -14,7 +14,7 @@ ORIGIN = {"1m": rollups.HOUR_US, "1h": 24 * rollups.HOUR_US}  # a stored row's p
 # Stored buckets of some metrics of one server in a range.
 SELECT = (
     "SELECT metric_id, (extract(epoch from period) * 1000000)::bigint, data FROM {table} "
-    "WHERE server_id = %s AND metric_id = ANY(%s) AND period >= to_timestamp(%s / 1000000.0) "
+    "WHERE server_id = %s AND metric_id = ANY(%s::int[]) AND period >= to_timestamp(%s / 1000000.0) "
     "AND period <= %s ORDER BY metric_id, period"
 )
 TABLE = {"1m": "store_rollup_1m", "1h": "store_rollup_1h"}
