@@ -133,3 +133,13 @@ def test_the_poll_command_prints_what_each_source_got(server):
     for name in ALL:
         assert f"  {name}: ok" in text
     assert "history_list_length = " in text and "MariaDB 10." in text
+
+
+def test_a_normal_workload_never_looks_like_a_reset(server, load):
+    """A gauge taken for a counter would go down now and then and drop whole samples as resets."""
+    poll_server(server.id, only=ALL)
+    for _ in range(5):
+        load.transactions(commits=10, rollbacks=2)
+        load.updates(20)
+        result = poll_server(server.id, only=["global_status", "pfs_waits", "innodb_mutex", "innodb_metrics"])
+        assert [(s.name, s.reset) for s in result.sources if s.reset] == []

@@ -1,0 +1,39 @@
+"""global_status: counters and gauges told apart, tps/qps derived, MySQL 8.0's transaction summary."""
+
+from collectors.sources import global_status
+from collectors.tests.recorded import RecordedConnection, mysql
+
+MYSQL_80_STATUS = [
+    ("Com_commit", "120"), ("Com_rollback", "3"), ("Questions", "9001"), ("Threads_running", "4"),
+    ("Threads_connected", "33"), ("Innodb_buffer_pool_pages_dirty", "812"),
+    ("Innodb_buffer_pool_pages_flushed", "4410"),
+    ("Open_tables", "400"), ("Opened_tables", "512"), ("Innodb_rows_read", "1234567"), ("Uptime", "86400"),
+    ("Ssl_cipher", ""), ("Innodb_buffer_pool_load_status", "Buffer pool(s) load completed at 240514  8:00:01"),
+]
+
+
+def test_it_tells_counters_from_gauges():
+    for gauge in ("Threads_running", "Threads_connected", "Innodb_buffer_pool_pages_data",
+                  "Innodb_buffer_pool_pages_dirty", "Innodb_buffer_pool_pages_free", "Innodb_history_list_length",
+                  "Open_tables", "Innodb_data_pending_reads", "Max_used_connections", "Uptime", "Memory_used"):
+        assert global_status.is_gauge(gauge), gauge
+    for counter in ("Com_commit", "Questions", "Innodb_buffer_pool_pages_flushed", "Opened_tables",
+                    "Innodb_rows_read", "Threads_created", "Innodb_data_reads", "Handler_write", "wsrep_received"):
+        assert not global_status.is_gauge(counter), counter
+
+
+def test_it_reads_mysql_80_with_the_transaction_summary():
+    conn = RecordedConnection({"SHOW GLOBAL STATUS": MYSQL_80_STATUS,
+                               "events_transactions_summary_global_by_event_name": [(70412,)]})
+    reading = global_status.collect(conn, mysql("8.0.36"))
+    assert reading.values["tps"] == 123 and reading.values["qps"] == 9001
+    assert reading.values["tps_trx_summary"] == 70412
+    assert {"tps", "qps", "tps_trx_summary", "Com_commit", "Opened_tables"} <= reading.counters
+    assert not {"Threads_running", "Open_tables", "Uptime"} & reading.counters
+    assert "Ssl_cipher" not in reading.values  # text values are not metrics
+
+
+def test_it_does_not_ask_mysql_57_for_the_80_summary():
+    conn = RecordedConnection({"SHOW GLOBAL STATUS": MYSQL_80_STATUS})
+    reading = global_status.collect(conn, mysql("5.7.21"))
+    assert "tps_trx_summary" not in reading.values and len(conn.executed) == 1
