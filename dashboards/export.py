@@ -15,7 +15,7 @@ from dashboards import export_params as params
 from dashboards import reads
 from dashboards.csv_safe import CsvLines, iso_utc
 from dashboards.export_auth import session_or_token
-from dashboards.export_series import columns, header, rows
+from dashboards.export_series import columns, header, no_match_message, rows, unmatched
 from dashboards.export_tables import (
     annotation_rows,
     compare_rows,
@@ -67,6 +67,9 @@ def series_csv(request: HttpRequest) -> HttpResponse:
     except params.ExportError as error:
         return bad_request(error)
     cols = columns(export)  # before the response starts, so a store error is a 500, not a torn file
+    missing = unmatched(export, cols)
+    if missing:
+        return bad_request(params.ExportError(no_match_message(export, missing)))
     body = chain([header(export, cols)], rows(export, cols) if cols else [])
     name = slug(*(s.name for s in export.servers), iso_utc(export.start), iso_utc(export.end)) + ".csv"
     return csv_response(body, name, _flag(request, "bom"))

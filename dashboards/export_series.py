@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from datetime import datetime, timedelta
 from fnmatch import fnmatchcase
 
-from dashboards.export_params import SeriesExport
+from dashboards.export_params import ExportError, SeriesExport
 from dashboards.export_units import column_name
 from monitor.store import query
 
@@ -37,6 +37,18 @@ def columns(export: SeriesExport) -> list[tuple[Key, str]]:
     order = {s.pk: i for i, s in enumerate(export.servers)}
     keys = sorted(kinds, key=lambda k: (order.get(k[0], len(order)), _metric_rank(export.metrics, k[1]), k[1]))
     return [(k, kinds[k]) for k in keys]
+
+
+def unmatched(export: SeriesExport, cols: list[tuple[Key, str]]) -> list[str]:
+    """The names and patterns asked for that match no series of any of the servers."""
+    found = [metric for (_, metric), _ in cols]
+    return [p for p in export.metrics if not any(m == p or fnmatchcase(m, p) for m in found)]
+
+
+def no_match_message(export: SeriesExport, missing: list[str]) -> str:
+    servers = ", ".join(s.name for s in export.servers)
+    return (f"{', '.join(missing)}: no such metric collected on {servers}. Names are listed in "
+            "docs/metrics.md and, per server, on /explore/ (a source that is off or failing collects nothing).")
 
 
 def _metric_rank(asked: list[str], metric: str) -> int:
@@ -133,6 +145,9 @@ def merge(parts: dict[int, tuple[list, list]], width: int) -> Iterator[list]:
 def csv_rows(export: SeriesExport) -> Iterator[list]:
     """Header, then rows: what export.csv and the export_csv command write."""
     cols = columns(export)
+    missing = unmatched(export, cols)
+    if missing:
+        raise ExportError(no_match_message(export, missing))
     yield header(export, cols)
     if cols:
         yield from rows(export, cols)

@@ -131,6 +131,7 @@ def test_it_neutralises_and_round_trips_odd_server_names(client, admin_user):
     ({"server": "db1", "metrics": "tps", "mode": "avg"}, "mode='avg'"),
     ({"server": "db1", "metrics": "tps", "from": "yesterday"}, "is not an ISO 8601 time"),
     ({"server": "db1", "metrics": "tps", "step": "-5"}, "step must be a positive"),
+    ({"server": "db1", "metrics": "tps,tsp,mutex.spins:*"}, "tsp, mutex.spins:*: no such metric collected on db1"),
 ])
 def test_it_says_what_to_fix(client, db1, params, message):
     base = {"from": iso_utc(START), "to": iso_utc(END)}
@@ -187,3 +188,12 @@ def test_a_run_stands_for_its_server_and_range(client, db1, capsys):
     assert len(rows) == 1 + 30  # polls 1..30: the first has no delta
     call_command("export_csv", "--run", str(run.pk), "--metrics", "tps")  # to stdout
     assert list(csv.reader(io.StringIO(capsys.readouterr().out, newline=""))) == rows
+
+
+def test_the_command_says_what_to_fix(db1):
+    from django.core.management.base import CommandError
+
+    with pytest.raises(CommandError, match="tsp: no such metric collected on db1"):
+        call_command("export_csv", "--server", "db1", "--metrics", "tsp", "--from", iso_utc(START))
+    with pytest.raises(CommandError, match="server 'db9' is unknown"):
+        call_command("export_csv", "--server", "db9", "--metrics", "tps", "--from", iso_utc(START))

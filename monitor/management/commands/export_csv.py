@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from dashboards.csv_safe import CsvLines
 from dashboards.export_params import ExportError, series_export
-from dashboards.export_series import csv_rows
+from dashboards.export_series import columns, csv_rows, no_match_message, unmatched
 
 
 class Command(BaseCommand):
@@ -31,6 +31,10 @@ class Command(BaseCommand):
             )
         except ExportError as error:
             raise CommandError(str(error)) from None
+        cols = columns(export)
+        missing = unmatched(export, cols)
+        if missing:
+            raise CommandError(no_match_message(export, missing))
         if options["output"] in (None, "-"):
             self.write(export, lambda text: self.stdout.write(text, ending=""))
             return
