@@ -12,6 +12,7 @@ from dashboards.csv_safe import iso_utc
 from dashboards.report_charts import chart_metrics, purge_chart, stability_chart
 from dashboards.report_settings import Change, changes, previous_run, show, snapshot
 from dashboards.report_summary import ratio, run_window, summarize_run
+from dashboards.stability_stats import DEFAULT_DIP_FRACTION, dip_threshold
 from dashboards.timerange import iso_param
 from dashboards.views.common import TPS_DEFINITION
 from monitor.models import Run
@@ -46,16 +47,18 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
     summary = summarize_run(run)
     waits = reads.interval_waits(run.server_id, summary.start, summary.end)
     context = settings_context(run)
+    stability, dips = stability_chart(summary)
     query = range_query(run.server.name, summary.start, summary.end)
     metrics = ",".join(["qps", "Threads_running", *chart_metrics(summary)])
     context.update(
         run=run, summary=summary, waits=waits[:TOP_WAITS], waits_total=len(waits),
-        figures={"chart-stability": stability_chart(summary),
+        dips=dips, dip_threshold=dip_threshold(summary.tps),
+        figures={"chart-stability": stability,
                  "chart-purge": purge_chart(summary, context["max_purge_lag"])},
         series_csv=f"/export.csv?{query}&" + urlencode({"metrics": metrics}),
         series_full_csv=f"/export.csv?{query}&" + urlencode({"metrics": metrics, "full": 1}),
         range_params={"from": iso_param(summary.start), "to": iso_param(summary.end)},
-        tps_definition=TPS_DEFINITION,
+        tps_definition=TPS_DEFINITION, dip_fraction=DEFAULT_DIP_FRACTION,
         waits_csv=f"/export/topwaits.csv?{query}",
     )
     return render(request, "reports/run.html", context)

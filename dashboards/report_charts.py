@@ -7,7 +7,7 @@ from dashboards.figures.purge import purge_figure
 from dashboards.figures.stability import stability_figure
 from dashboards.marks import marks_for
 from dashboards.report_summary import RunSummary
-from dashboards.stability_stats import dip_threshold, find_dips, merge_close
+from dashboards.stability_stats import Dip, dip_threshold, find_dips, merge_close
 from dashboards.timerange import TimeRange
 
 CHART_POINTS = 1200
@@ -18,8 +18,8 @@ def run_range(summary: RunSummary) -> TimeRange:
     return TimeRange(summary.start, summary.end)
 
 
-def stability_chart(summary: RunSummary) -> dict:
-    """TPS over the top waits over mutex waits, dips marked (the stability page's figure)."""
+def stability_chart(summary: RunSummary) -> tuple[dict, list[Dip]]:
+    """TPS over the top waits over mutex waits, dips marked (the stability page's figure), and the dips."""
     tr, server_id = run_range(summary), summary.run.server_id
     tps = reads.one(server_id, reads.TPS, tr, CHART_POINTS)
     waits = reads.top_series(server_id, reads.WAIT_TIMES, reads.TIME_PREFIX, tr, CHART_POINTS, TOP_WAITS)
@@ -28,7 +28,7 @@ def stability_chart(summary: RunSummary) -> dict:
     dips = [] if threshold is None else merge_close(
         find_dips(tps.ts, tps.values, threshold), timedelta(seconds=2 * tr.seconds / CHART_POINTS))
     marks = marks_for([server_id], tr.start, tr.end)
-    return stability_figure(tps, waits, mutexes, dips, marks, threshold)
+    return stability_figure(tps, waits, mutexes, dips, marks, threshold), dips
 
 
 def purge_chart(summary: RunSummary, max_purge_lag: float | None) -> dict:

@@ -19,8 +19,9 @@ def server(name: str = "db1", interval: int = 10) -> Server:
 
 
 def tps_delta(i: int, base: int = 5000) -> int:
-    """A wobbly TPS line with a dip every 60 polls: deterministic, not flat."""
-    return base + (i * 7919) % 900 - (3000 if i % 60 == 30 else 0)
+    """A wobbly TPS line with a dip to ~30 % every 60 polls: deterministic, not flat."""
+    wobble = base + (i * 7919) % 900
+    return wobble * 3 // 10 if i % 60 == 30 else wobble
 
 
 def global_status(server_id: int, start: datetime, polls: int, interval: float = 10.0, base: int = 5000):

@@ -53,6 +53,7 @@ def test_it_reports_settings_changes_summary_and_waits(client, admin_user):
     assert summary.tps.p5 < summary.tps.mean < summary.tps.p95
     assert summary.max_history == 1000 + 40 * (POLLS - 1)
     assert [w.event for w in ctx["waits"]] == [data.TRX_SYS, data.LOG_SYS, data.FIL_IO]
+    assert [round(d.lowest, 1) for d in ctx["dips"]] == [data.tps_delta(30, 7000) / 10, data.tps_delta(90, 7000) / 10]
     stability = ctx["figures"]["chart-stability"]
     assert [t["name"] for t in stability["data"]][:2] == ["TPS", "dip threshold"]
     assert len(stability["data"][0]["x"]) == POLLS - 1
