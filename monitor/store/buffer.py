@@ -69,7 +69,14 @@ def client() -> redis.Redis:
 def encode(s: Sample) -> bytes:
     doc = {"s": s.server_id, "src": s.source, "ts": s.ts.isoformat(), "i": s.interval,
            "v": s.values, "c": sorted(s.counters)}
-    return zlib.compress(json.dumps(doc).encode(), 1)
+    return zlib.compress(json.dumps(doc, default=_plain).encode(), 1)
+
+
+def _plain(value):
+    """numpy scalars (and anything else with .item()) as Python numbers."""
+    if hasattr(value, "item"):
+        return value.item()
+    raise TypeError(f"store: cannot buffer a value of type {type(value).__name__}")
 
 
 def decode(item: bytes) -> Sample:
@@ -126,7 +133,7 @@ def drain(write: Callable[[list[Sample]], None]) -> int:
             written += len(items)
         _save_gaps()
     finally:
-        lock.release()
+        release(lock)
     if written:
         log.info("store: wrote %d buffered samples", written)
     return written
@@ -138,3 +145,11 @@ def _save_gaps() -> None:
     for server_id, start, end, reason in pending_gaps():
         Gap.objects.create(server_id=server_id, start=start, end=end, reason=reason)
         client().hdel(GAPS, server_id)
+
+
+def release(lock) -> None:
+    """Release a Redis lock; if it expired meanwhile, the work is done anyway (writes are idempotent)."""
+    try:
+        lock.release()
+    except redis.exceptions.LockError:
+        log.warning("store: lock %s expired before it was released", lock.name)

@@ -7,6 +7,7 @@ and are written by the next successful write or by `maintain`.
 """
 
 import logging
+import numbers
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from itertools import chain
@@ -158,11 +159,14 @@ def _misfits(s: Sample, layout: catalog.WriteLayout | None) -> tuple[dict, dict]
 
 
 def _fits_int(v) -> bool:
+    """Whether v can go into an integer (int64) slot without losing anything."""
     if v.__class__ is int:
         return -INT64_MAX <= v <= INT64_MAX
     if isinstance(v, float):
-        return v.is_integer() and abs(v) <= 2**53
-    return isinstance(v, int)  # bool, numpy ints
+        return v.is_integer() and abs(v) <= 2**53  # NaN and infinities are not
+    if isinstance(v, numbers.Integral):  # bool, numpy integers
+        return -INT64_MAX <= int(v) <= INT64_MAX
+    return False
 
 
 def _slots(s: Sample, layout: catalog.WriteLayout) -> tuple[list, list]:

@@ -25,7 +25,7 @@ def run(now: datetime | None = None) -> dict:
             "dropped": retention.apply(now),
         }
     finally:
-        lock.release()
+        buffer.release(lock)
 
 
 def create_ahead(now: datetime) -> int:

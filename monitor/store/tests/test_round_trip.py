@@ -85,3 +85,15 @@ def test_it_keeps_microseconds_of_poll_times():
     write_samples(samples)
     (s,) = query.series([1], ["Threads_running"], T0, T0 + timedelta(hours=1))
     assert s.ts == [p.ts for p in samples] and s.ts[0].microsecond == 123_457
+
+
+def test_it_takes_numpy_numbers_huge_integers_and_non_finite_floats():
+    import numpy as np
+
+    s = poll(1, 1)
+    odd = {"np_int": np.int64(7), "flag": True, "huge": 2**70, "nan": float("nan"), "inf": float("inf")}
+    write_samples([type(s)(1, s.source, s.ts, 10.0, s.values | odd, s.counters)])
+    found = query.series([1], ["np_int", "flag", "huge", "inf"], T0, T0 + timedelta(hours=1))
+    got = {x.metric: x.values for x in found}
+    assert got == {"np_int": [7], "flag": [1], "huge": [float(2**70)], "inf": [float("inf")]}
+    assert query.metric_names(1, "nan") == ["nan"]  # stored, but a NaN is no point to draw
