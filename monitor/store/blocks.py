@@ -16,6 +16,7 @@ from monitor.store import codec
 
 ZLIB = 1
 INT_PLAIN, INT_DELTA, FLOAT = 0, 2, 4
+REGULAR = 8  # rollup buckets: consecutive, same count and interval sum
 
 
 def pack(flags: int, payload: bytes) -> bytes:
@@ -87,12 +88,26 @@ def encode_buckets(b: dict[str, np.ndarray]) -> bytes:
         floats = np.concatenate([b[k] for k in ("sum", "min", "max", "last")]).astype("<f8")
         head = codec.encode(np.array([len(b["idx"])]))
         return pack(FLOAT, head + codec.encode(ints) + floats.tobytes())
+    if _regular(b):
+        head = np.array([len(b["idx"]), b["idx"][0], b["count"][0], b["ms"][0]])
+        cols = np.concatenate([head] + [b[k] for k in ("sum", "min", "max", "last")])
+        return pack(REGULAR, codec.encode(cols))
     cols = np.concatenate([ints] + [b[k] for k in ("sum", "min", "max", "last")])
     return pack(INT_PLAIN, codec.encode(cols))
 
 
+def _regular(b: dict[str, np.ndarray]) -> bool:
+    """Consecutive buckets with the same count and interval sum (the usual case): stored once."""
+    n = len(b["idx"])
+    return bool(n) and b["idx"][-1] - b["idx"][0] == n - 1 and bool(
+        (b["count"] == b["count"][0]).all() and (b["ms"] == b["ms"][0]).all())
+
+
 def decode_buckets(blob) -> dict[str, np.ndarray]:
     kind, body = unpack(blob)
+    if kind == REGULAR:
+        vals, _ = codec.decode(body)
+        return _regular_buckets(vals[4:].reshape(4, -1), vals[:4])
     if kind == FLOAT:
         (n,), end = _varints(body, 1)
         ints, end2 = _varints(body[end:], 3 * n)
@@ -136,25 +151,38 @@ def decode_series_many(blobs: list, ns: list[int]) -> tuple[np.ndarray, np.ndarr
     return vals[present], present
 
 
-def decode_buckets_many(blobs: list, offsets: list[int]) -> dict[str, np.ndarray]:
-    """Buckets of several rows, each re-numbered by its offset, in one numpy pass."""
-    unpacked = [unpack(b) for b in blobs]
-    if not unpacked or any(kind == FLOAT for kind, _ in unpacked):
-        from monitor.store import rollups
+def _regular_buckets(cols: np.ndarray, head: np.ndarray) -> dict[str, np.ndarray]:
+    n, first, count, ms = (int(x) for x in head)
+    out = {"idx": np.arange(first, first + n, dtype=np.int64), "count": np.full(n, count, np.int64),
+           "ms": np.full(n, ms, np.int64)}
+    return out | dict(zip(("sum", "min", "max", "last"), cols, strict=True))
 
-        return rollups.concat([rollups.shift(decode_buckets(b), o) for b, o in zip(blobs, offsets, strict=True)])
-    bodies = [body for _k, body in unpacked]
+
+def decode_buckets_many(blobs: list, offsets: list[int]) -> dict[str, np.ndarray]:
+    """Buckets of several rows, each re-numbered by its offset; regular rows in one numpy pass."""
+    from monitor.store import rollups
+
+    unpacked = [unpack(b) for b in blobs]
+    regular = [k for k, (kind, _b) in enumerate(unpacked) if kind == REGULAR]
+    others = [rollups.shift(decode_buckets(blobs[k]), offsets[k])
+              for k, (kind, _b) in enumerate(unpacked) if kind != REGULAR]
+    if not regular:
+        return rollups.concat(others)
+    bodies = [unpacked[k][1] for k in regular]
     joined = b"".join(bodies)
     vals, _ = codec.decode(joined)
     ends = np.flatnonzero(np.frombuffer(joined, np.uint8) < 0x80)
-    byte_ends = np.cumsum([len(b) for b in bodies])
-    counts = np.diff(np.r_[0, np.searchsorted(ends, byte_ends)])
-    n = counts // 7
-    pos = np.arange(len(vals)) - np.repeat(np.cumsum(counts) - counts, counts)
-    col = pos // np.repeat(np.maximum(n, 1), counts)
-    out = {name: vals[col == k] for k, name in enumerate(("idx", "count", "ms", "sum", "min", "max", "last"))}
-    out["idx"] = out["idx"] + np.repeat(np.array(offsets, np.int64), n)
-    return out
+    counts = np.diff(np.r_[0, np.searchsorted(ends, np.cumsum([len(b) for b in bodies]))])
+    starts = np.cumsum(counts) - counts
+    n, first, count, ms = (vals[starts + k] for k in range(4))
+    pos = np.arange(len(vals)) - np.repeat(starts, counts) - 4
+    col = np.where(pos >= 0, pos // np.repeat(np.maximum(n, 1), counts), -1)
+    out = {name: vals[col == k] for k, name in enumerate(("sum", "min", "max", "last"))}
+    bucket_start = np.repeat(np.cumsum(n) - n, n)
+    shifted = first + np.array([offsets[k] for k in regular], np.int64)
+    out["idx"] = np.repeat(shifted, n) + np.arange(int(n.sum())) - bucket_start
+    out["count"], out["ms"] = np.repeat(count, n), np.repeat(ms, n)
+    return rollups.concat([out, *others]) if others else out
 
 
 def encode_series_matrix(vals: np.ndarray, present: np.ndarray, counters: np.ndarray) -> list[bytes]:
@@ -175,6 +203,11 @@ def encode_series_matrix(vals: np.ndarray, present: np.ndarray, counters: np.nda
 
 def encode_buckets_matrix(buckets: list[dict[str, np.ndarray]]) -> list[bytes]:
     """encode_buckets for many integer bucket sets of the same length, in one numpy pass."""
+    if all(_regular(b) for b in buckets):
+        keys = ("sum", "min", "max", "last")
+        heads = [np.array([len(b["idx"]), b["idx"][0], b["count"][0], b["ms"][0]]) for b in buckets]
+        cols = np.stack([np.concatenate([h] + [b[k] for k in keys]) for h, b in zip(heads, buckets, strict=True)])
+        return _split_pack(cols, None, np.full(len(buckets), REGULAR))
     keys = ("idx", "count", "ms", "sum", "min", "max", "last")
     cols = np.stack([np.concatenate([b[k] for k in keys]) for b in buckets])
     return _split_pack(cols, None, np.full(len(buckets), INT_PLAIN))
