@@ -43,10 +43,10 @@ def compute(prev: Snapshot | None, reading: Reading, ts: float, boot: float | No
     """What to store for this reading, and the snapshot the next reading is compared with."""
     if reading.stored_on_change:
         return changed_values(prev, reading, ts, boot)
-    counters = reading.counters
-    gauges = {k: v for k, v in reading.values.items() if k not in counters}
-    kept = {k: reading.values[k] for k in counters}
-    kept.update({k: reading.values[k] for k in reading.reset_markers if k in reading.values})
+    values, counters = reading.values, reading.counters
+    gauges = {k: v for k, v in values.items() if k not in counters}
+    kept = {k: values[k] for k in counters}
+    kept.update({k: values[k] for k in reading.reset_markers if k in values})
     snapshot = Snapshot(ts, boot, kept)
     if prev is None:
         return Delta(gauges, frozenset(), None, "first reading: baseline kept"), snapshot
@@ -54,32 +54,30 @@ def compute(prev: Snapshot | None, reading: Reading, ts: float, boot: float | No
     if reason:
         return Delta(gauges, frozenset(), None, reason), snapshot
     deltas = counter_deltas(prev.values, reading)
-    return Delta({**gauges, **deltas}, frozenset(deltas), ts - prev.ts), snapshot
+    gauges.update(deltas)
+    return Delta(gauges, frozenset(deltas), ts - prev.ts), snapshot
 
 
 def counter_deltas(before: dict[str, int | float], reading: Reading) -> dict[str, int | float]:
-    deltas = {}
-    for name in reading.counters:
-        if name in before:
-            deltas[name] = reading.values[name] - before[name]
-        elif reading.absent_is_zero:
-            deltas[name] = reading.values[name]
-        # else: a counter that just appeared (e.g. newly enabled) only sets its baseline
-    return deltas
+    values = reading.values
+    if reading.absent_is_zero:
+        return {name: values[name] - before.get(name, 0) for name in reading.counters}
+    # A counter that just appeared (e.g. newly enabled) only sets its baseline.
+    return {name: values[name] - before[name] for name in reading.counters if name in before}
 
 
 def reset_reason(prev: Snapshot, reading: Reading, boot: float | None) -> str:
     """Why the counters cannot be compared with the previous reading, or "" if they can."""
     if boot is not None and prev.boot is not None and abs(boot - prev.boot) > RESTART_SLACK:
         return "server restarted: counters start again from zero"
-    for marker in reading.reset_markers:
-        if marker in reading.values and marker in prev.values and reading.values[marker] < prev.values[marker]:
-            return f"{marker} went down ({prev.values[marker]} -> {reading.values[marker]}): restart or FLUSH STATUS"
+    values, markers = reading.values, reading.reset_markers
+    for marker in markers:
+        if marker in values and marker in prev.values and values[marker] < prev.values[marker]:
+            return f"{marker} went down ({prev.values[marker]} -> {values[marker]}): restart or FLUSH STATUS"
+    missing = 0 if reading.absent_is_zero else None
     for name, before in prev.values.items():
-        if name in reading.reset_markers:
-            continue
-        now = reading.values.get(name, 0 if reading.absent_is_zero else None)
-        if now is not None and now < before:
+        now = values.get(name, missing)
+        if now is not None and now < before and name not in markers:
             return f"{name} went down ({before} -> {now}): counters were reset (FLUSH STATUS, TRUNCATE, restart)"
     return ""
 

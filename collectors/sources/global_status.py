@@ -2,6 +2,7 @@
 """Global status: every numeric status variable; counters become deltas, gauges stay values."""
 
 import re
+from functools import lru_cache
 
 import pymysql
 
@@ -53,6 +54,7 @@ GAUGES = re.compile(
 RESET_MARKERS = ("Uptime", "Uptime_since_flush_status")
 
 
+@lru_cache(maxsize=4096)  # the same few hundred names every poll
 def is_gauge(name: str) -> bool:
     return bool(GAUGES.match(name))
 
