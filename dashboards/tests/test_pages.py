@@ -150,6 +150,18 @@ def test_runs_page_marks_a_run_and_an_annotation(client):
     assert "rw-32" in client.get("/runs/").content.decode()
 
 
+def test_runs_page_links_each_report_and_the_compare_report(client):
+    server = make_server()
+    start = write_polls(server, 30)
+    run = Run.objects.create(name="rw-32", server=server, started_at=start, ended_at=start + timedelta(minutes=4))
+    body = client.get("/runs/").content.decode()
+    assert f'href="/runs/{run.pk}/report/"' in body
+    assert 'action="/compare/"' in body and 'formaction="/reports/compare/"' in body
+    # The ticked boxes reach the report as runs=1&runs=2, which it reads.
+    report = client.get("/reports/compare/", {"runs": [run.pk]})
+    assert report.status_code == 200 and "rw-32" in report.content.decode()
+
+
 def test_an_unreadable_range_falls_back_to_the_default(client):
     server = make_server()
     response = client.get(f"/servers/{server.pk}/stability/?from=yesterday&to=&w=abc")
