@@ -42,11 +42,16 @@ def roll_day(server_id: int, day: datetime) -> None:
     partitions.ensure(partitions.ROLLUP_1H, day)
     with transaction.atomic(), connection.cursor() as cur:
         hours = day_hours(cur, server_id, day)
-        cur.execute(DELETE_DAY, [server_id, day])
-        with cur.cursor.copy(COPY_1H) as copy:
-            for mid, b in hours.items():
-                copy.write_row((day, server_id, mid, blocks.encode_buckets(b)))
+        if hours:  # no 1-minute rollups left (expired): keep whatever 1-hour rows there are
+            _replace_day(cur, server_id, day, hours)
         cur.execute(DONE, [server_id, day])
+
+
+def _replace_day(cur, server_id: int, day: datetime, hours: dict[int, dict]) -> None:
+    cur.execute(DELETE_DAY, [server_id, day])
+    with cur.cursor.copy(COPY_1H) as copy:
+        for mid, b in hours.items():
+            copy.write_row((day, server_id, mid, blocks.encode_buckets(b)))
 
 
 def day_hours(cur, server_id: int, day: datetime, metric_ids: list[int] | None = None,
