@@ -8,7 +8,6 @@ figures; results go to docs/benchmarks.md ("## Store").
 """
 
 import argparse
-import multiprocessing
 import os
 import sys
 import time
@@ -21,7 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "monitor.settings_test")
 
 STEP = 10  # seconds between polls
-T0 = datetime(2026, 1, 5, tzinfo=UTC)
+# The last `days` days up to the current hour: compaction leaves the newest hour hot.
+T0 = datetime.now(UTC).replace(minute=0, second=0, microsecond=0) - timedelta(days=7)
 
 
 class Fleet:
@@ -90,6 +90,7 @@ def table_bytes(tables: list[str]) -> int:
     from django.db import connection
 
     with connection.cursor() as cur:
+        cur.execute("VACUUM")  # what autovacuum would reach: no dead rows counted
         cur.execute("CHECKPOINT")
         cur.execute(SIZE, [tables])
         return cur.fetchone()[0]
@@ -118,22 +119,88 @@ def write_polls(server_ids: list[int], first: int, count: int, batch: int = 50) 
     return n, spent
 
 
+def timed(fn, repeat: int = 7) -> tuple[float, float]:
+    """(median, best) wall time in ms."""
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t) * 1000)
+    return float(np.median(times)), min(times)
+
+
+def bench_ingest(servers: list[int]) -> None:
+    n, spent = write_polls(servers, 0, 360)
+    print(f"ingest: {n:,} samples ({len(servers)} servers x 1 h) in {spent:.2f} s "
+          f"= {n / spent:,.0f} samples/s in one writer process (batches of 100 polls, COPY)")
+    print(f"  hot rows: {table_bytes(['store_raw']) / n:.2f} bytes/sample (heap + indexes + TOAST)")
+
+
+def bench_week(server_id: int, days: int) -> int:
+    polls = days * 86400 // STEP
+    n, spent = write_polls([server_id], 0, polls, batch=100)
+    print(f"one server, {days} days: {n:,} samples written in {spent:.1f} s ({n / spent:,.0f} samples/s)")
+    return n
+
+
+def bench_compaction(total: int, bench_servers: int) -> None:
+    from monitor.store import compaction, rollup_days
+
+    hot = table_bytes(["store_raw"])
+    t = time.perf_counter()
+    done = compaction.compact_closed(datetime.now(UTC))
+    spent = time.perf_counter() - t
+    print(f"compaction: {len(done)} hours in {spent:.1f} s ({spent / max(len(done), 1) * 1000:.0f} ms per hour "
+          f"of 1 server; the first hour holds {bench_servers} servers)")
+    t = time.perf_counter()
+    days = rollup_days.roll_closed(datetime.now(UTC))
+    print(f"1-hour rollups: {days} closed server-days in {time.perf_counter() - t:.1f} s")
+    left = table_bytes(["store_raw"])
+    blocks = table_bytes(["store_block", "store_block_series"])
+    rolls_1m, rolls_1h = table_bytes(["store_rollup_1m"]), table_bytes(["store_rollup_1h"])
+    print(f"  all samples hot before: {hot / total:.2f} bytes/sample")
+    print(f"  after: compacted blocks {blocks / total:.2f} bytes/sample, still hot {left:,} bytes; "
+          f"1-min rollups {rolls_1m / total:.2f}, 1-h rollups {rolls_1h / total:.3f} bytes per raw sample")
+
+
+def bench_queries(server_id: int, days: int) -> None:
+    from monitor.store import query
+
+    end = T0 + timedelta(days=days)
+    names = query.metric_names(server_id, "Status_counter_*")
+    busy = [n for n in names if query.totals(server_id, [n], end - timedelta(hours=1), end)[n]][:15]
+    twenty = busy + query.metric_names(server_id, "wait.time_ps:*")[:5]
+    one = twenty[:1]
+    full = days * 86400 // STEP + 10
+    cases = [
+        (f"20 series, {days} d, max_points=1200 (1-min rollups)", twenty, 1200),
+        (f"20 series, {days} d, every 10 s point (compacted blocks)", twenty, full),
+        (f"1 series, {days} d, max_points=1200", one, 1200),
+        (f"1 series, {days} d, every 10 s point", one, full),
+    ]
+    for label, metrics, points in cases:
+        got = query.series([server_id], metrics, T0, end, max_points=points)
+        med, best = timed(lambda m=metrics, p=points: query.series([server_id], m, T0, end, max_points=p))
+        print(f"query {label}: median {med:.0f} ms, best {best:.0f} ms "
+              f"({sum(len(s.ts) for s in got):,} points returned)")
+    med, best = timed(lambda: query.totals(server_id, twenty, T0, end))
+    print(f"totals of 20 counters over {days} d (exact, from deltas): median {med:.0f} ms, best {best:.0f} ms")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--servers", type=int, default=20, help="servers for the ingest and hot-size figures")
     parser.add_argument("--days", type=int, default=7, help="days of one server for the query figures")
-    parser.add_argument("--hot-only", action="store_true")
     args = parser.parse_args()
+    global T0
+    T0 = datetime.now(UTC).replace(minute=0, second=0, microsecond=0) - timedelta(days=args.days)
     setup_django()
-    print(f"fleet: {Fleet(0).metrics_per_poll} metrics per server per poll, {STEP} s polls")
-
-    servers = list(range(1, args.servers + 1))
-    n, spent = write_polls(servers, 0, 360)
-    print(f"ingest: {n} samples in {spent:.2f} s = {n / spent:,.0f} samples/s (one writer process)")
-    hot = table_bytes(["store_raw"])
-    print(f"hot rows: {hot / n:.2f} bytes/sample (tables + indexes + TOAST)")
+    print(f"fleet: {Fleet(0).metrics_per_poll} metrics per server per poll, {STEP} s polls; data from {T0:%F %H:%M}")
+    bench_ingest(list(range(1, args.servers + 1)))
+    total = bench_week(1000, args.days)
+    bench_compaction(total + Fleet(0).metrics_per_poll * 360 * args.servers, args.servers + 1)
+    bench_queries(1000, args.days)
 
 
 if __name__ == "__main__":
-    multiprocessing.set_start_method("fork")
     main()
