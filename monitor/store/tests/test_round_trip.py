@@ -97,3 +97,13 @@ def test_it_takes_numpy_numbers_huge_integers_and_non_finite_floats():
     got = {x.metric: x.values for x in found}
     assert got == {"np_int": [7], "flag": [1], "huge": [float(2**70)], "inf": [float("inf")]}
     assert query.metric_names(1, "nan") == ["nan"]  # stored, but a NaN is no point to draw
+
+
+def test_it_names_matching_metrics_even_for_an_empty_range():
+    write_samples(polls(1, 5) + polls(2, 5))
+    found = query.series([1, 2], ["Com_*", "absent"], T0, T0, max_points=2)
+    assert {(s.server_id, s.metric, s.kind) for s in found} == {
+        (sid, name, "counter") for sid in (1, 2) for name in ("Com_commit", "Com_rollback", "Com_select")}
+    assert all(s.ts == [] and s.values == [] for s in found)
+    (one,) = query.series([1], ["Threads_running"], T0, T0 + timedelta(minutes=1), max_points=1)
+    assert one.values == [5]
