@@ -83,9 +83,12 @@ def rebucket(b: dict[str, np.ndarray], factor: int) -> dict[str, np.ndarray]:
     idx = b["idx"] // factor
     starts = np.flatnonzero(np.r_[True, idx[1:] != idx[:-1]])
     ends = np.r_[starts[1:], len(idx)] - 1
+    sums = b["sum"]
+    if sums.dtype.kind != "f" and int(np.abs(sums).max()) * factor >= 2**63:
+        sums = sums.astype(np.float64)  # as in aggregate(): a bucket that could overflow goes float
     return {
         "idx": idx[starts], "count": np.add.reduceat(b["count"], starts),
-        "sum": np.add.reduceat(b["sum"], starts), "min": np.minimum.reduceat(b["min"], starts),
+        "sum": np.add.reduceat(sums, starts), "min": np.minimum.reduceat(b["min"], starts),
         "max": np.maximum.reduceat(b["max"], starts), "last": b["last"][ends],
         "ms": np.add.reduceat(b["ms"], starts),
     }
