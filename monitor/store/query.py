@@ -77,10 +77,10 @@ def _bucket_points(m: catalog.MetricInfo, b: dict, width_us: int, mode: str) -> 
         lo, hi, avg = lo * per_s, hi * per_s, b["sum"] * 1000.0 / np.where(b["ms"] > 0, b["ms"], np.nan)
     t = b["idx"] * width_us
     flat = lo == hi
-    ts = np.concatenate([t, t[~flat] + width_us // 2])
-    vals = np.concatenate([np.where(flat, avg, lo), hi[~flat]])
-    order = np.argsort(ts, kind="stable")
-    ts, vals = ts[order], vals[order]
+    ts = np.empty(2 * len(t), np.int64)
+    ts[0::2], ts[1::2] = t, t + width_us // 2
+    vals = np.empty(2 * len(t), np.float64)
+    vals[0::2], vals[1::2] = np.where(flat, avg, lo), np.where(flat, np.nan, hi)  # NaN: no second point
     keep = ~np.isnan(vals)
     return ts[keep], vals[keep]
 
