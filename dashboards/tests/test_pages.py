@@ -1,6 +1,9 @@
 """The dashboard pages over real store data (Django test client, no browser)."""
 
+import csv
+import io
 import json
+import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -57,6 +60,28 @@ def test_points_stay_below_the_chart_width(client):
     assert 0 < len(fig["data"][0]["x"]) <= 150
 
 
+def csv_rows(client, url: str) -> list[list[str]]:
+    response = client.get(url.replace("&amp;", "&"))
+    assert response.status_code == 200, response.content
+    return list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode(), newline="")))
+
+
+def test_the_chart_csv_has_the_rows_the_chart_draws(client):
+    server = make_server()
+    write_polls(server, 400)
+    response = client.get(f"/servers/{server.pk}/stability/?range=6h&w=150")
+    tps = figures(response)["stability-chart"]["data"][0]
+    link = re.search(r'href="(/export\.csv\?[^"]+)"', response.content.decode()).group(1)
+    assert "w=150" in link and "step=" not in link
+    rows = csv_rows(client, link)
+    col = rows[0].index("db1 tps (/s)")
+    got = [(r[0], float(r[col])) for r in rows[1:] if r[col]]
+    assert len(got) == len(tps["x"]) < 400  # downsampled as the chart is, bin for bin
+    assert [v for _, v in got] == pytest.approx(tps["y"])
+    drawn = [datetime.fromtimestamp(x / 1000, UTC) for x in tps["x"]]
+    assert [datetime.fromisoformat(t) for t, _ in got] == drawn
+
+
 def test_purge_page_shows_growth_and_the_counters_that_are_off(client):
     server = make_server()
     write_polls(server, 60, growth=25)
@@ -77,7 +102,10 @@ def test_top_waits_table_and_two_intervals(client):
     response = client.get(f"/servers/{server.pk}/waits/?{q}&to2={timezone.now():%Y-%m-%dT%H:%M:%S}")
     body = response.content.decode()
     assert body.index("trx_sys_mutex") < body.index("innodb_data_file")  # biggest total first
-    assert "Before → after" in body and "/export/topwaits.csv?server=" in body
+    assert "Before → after" in body and "CSV A" not in body
+    link = re.search(r'href="(/export/topwaits\.csv\?[^"]*from2=[^"]+)"', body).group(1)
+    rows = csv_rows(client, link)  # one file: both intervals side by side, as the table
+    assert len(rows) == 4 and any("B" in h for h in rows[0]) and rows[1][0] == TRX_SYS
 
 
 def test_explorer_draws_any_metric_of_several_servers(client):

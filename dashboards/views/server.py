@@ -96,5 +96,5 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
     if start_b and end_b and end_b > start_b:
         tr_b = from_query({"from": start_b.isoformat(), "to": end_b.isoformat()}, tr.end)
         rows_b = reads.interval_waits(server.pk, tr_b.start, tr_b.end)
-        context.update(tr_b=tr_b, diffs=diff_rows(rows_a, rows_b, limit), csv_b=topwaits_csv(server.pk, tr_b))
+        context.update(tr_b=tr_b, diffs=diff_rows(rows_a, rows_b, limit), diff_csv=topwaits_csv(server.pk, tr, tr_b))
     return render(request, "dashboards/waits.html", context)
