@@ -144,6 +144,21 @@ def test_compare_aligns_runs_and_summarizes(client):
     assert "/export/compare.csv?runs=" in body and TRX_SYS in body
 
 
+def test_compare_summarizes_every_sample_as_the_report_and_csv_do(client):
+    from dashboards.report_summary import summarize_run
+
+    server = make_server()
+    start = write_polls(server, 1500, step=2)  # more polls than a chart's points
+    run = Run.objects.create(name="long", server=server, started_at=start, ended_at=start + timedelta(seconds=2998))
+    response = client.get(f"/compare/?runs={run.pk}&w=150")
+    (row,) = response.context["summaries"]
+    assert row.summary.tps.points == 1499  # every poll with a delta, not the chart's 150 or 1200
+    assert row.summary == summarize_run(run)
+    rows = csv_rows(client, f"/export/compare.csv?runs={run.pk}")
+    assert float(rows[1][rows[0].index("p5 TPS (/s)")]) == pytest.approx(row.summary.tps.p5)
+    assert [w.event for w in row.waits][:1] == [TRX_SYS]
+
+
 def test_annotations_and_runs_are_drawn_on_the_charts(client):
     server = make_server()
     start = write_polls(server, 30)

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from dashboards import reads
 from dashboards.figures.compare import AlignedRun, compare_figure
-from dashboards.stability_stats import Summary, summarize
+from dashboards.report_summary import RunSummary, summarize_run
 from dashboards.timerange import DEFAULT_POINTS, TimeRange, max_points
 from dashboards.topwaits import WaitRow
 from dashboards.views.common import TPS_DEFINITION
@@ -19,11 +19,10 @@ TOP_WAITS = 5
 
 
 @dataclass
-class RunSummary:
-    run: Run
-    seconds: float
-    tps: Summary
-    max_history: float | None
+class RunRow:
+    """A run's line in the per-run table: the report's exact summary and its top waits."""
+
+    summary: RunSummary
     waits: list[WaitRow]
 
 
@@ -42,12 +41,12 @@ def compare(request: HttpRequest) -> HttpResponse:
     by_id = {r.pk: r for r in Run.objects.filter(pk__in=ids).select_related("server")}
     runs = [by_id[i] for i in ids if i in by_id]
     points = max_points(request.GET) if "w" in request.GET else DEFAULT_POINTS
-    summaries = [summarize_run(run) for run in runs]
+    summaries = [run_row(run) for run in runs]
     wait = request.GET.get("wait") or next((s.waits[0].event for s in summaries if s.waits), "")
     aligned = [align(run, wait, points) for run in runs]
     events = sorted({w.event for s in summaries for w in s.waits})
     return render(request, "dashboards/compare.html", {
-        "runs": runs, "summaries": summaries, "wait": wait, "events": events,
+        "runs": runs, "summaries": summaries, "wait": wait, "events": events, "top_waits": TOP_WAITS,
         "all_runs": Run.objects.select_related("server")[:200], "ids": ids,
         "figures": {"compare-chart": compare_figure(aligned, wait, run_notes(runs))},
         "tps_definition": TPS_DEFINITION,
@@ -67,15 +66,10 @@ def align(run: Run, wait: str, points: int) -> AlignedRun:
     )
 
 
-def summarize_run(run: Run) -> RunSummary:
-    tr = run_range(run)
-    found = reads.series_map(run.server_id, [reads.TPS, reads.HISTORY], tr, DEFAULT_POINTS)
-    tps, history = found.get(reads.TPS) or reads.Empty(), found.get(reads.HISTORY) or reads.Empty()
-    known = [v for v in history.values if v is not None]
-    return RunSummary(
-        run=run, seconds=tr.seconds, tps=summarize(tps.values), max_history=max(known) if known else None,
-        waits=reads.interval_waits(run.server_id, tr.start, tr.end)[:TOP_WAITS],
-    )
+def run_row(run: Run) -> RunRow:
+    """The same summary as the compare report and CSV (every sample, not the chart's points)."""
+    summary = summarize_run(run)
+    return RunRow(summary, reads.interval_waits(run.server_id, summary.start, summary.end)[:TOP_WAITS])
 
 
 def run_notes(runs: list[Run]) -> list[tuple[float, str]]:
