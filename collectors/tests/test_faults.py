@@ -117,3 +117,16 @@ def test_a_due_server_is_claimed_once(server):
     assert [sid for sid, _ in first] == [server.id]
     assert schedule.claim_due([(server.id, 10)], later) == []  # a second dispatcher gets nothing
     assert [sid for sid, _ in schedule.claim_due([(server.id, 10)], later + 10)] == [server.id]
+
+
+def test_a_missing_privilege_is_named_per_source(make_server, mariadb):
+    mariadb.create_monitor_user("nogrants", "pw-nogrants", grants=False)
+    server = make_server("no-grants", mariadb.port, user="nogrants", password="pw-nogrants")
+    result = poll_server(server.id, only=["global_status", "pfs_waits", "innodb_metrics"])
+    outcome = {s.name: s for s in result.sources}
+    assert outcome["global_status"].ok  # SHOW GLOBAL STATUS needs no privilege
+    for name in ("pfs_waits", "innodb_metrics"):
+        assert not outcome[name].ok and not outcome[name].unavailable
+        assert "no-grants: " + name in outcome[name].error
+        assert "missing privilege" in outcome[name].error and "GRANT" in outcome[name].error
+    assert result.ok  # one source worked: the server is reachable, the grants are what is missing
