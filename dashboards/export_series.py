@@ -111,7 +111,13 @@ def rows(export: SeriesExport, cols: list[tuple[Key, str]]) -> Iterator[list]:
         parts = {}
         for series in found:
             col = index.get((series.server_id, series.metric))
-            if col is not None:
+            if col is None:
+                continue
+            if first == export.start and final:
+                # One query, as a chart reads it: keep every point, even a rollup bucket's
+                # max drawn at its middle, past `to`, so the rows are the chart's.
+                parts[col] = (series.ts, series.values)
+            else:
                 # Each chunk owns [first, last): a point on the boundary is written once.
                 lo = bisect_left(series.ts, first)
                 hi = bisect_right(series.ts, last) if final else bisect_left(series.ts, last)
