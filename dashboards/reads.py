@@ -73,21 +73,42 @@ def biggest(found: Sequence, prefix: str, n: int) -> list[str]:
     return [metric for score, metric in sorted(scored, key=lambda x: (-x[0], x[1])) if score > 0][:n]
 
 
-def stability_series(server_id: int, tr: TimeRange, points: int, n_waits: int, n_mutexes: int):
-    """TPS, the top waits and the top mutexes (short names), in two store reads.
+def stability_series(server_id: int, tr: TimeRange, points: int, n_waits: int, n_mutexes: int,
+                     mutex_reach: timedelta = timedelta(0)):
+    """TPS, the top waits and the top mutexes (short names), in three store reads.
 
     The ranking reads every wait at a coarse resolution (hour rollups over days),
     then only the winners are read at the chart's resolution: a 7-day view stays
     fast. Exact totals are for the top waits table, not for choosing lines.
+
+    Mutex waits come from a slower source (innodb_mutex, every 60 s by default):
+    a range shorter than its interval, or between two of its polls (a zoom, a
+    short run), holds none of its samples though the polls around it cover it.
+    They are read over the range widened by `mutex_reach` on both sides, so the
+    line crosses the range; the figure keeps the page's range on the axis.
     """
-    coarse = store().series([server_id], [WAIT_TIMES, MUTEX_WAITS], tr.start, tr.end, max_points=RANK_POINTS)
+    wide = TimeRange(tr.start - mutex_reach, tr.end + mutex_reach)
+    coarse = store().series([server_id], [WAIT_TIMES], tr.start, tr.end, max_points=RANK_POINTS)
+    coarse += store().series([server_id], [MUTEX_WAITS], wide.start, wide.end, max_points=RANK_POINTS)
     waits, mutexes = biggest(coarse, TIME_PREFIX, n_waits), biggest(coarse, MUTEX_PREFIX, n_mutexes)
-    found = series_map(server_id, [TPS, *waits, *mutexes], tr, points)
+    found = series_map(server_id, [TPS, *waits], tr, points)
+    found_mutexes = series_map(server_id, mutexes, wide, points)
     return (
         found.get(TPS) or Empty(),
         [(m[len(TIME_PREFIX):], found[m]) for m in waits if m in found],
-        [(m[len(MUTEX_PREFIX):], found[m]) for m in mutexes if m in found],
+        [(m[len(MUTEX_PREFIX):], found_mutexes[m]) for m in mutexes if m in found_mutexes],
     )
+
+
+def source_interval(server, source: str) -> timedelta:
+    """How often a collectors' source reads this server (its own interval or the server's poll)."""
+    from collectors import registry
+
+    try:
+        seconds = registry.get(source).interval_for(server.poll_interval)
+    except KeyError:
+        seconds = server.poll_interval
+    return timedelta(seconds=seconds)
 
 
 def interval_waits(server_id: int, start: datetime, end: datetime) -> list[WaitRow]:

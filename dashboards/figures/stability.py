@@ -2,6 +2,7 @@
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from dashboards.figures.common import (
     PALETTE,
@@ -72,9 +73,15 @@ def stability_figure(
     dips: Sequence[Dip] = (),
     marks: Sequence[Mark] = (),
     dip_threshold: float | None = None,
+    x_range: tuple[datetime, datetime] | None = None,
 ) -> dict:
-    """waits: (event, wait.time_ps rate) pairs, biggest first; mutexes: (name, waits/s) pairs."""
+    """waits: (event, wait.time_ps rate) pairs, biggest first; mutexes: (name, waits/s) pairs.
+
+    x_range pins the time axis (the page's range) when some lines reach beyond it.
+    """
     layout = shared_axes(base_layout(height=760), ROWS, TITLES)
+    if x_range is not None:
+        layout["xaxis"]["range"] = [iso(x_range[0]), iso(x_range[1])]
     layout["hovermode"] = "x"
     layout["legend"]["groupclick"] = "toggleitem"
     data = [line(tps, "TPS", 1, line={"width": 1.6, "color": "#101828"}, legendgroup="row1",

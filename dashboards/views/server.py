@@ -17,6 +17,7 @@ from dashboards.views.common import chart_csv, page_range, range_context, topwai
 from monitor.models import Server
 
 DEFAULT_WAITS, DEFAULT_MUTEXES = 8, 6
+MUTEX_SOURCE = "innodb_mutex"
 DEFAULT_THRESHOLD = 1_000_000  # history length a person would want to hear about
 GROWTH_WINDOW = timedelta(minutes=30)
 ENABLE_PURGE_SQL = "SET GLOBAL innodb_monitor_enable = 'module_purge';"
@@ -41,12 +42,14 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     tr, points = page_range(request)
     n_waits = int_param(request, "waits", DEFAULT_WAITS, 1, 20)
     fraction = max(0.05, min(0.95, float_param(request, "dip", DEFAULT_DIP_FRACTION)))
-    tps, waits, mutexes = reads.stability_series(server.pk, tr, points, n_waits, DEFAULT_MUTEXES)
+    tps, waits, mutexes = reads.stability_series(server.pk, tr, points, n_waits, DEFAULT_MUTEXES,
+                                                 reads.source_interval(server, MUTEX_SOURCE))
     summary = summarize(tps.values)
     threshold = dip_threshold(summary, fraction)
     dips = [] if threshold is None else merge_close(
         find_dips(tps.ts, tps.values, threshold), timedelta(seconds=2 * tr.seconds / points))
-    fig = stability_figure(tps, waits, mutexes, dips, server_marks(server.pk, tr.start, tr.end), threshold)
+    fig = stability_figure(tps, waits, mutexes, dips, server_marks(server.pk, tr.start, tr.end), threshold,
+                           x_range=(tr.start, tr.end))
     metrics = [reads.TPS] + [reads.TIME_PREFIX + w for w, _ in waits] + [reads.MUTEX_PREFIX + m for m, _ in mutexes]
     return render(request, "dashboards/stability.html", {
         **range_context(request, tr), "server": server, "tab": "stability",
