@@ -15,9 +15,12 @@ SELECT_TIMES = (
     "WHERE server_id = %s AND hour >= %s AND hour <= %s"
 )
 # Compacted values of some metrics of one server in a range.
+# (One index range scan per metric, as in read_rollups.)
 SELECT_SERIES = (
-    "SELECT metric_id, source_id, (extract(epoch from hour) * 1000000)::bigint, data FROM store_block_series "
-    "WHERE server_id = %s AND metric_id = ANY(%s::int[]) AND hour >= %s AND hour <= %s ORDER BY metric_id, hour"
+    "SELECT m.id, b.source_id, (extract(epoch from b.hour) * 1000000)::bigint, b.data "
+    "FROM unnest(%s::int[]) WITH ORDINALITY AS m(id, k) CROSS JOIN LATERAL ("
+    "SELECT source_id, hour, data FROM store_block_series WHERE server_id = %s AND metric_id = m.id "
+    "AND hour >= %s AND hour <= %s OFFSET 0) b ORDER BY m.k, b.hour"
 )
 # The newest compacted hour of each metric, for latest().
 SELECT_NEWEST = (
@@ -40,7 +43,7 @@ def read(server_id: int, metric_ids: list[int], start: datetime, end: datetime) 
         return {}
     first = hour_floor(start)
     with connection.cursor() as cur:
-        cur.execute(SELECT_SERIES, [server_id, list(metric_ids), first, end])
+        cur.execute(SELECT_SERIES, [list(metric_ids), server_id, first, end])
         rows = cur.fetchall()
         if not rows:
             return {}

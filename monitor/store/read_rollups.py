@@ -12,10 +12,13 @@ from monitor.store.points import micros
 WIDTH = {"1m": rollups.MINUTE_US, "1h": rollups.HOUR_US}
 ORIGIN = {"1m": rollups.HOUR_US, "1h": 24 * rollups.HOUR_US}  # a stored row's period
 # Stored buckets of some metrics of one server in a range.
+# (One index range scan per metric, OFFSET 0 keeping the subquery apart: with `metric_id = ANY(...)`,
+# or a plain join, the planner may scan the whole server's range and filter.)
 SELECT = (
-    "SELECT metric_id, (extract(epoch from period) * 1000000)::bigint, data FROM {table} "
-    "WHERE server_id = %s AND metric_id = ANY(%s::int[]) AND period >= to_timestamp(%s / 1000000.0) "
-    "AND period <= %s ORDER BY metric_id, period"
+    "SELECT m.id, (extract(epoch from r.period) * 1000000)::bigint, r.data "
+    "FROM unnest(%s::int[]) WITH ORDINALITY AS m(id, k) CROSS JOIN LATERAL ("
+    "SELECT period, data FROM {table} WHERE server_id = %s AND metric_id = m.id "
+    "AND period >= to_timestamp(%s / 1000000.0) AND period <= %s OFFSET 0) r ORDER BY m.k, r.period"
 )
 TABLE = {"1m": "store_rollup_1m", "1h": "store_rollup_1h"}
 # Days of one server whose 1-hour rollups are still to be built.
@@ -30,7 +33,7 @@ def read(server_id: int, metrics: list[MetricInfo], level: str, start: datetime,
     width, origin = WIDTH[level], ORIGIN[level]
     lo, hi = micros(start), micros(end)
     with connection.cursor() as cur:
-        cur.execute(SELECT.format(table=TABLE[level]), [server_id, [m.id for m in metrics], lo - lo % origin, end])
+        cur.execute(SELECT.format(table=TABLE[level]), [[m.id for m in metrics], server_id, lo - lo % origin, end])
         rows = defaultdict(list)
         for mid, period_us, data in cur.fetchall():
             rows[mid].append((data, period_us // width))
