@@ -23,7 +23,7 @@ from dashboards.export_tables import (
     topwaits_rows,
 )
 from dashboards.report_summary import summarize_run
-from dashboards.topwaits import diff_rows
+from dashboards.topwaits import diff_rows, without_conditions
 from monitor.models import Annotation
 
 BOM = "\ufeff"  # lets Excel read UTF-8; off unless asked (bom=1), scripts rarely want it
@@ -86,14 +86,20 @@ def topwaits_csv(request: HttpRequest) -> HttpResponse:
         second = params.parse_range(get.get("from2"), get.get("to2"), "2") if get.get("from2") else None
     except params.ExportError as error:
         return bad_request(error)
-    first = reads.interval_waits(server.pk, start, end)
+    first = waits_of(server.pk, start, end, get.get("cond") != "0")
     if second is None:
         body = topwaits_rows(first)
         name = slug("topwaits", server.name, iso_utc(start), iso_utc(end))
     else:
-        body = topwaits_diff_rows(diff_rows(first, reads.interval_waits(server.pk, *second)))
+        body = topwaits_diff_rows(diff_rows(first, waits_of(server.pk, *second, get.get("cond") != "0")))
         name = slug("topwaits", server.name, iso_utc(start), "vs", iso_utc(second[0]))
     return csv_response(body, name + ".csv", _flag(request, "bom"))
+
+
+def waits_of(server_id: int, start, end, conditions: bool) -> list:
+    """Every wait; with cond=0 (as the waits page links it by default) no wait/synch/cond/*."""
+    rows = reads.interval_waits(server_id, start, end)
+    return rows if conditions else without_conditions(rows)[0]
 
 
 @session_or_token

@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 
 from dashboards.figures.common import Points
 from dashboards.timerange import TimeRange
-from dashboards.topwaits import COUNT_PREFIX, TIME_PREFIX, WaitRow, wait_rows
+from dashboards.topwaits import CONDITION_PREFIX, COUNT_PREFIX, TIME_PREFIX, WaitRow, is_condition, wait_rows
 
 TPS = "tps"
 HISTORY = "history_list_length"
@@ -74,7 +74,7 @@ def biggest(found: Sequence, prefix: str, n: int) -> list[str]:
 
 
 def stability_series(server_id: int, tr: TimeRange, points: int, n_waits: int, n_mutexes: int,
-                     mutex_reach: timedelta = timedelta(0)):
+                     mutex_reach: timedelta = timedelta(0), conditions: bool = False):
     """TPS, the top waits and the top mutexes (short names), in three store reads.
 
     The ranking reads every wait at a coarse resolution (hour rollups over days),
@@ -86,10 +86,16 @@ def stability_series(server_id: int, tr: TimeRange, points: int, n_waits: int, n
     short run), holds none of its samples though the polls around it cover it.
     They are read over the range widened by `mutex_reach` on both sides, so the
     line crosses the range; the figure keeps the page's range on the axis.
+
+    Condition waits (wait/synch/cond/*) are not ranked unless `conditions`;
+    the fourth value counts those left out that had time in the range.
     """
     wide = TimeRange(tr.start - mutex_reach, tr.end + mutex_reach)
     coarse = store().series([server_id], [WAIT_TIMES], tr.start, tr.end, max_points=RANK_POINTS)
     coarse += store().series([server_id], [MUTEX_WAITS], wide.start, wide.end, max_points=RANK_POINTS)
+    conds = [s for s in coarse if s.metric.startswith(TIME_PREFIX + CONDITION_PREFIX)]
+    if not conditions:
+        coarse = [s for s in coarse if not s.metric.startswith(TIME_PREFIX + CONDITION_PREFIX)]
     waits, mutexes = biggest(coarse, TIME_PREFIX, n_waits), biggest(coarse, MUTEX_PREFIX, n_mutexes)
     found = series_map(server_id, [TPS, *waits], tr, points)
     found_mutexes = series_map(server_id, mutexes, wide, points)
@@ -97,6 +103,7 @@ def stability_series(server_id: int, tr: TimeRange, points: int, n_waits: int, n
         found.get(TPS) or Empty(),
         [(m[len(TIME_PREFIX):], found[m]) for m in waits if m in found],
         [(m[len(MUTEX_PREFIX):], found_mutexes[m]) for m in mutexes if m in found_mutexes],
+        0 if conditions else len(biggest(conds, TIME_PREFIX, len(conds))),
     )
 
 
@@ -143,10 +150,15 @@ class TopWait:
     share: float
 
 
-def top_wait_of(latest: dict, server_id: int) -> TopWait | None:
-    """The wait with the biggest rate at the server's last poll, and its share of all waits then."""
+def top_wait_of(latest: dict, server_id: int, conditions: bool = False) -> TopWait | None:
+    """The wait with the biggest rate at the server's last poll, and its share of the waits ranked.
+
+    Condition waits (wait/synch/cond/*) are left out unless `conditions`: see topwaits.
+    """
     rates = {m[len(TIME_PREFIX):]: v for (sid, m), (_, v) in latest.items()
              if sid == server_id and m.startswith(TIME_PREFIX) and v and v > 0}
+    if not conditions:
+        rates = {e: v for e, v in rates.items() if not is_condition(e)}
     if not rates:
         return None
     event = max(rates, key=lambda e: (rates[e], e))

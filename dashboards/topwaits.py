@@ -8,6 +8,22 @@ COUNT_PREFIX = "wait.count:"
 WAIT_PATTERNS = [TIME_PREFIX + "*", COUNT_PREFIX + "*"]
 
 
+# Condition waits are threads asleep until signalled: on MariaDB mostly background threads
+# idling (mysys COND_timer, Aria's SERVICE_THREAD_CONTROL::COND_control), time that does not
+# limit TPS but would top every ranking. Rankings leave them out unless asked (?cond=1).
+CONDITION_PREFIX = "wait/synch/cond/"
+CONDITION_PARAM = "cond"
+
+
+def is_condition(event: str) -> bool:
+    return event.startswith(CONDITION_PREFIX)
+
+
+def include_conditions(get) -> bool:
+    """The page's toggle "include condition waits", kept in the URL as cond=1 (default: left out)."""
+    return get.get(CONDITION_PARAM) == "1"
+
+
 @dataclass(frozen=True)
 class WaitRow:
     event: str
@@ -48,6 +64,23 @@ def wait_rows(totals: Mapping[str, int | float], limit: int | None = None) -> li
     ]
     rows.sort(key=lambda r: (-r.time_ps, r.event))
     return rows[:limit] if limit else rows
+
+
+@dataclass(frozen=True)
+class Hidden:
+    """What a ranking left out: the condition waits, how many and how long."""
+
+    events: int
+    time_ps: int
+
+
+def without_conditions(rows: list[WaitRow]) -> tuple[list[WaitRow], Hidden]:
+    """The rows minus condition waits, shares taken again over the waits shown."""
+    kept = [r for r in rows if not is_condition(r.event)]
+    hidden = [r for r in rows if is_condition(r.event)]
+    grand = sum(r.time_ps for r in kept)
+    kept = [WaitRow(r.event, r.count, r.time_ps, r.time_ps / grand if grand else 0.0) for r in kept]
+    return kept, Hidden(len(hidden), sum(r.time_ps for r in hidden))
 
 
 def diff_rows(a: list[WaitRow], b: list[WaitRow], limit: int | None = None) -> list[WaitDiff]:

@@ -7,6 +7,7 @@ from django.http import HttpRequest, QueryDict
 from django.utils import timezone
 
 from dashboards.timerange import PRESETS, TimeRange, from_query, iso_param, max_points
+from dashboards.topwaits import CONDITION_PARAM, CONDITION_PREFIX
 
 REFRESH_SECONDS = {"15m": 15, "1h": 30, "6h": 60, "24h": 120, "7d": 300}
 TPS_DEFINITION = "TPS = (Com_commit + Com_rollback) per second, from SHOW GLOBAL STATUS"
@@ -59,9 +60,20 @@ def exact_param(ts: datetime) -> str:
     return ts.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds")
 
 
-def topwaits_csv(server_id: int, tr: TimeRange, second: TimeRange | None = None) -> str:
-    """The top waits CSV of an interval; with a second one, the before/after table (from2/to2)."""
+def topwaits_csv(server_id: int, tr: TimeRange, second: TimeRange | None = None, conditions: bool = True) -> str:
+    """The top waits CSV of an interval; with a second one, the before/after table (from2/to2).
+
+    conditions=False asks for the table as the page shows it by default: no wait/synch/cond/*.
+    """
     query = {"server": server_id, "from": iso_param(tr.start), "to": iso_param(tr.end)}
     if second is not None:
         query.update({"from2": iso_param(second.start), "to2": iso_param(second.end)})
+    if not conditions:
+        query["cond"] = "0"
     return "/export/topwaits.csv?" + urlencode(query)
+
+
+def condition_toggle(request: HttpRequest, conditions: bool) -> dict:
+    """The "include condition waits" checkbox: a form that keeps every other parameter."""
+    keep = [(k, v) for k, vs in request.GET.lists() if k != CONDITION_PARAM for v in vs]
+    return {"conditions": conditions, "condition_keep": keep, "condition_prefix": CONDITION_PREFIX}

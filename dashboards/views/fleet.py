@@ -11,7 +11,8 @@ from dashboards import reads
 from dashboards.alert_bridge import firing_alerts
 from dashboards.fleet import State, server_state
 from dashboards.purge_growth import growth_per_second
-from dashboards.views.common import TPS_DEFINITION
+from dashboards.topwaits import include_conditions
+from dashboards.views.common import TPS_DEFINITION, condition_toggle
 from monitor.models import Server
 
 TREND_WINDOW = timedelta(minutes=15)
@@ -38,6 +39,7 @@ def health_of(server: Server):
 
 def fleet(request: HttpRequest) -> HttpResponse:
     tag = request.GET.get("tag", "").strip()
+    conditions = include_conditions(request.GET)
     servers = list(Server.objects.all())
     tags = sorted({t for s in servers for t in s.tags})
     if tag:
@@ -55,11 +57,12 @@ def fleet(request: HttpRequest) -> HttpResponse:
             server=s, state=server_state(s, health_of(s), now),
             tps=_value(latest, s.pk, reads.TPS), history=_value(latest, s.pk, reads.HISTORY),
             history_per_min=None if slope is None else slope * 60,
-            top_wait=reads.top_wait_of(latest, s.pk), alerts=alerts.get(s.pk, []),
+            top_wait=reads.top_wait_of(latest, s.pk, conditions), alerts=alerts.get(s.pk, []),
         ))
     return render(request, "dashboards/fleet.html", {
         "rows": rows, "tags": tags, "tag": tag, "tps_definition": TPS_DEFINITION,
-        "counts": _counts(rows), "refresh": 30,
+        "counts": _counts(rows), "refresh": 30, **condition_toggle(request, conditions),
+        "waits_query": "range=15m" + ("&cond=1" if conditions else ""),
     })
 
 

@@ -12,8 +12,8 @@ from dashboards.marks import server_marks
 from dashboards.purge_growth import growth_per_second, last_value, time_to_threshold
 from dashboards.stability_stats import DEFAULT_DIP_FRACTION, dip_threshold, find_dips, merge_close, summarize
 from dashboards.timerange import from_query, parse_time
-from dashboards.topwaits import diff_rows
-from dashboards.views.common import chart_csv, page_range, range_context, topwaits_csv
+from dashboards.topwaits import Hidden, WaitRow, diff_rows, include_conditions, without_conditions
+from dashboards.views.common import chart_csv, condition_toggle, page_range, range_context, topwaits_csv
 from monitor.models import Server
 
 DEFAULT_WAITS, DEFAULT_MUTEXES = 8, 6
@@ -42,21 +42,29 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     tr, points = page_range(request)
     n_waits = int_param(request, "waits", DEFAULT_WAITS, 1, 20)
     fraction = max(0.05, min(0.95, float_param(request, "dip", DEFAULT_DIP_FRACTION)))
-    tps, waits, mutexes = reads.stability_series(server.pk, tr, points, n_waits, DEFAULT_MUTEXES,
-                                                 reads.source_interval(server, MUTEX_SOURCE))
+    conditions = include_conditions(request.GET)
+    tps, waits, mutexes, hidden = reads.stability_series(
+        server.pk, tr, points, n_waits, DEFAULT_MUTEXES, reads.source_interval(server, MUTEX_SOURCE), conditions)
     summary = summarize(tps.values)
     threshold = dip_threshold(summary, fraction)
     dips = [] if threshold is None else merge_close(
         find_dips(tps.ts, tps.values, threshold), timedelta(seconds=2 * tr.seconds / points))
     fig = stability_figure(tps, waits, mutexes, dips, server_marks(server.pk, tr.start, tr.end), threshold,
-                           x_range=(tr.start, tr.end))
+                           x_range=(tr.start, tr.end) if beyond(mutexes, tr) else None)
     metrics = [reads.TPS] + [reads.TIME_PREFIX + w for w, _ in waits] + [reads.MUTEX_PREFIX + m for m, _ in mutexes]
     return render(request, "dashboards/stability.html", {
         **range_context(request, tr), "server": server, "tab": "stability",
         "figures": {"stability-chart": fig}, "summary": summary, "dips": dips,
         "fraction": fraction, "threshold": threshold, "n_waits": n_waits,
         "csv": chart_csv(server.pk, metrics, tr, points),
+        **condition_toggle(request, conditions), "hidden_conditions": hidden,
     })
+
+
+
+def beyond(lines: list, tr) -> bool:
+    """Whether some line has points outside the range (read wider): then the axis is pinned to it."""
+    return any(p.ts and (p.ts[0] < tr.start or p.ts[-1] > tr.end) for _, p in lines)
 
 
 def purge(request: HttpRequest, server_id: int) -> HttpResponse:
@@ -89,15 +97,23 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
     server = get_object_or_404(Server, pk=server_id)
     tr, _ = page_range(request)
     limit = int_param(request, "top", 20, 5, 200)
-    rows_a = reads.interval_waits(server.pk, tr.start, tr.end)
+    conditions = include_conditions(request.GET)
+    rows_a, hidden = shown_waits(reads.interval_waits(server.pk, tr.start, tr.end), conditions)
     start_b, end_b = parse_time(request.GET.get("from2")), parse_time(request.GET.get("to2"))
     context = {
         **range_context(request, tr), "server": server, "tab": "waits", "rows": rows_a[:limit],
-        "limit": limit, "csv": topwaits_csv(server.pk, tr),
+        "limit": limit, "csv": topwaits_csv(server.pk, tr, conditions=conditions),
         "from2_value": request.GET.get("from2", ""), "to2_value": request.GET.get("to2", ""),
+        **condition_toggle(request, conditions), "hidden": hidden,
     }
     if start_b and end_b and end_b > start_b:
         tr_b = from_query({"from": start_b.isoformat(), "to": end_b.isoformat()}, tr.end)
-        rows_b = reads.interval_waits(server.pk, tr_b.start, tr_b.end)
-        context.update(tr_b=tr_b, diffs=diff_rows(rows_a, rows_b, limit), diff_csv=topwaits_csv(server.pk, tr, tr_b))
+        rows_b, _ = shown_waits(reads.interval_waits(server.pk, tr_b.start, tr_b.end), conditions)
+        context.update(tr_b=tr_b, diffs=diff_rows(rows_a, rows_b, limit),
+                       diff_csv=topwaits_csv(server.pk, tr, tr_b, conditions=conditions))
     return render(request, "dashboards/waits.html", context)
+
+
+def shown_waits(rows: list[WaitRow], conditions: bool) -> tuple[list[WaitRow], Hidden | None]:
+    """All rows with the toggle on; else without condition waits, and what was left out."""
+    return (rows, None) if conditions else without_conditions(rows)

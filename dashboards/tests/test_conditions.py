@@ -1,0 +1,77 @@
+"""Condition waits (wait/synch/cond/*) are left out of the rankings by default, with a toggle kept in the URL."""
+
+import csv
+import io
+import json
+
+import pytest
+
+from dashboards.reads import top_wait_of
+from dashboards.tests.dash_data import LOG_SYS, TRX_SYS, fresh_store, make_server, write_polls  # noqa: F401
+from dashboards.topwaits import WaitRow, without_conditions
+
+COND = "wait/synch/cond/mysys/COND_timer"
+
+
+def test_the_fleet_top_wait_leaves_condition_waits_out_unless_asked():
+    latest = {(1, "wait.time_ps:" + COND): (None, 9e12), (1, "wait.time_ps:a"): (None, 3e12),
+              (1, "wait.time_ps:b"): (None, 1e12)}
+    top = top_wait_of(latest, 1)
+    assert (top.event, top.share) == ("a", 0.75)  # a share of the waits ranked
+    assert top_wait_of(latest, 1, conditions=True).event == COND
+    assert top_wait_of({(1, "wait.time_ps:" + COND): (None, 9e12)}, 1) is None
+
+
+def test_hiding_condition_waits_says_what_and_shares_the_rest():
+    rows = [WaitRow(COND, 10, 900, 0.9), WaitRow("a", 5, 75, 0.075), WaitRow("b", 5, 25, 0.025)]
+    kept, hidden = without_conditions(rows)
+    assert [(r.event, r.share) for r in kept] == [("a", 0.75), ("b", 0.25)]
+    assert (hidden.events, hidden.time_ps) == (1, 900)
+
+
+@pytest.fixture
+def lab(client, admin_user, db):
+    client.force_login(admin_user)
+    server = make_server()
+    write_polls(server, 60, events=(COND, TRX_SYS, LOG_SYS))  # the condition wait is the biggest
+    return server
+
+
+def chart_waits(response) -> list[str]:
+    html = response.content.decode()
+    tag = '<script id="figures" type="application/json">'
+    start = html.index(tag) + len(tag)
+    fig = json.loads(html[start:html.index("</script>", start)])["stability-chart"]
+    return [t["name"] for t in fig["data"] if t["yaxis"] == "y2"]
+
+
+def test_the_stability_chart_ranks_waits_without_condition_waits_by_default(client, lab):
+    response = client.get(f"/servers/{lab.pk}/stability/?range=1h")
+    body = response.content.decode()
+    assert chart_waits(response) == [TRX_SYS, LOG_SYS]
+    assert "1 event with time in this range hidden" in body and "include condition waits" in body
+    shown = client.get(f"/servers/{lab.pk}/stability/?range=1h&cond=1")
+    assert chart_waits(shown) == [COND, TRX_SYS, LOG_SYS]
+    html = shown.content.decode()
+    assert 'name="cond" value="1" checked' in html and "are not ranked" not in html
+    assert "range=6h&amp;cond=1" in html  # the presets keep the toggle
+
+
+def test_the_top_waits_table_hides_condition_waits_by_default_and_its_csv_too(client, lab):
+    body = client.get(f"/servers/{lab.pk}/waits/?range=1h").content.decode()
+    assert "COND_timer" not in body.split("<table")[1] and "are hidden: 1 event" in body
+    link = next(part.split('"')[0] for part in body.split('href="')[1:] if part.startswith("/export/topwaits"))
+    assert "cond=0" in link
+    response = client.get(link.replace("&amp;", "&"))
+    rows = list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode(), newline="")))
+    assert [r[1] for r in rows[1:]] == [TRX_SYS, LOG_SYS]
+    everything = client.get(f"/servers/{lab.pk}/waits/?range=1h&cond=1").content.decode()
+    assert "COND_timer" in everything.split("<table")[1] and "cond=0" not in everything
+
+
+def test_the_fleet_top_wait_now_follows_the_toggle(client, lab):
+    body = client.get("/").content.decode()
+    top = body.split('<td class="event">')[1]
+    assert "trx_sys_mutex" in top.split("</td>")[0] and "leaves out condition waits" in body
+    top = client.get("/?cond=1").content.decode().split('<td class="event">')[1]
+    assert "COND_timer" in top.split("</td>")[0] and "cond=1" in top
