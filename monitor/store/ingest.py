@@ -84,8 +84,10 @@ def write_now(samples: list[Sample]) -> None:
 
 
 def _dedupe(samples: list[Sample]) -> list[Sample]:
+    """One sample per poll, in key order: writers that overlap then wait for each other
+    instead of deadlocking on the unique index."""
     by_key = {(s.server_id, s.source, _utc(s.ts)): s for s in samples}
-    return list(by_key.values())
+    return [by_key[k] for k in sorted(by_key)]
 
 
 def _utc(ts: datetime) -> datetime:

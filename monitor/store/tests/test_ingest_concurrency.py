@@ -66,3 +66,35 @@ def test_it_loses_nothing_with_concurrent_writer_processes_and_threads(store_tab
     for sid in servers:
         (s,) = query.series([sid], ["Threads_running"], T0, T0 + timedelta(hours=1), mode="delta")
         assert s.values == [v.values["Threads_running"] for v in polls(sid, 60)]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_loses_nothing_when_late_samples_arrive_during_compaction(store_tables_cleanup):
+    from monitor.store import compaction
+    from monitor.store.ingest import flush_buffer
+
+    on_time = polls(41, 720)  # two hours, 10 s apart
+    late = polls(41, 720, t0=T0 + timedelta(seconds=5))  # a second collector, 5 s later, arriving late
+    write_samples(on_time)
+    later = T0 + timedelta(days=1)
+
+    def compact_repeatedly():
+        for _ in range(4):
+            compaction.compact_closed(later)
+        connection.close()
+
+    def write_late():
+        for i in range(0, len(late), 40):
+            write_samples(late[i:i + 40] + on_time[i:i + 5])  # new polls and replays
+        connection.close()
+
+    threads = [threading.Thread(target=compact_repeatedly), threading.Thread(target=write_late)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    flush_buffer()  # anything a lock conflict sent to the buffer
+    compaction.compact_closed(later)
+    (s,) = query.series([41], ["Threads_running"], T0, later, max_points=10**6)
+    assert s.ts == sorted(p.ts for p in on_time + late)
+    assert stored_rows([41]) == (0, 0)  # everything compacted
