@@ -14,6 +14,12 @@ CREATE_PARTITION = (
     "CREATE TABLE IF NOT EXISTS {name} PARTITION OF {table} "
     "FOR VALUES FROM ('{start}') TO ('{end}'){storage}"
 )
+# Is there a table of that name (no DDL, no lock on the parent, if there is)?
+EXISTS = "SELECT to_regclass(%s)"
+# Creating a partition locks its parent: never queue behind a long query for more than this
+# (a writer that times out buffers its samples in Redis and retries later).
+LOCK_TIMEOUT = "SET LOCAL lock_timeout = '5s'"
+LOCK_TIMEOUT_DEFAULT = "SET LOCAL lock_timeout TO DEFAULT"
 # The partitions of a table, by name.
 LIST_PARTITIONS = (
     "SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
@@ -81,7 +87,11 @@ def ensure(scheme: Scheme, t: datetime) -> str:
     )
     try:
         with transaction.atomic(), connection.cursor() as cur:
-            cur.execute(sql)
+            cur.execute(EXISTS, [name])
+            if cur.fetchone()[0] is None:
+                cur.execute(LOCK_TIMEOUT)
+                cur.execute(sql)
+                cur.execute(LOCK_TIMEOUT_DEFAULT)
     except DatabaseError:
         # Another worker created it between our check and our CREATE.
         if name not in existing(scheme):
