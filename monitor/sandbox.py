@@ -64,13 +64,17 @@ class SandboxMariaDB:
         binary = find_binary("mariadb-install-db", "mysql_install_db")
         if not binary:
             raise RuntimeError("mariadb-install-db not found: apt-get install mariadb-server")
-        done = subprocess.run(
-            [binary, "--no-defaults", f"--datadir={self.datadir}", "--user=" + self._user(),
-             "--auth-root-authentication-method=normal", "--skip-test-db"],
-            capture_output=True, text=True,
-        )
-        if done.returncode:
-            raise RuntimeError(f"mariadb-install-db into {self.datadir} failed: {(done.stderr or done.stdout)[-2000:]}")
+        cmd = [binary, "--no-defaults", f"--datadir={self.datadir}", "--user=" + self._user(),
+               "--auth-root-authentication-method=normal", "--skip-test-db"]
+        # The bootstrap has been seen failing once on a heavily loaded machine:
+        # start over from an empty directory once before giving up.
+        for attempt in (1, 2):
+            done = subprocess.run(cmd, capture_output=True, text=True)
+            if done.returncode == 0:
+                return
+            shutil.rmtree(self.datadir, ignore_errors=True)
+            self.datadir.mkdir(parents=True)
+        raise RuntimeError(f"mariadb-install-db into {self.datadir} failed: {(done.stderr or done.stdout)[-2000:]}")
 
     def _user(self) -> str:
         import getpass

@@ -70,6 +70,8 @@ TEMPLATES = [
 # With no DATABASE_URL, the embedded pgserver under var/pg (socket only).
 DATABASE_URL = os.getenv("DATABASE_URL") or f"postgresql://postgres:@/postgres?host={VAR_DIR / 'pg'}"
 DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+# A Postgres that went away must fail fast: the store then buffers samples in Redis.
+DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = envint("DB_CONNECT_TIMEOUT", 5)
 
 REDIS_URL = os.getenv("REDIS_URL") or f"unix://{VAR_DIR / 'redis.sock'}"
 
