@@ -68,7 +68,7 @@ class SandboxMariaDB:
                "--auth-root-authentication-method=normal", "--skip-test-db"]
         # The bootstrap has been seen failing once on a heavily loaded machine:
         # start over from an empty directory once before giving up.
-        for attempt in (1, 2):
+        for _ in (1, 2):
             done = subprocess.run(cmd, capture_output=True, text=True)
             if done.returncode == 0:
                 return

@@ -24,4 +24,4 @@ from monitor.settings import *  # noqa: E402,F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast logins in tests
 EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
-STATIC_ROOT.mkdir(exist_ok=True)  # whitenoise warns on every request without it
+STATIC_ROOT.mkdir(exist_ok=True)  # noqa: F405 - whitenoise warns on every request without it

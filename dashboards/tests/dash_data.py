@@ -5,9 +5,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from monitor.models import Server
-from monitor.store import buffer, catalog, partitions
 from monitor.store.ingest import write_samples
 from monitor.store.sample import Sample
+from monitor.store.testing import reset_caches
 
 TRX_SYS = "wait/synch/mutex/innodb/trx_sys_mutex"
 LOG_SYS = "wait/synch/rwlock/innodb/log_sys_lock"
@@ -19,12 +19,9 @@ EVIL = "<script>alert(1)</script>"
 @pytest.fixture(autouse=True)
 def fresh_store():
     """The store caches metric ids per process; tests roll the database back under it."""
-    catalog.forget()
-    partitions.forget()
-    buffer.client().delete(buffer.KEY, buffer.INFLIGHT, buffer.GAPS)
+    reset_caches()
     yield
-    catalog.forget()
-    partitions.forget()
+    reset_caches()
 
 
 def make_server(name: str = "db1", **kw) -> Server:

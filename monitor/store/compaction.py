@@ -18,7 +18,6 @@ from monitor.store.points import Points, concat, micros
 
 # Keep writers out of the hour while we move it (readers may go on).
 LOCK_HOUR = "LOCK TABLE {name} IN SHARE MODE"
-HAS_ROWS = "SELECT EXISTS (SELECT 1 FROM {name})"
 SERVERS_SOURCES = "SELECT DISTINCT server_id, source_id FROM {name}"
 HOT_ROWS = (
     "SELECT (extract(epoch from ts) * 1000000)::bigint, coalesce(interval_ms, -1), layout_id, ivals, fvals "
@@ -44,16 +43,11 @@ def compact_closed(now: datetime) -> list[str]:
     done = []
     for name in partitions.existing(partitions.RAW):
         hour = partitions.RAW.start_of(name)
-        if hour + timedelta(hours=1) + config.compact_grace() <= now and _has_rows(name):
+        if hour + timedelta(hours=1) + config.compact_grace() <= now and partitions.has_rows(name):
             compact_hour(name, hour)
             done.append(name)
     return done
 
-
-def _has_rows(name: str) -> bool:
-    with connection.cursor() as cur:
-        cur.execute(HAS_ROWS.format(name=name))
-        return cur.fetchone()[0]
 
 
 def compact_hour(name: str, hour: datetime) -> None:

@@ -27,6 +27,8 @@ LIST_PARTITIONS = (
 )
 # Drop one partition (retention; compaction of a hot hour).
 DROP_PARTITION = "DROP TABLE IF EXISTS {name}"
+# Whether a partition holds anything (compaction skips, retention keeps, one that does).
+HAS_ROWS = "SELECT EXISTS (SELECT 1 FROM {name})"
 
 
 @dataclass(frozen=True)
@@ -127,3 +129,9 @@ def drop_older_than(scheme: Scheme, cutoff: datetime) -> list[str]:
             drop(name)
             dropped.append(name)
     return dropped
+
+
+def has_rows(name: str) -> bool:
+    with connection.cursor() as cur:
+        cur.execute(HAS_ROWS.format(name=name))
+        return cur.fetchone()[0]

@@ -7,11 +7,8 @@ whole range is older than the limit, so nothing younger is ever lost.
 
 from datetime import datetime, timedelta
 
-from django.db import connection
-
 from monitor.store import config, partitions
 
-HAS_ROWS = "SELECT EXISTS (SELECT 1 FROM {name})"
 # Hot hours emptied by compaction are kept a day (late samples land there), then dropped.
 EMPTY_HOT_KEPT = timedelta(days=1)
 
@@ -31,13 +28,8 @@ def apply(now: datetime) -> list[str]:
 def _drop_empty_hot(cutoff: datetime) -> list[str]:
     dropped = []
     for name in partitions.existing(partitions.RAW):
-        if partitions.RAW.next(partitions.RAW.start_of(name)) <= cutoff and not _has_rows(name):
+        if partitions.RAW.next(partitions.RAW.start_of(name)) <= cutoff and not partitions.has_rows(name):
             partitions.drop(name)
             dropped.append(name)
     return dropped
 
-
-def _has_rows(name: str) -> bool:
-    with connection.cursor() as cur:
-        cur.execute(HAS_ROWS.format(name=name))
-        return cur.fetchone()[0]

@@ -4,8 +4,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from monitor.store import buffer, catalog, partitions
 from monitor.store.sample import Sample
+from monitor.store.testing import reset_caches
 
 PS_TIMER = "wait.time_ps:wait/io/file/innodb/innodb_data_file"
 T0 = datetime(2026, 1, 5, 10, 0, 0, tzinfo=UTC)
@@ -14,12 +14,9 @@ T0 = datetime(2026, 1, 5, 10, 0, 0, tzinfo=UTC)
 @pytest.fixture(autouse=True)
 def fresh_store_caches():
     """Each test starts with empty process caches and an empty Redis buffer."""
-    catalog.forget()
-    partitions.forget()
-    buffer.client().delete(buffer.KEY, buffer.INFLIGHT, buffer.GAPS)
+    reset_caches()
     yield
-    catalog.forget()
-    partitions.forget()
+    reset_caches()
 
 
 def poll(server_id: int, i: int, source: str = "global_status", t0: datetime = T0, step: int = 10) -> Sample:
