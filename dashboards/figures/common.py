@@ -57,11 +57,16 @@ def xy(points: Points, scale: float = 1.0) -> tuple[list[int], list[float | None
     return x, [None if v is None else v * scale for v in points.values]
 
 
+# Below this many points a line also gets markers: a source polled every
+# minute has one point in a short range, and a lone point draws no line.
+SPARSE_POINTS = 60
+
+
 def line(points: Points, name: str, axis: int = 1, **extra) -> dict:
     x, y = xy(points, extra.pop("scale", 1.0))
     trace = {
         "type": "scattergl" if len(x) > 5000 else "scatter",
-        "mode": "lines", "name": esc(name), "x": x, "y": y,
+        "mode": "lines" if len(x) > SPARSE_POINTS else "lines+markers", "name": esc(name), "x": x, "y": y,
         "xaxis": axis_ref("x", axis), "yaxis": axis_ref("y", axis),
         "line": {"width": 1.5}, "connectgaps": False,
     }

@@ -107,3 +107,11 @@ def test_compare_aligns_runs_at_zero():
     assert fig["layout"]["shapes"][0]["x0"] == 120.0
     assert "B: &lt;script&gt;alert(1)&lt;/script&gt;" in [a["text"] for a in fig["layout"]["annotations"]]
     go.Figure(fig)
+
+
+
+def test_it_marks_the_points_of_a_sparse_line():
+    from dashboards.figures.common import SPARSE_POINTS, line
+
+    assert line(every(60, [5.0]), "mutex")["mode"] == "lines+markers"
+    assert line(every(10, [1.0] * (SPARSE_POINTS + 1)), "tps")["mode"] == "lines"
