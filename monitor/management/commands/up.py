@@ -107,14 +107,17 @@ class Command(BaseCommand):
     def children(self, opts: dict, env: dict[str, str], var: Path) -> list[Child]:
         py = sys.executable
         level = os.getenv("LOG_LEVEL", "INFO")
+        # Beat sends a dispatch every second: at INFO the worker and beat would
+        # log three lines a second and bury what matters.
+        celery_level = os.getenv("CELERY_LOG_LEVEL", "WARNING")
         children = [
             Child("web", [py, "-m", "gunicorn", "monitor.wsgi:application", "--bind", f"{opts['host']}:{opts['port']}",
                           "--workers", str(opts["web_workers"]), "--graceful-timeout", "5", "--no-control-socket",
                           "--access-logfile", "-", "--log-level", level.lower()], env),
             Child("worker", [py, "-m", "celery", "-A", "monitor", "worker", "--pool", "threads",
-                             "--concurrency", str(opts["worker_concurrency"]), "--loglevel", level,
+                             "--concurrency", str(opts["worker_concurrency"]), "--loglevel", celery_level,
                              "--hostname", f"worker-{os.getpid()}@%h", "--without-mingle", "--without-gossip"], env),
-            Child("beat", [py, "-m", "celery", "-A", "monitor", "beat", "--loglevel", level,
+            Child("beat", [py, "-m", "celery", "-A", "monitor", "beat", "--loglevel", celery_level,
                            "--schedule", str(var / "celerybeat-schedule")], env),
         ]
         for extension in EXTENSIONS:
