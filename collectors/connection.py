@@ -17,6 +17,9 @@ SESSION_GUARDS = (
     "SET SESSION innodb_lock_wait_timeout = 1",
     "SET SESSION max_statement_time = 5",  # MariaDB 10.1+
     "SET SESSION max_execution_time = 5000",  # MySQL 5.7.8+, SELECT only
+    # Sources read a whole table as one GROUP_CONCAT text (collectors.source.joined_rows);
+    # MySQL's default of 1024 bytes would cut it short.
+    "SET SESSION group_concat_max_len = 1048576",
 )
 
 

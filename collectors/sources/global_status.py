@@ -1,4 +1,4 @@
-# SHOW GLOBAL STATUS: TPS, QPS, threads and InnoDB counters (and, on MySQL 8.0, the transaction summary).
+# GLOBAL_STATUS table as one text (or SHOW GLOBAL STATUS): TPS, QPS, threads, InnoDB counters, MySQL 8.0 trx summary.
 """Global status: every numeric status variable; counters become deltas, gauges stay values."""
 
 import re
@@ -7,7 +7,8 @@ from functools import lru_cache
 import pymysql
 
 from collectors.connection import ServerInfo
-from collectors.source import Reading, number, query
+from collectors.pool import is_connection_error
+from collectors.source import Reading, joined_rows, joined_sql, number, query
 
 NAME = "global_status"
 HELP = "SHOW GLOBAL STATUS: tps (Com_commit + Com_rollback), qps (Questions), Threads_running, InnoDB counters"
@@ -23,10 +24,18 @@ KEPT_COM = ("Com_commit", "Com_rollback", "Com_begin", "Com_select", "Com_insert
 # One round trip; the server filters out the families nobody graphs (rare Com_ statements,
 # TLS, Galera, performance_schema "lost" counters, feature usage), which halves the rows
 # a poll parses: at fleet scale, parsing is the collector's main CPU cost.
-GLOBAL_STATUS_SQL = (
-    "SHOW GLOBAL STATUS WHERE Variable_name NOT REGEXP '^(Com_|Ssl_|wsrep|Performance_schema_|Feature_)'"
-    " OR Variable_name IN ({})".format(", ".join(f"'{name}'" for name in KEPT_COM))
+STATUS_FILTER = (
+    "VARIABLE_NAME NOT REGEXP '^(Com_|Ssl_|wsrep|Performance_schema_|Feature_)'"
+    " OR VARIABLE_NAME IN ({})".format(", ".join(f"'{name}'" for name in KEPT_COM))
 )
+# The rows one by one: servers without a status table, and the fallback.
+GLOBAL_STATUS_SQL = f"SHOW GLOBAL STATUS WHERE {STATUS_FILTER}"
+# MariaDB and MySQL 5.1.12-5.6, as one text (collectors.source.joined_rows); names in capitals there.
+IS_STATUS_JOINED_SQL = joined_sql("VARIABLE_NAME, VARIABLE_VALUE",
+                                  f"FROM information_schema.GLOBAL_STATUS WHERE {STATUS_FILTER}")
+# MySQL 5.7+ (whose information_schema table is off by default), as one text.
+PFS_STATUS_JOINED_SQL = joined_sql("VARIABLE_NAME, VARIABLE_VALUE",
+                                   f"FROM performance_schema.global_status WHERE {STATUS_FILTER}")
 # MySQL 8.0: transactions as performance_schema counts them (autocommit statements included).
 TRX_SUMMARY_SQL = (
     "SELECT COUNT_STAR FROM performance_schema.events_transactions_summary_global_by_event_name"
@@ -54,17 +63,57 @@ GAUGES = re.compile(
 RESET_MARKERS = ("Uptime", "Uptime_since_flush_status")
 
 
+# NAME IN CAPITALS -> Name as SHOW GLOBAL STATUS spells it (metric names keep that spelling);
+# learnt from one SHOW GLOBAL STATUS per process, again whenever a new name turns up.
+SPELLING: dict[str, str] = {}
+
+
 @lru_cache(maxsize=4096)  # the same few hundred names every poll
 def is_gauge(name: str) -> bool:
     return bool(GAUGES.match(name))
 
 
+def joined_status_sql(info: ServerInfo) -> str | None:
+    """The status table this server has, read as one text; None: only SHOW GLOBAL STATUS."""
+    if info.flavor == "mariadb" or info.version_tuple < (5, 7, 0):
+        return IS_STATUS_JOINED_SQL
+    return PFS_STATUS_JOINED_SQL if info.performance_schema else None
+
+
+def read_status(conn: pymysql.Connection, info: ServerInfo) -> list[tuple]:
+    """(name, value text) rows, names spelled as SHOW GLOBAL STATUS spells them."""
+    sql = joined_status_sql(info)
+    if sql is None:
+        return query(conn, GLOBAL_STATUS_SQL)
+    try:
+        rows = joined_rows(conn, sql, GLOBAL_STATUS_SQL)
+    except pymysql.MySQLError as exc:
+        if is_connection_error(exc):
+            raise
+        return query(conn, GLOBAL_STATUS_SQL)  # no such table here (MySQL < 5.1.12, disabled)
+    return spelled(conn, rows)
+
+
+def spelled(conn: pymysql.Connection, rows: list[tuple]) -> list[tuple]:
+    try:
+        return [(SPELLING[name.upper()], text) for name, text in rows]
+    except KeyError:
+        plain = query(conn, GLOBAL_STATUS_SQL)
+        SPELLING.update({name.upper(): name for name, _ in plain})
+        for name, _ in rows:  # a name SHOW does not list keeps the table's spelling: asked once
+            SPELLING.setdefault(name.upper(), name)
+        return plain
+
+
 def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:
     values: dict[str, int | float] = {}
-    for name, text in query(conn, GLOBAL_STATUS_SQL):
-        value = number(text)
-        if value is not None:
-            values[name] = value
+    for name, text in read_status(conn, info):
+        try:
+            values[name] = int(text)  # most values: the fast path of number()
+        except (ValueError, TypeError):
+            value = number(text)
+            if value is not None:
+                values[name] = value
     counters = {name for name in values if not is_gauge(name)}
     # tps and qps are counters derived from counters: their deltas are the sums of deltas.
     values["tps"] = values.get("Com_commit", 0) + values.get("Com_rollback", 0)

@@ -4,7 +4,7 @@
 import pymysql
 
 from collectors.connection import ServerInfo
-from collectors.source import Reading, query
+from collectors.source import Reading, joined_rows, joined_sql
 
 NAME = "innodb_metrics"
 HELP = "information_schema.INNODB_METRICS enabled counters: innodb_metrics:<NAME>"
@@ -14,19 +14,23 @@ INTERVAL = None
 
 # Enabled rows, plus the purge counters whatever their state so we can say which are off.
 PURGE_FILTER = "(NAME LIKE 'purge%' OR NAME LIKE 'trx_undo%' OR NAME = 'trx_rseg_history_len')"
-METRICS_STATUS_SQL = ("SELECT NAME, TYPE, COUNT, STATUS = 'enabled' FROM information_schema.INNODB_METRICS"
-                      f" WHERE STATUS = 'enabled' OR {PURGE_FILTER}")
-METRICS_ENABLED_SQL = ("SELECT NAME, TYPE, COUNT, ENABLED FROM information_schema.INNODB_METRICS"
-                       f" WHERE ENABLED OR {PURGE_FILTER}")
+METRICS_STATUS_FROM = f"FROM information_schema.INNODB_METRICS WHERE STATUS = 'enabled' OR {PURGE_FILTER}"
+METRICS_ENABLED_FROM = f"FROM information_schema.INNODB_METRICS WHERE ENABLED OR {PURGE_FILTER}"
+METRICS_STATUS_SQL = f"SELECT NAME, TYPE, COUNT, STATUS = 'enabled' {METRICS_STATUS_FROM}"
+METRICS_ENABLED_SQL = f"SELECT NAME, TYPE, COUNT, ENABLED {METRICS_ENABLED_FROM}"
+# The same rows as one text (collectors.source.joined_rows); the enabled column reads "1"/"0".
+METRICS_STATUS_JOINED_SQL = joined_sql("NAME, TYPE, COUNT, STATUS = 'enabled'", METRICS_STATUS_FROM)
+METRICS_ENABLED_JOINED_SQL = joined_sql("NAME, TYPE, COUNT, ENABLED", METRICS_ENABLED_FROM)
 
 # TYPE 'value' is a level (e.g. trx_rseg_history_len); the others are running totals.
 GAUGE_TYPES = ("value",)
 
 
-def metrics_sql(info: ServerInfo) -> str:
+def metrics_sql(info: ServerInfo) -> tuple[str, str]:
+    """The joined statement and its row-by-row fallback for this server's column names."""
     if info.flavor == "mariadb" and info.version_tuple >= (10, 5, 0):
-        return METRICS_ENABLED_SQL
-    return METRICS_STATUS_SQL
+        return METRICS_ENABLED_JOINED_SQL, METRICS_ENABLED_SQL
+    return METRICS_STATUS_JOINED_SQL, METRICS_STATUS_SQL
 
 
 def enable_hint(disabled: list[str]) -> str:
@@ -45,8 +49,8 @@ def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:
     values: dict[str, int] = {}
     counters = set()
     disabled = []
-    for name, kind, count, enabled in query(conn, metrics_sql(info)):
-        if not enabled:
+    for name, kind, count, enabled in joined_rows(conn, *metrics_sql(info)):
+        if not int(enabled):
             disabled.append(name)
             continue
         key = f"innodb_metrics:{name}"

@@ -15,7 +15,7 @@ import re
 import pymysql
 
 from collectors.connection import ServerInfo
-from collectors.source import Reading, SourceUnavailable, query
+from collectors.source import Reading, SourceUnavailable, joined_rows, joined_sql, query
 
 NAME = "innodb_mutex"
 HELP = "SHOW ENGINE INNODB MUTEX: mutex.waits/spins/calls:<name>; MariaDB 10.6+ via performance_schema"
@@ -27,12 +27,15 @@ EXPENSIVE = True
 # Needs PROCESS; takes InnoDB's latch-list mutex while it walks all latches.
 MUTEX_SQL = "SHOW ENGINE INNODB MUTEX"
 # MariaDB 10.6+ fallback: InnoDB latches as performance_schema instruments them.
-PFS_LATCHES_SQL = (
-    "SELECT EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT"
-    " FROM performance_schema.events_waits_summary_global_by_event_name"
+LATCHES_COLUMNS = "EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT"
+LATCHES_FROM = (
+    "FROM performance_schema.events_waits_summary_global_by_event_name"
     " WHERE COUNT_STAR > 0 AND (EVENT_NAME LIKE 'wait/synch/mutex/innodb/%'"
     " OR EVENT_NAME LIKE 'wait/synch/rwlock/innodb/%' OR EVENT_NAME LIKE 'wait/synch/sxlock/innodb/%')"
 )
+PFS_LATCHES_SQL = f"SELECT {LATCHES_COLUMNS} {LATCHES_FROM}"
+# The same rows as one text (collectors.source.joined_rows).
+PFS_LATCHES_JOINED_SQL = joined_sql(LATCHES_COLUMNS, LATCHES_FROM)
 PFS_FALLBACK_NOTE = ("MariaDB 10.6+ returns nothing for SHOW ENGINE INNODB MUTEX: InnoDB latch waits are read "
                      "from performance_schema wait/synch/{mutex,rwlock,sxlock}/innodb/% instead")
 
@@ -105,7 +108,7 @@ def collect_from_pfs(conn: pymysql.Connection, info: ServerInfo) -> Reading:
             "MariaDB 10.6+ has no SHOW ENGINE INNODB MUTEX output and performance_schema is OFF: "
             "set performance_schema=ON (with wait/synch/% instruments) to see InnoDB latch waits")
     values: dict[str, int] = {}
-    for event, count, timer in query(conn, PFS_LATCHES_SQL):
+    for event, count, timer in joined_rows(conn, PFS_LATCHES_JOINED_SQL, PFS_LATCHES_SQL):
         values[f"mutex.waits:{event}"] = int(count)
         values[f"mutex.time_ps:{event}"] = int(timer)
     return Reading(values, frozenset(values), absent_is_zero=True, note=PFS_FALLBACK_NOTE)

@@ -4,7 +4,7 @@
 import pymysql
 
 from collectors.connection import ServerInfo
-from collectors.source import Reading, query, require_performance_schema
+from collectors.source import Reading, joined_rows, joined_sql, require_performance_schema
 
 NAME = "pfs_waits"
 HELP = "performance_schema wait events: wait.count:<event> and wait.time_ps:<event> (idle excluded)"
@@ -14,17 +14,19 @@ INTERVAL = None
 
 # Only events that happened at all: keeps the sample small (a missing event was zero
 # at the previous read, which the delta engine knows). idle is a client's think time.
-WAITS_SQL = (
-    "SELECT EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT"
-    " FROM performance_schema.events_waits_summary_global_by_event_name"
-    " WHERE COUNT_STAR > 0 AND EVENT_NAME <> 'idle'"
-)
+WAITS_COLUMNS = "EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT"
+WAITS_FROM = ("FROM performance_schema.events_waits_summary_global_by_event_name"
+              " WHERE COUNT_STAR > 0 AND EVENT_NAME <> 'idle'")
+# The rows one by one: the fallback when the joined text does not add up.
+WAITS_SQL = f"SELECT {WAITS_COLUMNS} {WAITS_FROM}"
+# The same rows as one text (collectors.source.joined_rows): far cheaper for us to parse.
+WAITS_JOINED_SQL = joined_sql(WAITS_COLUMNS, WAITS_FROM)
 
 
 def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:
     require_performance_schema(info, NAME)
     values: dict[str, int] = {}
-    for event, count, timer in query(conn, WAITS_SQL):
+    for event, count, timer in joined_rows(conn, WAITS_JOINED_SQL, WAITS_SQL):
         values[f"wait.count:{event}"] = int(count)
         values[f"wait.time_ps:{event}"] = int(timer)
     if not values:

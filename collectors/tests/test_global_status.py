@@ -22,8 +22,19 @@ def test_it_tells_counters_from_gauges():
         assert not global_status.is_gauge(counter), counter
 
 
-def test_it_reads_mysql_80_with_the_transaction_summary():
-    conn = RecordedConnection({"SHOW GLOBAL STATUS": MYSQL_80_STATUS,
+def joined(rows: list[tuple]) -> list[tuple]:
+    """rows as the server answers a joined_sql() statement: their count and one text."""
+    return [(len(rows), "\n".join("\t".join(row) for row in rows))]
+
+
+def capitals(rows: list[tuple]) -> list[tuple]:
+    return [(name.upper(), value) for name, value in rows]
+
+
+def test_it_reads_mysql_80_with_the_transaction_summary(monkeypatch):
+    monkeypatch.setattr(global_status, "SPELLING", {})
+    conn = RecordedConnection({"FROM performance_schema.global_status": joined(MYSQL_80_STATUS),
+                               "SHOW GLOBAL STATUS": MYSQL_80_STATUS,
                                "events_transactions_summary_global_by_event_name": [(70412,)]})
     reading = global_status.collect(conn, mysql("8.0.36"))
     assert reading.values["tps"] == 123 and reading.values["qps"] == 9001
@@ -33,7 +44,35 @@ def test_it_reads_mysql_80_with_the_transaction_summary():
     assert "Ssl_cipher" not in reading.values  # text values are not metrics
 
 
+def test_names_in_capitals_keep_the_show_spelling_and_show_is_asked_once(monkeypatch):
+    monkeypatch.setattr(global_status, "SPELLING", {})
+    conn = RecordedConnection({"FROM information_schema.GLOBAL_STATUS": joined(capitals(MYSQL_80_STATUS)),
+                               "SHOW GLOBAL STATUS": MYSQL_80_STATUS})
+    first = global_status.collect(conn, mysql("5.6.51"))
+    second = global_status.collect(conn, mysql("5.6.51"))
+    assert first.values == second.values and second.values["Com_commit"] == 120
+    assert "Innodb_buffer_pool_pages_dirty" in second.values and "COM_COMMIT" not in second.values
+    assert [sql.split()[0] for sql in conn.executed] == ["SELECT", "SHOW", "SELECT"]
+
+
+def test_a_joined_text_that_does_not_add_up_is_read_again_row_by_row(monkeypatch):
+    monkeypatch.setattr(global_status, "SPELLING", {"COM_COMMIT": "Com_commit"})
+    cut_short = [(len(MYSQL_80_STATUS), joined(MYSQL_80_STATUS[:3])[0][1])]  # group_concat_max_len reached
+    conn = RecordedConnection({"FROM information_schema.GLOBAL_STATUS": cut_short,
+                               "SHOW GLOBAL STATUS": MYSQL_80_STATUS})
+    reading = global_status.collect(conn, mysql("5.6.51"))
+    assert reading.values["Opened_tables"] == 512 and reading.values["Uptime"] == 86400
+
+
 def test_it_does_not_ask_mysql_57_for_the_80_summary():
-    conn = RecordedConnection({"SHOW GLOBAL STATUS": MYSQL_80_STATUS})
+    conn = RecordedConnection({"FROM performance_schema.global_status": joined(MYSQL_80_STATUS),
+                               "SHOW GLOBAL STATUS": MYSQL_80_STATUS})
     reading = global_status.collect(conn, mysql("5.7.21"))
-    assert "tps_trx_summary" not in reading.values and len(conn.executed) == 1
+    assert "tps_trx_summary" not in reading.values and reading.values["tps"] == 123
+    assert not any("events_transactions" in sql for sql in conn.executed)
+
+
+def test_mysql_57_without_performance_schema_reads_show_global_status():
+    conn = RecordedConnection({"SHOW GLOBAL STATUS": MYSQL_80_STATUS})
+    reading = global_status.collect(conn, mysql("5.7.21", performance_schema=False))
+    assert reading.values["tps"] == 123 and len(conn.executed) == 1
