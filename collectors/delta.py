@@ -14,6 +14,7 @@ from collectors.source import Reading
 SNAPSHOT_KEY = "collectors:snap:{}"  # hash per server: source -> JSON snapshot
 SNAPSHOT_TTL = 7 * 24 * 3600  # a deleted or disabled server's snapshots expire
 RESTART_SLACK = 2.0  # seconds: Uptime is whole seconds, so the boot time read jitters
+RESTARTED = "server restarted: counters start again from zero"
 
 
 @dataclass
@@ -69,7 +70,7 @@ def counter_deltas(before: dict[str, int | float], reading: Reading) -> dict[str
 def reset_reason(prev: Snapshot, reading: Reading, boot: float | None) -> str:
     """Why the counters cannot be compared with the previous reading, or "" if they can."""
     if boot is not None and prev.boot is not None and abs(boot - prev.boot) > RESTART_SLACK:
-        return "server restarted: counters start again from zero"
+        return RESTARTED
     values, markers = reading.values, reading.reset_markers
     for marker in markers:
         if marker in values and marker in prev.values and values[marker] < prev.values[marker]:
@@ -80,6 +81,11 @@ def reset_reason(prev: Snapshot, reading: Reading, boot: float | None) -> str:
         if now is not None and now < before and name not in markers:
             return f"{name} went down ({before} -> {now}): counters were reset (FLUSH STATUS, TRUNCATE, restart)"
     return ""
+
+
+def is_restart(reason: str) -> bool:
+    """The reset was a restart of the server (new boot time, or Uptime went down)."""
+    return reason == RESTARTED or reason.startswith("Uptime went down")
 
 
 def changed_values(prev: Snapshot | None, reading: Reading, ts: float, boot: float | None) -> tuple[Delta, Snapshot]:

@@ -105,10 +105,12 @@ def poll_target(target: Target, poll_interval: int, due_at: datetime | None = No
     store = delta.SnapshotStore(state.client())
     snapshots, attempts = store.load(target.server_id)
     sources = due_sources(poll_interval, attempts, start, only)
-    if sources:
-        new_snapshots = run_sources(target, sources, snapshots, result)
-        attempts_now = {r.name: time.time() for r in result.sources}
-        store.save(target.server_id, new_snapshots, attempts_now)
+    if not sources:  # not a poll: nothing to record, the failure count stays as it is
+        result.skipped = "no source is due yet"
+        return result
+    new_snapshots = run_sources(target, sources, snapshots, result)
+    attempts_now = {r.name: time.time() for r in result.sources}
+    store.save(target.server_id, new_snapshots, attempts_now)
     result.duration_ms = (time.time() - start) * 1000
     return result
 
@@ -130,8 +132,18 @@ def run_sources(target: Target, sources: list[Source], snapshots: dict[str, delt
         return {}
     result.connected_now, result.info = not entry.reused, entry.info
     new_snapshots = {}
+    checked = not entry.reused  # the server info was read on this connection during this poll
     for index, source in enumerate(sources):
         outcome, snapshot, entry = run_one(target, source, entry, snapshots.get(source.name))
+        if outcome.unavailable and entry is not None and not checked:
+            # Maybe told by stale info (the server restarted with other settings): read it again, once.
+            entry, checked = refresh(target, entry), True
+            if entry is None:
+                outcome = SourceResult(source.name, False, error=f"{target.name}: {source.name}: not polled, "
+                                       "the connection was lost and could not be reopened")
+            else:
+                outcome, snapshot, entry = run_one(target, source, entry, snapshots.get(source.name))
+        checked = checked or (entry is not None and (not entry.reused or not outcome.unavailable))
         result.sources.append(outcome)
         if snapshot is not None:
             new_snapshots[source.name] = snapshot
@@ -140,9 +152,18 @@ def run_sources(target: Target, sources: list[Source], snapshots: dict[str, delt
                 result.sources.append(SourceResult(rest.name, False, error=f"{target.name}: {rest.name}: "
                                                    "not polled, the connection was lost earlier in this poll"))
             break
+        result.info = entry.info
     if entry is not None:
         POOL.put(target, entry)
     return new_snapshots
+
+
+def refresh(target: Target, entry: Pooled) -> Pooled | None:
+    """The entry with its server info read again (reconnected if the connection broke), None if unreachable."""
+    try:
+        return POOL.refresh(target, entry)
+    except (ConnectError, OSError, pymysql.MySQLError):
+        return None
 
 
 def run_one(target: Target, source: Source, entry: Pooled, previous: delta.Snapshot | None
@@ -175,6 +196,10 @@ def run_one(target: Target, source: Source, entry: Pooled, previous: delta.Snaps
     duration = elapsed_ms(t0)
     read_at = time.time()
     change, snapshot = delta.compute(previous, reading, read_at, entry.boot)
+    if delta.is_restart(change.reset) and entry.reused:
+        entry = refresh(target, entry)  # same connection, restarted server (a proxy in between)
+        if entry is not None:
+            snapshot.boot = entry.boot  # the next reading compares with the new boot time
     sample = None
     if change.values:
         sample = Sample(target.server_id, source.name, datetime.fromtimestamp(read_at, UTC),

@@ -88,23 +88,43 @@ class ConnectionPool:
         for entry in entries:
             close_quietly(entry.conn)
 
+    def refresh(self, target: Target, entry: Pooled) -> Pooled:
+        """The entry with its server info and boot time read again; reopened if the connection broke.
+
+        After a restart the server may run another version or with performance_schema
+        switched; a source skipped on the old info would never touch the connection to find out.
+        """
+        try:
+            entry.info, entry.boot = describe(entry.conn)
+            return entry
+        except (pymysql.MySQLError, OSError) as exc:
+            if not is_connection_error(exc):
+                raise
+        self.discard(target.server_id, entry)
+        return self._open(target)
+
     def _open(self, target: Target) -> Pooled:
         conn = open_connection(host=target.host, port=target.port, socket=target.socket,
                                user=target.user, password=target.password)
         self.connects += 1
         try:
-            info = detect(conn)
-            with conn.cursor() as cur:
-                cur.execute(UPTIME_SQL)
-                row = cur.fetchone()
+            info, boot = describe(conn)
         except Exception:
             close_quietly(conn)
             raise
-        boot = time.time() - float(row[1]) if row else None
         return Pooled(conn, info, boot, target.fingerprint())
 
     def __len__(self) -> int:
         return len(self._entries)
+
+
+def describe(conn: pymysql.Connection) -> tuple[ServerInfo, float | None]:
+    """Flavor, version and performance_schema, and the epoch second the server started."""
+    info = detect(conn)
+    with conn.cursor() as cur:
+        cur.execute(UPTIME_SQL)
+        row = cur.fetchone()
+    return info, time.time() - float(row[1]) if row else None
 
 
 def is_connection_error(exc: BaseException) -> bool:

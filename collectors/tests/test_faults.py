@@ -130,3 +130,30 @@ def test_a_missing_privilege_is_named_per_source(make_server, mariadb):
         assert "no-grants: " + name in outcome[name].error
         assert "missing privilege" in outcome[name].error and "GRANT" in outcome[name].error
     assert result.ok  # one source worked: the server is reachable, the grants are what is missing
+
+
+def test_a_call_with_no_source_due_leaves_the_failure_count_alone(make_server, mariadb):
+    server = make_server("wrong-password-twice", mariadb.port, password="not-the-password")
+    assert not poll_server(server.id).ok
+    health = ServerHealth.objects.get(server=server)
+    assert (health.consecutive_failures, health.polls) == (1, 1)
+    again = poll_server(server.id)  # every source was attempted a moment ago: none is due
+    assert again.skipped and not again.sources
+    health.refresh_from_db()
+    assert (health.consecutive_failures, health.polls, health.last_success_at) == (1, 1, None)
+
+
+def test_a_restart_with_performance_schema_on_is_seen_by_the_next_poll(make_server, mariadb_without_pfs):
+    server = make_server("pfs-switched-on", mariadb_without_pfs.port)
+    before = poll_server(server.id, only=["pfs_waits"]).sources[0]
+    assert before.unavailable and "performance_schema is OFF" in before.error
+    mariadb_without_pfs.restart(performance_schema=True)
+    try:
+        # pfs_waits alone would never touch the pooled connection while its info says OFF.
+        after = poll_server(server.id, only=["pfs_waits"])
+        assert after.sources[0].ok, after.sources[0].error
+        assert after.info.performance_schema
+        health = ServerHealth.objects.get(server=server)
+        assert health.sources["pfs_waits"]["ok"] and not health.sources["pfs_waits"].get("unavailable")
+    finally:
+        mariadb_without_pfs.restart(performance_schema=False)
