@@ -1,18 +1,14 @@
 """The delta engine: counters become per-interval deltas, gauges stay values, resets never spike.
 
-The previous raw reading of each (server, source) lives in Redis, so whichever
-worker takes the next poll computes the same deltas.
+The previous raw reading of each (server, source) lives in Redis (collectors.snapshots),
+so whichever worker takes the next poll computes the same deltas.
 """
 
 import json
 from dataclasses import dataclass
 
-import redis
-
 from collectors.source import Reading
 
-SNAPSHOT_KEY = "collectors:snap:{}"  # hash per server: source -> JSON snapshot
-SNAPSHOT_TTL = 7 * 24 * 3600  # a deleted or disabled server's snapshots expire
 RESTART_SLACK = 2.0  # seconds: Uptime is whole seconds, so the boot time read jitters
 RESTARTED = "server restarted: counters start again from zero"
 
@@ -93,38 +89,3 @@ def changed_values(prev: Snapshot | None, reading: Reading, ts: float, boot: flo
     changed = {k: v for k, v in reading.values.items() if before.get(k) != v}
     return Delta(changed, frozenset(), None), Snapshot(ts, boot, {**before, **reading.values})
 
-
-class SnapshotStore:
-    """Previous readings per server in one Redis hash: one round trip to load, one to save.
-
-    Fields are source names (the snapshot) and "attempt:<source>" (when it last ran,
-    successful or not, so a failing expensive source keeps its own interval).
-    """
-
-    def __init__(self, client: redis.Redis):
-        self.client = client
-
-    def load(self, server_id: int) -> tuple[dict[str, Snapshot], dict[str, float]]:
-        raw = self.client.hgetall(SNAPSHOT_KEY.format(server_id))
-        snapshots, attempts = {}, {}
-        for key, value in raw.items():
-            key = key.decode()
-            if key.startswith("attempt:"):
-                attempts[key[len("attempt:"):]] = float(value)
-            else:
-                snapshots[key] = Snapshot.loads(value)
-        return snapshots, attempts
-
-    def save(self, server_id: int, snapshots: dict[str, Snapshot], attempts: dict[str, float]) -> None:
-        mapping = {name: snap.dumps() for name, snap in snapshots.items()}
-        mapping.update({f"attempt:{name}": repr(ts) for name, ts in attempts.items()})
-        if not mapping:
-            return
-        key = SNAPSHOT_KEY.format(server_id)
-        pipe = self.client.pipeline(transaction=False)
-        pipe.hset(key, mapping=mapping)
-        pipe.expire(key, SNAPSHOT_TTL)
-        pipe.execute()
-
-    def forget(self, server_id: int) -> None:
-        self.client.delete(SNAPSHOT_KEY.format(server_id))

@@ -26,3 +26,23 @@ def acquire_lock(server_id: int, ttl_seconds: float) -> str | None:
 
 def release_lock(server_id: int, token: str) -> None:
     client().eval(RELEASE_LUA, 1, LOCK_KEY.format(server_id), token)
+
+
+def acquire_locks(wanted: dict[int, float]) -> dict[int, str | None]:
+    """acquire_lock for many servers ({id: ttl seconds}) in one round trip."""
+    tokens = {server_id: secrets.token_hex(8) for server_id in wanted}
+    pipe = client().pipeline(transaction=False)
+    for server_id, ttl in wanted.items():
+        pipe.set(LOCK_KEY.format(server_id), tokens[server_id], nx=True, px=int(ttl * 1000))
+    replies = pipe.execute()
+    return {server_id: tokens[server_id] if ok else None for server_id, ok in zip(wanted, replies, strict=True)}
+
+
+def release_locks(tokens: dict[int, str]) -> None:
+    """release_lock for many servers ({id: token}) in one round trip."""
+    if not tokens:
+        return
+    pipe = client().pipeline(transaction=False)
+    for server_id, token in tokens.items():
+        pipe.eval(RELEASE_LUA, 1, LOCK_KEY.format(server_id), token)
+    pipe.execute()
