@@ -43,6 +43,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--batch", type=int, default=10)
     parser.add_argument("--top", type=int, default=35)
     parser.add_argument("--sort", default="tottime")
+    parser.add_argument("--callers", help="also print who calls the functions matching this pattern")
     parser.add_argument("--no-cprofile", action="store_true",
                         help="only the CPU per poll (e.g. under py-spy, which cProfile would distort)")
     return parser.parse_args()
@@ -103,6 +104,8 @@ def main() -> None:
         stats = pstats.Stats(profiler)
         stats.sort_stats(args.sort).print_stats(args.top)
         stats.sort_stats("cumulative").print_stats(args.top)
+        if args.callers:
+            stats.print_callers(args.callers)
     finally:
         mariadb.stop()
         shutil.rmtree(base, ignore_errors=True)

@@ -47,10 +47,10 @@ def compute(prev: Snapshot | None, reading: Reading, ts: float, boot: float | No
     snapshot = Snapshot(ts, boot, kept)
     if prev is None:
         return Delta(gauges, frozenset(), None, "first reading: baseline kept"), snapshot
-    reason = reset_reason(prev, reading, boot)
+    deltas = counter_deltas(prev.values, reading)
+    reason = reset_reason(prev, reading, boot) if may_be_reset(prev, reading, boot, deltas) else ""
     if reason:
         return Delta(gauges, frozenset(), None, reason), snapshot
-    deltas = counter_deltas(prev.values, reading)
     gauges.update(deltas)
     return Delta(gauges, frozenset(deltas), ts - prev.ts), snapshot
 
@@ -61,6 +61,19 @@ def counter_deltas(before: dict[str, int | float], reading: Reading) -> dict[str
         return {name: values[name] - before.get(name, 0) for name in reading.counters}
     # A counter that just appeared (e.g. newly enabled) only sets its baseline.
     return {name: values[name] - before[name] for name in reading.counters if name in before}
+
+
+def may_be_reset(prev: Snapshot, reading: Reading, boot: float | None, deltas: dict[str, int | float]) -> bool:
+    """False when reset_reason() would surely find nothing: its loop over ~500 names runs only when needed."""
+    if boot is not None and prev.boot is not None and abs(boot - prev.boot) > RESTART_SLACK:
+        return True
+    values = reading.values
+    if any(m in values and m in prev.values and values[m] < prev.values[m] for m in reading.reset_markers):
+        return True
+    if deltas and min(deltas.values()) < 0:
+        return True
+    # A counter that vanished was zeroed (TRUNCATE) when absent means zero.
+    return reading.absent_is_zero and any(prev.values[name] > 0 for name in prev.values.keys() - values.keys())
 
 
 def reset_reason(prev: Snapshot, reading: Reading, boot: float | None) -> str:
