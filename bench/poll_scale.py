@@ -100,7 +100,7 @@ def percentile(values: list[float], p: float) -> float:
 
 def report(args, start: datetime, end: datetime, worker_cpu: float, mariadb_cpu: float, seconds: float) -> None:
     rows = list(PollRecord.objects.filter(started_at__gte=start, started_at__lt=end)
-                .values_list("lag_ms", "duration_ms", "ok"))
+                .values_list("lag_ms", "duration_ms", "ok", "started_at"))
     lags = [r[0] for r in rows if r[0] is not None]
     durations = [r[1] for r in rows]
     failed = sum(1 for r in rows if not r[2])
@@ -109,6 +109,7 @@ def report(args, start: datetime, end: datetime, worker_cpu: float, mariadb_cpu:
           f"worker: 1 process, {args.concurrency} task threads, {args.threads} poll threads, batch {args.batch}")
     print(f"polls/s sustained: {len(rows) / seconds:.1f} (due: {expected:.1f}); failed polls: {failed}")
     print(f"lag ms: p50 {percentile(lags, 50):.0f}  p99 {percentile(lags, 99):.0f}  max {max(lags or [0]):.0f}")
+    print(f"lag by 30 s slice (a backlog left by the warm-up drains in the first ones): {lag_slices(rows, start)}")
     print(f"poll duration ms: p50 {percentile(durations, 50):.1f}  p99 {percentile(durations, 99):.1f}")
     cpu_per_poll = worker_cpu / 100 * seconds / max(1, len(rows)) * 1000
     print(f"worker CPU: {worker_cpu:.0f}% of one core, {cpu_per_poll:.1f} ms CPU per poll"
@@ -116,6 +117,15 @@ def report(args, start: datetime, end: datetime, worker_cpu: float, mariadb_cpu:
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} (shared with other work)")
     goal = "met" if percentile(lags, 99) < 1000 and len(rows) / seconds >= 0.95 * expected else "MISSED"
     print(f"goal (p99 lag < 1 s at {expected:.0f} polls/s): {goal}")
+
+
+def lag_slices(rows: list[tuple], start: datetime, seconds: int = 30) -> str:
+    slices: dict[int, list[float]] = {}
+    for lag, _, _, started_at in rows:
+        if lag is not None:
+            slices.setdefault(int((started_at - start).total_seconds() // seconds), []).append(lag)
+    return "; ".join(f"{k * seconds}-{(k + 1) * seconds}s p50 {percentile(v, 50):.0f} p99 {percentile(v, 99):.0f} ms"
+                     for k, v in sorted(slices.items()))
 
 
 def main() -> None:
