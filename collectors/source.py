@@ -84,14 +84,16 @@ def joined_rows(conn: pymysql.Connection, sql: str, fallback_sql: str) -> list[t
 
 
 def joined_sql(columns: str, rest: str) -> str:
-    """SELECT COUNT(row), GROUP_CONCAT(row) ...: the statement joined_rows() reads.
+    """SELECT COUNT(*), GROUP_CONCAT(columns) ...: the statement joined_rows() reads.
 
     columns are joined by FIELD_SEP and rows by ROW_SEP, written into the SQL as the
     characters themselves (no backslash escapes, so NO_BACKSLASH_ESCAPES cannot change them).
+    GROUP_CONCAT's own argument list, not CONCAT() inside it nor COUNT(expression): those
+    made MariaDB's statement time for the status table five times that of SHOW GLOBAL STATUS.
+    A row with a NULL column is left out of the text but counted: the fallback then reads it.
     """
-    row = "CONCAT({})".format(f", '{FIELD_SEP}', ".join(c.strip() for c in columns.split(",")))
-    # COUNT(row), not COUNT(*): a row with a NULL column is left out of both.
-    return f"SELECT COUNT({row}), GROUP_CONCAT({row} SEPARATOR '{ROW_SEP}') {rest}"
+    fields = f", '{FIELD_SEP}', ".join(c.strip() for c in columns.split(","))
+    return f"SELECT COUNT(*), GROUP_CONCAT({fields} SEPARATOR '{ROW_SEP}') {rest}"
 
 
 def number(text) -> int | float | None:
