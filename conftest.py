@@ -1,24 +1,15 @@
 """Fixtures shared by every app's tests: real servers, started by the suite."""
 
-import shutil
-import tempfile
-from pathlib import Path
-
 import pytest
 
-from monitor.testing.mariadb import SandboxMariaDB
+from monitor.testing.mariadb import running_sandbox
 
 
 @pytest.fixture(scope="session")
 def mariadb():
     """A private MariaDB with performance_schema ON, and a monitoring user."""
-    base = Path(tempfile.mkdtemp(prefix="steadystate-mariadb-"))
-    server = SandboxMariaDB(base / "data")
-    server.start()
-    server.create_monitor_user()
-    yield server
-    server.stop()
-    shutil.rmtree(base, ignore_errors=True)
+    with running_sandbox("steadystate-mariadb-") as server:
+        yield server
 
 
 @pytest.fixture

@@ -1,11 +1,8 @@
 """Faults: each failing server says why, per source; the healthy server in the same dispatch is still polled."""
 
-import shutil
 import socket
-import tempfile
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
@@ -14,19 +11,14 @@ from collectors.models import ServerHealth
 from collectors.poll import lock_ttl, poll_server
 from collectors.tasks import dispatch_due_polls
 from monitor.celery import app as celery_app
-from monitor.testing.mariadb import SandboxMariaDB, free_port
+from monitor.testing.mariadb import free_port, running_sandbox
 
 
 @pytest.fixture(scope="module")
 def mariadb_without_pfs():
     """A second MariaDB with performance_schema OFF: the session fixture stays as it is."""
-    base = Path(tempfile.mkdtemp(prefix="steadystate-nopfs-"))
-    server = SandboxMariaDB(base / "data", performance_schema=False)
-    server.start()
-    server.create_monitor_user()
-    yield server
-    server.stop()
-    shutil.rmtree(base, ignore_errors=True)
+    with running_sandbox("steadystate-nopfs-", performance_schema=False) as server:
+        yield server
 
 
 @pytest.fixture

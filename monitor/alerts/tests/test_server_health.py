@@ -1,9 +1,6 @@
 """A second MariaDB of the test's own: stopped, it raises one unreachable alert; restarted with
 performance_schema OFF, one source-failing alert. Each clears with one resolved mail."""
 
-import shutil
-import tempfile
-from pathlib import Path
 
 import pytest
 
@@ -13,20 +10,15 @@ from monitor.alerts.builtin import ensure_builtin_rules
 from monitor.alerts.evaluation import evaluate_all
 from monitor.alerts.models import Event, Rule
 from monitor.alerts.tests.conftest import make_server
-from monitor.testing.mariadb import SandboxMariaDB
+from monitor.testing.mariadb import running_sandbox
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(scope="module")
 def own_mariadb():
-    base = Path(tempfile.mkdtemp(prefix="steadystate-alerts-"))
-    server = SandboxMariaDB(base / "data")  # install retries a failed bootstrap itself
-    server.start()
-    server.create_monitor_user()
-    yield server
-    server.stop()
-    shutil.rmtree(base, ignore_errors=True)
+    with running_sandbox("steadystate-alerts-") as server:
+        yield server
 
 
 def cycle(server_id: int, *sources: str) -> None:
