@@ -49,23 +49,6 @@ def one(server_id: int, metric: str, tr: TimeRange, points: int) -> Points:
     return series_map(server_id, [metric], tr, points).get(metric) or Empty()
 
 
-def ranked(server_id: int, pattern: str, start: datetime, end: datetime, n: int) -> list[str]:
-    """The n names matching a pattern with the biggest exact totals over the range."""
-    names = store().metric_names(server_id, pattern)
-    if not names:
-        return []
-    totals = store().totals(server_id, names, start, end)
-    best = sorted((v, k) for k, v in totals.items() if v and v > 0)
-    return [k for _, k in reversed(best[-n:])]
-
-
-def top_series(server_id: int, pattern: str, prefix: str, tr: TimeRange, points: int, n: int):
-    """(short name, series) pairs for the top n of a pattern, biggest first."""
-    names = ranked(server_id, pattern, tr.start, tr.end, n)
-    found = series_map(server_id, names, tr, points)
-    return [(name[len(prefix):], found[name]) for name in names if name in found]
-
-
 def biggest(found: Sequence, prefix: str, n: int) -> list[str]:
     """The n metrics of a family with the most area (mean rate over the range), biggest first."""
     scored = [(sum(v for v in s.values if v) / max(1, len(s.values)), s.metric)
@@ -105,6 +88,9 @@ def stability_series(server_id: int, tr: TimeRange, points: int, n_waits: int, n
         [(m[len(MUTEX_PREFIX):], found_mutexes[m]) for m in mutexes if m in found_mutexes],
         0 if conditions else len(biggest(conds, TIME_PREFIX, len(conds))),
     )
+
+
+MUTEX_SOURCE = "innodb_mutex"  # the collectors' source of mutex.* metrics
 
 
 def source_interval(server, source: str) -> timedelta:

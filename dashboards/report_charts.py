@@ -21,14 +21,16 @@ def run_range(summary: RunSummary) -> TimeRange:
 def stability_chart(summary: RunSummary) -> tuple[dict, list[Dip]]:
     """TPS over the top waits over mutex waits, dips marked (the stability page's figure), and the dips."""
     tr, server_id = run_range(summary), summary.run.server_id
-    tps = reads.one(server_id, reads.TPS, tr, CHART_POINTS)
-    waits = reads.top_series(server_id, reads.WAIT_TIMES, reads.TIME_PREFIX, tr, CHART_POINTS, TOP_WAITS)
-    mutexes = reads.top_series(server_id, reads.MUTEX_WAITS, "mutex.waits:", tr, CHART_POINTS, TOP_MUTEXES)
+    # The stability page's own reads: condition waits left out of the ranking,
+    # mutex waits read across the slower source's interval.
+    tps, waits, mutexes, _hidden = reads.stability_series(
+        server_id, tr, CHART_POINTS, TOP_WAITS, TOP_MUTEXES,
+        reads.source_interval(summary.run.server, reads.MUTEX_SOURCE))
     threshold = dip_threshold(summary.tps)
     dips = [] if threshold is None else merge_close(
         find_dips(tps.ts, tps.values, threshold), timedelta(seconds=2 * tr.seconds / CHART_POINTS))
     marks = marks_for([server_id], tr.start, tr.end)
-    return stability_figure(tps, waits, mutexes, dips, marks, threshold), dips
+    return stability_figure(tps, waits, mutexes, dips, marks, threshold, x_range=(tr.start, tr.end)), dips
 
 
 def purge_chart(summary: RunSummary, max_purge_lag: float | None) -> dict:

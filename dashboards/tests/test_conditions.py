@@ -75,3 +75,16 @@ def test_the_fleet_top_wait_now_follows_the_toggle(client, lab):
     assert "trx_sys_mutex" in top.split("</td>")[0] and "leaves out condition waits" in body
     top = client.get("/?cond=1").content.decode().split('<td class="event">')[1]
     assert "COND_timer" in top.split("</td>")[0] and "cond=1" in top
+
+
+def test_the_run_report_ranks_waits_as_the_stability_page_does(lab):
+    from datetime import UTC, datetime, timedelta
+
+    from dashboards.report_charts import stability_chart
+    from dashboards.report_summary import summarize_run
+    from monitor.models import Run
+
+    now = datetime.now(UTC)
+    run = Run.objects.create(name="r", server=lab, started_at=now - timedelta(minutes=9), ended_at=now)
+    fig, _dips = stability_chart(summarize_run(run))
+    assert [t["name"] for t in fig["data"] if t["yaxis"] == "y2"] == [TRX_SYS, LOG_SYS]

@@ -17,7 +17,6 @@ from dashboards.views.common import chart_csv, condition_toggle, page_range, ran
 from monitor.models import Server
 
 DEFAULT_WAITS, DEFAULT_MUTEXES = 8, 6
-MUTEX_SOURCE = "innodb_mutex"
 DEFAULT_THRESHOLD = 1_000_000  # history length a person would want to hear about
 GROWTH_WINDOW = timedelta(minutes=30)
 ENABLE_PURGE_SQL = "SET GLOBAL innodb_monitor_enable = 'module_purge';"
@@ -44,7 +43,7 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     fraction = max(0.05, min(0.95, float_param(request, "dip", DEFAULT_DIP_FRACTION)))
     conditions = include_conditions(request.GET)
     tps, waits, mutexes, hidden = reads.stability_series(
-        server.pk, tr, points, n_waits, DEFAULT_MUTEXES, reads.source_interval(server, MUTEX_SOURCE), conditions)
+        server.pk, tr, points, n_waits, DEFAULT_MUTEXES, reads.source_interval(server, reads.MUTEX_SOURCE), conditions)
     summary = summarize(tps.values)
     threshold = dip_threshold(summary, fraction)
     dips = [] if threshold is None else merge_close(
