@@ -5,10 +5,8 @@ with performance_schema ON and the wait/synch instruments timed.
 (monitor.testing.mariadb re-exports it for the test fixtures.)
 """
 
-import ctypes
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import time
@@ -17,7 +15,8 @@ from pathlib import Path
 
 import pymysql
 
-PR_SET_PDEATHSIG = 1
+from monitor import supervisor
+
 PORT_ATTEMPTS = 5
 
 
@@ -36,21 +35,14 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def _die_with_parent() -> None:
-    # Between fork and exec: SIGTERM from the kernel when the thread that started us exits, so also when
-    # its process dies, even by SIGKILL: start it from a thread that lives as long as the server should.
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-    except (OSError, AttributeError):
-        pass  # not Linux: the caller's own stop() still ends it
-
-
 @dataclass
 class SandboxMariaDB:
     datadir: Path
     port: int = field(default_factory=free_port)
     performance_schema: bool = True
-    die_with_parent: bool = False  # SIGTERM mariadbd if the process that started it dies (the demo)
+    # SIGTERM mariadbd if the process that started it dies (the demo). The kernel ties it
+    # to the starting thread: start it from one that lives as long as the server should.
+    die_with_parent: bool = False
     process: subprocess.Popen | None = None
 
     @property
@@ -111,7 +103,7 @@ class SandboxMariaDB:
         log = self.datadir / "error.log"
         logged = log.stat().st_size if log.exists() else 0
         self.process = subprocess.Popen(self.args(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                        preexec_fn=_die_with_parent if self.die_with_parent else None)
+                                        preexec_fn=supervisor.die_with_parent if self.die_with_parent else None)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

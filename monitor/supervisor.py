@@ -31,7 +31,7 @@ class Child:
     process: subprocess.Popen | None = field(default=None, repr=False)
 
     def start(self) -> None:
-        self.process = subprocess.Popen(self.argv, env=self.env, start_new_session=True, preexec_fn=_die_with_parent)
+        self.process = subprocess.Popen(self.argv, env=self.env, start_new_session=True, preexec_fn=die_with_parent)
 
     @property
     def pid(self) -> int:
@@ -58,8 +58,9 @@ class Child:
             time.sleep(0.02)
 
 
-def _die_with_parent() -> None:
-    # Runs in the child between fork and exec: SIGTERM it if `up` dies, even by SIGKILL.
+def die_with_parent() -> None:
+    # Runs in the child between fork and exec: the kernel SIGTERMs it when the
+    # thread that started it exits, so also when its process dies, even by SIGKILL.
     try:
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
     except (OSError, AttributeError):
