@@ -5,11 +5,10 @@ from dataclasses import dataclass
 from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.utils import timezone
 
 from dashboards import reads
 from dashboards.figures.compare import AlignedRun, compare_figure
-from dashboards.report_summary import RunSummary, summarize_run
+from dashboards.report_summary import RunSummary, run_window, summarize_run
 from dashboards.timerange import DEFAULT_POINTS, TimeRange, max_points
 from dashboards.topwaits import WaitRow
 from dashboards.views.common import TPS_DEFINITION
@@ -33,7 +32,7 @@ def run_ids(request: HttpRequest) -> list[int]:
 
 
 def run_range(run: Run) -> TimeRange:
-    return TimeRange(run.started_at, run.ended_at or timezone.now())
+    return TimeRange(*run_window(run))
 
 
 def compare(request: HttpRequest) -> HttpResponse:
