@@ -1,19 +1,18 @@
 """Shared state in Redis: the client, and the per-server lock that keeps polls of one server apart."""
 
 import secrets
-from functools import lru_cache
 
 import redis
-from django.conf import settings
+
+from monitor import redis_client
 
 LOCK_KEY = "collectors:lock:{}"
 # Deletes the lock only if it is still ours (it may have expired and been taken since).
 RELEASE_LUA = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
 
 
-@lru_cache(maxsize=1)
 def client() -> redis.Redis:
-    return redis.Redis.from_url(settings.REDIS_URL, socket_timeout=5, health_check_interval=30)
+    return redis_client.shared()
 
 
 def acquire_lock(server_id: int, ttl_seconds: float) -> str | None:

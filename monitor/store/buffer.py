@@ -13,8 +13,8 @@ from collections.abc import Callable
 from datetime import datetime
 
 import redis
-from django.conf import settings
 
+from monitor import redis_client
 from monitor.store import config
 from monitor.store.points import from_micros, micros
 from monitor.store.sample import Sample
@@ -56,14 +56,8 @@ redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(d))
 """
 REASON = "samples dropped: the store buffer was full while PostgreSQL was unreachable ({n} samples)"
 
-_client: redis.Redis | None = None
-
-
 def client() -> redis.Redis:
-    global _client
-    if _client is None:
-        _client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=5)
-    return _client
+    return redis_client.shared()
 
 
 def encode(s: Sample) -> bytes:

@@ -8,7 +8,8 @@ from datetime import timedelta
 import pytest
 from django.db import connection, connections
 
-from monitor.store import buffer, query
+from monitor import redis_client
+from monitor.store import query
 from monitor.store.ingest import write_samples
 from monitor.store.tests.conftest import T0, polls
 
@@ -42,7 +43,7 @@ def _writer(server_ids: list[int], seed: int) -> None:
 
 
 def _process(server_ids: list[int], seed: int) -> None:
-    buffer._client = None  # never share the parent's Redis socket
+    redis_client.shared.cache_clear()  # never share the parent's Redis socket
     threads = [threading.Thread(target=_writer, args=(server_ids, seed * 10 + k)) for k in range(2)]
     for t in threads:
         t.start()
