@@ -2,7 +2,7 @@
 
 import pytest
 
-from monitor.testing.mariadb import running_sandbox
+from testing.mariadb import running_sandbox
 
 
 @pytest.fixture(scope="session")
@@ -24,7 +24,7 @@ def browser():
 
     from playwright.sync_api import sync_playwright
 
-    from monitor.testing.browser import CHROMIUM_ARGS, chromium_path
+    from testing.browser import CHROMIUM_ARGS, chromium_path
 
     # Playwright's sync API keeps an event loop in this thread; the ORM calls
     # the tests make around it are still synchronous.

@@ -9,7 +9,7 @@ def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "monitor.settings")
     from django.conf import settings
 
-    from monitor import embedded
+    from monitor.runtime import embedded
 
     # Commands need the database; start the embedded one when no URL is set.
     if settings.EMBEDDED_DB and os.environ["DJANGO_SETTINGS_MODULE"] == "monitor.settings":

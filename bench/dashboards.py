@@ -30,7 +30,7 @@ GOAL_MS = 300
 
 
 def poll_samples(server_id: int, i: int, ts: datetime, rng: np.random.Generator) -> list:
-    from monitor.store.sample import Sample
+    from store.sample import Sample
 
     if i == 0:
         return [Sample(server_id, "variables", ts, None, {"var:innodb_max_purge_lag": 0.0})]
@@ -52,7 +52,7 @@ def poll_samples(server_id: int, i: int, ts: datetime, rng: np.random.Generator)
 
 
 def write(server_id: int, start: datetime, polls: int) -> float:
-    from monitor.store.ingest import write_samples
+    from store.ingest import write_samples
 
     rng, t0, batch = np.random.default_rng(1), time.perf_counter(), []
     for i in range(polls):
@@ -65,10 +65,10 @@ def write(server_id: int, start: datetime, polls: int) -> float:
 
 
 class StoreClock:
-    """Time spent inside monitor.store.query during a request."""
+    """Time spent inside store.query during a request."""
 
     def __init__(self):
-        from monitor.store import query
+        from store import query
 
         self.spent = 0.0
         self.calls: list[tuple[str, int, float]] = []
@@ -103,7 +103,7 @@ def main() -> None:
     from django.test import Client
 
     from monitor.models import Server
-    from monitor.store import maintenance
+    from store import maintenance
 
     call_command("migrate", verbosity=0)
     polls = int(args.days * 86400 / STEP)

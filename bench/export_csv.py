@@ -37,8 +37,8 @@ def rss_mb() -> float:
 
 
 def write(server_id: int, start: datetime, polls: int, names: list[str]) -> float:
-    from monitor.store.ingest import write_samples
-    from monitor.store.sample import Sample
+    from store.ingest import write_samples
+    from store.sample import Sample
 
     began, batch = time.perf_counter(), []
     for i in range(1, polls + 1):
@@ -109,7 +109,7 @@ def main() -> None:
     spent = write(server.pk, start, polls, names)
     print(f"wrote {polls:,} polls x {len(names)} series in {spent:.1f} s")
     if not args.no_compact:
-        from monitor.store import maintenance
+        from store import maintenance
 
         began = time.perf_counter()
         maintenance.run()

@@ -31,7 +31,7 @@ django.setup()
 from collectors import registry  # noqa: E402
 from collectors.poll import poll_target  # noqa: E402
 from collectors.pool import POOL, Target  # noqa: E402
-from monitor.testing.mariadb import SandboxMariaDB  # noqa: E402
+from testing.mariadb import SandboxMariaDB  # noqa: E402
 
 USER = "steady"
 CHEAP = ["global_status", "pfs_waits", "history_length", "innodb_metrics"]

@@ -33,7 +33,7 @@ from django.core.management import call_command  # noqa: E402
 
 from collectors.poll import poll_servers  # noqa: E402
 from monitor.models import Server  # noqa: E402
-from monitor.testing.mariadb import SandboxMariaDB  # noqa: E402
+from testing.mariadb import SandboxMariaDB  # noqa: E402
 
 
 def parse_args() -> argparse.Namespace:

@@ -41,7 +41,7 @@ from django.core.management import call_command  # noqa: E402
 from collectors.models import PollRecord, ServerHealth  # noqa: E402
 from collectors.tasks import dispatch_due_polls  # noqa: E402
 from monitor.models import Server  # noqa: E402
-from monitor.testing.mariadb import SandboxMariaDB  # noqa: E402
+from testing.mariadb import SandboxMariaDB  # noqa: E402
 
 
 def parse_args() -> argparse.Namespace:

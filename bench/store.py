@@ -48,7 +48,7 @@ class Fleet:
         self.wait_latency = rng.uniform(1e5, 1e8, 80)
 
     def samples(self, server_id: int, i: int):
-        from monitor.store.sample import Sample
+        from store.sample import Sample
 
         rng, ts = self.rng, T0 + timedelta(seconds=STEP * i)
         deltas = rng.poisson(self.lam).tolist()
@@ -98,7 +98,7 @@ def table_bytes(tables: list[str]) -> int:
 
 def write_polls(server_ids: list[int], first: int, count: int, batch: int = 50) -> tuple[int, float]:
     """Write count polls of each server; return (samples, seconds spent in write_samples)."""
-    from monitor.store.ingest import write_samples
+    from store.ingest import write_samples
 
     fleets = {sid: Fleet(sid) for sid in server_ids}
     n, spent, pending = 0, 0.0, []
@@ -144,7 +144,7 @@ def bench_week(server_id: int, days: int) -> int:
 
 
 def bench_compaction(total: int, bench_servers: int) -> None:
-    from monitor.store import compaction, rollup_days
+    from store import compaction, rollup_days
 
     hot = table_bytes(["store_raw"])
     t = time.perf_counter()
@@ -164,7 +164,7 @@ def bench_compaction(total: int, bench_servers: int) -> None:
 
 
 def bench_queries(server_id: int, days: int) -> None:
-    from monitor.store import query
+    from store import query
 
     end = T0 + timedelta(days=days)
     names = query.metric_names(server_id, "Status_counter_*")

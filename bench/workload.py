@@ -35,9 +35,9 @@ django.setup()
 from collectors.poll import poll_target  # noqa: E402
 from collectors.pool import POOL  # noqa: E402
 from collectors.pool import Target as PollTarget  # noqa: E402
-from monitor.sandbox import SandboxMariaDB  # noqa: E402
-from monitor.workload.driver import StressDriver, StressOptions  # noqa: E402
-from monitor.workload.target import Target  # noqa: E402
+from monitor.runtime.sandbox import SandboxMariaDB  # noqa: E402
+from workload.driver import StressDriver, StressOptions  # noqa: E402
+from workload.target import Target  # noqa: E402
 
 CHEAP = ["global_status", "pfs_waits", "history_length", "innodb_metrics"]
 # SHOW STATUS history length: the undo purge still has to remove.

@@ -15,7 +15,7 @@ from collectors import delta, registry, snapshots, state
 from collectors.connection import ConnectError, ServerInfo
 from collectors.pool import POOL, Pooled, Target, is_connection_error
 from collectors.source import Source, SourceUnavailable
-from monitor.store.sample import Sample
+from store.sample import Sample
 
 log = logging.getLogger(__name__)
 

@@ -28,7 +28,7 @@ def write_samples(samples: list) -> str:
     """Hand the samples to the store; an error here is reported on every poll of the batch."""
     if not samples:
         return ""
-    from monitor.store.ingest import write_samples as store_write
+    from store.ingest import write_samples as store_write
 
     try:
         store_write(samples)

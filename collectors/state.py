@@ -4,7 +4,7 @@ import secrets
 
 import redis
 
-from monitor import redis_client
+from store import redis_client
 
 LOCK_KEY = "collectors:lock:{}"
 # Deletes the lock only if it is still ours (it may have expired and been taken since).

@@ -12,7 +12,7 @@ from fnmatch import fnmatchcase
 
 from dashboards.export_params import ExportError, SeriesExport
 from dashboards.export_units import column_name
-from monitor.store import query
+from store import query
 
 CHUNK_POINTS = 2000  # rows per series per store query, at most
 CHUNK_VALUES = 20_000  # values per store query: fewer rows a chunk when there are many columns

@@ -23,7 +23,7 @@ def marks_for(server_ids: Iterable[int], start: datetime, end: datetime) -> list
 
 def gap_marks(server_id: int, start: datetime, end: datetime) -> list[Mark]:
     """Holes the store recorded (e.g. its buffer overflowed while Postgres was down), shaded grey."""
-    from monitor.store import query
+    from store import query
 
     return [Mark(f"no data: {reason}", max(g0, start), min(g1, end), GAP_FILL)
             for g0, g1, reason in query.gaps(server_id, start, end)]

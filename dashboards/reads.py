@@ -1,4 +1,4 @@
-"""What the pages read from the store (monitor.store.query), sized to the chart."""
+"""What the pages read from the store (store.query), sized to the chart."""
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -25,7 +25,7 @@ PURGE_COUNTERS = [
 
 def store():
     # Imported on use: the store app is built in parallel and must not break importing the views.
-    from monitor.store import query
+    from store import query
 
     return query
 

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from monitor.models import Run
-from monitor.store import query
+from store import query
 
 VAR_PREFIX = "var:"
 # Variables are stored on change only. From the hour before a run to its end

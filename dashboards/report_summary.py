@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 
 from dashboards.stability_stats import Summary, summarize
 from monitor.models import Run
-from monitor.store import query
+from store import query
 
 MAX_POINTS = 50_000  # a run of up to ~5 days at 10 s is summarized from every sample
 

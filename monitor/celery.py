@@ -8,4 +8,4 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "monitor.settings")
 
 app = Celery("monitor")
 app.config_from_object("django.conf:settings", namespace="CELERY")
-app.autodiscover_tasks(["collectors", "monitor.store", "monitor.alerts", "dashboards"])
+app.autodiscover_tasks()

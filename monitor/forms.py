@@ -2,7 +2,7 @@
 
 from django import forms
 
-from monitor.checks import CheckResult, check_connection
+from monitor.connection_probe import CheckResult, check_connection
 from monitor.models import Server
 
 

@@ -28,10 +28,11 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.postgres",
     "monitor",
-    "monitor.store",
-    "monitor.alerts",
+    "store",
+    "alerts",
     "collectors",
     "dashboards",
+    "workload",
 ]
 
 MIDDLEWARE = [
@@ -139,17 +140,17 @@ CELERY_BEAT_SCHEDULE = {
         "options": {"expires": 5},
     },
     "store-maintenance": {
-        "task": "monitor.store.tasks.maintain",
+        "task": "store.tasks.maintain",
         "schedule": 60.0,
         "options": {"expires": 55},
     },
     "evaluate-alerts": {
-        "task": "monitor.alerts.tasks.evaluate_rules",
+        "task": "alerts.tasks.evaluate_rules",
         "schedule": 15.0,
         "options": {"expires": 14},
     },
     "prune-alerts": {
-        "task": "monitor.alerts.tasks.prune_history",
+        "task": "alerts.tasks.prune_history",
         "schedule": 3600.0,
         "options": {"expires": 3000},
     },

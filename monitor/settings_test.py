@@ -9,7 +9,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from monitor import embedded
+from monitor.runtime import embedded
 
 _var = Path(tempfile.mkdtemp(prefix="steadystate-test-"))
 os.chmod(_var, 0o755)  # pgserver runs postgres as its own user when root

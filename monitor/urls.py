@@ -7,7 +7,7 @@ urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("servers/", include("monitor.server_urls")),
-    path("alerts/", include("monitor.alerts.urls")),
+    path("alerts/", include("alerts.urls")),
     path("", include("dashboards.export_urls")),
     path("", include("dashboards.urls")),
 ]

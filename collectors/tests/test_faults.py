@@ -11,7 +11,7 @@ from collectors.models import ServerHealth
 from collectors.poll import lock_ttl, poll_server
 from collectors.tasks import dispatch_due_polls
 from monitor.celery import app as celery_app
-from monitor.testing.mariadb import free_port, running_sandbox
+from testing.mariadb import free_port, running_sandbox
 
 
 @pytest.fixture(scope="module")

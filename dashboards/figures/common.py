@@ -17,7 +17,7 @@ LABEL_SHIFT, LABEL_STEP = 18, 13  # pixels above the plot area for annotation la
 
 
 class Points(Protocol):
-    """A series as the store returns it (monitor.store.query.Series has these)."""
+    """A series as the store returns it (store.query.Series has these)."""
 
     ts: Sequence[datetime]
     values: Sequence[float | None]

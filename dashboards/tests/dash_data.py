@@ -5,9 +5,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from monitor.models import Server
-from monitor.store.ingest import write_samples
-from monitor.store.sample import Sample
-from monitor.store.testing import reset_caches
+from store.ingest import write_samples
+from store.sample import Sample
+from store.testing import reset_caches
 
 TRX_SYS = "wait/synch/mutex/innodb/trx_sys_mutex"
 LOG_SYS = "wait/synch/rwlock/innodb/log_sys_lock"

@@ -3,8 +3,8 @@
 from datetime import UTC, datetime, timedelta
 
 from monitor.models import Server
-from monitor.store.ingest import write_samples
-from monitor.store.sample import Sample
+from store.ingest import write_samples
+from store.sample import Sample
 
 # Two days ago on the hour: inside the store's retention, so it reads full
 # resolution and 1-minute rollups as it would for a recent run.

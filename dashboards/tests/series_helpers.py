@@ -1,4 +1,4 @@
-"""Tiny series for the pure-function tests (shaped like monitor.store.query.Series)."""
+"""Tiny series for the pure-function tests (shaped like store.query.Series)."""
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta

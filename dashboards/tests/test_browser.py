@@ -10,7 +10,7 @@ from django.utils import timezone
 from dashboards.models import ApiToken
 from dashboards.tests.dash_data import EVIL, fresh_store, make_server, write_polls  # noqa: F401
 from monitor.models import Annotation, Run, Server
-from monitor.testing.browser import screenshot
+from testing.browser import screenshot
 
 pytestmark = pytest.mark.browser
 

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from dashboards.csv_safe import iso_utc
 from monitor.models import Server
-from monitor.store import query
+from store import query
 
 pytestmark = pytest.mark.django_db
 

@@ -8,9 +8,9 @@ import pytest
 from dashboards.csv_safe import iso_utc
 from dashboards.export_params import parse_time
 from dashboards.tests import export_samples as data
-from monitor.store import query
-from monitor.store.ingest import write_samples
-from monitor.store.sample import Sample
+from store import query
+from store.ingest import write_samples
+from store.sample import Sample
 
 pytestmark = pytest.mark.django_db
 DAYS = 1

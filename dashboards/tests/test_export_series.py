@@ -11,8 +11,8 @@ from dashboards import export_series
 from dashboards.csv_safe import iso_utc
 from dashboards.models import ApiToken
 from dashboards.tests import export_samples as data
-from monitor.store import query
-from monitor.store.ingest import write_samples
+from store import query
+from store.ingest import write_samples
 
 pytestmark = pytest.mark.django_db
 POLLS = 121  # 20 minutes at 10 s

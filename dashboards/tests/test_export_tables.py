@@ -9,7 +9,7 @@ import pytest
 from dashboards.csv_safe import iso_utc
 from dashboards.tests import export_samples as data
 from monitor.models import Annotation, Run
-from monitor.store import query
+from store import query
 
 pytestmark = pytest.mark.django_db
 POLLS = 121

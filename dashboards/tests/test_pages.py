@@ -212,7 +212,7 @@ def test_an_unreadable_range_falls_back_to_the_default(client):
 
 
 def test_recorded_gaps_are_shaded(client):
-    from monitor.store.models import Gap  # the store records these itself; a test has to plant one
+    from store.models import Gap  # the store records these itself; a test has to plant one
 
     server = make_server()
     start = write_polls(server, 60)
@@ -223,7 +223,7 @@ def test_recorded_gaps_are_shaded(client):
 
 
 def test_the_fleet_lists_firing_alerts(client):
-    from monitor.alerts.models import Event, Rule
+    from alerts.models import Event, Rule
 
     server = make_server()
     rule = Rule.objects.create(name="history length above 1M", kind=Rule.THRESHOLD, metric="history_list_length",

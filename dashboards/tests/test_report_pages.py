@@ -7,8 +7,8 @@ import pytest
 from dashboards.csv_safe import iso_utc
 from dashboards.tests import export_samples as data
 from monitor.models import Run
-from monitor.store.ingest import write_samples
-from monitor.testing.browser import screenshot
+from store.ingest import write_samples
+from testing.browser import screenshot
 
 POLLS = 121  # 20 minutes at 10 s
 FIRST, SECOND = data.T0, data.T0 + timedelta(hours=1)

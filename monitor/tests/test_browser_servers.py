@@ -3,7 +3,7 @@
 import pytest
 
 from monitor.models import Server
-from monitor.testing.browser import screenshot
+from testing.browser import screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -5,7 +5,7 @@ from django.db import connection
 
 from monitor.forms import ServerForm
 from monitor.models import Server
-from monitor.testing.mariadb import free_port
+from testing.mariadb import free_port
 
 pytestmark = pytest.mark.django_db
 

@@ -17,8 +17,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from monitor.supervisor import Child, Group
-from monitor.testing.mariadb import free_port
+from monitor.runtime.supervisor import Child, Group
+from testing.mariadb import free_port
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 

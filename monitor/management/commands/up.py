@@ -3,7 +3,7 @@
 Starts (or reuses) the embedded PostgreSQL and Redis under var/ when no
 DATABASE_URL / REDIS_URL is set, migrates, collects static files, creates the
 admin user on first start, then runs web (gunicorn + whitenoise), a Celery
-worker and Celery beat as one supervised group (monitor/supervisor.py). Ctrl-C
+worker and Celery beat as one supervised group (monitor/runtime/supervisor.py). Ctrl-C
 or SIGTERM stops the group and the embedded servers; if a child dies, the
 group stops and `up` exits 1.
 """
@@ -25,15 +25,15 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import OperationalError
 
-from monitor import embedded
-from monitor.supervisor import Child, Group
+from monitor.runtime import embedded
+from monitor.runtime.supervisor import Child, Group
 
 # Other features add children to `up` here, as "module:function" strings, e.g.
 # the sandbox-MariaDB demo. The function is called as function(options, env)
 # with the parsed options and the children's environment, and returns a list
-# of monitor.supervisor.Child (or [] when its option is off). Its module may
+# of monitor.runtime.supervisor.Child (or [] when its option is off). Its module may
 # define add_up_arguments(parser) to add options to `up`.
-EXTENSIONS: list[str] = ["monitor.demo:up_children"]  # the sandbox MariaDB demo, server 'local'
+EXTENSIONS: list[str] = ["monitor.runtime.demo:up_children"]  # the sandbox MariaDB demo, server 'local'
 
 READY_TIMEOUT = 90  # seconds for gunicorn to answer the login page
 

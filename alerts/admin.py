@@ -1,0 +1,21 @@
+from django.contrib import admin
+
+from alerts.models import Event, Notification, Rule
+
+
+@admin.register(Rule)
+class RuleAdmin(admin.ModelAdmin):
+    list_display = ["name", "kind", "metric", "threshold", "window_minutes", "server", "tag", "enabled", "builtin"]
+    list_filter = ["kind", "enabled"]
+
+
+@admin.register(Event)
+class EventAdmin(admin.ModelAdmin):
+    list_display = ["rule", "server", "key", "since", "opened_at", "resolved_at", "value", "peak"]
+    list_filter = ["rule"]
+
+
+@admin.register(Notification)
+class NotificationAdmin(admin.ModelAdmin):
+    list_display = ["id", "kind", "event", "created_at", "sent_at", "failed_at", "attempts", "last_error"]
+    list_filter = ["kind"]

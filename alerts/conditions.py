@@ -1,0 +1,194 @@
+"""Whether a rule's condition holds on each server, read from the store and ServerHealth.
+
+A verdict per server and key (the key names a part of the server, e.g. a source).
+A server missing from the answer is *unknown* (stale data, mid-way failures): its
+events keep their state rather than flap.
+"""
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from alerts.models import Rule
+from alerts.numbers import fmt, fmt_growth, fmt_minutes
+from monitor.models import Server
+
+DEFAULT_LOOKBACK = timedelta(minutes=10)  # growth shown beside a threshold's value
+MAX_POINTS = 5000  # enough to see every poll of a 1 h window at 1 s
+
+
+@dataclass(frozen=True)
+class Verdict:
+    firing: bool
+    key: str = ""
+    value: float | None = None
+    growth: float | None = None
+    since: datetime | None = None
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Points:
+    kind: str  # "counter" or "gauge"
+    ts: list[datetime]
+    values: list[float]
+
+
+def verdicts(rule: Rule, servers: list[Server], now: datetime) -> dict[int, list[Verdict]]:
+    if not servers:
+        return {}
+    if rule.kind == Rule.UNREACHABLE:
+        return unreachable_verdicts(rule, servers)
+    if rule.kind == Rule.SOURCE_FAILING:
+        return source_verdicts(rule, servers)
+    return metric_verdicts(rule, servers, now)
+
+
+def window(rule: Rule) -> timedelta:
+    return timedelta(minutes=rule.window_minutes) if rule.window_minutes else DEFAULT_LOOKBACK
+
+
+def stale_after(server: Server) -> timedelta:
+    # Three missed polls (at least a minute) and the latest value no longer speaks for now.
+    return timedelta(seconds=max(3 * server.poll_interval, 60))
+
+
+def metric_verdicts(rule: Rule, servers: list[Server], now: datetime) -> dict[int, list[Verdict]]:
+    from store import query
+
+    slack = max(stale_after(s) for s in servers)
+    start, span = now - window(rule) - slack, window(rule)
+    found = query.series([s.id for s in servers], [rule.metric], start, now, max_points=MAX_POINTS)
+    points = {s.server_id: clean(s) for s in found if s.metric == rule.metric}
+    answer = {}
+    for server in servers:
+        p = points.get(server.id)
+        if p is None or not p.ts or p.ts[-1] < now - stale_after(server):
+            continue  # no recent data: unknown
+        verdict = judge(rule, server, p, now, span)
+        if verdict is not None:
+            answer[server.id] = [verdict]
+    return answer
+
+
+def clean(series) -> Points:
+    pairs = [(t, float(v)) for t, v in zip(series.ts, series.values, strict=True) if v is not None]
+    return Points(series.kind, [t for t, _ in pairs], [v for _, v in pairs])
+
+
+def anchor_index(p: Points, at: datetime) -> int | None:
+    """The last point at or before `at`: where growth over a window is measured from."""
+    found = None
+    for i, t in enumerate(p.ts):
+        if t > at:
+            break
+        found = i
+    return found
+
+
+def growth_over(rule: Rule, server: Server, p: Points, now: datetime, span: timedelta) -> tuple[float, datetime]:
+    start = anchor_index(p, now - span)
+    start = 0 if start is None else start
+    if p.kind == "counter":
+        from store import query
+
+        # Deltas after the anchor reading: its own delta covers time before the window.
+        after = p.ts[start] + timedelta(microseconds=1)
+        total = query.totals(server.id, [rule.metric], after, now).get(rule.metric, 0)
+        return float(total), p.ts[start]
+    return p.values[-1] - p.values[start], p.ts[start]
+
+
+def judge(rule: Rule, server: Server, p: Points, now: datetime, span: timedelta) -> Verdict | None:
+    value = p.values[-1]
+    growth, grown_from = growth_over(rule, server, p, now, span)
+    where = f"{rule.metric} on {server.name}"
+    if rule.kind == Rule.THRESHOLD:
+        firing = value > rule.threshold
+        since = run_start(p, lambda v: v > rule.threshold) if firing else None
+        detail = (f"{where} = {fmt(value)} ({'above' if firing else 'not above'} {fmt(rule.threshold)}); "
+                  f"{fmt_growth(growth)} in the last {fmt_minutes(span.total_seconds() / 60)}")
+        return Verdict(firing, value=value, growth=growth, since=since, detail=detail)
+    if rule.kind == Rule.GROWTH:
+        firing = growth > rule.threshold
+        detail = (f"{where} changed by {fmt_growth(growth)} in {fmt_minutes(span.total_seconds() / 60)} "
+                  f"(limit {fmt(rule.threshold)}); now {fmt(value)}")
+        return Verdict(firing, value=value, growth=growth, since=grown_from if firing else None, detail=detail)
+    return judge_sustained(rule, p, now, span, where)
+
+
+def judge_sustained(rule: Rule, p: Points, now: datetime, span: timedelta, where: str) -> Verdict | None:
+    start = anchor_index(p, now - span)
+    if start is None:
+        return None  # less history than the window: cannot tell yet
+    values = p.values[start:]
+    rising = all(a <= b for a, b in zip(values, values[1:], strict=False)) and values[-1] - values[0] > rule.threshold
+    growth = values[-1] - values[0]
+    since = run_start_rising(p) if rising else None
+    detail = (f"{where} {'rising' if rising else 'not rising'} over the last "
+              f"{fmt_minutes(span.total_seconds() / 60)}: {fmt_growth(growth)}; now {fmt(values[-1])}")
+    return Verdict(rising, value=values[-1], growth=growth, since=since, detail=detail)
+
+
+def run_start(p: Points, holds) -> datetime:
+    """When the trailing run of points for which holds(value) began."""
+    i = len(p.values) - 1
+    while i > 0 and holds(p.values[i - 1]):
+        i -= 1
+    return p.ts[i]
+
+
+def run_start_rising(p: Points) -> datetime:
+    i = len(p.values) - 1
+    while i > 0 and p.values[i - 1] <= p.values[i]:
+        i -= 1
+    return p.ts[i]
+
+
+def health_rows(servers: list[Server]) -> dict:
+    from collectors.models import ServerHealth
+
+    return {h.server_id: h for h in ServerHealth.objects.filter(server_id__in=[s.id for s in servers])}
+
+
+def unreachable_verdicts(rule: Rule, servers: list[Server]) -> dict[int, list[Verdict]]:
+    answer, health = {}, health_rows(servers)
+    for server in servers:
+        h = health.get(server.id)
+        if h is None or 0 < h.consecutive_failures < rule.threshold:
+            continue  # never polled, or failing but not for long enough to fire nor recovered
+        failures = h.consecutive_failures
+        detail = (f"{server.name} ({server.address}): {failures} polls in a row failed; "
+                  f"last error: {h.last_error or 'none'}" if failures else f"{server.name} answers again")
+        answer[server.id] = [Verdict(failures > 0, value=failures, since=h.last_success_at or h.last_poll_at,
+                                     detail=detail)]
+    return answer
+
+
+def source_verdicts(rule: Rule, servers: list[Server]) -> dict[int, list[Verdict]]:
+    answer, health = {}, health_rows(servers)
+    for server in servers:
+        h = health.get(server.id)
+        if h is None or h.consecutive_failures:
+            continue  # unreachable: the unreachable rule speaks, sources are unknown
+        answer[server.id] = [source_verdict(server, name, state, h.last_poll_at)
+                             for name, state in sorted((h.sources or {}).items())
+                             if not rule.source or name == rule.source]
+    return answer
+
+
+def source_failing(state: dict) -> bool:
+    """ok false, except where the collectors say the source did not run for reasons that are no fault of it:
+    a lost connection (the unreachable rule's business) or a server version it does not support."""
+    if state.get("ok"):
+        return False
+    error = state.get("error") or ""
+    if "not polled" in error:
+        return False
+    return not (state.get("unavailable") and ("not available on" in error or " or later (server is" in error))
+
+
+def source_verdict(server: Server, name: str, state: dict, polled_at) -> Verdict:
+    ok = not source_failing(state)
+    detail = (f"{server.name}: source {name} ok" if ok
+              else f"{server.name}: source {name} failing: {state.get('error') or 'no error text'}")
+    return Verdict(not ok, key=name, since=None if ok else polled_at, detail=detail)

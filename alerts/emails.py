@@ -1,0 +1,79 @@
+"""The e-mails: one function per kind, bodies rendered from templates/emails/."""
+
+from datetime import UTC, datetime, timedelta
+
+from django.conf import settings
+from django.core.mail import EmailMultiAlternatives
+from django.template.loader import render_to_string
+
+from alerts.models import Notification
+from alerts.numbers import fmt, fmt_growth
+
+PURGE_BEFORE = timedelta(minutes=30)  # context before the condition started
+PURGE_AFTER = timedelta(minutes=5)
+
+
+def utc(ts: datetime) -> str:
+    return ts.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def purge_path(server_id: int, start: datetime, end: datetime) -> str:
+    """The dashboards' purge-lag view of one server over [start, end]."""
+    return f"/servers/{server_id}/purge/?from={utc(start)}&to={utc(end)}"
+
+
+def purge_url(server_id: int, start: datetime, end: datetime) -> str:
+    return settings.SITE_URL + purge_path(server_id, start, end)
+
+
+def message(name: str, recipients: list[str], context: dict) -> EmailMultiAlternatives:
+    subject = " ".join(render_to_string(f"emails/{name}-subject.html", context).split())
+    text = render_to_string(f"emails/{name}-body-text.html", context)
+    html = render_to_string(f"emails/{name}-body-html.html", context)
+    mail = EmailMultiAlternatives(subject, text, to=recipients)
+    mail.attach_alternative(html, "text/html")
+    return mail
+
+
+def alert_context(n: Notification) -> dict:
+    event, snap = n.event, n.context
+    at = datetime.fromisoformat(snap["at"])
+    end = event.resolved_at if n.kind == Notification.RESOLVED and event.resolved_at else at
+    return {
+        "n": n, "event": event, "rule": event.rule, "server": event.server,
+        "condition": event.rule.condition_text, "detail": snap.get("detail", ""),
+        "value": fmt(snap.get("value")), "peak": fmt(snap.get("peak")), "growth": fmt_growth(snap.get("growth")),
+        "since": utc(event.since), "at": utc(at), "duration": str(at - event.since).split(".")[0],
+        "purge_url": purge_url(event.server_id, event.since - PURGE_BEFORE, end + PURGE_AFTER),
+        "event_url": f"{settings.SITE_URL}/alerts/events/{event.id}/",
+        "has_metric": bool(event.rule.metric),
+    }
+
+
+def firing_message(n: Notification) -> EmailMultiAlternatives:
+    return message("alert-firing", n.recipients, alert_context(n))
+
+
+def reminder_message(n: Notification) -> EmailMultiAlternatives:
+    return message("alert-reminder", n.recipients, alert_context(n))
+
+
+def resolved_message(n: Notification) -> EmailMultiAlternatives:
+    return message("alert-resolved", n.recipients, alert_context(n))
+
+
+def test_message(n: Notification) -> EmailMultiAlternatives:
+    context = {"site_url": settings.SITE_URL, "at": n.context.get("at", ""), "host": settings.EMAIL_HOST}
+    return message("alert-test", n.recipients, context)
+
+
+BUILDERS = {
+    Notification.FIRING: firing_message,
+    Notification.REMINDER: reminder_message,
+    Notification.RESOLVED: resolved_message,
+    Notification.TEST: test_message,
+}
+
+
+def build(n: Notification) -> EmailMultiAlternatives:
+    return BUILDERS[n.kind](n)

@@ -1,0 +1,108 @@
+"""Rule input, refused with a message that says what to change."""
+
+import re
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
+
+from alerts import catalog
+from alerts.models import Rule
+
+
+class RecipientsField(forms.CharField):
+    """E-mail addresses separated by commas, spaces or new lines."""
+
+    widget = forms.Textarea(attrs={"rows": 2, "placeholder": "dba@example.com, oncall@example.com"})
+
+    def prepare_value(self, value):
+        return ", ".join(value) if isinstance(value, list) else value
+
+    def to_python(self, value) -> list[str]:
+        return [a for a in re.split(r"[\s,;]+", super().to_python(value) or "") if a]
+
+    def validate(self, value: list[str]) -> None:
+        super().validate(value)
+        bad = [a for a in value if not valid_email(a)]
+        if bad:
+            raise ValidationError(
+                f"Not a valid e-mail address: {', '.join(bad)}. Write addresses like dba@example.com, "
+                "separated by commas."
+            )
+
+
+def valid_email(address: str) -> bool:
+    try:
+        validate_email(address)
+    except ValidationError:
+        return False
+    return True
+
+
+class TestEmailForm(forms.Form):
+    address = forms.EmailField(error_messages={"invalid": "Not a valid e-mail address: write it like dba@example.com."})
+
+
+class RuleForm(forms.ModelForm):
+    recipients = RecipientsField(required=False, help_text="empty: the ALERT_RECIPIENTS setting")
+
+    class Meta:
+        model = Rule
+        fields = ["name", "kind", "metric", "threshold", "window_minutes", "source", "server", "tag",
+                  "recipients", "cooldown_minutes", "renotify_minutes", "enabled"]
+        labels = {"threshold": "X", "window_minutes": "W (minutes)", "source": "Source (source rules)",
+                  "cooldown_minutes": "Cooldown (minutes)", "renotify_minutes": "Re-notify every (minutes)"}
+        widgets = {"metric": forms.TextInput(attrs={"list": "metric-names", "size": 40})}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["server"].empty_label = "all servers (or the tag)"
+        if self.instance.builtin:
+            self.fields["kind"].disabled = True  # built-ins keep their kind; disable instead of repurposing
+
+    def clean_window_minutes(self):
+        window = self.cleaned_data.get("window_minutes")
+        if window is not None and window <= 0:
+            raise ValidationError(f"The window must be a positive number of minutes, not {window:g}.")
+        return window
+
+    def clean_cooldown_minutes(self):
+        return non_negative(self.cleaned_data.get("cooldown_minutes"), "The cooldown")
+
+    def clean_renotify_minutes(self):
+        return non_negative(self.cleaned_data.get("renotify_minutes"), "The re-notify interval")
+
+    def clean(self):
+        data = super().clean()
+        kind = data.get("kind")
+        if data.get("server") and data.get("tag"):
+            self.add_error("tag", "Choose one server or one tag, not both.")
+        if kind in Rule.METRIC_KINDS:
+            self.check_metric(data)
+        else:
+            data["metric"] = ""
+        if kind in (Rule.GROWTH, Rule.SUSTAINED) and not data.get("window_minutes") and "window_minutes" in data:
+            self.add_error("window_minutes", "Growth rules need a window W in minutes (e.g. 10).")
+        if kind == Rule.UNREACHABLE:
+            polls = data.get("threshold")
+            if polls is None or polls < 1 or not float(polls).is_integer():
+                self.add_error("threshold", "For an unreachable rule, X is a whole number of polls, 1 or more.")
+        return data
+
+    def check_metric(self, data: dict) -> None:
+        metric = (data.get("metric") or "").strip()
+        data["metric"] = metric
+        if not metric:
+            self.add_error("metric", f"This kind of rule watches a metric: name one, e.g. {catalog.EXAMPLES}.")
+        elif "*" in metric:
+            self.add_error("metric", f"A rule watches one metric, not a pattern: replace '*' in '{metric}' "
+                                     "with the full name (see the Explorer for the names a server reports).")
+        elif not catalog.is_known(metric):
+            self.add_error("metric", f"Unknown metric '{metric}': use a name from docs/metrics.md "
+                                     f"(e.g. {catalog.EXAMPLES}) or one your servers already report.")
+
+
+def non_negative(value, label: str):
+    if value is not None and value < 0:
+        raise ValidationError(f"{label} cannot be negative ({value:g} minutes): use 0 or more.")
+    return value

@@ -1,0 +1,136 @@
+"""Alert rules, the events they open and close, and the outbox of e-mails."""
+
+from django.contrib.postgres.fields import ArrayField
+from django.db import models
+from django.db.models import Q
+
+from alerts.numbers import fmt, fmt_minutes
+from monitor.models import Server
+
+
+class Rule(models.Model):
+    THRESHOLD, GROWTH, SUSTAINED = "threshold", "growth", "sustained"
+    UNREACHABLE, SOURCE_FAILING = "unreachable", "source_failing"
+    KINDS = [
+        (THRESHOLD, "Value above X"),
+        (GROWTH, "Grows more than X within W minutes"),
+        (SUSTAINED, "Rising for W minutes in a row (by more than X)"),
+        (UNREACHABLE, "Server unreachable for X polls"),
+        (SOURCE_FAILING, "A collector source failing"),
+    ]
+    METRIC_KINDS = (THRESHOLD, GROWTH, SUSTAINED)
+
+    name = models.CharField(max_length=120)
+    kind = models.CharField(max_length=20, choices=KINDS)
+    metric = models.CharField(max_length=255, blank=True, help_text="a name from docs/metrics.md")
+    threshold = models.FloatField(default=0, help_text="X: the value, the growth, or the number of polls")
+    window_minutes = models.FloatField(null=True, blank=True, help_text="W, for growth and sustained growth")
+    source = models.CharField(max_length=60, blank=True, help_text="source name; empty means any source")
+    # Scope: one server, or every server carrying a tag, or (both empty) every server.
+    server = models.ForeignKey(Server, null=True, blank=True, on_delete=models.CASCADE, related_name="alert_rules")
+    tag = models.CharField(max_length=50, blank=True)
+    recipients = ArrayField(models.EmailField(), default=list, blank=True)
+    cooldown_minutes = models.FloatField(
+        default=30, help_text="at most one firing e-mail per server within this time"
+    )
+    renotify_minutes = models.FloatField(default=0, help_text="remind while still firing; 0 = never")
+    enabled = models.BooleanField(default=True)
+    builtin = models.CharField(max_length=40, blank=True, help_text="key of a built-in rule")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(fields=["builtin"], condition=~Q(builtin=""), name="alerts_rule_one_builtin")
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def scope_label(self) -> str:
+        if self.server_id:
+            return f"server {self.server.name}"
+        return f"servers tagged {self.tag}" if self.tag else "all servers"
+
+    @property
+    def condition_text(self) -> str:
+        x, w = fmt(self.threshold), fmt_minutes(self.window_minutes)
+        if self.kind == self.THRESHOLD:
+            return f"{self.metric} above {x}"
+        if self.kind == self.GROWTH:
+            return f"{self.metric} grows more than {x} within {w}"
+        if self.kind == self.SUSTAINED:
+            return f"{self.metric} rising for {w} in a row" + (f" by more than {x}" if self.threshold else "")
+        if self.kind == self.UNREACHABLE:
+            return f"server unreachable for {x} polls in a row"
+        return f"source {self.source} failing" if self.source else "any collector source failing"
+
+
+class Event(models.Model):
+    """One stretch of time during which a rule's condition held on one server."""
+
+    rule = models.ForeignKey(Rule, on_delete=models.CASCADE, related_name="events")
+    server = models.ForeignKey(Server, on_delete=models.CASCADE, related_name="alert_events")
+    key = models.CharField(max_length=100, blank=True, help_text="what inside the server, e.g. the source name")
+    since = models.DateTimeField(help_text="when the condition started to hold, as the data shows")
+    opened_at = models.DateTimeField()
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    value = models.FloatField(null=True, blank=True)
+    peak = models.FloatField(null=True, blank=True)
+    growth = models.FloatField(null=True, blank=True)
+    detail = models.TextField(blank=True)
+    notified_at = models.DateTimeField(null=True, blank=True, help_text="firing e-mail queued")
+    last_notified_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-opened_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["rule", "server", "key"], condition=Q(resolved_at=None), name="alerts_one_open_event"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.rule} on {self.server}"
+
+    @property
+    def firing(self) -> bool:
+        return self.resolved_at is None
+
+
+class Notification(models.Model):
+    """The outbox: one e-mail to send. Workers claim a row before mailing it."""
+
+    FIRING, REMINDER, RESOLVED, TEST = "firing", "reminder", "resolved", "test"
+    KINDS = [(FIRING, "firing"), (REMINDER, "reminder"), (RESOLVED, "resolved"), (TEST, "test")]
+
+    event = models.ForeignKey(Event, null=True, blank=True, on_delete=models.CASCADE, related_name="notifications")
+    kind = models.CharField(max_length=10, choices=KINDS)
+    recipients = ArrayField(models.EmailField(), default=list, blank=True)
+    context = models.JSONField(default=dict, blank=True, help_text="values as they were when queued")
+    created_at = models.DateTimeField()
+    next_attempt_at = models.DateTimeField()
+    claimed_until = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    failed_at = models.DateTimeField(null=True, blank=True, help_text="gave up")
+    last_error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        indexes = [
+            models.Index(fields=["next_attempt_at"], condition=Q(sent_at=None, failed_at=None),
+                         name="alerts_outbox_due")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} #{self.pk}"
+
+    @property
+    def status(self) -> str:
+        if self.sent_at:
+            return "sent"
+        if self.failed_at:
+            return "failed"
+        return "retrying" if self.attempts else "queued"

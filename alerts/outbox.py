@@ -1,0 +1,28 @@
+"""Queue e-mails as rows; the sender (sending.py) claims and mails them."""
+
+from datetime import datetime
+
+from django.conf import settings
+
+from alerts.models import Event, Notification, Rule
+
+
+def default_recipients() -> list[str]:
+    return list(getattr(settings, "ALERT_RECIPIENTS", []))
+
+
+def snapshot(event: Event, now: datetime) -> dict:
+    return {"value": event.value, "peak": event.peak, "growth": event.growth, "detail": event.detail,
+            "at": now.isoformat()}
+
+
+def enqueue(kind: str, event: Event, rule: Rule, now: datetime) -> Notification:
+    return Notification.objects.create(
+        event=event, kind=kind, recipients=rule.recipients or default_recipients(),
+        context=snapshot(event, now), created_at=now, next_attempt_at=now,
+    )
+
+
+def enqueue_test(address: str, now: datetime) -> Notification:
+    return Notification.objects.create(kind=Notification.TEST, recipients=[address], created_at=now,
+                                       next_attempt_at=now, context={"at": now.isoformat()})

@@ -1,0 +1,84 @@
+"""Mail the outbox: claim a row with an atomic update, send it, record the outcome.
+
+Any number of senders can run: a row is mailed only by the one whose claim
+updated it. A claim expires, so a sender that dies mid-way delays a mail but
+never loses it; an SMTP failure leaves the row to retry with backoff.
+"""
+
+import logging
+import smtplib
+from datetime import datetime, timedelta
+
+from django.db.models import F, Q
+from django.utils import timezone
+
+from alerts import emails
+from alerts.models import Notification
+
+log = logging.getLogger(__name__)
+
+CLAIM = timedelta(minutes=5)  # far longer than EMAIL_TIMEOUT times a few recipients
+BACKOFF = timedelta(seconds=30)  # doubled per failed attempt
+MAX_BACKOFF = timedelta(hours=1)
+MAX_ATTEMPTS = 12  # about six hours of retries
+
+
+def claimable(now: datetime):
+    return Notification.objects.filter(sent_at=None, failed_at=None, next_attempt_at__lte=now).filter(
+        Q(claimed_until=None) | Q(claimed_until__lt=now)
+    )
+
+
+def claim(notification_id: int, now: datetime) -> bool:
+    updated = claimable(now).filter(id=notification_id).update(
+        claimed_until=now + CLAIM, attempts=F("attempts") + 1
+    )
+    return updated == 1
+
+
+def send_due(now: datetime | None = None, limit: int = 100) -> int:
+    """Send what is due; return how many e-mails went out."""
+    now = now or timezone.now()
+    sent = 0
+    for notification_id in claimable(now).order_by("next_attempt_at", "id").values_list("id", flat=True)[:limit]:
+        if claim(notification_id, now):
+            sent += deliver(notification_id, now)
+    return sent
+
+
+def deliver(notification_id: int, now: datetime) -> int:
+    n = Notification.objects.select_related("event__rule", "event__server").get(id=notification_id)
+    mine = Notification.objects.filter(id=n.id)
+    if not n.recipients:
+        mine.update(failed_at=now, claimed_until=None,
+                    last_error="no recipients: add them to the rule, or set ALERT_RECIPIENTS")
+        return 0
+    try:
+        emails.build(n).send()
+    except (smtplib.SMTPException, OSError) as exc:
+        record_failure(n, exc, now)
+        return 0
+    mine.update(sent_at=timezone.now(), claimed_until=None, last_error="")
+    return 1
+
+
+def record_failure(n: Notification, exc: Exception, now: datetime) -> None:
+    error = f"SMTP {describe(exc)}"
+    permanent = getattr(exc, "smtp_code", 0) >= 500 or n.attempts >= MAX_ATTEMPTS
+    log.warning("alert e-mail %s to %s failed (attempt %s): %s", n.id, n.recipients, n.attempts, error)
+    mine = Notification.objects.filter(id=n.id)
+    if permanent:
+        mine.update(failed_at=now, claimed_until=None, last_error=error)
+    else:
+        mine.update(next_attempt_at=now + backoff(n.attempts), claimed_until=None, last_error=error)
+
+
+def backoff(attempts: int) -> timedelta:
+    return min(BACKOFF * 2 ** max(attempts - 1, 0), MAX_BACKOFF)
+
+
+def describe(exc: Exception) -> str:
+    if isinstance(exc, smtplib.SMTPResponseException):
+        message = exc.smtp_error.decode(errors="replace") if isinstance(exc.smtp_error, bytes) else exc.smtp_error
+        return f"{exc.smtp_code} {message}"
+    return f"{type(exc).__name__}: {exc}"

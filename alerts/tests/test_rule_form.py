@@ -1,0 +1,78 @@
+"""Bad rule input is refused with a message that says what to change."""
+
+import pytest
+
+from alerts.forms import RuleForm
+from alerts.models import Rule
+
+pytestmark = pytest.mark.django_db
+
+GOOD = {"name": "History grows", "kind": "growth", "metric": "history_list_length", "threshold": "5000",
+        "window_minutes": "10", "recipients": "dba@example.com, oncall@example.com",
+        "cooldown_minutes": "30", "renotify_minutes": "0", "enabled": "on"}
+
+
+def errors(**changes) -> dict:
+    form = RuleForm({**GOOD, **changes})
+    assert not form.is_valid()
+    return form.errors
+
+
+def test_it_accepts_a_good_rule():
+    form = RuleForm(GOOD)
+    assert form.is_valid(), form.errors
+    rule = form.save()
+    assert rule.recipients == ["dba@example.com", "oncall@example.com"]
+    assert rule.condition_text == "history_list_length grows more than 5,000 within 10 min"
+
+
+def test_it_refuses_a_negative_window():
+    assert errors(window_minutes="-5")["window_minutes"] == [
+        "The window must be a positive number of minutes, not -5."]
+
+
+def test_it_refuses_a_growth_rule_without_window():
+    assert "Growth rules need a window" in errors(window_minutes="")["window_minutes"][0]
+
+
+def test_it_refuses_an_unknown_metric():
+    message = errors(metric="history_lenght")["metric"][0]
+    assert message.startswith("Unknown metric 'history_lenght': use a name from docs/metrics.md")
+
+
+def test_it_refuses_a_pattern():
+    assert "not a pattern" in errors(metric="wait.time_ps:*")["metric"][0]
+
+
+def test_it_accepts_documented_metric_families():
+    for metric in ("wait.time_ps:wait/synch/mutex/innodb/trx_sys_mutex", "innodb_metrics:purge_del_mark_records",
+                   "Threads_running"):
+        form = RuleForm({**GOOD, "metric": metric})
+        assert form.is_valid(), (metric, form.errors)
+
+
+def test_it_refuses_a_malformed_address():
+    message = errors(recipients="dba@example.com, not-an-address@")["recipients"][0]
+    assert message.startswith("Not a valid e-mail address: not-an-address@.")
+
+
+def test_it_refuses_a_negative_cooldown():
+    assert "cannot be negative" in errors(cooldown_minutes="-1")["cooldown_minutes"][0]
+
+
+def test_it_refuses_server_and_tag_together(server):
+    assert errors(server=str(server.id), tag="prod")["tag"] == ["Choose one server or one tag, not both."]
+
+
+def test_it_wants_whole_polls_for_unreachable():
+    assert "whole number of polls" in errors(kind="unreachable", threshold="1.5")["threshold"][0]
+    form = RuleForm({**GOOD, "kind": "unreachable", "threshold": "3", "metric": "whatever"})
+    assert form.is_valid(), form.errors
+    assert form.save().metric == ""  # a metric makes no sense for this kind
+
+
+def test_it_shows_the_message_on_the_page(admin_client):
+    response = admin_client.post("/alerts/rules/new/", {**GOOD, "window_minutes": "-2"})
+    assert response.status_code == 200
+    assert "The window must be a positive number of minutes, not -2." in response.content.decode()
+    assert not Rule.objects.filter(name="History grows").exists()

@@ -1,0 +1,140 @@
+"""The outbox against a real SMTP server: claims, retries, and several workers at once."""
+
+import threading
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from alerts import sending
+from alerts.evaluation import evaluate_all
+from alerts.models import Event, Notification
+from alerts.outbox import enqueue_test
+from alerts.tests.conftest import history, make_rule, make_server
+
+
+def in_threads(count: int, work) -> None:
+    """Run work() in `count` threads released at the same instant; each closes its DB connection."""
+    barrier, errors = threading.Barrier(count), []
+
+    def run():
+        try:
+            barrier.wait()
+            work()
+        except Exception as exc:  # surfaced below: a thread's exception would otherwise vanish
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run) for _ in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+
+
+@pytest.mark.django_db
+def test_it_mails_a_firing_alert_with_server_rule_value_and_link(inbox):
+    server, rule, now = make_server("db-purge"), make_rule(threshold=1000), timezone.now()
+    history(server, [900, 1500, 2345], now)
+    evaluate_all(now)
+    assert sending.send_due(now) == 1
+    assert inbox.subjects() == [f"[SteadyState] FIRING: {rule.name} on db-purge (2,345)"]
+    text, html = inbox.text(0), inbox.html(0)
+    assert "Value:     2,345 history_list_length" in text
+    assert "Growth:    +1,445 over the last 10 min" in text
+    since = (now - timedelta(seconds=10)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    assert f"Since:     {since}" in text
+    start = (now - timedelta(seconds=10, minutes=30)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    end = (now + timedelta(minutes=5)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    link = f"http://steady.example/servers/{server.id}/purge/?from={start}&to={end}"
+    assert link in text and link.replace("&", "&amp;") in html
+    assert inbox.messages[0]["To"] == "dba@example.com"
+
+
+@pytest.mark.django_db
+def test_it_retries_after_a_refusal(inbox):
+    inbox.refuse = 1
+    server, now = make_server(), timezone.now()
+    make_rule()
+    history(server, [500], now)
+    evaluate_all(now)
+    assert sending.send_due(now) == 0
+    n = Notification.objects.get()
+    assert (n.attempts, n.sent_at, n.status) == (1, None, "retrying")
+    assert n.last_error.startswith("SMTP 451 4.3.0 Mailbox busy")
+    assert n.next_attempt_at == now + sending.BACKOFF
+    assert sending.send_due(now + timedelta(seconds=5)) == 0  # backing off
+    assert sending.send_due(now + sending.BACKOFF) == 1
+    assert (inbox.refused, len(inbox.messages)) == (1, 1)
+    n.refresh_from_db()
+    assert (n.attempts, n.status, n.last_error) == (2, "sent", "")
+
+
+@pytest.mark.django_db
+def test_it_sends_a_mail_whose_sender_died_after_its_claim_expires(inbox):
+    now = timezone.now()
+    n = enqueue_test("dba@example.com", now)
+    assert sending.claim(n.id, now)  # a worker claims it and dies before mailing
+    assert sending.send_due(now + timedelta(minutes=1)) == 0
+    assert sending.send_due(now + sending.CLAIM + timedelta(seconds=1)) == 1
+    assert inbox.subjects() == ["[SteadyState] Test e-mail"]
+
+
+@pytest.mark.django_db
+def test_it_gives_up_on_no_recipients(inbox):
+    server, now = make_server(), timezone.now()
+    make_rule(recipients=[])
+    history(server, [500], now)
+    evaluate_all(now)
+    assert sending.send_due(now) == 0
+    assert Notification.objects.get().last_error.startswith("no recipients")
+    assert Notification.objects.get().status == "failed"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_sends_one_mail_per_event_with_two_evaluators_at_once(inbox):
+    now = timezone.now()
+    servers = [make_server(f"db{i}") for i in range(3)]
+    rules = [make_rule(name=f"above {x}", threshold=x) for x in (100, 200)]
+    for server in servers:
+        history(server, [500], now)
+
+    def evaluate_and_send():
+        evaluate_all(now)
+        sending.send_due(now)
+
+    in_threads(2, evaluate_and_send)
+    assert Event.objects.filter(rule__in=rules).count() == 6
+    assert len(inbox.messages) == 6 and len(set(inbox.subjects())) == 6
+
+    later = now + timedelta(seconds=10)
+    for server in servers:
+        history(server, [50], later)
+    in_threads(2, lambda: (evaluate_all(later), sending.send_due(later)))
+    assert sorted(s.split(":")[0] for s in inbox.subjects()) == ["[SteadyState] FIRING"] * 6 + [
+        "[SteadyState] RESOLVED"] * 6
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_mails_each_row_once_with_many_senders(inbox):
+    now = timezone.now()
+    for i in range(20):
+        enqueue_test(f"user{i}@example.com", now)
+    in_threads(4, lambda: sending.send_due(now))
+    assert sorted(m["To"] for m in inbox.messages) == sorted(f"user{i}@example.com" for i in range(20))
+    assert Notification.objects.filter(sent_at=None).count() == 0
+
+
+@pytest.mark.django_db
+def test_it_evaluates_and_mails_from_the_beat_task(inbox):
+    from alerts.tasks import evaluate_rules
+
+    server = make_server()
+    make_rule()
+    history(server, [500], timezone.now())
+    evaluate_rules()
+    evaluate_rules()
+    assert len(inbox.messages) == 1 and inbox.subjects()[0].startswith("[SteadyState] FIRING")

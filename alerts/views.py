@@ -1,0 +1,113 @@
+"""The alerts page: rules, firing and past events, a test e-mail."""
+
+import logging
+from datetime import timedelta
+
+from django.contrib import messages
+from django.db import transaction
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+
+from alerts import catalog, emails, outbox, sparkline
+from alerts.builtin import ensure_builtin_rules
+from alerts.forms import RuleForm, TestEmailForm
+from alerts.models import Event, Notification, Rule
+
+log = logging.getLogger(__name__)
+PAST_EVENTS = 50
+
+
+def index(request):
+    ensure_builtin_rules()
+    events = Event.objects.select_related("rule", "server")
+    return render(request, "alerts/index.html", {
+        "rules": Rule.objects.select_related("server"),
+        "firing": events.filter(resolved_at=None).order_by("-opened_at"),
+        "past": events.exclude(resolved_at=None).order_by("-resolved_at")[:PAST_EVENTS],
+        "test_form": TestEmailForm(initial={"address": request.user.email}),
+        "test_mails": Notification.objects.filter(kind=Notification.TEST).order_by("-created_at")[:5],
+        "default_recipients": outbox.default_recipients(),
+    })
+
+
+def rule_form(request, rule_id: int | None = None):
+    rule = get_object_or_404(Rule, id=rule_id) if rule_id else None
+    form = RuleForm(request.POST or None, instance=rule)
+    if request.method == "POST" and form.is_valid():
+        saved = form.save()
+        messages.success(request, f"Rule '{saved.name}' saved.")
+        return redirect("alerts:index")
+    return render(request, "alerts/rule_form.html", {"form": form, "rule": rule,
+                                                     "metric_names": sorted(catalog.NAMES)})
+
+
+@require_POST
+def rule_toggle(request, rule_id: int):
+    rule = get_object_or_404(Rule, id=rule_id)
+    rule.enabled = not rule.enabled
+    rule.save(update_fields=["enabled"])
+    messages.success(request, f"Rule '{rule.name}' {'enabled' if rule.enabled else 'disabled'}.")
+    return redirect("alerts:index")
+
+
+@require_POST
+def rule_delete(request, rule_id: int):
+    rule = get_object_or_404(Rule, id=rule_id)
+    if rule.builtin:
+        messages.error(request, f"'{rule.name}' is built in: disable it instead of deleting it.")
+    else:
+        rule.delete()
+        messages.success(request, f"Rule '{rule.name}' deleted, with its events.")
+    return redirect("alerts:index")
+
+
+def event_detail(request, event_id: int):
+    event = get_object_or_404(Event.objects.select_related("rule", "server"), id=event_id)
+    return render(request, "alerts/event.html", {
+        "event": event, "notifications": event.notifications.order_by("created_at", "id"),
+        **metric_line(event), "width": sparkline.WIDTH, "height": sparkline.HEIGHT,
+        "purge_path": emails.purge_path(event.server_id, event.since - emails.PURGE_BEFORE,
+                                        (event.resolved_at or timezone.now()) + emails.PURGE_AFTER),
+    })
+
+
+def metric_line(event: Event) -> dict:
+    """The metric around the event as an SVG line, with its lowest and highest values."""
+    if not event.rule.metric:
+        return {}
+    from store import query
+
+    end = event.resolved_at or timezone.now()
+    try:
+        found = query.series([event.server_id], [event.rule.metric], event.since - timedelta(minutes=30), end,
+                             max_points=300)
+    except Exception:
+        log.exception("alerts: reading %s for event %s", event.rule.metric, event.id)
+        return {}
+    if not found:
+        return {}
+    return {"line": sparkline.points(found[0].ts, found[0].values), "range": sparkline.value_range(found[0].values)}
+
+
+@require_POST
+def test_email(request):
+    form = TestEmailForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, form.errors["address"][0])
+        return redirect("alerts:index")
+    outbox.enqueue_test(form.cleaned_data["address"], timezone.now())
+    transaction.on_commit(wake_sender)
+    messages.success(request, f"Test e-mail to {form.cleaned_data['address']} queued: it goes out within "
+                              "15 seconds; its delivery status shows below.")
+    return redirect("alerts:index")
+
+
+def wake_sender() -> None:
+    """Ask a worker to send now; if the broker is down, the beat's next evaluation sends it anyway."""
+    from alerts.tasks import send_notifications
+
+    try:
+        send_notifications.apply_async(expires=60, retry=False)
+    except Exception as exc:
+        log.warning("alerts: could not queue the sender (%s); the next evaluation sends the mail", exc)

@@ -1,0 +1,125 @@
+"""Test connection against the sandbox MariaDB, and GRANT parsing for versions that cannot run here."""
+
+import pytest
+
+from collectors.connection import ServerInfo
+from monitor.connection_probe import (
+    PFS_SELECT,
+    PROCESS,
+    REPLICATION_CLIENT,
+    check_connection,
+    grant_statement,
+    privileges_in_grants,
+)
+from testing.mariadb import free_port
+
+MYSQL_80 = ServerInfo("mysql", "8.0.36", (8, 0, 36), True)
+MARIADB_1011 = ServerInfo("mariadb", "10.11.6-MariaDB", (10, 11, 6), True)
+MARIADB_103 = ServerInfo("mariadb", "10.3.39-MariaDB", (10, 3, 39), True)
+
+
+def test_it_reports_flavor_version_and_performance_schema(monitor_credentials):
+    result = check_connection(**monitor_credentials)
+    assert result.ok, result.error
+    assert result.info.flavor == "mariadb"
+    assert "MariaDB" in result.info.version
+    assert result.info.performance_schema is True
+    assert result.missing == []
+    assert result.account == "'steady'@'%'"
+    assert result.lines()[0].startswith("connection OK: MariaDB ")
+
+
+def test_it_lists_missing_privileges_and_the_grant_that_fixes_them(mariadb):
+    mariadb.create_monitor_user("nogrants", "pw-nogrants", grants=False)
+    creds = {"host": "127.0.0.1", "port": mariadb.port, "user": "nogrants", "password": "pw-nogrants"}
+    result = check_connection(**creds)
+    assert result.connected and not result.ok
+    assert result.missing == [PROCESS, REPLICATION_CLIENT, PFS_SELECT]
+    # MariaDB 10.5+ spells REPLICATION CLIENT as BINLOG MONITOR.
+    assert result.grant == ("GRANT PROCESS, BINLOG MONITOR ON *.* TO 'nogrants'@'%'; "
+                            "GRANT SELECT ON performance_schema.* TO 'nogrants'@'%';")
+    # The statement we print is the one that fixes it.
+    mariadb.execute(*[s + ";" for s in result.grant.split("; ") if s.rstrip(";")])
+    assert check_connection(**creds).ok
+
+
+def test_it_reports_a_single_missing_privilege(mariadb):
+    mariadb.create_monitor_user("onlypfs", "pw-onlypfs", grants=False)
+    mariadb.execute("GRANT SELECT ON performance_schema.* TO 'onlypfs'@'%'", "GRANT PROCESS ON *.* TO 'onlypfs'@'%'")
+    result = check_connection(host="127.0.0.1", port=mariadb.port, user="onlypfs", password="pw-onlypfs")
+    assert result.missing == [REPLICATION_CLIENT]
+    assert result.grant == "GRANT BINLOG MONITOR ON *.* TO 'onlypfs'@'%';"
+    assert "missing privileges: REPLICATION CLIENT" in "\n".join(result.lines())
+
+
+def test_it_says_access_denied_without_the_password(mariadb):
+    result = check_connection(host="127.0.0.1", port=mariadb.port, user="steady", password="wrong-secret")
+    assert not result.connected
+    assert "access denied for user 'steady'" in result.error
+    assert "wrong-secret" not in result.error
+
+
+def test_it_says_cannot_connect_on_a_wrong_port():
+    result = check_connection(host="127.0.0.1", port=free_port(), user="steady", password="x")
+    assert not result.connected
+    assert "cannot connect" in result.error and "127.0.0.1:" in result.error
+
+
+def test_it_says_cannot_connect_to_an_unknown_host():
+    result = check_connection(host="no-such-host.invalid", port=3306, user="steady", password="x")
+    assert not result.connected
+    assert "no-such-host.invalid:3306: cannot connect" in result.error
+
+
+def test_it_connects_over_the_socket(mariadb):
+    result = check_connection(socket=mariadb.socket, user="steady", password="s3cret!")
+    assert result.ok, result.error
+    assert result.address == mariadb.socket
+
+
+# SHOW GRANTS output recorded from servers that cannot run here.
+MYSQL_55_GRANTS = [
+    "GRANT PROCESS, REPLICATION CLIENT ON *.* TO 'steady'@'%' IDENTIFIED BY PASSWORD '*ABC'",
+    "GRANT SELECT ON `performance_schema`.* TO 'steady'@'%'",
+]
+MYSQL_80_GRANTS = [
+    "GRANT PROCESS, REPLICATION CLIENT ON *.* TO `steady`@`%`",
+    "GRANT SELECT ON `performance_schema`.* TO `steady`@`%`",
+]
+MYSQL_80_ROOT = ["GRANT SELECT, INSERT, PROCESS, REPLICATION CLIENT ON *.* TO `root`@`localhost` WITH GRANT OPTION"]
+MARIADB_ALL = ["GRANT ALL PRIVILEGES ON *.* TO `root`@`localhost` IDENTIFIED VIA unix_socket WITH GRANT OPTION"]
+MARIADB_NEW_NAME = ["GRANT PROCESS, BINLOG MONITOR ON *.* TO `steady`@`%`"]
+
+
+@pytest.mark.parametrize("grants, found", [
+    (MYSQL_55_GRANTS, {PROCESS, REPLICATION_CLIENT, PFS_SELECT}),
+    (MYSQL_80_GRANTS, {PROCESS, REPLICATION_CLIENT, PFS_SELECT}),
+    (MYSQL_80_ROOT, {PROCESS, REPLICATION_CLIENT, PFS_SELECT}),
+    (MARIADB_ALL, {PROCESS, REPLICATION_CLIENT, PFS_SELECT}),
+    (MARIADB_NEW_NAME, {PROCESS, REPLICATION_CLIENT}),
+    (["GRANT USAGE ON *.* TO `steady`@`%`"], set()),
+    (["GRANT SELECT ON `shop`.* TO `steady`@`%`"], set()),
+])
+def test_it_reads_privileges_from_show_grants(grants, found):
+    assert privileges_in_grants(grants) == found
+
+
+def test_it_spells_the_grant_for_each_flavor():
+    missing = [PROCESS, REPLICATION_CLIENT, PFS_SELECT]
+    assert grant_statement(missing, "'m'@'%'", MYSQL_80) == (
+        "GRANT PROCESS, REPLICATION CLIENT ON *.* TO 'm'@'%'; GRANT SELECT ON performance_schema.* TO 'm'@'%';")
+    assert grant_statement(missing, "'m'@'%'", MARIADB_103).startswith("GRANT PROCESS, REPLICATION CLIENT ON *.*")
+    assert grant_statement(missing, "'m'@'%'", MARIADB_1011).startswith("GRANT PROCESS, BINLOG MONITOR ON *.*")
+    assert grant_statement([PFS_SELECT], "'m'@'%'", MYSQL_80) == "GRANT SELECT ON performance_schema.* TO 'm'@'%';"
+    assert grant_statement([], "'m'@'%'", MYSQL_80) == ""
+
+
+def test_it_reports_performance_schema_off(mariadb, monitor_credentials):
+    mariadb.restart(performance_schema=False)
+    try:
+        result = check_connection(**monitor_credentials)
+    finally:
+        mariadb.restart(performance_schema=True)
+    assert result.ok, result.error  # the privileges are still there
+    assert result.info.performance_schema is False
+    assert "performance_schema: OFF" in result.lines()

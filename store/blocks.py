@@ -1,0 +1,219 @@
+"""Encodings of compacted hours and rollups (bytea payloads).
+
+times:  the polls of one server/source/hour: microsecond offsets as
+        delta-of-delta varints, then intervals (ms) as delta varints; zlib.
+series: one metric's values at those polls, NULL where it was not read:
+        counters as plain varints (deltas, mostly zero), integer gauges as
+        first value + differences, floats as a presence bitmap + float64.
+Every payload starts with a flags byte; zlib is applied only when it helps.
+"""
+
+import zlib
+
+import numpy as np
+
+from store import codec
+
+ZLIB = 1
+INT_PLAIN, INT_DELTA, FLOAT = 0, 2, 4
+REGULAR = 8  # rollup buckets: consecutive, same count and interval sum
+
+
+def pack(flags: int, payload: bytes) -> bytes:
+    squeezed = zlib.compress(payload, 6)
+    if len(squeezed) < len(payload):
+        return bytes([flags | ZLIB]) + squeezed
+    return bytes([flags]) + payload
+
+
+def unpack(blob: bytes | memoryview) -> tuple[int, bytes]:
+    blob = bytes(blob)
+    flags = blob[0]
+    body = zlib.decompress(blob[1:]) if flags & ZLIB else blob[1:]
+    return flags & ~ZLIB, body
+
+
+def encode_times(ts_us: np.ndarray, iv_ms: np.ndarray, hour_us: int) -> bytes:
+    d = np.diff(ts_us, prepend=hour_us)
+    dd = np.diff(d, prepend=0)
+    known = iv_ms >= 0
+    ivd = np.zeros(len(iv_ms), np.int64)
+    ivd[known] = np.diff(iv_ms[known], prepend=0)
+    return pack(0, codec.encode(dd) + codec.encode(ivd, ~known))
+
+
+def decode_times(blob, n: int, hour_us: int) -> tuple[np.ndarray, np.ndarray]:
+    _f, body = unpack(blob)
+    vals, nulls = codec.decode(body)
+    ts = hour_us + np.cumsum(np.cumsum(vals[:n]))
+    ivd, iv_null = vals[n:], nulls[n:]
+    iv = np.full(n, -1, np.int64)
+    iv[~iv_null] = np.cumsum(ivd[~iv_null])
+    return ts, iv
+
+
+def encode_series(vals: np.ndarray, present: np.ndarray, counter: bool) -> bytes:
+    """vals: one per poll of the block (anything where not present)."""
+    if vals.dtype.kind == "f":
+        bitmap = np.packbits(present).tobytes()
+        return pack(FLOAT, bitmap + vals[present].astype("<f8").tobytes())
+    v = vals.astype(np.int64, copy=True)
+    if counter:
+        return pack(INT_PLAIN, codec.encode(v, ~present))
+    v[present] = np.diff(v[present], prepend=0)
+    return pack(INT_DELTA, codec.encode(v, ~present))
+
+
+def decode_series(blob, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(values of the present polls, presence mask of the n polls)."""
+    kind, body = unpack(blob)
+    if kind == FLOAT:
+        nbytes = (n + 7) // 8
+        present = np.unpackbits(np.frombuffer(body[:nbytes], np.uint8), count=n).astype(bool)
+        return np.frombuffer(body[nbytes:], "<f8").astype(np.float64), present
+    vals, nulls = codec.decode(body)
+    vals = vals[~nulls]
+    if kind == INT_DELTA:
+        vals = np.cumsum(vals)
+    return vals, ~nulls
+
+
+# Rollup buckets: start offset (in bucket widths), count, sum, min, max, last, interval ms sum.
+FIELDS = ("idx", "count", "sum", "min", "max", "last", "ms")
+
+
+def encode_buckets(b: dict[str, np.ndarray]) -> bytes:
+    ints = np.concatenate([b["idx"], b["count"], b["ms"]])
+    if b["sum"].dtype.kind == "f":
+        floats = np.concatenate([b[k] for k in ("sum", "min", "max", "last")]).astype("<f8")
+        head = codec.encode(np.array([len(b["idx"])]))
+        return pack(FLOAT, head + codec.encode(ints) + floats.tobytes())
+    if _regular(b):
+        head = np.array([len(b["idx"]), b["idx"][0], b["count"][0], b["ms"][0]])
+        cols = np.concatenate([head] + [b[k] for k in ("sum", "min", "max", "last")])
+        return pack(REGULAR, codec.encode(cols))
+    cols = np.concatenate([ints] + [b[k] for k in ("sum", "min", "max", "last")])
+    return pack(INT_PLAIN, codec.encode(cols))
+
+
+def _regular(b: dict[str, np.ndarray]) -> bool:
+    """Consecutive buckets with the same count and interval sum (the usual case): stored once."""
+    n = len(b["idx"])
+    return bool(n) and b["idx"][-1] - b["idx"][0] == n - 1 and bool(
+        (b["count"] == b["count"][0]).all() and (b["ms"] == b["ms"][0]).all())
+
+
+def decode_buckets(blob) -> dict[str, np.ndarray]:
+    kind, body = unpack(blob)
+    if kind == REGULAR:
+        vals, _ = codec.decode(body)
+        return _regular_buckets(vals[4:].reshape(4, -1), vals[:4])
+    if kind == FLOAT:
+        (n,), end = _varints(body, 1)
+        ints, end2 = _varints(body[end:], 3 * n)
+        floats = np.frombuffer(body[end + end2:], "<f8").reshape(4, n)
+        out = dict(zip(("idx", "count", "ms"), ints.reshape(3, n), strict=True))
+        return out | dict(zip(("sum", "min", "max", "last"), floats, strict=True))
+    vals, _ = codec.decode(body)
+    return dict(zip(("idx", "count", "ms", "sum", "min", "max", "last"), vals.reshape(7, -1), strict=True))
+
+
+def _varints(body: bytes, count: int) -> tuple[np.ndarray, int]:
+    """The first count varints of body and the offset just after them."""
+    if count == 0:
+        return np.empty(0, np.int64), 0
+    b = np.frombuffer(body, np.uint8)
+    end = int(np.flatnonzero(b < 0x80)[count - 1]) + 1
+    return codec.decode(body[:end])[0], end
+
+
+def decode_series_many(blobs: list, ns: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Several hours of one metric at once: (values of present polls, presence over all polls).
+
+    Integer hours are decoded in one numpy pass over their joined varints.
+    """
+    unpacked = [unpack(b) for b in blobs]
+    if any(kind == FLOAT for kind, _ in unpacked):
+        parts = [decode_series(b, n) for b, n in zip(blobs, ns, strict=True)]
+        return (np.concatenate([p[0].astype(np.float64) for p in parts]),
+                np.concatenate([p[1] for p in parts]))
+    vals, nulls = codec.decode(b"".join(body for _k, body in unpacked))
+    present = ~nulls
+    deltas = np.array([kind == INT_DELTA for kind, _ in unpacked])
+    if deltas.any():
+        counts = np.array(ns)
+        v = np.where(present, vals, 0)
+        c = np.cumsum(v)
+        starts = np.cumsum(counts) - counts
+        base = np.where(starts > 0, c[np.maximum(starts - 1, 0)], 0)
+        absolute = c - np.repeat(base, counts)
+        vals = np.where(np.repeat(deltas, counts), absolute, vals)
+    return vals[present], present
+
+
+def _regular_buckets(cols: np.ndarray, head: np.ndarray) -> dict[str, np.ndarray]:
+    n, first, count, ms = (int(x) for x in head)
+    out = {"idx": np.arange(first, first + n, dtype=np.int64), "count": np.full(n, count, np.int64),
+           "ms": np.full(n, ms, np.int64)}
+    return out | dict(zip(("sum", "min", "max", "last"), cols, strict=True))
+
+
+def decode_buckets_many(blobs: list, offsets: list[int]) -> dict[str, np.ndarray]:
+    """Buckets of several rows, each re-numbered by its offset; regular rows in one numpy pass."""
+    from store import rollups
+
+    unpacked = [unpack(b) for b in blobs]
+    regular = [k for k, (kind, _b) in enumerate(unpacked) if kind == REGULAR]
+    others = [rollups.shift(decode_buckets(blobs[k]), offsets[k])
+              for k, (kind, _b) in enumerate(unpacked) if kind != REGULAR]
+    if not regular:
+        return rollups.concat(others)
+    bodies = [unpacked[k][1] for k in regular]
+    joined = b"".join(bodies)
+    vals, _ = codec.decode(joined)
+    ends = np.flatnonzero(np.frombuffer(joined, np.uint8) < 0x80)
+    counts = np.diff(np.r_[0, np.searchsorted(ends, np.cumsum([len(b) for b in bodies]))])
+    starts = np.cumsum(counts) - counts
+    n, first, count, ms = (vals[starts + k] for k in range(4))
+    pos = np.arange(len(vals)) - np.repeat(starts, counts) - 4
+    col = np.where(pos >= 0, pos // np.repeat(np.maximum(n, 1), counts), -1)
+    out = {name: vals[col == k] for k, name in enumerate(("sum", "min", "max", "last"))}
+    bucket_start = np.repeat(np.cumsum(n) - n, n)
+    shifted = first + np.array([offsets[k] for k in regular], np.int64)
+    out["idx"] = np.repeat(shifted, n) + np.arange(int(n.sum())) - bucket_start
+    out["count"], out["ms"] = np.repeat(count, n), np.repeat(ms, n)
+    return rollups.concat([out, *others]) if others else out
+
+
+def encode_series_matrix(vals: np.ndarray, present: np.ndarray, counters: np.ndarray) -> list[bytes]:
+    """encode_series for many integer metrics (rows) at the same polls, in one numpy pass."""
+    v = vals.astype(np.int64, copy=True)
+    gauges = ~counters
+    if gauges.any():
+        vg, pg = v[gauges], present[gauges]
+        # the previous present value of each position (0 before the first)
+        last = np.maximum.accumulate(np.where(pg, np.arange(v.shape[1]), -1), axis=1)
+        prev = np.full_like(last, -1)
+        prev[:, 1:] = last[:, :-1]
+        before = np.take_along_axis(vg, np.maximum(prev, 0), axis=1)
+        before[prev < 0] = 0
+        v[gauges] = np.where(pg, vg - before, 0)
+    return _split_pack(v, ~present, np.where(counters, INT_PLAIN, INT_DELTA))
+
+
+def encode_buckets_matrix(buckets: list[dict[str, np.ndarray]]) -> list[bytes]:
+    """encode_buckets for many integer bucket sets of the same length, in one numpy pass."""
+    if all(_regular(b) for b in buckets):
+        keys = ("sum", "min", "max", "last")
+        heads = [np.array([len(b["idx"]), b["idx"][0], b["count"][0], b["ms"][0]]) for b in buckets]
+        cols = np.stack([np.concatenate([h] + [b[k] for k in keys]) for h, b in zip(heads, buckets, strict=True)])
+        return _split_pack(cols, None, np.full(len(buckets), REGULAR))
+    keys = ("idx", "count", "ms", "sum", "min", "max", "last")
+    cols = np.stack([np.concatenate([b[k] for k in keys]) for b in buckets])
+    return _split_pack(cols, None, np.full(len(buckets), INT_PLAIN))
+
+
+def _split_pack(matrix: np.ndarray, nulls: np.ndarray | None, kinds: np.ndarray) -> list[bytes]:
+    data, lengths = codec.varints(codec.codes(matrix, nulls))
+    offs = np.r_[0, np.cumsum(lengths.reshape(matrix.shape).sum(axis=1))].tolist()
+    return [pack(int(kinds[i]), data[offs[i]:offs[i + 1]]) for i in range(len(matrix))]

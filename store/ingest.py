@@ -1,0 +1,212 @@
+"""Writing samples: one compact row per server per poll per source, by binary COPY.
+
+Idempotent (a poll written twice is stored once) and safe with concurrent
+writers (the unique index on (server, source, ts) arbitrates). If PostgreSQL
+is unreachable the samples go to a bounded Redis buffer (store.buffer)
+and are written by the next successful write or by `maintain`.
+"""
+
+import logging
+import numbers
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from itertools import chain
+
+import numpy as np
+import psycopg
+import redis
+from django.db import connection, transaction
+from django.db.utils import IntegrityError
+from django.db.utils import InterfaceError as DjangoInterfaceError
+from django.db.utils import OperationalError as DjangoOperationalError
+
+from store import buffer, catalog, codec, copy_binary, partitions
+from store.sample import Sample
+
+log = logging.getLogger(__name__)
+
+# Fast path: straight into the partitioned table.
+COPY_RAW = (
+    "COPY store_raw (ts, server_id, layout_id, interval_ms, source_id, ivals, fvals) "
+    "FROM STDIN (FORMAT BINARY)"
+)
+# Slow path when some polls already exist: stage, then insert what is new.
+CREATE_STAGE = (
+    "CREATE TEMP TABLE IF NOT EXISTS store_raw_stage "
+    "(LIKE store_raw INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"
+)
+COPY_STAGE = COPY_RAW.replace("store_raw ", "store_raw_stage ")
+MERGE_STAGE = "INSERT INTO store_raw SELECT * FROM store_raw_stage ON CONFLICT DO NOTHING"
+CLEAR_STAGE = "DELETE FROM store_raw_stage"
+
+INT64_MAX = 2**63 - 1
+DOWN_ERRORS = (
+    psycopg.OperationalError, psycopg.InterfaceError,
+    DjangoOperationalError, DjangoInterfaceError,
+)
+
+
+def write_samples(samples: Iterable[Sample]) -> None:
+    """Store samples; buffer them in Redis if PostgreSQL is unreachable."""
+    samples = list(samples)
+    try:
+        if samples:
+            write_now(samples)
+        if _buffered():
+            flush_buffer()
+    except DOWN_ERRORS as exc:
+        log.warning("store: PostgreSQL unreachable (%s); buffering %d samples in Redis", exc, len(samples))
+        _drop_connection()
+        buffer.push(samples)
+
+
+def _buffered() -> bool:
+    try:
+        return buffer.pending()
+    except redis.RedisError as exc:  # the samples are written; only the buffer check failed
+        log.warning("store: cannot check the Redis buffer (%s); maintain will flush it", exc)
+        return False
+
+
+def flush_buffer() -> int:
+    """Write the buffered samples (oldest first); return how many were written."""
+    return buffer.drain(write_now)
+
+
+def write_now(samples: list[Sample]) -> None:
+    """Write to PostgreSQL now; raises if it is unreachable."""
+    rows = _dedupe(samples)
+    with transaction.atomic():
+        data, hours = _encode(rows)
+        for hour in hours:
+            partitions.ensure(partitions.RAW, hour)
+        _copy(data, hours)
+
+
+def _dedupe(samples: list[Sample]) -> list[Sample]:
+    """One sample per poll, in key order: writers that overlap then wait for each other
+    instead of deadlocking on the unique index."""
+    by_key = {(s.server_id, s.source, _utc(s.ts)): s for s in samples}
+    return [by_key[k] for k in sorted(by_key)]
+
+
+def _utc(ts: datetime) -> datetime:
+    return ts.replace(tzinfo=UTC) if ts.tzinfo is None else ts.astimezone(UTC)
+
+
+def _encode(rows: list[Sample]) -> tuple[bytes, set[datetime]]:
+    """COPY data for rows, resolving (and if needed creating) their layouts."""
+    for _attempt in range(2):
+        slots, used_cached = [], set()
+        for s in rows:
+            layout, from_cache = _layout(s)
+            if from_cache:
+                used_cached.add(layout.id)
+            slots.append((s, layout, *_slots(s, layout)))
+        if not used_cached or catalog.verify(used_cached):
+            return _copy_data(slots)
+    raise RuntimeError("store: layouts vanished twice while writing")  # pragma: no cover
+
+
+def _copy_data(slots: list[tuple]) -> tuple[bytes, set[datetime]]:
+    """All rows' integer slots varint-encoded in one numpy pass, then the COPY tuples."""
+    encoded = _varint_rows([ivals for _s, _l, ivals, _f in slots])
+    parts, hours = [copy_binary.HEADER], set()
+    for (s, layout, _i, fvals), ivals in zip(slots, encoded, strict=True):
+        interval_ms = None if s.interval is None else round(s.interval * 1000)
+        ts = _utc(s.ts)
+        hours.add(partitions.RAW.floor(ts))
+        parts.append(copy_binary.raw_row(ts, s.server_id, layout.id, interval_ms,
+                                         layout.source_id, ivals, fvals))
+    parts.append(copy_binary.TRAILER)
+    return b"".join(parts), hours
+
+
+def _varint_rows(rows: list[list]) -> list[bytes | None]:
+    flat = list(chain.from_iterable(rows))
+    if not flat:
+        return [None] * len(rows)
+    nulls = None
+    if None in flat:
+        nulls = np.array([v is None for v in flat], dtype=bool)
+        flat = [0 if v is None else v for v in flat]
+    data, lengths = codec.varints(codec.codes(np.array(flat, dtype=np.int64), nulls))
+    counts = [len(r) for r in rows]
+    byte_at = np.concatenate([[0], np.cumsum(lengths)])
+    bounds = byte_at[np.concatenate([[0], np.cumsum(counts)])].tolist()
+    return [data[bounds[k]:bounds[k + 1]] if counts[k] else None for k in range(len(rows))]
+
+
+def _layout(s: Sample) -> tuple[catalog.WriteLayout, bool]:
+    """The layout for a sample, extended if the sample has names or types it lacks."""
+    layout = catalog.cached(s.server_id, s.source)
+    new_ints, new_floats = _misfits(s, layout)
+    if layout is not None and not new_ints and not new_floats:
+        return layout, True
+    return catalog.extend(s.server_id, s.source, layout, new_ints, new_floats), False
+
+
+def _misfits(s: Sample, layout: catalog.WriteLayout | None) -> tuple[dict, dict]:
+    """Names the layout has no suitable slot for: (int names, float names) -> is counter."""
+    names = layout.names if layout else frozenset()
+    floats = frozenset(layout.float_names) if layout else frozenset()
+    new_ints, new_floats = {}, {}
+    for name, v in s.values.items():
+        if v is None:
+            continue
+        as_float = not _fits_int(v)
+        if name not in names or (as_float and name not in floats):
+            (new_floats if as_float else new_ints)[name] = name in s.counters
+    return new_ints, new_floats
+
+
+def _fits_int(v) -> bool:
+    """Whether v can go into an integer (int64) slot without losing anything."""
+    if v.__class__ is int:
+        return -INT64_MAX <= v <= INT64_MAX
+    if isinstance(v, float):
+        return v.is_integer() and abs(v) <= 2**53  # NaN and infinities are not
+    if isinstance(v, numbers.Integral):  # bool, numpy integers
+        return -INT64_MAX <= int(v) <= INT64_MAX
+    return False
+
+
+def _slots(s: Sample, layout: catalog.WriteLayout) -> tuple[list, list]:
+    vals = s.values
+    ivals = [vals.get(n) for n in layout.int_names]
+    if any(v is not None and v.__class__ is not int for v in ivals):
+        ivals = [None if v is None else int(v) for v in ivals]
+    fvals = [None if (v := vals.get(n)) is None else float(v) for n in layout.float_names]
+    return ivals, fvals
+
+
+def _copy(data: bytes, hours: set[datetime]) -> None:
+    with connection.cursor() as cur:
+        try:
+            with transaction.atomic():
+                _copy_into(cur.cursor, COPY_RAW, data)
+            return
+        except (psycopg.errors.UniqueViolation, IntegrityError):
+            pass  # some polls are already stored: keep the new ones only
+        except psycopg.errors.CheckViolation:
+            partitions.forget()  # a partition was dropped since we cached it
+            for hour in hours:
+                partitions.ensure(partitions.RAW, hour)
+        cur.execute(CREATE_STAGE)
+        cur.execute(CLEAR_STAGE)
+        _copy_into(cur.cursor, COPY_STAGE, data)
+        cur.execute(MERGE_STAGE)
+        cur.execute(CLEAR_STAGE)
+
+
+def _copy_into(pg_cursor, sql: str, data: bytes) -> None:
+    with pg_cursor.copy(sql) as copy:
+        copy.write(data)
+
+
+def _drop_connection() -> None:
+    """Forget a broken connection so the next use reconnects."""
+    try:
+        connection.close()
+    except Exception:  # noqa: BLE001 - the connection is already broken
+        connection.connection = None

@@ -1,0 +1,30 @@
+"""Which data answers a range: full resolution, 1-minute or 1-hour rollups."""
+
+from datetime import UTC, datetime
+
+from store import config, partitions
+
+FULL, MINUTE, HOUR = "full", "1m", "1h"
+
+
+def available_since(level: str, now: datetime | None = None) -> datetime:
+    """From when a level surely holds data: its retention, or its oldest partition if older."""
+    now = now or datetime.now(UTC)
+    if level == FULL:
+        schemes, keep = (partitions.RAW, partitions.BLOCK), config.raw_retention()
+    elif level == MINUTE:
+        schemes, keep = (partitions.ROLLUP_1M,), config.rollup_1m_retention()
+    else:
+        return datetime.min.replace(tzinfo=UTC)
+    starts = [s.start_of(name) for s in schemes for name in partitions.existing(s)]
+    return min([now - keep, *starts])
+
+
+def choose(start: datetime, end: datetime, max_points: int) -> str:
+    """The coarsest level still at least as fine as one point per max_points-th of the range."""
+    width = (end - start).total_seconds() / max(max_points, 1)
+    if width < 60 and start >= available_since(FULL):
+        return FULL
+    if width < 3600 and start >= available_since(MINUTE):
+        return MINUTE
+    return HOUR

@@ -1,0 +1,183 @@
+"""The one query API of the store, used by every chart, table, alert and export.
+
+series() picks the data by range (full resolution: hot rows and compacted
+hours; or 1-minute / 1-hour rollups) and never returns more than max_points
+points per series, keeping each bin's min and max. totals() sums counter
+deltas exactly, in Python integers.
+"""
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import numpy as np
+
+from store import catalog, downsample, levels, read_full, read_rollups
+from store.models import Gap
+from store.points import Points, datetimes, from_micros, micros
+
+
+@dataclass
+class Series:
+    server_id: int
+    metric: str
+    kind: str  # "counter" | "gauge"
+    ts: list[datetime]
+    values: list[float | None]
+
+
+def series(server_ids: list[int], metrics: list[str], start: datetime, end: datetime,
+           max_points: int = 1200, mode: str = "rate") -> list[Series]:
+    """Series for each server and each metric name or '*' pattern, at most max_points each."""
+    if mode not in ("rate", "delta"):
+        raise ValueError(f"store: unknown series mode {mode!r}: use 'rate' or 'delta'")
+    level = levels.choose(start, end, max_points)
+    picked = []
+    for server_id in server_ids:
+        infos = catalog.matching(catalog.server_metrics([server_id]), metrics)
+        if level == levels.FULL:
+            data = read_full.read(server_id, infos, start, end)
+            points = {m.id: _full_points(m, data.get(m.id, Points.empty()), mode) for m in infos}
+        else:
+            data = read_rollups.read(server_id, infos, level, start, end)
+            width = read_rollups.WIDTH[level]
+            points = {m.id: _bucket_points(m, data[m.id], width, mode) for m in infos}
+        for m in infos:
+            ts, vals = points[m.id]
+            idx = downsample.minmax(ts, vals, max_points)
+            picked.append((server_id, m, ts[idx], vals[idx]))
+    return _as_series(picked)
+
+
+def _as_series(picked: list[tuple]) -> list[Series]:
+    """Series with datetimes built once per distinct timestamp (series share their poll times)."""
+    if not picked:
+        return []
+    stamps = np.unique(np.concatenate([p[2] for p in picked]))
+    objects = np.array(datetimes(stamps) + [None], dtype=object)[:-1]  # [None]: keep a 1-d object array
+    return [Series(sid, m.name, m.kind, objects[np.searchsorted(stamps, ts)].tolist(), vals.tolist())
+            for sid, m, ts, vals in picked]
+
+
+def _full_points(m: catalog.MetricInfo, pts: Points, mode: str) -> tuple[np.ndarray, np.ndarray]:
+    vals = pts.vals.astype(np.float64)
+    if m.counter and mode == "rate":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            vals = np.where(pts.iv > 0, vals * 1000.0 / pts.iv, np.nan)
+    keep = ~np.isnan(vals)
+    return pts.ts[keep], vals[keep]
+
+
+def _bucket_points(m: catalog.MetricInfo, b: dict, width_us: int, mode: str) -> tuple[np.ndarray, np.ndarray]:
+    """Two points per bucket, its min then its max (one if they are equal), so spikes survive."""
+    count = b["count"].astype(np.float64)
+    lo, hi, avg = b["min"].astype(np.float64), b["max"].astype(np.float64), b["sum"] / count
+    if m.counter and mode == "rate":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            per_s = np.where(b["ms"] > 0, count * 1000.0 / b["ms"], np.nan)  # 1 / mean interval
+        lo, hi, avg = lo * per_s, hi * per_s, b["sum"] * 1000.0 / np.where(b["ms"] > 0, b["ms"], np.nan)
+    t = b["idx"] * width_us
+    flat = lo == hi
+    ts = np.empty(2 * len(t), np.int64)
+    ts[0::2], ts[1::2] = t, t + width_us // 2
+    vals = np.empty(2 * len(t), np.float64)
+    vals[0::2], vals[1::2] = np.where(flat, avg, lo), np.where(flat, np.nan, hi)  # NaN: no second point
+    keep = ~np.isnan(vals)
+    return ts[keep], vals[keep]
+
+
+def totals(server_id: int, metrics: list[str], start: datetime, end: datetime) -> dict[str, int | float]:
+    """Exact sums of the counters' per-interval deltas with start <= ts <= end (gauges are left out).
+
+    Whole hours and minutes are summed from the rollups' bucket sums (exact
+    integer sums of the same deltas), the ragged edges from the samples.
+    Beyond a level's retention, that part of the range is summed from the
+    next coarser level, so very old ranges are exact to the minute or hour.
+    """
+    infos = [m for m in catalog.matching(catalog.server_metrics([server_id]), metrics) if m.counter]
+    sums: dict[int, list] = {m.id: [] for m in infos}
+    for level, lo, hi in _total_parts(start, end):
+        if level == levels.FULL:
+            found = {mid: p.vals for mid, p in read_full.read(server_id, infos, lo, hi - TICK).items()}
+        else:
+            found = {mid: b["sum"] for mid, b in read_rollups.read(server_id, infos, level, lo, hi - TICK).items()}
+        for mid, vals in found.items():
+            sums[mid].append(exact_sum(vals))
+    return {m.name: sum(sums[m.id]) for m in infos}
+
+
+TICK = timedelta(microseconds=1)
+
+
+def _total_parts(start: datetime, end: datetime) -> list[tuple[str, datetime, datetime]]:
+    """[start, end] cut into half-open parts: samples at the edges, minutes, hours in the middle."""
+    stop = end + TICK
+    m1, m2 = _ceil(start, 60), max(_floor(stop, 60), start)
+    if m1 >= m2:
+        return [(levels.FULL, start, stop)]
+    h1, h2 = min(_ceil(m1, 3600), m2), max(_floor(m2, 3600), m1)
+    if h1 >= h2:
+        h1 = h2 = m2
+    parts = [(levels.FULL, start, m1), (levels.MINUTE, m1, h1), (levels.HOUR, h1, h2),
+             (levels.MINUTE, h2, m2), (levels.FULL, m2, stop)]
+    full_since = levels.available_since(levels.FULL)
+    minute_since = levels.available_since(levels.MINUTE)
+    out = []
+    for level, lo, hi in parts:
+        if lo >= hi:
+            continue
+        if level == levels.FULL and lo < full_since:
+            level = levels.MINUTE  # the samples are gone: the partial minute is as close as it gets
+        if level == levels.MINUTE and lo < minute_since:
+            level = levels.HOUR
+        if out and out[-1][0] == level:
+            lo = out.pop()[1]  # one read, so a coarse bucket is never counted twice
+        out.append((level, lo, hi))
+    return out
+
+
+def _floor(t: datetime, seconds: int) -> datetime:
+    us = micros(t)
+    return from_micros(us - us % (seconds * 1_000_000))
+
+
+def _ceil(t: datetime, seconds: int) -> datetime:
+    f = _floor(t, seconds)
+    return f if f == t else f + timedelta(seconds=seconds)
+
+
+def exact_sum(vals: np.ndarray) -> int | float:
+    if vals.dtype.kind == "f":
+        return float(np.sum(vals))
+    if not len(vals):
+        return 0
+    # Sum in int64 chunks small enough not to overflow, then add the chunks in Python.
+    biggest = int(np.abs(vals).max()) or 1
+    step = max(1, min(len(vals), 2**62 // biggest))
+    chunks = np.add.reduceat(vals, np.arange(0, len(vals), step))
+    return sum(chunks.tolist())
+
+
+def latest(server_ids: list[int], metrics: list[str]) -> dict[tuple[int, str], tuple[datetime, float]]:
+    """The newest value (rate for counters) per server and metric."""
+    out = {}
+    for server_id in server_ids:
+        infos = catalog.matching(catalog.server_metrics([server_id]), metrics)
+        for m, (ts, value) in read_full.latest(server_id, infos).items():
+            out[(server_id, m.name)] = (ts, value)
+    return out
+
+
+def metric_names(server_id: int, pattern: str = "*") -> list[str]:
+    return sorted(m.name for m in catalog.matching(catalog.server_metrics([server_id]), [pattern]))
+
+
+def gaps(server_id: int, start: datetime, end: datetime) -> list[tuple[datetime, datetime, str]]:
+    """Recorded holes overlapping [start, end], oldest first, including those not yet saved."""
+    from store import buffer
+
+    rows = Gap.objects.filter(server_id=server_id, start__lte=end, end__gte=start).order_by("start")
+    out = [(g.start, g.end, g.reason) for g in rows]
+    for sid, g_start, g_end, reason in buffer.pending_gaps():
+        if sid == server_id and g_start <= end and g_end >= start:
+            out.append((g_start, g_end, reason))
+    return sorted(out)

@@ -1,0 +1,109 @@
+"""Rollup arithmetic: buckets (count, sum, min, max, last, interval ms) from Points, and merging.
+
+Buckets are numbered from an origin (the hour for 1-minute buckets, the day
+for 1-hour buckets). Sums of integers stay integers (exact totals); if a
+bucket could overflow 64 bits, that bucket set falls back to floats.
+"""
+
+import numpy as np
+
+from store.points import Points
+
+MINUTE_US = 60_000_000
+HOUR_US = 3_600_000_000
+KEYS = ("idx", "count", "sum", "min", "max", "last", "ms")
+
+
+def aggregate(pts: Points, width_us: int, origin_us: int) -> dict[str, np.ndarray]:
+    """One bucket per width with at least one point; pts sorted by time."""
+    if not len(pts):
+        return empty()
+    b = (pts.ts - origin_us) // width_us
+    starts = np.flatnonzero(np.r_[True, b[1:] != b[:-1]])
+    count = np.diff(np.r_[starts, len(b)])
+    vals = pts.vals
+    if vals.dtype.kind != "f" and int(np.abs(vals).max()) * int(count.max()) >= 2**63:
+        vals = vals.astype(np.float64)
+    ends = np.r_[starts[1:], len(b)] - 1
+    return {
+        "idx": b[starts], "count": count,
+        "sum": np.add.reduceat(vals, starts), "min": np.minimum.reduceat(vals, starts),
+        "max": np.maximum.reduceat(vals, starts), "last": vals[ends],
+        "ms": np.add.reduceat(np.where(pts.iv > 0, pts.iv, 0), starts),
+    }
+
+
+def empty() -> dict[str, np.ndarray]:
+    return {k: np.empty(0, np.int64) for k in KEYS}
+
+
+def replace(old: dict[str, np.ndarray], new: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """old with the buckets of new put in (new wins for the same index), by index."""
+    keep = ~np.isin(old["idx"], new["idx"])
+    floats = old["sum"].dtype.kind == "f" or new["sum"].dtype.kind == "f"
+    out = {}
+    for k in KEYS:
+        a, b = old[k][keep], new[k]
+        if floats and k in ("sum", "min", "max", "last"):
+            a, b = a.astype(np.float64), b.astype(np.float64)
+        out[k] = np.concatenate([a, b])
+    order = np.argsort(out["idx"], kind="stable")
+    return {k: v[order] for k, v in out.items()}
+
+
+def shift(b: dict[str, np.ndarray], offset: int) -> dict[str, np.ndarray]:
+    """Re-number buckets relative to another origin (offset in bucket widths)."""
+    return b | {"idx": b["idx"] + offset}
+
+
+def concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """Buckets of several parts by index; for an index in several parts the last part wins."""
+    parts = [p for p in parts if len(p["idx"])]
+    if not parts:
+        return empty()
+    if len(parts) == 1:
+        return parts[0]
+    floats = any(p["sum"].dtype.kind == "f" for p in parts)
+    out = {}
+    for k in KEYS:
+        cols = [p[k] for p in parts]
+        if floats and k in ("sum", "min", "max", "last"):
+            cols = [c.astype(np.float64) for c in cols]
+        out[k] = np.concatenate(cols)
+    order = np.argsort(out["idx"], kind="stable")
+    idx = out["idx"][order]
+    last = np.r_[idx[1:] != idx[:-1], True]
+    return {k: v[order][last] for k, v in out.items()}
+
+
+def rebucket(b: dict[str, np.ndarray], factor: int) -> dict[str, np.ndarray]:
+    """Coarser buckets (e.g. 60 one-minute buckets -> one hour); b sorted by idx."""
+    if not len(b["idx"]):
+        return empty()
+    idx = b["idx"] // factor
+    starts = np.flatnonzero(np.r_[True, idx[1:] != idx[:-1]])
+    ends = np.r_[starts[1:], len(idx)] - 1
+    sums = b["sum"]
+    if sums.dtype.kind != "f" and int(np.abs(sums).max()) * factor >= 2**63:
+        sums = sums.astype(np.float64)  # as in aggregate(): a bucket that could overflow goes float
+    return {
+        "idx": idx[starts], "count": np.add.reduceat(b["count"], starts),
+        "sum": np.add.reduceat(sums, starts), "min": np.minimum.reduceat(b["min"], starts),
+        "max": np.maximum.reduceat(b["max"], starts), "last": b["last"][ends],
+        "ms": np.add.reduceat(b["ms"], starts),
+    }
+
+
+def aggregate_matrix(ts: np.ndarray, iv: np.ndarray, vals: np.ndarray, width_us: int,
+                     origin_us: int) -> list[dict[str, np.ndarray]]:
+    """aggregate() for many metrics read at every one of the same polls (rows of vals)."""
+    b = (ts - origin_us) // width_us
+    starts = np.flatnonzero(np.r_[True, b[1:] != b[:-1]])
+    count = np.diff(np.r_[starts, len(b)])
+    ends = np.r_[starts[1:], len(b)] - 1
+    ms = np.add.reduceat(np.where(iv > 0, iv, 0), starts)
+    sums = np.add.reduceat(vals, starts, axis=1)
+    mins, maxs = np.minimum.reduceat(vals, starts, axis=1), np.maximum.reduceat(vals, starts, axis=1)
+    idx = b[starts]
+    return [{"idx": idx, "count": count, "sum": sums[i], "min": mins[i], "max": maxs[i],
+             "last": vals[i, ends], "ms": ms} for i in range(len(vals))]

@@ -1,0 +1,48 @@
+"""The integer codec and the block/rollup encodings decode to exactly what was encoded."""
+
+import numpy as np
+
+from store import blocks, codec, rollups
+
+RNG = np.random.default_rng(7)
+
+
+def test_it_round_trips_varints_with_nulls_and_extremes():
+    values = np.array([0, 1, -1, 63, -64, 64, 127, 128, 2**62, -(2**63) + 1, 2**63 - 1, 5 * 10**15], np.int64)
+    nulls = np.zeros(len(values), bool)
+    nulls[3] = True
+    got, got_nulls = codec.decode(codec.encode(values, nulls))
+    assert (got_nulls == nulls).all() and (got[~nulls] == values[~nulls]).all()
+    assert len(codec.encode(np.zeros(100, np.int64))) == 100  # a zero is one byte
+
+
+def buckets(n: int, first: int, regular: bool = True) -> dict:
+    return {
+        "idx": np.arange(first, first + n), "count": np.full(n, 6) if regular else RNG.integers(1, 7, n),
+        "ms": np.full(n, 60_000), "sum": RNG.integers(-5, 10**12, n), "min": RNG.integers(0, 9, n),
+        "max": RNG.integers(0, 10**15, n), "last": RNG.integers(0, 9, n),
+    }
+
+
+def test_it_decodes_many_rollup_rows_of_every_kind_at_once():
+    floats = buckets(3, 10) | {"sum": np.array([0.5, 1.5, np.inf])}
+    parts = [buckets(60, 0), buckets(60, 0, regular=False), buckets(17, 40), buckets(1, 5), floats]
+    blobs = [blocks.encode_buckets(b) for b in parts]
+    offsets = [0, 1000, 2000, 3000, 4000]
+    got = blocks.decode_buckets_many(blobs, offsets)
+    expected = rollups.concat([rollups.shift(b, o) for b, o in zip(parts, offsets, strict=True)])
+    assert all(np.array_equal(got[k], expected[k]) for k in expected)
+    same = blocks.encode_buckets_matrix(parts[2:3] * 2)
+    assert all(np.array_equal(blocks.decode_buckets(same[1])[k], parts[2][k]) for k in parts[2])
+
+
+def test_it_decodes_many_compacted_hours_with_gaps_and_gauges():
+    n = 360
+    present = RNG.random((3, n)) > 0.1
+    vals = RNG.integers(-1000, 10**9, (3, n))
+    blobs = blocks.encode_series_matrix(vals, present, np.array([True, False, False]))
+    for row, blob in enumerate(blobs):
+        got, got_present = blocks.decode_series(blob, n)
+        assert (got_present == present[row]).all() and (got == vals[row][present[row]]).all()
+    got, got_present = blocks.decode_series_many(blobs[1:], [n, n])
+    assert (got == np.concatenate([vals[1][present[1]], vals[2][present[2]]])).all()

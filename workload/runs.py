@@ -1,0 +1,33 @@
+"""Record a stress run as a monitor.Run with annotations at its start and end."""
+
+from django.db import close_old_connections, connection
+from django.utils import timezone
+
+from monitor.models import Annotation, Run, Server
+from workload.driver import StressOptions
+from workload.summary import Summary
+
+
+def default_run_name(options: StressOptions) -> str:
+    return f"stress {options.mode} x{options.concurrency} {timezone.now():%Y-%m-%d %H:%M}"
+
+
+def open_run(server: Server, name: str, options: StressOptions) -> Run:
+    now = timezone.now()
+    run = Run.objects.create(name=name, server=server, started_at=now, notes=f"stress: {options.describe()}")
+    Annotation.objects.create(server=server, run=run, at=now, text=f"stress start: {name} ({options.describe()})")
+    return run
+
+
+def close_run(run: Run, summary: Summary) -> None:
+    """Set ended_at and mark the end; safe after hours of an idle Django connection."""
+    if not connection.in_atomic_block:  # inside a caller's transaction, the connection is the caller's
+        close_old_connections()  # a run may outlive CONN_MAX_AGE: reconnect rather than fail here
+    now = timezone.now()
+    outcome = {"completed": "end", "interrupted": "stopped", "failed": "failed"}[summary.status]
+    text = f"stress {outcome}: {run.name}: {summary.line()}"
+    if summary.error:
+        text += f": {summary.error}"
+    Run.objects.filter(pk=run.pk).update(ended_at=now, notes=f"{run.notes}\n{text}")
+    Annotation.objects.create(server=run.server, run=run, at=now, text=text[:500])
+    run.refresh_from_db()

@@ -1,0 +1,27 @@
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from workload.target import Target
+
+STRESS_USER, STRESS_PASSWORD = "stresser", "w0rkl0ad!"
+
+
+@pytest.fixture(scope="session")
+def stress_target(mariadb) -> Target:
+    """A user that may write only the driver's own schema, as docs/walkthrough-find-what-limits-tps.md says."""
+    mariadb.execute(
+        f"CREATE USER IF NOT EXISTS '{STRESS_USER}'@'%' IDENTIFIED BY '{STRESS_PASSWORD}'",
+        f"GRANT ALL ON steadystate_stress.* TO '{STRESS_USER}'@'%'",
+    )
+    return Target(name="test", user=STRESS_USER, password=STRESS_PASSWORD, host="127.0.0.1", port=mariadb.port)
+
+
+@pytest.fixture
+def private_dir():
+    """A temp dir of our own: pytest's tmp_path base is pruned by other pytest runs of the same user."""
+    path = Path(tempfile.mkdtemp(prefix="steadystate-workload-"))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)

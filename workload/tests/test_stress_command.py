@@ -1,0 +1,114 @@
+import io
+import os
+import signal
+import threading
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.utils import timezone
+
+from monitor.models import Run, Server
+from monitor.runtime.sandbox import SandboxMariaDB
+from workload.tests.conftest import STRESS_PASSWORD, STRESS_USER
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def server(mariadb):
+    server = Server(name="bench", host="127.0.0.1", port=mariadb.port, user="steady")
+    server.password = "s3cret!"
+    server.save()
+    return server
+
+
+@pytest.fixture
+def write_user(monkeypatch, stress_target):
+    monkeypatch.setenv("STRESS_PW", STRESS_PASSWORD)
+    return ["--user", STRESS_USER, "--password-env", "STRESS_PW"]
+
+
+def stress(*args: str, stdout=None) -> str:
+    out = stdout or io.StringIO()
+    call_command("stress", *args, stdout=out)
+    return out.getvalue()
+
+
+def test_it_records_the_run_with_its_bounds_and_annotations(server, write_user):
+    before = timezone.now()
+    output = stress("bench", "--duration", "1.5", "--interval", "0.5", "--run", "baseline", *write_user)
+    after = timezone.now()
+    run = Run.objects.get(server=server)
+    assert run.name == "baseline"
+    assert before <= run.started_at < run.ended_at <= after
+    start, end = run.annotations.order_by("at")
+    assert (start.at, end.at) == (run.started_at, run.ended_at)
+    assert start.text.startswith("stress start: baseline") and "mode=mixed" in start.text
+    assert end.text.startswith("stress end: baseline") and "TPS avg" in end.text
+    assert " tps " in output and "completed:" in output
+
+
+def test_ctrl_c_stops_cleanly_and_closes_the_run(server, write_user):
+    class CtrlCOnFirstTps(io.StringIO):
+        def write(self, text):
+            if " tps " in text:  # the run is under way: press Ctrl-C
+                os.kill(os.getpid(), signal.SIGINT)
+            return super().write(text)
+
+    handler = signal.getsignal(signal.SIGINT)
+    output = stress("bench", "--duration", "600", "--interval", "0.3", *write_user, stdout=CtrlCOnFirstTps())
+    run = Run.objects.get(server=server)
+    assert run.ended_at is not None
+    assert run.annotations.last().text.startswith("stress stopped:")
+    assert "interrupted:" in output
+    assert signal.getsignal(signal.SIGINT) is handler  # handlers put back
+
+
+def test_it_tells_that_the_monitoring_user_cannot_write(server):
+    with pytest.raises(CommandError, match=r"server bench: user 'steady' may not write .*--user"):
+        stress("bench", "--duration", "1")
+    assert not Run.objects.exists()
+
+
+def test_an_unknown_server_is_named(server):
+    with pytest.raises(CommandError, match="no server named 'nope' \\(registered: bench\\)"):
+        stress("nope")
+
+
+def test_a_stopped_target_ends_the_driver_with_a_clear_error(private_dir):
+    doomed = SandboxMariaDB(private_dir / "data")
+    doomed.start()
+    try:
+        server = Server(name="doomed", host="127.0.0.1", port=doomed.port, user="root")
+        server.password = ""
+        server.save()
+        stopper = threading.Timer(1.5, doomed.stop)
+        stopper.start()
+        with pytest.raises(CommandError, match=r"server doomed: the workload stopped: .*Check that the server"):
+            stress("doomed", "--duration", "120", "--interval", "0.5", "--concurrency", "2")
+        stopper.join()
+    finally:
+        doomed.stop()
+    run = Run.objects.get(server=server)
+    assert run.ended_at is not None
+    assert run.annotations.last().text.startswith("stress failed:")
+
+
+def test_an_unreachable_target_is_named_and_no_run_is_left_open():
+    from monitor.runtime.sandbox import free_port
+
+    server = Server(name="gone", host="127.0.0.1", port=free_port(), user="root")
+    server.password = ""
+    server.save()
+    with pytest.raises(CommandError, match=r"server gone: 127\.0\.0\.1:\d+: cannot connect .*Check that it is running"):
+        stress("gone", "--duration", "5")
+    assert not Run.objects.filter(server=server).exists()
+
+
+def test_options_are_checked_before_anything_runs(server, monkeypatch):
+    monkeypatch.delenv("NOT_SET_PW", raising=False)
+    with pytest.raises(CommandError, match="environment variable NOT_SET_PW is not set"):
+        stress("bench", "--user", "stresser", "--password-env", "NOT_SET_PW")
+    with pytest.raises(CommandError, match="letters, digits and _ only"):
+        stress("bench", "--schema", "x`; DROP DATABASE mysql; --")
+    assert not Run.objects.exists()
