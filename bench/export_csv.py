@@ -56,7 +56,7 @@ def export(server: str, names: list[str], start: datetime, end: datetime, trace:
     from django.contrib.auth.models import User
     from django.test import RequestFactory
 
-    from dashboards.export import series_csv
+    from dashboards.export.views import series_csv
 
     request = RequestFactory().get("/export.csv", {
         "server": server, "metrics": ",".join(names), "from": start.isoformat(), "to": end.isoformat(),

@@ -1,7 +1,6 @@
 from django.urls import path
 
-from dashboards import api
-from dashboards.views import compare, explore, fleet, runs, server, tokens
+from dashboards.views import api, compare, explore, fleet, runs, server, tokens
 
 app_name = "dashboards"
 

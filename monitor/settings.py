@@ -32,6 +32,7 @@ INSTALLED_APPS = [
     "alerts",
     "collectors",
     "dashboards",
+    "dashboards.export",
     "workload",
 ]
 

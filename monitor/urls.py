@@ -8,6 +8,7 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("servers/", include("monitor.server_urls")),
     path("alerts/", include("alerts.urls")),
-    path("", include("dashboards.export_urls")),
+    path("", include("dashboards.export.urls")),
+    path("", include("dashboards.reports.urls")),
     path("", include("dashboards.urls")),
 ]

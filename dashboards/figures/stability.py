@@ -4,6 +4,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from dashboards.analysis.stability import Dip
 from dashboards.figures.common import (
     PALETTE,
     Mark,
@@ -15,7 +16,6 @@ from dashboards.figures.common import (
     iso,
     line,
 )
-from dashboards.stability_stats import Dip
 
 PS_PER_S = 1e12
 DIP_FILL = "rgba(220, 38, 38, 0.12)"

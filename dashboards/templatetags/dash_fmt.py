@@ -7,8 +7,8 @@ from django import template
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from dashboards.fleet import ago
-from dashboards.topwaits import human_ps
+from dashboards.analysis.fleet_state import ago
+from dashboards.analysis.topwaits import human_ps
 
 register = template.Library()
 

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
+from dashboards.analysis.topwaits import WaitRow, without_conditions
 from dashboards.reads import top_wait_of
 from dashboards.tests.dash_data import LOG_SYS, TRX_SYS, fresh_store, make_server, write_polls  # noqa: F401
-from dashboards.topwaits import WaitRow, without_conditions
 
 COND = "wait/synch/cond/mysys/COND_timer"
 
@@ -80,8 +80,8 @@ def test_the_fleet_top_wait_now_follows_the_toggle(client, lab):
 def test_the_run_report_ranks_waits_as_the_stability_page_does(lab):
     from datetime import UTC, datetime, timedelta
 
-    from dashboards.report_charts import stability_chart
-    from dashboards.report_summary import summarize_run
+    from dashboards.reports.charts import stability_chart
+    from dashboards.reports.summary import summarize_run
     from monitor.models import Run
 
     now = datetime.now(UTC)

@@ -4,12 +4,12 @@ from datetime import timedelta
 
 import plotly.graph_objects as go
 
+from dashboards.analysis.stability import Dip
 from dashboards.figures.common import Mark, epoch_ms, iso
 from dashboards.figures.compare import AlignedRun, compare_figure
 from dashboards.figures.explore import explore_figure
 from dashboards.figures.purge import purge_figure
 from dashboards.figures.stability import stability_figure
-from dashboards.stability_stats import Dip
 from dashboards.tests.series_helpers import T0, Pts, every
 
 EVIL = "<script>alert(1)</script>"

@@ -145,7 +145,7 @@ def test_compare_aligns_runs_and_summarizes(client):
 
 
 def test_compare_summarizes_every_sample_as_the_report_and_csv_do(client):
-    from dashboards.report_summary import summarize_run
+    from dashboards.reports.summary import summarize_run
 
     server = make_server()
     start = write_polls(server, 1500, step=2)  # more polls than a chart's points

@@ -5,7 +5,7 @@ from types import SimpleNamespace
 
 from django.http import QueryDict
 
-from dashboards.fleet import DISABLED, DOWN, NEVER, STALE, UP, server_state
+from dashboards.analysis.fleet_state import DISABLED, DOWN, NEVER, STALE, UP, server_state
 from dashboards.timerange import MAX_POINTS, from_query, max_points
 
 NOW = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)

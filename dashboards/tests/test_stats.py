@@ -4,10 +4,10 @@ from datetime import timedelta
 
 import pytest
 
-from dashboards.purge_growth import growth_per_second, time_to_threshold
-from dashboards.stability_stats import dip_threshold, find_dips, merge_close, summarize
+from dashboards.analysis.purge_growth import growth_per_second, time_to_threshold
+from dashboards.analysis.stability import dip_threshold, find_dips, merge_close, summarize
+from dashboards.analysis.topwaits import diff_rows, human_ps, wait_rows
 from dashboards.tests.series_helpers import every
-from dashboards.topwaits import diff_rows, human_ps, wait_rows
 
 
 def test_it_summarizes_a_tps_line():

@@ -6,8 +6,8 @@ from urllib.parse import urlencode
 from django.http import HttpRequest, QueryDict
 from django.utils import timezone
 
+from dashboards.analysis.topwaits import CONDITION_PARAM, CONDITION_PREFIX
 from dashboards.timerange import PRESETS, TimeRange, from_query, iso_param, max_points
-from dashboards.topwaits import CONDITION_PARAM, CONDITION_PREFIX
 
 REFRESH_SECONDS = {"15m": 15, "1h": 30, "6h": 60, "24h": 120, "7d": 300}
 TPS_DEFINITION = "TPS = (Com_commit + Com_rollback) per second, from SHOW GLOBAL STATUS"

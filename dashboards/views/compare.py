@@ -7,10 +7,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from dashboards import reads
+from dashboards.analysis.topwaits import WaitRow
 from dashboards.figures.compare import AlignedRun, compare_figure
-from dashboards.report_summary import RunSummary, run_window, summarize_run
+from dashboards.reports.summary import RunSummary, run_window, summarize_run
 from dashboards.timerange import DEFAULT_POINTS, TimeRange, max_points
-from dashboards.topwaits import WaitRow
 from dashboards.views.common import TPS_DEFINITION
 from monitor.models import Annotation, Run
 

@@ -9,9 +9,9 @@ from django.utils import timezone
 
 from dashboards import reads
 from dashboards.alert_bridge import firing_alerts
-from dashboards.fleet import State, server_state
-from dashboards.purge_growth import growth_per_second
-from dashboards.topwaits import include_conditions
+from dashboards.analysis.fleet_state import State, server_state
+from dashboards.analysis.purge_growth import growth_per_second
+from dashboards.analysis.topwaits import include_conditions
 from dashboards.views.common import TPS_DEFINITION, condition_toggle
 from monitor.models import Server
 

@@ -6,13 +6,13 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from dashboards import reads
+from dashboards.analysis.purge_growth import growth_per_second, last_value, time_to_threshold
+from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, dip_threshold, find_dips, merge_close, summarize
+from dashboards.analysis.topwaits import Hidden, WaitRow, diff_rows, include_conditions, without_conditions
 from dashboards.figures.purge import purge_figure
 from dashboards.figures.stability import stability_figure
 from dashboards.marks import server_marks
-from dashboards.purge_growth import growth_per_second, last_value, time_to_threshold
-from dashboards.stability_stats import DEFAULT_DIP_FRACTION, dip_threshold, find_dips, merge_close, summarize
 from dashboards.timerange import from_query, parse_time
-from dashboards.topwaits import Hidden, WaitRow, diff_rows, include_conditions, without_conditions
 from dashboards.views.common import chart_csv, condition_toggle, page_range, range_context, topwaits_csv
 from monitor.models import Server
 

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from datetime import datetime, timedelta
 from fnmatch import fnmatchcase
 
-from dashboards.export_params import ExportError, SeriesExport
-from dashboards.export_units import column_name
+from dashboards.export.params import ExportError, SeriesExport
+from dashboards.export.units import column_name
 from store import query
 
 CHUNK_POINTS = 2000  # rows per series per store query, at most

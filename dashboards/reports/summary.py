@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from dashboards.stability_stats import Summary, summarize
+from dashboards.analysis.stability import Summary, summarize
 from monitor.models import Run
 from store import query
 

@@ -3,11 +3,11 @@
 from datetime import timedelta
 
 from dashboards import reads
+from dashboards.analysis.stability import Dip, dip_threshold, find_dips, merge_close
 from dashboards.figures.purge import purge_figure
 from dashboards.figures.stability import stability_figure
 from dashboards.marks import marks_for
-from dashboards.report_summary import RunSummary
-from dashboards.stability_stats import Dip, dip_threshold, find_dips, merge_close
+from dashboards.reports.summary import RunSummary
 from dashboards.timerange import TimeRange
 
 CHART_POINTS = 1200

@@ -7,8 +7,8 @@ from datetime import datetime, timedelta
 import pytest
 from django.core.management import call_command
 
-from dashboards import export_series
-from dashboards.csv_safe import iso_utc
+from dashboards.export import series as export_series
+from dashboards.export.csv_safe import iso_utc
 from dashboards.models import ApiToken
 from dashboards.tests import export_samples as data
 from store import query

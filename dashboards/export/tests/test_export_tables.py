@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from dashboards.csv_safe import iso_utc
+from dashboards.export.csv_safe import iso_utc
 from dashboards.tests import export_samples as data
 from monitor.models import Annotation, Run
 from store import query

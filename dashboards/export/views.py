@@ -11,19 +11,19 @@ from django.db.models import Q
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, StreamingHttpResponse
 from django.views.decorators.http import require_GET
 
-from dashboards import export_params as params
 from dashboards import reads
-from dashboards.csv_safe import CsvLines, iso_utc
-from dashboards.export_auth import session_or_token
-from dashboards.export_series import columns, header, no_match_message, rows, unmatched
-from dashboards.export_tables import (
+from dashboards.analysis.topwaits import diff_rows, without_conditions
+from dashboards.export import params
+from dashboards.export.auth import session_or_token
+from dashboards.export.csv_safe import CsvLines, iso_utc
+from dashboards.export.series import columns, header, no_match_message, rows, unmatched
+from dashboards.export.tables import (
     annotation_rows,
     compare_rows,
     topwaits_diff_rows,
     topwaits_rows,
 )
-from dashboards.report_summary import summarize_run
-from dashboards.topwaits import diff_rows, without_conditions
+from dashboards.reports.summary import summarize_run
 from monitor.models import Annotation
 
 BOM = "\ufeff"  # lets Excel read UTF-8; off unless asked (bom=1), scripts rarely want it

@@ -2,9 +2,9 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from dashboards.csv_safe import CsvLines
-from dashboards.export_params import ExportError, series_export
-from dashboards.export_series import columns, csv_rows, no_match_message, unmatched
+from dashboards.export.csv_safe import CsvLines
+from dashboards.export.params import ExportError, series_export
+from dashboards.export.series import columns, csv_rows, no_match_message, unmatched
 
 
 class Command(BaseCommand):

@@ -5,8 +5,8 @@ from datetime import timedelta
 
 import pytest
 
-from dashboards.csv_safe import iso_utc
-from dashboards.export_params import parse_time
+from dashboards.export.csv_safe import iso_utc
+from dashboards.export.params import parse_time
 from dashboards.tests import export_samples as data
 from store import query
 from store.ingest import write_samples

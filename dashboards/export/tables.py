@@ -2,8 +2,8 @@
 
 from collections.abc import Iterable, Iterator
 
-from dashboards.report_summary import RunSummary, ratio
-from dashboards.topwaits import WaitDiff, WaitRow
+from dashboards.analysis.topwaits import WaitDiff, WaitRow
+from dashboards.reports.summary import RunSummary, ratio
 from monitor.models import Annotation
 
 PS_PER_S = 10**12

@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from dashboards.csv_safe import iso_utc
+from dashboards.export.csv_safe import iso_utc
 from monitor.models import Server
 from store import query
 

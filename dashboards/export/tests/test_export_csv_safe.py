@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from dashboards.csv_safe import CsvLines, cell, iso_utc, safe_text
+from dashboards.export.csv_safe import CsvLines, cell, iso_utc, safe_text
 
 ODD = [
     "=HYPERLINK(\"http://x\",\"click\")", "+1+2", "-2+3", "@SUM(A1)", "\tindent", "\rreturn",

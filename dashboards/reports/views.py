@@ -6,13 +6,13 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
-from dashboards import export_params as params
 from dashboards import reads
-from dashboards.csv_safe import iso_utc
-from dashboards.report_charts import chart_metrics, purge_chart, stability_chart
-from dashboards.report_settings import Change, changes, previous_run, show, snapshot
-from dashboards.report_summary import ratio, run_window, summarize_run
-from dashboards.stability_stats import DEFAULT_DIP_FRACTION, dip_threshold
+from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, dip_threshold
+from dashboards.export import params
+from dashboards.export.csv_safe import iso_utc
+from dashboards.reports.charts import chart_metrics, purge_chart, stability_chart
+from dashboards.reports.settings_diff import Change, changes, previous_run, show, snapshot
+from dashboards.reports.summary import ratio, run_window, summarize_run
 from dashboards.timerange import iso_param
 from dashboards.views.common import TPS_DEFINITION
 from monitor.models import Run

@@ -1,0 +1,12 @@
+"""CSV exports (included at the site root, before dashboards.urls)."""
+
+from django.urls import path
+
+from dashboards.export import views
+
+urlpatterns = [
+    path("export.csv", views.series_csv, name="export-csv"),
+    path("export/topwaits.csv", views.topwaits_csv, name="export-topwaits"),
+    path("export/compare.csv", views.compare_csv, name="export-compare"),
+    path("export/annotations.csv", views.annotations_csv, name="export-annotations"),
+]

@@ -1,0 +1,10 @@
+"""Printable run and compare reports (included at the site root, before dashboards.urls)."""
+
+from django.urls import path
+
+from dashboards.reports import views
+
+urlpatterns = [
+    path("runs/<int:run_id>/report/", views.run_report, name="run-report"),
+    path("reports/compare/", views.compare_report, name="compare-report"),
+]
