@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: run test lint clean
+.PHONY: run test lint bench-deps clean
 
 $(VENV)/.run-installed: requirements.txt
 	@bash scripts/system-deps.sh venv
@@ -17,6 +17,7 @@ $(VENV)/.test-installed: $(VENV)/.run-installed requirements-test.txt
 	@touch $@
 
 run: $(VENV)/.run-installed
+	@bash scripts/system-deps.sh run
 	@echo "SteadyState: starting on http://$${LISTEN_HOST:-127.0.0.1}:$${PORT:-8000}/ (Ctrl-C stops everything)"
 	$(PY) manage.py up
 
@@ -24,6 +25,9 @@ test: $(VENV)/.test-installed
 	@bash scripts/system-deps.sh test
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/pytest
+
+bench-deps: $(VENV)/.test-installed
+	@bash scripts/system-deps.sh bench
 
 lint: $(VENV)/.test-installed
 	$(VENV)/bin/ruff check .
