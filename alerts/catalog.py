@@ -1,6 +1,7 @@
 """Which metric names a rule may watch: the names of docs/metrics.md, or any the store has seen."""
 
 from monitor.models import Server
+from store import query
 
 NAMES = {
     "tps", "qps", "tps_trx_summary", "history_list_length",
@@ -24,6 +25,4 @@ def seen_in_store(name: str) -> bool:
     server_ids = list(Server.objects.values_list("id", flat=True))
     if not server_ids:
         return False
-    from store import query
-
     return any(name in query.metric_names(server_id, name) for server_id in server_ids)

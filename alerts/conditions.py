@@ -10,7 +10,9 @@ from datetime import datetime, timedelta
 
 from alerts.models import Rule
 from alerts.numbers import fmt, fmt_growth, fmt_minutes
+from collectors.models import ServerHealth
 from monitor.models import Server
+from store import query
 
 DEFAULT_LOOKBACK = timedelta(minutes=10)  # growth shown beside a threshold's value
 MAX_POINTS = 5000  # enough to see every poll of a 1 h window at 1 s
@@ -53,8 +55,6 @@ def stale_after(server: Server) -> timedelta:
 
 
 def metric_verdicts(rule: Rule, servers: list[Server], now: datetime) -> dict[int, list[Verdict]]:
-    from store import query
-
     slack = max(stale_after(s) for s in servers)
     start, span = now - window(rule) - slack, window(rule)
     found = query.series([s.id for s in servers], [rule.metric], start, now, max_points=MAX_POINTS)
@@ -89,8 +89,6 @@ def growth_over(rule: Rule, server: Server, p: Points, now: datetime, span: time
     start = anchor_index(p, now - span)
     start = 0 if start is None else start
     if p.kind == "counter":
-        from store import query
-
         # Deltas after the anchor reading: its own delta covers time before the window.
         after = p.ts[start] + timedelta(microseconds=1)
         total = query.totals(server.id, [rule.metric], after, now).get(rule.metric, 0)
@@ -145,8 +143,6 @@ def run_start_rising(p: Points) -> datetime:
 
 
 def health_rows(servers: list[Server]) -> dict:
-    from collectors.models import ServerHealth
-
     return {h.server_id: h for h in ServerHealth.objects.filter(server_id__in=[s.id for s in servers])}
 
 

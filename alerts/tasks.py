@@ -3,7 +3,7 @@
 from celery import shared_task
 from celery.utils.log import get_task_logger
 
-from alerts import evaluation, sending
+from alerts import evaluation, pruning, sending
 
 log = get_task_logger(__name__)
 
@@ -23,8 +23,6 @@ def send_notifications() -> None:
 
 @shared_task
 def prune_history() -> None:
-    from alerts import pruning
-
     removed = pruning.prune()
     if removed:
         log.info("alerts: pruned %s old rows", removed)

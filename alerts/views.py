@@ -13,6 +13,8 @@ from alerts import catalog, emails, outbox, sparkline
 from alerts.builtin import ensure_builtin_rules
 from alerts.forms import RuleForm, TestEmailForm
 from alerts.models import Event, Notification, Rule
+from alerts.tasks import send_notifications
+from store import query
 
 log = logging.getLogger(__name__)
 PAST_EVENTS = 50
@@ -76,8 +78,6 @@ def metric_line(event: Event) -> dict:
     """The metric around the event as an SVG line, with its lowest and highest values."""
     if not event.rule.metric:
         return {}
-    from store import query
-
     end = event.resolved_at or timezone.now()
     try:
         found = query.series([event.server_id], [event.rule.metric], event.since - timedelta(minutes=30), end,
@@ -105,8 +105,6 @@ def test_email(request):
 
 def wake_sender() -> None:
     """Ask a worker to send now; if the broker is down, the beat's next evaluation sends it anyway."""
-    from alerts.tasks import send_notifications
-
     try:
         send_notifications.apply_async(expires=60, retry=False)
     except Exception as exc:

@@ -31,7 +31,7 @@ django.setup()
 
 from django.core.management import call_command  # noqa: E402
 
-from collectors.poll import poll_servers  # noqa: E402
+from collectors.batch import poll_servers  # noqa: E402
 from monitor.models import Server  # noqa: E402
 from testing.mariadb import SandboxMariaDB  # noqa: E402
 

@@ -1,19 +1,19 @@
-"""One poll of one server: run the due sources, turn readings into samples, record health.
+"""One poll of one server: run the due sources and turn their readings into samples.
 
-poll_target() talks to MySQL and Redis only (safe in worker threads);
-record() does the database work for a batch of polls in a few statements.
+poll_target() talks to MySQL and Redis only (safe in worker threads); collectors.batch
+polls many servers at once and collectors.record writes what they got.
 """
 
 import logging
 import time
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 import pymysql
 
-from collectors import delta, registry, snapshots, state
-from collectors.connection import ConnectError, ServerInfo
+from collectors import delta, registry, snapshots
+from collectors.connection import ConnectError
 from collectors.pool import POOL, Pooled, Target, is_connection_error
+from collectors.results import PollResult, SourceResult
 from collectors.source import Source, SourceUnavailable
 from store.sample import Sample
 
@@ -25,67 +25,6 @@ GRANTS_HINT = ("grant the monitoring user: GRANT PROCESS, REPLICATION CLIENT ON 
                "GRANT SELECT ON performance_schema.* TO 'user'@'%' (docs/sources.md)")
 
 
-@dataclass
-class SourceResult:
-    name: str
-    ok: bool
-    duration_ms: float = 0.0
-    error: str = ""
-    unavailable: bool = False  # cannot run here (performance_schema OFF, version): not a fault of the poll
-    note: str = ""
-    reset: str = ""  # why this reading carries no deltas
-    sample: Sample | None = None
-
-    def health(self, at: datetime) -> dict:
-        entry = {"ok": self.ok, "error": self.error, "duration_ms": round(self.duration_ms, 3),
-                 "at": at.isoformat()}
-        if self.note:
-            entry["note"] = self.note
-        if self.unavailable:
-            entry["unavailable"] = True
-        return entry
-
-
-@dataclass
-class PollResult:
-    server_id: int
-    server_name: str
-    started_at: datetime
-    due_at: datetime | None = None
-    duration_ms: float = 0.0
-    connect_error: str = ""
-    connected_now: bool = False  # this poll opened a new connection
-    info: ServerInfo | None = None
-    sources: list[SourceResult] = field(default_factory=list)
-    skipped: str = ""  # not polled at all (another poll of this server is running, or nothing due)
-    snapshots: dict[str, delta.Snapshot] = field(default_factory=dict)  # to compare the next poll with
-    attempts: dict[str, float] = field(default_factory=dict)  # when each source ran
-
-    @property
-    def samples(self) -> list[Sample]:
-        return [s.sample for s in self.sources if s.sample is not None]
-
-    @property
-    def ok(self) -> bool:
-        """A poll fails when it reaches nothing: no connection, or every source that ran failed."""
-        if self.connect_error:
-            return False
-        ran = [s for s in self.sources if not s.unavailable]
-        return not ran or any(s.ok for s in ran)
-
-    @property
-    def error(self) -> str:
-        if self.connect_error:
-            return self.connect_error
-        return "; ".join(s.error for s in self.sources if not s.ok and not s.unavailable)
-
-    @property
-    def lag_ms(self) -> float | None:
-        if self.due_at is None:
-            return None
-        return max(0.0, (self.started_at - self.due_at).total_seconds() * 1000)
-
-
 def is_due(source: Source, poll_interval: int, last_attempt: float | None, now: float) -> bool:
     # Half an interval of slack: a poll that starts a little early must not skip a cheap source.
     return last_attempt is None or now - last_attempt >= source.interval_for(poll_interval) - poll_interval / 2
@@ -95,7 +34,7 @@ def due_sources(poll_interval: int, attempts: dict[str, float], now: float,
                 only: list[str] | None = None) -> list[Source]:
     if only:
         return [registry.get(name) for name in only]
-    return [s for s in registry.enabled_sources() if is_due(s, poll_interval, attempts.get(s.name), now)]
+    return [s for s in registry.all_sources() if is_due(s, poll_interval, attempts.get(s.name), now)]
 
 
 def poll_target(target: Target, poll_interval: int, due_at: datetime | None = None,
@@ -230,73 +169,3 @@ def describe(exc: Exception) -> str:
     if code == 2013:
         return "timed out waiting for the server to answer (or the connection was lost)"
     return f"error {code}: {text}" if code else str(text)
-
-
-def poll_server(server_id: int, only: list[str] | None = None, due_at: datetime | None = None) -> PollResult:
-    """Poll one server now (commands and tests): write its samples, record its health."""
-    from monitor.models import Server
-
-    server = Server.objects.get(pk=server_id)
-    return poll_servers([server], {server.id: due_at}, only)[0]
-
-
-def poll_servers(servers: list, due: dict[int, datetime | None], only: list[str] | None = None,
-                 executor=None) -> list[PollResult]:
-    """Poll servers concurrently (when given an executor), then record all results at once.
-
-    Redis sees four round trips per batch, not four per server: locks, snapshots, saves, unlocks.
-    """
-    from collectors.record import record
-
-    tokens = state.acquire_locks({s.id: lock_ttl(s.poll_interval) for s in servers})
-    locked = [s.id for s in servers if tokens[s.id]]
-    try:
-        saved = snapshots.store().load_many(locked) if locked else {}
-        jobs = []
-        for server in servers:
-            if not tokens[server.id]:
-                jobs.append((server, None))
-                continue
-            args = (Target.from_server(server), server.poll_interval, due.get(server.id), only, saved[server.id])
-            jobs.append((server, executor.submit(safe_poll, *args) if executor else safe_poll(*args)))
-        results = [collect_job(server, job, due.get(server.id)) for server, job in jobs]
-        polled = [r for r in results if not r.skipped]
-        save_snapshots(polled)
-        record(servers, polled)
-    finally:
-        state.release_locks({server_id: token for server_id, token in tokens.items() if token})
-    return results
-
-
-def save_snapshots(polled: list[PollResult]) -> None:
-    """The batch's new snapshots to Redis; if that fails, every poll of the batch says so."""
-    try:
-        snapshots.store().save_many({r.server_id: (r.snapshots, r.attempts) for r in polled if r.attempts})
-    except Exception as exc:  # noqa: BLE001 - the polls must still be recorded, as failed
-        log.exception("saving the snapshots of %d polls failed", len(polled))
-        for result in polled:
-            result.connect_error = (f"{result.server_name}: the collector failed (saving snapshots: "
-                                    f"{type(exc).__name__}: {exc}); the next poll's deltas span both intervals")
-
-
-def safe_poll(target: Target, poll_interval: int, due_at: datetime | None, only: list[str] | None,
-              saved: snapshots.Saved | None = None) -> PollResult:
-    """poll_target, with any failure of ours (Redis down, a bug) recorded as this server's poll error."""
-    try:
-        return poll_target(target, poll_interval, due_at, only, saved)
-    except Exception as exc:  # noqa: BLE001 - the other servers of the batch must still be recorded
-        log.exception("poll of %s failed", target.name)
-        return PollResult(target.server_id, target.name, datetime.now(UTC), due_at,
-                          connect_error=f"{target.name}: the collector failed ({type(exc).__name__}: {exc})")
-
-
-def collect_job(server, job, due_at: datetime | None) -> PollResult:
-    if job is None:
-        return PollResult(server.id, server.name, datetime.now(UTC), due_at,
-                          skipped="a poll of this server is already running")
-    return job.result() if hasattr(job, "result") else job
-
-
-def lock_ttl(poll_interval: int) -> float:
-    # Longer than the worst poll (connect + read timeouts, one reconnect), shorter than a stuck worker's life.
-    return max(2.0 * poll_interval, 30.0)

@@ -6,7 +6,9 @@ A few statements per batch whatever its size, so the database is not the bottlen
 import logging
 
 from collectors.models import HISTORY_SLOTS, PollRecord, ServerHealth
-from collectors.poll import PollResult
+from collectors.results import PollResult
+from monitor.models import Server
+from store.ingest import write_samples as store_write
 
 log = logging.getLogger(__name__)
 
@@ -28,8 +30,6 @@ def write_samples(samples: list) -> str:
     """Hand the samples to the store; an error here is reported on every poll of the batch."""
     if not samples:
         return ""
-    from store.ingest import write_samples as store_write
-
     try:
         store_write(samples)
     except Exception as exc:  # noqa: BLE001 - the health rows must still say what happened
@@ -82,8 +82,6 @@ def write_history(results: list[PollResult], healths: dict[int, ServerHealth], s
 
 def update_versions(servers: list, results: list[PollResult]) -> None:
     """Keep Server.flavor/version as detected (only when they change)."""
-    from monitor.models import Server
-
     by_id = {s.id: s for s in servers}
     for result in results:
         server, info = by_id.get(result.server_id), result.info

@@ -13,6 +13,7 @@ import threading
 
 import redis
 
+from collectors import state
 from collectors.delta import Snapshot
 
 SNAPSHOT_KEY = "collectors:snap:{}"  # hash per server: source -> JSON snapshot
@@ -97,8 +98,6 @@ _STORE: SnapshotStore | None = None
 
 def store() -> SnapshotStore:
     """The process's store (its cache of decoded snapshots is per process)."""
-    from collectors import state
-
     global _STORE
     if _STORE is None:
         _STORE = SnapshotStore(state.client())

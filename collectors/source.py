@@ -2,7 +2,6 @@
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from types import ModuleType
 
 import pymysql
 
@@ -32,18 +31,14 @@ class Reading:
 
 @dataclass(frozen=True)
 class Source:
-    name: str
-    help: str
-    flavors: frozenset[str]
-    min_version: dict[str, tuple[int, int, int]]
-    interval: int | None  # seconds; None means the server's poll interval
-    expensive: bool
-    collect: Callable[[pymysql.Connection, ServerInfo], Reading]
+    """One data source: each module under collectors/sources declares one as SOURCE."""
 
-    @classmethod
-    def from_module(cls, module: ModuleType) -> "Source":
-        return cls(module.NAME, module.HELP, frozenset(module.FLAVORS), dict(module.MIN_VERSION),
-                   module.INTERVAL, getattr(module, "EXPENSIVE", False), module.collect)
+    name: str
+    help: str  # one line for `poll --help`: what it reads and the metric names it stores
+    collect: Callable[[pymysql.Connection, ServerInfo], Reading]
+    flavors: frozenset[str] = frozenset(("mysql", "mariadb"))
+    min_version: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+    interval: int | None = None  # seconds; None means the server's poll interval
 
     def unsupported_reason(self, info: ServerInfo) -> str | None:
         """Why this source cannot run on this server, or None if it can."""

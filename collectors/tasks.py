@@ -10,7 +10,8 @@ from celery import shared_task
 from celery.utils.log import get_task_logger
 
 from collectors import schedule
-from collectors.poll import poll_servers
+from collectors.batch import poll_servers
+from monitor.models import Server
 
 log = get_task_logger(__name__)
 
@@ -30,8 +31,6 @@ def executor() -> ThreadPoolExecutor:
 @shared_task(ignore_result=True)
 def dispatch_due_polls(now: float | None = None) -> int:
     """Enqueue the due servers in batches; each batch expires after its interval."""
-    from monitor.models import Server
-
     servers = list(Server.objects.filter(enabled=True).values_list("id", "poll_interval"))
     intervals = dict(servers)
     due = schedule.claim_due(servers, time.time() if now is None else now)
@@ -47,8 +46,6 @@ def dispatch_due_polls(now: float | None = None) -> int:
 @shared_task(ignore_result=True)
 def poll_batch(server_ids: list[int], due_ats: list[float]) -> int:
     """Poll a batch of servers concurrently; returns how many were polled."""
-    from monitor.models import Server
-
     servers = list(Server.objects.filter(pk__in=server_ids, enabled=True))
     due = {sid: datetime.fromtimestamp(at, UTC) for sid, at in zip(server_ids, due_ats, strict=True)}
     results = poll_servers(servers, due, executor=executor())

@@ -7,6 +7,7 @@ from django.db.models import Q
 
 from dashboards.figures.common import GAP_FILL, Mark
 from monitor.models import Annotation, Run
+from store import query
 
 
 def marks_for(server_ids: Iterable[int], start: datetime, end: datetime) -> list[Mark]:
@@ -23,8 +24,6 @@ def marks_for(server_ids: Iterable[int], start: datetime, end: datetime) -> list
 
 def gap_marks(server_id: int, start: datetime, end: datetime) -> list[Mark]:
     """Holes the store recorded (e.g. its buffer overflowed while Postgres was down), shaded grey."""
-    from store import query
-
     return [Mark(f"no data: {reason}", max(g0, start), min(g1, end), GAP_FILL)
             for g0, g1, reason in query.gaps(server_id, start, end)]
 

@@ -4,9 +4,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from collectors import registry
 from dashboards.analysis.topwaits import CONDITION_PREFIX, COUNT_PREFIX, TIME_PREFIX, WaitRow, is_condition, wait_rows
 from dashboards.figures.common import Points
 from dashboards.timerange import TimeRange
+from store import query
 
 TPS = "tps"
 HISTORY = "history_list_length"
@@ -25,8 +27,6 @@ PURGE_COUNTERS = [
 
 def store():
     # Imported on use: the store app is built in parallel and must not break importing the views.
-    from store import query
-
     return query
 
 
@@ -95,8 +95,6 @@ MUTEX_SOURCE = "innodb_mutex"  # the collectors' source of mutex.* metrics
 
 def source_interval(server, source: str) -> timedelta:
     """How often a collectors' source reads this server (its own interval or the server's poll)."""
-    from collectors import registry
-
     try:
         seconds = registry.get(source).interval_for(server.poll_interval)
     except KeyError:

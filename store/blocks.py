@@ -12,7 +12,7 @@ import zlib
 
 import numpy as np
 
-from store import codec
+from store import codec, rollups
 
 ZLIB = 1
 INT_PLAIN, INT_DELTA, FLOAT = 0, 2, 4
@@ -160,8 +160,6 @@ def _regular_buckets(cols: np.ndarray, head: np.ndarray) -> dict[str, np.ndarray
 
 def decode_buckets_many(blobs: list, offsets: list[int]) -> dict[str, np.ndarray]:
     """Buckets of several rows, each re-numbered by its offset; regular rows in one numpy pass."""
-    from store import rollups
-
     unpacked = [unpack(b) for b in blobs]
     regular = [k for k, (kind, _b) in enumerate(unpacked) if kind == REGULAR]
     others = [rollups.shift(decode_buckets(blobs[k]), offsets[k])

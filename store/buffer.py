@@ -15,6 +15,7 @@ from datetime import datetime
 import redis
 
 from store import config, redis_client
+from store.models import Gap
 from store.points import from_micros, micros
 from store.sample import Sample
 
@@ -133,8 +134,6 @@ def drain(write: Callable[[list[Sample]], None]) -> int:
 
 
 def _save_gaps() -> None:
-    from store.models import Gap
-
     for server_id, start, end, reason in pending_gaps():
         Gap.objects.create(server_id=server_id, start=start, end=end, reason=reason)
         client().hdel(GAPS, server_id)

@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
-from store import catalog, downsample, levels, read_full, read_rollups
+from store import buffer, catalog, downsample, levels, read_full, read_rollups
 from store.models import Gap
 from store.points import Points, datetimes, from_micros, micros
 
@@ -173,8 +173,6 @@ def metric_names(server_id: int, pattern: str = "*") -> list[str]:
 
 def gaps(server_id: int, start: datetime, end: datetime) -> list[tuple[datetime, datetime, str]]:
     """Recorded holes overlapping [start, end], oldest first, including those not yet saved."""
-    from store import buffer
-
     rows = Gap.objects.filter(server_id=server_id, start__lte=end, end__gte=start).order_by("start")
     out = [(g.start, g.end, g.reason) for g in rows]
     for sid, g_start, g_end, reason in buffer.pending_gaps():

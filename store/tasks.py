@@ -3,14 +3,14 @@
 from celery import shared_task
 from celery.utils.log import get_task_logger
 
+from store import maintenance
+
 log = get_task_logger(__name__)
 
 
 @shared_task(name="store.tasks.maintain", ignore_result=True)
 def maintain() -> dict:
     """Flush the buffer, create partitions ahead, compact closed hours, roll up, apply retention."""
-    from store import maintenance
-
     report = maintenance.run()
     log.info("store maintenance: %s", report)
     return report

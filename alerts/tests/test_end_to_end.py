@@ -8,7 +8,7 @@ from alerts import sending
 from alerts.evaluation import evaluate_all
 from alerts.models import Event
 from alerts.tests.conftest import make_rule, make_server
-from collectors.poll import poll_server
+from collectors.batch import poll_server
 from store import query
 
 pytestmark = pytest.mark.django_db

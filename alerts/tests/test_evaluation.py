@@ -5,9 +5,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-import alerts
 from alerts.evaluation import evaluate_all
 from alerts.models import Event, Notification, Rule
+from alerts.status import firing_for_servers
 from alerts.tests.conftest import history, make_rule, make_server
 
 pytestmark = pytest.mark.django_db
@@ -24,14 +24,14 @@ def test_it_fires_and_resolves_a_threshold(server):
     event = Event.objects.get(rule=rule)
     assert (event.firing, event.value, event.growth) == (True, 150, 140)
     assert event.since == now - timedelta(seconds=10)  # the first reading above 100
-    assert alerts.firing_for_servers([server.id]) == {server.id: [rule.name]}
+    assert firing_for_servers([server.id]) == {server.id: [rule.name]}
 
     history(server, [80], now + timedelta(seconds=10))
     evaluate_all(now + timedelta(seconds=10))
     event.refresh_from_db()
     assert not event.firing and event.value == 80 and event.peak == 150
     assert kinds(rule) == ["firing", "resolved"]
-    assert alerts.firing_for_servers([server.id]) == {}
+    assert firing_for_servers([server.id]) == {}
 
 
 def test_it_leaves_state_alone_when_data_is_stale(server):
@@ -88,7 +88,7 @@ def test_it_scopes_rules_by_server_and_by_tag(db):
     for server in (prod, test):
         history(server, [500], now)
     evaluate_all(now)
-    firing = alerts.firing_for_servers([prod.id, test.id])
+    firing = firing_for_servers([prod.id, test.id])
     assert firing == {prod.id: [everywhere.name, by_tag.name], test.id: [everywhere.name, by_server.name]}
 
 

@@ -9,7 +9,7 @@ from alerts.builtin import ensure_builtin_rules
 from alerts.evaluation import evaluate_all
 from alerts.models import Event, Rule
 from alerts.tests.conftest import make_server
-from collectors.poll import poll_server
+from collectors.batch import poll_server
 from testing.mariadb import running_sandbox
 
 pytestmark = pytest.mark.django_db

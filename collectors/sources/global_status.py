@@ -8,13 +8,9 @@ import pymysql
 
 from collectors.connection import ServerInfo
 from collectors.pool import is_connection_error
-from collectors.source import Reading, joined_rows, joined_sql, number, query
+from collectors.source import Reading, Source, joined_rows, joined_sql, number, query
 
 NAME = "global_status"
-HELP = "SHOW GLOBAL STATUS: tps (Com_commit + Com_rollback), qps (Questions), Threads_running, InnoDB counters"
-FLAVORS = ("mysql", "mariadb")
-MIN_VERSION = {"mysql": (5, 1, 0), "mariadb": (5, 1, 0)}
-INTERVAL = None
 
 # The statement counters that matter for throughput; the other ~150 Com_ counters are left out.
 KEPT_COM = ("Com_commit", "Com_rollback", "Com_begin", "Com_select", "Com_insert", "Com_insert_select",
@@ -126,3 +122,13 @@ def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:
             counters.add("tps_trx_summary")
     return Reading(values, frozenset(counters), reset_markers=RESET_MARKERS,
                    note="tps = Com_commit + Com_rollback (explicit COMMIT/ROLLBACK statements)")
+
+
+SOURCE = Source(
+    name=NAME,
+    help="SHOW GLOBAL STATUS: tps (Com_commit + Com_rollback), qps (Questions), Threads_running, InnoDB counters",
+    flavors=frozenset(("mysql", "mariadb")),
+    min_version={"mysql": (5, 1, 0), "mariadb": (5, 1, 0)},
+    interval=None,
+    collect=collect,
+)

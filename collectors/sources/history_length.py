@@ -13,13 +13,9 @@ import re
 import pymysql
 
 from collectors.connection import ServerInfo
-from collectors.source import Reading, number, query
+from collectors.source import Reading, Source, number, query
 
 NAME = "history_length"
-HELP = "InnoDB history list length (history_list_length, gauge)"
-FLAVORS = ("mysql", "mariadb")
-MIN_VERSION = {"mysql": (5, 1, 0), "mariadb": (5, 1, 0)}
-INTERVAL = None
 
 # One row of INNODB_METRICS; the enabled column differs by flavor/version.
 METRICS_STATUS_SQL = ("SELECT COUNT, STATUS = 'enabled' FROM information_schema.INNODB_METRICS"
@@ -70,3 +66,13 @@ def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:
 
 def gauge(length: int | float, note: str = "") -> Reading:
     return Reading({"history_list_length": length}, frozenset(), note=note)
+
+
+SOURCE = Source(
+    name=NAME,
+    help="InnoDB history list length (history_list_length, gauge)",
+    flavors=frozenset(("mysql", "mariadb")),
+    min_version={"mysql": (5, 1, 0), "mariadb": (5, 1, 0)},
+    interval=None,
+    collect=collect,
+)

@@ -4,13 +4,9 @@
 import pymysql
 
 from collectors.connection import ServerInfo
-from collectors.source import Reading, joined_rows, joined_sql
+from collectors.source import Reading, Source, joined_rows, joined_sql
 
 NAME = "innodb_metrics"
-HELP = "information_schema.INNODB_METRICS enabled counters: innodb_metrics:<NAME>"
-FLAVORS = ("mysql", "mariadb")
-MIN_VERSION = {"mysql": (5, 6, 0), "mariadb": (10, 0, 0)}
-INTERVAL = None
 
 # Enabled rows, plus the purge counters whatever their state so we can say which are off.
 PURGE_FILTER = "(NAME LIKE 'purge%' OR NAME LIKE 'trx_undo%' OR NAME = 'trx_rseg_history_len')"
@@ -58,3 +54,13 @@ def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:
         if kind not in GAUGE_TYPES:
             counters.add(key)
     return Reading(values, frozenset(counters), note=enable_hint(disabled) if disabled else "")
+
+
+SOURCE = Source(
+    name=NAME,
+    help="information_schema.INNODB_METRICS enabled counters: innodb_metrics:<NAME>",
+    flavors=frozenset(("mysql", "mariadb")),
+    min_version={"mysql": (5, 6, 0), "mariadb": (10, 0, 0)},
+    interval=None,
+    collect=collect,
+)

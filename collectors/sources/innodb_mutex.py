@@ -15,14 +15,9 @@ import re
 import pymysql
 
 from collectors.connection import ServerInfo
-from collectors.source import Reading, SourceUnavailable, joined_rows, joined_sql, query
+from collectors.source import Reading, Source, SourceUnavailable, joined_rows, joined_sql, query
 
 NAME = "innodb_mutex"
-HELP = "SHOW ENGINE INNODB MUTEX: mutex.waits/spins/calls:<name>; MariaDB 10.6+ via performance_schema"
-FLAVORS = ("mysql", "mariadb")
-MIN_VERSION = {"mysql": (5, 1, 0), "mariadb": (5, 1, 0)}
-INTERVAL = 60  # InnoDB walks every latch to answer: not on every cheap poll
-EXPENSIVE = True
 
 # Needs PROCESS; takes InnoDB's latch-list mutex while it walks all latches.
 MUTEX_SQL = "SHOW ENGINE INNODB MUTEX"
@@ -112,3 +107,13 @@ def collect_from_pfs(conn: pymysql.Connection, info: ServerInfo) -> Reading:
         values[f"mutex.waits:{event}"] = int(count)
         values[f"mutex.time_ps:{event}"] = int(timer)
     return Reading(values, frozenset(values), absent_is_zero=True, note=PFS_FALLBACK_NOTE)
+
+
+SOURCE = Source(
+    name=NAME,
+    help="SHOW ENGINE INNODB MUTEX: mutex.waits/spins/calls:<name>; MariaDB 10.6+ via performance_schema",
+    flavors=frozenset(("mysql", "mariadb")),
+    min_version={"mysql": (5, 1, 0), "mariadb": (5, 1, 0)},
+    interval=60,  # InnoDB walks every latch to answer: not on every cheap poll
+    collect=collect,
+)

@@ -4,13 +4,9 @@
 import pymysql
 
 from collectors.connection import ServerInfo
-from collectors.source import Reading, joined_rows, joined_sql, require_performance_schema
+from collectors.source import Reading, Source, joined_rows, joined_sql, require_performance_schema
 
 NAME = "pfs_waits"
-HELP = "performance_schema wait events: wait.count:<event> and wait.time_ps:<event> (idle excluded)"
-FLAVORS = ("mysql", "mariadb")
-MIN_VERSION = {"mysql": (5, 5, 3), "mariadb": (5, 5, 0)}
-INTERVAL = None
 
 # Only events that happened at all: keeps the sample small (a missing event was zero
 # at the previous read, which the delta engine knows). idle is a client's think time.
@@ -34,3 +30,13 @@ def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:
                        note="no wait event has been counted yet: check performance_schema.setup_instruments"
                             " (wait/% ENABLED and TIMED) and setup_consumers (global_instrumentation)")
     return Reading(values, frozenset(values), absent_is_zero=True)
+
+
+SOURCE = Source(
+    name=NAME,
+    help="performance_schema wait events: wait.count:<event> and wait.time_ps:<event> (idle excluded)",
+    flavors=frozenset(("mysql", "mariadb")),
+    min_version={"mysql": (5, 5, 3), "mariadb": (5, 5, 0)},
+    interval=None,
+    collect=collect,
+)

@@ -4,13 +4,9 @@
 import pymysql
 
 from collectors.connection import ServerInfo
-from collectors.source import Reading, number, query
+from collectors.source import Reading, Source, number, query
 
 NAME = "variables"
-HELP = "selected SHOW GLOBAL VARIABLES (var:<name>), stored on change"
-FLAVORS = ("mysql", "mariadb")
-MIN_VERSION = {"mysql": (5, 1, 0), "mariadb": (5, 1, 0)}
-INTERVAL = 60
 
 SELECTED = (
     "innodb_max_purge_lag", "innodb_max_purge_lag_delay", "innodb_purge_threads", "innodb_purge_batch_size",
@@ -36,3 +32,13 @@ def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:
         if value is not None:
             values[f"var:{name}"] = value
     return Reading(values, frozenset(), stored_on_change=True)
+
+
+SOURCE = Source(
+    name=NAME,
+    help="selected SHOW GLOBAL VARIABLES (var:<name>), stored on change",
+    flavors=frozenset(("mysql", "mariadb")),
+    min_version={"mysql": (5, 1, 0), "mariadb": (5, 1, 0)},
+    interval=60,
+    collect=collect,
+)

@@ -7,8 +7,8 @@ import time
 import pytest
 
 from collectors import schedule, state
+from collectors.batch import lock_ttl, poll_server
 from collectors.models import ServerHealth
-from collectors.poll import lock_ttl, poll_server
 from collectors.tasks import dispatch_due_polls
 from monitor.celery import app as celery_app
 from testing.mariadb import free_port, running_sandbox

@@ -3,7 +3,7 @@
 from datetime import UTC, datetime, timedelta
 
 from collectors import registry
-from collectors.poll import poll_server
+from collectors.batch import poll_server
 from store import query
 
 CHEAP = ["global_status", "pfs_waits", "innodb_mutex", "history_length", "innodb_metrics"]

@@ -5,8 +5,8 @@ from io import StringIO
 from django.core.management import call_command
 
 from collectors import registry
+from collectors.batch import poll_server
 from collectors.models import PollRecord, ServerHealth
-from collectors.poll import poll_server
 from collectors.pool import POOL
 
 ALL = list(registry.SOURCES)

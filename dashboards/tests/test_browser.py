@@ -140,7 +140,7 @@ def test_names_from_servers_show_as_text(page, live_server):
 
 
 def test_real_polls_of_mariadb_draw_the_stability_view(page, live_server, mariadb, monitor_credentials):
-    from collectors.poll import poll_server
+    from collectors.batch import poll_server
 
     server = Server(name="sandbox-mariadb", host="127.0.0.1", port=mariadb.port, user="steady", poll_interval=1)
     server.password = monitor_credentials["password"]

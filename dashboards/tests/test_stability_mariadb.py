@@ -33,7 +33,7 @@ def demo(mariadb, monitor_credentials) -> Server:
 
 def mutex_polls(mariadb, server: Server, n: int, pause: float) -> list:
     """n forced polls of innodb_mutex (every 60 s by default) under a little load; their sample times."""
-    from collectors.poll import poll_server
+    from collectors.batch import poll_server
 
     times = []
     for _ in range(n):

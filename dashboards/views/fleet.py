@@ -7,8 +7,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 
+from alerts.status import firing_for_servers
 from dashboards import reads
-from dashboards.alert_bridge import firing_alerts
 from dashboards.analysis.fleet_state import State, server_state
 from dashboards.analysis.purge_growth import growth_per_second
 from dashboards.analysis.topwaits import include_conditions
@@ -48,7 +48,7 @@ def fleet(request: HttpRequest) -> HttpResponse:
     ids = [s.pk for s in servers]
     latest = reads.fleet_latest(ids)
     history = reads.recent(ids, reads.HISTORY, now, TREND_WINDOW)
-    alerts = firing_alerts(ids)
+    alerts = firing_for_servers(ids)
     rows = []
     for s in servers:
         h = history.get(s.pk)

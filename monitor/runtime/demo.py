@@ -10,13 +10,17 @@ is reopened every few minutes, so history length climbs and falls back
 import argparse
 import os
 import signal
+import socket
 import sys
 from pathlib import Path
 
 import psutil
+from django.conf import settings
 
 from monitor.env import BASE_DIR, private_file
+from monitor.models import Server
 from monitor.runtime.sandbox import SandboxMariaDB, find_binary, free_port
+from monitor.runtime.supervisor import Child
 
 SERVER_NAME = "local"
 MONITOR_USER = "steady"  # least privilege, as docs/ describe for any monitored server
@@ -104,8 +108,6 @@ class Demo:
         )
 
     def _claim_server_name(self) -> bool:
-        from monitor.models import Server
-
         other = Server.objects.filter(name=SERVER_NAME).exclude(tags__contains=["demo"]).first()
         if other:
             self.say(f"SteadyState demo: a server named '{SERVER_NAME}' ({other.address}) is already registered "
@@ -113,8 +115,6 @@ class Demo:
         return other is None
 
     def _register(self) -> None:
-        from monitor.models import Server
-
         server = Server.objects.filter(name=SERVER_NAME).first() or Server(
             name=SERVER_NAME, tags=["demo"], poll_interval=5)
         server.host, server.port, server.socket, server.user = "127.0.0.1", self.sandbox.port, "", MONITOR_USER
@@ -136,8 +136,6 @@ def stop_leftover(datadir: Path) -> None:
 
 
 def _port_free(port: int) -> bool:
-    import socket
-
     with socket.socket() as s:
         # As mariadbd does: connections it closed may linger in TIME_WAIT on the port.
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -157,10 +155,6 @@ def add_up_arguments(parser) -> None:
 
 def up_children(opts: dict, env: dict[str, str]) -> list:
     """The demo load as a child of `up`; the sandbox stops after the group (on_stop), so the load ends first."""
-    from django.conf import settings
-
-    from monitor.runtime.supervisor import Child
-
     wanted = opts.get("demo")
     if not (settings.EMBEDDED_DB if wanted is None else wanted):
         return []

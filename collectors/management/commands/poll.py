@@ -3,7 +3,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from collectors import registry
-from collectors.poll import poll_server
+from collectors.batch import poll_server
 from monitor.models import Server
 
 SHOWN_VALUES = 8  # per source; --all prints everything
@@ -14,8 +14,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("name", help="the server's name")
+        sources = "; ".join(f"{s.name}: {s.help}" for s in registry.all_sources())
         parser.add_argument("--source", action="append", choices=list(registry.SOURCES),
-                            help="only this source (repeatable); default: every enabled source")
+                            help=f"only this source (repeatable); default: every source ({sources})")
         parser.add_argument("--all", action="store_true", help="print every value, not the first few")
 
     def handle(self, *args, **options):
@@ -23,7 +24,7 @@ class Command(BaseCommand):
             server = Server.objects.get(name=options["name"])
         except Server.DoesNotExist:
             raise CommandError(f"no server named {options['name']!r} (see /servers/ or manage.py addserver)") from None
-        only = options["source"] or [s.name for s in registry.enabled_sources()]
+        only = options["source"] or [s.name for s in registry.all_sources()]
         result = poll_server(server.id, only=only)
         self.print_result(result, options["all"])
         if not result.ok:

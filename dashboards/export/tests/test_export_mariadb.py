@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db
 
 
 def test_it_exports_real_polls_as_the_store_holds_them(client, admin_user, mariadb, monitor_credentials):
-    from collectors.poll import poll_server
+    from collectors.batch import poll_server
 
     client.force_login(admin_user)
     server = Server(name="sandbox", host="127.0.0.1", port=mariadb.port, user="steady", poll_interval=1)

@@ -19,11 +19,14 @@ import time
 import urllib.request
 from pathlib import Path
 
+import redis
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import OperationalError
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from monitor.runtime import embedded
 from monitor.runtime.supervisor import Child, Group
@@ -204,10 +207,6 @@ def check_port_free(host: str, port: int) -> None:
 
 
 def check_reachable(redis_url: str) -> None:
-    import redis
-    from redis.backoff import NoBackoff
-    from redis.retry import Retry
-
     try:
         redis.Redis.from_url(redis_url, socket_timeout=3, retry=Retry(NoBackoff(), 0)).ping()
     except (redis.RedisError, OSError) as exc:

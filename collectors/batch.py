@@ -1,0 +1,81 @@
+"""A batch of polls: lock the servers, poll them concurrently, save their snapshots, record the results.
+
+Redis sees four round trips per batch, not four per server: locks, snapshots, saves, unlocks.
+"""
+
+import logging
+from datetime import UTC, datetime
+
+from collectors import snapshots, state
+from collectors.poll import poll_target
+from collectors.pool import Target
+from collectors.record import record
+from collectors.results import PollResult
+from monitor.models import Server
+
+log = logging.getLogger(__name__)
+
+
+def poll_server(server_id: int, only: list[str] | None = None, due_at: datetime | None = None) -> PollResult:
+    """Poll one server now (commands and tests): write its samples, record its health."""
+    server = Server.objects.get(pk=server_id)
+    return poll_servers([server], {server.id: due_at}, only)[0]
+
+
+def poll_servers(servers: list, due: dict[int, datetime | None], only: list[str] | None = None,
+                 executor=None) -> list[PollResult]:
+    """Poll servers concurrently (when given an executor), then record all results at once.
+
+    """
+    tokens = state.acquire_locks({s.id: lock_ttl(s.poll_interval) for s in servers})
+    locked = [s.id for s in servers if tokens[s.id]]
+    try:
+        saved = snapshots.store().load_many(locked) if locked else {}
+        jobs = []
+        for server in servers:
+            if not tokens[server.id]:
+                jobs.append((server, None))
+                continue
+            args = (Target.from_server(server), server.poll_interval, due.get(server.id), only, saved[server.id])
+            jobs.append((server, executor.submit(safe_poll, *args) if executor else safe_poll(*args)))
+        results = [collect_job(server, job, due.get(server.id)) for server, job in jobs]
+        polled = [r for r in results if not r.skipped]
+        save_snapshots(polled)
+        record(servers, polled)
+    finally:
+        state.release_locks({server_id: token for server_id, token in tokens.items() if token})
+    return results
+
+
+def save_snapshots(polled: list[PollResult]) -> None:
+    """The batch's new snapshots to Redis; if that fails, every poll of the batch says so."""
+    try:
+        snapshots.store().save_many({r.server_id: (r.snapshots, r.attempts) for r in polled if r.attempts})
+    except Exception as exc:  # noqa: BLE001 - the polls must still be recorded, as failed
+        log.exception("saving the snapshots of %d polls failed", len(polled))
+        for result in polled:
+            result.connect_error = (f"{result.server_name}: the collector failed (saving snapshots: "
+                                    f"{type(exc).__name__}: {exc}); the next poll's deltas span both intervals")
+
+
+def safe_poll(target: Target, poll_interval: int, due_at: datetime | None, only: list[str] | None,
+              saved: snapshots.Saved | None = None) -> PollResult:
+    """poll_target, with any failure of ours (Redis down, a bug) recorded as this server's poll error."""
+    try:
+        return poll_target(target, poll_interval, due_at, only, saved)
+    except Exception as exc:  # noqa: BLE001 - the other servers of the batch must still be recorded
+        log.exception("poll of %s failed", target.name)
+        return PollResult(target.server_id, target.name, datetime.now(UTC), due_at,
+                          connect_error=f"{target.name}: the collector failed ({type(exc).__name__}: {exc})")
+
+
+def collect_job(server, job, due_at: datetime | None) -> PollResult:
+    if job is None:
+        return PollResult(server.id, server.name, datetime.now(UTC), due_at,
+                          skipped="a poll of this server is already running")
+    return job.result() if hasattr(job, "result") else job
+
+
+def lock_ttl(poll_interval: int) -> float:
+    # Longer than the worst poll (connect + read timeouts, one reconnect), shorter than a stuck worker's life.
+    return max(2.0 * poll_interval, 30.0)
