@@ -5,14 +5,20 @@ A server missing from the answer is *unknown* (stale data, mid-way failures): it
 events keep their state rather than flap.
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
-from alerts.models import Rule
 from alerts.numbers import fmt, fmt_growth, fmt_minutes
 from collectors.models import ServerHealth
 from monitor.models import Server
 from store import query
+
+if TYPE_CHECKING:  # the model's kinds table (alerts.kinds) refers to the functions here
+    from alerts.models import Rule
 
 DEFAULT_LOOKBACK = timedelta(minutes=10)  # growth shown beside a threshold's value
 MAX_POINTS = 5000  # enough to see every poll of a 1 h window at 1 s
@@ -29,20 +35,12 @@ class Verdict:
 
 
 @dataclass(frozen=True)
-class Points:
+class RulePoints:
+    """One metric's recent points on one server, as a rule judges them."""
+
     kind: str  # "counter" or "gauge"
     ts: list[datetime]
     values: list[float]
-
-
-def verdicts(rule: Rule, servers: list[Server], now: datetime) -> dict[int, list[Verdict]]:
-    if not servers:
-        return {}
-    if rule.kind == Rule.UNREACHABLE:
-        return unreachable_verdicts(rule, servers)
-    if rule.kind == Rule.SOURCE_FAILING:
-        return source_verdicts(rule, servers)
-    return metric_verdicts(rule, servers, now)
 
 
 def window(rule: Rule) -> timedelta:
@@ -54,28 +52,37 @@ def stale_after(server: Server) -> timedelta:
     return timedelta(seconds=max(3 * server.poll_interval, 60))
 
 
-def metric_verdicts(rule: Rule, servers: list[Server], now: datetime) -> dict[int, list[Verdict]]:
-    slack = max(stale_after(s) for s in servers)
-    start, span = now - window(rule) - slack, window(rule)
-    found = query.series([s.id for s in servers], [rule.metric], start, now, max_points=MAX_POINTS)
-    points = {s.server_id: clean(s) for s in found if s.metric == rule.metric}
-    answer = {}
-    for server in servers:
-        p = points.get(server.id)
-        if p is None or not p.ts or p.ts[-1] < now - stale_after(server):
-            continue  # no recent data: unknown
-        verdict = judge(rule, server, p, now, span)
-        if verdict is not None:
-            answer[server.id] = [verdict]
-    return answer
+Judge = Callable[["Rule", Server, RulePoints, datetime, timedelta], "Verdict | None"]
 
 
-def clean(series) -> Points:
+def metric_verdicts(judge: Judge) -> Callable[[Rule, list[Server], datetime], dict[int, list[Verdict]]]:
+    """The verdicts of a rule kind over a metric's recent points, judged by judge."""
+    def verdicts(rule: Rule, servers: list[Server], now: datetime) -> dict[int, list[Verdict]]:
+        if not servers:
+            return {}
+        slack = max(stale_after(s) for s in servers)
+        start, span = now - window(rule) - slack, window(rule)
+        found = query.series([s.id for s in servers], [rule.metric], start, now, max_points=MAX_POINTS)
+        points = {s.server_id: clean(s) for s in found if s.metric == rule.metric}
+        answer = {}
+        for server in servers:
+            p = points.get(server.id)
+            if p is None or not p.ts or p.ts[-1] < now - stale_after(server):
+                continue  # no recent data: unknown
+            verdict = judge(rule, server, p, now, span)
+            if verdict is not None:
+                answer[server.id] = [verdict]
+        return answer
+
+    return verdicts
+
+
+def clean(series) -> RulePoints:
     pairs = [(t, float(v)) for t, v in zip(series.ts, series.values, strict=True) if v is not None]
-    return Points(series.kind, [t for t, _ in pairs], [v for _, v in pairs])
+    return RulePoints(series.kind, [t for t, _ in pairs], [v for _, v in pairs])
 
 
-def anchor_index(p: Points, at: datetime) -> int | None:
+def anchor_index(p: RulePoints, at: datetime) -> int | None:
     """The last point at or before `at`: where growth over a window is measured from."""
     found = None
     for i, t in enumerate(p.ts):
@@ -85,7 +92,7 @@ def anchor_index(p: Points, at: datetime) -> int | None:
     return found
 
 
-def growth_over(rule: Rule, server: Server, p: Points, now: datetime, span: timedelta) -> tuple[float, datetime]:
+def growth_over(rule: Rule, server: Server, p: RulePoints, now: datetime, span: timedelta) -> tuple[float, datetime]:
     start = anchor_index(p, now - span)
     start = 0 if start is None else start
     if p.kind == "counter":
@@ -96,25 +103,27 @@ def growth_over(rule: Rule, server: Server, p: Points, now: datetime, span: time
     return p.values[-1] - p.values[start], p.ts[start]
 
 
-def judge(rule: Rule, server: Server, p: Points, now: datetime, span: timedelta) -> Verdict | None:
+def judge_threshold(rule: Rule, server: Server, p: RulePoints, now: datetime, span: timedelta) -> Verdict:
+    value = p.values[-1]
+    growth, _ = growth_over(rule, server, p, now, span)
+    firing = value > rule.threshold
+    since = run_start(p, lambda v: v > rule.threshold) if firing else None
+    detail = (f"{rule.metric} on {server.name} = {fmt(value)} ({'above' if firing else 'not above'} "
+              f"{fmt(rule.threshold)}); {fmt_growth(growth)} in the last {fmt_minutes(span.total_seconds() / 60)}")
+    return Verdict(firing, value=value, growth=growth, since=since, detail=detail)
+
+
+def judge_growth(rule: Rule, server: Server, p: RulePoints, now: datetime, span: timedelta) -> Verdict:
     value = p.values[-1]
     growth, grown_from = growth_over(rule, server, p, now, span)
+    firing = growth > rule.threshold
+    detail = (f"{rule.metric} on {server.name} changed by {fmt_growth(growth)} in "
+              f"{fmt_minutes(span.total_seconds() / 60)} (limit {fmt(rule.threshold)}); now {fmt(value)}")
+    return Verdict(firing, value=value, growth=growth, since=grown_from if firing else None, detail=detail)
+
+
+def judge_sustained(rule: Rule, server: Server, p: RulePoints, now: datetime, span: timedelta) -> Verdict | None:
     where = f"{rule.metric} on {server.name}"
-    if rule.kind == Rule.THRESHOLD:
-        firing = value > rule.threshold
-        since = run_start(p, lambda v: v > rule.threshold) if firing else None
-        detail = (f"{where} = {fmt(value)} ({'above' if firing else 'not above'} {fmt(rule.threshold)}); "
-                  f"{fmt_growth(growth)} in the last {fmt_minutes(span.total_seconds() / 60)}")
-        return Verdict(firing, value=value, growth=growth, since=since, detail=detail)
-    if rule.kind == Rule.GROWTH:
-        firing = growth > rule.threshold
-        detail = (f"{where} changed by {fmt_growth(growth)} in {fmt_minutes(span.total_seconds() / 60)} "
-                  f"(limit {fmt(rule.threshold)}); now {fmt(value)}")
-        return Verdict(firing, value=value, growth=growth, since=grown_from if firing else None, detail=detail)
-    return judge_sustained(rule, p, now, span, where)
-
-
-def judge_sustained(rule: Rule, p: Points, now: datetime, span: timedelta, where: str) -> Verdict | None:
     start = anchor_index(p, now - span)
     if start is None:
         return None  # less history than the window: cannot tell yet
@@ -127,7 +136,7 @@ def judge_sustained(rule: Rule, p: Points, now: datetime, span: timedelta, where
     return Verdict(rising, value=values[-1], growth=growth, since=since, detail=detail)
 
 
-def run_start(p: Points, holds) -> datetime:
+def run_start(p: RulePoints, holds) -> datetime:
     """When the trailing run of points for which holds(value) began."""
     i = len(p.values) - 1
     while i > 0 and holds(p.values[i - 1]):
@@ -135,7 +144,7 @@ def run_start(p: Points, holds) -> datetime:
     return p.ts[i]
 
 
-def run_start_rising(p: Points) -> datetime:
+def run_start_rising(p: RulePoints) -> datetime:
     i = len(p.values) - 1
     while i > 0 and p.values[i - 1] <= p.values[i]:
         i -= 1
@@ -146,7 +155,7 @@ def health_rows(servers: list[Server]) -> dict:
     return {h.server_id: h for h in ServerHealth.objects.filter(server_id__in=[s.id for s in servers])}
 
 
-def unreachable_verdicts(rule: Rule, servers: list[Server]) -> dict[int, list[Verdict]]:
+def unreachable_verdicts(rule: Rule, servers: list[Server], now: datetime) -> dict[int, list[Verdict]]:
     answer, health = {}, health_rows(servers)
     for server in servers:
         h = health.get(server.id)
@@ -160,7 +169,7 @@ def unreachable_verdicts(rule: Rule, servers: list[Server]) -> dict[int, list[Ve
     return answer
 
 
-def source_verdicts(rule: Rule, servers: list[Server]) -> dict[int, list[Verdict]]:
+def source_verdicts(rule: Rule, servers: list[Server], now: datetime) -> dict[int, list[Verdict]]:
     answer, health = {}, health_rows(servers)
     for server in servers:
         h = health.get(server.id)

@@ -12,7 +12,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from alerts import conditions, outbox
+from alerts import kinds, outbox
 from alerts.builtin import ensure_builtin_rules
 from alerts.conditions import Verdict
 from alerts.models import Event, Notification, Rule
@@ -59,7 +59,7 @@ def evaluate_rule(rule_id: int, now: datetime) -> int:
         if rule is None:
             return 0  # another evaluator holds it, or it was disabled meanwhile
         servers = servers_in_scope(rule)
-        return apply(rule, conditions.verdicts(rule, servers, now), {s.id for s in servers}, now)
+        return apply(rule, kinds.KINDS[rule.kind].verdicts(rule, servers, now), {s.id for s in servers}, now)
 
 
 def apply(rule: Rule, answer: dict[int, list[Verdict]], scope: set[int], now: datetime) -> int:

@@ -6,7 +6,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 
-from alerts import catalog
+from alerts import catalog, kinds
 from alerts.models import Rule
 
 
@@ -77,16 +77,17 @@ class RuleForm(forms.ModelForm):
         kind = data.get("kind")
         if data.get("server") and data.get("tag"):
             self.add_error("tag", "Choose one server or one tag, not both.")
-        if kind in Rule.METRIC_KINDS:
+        rule_kind = kinds.KINDS.get(kind)
+        if rule_kind is None:
+            return data  # the choice field has said what is wrong
+        if rule_kind.watches_metric:
             self.check_metric(data)
         else:
             data["metric"] = ""
-        if kind in (Rule.GROWTH, Rule.SUSTAINED) and not data.get("window_minutes") and "window_minutes" in data:
+        if rule_kind.needs_window and not data.get("window_minutes") and "window_minutes" in data:
             self.add_error("window_minutes", "Growth rules need a window W in minutes (e.g. 10).")
-        if kind == Rule.UNREACHABLE:
-            polls = data.get("threshold")
-            if polls is None or polls < 1 or not float(polls).is_integer():
-                self.add_error("threshold", "For an unreachable rule, X is a whole number of polls, 1 or more.")
+        if problem := rule_kind.check_threshold(data.get("threshold")):
+            self.add_error("threshold", problem)
         return data
 
     def check_metric(self, data: dict) -> None:

@@ -4,21 +4,14 @@ from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import Q
 
-from alerts.numbers import fmt, fmt_minutes
+from alerts import kinds
 from monitor.models import Server
 
 
 class Rule(models.Model):
-    THRESHOLD, GROWTH, SUSTAINED = "threshold", "growth", "sustained"
-    UNREACHABLE, SOURCE_FAILING = "unreachable", "source_failing"
-    KINDS = [
-        (THRESHOLD, "Value above X"),
-        (GROWTH, "Grows more than X within W minutes"),
-        (SUSTAINED, "Rising for W minutes in a row (by more than X)"),
-        (UNREACHABLE, "Server unreachable for X polls"),
-        (SOURCE_FAILING, "A collector source failing"),
-    ]
-    METRIC_KINDS = (THRESHOLD, GROWTH, SUSTAINED)
+    THRESHOLD, GROWTH, SUSTAINED = kinds.THRESHOLD, kinds.GROWTH, kinds.SUSTAINED
+    UNREACHABLE, SOURCE_FAILING = kinds.UNREACHABLE, kinds.SOURCE_FAILING
+    KINDS = [(key, kind.label) for key, kind in kinds.KINDS.items()]
 
     name = models.CharField(max_length=120)
     kind = models.CharField(max_length=20, choices=KINDS)
@@ -55,16 +48,7 @@ class Rule(models.Model):
 
     @property
     def condition_text(self) -> str:
-        x, w = fmt(self.threshold), fmt_minutes(self.window_minutes)
-        if self.kind == self.THRESHOLD:
-            return f"{self.metric} above {x}"
-        if self.kind == self.GROWTH:
-            return f"{self.metric} grows more than {x} within {w}"
-        if self.kind == self.SUSTAINED:
-            return f"{self.metric} rising for {w} in a row" + (f" by more than {x}" if self.threshold else "")
-        if self.kind == self.UNREACHABLE:
-            return f"server unreachable for {x} polls in a row"
-        return f"source {self.source} failing" if self.source else "any collector source failing"
+        return kinds.KINDS[self.kind].describe(self)
 
 
 class Event(models.Model):
