@@ -61,6 +61,15 @@ class Run(models.Model):
     ended_at = models.DateTimeField(null=True, blank=True)
     notes = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    warmup_seconds = models.PositiveIntegerField(
+        default=0, help_text="seconds at the start left out of the run's statistics (warm-up)")
+    # Scalability studies: one run per step of a sweep of concurrency levels.
+    concurrency = models.PositiveIntegerField(null=True, blank=True, help_text="client threads the load used")
+    sweep = models.CharField(max_length=200, blank=True, help_text="the sweep this run is a step of")
+    label = models.CharField(max_length=200, blank=True,
+                             help_text="what differed in this configuration, e.g. innodb_flush_neighbors=0")
+    command = models.TextField(blank=True, help_text="the external benchmark's command line, when one ran")
+    tool_summary = models.TextField(blank=True, help_text="the external benchmark's own summary")
 
     class Meta:
         ordering = ["-started_at"]
