@@ -7,9 +7,10 @@ import pytest
 from alerts import sending
 from alerts.evaluation import evaluate_all
 from alerts.models import Event
-from alerts.tests.conftest import make_rule, make_server
 from collectors.batch import poll_server
 from store import query
+from testing.alerts import make_rule
+from testing.servers import make_server
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,8 @@ from django.utils import timezone
 from alerts.evaluation import evaluate_all
 from alerts.models import Event, Notification, Rule
 from alerts.status import firing_for_servers
-from alerts.tests.conftest import history, make_rule, make_server
+from testing.alerts import history, make_rule
+from testing.servers import make_server
 
 pytestmark = pytest.mark.django_db
 

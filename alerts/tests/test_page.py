@@ -8,8 +8,9 @@ from django.utils import timezone
 from alerts import sending
 from alerts.evaluation import evaluate_all
 from alerts.models import Event, Notification, Rule
-from alerts.tests.conftest import history, make_rule, make_server
+from testing.alerts import history, make_rule
 from testing.browser import screenshot
+from testing.servers import make_server
 
 pytestmark = pytest.mark.django_db
 

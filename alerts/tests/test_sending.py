@@ -11,7 +11,8 @@ from alerts import sending
 from alerts.evaluation import evaluate_all
 from alerts.models import Event, Notification
 from alerts.outbox import enqueue_test
-from alerts.tests.conftest import history, make_rule, make_server
+from testing.alerts import history, make_rule
+from testing.servers import make_server
 
 
 def in_threads(count: int, work) -> None:

@@ -8,9 +8,9 @@ from alerts import sending
 from alerts.builtin import ensure_builtin_rules
 from alerts.evaluation import evaluate_all
 from alerts.models import Event, Rule
-from alerts.tests.conftest import make_server
 from collectors.batch import poll_server
 from testing.mariadb import running_sandbox
+from testing.servers import make_server
 
 pytestmark = pytest.mark.django_db
 

@@ -1,22 +1,17 @@
-"""Fixtures of the collectors tests: servers pointing at the test MariaDB, and a write load."""
+"""Fixtures of the collectors tests: servers pointing at the test MariaDB, and a write load (testing.collectors)."""
 
 import pytest
 
 from collectors import schedule
 from collectors.pool import POOL
 from monitor.models import Server
-
-LOAD_DB = "collector_load"
+from testing.collectors import Load
+from testing.servers import make_server as make_server_row
 
 
 @pytest.fixture
 def make_server(db):
-    def make(name: str, port: int, user: str = "steady", password: str = "s3cret!", **fields) -> Server:
-        server = Server(name=name, host="127.0.0.1", port=port, user=user, **fields)
-        server.password = password
-        server.save()
-        return server
-    return make
+    return make_server_row
 
 
 @pytest.fixture
@@ -30,42 +25,6 @@ def fresh_collector_state():
     yield
     POOL.close_all()
     schedule.reset()
-
-
-class Load:
-    """Writes on the test MariaDB from root, so the monitoring user's statements are not mixed in."""
-
-    def __init__(self, mariadb):
-        self.mariadb = mariadb
-        mariadb.execute(f"CREATE DATABASE IF NOT EXISTS {LOAD_DB}",
-                        f"CREATE TABLE IF NOT EXISTS {LOAD_DB}.t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)"
-                        " ENGINE=InnoDB")
-
-    def transactions(self, commits: int, rollbacks: int = 0) -> None:
-        conn = self.mariadb.connect()
-        try:
-            with conn.cursor() as cur:
-                for i in range(commits + rollbacks):
-                    cur.execute("BEGIN")
-                    cur.execute(f"INSERT INTO {LOAD_DB}.t (v) VALUES (%s)", (i,))
-                    cur.execute("COMMIT" if i < commits else "ROLLBACK")
-        finally:
-            conn.close()
-
-    def updates(self, count: int) -> None:
-        """Autocommit updates: each leaves an undo log for purge (history length)."""
-        conn = self.mariadb.connect()
-        try:
-            with conn.cursor() as cur:
-                for i in range(count):
-                    cur.execute(f"UPDATE {LOAD_DB}.t SET v = v + 1 WHERE id = %s", (i % 5 + 1,))
-        finally:
-            conn.close()
-
-    def status(self, *names: str) -> dict[str, int]:
-        rows = self.mariadb.execute("SHOW GLOBAL STATUS WHERE Variable_name IN ({})".format(
-            ", ".join(f"'{n}'" for n in names)))
-        return {name: int(value) for name, value in rows}
 
 
 @pytest.fixture

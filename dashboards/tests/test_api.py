@@ -7,8 +7,8 @@ import pytest
 from django.test import Client
 
 from dashboards.models import ApiToken
-from dashboards.tests.dash_data import make_server
 from monitor.models import Annotation, Run
+from testing.dashboards import make_server
 
 pytestmark = pytest.mark.django_db
 

@@ -8,9 +8,9 @@ import pytest
 from django.utils import timezone
 
 from dashboards.models import ApiToken
-from dashboards.tests.dash_data import EVIL, fresh_store, make_server, write_polls  # noqa: F401
 from monitor.models import Annotation, Run, Server
 from testing.browser import screenshot
+from testing.dashboards import EVIL, make_server, write_polls
 
 pytestmark = pytest.mark.browser
 

@@ -8,7 +8,7 @@ import pytest
 
 from dashboards.analysis.topwaits import WaitRow, without_conditions
 from dashboards.reads import top_wait_of
-from dashboards.tests.dash_data import LOG_SYS, TRX_SYS, fresh_store, make_server, write_polls  # noqa: F401
+from testing.dashboards import LOG_SYS_LOCK, TRX_SYS, make_server, write_polls
 
 COND = "wait/synch/cond/mysys/COND_timer"
 
@@ -33,7 +33,7 @@ def test_hiding_condition_waits_says_what_and_shares_the_rest():
 def lab(client, admin_user, db):
     client.force_login(admin_user)
     server = make_server()
-    write_polls(server, 60, events=(COND, TRX_SYS, LOG_SYS))  # the condition wait is the biggest
+    write_polls(server, 60, events=(COND, TRX_SYS, LOG_SYS_LOCK))  # the condition wait is the biggest
     return server
 
 
@@ -48,10 +48,10 @@ def chart_waits(response) -> list[str]:
 def test_the_stability_chart_ranks_waits_without_condition_waits_by_default(client, lab):
     response = client.get(f"/servers/{lab.pk}/stability/?range=1h")
     body = response.content.decode()
-    assert chart_waits(response) == [TRX_SYS, LOG_SYS]
+    assert chart_waits(response) == [TRX_SYS, LOG_SYS_LOCK]
     assert "1 event with time in this range hidden" in body and "include condition waits" in body
     shown = client.get(f"/servers/{lab.pk}/stability/?range=1h&cond=1")
-    assert chart_waits(shown) == [COND, TRX_SYS, LOG_SYS]
+    assert chart_waits(shown) == [COND, TRX_SYS, LOG_SYS_LOCK]
     html = shown.content.decode()
     assert 'name="cond" value="1" checked' in html and "are not ranked" not in html
     assert "range=6h&amp;cond=1" in html  # the presets keep the toggle
@@ -64,7 +64,7 @@ def test_the_top_waits_table_hides_condition_waits_by_default_and_its_csv_too(cl
     assert "cond=0" in link
     response = client.get(link.replace("&amp;", "&"))
     rows = list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode(), newline="")))
-    assert [r[1] for r in rows[1:]] == [TRX_SYS, LOG_SYS]
+    assert [r[1] for r in rows[1:]] == [TRX_SYS, LOG_SYS_LOCK]
     everything = client.get(f"/servers/{lab.pk}/waits/?range=1h&cond=1").content.decode()
     assert "COND_timer" in everything.split("<table")[1] and "cond=0" not in everything
 
@@ -87,4 +87,4 @@ def test_the_run_report_ranks_waits_as_the_stability_page_does(lab):
     now = datetime.now(UTC)
     run = Run.objects.create(name="r", server=lab, started_at=now - timedelta(minutes=9), ended_at=now)
     fig, _dips = stability_chart(summarize_run(run))
-    assert [t["name"] for t in fig["data"] if t["yaxis"] == "y2"] == [TRX_SYS, LOG_SYS]
+    assert [t["name"] for t in fig["data"] if t["yaxis"] == "y2"] == [TRX_SYS, LOG_SYS_LOCK]

@@ -10,7 +10,7 @@ from dashboards.figures.compare import AlignedRun, compare_figure
 from dashboards.figures.explore import explore_figure
 from dashboards.figures.purge import purge_figure
 from dashboards.figures.stability import stability_figure
-from dashboards.tests.series_helpers import T0, Pts, every
+from testing.dashboards import T0, Pts, every
 
 EVIL = "<script>alert(1)</script>"
 

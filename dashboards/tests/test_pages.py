@@ -10,8 +10,8 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from dashboards.tests.dash_data import EVIL, MUTEX, TRX_SYS, fresh_store, make_server, write_polls  # noqa: F401
 from monitor.models import Annotation, Run
+from testing.dashboards import EVIL, MUTEX, TRX_SYS, make_server, write_polls
 
 pytestmark = pytest.mark.django_db
 

@@ -5,20 +5,20 @@ from datetime import timedelta
 import pytest
 
 from dashboards.export.csv_safe import iso_utc
-from dashboards.tests import export_samples as data
 from monitor.models import Run
 from store.ingest import write_samples
+from testing import dashboards as data
 from testing.browser import screenshot
 
 POLLS = 121  # 20 minutes at 10 s
-FIRST, SECOND = data.T0, data.T0 + timedelta(hours=1)
+FIRST, SECOND = data.RECENT_T0, data.RECENT_T0 + timedelta(hours=1)
 WIDTHS = "els => els.map(e => e.getBoundingClientRect().width)"
 SETTINGS = {"innodb_max_purge_lag": 0, "innodb_thread_concurrency": 0, "innodb_buffer_pool_size": 134217728}
 
 
 def lab() -> tuple[Run, Run]:
     """Two runs on db1: innodb_thread_concurrency 0 -> 16 between them, max_purge_lag set during the second."""
-    server = data.server("db1")
+    server = data.make_server("db1")
     write_samples([data.variables(server.pk, FIRST - timedelta(minutes=5), SETTINGS)])
     data.write_run_data(server.pk, FIRST, POLLS)
     write_samples([data.variables(server.pk, SECOND - timedelta(minutes=1), {"innodb_thread_concurrency": 16})])
@@ -52,7 +52,7 @@ def test_it_reports_settings_changes_summary_and_waits(client, admin_user):
     assert summary.tps.mean == pytest.approx(mean_tps(7000))
     assert summary.tps.p5 < summary.tps.mean < summary.tps.p95
     assert summary.max_history == 1000 + 40 * (POLLS - 1)
-    assert [w.event for w in ctx["waits"]] == [data.TRX_SYS, data.LOG_SYS, data.FIL_IO]
+    assert [w.event for w in ctx["waits"]] == [data.TRX_SYS, data.LOG_SYS_MUTEX, data.DATA_IO]
     assert [round(d.lowest, 1) for d in ctx["dips"]] == [data.tps_delta(30, 7000) / 10, data.tps_delta(90, 7000) / 10]
     stability = ctx["figures"]["chart-stability"]
     assert [t["name"] for t in stability["data"]][:2] == ["TPS", "dip threshold"]
@@ -127,8 +127,8 @@ def test_the_report_renders_in_chromium_and_prints(page, live_server):
 @pytest.mark.django_db
 def test_a_run_without_data_says_why_instead_of_failing(client, admin_user):
     client.force_login(admin_user)
-    quiet = data.server("quiet")
-    run = Run.objects.create(name="still going", server=quiet, started_at=data.T0)  # no end: up to now
+    quiet = data.make_server("quiet")
+    run = Run.objects.create(name="still going", server=quiet, started_at=data.RECENT_T0)  # no end: up to now
     response = client.get(f"/runs/{run.pk}/report/")
     assert response.status_code == 200
     html = response.content.decode()

@@ -7,7 +7,7 @@ import pytest
 from dashboards.analysis.purge_growth import growth_per_second, time_to_threshold
 from dashboards.analysis.stability import dip_threshold, find_dips, merge_close, summarize
 from dashboards.analysis.topwaits import diff_rows, human_ps, wait_rows
-from dashboards.tests.series_helpers import every
+from testing.dashboards import every
 
 
 def test_it_summarizes_a_tps_line():

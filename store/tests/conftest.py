@@ -1,14 +1,8 @@
-"""Store test helpers: fleet-like samples written through the public API."""
-
-from datetime import UTC, datetime, timedelta
+"""Fixtures of the store tests (the sample helpers are in testing.store)."""
 
 import pytest
 
-from store.sample import Sample
-from store.testing import reset_caches
-
-PS_TIMER = "wait.time_ps:wait/io/file/innodb/innodb_data_file"
-T0 = datetime(2026, 1, 5, 10, 0, 0, tzinfo=UTC)
+from testing.store import reset_caches
 
 
 @pytest.fixture(autouse=True)
@@ -17,27 +11,6 @@ def fresh_store_caches():
     reset_caches()
     yield
     reset_caches()
-
-
-def poll(server_id: int, i: int, source: str = "global_status", t0: datetime = T0, step: int = 10) -> Sample:
-    """The i-th poll: counters with deltas (many zeros, a picosecond timer), gauges."""
-    values = {
-        "Com_select": 100 + (i * 7) % 13,
-        "Com_commit": i % 3,
-        "Com_rollback": 0,
-        PS_TIMER: 5 * 10**15 + i * 123_456_789,
-        "Threads_running": 1 + i % 5,
-        "load": 0.5 + (i % 4) / 8,
-    }
-    counters = frozenset({"Com_select", "Com_commit", "Com_rollback", PS_TIMER})
-    if i == 0:  # the first reading has no deltas
-        values = {k: v for k, v in values.items() if k not in counters}
-    return Sample(server_id, source, t0 + timedelta(seconds=step * i), None if i == 0 else float(step),
-                  values, counters if i else frozenset())
-
-
-def polls(server_id: int, n: int, **kw) -> list[Sample]:
-    return [poll(server_id, i, **kw) for i in range(n)]
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from store import compaction, query, read_rollups, rollup_days, rollups
 from store.catalog import server_metrics
 from store.ingest import write_samples
 from store.points import micros
-from store.tests.conftest import PS_TIMER, T0, poll, polls
+from testing.store import PS_TIMER, T0, poll, polls
 
 pytestmark = pytest.mark.django_db
 END = T0 + timedelta(hours=4)

@@ -11,7 +11,7 @@ from django.db import close_old_connections
 from monitor.runtime import embedded
 from store import buffer, maintenance, query
 from store.ingest import write_samples
-from store.tests.conftest import polls
+from testing.store import polls
 
 # Recent polls: maintain() (compaction and retention with the real clock) must keep them.
 T0 = datetime.now(UTC).replace(minute=0, second=0, microsecond=0) - timedelta(hours=2)

@@ -10,7 +10,7 @@ from django.db import connection, connections
 
 from store import query, redis_client
 from store.ingest import write_samples
-from store.tests.conftest import T0, polls
+from testing.store import T0, polls
 
 COUNT_ROWS = "SELECT count(*), count(DISTINCT (server_id, source_id, ts)) FROM store_raw WHERE server_id = ANY(%s)"
 

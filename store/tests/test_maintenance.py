@@ -8,7 +8,7 @@ from django.core.management import call_command
 
 from store import partitions, query, tasks
 from store.ingest import write_samples
-from store.tests.conftest import polls
+from testing.store import polls
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,7 @@ from store import compaction, partitions, query, read_full, read_rollups, retent
 from store.catalog import server_metrics
 from store.ingest import write_samples
 from store.points import datetimes
-from store.tests.conftest import T0, polls
+from testing.store import T0, polls
 
 pytestmark = pytest.mark.django_db
 NOW = T0 + timedelta(days=30)

@@ -6,7 +6,7 @@ import pytest
 
 from store import query
 from store.ingest import write_samples
-from store.tests.conftest import T0, poll, polls
+from testing.store import T0, poll, polls
 
 pytestmark = pytest.mark.django_db
 

@@ -1,12 +1,13 @@
+"""Fixtures of the workload tests: a stress user on the suite's MariaDB, a private temp dir."""
+
 import shutil
 import tempfile
 from pathlib import Path
 
 import pytest
 
+from testing.workload import STRESS_PASSWORD, STRESS_USER
 from workload.target import Target
-
-STRESS_USER, STRESS_PASSWORD = "stresser", "w0rkl0ad!"
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from monitor.models import Run, Server
 from monitor.runtime.sandbox import SandboxMariaDB
-from workload.tests.conftest import STRESS_PASSWORD, STRESS_USER
+from testing.workload import STRESS_PASSWORD, STRESS_USER
 
 pytestmark = pytest.mark.django_db
 

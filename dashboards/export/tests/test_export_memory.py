@@ -7,10 +7,10 @@ import pytest
 
 from dashboards.export.csv_safe import iso_utc
 from dashboards.export.params import parse_time
-from dashboards.tests import export_samples as data
 from store import query
 from store.ingest import write_samples
 from store.sample import Sample
+from testing import dashboards as data
 
 pytestmark = pytest.mark.django_db
 DAYS = 1
@@ -26,7 +26,7 @@ COUNTERS = [
 def polls(server_id: int):
     for i in range(1, POLLS + 1):
         values = {name: 1000 + (i * (n + 7919)) % 5000 for n, name in enumerate(COUNTERS)}
-        yield Sample(server_id, "global_status", data.T0 + timedelta(seconds=10 * i), 10.0, values,
+        yield Sample(server_id, "global_status", data.RECENT_T0 + timedelta(seconds=10 * i), 10.0, values,
                      frozenset(values))
 
 
@@ -54,11 +54,11 @@ def peak_of_reading_it_all(server_id: int, params: dict) -> int:
 
 def test_it_streams_a_day_of_twenty_series_in_bounded_memory(client, admin_user):
     client.force_login(admin_user)
-    server = data.server("big")
+    server = data.make_server("big")
     write_all(server.pk)
     params = {"server": "big", "metrics": ",".join(COUNTERS), "full": 1,
-              "from": iso_utc(data.T0), "to": iso_utc(data.T0 + timedelta(days=DAYS, seconds=10))}
-    warm_up = {**params, "to": iso_utc(data.T0 + timedelta(minutes=5))}  # one-off imports and caches
+              "from": iso_utc(data.RECENT_T0), "to": iso_utc(data.RECENT_T0 + timedelta(days=DAYS, seconds=10))}
+    warm_up = {**params, "to": iso_utc(data.RECENT_T0 + timedelta(minutes=5))}  # one-off imports and caches
     b"".join(client.get("/export.csv", warm_up).streaming_content)
     whole = peak_of_reading_it_all(server.pk, params)
     tracemalloc.start()

@@ -10,13 +10,13 @@ from django.core.management import call_command
 from dashboards.export import series as export_series
 from dashboards.export.csv_safe import iso_utc
 from dashboards.models import ApiToken
-from dashboards.tests import export_samples as data
 from store import query
 from store.ingest import write_samples
+from testing import dashboards as data
 
 pytestmark = pytest.mark.django_db
 POLLS = 121  # 20 minutes at 10 s
-START, END = data.T0, data.T0 + timedelta(seconds=10 * (POLLS - 1))
+START, END = data.RECENT_T0, data.RECENT_T0 + timedelta(seconds=10 * (POLLS - 1))
 
 
 def get_csv(client, **params) -> list[list[str]]:
@@ -45,7 +45,7 @@ def by_time(rows: list[list[str]], column: str) -> dict[datetime, str]:
 @pytest.fixture
 def db1(admin_user, client):
     client.force_login(admin_user)
-    server = data.server("db1")
+    server = data.make_server("db1")
     data.write_run_data(server.pk, START, POLLS)
     return server
 
@@ -74,8 +74,8 @@ def test_it_writes_rates_equal_to_deltas_over_the_interval(client, db1):
 def test_it_writes_deltas_as_the_store_holds_them(client, db1):
     rows = get_csv(client, **range_params(str(db1.pk), "tps,wait.time_ps:*", full=1, mode="delta"))
     assert "db1 tps (per interval)" in rows[0]
-    assert f"db1 wait.time_ps:{data.LOG_SYS} (ps per interval)" in rows[0]
-    for metric in ["tps", f"wait.time_ps:{data.TRX_SYS}", f"wait.time_ps:{data.FIL_IO}"]:
+    assert f"db1 wait.time_ps:{data.LOG_SYS_MUTEX} (ps per interval)" in rows[0]
+    for metric in ["tps", f"wait.time_ps:{data.TRX_SYS}", f"wait.time_ps:{data.DATA_IO}"]:
         unit = "ps per interval" if "time_ps" in metric else "per interval"
         got = {ts: int(v) for ts, v in by_time(rows, f"db1 {metric} ({unit})").items()}
         assert got == store_points(db1.pk, metric, "delta")
@@ -103,7 +103,7 @@ def test_it_downsamples_to_the_step_asked(client, db1):
 
 
 def test_it_puts_several_servers_side_by_side(client, db1):
-    other = data.server("db2")
+    other = data.make_server("db2")
     write_samples(data.global_status(other.pk, START + timedelta(seconds=5), 20, base=900))
     rows = get_csv(client, **range_params("db1,db2", "tps", full=1))
     assert rows[0] == ["time (UTC)", "db1 tps (/s)", "db2 tps (/s)"]
@@ -115,7 +115,7 @@ def test_it_puts_several_servers_side_by_side(client, db1):
 def test_it_neutralises_and_round_trips_odd_server_names(client, admin_user):
     client.force_login(admin_user)
     name = '=cmd|"/c calc",évé\n☃'
-    odd = data.server(name)
+    odd = data.make_server(name)
     write_samples(data.global_status(odd.pk, START, 5))
     rows = get_csv(client, **range_params(str(odd.pk), "tps", full=1))
     assert rows[0][1] == "'" + name + " tps (/s)"

@@ -7,13 +7,13 @@ from datetime import timedelta
 import pytest
 
 from dashboards.export.csv_safe import iso_utc
-from dashboards.tests import export_samples as data
 from monitor.models import Annotation, Run
 from store import query
+from testing import dashboards as data
 
 pytestmark = pytest.mark.django_db
 POLLS = 121
-START, MID, END = data.T0, data.T0 + timedelta(seconds=600), data.T0 + timedelta(seconds=1200)
+START, MID, END = data.RECENT_T0, data.RECENT_T0 + timedelta(seconds=600), data.RECENT_T0 + timedelta(seconds=1200)
 # Per-poll timer deltas of ~1e18 ps: a minute's sum (the store's rollup bucket)
 # still fits 64 bits, the 20 minutes' sum does not.
 HUGE = 250_000
@@ -28,7 +28,7 @@ def get_csv(client, url, **params) -> list[list[str]]:
 @pytest.fixture
 def db1(admin_user, client):
     client.force_login(admin_user)
-    server = data.server("db1")
+    server = data.make_server("db1")
     data.write_run_data(server.pk, START, POLLS, wait_scale=HUGE)
     return server
 
@@ -37,7 +37,7 @@ def test_it_exports_top_waits_with_exact_picosecond_sums(client, db1):
     rows = get_csv(client, "/export/topwaits.csv", server="db1", **{"from": iso_utc(START), "to": iso_utc(END)})
     header, body = rows[0], rows[1:]
     assert header[:3] == ["rank", "event", "time waited (s)"]
-    assert [r[1] for r in body] == [data.TRX_SYS, data.LOG_SYS, data.FIL_IO]
+    assert [r[1] for r in body] == [data.TRX_SYS, data.LOG_SYS_MUTEX, data.DATA_IO]
     expected = sum(HUGE * (4 * 10**12 + i * 10**9) for i in range(1, POLLS))
     assert expected > 2**63
     assert int(body[0][header.index("time waited (ps)")]) == expected
@@ -52,10 +52,10 @@ def test_it_exports_two_intervals_and_their_difference(client, db1):
     rows = get_csv(client, "/export/topwaits.csv", **params)
     header = rows[0]
     first = {r[0]: r for r in rows[1:]}
-    a = query.totals(db1.pk, [f"wait.time_ps:{data.LOG_SYS}"], START, MID)[f"wait.time_ps:{data.LOG_SYS}"]
-    b = query.totals(db1.pk, [f"wait.time_ps:{data.LOG_SYS}"], MID + timedelta(seconds=1), END)
-    b = b[f"wait.time_ps:{data.LOG_SYS}"]
-    row = first[data.LOG_SYS]
+    a = query.totals(db1.pk, [f"wait.time_ps:{data.LOG_SYS_MUTEX}"], START, MID)[f"wait.time_ps:{data.LOG_SYS_MUTEX}"]
+    b = query.totals(db1.pk, [f"wait.time_ps:{data.LOG_SYS_MUTEX}"], MID + timedelta(seconds=1), END)
+    b = b[f"wait.time_ps:{data.LOG_SYS_MUTEX}"]
+    row = first[data.LOG_SYS_MUTEX]
     assert int(row[header.index("A time waited (ps)")]) == a
     assert int(row[header.index("B time waited (ps)")]) == b
     assert float(row[header.index("difference B-A (s)")]) == pytest.approx((b - a) / 1e12)
@@ -63,7 +63,7 @@ def test_it_exports_two_intervals_and_their_difference(client, db1):
 
 
 def test_it_exports_the_run_comparison_with_ratios_to_the_first(client, db1):
-    other = data.server("-db2")  # a leading minus: neutralised, while negative numbers stay numbers
+    other = data.make_server("-db2")  # a leading minus: neutralised, while negative numbers stay numbers
     data.write_run_data(other.pk, START, POLLS, base=2500)
     first = Run.objects.create(name="baseline", server=db1, started_at=START, ended_at=END)
     second = Run.objects.create(name="=half load", server=other, started_at=START, ended_at=END)

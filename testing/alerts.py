@@ -1,0 +1,52 @@
+"""Alerts test support: an SMTP inbox (aiosmtpd handler), rules and history-length samples."""
+
+import email
+from datetime import datetime, timedelta
+from email import policy
+
+from alerts.models import Rule
+from monitor.models import Server
+from store.ingest import write_samples
+from store.sample import Sample
+
+
+class Inbox:
+    """aiosmtpd handler keeping what it accepted; refuses the next `refuse` mails with a 4xx."""
+
+    def __init__(self):
+        self.messages: list[email.message.EmailMessage] = []
+        self.refuse = 0
+        self.refused = 0
+
+    async def handle_DATA(self, server, session, envelope):
+        if self.refuse > 0:
+            self.refuse -= 1
+            self.refused += 1
+            return "451 4.3.0 Mailbox busy, try again later"
+        self.messages.append(email.message_from_bytes(envelope.content, policy=policy.default))
+        return "250 OK"
+
+    def subjects(self) -> list[str]:
+        return [m["Subject"] for m in self.messages]
+
+    def text(self, i: int) -> str:
+        return self.messages[i].get_body(("plain",)).get_content()
+
+    def html(self, i: int) -> str:
+        return self.messages[i].get_body(("html",)).get_content()
+
+
+def make_rule(**fields) -> Rule:
+    defaults = dict(name="History above 100", kind=Rule.THRESHOLD, metric="history_list_length",
+                    threshold=100, recipients=["dba@example.com"], cooldown_minutes=0)
+    return Rule.objects.create(**{**defaults, **fields})
+
+
+def history(server: Server, values: list[float], end: datetime, step: float = 10.0) -> None:
+    """history_list_length readings, the last one at `end`, one every `step` seconds."""
+    start = end - timedelta(seconds=step * (len(values) - 1))
+    write_samples([
+        Sample(server.id, "history_length", start + timedelta(seconds=step * i), step if i else None,
+               {"history_list_length": v})
+        for i, v in enumerate(values)
+    ])

@@ -1,0 +1,39 @@
+"""Collectors test support: a write load of known size on the suite's MariaDB."""
+
+LOAD_DB = "collector_load"
+
+
+class Load:
+    """Writes on the test MariaDB from root, so the monitoring user's statements are not mixed in."""
+
+    def __init__(self, mariadb):
+        self.mariadb = mariadb
+        mariadb.execute(f"CREATE DATABASE IF NOT EXISTS {LOAD_DB}",
+                        f"CREATE TABLE IF NOT EXISTS {LOAD_DB}.t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)"
+                        " ENGINE=InnoDB")
+
+    def transactions(self, commits: int, rollbacks: int = 0) -> None:
+        conn = self.mariadb.connect()
+        try:
+            with conn.cursor() as cur:
+                for i in range(commits + rollbacks):
+                    cur.execute("BEGIN")
+                    cur.execute(f"INSERT INTO {LOAD_DB}.t (v) VALUES (%s)", (i,))
+                    cur.execute("COMMIT" if i < commits else "ROLLBACK")
+        finally:
+            conn.close()
+
+    def updates(self, count: int) -> None:
+        """Autocommit updates: each leaves an undo log for purge (history length)."""
+        conn = self.mariadb.connect()
+        try:
+            with conn.cursor() as cur:
+                for i in range(count):
+                    cur.execute(f"UPDATE {LOAD_DB}.t SET v = v + 1 WHERE id = %s", (i % 5 + 1,))
+        finally:
+            conn.close()
+
+    def status(self, *names: str) -> dict[str, int]:
+        rows = self.mariadb.execute("SHOW GLOBAL STATUS WHERE Variable_name IN ({})".format(
+            ", ".join(f"'{n}'" for n in names)))
+        return {name: int(value) for name, value in rows}
