@@ -41,6 +41,7 @@ from django.core.management import call_command  # noqa: E402
 from collectors.models import PollRecord, ServerHealth  # noqa: E402
 from collectors.tasks import dispatch_due_polls  # noqa: E402
 from monitor.models import Server  # noqa: E402
+from monitor.stats import percentile  # noqa: E402
 from testing.mariadb import SandboxMariaDB  # noqa: E402
 
 
@@ -89,13 +90,6 @@ def dispatch_for(seconds: float, until=None) -> float:
 
 def warmed_up(targets: int) -> bool:
     return ServerHealth.objects.filter(polls__gte=3).count() >= targets
-
-
-def percentile(values: list[float], p: float) -> float:
-    if not values:
-        return float("nan")
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
 
 
 def report(args, start: datetime, end: datetime, worker_cpu: float, mariadb_cpu: float, seconds: float) -> None:

@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 
 from collectors import registry
 from dashboards.analysis.topwaits import CONDITION_PREFIX, COUNT_PREFIX, TIME_PREFIX, WaitRow, is_condition, wait_rows
-from dashboards.figures.common import Points
+from dashboards.figures.common import ChartPoints
 from dashboards.timerange import TimeRange
 from store import query
 
@@ -38,15 +38,11 @@ class Empty:
     values: list = field(default_factory=list)
 
 
-def series_map(server_id: int, metrics: Sequence[str], tr: TimeRange, points: int) -> dict[str, Points]:
+def series_map(server_id: int, metrics: Sequence[str], tr: TimeRange, points: int) -> dict[str, ChartPoints]:
     if not metrics:
         return {}
     found = store().series([server_id], list(metrics), tr.start, tr.end, max_points=points)
     return {s.metric: s for s in found if s.server_id == server_id}
-
-
-def one(server_id: int, metric: str, tr: TimeRange, points: int) -> Points:
-    return series_map(server_id, [metric], tr, points).get(metric) or Empty()
 
 
 def biggest(found: Sequence, prefix: str, n: int) -> list[str]:

@@ -4,7 +4,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from django.http import QueryDict
-from django.utils.dateparse import parse_datetime
 
 PRESETS = {
     "15m": timedelta(minutes=15), "1h": timedelta(hours=1), "6h": timedelta(hours=6),
@@ -46,22 +45,40 @@ def iso_param(ts: datetime) -> str:
     return ts.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="seconds")
 
 
-def parse_time(raw: str | None) -> datetime | None:
-    """ISO 8601 (as Plotly's zoom gives it, 'YYYY-MM-DD HH:MM:SS.fff'); naive means UTC."""
-    if not raw:
-        return None
+class BadTime(ValueError):
+    """A time the user must fix; the message says which parameter and how."""
+
+
+def parse_time_strict(text: str | None, name: str) -> datetime:
+    """ISO 8601 (naive means UTC; a space for the T, as Plotly's zoom gives it) or Unix seconds.
+
+    Raises BadTime naming the parameter: for the CSV export and the API, which answer 400.
+    """
+    if not text:
+        raise BadTime(f"{name} is missing: give an ISO 8601 time such as 2026-01-31T12:00:00Z")
     try:
-        ts = parse_datetime(raw.strip().replace(" ", "T"))
+        ts = datetime.fromtimestamp(float(text), UTC)
+    except (OverflowError, OSError):
+        raise BadTime(f"{name}={text!r} is not a time this tool can hold (years 1-9999)") from None
     except ValueError:
-        return None
-    if ts is None:
-        return None
+        try:
+            ts = datetime.fromisoformat(text.strip().replace(" ", "T", 1))
+        except ValueError:
+            raise BadTime(f"{name}={text!r} is not an ISO 8601 time such as 2026-01-31T12:00:00Z") from None
     return ts.replace(tzinfo=UTC) if ts.tzinfo is None else ts.astimezone(UTC)
+
+
+def parse_time_lenient(text: str | None) -> datetime | None:
+    """parse_time_strict, with None for a missing or unreadable time: for page URLs that fall back."""
+    try:
+        return parse_time_strict(text, "time")
+    except BadTime:
+        return None
 
 
 def from_query(get: QueryDict, now: datetime, default: str = DEFAULT_PRESET) -> TimeRange:
     """from/to win over a preset; anything unreadable falls back to the default preset."""
-    start, end = parse_time(get.get("from")), parse_time(get.get("to"))
+    start, end = parse_time_lenient(get.get("from")), parse_time_lenient(get.get("to"))
     if start and end and end > start:
         return TimeRange(start, end)
     if start and not end and start < now:

@@ -14,7 +14,7 @@ import numpy as np
 from django.db import connection, transaction
 
 from store import blocks, catalog, config, partitions, read_raw, rollups
-from store.points import Points, concat, micros
+from store.points import SampleArrays, concat, micros
 
 # Keep writers out of the hour while we move it (readers may go on).
 LOCK_HOUR = "LOCK TABLE {name} IN SHARE MODE"
@@ -71,7 +71,8 @@ def _compact_one(cur, name, hour, server_id, source_id, infos, layouts) -> None:
     cur.execute(HOT_ROWS.format(name=name), [server_id, source_id])
     rows = cur.fetchall()
     hour_us = micros(hour)
-    polls = Points(np.array([r[0] for r in rows], np.int64), np.empty(0), np.array([r[1] for r in rows], np.int64))
+    polls = SampleArrays(np.array([r[0] for r in rows], np.int64), np.empty(0),
+                         np.array([r[1] for r in rows], np.int64))
     data = read_raw.decode_rows(rows, mine, ids)
     old_polls, old = _old_block(cur, hour, hour_us, server_id, source_id)
     data = {mid: concat([old[mid], data[mid]]) if mid in old and mid in data else data.get(mid, old.get(mid))
@@ -80,22 +81,22 @@ def _compact_one(cur, name, hour, server_id, source_id, infos, layouts) -> None:
     _write(cur, hour, hour_us, server_id, source_id, ts, iv, data, infos)
 
 
-def _old_block(cur, hour, hour_us, server_id, source_id) -> tuple[Points, dict[int, Points]]:
+def _old_block(cur, hour, hour_us, server_id, source_id) -> tuple[SampleArrays, dict[int, SampleArrays]]:
     cur.execute(OLD_TIMES, [server_id, source_id, hour])
     found = cur.fetchone()
     if not found:
-        return Points.empty(), {}
+        return SampleArrays.empty(), {}
     n, times = found
     ts, iv = blocks.decode_times(times, n, hour_us)
     cur.execute(OLD_SERIES, [server_id, source_id, hour])
     out = {}
     for mid, blob in cur.fetchall():
         vals, present = blocks.decode_series(blob, n)
-        out[mid] = Points(ts[present], vals, iv[present])
-    return Points(ts, np.empty(0), iv), out
+        out[mid] = SampleArrays(ts[present], vals, iv[present])
+    return SampleArrays(ts, np.empty(0), iv), out
 
 
-def _poll_times(parts: list[Points]) -> tuple[np.ndarray, np.ndarray]:
+def _poll_times(parts: list[SampleArrays]) -> tuple[np.ndarray, np.ndarray]:
     """Every poll time of the hour once, with its interval (later parts win)."""
     ts = np.unique(np.concatenate([p.ts for p in parts]))
     iv = np.full(len(ts), -1, np.int64)
@@ -150,7 +151,7 @@ def _encode(hour_us, ts, iv, data, ids, infos) -> tuple[dict[int, bytes], dict[i
     return series, minutes
 
 
-def _series_blob(p: Points, ts: np.ndarray, counter: bool) -> bytes:
+def _series_blob(p: SampleArrays, ts: np.ndarray, counter: bool) -> bytes:
     present = np.zeros(len(ts), dtype=bool)
     pos = np.searchsorted(ts, p.ts)
     present[pos] = True

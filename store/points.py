@@ -1,4 +1,4 @@
-"""Points: one metric's samples as numpy arrays, the unit every reader returns."""
+"""SampleArrays: one metric's samples as numpy arrays, the unit every reader returns."""
 
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -9,13 +9,13 @@ UNIX_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 @dataclass
-class Points:
+class SampleArrays:
     ts: np.ndarray  # int64 microseconds since the Unix epoch, ascending
     vals: np.ndarray  # int64 (exact) or float64
     iv: np.ndarray  # int64 interval in ms, -1 where unknown
 
     @classmethod
-    def empty(cls) -> "Points":
+    def empty(cls) -> "SampleArrays":
         return cls(np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.int64))
 
     def __len__(self) -> int:
@@ -42,11 +42,11 @@ def datetimes(us: np.ndarray) -> list[datetime]:
     return [datetime.fromtimestamp(s, UTC) for s in (us / 1e6).tolist()]
 
 
-def concat(parts: list[Points]) -> Points:
+def concat(parts: list[SampleArrays]) -> SampleArrays:
     """Join parts, sorted by time, one point per timestamp (a poll stored twice counts once)."""
     parts = [p for p in parts if len(p)]
     if not parts:
-        return Points.empty()
+        return SampleArrays.empty()
     if len(parts) == 1:
         return parts[0]
     ts = np.concatenate([p.ts for p in parts])
@@ -58,4 +58,4 @@ def concat(parts: list[Points]) -> Points:
     ts, vals, iv = ts[order], vals[order], iv[order]
     keep = np.ones(len(ts), dtype=bool)
     keep[1:] = ts[1:] != ts[:-1]
-    return Points(ts[keep], vals[keep], iv[keep])
+    return SampleArrays(ts[keep], vals[keep], iv[keep])

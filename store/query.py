@@ -13,7 +13,7 @@ import numpy as np
 
 from store import buffer, catalog, downsample, levels, read_full, read_rollups
 from store.models import Gap
-from store.points import Points, datetimes, from_micros, micros
+from store.points import SampleArrays, datetimes, from_micros, micros
 
 
 @dataclass
@@ -36,7 +36,7 @@ def series(server_ids: list[int], metrics: list[str], start: datetime, end: date
         infos = catalog.matching(catalog.server_metrics([server_id]), metrics)
         if level == levels.FULL:
             data = read_full.read(server_id, infos, start, end)
-            points = {m.id: _full_points(m, data.get(m.id, Points.empty()), mode) for m in infos}
+            points = {m.id: _full_points(m, data.get(m.id, SampleArrays.empty()), mode) for m in infos}
         else:
             data = read_rollups.read(server_id, infos, level, start, end)
             width = read_rollups.WIDTH[level]
@@ -58,7 +58,7 @@ def _as_series(picked: list[tuple]) -> list[Series]:
             for sid, m, ts, vals in picked]
 
 
-def _full_points(m: catalog.MetricInfo, pts: Points, mode: str) -> tuple[np.ndarray, np.ndarray]:
+def _full_points(m: catalog.MetricInfo, pts: SampleArrays, mode: str) -> tuple[np.ndarray, np.ndarray]:
     vals = pts.vals.astype(np.float64)
     if m.counter and mode == "rate":
         with np.errstate(divide="ignore", invalid="ignore"):

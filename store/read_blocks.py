@@ -1,4 +1,4 @@
-"""Reading compacted hours (store_block + store_block_series) back into Points."""
+"""Reading compacted hours (store_block + store_block_series) back into SampleArrays."""
 
 from collections import defaultdict
 from datetime import UTC, datetime
@@ -7,7 +7,7 @@ import numpy as np
 from django.db import connection
 
 from store import blocks
-from store.points import Points, micros
+from store.points import SampleArrays, micros
 
 # Poll times of one server's compacted hours in a range.
 SELECT_TIMES = (
@@ -37,8 +37,8 @@ def hour_floor(t: datetime) -> datetime:
     return t.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
 
 
-def read(server_id: int, metric_ids: list[int], start: datetime, end: datetime) -> dict[int, Points]:
-    """Points per metric id with start <= ts <= end from the compacted hours."""
+def read(server_id: int, metric_ids: list[int], start: datetime, end: datetime) -> dict[int, SampleArrays]:
+    """SampleArrays per metric id with start <= ts <= end from the compacted hours."""
     if not metric_ids:
         return {}
     first = hour_floor(start)
@@ -54,7 +54,7 @@ def read(server_id: int, metric_ids: list[int], start: datetime, end: datetime) 
     return {mid: _clip(p, lo, hi) for mid, p in out.items()}
 
 
-def newest(server_id: int, metric_ids: list[int]) -> dict[int, Points]:
+def newest(server_id: int, metric_ids: list[int]) -> dict[int, SampleArrays]:
     """The newest compacted hour of each metric."""
     if not metric_ids:
         return {}
@@ -68,7 +68,7 @@ def newest(server_id: int, metric_ids: list[int]) -> dict[int, Points]:
     return _decode(rows, times)
 
 
-def _decode(rows, times) -> dict[int, Points]:
+def _decode(rows, times) -> dict[int, SampleArrays]:
     """rows (metric_id, source_id, hour_us, data) ordered by metric and hour."""
     decoded_times: dict = {}
     per_metric: dict[int, list] = defaultdict(list)
@@ -85,12 +85,12 @@ def _decode(rows, times) -> dict[int, Points]:
         vals, present = blocks.decode_series_many([h[0] for h in hours], [h[1][0] for h in hours])
         ts = np.concatenate([h[1][1] for h in hours])
         iv = np.concatenate([h[1][2] for h in hours])
-        out[mid] = Points(ts[present], vals, iv[present])
+        out[mid] = SampleArrays(ts[present], vals, iv[present])
     return out
 
 
-def _clip(p: Points, lo: int, hi: int) -> Points:
+def _clip(p: SampleArrays, lo: int, hi: int) -> SampleArrays:
     a, b = np.searchsorted(p.ts, [lo, hi + 1])
-    return Points(p.ts[a:b], p.vals[a:b], p.iv[a:b])
+    return SampleArrays(p.ts[a:b], p.vals[a:b], p.iv[a:b])
 
 

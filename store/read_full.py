@@ -4,11 +4,11 @@ from datetime import datetime
 
 from store import catalog, read_blocks, read_raw
 from store.catalog import MetricInfo
-from store.points import Points, concat, from_micros
+from store.points import SampleArrays, concat, from_micros
 
 
-def read(server_id: int, metrics: list[MetricInfo], start: datetime, end: datetime) -> dict[int, Points]:
-    """Points per metric id with start <= ts <= end."""
+def read(server_id: int, metrics: list[MetricInfo], start: datetime, end: datetime) -> dict[int, SampleArrays]:
+    """SampleArrays per metric id with start <= ts <= end."""
     if not metrics:
         return {}
     layouts = catalog.server_layouts([server_id])

@@ -8,7 +8,7 @@ from django.db import connection
 
 from store import codec
 from store.catalog import MetricInfo, ReadLayout
-from store.points import Points, concat
+from store.points import SampleArrays, concat
 
 # Hot rows of one server and source over a time range, oldest first.
 SELECT_RAW = (
@@ -23,18 +23,19 @@ SELECT_NEWEST = (
 
 
 def read(server_id: int, metrics: list[MetricInfo], layouts: list[ReadLayout],
-         start: datetime, end: datetime) -> dict[int, Points]:
-    """Points per metric id from the hot rows of one server."""
+         start: datetime, end: datetime) -> dict[int, SampleArrays]:
+    """SampleArrays per metric id from the hot rows of one server."""
     return _per_source(server_id, metrics, layouts, SELECT_RAW, [start, end])
 
 
-def newest(server_id: int, metrics: list[MetricInfo], layouts: list[ReadLayout], rows: int = 6) -> dict[int, Points]:
-    """Points per metric id from the newest hot rows (newest first)."""
+def newest(server_id: int, metrics: list[MetricInfo], layouts: list[ReadLayout],
+           rows: int = 6) -> dict[int, SampleArrays]:
+    """SampleArrays per metric id from the newest hot rows (newest first)."""
     return _per_source(server_id, metrics, layouts, SELECT_NEWEST, [rows])
 
 
-def _per_source(server_id, metrics, layouts, sql, params) -> dict[int, Points]:
-    out: dict[int, Points] = {}
+def _per_source(server_id, metrics, layouts, sql, params) -> dict[int, SampleArrays]:
+    out: dict[int, SampleArrays] = {}
     ids = {m.id for m in metrics}
     for source_id in sorted({lay.source_id for lay in layouts}):
         mine = {lay.id: lay for lay in layouts if lay.source_id == source_id}
@@ -44,17 +45,17 @@ def _per_source(server_id, metrics, layouts, sql, params) -> dict[int, Points]:
             cur.execute(sql, [server_id, source_id, *params])
             rows = cur.fetchall()
         if sql is SELECT_NEWEST:
-            rows.reverse()  # oldest first, like every Points
+            rows.reverse()  # oldest first, like every SampleArrays
         out.update(decode_rows(rows, mine, ids))
     return out
 
 
-def decode_rows(rows: list[tuple], layouts: dict[int, ReadLayout], ids: set[int]) -> dict[int, Points]:
-    """Rows (ts_us, interval_ms, layout_id, ivals, fvals) -> Points of the wanted metric ids."""
+def decode_rows(rows: list[tuple], layouts: dict[int, ReadLayout], ids: set[int]) -> dict[int, SampleArrays]:
+    """Rows (ts_us, interval_ms, layout_id, ivals, fvals) -> SampleArrays of the wanted metric ids."""
     groups = defaultdict(list)
     for r in rows:
         groups[r[2]].append(r)
-    parts: dict[int, list[Points]] = defaultdict(list)
+    parts: dict[int, list[SampleArrays]] = defaultdict(list)
     for layout_id, group in groups.items():
         layout = layouts.get(layout_id)
         if layout is None:
@@ -64,7 +65,7 @@ def decode_rows(rows: list[tuple], layouts: dict[int, ReadLayout], ids: set[int]
     return {mid: concat(p) if len(p) > 1 else p[0] for mid, p in parts.items()}
 
 
-def _decode_group(group: list[tuple], layout: ReadLayout, ids: set[int]) -> dict[int, Points]:
+def _decode_group(group: list[tuple], layout: ReadLayout, ids: set[int]) -> dict[int, SampleArrays]:
     ts = np.array([r[0] for r in group], dtype=np.int64)
     iv = np.array([r[1] for r in group], dtype=np.int64)
     out = {}
@@ -75,11 +76,11 @@ def _decode_group(group: list[tuple], layout: ReadLayout, ids: set[int]) -> dict
         for k, mid in wanted_ints:
             keep = ~nulls[:, k]
             if keep.any():
-                out[mid] = Points(ts[keep], vals[keep, k], iv[keep])
+                out[mid] = SampleArrays(ts[keep], vals[keep, k], iv[keep])
     for k, mid in enumerate(layout.float_ids):
         if mid in ids:
             col = [r[4][k] if r[4] else None for r in group]
             keep = np.array([v is not None for v in col], dtype=bool)
             if keep.any():
-                out[mid] = Points(ts[keep], np.array([v for v in col if v is not None], np.float64), iv[keep])
+                out[mid] = SampleArrays(ts[keep], np.array([v for v in col if v is not None], np.float64), iv[keep])
     return out

@@ -1,4 +1,4 @@
-"""Rollup arithmetic: buckets (count, sum, min, max, last, interval ms) from Points, and merging.
+"""Rollup arithmetic: buckets (count, sum, min, max, last, interval ms) from SampleArrays, and merging.
 
 Buckets are numbered from an origin (the hour for 1-minute buckets, the day
 for 1-hour buckets). Sums of integers stay integers (exact totals); if a
@@ -7,14 +7,14 @@ bucket could overflow 64 bits, that bucket set falls back to floats.
 
 import numpy as np
 
-from store.points import Points
+from store.points import SampleArrays
 
 MINUTE_US = 60_000_000
 HOUR_US = 3_600_000_000
 KEYS = ("idx", "count", "sum", "min", "max", "last", "ms")
 
 
-def aggregate(pts: Points, width_us: int, origin_us: int) -> dict[str, np.ndarray]:
+def aggregate(pts: SampleArrays, width_us: int, origin_us: int) -> dict[str, np.ndarray]:
     """One bucket per width with at least one point; pts sorted by time."""
     if not len(pts):
         return empty()

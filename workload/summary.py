@@ -1,16 +1,8 @@
 """Throughput figures of a stress run: per-interval TPS and the summary (avg, p5, p95)."""
 
-import math
 from dataclasses import dataclass, field
 
-
-def percentile(values: list[float], p: float) -> float:
-    """Nearest-rank percentile (p in 0..100); 0.0 for no values."""
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    rank = max(1, math.ceil(p / 100 * len(ordered)))
-    return ordered[rank - 1]
+from monitor.stats import percentile
 
 
 @dataclass
@@ -27,11 +19,11 @@ class Summary:
         return self.transactions / self.elapsed if self.elapsed > 0 else 0.0
 
     @property
-    def p5(self) -> float:
+    def p5(self) -> float | None:
         return percentile(self.interval_tps, 5)
 
     @property
-    def p95(self) -> float:
+    def p95(self) -> float | None:
         return percentile(self.interval_tps, 95)
 
     def line(self) -> str:

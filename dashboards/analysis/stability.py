@@ -5,6 +5,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from monitor.stats import percentile
+
 DEFAULT_DIP_FRACTION = 0.5
 
 
@@ -29,13 +31,6 @@ class Dip:
         return (self.end - self.start).total_seconds()
 
 
-def percentile(sorted_values: Sequence[float], q: float) -> float:
-    """Linear interpolation between closest ranks (numpy's default)."""
-    pos = (len(sorted_values) - 1) * q
-    lo, hi = math.floor(pos), math.ceil(pos)
-    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
-
-
 def summarize(values: Sequence[float | None], mean: float | None = None) -> Summary:
     """Summary of the known values; pass `mean` when an exact one (from totals) is at hand."""
     known = sorted(v for v in values if v is not None)
@@ -45,8 +40,8 @@ def summarize(values: Sequence[float | None], mean: float | None = None) -> Summ
     std = math.sqrt(sum((v - avg) ** 2 for v in known) / len(known))
     mean = avg if mean is None else mean
     return Summary(
-        points=len(known), mean=mean, median=percentile(known, 0.5),
-        p5=percentile(known, 0.05), p95=percentile(known, 0.95),
+        points=len(known), mean=mean, median=percentile(known, 50),
+        p5=percentile(known, 5), p95=percentile(known, 95),
         cv=std / avg if avg else None,
     )
 

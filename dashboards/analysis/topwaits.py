@@ -5,7 +5,6 @@ from dataclasses import dataclass
 
 TIME_PREFIX = "wait.time_ps:"
 COUNT_PREFIX = "wait.count:"
-WAIT_PATTERNS = [TIME_PREFIX + "*", COUNT_PREFIX + "*"]
 
 
 # Condition waits are threads asleep until signalled: on MariaDB mostly background threads

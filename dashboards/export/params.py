@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from dashboards.timerange import PRESETS
+from dashboards.timerange import PRESETS, BadTime, parse_time_strict
 from monitor.models import Run, Server
 
 CHART_POINTS = 1200  # a chart's default width in points: the CSV of a chart matches it
@@ -29,17 +29,11 @@ class SeriesExport:
 
 
 def parse_time(text: str | None, name: str) -> datetime:
-    """ISO 8601 (naive means UTC) or Unix seconds."""
-    if not text:
-        raise ExportError(f"{name} is missing: give an ISO 8601 time such as 2026-01-31T12:00:00Z")
+    """timerange.parse_time_strict, its error an ExportError (a 400 that names the parameter)."""
     try:
-        ts = datetime.fromtimestamp(float(text), UTC)
-    except ValueError:
-        try:
-            ts = datetime.fromisoformat(text.strip().replace(" ", "T", 1))
-        except ValueError:
-            raise ExportError(f"{name}={text!r} is not an ISO 8601 time such as 2026-01-31T12:00:00Z") from None
-    return ts.replace(tzinfo=UTC) if ts.tzinfo is None else ts.astimezone(UTC)
+        return parse_time_strict(text, name)
+    except BadTime as error:
+        raise ExportError(str(error)) from None
 
 
 def parse_range(

@@ -16,7 +16,7 @@ GAP_FILL = "rgba(102, 112, 133, 0.18)"
 LABEL_SHIFT, LABEL_STEP = 18, 13  # pixels above the plot area for annotation labels
 
 
-class Points(Protocol):
+class ChartPoints(Protocol):
     """A series as the store returns it (store.query.Series has these)."""
 
     ts: Sequence[datetime]
@@ -49,7 +49,7 @@ def epoch_ms(ts: datetime) -> int:
     return int(ts.timestamp() * 1000)
 
 
-def xy(points: Points, scale: float = 1.0) -> tuple[list[int], list[float | None]]:
+def xy(points: ChartPoints, scale: float = 1.0) -> tuple[list[int], list[float | None]]:
     """Time as epoch milliseconds (a date axis reads them as UTC; 4x cheaper than ISO strings)."""
     x = [int(t.timestamp() * 1000) for t in points.ts]
     if scale == 1.0:
@@ -62,7 +62,7 @@ def xy(points: Points, scale: float = 1.0) -> tuple[list[int], list[float | None
 SPARSE_POINTS = 60
 
 
-def line(points: Points, name: str, axis: int = 1, **extra) -> dict:
+def line(points: ChartPoints, name: str, axis: int = 1, **extra) -> dict:
     x, y = xy(points, extra.pop("scale", 1.0))
     trace = {
         "type": "scattergl" if len(x) > 5000 else "scatter",

@@ -4,7 +4,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from dashboards.figures.common import LABEL_SHIFT, LABEL_STEP, MARK_COLOR, PALETTE, Points, base_layout, esc
+from dashboards.figures.common import LABEL_SHIFT, LABEL_STEP, MARK_COLOR, PALETTE, ChartPoints, base_layout, esc
 from dashboards.figures.stability import PS_PER_S, note_row, shared_axes
 
 ROWS = [(0.56, 1.0), (0.28, 0.48), (0.0, 0.20)]
@@ -14,12 +14,12 @@ ROWS = [(0.56, 1.0), (0.28, 0.48), (0.0, 0.20)]
 class AlignedRun:
     label: str
     start: datetime
-    tps: Points
-    history: Points
-    wait: Points
+    tps: ChartPoints
+    history: ChartPoints
+    wait: ChartPoints
 
 
-def seconds_since(start: datetime, points: Points, scale: float = 1.0) -> tuple[list[float], list]:
+def seconds_since(start: datetime, points: ChartPoints, scale: float = 1.0) -> tuple[list[float], list]:
     x = [(t - start).total_seconds() for t in points.ts]
     y = [None if v is None else v * scale for v in points.values]
     return x, y

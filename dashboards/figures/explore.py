@@ -2,11 +2,11 @@
 
 from collections.abc import Sequence
 
-from dashboards.figures.common import PALETTE, Mark, Points, add_marks, base_layout, empty_note, line
+from dashboards.figures.common import PALETTE, ChartPoints, Mark, add_marks, base_layout, empty_note, line
 
 
 def explore_figure(
-    series: Sequence[tuple[str, Points]], marks: Sequence[Mark] = (), log: bool = False
+    series: Sequence[tuple[str, ChartPoints]], marks: Sequence[Mark] = (), log: bool = False
 ) -> dict:
     """series: (legend label, points) pairs; counters arrive as rates per second."""
     layout = base_layout(height=520)

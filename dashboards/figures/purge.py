@@ -2,7 +2,7 @@
 
 from collections.abc import Sequence
 
-from dashboards.figures.common import PALETTE, Mark, Points, add_marks, base_layout, line
+from dashboards.figures.common import PALETTE, ChartPoints, Mark, add_marks, base_layout, line
 from dashboards.figures.stability import flat, note_row, shared_axes
 
 ROWS = [(0.56, 1.0), (0.38, 0.50), (0.19, 0.32), (0.0, 0.13)]
@@ -11,10 +11,10 @@ TITLES = ["InnoDB history list length", "TPS (Com_commit + Com_rollback per seco
 
 
 def purge_figure(
-    history: Points,
-    tps: Points,
-    purge: Sequence[tuple[str, Points]],
-    delay: Points | None,
+    history: ChartPoints,
+    tps: ChartPoints,
+    purge: Sequence[tuple[str, ChartPoints]],
+    delay: ChartPoints | None,
     max_purge_lag: float | None = None,
     threshold: float | None = None,
     marks: Sequence[Mark] = (),

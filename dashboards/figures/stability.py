@@ -7,8 +7,8 @@ from datetime import datetime
 from dashboards.analysis.stability import Dip
 from dashboards.figures.common import (
     PALETTE,
+    ChartPoints,
     Mark,
-    Points,
     add_marks,
     axis_key,
     base_layout,
@@ -54,7 +54,7 @@ def dip_shapes(dips: Sequence[Dip]) -> list[dict]:
     } for d in dips]
 
 
-def wait_traces(waits: Sequence[tuple[str, Points]], axis: int, stacked: bool) -> list[dict]:
+def wait_traces(waits: Sequence[tuple[str, ChartPoints]], axis: int, stacked: bool) -> list[dict]:
     traces = []
     for i, (name, points) in enumerate(waits):
         extra = {"line": {"width": 0.8, "color": PALETTE[i % len(PALETTE)]},
@@ -67,9 +67,9 @@ def wait_traces(waits: Sequence[tuple[str, Points]], axis: int, stacked: bool) -
 
 
 def stability_figure(
-    tps: Points,
-    waits: Sequence[tuple[str, Points]],
-    mutexes: Sequence[tuple[str, Points]],
+    tps: ChartPoints,
+    waits: Sequence[tuple[str, ChartPoints]],
+    mutexes: Sequence[tuple[str, ChartPoints]],
     dips: Sequence[Dip] = (),
     marks: Sequence[Mark] = (),
     dip_threshold: float | None = None,
@@ -106,7 +106,7 @@ class Flat:
     values: list
 
 
-def flat(points: Points, value: float) -> Flat:
+def flat(points: ChartPoints, value: float) -> Flat:
     ts = list(points.ts)
     return Flat([ts[0], ts[-1]], [value, value]) if ts else Flat([], [])
 

@@ -12,7 +12,7 @@ from dashboards.analysis.topwaits import Hidden, WaitRow, diff_rows, include_con
 from dashboards.figures.purge import purge_figure
 from dashboards.figures.stability import stability_figure
 from dashboards.marks import server_marks
-from dashboards.timerange import from_query, parse_time
+from dashboards.timerange import from_query, parse_time_lenient
 from dashboards.views.common import chart_csv, condition_toggle, page_range, range_context, topwaits_csv
 from monitor.models import Server
 
@@ -98,7 +98,7 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
     limit = int_param(request, "top", 20, 5, 200)
     conditions = include_conditions(request.GET)
     rows_a, hidden = shown_waits(reads.interval_waits(server.pk, tr.start, tr.end), conditions)
-    start_b, end_b = parse_time(request.GET.get("from2")), parse_time(request.GET.get("to2"))
+    start_b, end_b = parse_time_lenient(request.GET.get("from2")), parse_time_lenient(request.GET.get("to2"))
     context = {
         **range_context(request, tr), "server": server, "tab": "waits", "rows": rows_a[:limit],
         "limit": limit, "csv": topwaits_csv(server.pk, tr, conditions=conditions),

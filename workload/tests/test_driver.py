@@ -1,8 +1,10 @@
 import threading
 import time
 
+import pytest
+
+from monitor.stats import percentile
 from workload.driver import StressDriver, StressOptions
-from workload.summary import percentile
 
 
 def status(mariadb, name: str) -> int:
@@ -91,11 +93,13 @@ def test_stop_event_ends_the_run_as_interrupted(stress_target):
     assert summary.transactions > 0
 
 
-def test_percentile_is_nearest_rank():
-    values = [float(v) for v in range(1, 21)]
-    assert percentile(values, 5) == 1.0
-    assert percentile(values, 95) == 19.0
-    assert percentile([], 95) == 0.0
+def test_percentile_interpolates_between_closest_ranks():
+    values = [float(v) for v in range(20, 0, -1)]  # 1..20, unsorted
+    # rank (20 - 1) * 5 % = 0.95: 1 + 0.95 * (2 - 1); rank 19 * 95 % = 18.05: 19 + 0.05 * (20 - 19)
+    assert percentile(values, 5) == pytest.approx(1.95)
+    assert percentile(values, 95) == pytest.approx(19.05)
+    assert percentile([7.0], 50) == 7.0
+    assert percentile([], 95) is None
 
 
 def test_a_run_shorter_than_an_interval_says_it_has_no_spread():
