@@ -24,6 +24,7 @@ run: $(VENV)/.run-installed
 test: $(VENV)/.test-installed
 	@bash scripts/system-deps.sh test
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
 	$(VENV)/bin/pytest
 
 bench-deps: $(VENV)/.test-installed
@@ -31,6 +32,7 @@ bench-deps: $(VENV)/.test-installed
 
 lint: $(VENV)/.test-installed
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
 
 clean:
 	rm -rf $(VENV) staticfiles

