@@ -157,6 +157,31 @@ def exact_sum(vals: np.ndarray) -> int | float:
     return sum(chunks.tolist())
 
 
+@dataclass
+class CounterSamples:
+    """A counter's stored samples as written: each delta covers (ts - seconds, ts]."""
+
+    ts: list[datetime]
+    seconds: list[float]
+    deltas: list[int | float]
+
+
+def counter_samples(server_id: int, metrics: list[str], start: datetime, end: datetime) -> dict[str, CounterSamples]:
+    """Full-resolution deltas with start <= ts <= end and their intervals, for window statistics.
+
+    Samples of unknown interval carry no delta that a rate could use: left out.
+    """
+    infos = [m for m in catalog.matching(catalog.server_metrics([server_id]), metrics) if m.counter]
+    found = read_full.read(server_id, infos, start, end)
+    out = {}
+    for m in infos:
+        pts = found.get(m.id, Points.empty())
+        known = pts.iv > 0
+        out[m.name] = CounterSamples(datetimes(pts.ts[known]), (pts.iv[known] / 1000.0).tolist(),
+                                     pts.vals[known].tolist())
+    return out
+
+
 def latest(server_ids: list[int], metrics: list[str]) -> dict[tuple[int, str], tuple[datetime, float]]:
     """The newest value (rate for counters) per server and metric."""
     out = {}

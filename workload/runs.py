@@ -12,9 +12,13 @@ def default_run_name(options: StressOptions) -> str:
     return f"stress {options.mode} x{options.concurrency} {timezone.now():%Y-%m-%d %H:%M}"
 
 
-def open_run(server: Server, name: str, options: StressOptions) -> Run:
+def open_run(server: Server, name: str, options: StressOptions, warmup: float = 0, sweep: str = "",
+             label: str = "") -> Run:
+    """A run with the load's concurrency; `sweep` and `label` place it in a scalability study."""
     now = timezone.now()
-    run = Run.objects.create(name=name, server=server, started_at=now, notes=f"stress: {options.describe()}")
+    run = Run.objects.create(name=name, server=server, started_at=now, notes=f"stress: {options.describe()}",
+                             concurrency=options.concurrency, warmup_seconds=round(warmup), sweep=sweep,
+                             label=label)
     Annotation.objects.create(server=server, run=run, at=now, text=f"stress start: {name} ({options.describe()})")
     return run
 

@@ -4,14 +4,15 @@ import os
 import threading
 
 from django.core.management.base import BaseCommand, CommandError
+from django.utils import timezone
 
 from monitor.models import Server
 from workload.driver import DriverError, StressDriver, StressOptions
 from workload.runs import close_run, default_run_name, open_run
 from workload.schema import DEFAULT_ROWS, DEFAULT_SCHEMA
 from workload.signals import stop_on_signals
-from workload.summary import Summary
-from workload.target import target_for
+from workload.sweep import SweepPlan, SweepStop, drive, parse_levels, run_sweep
+from workload.target import Target, target_for
 from workload.transactions import MODES
 
 
@@ -34,7 +35,16 @@ class Command(BaseCommand):
         parser.add_argument("--interval", type=float, default=5, help="seconds between TPS lines (default 5)")
         parser.add_argument("--rows", type=int, default=DEFAULT_ROWS, help="rows in the accounts table")
         parser.add_argument("--schema", default=DEFAULT_SCHEMA, help="the driver's own schema on the server")
-        parser.add_argument("--run", default="", help="run name (default: stress MODE xN DATE)")
+        parser.add_argument("--run", default="",
+                            help="run name (default: stress MODE xN DATE); with --sweep, the sweep's name")
+        parser.add_argument("--warmup", type=float, default=0,
+                            help="seconds at the start left out of the run's statistics (default 0)")
+        parser.add_argument("--label", default="",
+                            help="what differs in this configuration, e.g. innodb_flush_neighbors=0")
+        parser.add_argument("--sweep", default="",
+                            help="concurrency levels, e.g. 1,2,4,8: one run per level (replaces --concurrency)")
+        parser.add_argument("--step-duration", type=float, default=60,
+                            help="with --sweep: seconds measured per level, after the warm-up (default 60)")
         parser.add_argument("--user", default="", help="connect as this user instead of the monitoring user")
         parser.add_argument("--password-env", default="",
                             help="the environment variable holding --user's password")
@@ -45,28 +55,44 @@ class Command(BaseCommand):
             raise CommandError(f"environment variable {opts['password_env']} is not set: "
                                f"export {opts['password_env']}='...' with the password of --user")
         options = self._options(opts)
+        plan = self._plan(opts) if opts["sweep"] else None
+        if opts["warmup"] < 0:
+            raise CommandError("--warmup cannot be negative")
         driver = StressDriver(target_for(server, opts["user"], opts["password_env"]), options, report=self._say)
         try:
             driver.prepare()
         except DriverError as exc:
             raise CommandError(str(exc)) from None
-        run = open_run(server, opts["run"] or default_run_name(options), options)
+        if plan:
+            return self._sweep(server, driver.target, options, plan)
+        run = open_run(server, opts["run"] or default_run_name(options), options, opts["warmup"],
+                       label=opts["label"])
         self._say(f"run '{run.name}' on server {server.name}: {options.describe()} (Ctrl-C stops)")
-        summary = self._drive(driver)
+        stop = threading.Event()
+        with stop_on_signals(stop):
+            summary = drive(driver, stop)
         close_run(run, summary)
         self._say(f"{summary.status}: {summary.line()}")
         if summary.error:
             raise CommandError(summary.error)
 
-    def _drive(self, driver: StressDriver) -> Summary:
-        stop = threading.Event()
+    def _sweep(self, server: Server, target: Target, options: StressOptions, plan: SweepPlan) -> None:
+        self._say(f"sweep '{plan.name}' on server {server.name}: {len(plan.levels)} steps "
+                  f"({','.join(map(str, plan.levels))} threads), Ctrl-C ends the current step")
+        stop = SweepStop()
         with stop_on_signals(stop):
-            try:
-                return driver.run(stop)
-            except DriverError as exc:  # the sessions could not even connect
-                return Summary(status="failed", error=str(exc))
-            except Exception as exc:  # a bug of ours must still close the run
-                return Summary(status="failed", error=f"internal error: {exc!r}")
+            done, early = run_sweep(server, target, options, plan, stop, self._say)
+        self._say(f"sweep '{plan.name}': {len(done)} of {len(plan.levels)} steps recorded")
+        if early is not None and early.error:
+            raise CommandError(early.error)
+
+    def _plan(self, opts: dict) -> SweepPlan:
+        try:
+            return SweepPlan(name=opts["run"] or f"sweep {timezone.now():%Y-%m-%d %H:%M}",
+                             levels=parse_levels(opts["sweep"]), step_duration=opts["step_duration"],
+                             warmup=opts["warmup"], label=opts["label"])
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
 
     def _server(self, name: str) -> Server:
         try:

@@ -1,0 +1,75 @@
+"""A run's statistics window and the counter samples inside it (the steps of a sweep).
+
+A step's figures come only from samples whose whole interval (ts - interval, ts]
+lies inside [start + warm-up, end]: a sample that straddles the start still holds
+warm-up (or idle) time, one that straddles the end holds the next step's load.
+"""
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from dashboards.analysis.stability import percentile
+from monitor.models import Run
+from store import query
+from store.query import CounterSamples
+
+TPS = "tps"
+
+
+@dataclass(frozen=True)
+class Window:
+    start: datetime  # the run's start plus its warm-up
+    end: datetime
+
+
+@dataclass(frozen=True)
+class WindowTps:
+    """TPS over a window: time-weighted average, spread of the per-sample rates."""
+
+    samples: int
+    seconds: float  # covered by the samples inside
+    transactions: float
+    p5: float | None
+    p95: float | None
+
+    @property
+    def avg(self) -> float | None:
+        return self.transactions / self.seconds if self.seconds else None
+
+
+def run_window(run: Run) -> Window:
+    """After the warm-up, up to the end (now for a run still going)."""
+    end = run.ended_at or datetime.now(UTC)
+    start = min(run.started_at + timedelta(seconds=run.warmup_seconds), end)
+    return Window(start, end)
+
+
+def inside(samples: CounterSamples, window: Window) -> list[int]:
+    """Indexes of the samples whose interval lies inside the window."""
+    return [i for i, (ts, sec) in enumerate(zip(samples.ts, samples.seconds, strict=True))
+            if ts <= window.end and ts - timedelta(seconds=sec) >= window.start]
+
+
+def window_sums(server_id: int, metrics: list[str], window: Window) -> dict[str, tuple[float, float]]:
+    """Per counter: (sum of the inside deltas, seconds they cover)."""
+    found = query.counter_samples(server_id, metrics, window.start, window.end)
+    sums = {}
+    for name, samples in found.items():
+        keep = inside(samples, window)
+        sums[name] = (sum(samples.deltas[i] for i in keep), sum(samples.seconds[i] for i in keep))
+    return sums
+
+
+def window_tps(server_id: int, window: Window) -> WindowTps:
+    samples = query.counter_samples(server_id, [TPS], window.start, window.end).get(TPS)
+    keep = inside(samples, window) if samples else []
+    rates = sorted(samples.deltas[i] / samples.seconds[i] for i in keep)
+    return WindowTps(
+        samples=len(keep), seconds=sum(samples.seconds[i] for i in keep),
+        transactions=sum(samples.deltas[i] for i in keep),
+        p5=percentile(rates, 0.05) if rates else None, p95=percentile(rates, 0.95) if rates else None,
+    )
+
+
+def run_tps(run: Run) -> WindowTps:
+    return window_tps(run.server_id, run_window(run))

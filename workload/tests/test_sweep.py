@@ -1,0 +1,112 @@
+"""stress --sweep on the suite's MariaDB, polled each second: one run per level, figures from inside each step."""
+
+import io
+import os
+import signal
+from datetime import timedelta
+
+import numpy as np
+import pytest
+from django.core.management import CommandError, call_command
+
+from dashboards.analysis.step_window import run_tps
+from monitor.models import Run, Server
+from workload.sweep import parse_levels
+from workload.tests.conftest import STRESS_PASSWORD, STRESS_USER
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def server(mariadb, monitor_credentials, stress_target):
+    server = Server(name="bench", host="127.0.0.1", port=mariadb.port, user="steady", poll_interval=1)
+    server.password = monitor_credentials["password"]
+    server.save()
+    return server
+
+
+@pytest.fixture
+def write_user(monkeypatch, stress_target):
+    monkeypatch.setenv("STRESS_PW", STRESS_PASSWORD)
+    return ["--user", STRESS_USER, "--password-env", "STRESS_PW"]
+
+
+class PollEachLine(io.StringIO):
+    """The stress output, polling global_status at each TPS line (once a second), as the collector would.
+
+    It keeps what each poll read, (ts, interval, tps delta), to check the store's figures against.
+    """
+
+    def __init__(self, server: Server, stop_on_step: int = 0):
+        super().__init__()
+        self.server, self.stop_on_step, self.readings = server, stop_on_step, []
+
+    def write(self, text):
+        from collectors.batch import poll_server
+
+        if " tps " in text:
+            (source,) = poll_server(self.server.pk, only=["global_status"]).sources
+            assert source.ok, source.error
+            sample = source.sample
+            if sample.interval:
+                self.readings.append((sample.ts, sample.interval, sample.values["tps"]))
+        if self.stop_on_step and f"step {self.stop_on_step}/" in text:
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C as the step starts
+        return super().write(text)
+
+
+def sweep(out: io.StringIO, *args: str) -> str:
+    call_command("stress", "bench", *args, stdout=out)
+    return out.getvalue()
+
+
+def expected(readings: list, run: Run) -> tuple[int, float, float, float]:
+    """By hand: the polls whose whole interval lies after the warm-up and before the end."""
+    start, end = run.started_at + timedelta(seconds=run.warmup_seconds), run.ended_at
+    kept = [(iv, tps) for ts, iv, tps in readings if ts - timedelta(seconds=iv) >= start and ts <= end]
+    rates = [tps / iv for iv, tps in kept]
+    avg = sum(tps for _, tps in kept) / sum(iv for iv, _ in kept)
+    return len(kept), avg, float(np.percentile(rates, 5)), float(np.percentile(rates, 95))
+
+
+def test_a_sweep_records_one_run_per_level_with_tps_from_inside_each_step(server, write_user):
+    out = PollEachLine(server)
+    sweep(out, "--sweep", "1,2,4", "--step-duration", "3", "--warmup", "1", "--interval", "1",
+          "--run", "rw sweep", "--label", "baseline", "--mode", "rw", *write_user)
+    runs = list(Run.objects.filter(sweep="rw sweep").order_by("started_at"))
+    assert [r.concurrency for r in runs] == [1, 2, 4]
+    assert [r.name for r in runs] == ["rw sweep x1", "rw sweep x2", "rw sweep x4"]
+    assert all(r.label == "baseline" and r.warmup_seconds == 1 and r.ended_at for r in runs)
+    assert runs[0].ended_at <= runs[1].started_at and runs[1].ended_at <= runs[2].started_at
+    for run in runs:
+        count, avg, p5, p95 = expected(out.readings, run)
+        figures = run_tps(run)
+        assert count >= 2 and avg > 0
+        assert figures.samples == count
+        assert figures.avg == pytest.approx(avg, rel=1e-3)  # the store keeps intervals to the millisecond
+        assert (figures.p5, figures.p95) == (pytest.approx(p5, rel=1e-3), pytest.approx(p95, rel=1e-3))
+    # The warm-up is excluded: a step's polls in its first second are not counted.
+    for run in runs[1:]:
+        polled = [ts for ts, _, _ in out.readings if run.started_at < ts <= run.ended_at]
+        assert run_tps(run).samples < len(polled)
+
+
+def test_ctrl_c_ends_the_current_step_and_keeps_the_completed_ones(server, write_user):
+    handler = signal.getsignal(signal.SIGINT)
+    output = sweep(PollEachLine(server, stop_on_step=2), "--sweep", "1,2,4", "--step-duration", "1.5",
+                   "--interval", "0.5", "--run", "cut", *write_user)
+    assert [r.concurrency for r in Run.objects.filter(sweep="cut")] == [1]
+    (cut,) = Run.objects.filter(name="cut x2")
+    assert cut.ended_at and cut.sweep == "" and "left out of sweep 'cut'" in cut.notes
+    assert not Run.objects.filter(name="cut x4").exists()
+    assert "1 of 3 steps recorded" in output
+    assert signal.getsignal(signal.SIGINT) is handler
+
+
+def test_bad_levels_are_refused_before_anything_runs(server, write_user):
+    with pytest.raises(CommandError, match="distinct positive thread counts"):
+        sweep(io.StringIO(), "--sweep", "1,0,4", *write_user)
+    with pytest.raises(CommandError, match="comma"):
+        sweep(io.StringIO(), "--sweep", "1;2", *write_user)
+    assert not Run.objects.exists()
+    assert parse_levels("1, 2,4,8") == [1, 2, 4, 8]
