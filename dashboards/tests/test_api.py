@@ -104,3 +104,30 @@ def test_the_tokens_page_shows_a_new_token_once(client, admin_user):
     raw = body.split('id="new-token">')[1].split("<")[0]
     assert ApiToken.objects.authenticate(raw) == token
     assert raw not in client.get("/tokens/").content.decode()
+
+
+def test_it_records_a_step_of_a_sweep(token):
+    make_server("lab3")
+    body = {"name": "rw x16", "server": "lab3", "concurrency": 16, "warmup_seconds": "10", "sweep": "rw",
+            "label": "innodb_flush_neighbors=0", "command": "sysbench oltp_read_write --threads=16 run"}
+    response = post("/api/runs", body, token)
+    assert response.status_code == 201, response.content
+    run = Run.objects.get()
+    assert (run.concurrency, run.warmup_seconds, run.sweep, run.label) == (16, 10, "rw", "innodb_flush_neighbors=0")
+    assert response.json()["concurrency"] == 16 and response.json()["command"].startswith("sysbench")
+    ended = post(f"/api/runs/{run.pk}/end", {"tool_summary": "transactions: 1600 (160.00 per sec.)"}, token)
+    assert ended.json()["tool_summary"] == "transactions: 1600 (160.00 per sec.)"
+
+
+@pytest.mark.parametrize("bad, message", [
+    ({"concurrency": 0}, "'concurrency' must be between 1 and"),
+    ({"concurrency": "many"}, "'concurrency' must be a whole number"),
+    ({"concurrency": True}, "'concurrency' must be a whole number"),
+    ({"warmup_seconds": -5}, "'warmup_seconds' must be between 0 and"),
+    ({"label": "x" * 201}, "'label' is longer than 200"),
+])
+def test_bad_study_fields_are_refused_and_nothing_is_recorded(token, bad, message):
+    make_server("lab3")
+    response = post("/api/runs", {"name": "r", "server": "lab3", **bad}, token)
+    assert response.status_code == 400 and message in response.json()["error"]
+    assert not Run.objects.exists()

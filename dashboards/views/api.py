@@ -84,10 +84,37 @@ def text(body: dict, key: str, limit: int, required: bool = True) -> str:
     return value
 
 
+def count(body: dict, key: str, limit: int, minimum: int = 0) -> int | None:
+    """A whole number in [minimum, limit], or None when left out."""
+    raw = body.get(key)
+    if raw in (None, ""):
+        return None
+    if isinstance(raw, bool) or not isinstance(raw, int) and not (isinstance(raw, str) and raw.isdigit()):
+        raise BadRequest(f"'{key}' must be a whole number, got {raw!r}")
+    if not minimum <= int(raw) <= limit:
+        raise BadRequest(f"'{key}' must be between {minimum} and {limit}, got {raw}")
+    return int(raw)
+
+
+MAX_THREADS = 1_000_000
+MAX_WARMUP = 7 * 86400
+# Scalability fields: a step of a sweep and what differed in its configuration.
+STUDY_TEXTS = {"sweep": 200, "label": 200, "command": 10_000, "tool_summary": 100_000}
+
+
+def study_fields(body: dict) -> dict:
+    fields = {key: text(body, key, limit, required=False) for key, limit in STUDY_TEXTS.items()}
+    fields["concurrency"] = count(body, "concurrency", MAX_THREADS, minimum=1)
+    fields["warmup_seconds"] = count(body, "warmup_seconds", MAX_WARMUP) or 0
+    return fields
+
+
 def run_json(run: Run) -> dict:
     return {"id": run.pk, "name": run.name, "server": run.server_id,
             "started_at": run.started_at.isoformat(),
-            "ended_at": run.ended_at.isoformat() if run.ended_at else None, "notes": run.notes}
+            "ended_at": run.ended_at.isoformat() if run.ended_at else None, "notes": run.notes,
+            "concurrency": run.concurrency, "warmup_seconds": run.warmup_seconds, "sweep": run.sweep,
+            "label": run.label, "command": run.command, "tool_summary": run.tool_summary}
 
 
 @token_required
@@ -114,6 +141,7 @@ def create_run(request: HttpRequest, body: dict) -> JsonResponse:
     run = Run.objects.create(
         name=text(body, "name", 200), server=find_server(body, required=True),
         started_at=started, ended_at=ended, notes=text(body, "notes", 10000, required=False),
+        **study_fields(body),
     )
     return JsonResponse(run_json(run), status=201)
 
@@ -127,5 +155,6 @@ def end_run(request: HttpRequest, body: dict, run_id: int) -> JsonResponse:
     if ended < run.started_at:
         raise BadRequest("'ended_at' is before the run's start")
     run.ended_at = ended
-    run.save(update_fields=["ended_at"])
+    run.tool_summary = text(body, "tool_summary", STUDY_TEXTS["tool_summary"], required=False) or run.tool_summary
+    run.save(update_fields=["ended_at", "tool_summary"])
     return JsonResponse(run_json(run))
