@@ -1,11 +1,21 @@
 """Record a stress run as a monitor.Run with annotations at its start and end."""
 
+from django.core.management.base import CommandError
 from django.db import close_old_connections, connection
 from django.utils import timezone
 
 from monitor.models import Annotation, Run, Server
 from workload.driver import StressOptions
 from workload.summary import Summary
+
+
+def server_named(name: str) -> Server:
+    """The registered server, or an error for the command line naming the ones there are."""
+    try:
+        return Server.objects.get(name=name)
+    except Server.DoesNotExist:
+        known = ", ".join(Server.objects.values_list("name", flat=True)) or "none yet"
+        raise CommandError(f"no server named '{name}' (registered: {known}); add it first") from None
 
 
 def default_run_name(options: StressOptions) -> str:
@@ -24,14 +34,17 @@ def open_run(server: Server, name: str, options: StressOptions, warmup: float = 
 
 
 def close_run(run: Run, summary: Summary) -> None:
-    """Set ended_at and mark the end; safe after hours of an idle Django connection."""
+    outcome = {"completed": "end", "interrupted": "stopped", "failed": "failed"}[summary.status]
+    text = f"stress {outcome}: {run.name}: {summary.line()}"
+    end_run(run, text + (f": {summary.error}" if summary.error else ""))
+
+
+def end_run(run: Run, text: str, **fields) -> None:
+    """Set ended_at (and `fields`), add `text` to the notes and mark the end; safe after hours of an idle
+    Django connection."""
     if not connection.in_atomic_block:  # inside a caller's transaction, the connection is the caller's
         close_old_connections()  # a run may outlive CONN_MAX_AGE: reconnect rather than fail here
     now = timezone.now()
-    outcome = {"completed": "end", "interrupted": "stopped", "failed": "failed"}[summary.status]
-    text = f"stress {outcome}: {run.name}: {summary.line()}"
-    if summary.error:
-        text += f": {summary.error}"
-    Run.objects.filter(pk=run.pk).update(ended_at=now, notes=f"{run.notes}\n{text}")
+    Run.objects.filter(pk=run.pk).update(ended_at=now, notes=f"{run.notes}\n{text}", **fields)
     Annotation.objects.create(server=run.server, run=run, at=now, text=text[:500])
     run.refresh_from_db()

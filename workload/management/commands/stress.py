@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from monitor.models import Server
 from workload.driver import DriverError, StressDriver, StressOptions
-from workload.runs import close_run, default_run_name, open_run
+from workload.runs import close_run, default_run_name, open_run, server_named
 from workload.schema import DEFAULT_ROWS, DEFAULT_SCHEMA
 from workload.signals import stop_on_signals
 from workload.sweep import SweepPlan, SweepStop, drive, parse_levels, run_sweep
@@ -50,7 +50,7 @@ class Command(BaseCommand):
                             help="the environment variable holding --user's password")
 
     def handle(self, *args, **opts):
-        server = self._server(opts["server"])
+        server = server_named(opts["server"])
         if opts["password_env"] and opts["password_env"] not in os.environ:
             raise CommandError(f"environment variable {opts['password_env']} is not set: "
                                f"export {opts['password_env']}='...' with the password of --user")
@@ -93,13 +93,6 @@ class Command(BaseCommand):
                              warmup=opts["warmup"], label=opts["label"])
         except ValueError as exc:
             raise CommandError(str(exc)) from None
-
-    def _server(self, name: str) -> Server:
-        try:
-            return Server.objects.get(name=name)
-        except Server.DoesNotExist:
-            known = ", ".join(Server.objects.values_list("name", flat=True)) or "none yet"
-            raise CommandError(f"no server named '{name}' (registered: {known}); add it first") from None
 
     def _options(self, opts: dict) -> StressOptions:
         try:

@@ -1,0 +1,89 @@
+"""An external benchmark (sysbench, mysqlslap, ...) as a run: what its command line and output say.
+
+Pure functions of the argv and the output text; running the command is the
+bench_run command's job.
+"""
+
+import re
+import shlex
+from dataclasses import dataclass
+
+# Options naming the client threads, per tool: sysbench --threads (--num-threads before 1.0),
+# mysqlslap --concurrency / -c (a comma list runs one round per value).
+THREAD_OPTIONS = {"sysbench": ("--threads", "--num-threads"), "mysqlslap": ("--concurrency", "-c")}
+DEFAULT_THREADS = 1  # both tools' default
+WARMUP_OPTIONS = {"sysbench": ("--warmup-time",)}
+# Options whose value is a password: never stored or shown.
+SECRET = re.compile(r"^(--[\w-]*password|-p)(=?)(.+)$")
+SECRET_FLAGS = re.compile(r"^--[\w-]*password$")
+# Where each tool's own summary starts in its output.
+SUMMARY_STARTS = {"sysbench": "SQL statistics:", "mysqlslap": "Benchmark"}
+TAIL_LINES = 40
+SUMMARY_LIMIT = 100_000
+THREADS_PLACEHOLDER = "{threads}"
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    tool: str  # the program's base name
+    concurrency: int | None
+    warmup: int | None  # the tool's own warm-up, seconds
+    note: str = ""  # why the concurrency could not be told
+
+
+def tool_name(argv: list[str]) -> str:
+    return argv[0].rsplit("/", 1)[-1] if argv else ""
+
+
+def option_value(argv: list[str], names: tuple[str, ...]) -> str | None:
+    """The last value of any of `names`, given as --name=V, --name V or -cV."""
+    found = None
+    for i, arg in enumerate(argv[1:], start=1):
+        for name in names:
+            if arg.startswith(name + "="):
+                found = arg[len(name) + 1:]
+            elif arg == name and i + 1 < len(argv):
+                found = argv[i + 1]
+            elif len(name) == 2 and arg.startswith(name) and len(arg) > 2 and arg[2] != "-":
+                found = arg[2:]
+    return found
+
+
+def read_call(argv: list[str]) -> ToolCall:
+    tool = tool_name(argv)
+    threads = option_value(argv, THREAD_OPTIONS.get(tool, ()))
+    warmup = option_value(argv, WARMUP_OPTIONS.get(tool, ()))
+    warmup_s = int(warmup) if warmup and warmup.isdigit() else None
+    if threads is None:
+        if tool in THREAD_OPTIONS:
+            return ToolCall(tool, DEFAULT_THREADS, warmup_s)
+        return ToolCall(tool, None, warmup_s, f"{tool}: its threads are unknown here, pass --concurrency")
+    if not threads.isdigit() or int(threads) < 1:
+        return ToolCall(tool, None, warmup_s, f"{tool} runs several concurrency levels ({threads}): "
+                                               "run one per level to draw a curve")
+    return ToolCall(tool, int(threads), warmup_s)
+
+
+def masked(argv: list[str]) -> str:
+    """The command line to record: passwords replaced by ***."""
+    out = []
+    for i, arg in enumerate(argv):
+        if i and SECRET_FLAGS.match(argv[i - 1]) and not arg.startswith("-"):
+            out.append("***")
+            continue
+        match = SECRET.match(arg) if i else None
+        out.append(f"{match[1]}{match[2]}***" if match else arg)
+    return shlex.join(out)
+
+
+def tool_summary(tool: str, output: str) -> str:
+    """The tool's own summary block (sysbench from 'SQL statistics:'), else the output's last lines."""
+    start = SUMMARY_STARTS.get(tool)
+    at = output.rfind(start) if start else -1
+    text = output[at:] if at >= 0 else "\n".join(output.rstrip().splitlines()[-TAIL_LINES:])
+    return text.strip()[:SUMMARY_LIMIT]
+
+
+def with_threads(argv: list[str], threads: int) -> list[str]:
+    """A sweep's step: {threads} in the command replaced by the level."""
+    return [arg.replace(THREADS_PLACEHOLDER, str(threads)) for arg in argv]

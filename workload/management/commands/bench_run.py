@@ -1,0 +1,109 @@
+"""manage.py bench_run SERVER --label L -- sysbench ... run: an external benchmark recorded as a run."""
+
+import shutil
+import subprocess
+
+from django.core.management.base import BaseCommand, CommandError
+from django.utils import timezone
+
+from monitor.models import Annotation, Run, Server
+from workload.external import SUMMARY_LIMIT, THREADS_PLACEHOLDER, masked, read_call, tool_summary, with_threads
+from workload.runs import end_run, server_named
+from workload.signals import on_signals
+from workload.sweep import leave_sweep, parse_levels
+
+
+def failure(server: Server, run: Run) -> str:
+    return (f"server {server.name}: {run.notes.rsplit(chr(10), 1)[-1]}; the run '{run.name}' is recorded "
+            "with the output's last lines as its summary")
+
+
+class Command(BaseCommand):
+    help = ("Run an external benchmark (sysbench, mysqlslap, any command) and record it as a run: its command "
+            "line (passwords masked), its concurrency (sysbench --threads, mysqlslap --concurrency) and its own "
+            "summary. With --levels 1,2,4 the command runs once per level, {threads} in it replaced by the level. "
+            "Put the command after --.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("server", help="the name of a registered server")
+        parser.add_argument("--run", default="", help="run name (default: the tool, its threads and the date); "
+                                                      "with --levels, the sweep's name")
+        parser.add_argument("--label", default="", help="what differs in this configuration")
+        parser.add_argument("--sweep", default="", help="the sweep this run is a step of")
+        parser.add_argument("--levels", default="",
+                            help="thread counts, e.g. 1,2,4: one run per level, {threads} in the command replaced")
+        parser.add_argument("--warmup", type=int, default=None,
+                            help="seconds left out of the statistics (default: sysbench's --warmup-time, else 0)")
+        parser.add_argument("--concurrency", type=int, default=None,
+                            help="client threads, when the command line does not say them")
+        parser.add_argument("argv", nargs="+", metavar="-- COMMAND", help="the benchmark's command line, after --")
+
+    def handle(self, *args, **opts):
+        server = server_named(opts["server"])
+        argv = opts["argv"][1:] if opts["argv"][:1] == ["--"] else opts["argv"]
+        if not argv:
+            raise CommandError("give the benchmark's command after --, e.g. -- sysbench oltp_read_write run")
+        if shutil.which(argv[0]) is None:
+            raise CommandError(f"command not found: {argv[0]} (for sysbench: apt-get install sysbench)")
+        if opts["warmup"] is not None and opts["warmup"] < 0:
+            raise CommandError("--warmup cannot be negative")
+        if opts["levels"]:
+            self._levels(server, argv, opts)
+            return
+        run, outcome = self._one(server, argv, opts)
+        if outcome == "failed":
+            raise CommandError(failure(server, run))
+
+    def _levels(self, server: Server, argv: list[str], opts: dict) -> None:
+        if not any(THREADS_PLACEHOLDER in arg for arg in argv):
+            raise CommandError("--levels needs {threads} in the command, e.g. --threads={threads}")
+        try:
+            levels = parse_levels(opts["levels"]).copy()
+        except ValueError as exc:
+            raise CommandError(str(exc).replace("--sweep", "--levels")) from None
+        sweep = opts["sweep"] or opts["run"] or f"{read_call(argv).tool} sweep {timezone.now():%Y-%m-%d %H:%M}"
+        for done, level in enumerate(levels):
+            step = {**opts, "sweep": sweep, "run": f"{sweep} x{level}", "concurrency": level}
+            run, outcome = self._one(server, with_threads(argv, level), step)
+            if outcome != "end":
+                leave_sweep(run)
+                self._say(f"sweep '{sweep}': {done} of {len(levels)} steps recorded")
+                if outcome == "failed":
+                    raise CommandError(failure(server, run))
+                return
+        self._say(f"sweep '{sweep}': {len(levels)} steps recorded")
+
+    def _one(self, server: Server, argv: list[str], opts: dict) -> tuple[Run, str]:
+        """The run recorded around one execution, and how it ended: end, stopped or failed."""
+        call = read_call(argv)
+        concurrency = opts["concurrency"] or call.concurrency
+        name = opts["run"] or f"{call.tool} x{concurrency or '?'} {timezone.now():%Y-%m-%d %H:%M}"
+        command = masked(argv)
+        run = Run.objects.create(
+            name=name[:200], server=server, started_at=timezone.now(), concurrency=concurrency,
+            warmup_seconds=opts["warmup"] if opts["warmup"] is not None else call.warmup or 0,
+            sweep=opts["sweep"], label=opts["label"], command=command, notes=f"{call.tool}: {command}"[:10000],
+        )
+        Annotation.objects.create(server=server, run=run, at=run.started_at, text=f"{call.tool} start: {name}"[:500])
+        self._say(f"run '{name}' on server {server.name}: {command}" + (f" ({call.note})" if call.note else ""))
+        code, output, stopped = self._execute(argv)
+        outcome = "stopped" if stopped else "end" if code == 0 else "failed"
+        end_run(run, f"{call.tool} {outcome}: {name}: exit {code}",
+                tool_summary=tool_summary(call.tool, output)[:SUMMARY_LIMIT])
+        return run, outcome
+
+    def _execute(self, argv: list[str]) -> tuple[int, str, bool]:
+        """Stream the tool's output; Ctrl-C goes to the tool, which ends its run and prints its summary."""
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1)
+        got = []
+        lines = []
+        with on_signals(lambda signum: (got.append(signum), proc.send_signal(signum))):
+            for line in proc.stdout:
+                lines.append(line)
+                self._say(line.rstrip("\n"))
+            code = proc.wait()
+        return code, "".join(lines), bool(got)
+
+    def _say(self, line: str) -> None:
+        self.stdout.write(line)
+        self.stdout.flush()
