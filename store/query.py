@@ -175,7 +175,7 @@ def counter_samples(server_id: int, metrics: list[str], start: datetime, end: da
     found = read_full.read(server_id, infos, start, end)
     out = {}
     for m in infos:
-        pts = found.get(m.id, Points.empty())
+        pts = found.get(m.id, SampleArrays.empty())
         known = pts.iv > 0
         out[m.name] = CounterSamples(datetimes(pts.ts[known]), (pts.iv[known] / 1000.0).tolist(),
                                      pts.vals[known].tolist())

@@ -8,8 +8,8 @@ warm-up (or idle) time, one that straddles the end holds the next step's load.
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from dashboards.analysis.stability import percentile
 from monitor.models import Run
+from monitor.stats import percentile
 from store import query
 from store.query import CounterSamples
 
@@ -67,7 +67,7 @@ def window_tps(server_id: int, window: Window) -> WindowTps:
     return WindowTps(
         samples=len(keep), seconds=sum(samples.seconds[i] for i in keep),
         transactions=sum(samples.deltas[i] for i in keep),
-        p5=percentile(rates, 0.05) if rates else None, p95=percentile(rates, 0.95) if rates else None,
+        p5=percentile(rates, 5), p95=percentile(rates, 95),
     )
 
 

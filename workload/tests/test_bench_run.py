@@ -8,8 +8,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from monitor.models import Run, Server
+from testing.workload import STRESS_PASSWORD, STRESS_USER
 from workload.external import masked, read_call, tool_summary
-from workload.tests.conftest import STRESS_PASSWORD, STRESS_USER
 
 pytestmark = pytest.mark.django_db
 TABLE_SIZE = 1000

@@ -11,8 +11,8 @@ from django.core.management import CommandError, call_command
 
 from dashboards.analysis.step_window import run_tps
 from monitor.models import Run, Server
+from testing.workload import STRESS_PASSWORD, STRESS_USER
 from workload.sweep import parse_levels
-from workload.tests.conftest import STRESS_PASSWORD, STRESS_USER
 
 pytestmark = pytest.mark.django_db
 
