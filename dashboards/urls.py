@@ -1,6 +1,6 @@
 from django.urls import path
 
-from dashboards.views import api, compare, explore, fleet, runs, server, tokens
+from dashboards.views import api, compare, explore, fleet, runs, scalability, server, tokens
 
 app_name = "dashboards"
 
@@ -12,6 +12,7 @@ urlpatterns = [
     path("explore/", explore.explore, name="explore"),
     path("runs/", runs.runs, name="runs"),
     path("compare/", compare.compare, name="compare"),
+    path("scalability/", scalability.scalability, name="scalability"),
     path("tokens/", tokens.tokens, name="tokens"),
     path("api/annotations", api.create_annotation, name="api-annotations"),
     path("api/runs", api.create_run, name="api-runs"),

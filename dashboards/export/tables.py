@@ -3,6 +3,7 @@
 from collections.abc import Iterable, Iterator
 
 from dashboards.analysis.topwaits import WaitDiff, WaitRow
+from dashboards.reports.scalability import Study
 from dashboards.reports.summary import RunSummary, ratio
 from monitor.models import Annotation
 
@@ -52,3 +53,25 @@ def annotation_rows(annotations: Iterable[Annotation]) -> Iterator[list]:
     yield ANNOTATION_HEADER
     for a in annotations:
         yield [a.at, a.server.name if a.server else "", a.run.name if a.run else "", a.text]
+
+
+LEVEL_HEADER = ["curve", "label", "server", "threads", "run id", "run", "window start (UTC)", "window end (UTC)",
+                "samples", "seconds covered", "transactions", "avg TPS (/s)", "p5 TPS (/s)", "p95 TPS (/s)",
+                "TPS ratio to first curve", "gain per added thread (share of first level's TPS per thread)",
+                "knee", "server variables differing from first curve"]
+
+
+def scalability_rows(study: Study) -> Iterator[list]:
+    """One row per level of every curve, the top waits per transaction (µs) as the last columns."""
+    yield LEVEL_HEADER + [f"{event} (µs per transaction)" for event in study.events]
+    ratios = {(c["level"].run.pk): c["ratio"] for row in study.table for c in row["cells"] if c["level"]}
+    for section in study.sections:
+        curve = section["curve"]
+        differs = "; ".join(f"{c['name']}: {c['before']} -> {c['after']}" for c in section["changes"])
+        for row in section["levels"]:
+            lv = row["level"]
+            waits = [None if lv.wait_per_trx(e) is None else lv.wait_per_trx(e) / 1e6 for e in study.events]
+            yield [curve.name, curve.label, lv.run.server.name, lv.concurrency, lv.run.pk, lv.run.name,
+                   lv.window.start, lv.window.end, lv.tps.samples, lv.tps.seconds, lv.tps.transactions,
+                   lv.tps.avg, lv.tps.p5, lv.tps.p95, ratios.get(lv.run.pk), row["gain"],
+                   "knee" if row["knee"] else "", differs, *waits]

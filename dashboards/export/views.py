@@ -20,9 +20,11 @@ from dashboards.export.series import columns, header, no_match_message, rows, un
 from dashboards.export.tables import (
     annotation_rows,
     compare_rows,
+    scalability_rows,
     topwaits_diff_rows,
     topwaits_rows,
 )
+from dashboards.reports.scalability import StudyError, study
 from dashboards.reports.summary import summarize_run
 from monitor.models import Annotation
 
@@ -131,3 +133,15 @@ def annotations_csv(request: HttpRequest) -> HttpResponse:
     )
     name = slug("annotations", *(s.name for s in servers), iso_utc(start), iso_utc(end)) + ".csv"
     return csv_response(annotation_rows(marks.iterator()), name, _flag(request, "bom"))
+
+
+@session_or_token
+@require_GET
+def scalability_csv(request: HttpRequest) -> HttpResponse:
+    """/export/scalability.csv?sweep=A&sweep=B: every level of every curve, as the Scalability page shows it."""
+    try:
+        found = study(request.GET)
+    except StudyError as error:
+        return bad_request(params.ExportError(str(error)))
+    name = slug("scalability", *(c.name for c in found.curves)) + ".csv"
+    return csv_response(scalability_rows(found), name, _flag(request, "bom"))

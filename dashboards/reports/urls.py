@@ -7,4 +7,5 @@ from dashboards.reports import views
 urlpatterns = [
     path("runs/<int:run_id>/report/", views.run_report, name="run-report"),
     path("reports/compare/", views.compare_report, name="compare-report"),
+    path("reports/scalability/", views.scalability_report, name="scalability-report"),
 ]

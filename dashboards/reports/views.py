@@ -15,6 +15,7 @@ from dashboards.reports.settings_diff import Change, changes, previous_run, show
 from dashboards.reports.summary import ratio, run_window, summarize_run
 from dashboards.timerange import iso_param
 from dashboards.views.common import TPS_DEFINITION
+from dashboards.views.scalability import study_context
 from monitor.models import Run
 
 TOP_WAITS = 15
@@ -90,3 +91,10 @@ def compare_report(request: HttpRequest) -> HttpResponse:
         "rows": rows, "ids": ids, "compare_csv": "/export/compare.csv?" + urlencode({"runs": ids}),
         "tps_definition": TPS_DEFINITION,
     })
+
+
+@require_GET
+def scalability_report(request: HttpRequest) -> HttpResponse:
+    """/reports/scalability/?sweep=A&sweep=B: the Scalability page on paper."""
+    context, status = study_context(request)
+    return render(request, "reports/scalability.html", context, status=status)

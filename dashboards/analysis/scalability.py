@@ -1,0 +1,131 @@
+"""Scalability curves: runs grouped by sweep (or label), one point per concurrency level.
+
+A level's TPS and waits come from the counter samples inside its run's window
+after the warm-up (step_window). The knee is the last level up to which every
+step up in threads still gained at least `threshold` of what one thread did at
+the first level: past it, added threads buy little.
+"""
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from dashboards.analysis.step_window import Window, WindowTps, run_window, window_sums, window_tps
+from dashboards.analysis.topwaits import TIME_PREFIX, is_condition
+from monitor.models import Run
+
+DEFAULT_KNEE = 0.5  # of the first level's TPS per thread
+TOP_WAITS = 5
+WAIT_TIMES = TIME_PREFIX + "*"
+
+
+@dataclass(frozen=True)
+class Level:
+    run: Run
+    window: Window
+    tps: WindowTps
+    waits_ps: dict[str, int] = field(default_factory=dict)  # time waited inside the window, per event
+
+    @property
+    def concurrency(self) -> int:
+        return self.run.concurrency
+
+    def wait_per_trx(self, event: str) -> float | None:
+        """Picoseconds waited on `event` per transaction."""
+        if not self.tps.transactions or event not in self.waits_ps:
+            return None
+        return self.waits_ps[event] / self.tps.transactions
+
+
+@dataclass(frozen=True)
+class Curve:
+    name: str  # the sweep, else the label, else the server
+    label: str
+    levels: list[Level]
+    left_out: list[Run]  # a second run at a level already drawn (the newest is kept)
+    knee: Level | None
+
+    @property
+    def server_names(self) -> list[str]:
+        return sorted({level.run.server.name for level in self.levels})
+
+
+def curve_name(run: Run) -> str:
+    return run.sweep or run.label or f"{run.server.name} (no sweep)"
+
+
+def measure(run: Run) -> Level:
+    window = run_window(run)
+    sums = window_sums(run.server_id, [WAIT_TIMES], window)
+    waits = {name[len(TIME_PREFIX):]: int(total) for name, (total, _) in sums.items() if total}
+    return Level(run, window, window_tps(run.server_id, window), waits)
+
+
+def gains(levels: list[Level]) -> list[float | None]:
+    """Per level, the TPS gained per added thread as a share of the first level's TPS per thread."""
+    first = levels[0].tps.avg if levels else None
+    per_thread = first / levels[0].concurrency if first else None
+    out: list[float | None] = [None]
+    for prev, level in zip(levels, levels[1:], strict=False):
+        if not per_thread or prev.tps.avg is None or level.tps.avg is None:
+            out.append(None)
+            continue
+        out.append((level.tps.avg - prev.tps.avg) / (level.concurrency - prev.concurrency) / per_thread)
+    return out
+
+
+def knee(levels: list[Level], threshold: float = DEFAULT_KNEE) -> Level | None:
+    """The last level reached while each step up gained at least `threshold`; None without two levels."""
+    if len(levels) < 2 or levels[0].tps.avg is None:
+        return None
+    reached = levels[0]
+    for level, gain in zip(levels[1:], gains(levels)[1:], strict=True):
+        if gain is None or gain < threshold:
+            break
+        reached = level
+    return reached
+
+
+def group(runs: Iterable[Run]) -> dict[str, list[Run]]:
+    """Runs with a concurrency by curve, oldest first."""
+    curves: dict[str, list[Run]] = {}
+    for run in sorted(runs, key=lambda r: r.started_at):
+        if run.concurrency:
+            curves.setdefault(curve_name(run), []).append(run)
+    return curves
+
+
+def build_curve(name: str, runs: list[Run], threshold: float = DEFAULT_KNEE) -> Curve:
+    newest = {run.concurrency: run for run in runs}  # oldest first: a re-run at a level replaces it
+    left_out = [run for run in runs if newest[run.concurrency] is not run]
+    levels = [measure(newest[c]) for c in sorted(newest)]
+    label = next((run.label for run in reversed(runs) if run.label), "")
+    return Curve(name, label, levels, left_out, knee(levels, threshold))
+
+
+def curves(runs: Iterable[Run], threshold: float = DEFAULT_KNEE) -> list[Curve]:
+    return [build_curve(name, group_runs, threshold) for name, group_runs in group(runs).items()]
+
+
+def top_waits(found: list[Curve], n: int = TOP_WAITS) -> list[str]:
+    """The events with the most time per transaction at any level of any curve (condition waits left out)."""
+    worst: dict[str, float] = {}
+    for curve in found:
+        for level in curve.levels:
+            for event in level.waits_ps:
+                per_trx = level.wait_per_trx(event)
+                if per_trx and not is_condition(event):
+                    worst[event] = max(worst.get(event, 0.0), per_trx)
+    return [event for event, _ in sorted(worst.items(), key=lambda kv: (-kv[1], kv[0]))[:n]]
+
+
+def ratio_table(found: list[Curve]) -> list[dict]:
+    """One row per concurrency level: each curve's TPS there and its ratio to the first curve's."""
+    levels = sorted({level.concurrency for curve in found for level in curve.levels})
+    rows = []
+    for c in levels:
+        cells = [next((lv for lv in curve.levels if lv.concurrency == c), None) for curve in found]
+        base = cells[0].tps.avg if cells and cells[0] else None
+        rows.append({"concurrency": c, "cells": [
+            {"level": cell, "ratio": cell.tps.avg / base if cell and base and cell.tps.avg is not None else None}
+            for cell in cells]})
+    return rows

@@ -1,0 +1,89 @@
+"""Scalability charts: TPS against client threads (log2 axis), one line per curve, and the top waits per
+transaction against threads. Pure: curves in, figures out."""
+
+import math
+from collections.abc import Sequence
+
+from dashboards.analysis.scalability import Curve
+from dashboards.figures.common import PALETTE, base_layout, empty_note, esc
+
+DASHES = ["solid", "dash", "dot", "dashdot", "longdash", "longdashdot"]
+PS_PER_US = 1e6
+KNEE_COLOR = "#dc2626"
+
+
+def rgba(hex_color: str, alpha: float) -> str:
+    r, g, b = (int(hex_color[i:i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({r}, {g}, {b}, {alpha})"
+
+
+def threads_axis(curves: Sequence[Curve]) -> dict:
+    """Log scale with a tick at each level swept: doubling threads is one step to the right."""
+    levels = sorted({lv.concurrency for c in curves for lv in c.levels})
+    return {"type": "log", "title": {"text": "client threads (log scale)"}, "tickvals": levels,
+            "ticktext": [str(v) for v in levels], "showgrid": True, "gridcolor": "#eef0f3", "zeroline": False}
+
+
+def band(curve: Curve, color: str, group: str) -> list[dict]:
+    """p5 then p95 filled to it: the spread of the per-sample TPS at each level."""
+    measured = [lv for lv in curve.levels if lv.tps.p5 is not None]
+    x = [lv.concurrency for lv in measured]
+    common = {"type": "scatter", "mode": "lines", "x": x, "line": {"width": 0, "color": color},
+              "legendgroup": group, "showlegend": False, "hoverinfo": "skip", "meta": "band"}
+    return [{**common, "name": esc(f"{curve.name} p5"), "y": [lv.tps.p5 for lv in measured]},
+            {**common, "name": esc(f"{curve.name} p95"), "y": [lv.tps.p95 for lv in measured],
+             "fill": "tonexty", "fillcolor": rgba(color, 0.15)}]
+
+
+def tps_line(curve: Curve, color: str, group: str) -> dict:
+    hover = [f"{esc(lv.run.name)}<br>{lv.concurrency} threads: {lv.tps.avg or 0:,.1f} TPS "
+             f"(p5 {lv.tps.p5 or 0:,.1f}, p95 {lv.tps.p95 or 0:,.1f}, {lv.tps.samples} samples)"
+             for lv in curve.levels]
+    name = curve.name + (f" · {curve.label}" if curve.label and curve.label != curve.name else "")
+    return {"type": "scatter", "mode": "lines+markers", "name": esc(name), "legendgroup": group,
+            "x": [lv.concurrency for lv in curve.levels], "y": [lv.tps.avg for lv in curve.levels],
+            "customdata": [lv.run.pk for lv in curve.levels], "text": hover, "hoverinfo": "text",
+            "line": {"width": 2, "color": color}, "marker": {"size": 8}, "meta": "tps"}
+
+
+def knee_mark(curve: Curve, color: str) -> dict:
+    # On a log axis an annotation's x is given as log10 of the value.
+    return {"x": math.log10(curve.knee.concurrency), "y": curve.knee.tps.avg, "xref": "x", "yref": "y",
+            "text": esc(f"knee: {curve.knee.concurrency} threads"), "showarrow": True, "arrowhead": 2,
+            "ax": 0, "ay": -36, "font": {"size": 11, "color": KNEE_COLOR}, "arrowcolor": color,
+            "bgcolor": "rgba(255,255,255,0.85)"}
+
+
+def tps_figure(curves: Sequence[Curve]) -> dict:
+    layout = base_layout(height=460)
+    layout.update(hovermode="closest", xaxis=threads_axis(curves),
+                  yaxis={"title": {"text": "TPS (average after warm-up, band p5-p95)"}, "rangemode": "tozero"})
+    data = []
+    for i, curve in enumerate(curves):
+        color, group = PALETTE[i % len(PALETTE)], f"curve{i}"
+        data += band(curve, color, group) + [tps_line(curve, color, group)]
+        if curve.knee is not None:
+            layout["annotations"].append(knee_mark(curve, color))
+    if not any(c.levels for c in curves):
+        empty_note(layout, "no runs with a concurrency picked: record a sweep with stress --sweep or bench_run")
+    return {"data": data, "layout": layout}
+
+
+def waits_figure(curves: Sequence[Curve], events: Sequence[str]) -> dict:
+    """Microseconds waited per transaction, one colour per wait, one dash per curve."""
+    layout = base_layout(height=420)
+    layout.update(hovermode="closest", xaxis=threads_axis(curves),
+                  yaxis={"title": {"text": "µs waited per transaction"}, "rangemode": "tozero"})
+    data = []
+    for i, curve in enumerate(curves):
+        for k, event in enumerate(events):
+            y = [lv.wait_per_trx(event) for lv in curve.levels]
+            data.append({
+                "type": "scatter", "mode": "lines+markers", "name": esc(f"{event} · {curve.name}"),
+                "x": [lv.concurrency for lv in curve.levels], "y": [None if v is None else v / PS_PER_US for v in y],
+                "line": {"color": PALETTE[k % len(PALETTE)], "dash": DASHES[i % len(DASHES)], "width": 1.5},
+                "meta": "wait",
+            })
+    if not events:
+        empty_note(layout, "no waits recorded in these runs (performance_schema off, or pfs_waits not polled)")
+    return {"data": data, "layout": layout}

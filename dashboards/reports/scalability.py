@@ -1,0 +1,127 @@
+"""A scalability study: the sweeps (or runs) picked in the address, measured, with what differed between them.
+
+Shared by the Scalability page, its printable report and its CSV.
+"""
+
+from dataclasses import dataclass, field
+from urllib.parse import urlencode
+
+from django.http import QueryDict
+
+from dashboards.analysis.scalability import DEFAULT_KNEE, Curve, curves, gains, ratio_table, top_waits
+from dashboards.reports.settings_diff import changes, show, snapshot
+from monitor.models import Run
+
+MAX_CURVES = 12
+MAX_RUNS = 500
+
+
+class StudyError(ValueError):
+    """A selection the page cannot draw, worded for the user."""
+
+
+@dataclass
+class Study:
+    curves: list[Curve]
+    threshold: float
+    query: str  # the selection, to link the CSV and the report
+    events: list[str] = field(default_factory=list)
+    table: list[dict] = field(default_factory=list)
+    sections: list[dict] = field(default_factory=list)  # per curve: its levels with gains, its settings changes
+
+
+def run_ids(get: QueryDict) -> list[int]:
+    raw = ",".join(get.getlist("runs"))
+    parts = [p.strip() for p in raw.split(",") if p.strip()]
+    bad = [p for p in parts if not p.isdigit()]
+    if bad:
+        raise StudyError(f"runs: {bad[0]!r} is not a run id; give ids like runs=3,5,8")
+    return [int(p) for p in parts]
+
+
+def pick_runs(get: QueryDict) -> list[Run]:
+    """The steps of the sweeps named (sweep=A&sweep=B) and the runs listed (runs=1,2)."""
+    names = [n for n in get.getlist("sweep") if n.strip()]
+    if not names and not get.get("runs", "").strip():
+        raise StudyError("pick sweeps (sweep=NAME) or runs with a concurrency (runs=3,5,8)")
+    known = set(Run.objects.filter(sweep__in=names).values_list("sweep", flat=True))
+    missing = [n for n in names if n not in known]
+    if missing:
+        raise StudyError(f"no sweep named {missing[0]!r}: pick one from the list")
+    ids = run_ids(get)
+    runs = list(Run.objects.filter(sweep__in=names).select_related("server")[:MAX_RUNS])
+    listed = Run.objects.filter(pk__in=ids).exclude(sweep__in=names).select_related("server")
+    runs += list(listed)
+    if ids and not listed and not names:
+        raise StudyError(f"no runs with the ids {', '.join(map(str, ids))}")
+    without = [r.name for r in runs if not r.concurrency]
+    if without:
+        raise StudyError(f"run '{without[0]}' has no concurrency: record it with stress --sweep, bench_run or "
+                         "the API's concurrency field")
+    return runs
+
+
+def knee_threshold(get: QueryDict) -> float:
+    """?knee=50: the share (%) of the first level's TPS per thread a step up must still gain."""
+    raw = get.get("knee", "")
+    if raw == "":
+        return DEFAULT_KNEE
+    try:
+        value = float(raw)
+    except ValueError:
+        raise StudyError(f"knee={raw!r}: give a percentage such as 50") from None
+    if not 0 < value <= 100:
+        raise StudyError(f"knee={raw}: give a percentage between 0 and 100")
+    return value / 100
+
+
+def first_snapshot(curve: Curve) -> list:
+    first = curve.levels[0]
+    return snapshot(first.run.server_id, first.window.start, first.window.end)
+
+
+def setting_changes(found: list[Curve]) -> list[list[dict]]:
+    """Per curve, the server variables that differ from the first curve's (at each curve's first level)."""
+    if not found or not found[0].levels:
+        return [[] for _ in found]
+    base = first_snapshot(found[0])
+    out = [[]]
+    for curve in found[1:]:
+        diff = changes(base, first_snapshot(curve)) if curve.levels else []
+        out.append([{"name": c.name, "before": show(c.before), "after": show(c.after)} for c in diff])
+    return out
+
+
+def section(curve: Curve, diff: list[dict]) -> dict:
+    levels = [{"level": lv, "gain": gain, "knee": lv is curve.knee}
+              for lv, gain in zip(curve.levels, gains(curve.levels), strict=True)]
+    return {"curve": curve, "levels": levels, "changes": diff}
+
+
+def selection_query(get: QueryDict, threshold: float) -> str:
+    pairs = [("sweep", n) for n in get.getlist("sweep") if n.strip()]
+    pairs += [("runs", r) for r in get.getlist("runs") if r.strip()]
+    return urlencode([*pairs, ("knee", f"{threshold * 100:g}")])
+
+
+def study(get: QueryDict) -> Study:
+    threshold = knee_threshold(get)
+    found = curves(pick_runs(get), threshold)
+    if len(found) > MAX_CURVES:
+        raise StudyError(f"{len(found)} curves picked: pick at most {MAX_CURVES}")
+    diffs = setting_changes(found)
+    return Study(found, threshold, selection_query(get, threshold), top_waits(found), ratio_table(found),
+                 [section(c, d) for c, d in zip(found, diffs, strict=True)])
+
+
+def sweeps() -> list[dict]:
+    """Every sweep for the picker: its server, label, levels and when it ran, newest first."""
+    rows: dict[str, dict] = {}
+    for run in Run.objects.exclude(sweep="").select_related("server").order_by("-started_at")[:5000]:
+        row = rows.setdefault(run.sweep, {"name": run.sweep, "server": run.server.name, "label": run.label,
+                                          "started_at": run.started_at, "levels": []})
+        if run.concurrency:
+            row["levels"].append(run.concurrency)
+    for row in rows.values():
+        row["levels"] = sorted(set(row["levels"]))
+    return list(rows.values())

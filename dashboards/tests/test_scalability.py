@@ -1,0 +1,143 @@
+"""The Scalability page, its report and CSV over two sweeps whose TPS and waits are known by construction."""
+
+import csv
+import io
+import json
+from datetime import timedelta
+
+import numpy as np
+import pytest
+
+from dashboards.analysis.step_window import Window, inside
+from monitor.models import Run
+from store.query import CounterSamples
+from testing.dashboards import RECENT_T0, make_server
+from testing.scalability import POLL, WAIT, WARMUP_TPS, inside_rates, wait_ps, write_sweep
+
+pytestmark = pytest.mark.django_db
+BASELINE = {1: 1000, 2: 2000, 4: 2500}  # gains per added thread: 100 %, then 25 % of the first level's
+NEIGHBORS_OFF = {1: 1100, 2: 2300, 4: 4200}  # 110 %, 95 %: scales to 4
+
+
+@pytest.fixture
+def sweeps():
+    server = make_server("lab1")
+    a = write_sweep(server, "baseline", "innodb_flush_neighbors=1", RECENT_T0, BASELINE, flush_neighbors=1)
+    b = write_sweep(server, "no neighbors", "innodb_flush_neighbors=0", RECENT_T0 + timedelta(hours=1),
+                    NEIGHBORS_OFF, flush_neighbors=0)
+    return a, b
+
+
+def figures(response) -> dict:
+    html = response.content.decode()
+    tag = '<script id="figures" type="application/json">'
+    start = html.index(tag) + len(tag)
+    return json.loads(html[start:html.index("</script>", start)])
+
+
+def by_hand(base: float) -> tuple[float, float, float]:
+    rates = inside_rates(base)
+    return sum(r * POLL for r in rates) / (POLL * len(rates)), np.percentile(rates, 5), np.percentile(rates, 95)
+
+
+def page(client, admin_user, **params):
+    client.force_login(admin_user)
+    return client.get("/scalability/", params)
+
+
+def test_it_draws_one_line_per_sweep_from_inside_each_steps_window(client, admin_user, sweeps):
+    response = page(client, admin_user, sweep=["baseline", "no neighbors"])
+    assert response.status_code == 200
+    fig = figures(response)["chart-scalability"]
+    lines = [t for t in fig["data"] if t["meta"] == "tps"]
+    assert [t["name"] for t in lines] == ["baseline · innodb_flush_neighbors=1",
+                                          "no neighbors · innodb_flush_neighbors=0"]
+    for line, levels in zip(lines, (BASELINE, NEIGHBORS_OFF), strict=True):
+        assert line["x"] == [1, 2, 4]
+        assert line["y"] == pytest.approx([by_hand(base)[0] for base in levels.values()])
+        assert max(line["y"]) < WARMUP_TPS  # the warm-up poll is never counted
+    p5, p95 = [t for t in fig["data"] if t["meta"] == "band"][:2]
+    assert p5["y"] == pytest.approx([by_hand(b)[1] for b in BASELINE.values()])
+    assert p95["y"] == pytest.approx([by_hand(b)[2] for b in BASELINE.values()])
+    assert fig["layout"]["xaxis"]["type"] == "log" and fig["layout"]["xaxis"]["tickvals"] == [1, 2, 4]
+
+
+def test_the_knee_is_the_last_level_that_still_gained_enough_per_thread(client, admin_user, sweeps):
+    knees = [a["text"] for a in figures(page(client, admin_user, sweep=["baseline", "no neighbors"]))
+             ["chart-scalability"]["layout"]["annotations"]]
+    assert knees == ["knee: 2 threads", "knee: 4 threads"]  # baseline's 2 -> 4 gained only 25 %
+    loose = figures(page(client, admin_user, sweep="baseline", knee="20"))["chart-scalability"]
+    assert [a["text"] for a in loose["layout"]["annotations"]] == ["knee: 4 threads"]
+
+
+def test_waits_per_transaction_grow_with_threads(client, admin_user, sweeps):
+    fig = figures(page(client, admin_user, sweep="baseline"))["chart-scalability-waits"]
+    trace = next(t for t in fig["data"] if t["name"].startswith(WAIT))
+    expected = [sum(wait_ps(c, j) for j in range(2, 7)) / sum(r * POLL for r in inside_rates(base)) / 1e6
+                for c, base in BASELINE.items()]
+    assert trace["y"] == pytest.approx(expected) and trace["y"][0] < trace["y"][1] < trace["y"][2]
+
+
+def test_the_table_gives_ratios_and_the_variables_that_differ(client, admin_user, sweeps):
+    html = page(client, admin_user, sweep=["baseline", "no neighbors"]).content.decode()
+    assert "innodb_flush_neighbors</code> 1 → 0" in html
+    table = html[html.index('id="scalability-table"'):html.index("</table>", html.index('id="scalability-table"'))]
+    ratio_at_4 = by_hand(NEIGHBORS_OFF[4])[0] / by_hand(BASELINE[4])[0]
+    assert f"{ratio_at_4:.2f}" in table
+
+
+def test_the_csv_has_every_level_of_every_curve(client, admin_user, sweeps):
+    client.force_login(admin_user)
+    response = client.get("/export/scalability.csv", {"sweep": ["baseline", "no neighbors"]})
+    assert response.status_code == 200
+    rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
+    assert [(r["curve"], r["threads"]) for r in rows] == [
+        ("baseline", "1"), ("baseline", "2"), ("baseline", "4"),
+        ("no neighbors", "1"), ("no neighbors", "2"), ("no neighbors", "4")]
+    assert float(rows[2]["avg TPS (/s)"]) == pytest.approx(by_hand(2500)[0])
+    assert [r["knee"] for r in rows] == ["", "knee", "", "", "", "knee"]
+    assert rows[0]["samples"] == "5"
+    assert "innodb_flush_neighbors: 1 -> 0" in rows[3]["server variables differing from first curve"]
+    assert float(rows[5]["TPS ratio to first curve"]) == pytest.approx(by_hand(4200)[0] / by_hand(2500)[0])
+
+
+def test_the_report_prints_the_same_study(client, admin_user, sweeps):
+    client.force_login(admin_user)
+    response = client.get("/reports/scalability/", {"sweep": ["baseline", "no neighbors"]})
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "knee at 2 threads" in html and "knee at 4 threads" in html
+    assert "chart-scalability" in figures(response)
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"sweep": "nope"}, "no sweep named &#x27;nope&#x27;"),
+    ({"sweep": "baseline", "knee": "lots"}, "give a percentage such as 50"),
+    ({"sweep": "baseline", "knee": "0"}, "between 0 and 100"),
+    ({"runs": "1,x"}, "is not a run id"),
+])
+def test_a_bad_selection_is_a_400_with_the_reason(client, admin_user, sweeps, params, message):
+    response = page(client, admin_user, **params)
+    assert response.status_code == 400 and message in response.content.decode()
+    assert client.get("/export/scalability.csv", params).status_code == 400
+
+
+def test_runs_without_a_concurrency_are_refused(client, admin_user, sweeps):
+    plain = Run.objects.create(name="plain", server=sweeps[0][0].server, started_at=RECENT_T0)
+    response = page(client, admin_user, runs=str(plain.pk))
+    assert response.status_code == 400 and "has no concurrency" in response.content.decode()
+
+
+def test_any_runs_with_a_concurrency_make_a_curve(client, admin_user, sweeps):
+    a, _ = sweeps
+    Run.objects.filter(pk__in=[r.pk for r in a]).update(sweep="")
+    fig = figures(page(client, admin_user, runs=",".join(str(r.pk) for r in a)))["chart-scalability"]
+    (line,) = [t for t in fig["data"] if t["meta"] == "tps"]
+    assert line["x"] == [1, 2, 4] and line["name"].startswith("innodb_flush_neighbors=1")
+
+
+def test_a_sample_counts_only_if_its_whole_interval_is_inside():
+    t = RECENT_T0
+    samples = CounterSamples([t + timedelta(seconds=s) for s in (10, 20, 30, 31)], [10.0, 10.0, 10.0, 1.5], [1] * 4)
+    window = Window(t + timedelta(seconds=10), t + timedelta(seconds=30))
+    assert inside(samples, window) == [1, 2]  # (0,10] straddles the start, 31 is past the end

@@ -1,0 +1,59 @@
+"""Sweeps written through the store's public ingest, with TPS and waits known by construction.
+
+Each step is a run of STEP seconds with a WARMUP; the server is polled every POLL
+seconds from the step's start. The first poll of a step covers the warm-up
+(and carries a TPS far off the step's, so counting it shows); the later ones
+lie inside the step's window.
+"""
+
+from datetime import datetime, timedelta
+
+from monitor.models import Run, Server
+from store.ingest import write_samples
+from store.sample import Sample
+
+POLL, WARMUP, STEP, GAP = 10, 10, 60, 30  # seconds
+WAIT = "wait/synch/mutex/innodb/trx_sys_mutex"
+IO_WAIT = "wait/io/file/innodb/innodb_data_file"
+WARMUP_TPS = 99_999  # what the first poll of each step reads: never part of a figure
+
+
+def rate(base: float, j: int) -> float:
+    """The TPS of poll j of a step: base plus a wobble, so p5 and p95 differ."""
+    return base + 10 * j
+
+
+def inside_rates(base: float) -> list[float]:
+    """The TPS of the polls inside a step's window (polls 2..6), by hand."""
+    return [rate(base, j) for j in range(2, STEP // POLL + 1)]
+
+
+def wait_ps(c: int, j: int) -> int:
+    """trx_sys_mutex time per poll: grows with the square of the threads."""
+    return c * c * 10**9 * POLL + j
+
+
+def step_samples(server: Server, start: datetime, c: int, base: float, flush_neighbors: float) -> list[Sample]:
+    out = [Sample(server.pk, "variables", start, None, {"var:innodb_flush_neighbors": flush_neighbors})]
+    for j in range(1, STEP // POLL + 1):
+        ts = start + timedelta(seconds=POLL * j)
+        tps = round((WARMUP_TPS if j == 1 else rate(base, j)) * POLL)
+        out.append(Sample(server.pk, "global_status", ts, float(POLL), {"tps": tps}, frozenset({"tps"})))
+        waits = {f"wait.time_ps:{WAIT}": wait_ps(c, j), f"wait.time_ps:{IO_WAIT}": 10**8 * POLL,
+                 f"wait.count:{WAIT}": 100}
+        out.append(Sample(server.pk, "pfs_waits", ts, float(POLL), waits, frozenset(waits)))
+    return out
+
+
+def write_sweep(server: Server, name: str, label: str, start: datetime, tps_by_level: dict[int, float],
+                flush_neighbors: float = 1) -> list[Run]:
+    """One run per level, back to back; returns them in level order."""
+    runs, samples = [], []
+    for c, base in tps_by_level.items():
+        runs.append(Run.objects.create(name=f"{name} x{c}", server=server, started_at=start,
+                                       ended_at=start + timedelta(seconds=STEP), warmup_seconds=WARMUP,
+                                       concurrency=c, sweep=name, label=label))
+        samples += step_samples(server, start, c, base, flush_neighbors)
+        start += timedelta(seconds=STEP + GAP)
+    write_samples(samples)
+    return runs
