@@ -10,13 +10,21 @@ DT = {"type": "datetime-local", "step": "1"}
 class RunForm(forms.ModelForm):
     class Meta:
         model = Run
-        fields = ["name", "server", "started_at", "ended_at", "notes"]
+        fields = ["name", "server", "started_at", "ended_at", "notes", "concurrency", "warmup_seconds", "sweep",
+                  "label"]
         widgets = {
             "started_at": forms.DateTimeInput(attrs=DT, format="%Y-%m-%dT%H:%M:%S"),
             "ended_at": forms.DateTimeInput(attrs=DT, format="%Y-%m-%dT%H:%M:%S"),
             "notes": forms.Textarea(attrs={"rows": 2}),
         }
         help_texts = {"started_at": "UTC", "ended_at": "UTC; empty while it runs"}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["warmup_seconds"].required = False  # most runs marked by hand have none
+
+    def clean_warmup_seconds(self) -> int:
+        return self.cleaned_data.get("warmup_seconds") or 0
 
 
 class AnnotationForm(forms.ModelForm):

@@ -8,6 +8,7 @@ urlpatterns = [
     path("export.csv", views.series_csv, name="export-csv"),
     path("export/topwaits.csv", views.topwaits_csv, name="export-topwaits"),
     path("export/compare.csv", views.compare_csv, name="export-compare"),
+    path("export/runs.csv", views.runs_csv, name="export-runs"),
     path("export/scalability.csv", views.scalability_csv, name="export-scalability"),
     path("export/annotations.csv", views.annotations_csv, name="export-annotations"),
 ]

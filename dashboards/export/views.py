@@ -24,9 +24,10 @@ from dashboards.export.tables import (
     topwaits_diff_rows,
     topwaits_rows,
 )
+from dashboards.reports.run_table import run_lines, sort_key, table_rows
 from dashboards.reports.scalability import StudyError, study
 from dashboards.reports.summary import summarize_run
-from monitor.models import Annotation
+from monitor.models import Annotation, Run
 
 BOM = "\ufeff"  # lets Excel read UTF-8; off unless asked (bom=1), scripts rarely want it
 
@@ -145,3 +146,20 @@ def scalability_csv(request: HttpRequest) -> HttpResponse:
         return bad_request(params.ExportError(str(error)))
     name = slug("scalability", *(c.name for c in found.curves)) + ".csv"
     return csv_response(scalability_rows(found), name, _flag(request, "bom"))
+
+
+RUNS_CSV_LIMIT = 10_000
+
+
+@session_or_token
+@require_GET
+def runs_csv(request: HttpRequest) -> HttpResponse:
+    """/export/runs.csv?server=ID&sort=-tps: the runs table, with each run's average TPS after its warm-up."""
+    server = request.GET.get("server", "")
+    runs = Run.objects.all()
+    if server:
+        if not server.isdigit():
+            return bad_request(params.ExportError(f"server={server!r}: give the server's id, as the runs page does"))
+        runs = runs.filter(server_id=int(server))
+    lines = run_lines(runs, sort_key(request.GET.get("sort")), RUNS_CSV_LIMIT)
+    return csv_response(table_rows(lines), "runs.csv", _flag(request, "bom"))

@@ -141,3 +141,25 @@ def test_a_sample_counts_only_if_its_whole_interval_is_inside():
     samples = CounterSamples([t + timedelta(seconds=s) for s in (10, 20, 30, 31)], [10.0, 10.0, 10.0, 1.5], [1] * 4)
     window = Window(t + timedelta(seconds=10), t + timedelta(seconds=30))
     assert inside(samples, window) == [1, 2]  # (0,10] straddles the start, 31 is past the end
+
+
+def test_a_sweeps_label_is_entered_by_hand_on_the_page(client, admin_user, sweeps):
+    client.force_login(admin_user)
+    url = "/scalability/?sweep=baseline"
+    response = client.post(url, {"sweep": "baseline", "label": "MyRocks"})
+    assert response.status_code == 302 and response["Location"] == url
+    assert set(Run.objects.filter(sweep="baseline").values_list("label", flat=True)) == {"MyRocks"}
+    assert set(Run.objects.filter(sweep="no neighbors").values_list("label", flat=True)) == {"innodb_flush_neighbors=0"}
+    client.post(url, {"sweep": "baseline", "label": "x" * 201})
+    client.post(url, {"sweep": "nope", "label": "y"})
+    assert set(Run.objects.exclude(sweep="no neighbors").values_list("label", flat=True)) == {"MyRocks"}
+    html = client.get(url).content.decode()
+    assert 'value="MyRocks"' in html
+
+
+def test_posting_a_label_needs_the_csrf_token(admin_user, sweeps):
+    from django.test import Client
+
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(admin_user)
+    assert client.post("/scalability/", {"sweep": "baseline", "label": "x"}).status_code == 403

@@ -6,9 +6,25 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 
 from dashboards.forms import AnnotationForm, RunForm
+from dashboards.reports.run_table import run_lines, sort_key
+from dashboards.views.common import with_params
 from monitor.models import Annotation, Run
 
 LISTED = 200
+# The sortable columns of the runs table: (heading, ?sort= key).
+COLUMNS = [("name", "name"), ("server", "server"), ("started (UTC)", "started"), ("threads", "concurrency"),
+           ("sweep", "sweep"), ("label", "label"), ("avg TPS", "tps")]
+
+
+def sort_links(get, sort: str) -> list[dict]:
+    """Each heading links to its sort, reversed when it is the current one."""
+    out = []
+    for heading, key in COLUMNS:
+        current = sort.lstrip("-") == key
+        target = key if current and sort.startswith("-") else f"-{key}" if current or key == "tps" else key
+        arrow = ("▼" if sort.startswith("-") else "▲") if current else ""
+        out.append({"heading": heading, "link": with_params(get, sort=target), "arrow": arrow})
+    return out
 
 
 def runs(request: HttpRequest) -> HttpResponse:
@@ -33,7 +49,9 @@ def runs(request: HttpRequest) -> HttpResponse:
     if server_id.isdigit():
         run_list = run_list.filter(server_id=server_id)
         notes = notes.filter(server_id=server_id)
+    sort = sort_key(request.GET.get("sort"))
     return render(request, "dashboards/runs.html", {
-        "runs": run_list[:LISTED], "notes": notes[:LISTED], "run_form": run_form, "note_form": note_form,
-        "server_id": server_id,
+        "lines": run_lines(run_list, sort, LISTED), "notes": notes[:LISTED], "run_form": run_form,
+        "note_form": note_form, "server_id": server_id, "columns": sort_links(request.GET, sort),
+        "runs_csv": "/export/runs.csv" + with_params(request.GET),
     })

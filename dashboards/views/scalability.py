@@ -1,12 +1,16 @@
 """The Scalability page: TPS against client threads, one line per sweep or configuration."""
 
+from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods
 
 from dashboards.figures.scalability import tps_figure, waits_figure
 from dashboards.reports.scalability import StudyError, study, sweeps
 from dashboards.views.common import TPS_DEFINITION
+from monitor.models import Run
+
+LABEL_LIMIT = Run._meta.get_field("label").max_length
 
 
 def study_context(request: HttpRequest) -> tuple[dict, int]:
@@ -26,7 +30,21 @@ def study_context(request: HttpRequest) -> tuple[dict, int]:
     return context, 200
 
 
-@require_GET
+@require_http_methods(["GET", "POST"])
 def scalability(request: HttpRequest) -> HttpResponse:
+    if request.method == "POST":
+        return label_sweep(request)
     context, status = study_context(request)
     return render(request, "dashboards/scalability.html", context, status=status)
+
+
+def label_sweep(request: HttpRequest) -> HttpResponse:
+    """What differed in a sweep's configuration, entered by hand: set on every step of the sweep."""
+    name, label = request.POST.get("sweep", ""), request.POST.get("label", "").strip()
+    if len(label) > LABEL_LIMIT:
+        messages.error(request, f"A label is at most {LABEL_LIMIT} characters.")
+    elif Run.objects.filter(sweep=name).update(label=label):
+        messages.success(request, f"Sweep “{name}” labelled “{label}”." if label else f"Label of “{name}” removed.")
+    else:
+        messages.error(request, f"No sweep named “{name}”.")
+    return redirect(request.get_full_path())

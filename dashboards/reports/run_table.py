@@ -1,0 +1,53 @@
+"""The runs list as a table: each run's study fields and its average TPS after the warm-up, sortable."""
+
+from dataclasses import dataclass
+
+from django.db.models import F, QuerySet
+
+from dashboards.analysis.step_window import WindowTps, run_tps
+from monitor.models import Run
+
+LISTED = 200
+# ?sort= key -> the field it orders by; "-key" reverses. avg TPS is computed, so sorted in Python.
+SORTS = {"name": "name", "server": "server__name", "started": "started_at", "concurrency": "concurrency",
+         "sweep": "sweep", "label": "label", "tps": None}
+DEFAULT_SORT = "-started"
+HEADER = ["run id", "run", "server", "started (UTC)", "ended (UTC)", "warm-up (s)", "threads", "sweep", "label",
+          "avg TPS after warm-up (/s)", "samples", "notes"]
+
+
+@dataclass(frozen=True)
+class RunLine:
+    run: Run
+    tps: WindowTps
+
+
+def sort_key(raw: str | None) -> str:
+    """A known sort key (default: newest first); anything else falls back to the default."""
+    raw = raw or DEFAULT_SORT
+    return raw if raw.lstrip("-") in SORTS else DEFAULT_SORT
+
+
+def ordered(runs: QuerySet, sort: str) -> QuerySet:
+    field = SORTS[sort.lstrip("-")]
+    if field is None:
+        return runs.order_by("-started_at")
+    order = F(field).desc(nulls_last=True) if sort.startswith("-") else F(field).asc(nulls_last=True)
+    return runs.order_by(order, "-started_at")
+
+
+def run_lines(runs: QuerySet, sort: str, limit: int = LISTED) -> list[RunLine]:
+    lines = [RunLine(run, run_tps(run)) for run in ordered(runs.select_related("server"), sort)[:limit]]
+    if sort.lstrip("-") == "tps":  # runs without samples last either way
+        known = sorted((ln for ln in lines if ln.tps.avg is not None), key=lambda ln: ln.tps.avg,
+                       reverse=sort.startswith("-"))
+        lines = known + [ln for ln in lines if ln.tps.avg is None]
+    return lines
+
+
+def table_rows(lines: list[RunLine]):
+    yield HEADER
+    for line in lines:
+        r = line.run
+        yield [r.pk, r.name, r.server.name, r.started_at, r.ended_at, r.warmup_seconds, r.concurrency, r.sweep,
+               r.label, line.tps.avg, line.tps.samples, r.notes]

@@ -1,0 +1,55 @@
+"""The runs list: threads, sweep, label and average TPS after the warm-up, sortable, and its CSV."""
+
+import csv
+import io
+import re
+
+import pytest
+
+from monitor.models import Run
+from testing.dashboards import EVIL, RECENT_T0, make_server
+from testing.scalability import POLL, inside_rates, write_sweep
+
+pytestmark = pytest.mark.django_db
+LEVELS = {1: 1000, 2: 1800, 4: 1500}
+
+
+@pytest.fixture
+def runs():
+    return write_sweep(make_server("lab1"), "rw", EVIL, RECENT_T0, LEVELS)
+
+
+def avg(base: float) -> float:
+    rates = inside_rates(base)
+    return sum(r * POLL for r in rates) / (POLL * len(rates))
+
+
+def names_in_order(html: str) -> list[str]:
+    return re.findall(r"<td><strong>(rw x\d)</strong></td>", html)
+
+
+def test_the_list_shows_threads_sweep_label_and_tps_after_warm_up(client, admin_user, runs):
+    client.force_login(admin_user)
+    html = client.get("/runs/").content.decode()
+    assert f"{avg(1800):,.1f}" in html and "99,999" not in html  # the warm-up poll is left out
+    assert '<a href="/scalability/?sweep=rw">rw</a>' in html
+    assert EVIL not in html and "&lt;script&gt;" in html
+
+
+def test_it_sorts_by_tps_and_by_threads(client, admin_user, runs):
+    client.force_login(admin_user)
+    assert names_in_order(client.get("/runs/", {"sort": "-tps"}).content.decode()) == ["rw x2", "rw x4", "rw x1"]
+    assert names_in_order(client.get("/runs/", {"sort": "tps"}).content.decode()) == ["rw x1", "rw x4", "rw x2"]
+    assert names_in_order(client.get("/runs/", {"sort": "concurrency"}).content.decode()) == ["rw x1", "rw x2", "rw x4"]
+    assert names_in_order(client.get("/runs/", {"sort": "bogus"}).content.decode()) == ["rw x4", "rw x2", "rw x1"]
+
+
+def test_the_csv_is_the_table(client, admin_user, runs):
+    client.force_login(admin_user)
+    Run.objects.filter(pk=runs[0].pk).update(label="=HYPERLINK(\"http://x\")")
+    response = client.get("/export/runs.csv", {"sort": "concurrency", "server": runs[0].server_id})
+    rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
+    assert [r["threads"] for r in rows] == ["1", "2", "4"]
+    assert [float(r["avg TPS after warm-up (/s)"]) for r in rows] == pytest.approx([avg(b) for b in LEVELS.values()])
+    assert rows[0]["label"].startswith("'=")  # no formula for a spreadsheet to run
+    assert client.get("/export/runs.csv", {"server": "lab1"}).status_code == 400
