@@ -53,3 +53,12 @@ def test_the_csv_is_the_table(client, admin_user, runs):
     assert [float(r["avg TPS after warm-up (/s)"]) for r in rows] == pytest.approx([avg(b) for b in LEVELS.values()])
     assert rows[0]["label"].startswith("'=")  # no formula for a spreadsheet to run
     assert client.get("/export/runs.csv", {"server": "lab1"}).status_code == 400
+
+
+def test_the_run_report_shows_the_tools_command_and_summary(client, admin_user, runs):
+    client.force_login(admin_user)
+    Run.objects.filter(pk=runs[1].pk).update(command="sysbench oltp_read_write --threads=2 run",
+                                             tool_summary=f"SQL statistics:\n    transactions: 20 {EVIL}")
+    html = client.get(f"/runs/{runs[1].pk}/report/").content.decode()
+    assert "sysbench oltp_read_write --threads=2 run" in html and "transactions: 20" in html
+    assert EVIL not in html and "2 threads · step of sweep" in html

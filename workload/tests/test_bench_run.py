@@ -1,8 +1,11 @@
 """bench_run: sysbench on the suite's MariaDB recorded as runs; what a command line and its output say."""
 
 import io
+import os
 import re
+import signal
 import subprocess
+import sys
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -111,3 +114,20 @@ def test_the_tools_summary_is_kept_else_the_last_lines():
     output = "sysbench 1.0.20\n[ 1s ] thds: 1 tps: 10\nSQL statistics:\n    transactions: 20\n"
     assert tool_summary("sysbench", output) == "SQL statistics:\n    transactions: 20"
     assert tool_summary("other", "\n".join(map(str, range(100)))).splitlines() == [str(i) for i in range(60, 100)]
+
+
+def test_ctrl_c_goes_to_the_tool_and_the_run_is_closed(server):
+    class CtrlCWhenTheToolStarts(io.StringIO):
+        def write(self, text):
+            if text.strip() == "started":
+                os.kill(os.getpid(), signal.SIGINT)
+            return super().write(text)
+
+    handler = signal.getsignal(signal.SIGINT)
+    tool = "print('started', flush=True); import time; time.sleep(20)"
+    call_command("bench_run", "bench", "--concurrency", "3", "--", sys.executable, "-c", tool,
+                 stdout=CtrlCWhenTheToolStarts())
+    run = Run.objects.get()
+    assert run.ended_at and run.concurrency == 3 and "KeyboardInterrupt" in run.tool_summary
+    assert " stopped: " in run.annotations.last().text
+    assert signal.getsignal(signal.SIGINT) is handler

@@ -1,6 +1,7 @@
 """manage.py bench_run SERVER --label L -- sysbench ... run: an external benchmark recorded as a run."""
 
 import shutil
+import signal
 import subprocess
 
 from django.core.management.base import BaseCommand, CommandError
@@ -11,6 +12,12 @@ from workload.external import SUMMARY_LIMIT, THREADS_PLACEHOLDER, masked, read_c
 from workload.runs import end_run, server_named
 from workload.signals import on_signals
 from workload.sweep import leave_sweep, parse_levels
+
+
+def default_signals() -> None:
+    """In the tool's process: Ctrl-C acts as in a terminal even where ours was started with it ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def failure(server: Server, run: Run) -> str:
@@ -94,7 +101,8 @@ class Command(BaseCommand):
 
     def _execute(self, argv: list[str]) -> tuple[int, str, bool]:
         """Stream the tool's output; Ctrl-C goes to the tool, which ends its run and prints its summary."""
-        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1)
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1,
+                                preexec_fn=default_signals)
         got = []
         lines = []
         with on_signals(lambda signum: (got.append(signum), proc.send_signal(signum))):
