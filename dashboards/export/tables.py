@@ -58,7 +58,7 @@ def annotation_rows(annotations: Iterable[Annotation]) -> Iterator[list]:
 LEVEL_HEADER = ["curve", "label", "server", "threads", "run id", "run", "window start (UTC)", "window end (UTC)",
                 "samples", "seconds covered", "transactions", "avg TPS (/s)", "p5 TPS (/s)", "p95 TPS (/s)",
                 "TPS ratio to first curve", "gain per added thread (share of first level's TPS per thread)",
-                "knee", "server variables differing from first curve"]
+                "knee", "server variables differing from first curve", "server variables changed during the curve"]
 
 
 def scalability_rows(study: Study) -> Iterator[list]:
@@ -68,10 +68,11 @@ def scalability_rows(study: Study) -> Iterator[list]:
     for section in study.sections:
         curve = section["curve"]
         differs = "; ".join(f"{c['name']}: {c['before']} -> {c['after']}" for c in section["changes"])
+        moved = "; ".join(section["moved"])
         for row in section["levels"]:
             lv = row["level"]
             waits = [None if lv.wait_per_trx(e) is None else lv.wait_per_trx(e) / 1e6 for e in study.events]
             yield [curve.name, curve.label, lv.run.server.name, lv.concurrency, lv.run.pk, lv.run.name,
                    lv.window.start, lv.window.end, lv.tps.samples, lv.tps.seconds, lv.tps.transactions,
                    lv.tps.avg, lv.tps.p5, lv.tps.p95, ratios.get(lv.run.pk), row["gain"],
-                   "knee" if row["knee"] else "", differs, *waits]
+                   "knee" if row["knee"] else "", differs, moved, *waits]

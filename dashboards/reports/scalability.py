@@ -9,7 +9,7 @@ from urllib.parse import urlencode
 from django.http import QueryDict
 
 from dashboards.analysis.scalability import DEFAULT_KNEE, Curve, curves, gains, ratio_table, top_waits
-from dashboards.reports.settings_diff import changes, show, snapshot
+from dashboards.reports.settings_diff import Setting, changes, show, snapshot
 from monitor.models import Run
 
 MAX_CURVES = 12
@@ -75,27 +75,34 @@ def knee_threshold(get: QueryDict) -> float:
     return value / 100
 
 
-def first_snapshot(curve: Curve) -> list:
-    first = curve.levels[0]
-    return snapshot(first.run.server_id, first.window.start, first.window.end)
+def curve_settings(curve: Curve) -> tuple[list[Setting], list[str]]:
+    """The variables in force at the curve's end, and those whose readings changed while it ran.
+
+    The end, not the start: variables are read once a minute, so a SET GLOBAL made just before
+    a sweep shows in the store during its first step.
+    """
+    if not curve.levels:
+        return [], []
+    server_id, start, end = curve.levels[0].run.server_id, curve.levels[0].run.started_at, curve.levels[-1].window.end
+    during = snapshot(server_id, start, end)
+    return snapshot(server_id, end, end), [s.name for s in during if s.changed_during_run]
 
 
-def setting_changes(found: list[Curve]) -> list[list[dict]]:
-    """Per curve, the server variables that differ from the first curve's (at each curve's first level)."""
-    if not found or not found[0].levels:
-        return [[] for _ in found]
-    base = first_snapshot(found[0])
-    out = [[]]
-    for curve in found[1:]:
-        diff = changes(base, first_snapshot(curve)) if curve.levels else []
-        out.append([{"name": c.name, "before": show(c.before), "after": show(c.after)} for c in diff])
+def setting_changes(found: list[Curve]) -> list[dict]:
+    """Per curve: the variables that differ from the first curve's, and those that changed during it."""
+    read = [curve_settings(curve) for curve in found]
+    out = []
+    for k, (settings, moved) in enumerate(read):
+        diff = changes(read[0][0], settings) if k else []
+        out.append({"differ": [{"name": c.name, "before": show(c.before), "after": show(c.after)} for c in diff],
+                    "moved": moved})
     return out
 
 
-def section(curve: Curve, diff: list[dict]) -> dict:
+def section(curve: Curve, settings: dict) -> dict:
     levels = [{"level": lv, "gain": gain, "knee": lv is curve.knee}
               for lv, gain in zip(curve.levels, gains(curve.levels), strict=True)]
-    return {"curve": curve, "levels": levels, "changes": diff}
+    return {"curve": curve, "levels": levels, "changes": settings["differ"], "moved": settings["moved"]}
 
 
 def selection_query(get: QueryDict, threshold: float) -> str:

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from monitor.models import Server
+from testing.servers import PASSWORD
 from testing.workload import STRESS_PASSWORD, STRESS_USER
 from workload.target import Target
 
@@ -26,3 +28,19 @@ def private_dir():
     path = Path(tempfile.mkdtemp(prefix="steadystate-workload-"))
     yield path
     shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def server(mariadb):
+    """The suite's MariaDB registered as 'bench' with its monitoring user."""
+    server = Server(name="bench", host="127.0.0.1", port=mariadb.port, user="steady")
+    server.password = PASSWORD
+    server.save()
+    return server
+
+
+@pytest.fixture
+def write_user(monkeypatch, stress_target) -> list[str]:
+    """The stress command's options for the user that may write the driver's schema."""
+    monkeypatch.setenv("STRESS_PW", STRESS_PASSWORD)
+    return ["--user", STRESS_USER, "--password-env", "STRESS_PW"]

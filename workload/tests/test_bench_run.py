@@ -19,14 +19,6 @@ TABLE_SIZE = 1000
 
 
 @pytest.fixture
-def server(mariadb, monitor_credentials):
-    server = Server(name="bench", host="127.0.0.1", port=mariadb.port, user="steady")
-    server.password = monitor_credentials["password"]
-    server.save()
-    return server
-
-
-@pytest.fixture
 def sysbench(mariadb, stress_target) -> list[str]:
     """sysbench's connection options for the write user, its one small table prepared."""
     options = ["--db-driver=mysql", "--mysql-host=127.0.0.1", f"--mysql-port={mariadb.port}",

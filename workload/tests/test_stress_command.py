@@ -9,23 +9,8 @@ from django.utils import timezone
 
 from monitor.models import Run, Server
 from monitor.runtime.sandbox import SandboxMariaDB
-from testing.workload import STRESS_PASSWORD, STRESS_USER
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def server(mariadb):
-    server = Server(name="bench", host="127.0.0.1", port=mariadb.port, user="steady")
-    server.password = "s3cret!"
-    server.save()
-    return server
-
-
-@pytest.fixture
-def write_user(monkeypatch, stress_target):
-    monkeypatch.setenv("STRESS_PW", STRESS_PASSWORD)
-    return ["--user", STRESS_USER, "--password-env", "STRESS_PW"]
 
 
 def stress(*args: str, stdout=None) -> str:

@@ -11,24 +11,9 @@ from django.core.management import CommandError, call_command
 
 from dashboards.analysis.step_window import run_tps
 from monitor.models import Run, Server
-from testing.workload import STRESS_PASSWORD, STRESS_USER
 from workload.sweep import parse_levels
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def server(mariadb, monitor_credentials, stress_target):
-    server = Server(name="bench", host="127.0.0.1", port=mariadb.port, user="steady", poll_interval=1)
-    server.password = monitor_credentials["password"]
-    server.save()
-    return server
-
-
-@pytest.fixture
-def write_user(monkeypatch, stress_target):
-    monkeypatch.setenv("STRESS_PW", STRESS_PASSWORD)
-    return ["--user", STRESS_USER, "--password-env", "STRESS_PW"]
 
 
 class PollEachLine(io.StringIO):
