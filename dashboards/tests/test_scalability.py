@@ -163,3 +163,15 @@ def test_posting_a_label_needs_the_csrf_token(admin_user, sweeps):
     client = Client(enforce_csrf_checks=True)
     client.force_login(admin_user)
     assert client.post("/scalability/", {"sweep": "baseline", "label": "x"}).status_code == 403
+
+
+def test_a_setting_read_changed_during_a_sweep_is_named(client, admin_user, sweeps):
+    from store.ingest import write_samples
+    from store.sample import Sample
+
+    step = sweeps[1][2]  # the last step: its reading is the one in force at the end
+    write_samples([Sample(step.server_id, "variables", step.started_at + timedelta(seconds=30), None,
+                          {"var:innodb_flush_neighbors": 2.0})])
+    html = page(client, admin_user, sweep=["baseline", "no neighbors"]).content.decode()
+    assert "Changed while this sweep ran: innodb_flush_neighbors" in html
+    assert "innodb_flush_neighbors</code> 1 → 2" in html  # in force at the sweep's end
