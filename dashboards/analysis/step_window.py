@@ -5,6 +5,7 @@ lies inside [start + warm-up, end]: a sample that straddles the start still hold
 warm-up (or idle) time, one that straddles the end holds the next step's load.
 """
 
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -61,7 +62,10 @@ def window_sums(server_id: int, metrics: list[str], window: Window) -> dict[str,
 
 
 def window_tps(server_id: int, window: Window) -> WindowTps:
-    samples = query.counter_samples(server_id, [TPS], window.start, window.end).get(TPS)
+    return tps_inside(query.counter_samples(server_id, [TPS], window.start, window.end).get(TPS), window)
+
+
+def tps_inside(samples: CounterSamples | None, window: Window) -> WindowTps:
     keep = inside(samples, window) if samples else []
     rates = sorted(samples.deltas[i] / samples.seconds[i] for i in keep)
     return WindowTps(
@@ -73,3 +77,37 @@ def window_tps(server_id: int, window: Window) -> WindowTps:
 
 def run_tps(run: Run) -> WindowTps:
     return window_tps(run.server_id, run_window(run))
+
+
+ONE_READ_SPAN = timedelta(days=2)  # runs of a server within this span: one read of their samples
+
+
+def runs_tps(runs: list[Run]) -> dict[int, WindowTps]:
+    """Each run's TPS, reading a server's samples once for all its runs that lie close together."""
+    out = {}
+    for batch in close_batches(runs):
+        windows = {run.pk: run_window(run) for run in batch}
+        start, end = min(w.start for w in windows.values()), max(w.end for w in windows.values())
+        samples = query.counter_samples(batch[0].server_id, [TPS], start, end).get(TPS)
+        out |= {pk: tps_inside(cut(samples, w), w) for pk, w in windows.items()}
+    return out
+
+
+def close_batches(runs: list[Run]) -> list[list[Run]]:
+    """Runs per server, in time order, cut where a batch would span more than ONE_READ_SPAN."""
+    batches: list[list[Run]] = []
+    for run in sorted(runs, key=lambda r: (r.server_id, r.started_at)):
+        batch = batches[-1] if batches else None
+        if batch and batch[0].server_id == run.server_id and run_window(run).end - batch[0].started_at <= ONE_READ_SPAN:
+            batch.append(run)
+        else:
+            batches.append([run])
+    return batches
+
+
+def cut(samples: CounterSamples | None, window: Window) -> CounterSamples | None:
+    """The samples with ts in the window (the rest cannot lie inside it)."""
+    if samples is None:
+        return None
+    lo, hi = bisect_left(samples.ts, window.start), bisect_right(samples.ts, window.end)
+    return CounterSamples(samples.ts[lo:hi], samples.seconds[lo:hi], samples.deltas[lo:hi])

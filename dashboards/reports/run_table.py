@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 from django.db.models import F, QuerySet
 
-from dashboards.analysis.step_window import WindowTps, run_tps
+from dashboards.analysis.step_window import WindowTps, runs_tps
 from monitor.models import Run
 
 LISTED = 200
@@ -37,7 +37,9 @@ def ordered(runs: QuerySet, sort: str) -> QuerySet:
 
 
 def run_lines(runs: QuerySet, sort: str, limit: int = LISTED) -> list[RunLine]:
-    lines = [RunLine(run, run_tps(run)) for run in ordered(runs.select_related("server"), sort)[:limit]]
+    picked = list(ordered(runs.select_related("server"), sort)[:limit])
+    found = runs_tps(picked)
+    lines = [RunLine(run, found[run.pk]) for run in picked]
     if sort.lstrip("-") == "tps":  # runs without samples last either way
         known = sorted((ln for ln in lines if ln.tps.avg is not None), key=lambda ln: ln.tps.avg,
                        reverse=sort.startswith("-"))

@@ -3,9 +3,11 @@
 import csv
 import io
 import re
+from datetime import timedelta
 
 import pytest
 
+from dashboards.analysis.step_window import run_tps
 from monitor.models import Run
 from testing.dashboards import EVIL, RECENT_T0, make_server
 from testing.scalability import POLL, inside_rates, write_sweep
@@ -62,3 +64,12 @@ def test_the_run_report_shows_the_tools_command_and_summary(client, admin_user, 
     html = client.get(f"/runs/{runs[1].pk}/report/").content.decode()
     assert "sysbench oltp_read_write --threads=2 run" in html and "transactions: 20" in html
     assert EVIL not in html and "2 threads · step of sweep" in html
+
+
+def test_one_read_for_close_runs_gives_each_runs_own_figures(runs):
+    from dashboards.analysis.step_window import runs_tps
+
+    far = write_sweep(runs[0].server, "later", "", RECENT_T0 - timedelta(days=3), {1: 700})
+    together = runs_tps(runs + far)
+    assert together == {r.pk: run_tps(r) for r in runs + far}
+    assert together[far[0].pk].avg == pytest.approx(avg(700))
