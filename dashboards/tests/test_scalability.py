@@ -175,3 +175,14 @@ def test_a_setting_read_changed_during_a_sweep_is_named(client, admin_user, swee
     html = page(client, admin_user, sweep=["baseline", "no neighbors"]).content.decode()
     assert "Changed while this sweep ran: innodb_flush_neighbors" in html
     assert "innodb_flush_neighbors</code> 1 → 2" in html  # in force at the sweep's end
+
+
+def test_names_from_users_are_text_on_the_page_and_in_the_chart(client, admin_user):
+    from testing.dashboards import EVIL
+
+    write_sweep(make_server("lab2"), EVIL, EVIL, RECENT_T0, {1: 100, 2: 200})
+    response = page(client, admin_user, sweep=EVIL)
+    html = response.content.decode()
+    assert response.status_code == 200 and EVIL not in html
+    (line,) = [t for t in figures(response)["chart-scalability"]["data"] if t["meta"] == "tps"]
+    assert line["name"] == "&lt;script&gt;alert(1)&lt;/script&gt;" and "<script>" not in "".join(line["text"])
