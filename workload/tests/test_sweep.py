@@ -1,5 +1,6 @@
 """stress --sweep on the suite's MariaDB, polled each second: one run per level, figures from inside each step."""
 
+import csv
 import io
 import os
 import signal
@@ -9,7 +10,6 @@ import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 
-from dashboards.analysis.step_window import run_tps
 from monitor.models import Run, Server
 from workload.sweep import parse_levels
 
@@ -54,7 +54,15 @@ def expected(readings: list, run: Run) -> tuple[int, float, float, float]:
     return len(kept), avg, float(np.percentile(rates, 5)), float(np.percentile(rates, 95))
 
 
-def test_a_sweep_records_one_run_per_level_with_tps_from_inside_each_step(server, write_user):
+def scalability_csv(client, sweep: str) -> dict[int, dict]:
+    """The Scalability page's figures per level, as its CSV gives them."""
+    response = client.get("/export/scalability.csv", {"sweep": sweep})
+    assert response.status_code == 200
+    rows = csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode()))
+    return {int(row["run id"]): row for row in rows}
+
+
+def test_a_sweep_records_one_run_per_level_with_tps_from_inside_each_step(server, write_user, client, admin_user):
     out = PollEachLine(server)
     sweep(out, "--sweep", "1,2,4", "--step-duration", "3", "--warmup", "1", "--interval", "1",
           "--run", "rw sweep", "--label", "baseline", "--mode", "rw", *write_user)
@@ -63,17 +71,21 @@ def test_a_sweep_records_one_run_per_level_with_tps_from_inside_each_step(server
     assert [r.name for r in runs] == ["rw sweep x1", "rw sweep x2", "rw sweep x4"]
     assert all(r.label == "baseline" and r.warmup_seconds == 1 and r.ended_at for r in runs)
     assert runs[0].ended_at <= runs[1].started_at and runs[1].ended_at <= runs[2].started_at
+    client.force_login(admin_user)
+    shown = scalability_csv(client, "rw sweep")
     for run in runs:
         count, avg, p5, p95 = expected(out.readings, run)
-        figures = run_tps(run)
-        assert count >= 2 and avg > 0
-        assert figures.samples == count
-        assert figures.avg == pytest.approx(avg, rel=1e-3)  # the store keeps intervals to the millisecond
-        assert (figures.p5, figures.p95) == (pytest.approx(p5, rel=1e-3), pytest.approx(p95, rel=1e-3))
-    # The warm-up is excluded: a step's polls in its first second are not counted.
+        level = shown[run.pk]
+        assert count >= 2 and avg > 0 and level["threads"] == str(run.concurrency)
+        assert int(level["samples"]) == count
+        assert float(level["avg TPS (/s)"]) == pytest.approx(avg, rel=1e-3)  # intervals are kept to the ms
+        assert float(level["p5 TPS (/s)"]) == pytest.approx(p5, rel=1e-3)
+        assert float(level["p95 TPS (/s)"]) == pytest.approx(p95, rel=1e-3)
+    # The warm-up is excluded: a step's poll in its first second (after the first step's, which has
+    # no interval to count) is not counted.
     for run in runs[1:]:
         polled = [ts for ts, _, _ in out.readings if run.started_at < ts <= run.ended_at]
-        assert run_tps(run).samples < len(polled)
+        assert int(shown[run.pk]["samples"]) < len(polled)
 
 
 def test_ctrl_c_ends_the_current_step_and_keeps_the_completed_ones(server, write_user):
