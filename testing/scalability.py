@@ -8,6 +8,8 @@ lie inside the step's window.
 
 from datetime import datetime, timedelta
 
+import numpy as np
+
 from monitor.models import Run, Server
 from store.ingest import write_samples
 from store.sample import Sample
@@ -16,6 +18,8 @@ POLL, WARMUP, STEP, GAP = 10, 10, 60, 30  # seconds
 WAIT = "wait/synch/mutex/innodb/trx_sys_mutex"
 IO_WAIT = "wait/io/file/innodb/innodb_data_file"
 WARMUP_TPS = 99_999  # what the first poll of each step reads: never part of a figure
+BASELINE = {1: 1000, 2: 2000, 4: 2500}  # gains per added thread: 100 %, then 25 % of the first level's
+NEIGHBORS_OFF = {1: 1100, 2: 2300, 4: 4200}  # 110 %, 95 %: scales to 4
 
 
 def rate(base: float, j: int) -> float:
@@ -57,3 +61,16 @@ def write_sweep(server: Server, name: str, label: str, start: datetime, tps_by_l
         start += timedelta(seconds=STEP + GAP)
     write_samples(samples)
     return runs
+
+
+def two_sweeps(server: Server, start: datetime) -> tuple[list[Run], list[Run]]:
+    """'baseline' (innodb_flush_neighbors=1, knee at 2) and, an hour later, 'no neighbors' (=0, knee at 4)."""
+    return (write_sweep(server, "baseline", "innodb_flush_neighbors=1", start, BASELINE, flush_neighbors=1),
+            write_sweep(server, "no neighbors", "innodb_flush_neighbors=0", start + timedelta(hours=1),
+                        NEIGHBORS_OFF, flush_neighbors=0))
+
+
+def by_hand(base: float) -> tuple[float, float, float]:
+    """A level's avg TPS (transactions / seconds of the polls inside), p5 and p95, computed by hand."""
+    rates = inside_rates(base)
+    return sum(r * POLL for r in rates) / (POLL * len(rates)), np.percentile(rates, 5), np.percentile(rates, 95)

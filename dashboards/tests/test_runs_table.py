@@ -1,13 +1,11 @@
 """The runs list: threads, sweep, label and average TPS after the warm-up, sortable, and its CSV."""
 
-import csv
-import io
 import re
 from datetime import timedelta
 
 import pytest
 
-from dashboards.analysis.step_window import run_tps
+from dashboards.analysis.step_window import run_tps, runs_tps
 from monitor.models import Run
 from testing.dashboards import EVIL, RECENT_T0, make_server
 from testing.scalability import POLL, inside_rates, write_sweep
@@ -46,17 +44,6 @@ def test_it_sorts_by_tps_and_by_threads(client, admin_user, runs):
     assert names_in_order(client.get("/runs/", {"sort": "bogus"}).content.decode()) == ["rw x4", "rw x2", "rw x1"]
 
 
-def test_the_csv_is_the_table(client, admin_user, runs):
-    client.force_login(admin_user)
-    Run.objects.filter(pk=runs[0].pk).update(label="=HYPERLINK(\"http://x\")")
-    response = client.get("/export/runs.csv", {"sort": "concurrency", "server": runs[0].server_id})
-    rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
-    assert [r["threads"] for r in rows] == ["1", "2", "4"]
-    assert [float(r["avg TPS after warm-up (/s)"]) for r in rows] == pytest.approx([avg(b) for b in LEVELS.values()])
-    assert rows[0]["label"].startswith("'=")  # no formula for a spreadsheet to run
-    assert client.get("/export/runs.csv", {"server": "lab1"}).status_code == 400
-
-
 def test_the_run_report_shows_the_tools_command_and_summary(client, admin_user, runs):
     client.force_login(admin_user)
     Run.objects.filter(pk=runs[1].pk).update(command="sysbench oltp_read_write --threads=2 run",
@@ -67,8 +54,6 @@ def test_the_run_report_shows_the_tools_command_and_summary(client, admin_user, 
 
 
 def test_one_read_for_close_runs_gives_each_runs_own_figures(runs):
-    from dashboards.analysis.step_window import runs_tps
-
     far = write_sweep(runs[0].server, "later", "", RECENT_T0 - timedelta(days=3), {1: 700})
     together = runs_tps(runs + far)
     assert together == {r.pk: run_tps(r) for r in runs + far}

@@ -1,31 +1,36 @@
 """The Scalability page, its report and CSV over two sweeps whose TPS and waits are known by construction."""
 
-import csv
-import io
 import json
 from datetime import timedelta
 
-import numpy as np
 import pytest
+from django.test import Client
 
 from dashboards.analysis.step_window import Window, inside
 from monitor.models import Run
+from store.ingest import write_samples
 from store.query import CounterSamples
-from testing.dashboards import RECENT_T0, make_server
-from testing.scalability import POLL, WAIT, WARMUP_TPS, inside_rates, wait_ps, write_sweep
+from store.sample import Sample
+from testing.dashboards import EVIL, RECENT_T0, make_server
+from testing.scalability import (
+    BASELINE,
+    NEIGHBORS_OFF,
+    POLL,
+    WAIT,
+    WARMUP_TPS,
+    by_hand,
+    inside_rates,
+    two_sweeps,
+    wait_ps,
+    write_sweep,
+)
 
 pytestmark = pytest.mark.django_db
-BASELINE = {1: 1000, 2: 2000, 4: 2500}  # gains per added thread: 100 %, then 25 % of the first level's
-NEIGHBORS_OFF = {1: 1100, 2: 2300, 4: 4200}  # 110 %, 95 %: scales to 4
 
 
 @pytest.fixture
 def sweeps():
-    server = make_server("lab1")
-    a = write_sweep(server, "baseline", "innodb_flush_neighbors=1", RECENT_T0, BASELINE, flush_neighbors=1)
-    b = write_sweep(server, "no neighbors", "innodb_flush_neighbors=0", RECENT_T0 + timedelta(hours=1),
-                    NEIGHBORS_OFF, flush_neighbors=0)
-    return a, b
+    return two_sweeps(make_server("lab1"), RECENT_T0)
 
 
 def figures(response) -> dict:
@@ -33,11 +38,6 @@ def figures(response) -> dict:
     tag = '<script id="figures" type="application/json">'
     start = html.index(tag) + len(tag)
     return json.loads(html[start:html.index("</script>", start)])
-
-
-def by_hand(base: float) -> tuple[float, float, float]:
-    rates = inside_rates(base)
-    return sum(r * POLL for r in rates) / (POLL * len(rates)), np.percentile(rates, 5), np.percentile(rates, 95)
 
 
 def page(client, admin_user, **params):
@@ -84,21 +84,6 @@ def test_the_table_gives_ratios_and_the_variables_that_differ(client, admin_user
     table = html[html.index('id="scalability-table"'):html.index("</table>", html.index('id="scalability-table"'))]
     ratio_at_4 = by_hand(NEIGHBORS_OFF[4])[0] / by_hand(BASELINE[4])[0]
     assert f"{ratio_at_4:.2f}" in table
-
-
-def test_the_csv_has_every_level_of_every_curve(client, admin_user, sweeps):
-    client.force_login(admin_user)
-    response = client.get("/export/scalability.csv", {"sweep": ["baseline", "no neighbors"]})
-    assert response.status_code == 200
-    rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
-    assert [(r["curve"], r["threads"]) for r in rows] == [
-        ("baseline", "1"), ("baseline", "2"), ("baseline", "4"),
-        ("no neighbors", "1"), ("no neighbors", "2"), ("no neighbors", "4")]
-    assert float(rows[2]["avg TPS (/s)"]) == pytest.approx(by_hand(2500)[0])
-    assert [r["knee"] for r in rows] == ["", "knee", "", "", "", "knee"]
-    assert rows[0]["samples"] == "5"
-    assert "innodb_flush_neighbors: 1 -> 0" in rows[3]["server variables differing from first curve"]
-    assert float(rows[5]["TPS ratio to first curve"]) == pytest.approx(by_hand(4200)[0] / by_hand(2500)[0])
 
 
 def test_the_report_prints_the_same_study(client, admin_user, sweeps):
@@ -158,17 +143,12 @@ def test_a_sweeps_label_is_entered_by_hand_on_the_page(client, admin_user, sweep
 
 
 def test_posting_a_label_needs_the_csrf_token(admin_user, sweeps):
-    from django.test import Client
-
     client = Client(enforce_csrf_checks=True)
     client.force_login(admin_user)
     assert client.post("/scalability/", {"sweep": "baseline", "label": "x"}).status_code == 403
 
 
 def test_a_setting_read_changed_during_a_sweep_is_named(client, admin_user, sweeps):
-    from store.ingest import write_samples
-    from store.sample import Sample
-
     step = sweeps[1][2]  # the last step: its reading is the one in force at the end
     write_samples([Sample(step.server_id, "variables", step.started_at + timedelta(seconds=30), None,
                           {"var:innodb_flush_neighbors": 2.0})])
@@ -178,8 +158,6 @@ def test_a_setting_read_changed_during_a_sweep_is_named(client, admin_user, swee
 
 
 def test_names_from_users_are_text_on_the_page_and_in_the_chart(client, admin_user):
-    from testing.dashboards import EVIL
-
     write_sweep(make_server("lab2"), EVIL, EVIL, RECENT_T0, {1: 100, 2: 200})
     response = page(client, admin_user, sweep=EVIL)
     html = response.content.decode()

@@ -10,6 +10,7 @@ import sys
 import pytest
 from django.core.management import CommandError, call_command
 
+from collectors.batch import poll_server
 from monitor.models import Run, Server
 from testing.workload import STRESS_PASSWORD, STRESS_USER
 from workload.external import masked, read_call, tool_summary
@@ -38,8 +39,6 @@ class PollAroundEachStep(io.StringIO):
         self.server, self.commits = server, []
 
     def write(self, text):
-        from collectors.batch import poll_server
-
         if text.startswith("run '") or text.startswith("SQL statistics:"):
             (source,) = poll_server(self.server.pk, only=["global_status"]).sources
             assert source.ok, source.error

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 
+from collectors.batch import poll_server
 from monitor.models import Run, Server
 from workload.sweep import parse_levels
 
@@ -27,8 +28,6 @@ class PollEachLine(io.StringIO):
         self.server, self.stop_on_step, self.readings = server, stop_on_step, []
 
     def write(self, text):
-        from collectors.batch import poll_server
-
         if " tps " in text:
             (source,) = poll_server(self.server.pk, only=["global_status"]).sources
             assert source.ok, source.error
