@@ -81,7 +81,7 @@ def tool_summary(tool: str, output: str) -> str:
     start = SUMMARY_STARTS.get(tool)
     at = output.rfind(start) if start else -1
     text = output[at:] if at >= 0 else "\n".join(output.rstrip().splitlines()[-TAIL_LINES:])
-    return text.strip()[:SUMMARY_LIMIT]
+    return text.strip().replace("\x00", "")[:SUMMARY_LIMIT]  # PostgreSQL text holds no NUL
 
 
 def with_threads(argv: list[str], threads: int) -> list[str]:

@@ -8,6 +8,15 @@ from monitor.models import Annotation, Run, Server
 from workload.driver import StressOptions
 from workload.summary import Summary
 
+NAME_LIMIT = 200  # Run.name, sweep and label
+
+
+def check_lengths(**texts: str) -> None:
+    """Command-line names that fit a run: --run, --label, --sweep."""
+    for option, text in texts.items():
+        if len(text) > NAME_LIMIT:
+            raise CommandError(f"--{option} is longer than {NAME_LIMIT} characters")
+
 
 def server_named(name: str) -> Server:
     """The registered server, or an error for the command line naming the ones there are."""
@@ -26,9 +35,9 @@ def open_run(server: Server, name: str, options: StressOptions, warmup: float = 
              label: str = "") -> Run:
     """A run with the load's concurrency; `sweep` and `label` place it in a scalability study."""
     now = timezone.now()
-    run = Run.objects.create(name=name, server=server, started_at=now, notes=f"stress: {options.describe()}",
-                             concurrency=options.concurrency, warmup_seconds=round(warmup), sweep=sweep,
-                             label=label)
+    run = Run.objects.create(name=name[:NAME_LIMIT], server=server, started_at=now,
+                             notes=f"stress: {options.describe()}", concurrency=options.concurrency,
+                             warmup_seconds=round(warmup), sweep=sweep, label=label)
     Annotation.objects.create(server=server, run=run, at=now, text=f"stress start: {name} ({options.describe()})")
     return run
 

@@ -122,3 +122,15 @@ def test_ctrl_c_goes_to_the_tool_and_the_run_is_closed(server):
     assert run.ended_at and run.concurrency == 3 and "KeyboardInterrupt" in run.tool_summary
     assert " stopped: " in run.annotations.last().text
     assert signal.getsignal(signal.SIGINT) is handler
+
+
+def test_names_too_long_for_a_run_are_refused(server):
+    with pytest.raises(CommandError, match="--label is longer than 200"):
+        call_command("bench_run", "bench", "--label", "x" * 201, "--", "sysbench", "run")
+    assert not Run.objects.exists()
+
+
+def test_output_that_is_not_utf8_is_kept_readable(server):
+    tool = "import sys; sys.stdout.buffer.write(b'caf\\xe9 \\x00 done\\n')"
+    call_command("bench_run", "bench", "--", sys.executable, "-c", tool, stdout=io.StringIO())
+    assert Run.objects.get().tool_summary == "caf\ufffd  done"

@@ -3,15 +3,18 @@
 import shutil
 import signal
 import subprocess
+from collections import deque
 
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
 from monitor.models import Annotation, Run, Server
 from workload.external import SUMMARY_LIMIT, THREADS_PLACEHOLDER, masked, read_call, tool_summary, with_threads
-from workload.runs import end_run, server_named
+from workload.runs import NAME_LIMIT, check_lengths, end_run, server_named
 from workload.signals import on_signals
 from workload.sweep import leave_sweep, parse_levels
+
+KEPT_LINES = 5_000
 
 
 def default_signals() -> None:
@@ -54,6 +57,7 @@ class Command(BaseCommand):
             raise CommandError(f"command not found: {argv[0]} (for sysbench: apt-get install sysbench)")
         if opts["warmup"] is not None and opts["warmup"] < 0:
             raise CommandError("--warmup cannot be negative")
+        check_lengths(run=opts["run"], label=opts["label"], sweep=opts["sweep"])
         if opts["levels"]:
             self._levels(server, argv, opts)
             return
@@ -65,7 +69,7 @@ class Command(BaseCommand):
         if not any(THREADS_PLACEHOLDER in arg for arg in argv):
             raise CommandError("--levels needs {threads} in the command, e.g. --threads={threads}")
         try:
-            levels = parse_levels(opts["levels"]).copy()
+            levels = parse_levels(opts["levels"])
         except ValueError as exc:
             raise CommandError(str(exc).replace("--sweep", "--levels")) from None
         sweep = opts["sweep"] or opts["run"] or f"{read_call(argv).tool} sweep {timezone.now():%Y-%m-%d %H:%M}"
@@ -87,7 +91,7 @@ class Command(BaseCommand):
         name = opts["run"] or f"{call.tool} x{concurrency or '?'} {timezone.now():%Y-%m-%d %H:%M}"
         command = masked(argv)
         run = Run.objects.create(
-            name=name[:200], server=server, started_at=timezone.now(), concurrency=concurrency,
+            name=name[:NAME_LIMIT], server=server, started_at=timezone.now(), concurrency=concurrency,
             warmup_seconds=opts["warmup"] if opts["warmup"] is not None else call.warmup or 0,
             sweep=opts["sweep"], label=opts["label"], command=command, notes=f"{call.tool}: {command}"[:10000],
         )
@@ -101,10 +105,10 @@ class Command(BaseCommand):
 
     def _execute(self, argv: list[str]) -> tuple[int, str, bool]:
         """Stream the tool's output; Ctrl-C goes to the tool, which ends its run and prints its summary."""
-        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1,
-                                preexec_fn=default_signals)
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, bufsize=1,
+                                encoding="utf-8", errors="replace", preexec_fn=default_signals)
         got = []
-        lines = []
+        lines = deque(maxlen=KEPT_LINES)  # hours of per-second reports: the summary is at the end
         with on_signals(lambda signum: (got.append(signum), proc.send_signal(signum))):
             for line in proc.stdout:
                 lines.append(line)

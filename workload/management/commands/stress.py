@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from monitor.models import Server
 from workload.driver import DriverError, StressDriver, StressOptions
-from workload.runs import close_run, default_run_name, open_run, server_named
+from workload.runs import check_lengths, close_run, default_run_name, open_run, server_named
 from workload.schema import DEFAULT_ROWS, DEFAULT_SCHEMA
 from workload.signals import stop_on_signals
 from workload.sweep import SweepPlan, SweepStop, drive, parse_levels, run_sweep
@@ -58,6 +58,7 @@ class Command(BaseCommand):
         plan = self._plan(opts) if opts["sweep"] else None
         if opts["warmup"] < 0:
             raise CommandError("--warmup cannot be negative")
+        check_lengths(run=opts["run"], label=opts["label"])
         driver = StressDriver(target_for(server, opts["user"], opts["password_env"]), options, report=self._say)
         try:
             driver.prepare()
