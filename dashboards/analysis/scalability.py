@@ -14,6 +14,7 @@ from dashboards.analysis.topwaits import TIME_PREFIX, is_condition
 from monitor.models import Run
 
 DEFAULT_KNEE = 0.5  # of the first level's TPS per thread
+FEW_SAMPLES = 3  # below this many samples inside its window, a level's average is one or two polls
 TOP_WAITS = 5
 WAIT_TIMES = TIME_PREFIX + "*"
 
@@ -43,6 +44,11 @@ class Curve:
     levels: list[Level]
     left_out: list[Run]  # a second run at a level already drawn (the newest is kept)
     knee: Level | None
+
+    @property
+    def thin_levels(self) -> list[int]:
+        """Levels measured by too few samples to trust: the step was short for the poll interval."""
+        return [lv.concurrency for lv in self.levels if lv.tps.samples < FEW_SAMPLES]
 
     @property
     def server_names(self) -> list[str]:

@@ -164,3 +164,10 @@ def test_names_from_users_are_text_on_the_page_and_in_the_chart(client, admin_us
     assert response.status_code == 200 and EVIL not in html
     (line,) = [t for t in figures(response)["chart-scalability"]["data"] if t["meta"] == "tps"]
     assert line["name"] == "&lt;script&gt;alert(1)&lt;/script&gt;" and "<script>" not in "".join(line["text"])
+
+
+def test_levels_measured_by_too_few_samples_are_pointed_out(client, admin_user, sweeps):
+    short = sweeps[0][1]  # 2 threads: its window now holds polls 2 and 3 only
+    Run.objects.filter(pk=short.pk).update(ended_at=short.started_at + timedelta(seconds=3 * POLL))
+    html = page(client, admin_user, sweep="baseline").content.decode()
+    assert "Fewer than 3 samples inside the window at 2 threads" in html
