@@ -17,6 +17,7 @@ from workload.summary import Summary
 from workload.target import Target
 
 MAX_LEVELS = 64
+SAMPLES_WANTED = 3  # polls inside each step's window, for an average worth reading
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,14 @@ def parse_levels(text: str) -> list[int]:
     if not levels or min(levels) < 1 or len(set(levels)) != len(levels) or len(levels) > MAX_LEVELS:
         raise ValueError(f"--sweep {text!r}: give up to {MAX_LEVELS} distinct positive thread counts, e.g. 1,2,4,8")
     return levels
+
+
+def short_steps(plan: SweepPlan, poll_interval: int) -> str:
+    """A warning when a step is too short to hold SAMPLES_WANTED polls of the server; else ''."""
+    if plan.step_duration >= (SAMPLES_WANTED + 1) * poll_interval:
+        return ""
+    return (f"warning: {plan.step_duration:g} s steps at the server's {poll_interval} s poll interval hold fewer "
+            f"than {SAMPLES_WANTED} polls each: use --step-duration {(SAMPLES_WANTED + 1) * poll_interval} or more")
 
 
 def step_name(plan: SweepPlan, level: int) -> str:

@@ -12,7 +12,7 @@ from django.core.management import CommandError, call_command
 
 from collectors.batch import poll_server
 from monitor.models import Run, Server
-from workload.sweep import parse_levels
+from workload.sweep import SweepPlan, parse_levels, short_steps
 
 pytestmark = pytest.mark.django_db
 
@@ -106,3 +106,10 @@ def test_bad_levels_are_refused_before_anything_runs(server, write_user):
         sweep(io.StringIO(), "--sweep", "1;2", *write_user)
     assert not Run.objects.exists()
     assert parse_levels("1, 2,4,8") == [1, 2, 4, 8]
+
+
+def test_steps_too_short_for_the_poll_interval_are_warned_of():
+    plan = SweepPlan("s", [1, 2], step_duration=30)
+    assert short_steps(plan, 10) == ("warning: 30 s steps at the server's 10 s poll interval hold fewer than "
+                                     "3 polls each: use --step-duration 40 or more")
+    assert short_steps(plan, 5) == ""

@@ -11,7 +11,7 @@ from workload.driver import DriverError, StressDriver, StressOptions
 from workload.runs import check_lengths, close_run, default_run_name, open_run, server_named
 from workload.schema import DEFAULT_ROWS, DEFAULT_SCHEMA
 from workload.signals import stop_on_signals
-from workload.sweep import SweepPlan, SweepStop, drive, parse_levels, run_sweep
+from workload.sweep import SweepPlan, SweepStop, drive, parse_levels, run_sweep, short_steps
 from workload.target import Target, target_for
 from workload.transactions import MODES
 
@@ -80,6 +80,8 @@ class Command(BaseCommand):
     def _sweep(self, server: Server, target: Target, options: StressOptions, plan: SweepPlan) -> None:
         self._say(f"sweep '{plan.name}' on server {server.name}: {len(plan.levels)} steps "
                   f"({','.join(map(str, plan.levels))} threads), Ctrl-C ends the current step")
+        if warning := short_steps(plan, server.poll_interval):
+            self._say(warning)
         stop = SweepStop()
         with stop_on_signals(stop):
             done, early = run_sweep(server, target, options, plan, stop, self._say)
