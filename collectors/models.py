@@ -48,3 +48,36 @@ class PollRecord(models.Model):
 
     def __str__(self) -> str:
         return f"poll of {self.server_id} at {self.started_at:%H:%M:%S}"
+
+
+class TrxHolder(models.Model):
+    """Who held the oldest open transaction of a server, from when to when (collectors.holders).
+
+    An event, not a series: one row per holder, written when the oldest transaction changes.
+    """
+
+    server = models.ForeignKey(Server, on_delete=models.CASCADE, related_name="trx_holders")
+    thread_id = models.BigIntegerField()
+    trx_key = models.CharField(max_length=120, help_text="thread/trx_id/trx_started as the server read them")
+    user = models.CharField(max_length=128, blank=True)
+    host = models.CharField(max_length=255, blank=True)
+    state = models.CharField(max_length=100, blank=True)  # e.g. "RUNNING, Sleep"
+    isolation = models.CharField(max_length=20, blank=True)
+    statement = models.CharField(max_length=200, blank=True)
+    idle = models.BooleanField(default=False, help_text="the statement is the last one, none was running")
+    started_at = models.DateTimeField(help_text="the transaction's start: read time minus its age")
+    seen_at = models.DateTimeField(help_text="the last poll that saw it the oldest")
+    ended_at = models.DateTimeField(null=True, blank=True, help_text="the first poll that no longer saw it")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["server"], condition=models.Q(ended_at=None),
+                                               name="trxholder_one_open")]
+        indexes = [models.Index(fields=["server", "started_at"])]
+        ordering = ["started_at"]
+
+    def __str__(self) -> str:
+        return f"thread {self.thread_id} on {self.server_id} since {self.started_at:%H:%M:%S}"
+
+    @property
+    def who(self) -> str:
+        return f"{self.user or '?'}@{self.host or '?'}" if self.user or self.host else "no client thread"

@@ -5,6 +5,7 @@ A few statements per batch whatever its size, so the database is not the bottlen
 
 import logging
 
+from collectors.holders import record_holders
 from collectors.models import HISTORY_SLOTS, PollRecord, ServerHealth
 from collectors.results import PollResult
 from monitor.models import Server
@@ -24,6 +25,7 @@ def record(servers: list, results: list[PollResult]) -> None:
     healths = update_health(results, store_error)
     write_history(results, healths, store_error)
     update_versions(servers, results)
+    record_holders(results)
 
 
 def write_samples(samples: list) -> str:

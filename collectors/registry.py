@@ -1,11 +1,19 @@
 """The sources the collectors know: every one runs, each at its own interval."""
 
 from collectors.source import Source
-from collectors.sources import global_status, history_length, innodb_metrics, innodb_mutex, pfs_waits, variables
+from collectors.sources import (
+    global_status,
+    history_length,
+    innodb_metrics,
+    innodb_mutex,
+    oldest_trx,
+    pfs_waits,
+    variables,
+)
 
 SOURCES: dict[str, Source] = {
     module.SOURCE.name: module.SOURCE
-    for module in (global_status, pfs_waits, innodb_mutex, history_length, innodb_metrics, variables)
+    for module in (global_status, pfs_waits, innodb_mutex, history_length, oldest_trx, innodb_metrics, variables)
 }
 
 

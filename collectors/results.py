@@ -18,6 +18,7 @@ class SourceResult:
     note: str = ""
     reset: str = ""  # why this reading carries no deltas
     sample: Sample | None = None
+    extra: dict = field(default_factory=dict)  # what the source read beside its values (Reading.extra)
 
     def health(self, at: datetime) -> dict:
         entry = {"ok": self.ok, "error": self.error, "duration_ms": round(self.duration_ms, 3),

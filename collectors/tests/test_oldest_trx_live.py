@@ -1,0 +1,112 @@
+"""The oldest transaction on the test MariaDB: ages, the read view, and its holder kept as events."""
+
+import time
+
+import pytest
+
+from collectors.batch import poll_server
+from collectors.connection import detect
+from collectors.models import TrxHolder
+from collectors.source import SourceUnavailable
+from collectors.sources import oldest_trx
+
+HOLD_DB = "trx_holders"
+STATEMENT = f"SELECT v FROM {HOLD_DB}.t WHERE id = 1"
+TRX_CACHE = 0.15  # InnoDB refreshes the INNODB_TRX table at most every 0.1 s
+
+
+@pytest.fixture
+def holder(mariadb):
+    """A client of its own (user 'holder') that can hold a transaction open."""
+    mariadb.execute(f"CREATE DATABASE IF NOT EXISTS {HOLD_DB}",
+                    f"CREATE TABLE IF NOT EXISTS {HOLD_DB}.t (id INT PRIMARY KEY, v INT) ENGINE=InnoDB",
+                    f"REPLACE INTO {HOLD_DB}.t VALUES (1, 0)",
+                    "CREATE USER IF NOT EXISTS 'holder'@'%' IDENTIFIED BY 'h0lder'",
+                    f"GRANT SELECT, UPDATE ON {HOLD_DB}.* TO 'holder'@'%'")
+    conn = mariadb.connect(user="holder", password="h0lder")
+    yield conn
+    conn.close()
+
+
+def begin(conn, isolation: str = "REPEATABLE READ") -> tuple[int, float]:
+    """Open a transaction that has run STATEMENT; its thread id and when it began."""
+    with conn.cursor() as cur:
+        cur.execute(f"SET SESSION TRANSACTION ISOLATION LEVEL {isolation}")
+        cur.execute("SELECT CONNECTION_ID()")
+        thread = cur.fetchone()[0]
+        began = time.time()
+        cur.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT" if isolation == "REPEATABLE READ" else "BEGIN")
+        cur.execute(STATEMENT)
+        cur.fetchall()
+    return thread, began
+
+
+def values(result) -> dict:
+    outcome = next(s for s in result.sources if s.name == oldest_trx.NAME)
+    assert outcome.ok, outcome.error
+    return outcome.sample.values
+
+
+def test_it_measures_the_held_read_view_and_names_its_holder(server, holder):
+    thread, began = begin(holder)
+    time.sleep(2.2)
+    result = poll_server(server.id, only=[oldest_trx.NAME])
+    elapsed = result.started_at.timestamp() - began
+    got = values(result)
+    # TIMESTAMPDIFF counts whole seconds between two whole-second times: within a second of the clock.
+    assert elapsed - 1.5 <= got["trx_oldest_age_s"] <= elapsed + 1.5
+    assert got["trx_read_view_age_s"] == got["trx_oldest_age_s"]  # REPEATABLE READ: the view lives as long
+    assert got["trx_older_60s"] == 0
+    row = TrxHolder.objects.get(server=server, ended_at=None)
+    assert (row.thread_id, row.user, row.host.split(":")[0]) == (thread, "holder", "127.0.0.1")
+    assert row.statement == STATEMENT and row.idle  # the last statement, read from performance_schema
+    assert abs(row.started_at.timestamp() - began) <= 1.5
+
+    poll_server(server.id, only=[oldest_trx.NAME])
+    assert TrxHolder.objects.filter(server=server).count() == 1  # the same holder, seen again
+    holder.commit()
+    time.sleep(TRX_CACHE)
+    ended = poll_server(server.id, only=[oldest_trx.NAME])
+    row.refresh_from_db()
+    assert row.ended_at == ended.sources[0].sample.ts
+    assert values(ended)["trx_oldest_age_s"] == 0
+
+
+def test_a_read_committed_transaction_holds_no_view_between_statements(server, holder):
+    begin(holder, "READ COMMITTED")
+    time.sleep(1.2)
+    got = values(poll_server(server.id, only=[oldest_trx.NAME]))
+    holder.commit()
+    assert got["trx_oldest_age_s"] >= 1 and got["trx_read_view_age_s"] == 0
+
+
+def test_a_new_oldest_transaction_ends_the_previous_holder(server, holder, mariadb):
+    first, _ = begin(holder)
+    time.sleep(TRX_CACHE)
+    poll_server(server.id, only=[oldest_trx.NAME])
+    holder.commit()
+    time.sleep(1.05)  # trx_started is whole seconds: the next transaction starts in another one
+    second, _ = begin(holder)
+    time.sleep(TRX_CACHE)
+    poll_server(server.id, only=[oldest_trx.NAME])
+    holder.commit()
+    rows = list(TrxHolder.objects.filter(server=server))
+    assert [r.thread_id for r in rows] == [first, second] and first == second  # same thread, new transaction
+    assert rows[0].ended_at is not None and rows[1].ended_at is None
+
+
+def test_without_process_it_says_what_is_missing(mariadb):
+    mariadb.execute("CREATE USER IF NOT EXISTS 'noprocess'@'%' IDENTIFIED BY 'np'")
+    conn = mariadb.connect(user="noprocess", password="np")
+    try:
+        with pytest.raises(SourceUnavailable, match="PROCESS privilege"):
+            oldest_trx.collect(conn, detect(conn))
+    finally:
+        conn.close()
+
+
+def test_the_poll_keeps_going_when_it_cannot_connect_to_the_holders_server(make_server):
+    server = make_server("nowhere", 1)
+    result = poll_server(server.id, only=[oldest_trx.NAME])
+    assert not result.ok and not TrxHolder.objects.filter(server=server).exists()
+
