@@ -47,7 +47,17 @@ def alert_context(n: Notification) -> dict:
         "purge_url": purge_url(event.server_id, event.since - PURGE_BEFORE, end + PURGE_AFTER),
         "event_url": f"{settings.SITE_URL}/alerts/events/{event.id}/",
         "has_metric": bool(event.rule.metric),
+        "holder": holder_facts(snap.get("holder")), "resolved": n.kind == Notification.RESOLVED,
     }
+
+
+def holder_facts(holder: dict | None) -> dict | None:
+    """The holder of the context with its times as the e-mail prints them (UTC, h:mm:ss)."""
+    if not holder or holder.get("none"):
+        return holder
+    times = {key: utc(datetime.fromisoformat(holder[key])) if holder.get(key) else None
+             for key in ("started_at", "seen_at", "ended_at")}
+    return {**holder, **times, "held": str(timedelta(seconds=round(holder["held_s"])))}
 
 
 def firing_message(n: Notification) -> EmailMultiAlternatives:

@@ -4,6 +4,7 @@ from datetime import datetime
 
 from django.conf import settings
 
+from alerts.holders import holder_context
 from alerts.models import Event, Notification, Rule
 
 
@@ -17,9 +18,13 @@ def snapshot(event: Event, now: datetime) -> dict:
 
 
 def enqueue(kind: str, event: Event, rule: Rule, now: datetime) -> Notification:
+    context = snapshot(event, now)
+    holder = holder_context(kind, event, now)
+    if holder is not None:
+        context["holder"] = holder
     return Notification.objects.create(
         event=event, kind=kind, recipients=rule.recipients or default_recipients(),
-        context=snapshot(event, now), created_at=now, next_attempt_at=now,
+        context=context, created_at=now, next_attempt_at=now,
     )
 
 

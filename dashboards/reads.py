@@ -151,3 +151,16 @@ def recent(server_ids: list[int], metric: str, now: datetime, window: timedelta,
         return {}
     found = store().series(server_ids, [metric], now - window, now, max_points=points)
     return {s.server_id: s for s in found}
+
+
+OLDEST_TRX, READ_VIEW = "trx_oldest_age_s", "trx_read_view_age_s"
+
+
+def holders_in(server_id: int, start: datetime, end: datetime) -> list:
+    """Who held the oldest transaction at some time in [start, end], oldest first (collectors' events)."""
+    from django.db.models import Q
+
+    from collectors.models import TrxHolder
+
+    return list(TrxHolder.objects.filter(server_id=server_id, started_at__lte=end)
+                .filter(Q(ended_at__gte=start) | Q(ended_at=None)).order_by("started_at", "id"))

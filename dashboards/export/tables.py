@@ -17,6 +17,8 @@ RUN_HEADER = ["run id", "run", "server", "started (UTC)", "ended (UTC)", "durati
               "p5 TPS (/s)", "p95 TPS (/s)", "median TPS (/s)", "TPS CV", "avg QPS (/s)", "transactions",
               "max history list length", "TPS ratio to first"]
 ANNOTATION_HEADER = ["time (UTC)", "server", "run", "text"]
+HOLDER_HEADER = ["thread", "user", "host", "from (UTC)", "last seen (UTC)", "ended by (UTC)", "held for (s)",
+                 "state", "isolation", "statement", "idle"]
 
 
 def _wait_cells(row: WaitRow | None) -> list:
@@ -76,3 +78,12 @@ def scalability_rows(study: Study) -> Iterator[list]:
                    lv.window.start, lv.window.end, lv.tps.samples, lv.tps.seconds, lv.tps.transactions,
                    lv.tps.avg, lv.tps.p5, lv.tps.p95, ratios.get(lv.run.pk), row["gain"],
                    "knee" if row["knee"] else "", differs, moved, *waits]
+
+
+def holder_rows(holders: Iterable) -> Iterator[list]:
+    """The oldest transaction's holders (collectors.models.TrxHolder): ended by = the first poll without it."""
+    yield HOLDER_HEADER
+    for h in holders:
+        until = h.ended_at or h.seen_at
+        yield [h.thread_id, h.user, h.host, h.started_at, h.seen_at, h.ended_at or "",
+               (until - h.started_at).total_seconds(), h.state, h.isolation, h.statement, int(h.idle)]

@@ -10,5 +10,6 @@ urlpatterns = [
     path("export/compare.csv", views.compare_csv, name="export-compare"),
     path("export/runs.csv", views.runs_csv, name="export-runs"),
     path("export/scalability.csv", views.scalability_csv, name="export-scalability"),
+    path("export/holders.csv", views.holders_csv, name="export-holders"),
     path("export/annotations.csv", views.annotations_csv, name="export-annotations"),
 ]

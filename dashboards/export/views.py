@@ -20,6 +20,7 @@ from dashboards.export.series import columns, header, no_match_message, rows, un
 from dashboards.export.tables import (
     annotation_rows,
     compare_rows,
+    holder_rows,
     scalability_rows,
     topwaits_diff_rows,
     topwaits_rows,
@@ -163,3 +164,17 @@ def runs_csv(request: HttpRequest) -> HttpResponse:
         runs = runs.filter(server_id=int(server))
     lines = run_lines(runs, sort_key(request.GET.get("sort")), RUNS_CSV_LIMIT)
     return csv_response(table_rows(lines), "runs.csv", _flag(request, "bom"))
+
+
+@session_or_token
+@require_GET
+def holders_csv(request: HttpRequest) -> HttpResponse:
+    """/export/holders.csv?server=..&from=..&to=..: who held the oldest transaction (the purge page's table)."""
+    get = request.GET
+    try:
+        server = params.find_servers(get.getlist("server"))[0]
+        start, end = params.parse_range(get.get("from"), get.get("to"), preset=get.get("range"))
+    except params.ExportError as error:
+        return bad_request(error)
+    name = slug("holders", server.name, iso_utc(start), iso_utc(end)) + ".csv"
+    return csv_response(holder_rows(reads.holders_in(server.pk, start, end)), name, _flag(request, "bom"))

@@ -14,6 +14,7 @@ from dashboards.figures.stability import stability_figure
 from dashboards.marks import server_marks
 from dashboards.timerange import from_query, parse_time_lenient
 from dashboards.views.common import chart_csv, condition_toggle, page_range, range_context, topwaits_csv
+from dashboards.views.holders import holders_context
 from monitor.models import Server
 
 DEFAULT_WAITS, DEFAULT_MUTEXES = 8, 6
@@ -81,9 +82,10 @@ def purge(request: HttpRequest, server_id: int) -> HttpResponse:
         history, tps, [(m.split(":", 1)[1], found[m]) for m in counters if m in found],
         found.get(reads.PURGE_DELAY), max_lag, threshold, server_marks(server.pk, tr.start, tr.end),
     )
+    holders = holders_context(server.pk, tr, points, history)
     return render(request, "dashboards/purge.html", {
-        **range_context(request, tr), "server": server, "tab": "purge",
-        "figures": {"purge-chart": fig}, "max_lag": max_lag, "threshold": threshold,
+        **range_context(request, tr), "server": server, "tab": "purge", **holders,
+        "figures": {"purge-chart": fig, **holders["holder_figure"]}, "max_lag": max_lag, "threshold": threshold,
         "current": current, "per_minute": None if slope is None else slope * 60,
         "eta": time_to_threshold(current, slope, threshold), "missing": missing,
         "enable_sql": ENABLE_PURGE_SQL, "growth_window": int(GROWTH_WINDOW.total_seconds() // 60),

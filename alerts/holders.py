@@ -1,0 +1,52 @@
+"""Who holds purge back, for the history-length e-mails: the oldest transaction's holder (collectors' events).
+
+Firing and reminder e-mails name the holder open at that moment and how long it has been open;
+the resolved e-mail names the holder of the firing e-mail again and says when it ended.
+"""
+
+from datetime import datetime
+
+from alerts.models import Event, Notification
+from collectors.models import TrxHolder
+
+# Rules on these metrics are about purge lag: their e-mails say who holds the oldest transaction.
+HOLDER_METRICS = frozenset(("history_list_length", "trx_oldest_age_s", "trx_read_view_age_s", "trx_older_60s"))
+
+
+def iso(ts: datetime | None) -> str | None:
+    return None if ts is None else ts.isoformat()
+
+
+def described(holder: TrxHolder, now: datetime) -> dict:
+    """A holder as the e-mail's context keeps it (JSON: the outbox row holds it until it is sent)."""
+    until = holder.ended_at or now
+    return {"id": holder.id, "thread_id": holder.thread_id, "who": holder.who, "state": holder.state,
+            "isolation": holder.isolation, "statement": holder.statement, "idle": holder.idle,
+            "started_at": iso(holder.started_at), "seen_at": iso(holder.seen_at), "ended_at": iso(holder.ended_at),
+            "held_s": (until - holder.started_at).total_seconds()}
+
+
+def open_holder(server_id: int) -> TrxHolder | None:
+    return TrxHolder.objects.filter(server_id=server_id, ended_at=None).first()
+
+
+def named_at_firing(event: Event) -> TrxHolder | None:
+    """The holder the firing (or a reminder) e-mail named; else the oldest seen during the event."""
+    mails = Notification.objects.filter(event=event, kind__in=(Notification.FIRING, Notification.REMINDER))
+    for context in mails.order_by("-created_at").values_list("context", flat=True):
+        named = (context or {}).get("holder") or {}
+        holder = TrxHolder.objects.filter(pk=named.get("id")).first()
+        if holder is not None:
+            return holder
+    return TrxHolder.objects.filter(server_id=event.server_id, started_at__lte=event.since).filter(
+        ended_at__gte=event.since).order_by("started_at").first()
+
+
+def holder_context(kind: str, event: Event, now: datetime) -> dict | None:
+    """The "holder" entry of an e-mail's context, or None when the rule is not about purge lag."""
+    if event.rule.metric not in HOLDER_METRICS:
+        return None
+    holder = named_at_firing(event) if kind == Notification.RESOLVED else open_holder(event.server_id)
+    if holder is None:
+        return {"none": True}
+    return described(holder, now)

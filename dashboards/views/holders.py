@@ -1,0 +1,50 @@
+"""The purge page's holders block: oldest-transaction age beside history length, and who held it."""
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from urllib.parse import urlencode
+
+from dashboards import reads
+from dashboards.figures.holders import HolderSpan, oldest_trx_figure
+from dashboards.timerange import TimeRange
+from dashboards.views.common import chart_csv, exact_param
+
+CHART_ID = "oldest-trx-chart"
+
+
+@dataclass(frozen=True)
+class HolderRow:
+    """One holder as the table shows it: from its start to its end, or to the last poll that saw it."""
+
+    holder: object  # collectors.models.TrxHolder
+    until: datetime
+    ongoing: bool
+
+    @property
+    def held_for(self) -> timedelta:
+        return self.until - self.holder.started_at
+
+
+def holder_rows(holders: list) -> list[HolderRow]:
+    return [HolderRow(h, h.ended_at or h.seen_at, h.ended_at is None) for h in holders]
+
+
+def span_label(row: HolderRow) -> str:
+    return f"thread {row.holder.thread_id} {row.holder.who}"
+
+
+def holders_csv(server_id: int, tr: TimeRange) -> str:
+    return "/export/holders.csv?" + urlencode({"server": server_id, "from": exact_param(tr.start),
+                                               "to": exact_param(tr.end)})
+
+
+def holders_context(server_id: int, tr: TimeRange, points: int, history) -> dict:
+    """The figure (to merge into the page's figures), the table rows and their CSV links."""
+    found = reads.series_map(server_id, [reads.OLDEST_TRX, reads.READ_VIEW], tr, points)
+    rows = holder_rows(reads.holders_in(server_id, tr.start, tr.end))
+    spans = [HolderSpan(max(r.holder.started_at, tr.start), min(r.until, tr.end), span_label(r)) for r in rows]
+    figure = oldest_trx_figure(history, found.get(reads.OLDEST_TRX) or reads.Empty(), found.get(reads.READ_VIEW),
+                               spans)
+    return {"holder_figure": {CHART_ID: figure}, "holders": rows, "holders_csv": holders_csv(server_id, tr),
+            "oldest_csv": chart_csv(server_id, [reads.HISTORY, reads.OLDEST_TRX, reads.READ_VIEW], tr, points),
+            "oldest_trx_on": bool(found)}
