@@ -1,4 +1,4 @@
-"""The rules every installation starts with: purge lag and a server that stops answering."""
+"""The rules every installation starts with: purge lag, a server that stops answering, replication."""
 
 from alerts.models import Rule
 
@@ -19,6 +19,9 @@ BUILTIN_RULES = {
     ),
     "unreachable": dict(name="Server unreachable for 3 polls", kind=Rule.UNREACHABLE, threshold=3),
     "source-failing": dict(name="A collector source is failing", kind=Rule.SOURCE_FAILING, threshold=0),
+    # Which lag is too much depends on the replica's job: off until someone sets X and enables it.
+    "replica-lag": dict(name="Replica lag above 300 s", kind=Rule.REPLICA_LAG, threshold=300, enabled=False),
+    "replica-stopped": dict(name="Replication stopped", kind=Rule.REPLICA_STOPPED, threshold=0),
 }
 
 

@@ -6,10 +6,12 @@ from store import query
 NAMES = {
     "tps", "qps", "tps_trx_summary", "history_list_length",
     "Threads_running", "Threads_connected", "Questions", "Com_commit", "Com_rollback",
+    "trx_oldest_age_s", "trx_older_60s", "trx_read_view_age_s", "replica.lag_s", "replica.io_running",
+    "replica.sql_running",
 }
 PREFIXES = (
     "wait.count:", "wait.time_ps:", "mutex.waits:", "mutex.spins:", "mutex.calls:", "mutex.time_ps:",
-    "innodb_metrics:", "var:",
+    "innodb_metrics:", "var:", "replica.lag_s:", "replica.io_running:", "replica.sql_running:",
 )
 EXAMPLES = "history_list_length, tps, qps, Threads_running, wait.time_ps:<event>, innodb_metrics:<NAME>"
 

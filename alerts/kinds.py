@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 THRESHOLD, GROWTH, SUSTAINED = "threshold", "growth", "sustained"
 UNREACHABLE, SOURCE_FAILING = "unreachable", "source_failing"
+REPLICA_LAG, REPLICA_STOPPED = "replica_lag", "replica_stopped"
 
 
 @dataclass(frozen=True)
@@ -58,4 +59,10 @@ KINDS: dict[str, RuleKind] = {
         "A collector source failing",
         lambda r: f"source {r.source} failing" if r.source else "any collector source failing",
         conditions.source_verdicts),
+    REPLICA_LAG: RuleKind(
+        "Replica lag above X seconds", lambda r: f"replica lag above {fmt(r.threshold)} s",
+        conditions.replica_lag_verdicts),
+    REPLICA_STOPPED: RuleKind(
+        "Replication stopped (I/O or SQL thread not running)", lambda r: "replication I/O or SQL thread stopped",
+        conditions.replica_stopped_verdicts),
 }

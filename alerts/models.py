@@ -11,6 +11,7 @@ from monitor.models import Server
 class Rule(models.Model):
     THRESHOLD, GROWTH, SUSTAINED = kinds.THRESHOLD, kinds.GROWTH, kinds.SUSTAINED
     UNREACHABLE, SOURCE_FAILING = kinds.UNREACHABLE, kinds.SOURCE_FAILING
+    REPLICA_LAG, REPLICA_STOPPED = kinds.REPLICA_LAG, kinds.REPLICA_STOPPED
     KINDS = [(key, kind.label) for key, kind in kinds.KINDS.items()]
 
     name = models.CharField(max_length=120)

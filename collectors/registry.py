@@ -8,12 +8,14 @@ from collectors.sources import (
     innodb_mutex,
     oldest_trx,
     pfs_waits,
+    replication,
     variables,
 )
 
 SOURCES: dict[str, Source] = {
     module.SOURCE.name: module.SOURCE
-    for module in (global_status, pfs_waits, innodb_mutex, history_length, oldest_trx, innodb_metrics, variables)
+    for module in (global_status, pfs_waits, innodb_mutex, history_length, oldest_trx, innodb_metrics, variables,
+                   replication)
 }
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import pymysql
 
 from collectors.connection import ConnectError, ServerInfo, detect, open_connection
+from collectors.sources.replication import statement as replication_status_sql
 
 # The account the server matched us to, as 'user'@'host'.
 CURRENT_USER_SQL = "SELECT CURRENT_USER()"
@@ -78,7 +79,7 @@ def check_connection(*, host: str = "", port: int = 3306, socket: str = "", user
     try:
         result.info = detect(conn)
         result.account = current_account(conn)
-        result.missing = missing_privileges(conn)
+        result.missing = missing_privileges(conn, result.info)
         result.grant = grant_statement(result.missing, result.account, result.info)
     except pymysql.MySQLError as exc:
         result.error = f"{result.address}: connected, but a check query failed: {exc.args[-1]}"
@@ -100,7 +101,7 @@ def current_account(conn: pymysql.Connection) -> str:
     return f"'{user}'@'{host}'"
 
 
-def missing_privileges(conn: pymysql.Connection) -> list[str]:
+def missing_privileges(conn: pymysql.Connection, info: ServerInfo) -> list[str]:
     granted = granted_privileges(conn)
     probes = {PROCESS: PROCESS_PROBE_SQL, PFS_SELECT: PFS_PROBE_SQL}
     missing = []
@@ -108,7 +109,11 @@ def missing_privileges(conn: pymysql.Connection) -> list[str]:
         # A role can grant what SHOW GRANTS does not list; the probe settles it.
         if priv not in granted and not (priv in probes and probe(conn, probes[priv])):
             missing.append(priv)
-    return missing
+    # MariaDB 10.5.9+ reads replica status with SLAVE MONITOR, not REPLICATION CLIENT (BINLOG MONITOR):
+    # asking the server itself is the one check that holds on every version.
+    if REPLICATION_CLIENT not in missing and not probe(conn, replication_status_sql(info)):
+        missing.append(REPLICATION_CLIENT)
+    return [p for p in NEEDED if p in missing]
 
 
 def granted_privileges(conn: pymysql.Connection) -> set[str]:
@@ -156,7 +161,9 @@ def grant_statement(missing: list[str], account: str, info: ServerInfo) -> str:
         return ""
     global_privs = [p for p in missing if p in GLOBAL_ALIASES]
     if REPLICATION_CLIENT in global_privs and info.flavor == "mariadb" and info.version_tuple >= (10, 5, 2):
-        global_privs[global_privs.index(REPLICATION_CLIENT)] = "BINLOG MONITOR"  # the 10.5+ name
+        # The 10.5+ name; from 10.5.9 replica status needs SLAVE MONITOR as well.
+        names = "BINLOG MONITOR, SLAVE MONITOR" if info.version_tuple >= (10, 5, 9) else "BINLOG MONITOR"
+        global_privs[global_privs.index(REPLICATION_CLIENT)] = names
     statements = []
     if global_privs:
         statements.append(f"GRANT {', '.join(global_privs)} ON *.* TO {account};")

@@ -12,10 +12,15 @@ __all__ = ["SandboxMariaDB", "find_binary", "free_port", "running_sandbox"]
 
 
 @contextmanager
-def running_sandbox(prefix: str, performance_schema: bool = True) -> Iterator[SandboxMariaDB]:
-    """A MariaDB of its own in a temp dir, with the monitoring user; removed on exit."""
+def running_sandbox(prefix: str, performance_schema: bool = True, server_id: int = 1,
+                    log_bin: bool = False) -> Iterator[SandboxMariaDB]:
+    """A MariaDB of its own in a temp dir, with the monitoring user; removed on exit.
+
+    Replication: a source with log_bin=True, a replica with another server_id (SandboxMariaDB.replicate_from).
+    """
     base = Path(tempfile.mkdtemp(prefix=prefix))
-    server = SandboxMariaDB(base / "data", performance_schema=performance_schema)
+    server = SandboxMariaDB(base / "data", performance_schema=performance_schema, server_id=server_id,
+                            log_bin=log_bin)
     try:
         server.start()
         server.create_monitor_user()

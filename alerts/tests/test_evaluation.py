@@ -132,7 +132,7 @@ def test_it_creates_the_builtin_rules_once(db):
     evaluate_all()
     builtin = Rule.objects.exclude(builtin="")
     assert sorted(builtin.values_list("kind", flat=True)) == sorted(
-        ["threshold", "growth", "sustained", "unreachable", "source_failing"])
+        ["threshold", "growth", "sustained", "unreachable", "source_failing", "replica_lag", "replica_stopped"])
     assert set(builtin.filter(metric="history_list_length").values_list("kind", flat=True)) == {
         "threshold", "growth", "sustained"}
 

@@ -21,6 +21,21 @@ def mysql(version: str, performance_schema: bool = True) -> ServerInfo:
     return ServerInfo("mysql", version, parse_version(version), performance_schema)
 
 
+class Table(list):
+    """Recorded rows that also carry their column names (cursor.description), for sources that read by name."""
+
+    def __init__(self, columns: list[str], rows: list[tuple]):
+        super().__init__(rows)
+        self.columns = columns
+
+
+def table(name: str) -> Table:
+    """A recorded result set as a TSV file: `#` comments, a header line, then rows (\\N is NULL)."""
+    lines = [line for line in (RECORDED / name).read_text().splitlines() if line and not line.startswith("#")]
+    rows = [tuple(None if cell == r"\N" else cell for cell in line.split("\t")) for line in lines[1:]]
+    return Table(lines[0].split("\t"), rows)
+
+
 class RecordedConnection:
     """Answers each statement with the recorded rows whose key it contains; fails on any other."""
 
@@ -34,7 +49,7 @@ class RecordedConnection:
 
 class RecordedCursor:
     def __init__(self, conn: RecordedConnection):
-        self.conn, self.rows = conn, []
+        self.conn, self.rows, self.description = conn, [], None
 
     def __enter__(self):
         return self
@@ -47,6 +62,8 @@ class RecordedCursor:
         for key, rows in self.conn.answers.items():
             if key in sql:
                 self.rows = rows
+                columns = getattr(rows, "columns", None)
+                self.description = [(c,) for c in columns] if columns else None
                 return len(rows)
         raise AssertionError(f"no recorded answer for {sql!r}")
 

@@ -8,7 +8,7 @@ from collectors.batch import poll_server
 from collectors.connection import detect
 from collectors.models import TrxHolder
 from collectors.source import SourceUnavailable
-from collectors.sources import oldest_trx
+from collectors.sources import oldest_trx, replication
 
 HOLD_DB = "trx_holders"
 STATEMENT = f"SELECT v FROM {HOLD_DB}.t WHERE id = 1"
@@ -101,6 +101,9 @@ def test_without_process_it_says_what_is_missing(mariadb):
     try:
         with pytest.raises(SourceUnavailable, match="PROCESS privilege"):
             oldest_trx.collect(conn, detect(conn))
+        # The replication source, on the same user: MariaDB 10.5.9+ wants SLAVE MONITOR.
+        with pytest.raises(SourceUnavailable, match="GRANT SLAVE MONITOR ON"):
+            replication.collect(conn, detect(conn))
     finally:
         conn.close()
 

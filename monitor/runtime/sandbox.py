@@ -41,6 +41,8 @@ class SandboxMariaDB:
     datadir: Path
     port: int = field(default_factory=free_port)
     performance_schema: bool = True
+    server_id: int = 1
+    log_bin: bool = False  # a replication source writes a binary log
     # SIGTERM mariadbd if the process that started it dies (the demo). The kernel ties it
     # to the starting thread: start it from one that lives as long as the server should.
     die_with_parent: bool = False
@@ -81,13 +83,19 @@ class SandboxMariaDB:
             binary, "--no-defaults", f"--datadir={self.datadir}", f"--user={self._user()}",
             f"--port={self.port}", "--bind-address=127.0.0.1", f"--socket={self.socket}",
             f"--pid-file={self.datadir}/mariadbd.pid", f"--log-error={self.datadir}/error.log",
-            "--skip-name-resolve", "--skip-log-bin", "--innodb-buffer-pool-size=64M",
+            "--skip-name-resolve", f"--server-id={self.server_id}", *self.binlog_args(),
+            "--innodb-buffer-pool-size=64M",
             "--innodb-log-file-size=48M", "--innodb-flush-log-at-trx-commit=2",
             f"--performance-schema={ps}", "--performance-schema-instrument=wait/synch/%=ON",
             "--performance-schema-instrument=wait/io/%=ON",
             "--performance-schema-consumer-events-statements-current=ON",
             "--max-connections=2000",
         ]
+
+    def binlog_args(self) -> list[str]:
+        if not self.log_bin:
+            return ["--skip-log-bin"]
+        return [f"--log-bin={self.datadir}/binlog", "--binlog-format=ROW", "--sync-binlog=0"]
 
     def start(self) -> None:
         self.install()
@@ -170,5 +178,16 @@ class SandboxMariaDB:
         if grants:
             self.execute(
                 f"GRANT PROCESS, REPLICATION CLIENT ON *.* TO '{user}'@'%'",
+                # MariaDB 10.5.9+ moved SHOW REPLICA STATUS out of REPLICATION CLIENT (now BINLOG MONITOR).
+                f"GRANT SLAVE MONITOR ON *.* TO '{user}'@'%'",
                 f"GRANT SELECT ON performance_schema.* TO '{user}'@'%'",
             )
+
+    def replicate_from(self, source: "SandboxMariaDB", user: str = "repl", password: str = "r3pl!") -> None:
+        """Make this server a replica of source (which must write a binary log), from its current position."""
+        source.execute(f"CREATE USER IF NOT EXISTS '{user}'@'%' IDENTIFIED BY '{password}'",
+                       f"GRANT REPLICATION SLAVE ON *.* TO '{user}'@'%'")
+        log_file, position = source.execute("SHOW MASTER STATUS")[0][:2]
+        self.execute(f"CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={source.port}, MASTER_USER='{user}', "
+                     f"MASTER_PASSWORD='{password}', MASTER_LOG_FILE='{log_file}', MASTER_LOG_POS={position}, "
+                     "MASTER_USE_GTID=no, MASTER_CONNECT_RETRY=1", "START SLAVE")

@@ -35,8 +35,8 @@ def test_it_lists_missing_privileges_and_the_grant_that_fixes_them(mariadb):
     result = check_connection(**creds)
     assert result.connected and not result.ok
     assert result.missing == [PROCESS, REPLICATION_CLIENT, PFS_SELECT]
-    # MariaDB 10.5+ spells REPLICATION CLIENT as BINLOG MONITOR.
-    assert result.grant == ("GRANT PROCESS, BINLOG MONITOR ON *.* TO 'nogrants'@'%'; "
+    # MariaDB 10.5+ spells REPLICATION CLIENT as BINLOG MONITOR; 10.5.9+ reads replica status with SLAVE MONITOR.
+    assert result.grant == ("GRANT PROCESS, BINLOG MONITOR, SLAVE MONITOR ON *.* TO 'nogrants'@'%'; "
                             "GRANT SELECT ON performance_schema.* TO 'nogrants'@'%';")
     # The statement we print is the one that fixes it.
     mariadb.execute(*[s + ";" for s in result.grant.split("; ") if s.rstrip(";")])
@@ -48,8 +48,18 @@ def test_it_reports_a_single_missing_privilege(mariadb):
     mariadb.execute("GRANT SELECT ON performance_schema.* TO 'onlypfs'@'%'", "GRANT PROCESS ON *.* TO 'onlypfs'@'%'")
     result = check_connection(host="127.0.0.1", port=mariadb.port, user="onlypfs", password="pw-onlypfs")
     assert result.missing == [REPLICATION_CLIENT]
-    assert result.grant == "GRANT BINLOG MONITOR ON *.* TO 'onlypfs'@'%';"
+    assert result.grant == "GRANT BINLOG MONITOR, SLAVE MONITOR ON *.* TO 'onlypfs'@'%';"
     assert "missing privileges: REPLICATION CLIENT" in "\n".join(result.lines())
+
+
+def test_binlog_monitor_alone_cannot_read_replica_status_on_mariadb_1059(mariadb):
+    mariadb.create_monitor_user("binlogonly", "pw-binlogonly", grants=False)
+    mariadb.execute("GRANT PROCESS, BINLOG MONITOR ON *.* TO 'binlogonly'@'%'",
+                    "GRANT SELECT ON performance_schema.* TO 'binlogonly'@'%'")
+    result = check_connection(host="127.0.0.1", port=mariadb.port, user="binlogonly", password="pw-binlogonly")
+    assert result.missing == [REPLICATION_CLIENT]
+    mariadb.execute(result.grant)
+    assert check_connection(host="127.0.0.1", port=mariadb.port, user="binlogonly", password="pw-binlogonly").ok
 
 
 def test_it_says_access_denied_without_the_password(mariadb):
@@ -109,7 +119,8 @@ def test_it_spells_the_grant_for_each_flavor():
     assert grant_statement(missing, "'m'@'%'", MYSQL_80) == (
         "GRANT PROCESS, REPLICATION CLIENT ON *.* TO 'm'@'%'; GRANT SELECT ON performance_schema.* TO 'm'@'%';")
     assert grant_statement(missing, "'m'@'%'", MARIADB_103).startswith("GRANT PROCESS, REPLICATION CLIENT ON *.*")
-    assert grant_statement(missing, "'m'@'%'", MARIADB_1011).startswith("GRANT PROCESS, BINLOG MONITOR ON *.*")
+    assert grant_statement(missing, "'m'@'%'", MARIADB_1011).startswith(
+        "GRANT PROCESS, BINLOG MONITOR, SLAVE MONITOR ON *.*")
     assert grant_statement([PFS_SELECT], "'m'@'%'", MYSQL_80) == "GRANT SELECT ON performance_schema.* TO 'm'@'%';"
     assert grant_statement([], "'m'@'%'", MYSQL_80) == ""
 

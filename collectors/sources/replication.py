@@ -1,0 +1,116 @@
+# SHOW REPLICA STATUS (MySQL 8.0.22+), SHOW ALL SLAVES STATUS (MariaDB 10.0+), else SHOW SLAVE STATUS.
+"""Replication at a glance: how far behind the source a replica is, and whether its threads run.
+
+Series (gauges), one set per channel (a MySQL channel or a MariaDB connection name; the
+default one without a suffix): replica.lag_s[:<channel>] (Seconds_Behind_Source, not stored
+while it is NULL, i.e. while a thread is stopped), replica.io_running[:<channel>] and
+replica.sql_running[:<channel>] (1 = Yes, 0 = No or Connecting). The threads' state and last
+errors go into the source's note, which the "replication stopped" alert quotes.
+
+A server that is no replica returns no rows: nothing is stored and the source is ok.
+Column names by version: MySQL 8.0.22+ Replica_IO_Running / Replica_SQL_Running /
+Seconds_Behind_Source; earlier MySQL and every MariaDB Slave_IO_Running / Slave_SQL_Running /
+Seconds_Behind_Master; the channel is Channel_Name (MySQL 5.7+) or Connection_name (MariaDB).
+Privileges: REPLICATION CLIENT (MySQL, MariaDB < 10.5.9), SLAVE MONITOR (MariaDB 10.5.9+).
+"""
+
+from dataclasses import dataclass
+
+import pymysql
+
+from collectors.connection import ServerInfo
+from collectors.source import Reading, Source, SourceUnavailable, number
+
+NAME = "replication"
+REPLICA_SQL = "SHOW REPLICA STATUS"
+ALL_SLAVES_SQL = "SHOW ALL SLAVES STATUS"
+SLAVE_SQL = "SHOW SLAVE STATUS"
+LAG, IO, SQL = "replica.lag_s", "replica.io_running", "replica.sql_running"
+ACCESS_DENIED = 1227
+NO_PRIVILEGE = ("{statement} needs {privilege}, so replication lag and thread state cannot be read: "
+                "GRANT {privilege} ON *.* TO the monitoring user (docs/privileges.md)")
+
+
+@dataclass(frozen=True)
+class Channel:
+    name: str
+    io: str  # Yes / No / Connecting
+    sql: str
+    lag: int | None
+    io_error: str
+    sql_error: str
+
+    def suffix(self) -> str:
+        return f":{self.name}" if self.name else ""
+
+    def values(self) -> dict[str, int]:
+        out = {IO + self.suffix(): int(self.io == "Yes"), SQL + self.suffix(): int(self.sql == "Yes")}
+        if self.lag is not None:
+            out[LAG + self.suffix()] = self.lag
+        return out
+
+    def state(self) -> str:
+        label = f"channel '{self.name}'" if self.name else "replication"
+        lag = "n/a" if self.lag is None else f"{self.lag} s"
+        errors = "; ".join(e for e in (self.io_error and f"I/O error: {self.io_error}",
+                                       self.sql_error and f"SQL error: {self.sql_error}") if e)
+        return f"{label}: I/O thread {self.io}, SQL thread {self.sql}, lag {lag}" + (f" ({errors})" if errors else "")
+
+
+def statement(info: ServerInfo) -> str:
+    if info.flavor == "mariadb":
+        return ALL_SLAVES_SQL if info.version_tuple >= (10, 0, 0) else SLAVE_SQL
+    return REPLICA_SQL if info.version_tuple >= (8, 0, 22) else SLAVE_SQL
+
+
+def privilege(info: ServerInfo) -> str:
+    return "SLAVE MONITOR" if info.flavor == "mariadb" and info.version_tuple >= (10, 5, 9) else "REPLICATION CLIENT"
+
+
+def read_rows(conn: pymysql.Connection, sql: str) -> list[dict]:
+    """Rows as {column: value}: the columns differ by flavor and version, so they are read by name."""
+    with conn.cursor() as cur:
+        cur.execute(sql)
+        names = [d[0] for d in cur.description or ()]
+        return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+
+
+def text(value) -> str:
+    if isinstance(value, bytes):
+        return value.decode(errors="replace")
+    return "" if value is None else str(value)
+
+
+def first(row: dict, *names: str) -> str:
+    return next((text(row[n]) for n in names if n in row), "")
+
+
+def parse_channel(row: dict) -> Channel:
+    lag = number(first(row, "Seconds_Behind_Source", "Seconds_Behind_Master") or None)
+    return Channel(first(row, "Channel_Name", "Connection_name"), first(row, "Replica_IO_Running", "Slave_IO_Running"),
+                   first(row, "Replica_SQL_Running", "Slave_SQL_Running"), None if lag is None else int(lag),
+                   first(row, "Last_IO_Error"), first(row, "Last_SQL_Error"))
+
+
+def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:
+    sql = statement(info)
+    try:
+        channels = [parse_channel(row) for row in read_rows(conn, sql)]
+    except pymysql.MySQLError as exc:
+        if exc.args and exc.args[0] == ACCESS_DENIED:
+            raise SourceUnavailable(NO_PRIVILEGE.format(statement=sql, privilege=privilege(info))) from exc
+        raise
+    if not channels:
+        return Reading({}, note="not a replica (no replication channel configured)")
+    values = {key: value for channel in channels for key, value in channel.values().items()}
+    return Reading(values, note="; ".join(c.state() for c in channels))
+
+
+SOURCE = Source(
+    name=NAME,
+    help="SHOW REPLICA/SLAVE STATUS: replica.lag_s, replica.io_running, replica.sql_running (per channel, gauges)",
+    flavors=frozenset(("mysql", "mariadb")),
+    min_version={"mysql": (5, 5, 0), "mariadb": (5, 5, 0)},
+    interval=None,
+    collect=collect,
+)
