@@ -8,6 +8,7 @@ from collectors.sources import (
     innodb_mutex,
     oldest_trx,
     pfs_waits,
+    redo_log,
     replication,
     variables,
 )
@@ -15,7 +16,7 @@ from collectors.sources import (
 SOURCES: dict[str, Source] = {
     module.SOURCE.name: module.SOURCE
     for module in (global_status, pfs_waits, innodb_mutex, history_length, oldest_trx, innodb_metrics, variables,
-                   replication)
+                   replication, redo_log)
 }
 
 

@@ -15,6 +15,8 @@ SELECTED = (
     "innodb_thread_concurrency", "innodb_flush_neighbors", "innodb_adaptive_hash_index",
     "innodb_page_cleaners", "innodb_read_io_threads", "innodb_write_io_threads", "innodb_doublewrite",
     "sync_binlog", "max_connections", "table_open_cache", "thread_cache_size", "performance_schema",
+    # The redo log's capacity (the pressure page): files x size before MySQL 8.0.30, one setting since.
+    "innodb_log_files_in_group", "innodb_redo_log_capacity",
 )
 # Named in the statement so the server sends ~20 rows, not ~600.
 VARIABLES_SQL = "SHOW GLOBAL VARIABLES WHERE Variable_name IN ({})".format(
