@@ -1,6 +1,6 @@
 from django.urls import path
 
-from dashboards.views import api, compare, explore, fleet, runs, scalability, server, tokens
+from dashboards.views import api, compare, explore, fleet, pressure, replication, runs, scalability, server, tokens
 
 app_name = "dashboards"
 
@@ -9,6 +9,8 @@ urlpatterns = [
     path("servers/<int:server_id>/stability/", server.stability, name="stability"),
     path("servers/<int:server_id>/purge/", server.purge, name="purge"),
     path("servers/<int:server_id>/waits/", server.waits, name="waits"),
+    path("servers/<int:server_id>/pressure/", pressure.pressure, name="pressure"),
+    path("servers/<int:server_id>/replication/", replication.replication, name="replication"),
     path("explore/", explore.explore, name="explore"),
     path("runs/", runs.runs, name="runs"),
     path("compare/", compare.compare, name="compare"),

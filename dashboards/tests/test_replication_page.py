@@ -1,0 +1,48 @@
+"""The replication page: lag and threads per channel, and what the source said last."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from collectors.models import ServerHealth
+from dashboards.tests.dash_data import EVIL, fresh_store, make_server  # noqa: F401
+from dashboards.tests.test_pages import figures
+from store.ingest import write_samples
+from store.sample import Sample
+
+pytestmark = pytest.mark.django_db
+T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+RANGE = "from=2026-03-02T09:00:00Z&to=2026-03-02T09:05:00Z"
+
+
+@pytest.fixture
+def client(client, admin_user):
+    client.force_login(admin_user)
+    return client
+
+
+def test_it_draws_each_channels_lag_and_threads(client):
+    server = make_server()
+    write_samples([Sample(server.pk, "replication", T0 + timedelta(seconds=10 * i), 10.0,
+                          {"replica.lag_s": 3 * i, "replica.io_running": 1, "replica.sql_running": int(i < 5),
+                           "replica.lag_s:audit": 1, "replica.io_running:audit": 1, "replica.sql_running:audit": 1})
+                   for i in range(1, 9)])
+    ServerHealth.objects.create(server=server, sources={"replication": {
+        "ok": True, "note": f"replication: I/O thread Yes, SQL thread No, lag n/a (SQL error: {EVIL})",
+        "at": T0.isoformat()}})
+    response = client.get(f"/servers/{server.pk}/replication/?{RANGE}")
+    body = response.content.decode()
+    fig = figures(response)["replication-chart"]
+    assert next(t for t in fig["data"] if t["name"] == "lag s (default)")["y"] == [3 * i for i in range(1, 9)]
+    assert next(t for t in fig["data"] if t["name"] == "SQL thread (default)")["y"] == [1] * 4 + [0] * 4
+    assert {"lag s (audit)", "I/O thread (audit)"} <= {t["name"] for t in fig["data"]}
+    assert "SQL thread No" in body and EVIL not in body
+
+
+def test_a_server_that_is_no_replica_says_so(client):
+    server = make_server()
+    ServerHealth.objects.create(server=server, sources={"replication": {
+        "ok": True, "note": "not a replica (no replication channel configured)"}})
+    response = client.get(f"/servers/{server.pk}/replication/")
+    assert response.status_code == 200 and b"not a replica" in response.content
+    assert "replication-chart" not in figures(response)

@@ -1,0 +1,42 @@
+"""Per-server replication page: lag and thread state per channel, and what the replica says now."""
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+
+from collectors.models import ServerHealth
+from dashboards import reads
+from dashboards.figures.replication import replication_figure
+from dashboards.views.common import chart_csv, page_range, range_context
+from monitor.models import Server
+
+LAG, IO, SQL = "replica.lag_s", "replica.io_running", "replica.sql_running"
+SOURCE = "replication"  # the collectors' source of replica.* metrics
+
+
+def channel_name(metric: str) -> str:
+    return metric.partition(":")[2] or "default"
+
+
+def named(found: dict, prefix: str, what: str) -> list[tuple[str, object]]:
+    return [(f"{what} ({channel_name(m)})", p) for m, p in sorted(found.items())
+            if m == prefix or m.startswith(prefix + ":")]
+
+
+def source_state(server_id: int) -> dict:
+    health = ServerHealth.objects.filter(server_id=server_id).first()
+    return ((health.sources or {}).get(SOURCE) or {}) if health else {}
+
+
+def replication(request: HttpRequest, server_id: int) -> HttpResponse:
+    server = get_object_or_404(Server, pk=server_id)
+    tr, points = page_range(request)
+    metrics = reads.store().metric_names(server.pk, "replica.*")
+    found = reads.series_map(server.pk, metrics, tr, points)
+    threads = named(found, IO, "I/O thread") + named(found, SQL, "SQL thread")
+    fig = replication_figure(named(found, LAG, "lag s"), threads)
+    return render(request, "dashboards/replication.html", {
+        **range_context(request, tr), "server": server, "tab": "replication",
+        "figures": {"replication-chart": fig} if metrics else {}, "state": source_state(server.pk),
+        "is_replica": bool(metrics),
+        "csv": chart_csv(server.pk, metrics, tr, points),
+    })
