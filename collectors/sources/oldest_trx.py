@@ -5,13 +5,17 @@ Series (gauges): trx_oldest_age_s, trx_older_60s, trx_read_view_age_s. The ident
 oldest transaction (thread, user, host, state, statement) is not a series: it travels in
 Reading.extra["holder"] and collectors.holders keeps it as an event when it changes.
 
-Needs only PROCESS (INNODB_TRX, and every thread of the processlist). Version differences:
+Needs only PROCESS (INNODB_TRX, and every thread of the processlist); with SELECT on
+performance_schema (granted to the monitoring user anyway) it reads the threads there instead,
+which is cheaper, and can name an idle holder's last statement. Version differences:
 - MySQL 5.5-8.4 and MariaDB 5.5+: INNODB_TRX has the columns read here (trx_isolation_level
   since the InnoDB plugin 1.0.4, i.e. every 5.5);
-- MySQL 8.0.22+ with performance_schema ON: performance_schema.processlist instead of the
-  deprecated information_schema.PROCESSLIST (which takes a global mutex to answer);
-- an idle holder shows no statement in either table: its last statement is read from
+- the holders' user, host, command and time: performance_schema.threads PROCESSLIST_* columns
+  (MySQL 5.6+, MariaDB 10.0+, performance_schema ON), else information_schema.PROCESSLIST;
+- an idle holder has no trx_query: its last statement is read from
   performance_schema.events_statements_current where that is on (MySQL 5.6+, MariaDB 10.0+).
+Statement cost: one statement, plus the holder's thread and last statement when the oldest
+transaction changes, plus the threads of READ COMMITTED transactions running a statement.
 
 No server exposes read views cheaply (only SHOW ENGINE INNODB STATUS prints them), so the
 read-view age is derived per transaction from its isolation level: REPEATABLE READ keeps one
@@ -20,7 +24,7 @@ READ COMMITTED only for the statement running, READ UNCOMMITTED and SERIALIZABLE
 (SERIALIZABLE's reads lock instead, except autocommit SELECTs, which run as a statement).
 """
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import pymysql
 
@@ -32,12 +36,15 @@ LIMIT = 10  # the oldest few: the holder, and enough to count the old ones witho
 OLD_AFTER = 60  # seconds: "transactions older than a minute"
 STATEMENT_CHARS = 200
 
-COLUMNS = ("t.trx_mysql_thread_id, TIMESTAMPDIFF(SECOND, t.trx_started, NOW()), t.trx_isolation_level,"
-           " t.trx_state, t.trx_id, t.trx_started, p.USER, p.HOST, p.COMMAND, p.TIME,"
-           " LEFT(COALESCE(t.trx_query, p.INFO), {chars})")
-TRX_SQL = ("SELECT " + COLUMNS + " FROM information_schema.INNODB_TRX t LEFT JOIN {processlist} p"
-           " ON p.ID = t.trx_mysql_thread_id ORDER BY t.trx_started, t.trx_mysql_thread_id LIMIT {limit}")
-IS_PROCESSLIST, PFS_PROCESSLIST = "information_schema.PROCESSLIST", "performance_schema.processlist"
+# INNODB_TRX alone: its rows are copied from a cache InnoDB refreshes at most every 0.1 s.
+TRX_SQL = ("SELECT trx_mysql_thread_id, TIMESTAMPDIFF(SECOND, trx_started, NOW()), trx_isolation_level,"
+           f" trx_state, trx_id, trx_started, LEFT(trx_query, {STATEMENT_CHARS})"
+           f" FROM information_schema.INNODB_TRX ORDER BY trx_started, trx_mysql_thread_id LIMIT {LIMIT}")
+# Who runs those transactions, only when there are some. performance_schema.threads takes no
+# global mutex; information_schema.PROCESSLIST (PFS off, MySQL 5.5) builds the whole list to answer.
+PFS_THREADS_SQL = ("SELECT PROCESSLIST_ID, PROCESSLIST_USER, PROCESSLIST_HOST, PROCESSLIST_COMMAND,"
+                   " PROCESSLIST_TIME FROM performance_schema.threads WHERE PROCESSLIST_ID IN ({ids})")
+IS_THREADS_SQL = "SELECT ID, USER, HOST, COMMAND, TIME FROM information_schema.PROCESSLIST WHERE ID IN ({ids})"
 # Only when LIMIT rows are all old: how many more there are.
 OLD_COUNT_SQL = ("SELECT COUNT(*) FROM information_schema.INNODB_TRX"
                  f" WHERE trx_started < NOW() - INTERVAL {OLD_AFTER} SECOND")
@@ -47,29 +54,31 @@ LAST_STATEMENT_SQL = (f"SELECT LEFT(e.SQL_TEXT, {STATEMENT_CHARS}) FROM performa
                       " WHERE th.PROCESSLIST_ID = %s ORDER BY e.EVENT_ID DESC LIMIT 1")
 NO_PROCESS = ("INNODB_TRX needs the PROCESS privilege, so the oldest transactions (age, holder, statement) "
               "cannot be read: GRANT PROCESS ON *.* TO the monitoring user (docs/privileges.md)")
-ACCESS_DENIED = (1227, 1044, 1142)
+ACCESS_DENIED = (1227, 1044, 1142, 1143)
 
 
 @dataclass(frozen=True)
 class Trx:
-    """One row of the statement above, typed."""
+    """One INNODB_TRX row, typed; the client thread's columns when they were read."""
 
     thread_id: int
     age_s: int
     isolation: str
     state: str
     key: str  # what tells this transaction from the next one of the same thread
-    user: str | None
-    host: str | None
-    command: str | None
-    statement_s: int | None  # how long the current statement has run (processlist TIME)
-    statement: str | None
+    statement: str | None  # trx_query: the statement running now, None between statements
+    user: str | None = None
+    host: str | None = None
+    command: str | None = None
+    statement_s: int | None = None  # how long the running statement has run (processlist TIME)
+
+    def needs_statement_time(self) -> bool:
+        return self.isolation == "READ COMMITTED" and self.statement is not None
 
     def read_view_age(self) -> int | None:
         if self.isolation == "REPEATABLE READ":
             return self.age_s
-        running = self.statement is not None and self.command not in (None, "Sleep")
-        if self.isolation == "READ COMMITTED" and running:
+        if self.needs_statement_time():
             return min(self.age_s, self.statement_s or 0)
         return None
 
@@ -85,30 +94,49 @@ def integer(value) -> int | None:
 
 
 def parse_row(row: tuple) -> Trx:
-    thread, age, isolation, state, trx_id, started, user, host, command, seconds, statement = row
+    thread, age, isolation, state, trx_id, started, statement = row
     key = f"{thread}/{text(trx_id)}/{text(started)}"  # a read-only trx's id is reused by its thread: start too
-    return Trx(int(thread), max(0, int(age or 0)), text(isolation) or "", text(state) or "", key, text(user),
-               text(host), text(command), integer(seconds), text(statement))
+    return Trx(int(thread), max(0, int(age or 0)), text(isolation) or "", text(state) or "", key, text(statement))
 
 
-def processlist(info: ServerInfo) -> str:
-    if info.flavor == "mysql" and info.version_tuple >= (8, 0, 22) and info.performance_schema:
-        return PFS_PROCESSLIST
-    return IS_PROCESSLIST
+def with_thread(trx: Trx, thread: tuple | None) -> Trx:
+    if thread is None:
+        return trx
+    user, host, command, seconds = thread
+    return replace(trx, user=text(user), host=text(host), command=text(command), statement_s=integer(seconds))
 
 
-def trx_sql(info: ServerInfo) -> str:
-    return TRX_SQL.format(chars=STATEMENT_CHARS, processlist=processlist(info), limit=LIMIT)
-
-
-def has_last_statement(info: ServerInfo) -> bool:
+def has_pfs_threads(info: ServerInfo) -> bool:
+    """performance_schema.threads with PROCESSLIST_* columns, and events_statements_current."""
     minimum = (10, 0, 0) if info.flavor == "mariadb" else (5, 6, 0)
     return info.performance_schema and info.version_tuple >= minimum
 
 
-def read_trx(conn: pymysql.Connection, info: ServerInfo) -> list[Trx]:
+def read_threads(conn: pymysql.Connection, info: ServerInfo, ids: set[int]) -> dict[int, tuple]:
+    """thread id -> (user, host, command, seconds) of these client threads."""
+    ids = ids - {0}  # 0: a recovered or background transaction, no client
+    if not ids:
+        return {}
+    listed = ", ".join(map(str, sorted(ids)))
+    found = answer_or_none(conn, PFS_THREADS_SQL.format(ids=listed)) if has_pfs_threads(info) else None
+    if found is None:  # performance_schema not granted (PROCESS is all this source needs), or too old
+        found = query(conn, IS_THREADS_SQL.format(ids=listed))
+    return {int(r[0]): tuple(r[1:]) for r in found}
+
+
+def answer_or_none(conn: pymysql.Connection, sql: str, args=None) -> list[tuple] | None:
+    """The rows, or None when the monitoring user may not read that table."""
     try:
-        return [parse_row(row) for row in query(conn, trx_sql(info))]
+        return query(conn, sql, args)
+    except pymysql.MySQLError as exc:
+        if exc.args and exc.args[0] in ACCESS_DENIED:
+            return None
+        raise
+
+
+def read_trx(conn: pymysql.Connection) -> list[Trx]:
+    try:
+        return [parse_row(row) for row in query(conn, TRX_SQL)]
     except pymysql.MySQLError as exc:
         if exc.args and exc.args[0] in ACCESS_DENIED:
             raise SourceUnavailable(NO_PROCESS) from exc
@@ -123,9 +151,9 @@ def older_count(conn: pymysql.Connection, rows: list[Trx]) -> int:
 
 
 def last_statement(conn: pymysql.Connection, info: ServerInfo, holder: Trx) -> str | None:
-    if holder.statement or not holder.thread_id or not has_last_statement(info):
+    if holder.statement or not holder.thread_id or not has_pfs_threads(info):
         return holder.statement
-    rows = query(conn, LAST_STATEMENT_SQL, (holder.thread_id,))
+    rows = answer_or_none(conn, LAST_STATEMENT_SQL, (holder.thread_id,))
     return text(rows[0][0]) if rows and rows[0][0] else None
 
 
@@ -136,12 +164,46 @@ def holder_of(conn: pymysql.Connection, info: ServerInfo, oldest: Trx) -> dict:
     return {**asdict(oldest), "statement": statement, "idle": idle}
 
 
+# The holder each monitoring connection saw last: while the same transaction stays the oldest, its
+# identity is not read again (two statements fewer per poll). Keyed by the server's id of our
+# connection, so a reconnect (or another worker) reads it once more; bounded, as connections come and go.
+KNOWN: dict[tuple, dict] = {}
+KNOWN_MAX = 10_000
+
+
+def connection_key(conn: pymysql.Connection) -> tuple:
+    return (getattr(conn, "host", ""), getattr(conn, "port", 0), conn.thread_id())
+
+
+def known_holder(conn: pymysql.Connection, oldest: Trx) -> dict | None:
+    known = KNOWN.get(connection_key(conn))
+    return known if known is not None and known["key"] == oldest.key else None
+
+
+def remember(conn: pymysql.Connection, holder: dict | None) -> None:
+    if len(KNOWN) >= KNOWN_MAX:
+        KNOWN.clear()
+    if holder is None:
+        KNOWN.pop(connection_key(conn), None)
+    else:
+        KNOWN[connection_key(conn)] = holder
+
+
 def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:
-    rows = read_trx(conn, info)
+    rows = read_trx(conn)
+    known = known_holder(conn, rows[0]) if rows else None
+    wanted = {t.thread_id for t in rows if t.needs_statement_time()}
+    if rows and known is None:
+        wanted.add(rows[0].thread_id)
+    threads = read_threads(conn, info, wanted)
+    rows = [with_thread(t, threads.get(t.thread_id)) for t in rows]
     views = [age for age in (t.read_view_age() for t in rows) if age is not None]
     values = {"trx_oldest_age_s": rows[0].age_s if rows else 0, "trx_older_60s": older_count(conn, rows),
               "trx_read_view_age_s": max(views, default=0)}
-    holder = holder_of(conn, info, rows[0]) if rows else None
+    if known is not None:  # the same transaction: its identity as first read, its age as now
+        known = {**known, "age_s": rows[0].age_s}
+    holder = (known or holder_of(conn, info, rows[0])) if rows else None
+    remember(conn, holder)
     return Reading(values, frozenset(), extra={"holder": holder})
 
 

@@ -16,10 +16,11 @@ import pymysql
 
 from collectors.connection import ServerInfo
 from collectors.source import Reading, Source, query
+from collectors.sources.history_length import has_innodb_metrics
 
 NAME = "redo_log"
-METRICS_STATUS_SQL = ("SELECT NAME, COUNT FROM information_schema.INNODB_METRICS WHERE STATUS = 'enabled'"
-                      " AND NAME IN ('log_lsn_current', 'log_lsn_last_checkpoint')")
+METRICS_SQL = ("SELECT NAME, COUNT FROM information_schema.INNODB_METRICS WHERE {enabled}"
+               " AND NAME IN ('log_lsn_current', 'log_lsn_last_checkpoint')")
 INNODB_STATUS_SQL = "SHOW ENGINE INNODB STATUS"
 LSN_LINE = re.compile(r"^Log sequence number\s+(\d+)(?:\s+(\d+))?$", re.MULTILINE)
 CHECKPOINT_LINE = re.compile(r"^Last checkpoint at\s+(\d+)(?:\s+(\d+))?$", re.MULTILINE)
@@ -39,10 +40,16 @@ def parse_innodb_status(text: str) -> tuple[int, int] | None:
     return None if current is None or checkpoint is None else (current, checkpoint)
 
 
+def metrics_sql(info: ServerInfo) -> str:
+    # The enabled column is ENABLED on MariaDB 10.5+ (which the page reads from status instead).
+    mariadb_105 = info.flavor == "mariadb" and info.version_tuple >= (10, 5, 0)
+    return METRICS_SQL.format(enabled="ENABLED" if mariadb_105 else "STATUS = 'enabled'")
+
+
 def from_metrics(conn: pymysql.Connection, info: ServerInfo) -> tuple[int, int] | None:
-    if info.version_tuple < (5, 6, 0):
+    if not has_innodb_metrics(info):
         return None
-    found = {name: int(count) for name, count in query(conn, METRICS_STATUS_SQL)}
+    found = {name: int(count) for name, count in query(conn, metrics_sql(info))}
     if len(found) < 2:
         return None
     return found["log_lsn_current"], found["log_lsn_last_checkpoint"]

@@ -39,9 +39,16 @@ def table(name: str) -> Table:
 class RecordedConnection:
     """Answers each statement with the recorded rows whose key it contains; fails on any other."""
 
+    opened = 0  # connection ids, as the server would number them
+
     def __init__(self, answers: dict[str, list[tuple]]):
         self.answers = answers
         self.executed: list[str] = []
+        RecordedConnection.opened += 1
+        self.id = RecordedConnection.opened
+
+    def thread_id(self) -> int:
+        return self.id
 
     def cursor(self):
         return RecordedCursor(self)

@@ -113,3 +113,17 @@ def test_the_poll_keeps_going_when_it_cannot_connect_to_the_holders_server(make_
     result = poll_server(server.id, only=[oldest_trx.NAME])
     assert not result.ok and not TrxHolder.objects.filter(server=server).exists()
 
+
+
+def test_process_alone_is_enough_to_name_the_holder(server, holder, mariadb, make_server):
+    mariadb.execute("CREATE USER IF NOT EXISTS 'onlyprocess'@'%' IDENTIFIED BY 'op'",
+                    "GRANT PROCESS ON *.* TO 'onlyprocess'@'%'")
+    thread, _ = begin(holder)
+    time.sleep(TRX_CACHE)
+    plain = make_server("process-only", mariadb.port, user="onlyprocess", password="op")
+    result = poll_server(plain.id, only=[oldest_trx.NAME])
+    holder.commit()
+    assert values(result)["trx_oldest_age_s"] >= 0
+    row = TrxHolder.objects.get(server=plain)
+    # Threads from information_schema.PROCESSLIST; no performance_schema, so no last statement.
+    assert (row.thread_id, row.user, row.statement) == (thread, "holder", "")
