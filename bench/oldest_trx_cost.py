@@ -13,9 +13,7 @@ follows a 0.11 s pause, as polls seconds apart do (the pause is not statement ti
 """
 
 import argparse
-import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -24,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.poll_cost import USER, Meter  # noqa: E402  (sets Django up)
 from collectors.connection import detect  # noqa: E402
 from collectors.sources import oldest_trx, replication  # noqa: E402
-from testing.mariadb import SandboxMariaDB  # noqa: E402
+from testing.mariadb import SandboxMariaDB, running_sandbox  # noqa: E402
 
 DB = "bench_trx"
 
@@ -46,17 +44,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--polls", type=int, default=20, help="reads per round (5 rounds, median)")
     args = parser.parse_args()
-    base = Path(tempfile.mkdtemp(prefix="bench-oldest-trx-"))
-    server = SandboxMariaDB(base / "data")
-    try:
-        server.start()
-        server.create_monitor_user(USER, "s3cret!")
+    with running_sandbox("bench-oldest-trx-") as server:  # its monitoring user is poll_cost's USER
         server.execute(f"CREATE DATABASE {DB}", f"CREATE TABLE {DB}.t (id INT PRIMARY KEY, v INT) ENGINE=InnoDB",
                        f"INSERT INTO {DB}.t VALUES (1, 0)")
         run(server, args.polls)
-    finally:
-        server.stop()
-        shutil.rmtree(base, ignore_errors=True)
 
 
 def run(server: SandboxMariaDB, polls: int) -> None:

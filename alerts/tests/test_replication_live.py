@@ -9,6 +9,7 @@ from alerts.builtin import ensure_builtin_rules
 from alerts.evaluation import evaluate_all
 from alerts.models import Event, Rule
 from alerts.tests.conftest import make_server
+from alerts.tests.test_end_to_end import until
 from collectors.batch import poll_server
 from collectors.pool import POOL
 from collectors.sources import replication
@@ -26,17 +27,10 @@ def pair():
         replica.replicate_from(source)
         source.execute("CREATE DATABASE r", "CREATE TABLE r.t (id INT PRIMARY KEY, v INT) ENGINE=InnoDB",
                        "INSERT INTO r.t VALUES (1, 0)")
-        wait_for(lambda: replica.execute("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'r'"
+        until(lambda: replica.execute("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'r'"
                                          )[0][0] == 1)
         yield source, replica
     POOL.close_all()
-
-
-def wait_for(condition, seconds: float = 20) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "gave up waiting for the replica"
-        time.sleep(0.1)
 
 
 def values(result) -> dict:
@@ -76,7 +70,7 @@ def test_it_sees_the_lag_of_an_event_the_replica_is_stuck_on(pair):
         assert event.firing and f"{lag:,.0f} s behind its source" in event.detail
     finally:
         blocker.close()
-    wait_for(lambda: values(poll_server(server.id, only=[replication.NAME])).get("replica.lag_s") == 0)
+    until(lambda: values(poll_server(server.id, only=[replication.NAME])).get("replica.lag_s") == 0)
     evaluate_all()
     assert not Event.objects.get(rule__builtin="replica-lag", server=server).firing
 
@@ -93,7 +87,7 @@ def test_a_stopped_sql_thread_fires_replication_stopped_until_it_runs_again(pair
         assert event.firing and "SQL thread not running" in event.detail and "SQL thread No" in event.detail
     finally:
         replica.execute("START SLAVE SQL_THREAD")
-    wait_for(lambda: values(poll_server(server.id, only=[replication.NAME])).get("replica.sql_running") == 1)
+    until(lambda: values(poll_server(server.id, only=[replication.NAME])).get("replica.sql_running") == 1)
     evaluate_all()
     assert not Event.objects.get(rule__builtin="replica-stopped", server=server).firing
 

@@ -85,8 +85,7 @@ def topwaits_csv(request: HttpRequest) -> HttpResponse:
     """/export/topwaits.csv: one interval, or two (from2/to2) with their differences."""
     get = request.GET
     try:
-        server = params.find_servers(get.getlist("server"))[0]
-        start, end = params.parse_range(get.get("from"), get.get("to"), preset=get.get("range"))
+        server, start, end = server_and_range(get)
         second = params.parse_range(get.get("from2"), get.get("to2"), "2") if get.get("from2") else None
     except params.ExportError as error:
         return bad_request(error)
@@ -98,6 +97,12 @@ def topwaits_csv(request: HttpRequest) -> HttpResponse:
         body = topwaits_diff_rows(diff_rows(first, waits_of(server.pk, *second, get.get("cond") != "0")))
         name = slug("topwaits", server.name, iso_utc(start), "vs", iso_utc(second[0]))
     return csv_response(body, name + ".csv", _flag(request, "bom"))
+
+
+def server_and_range(get) -> tuple:
+    """The one server (server=) and the range (from/to or range=) of a table export."""
+    server = params.find_servers(get.getlist("server"))[0]
+    return (server, *params.parse_range(get.get("from"), get.get("to"), preset=get.get("range")))
 
 
 def waits_of(server_id: int, start, end, conditions: bool) -> list:
@@ -170,10 +175,8 @@ def runs_csv(request: HttpRequest) -> HttpResponse:
 @require_GET
 def holders_csv(request: HttpRequest) -> HttpResponse:
     """/export/holders.csv?server=..&from=..&to=..: who held the oldest transaction (the purge page's table)."""
-    get = request.GET
     try:
-        server = params.find_servers(get.getlist("server"))[0]
-        start, end = params.parse_range(get.get("from"), get.get("to"), preset=get.get("range"))
+        server, start, end = server_and_range(request.GET)
     except params.ExportError as error:
         return bad_request(error)
     name = slug("holders", server.name, iso_utc(start), iso_utc(end)) + ".csv"
