@@ -36,6 +36,12 @@ def whole_polls(x: float | None) -> str:
     return ""
 
 
+def seconds_of_lag(x: float | None) -> str:
+    if x is None or x < 0:
+        return "For a replica lag rule, X is a number of seconds, 0 or more (e.g. 300)."
+    return ""
+
+
 def rising_text(rule: Rule) -> str:
     text = f"{rule.metric} rising for {fmt_minutes(rule.window_minutes)} in a row"
     return text + (f" by more than {fmt(rule.threshold)}" if rule.threshold else "")
@@ -61,7 +67,7 @@ KINDS: dict[str, RuleKind] = {
         conditions.source_verdicts),
     REPLICA_LAG: RuleKind(
         "Replica lag above X seconds", lambda r: f"replica lag above {fmt(r.threshold)} s",
-        conditions.replica_lag_verdicts),
+        conditions.replica_lag_verdicts, check_threshold=seconds_of_lag),
     REPLICA_STOPPED: RuleKind(
         "Replication stopped (I/O or SQL thread not running)", lambda r: "replication I/O or SQL thread stopped",
         conditions.replica_stopped_verdicts),

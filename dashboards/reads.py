@@ -4,7 +4,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from django.db.models import Q
+
 from collectors import registry
+from collectors.models import TrxHolder
 from dashboards.analysis.topwaits import CONDITION_PREFIX, COUNT_PREFIX, TIME_PREFIX, WaitRow, is_condition, wait_rows
 from dashboards.figures.common import ChartPoints
 from dashboards.timerange import TimeRange
@@ -158,9 +161,5 @@ OLDEST_TRX, READ_VIEW = "trx_oldest_age_s", "trx_read_view_age_s"
 
 def holders_in(server_id: int, start: datetime, end: datetime) -> list:
     """Who held the oldest transaction at some time in [start, end], oldest first (collectors' events)."""
-    from django.db.models import Q
-
-    from collectors.models import TrxHolder
-
     return list(TrxHolder.objects.filter(server_id=server_id, started_at__lte=end)
                 .filter(Q(ended_at__gte=start) | Q(ended_at=None)).order_by("started_at", "id"))

@@ -8,12 +8,12 @@ import pytest
 from alerts.builtin import ensure_builtin_rules
 from alerts.evaluation import evaluate_all
 from alerts.models import Event, Rule
-from alerts.tests.conftest import make_server
 from alerts.tests.test_end_to_end import until
 from collectors.batch import poll_server
 from collectors.pool import POOL
 from collectors.sources import replication
 from testing.mariadb import running_sandbox
+from testing.servers import make_server
 
 pytestmark = pytest.mark.django_db
 FAKE_AGE = 100  # seconds: the source stamps the event this far in the past (SET TIMESTAMP)

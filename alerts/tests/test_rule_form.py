@@ -76,3 +76,17 @@ def test_it_shows_the_message_on_the_page(admin_client):
     assert response.status_code == 200
     assert "The window must be a positive number of minutes, not -2." in response.content.decode()
     assert not Rule.objects.filter(name="History grows").exists()
+
+
+def test_a_replica_lag_rule_wants_seconds_and_no_metric():
+    assert "X is a number of seconds" in errors(kind="replica_lag", threshold="-1")["threshold"][0]
+    form = RuleForm({**GOOD, "kind": "replica_lag", "threshold": "120", "window_minutes": ""})
+    assert form.is_valid(), form.errors
+    rule = form.save()
+    assert (rule.metric, rule.condition_text) == ("", "replica lag above 120 s")
+
+
+def test_a_replication_stopped_rule_needs_nothing_more():
+    form = RuleForm({**GOOD, "kind": "replica_stopped", "metric": "", "window_minutes": ""})
+    assert form.is_valid(), form.errors
+    assert form.save().condition_text == "replication I/O or SQL thread stopped"

@@ -4,7 +4,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from dashboards.figures.common import Points, base_layout, esc, iso, line
+from dashboards.figures.common import ChartPoints, base_layout, esc, iso, line
 
 HOLDER_FILL = "rgba(181, 71, 8, 0.08)"
 
@@ -18,7 +18,7 @@ class HolderSpan:
     label: str
 
 
-def oldest_trx_figure(history: Points, oldest: Points, read_view: Points | None,
+def oldest_trx_figure(history: ChartPoints, oldest: ChartPoints, read_view: ChartPoints | None,
                       spans: Sequence[HolderSpan] = ()) -> dict:
     """History length (left axis) against the age of the oldest transaction and read view (right, seconds)."""
     layout = base_layout(height=320)

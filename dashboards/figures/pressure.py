@@ -2,7 +2,7 @@
 
 from collections.abc import Sequence
 
-from dashboards.figures.common import PALETTE, Mark, Points, add_marks, base_layout, line
+from dashboards.figures.common import PALETTE, ChartPoints, Mark, add_marks, base_layout, line
 from dashboards.figures.stability import flat, note_row, shared_axes
 
 TITLES = ["Redo: checkpoint age against capacity (MB)", "Buffer pool pages: dirty and free",
@@ -23,7 +23,7 @@ EMPTY = {1: "no checkpoint age collected (see the sources below)", 2: "no buffer
          5: "no purge or DML samples in this range", 6: "purge_dml_delay_usec is off or not exposed"}
 
 
-def pressure_figure(lines: Sequence[tuple[int, str, Points, float]], capacity: tuple[str, float] | None = None,
+def pressure_figure(lines: Sequence[tuple[int, str, ChartPoints, float]], capacity: tuple[str, float] | None = None,
                     marks: Sequence[Mark] = ()) -> dict:
     """lines: (row, name, points, scale); capacity: (label, bytes) drawn flat over the checkpoint age."""
     layout = shared_axes(base_layout(height=1100), ROWS, TITLES)

@@ -2,14 +2,14 @@
 
 from collections.abc import Sequence
 
-from dashboards.figures.common import PALETTE, Points, base_layout, line
+from dashboards.figures.common import PALETTE, ChartPoints, base_layout, line
 from dashboards.figures.stability import note_row, shared_axes
 
 ROWS = [(0.42, 1.0), (0.0, 0.30)]
 TITLES = ["Seconds behind the source (none drawn while a thread is stopped)", "Threads running (1 = Yes, 0 = No)"]
 
 
-def replication_figure(lags: Sequence[tuple[str, Points]], threads: Sequence[tuple[str, Points]]) -> dict:
+def replication_figure(lags: Sequence[tuple[str, ChartPoints]], threads: Sequence[tuple[str, ChartPoints]]) -> dict:
     layout = shared_axes(base_layout(height=520), ROWS, TITLES)
     layout["hovermode"] = "x"
     layout["yaxis2"].update(range=[-0.1, 1.1], tickvals=[0, 1], ticktext=["No", "Yes"])

@@ -6,11 +6,11 @@ import pytest
 from django.utils import timezone
 
 from collectors.models import TrxHolder
-from dashboards.tests.dash_data import fresh_store, make_server  # noqa: F401
 from dashboards.tests.test_browser import open_chart
 from store.ingest import write_samples
 from store.sample import Sample
 from testing.browser import screenshot
+from testing.dashboards import make_server
 
 pytestmark = pytest.mark.browser
 POLLS = 40

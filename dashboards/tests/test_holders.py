@@ -8,10 +8,10 @@ import pytest
 
 from collectors.models import TrxHolder
 from dashboards.figures.holders import HolderSpan, oldest_trx_figure
-from dashboards.tests.dash_data import EVIL, fresh_store, make_server  # noqa: F401
 from dashboards.tests.test_pages import figures
 from store.ingest import write_samples
 from store.sample import Sample
+from testing.dashboards import EVIL, make_server
 
 pytestmark = pytest.mark.django_db
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
