@@ -72,7 +72,9 @@ def test_a_bad_server_never_stops_the_healthy_one(eager_celery, make_server, mar
 
     health = {h.server.name: h for h in ServerHealth.objects.select_related("server")}
     assert health[healthy.name].consecutive_failures == 0 and health[healthy.name].last_error == ""
-    assert all(entry["ok"] for entry in health[healthy.name].sources.values())
+    # Every source ran, but those of another flavor (redo_log: MySQL's), which say so.
+    assert all(entry["ok"] or "not available on MariaDB" in entry["error"]
+               for entry in health[healthy.name].sources.values())
 
     assert "wrong-password" in health["wrong-password"].last_error
     assert "access denied for user 'steady'" in health["wrong-password"].last_error
