@@ -2,7 +2,8 @@
 
 The oldest_trx source leaves its reading's holder on the poll result; record() hands the
 batch here. One open row per server (a partial unique index): the same transaction seen
-again only moves seen_at; another one (or none) ends it at that poll's time.
+again only moves seen_at; another one (or none, or one younger than MIN_AGE_S) ends it at
+that poll's time.
 """
 
 import logging
@@ -15,6 +16,9 @@ from collectors.sources.oldest_trx import NAME as SOURCE
 log = logging.getLogger(__name__)
 
 TEXT_FIELDS = {"user": 128, "host": 255, "isolation": 20, "statement": 200}
+# Younger than this (whole seconds as the server counts them), the oldest transaction is everyday OLTP
+# that holds nothing back: a row per poll for those would bury the holders that matter.
+MIN_AGE_S = 1
 
 
 def readings(results: list[PollResult]) -> dict[int, tuple[datetime, dict | None]]:
@@ -24,8 +28,12 @@ def readings(results: list[PollResult]) -> dict[int, tuple[datetime, dict | None
         for source in result.sources:
             if source.name == SOURCE and source.ok and "holder" in source.extra:
                 at = source.sample.ts if source.sample is not None else result.started_at
-                found[result.server_id] = (at, source.extra["holder"])
+                found[result.server_id] = (at, worth_keeping(source.extra["holder"]))
     return found
+
+
+def worth_keeping(holder: dict | None) -> dict | None:
+    return holder if holder is not None and holder["age_s"] >= MIN_AGE_S else None
 
 
 def record_holders(results: list[PollResult]) -> None:

@@ -13,6 +13,7 @@ from collectors.sources import oldest_trx, replication
 HOLD_DB = "trx_holders"
 STATEMENT = f"SELECT v FROM {HOLD_DB}.t WHERE id = 1"
 TRX_CACHE = 0.15  # InnoDB refreshes the INNODB_TRX table at most every 0.1 s
+KEPT_AFTER = 1.1  # a transaction becomes a holder worth an event once a second old (collectors.holders)
 
 
 @pytest.fixture
@@ -82,12 +83,11 @@ def test_a_read_committed_transaction_holds_no_view_between_statements(server, h
 
 def test_a_new_oldest_transaction_ends_the_previous_holder(server, holder, mariadb):
     first, _ = begin(holder)
-    time.sleep(TRX_CACHE)
+    time.sleep(KEPT_AFTER)
     poll_server(server.id, only=[oldest_trx.NAME])
     holder.commit()
-    time.sleep(1.05)  # trx_started is whole seconds: the next transaction starts in another one
-    second, _ = begin(holder)
-    time.sleep(TRX_CACHE)
+    second, _ = begin(holder)  # a second later: trx_started (whole seconds) tells it from the first
+    time.sleep(KEPT_AFTER)
     poll_server(server.id, only=[oldest_trx.NAME])
     holder.commit()
     rows = list(TrxHolder.objects.filter(server=server))
@@ -119,7 +119,7 @@ def test_process_alone_is_enough_to_name_the_holder(server, holder, mariadb, mak
     mariadb.execute("CREATE USER IF NOT EXISTS 'onlyprocess'@'%' IDENTIFIED BY 'op'",
                     "GRANT PROCESS ON *.* TO 'onlyprocess'@'%'")
     thread, _ = begin(holder)
-    time.sleep(TRX_CACHE)
+    time.sleep(KEPT_AFTER)
     plain = make_server("process-only", mariadb.port, user="onlyprocess", password="op")
     result = poll_server(plain.id, only=[oldest_trx.NAME])
     holder.commit()
@@ -127,3 +127,12 @@ def test_process_alone_is_enough_to_name_the_holder(server, holder, mariadb, mak
     row = TrxHolder.objects.get(server=plain)
     # Threads from information_schema.PROCESSLIST; no performance_schema, so no last statement.
     assert (row.thread_id, row.user, row.statement) == (thread, "holder", "")
+
+
+def test_a_transaction_younger_than_a_second_is_no_holder(server, holder):
+    time.sleep(1.02 - time.time() % 1)  # just after a second starts: the poll comes within the same second
+    begin(holder)
+    time.sleep(TRX_CACHE)
+    got = values(poll_server(server.id, only=[oldest_trx.NAME]))
+    holder.commit()
+    assert got["trx_oldest_age_s"] == 0 and not TrxHolder.objects.filter(server=server).exists()
