@@ -9,7 +9,7 @@ from itertools import groupby
 from celery import shared_task
 from celery.utils.log import get_task_logger
 
-from collectors import schedule
+from collectors import pruning, schedule
 from collectors.batch import poll_servers
 from monitor.models import Server
 
@@ -53,3 +53,9 @@ def poll_batch(server_ids: list[int], due_ats: list[float]) -> int:
     if failed:
         log.warning("polls failed: %s", ", ".join(failed))
     return sum(1 for r in results if not r.skipped)
+
+
+@shared_task(ignore_result=True)
+def prune_holders() -> int:
+    """Hourly: forget holders of the oldest transaction that ended long ago (collectors.pruning)."""
+    return pruning.prune_holders()

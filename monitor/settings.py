@@ -155,4 +155,9 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": 3600.0,
         "options": {"expires": 3000},
     },
+    "prune-holders": {
+        "task": "collectors.tasks.prune_holders",
+        "schedule": 3600.0,
+        "options": {"expires": 3000},
+    },
 }

@@ -1,12 +1,15 @@
 """The oldest transaction on the test MariaDB: ages, the read view, and its holder kept as events."""
 
 import time
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
 from collectors.batch import poll_server
 from collectors.connection import detect
 from collectors.models import TrxHolder
+from collectors.pruning import KEEP_HOLDERS, prune_holders
 from collectors.source import SourceUnavailable
 from collectors.sources import oldest_trx, replication
 
@@ -136,3 +139,14 @@ def test_a_transaction_younger_than_a_second_is_no_holder(server, holder):
     got = values(poll_server(server.id, only=[oldest_trx.NAME]))
     holder.commit()
     assert got["trx_oldest_age_s"] == 0 and not TrxHolder.objects.filter(server=server).exists()
+
+
+def test_ended_holders_are_forgotten_after_the_keep_time_and_open_ones_never(make_server):
+    server, now = make_server("pruned", 1), timezone.now()
+    old = now - KEEP_HOLDERS - timedelta(hours=1)
+    rows = dict(server=server, thread_id=1, user="u", started_at=old, seen_at=old)
+    TrxHolder.objects.create(trx_key="ended-long-ago", ended_at=old, **rows)
+    TrxHolder.objects.create(trx_key="ended-lately", ended_at=now - KEEP_HOLDERS + timedelta(hours=1), **rows)
+    TrxHolder.objects.create(trx_key="still-open", **rows)
+    assert prune_holders(now) == 1
+    assert sorted(TrxHolder.objects.values_list("trx_key", flat=True)) == ["ended-lately", "still-open"]
