@@ -1,6 +1,5 @@
 """Celery tasks: the beat tick finds due servers; batches of them are polled concurrently."""
 
-import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
@@ -8,6 +7,7 @@ from itertools import groupby
 
 from celery import shared_task
 from celery.utils.log import get_task_logger
+from django.conf import settings
 
 from collectors import pruning, schedule
 from collectors.batch import poll_servers
@@ -15,16 +15,14 @@ from monitor.models import Server
 
 log = get_task_logger(__name__)
 
-BATCH_SIZE = int(os.getenv("COLLECTORS_BATCH_SIZE", "10"))  # servers per task
-# Polls at once per worker process; some of them sleep until their due time (up to one tick).
-THREADS = int(os.getenv("COLLECTORS_THREADS", "64"))
 _executor: ThreadPoolExecutor | None = None
 
 
 def executor() -> ThreadPoolExecutor:
     global _executor
     if _executor is None:
-        _executor = ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="poll")
+        # Polls at once per worker process; some of them sleep until their due time (up to one tick).
+        _executor = ThreadPoolExecutor(max_workers=settings.COLLECTORS_THREADS, thread_name_prefix="poll")
     return _executor
 
 
@@ -35,10 +33,11 @@ def dispatch_due_polls(now: float | None = None) -> int:
     intervals = dict(servers)
     due = schedule.claim_due(servers, time.time() if now is None else now)
     due.sort(key=lambda item: (intervals[item[0]], item[1]))  # batches of neighbouring due times
+    size = settings.COLLECTORS_BATCH_SIZE  # servers per task
     for interval, group in groupby(due, key=lambda item: intervals[item[0]]):
         group = list(group)
-        for start in range(0, len(group), BATCH_SIZE):
-            batch = group[start:start + BATCH_SIZE]
+        for start in range(0, len(group), size):
+            batch = group[start:start + size]
             poll_batch.apply_async(args=[[i for i, _ in batch], [d for _, d in batch]], expires=interval)
     return len(due)
 

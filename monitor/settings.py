@@ -5,19 +5,21 @@ import os
 
 import dj_database_url
 
-from monitor.env import BASE_DIR, envbool, envint, envsecret, private_file, var_dir
+from monitor.env import BASE_DIR, envbool, envchoice, envint, envlist, envsecret, envstr, private_file, var_dir
+
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 VAR_DIR = var_dir()
-EMBEDDED_DB = not os.getenv("DATABASE_URL")
-EMBEDDED_REDIS = not os.getenv("REDIS_URL")
+EMBEDDED_DB = not envstr("DATABASE_URL")
+EMBEDDED_REDIS = not envstr("REDIS_URL")
 
 SECRET_KEY = envsecret("SECRET_KEY") or private_file(
     VAR_DIR / "secret_key", lambda: __import__("secrets").token_urlsafe(50)
 )
-DEBUG = envbool("DEBUG", "False")
-ALLOWED_HOSTS = os.getenv("ALLOWED_HOSTS", "127.0.0.1,localhost").split(",")
-CSRF_TRUSTED_ORIGINS = [o for o in os.getenv("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
-SITE_URL = os.getenv("SITE_URL", "http://127.0.0.1:8000")
+DEBUG = envbool("DEBUG")
+ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "127.0.0.1,localhost")
+CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS")
+SITE_URL = envstr("SITE_URL", "http://127.0.0.1:8000")
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -70,12 +72,12 @@ TEMPLATES = [
 ]
 
 # With no DATABASE_URL, the embedded pgserver under var/pg (socket only).
-DATABASE_URL = os.getenv("DATABASE_URL") or f"postgresql://postgres:@/postgres?host={VAR_DIR / 'pg'}"
+DATABASE_URL = envstr("DATABASE_URL") or f"postgresql://postgres:@/postgres?host={VAR_DIR / 'pg'}"
 DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
 # A Postgres that went away must fail fast: the store then buffers samples in Redis.
-DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = envint("DB_CONNECT_TIMEOUT", 5)
+DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = envint("DB_CONNECT_TIMEOUT", 5, lo=1)
 
-REDIS_URL = os.getenv("REDIS_URL") or f"unix://{VAR_DIR / 'redis.sock'}"
+REDIS_URL = envstr("REDIS_URL") or f"unix://{VAR_DIR / 'redis.sock'}"
 
 
 def _celery_url(url: str) -> str:
@@ -98,19 +100,20 @@ CREDENTIAL_KEY = envsecret("CREDENTIAL_KEY") or private_file(
     lambda: __import__("cryptography.fernet", fromlist=["Fernet"]).Fernet.generate_key().decode(),
 )
 
-EMAIL_BACKEND = os.getenv("EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend")
-EMAIL_HOST = os.getenv("EMAIL_HOST", "localhost")
-EMAIL_PORT = envint("EMAIL_PORT", 25)
-EMAIL_HOST_USER = os.getenv("EMAIL_HOST_USER", "")
+EMAIL_BACKEND = envstr("EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend")
+EMAIL_HOST = envstr("EMAIL_HOST", "localhost")
+EMAIL_PORT = envint("EMAIL_PORT", 25, lo=1, hi=65535)
+EMAIL_HOST_USER = envstr("EMAIL_HOST_USER")
 EMAIL_HOST_PASSWORD = envsecret("EMAIL_HOST_PASSWORD")
 EMAIL_USE_TLS = envbool("EMAIL_USE_TLS")
-EMAIL_TIMEOUT = envint("EMAIL_TIMEOUT", 10)
-DEFAULT_FROM_EMAIL = os.getenv("DEFAULT_FROM_EMAIL", "steadystate@localhost")
+EMAIL_TIMEOUT = envint("EMAIL_TIMEOUT", 10, lo=1)
+DEFAULT_FROM_EMAIL = envstr("DEFAULT_FROM_EMAIL", "steadystate@localhost")
 # Who gets alert e-mails of rules without their own recipients (the built-in ones), comma-separated.
-ALERT_RECIPIENTS = [a.strip() for a in os.getenv("ALERT_RECIPIENTS", "").split(",") if a.strip()]
+# Checked by alerts.checks at start (`up`, `manage.py check`) and shown on the Alerts page when wrong.
+ALERT_RECIPIENTS = envlist("ALERT_RECIPIENTS")
 
 LANGUAGE_CODE = "en-us"
-TIME_ZONE = os.getenv("TIME_ZONE", "UTC")
+TIME_ZONE = envstr("TIME_ZONE", "UTC")
 USE_I18N = False
 USE_TZ = True
 
@@ -125,11 +128,34 @@ STATICFILES_DIRS.append((
 STATIC_ROOT = BASE_DIR / "staticfiles"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# `manage.py up`: what it starts and how (its options default to these).
+LISTEN_HOST = envstr("LISTEN_HOST", "127.0.0.1")
+PORT = envint("PORT", 8000, lo=1, hi=65535)
+WEB_WORKERS = envint("WEB_WORKERS", 2, lo=1)
+WORKER_CONCURRENCY = envint("WORKER_CONCURRENCY", 16, lo=1)
+LOG_LEVEL = envchoice("LOG_LEVEL", "INFO", LOG_LEVELS)
+CELERY_LOG_LEVEL = envchoice("CELERY_LOG_LEVEL", "WARNING", LOG_LEVELS)
+
+# The time-series store (store/config.py reads these).
+STORE_RAW_RETENTION_DAYS = envint("STORE_RAW_RETENTION_DAYS", 14, lo=1)
+STORE_ROLLUP_1M_RETENTION_DAYS = envint("STORE_ROLLUP_1M_RETENTION_DAYS", 90, lo=1)
+STORE_ROLLUP_1H_RETENTION_DAYS = envint("STORE_ROLLUP_1H_RETENTION_DAYS", 730, lo=1)
+STORE_BUFFER_MAX_SAMPLES = envint("STORE_BUFFER_MAX_SAMPLES", 100_000, lo=1)
+STORE_COMPACT_GRACE_SECONDS = envint("STORE_COMPACT_GRACE_SECONDS", 300, lo=0)
+STORE_PARTITIONS_AHEAD_HOURS = envint("STORE_PARTITIONS_AHEAD_HOURS", 6, lo=1)
+
+# Collectors: servers per Celery task, and polls at once per worker process.
+COLLECTORS_BATCH_SIZE = envint("COLLECTORS_BATCH_SIZE", 10, lo=1)
+COLLECTORS_THREADS = envint("COLLECTORS_THREADS", 64, lo=1)
+
+# Tests only: the Chromium the browser tests drive (testing/browser.py).
+CHROMIUM = envstr("CHROMIUM")
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.getenv("LOG_LEVEL", "INFO")},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
 }
 
 # Beat entries carry `expires` so a stalled queue never piles up work.

@@ -1,14 +1,12 @@
-"""Store settings: Django settings STORE_* win, else environment variables, else defaults."""
+"""Store settings: the STORE_* Django settings (read from the environment in monitor/settings.py)."""
 
 from datetime import timedelta
 
 from django.conf import settings
 
-from monitor.env import envint
-
 
 def _setting(name: str, default: int) -> int:
-    return int(getattr(settings, name, envint(name, default)))
+    return int(getattr(settings, name, default))
 
 
 def raw_retention() -> timedelta:

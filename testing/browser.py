@@ -1,8 +1,9 @@
 """Headless Chromium (Debian's) driven by Playwright, for browser tests."""
 
-import os
 import shutil
 from pathlib import Path
+
+from django.conf import settings
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 CHROMIUM_ARGS = [
@@ -12,7 +13,7 @@ CHROMIUM_ARGS = [
 
 
 def chromium_path() -> str:
-    path = os.getenv("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+    path = settings.CHROMIUM or shutil.which("chromium") or "/usr/bin/chromium"
     if not Path(path).exists():
         raise RuntimeError("Debian's chromium is missing: apt-get install chromium (make test does it)")
     return path

@@ -45,13 +45,13 @@ class Command(BaseCommand):
     help = "Run SteadyState: web, Celery worker and beat (and the embedded Postgres/Redis). Ctrl-C stops all."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--host", default=os.getenv("LISTEN_HOST", "127.0.0.1"),
+        parser.add_argument("--host", default=settings.LISTEN_HOST,
                             help="address gunicorn binds (env LISTEN_HOST, default 127.0.0.1)")
-        parser.add_argument("--port", type=int, default=int(os.getenv("PORT", "8000")),
+        parser.add_argument("--port", type=int, default=settings.PORT,
                             help="port gunicorn binds (env PORT, default 8000)")
-        parser.add_argument("--web-workers", type=int, default=int(os.getenv("WEB_WORKERS", "2")),
+        parser.add_argument("--web-workers", type=int, default=settings.WEB_WORKERS,
                             help="gunicorn worker processes (env WEB_WORKERS, default 2)")
-        parser.add_argument("--worker-concurrency", type=int, default=int(os.getenv("WORKER_CONCURRENCY", "16")),
+        parser.add_argument("--worker-concurrency", type=int, default=settings.WORKER_CONCURRENCY,
                             help="Celery worker threads polling servers (env WORKER_CONCURRENCY, default 16)")
         for extension in extension_modules():
             if hasattr(extension, "add_up_arguments"):
@@ -109,10 +109,10 @@ class Command(BaseCommand):
 
     def children(self, opts: dict, env: dict[str, str], var: Path) -> list[Child]:
         py = sys.executable
-        level = os.getenv("LOG_LEVEL", "INFO")
+        level = settings.LOG_LEVEL
         # Beat sends a dispatch every second: at INFO the worker and beat would
         # log three lines a second and bury what matters.
-        celery_level = os.getenv("CELERY_LOG_LEVEL", "WARNING")
+        celery_level = settings.CELERY_LOG_LEVEL
         children = [
             Child("web", [py, "-m", "gunicorn", "monitor.wsgi:application", "--bind", f"{opts['host']}:{opts['port']}",
                           "--workers", str(opts["web_workers"]), "--graceful-timeout", "5", "--no-control-socket",
