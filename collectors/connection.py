@@ -4,6 +4,10 @@ import re
 from dataclasses import dataclass
 
 import pymysql
+from pymysql.constants import CR
+
+from collectors import tls as tls_modes
+from collectors.tls import TLS
 
 CONNECT_TIMEOUT = 3  # seconds: an unreachable server must not hold a poll slot
 READ_TIMEOUT = 5  # seconds: a server that accepts and never answers fails fast too
@@ -23,11 +27,18 @@ SESSION_GUARDS = (
 )
 
 
+# Plugins that send the password itself to whoever answers: only over TLS whose certificate we verified.
+CLEAR_TEXT_PLUGINS = (b"mysql_clear_password", b"dialog")
+
+
 class ReusedTLSConnection(pymysql.connections.Connection):
-    """PyMySQL's default "TLS if the server offers it", with one TLS context per process.
+    """PyMySQL's default "TLS if the server offers it", with one TLS context per process,
+    and no password in clear text to a server we have not verified.
 
     PyMySQL builds a fresh context (loading the system CA store, ~20 ms of CPU)
     for every connection; at fleet scale that was most of a new target's cost.
+    PyMySQL also honours a server's switch to mysql_clear_password on any
+    connection: a fake server (or anyone in the path) would read the password.
     """
 
     _preferred_ctx = None
@@ -39,6 +50,15 @@ class ReusedTLSConnection(pymysql.connections.Connection):
         if cls._preferred_ctx is None:
             cls._preferred_ctx = super()._create_ssl_ctx(sslp)
         return cls._preferred_ctx
+
+    def _process_auth(self, plugin_name, auth_packet, handler=None):
+        if plugin_name in CLEAR_TEXT_PLUGINS and not tls_modes.verified(self._sock):
+            raise pymysql.err.OperationalError(
+                CR.CR_AUTH_PLUGIN_CANNOT_LOAD,
+                f"the server asked for the clear-text authentication plugin '{plugin_name.decode()}': "
+                "refused, the password is only sent in clear text over TLS with a verified certificate "
+                "(TLS mode verify-ca or verify-identity)")
+        return super()._process_auth(plugin_name, auth_packet, handler)
 
 
 class ConnectError(Exception):
@@ -58,17 +78,19 @@ class ServerInfo:
 
 
 def open_connection(*, host: str = "", port: int = 3306, socket: str = "", user: str, password: str,
-                    connect_timeout: float = CONNECT_TIMEOUT, read_timeout: float = READ_TIMEOUT,
-                    guards: bool = True) -> pymysql.Connection:
+                    tls: TLS = tls_modes.DEFAULT, connect_timeout: float = CONNECT_TIMEOUT,
+                    read_timeout: float = READ_TIMEOUT, guards: bool = True) -> pymysql.Connection:
     where = socket or f"{host}:{port}"
     try:
         conn = ReusedTLSConnection(
             host=host or None, port=port, unix_socket=socket or None, user=user, password=password,
             connect_timeout=connect_timeout, read_timeout=read_timeout, write_timeout=read_timeout,
-            autocommit=True, charset="utf8mb4",
+            autocommit=True, charset="utf8mb4", **tls.connect_args(),
         )
     except pymysql.MySQLError as exc:
         raise ConnectError(describe_error(exc, where, user)) from None
+    except (OSError, ValueError) as exc:  # a CA, certificate or key file that cannot be read or used
+        raise ConnectError(f"{where}: TLS settings cannot be used: {exc}") from None
     if guards:
         apply_session_guards(conn)
     return conn
@@ -77,7 +99,7 @@ def open_connection(*, host: str = "", port: int = 3306, socket: str = "", user:
 def connect(server) -> pymysql.Connection:
     """Open a guarded connection to a monitor.models.Server."""
     return open_connection(host=server.host, port=server.port, socket=server.socket,
-                           user=server.user, password=server.password)
+                           user=server.user, password=server.password, tls=TLS.of(server))
 
 
 def apply_session_guards(conn: pymysql.Connection) -> None:
@@ -93,6 +115,8 @@ def describe_error(exc: Exception, where: str, user: str) -> str:
     code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else None
     if code == 1045:
         return f"{where}: access denied for user '{user}' (wrong password or user not allowed from this host)"
+    if code in (2003, 2002) and any(word in str(exc.args[-1]) for word in ("SSL", "certificate")):
+        return f"{where}: TLS handshake failed (see the server's TLS mode and CA file): {exc.args[-1]}"
     if code in (2003, 2002):
         return f"{where}: cannot connect (server down, wrong host/port, or firewall): {exc.args[-1]}"
     if code == 2013:

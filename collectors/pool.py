@@ -10,7 +10,9 @@ from dataclasses import dataclass
 
 import pymysql
 
+from collectors import tls as tls_modes
 from collectors.connection import ServerInfo, detect, open_connection
+from collectors.tls import TLS
 
 # Read once per connection: the boot time tells a restart from a normal poll.
 UPTIME_SQL = "SHOW GLOBAL STATUS LIKE 'Uptime'"
@@ -29,17 +31,19 @@ class Target:
     socket: str
     user: str
     password: str
+    tls: TLS = tls_modes.DEFAULT
 
     @classmethod
     def from_server(cls, server) -> "Target":
-        return cls(server.id, server.name, server.host, server.port, server.socket, server.user, server.password)
+        return cls(server.id, server.name, server.host, server.port, server.socket, server.user, server.password,
+                   TLS.of(server))
 
     @property
     def address(self) -> str:
         return self.socket or f"{self.host}:{self.port}"
 
     def fingerprint(self) -> tuple:
-        return (self.host, self.port, self.socket, self.user, self.password)
+        return (self.host, self.port, self.socket, self.user, self.password, self.tls)
 
 
 @dataclass
@@ -105,7 +109,7 @@ class ConnectionPool:
 
     def _open(self, target: Target) -> Pooled:
         conn = open_connection(host=target.host, port=target.port, socket=target.socket,
-                               user=target.user, password=target.password)
+                               user=target.user, password=target.password, tls=target.tls)
         self.connects += 1
         try:
             info, boot = describe(conn)

@@ -8,10 +8,11 @@ from monitor.models import Annotation, Run, Server
 
 @admin.register(Server)
 class ServerAdmin(admin.ModelAdmin):
-    # The same form as our page: an empty password on edit keeps the stored one,
+    # The same form as our page: an empty password on edit keeps the stored one
+    # (unless host, port, socket, user or TLS changed: then it must be typed again),
     # and the encrypted column is never rendered.
     form = ServerForm
-    list_display = ["name", "address", "user", "poll_interval", "enabled", "flavor", "version"]
+    list_display = ["name", "address", "user", "tls_mode", "poll_interval", "enabled", "flavor", "version"]
     list_filter = ["enabled", "flavor"]
     search_fields = ["name", "host", "socket"]
     readonly_fields = ["flavor", "version", "created_at"]

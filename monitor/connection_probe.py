@@ -8,8 +8,10 @@ from dataclasses import dataclass, field
 
 import pymysql
 
+from collectors import tls as tls_modes
 from collectors.connection import ConnectError, ServerInfo, detect, open_connection
 from collectors.sources.replication import statement as replication_status_sql
+from collectors.tls import TLS
 
 # The account the server matched us to, as 'user'@'host'.
 CURRENT_USER_SQL = "SELECT CURRENT_USER()"
@@ -43,6 +45,7 @@ class CheckResult:
     account: str = ""
     missing: list[str] = field(default_factory=list)
     grant: str = ""
+    tls: str = ""  # whether TLS was used, with which certificate, and whether it was verified
 
     @property
     def connected(self) -> bool:
@@ -58,6 +61,7 @@ class CheckResult:
         if not self.connected:
             return [f"connection FAILED: {self.error}"]
         out = [f"connection OK: {self.info.label} ({self.info.version}) at {self.address} as {self.account}",
+               f"TLS: {self.tls}",
                f"performance_schema: {'ON' if self.info.performance_schema else 'OFF'}"]
         if not self.info.performance_schema:
             out.append("  the wait and mutex charts need it: set performance_schema=ON in my.cnf and restart")
@@ -68,15 +72,17 @@ class CheckResult:
         return out
 
 
-def check_connection(*, host: str = "", port: int = 3306, socket: str = "", user: str, password: str) -> CheckResult:
-    """Connect with short timeouts and report flavor, version, performance_schema and missing privileges."""
+def check_connection(*, host: str = "", port: int = 3306, socket: str = "", user: str, password: str,
+                     tls: TLS = tls_modes.DEFAULT) -> CheckResult:
+    """Connect with short timeouts and report TLS, flavor, version, performance_schema and missing privileges."""
     result = CheckResult(address=socket or f"{host}:{port}")
     try:
-        conn = open_connection(host=host, port=port, socket=socket, user=user, password=password)
+        conn = open_connection(host=host, port=port, socket=socket, user=user, password=password, tls=tls)
     except ConnectError as exc:
         result.error = str(exc)
         return result
     try:
+        result.tls = tls_modes.describe(conn._sock, tls.mode)
         result.info = detect(conn)
         result.account = current_account(conn)
         result.missing = missing_privileges(conn, result.info)
@@ -91,7 +97,7 @@ def check_connection(*, host: str = "", port: int = 3306, socket: str = "", user
 def check_server(server) -> CheckResult:
     """Test a monitor.models.Server with its stored credentials."""
     return check_connection(host=server.host, port=server.port, socket=server.socket,
-                            user=server.user, password=server.password)
+                            user=server.user, password=server.password, tls=TLS.of(server))
 
 
 def current_account(conn: pymysql.Connection) -> str:

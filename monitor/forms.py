@@ -1,15 +1,23 @@
 """The server form: one validation for the page, the Django admin and `manage.py addserver`."""
 
+import os
+
 from django import forms
 
+from collectors import tls
+from collectors.tls import TLS
 from monitor.connection_probe import CheckResult, check_connection
 from monitor.models import Server
+
+TLS_FILES = ("tls_ca", "tls_cert", "tls_key")
 
 
 class ServerForm(forms.ModelForm):
     """Add or edit a monitored server; the password is write-only.
 
-    On edit an empty password keeps the stored one, so it never has to be shown back.
+    On edit an empty password keeps the stored one, so it never has to be shown back;
+    but the stored password is only ever sent where it was stored for: changing the
+    host, port, socket, user or TLS settings needs the password typed again.
     """
 
     password = forms.CharField(
@@ -19,7 +27,8 @@ class ServerForm(forms.ModelForm):
 
     class Meta:
         model = Server
-        fields = ["name", "host", "port", "socket", "user", "password", "tags", "poll_interval", "enabled"]
+        fields = ["name", "host", "port", "socket", "user", "password", "tls_mode", "tls_ca", "tls_cert", "tls_key",
+                  "tags", "poll_interval", "enabled"]
         error_messages = {
             "name": {"unique": "A server with this name already exists: choose another name."},
             "port": {"invalid": "The port must be a number from 1 to 65535."},
@@ -34,6 +43,9 @@ class ServerForm(forms.ModelForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["poll_interval"].label = "Poll interval (seconds)"
+        self.fields["tls_mode"].required = False  # not given: preferred, as before TLS modes existed
+        # Where the stored password was stored for, before this form changes the instance.
+        self.stored_destination = self.instance.destination() if self.instance.pk else None
         if not self.instance.pk:
             self.fields["password"].help_text = "stored encrypted, never shown again"
 
@@ -49,20 +61,50 @@ class ServerForm(forms.ModelForm):
     def clean_socket(self) -> str:
         return self.cleaned_data["socket"].strip()
 
+    def clean_tls_mode(self) -> str:
+        return self.cleaned_data["tls_mode"] or tls.PREFERRED
+
+    def clean_tls_ca(self) -> str:
+        return readable_file(self.cleaned_data["tls_ca"])
+
+    def clean_tls_cert(self) -> str:
+        return readable_file(self.cleaned_data["tls_cert"])
+
+    def clean_tls_key(self) -> str:
+        return readable_file(self.cleaned_data["tls_key"])
+
     def clean(self) -> dict:
         data = super().clean()
         if "host" in data and "socket" in data and not data["host"] and not data["socket"]:
             self.add_error("host", "Give a host (and port), or a socket path: both are empty.")
         if not self.instance.pk and not data.get("password"):
             self.add_error("password", "Give the monitoring user's password.")
+        elif not data.get("password") and self.destination_changed(data):
+            self.add_error("password", "You changed where or how this server is reached (host, port, socket, user "
+                           "or TLS): type the password again. The stored one is only sent where it was stored for.")
+        if data.get("tls_key") and not data.get("tls_cert"):
+            self.add_error("tls_cert", "A client key needs its client certificate.")
         return data
 
-    def connection_kwargs(self) -> dict:
-        """Where and how to connect, from the form (the stored password if none was typed)."""
+    def destination_changed(self, data: dict) -> bool:
+        if self.stored_destination is None:
+            return True
+        typed = tuple(data.get(name, "") for name in Server.DESTINATION)
+        return typed != self.stored_destination
+
+    def tls(self) -> TLS:
         data = self.cleaned_data
+        return TLS(data.get("tls_mode") or tls.PREFERRED, *(data.get(name, "") for name in TLS_FILES))
+
+    def connection_kwargs(self) -> dict:
+        """Where and how to connect, from the form; the stored password only to its own destination."""
+        data = self.cleaned_data
+        password = data.get("password")
+        if not password and not self.destination_changed(data):
+            password = self.instance.password
         return {
             "host": data["host"], "port": data.get("port") or 3306, "socket": data["socket"],
-            "user": data["user"], "password": data.get("password") or self.instance.password,
+            "user": data["user"], "password": password or "", "tls": self.tls(),
         }
 
     def test_connection(self) -> CheckResult:
@@ -77,3 +119,11 @@ class ServerForm(forms.ModelForm):
         if commit:
             server.save()
         return server
+
+
+def readable_file(path: str) -> str:
+    """A TLS file path as typed, checked to be a file this process can read (empty: none)."""
+    path = path.strip()
+    if path and not (os.path.isfile(path) and os.access(path, os.R_OK)):
+        raise forms.ValidationError(f"{path}: no such file, or not readable by SteadyState.")
+    return path

@@ -4,6 +4,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
+from collectors import tls
 from monitor import crypto
 
 
@@ -18,6 +19,16 @@ class Server(models.Model):
     socket = models.CharField(max_length=255, blank=True)
     user = models.CharField(max_length=80)
     password_encrypted = models.TextField(blank=True, editable=False)
+    tls_mode = models.CharField(
+        "TLS mode", max_length=20, default=tls.PREFERRED, choices=[(m, m) for m in tls.MODES],
+        help_text="verify-ca / verify-identity check the server's certificate against the CA file",
+    )
+    tls_ca = models.CharField("TLS CA file", max_length=500, blank=True,
+                              help_text="path on this host to the CA certificate (PEM); empty: the system's CAs")
+    tls_cert = models.CharField("TLS client certificate", max_length=500, blank=True,
+                                help_text="path to a client certificate (PEM), if the server asks for one")
+    tls_key = models.CharField("TLS client key", max_length=500, blank=True,
+                               help_text="path to the client certificate's key (PEM)")
     tags = ArrayField(models.CharField(max_length=50), default=list, blank=True)
     poll_interval = models.PositiveIntegerField(
         default=10, validators=[MinValueValidator(1), MaxValueValidator(3600)],
@@ -50,6 +61,12 @@ class Server(models.Model):
     @property
     def address(self) -> str:
         return self.socket or f"{self.host}:{self.port}"
+
+    # Where the stored password may be sent: changing any of these needs the password again.
+    DESTINATION = ("host", "port", "socket", "user", "tls_mode", "tls_ca", "tls_cert", "tls_key")
+
+    def destination(self) -> tuple:
+        return tuple(getattr(self, name) for name in self.DESTINATION)
 
 
 class Run(models.Model):

@@ -148,12 +148,17 @@ def test_the_admin_never_shows_the_password_and_keeps_it_on_empty(client, admin_
     client.force_login(admin_user)
     page = client.get(f"/admin/monitor/server/{server.pk}/change/").content.decode()
     assert "admin-secret" not in page and raw_password_column(server.pk) not in page
-    data = {"name": "adm", "host": "db.example", "port": 3306, "socket": "", "user": "u2", "password": "",
-            "tags": "", "poll_interval": 30, "enabled": "on"}
+    data = {"name": "adm", "host": "db.example", "port": 3306, "socket": "", "user": "u", "password": "",
+            "tls_mode": "preferred", "tags": "", "poll_interval": 30, "enabled": "on"}
     response = client.post(f"/admin/monitor/server/{server.pk}/change/", data)
     assert response.status_code == 302, response.content.decode()[:3000]
     server.refresh_from_db()
-    assert server.user == "u2" and server.password == "admin-secret"
+    assert server.poll_interval == 30 and server.password == "admin-secret"
+    # Another user with the stored password: refused, the password must be typed again (issue 14).
+    response = client.post(f"/admin/monitor/server/{server.pk}/change/", {**data, "user": "u2"})
+    assert response.status_code == 200 and "type the password again" in response.content.decode()
+    server.refresh_from_db()
+    assert server.user == "u"
 
 
 def test_the_list_shows_the_last_poll_outcome(client, admin_user):

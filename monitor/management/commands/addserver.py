@@ -4,6 +4,7 @@ import os
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from collectors import tls
 from monitor.forms import ServerForm
 
 
@@ -19,6 +20,11 @@ class Command(BaseCommand):
         parser.add_argument("--user", required=True, help="the monitoring user (see docs/privileges.md)")
         parser.add_argument("--password-env", required=True, metavar="VAR",
                             help="name of the environment variable holding the password (keeps it out of ps)")
+        parser.add_argument("--tls-mode", choices=tls.MODES, default=tls.PREFERRED,
+                            help="TLS to the server (default preferred; verify-* check its certificate)")
+        parser.add_argument("--tls-ca", default="", help="CA certificate file (PEM) for verify-ca/verify-identity")
+        parser.add_argument("--tls-cert", default="", help="client certificate file (PEM), if the server wants one")
+        parser.add_argument("--tls-key", default="", help="the client certificate's key file (PEM)")
         parser.add_argument("--tag", action="append", default=[], help="a tag; repeat for more")
         parser.add_argument("--interval", type=int, default=10, help="seconds between polls (default 10)")
         parser.add_argument("--disabled", action="store_true", help="register it without polling it yet")
@@ -49,6 +55,8 @@ class Command(BaseCommand):
     def form_data(opts: dict, password: str) -> dict:
         data = {"name": opts["name"], "host": opts["host"], "port": opts["port"], "socket": opts["socket"],
                 "user": opts["user"], "password": password, "tags": ",".join(opts["tag"]),
+                "tls_mode": opts["tls_mode"], "tls_ca": opts["tls_ca"], "tls_cert": opts["tls_cert"],
+                "tls_key": opts["tls_key"],
                 "poll_interval": opts["interval"]}
         if not opts["disabled"]:
             data["enabled"] = "on"
@@ -61,6 +69,6 @@ OPTION_NAMES = {"__all__": "error", "name": "NAME", "poll_interval": "--interval
 def describe_errors(form: ServerForm) -> str:
     lines = []
     for field, errors in form.errors.items():
-        label = OPTION_NAMES.get(field, f"--{field}")
+        label = OPTION_NAMES.get(field, f"--{field.replace('_', '-')}")
         lines += [f"  {label}: {e}" for e in errors]
     return "\n".join(lines)

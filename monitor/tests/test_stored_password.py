@@ -1,0 +1,85 @@
+"""A stored password only goes where it was stored for, and never in clear text to an unverified server."""
+
+import pymysql
+import pytest
+
+from collectors.connection import ConnectError, open_connection
+from monitor.models import Server
+from testing.fake_mysql import fake_clear_text_server
+
+pytestmark = pytest.mark.django_db
+
+SECRET = "s3cret!"  # the sandbox monitoring user's, so the unchanged destination connects
+
+
+@pytest.fixture
+def fake():
+    with fake_clear_text_server() as server:
+        yield server
+
+
+@pytest.fixture
+def stored(mariadb):
+    server = Server(name="prod", host="127.0.0.1", port=mariadb.port, user="steady")
+    server.password = SECRET
+    server.save()
+    return server
+
+
+def edit_data(server: Server, **changes) -> dict:
+    data = {"name": server.name, "host": server.host, "port": server.port, "socket": "", "user": server.user,
+            "password": "", "tls_mode": server.tls_mode, "tags": "", "poll_interval": 10, "enabled": "on",
+            "action": "test"}
+    return {**data, **changes}
+
+
+def test_the_fake_server_does_get_the_password_from_a_plain_client(fake):
+    """The attack is real: PyMySQL alone follows the switch to mysql_clear_password."""
+    with pytest.raises(pymysql.MySQLError):  # it hangs up once it has the password
+        pymysql.connect(host="127.0.0.1", port=fake.port, user="steady", password=SECRET, connect_timeout=3)
+    assert fake.heard(SECRET)
+
+
+def test_our_connections_refuse_clear_text_auth_without_verified_tls(fake):
+    with pytest.raises(ConnectError, match="clear-text authentication plugin 'mysql_clear_password': refused"):
+        open_connection(host="127.0.0.1", port=fake.port, user="steady", password=SECRET)
+    assert fake.connections == 1 and not fake.heard(SECRET)
+
+
+@pytest.mark.parametrize("change", ["host", "port", "user"])
+def test_test_connection_never_sends_the_stored_password_elsewhere(client, admin_user, stored, fake, change):
+    client.force_login(admin_user)
+    moved = {"host": {"host": "localhost", "port": fake.port}, "port": {"port": fake.port},
+             "user": {"port": fake.port, "user": "other"}}[change]
+    Server.objects.filter(pk=stored.pk).update(port=fake.port if change == "user" else stored.port)
+    stored.refresh_from_db()
+    response = client.post(f"/servers/{stored.pk}/edit/", edit_data(stored, **moved))
+    html = response.content.decode()
+    assert response.status_code == 200 and "type the password again" in html
+    assert fake.connections == 0 and not fake.heard(SECRET)
+    stored.refresh_from_db()
+    assert stored.user == "steady" and stored.password == SECRET
+
+
+def test_weakening_tls_needs_the_password_again(client, admin_user, stored):
+    Server.objects.filter(pk=stored.pk).update(tls_mode="required")
+    stored.refresh_from_db()
+    client.force_login(admin_user)
+    response = client.post(f"/servers/{stored.pk}/edit/", edit_data(stored, tls_mode="disabled", action="save"))
+    assert "type the password again" in response.content.decode()
+    assert Server.objects.get(pk=stored.pk).tls_mode == "required"
+
+
+def test_an_unchanged_destination_still_tests_with_the_stored_password(client, admin_user, stored):
+    client.force_login(admin_user)
+    response = client.post(f"/servers/{stored.pk}/edit/", edit_data(stored))
+    assert "connection OK" in response.content.decode()
+
+
+def test_a_typed_password_goes_to_the_new_destination(client, admin_user, stored, fake):
+    """The user chose to send this one; the clear-text request is still refused."""
+    client.force_login(admin_user)
+    response = client.post(f"/servers/{stored.pk}/edit/", edit_data(stored, port=fake.port, password="typed-pw"))
+    html = response.content.decode()
+    assert "connection FAILED" in html and "clear-text" in html
+    assert fake.connections == 1 and not fake.heard("typed-pw") and not fake.heard(SECRET)
