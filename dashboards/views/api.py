@@ -11,7 +11,7 @@ from django.utils.dateparse import parse_datetime
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
-from dashboards.models import ApiToken
+from dashboards.bearer import accepts_token
 from monitor.models import Annotation, Run, Server
 
 
@@ -22,14 +22,13 @@ class BadRequest(ValueError):
 def token_required(view):
     """Bearer-token auth instead of the session: scripts have no cookies and no CSRF token."""
 
+    @accepts_token  # dashboards.bearer authenticates it; monitor.roles checks its owner's role
     @login_not_required
     @csrf_exempt
     @require_POST
     @wraps(view)
     def wrapper(request: HttpRequest, *args, **kwargs):
-        scheme, _, raw = request.headers.get("Authorization", "").partition(" ")
-        token = ApiToken.objects.authenticate(raw.strip()) if scheme.lower() == "bearer" else None
-        if token is None:
+        if getattr(request, "api_token", None) is None:
             return JsonResponse({"error": "missing or invalid token: send 'Authorization: Bearer <token>' "
                                  "with a token made on /tokens/"}, status=401)
         try:

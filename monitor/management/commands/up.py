@@ -22,12 +22,14 @@ from pathlib import Path
 import redis
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group as AuthGroup
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import OperationalError
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from monitor.roles import ADMIN
 from monitor.runtime import embedded
 from monitor.runtime.supervisor import Child, Group
 
@@ -153,7 +155,8 @@ class Command(BaseCommand):
             self.say(f"up: log in as your admin user (first password in {var / 'admin-password'})")
             return
         password = secrets.token_urlsafe(12)
-        users.create_superuser("admin", "", password)
+        admin = users.create_superuser("admin", "", password)
+        admin.groups.add(AuthGroup.objects.get(name=ADMIN))  # a superuser is an admin anyway: this shows it
         path = var / "admin-password"
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as f:
