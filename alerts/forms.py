@@ -4,10 +4,10 @@ import re
 
 from django import forms
 from django.core.exceptions import ValidationError
-from django.core.validators import validate_email
 
 from alerts import catalog, kinds
 from alerts.models import Rule
+from alerts.recipients import invalid
 
 
 class RecipientsField(forms.CharField):
@@ -23,20 +23,12 @@ class RecipientsField(forms.CharField):
 
     def validate(self, value: list[str]) -> None:
         super().validate(value)
-        bad = [a for a in value if not valid_email(a)]
+        bad = invalid(value)
         if bad:
             raise ValidationError(
                 f"Not a valid e-mail address: {', '.join(bad)}. Write addresses like dba@example.com, "
                 "separated by commas."
             )
-
-
-def valid_email(address: str) -> bool:
-    try:
-        validate_email(address)
-    except ValidationError:
-        return False
-    return True
 
 
 class TestEmailForm(forms.Form):

@@ -2,14 +2,9 @@
 
 from datetime import datetime
 
-from django.conf import settings
-
 from alerts.holders import holder_context
 from alerts.models import Event, Notification, Rule
-
-
-def default_recipients() -> list[str]:
-    return list(getattr(settings, "ALERT_RECIPIENTS", []))
+from alerts.recipients import default_recipients
 
 
 def snapshot(event: Event, now: datetime) -> dict:

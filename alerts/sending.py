@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from alerts import emails
 from alerts.models import Notification
+from alerts.recipients import HINT, default_recipients, invalid
 
 log = logging.getLogger(__name__)
 
@@ -21,6 +22,7 @@ CLAIM = timedelta(minutes=5)  # far longer than EMAIL_TIMEOUT times a few recipi
 BACKOFF = timedelta(seconds=30)  # doubled per failed attempt
 MAX_BACKOFF = timedelta(hours=1)
 MAX_ATTEMPTS = 12  # about six hours of retries
+WAIT_FOR_RECIPIENTS = timedelta(minutes=1)  # how often a mail to nobody looks for recipients again
 
 
 def claimable(now: datetime):
@@ -49,22 +51,36 @@ def send_due(now: datetime | None = None, limit: int = 100) -> int:
 def deliver(notification_id: int, now: datetime) -> int:
     n = Notification.objects.select_related("event__rule", "event__server").get(id=notification_id)
     mine = Notification.objects.filter(id=n.id)
-    if not n.recipients:
-        mine.update(failed_at=now, claimed_until=None,
-                    last_error="no recipients: add them to the rule, or set ALERT_RECIPIENTS")
+    if not n.recipients and not find_recipients(n):
+        # Kept, not failed: it goes out once the rule or ALERT_RECIPIENTS names someone.
+        mine.update(next_attempt_at=now + WAIT_FOR_RECIPIENTS, claimed_until=None, attempts=F("attempts") - 1,
+                    last_error="waiting for recipients: add them to the rule, or set ALERT_RECIPIENTS")
+        return 0
+    bad = invalid(n.recipients)
+    if bad:
+        mine.update(failed_at=now, claimed_until=None, last_error=f"invalid recipient(s) {', '.join(bad)}. {HINT}")
         return 0
     try:
         emails.build(n).send()
-    except (smtplib.SMTPException, OSError) as exc:
+    except (smtplib.SMTPException, OSError, ValueError) as exc:  # ValueError: an address the mailer refuses
         record_failure(n, exc, now)
         return 0
     mine.update(sent_at=timezone.now(), claimed_until=None, last_error="")
     return 1
 
 
+def find_recipients(n: Notification) -> bool:
+    """Fill the recipients of a notification queued when there were none; False if there still are none."""
+    rule = n.event.rule if n.event_id else None
+    n.recipients = (rule.recipients if rule else []) or default_recipients()
+    if n.recipients:
+        Notification.objects.filter(id=n.id).update(recipients=n.recipients)
+    return bool(n.recipients)
+
+
 def record_failure(n: Notification, exc: Exception, now: datetime) -> None:
-    error = f"SMTP {describe(exc)}"
-    permanent = getattr(exc, "smtp_code", 0) >= 500 or n.attempts >= MAX_ATTEMPTS
+    error = f"SMTP {describe(exc)}" if not isinstance(exc, ValueError) else f"cannot be mailed: {exc}"
+    permanent = isinstance(exc, ValueError) or getattr(exc, "smtp_code", 0) >= 500 or n.attempts >= MAX_ATTEMPTS
     log.warning("alert e-mail %s to %s failed (attempt %s): %s", n.id, n.recipients, n.attempts, error)
     mine = Notification.objects.filter(id=n.id)
     if permanent:

@@ -9,7 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from alerts import catalog, emails, outbox, sparkline
+from alerts import catalog, emails, outbox, recipients, sparkline
 from alerts.builtin import ensure_builtin_rules
 from alerts.forms import RuleForm, TestEmailForm
 from alerts.models import Event, Notification, Rule
@@ -29,7 +29,8 @@ def index(request):
         "past": events.exclude(resolved_at=None).order_by("-resolved_at")[:PAST_EVENTS],
         "test_form": TestEmailForm(initial={"address": request.user.email}),
         "test_mails": Notification.objects.filter(kind=Notification.TEST).order_by("-created_at")[:5],
-        "default_recipients": outbox.default_recipients(),
+        "default_recipients": recipients.default_recipients(),
+        "recipients_problem": recipients.setting_problem(),
     })
 
 

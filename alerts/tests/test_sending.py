@@ -85,14 +85,33 @@ def test_it_sends_a_mail_whose_sender_died_after_its_claim_expires(inbox):
 
 
 @pytest.mark.django_db
-def test_it_gives_up_on_no_recipients(inbox):
+def test_an_alert_with_no_recipients_waits_and_is_mailed_once_they_are_set(inbox, settings):
     server, now = make_server(), timezone.now()
     make_rule(recipients=[])
     history(server, [500], now)
     evaluate_all(now)
     assert sending.send_due(now) == 0
-    assert Notification.objects.get().last_error.startswith("no recipients")
-    assert Notification.objects.get().status == "failed"
+    n = Notification.objects.get()
+    assert n.last_error.startswith("waiting for recipients") and n.status == "queued" and n.attempts == 0
+    settings.ALERT_RECIPIENTS = ["oncall@example.com"]  # set, and the services restarted
+    assert sending.send_due(now + sending.WAIT_FOR_RECIPIENTS) == 1
+    assert inbox.messages[0]["To"] == "oncall@example.com"
+    assert Notification.objects.get().status == "sent"
+
+
+@pytest.mark.django_db
+def test_a_bad_recipient_fails_its_mail_with_the_reason_and_the_batch_goes_on(inbox, settings):
+    settings.ALERT_RECIPIENTS = ["a@x.com;b@y.com"]  # a semicolon where a comma belongs
+    server, now = make_server(), timezone.now()
+    make_rule(recipients=[])
+    history(server, [500], now)
+    evaluate_all(now)
+    enqueue_test("dba@example.com", now)
+    assert sending.send_due(now) == 1  # the test mail after the bad one still goes out
+    bad = Notification.objects.exclude(kind=Notification.TEST).get()
+    assert bad.status == "failed" and "invalid recipient(s) a@x.com;b@y.com" in bad.last_error
+    assert inbox.subjects() == ["[SteadyState] Test e-mail"]
+    assert sending.send_due(now + timedelta(hours=2)) == 0 and bad.attempts == 1
 
 
 @pytest.mark.django_db(transaction=True)
