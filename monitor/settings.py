@@ -69,6 +69,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "monitor.roles.context",
+                "alerts.watchdog.context",
             ],
         },
     },
@@ -150,6 +151,11 @@ STORE_PARTITIONS_AHEAD_HOURS = envint("STORE_PARTITIONS_AHEAD_HOURS", 6, lo=1)
 # Collectors: servers per Celery task, and polls at once per worker process.
 COLLECTORS_BATCH_SIZE = envint("COLLECTORS_BATCH_SIZE", 10, lo=1)
 COLLECTORS_THREADS = envint("COLLECTORS_THREADS", 64, lo=1)
+
+# The watchdog (`manage.py watchdog`, run by `up`): blind after this many poll intervals without
+# any successful poll; how often it looks.
+WATCHDOG_INTERVALS = envint("WATCHDOG_INTERVALS", 3, lo=1)
+WATCHDOG_CHECK_SECONDS = envint("WATCHDOG_CHECK_SECONDS", 15, lo=1)
 
 # Tests only: the Chromium the browser tests drive (testing/browser.py).
 CHROMIUM = envstr("CHROMIUM")

@@ -124,6 +124,8 @@ class Command(BaseCommand):
                              "--hostname", f"worker-{os.getpid()}@%h", "--without-mingle", "--without-gossip"], env),
             Child("beat", [py, "-m", "celery", "-A", "monitor", "beat", "--loglevel", celery_level,
                            "--schedule", str(var / "celerybeat-schedule")], env),
+            # Outside Celery on purpose: it must notice when the worker or beat stops.
+            Child("watchdog", [py, str(settings.BASE_DIR / "manage.py"), "watchdog"], env),
         ]
         for extension in EXTENSIONS:
             module, _, function = extension.partition(":")

@@ -1,0 +1,19 @@
+"""manage.py watchdog: mail ALERT_RECIPIENTS when no poll succeeds for WATCHDOG_INTERVALS intervals (up runs it)."""
+
+from django.core.management.base import BaseCommand, CommandParser
+
+from alerts import watchdog
+
+
+class Command(BaseCommand):
+    help = "Watch the collectors from outside Celery: mail when polling stalls and when it resumes."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--once", action="store_true", help="check once, print the verdict and exit")
+
+    def handle(self, *args, **opts) -> None:
+        if opts["once"]:
+            found = watchdog.check()
+            self.stdout.write(f"blind: {found.reason}" if found.blind else "ok: polls succeed")
+            return
+        watchdog.run_forever()
