@@ -13,14 +13,15 @@ __all__ = ["SandboxMariaDB", "find_binary", "free_port", "running_sandbox"]
 
 @contextmanager
 def running_sandbox(prefix: str, performance_schema: bool = True, server_id: int = 1,
-                    log_bin: bool = False) -> Iterator[SandboxMariaDB]:
+                    log_bin: bool = False, extra_args: tuple[str, ...] = ()) -> Iterator[SandboxMariaDB]:
     """A MariaDB of its own in a temp dir, with the monitoring user; removed on exit.
 
     Replication: a source with log_bin=True, a replica with another server_id (SandboxMariaDB.replicate_from).
+    extra_args are more mariadbd options (e.g. testing.tls_certs.Files.server_args() for TLS).
     """
     base = Path(tempfile.mkdtemp(prefix=prefix))
     server = SandboxMariaDB(base / "data", performance_schema=performance_schema, server_id=server_id,
-                            log_bin=log_bin)
+                            log_bin=log_bin, extra_args=list(extra_args))
     try:
         server.start()
         server.create_monitor_user()

@@ -46,6 +46,7 @@ class SandboxMariaDB:
     # SIGTERM mariadbd if the process that started it dies (the demo). The kernel ties it
     # to the starting thread: start it from one that lives as long as the server should.
     die_with_parent: bool = False
+    extra_args: list[str] = field(default_factory=list)  # more mariadbd options, e.g. --ssl-ca=...
     process: subprocess.Popen | None = None
 
     @property
@@ -90,6 +91,7 @@ class SandboxMariaDB:
             "--performance-schema-instrument=wait/io/%=ON",
             "--performance-schema-consumer-events-statements-current=ON",
             "--max-connections=2000",
+            *self.extra_args,
         ]
 
     def binlog_args(self) -> list[str]:
