@@ -5,6 +5,8 @@ A few statements per batch whatever its size, so the database is not the bottlen
 
 import logging
 
+from django.db import InterfaceError, OperationalError
+
 from collectors.holders import record_holders
 from collectors.models import HISTORY_SLOTS, PollRecord, ServerHealth
 from collectors.results import PollResult
@@ -22,10 +24,13 @@ def record(servers: list, results: list[PollResult]) -> None:
     if not results:
         return
     store_error = write_samples([s for r in results for s in r.samples])
-    healths = update_health(results, store_error)
-    write_history(results, healths, store_error)
-    update_versions(servers, results)
-    record_holders(results)
+    try:
+        healths = update_health(results, store_error)
+        write_history(results, healths, store_error)
+        update_versions(servers, results)
+        record_holders(results)
+    except (OperationalError, InterfaceError) as exc:  # the samples are in the store's buffer already
+        log.warning("health of %d polls not recorded: PostgreSQL unreachable (%s)", len(results), exc)
 
 
 def write_samples(samples: list) -> str:

@@ -9,9 +9,8 @@ from celery import shared_task
 from celery.utils.log import get_task_logger
 from django.conf import settings
 
-from collectors import pruning, schedule
+from collectors import fleet_cache, pruning, schedule
 from collectors.batch import poll_servers
-from monitor.models import Server
 
 log = get_task_logger(__name__)
 
@@ -29,7 +28,8 @@ def executor() -> ThreadPoolExecutor:
 @shared_task(ignore_result=True)
 def dispatch_due_polls(now: float | None = None) -> int:
     """Enqueue the due servers in batches; each batch expires after its interval."""
-    servers = list(Server.objects.filter(enabled=True).values_list("id", "poll_interval"))
+    # From PostgreSQL, or through an outage the registry as last read (the samples go to the store's buffer).
+    servers = [(s.id, s.poll_interval) for s in fleet_cache.enabled_servers()]
     intervals = dict(servers)
     due = schedule.claim_due(servers, time.time() if now is None else now)
     due.sort(key=lambda item: (intervals[item[0]], item[1]))  # batches of neighbouring due times
@@ -45,7 +45,7 @@ def dispatch_due_polls(now: float | None = None) -> int:
 @shared_task(ignore_result=True)
 def poll_batch(server_ids: list[int], due_ats: list[float]) -> int:
     """Poll a batch of servers concurrently; returns how many were polled."""
-    servers = list(Server.objects.filter(pk__in=server_ids, enabled=True))
+    servers = fleet_cache.servers_by_id(server_ids)
     due = {sid: datetime.fromtimestamp(at, UTC) for sid, at in zip(server_ids, due_ats, strict=True)}
     results = poll_servers(servers, due, executor=executor())
     failed = [r.server_name for r in results if not r.skipped and not r.ok]

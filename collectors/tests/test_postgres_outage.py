@@ -1,0 +1,73 @@
+"""PostgreSQL stopped mid-collection: dispatch and polls go on, and every poll's samples are kept."""
+
+import os
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pgserver
+import pytest
+from django.db import close_old_connections, connection
+
+from collectors import fleet_cache, schedule
+from collectors.tasks import dispatch_due_polls, poll_batch
+from monitor.models import Server
+from monitor.runtime import embedded
+from store import buffer
+
+VAR = Path(os.environ["STEADYSTATE_VAR"])
+OUTAGE_POLLS = 3
+
+
+def restart_postgres() -> None:
+    pgserver.get_server(VAR / "pg").ensure_postgres_running()
+    close_old_connections()
+
+
+def stored_stamps(server_id: int) -> list[datetime]:
+    """When the global status samples (read on every poll) of this server were taken."""
+    with connection.cursor() as cur:
+        cur.execute("SELECT r.ts FROM store_raw r JOIN store_source s ON s.id = r.source_id "
+                    "WHERE r.server_id = %s AND s.name = 'global_status' ORDER BY r.ts", [server_id])
+        return [row[0] for row in cur.fetchall()]
+
+
+def tick(server_id: int) -> float:
+    """One beat tick and the batch it dispatched, as the worker would run it; returns when it polled."""
+    now = time.time()
+    assert dispatch_due_polls(now) == 1  # old code: OperationalError, no poll at all
+    assert poll_batch([server_id], [now]) == 1
+    time.sleep(1.05)  # the next poll is due one interval later
+    return now
+
+
+@pytest.fixture
+def clean_store():
+    buffer.client().delete(buffer.KEY, buffer.INFLIGHT, buffer.GAPS, schedule.DUE_KEY)
+    fleet_cache._kept = ""  # a fresh process: the first read keeps its copy
+    yield
+    with connection.cursor() as cur:
+        cur.execute("TRUNCATE store_raw, store_block, store_block_series, store_rollup_1m, store_rollup_1h")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_polls_go_on_through_an_outage_and_every_sample_is_kept(mariadb, clean_store):
+    server = Server(name="outage", host="127.0.0.1", port=mariadb.port, user="steady", poll_interval=1)
+    server.password = "s3cret!"
+    server.save()
+    assert dispatch_due_polls(time.time()) == 0  # the first tick schedules it within its interval
+    time.sleep(1.05)
+    before = [tick(server.id)]
+    embedded.postgres_stop(VAR)
+    try:
+        during = [tick(server.id) for _ in range(OUTAGE_POLLS)]
+        assert buffer.client().llen(buffer.KEY) > 0  # the samples wait in Redis
+    finally:
+        restart_postgres()
+    after = [tick(server.id)]  # the first write after the outage flushes the buffer, oldest first
+    stamps = stored_stamps(server.id)
+    assert len(stamps) == 1 + OUTAGE_POLLS + 1
+    polled = before + during + after
+    for stamp, at in zip(stamps, polled, strict=True):  # each sample within its poll's second
+        assert abs(stamp.timestamp() - at) < 1.0, (stamp, datetime.fromtimestamp(at, UTC))
+    assert not buffer.pending()
