@@ -18,5 +18,6 @@ RUN SECRET_KEY=build-only CREDENTIAL_KEY=build-only DATABASE_URL=postgres://buil
 USER steadystate
 
 EXPOSE 8000
-CMD ["gunicorn", "monitor.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3", \
-     "--access-logfile", "-", "--no-control-socket"]
+# Threaded workers (monitor/gunicorn_conf.py): a long CSV download is not cut by the worker timeout.
+CMD ["gunicorn", "monitor.wsgi:application", "--config", "monitor/gunicorn_conf.py", "--bind", "0.0.0.0:8000", \
+     "--workers", "3", "--access-logfile", "-"]

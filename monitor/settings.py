@@ -157,6 +157,9 @@ COLLECTORS_THREADS = envint("COLLECTORS_THREADS", 64, lo=1)
 WATCHDOG_INTERVALS = envint("WATCHDOG_INTERVALS", 3, lo=1)
 WATCHDOG_CHECK_SECONDS = envint("WATCHDOG_CHECK_SECONDS", 15, lo=1)
 
+# CSV exports: most values (rows x columns) one request may ask for.
+EXPORT_MAX_CELLS = envint("EXPORT_MAX_CELLS", 20_000_000, lo=1)
+
 # Tests only: the Chromium the browser tests drive (testing/browser.py).
 CHROMIUM = envstr("CHROMIUM")
 

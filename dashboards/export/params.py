@@ -124,9 +124,19 @@ def series_export(
     if not names:
         raise ExportError("metrics is missing: give names or patterns such as tps,wait.time_ps:*")
     first, last = parse_range(start, end, preset=preset)
-    return SeriesExport(
-        find_servers(servers), names, first, last, parse_step(step, first, last, full, points), mode
-    )
+    found = find_servers(servers)
+    seconds = parse_step(step, first, last, full, points)
+    if step and seconds is not None:
+        check_step(seconds, found)
+    return SeriesExport(found, names, first, last, seconds, mode)
+
+
+def check_step(step: float, servers: list[Server]) -> None:
+    """A step asked for below the poll interval has no data that fine: say so rather than invent rows."""
+    finest = min(servers, key=lambda s: s.poll_interval)
+    if step < finest.poll_interval:
+        raise ExportError(f"step={step:g} is below the poll interval of {finest.name} ({finest.poll_interval} s): "
+                          f"use step={finest.poll_interval} or more, or full=1 for every poll")
 
 
 def find_runs(values: list[str]) -> list[Run]:

@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from datetime import datetime, timedelta
 from fnmatch import fnmatchcase
 
+from django.conf import settings
+
 from dashboards.export.params import ExportError, SeriesExport
 from dashboards.export.units import column_name
 from store import query
@@ -148,12 +150,33 @@ def merge(parts: dict[int, tuple[list, list]], width: int) -> Iterator[list]:
         yield by_ts[ts]
 
 
-def csv_rows(export: SeriesExport) -> Iterator[list]:
-    """Header, then rows: what export.csv and the export_csv command write."""
+def checked_columns(export: SeriesExport) -> list[tuple[Key, str]]:
+    """The export's columns, or ExportError if a name matches nothing or the export is beyond the bound.
+
+    Checked before any row is sent: the page, the token API and export_csv alike.
+    """
     cols = columns(export)
     missing = unmatched(export, cols)
     if missing:
         raise ExportError(no_match_message(export, missing))
+    check_size(export, len(cols))
+    return cols
+
+
+def check_size(export: SeriesExport, ncols: int) -> None:
+    """At most EXPORT_MAX_CELLS values (rows x columns) in one request."""
+    step = export.step or min(s.poll_interval for s in export.servers)  # full resolution: one row a poll
+    rows = int((export.end - export.start).total_seconds() / step) + 1
+    limit = settings.EXPORT_MAX_CELLS
+    if rows * ncols > limit:
+        raise ExportError(f"this export would hold about {rows:,} rows x {ncols} columns = {rows * ncols:,} values, "
+                          f"above the limit of {limit:,} per request (EXPORT_MAX_CELLS): export a shorter range, "
+                          "a larger step or fewer metrics")
+
+
+def csv_rows(export: SeriesExport) -> Iterator[list]:
+    """Header, then rows: what export.csv and the export_csv command write."""
+    cols = checked_columns(export)
     yield header(export, cols)
     if cols:
         yield from rows(export, cols)

@@ -16,7 +16,7 @@ from dashboards.analysis.topwaits import diff_rows, without_conditions
 from dashboards.export import params
 from dashboards.export.auth import session_or_token
 from dashboards.export.csv_safe import CsvLines, iso_utc
-from dashboards.export.series import columns, header, no_match_message, rows, unmatched
+from dashboards.export.series import checked_columns, header, rows
 from dashboards.export.tables import (
     annotation_rows,
     compare_rows,
@@ -70,10 +70,10 @@ def series_csv(request: HttpRequest) -> HttpResponse:
         )
     except params.ExportError as error:
         return bad_request(error)
-    cols = columns(export)  # before the response starts, so a store error is a 500, not a torn file
-    missing = unmatched(export, cols)
-    if missing:
-        return bad_request(params.ExportError(no_match_message(export, missing)))
+    try:  # before the response starts, so a store error is a 500, not a torn file
+        cols = checked_columns(export)
+    except params.ExportError as error:
+        return bad_request(error)
     body = chain([header(export, cols)], rows(export, cols) if cols else [])
     name = slug(*(s.name for s in export.servers), iso_utc(export.start), iso_utc(export.end)) + ".csv"
     return csv_response(body, name, _flag(request, "bom"))

@@ -116,9 +116,7 @@ class Command(BaseCommand):
         # log three lines a second and bury what matters.
         celery_level = settings.CELERY_LOG_LEVEL
         children = [
-            Child("web", [py, "-m", "gunicorn", "monitor.wsgi:application", "--bind", f"{opts['host']}:{opts['port']}",
-                          "--workers", str(opts["web_workers"]), "--graceful-timeout", "5", "--no-control-socket",
-                          "--access-logfile", "-", "--log-level", level.lower()], env),
+            Child("web", [py, "-m", "gunicorn", "monitor.wsgi:application", *gunicorn_args(opts, level)], env),
             Child("worker", [py, "-m", "celery", "-A", "monitor", "worker", "--pool", "threads",
                              "--concurrency", str(opts["worker_concurrency"]), "--loglevel", celery_level,
                              "--hostname", f"worker-{os.getpid()}@%h", "--without-mingle", "--without-gossip"], env),
@@ -180,6 +178,13 @@ class Command(BaseCommand):
     def say(self, text: str) -> None:
         self.stdout.write(text)
         self.stdout.flush()
+
+
+def gunicorn_args(opts: dict, level: str) -> list[str]:
+    """gunicorn's options under `up`: threaded workers (monitor/gunicorn_conf.py) so long CSV streams complete."""
+    return ["--config", str(settings.BASE_DIR / "monitor" / "gunicorn_conf.py"),
+            "--bind", f"{opts['host']}:{opts['port']}", "--workers", str(opts["web_workers"]),
+            "--access-logfile", "-", "--log-level", level.lower()]
 
 
 def extension_modules() -> list:

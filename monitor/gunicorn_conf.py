@@ -1,0 +1,13 @@
+"""gunicorn settings shared by `manage.py up` and the Dockerfile (gunicorn -c monitor/gunicorn_conf.py).
+
+Sync workers are killed `timeout` seconds into any request, even one that is
+streaming a CSV: the download ends short after the 200 was sent. Threaded
+workers keep reporting to the arbiter while a thread streams, so a long export
+completes; the timeout then only catches a worker that is stuck for real.
+"""
+
+worker_class = "gthread"
+threads = 4  # requests at once per worker process: a long export holds one, the pages go on
+timeout = 60  # a worker silent this long is stuck (not a request this long)
+graceful_timeout = 5
+control_socket_disable = True
