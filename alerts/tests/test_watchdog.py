@@ -6,10 +6,10 @@ import pytest
 from django.core.management import call_command
 
 from alerts import watchdog
-from alerts.tests.conftest import make_server
 from collectors import state
 from collectors.batch import poll_server
 from collectors.models import ServerHealth
+from testing.servers import make_server
 
 pytestmark = pytest.mark.django_db
 

@@ -9,16 +9,16 @@ from django.test import Client
 
 from dashboards.export.csv_safe import iso_utc
 from dashboards.models import ApiToken
-from dashboards.tests import export_samples as data
+from testing import dashboards as data
 
 pytestmark = pytest.mark.django_db
 POLLS = 61  # 10 minutes at 10 s
-START, END = data.T0, data.T0 + timedelta(seconds=10 * (POLLS - 1))
+START, END = data.RECENT_T0, data.RECENT_T0 + timedelta(seconds=10 * (POLLS - 1))
 
 
 @pytest.fixture
 def db1():
-    server = data.server("db1", interval=10)
+    server = data.make_server("db1", poll_interval=10)
     data.write_run_data(server.pk, START, POLLS)
     return server
 
