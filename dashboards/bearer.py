@@ -24,9 +24,10 @@ class BearerTokenMiddleware:
 
     def process_view(self, request: HttpRequest, view_func, args, kwargs) -> None:
         request.api_token = None
-        if request.user.is_authenticated or not getattr(view_func, "accepts_token", False):
-            return
         scheme, _, raw = request.headers.get("Authorization", "").partition(" ")
-        token = ApiToken.objects.authenticate(raw.strip()) if scheme.lower() == "bearer" else None
+        if scheme.lower() != "bearer" or not getattr(view_func, "accepts_token", False):
+            return
+        # The token decides, even alongside a session (a browser-driven script sends both).
+        token = ApiToken.objects.authenticate(raw.strip())
         if token:
             request.user, request.api_token = token.user, token
