@@ -4,8 +4,10 @@ import pymysql
 import pytest
 
 from collectors.connection import ConnectError, open_connection
+from collectors.tls import TLS
 from monitor.models import Server
 from testing.fake_mysql import fake_clear_text_server
+from testing.tls_certs import make_ca
 
 pytestmark = pytest.mark.django_db
 
@@ -83,3 +85,16 @@ def test_a_typed_password_goes_to_the_new_destination(client, admin_user, stored
     html = response.content.decode()
     assert "connection FAILED" in html and "clear-text" in html
     assert fake.connections == 1 and not fake.heard("typed-pw") and not fake.heard(SECRET)
+
+
+@pytest.mark.parametrize("mode, sent", [("preferred", False), ("required", False), ("verify-ca", True),
+                                        ("verify-identity", True)])
+def test_clear_text_goes_only_over_tls_whose_certificate_was_verified(tmp_path, mode, sent):
+    certs = make_ca(tmp_path)
+    with fake_clear_text_server(str(certs.server_cert), str(certs.server_key)) as tls_fake:
+        try:
+            open_connection(host="127.0.0.1", port=tls_fake.port, user="steady", password=SECRET,
+                            tls=TLS(mode, str(certs.ca)))
+        except ConnectError as exc:  # refused, or (when sent) the fake hanging up with the password
+            assert sent or "clear-text authentication plugin" in str(exc)
+        assert tls_fake.heard(SECRET) is sent
