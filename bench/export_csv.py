@@ -1,6 +1,11 @@
 """Export benchmark: 30 days at 10 s of 20 series as one CSV, streamed.
 
-    .venv/bin/python bench/export_csv.py [--days 30] [--series 20] [--no-compact]
+    .venv/bin/python bench/export_csv.py [--days 30] [--series 20] [--no-compact] [--via-gunicorn [--sync]]
+
+--via-gunicorn downloads it instead from gunicorn started as `up` starts it
+(threaded workers, monitor/gunicorn_conf.py) with gunicorn's default 30 s worker
+timeout, with an API token; --sync uses gunicorn's sync worker instead, which
+kills a download at the timeout (the file ends short).
 
 Starts a private embedded PostgreSQL and Redis (the test settings), writes the
 polls through the store's ingest, compacts closed hours as `maintain` would,
@@ -86,12 +91,56 @@ def export(server: str, names: list[str], start: datetime, end: datetime, trace:
     print(f"  {traced}RSS {rss_before:.0f} -> {rss_mb():.0f} MB")
 
 
+def via_gunicorn(names: list[str], start: datetime, end: datetime, sync: bool) -> None:
+    import subprocess
+    import urllib.request
+
+    from django.contrib.auth.models import User
+
+    from dashboards.models import ApiToken
+    from monitor.management.commands.up import gunicorn_args
+    from testing.mariadb import free_port
+
+    name = "bench-gunicorn"
+    user = User.objects.filter(username=name).first() or User.objects.create_superuser(name, "", "x")
+    token = ApiToken.issue(user, "bench")[1]
+    port = free_port()
+    cmd = [sys.executable, "-m", "gunicorn", "monitor.wsgi:application",
+           *gunicorn_args({"host": "127.0.0.1", "port": port, "web_workers": 1}, "WARNING"), "--timeout", "30"]
+    if sync:
+        cmd += ["--worker-class", "sync", "--threads", "1"]
+    env = dict(os.environ, DJANGO_SETTINGS_MODULE="monitor.settings_test")
+    server = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    query = (f"server=bench&metrics={','.join(names)}&from={start.isoformat()}&to={end.isoformat()}&full=1"
+             .replace("+", "%2B"))
+    try:
+        time.sleep(3)
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/export.csv?{query}",
+                                         headers={"Authorization": f"Bearer {token}"})
+        began, size, rows, ended = time.perf_counter(), 0, 0, "complete"
+        try:
+            with urllib.request.urlopen(request, timeout=600) as response:
+                while chunk := response.read(1 << 16):
+                    size += len(chunk)
+                    rows += chunk.count(b"\n")
+        except Exception as exc:  # noqa: BLE001 - the cut this measures
+            ended = f"CUT ({type(exc).__name__})"
+        total = time.perf_counter() - began
+        worker = "sync" if sync else "gthread (up)"
+        print(f"gunicorn {worker}, timeout 30 s: {rows - 1:,} rows, {size / 1e6:.1f} MB in {total:.1f} s: {ended}")
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--days", type=int, default=30)
     parser.add_argument("--series", type=int, default=20)
     parser.add_argument("--no-compact", action="store_true", help="leave every hour as hot rows")
     parser.add_argument("--no-trace", action="store_true", help="time without tracemalloc's overhead")
+    parser.add_argument("--via-gunicorn", action="store_true", help="download it from gunicorn as up runs it")
+    parser.add_argument("--sync", action="store_true", help="with --via-gunicorn: gunicorn's sync worker")
     args = parser.parse_args()
     import django
 
@@ -114,6 +163,11 @@ def main() -> None:
         began = time.perf_counter()
         maintenance.run()
         print(f"maintain (compaction, rollups) in {time.perf_counter() - began:.1f} s")
+    if args.via_gunicorn:
+        via_gunicorn(names, start, end + timedelta(seconds=STEP), args.sync)
+        if args.sync:  # the same file from up's threaded workers, for comparison
+            via_gunicorn(names, start, end + timedelta(seconds=STEP), False)
+        return
     export("bench", names, start, end + timedelta(seconds=STEP), trace=not args.no_trace)
 
 
