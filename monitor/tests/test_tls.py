@@ -13,6 +13,9 @@ from testing.mariadb import running_sandbox
 from testing.tls_certs import make_ca
 
 PASSWORD = "s3cret!"
+# Every test here with the database, so pytest-django keeps them together and the
+# module's MariaDB starts once.
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +81,6 @@ def test_required_fails_against_a_server_without_tls(mariadb):
     assert not result.connected and "SSL" in result.error
 
 
-@pytest.mark.django_db
 def test_the_collectors_poll_with_the_servers_tls_settings(tls_server, certs, client, admin_user):
     good, other = certs
     def saved(name: str, ca: Path) -> Server:
