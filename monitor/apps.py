@@ -12,6 +12,7 @@ class MonitorConfig(AppConfig):
 
 def grant_admins_everything(using: str = "default", **kwargs) -> None:
     """The admins group holds every permission, so the Django admin works for its (staff) members."""
+    # Here, not at the top: apps.py is imported before the app registry can load models.
     from django.contrib.auth.models import Group, Permission
 
     from monitor.roles import ADMIN, GROUPS
