@@ -1,27 +1,18 @@
 """PostgreSQL stopped mid-collection: dispatch and polls go on, and every poll's samples are kept."""
 
-import os
 import time
 from datetime import UTC, datetime
-from pathlib import Path
 
-import pgserver
 import pytest
-from django.db import close_old_connections, connection
+from django.db import connection
 
 from collectors import fleet_cache, schedule
 from collectors.tasks import dispatch_due_polls, poll_batch
 from monitor.models import Server
-from monitor.runtime import embedded
 from store import buffer
+from testing.store import restart_postgres, stop_postgres, truncate_tables
 
-VAR = Path(os.environ["STEADYSTATE_VAR"])
 OUTAGE_POLLS = 3
-
-
-def restart_postgres() -> None:
-    pgserver.get_server(VAR / "pg").ensure_postgres_running()
-    close_old_connections()
 
 
 def stored_stamps(server_id: int) -> list[datetime]:
@@ -46,8 +37,7 @@ def clean_store():
     buffer.client().delete(buffer.KEY, buffer.INFLIGHT, buffer.GAPS, schedule.DUE_KEY)
     fleet_cache._kept = ""  # a fresh process: the first read keeps its copy
     yield
-    with connection.cursor() as cur:
-        cur.execute("TRUNCATE store_raw, store_block, store_block_series, store_rollup_1m, store_rollup_1h")
+    truncate_tables()
 
 
 @pytest.mark.django_db(transaction=True)
@@ -58,7 +48,7 @@ def test_polls_go_on_through_an_outage_and_every_sample_is_kept(mariadb, clean_s
     assert dispatch_due_polls(time.time()) == 0  # the first tick schedules it within its interval
     time.sleep(1.05)
     before = [tick(server.id)]
-    embedded.postgres_stop(VAR)
+    stop_postgres()
     try:
         during = [tick(server.id) for _ in range(OUTAGE_POLLS)]
         assert buffer.client().llen(buffer.KEY) > 0  # the samples wait in Redis

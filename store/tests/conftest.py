@@ -2,7 +2,7 @@
 
 import pytest
 
-from testing.store import reset_caches
+from testing.store import reset_caches, truncate_tables
 
 
 @pytest.fixture(autouse=True)
@@ -17,7 +17,4 @@ def fresh_store_caches():
 def store_tables_cleanup():
     """Transactional tests commit: empty the partitioned tables afterwards."""
     yield
-    from django.db import connection
-
-    with connection.cursor() as cur:
-        cur.execute("TRUNCATE store_raw, store_block, store_block_series, store_rollup_1m, store_rollup_1h")
+    truncate_tables()

@@ -1,32 +1,19 @@
 """PostgreSQL restarting mid-collection leaves no hole; an overflowing buffer records a gap."""
 
-import os
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
-import pgserver
 import pytest
-from django.db import close_old_connections
 
-from monitor.runtime import embedded
 from store import buffer, maintenance, query
 from store.ingest import write_samples
-from testing.store import polls
+from testing.store import polls, restart_postgres, stop_postgres
 
 # Recent polls: maintain() (compaction and retention with the real clock) must keep them.
 T0 = datetime.now(UTC).replace(minute=0, second=0, microsecond=0) - timedelta(hours=2)
 
-VAR = Path(os.environ["STEADYSTATE_VAR"])
-
-
-def restart_postgres() -> None:
-    pgserver.get_server(VAR / "pg").ensure_postgres_running()
-    close_old_connections()
-
-
 @pytest.fixture
 def postgres_down():
-    embedded.postgres_stop(VAR)
+    stop_postgres()
     yield
     restart_postgres()  # also if the test failed
 
@@ -35,7 +22,7 @@ def postgres_down():
 def test_it_leaves_no_hole_when_postgres_restarts_mid_collection(store_tables_cleanup):
     samples = polls(31, 90, t0=T0)
     write_samples(samples[:30])
-    embedded.postgres_stop(VAR)
+    stop_postgres()
     try:
         for s in samples[30:60]:  # polls keep coming while PostgreSQL is down
             write_samples([s])
@@ -55,7 +42,7 @@ def test_it_records_a_gap_when_the_buffer_overflows(settings, store_tables_clean
     settings.STORE_BUFFER_MAX_SAMPLES = 20
     samples = polls(32, 60, t0=T0)
     write_samples(samples[:10])
-    embedded.postgres_stop(VAR)
+    stop_postgres()
     try:
         for s in samples[10:50]:
             write_samples([s])
