@@ -1,15 +1,10 @@
-"""Store test support: fleet-like samples, a reset of the process caches (metric ids,
-partitions) that tests roll the database back under, and the suite's PostgreSQL
-stopped and started again for outage tests."""
+"""Store test support: fleet-like samples, and a reset of the process caches (metric ids,
+partitions) that tests roll the database back under."""
 
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
-import pgserver
-from django.conf import settings
-from django.db import close_old_connections, connection
+from django.db import connection
 
-from monitor.runtime import embedded
 from store import buffer, catalog, partitions
 from store.sample import Sample
 
@@ -28,16 +23,6 @@ def truncate_tables() -> None:
     """Transactional tests commit: empty the partitioned tables afterwards."""
     with connection.cursor() as cur:
         cur.execute("TRUNCATE store_raw, store_block, store_block_series, store_rollup_1m, store_rollup_1h")
-
-
-def stop_postgres() -> None:
-    """Stop this test process's embedded PostgreSQL (monitor.settings_test)."""
-    embedded.postgres_stop(Path(settings.VAR_DIR))
-
-
-def restart_postgres() -> None:
-    pgserver.get_server(Path(settings.VAR_DIR) / "pg").ensure_postgres_running()
-    close_old_connections()
 
 
 def poll(server_id: int, i: int, source: str = "global_status", t0: datetime = T0, step: int = 10) -> Sample:

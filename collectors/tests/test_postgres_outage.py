@@ -10,7 +10,8 @@ from collectors import fleet_cache, schedule
 from collectors.tasks import dispatch_due_polls, poll_batch
 from monitor.models import Server
 from store import buffer
-from testing.store import restart_postgres, stop_postgres, truncate_tables
+from testing.postgres import restart_postgres, stop_postgres
+from testing.store import truncate_tables
 
 OUTAGE_POLLS = 3
 

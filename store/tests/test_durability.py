@@ -6,7 +6,8 @@ import pytest
 
 from store import buffer, maintenance, query
 from store.ingest import write_samples
-from testing.store import polls, restart_postgres, stop_postgres
+from testing.postgres import restart_postgres, stop_postgres
+from testing.store import polls
 
 # Recent polls: maintain() (compaction and retention with the real clock) must keep them.
 T0 = datetime.now(UTC).replace(minute=0, second=0, microsecond=0) - timedelta(hours=2)
