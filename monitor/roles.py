@@ -44,6 +44,9 @@ POLICY: dict[str, tuple[str | None, str | None]] = {
     "dashboards:explore": (VIEWER, OPERATOR),
     "dashboards:runs": (VIEWER, OPERATOR),
     "dashboards:compare": (VIEWER, OPERATOR),
+    "dashboards:pressure": (VIEWER, OPERATOR),
+    "dashboards:replication": (VIEWER, OPERATOR),
+    "dashboards:scalability": (VIEWER, OPERATOR),  # POST: a sweep's label
     "dashboards:tokens": (VIEWER, VIEWER),  # a token acts with its owner's role
     "dashboards:api-annotations": (OPERATOR, OPERATOR),
     "dashboards:api-runs": (OPERATOR, OPERATOR),
@@ -52,8 +55,12 @@ POLICY: dict[str, tuple[str | None, str | None]] = {
     "export-topwaits": (VIEWER, VIEWER),
     "export-compare": (VIEWER, VIEWER),
     "export-annotations": (VIEWER, VIEWER),
+    "export-runs": (VIEWER, VIEWER),
+    "export-scalability": (VIEWER, VIEWER),
+    "export-holders": (VIEWER, VIEWER),
     "run-report": (VIEWER, OPERATOR),
     "compare-report": (VIEWER, OPERATOR),
+    "scalability-report": (VIEWER, OPERATOR),
 }
 
 

@@ -30,11 +30,14 @@ EXPECTED = {
     "dashboards:api-annotations": (OPERATOR, OPERATOR), "dashboards:api-runs": (OPERATOR, OPERATOR),
     "dashboards:api-run-end": (OPERATOR, OPERATOR),
     "export-csv": (VIEWER, VIEWER), "export-topwaits": (VIEWER, VIEWER), "export-compare": (VIEWER, VIEWER),
-    "export-annotations": (VIEWER, VIEWER),
+    "export-annotations": (VIEWER, VIEWER), "export-runs": (VIEWER, VIEWER),
+    "export-scalability": (VIEWER, VIEWER), "export-holders": (VIEWER, VIEWER),
 }
-PAGES = ("fleet", "stability", "purge", "waits", "explore", "runs", "compare")
+PAGES = ("fleet", "stability", "purge", "waits", "explore", "runs", "compare", "pressure", "replication",
+         "scalability")
 EXPECTED |= {f"dashboards:{p}": (VIEWER, OPERATOR) for p in PAGES}
-EXPECTED |= {"run-report": (VIEWER, OPERATOR), "compare-report": (VIEWER, OPERATOR)}
+EXPECTED |= {"run-report": (VIEWER, OPERATOR), "compare-report": (VIEWER, OPERATOR),
+             "scalability-report": (VIEWER, OPERATOR)}
 
 
 def user_with(django_user_model, role: str | None, name: str | None = None):
@@ -123,6 +126,8 @@ def test_pages_offer_only_what_the_role_may_do(clients):
     assert "Add a server" in clients[ADMIN].get("/servers/").content.decode()
     assert "New rule" not in clients[VIEWER].get("/alerts/").content.decode()
     assert "New rule" in clients[OPERATOR].get("/alerts/").content.decode()
+    assert "Mark a run" not in clients[VIEWER].get("/runs/").content.decode()
+    assert "Mark a run" in clients[OPERATOR].get("/runs/").content.decode()
 
 
 def api_post(token: str, url: str, body: dict):
