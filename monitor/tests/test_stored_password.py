@@ -7,6 +7,7 @@ from collectors.connection import ConnectError, open_connection
 from collectors.tls import TLS
 from monitor.models import Server
 from testing.fake_mysql import fake_clear_text_server
+from testing.servers import make_server
 from testing.tls_certs import make_ca
 
 pytestmark = pytest.mark.django_db
@@ -22,10 +23,7 @@ def fake():
 
 @pytest.fixture
 def stored(mariadb):
-    server = Server(name="prod", host="127.0.0.1", port=mariadb.port, user="steady")
-    server.password = SECRET
-    server.save()
-    return server
+    return make_server("prod", port=mariadb.port, password=SECRET)
 
 
 def edit_data(server: Server, **changes) -> dict:
