@@ -14,7 +14,7 @@ from collectors import delta, registry, snapshots
 from collectors.connection import ConnectError
 from collectors.pool import POOL, Pooled, Target, is_connection_error
 from collectors.results import PollResult, SourceResult
-from collectors.source import Source, SourceUnavailable
+from collectors.source import Reading, Source, SourceUnavailable
 from store.sample import Sample
 
 log = logging.getLogger(__name__)
@@ -76,10 +76,10 @@ def run_sources(target: Target, sources: list[Source], previous: dict[str, delta
                                        f"cannot connect ({exc})") for s in sources]
         return {}
     result.connected_now, result.info = not entry.reused, entry.info
-    new_snapshots = {}
+    new_snapshots, readings = {}, {}
     checked = not entry.reused  # the server info was read on this connection during this poll
     for index, source in enumerate(sources):
-        outcome, snapshot, entry = run_one(target, source, entry, previous.get(source.name))
+        outcome, snapshot, entry = run_one(target, source, entry, previous.get(source.name), readings)
         if outcome.unavailable and entry is not None and not checked:
             # Maybe told by stale info (the server restarted with other settings): read it again, once.
             entry, checked = refresh(target, entry), True
@@ -87,7 +87,7 @@ def run_sources(target: Target, sources: list[Source], previous: dict[str, delta
                 outcome = SourceResult(source.name, False, error=f"{target.name}: {source.name}: not polled, "
                                        "the connection was lost and could not be reopened")
             else:
-                outcome, snapshot, entry = run_one(target, source, entry, previous.get(source.name))
+                outcome, snapshot, entry = run_one(target, source, entry, previous.get(source.name), readings)
         checked = checked or (entry is not None and (not entry.reused or not outcome.unavailable))
         result.sources.append(outcome)
         if snapshot is not None:
@@ -111,16 +111,17 @@ def refresh(target: Target, entry: Pooled) -> Pooled | None:
         return None
 
 
-def run_one(target: Target, source: Source, entry: Pooled, previous: delta.Snapshot | None
-            ) -> tuple[SourceResult, delta.Snapshot | None, Pooled | None]:
-    """Run one source; a connection that broke on reuse (e.g. a restart) is reopened once."""
+def run_one(target: Target, source: Source, entry: Pooled, previous: delta.Snapshot | None,
+            readings: dict[str, Reading]) -> tuple[SourceResult, delta.Snapshot | None, Pooled | None]:
+    """Run one source (adding its reading to the poll's readings); a connection that broke on
+    reuse (e.g. a restart) is reopened once."""
     reason = source.unsupported_reason(entry.info)
     if reason:
         return SourceResult(source.name, False, error=f"{target.name}: {source.name}: {reason}",
                             unavailable=True), None, entry
     t0 = time.perf_counter()
     try:
-        reading = source.collect(entry.conn, entry.info)
+        reading = read(source, entry, readings)
     except SourceUnavailable as exc:
         return SourceResult(source.name, False, elapsed_ms(t0), f"{target.name}: {source.name}: {exc}",
                             unavailable=True), None, entry
@@ -134,11 +135,12 @@ def run_one(target: Target, source: Source, entry: Pooled, previous: delta.Snaps
             entry = POOL.get(target)
         except Exception as again:  # noqa: BLE001 - any failure to reconnect ends this poll
             return failed(target, source, t0, f"connection lost and reconnect failed: {again}"), None, None
-        return run_one(target, source, entry, previous)
+        return run_one(target, source, entry, previous, readings)
     except Exception as exc:  # noqa: BLE001 - a parser bug in one source must not stop the others
         log.exception("source %s failed on %s", source.name, target.name)
         return failed(target, source, t0, f"{type(exc).__name__}: {exc}"), None, entry
     duration = elapsed_ms(t0)
+    readings[source.name] = reading
     read_at = time.time()
     change, snapshot = delta.compute(previous, reading, read_at, entry.boot)
     if delta.is_restart(change.reset) and entry.reused:
@@ -151,6 +153,11 @@ def run_one(target: Target, source: Source, entry: Pooled, previous: delta.Snaps
                         change.interval, change.values, change.counters)
     outcome = SourceResult(source.name, True, duration, note=reading.note, reset=change.reset, sample=sample)
     return outcome, snapshot, entry
+
+
+def read(source: Source, entry: Pooled, readings: dict[str, Reading]) -> Reading:
+    derived = source.derive(readings, entry.info) if source.derive else None
+    return derived if derived is not None else source.collect(entry.conn, entry.info)
 
 
 def failed(target: Target, source: Source, t0: float, message: str) -> SourceResult:
