@@ -7,9 +7,10 @@ from datetime import UTC, datetime
 from itertools import groupby
 
 from celery import shared_task
+from celery.signals import celeryd_after_setup
 from celery.utils.log import get_task_logger
 
-from collectors import schedule
+from collectors import schedule, state
 from collectors.batch import poll_servers
 from monitor.models import Server
 
@@ -26,6 +27,12 @@ def executor() -> ThreadPoolExecutor:
     if _executor is None:
         _executor = ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="poll")
     return _executor
+
+
+@celeryd_after_setup.connect
+def name_worker(sender: str, **kwargs) -> None:
+    """A worker's locks carry its hostname, kept alive by a heartbeat (collectors.state)."""
+    state.start_heartbeat(sender)
 
 
 @shared_task(ignore_result=True)
