@@ -101,13 +101,15 @@ class Side:
     calls: int = 0
     cpu: float = 0.0  # seconds of client CPU
     values: int = 0
+    call_ms: list = field(default_factory=list)  # server time of each call, for a median robust to spikes
     per_call: dict = field(default_factory=dict)
 
     def finish(self, end: tuple[int, int, int]) -> dict:
         count, picos, connects = (a - b for a, b in zip(end, self.start, strict=True))
         n = max(1, self.calls)
         self.per_call = {"statements": count / n, "ms": picos / 1e9 / n, "connects": connects / n,
-                         "cpu_ms": self.cpu * 1000 / n, "values": self.values / n, "calls": self.calls}
+                         "cpu_ms": self.cpu * 1000 / n, "values": self.values / n, "calls": self.calls,
+                         "median_ms": statistics.median(self.call_ms) if self.call_ms else float("nan")}
         return self.per_call
 
 
@@ -208,8 +210,10 @@ def run_window(index: int, args, meter: Meter, ours: Ours, peer: Exporter) -> di
     for slot in range(int(args.window // args.interval)):
         for half, (name, call) in enumerate(calls):
             sleep_until(start + slot * args.interval + (0.25 + 0.5 * half) * args.interval)
-            cpu, kept = call()
             side = sides[name]
+            before = meter.totals(side.user)[1]
+            cpu, kept = call()
+            side.call_ms.append((meter.totals(side.user)[1] - before) / 1e9)
             side.calls, side.cpu, side.values = side.calls + 1, side.cpu + cpu, side.values + kept
     sleep_until(start + args.window)
     return {name: side.finish(meter.totals(side.user)) for name, side in sides.items()}
@@ -224,13 +228,14 @@ def print_window(index: int, figures: dict, load: float) -> None:
         f = figures[name]
         print(f"  window {index + 1} {name:<4} calls {f['calls']:>3}  statements {f['statements']:5.2f}  "
               f"server ms {f['ms']:6.3f}  connects {f['connects']:4.2f}  client CPU ms {f['cpu_ms']:6.2f}  "
-              f"values {f['values']:6.1f}", flush=True)
-    print(f"  window {index + 1} ratio ours/peer server time {ratio(figures):.2f}  (load average {load:.2f})",
-          flush=True)
+              f"values {f['values']:6.1f}  (median call {f['median_ms']:6.3f} ms)", flush=True)
+    print(f"  window {index + 1} ratio ours/peer server time {ratio(figures):.2f}, of the median calls"
+          f" {ratio(figures, 'median_ms'):.2f}  (load average {load:.2f})", flush=True)
 
 
-def ratio(figures: dict) -> float:
-    return figures["ours"]["ms"] / figures["peer"]["ms"] if figures["peer"]["ms"] else float("nan")
+def ratio(figures: dict, key: str = "ms") -> float:
+    """Ours over the peer's, within one window; "ms" is the mean, all sources counted."""
+    return figures["ours"][key] / figures["peer"][key] if figures["peer"][key] else float("nan")
 
 
 def spread(values: list[float]) -> str:
@@ -239,11 +244,14 @@ def spread(values: list[float]) -> str:
 
 def summary(windows: list[dict]) -> None:
     print("\nper poll / per scrape, over the windows (min / median / max):")
-    for key in ("statements", "ms", "connects", "cpu_ms", "values"):
+    for key in ("statements", "ms", "median_ms", "connects", "cpu_ms", "values"):
         for name in ("ours", "peer"):
             print(f"  {name:<4} {key:<10} {spread([w[name][key] for w in windows])}")
     ratios = [ratio(w) for w in windows]
+    medians = [ratio(w, "median_ms") for w in windows]
     print(f"ratio ours/peer server statement time, per window: {', '.join(f'{r:.2f}' for r in ratios)}")
+    print(f"  the same of the median poll/scrape (robust to a descheduled statement; leaves out the 60 s"
+          f" sources): {', '.join(f'{r:.2f}' for r in medians)}")
     median = statistics.median(ratios)
     print(f"goal (ratio <= 0.5): {'met' if median <= 0.5 else 'MISSED'}, median {median:.2f}"
           f" (min {min(ratios):.2f}, max {max(ratios):.2f})")

@@ -6,39 +6,17 @@ The test process is the beat: it runs the dispatcher a few times a second.
 """
 
 import signal
-import time
-from collections import Counter
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from collectors.models import PollRecord
-from collectors.tasks import dispatch_due_polls
 from store import query
 from testing.child_env import child_env
+from testing.scale_out import beat_until, due_time_faults, polled_since, run_beat
 from testing.workers import connections_to, start_worker, stop_worker, wait_alive
 
 TARGETS, INTERVAL = 20, 2  # seconds
 HEARTBEAT = "1"  # seconds a killed worker still counts as alive (6 in production)
-TICK = 0.25  # seconds between dispatcher runs
-
-
-def run_beat(seconds: float) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        dispatch_due_polls()
-        time.sleep(TICK)
-
-
-def beat_until(done, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while not done() and time.monotonic() < deadline:
-        dispatch_due_polls()
-        time.sleep(TICK)
-
-
-def polls_since(at: datetime) -> set[int]:
-    return set(PollRecord.objects.filter(started_at__gt=at).values_list("server_id", flat=True))
 
 
 @pytest.fixture
@@ -57,8 +35,8 @@ def test_two_workers_poll_each_due_time_once_and_the_survivor_takes_over(make_se
     servers = [make_server(f"scale-{i:02d}", mariadb.port, poll_interval=INTERVAL) for i in range(TARGETS)]
     ids = {s.id for s in servers}
     start = datetime.now(UTC)
-    beat_until(lambda: polls_since(start) >= ids, timeout=10)  # every server's first poll: the baselines
-    assert polls_since(start) == ids
+    beat_until(lambda: polled_since(start) >= ids, timeout=10)  # every server's first poll: the baselines
+    assert polled_since(start) == ids
     load.transactions(commits=40)
     run_beat(3 * INTERVAL)
     assert all(connections_to(w, mariadb.port) > 0 for w in workers)  # both of them polled
@@ -66,20 +44,14 @@ def test_two_workers_poll_each_due_time_once_and_the_survivor_takes_over(make_se
     workers[0].send_signal(signal.SIGKILL)
     workers[0].wait()
     killed = datetime.now(UTC)
-    beat_until(lambda: polls_since(killed) >= ids, timeout=4 * INTERVAL)
+    beat_until(lambda: polled_since(killed) >= ids, timeout=4 * INTERVAL)
     taken_over = datetime.now(UTC)
     load.transactions(commits=30)
     after = datetime.now(UTC)
-    beat_until(lambda: polls_since(after) >= ids, timeout=4 * INTERVAL)  # the last commits are polled
+    beat_until(lambda: polled_since(after) >= ids, timeout=4 * INTERVAL)  # the last commits are polled
 
     # Exactly once per (server, due time) while both lived: no duplicate, no gap in the due times.
-    both = list(PollRecord.objects.filter(server_id__in=ids, started_at__gt=start, due_at__lt=killed)
-                .values_list("server_id", "due_at"))
-    assert max(Counter(both).values()) == 1
-    for server_id in ids:
-        due = sorted(d for s, d in both if s == server_id)
-        steps = {round((b - a).total_seconds(), 3) for a, b in zip(due, due[1:])}
-        assert steps == {float(INTERVAL)}, (server_id, due)
+    assert due_time_faults(ids, start, killed, INTERVAL) == []
     # The survivor polled every server within two intervals of the kill, over its own connections.
     assert (taken_over - killed).total_seconds() <= 2 * INTERVAL
     assert connections_to(workers[1], mariadb.port) == TARGETS
