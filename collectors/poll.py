@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 import pymysql
 
-from collectors import delta, registry, snapshots
+from collectors import delta, registry, schedule, snapshots
 from collectors.connection import ConnectError
 from collectors.pool import POOL, Pooled, Target, is_connection_error
 from collectors.results import PollResult, SourceResult
@@ -25,16 +25,31 @@ GRANTS_HINT = ("grant the monitoring user: GRANT PROCESS, REPLICATION CLIENT ON 
                "GRANT SELECT ON performance_schema.* TO 'user'@'%' (docs/sources.md)")
 
 
-def is_due(source: Source, poll_interval: int, last_attempt: float | None, now: float) -> bool:
-    # Half an interval of slack: a poll that starts a little early must not skip a cheap source.
-    return last_attempt is None or now - last_attempt >= source.interval_for(poll_interval) - poll_interval / 2
+def is_due(source: Source, poll_interval: int, last_attempt: float | None, now: float,
+           server_id: int = 0, slot_at: float | None = None) -> bool:
+    """Whether the poll at now (due at slot_at) reads this source.
+
+    Half an interval of slack: a poll that starts a little early must not skip a cheap source.
+    A server's first poll reads every source (it tells at once what works there); after that
+    a slower source waits for the server's turn (schedule.in_turn): a missed turn is made up
+    at the next poll, and the turns after it are kept even if the next one comes sooner.
+    """
+    if last_attempt is None:
+        return True
+    every = source.interval_for(poll_interval)
+    if every <= poll_interval:
+        return now - last_attempt >= poll_interval / 2
+    turn = schedule.in_turn(server_id, source.name, every, poll_interval, now if slot_at is None else slot_at)
+    since = now - last_attempt
+    return since >= every + poll_interval or (turn and since >= poll_interval / 2)
 
 
 def due_sources(poll_interval: int, attempts: dict[str, float], now: float,
-                only: list[str] | None = None) -> list[Source]:
+                only: list[str] | None = None, server_id: int = 0, slot_at: float | None = None) -> list[Source]:
     if only:
         return [registry.get(name) for name in only]
-    return [s for s in registry.all_sources() if is_due(s, poll_interval, attempts.get(s.name), now)]
+    return [s for s in registry.all_sources()
+            if is_due(s, poll_interval, attempts.get(s.name), now, server_id, slot_at)]
 
 
 def poll_target(target: Target, poll_interval: int, due_at: datetime | None = None,
@@ -48,7 +63,8 @@ def poll_target(target: Target, poll_interval: int, due_at: datetime | None = No
     start = time.time()
     result = PollResult(target.server_id, target.name, datetime.fromtimestamp(start, UTC), due_at)
     previous, attempts = saved if saved is not None else snapshots.store().load(target.server_id)
-    sources = due_sources(poll_interval, attempts, start, only)
+    slot_at = due_at.timestamp() if due_at is not None else None
+    sources = due_sources(poll_interval, attempts, start, only, target.server_id, slot_at)
     if not sources:  # not a poll: nothing to record, the failure count stays as it is
         result.skipped = "no source is due yet"
         return result

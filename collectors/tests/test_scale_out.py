@@ -15,7 +15,7 @@ from testing.child_env import child_env
 from testing.scale_out import beat_until, due_time_faults, polled_since, run_beat
 from testing.workers import connections_to, start_worker, stop_worker, wait_alive
 
-TARGETS, INTERVAL = 20, 2  # seconds
+TARGETS, INTERVAL = 20, 3  # seconds
 HEARTBEAT = "1"  # seconds a killed worker still counts as alive (6 in production)
 
 
@@ -38,7 +38,7 @@ def test_two_workers_poll_each_due_time_once_and_the_survivor_takes_over(make_se
     beat_until(lambda: polled_since(start) >= ids, timeout=10)  # every server's first poll: the baselines
     assert polled_since(start) == ids
     load.transactions(commits=40)
-    run_beat(3 * INTERVAL)
+    run_beat(2 * INTERVAL)
     assert all(connections_to(w, mariadb.port) > 0 for w in workers)  # both of them polled
     load.transactions(commits=30)
     workers[0].send_signal(signal.SIGKILL)
