@@ -8,8 +8,8 @@ prometheus-mysqld-exporter (a child process on a private port, scraped over HTTP
 as user `exporter` with comparable collectors: global status, wait events, InnoDB
 metrics, InnoDB status. Both users have the same grants.
 
-Each interval holds one poll and one scrape, half an interval apart; which goes
-first alternates window by window. Per window, read as root from
+Each interval holds one poll and one scrape, half an interval apart, so each follows
+the other by the same 5 s (alternating within every window). Per window, read as root from
 performance_schema (so the measuring is not measured): statements and their server
 time per poll/scrape (events_statements_summary_by_user_by_event_name deltas per
 user), connections opened (performance_schema.users), the client's CPU (our
@@ -25,6 +25,7 @@ and each exporter collector alone, with what it buys.
 import argparse
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -168,9 +169,13 @@ class Ours:
         self.server.password = PASSWORD
         self.server.save()
 
-    def poll(self) -> tuple[float, int]:
+    def poll(self) -> tuple[float, int | None]:
+        """(CPU seconds, values kept); None values: skipped, which must never happen here."""
         cpu0 = time.thread_time()
         result = poll_servers([self.server], {self.server.id: None})[0]
+        if result.skipped:
+            print(f"  poll skipped: {result.skipped}", flush=True)
+            return time.thread_time() - cpu0, None
         kept = sum(len(s.sample.values) for s in result.sources if s.sample)
         failed = [s.error for s in result.sources if not s.ok]
         if failed:
@@ -199,11 +204,9 @@ def stop_child(process: subprocess.Popen | None) -> None:
             process.wait()
 
 
-def run_window(index: int, args, meter: Meter, ours: Ours, peer: Exporter) -> dict:
+def run_window(args, meter: Meter, ours: Ours, peer: Exporter) -> dict:
     sides = {"ours": Side(OURS), "peer": Side(PEER)}
     calls = [("ours", ours.poll), ("peer", peer.scrape)]
-    if index % 2:
-        calls.reverse()  # the other one first: neither always polls right after the other
     for side in sides.values():
         side.start = meter.totals(side.user)
     start = time.monotonic()
@@ -213,6 +216,8 @@ def run_window(index: int, args, meter: Meter, ours: Ours, peer: Exporter) -> di
             side = sides[name]
             before = meter.totals(side.user)[1]
             cpu, kept = call()
+            if kept is None:
+                continue  # not a poll (see Ours.poll)
             side.call_ms.append((meter.totals(side.user)[1] - before) / 1e9)
             side.calls, side.cpu, side.values = side.calls + 1, side.cpu + cpu, side.values + kept
     sleep_until(start + args.window)
@@ -289,8 +294,14 @@ def source_table(args, meter: Meter, ours: Ours, peer: Exporter) -> None:
               f"   ({connects:.2f} connects; each scrape connects and sets up its session)")
 
 
+def exit_on_sigterm() -> None:
+    """A SIGTERM (a timeout, a Ctrl-C'd parent) runs the finally blocks that stop our children."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+
+
 def main() -> None:
     args = parse_args()
+    exit_on_sigterm()
     call_command("migrate", verbosity=0)
     base = Path(tempfile.mkdtemp(prefix="bench-peer-cost-"))
     server, load, peer = SandboxMariaDB(base / "data"), None, None
@@ -320,7 +331,7 @@ def run(args, server: SandboxMariaDB, peer: Exporter) -> None:
     time.sleep(args.interval)  # the first window's first poll must find its sources due
     windows = []
     for index in range(args.windows):
-        figures = run_window(index, args, meter, ours, peer)
+        figures = run_window(args, meter, ours, peer)
         print_window(index, figures, os.getloadavg()[0])
         windows.append(figures)
     summary(windows)

@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.peer_cost import OURS, PASSWORD, PEER, SYSBENCH_DB, Exporter, Ours, stop_child  # noqa: E402
+from bench.peer_cost import OURS, PASSWORD, PEER, SYSBENCH_DB, Exporter, Ours, exit_on_sigterm, stop_child  # noqa: E402
 from collectors.pool import POOL  # noqa: E402
 from monitor.runtime.sandbox import SandboxMariaDB  # noqa: E402
 
@@ -82,6 +82,7 @@ def run_case(case: str, server: SandboxMariaDB, seconds: int, ours: Ours, peer: 
 
 def main() -> None:
     args = parse_args()
+    exit_on_sigterm()
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)

@@ -107,6 +107,7 @@ def takeover_seconds(ids: set[int], killed: datetime) -> float:
 
 def main() -> None:
     args = parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # the finally below stops the workers
     call_command("migrate", verbosity=0)
     base = Path(tempfile.mkdtemp(prefix="bench-scale-out-"))
     sandboxes = [SandboxMariaDB(base / f"data{i}") for i in range(args.sandboxes)]
