@@ -22,7 +22,6 @@ import argparse
 import os
 import shutil
 import signal
-import statistics
 import sys
 import tempfile
 from datetime import UTC, datetime, timedelta
@@ -45,6 +44,7 @@ from django.core.management import call_command  # noqa: E402
 from collectors.models import PollRecord  # noqa: E402
 from monitor.models import Server  # noqa: E402
 from monitor.runtime.sandbox import SandboxMariaDB  # noqa: E402
+from monitor.stats import percentile  # noqa: E402
 from store import query  # noqa: E402
 from testing.scale_out import beat_until, due_time_faults, polled_since, run_beat  # noqa: E402
 from testing.workers import start_worker, stop_worker, wait_alive  # noqa: E402
@@ -90,12 +90,11 @@ def commit(sandboxes: list[SandboxMariaDB], count: int) -> None:
 
 
 def lag_figures(start: datetime, end: datetime) -> str:
-    lags = sorted(PollRecord.objects.filter(started_at__gte=start, started_at__lt=end, lag_ms__isnull=False)
-                  .values_list("lag_ms", flat=True))
+    lags = list(PollRecord.objects.filter(started_at__gte=start, started_at__lt=end, lag_ms__isnull=False)
+                .values_list("lag_ms", flat=True))
     if not lags:
         return "no polls"
-    p99 = lags[min(len(lags) - 1, int(0.99 * (len(lags) - 1)))]
-    return f"{len(lags)} polls, lag p50 {statistics.median(lags):.0f} ms, p99 {p99:.0f} ms"
+    return f"{len(lags)} polls, lag p50 {percentile(lags, 50):.0f} ms, p99 {percentile(lags, 99):.0f} ms"
 
 
 def takeover_seconds(ids: set[int], killed: datetime) -> float:
