@@ -91,7 +91,10 @@ def main() -> None:
         mariadb.start()
         mariadb.create_monitor_user()
         ids = register(args.targets, mariadb.port)
+        cpu0 = time.process_time()
         poll_round(ids, args.batch)  # connect and take the first snapshots
+        first = (time.process_time() - cpu0) * 1000 / len(ids)
+        print(f"first polls (connect, every source, new metrics in the store): {first:.2f} ms CPU per poll")
         polls = args.targets * args.rounds
         cpu = measure(ids, args, None)
         print(f"{datetime.now(UTC):%H:%M:%S} load {os.getloadavg()[0]:.1f}: {polls} polls, "

@@ -12,19 +12,23 @@ from collectors.tls import TLS
 CONNECT_TIMEOUT = 3  # seconds: an unreachable server must not hold a poll slot
 READ_TIMEOUT = 5  # seconds: a server that accepts and never answers fails fast too
 
-# Our statements must never show up in the slow log nor wait on a metadata
-# lock held by the workload; each guard is tried alone since names differ by
-# flavor and version.
+# Our statements must never show up in the slow log nor wait on a metadata lock
+# held by the workload. Each guard names the servers that have it: a SET of an
+# unknown variable is an error in the monitored server's statement statistics
+# (and its log, with log_warnings), so only the ones this server knows are sent,
+# as one statement. (flavor, first version) per guard; None: every version.
 SESSION_GUARDS = (
-    "SET SESSION long_query_time = 31536000",
-    "SET SESSION lock_wait_timeout = 2",
-    "SET SESSION innodb_lock_wait_timeout = 1",
-    "SET SESSION max_statement_time = 5",  # MariaDB 10.1+
-    "SET SESSION max_execution_time = 5000",  # MySQL 5.7.8+, SELECT only
+    ("long_query_time = 31536000", None),
+    ("lock_wait_timeout = 2", {"mysql": (5, 5, 3), "mariadb": (5, 5, 0)}),
+    ("innodb_lock_wait_timeout = 1", {"mysql": (5, 5, 0), "mariadb": (5, 5, 0)}),
+    ("max_statement_time = 5", {"mariadb": (10, 1, 1)}),  # seconds, every statement
+    ("max_execution_time = 5000", {"mysql": (5, 7, 8)}),  # milliseconds, SELECT only
     # Sources read a whole table as one GROUP_CONCAT text (collectors.source.joined_rows);
     # MySQL's default of 1024 bytes would cut it short.
-    "SET SESSION group_concat_max_len = 1048576",
+    ("group_concat_max_len = 1048576", None),
 )
+# MariaDB's handshake puts a fake "5.5.5-" before its real version for old clients.
+MARIADB_HANDSHAKE_PREFIX = "5.5.5-"
 
 
 # Plugins that send the password itself to whoever answers: only over TLS whose certificate we verified.
@@ -103,12 +107,30 @@ def connect(server) -> pymysql.Connection:
 
 
 def apply_session_guards(conn: pymysql.Connection) -> None:
+    """One SET of the guards this server has (told by the handshake: no statement spent asking)."""
+    flavor, version = handshake_version(conn.server_version or "")
+    guards = [sql for sql, since in SESSION_GUARDS if since is None or version >= since.get(flavor, (99,))]
     with conn.cursor() as cur:
-        for sql in SESSION_GUARDS:
-            try:
-                cur.execute(sql)
-            except pymysql.MySQLError:
-                pass  # the variable does not exist on this flavor/version
+        try:
+            cur.execute("SET SESSION " + ", ".join(guards))
+        except pymysql.MySQLError:
+            set_one_by_one(cur, guards)  # a build without one of them: keep the others
+
+
+def set_one_by_one(cur, guards: list[str]) -> None:
+    for sql in guards:
+        try:
+            cur.execute("SET SESSION " + sql)
+        except pymysql.MySQLError:
+            pass  # this server lacks the variable
+
+
+def handshake_version(text: str) -> tuple[str, tuple[int, int, int]]:
+    """The server's flavor and version from its handshake string ("5.5.5-10.11.6-MariaDB-0+deb12u1")."""
+    flavor = "mariadb" if "mariadb" in text.lower() else "mysql"
+    if flavor == "mariadb" and text.startswith(MARIADB_HANDSHAKE_PREFIX):
+        text = text[len(MARIADB_HANDSHAKE_PREFIX):]
+    return flavor, parse_version(text)
 
 
 def describe_error(exc: Exception, where: str, user: str) -> str:

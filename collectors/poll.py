@@ -10,11 +10,11 @@ from datetime import UTC, datetime
 
 import pymysql
 
-from collectors import delta, registry, snapshots
+from collectors import delta, registry, schedule, snapshots
 from collectors.connection import ConnectError
 from collectors.pool import POOL, Pooled, Target, is_connection_error
 from collectors.results import PollResult, SourceResult
-from collectors.source import Source, SourceUnavailable
+from collectors.source import Reading, Source, SourceUnavailable
 from store.sample import Sample
 
 log = logging.getLogger(__name__)
@@ -25,16 +25,31 @@ GRANTS_HINT = ("grant the monitoring user: GRANT PROCESS, REPLICATION CLIENT ON 
                "GRANT SELECT ON performance_schema.* TO 'user'@'%' (docs/sources.md)")
 
 
-def is_due(source: Source, poll_interval: int, last_attempt: float | None, now: float) -> bool:
-    # Half an interval of slack: a poll that starts a little early must not skip a cheap source.
-    return last_attempt is None or now - last_attempt >= source.interval_for(poll_interval) - poll_interval / 2
+def is_due(source: Source, poll_interval: int, last_attempt: float | None, now: float,
+           server_id: int = 0, slot_at: float | None = None) -> bool:
+    """Whether the poll at now (due at slot_at) reads this source.
+
+    Half an interval of slack: a poll that starts a little early must not skip a cheap source.
+    A server's first poll reads every source (it tells at once what works there); after that
+    a slower source waits for the server's turn (schedule.in_turn): a missed turn is made up
+    at the next poll, and the turns after it are kept even if the next one comes sooner.
+    """
+    if last_attempt is None:
+        return True
+    every = source.interval_for(poll_interval)
+    if every <= poll_interval:
+        return now - last_attempt >= poll_interval / 2
+    turn = schedule.in_turn(server_id, source.name, every, poll_interval, now if slot_at is None else slot_at)
+    since = now - last_attempt
+    return since >= every + poll_interval or (turn and since >= poll_interval / 2)
 
 
 def due_sources(poll_interval: int, attempts: dict[str, float], now: float,
-                only: list[str] | None = None) -> list[Source]:
+                only: list[str] | None = None, server_id: int = 0, slot_at: float | None = None) -> list[Source]:
     if only:
         return [registry.get(name) for name in only]
-    return [s for s in registry.all_sources() if is_due(s, poll_interval, attempts.get(s.name), now)]
+    return [s for s in registry.all_sources()
+            if is_due(s, poll_interval, attempts.get(s.name), now, server_id, slot_at)]
 
 
 def poll_target(target: Target, poll_interval: int, due_at: datetime | None = None,
@@ -48,7 +63,8 @@ def poll_target(target: Target, poll_interval: int, due_at: datetime | None = No
     start = time.time()
     result = PollResult(target.server_id, target.name, datetime.fromtimestamp(start, UTC), due_at)
     previous, attempts = saved if saved is not None else snapshots.store().load(target.server_id)
-    sources = due_sources(poll_interval, attempts, start, only)
+    slot_at = due_at.timestamp() if due_at is not None else None
+    sources = due_sources(poll_interval, attempts, start, only, target.server_id, slot_at)
     if not sources:  # not a poll: nothing to record, the failure count stays as it is
         result.skipped = "no source is due yet"
         return result
@@ -76,10 +92,10 @@ def run_sources(target: Target, sources: list[Source], previous: dict[str, delta
                                        f"cannot connect ({exc})") for s in sources]
         return {}
     result.connected_now, result.info = not entry.reused, entry.info
-    new_snapshots = {}
+    new_snapshots, readings = {}, {}
     checked = not entry.reused  # the server info was read on this connection during this poll
     for index, source in enumerate(sources):
-        outcome, snapshot, entry = run_one(target, source, entry, previous.get(source.name))
+        outcome, snapshot, entry = run_one(target, source, entry, previous.get(source.name), readings)
         if outcome.unavailable and entry is not None and not checked:
             # Maybe told by stale info (the server restarted with other settings): read it again, once.
             entry, checked = refresh(target, entry), True
@@ -87,7 +103,7 @@ def run_sources(target: Target, sources: list[Source], previous: dict[str, delta
                 outcome = SourceResult(source.name, False, error=f"{target.name}: {source.name}: not polled, "
                                        "the connection was lost and could not be reopened")
             else:
-                outcome, snapshot, entry = run_one(target, source, entry, previous.get(source.name))
+                outcome, snapshot, entry = run_one(target, source, entry, previous.get(source.name), readings)
         checked = checked or (entry is not None and (not entry.reused or not outcome.unavailable))
         result.sources.append(outcome)
         if snapshot is not None:
@@ -111,16 +127,17 @@ def refresh(target: Target, entry: Pooled) -> Pooled | None:
         return None
 
 
-def run_one(target: Target, source: Source, entry: Pooled, previous: delta.Snapshot | None
-            ) -> tuple[SourceResult, delta.Snapshot | None, Pooled | None]:
-    """Run one source; a connection that broke on reuse (e.g. a restart) is reopened once."""
+def run_one(target: Target, source: Source, entry: Pooled, previous: delta.Snapshot | None,
+            readings: dict[str, Reading]) -> tuple[SourceResult, delta.Snapshot | None, Pooled | None]:
+    """Run one source (adding its reading to the poll's readings); a connection that broke on
+    reuse (e.g. a restart) is reopened once."""
     reason = source.unsupported_reason(entry.info)
     if reason:
         return SourceResult(source.name, False, error=f"{target.name}: {source.name}: {reason}",
                             unavailable=True), None, entry
     t0 = time.perf_counter()
     try:
-        reading = source.collect(entry.conn, entry.info)
+        reading = read(source, entry, readings)
     except SourceUnavailable as exc:
         return SourceResult(source.name, False, elapsed_ms(t0), f"{target.name}: {source.name}: {exc}",
                             unavailable=True), None, entry
@@ -134,11 +151,12 @@ def run_one(target: Target, source: Source, entry: Pooled, previous: delta.Snaps
             entry = POOL.get(target)
         except Exception as again:  # noqa: BLE001 - any failure to reconnect ends this poll
             return failed(target, source, t0, f"connection lost and reconnect failed: {again}"), None, None
-        return run_one(target, source, entry, previous)
+        return run_one(target, source, entry, previous, readings)
     except Exception as exc:  # noqa: BLE001 - a parser bug in one source must not stop the others
         log.exception("source %s failed on %s", source.name, target.name)
         return failed(target, source, t0, f"{type(exc).__name__}: {exc}"), None, entry
     duration = elapsed_ms(t0)
+    readings[source.name] = reading
     read_at = time.time()
     change, snapshot = delta.compute(previous, reading, read_at, entry.boot)
     if delta.is_restart(change.reset) and entry.reused:
@@ -152,6 +170,11 @@ def run_one(target: Target, source: Source, entry: Pooled, previous: delta.Snaps
     outcome = SourceResult(source.name, True, duration, note=reading.note, reset=change.reset, sample=sample,
                            extra=reading.extra)
     return outcome, snapshot, entry
+
+
+def read(source: Source, entry: Pooled, readings: dict[str, Reading]) -> Reading:
+    derived = source.derive(readings, entry.info) if source.derive else None
+    return derived if derived is not None else source.collect(entry.conn, entry.info)
 
 
 def failed(target: Target, source: Source, t0: float, message: str) -> SourceResult:

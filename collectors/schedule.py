@@ -4,6 +4,8 @@ Claiming moves a server's next-due time forward inside one Lua script, so two
 dispatchers (or a retried beat tick) can never hand out the same poll twice.
 """
 
+import zlib
+
 from collectors import state
 
 DUE_KEY = "collectors:due"
@@ -63,6 +65,19 @@ def forget_removed(client, enabled: set[str]) -> None:
     stale = [m for m in client.zrange(DUE_KEY, 0, -1) if m.decode() not in enabled]
     if stale:
         client.zrem(DUE_KEY, *stale)
+
+
+def in_turn(server_id: int, source: str, every: float, poll_interval: int, slot_at: float) -> bool:
+    """Whether the poll due at slot_at is this server's turn for a source read every `every` seconds.
+
+    Turns are spread by server and source, so in any poll interval about one in
+    every/poll_interval servers reads it. Counted from each server's first poll (which
+    reads every source), the slower sources of a fleet started together came due in the
+    same interval again a minute later, and every minute after: a lag spike each time.
+    """
+    polls = max(1, round(every / poll_interval))
+    slot = round(slot_at / poll_interval)
+    return slot % polls == zlib.crc32(f"{server_id}:{source}".encode()) % polls
 
 
 def reset() -> None:

@@ -39,6 +39,9 @@ class Source:
     flavors: frozenset[str] = frozenset(("mysql", "mariadb"))
     min_version: dict[str, tuple[int, int, int]] = field(default_factory=dict)
     interval: int | None = None  # seconds; None means the server's poll interval
+    # The values from readings this poll already made (by source name), sparing the server a
+    # statement; None when they are not there (that source not due, or not run): collect() then.
+    derive: Callable[[dict[str, Reading], ServerInfo], Reading | None] | None = None
 
     def unsupported_reason(self, info: ServerInfo) -> str | None:
         """Why this source cannot run on this server, or None if it can."""

@@ -1,12 +1,44 @@
-"""Shared state in Redis: the client, and the per-server lock that keeps polls of one server apart."""
+"""Shared state in Redis: the client, the per-server lock that keeps polls of one server apart,
+and the heartbeat that tells a live worker's locks from a dead one's.
 
+A lock's value is "<owner>|<random>". A Celery worker process names itself (its hostname)
+and keeps collectors:worker:<hostname> alive in Redis; when that key expires (the worker was
+killed, or its machine died), another worker may take the dead one's locks at once instead
+of waiting for their TTL (30 s or more): its servers are polled again within an interval or two.
+Callers without an owner (commands, tests) are covered by the TTL only.
+"""
+
+import os
 import secrets
+import threading
+import time
 
 import redis
 
 from store import redis_client
 
 LOCK_KEY = "collectors:lock:{}"
+WORKER_KEY = "collectors:worker:{}"
+# Seconds a silent worker counts as alive; refreshed three times per period.
+HEARTBEAT_TTL = float(os.getenv("COLLECTORS_HEARTBEAT_TTL", "6"))
+OWNER = ""  # this process's worker name, once start_heartbeat() ran
+# KEYS = lock keys; ARGV = the worker key's prefix, then (token, ttl ms) per key.
+# A lock is taken when free, or when its owner named a worker whose heartbeat is gone.
+ACQUIRE_LUA = """
+local taken = {}
+for i, key in ipairs(KEYS) do
+  local token, ttl = ARGV[2 * i], ARGV[2 * i + 1]
+  local ok = redis.call('SET', key, token, 'NX', 'PX', ttl)
+  if not ok then
+    local owner = string.match(redis.call('GET', key) or '', '^(.*)|')
+    if owner and owner ~= '' and redis.call('EXISTS', ARGV[1] .. owner) == 0 then
+      ok = redis.call('SET', key, token, 'PX', ttl)
+    end
+  end
+  taken[i] = ok and 1 or 0
+end
+return taken
+"""
 # Deletes the lock only if it is still ours (it may have expired and been taken since).
 RELEASE_LUA = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
 
@@ -17,10 +49,7 @@ def client() -> redis.Redis:
 
 def acquire_lock(server_id: int, ttl_seconds: float) -> str | None:
     """A token if this caller may poll the server now, None if a poll of it is running."""
-    token = secrets.token_hex(8)
-    if client().set(LOCK_KEY.format(server_id), token, nx=True, px=int(ttl_seconds * 1000)):
-        return token
-    return None
+    return acquire_locks({server_id: ttl_seconds})[server_id]
 
 
 def release_lock(server_id: int, token: str) -> None:
@@ -29,11 +58,14 @@ def release_lock(server_id: int, token: str) -> None:
 
 def acquire_locks(wanted: dict[int, float]) -> dict[int, str | None]:
     """acquire_lock for many servers ({id: ttl seconds}) in one round trip."""
-    tokens = {server_id: secrets.token_hex(8) for server_id in wanted}
-    pipe = client().pipeline(transaction=False)
+    if not wanted:
+        return {}
+    tokens = {server_id: f"{OWNER}|{secrets.token_hex(8)}" for server_id in wanted}
+    args = [WORKER_KEY.format("")]
     for server_id, ttl in wanted.items():
-        pipe.set(LOCK_KEY.format(server_id), tokens[server_id], nx=True, px=int(ttl * 1000))
-    replies = pipe.execute()
+        args += [tokens[server_id], str(int(ttl * 1000))]
+    keys = [LOCK_KEY.format(server_id) for server_id in wanted]
+    replies = client().eval(ACQUIRE_LUA, len(keys), *keys, *args)
     return {server_id: tokens[server_id] if ok else None for server_id, ok in zip(wanted, replies, strict=True)}
 
 
@@ -45,3 +77,26 @@ def release_locks(tokens: dict[int, str]) -> None:
     for server_id, token in tokens.items():
         pipe.eval(RELEASE_LUA, 1, LOCK_KEY.format(server_id), token)
     pipe.execute()
+
+
+def start_heartbeat(owner: str) -> threading.Thread:
+    """Name this process's locks after owner and keep its heartbeat alive while the process lives."""
+    global OWNER
+    OWNER = owner.replace("|", "_")
+    beat()
+    thread = threading.Thread(target=heartbeat_loop, name="collectors-heartbeat", daemon=True)
+    thread.start()
+    return thread
+
+
+def heartbeat_loop() -> None:
+    while True:
+        time.sleep(HEARTBEAT_TTL / 3)
+        try:
+            beat()
+        except redis.RedisError:
+            pass  # Redis away: the locks cannot be taken from us either; beat again next time
+
+
+def beat() -> None:
+    client().set(WORKER_KEY.format(OWNER), "1", px=int(HEARTBEAT_TTL * 1000))

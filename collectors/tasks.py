@@ -6,10 +6,11 @@ from datetime import UTC, datetime
 from itertools import groupby
 
 from celery import shared_task
+from celery.signals import celeryd_after_setup
 from celery.utils.log import get_task_logger
 from django.conf import settings
 
-from collectors import fleet_cache, pruning, schedule
+from collectors import fleet_cache, pruning, schedule, state
 from collectors.batch import poll_servers
 
 log = get_task_logger(__name__)
@@ -23,6 +24,12 @@ def executor() -> ThreadPoolExecutor:
         # Polls at once per worker process; some of them sleep until their due time (up to one tick).
         _executor = ThreadPoolExecutor(max_workers=settings.COLLECTORS_THREADS, thread_name_prefix="poll")
     return _executor
+
+
+@celeryd_after_setup.connect
+def name_worker(sender: str, **kwargs) -> None:
+    """A worker's locks carry its hostname, kept alive by a heartbeat (collectors.state)."""
+    state.start_heartbeat(sender)
 
 
 @shared_task(ignore_result=True)

@@ -96,6 +96,9 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# A worker reserves only the poll batches it can start: with several workers, prefetched
+# batches would wait in a busy one (and expire) while another sits idle.
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TIMEZONE = "UTC"
 
 # Monitored-server passwords are encrypted with this Fernet key.

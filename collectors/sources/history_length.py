@@ -1,7 +1,12 @@
+# No statement when the poll's global status (MariaDB) or InnoDB metrics read has it; else
 # SELECT COUNT FROM information_schema.INNODB_METRICS WHERE NAME = 'trx_rseg_history_len' (or status, or INNODB STATUS).
 """InnoDB history list length: undo not yet purged, the purge-lag view's main line.
 
-Where it is read, best first:
+Most polls spend no statement on it: MariaDB's global status (read every poll) carries
+it as Innodb_history_list_length, the same trx_sys figure INNODB_METRICS shows, and an
+InnoDB metrics read of the same poll carries trx_rseg_history_len. Asking INNODB_METRICS
+for its one row makes the server build the whole table (0.3-1 ms under load).
+Otherwise, where it is read, best first:
 1. INNODB_METRICS trx_rseg_history_len when enabled (column STATUS on MySQL and MariaDB
    <= 10.4, ENABLED on MariaDB 10.5+);
 2. MariaDB's status variable Innodb_history_list_length;
@@ -27,6 +32,8 @@ MARIADB_STATUS_SQL = "SHOW GLOBAL STATUS LIKE 'Innodb_history_list_length'"
 # The InnoDB monitor text: expensive, the last resort (MySQL 5.5 has nothing else).
 INNODB_STATUS_SQL = "SHOW ENGINE INNODB STATUS"
 
+STATUS_NAME = "Innodb_history_list_length"  # in global_status's values
+METRICS_NAME = "innodb_metrics:trx_rseg_history_len"  # in innodb_metrics's values, when enabled
 HISTORY_LINE = re.compile(r"^History list length (\d+)", re.MULTILINE)
 ENABLE_HINT = "SET GLOBAL innodb_monitor_enable = 'trx_rseg_history_len'"
 
@@ -64,6 +71,17 @@ def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:
     return gauge(length, note + "read from SHOW ENGINE INNODB STATUS")
 
 
+def derive(readings: dict[str, Reading], info: ServerInfo) -> Reading | None:
+    """The length from this poll's global status (MariaDB) or InnoDB metrics reading, if it has it."""
+    status = readings.get("global_status")
+    if info.flavor == "mariadb" and status and STATUS_NAME in status.values:
+        return gauge(status.values[STATUS_NAME])
+    metrics = readings.get("innodb_metrics")
+    if metrics and METRICS_NAME in metrics.values:
+        return gauge(metrics.values[METRICS_NAME])
+    return None
+
+
 def gauge(length: int | float, note: str = "") -> Reading:
     return Reading({"history_list_length": length}, frozenset(), note=note)
 
@@ -75,4 +93,5 @@ SOURCE = Source(
     min_version={"mysql": (5, 1, 0), "mariadb": (5, 1, 0)},
     interval=None,
     collect=collect,
+    derive=derive,
 )

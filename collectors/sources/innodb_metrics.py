@@ -61,6 +61,9 @@ SOURCE = Source(
     help="information_schema.INNODB_METRICS enabled counters: innodb_metrics:<NAME>",
     flavors=frozenset(("mysql", "mariadb")),
     min_version={"mysql": (5, 6, 0), "mariadb": (10, 0, 0)},
-    interval=None,
+    # The server builds the whole table to answer (0.3-1.7 ms, ~10-15 % of a poll's server time);
+    # its purge counters feed the purge view, whose lag builds over minutes: once a minute is enough.
+    # The history length every poll comes from global status (history_length.derive).
+    interval=60,
     collect=collect,
 )

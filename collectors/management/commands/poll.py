@@ -4,6 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from collectors import registry
 from collectors.batch import poll_server
+from collectors.pool import POOL
 from monitor.models import Server
 
 SHOWN_VALUES = 8  # per source; --all prints everything
@@ -25,7 +26,10 @@ class Command(BaseCommand):
         except Server.DoesNotExist:
             raise CommandError(f"no server named {options['name']!r} (see /servers/ or manage.py addserver)") from None
         only = options["source"] or [s.name for s in registry.all_sources()]
-        result = poll_server(server.id, only=only)
+        try:
+            result = poll_server(server.id, only=only)
+        finally:
+            POOL.close_all()  # one poll and done: no connection left for the server to abort
         self.print_result(result, options["all"])
         if not result.ok:
             raise CommandError(f"{server.name}: poll failed: {result.error}")

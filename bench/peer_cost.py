@@ -1,0 +1,343 @@
+"""Our poll against the real peer, side by side: what each costs the monitored server.
+
+Starts a private MariaDB (performance_schema ON) under a steady sysbench write load
+(oltp_write_only at a fixed rate), then, at the same interval and against that same
+server, our poll (the batch path of a worker: pooled connection, every source when due,
+Redis snapshots, the store write) as user `steady`, and Debian's
+prometheus-mysqld-exporter (a child process on a private port, scraped over HTTP)
+as user `exporter` with comparable collectors: global status, wait events, InnoDB
+metrics, InnoDB status. Both users have the same grants.
+
+Each interval holds one poll and one scrape, half an interval apart, so each follows
+the other by the same 5 s (alternating within every window). Per window, read as root from
+performance_schema (so the measuring is not measured): statements and their server
+time per poll/scrape (events_statements_summary_by_user_by_event_name deltas per
+user), connections opened (performance_schema.users), the client's CPU (our
+polling thread; the exporter's process), values kept (our sample values; the
+exporter's mysql_* samples); the ratio is computed inside each window, then
+min/median/max over the windows. Then a per-source cost table: each of our sources
+and each exporter collector alone, with what it buys.
+
+    make bench-deps   # the exporter (Debian's prometheus-mysqld-exporter) and sysbench
+    .venv/bin/python bench/peer_cost.py [--interval 10] [--window 60] [--windows 4]
+"""
+
+import argparse
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "monitor.settings_test")  # private Postgres + Redis
+
+import django  # noqa: E402
+
+django.setup()
+
+import psutil  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from prometheus_client.parser import text_string_to_metric_families  # noqa: E402
+
+from collectors import registry  # noqa: E402
+from collectors.batch import poll_servers  # noqa: E402
+from collectors.pool import POOL, Target  # noqa: E402
+from monitor.models import Server  # noqa: E402
+from monitor.runtime.sandbox import SandboxMariaDB, find_binary, free_port  # noqa: E402
+
+OURS, PEER = "steady", "exporter"
+PASSWORD = "s3cret!"
+EXPORTER = "prometheus-mysqld-exporter"
+# The issue's comparable set; the exporter's other default collectors switched off.
+PEER_COLLECTORS = ("global_status", "perf_schema.eventswaits", "info_schema.innodb_metrics", "engine_innodb_status")
+PEER_OFF = ("global_variables", "slave_status", "info_schema.innodb_cmp", "info_schema.innodb_cmpmem",
+            "info_schema.query_response_time")
+USER_STATEMENTS_SQL = (
+    "SELECT COALESCE(SUM(COUNT_STAR), 0), COALESCE(SUM(SUM_TIMER_WAIT), 0)"
+    " FROM performance_schema.events_statements_summary_by_user_by_event_name WHERE USER = %s"
+)
+USER_CONNECTIONS_SQL = "SELECT COALESCE(SUM(TOTAL_CONNECTIONS), 0) FROM performance_schema.users WHERE USER = %s"
+SYSBENCH_DB = "sbtest"
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--interval", type=float, default=10, help="seconds between polls (and scrapes)")
+    parser.add_argument("--window", type=float, default=60,
+                        help="seconds per window: a multiple of 60 counts the 60 s sources once per window")
+    parser.add_argument("--windows", type=int, default=4)
+    parser.add_argument("--rate", type=int, default=50, help="sysbench write transactions per second")
+    parser.add_argument("--repeat", type=int, default=20, help="calls per row of the per-source table")
+    return parser.parse_args()
+
+
+class Meter:
+    """The per-user totals, read as root over one kept connection."""
+
+    def __init__(self, server: SandboxMariaDB):
+        self.conn = server.connect()
+
+    def totals(self, user: str) -> tuple[int, int, int]:
+        with self.conn.cursor() as cur:
+            cur.execute(USER_STATEMENTS_SQL, (user,))
+            count, picos = cur.fetchone()
+            cur.execute(USER_CONNECTIONS_SQL, (user,))
+            return int(count), int(picos), int(cur.fetchone()[0])
+
+
+@dataclass
+class Side:
+    """One monitor's figures in one window: totals at the start, then what its calls cost."""
+
+    user: str
+    start: tuple[int, int, int] = (0, 0, 0)
+    calls: int = 0
+    cpu: float = 0.0  # seconds of client CPU
+    values: int = 0
+    call_ms: list = field(default_factory=list)  # server time of each call, for a median robust to spikes
+    per_call: dict = field(default_factory=dict)
+
+    def finish(self, end: tuple[int, int, int]) -> dict:
+        count, picos, connects = (a - b for a, b in zip(end, self.start, strict=True))
+        n = max(1, self.calls)
+        self.per_call = {"statements": count / n, "ms": picos / 1e9 / n, "connects": connects / n,
+                         "cpu_ms": self.cpu * 1000 / n, "values": self.values / n, "calls": self.calls,
+                         "median_ms": statistics.median(self.call_ms) if self.call_ms else float("nan")}
+        return self.per_call
+
+
+class Exporter:
+    """Debian's mysqld_exporter as a child process on a private port."""
+
+    def __init__(self, server: SandboxMariaDB, base: Path):
+        binary = find_binary(EXPORTER)
+        if not binary:
+            sys.exit(f"{EXPORTER} is not installed: make bench-deps (scripts/system-deps.sh bench)")
+        cnf = base / "exporter.cnf"
+        cnf.write_text(f"[client]\nuser={PEER}\npassword={PASSWORD}\nhost=127.0.0.1\nport={server.port}\n")
+        self.port = free_port()
+        flags = [f"--collect.{c}" for c in PEER_COLLECTORS] + [f"--no-collect.{c}" for c in PEER_OFF]
+        self.process = subprocess.Popen(
+            [binary, f"--config.my-cnf={cnf}", f"--web.listen-address=127.0.0.1:{self.port}", *flags],
+            stdout=(base / "exporter.log").open("w"), stderr=subprocess.STDOUT)
+        self.ps = psutil.Process(self.process.pid)
+        self.version = subprocess.run([binary, "--version"], capture_output=True, text=True).stderr.split("\n")[0]
+        self._wait_ready()
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{self.port}/", timeout=2).read()
+                return
+            except OSError:
+                time.sleep(0.2)
+        raise RuntimeError("the exporter did not answer within 20 s (see exporter.log)")
+
+    def scrape(self, collectors: tuple[str, ...] = ()) -> tuple[float, int]:
+        """One scrape: (the exporter's CPU seconds spent, mysql_* samples in it)."""
+        query = "".join(f"&collect[]={c}" for c in collectors).lstrip("&")
+        cpu0 = self.cpu()
+        url = f"http://127.0.0.1:{self.port}/metrics" + (f"?{query}" if query else "")
+        body = urllib.request.urlopen(url, timeout=30).read().decode()
+        samples = sum(len(f.samples) for f in text_string_to_metric_families(body) if f.name.startswith("mysql_"))
+        return self.cpu() - cpu0, samples
+
+    def cpu(self) -> float:
+        times = self.ps.cpu_times()
+        return times.user + times.system
+
+    def stop(self) -> None:
+        stop_child(self.process)
+
+
+class Ours:
+    """Our poll of the bench server through the worker's batch path (poll, snapshots, store write)."""
+
+    def __init__(self, server: SandboxMariaDB, interval: float):
+        Server.objects.filter(name="peer-bench").delete()
+        self.server = Server(name="peer-bench", host="127.0.0.1", port=server.port, user=OURS,
+                             poll_interval=int(interval))
+        self.server.password = PASSWORD
+        self.server.save()
+
+    def poll(self) -> tuple[float, int | None]:
+        """(CPU seconds, values kept); None values: skipped, which must never happen here."""
+        cpu0 = time.thread_time()
+        result = poll_servers([self.server], {self.server.id: None})[0]
+        if result.skipped:
+            print(f"  poll skipped: {result.skipped}", flush=True)
+            return time.thread_time() - cpu0, None
+        kept = sum(len(s.sample.values) for s in result.sources if s.sample)
+        failed = [s.error for s in result.sources if not s.ok]
+        if failed:
+            print(f"  poll errors: {failed}", flush=True)
+        return time.thread_time() - cpu0, kept
+
+
+def start_load(server: SandboxMariaDB, rate: int, seconds: float, base: Path) -> subprocess.Popen:
+    """sysbench oltp_write_only at a fixed rate, bounded by --time; the tables are prepared first."""
+    server.execute(f"CREATE DATABASE IF NOT EXISTS {SYSBENCH_DB}")
+    common = ["sysbench", "oltp_write_only", "--db-driver=mysql", "--mysql-host=127.0.0.1",
+              f"--mysql-port={server.port}", "--mysql-user=root", f"--mysql-db={SYSBENCH_DB}",
+              "--tables=2", "--table-size=20000"]
+    subprocess.run([*common, "prepare"], check=True, capture_output=True)
+    return subprocess.Popen([*common, "--threads=2", f"--rate={rate}", f"--time={int(seconds) + 60}", "run"],
+                            stdout=(base / "sysbench.log").open("w"), stderr=subprocess.STDOUT)
+
+
+def stop_child(process: subprocess.Popen | None) -> None:
+    if process and process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def run_window(args, meter: Meter, ours: Ours, peer: Exporter) -> dict:
+    sides = {"ours": Side(OURS), "peer": Side(PEER)}
+    calls = [("ours", ours.poll), ("peer", peer.scrape)]
+    for side in sides.values():
+        side.start = meter.totals(side.user)
+    start = time.monotonic()
+    for slot in range(int(args.window // args.interval)):
+        for half, (name, call) in enumerate(calls):
+            sleep_until(start + slot * args.interval + (0.25 + 0.5 * half) * args.interval)
+            side = sides[name]
+            before = meter.totals(side.user)[1]
+            cpu, kept = call()
+            if kept is None:
+                continue  # not a poll (see Ours.poll)
+            side.call_ms.append((meter.totals(side.user)[1] - before) / 1e9)
+            side.calls, side.cpu, side.values = side.calls + 1, side.cpu + cpu, side.values + kept
+    sleep_until(start + args.window)
+    return {name: side.finish(meter.totals(side.user)) for name, side in sides.items()}
+
+
+def sleep_until(moment: float) -> None:
+    time.sleep(max(0.0, moment - time.monotonic()))
+
+
+def print_window(index: int, figures: dict, load: float) -> None:
+    for name in ("ours", "peer"):
+        f = figures[name]
+        print(f"  window {index + 1} {name:<4} calls {f['calls']:>3}  statements {f['statements']:5.2f}  "
+              f"server ms {f['ms']:6.3f}  connects {f['connects']:4.2f}  client CPU ms {f['cpu_ms']:6.2f}  "
+              f"values {f['values']:6.1f}  (median call {f['median_ms']:6.3f} ms)", flush=True)
+    print(f"  window {index + 1} ratio ours/peer server time {ratio(figures):.2f}, of the median calls"
+          f" {ratio(figures, 'median_ms'):.2f}  (load average {load:.2f})", flush=True)
+
+
+def ratio(figures: dict, key: str = "ms") -> float:
+    """Ours over the peer's, within one window; "ms" is the mean, all sources counted."""
+    return figures["ours"][key] / figures["peer"][key] if figures["peer"][key] else float("nan")
+
+
+def spread(values: list[float]) -> str:
+    return f"min {min(values):.3f}  median {statistics.median(values):.3f}  max {max(values):.3f}"
+
+
+def summary(windows: list[dict]) -> None:
+    print("\nper poll / per scrape, over the windows (min / median / max):")
+    for key in ("statements", "ms", "median_ms", "connects", "cpu_ms", "values"):
+        for name in ("ours", "peer"):
+            print(f"  {name:<4} {key:<10} {spread([w[name][key] for w in windows])}")
+    ratios = [ratio(w) for w in windows]
+    medians = [ratio(w, "median_ms") for w in windows]
+    print(f"ratio ours/peer server statement time, per window: {', '.join(f'{r:.2f}' for r in ratios)}")
+    print(f"  the same of the median poll/scrape (robust to a descheduled statement; leaves out the 60 s"
+          f" sources): {', '.join(f'{r:.2f}' for r in medians)}")
+    median = statistics.median(ratios)
+    print(f"goal (ratio <= 0.5): {'met' if median <= 0.5 else 'MISSED'}, median {median:.2f}"
+          f" (min {min(ratios):.2f}, max {max(ratios):.2f})")
+
+
+def measure(meter: Meter, user: str, repeat: int, call) -> tuple[float, float, float]:
+    """Statements, server ms and connects per call of call()."""
+    before = meter.totals(user)
+    for _ in range(repeat):
+        call()
+    after = meter.totals(user)
+    count, picos, connects = (a - b for a, b in zip(after, before, strict=True))
+    return count / repeat, picos / 1e9 / repeat, connects / repeat
+
+
+def source_table(args, meter: Meter, ours: Ours, peer: Exporter) -> None:
+    """Each of our sources alone (on the pooled connection), then each exporter collector alone."""
+    target = Target.from_server(ours.server)
+    print(f"\nper source, {args.repeat} calls each, under the same load; 'per poll' spreads a slower"
+          f" source over the {args.interval:g} s polls of its interval:")
+    print(f"  {'ours: source':<34} {'stmts':>6} {'ms/call':>8} {'every':>6} {'ms/poll':>8} {'values':>7}")
+    for source in registry.all_sources():
+        entry = POOL.get(target)
+        values = len(source.collect(entry.conn, entry.info).values)
+        count, ms, _ = measure(meter, OURS, args.repeat, lambda s=source, e=entry: s.collect(e.conn, e.info))
+        POOL.put(target, entry)
+        every = source.interval_for(int(args.interval))
+        print(f"  {source.name:<34} {count:>6.2f} {ms:>8.3f} {every:>5}s {ms * args.interval / every:>8.3f}"
+              f" {values:>7}")
+    print(f"  {'peer: collector (one scrape each)':<34} {'stmts':>6} {'ms/call':>8} {'':>6} {'':>8} {'values':>7}")
+    for collector in PEER_COLLECTORS:
+        values = peer.scrape((collector,))[1]
+        count, ms, connects = measure(meter, PEER, args.repeat, lambda c=collector: peer.scrape((c,)))
+        print(f"  {collector:<34} {count:>6.2f} {ms:>8.3f} {'':>6} {'':>8} {values:>7}"
+              f"   ({connects:.2f} connects; each scrape connects and sets up its session)")
+
+
+def exit_on_sigterm() -> None:
+    """A SIGTERM (a timeout, a Ctrl-C'd parent) runs the finally blocks that stop our children."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+
+
+def main() -> None:
+    args = parse_args()
+    exit_on_sigterm()
+    call_command("migrate", verbosity=0)
+    base = Path(tempfile.mkdtemp(prefix="bench-peer-cost-"))
+    server, load, peer = SandboxMariaDB(base / "data"), None, None
+    try:
+        server.start()
+        server.create_monitor_user(OURS, PASSWORD)
+        server.create_monitor_user(PEER, PASSWORD)
+        total = args.windows * args.window + 120
+        load = start_load(server, args.rate, total, base)
+        peer = Exporter(server, base)
+        run(args, server, peer)
+    finally:
+        POOL.close_all()
+        stop_child(peer.process if peer else None)
+        stop_child(load)
+        server.stop()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def run(args, server: SandboxMariaDB, peer: Exporter) -> None:
+    meter, ours = Meter(server), Ours(server, args.interval)
+    version = server.execute("SELECT VERSION()")[0][0]
+    print(f"MariaDB {version}, sysbench oltp_write_only at {args.rate} tx/s; peer: {peer.version}"
+          f" ({', '.join(PEER_COLLECTORS)}); every {args.interval:g} s; {args.windows} windows of {args.window:g} s;"
+          f" {os.cpu_count()} CPUs, load average at start {os.getloadavg()[0]:.2f}", flush=True)
+    ours.poll(), peer.scrape()  # connect, baselines: steady state is what is measured
+    time.sleep(args.interval)  # the first window's first poll must find its sources due
+    windows = []
+    for index in range(args.windows):
+        figures = run_window(args, meter, ours, peer)
+        print_window(index, figures, os.getloadavg()[0])
+        windows.append(figures)
+    summary(windows)
+    source_table(args, meter, ours, peer)
+    print(f"load average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()
