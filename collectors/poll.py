@@ -149,7 +149,8 @@ def run_one(target: Target, source: Source, entry: Pooled, previous: delta.Snaps
     if change.values:
         sample = Sample(target.server_id, source.name, datetime.fromtimestamp(read_at, UTC),
                         change.interval, change.values, change.counters)
-    outcome = SourceResult(source.name, True, duration, note=reading.note, reset=change.reset, sample=sample,
+    note = "; ".join(text for text in (reading.note, change.dropped) if text)
+    outcome = SourceResult(source.name, True, duration, note=note, reset=change.reset, sample=sample,
                            extra=reading.extra)
     return outcome, snapshot, entry
 

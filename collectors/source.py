@@ -25,6 +25,12 @@ class Reading:
     absent_is_zero: bool = False
     # Gauges whose decrease means the counters were reset (Uptime, Uptime_since_flush_status).
     reset_markers: tuple[str, ...] = ()
+    # The counters are zeroed together (TRUNCATE of a summary table): one decrease resets them all.
+    # Otherwise a decrease drops that one counter's delta (FLUSH of one counter, a level misread).
+    reset_together: bool = False
+    # name -> counters in order of preference: its delta is that of the first one with a delta
+    # (tps: the transaction summary where it can be read, else the explicit COMMIT/ROLLBACK count).
+    aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)
     stored_on_change: bool = False  # variables: only values that changed are stored
     extra: dict = field(default_factory=dict)
 

@@ -93,8 +93,9 @@ def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:
             k.startswith("mutex.spins:") for k in values):
         note = ("only rw-locks are listed: named mutex rows need "
                 "SET GLOBAL innodb_monitor_enable = 'latch'")
-    # Rows without waits are left out by the server, so a missing latch was zero before.
-    return Reading(values, frozenset(values), absent_is_zero=True, note=note)
+    # A latch is listed only once it has waited, but its calls and spins counted before:
+    # its first reading sets a baseline (absent_is_zero would store its total since boot).
+    return Reading(values, frozenset(values), note=note)
 
 
 def collect_from_pfs(conn: pymysql.Connection, info: ServerInfo) -> Reading:
@@ -106,7 +107,8 @@ def collect_from_pfs(conn: pymysql.Connection, info: ServerInfo) -> Reading:
     for event, count, timer in joined_rows(conn, PFS_LATCHES_JOINED_SQL, PFS_LATCHES_SQL):
         values[f"mutex.waits:{event}"] = int(count)
         values[f"mutex.time_ps:{event}"] = int(timer)
-    return Reading(values, frozenset(values), absent_is_zero=True, note=PFS_FALLBACK_NOTE)
+    # COUNT_STAR > 0: a missing row was zero (exact, unlike SHOW ENGINE); TRUNCATE zeroes all rows.
+    return Reading(values, frozenset(values), absent_is_zero=True, reset_together=True, note=PFS_FALLBACK_NOTE)
 
 
 SOURCE = Source(
