@@ -25,16 +25,18 @@ GRANTS_HINT = ("grant the monitoring user: GRANT PROCESS, REPLICATION CLIENT ON 
                "GRANT SELECT ON performance_schema.* TO 'user'@'%' (docs/sources.md)")
 
 
-def is_due(source: Source, poll_interval: int, last_attempt: float | None, now: float) -> bool:
+def is_due(source: Source, poll_interval: int, last_attempt: float | None, now: float,
+           target: Target | None = None) -> bool:
+    interval = source.interval_for(poll_interval, *((target.flavor, target.version) if target else ()))
     # Half an interval of slack: a poll that starts a little early must not skip a cheap source.
-    return last_attempt is None or now - last_attempt >= source.interval_for(poll_interval) - poll_interval / 2
+    return last_attempt is None or now - last_attempt >= interval - poll_interval / 2
 
 
 def due_sources(poll_interval: int, attempts: dict[str, float], now: float,
-                only: list[str] | None = None) -> list[Source]:
+                only: list[str] | None = None, target: Target | None = None) -> list[Source]:
     if only:
         return [registry.get(name) for name in only]
-    return [s for s in registry.all_sources() if is_due(s, poll_interval, attempts.get(s.name), now)]
+    return [s for s in registry.all_sources() if is_due(s, poll_interval, attempts.get(s.name), now, target)]
 
 
 def poll_target(target: Target, poll_interval: int, due_at: datetime | None = None,
@@ -48,7 +50,7 @@ def poll_target(target: Target, poll_interval: int, due_at: datetime | None = No
     start = time.time()
     result = PollResult(target.server_id, target.name, datetime.fromtimestamp(start, UTC), due_at)
     previous, attempts = saved if saved is not None else snapshots.store().load(target.server_id)
-    sources = due_sources(poll_interval, attempts, start, only)
+    sources = due_sources(poll_interval, attempts, start, only, target)
     if not sources:  # not a poll: nothing to record, the failure count stays as it is
         result.skipped = "no source is due yet"
         return result

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import pymysql
 
-from collectors.connection import ServerInfo, detect, open_connection
+from collectors.connection import ServerInfo, detect, open_connection, parse_version
 
 # Read once per connection: the boot time tells a restart from a normal poll.
 UPTIME_SQL = "SHOW GLOBAL STATUS LIKE 'Uptime'"
@@ -29,10 +29,13 @@ class Target:
     socket: str
     user: str
     password: str
+    flavor: str = ""  # as last detected (monitor.models.Server): picks the sources' intervals
+    version: tuple[int, int, int] = (0, 0, 0)
 
     @classmethod
     def from_server(cls, server) -> "Target":
-        return cls(server.id, server.name, server.host, server.port, server.socket, server.user, server.password)
+        return cls(server.id, server.name, server.host, server.port, server.socket, server.user, server.password,
+                   server.flavor, parse_version(server.version))
 
     @property
     def address(self) -> str:

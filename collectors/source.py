@@ -45,6 +45,8 @@ class Source:
     flavors: frozenset[str] = frozenset(("mysql", "mariadb"))
     min_version: dict[str, tuple[int, int, int]] = field(default_factory=dict)
     interval: int | None = None  # seconds; None means the server's poll interval
+    # (flavor, version) -> True where the source is cheap there and runs at the poll interval anyway.
+    cheap_on: Callable[[str, tuple[int, int, int]], bool] | None = None
 
     def unsupported_reason(self, info: ServerInfo) -> str | None:
         """Why this source cannot run on this server, or None if it can."""
@@ -55,7 +57,10 @@ class Source:
             return f"needs {info.flavor} {'.'.join(map(str, minimum))} or later (server is {info.label})"
         return None
 
-    def interval_for(self, poll_interval: int) -> int:
+    def interval_for(self, poll_interval: int, flavor: str = "", version: tuple[int, int, int] = (0, 0, 0)) -> int:
+        """Seconds between reads on a server of this flavor and version (as last detected)."""
+        if self.cheap_on is not None and self.cheap_on(flavor, version):
+            return poll_interval
         return max(poll_interval, self.interval or 0)
 
 
