@@ -74,30 +74,32 @@ def write_samples(samples: list) -> str:
 
 def update_health(results: list[PollResult], store_error: str) -> dict[int, int]:
     """One upsert for the batch's health rows (the counts and merges done by PostgreSQL): server -> polls."""
-    columns = ([], [], [], [], [], [], [], [])
-    for r in results:
-        error = "; ".join(e for e in (r.error, store_error) if e)
-        sources = {s.name: s.health(r.started_at) for s in r.sources}
-        row = (r.server_id, r.started_at, r.started_at if r.ok else None, 0 if r.ok else 1, error,
-               json.dumps(sources), r.duration_ms, r.lag_ms)
-        for column, value in zip(columns, row, strict=True):
-            column.append(value)
+    rows = [(r.server_id, r.started_at, r.started_at if r.ok else None, 0 if r.ok else 1, errors(r, store_error),
+             json.dumps({s.name: s.health(r.started_at) for s in r.sources}), r.duration_ms, r.lag_ms)
+            for r in results]
     with connection.cursor() as cur:
-        cur.execute(UPSERT_HEALTH, columns)
+        cur.execute(UPSERT_HEALTH, columns(rows))
         return dict(cur.fetchall())
 
 
 def write_history(results: list[PollResult], polls: dict[int, int], store_error: str) -> None:
     """One upsert for the batch's history rows, each into its server's next ring slot."""
-    columns = ([], [], [], [], [], [], [], [], [])
-    for r in results:
-        sources = {s.name: {"ok": s.ok, "error": s.error, "duration_ms": round(s.duration_ms, 3)} for s in r.sources}
-        row = (r.server_id, polls[r.server_id] % HISTORY_SLOTS, r.started_at, r.due_at, r.lag_ms, r.duration_ms,
-               r.ok and not store_error, "; ".join(e for e in (r.error, store_error) if e), json.dumps(sources))
-        for column, value in zip(columns, row, strict=True):
-            column.append(value)
+    rows = [(r.server_id, polls[r.server_id] % HISTORY_SLOTS, r.started_at, r.due_at, r.lag_ms, r.duration_ms,
+             r.ok and not store_error, errors(r, store_error),
+             json.dumps({s.name: {"ok": s.ok, "error": s.error, "duration_ms": round(s.duration_ms, 3)}
+                         for s in r.sources}))
+            for r in results]
     with connection.cursor() as cur:
-        cur.execute(UPSERT_HISTORY, columns)
+        cur.execute(UPSERT_HISTORY, columns(rows))
+
+
+def errors(result: PollResult, store_error: str) -> str:
+    return "; ".join(e for e in (result.error, store_error) if e)
+
+
+def columns(rows: list[tuple]) -> list[list]:
+    """Rows as one list per column: the arrays unnest() turns back into rows."""
+    return [list(column) for column in zip(*rows, strict=True)]
 
 
 def update_versions(servers: list, results: list[PollResult]) -> None:
