@@ -6,7 +6,7 @@ summed over the workload, must be within 5 % of it.
 
 import pytest
 
-from collectors import transactions
+from collectors import registry, transactions
 from collectors.batch import poll_server
 from collectors.pool import POOL
 from collectors.tests.conftest import LOAD_DB
@@ -122,3 +122,12 @@ def test_a_server_that_turns_the_instrument_on_is_read_that_way_at_the_next_conn
         mariadb.execute(DISABLE_SUMMARY)
     assert_close(tps, 80)
     assert note.startswith("TPS = transactions per second from performance_schema")
+
+
+@pytest.mark.usefixtures("transaction_instrument")
+def test_the_collectors_own_reads_are_no_transactions(server):
+    for _ in range(4):
+        outcome = next(s for s in poll_server(server.id, only=list(registry.SOURCES)).sources
+                       if s.name == "global_status")
+    assert outcome.note == transactions.DEFINITIONS[transactions.TRX_SUMMARY]
+    assert outcome.sample.values["tps"] == 0  # every source ran on the same server in between
