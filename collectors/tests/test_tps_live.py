@@ -9,7 +9,7 @@ import pytest
 from collectors import registry, transactions
 from collectors.batch import poll_server
 from collectors.pool import POOL
-from collectors.tests.conftest import LOAD_DB
+from testing.collectors import LOAD_DB
 
 TOLERANCE = 0.05
 ENABLE_SUMMARY = "UPDATE performance_schema.setup_instruments SET ENABLED = 'YES' WHERE NAME = 'transaction'"
