@@ -91,9 +91,10 @@ def first_row(conn: pymysql.Connection, sql: str) -> tuple | None:
     return tuple(v.decode() if isinstance(v, bytes) else v for v in row) if row else None
 
 
-def chosen(values: dict) -> str:
-    """The counter whose delta becomes tps (collectors.delta follows the same order)."""
-    return next(name for name in PREFERENCE if name in values)
+def note(values: dict) -> str:
+    """How this reading's tps is counted: the first counter it has (collectors.delta follows the same order)."""
+    basis = next(name for name in PREFERENCE if name in values)
+    return DEFINITIONS[basis] if basis != EXPLICIT else f"{DEFINITIONS[EXPLICIT]}; {ENABLE_HINT}"
 
 
 def definition(global_status_health: dict | None) -> str:

@@ -110,6 +110,19 @@ def spelled(conn: pymysql.Connection, rows: list[tuple]) -> list[tuple]:
 
 
 def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:
+    values = status_values(conn, info)
+    counters = {name for name in values if not is_gauge(name)}
+    # Derived counters: their deltas are the sums of their parts' deltas.
+    values[transactions.EXPLICIT] = values.get("Com_commit", 0) + values.get("Com_rollback", 0)
+    values["qps"] = values.get("Questions", values.get("Queries", 0))
+    values.update(transactions.read(conn, info.flavor, info.version_tuple, info.tps_basis))
+    counters |= {"qps", *transactions.PREFERENCE} & values.keys()
+    return Reading(values, frozenset(counters), reset_markers=RESET_MARKERS, note=transactions.note(values),
+                   aliases={"tps": transactions.PREFERENCE})
+
+
+def status_values(conn: pymysql.Connection, info: ServerInfo) -> dict[str, int | float]:
+    """Every numeric status value; text ones (ON, file names...) are left out."""
     values: dict[str, int | float] = {}
     for name, text in read_status(conn, info):
         try:
@@ -118,18 +131,7 @@ def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:
             value = number(text)
             if value is not None:
                 values[name] = value
-    counters = {name for name in values if not is_gauge(name)}
-    # Derived counters: their deltas are the sums of their parts' deltas.
-    values[transactions.EXPLICIT] = values.get("Com_commit", 0) + values.get("Com_rollback", 0)
-    values["qps"] = values.get("Questions", values.get("Queries", 0))
-    values.update(transactions.read(conn, info.flavor, info.version_tuple, info.tps_basis))
-    counters |= {"qps", *transactions.PREFERENCE} & values.keys()
-    basis = transactions.chosen(values)
-    note = transactions.DEFINITIONS[basis]
-    if basis == transactions.EXPLICIT:
-        note = f"{note}; {transactions.ENABLE_HINT}"
-    return Reading(values, frozenset(counters), reset_markers=RESET_MARKERS, note=note,
-                   aliases={"tps": transactions.PREFERENCE})
+    return values
 
 
 SOURCE = Source(
