@@ -4,7 +4,7 @@ from monitor.models import Server
 from store import query
 
 NAMES = {
-    "tps", "qps", "tps_trx_summary", "history_list_length",
+    "tps", "qps", "tps_explicit", "tps_trx_summary", "tps_innodb", "history_list_length",
     "Threads_running", "Threads_connected", "Questions", "Com_commit", "Com_rollback",
     "trx_oldest_age_s", "trx_older_60s", "trx_read_view_age_s", "replica.lag_s", "replica.io_running",
     "replica.sql_running",

@@ -7,8 +7,11 @@ import pymysql
 from pymysql.constants import CR
 
 from collectors import tls as tls_modes
+from collectors import transactions
 from collectors.tls import TLS
 
+IDENTITY_SQL = "SELECT VERSION(), @@version_comment, @@performance_schema"
+UNKNOWN_SYSTEM_VARIABLE = 1193
 CONNECT_TIMEOUT = 3  # seconds: an unreachable server must not hold a poll slot
 READ_TIMEOUT = 5  # seconds: a server that accepts and never answers fails fast too
 
@@ -75,6 +78,7 @@ class ServerInfo:
     version: str  # as the server reports it, e.g. "10.11.6-MariaDB-0+deb12u1"
     version_tuple: tuple[int, int, int]
     performance_schema: bool
+    tps_basis: str = transactions.EXPLICIT  # the counter TPS is taken from (collectors.transactions)
 
     @property
     def label(self) -> str:
@@ -152,8 +156,20 @@ def parse_version(text: str) -> tuple[int, int, int]:
 
 
 def detect(conn: pymysql.Connection) -> ServerInfo:
-    with conn.cursor() as cur:
-        cur.execute("SELECT VERSION(), @@version_comment, @@performance_schema")
-        version, comment, pfs = cur.fetchone()
+    version, comment, pfs = read_identity(conn)
     flavor = "mariadb" if "mariadb" in f"{version} {comment}".lower() else "mysql"
-    return ServerInfo(flavor, version, parse_version(version), bool(int(pfs)))
+    version_tuple, performance_schema = parse_version(version), bool(int(pfs))
+    return ServerInfo(flavor, version, version_tuple, performance_schema,
+                      transactions.basis(conn, flavor, version_tuple, performance_schema))
+
+
+def read_identity(conn: pymysql.Connection) -> tuple:
+    """VERSION(), @@version_comment, @@performance_schema (0 where the variable does not exist)."""
+    with conn.cursor() as cur:
+        try:
+            cur.execute(IDENTITY_SQL)
+        except pymysql.MySQLError as exc:
+            if not exc.args or exc.args[0] != UNKNOWN_SYSTEM_VARIABLE:
+                raise
+            cur.execute(IDENTITY_SQL.replace("@@performance_schema", "0"))  # before MySQL 5.5.3: no such thing
+        return cur.fetchone()

@@ -34,6 +34,7 @@ class Delta:
     counters: frozenset[str]
     interval: float | None  # None on the first reading and after a reset
     reset: str = ""  # why this reading carries no deltas
+    dropped: str = ""  # counters that went down alone: their delta is left out of this interval
 
 
 def compute(prev: Snapshot | None, reading: Reading, ts: float, boot: float | None) -> tuple[Delta, Snapshot]:
@@ -51,16 +52,36 @@ def compute(prev: Snapshot | None, reading: Reading, ts: float, boot: float | No
     reason = reset_reason(prev, reading, boot) if may_be_reset(prev, reading, boot, deltas) else ""
     if reason:
         return Delta(gauges, frozenset(), None, reason), snapshot
+    dropped = drop_decreases(prev.values, deltas)
+    add_aliases(deltas, reading.aliases)
     gauges.update(deltas)
-    return Delta(gauges, frozenset(deltas), ts - prev.ts), snapshot
+    return Delta(gauges, frozenset(deltas), ts - prev.ts, dropped=dropped), snapshot
 
 
 def counter_deltas(before: dict[str, int | float], reading: Reading) -> dict[str, int | float]:
     values = reading.values
     if reading.absent_is_zero:
         return {name: values[name] - before.get(name, 0) for name in reading.counters}
-    # A counter that just appeared (e.g. newly enabled) only sets its baseline.
+    # A series seen for the first time (newly enabled, or listed only once it counted:
+    # SHOW ENGINE INNODB MUTEX) only sets its baseline: its total is not this interval's.
     return {name: values[name] - before[name] for name in reading.counters if name in before}
+
+
+def drop_decreases(before: dict[str, int | float], deltas: dict[str, int | float]) -> str:
+    """Leave out the counters that went down (each was reset alone, or is a level); say which."""
+    if not deltas or min(deltas.values()) >= 0:  # the usual case, without a Python loop
+        return ""
+    down = [name for name, change in deltas.items() if change < 0]
+    shown = ", ".join(f"{name} ({before.get(name, 0)} -> {before.get(name, 0) + deltas.pop(name)})"
+                      for name in down)
+    return f"went down, so no delta this interval: {shown}"
+
+
+def add_aliases(deltas: dict[str, int | float], aliases: dict[str, tuple[str, ...]]) -> None:
+    for alias, choices in aliases.items():
+        found = next((deltas[name] for name in choices if name in deltas), None)
+        if found is not None:
+            deltas[alias] = found
 
 
 def may_be_reset(prev: Snapshot, reading: Reading, boot: float | None, deltas: dict[str, int | float]) -> bool:
@@ -70,6 +91,8 @@ def may_be_reset(prev: Snapshot, reading: Reading, boot: float | None, deltas: d
     values = reading.values
     if any(m in values and m in prev.values and values[m] < prev.values[m] for m in reading.reset_markers):
         return True
+    if not reading.reset_together:
+        return False
     if deltas and min(deltas.values()) < 0:
         return True
     # A counter that vanished was zeroed (TRUNCATE) when absent means zero.
@@ -84,6 +107,8 @@ def reset_reason(prev: Snapshot, reading: Reading, boot: float | None) -> str:
     for marker in markers:
         if marker in values and marker in prev.values and values[marker] < prev.values[marker]:
             return f"{marker} went down ({prev.values[marker]} -> {values[marker]}): restart or FLUSH STATUS"
+    if not reading.reset_together:
+        return ""
     missing = 0 if reading.absent_is_zero else None
     for name, before in prev.values.items():
         now = values.get(name, missing)

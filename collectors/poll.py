@@ -26,30 +26,33 @@ GRANTS_HINT = ("grant the monitoring user: GRANT PROCESS, REPLICATION CLIENT ON 
 
 
 def is_due(source: Source, poll_interval: int, last_attempt: float | None, now: float,
-           server_id: int = 0, slot_at: float | None = None) -> bool:
+           target: Target | None = None, slot_at: float | None = None) -> bool:
     """Whether the poll at now (due at slot_at) reads this source.
 
     Half an interval of slack: a poll that starts a little early must not skip a cheap source.
     A server's first poll reads every source (it tells at once what works there); after that
     a slower source waits for the server's turn (schedule.in_turn): a missed turn is made up
     at the next poll, and the turns after it are kept even if the next one comes sooner.
+    The source's interval follows the server's flavor and version as last detected.
     """
     if last_attempt is None:
         return True
-    every = source.interval_for(poll_interval)
+    every = source.interval_for(poll_interval, *((target.flavor, target.version) if target else ()))
     if every <= poll_interval:
         return now - last_attempt >= poll_interval / 2
+    server_id = target.server_id if target else 0
     turn = schedule.in_turn(server_id, source.name, every, poll_interval, now if slot_at is None else slot_at)
     since = now - last_attempt
     return since >= every + poll_interval or (turn and since >= poll_interval / 2)
 
 
 def due_sources(poll_interval: int, attempts: dict[str, float], now: float,
-                only: list[str] | None = None, server_id: int = 0, slot_at: float | None = None) -> list[Source]:
+                only: list[str] | None = None, target: Target | None = None,
+                slot_at: float | None = None) -> list[Source]:
     if only:
         return [registry.get(name) for name in only]
     return [s for s in registry.all_sources()
-            if is_due(s, poll_interval, attempts.get(s.name), now, server_id, slot_at)]
+            if is_due(s, poll_interval, attempts.get(s.name), now, target, slot_at)]
 
 
 def poll_target(target: Target, poll_interval: int, due_at: datetime | None = None,
@@ -64,7 +67,7 @@ def poll_target(target: Target, poll_interval: int, due_at: datetime | None = No
     result = PollResult(target.server_id, target.name, datetime.fromtimestamp(start, UTC), due_at)
     previous, attempts = saved if saved is not None else snapshots.store().load(target.server_id)
     slot_at = due_at.timestamp() if due_at is not None else None
-    sources = due_sources(poll_interval, attempts, start, only, target.server_id, slot_at)
+    sources = due_sources(poll_interval, attempts, start, only, target, slot_at)
     if not sources:  # not a poll: nothing to record, the failure count stays as it is
         result.skipped = "no source is due yet"
         return result
@@ -167,7 +170,8 @@ def run_one(target: Target, source: Source, entry: Pooled, previous: delta.Snaps
     if change.values:
         sample = Sample(target.server_id, source.name, datetime.fromtimestamp(read_at, UTC),
                         change.interval, change.values, change.counters)
-    outcome = SourceResult(source.name, True, duration, note=reading.note, reset=change.reset, sample=sample,
+    note = "; ".join(text for text in (reading.note, change.dropped) if text)
+    outcome = SourceResult(source.name, True, duration, note=note, reset=change.reset, sample=sample,
                            extra=reading.extra)
     return outcome, snapshot, entry
 

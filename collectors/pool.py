@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import pymysql
 
 from collectors import tls as tls_modes
-from collectors.connection import ServerInfo, detect, open_connection
+from collectors.connection import ServerInfo, detect, open_connection, parse_version
 from collectors.tls import TLS
 
 # Read once per connection: the boot time tells a restart from a normal poll.
@@ -33,11 +33,13 @@ class Target:
     user: str
     password: str
     tls: TLS = tls_modes.DEFAULT
+    flavor: str = ""  # as last detected (monitor.models.Server): picks the sources' intervals
+    version: tuple[int, int, int] = (0, 0, 0)
 
     @classmethod
     def from_server(cls, server) -> "Target":
         return cls(server.id, server.name, server.host, server.port, server.socket, server.user, server.password,
-                   TLS.of(server))
+                   TLS.of(server), server.flavor, parse_version(server.version))
 
     @property
     def address(self) -> str:

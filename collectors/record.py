@@ -3,9 +3,10 @@
 A few statements per batch whatever its size, so the database is not the bottleneck at fleet scale.
 """
 
+import json
 import logging
 
-from django.db import InterfaceError, OperationalError
+from django.db import InterfaceError, OperationalError, connection
 
 from collectors.holders import record_holders
 from collectors.models import HISTORY_SLOTS, PollRecord, ServerHealth
@@ -15,9 +16,38 @@ from store.ingest import write_samples as store_write
 
 log = logging.getLogger(__name__)
 
-HEALTH_FIELDS = ["last_poll_at", "last_success_at", "consecutive_failures", "last_error", "sources", "polls",
-                 "last_duration_ms", "last_lag_ms"]
-RECORD_FIELDS = ["started_at", "due_at", "lag_ms", "duration_ms", "ok", "error", "sources"]
+HEALTH = ServerHealth._meta.db_table
+HISTORY = PollRecord._meta.db_table
+# The batch as one array per column (unnest): one statement and no model instances, whose
+# construction and per-field conversion were most of the 0.35 ms per poll the ORM path cost.
+# A new row starts with polls = 1; an existing one counts on, merges the per-source entries,
+# and keeps its last success when this poll failed.
+UPSERT_HEALTH = f"""
+INSERT INTO {HEALTH} AS h (server_id, last_poll_at, last_success_at, consecutive_failures, last_error,
+                           sources, polls, last_duration_ms, last_lag_ms)
+SELECT id, at, success, failures, error, src::jsonb, 1, duration, lag
+FROM unnest(%s::bigint[], %s::timestamptz[], %s::timestamptz[], %s::int[], %s::text[], %s::text[],
+            %s::float8[], %s::float8[]) AS t(id, at, success, failures, error, src, duration, lag)
+ON CONFLICT (server_id) DO UPDATE SET
+    last_poll_at = EXCLUDED.last_poll_at,
+    last_success_at = COALESCE(EXCLUDED.last_success_at, h.last_success_at),
+    consecutive_failures = CASE WHEN EXCLUDED.consecutive_failures = 0 THEN 0 ELSE h.consecutive_failures + 1 END,
+    last_error = EXCLUDED.last_error,
+    sources = h.sources || EXCLUDED.sources,
+    polls = h.polls + 1,
+    last_duration_ms = EXCLUDED.last_duration_ms,
+    last_lag_ms = EXCLUDED.last_lag_ms
+RETURNING server_id, polls
+"""
+UPSERT_HISTORY = f"""
+INSERT INTO {HISTORY} (server_id, slot, started_at, due_at, lag_ms, duration_ms, ok, error, sources)
+SELECT id, slot, started, due, lag, duration, ok, error, src::jsonb
+FROM unnest(%s::bigint[], %s::int[], %s::timestamptz[], %s::timestamptz[], %s::float8[], %s::float8[],
+            %s::bool[], %s::text[], %s::text[]) AS t(id, slot, started, due, lag, duration, ok, error, src)
+ON CONFLICT (server_id, slot) DO UPDATE SET
+    started_at = EXCLUDED.started_at, due_at = EXCLUDED.due_at, lag_ms = EXCLUDED.lag_ms,
+    duration_ms = EXCLUDED.duration_ms, ok = EXCLUDED.ok, error = EXCLUDED.error, sources = EXCLUDED.sources
+"""
 
 
 def record(servers: list, results: list[PollResult]) -> None:
@@ -25,8 +55,8 @@ def record(servers: list, results: list[PollResult]) -> None:
         return
     store_error = write_samples([s for r in results for s in r.samples])
     try:
-        healths = update_health(results, store_error)
-        write_history(results, healths, store_error)
+        polls = update_health(results, store_error)
+        write_history(results, polls, store_error)
         update_versions(servers, results)
         record_holders(results)
     except (OperationalError, InterfaceError) as exc:  # the samples are in the store's buffer already
@@ -45,46 +75,34 @@ def write_samples(samples: list) -> str:
     return ""
 
 
-def update_health(results: list[PollResult], store_error: str) -> dict[int, ServerHealth]:
-    ids = [r.server_id for r in results]
-    existing = {h.server_id: h for h in ServerHealth.objects.filter(server_id__in=ids)}
-    healths = {}
-    for result in results:
-        health = existing.get(result.server_id) or ServerHealth(server_id=result.server_id)
-        apply_result(health, result, store_error)
-        healths[result.server_id] = health
-    ServerHealth.objects.bulk_create(list(healths.values()), update_conflicts=True,
-                                     unique_fields=["server"], update_fields=HEALTH_FIELDS)
-    return healths
+def update_health(results: list[PollResult], store_error: str) -> dict[int, int]:
+    """One upsert for the batch's health rows (the counts and merges done by PostgreSQL): server -> polls."""
+    rows = [(r.server_id, r.started_at, r.started_at if r.ok else None, 0 if r.ok else 1, errors(r, store_error),
+             json.dumps({s.name: s.health(r.started_at) for s in r.sources}), r.duration_ms, r.lag_ms)
+            for r in results]
+    with connection.cursor() as cur:
+        cur.execute(UPSERT_HEALTH, columns(rows))
+        return dict(cur.fetchall())
 
 
-def apply_result(health: ServerHealth, result: PollResult, store_error: str) -> None:
-    health.last_poll_at = result.started_at
-    health.polls += 1
-    health.last_duration_ms = result.duration_ms
-    health.last_lag_ms = result.lag_ms
-    sources = dict(health.sources or {})
-    sources.update({s.name: s.health(result.started_at) for s in result.sources})
-    health.sources = sources
-    if result.ok:
-        health.last_success_at = result.started_at
-        health.consecutive_failures = 0
-    else:
-        health.consecutive_failures += 1
-    health.last_error = "; ".join(e for e in (result.error, store_error) if e)
+def write_history(results: list[PollResult], polls: dict[int, int], store_error: str) -> None:
+    """One upsert for the batch's history rows, each into its server's next ring slot."""
+    rows = [(r.server_id, polls[r.server_id] % HISTORY_SLOTS, r.started_at, r.due_at, r.lag_ms, r.duration_ms,
+             r.ok and not store_error, errors(r, store_error),
+             json.dumps({s.name: {"ok": s.ok, "error": s.error, "duration_ms": round(s.duration_ms, 3)}
+                         for s in r.sources}))
+            for r in results]
+    with connection.cursor() as cur:
+        cur.execute(UPSERT_HISTORY, columns(rows))
 
 
-def write_history(results: list[PollResult], healths: dict[int, ServerHealth], store_error: str) -> None:
-    rows = [
-        PollRecord(server_id=r.server_id, slot=healths[r.server_id].polls % HISTORY_SLOTS,
-                   started_at=r.started_at, due_at=r.due_at, lag_ms=r.lag_ms, duration_ms=r.duration_ms,
-                   ok=r.ok and not store_error, error="; ".join(e for e in (r.error, store_error) if e),
-                   sources={s.name: {"ok": s.ok, "error": s.error, "duration_ms": round(s.duration_ms, 3)}
-                            for s in r.sources})
-        for r in results
-    ]
-    PollRecord.objects.bulk_create(rows, update_conflicts=True, unique_fields=["server", "slot"],
-                                   update_fields=RECORD_FIELDS)
+def errors(result: PollResult, store_error: str) -> str:
+    return "; ".join(e for e in (result.error, store_error) if e)
+
+
+def columns(rows: list[tuple]) -> list[list]:
+    """Rows as one list per column: the arrays unnest() turns back into rows."""
+    return [list(column) for column in zip(*rows, strict=True)]
 
 
 def update_versions(servers: list, results: list[PollResult]) -> None:

@@ -25,6 +25,12 @@ class Reading:
     absent_is_zero: bool = False
     # Gauges whose decrease means the counters were reset (Uptime, Uptime_since_flush_status).
     reset_markers: tuple[str, ...] = ()
+    # The counters are zeroed together (TRUNCATE of a summary table): one decrease resets them all.
+    # Otherwise a decrease drops that one counter's delta (FLUSH of one counter, a level misread).
+    reset_together: bool = False
+    # name -> counters in order of preference: its delta is that of the first one with a delta
+    # (tps: the transaction summary where it can be read, else the explicit COMMIT/ROLLBACK count).
+    aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)
     stored_on_change: bool = False  # variables: only values that changed are stored
     extra: dict = field(default_factory=dict)
 
@@ -42,6 +48,8 @@ class Source:
     # The values from readings this poll already made (by source name), sparing the server a
     # statement; None when they are not there (that source not due, or not run): collect() then.
     derive: Callable[[dict[str, Reading], ServerInfo], Reading | None] | None = None
+    # (flavor, version) -> True where the source is cheap there and runs at the poll interval anyway.
+    cheap_on: Callable[[str, tuple[int, int, int]], bool] | None = None
 
     def unsupported_reason(self, info: ServerInfo) -> str | None:
         """Why this source cannot run on this server, or None if it can."""
@@ -52,7 +60,10 @@ class Source:
             return f"needs {info.flavor} {'.'.join(map(str, minimum))} or later (server is {info.label})"
         return None
 
-    def interval_for(self, poll_interval: int) -> int:
+    def interval_for(self, poll_interval: int, flavor: str = "", version: tuple[int, int, int] = (0, 0, 0)) -> int:
+        """Seconds between reads on a server of this flavor and version (as last detected)."""
+        if self.cheap_on is not None and self.cheap_on(flavor, version):
+            return poll_interval
         return max(poll_interval, self.interval or 0)
 
 

@@ -8,19 +8,17 @@ of waiting for their TTL (30 s or more): its servers are polled again within an 
 Callers without an owner (commands, tests) are covered by the TTL only.
 """
 
-import os
 import secrets
 import threading
 import time
 
 import redis
+from django.conf import settings
 
 from store import redis_client
 
 LOCK_KEY = "collectors:lock:{}"
 WORKER_KEY = "collectors:worker:{}"
-# Seconds a silent worker counts as alive; refreshed three times per period.
-HEARTBEAT_TTL = float(os.getenv("COLLECTORS_HEARTBEAT_TTL", "6"))
 OWNER = ""  # this process's worker name, once start_heartbeat() ran
 # KEYS = lock keys; ARGV = the worker key's prefix, then (token, ttl ms) per key.
 # A lock is taken when free, or when its owner named a worker whose heartbeat is gone.
@@ -91,7 +89,7 @@ def start_heartbeat(owner: str) -> threading.Thread:
 
 def heartbeat_loop() -> None:
     while True:
-        time.sleep(HEARTBEAT_TTL / 3)
+        time.sleep(settings.COLLECTORS_HEARTBEAT_TTL / 3)  # refreshed three times per period
         try:
             beat()
         except redis.RedisError:
@@ -99,4 +97,4 @@ def heartbeat_loop() -> None:
 
 
 def beat() -> None:
-    client().set(WORKER_KEY.format(OWNER), "1", px=int(HEARTBEAT_TTL * 1000))
+    client().set(WORKER_KEY.format(OWNER), "1", px=int(settings.COLLECTORS_HEARTBEAT_TTL * 1000))

@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 from django.db.models import Q
 
 from collectors import registry
+from collectors.connection import parse_version
 from collectors.models import TrxHolder
 from dashboards.analysis.topwaits import CONDITION_PREFIX, COUNT_PREFIX, TIME_PREFIX, WaitRow, is_condition, wait_rows
 from dashboards.figures.common import ChartPoints
@@ -95,7 +96,7 @@ MUTEX_SOURCE = "innodb_mutex"  # the collectors' source of mutex.* metrics
 def source_interval(server, source: str) -> timedelta:
     """How often a collectors' source reads this server (its own interval or the server's poll)."""
     try:
-        seconds = registry.get(source).interval_for(server.poll_interval)
+        seconds = registry.get(source).interval_for(server.poll_interval, server.flavor, parse_version(server.version))
     except KeyError:
         seconds = server.poll_interval
     return timedelta(seconds=seconds)

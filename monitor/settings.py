@@ -154,6 +154,8 @@ STORE_PARTITIONS_AHEAD_HOURS = envint("STORE_PARTITIONS_AHEAD_HOURS", 6, lo=1)
 # Collectors: servers per Celery task, and polls at once per worker process.
 COLLECTORS_BATCH_SIZE = envint("COLLECTORS_BATCH_SIZE", 10, lo=1)
 COLLECTORS_THREADS = envint("COLLECTORS_THREADS", 64, lo=1)
+# Seconds a silent worker still counts as alive (collectors.state): its poll locks are taken over after that.
+COLLECTORS_HEARTBEAT_TTL = envint("COLLECTORS_HEARTBEAT_TTL", 6, lo=1)
 
 # The watchdog (`manage.py watchdog`, run by `up`): blind after this many poll intervals without
 # any successful poll; how often it looks.

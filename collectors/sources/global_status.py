@@ -1,4 +1,4 @@
-# GLOBAL_STATUS table as one text (or SHOW GLOBAL STATUS): TPS, QPS, threads, InnoDB counters, MySQL 8.0 trx summary.
+# GLOBAL_STATUS table as one text (or SHOW GLOBAL STATUS), plus the transaction counter of collectors.transactions.
 """Global status: every numeric status variable; counters become deltas, gauges stay values."""
 
 import re
@@ -6,6 +6,7 @@ from functools import lru_cache
 
 import pymysql
 
+from collectors import transactions
 from collectors.connection import ServerInfo
 from collectors.pool import is_connection_error
 from collectors.source import Reading, Source, joined_rows, joined_sql, number, query
@@ -32,26 +33,33 @@ IS_STATUS_JOINED_SQL = joined_sql("VARIABLE_NAME, VARIABLE_VALUE",
 # MySQL 5.7+ (whose information_schema table is off by default), as one text.
 PFS_STATUS_JOINED_SQL = joined_sql("VARIABLE_NAME, VARIABLE_VALUE",
                                    f"FROM performance_schema.global_status WHERE {STATUS_FILTER}")
-# MySQL 8.0: transactions as performance_schema counts them (autocommit statements included).
-TRX_SUMMARY_SQL = (
-    "SELECT COUNT_STAR FROM performance_schema.events_transactions_summary_global_by_event_name"
-    " WHERE EVENT_NAME = 'transaction'"
-)
-
-# Status variables that are levels, not running totals. Everything else numeric
-# is a counter; getting one of these wrong would read a normal decrease as a reset.
+# Status variables that are levels, not running totals, in every supported version's manual
+# (MySQL 5.1-8.4, MariaDB 10.x-11.x; docs/metrics.md lists them by family). Everything else
+# numeric is a counter. A level read as a counter loses its deltas whenever it goes down
+# (a decrease drops that counter's delta, collectors.delta); a counter read as a level is
+# stored as a running total: both are bugs, hence the review per family.
 GAUGES = re.compile(
-    r"^(Threads_(running|connected|cached)"
-    r"|Open_\w+|Slave_open_temp_tables|Slaves_connected|Replica_open_temp_tables|Replicas_connected"
-    r"|Max_used_connections|Memory_used\w*|Max_memory_used|Prepared_stmt_count|Uptime\w*"
-    r"|Innodb_buffer_pool_(pages_(data|dirty|free|misc|total|old|latched)|bytes_(data|dirty)|load_incomplete)"
+    r"^(Threads_(running|connected|cached)|Threadpool_\w*threads"
+    r"|Open_\w+|Slave_open_temp_tables|Replica_open_temp_tables|Slaves_connected|Replicas_connected"
+    r"|Slaves_running|Slave_heartbeat_period|Replica_heartbeat_period"
+    r"|Max_used_connections|Memory_used\w*|Max_memory_used|Global_connection_memory|Prepared_stmt_count|Uptime\w*"
+    r"|Ongoing_\w+_count|Table_open_cache_active_instances|Tmp_space_used|Max_tmp_space_used"
+    r"|Error_log_buffered_(bytes|events)|Error_log_latest_write|Last_query_cost|Compression_level"
+    r"|Innodb_buffer_pool_(pages_(data|dirty|free|misc|total|old|latched)|bytes_(data|dirty)|load_incomplete"
+    r"|resize_status_(code|progress))"
     r"|Innodb_(history_list_length|row_lock_current_waits|row_lock_time_avg|row_lock_time_max|page_size"
     r"|checkpoint_age|checkpoint_max_age|mem_\w+|num_open_files|current_row_locks|max_trx_id"
-    r"|oldest_view_low_limit_trx_id|purge_trx_id|purge_undo_no|lsn_\w+"
-    r"|undo_tablespaces_\w+|onlineddl_\w+|async_\w+_queue_size"
+    r"|oldest_view_low_limit_trx_id|purge_trx_id|purge_undo_no|lsn_\w+|available_undo_logs"
+    r"|undo_tablespaces_\w+|onlineddl_\w+|async_\w+_(queue_size|tasks_running)"
+    r"|redo_log_(logical_size|physical_size|capacity_resized|uuid)"
+    r"|encryption_rotation_estimated_iops|encryption_key_rotation_list_length|descriptors_memory|read_views_memory"
     r"|ibuf_(size|free_list|segment_size))"
-    r"|\w*_pending\w*|Key_blocks_(not_flushed|unused|used)|Qcache_(free_memory|free_blocks|queries_in_cache|total_blocks)"
-    r"|Tc_log_\w+|Threadpool_\w*threads|Acl_\w+|Rpl_semi_sync_\w+_clients|Ssl_session_cache_size"
+    r"|\w*_pending\w*|Key_blocks_(not_flushed|unused|used|warm)"
+    r"|Aria_pagecache_blocks_(not_flushed|unused|used)"
+    r"|Qcache_(free_memory|free_blocks|queries_in_cache|total_blocks)"
+    r"|Tc_log_(max_pages_used|page_size)|Acl_\w+|Ssl_session_cache_size"
+    r"|Rpl_semi_sync_\w+_(clients|wait_sessions|avg_wait_time|avg_wait_time_usec)"
+    r"|Binlog_snapshot_position|Mysqlx_(worker_threads\w*|sessions|connections_active|port|compression_level)"
     r"|Delayed_insert_threads|Not_flushed_delayed_rows"
     r"|wsrep_(?!(received|replicated|local_commits|local_cert_failures|local_bf_aborts|flow_control_\w+|"
     r"\w+_bytes)$)\w+)$"
@@ -102,6 +110,19 @@ def spelled(conn: pymysql.Connection, rows: list[tuple]) -> list[tuple]:
 
 
 def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:
+    values = status_values(conn, info)
+    counters = {name for name in values if not is_gauge(name)}
+    # Derived counters: their deltas are the sums of their parts' deltas.
+    values[transactions.EXPLICIT] = values.get("Com_commit", 0) + values.get("Com_rollback", 0)
+    values["qps"] = values.get("Questions", values.get("Queries", 0))
+    values.update(transactions.read(conn, info.flavor, info.version_tuple, info.tps_basis))
+    counters |= {"qps", *transactions.PREFERENCE} & values.keys()
+    return Reading(values, frozenset(counters), reset_markers=RESET_MARKERS, note=transactions.note(values),
+                   aliases={"tps": transactions.PREFERENCE})
+
+
+def status_values(conn: pymysql.Connection, info: ServerInfo) -> dict[str, int | float]:
+    """Every numeric status value; text ones (ON, file names...) are left out."""
     values: dict[str, int | float] = {}
     for name, text in read_status(conn, info):
         try:
@@ -110,23 +131,13 @@ def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:
             value = number(text)
             if value is not None:
                 values[name] = value
-    counters = {name for name in values if not is_gauge(name)}
-    # tps and qps are counters derived from counters: their deltas are the sums of deltas.
-    values["tps"] = values.get("Com_commit", 0) + values.get("Com_rollback", 0)
-    values["qps"] = values.get("Questions", values.get("Queries", 0))
-    counters |= {"tps", "qps"}
-    if info.flavor == "mysql" and info.version_tuple >= (8, 0, 0) and info.performance_schema:
-        rows = query(conn, TRX_SUMMARY_SQL)
-        if rows:
-            values["tps_trx_summary"] = int(rows[0][0])
-            counters.add("tps_trx_summary")
-    return Reading(values, frozenset(counters), reset_markers=RESET_MARKERS,
-                   note="tps = Com_commit + Com_rollback (explicit COMMIT/ROLLBACK statements)")
+    return values
 
 
 SOURCE = Source(
     name=NAME,
-    help="SHOW GLOBAL STATUS: tps (Com_commit + Com_rollback), qps (Questions), Threads_running, InnoDB counters",
+    help="SHOW GLOBAL STATUS: tps (every transaction where the server counts them, docs/metrics.md), "
+         "tps_explicit (Com_commit + Com_rollback), qps (Questions), Threads_running, InnoDB counters",
     flavors=frozenset(("mysql", "mariadb")),
     min_version={"mysql": (5, 1, 0), "mariadb": (5, 1, 0)},
     interval=None,

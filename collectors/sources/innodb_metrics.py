@@ -18,8 +18,25 @@ METRICS_ENABLED_SQL = f"SELECT NAME, TYPE, COUNT, ENABLED {METRICS_ENABLED_FROM}
 METRICS_STATUS_JOINED_SQL = joined_sql("NAME, TYPE, COUNT, STATUS = 'enabled'", METRICS_STATUS_FROM)
 METRICS_ENABLED_JOINED_SQL = joined_sql("NAME, TYPE, COUNT, ENABLED", METRICS_ENABLED_FROM)
 
-# TYPE 'value' is a level (e.g. trx_rseg_history_len); the others are running totals.
+# TYPE 'value' is a level (e.g. trx_rseg_history_len); the others are running totals,
+# except where the TYPE says otherwise than the counter's description in the manuals:
+# these are levels (current pending I/O, locks held, tables being altered)...
+LEVEL_NAMES = frozenset((
+    "os_pending_reads", "os_pending_writes", "os_log_pending_fsyncs", "os_log_pending_writes", "ibuf_size",
+    "lock_rec_locks", "lock_table_locks", "lock_threads_waiting", "trx_active_transactions",
+    "ddl_pending_alter_table", "ddl_online_create_index", "ddl_background_drop_indexes",
+    "ddl_background_drop_tables",
+))
+# ...and these, TYPE 'value', only ever grow (deadlocks, lock wait timeouts, checkpoints since boot).
+TOTAL_NAMES = frozenset(("lock_deadlocks", "lock_timeouts", "log_checkpoints", "purge_stop_count",
+                         "purge_resume_count"))
 GAUGE_TYPES = ("value",)
+
+
+def is_level(name: str, kind: str) -> bool:
+    if name in LEVEL_NAMES:
+        return True
+    return kind in GAUGE_TYPES and name not in TOTAL_NAMES
 
 
 def metrics_sql(info: ServerInfo) -> tuple[str, str]:
@@ -51,7 +68,7 @@ def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:
             continue
         key = f"innodb_metrics:{name}"
         values[key] = int(count)
-        if kind not in GAUGE_TYPES:
+        if not is_level(name, kind):
             counters.add(key)
     return Reading(values, frozenset(counters), note=enable_hint(disabled) if disabled else "")
 

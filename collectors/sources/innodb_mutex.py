@@ -80,12 +80,13 @@ def parse_mutex_rows(rows: list[tuple]) -> dict[str, int]:
     return values
 
 
-def uses_pfs_fallback(info: ServerInfo) -> bool:
-    return info.flavor == "mariadb" and info.version_tuple >= (10, 6, 0)
+def reads_pfs(flavor: str, version: tuple[int, int, int]) -> bool:
+    """MariaDB 10.6+: the latches come from performance_schema, a summary read as cheap as pfs_waits."""
+    return flavor == "mariadb" and version >= (10, 6, 0)
 
 
 def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:
-    if uses_pfs_fallback(info):
+    if reads_pfs(info.flavor, info.version_tuple):
         return collect_from_pfs(conn, info)
     values = parse_mutex_rows(query(conn, MUTEX_SQL))
     note = ""
@@ -93,8 +94,9 @@ def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:
             k.startswith("mutex.spins:") for k in values):
         note = ("only rw-locks are listed: named mutex rows need "
                 "SET GLOBAL innodb_monitor_enable = 'latch'")
-    # Rows without waits are left out by the server, so a missing latch was zero before.
-    return Reading(values, frozenset(values), absent_is_zero=True, note=note)
+    # A latch is listed only once it has waited, but its calls and spins counted before:
+    # its first reading sets a baseline (absent_is_zero would store its total since boot).
+    return Reading(values, frozenset(values), note=note)
 
 
 def collect_from_pfs(conn: pymysql.Connection, info: ServerInfo) -> Reading:
@@ -106,7 +108,8 @@ def collect_from_pfs(conn: pymysql.Connection, info: ServerInfo) -> Reading:
     for event, count, timer in joined_rows(conn, PFS_LATCHES_JOINED_SQL, PFS_LATCHES_SQL):
         values[f"mutex.waits:{event}"] = int(count)
         values[f"mutex.time_ps:{event}"] = int(timer)
-    return Reading(values, frozenset(values), absent_is_zero=True, note=PFS_FALLBACK_NOTE)
+    # COUNT_STAR > 0: a missing row was zero (exact, unlike SHOW ENGINE); TRUNCATE zeroes all rows.
+    return Reading(values, frozenset(values), absent_is_zero=True, reset_together=True, note=PFS_FALLBACK_NOTE)
 
 
 SOURCE = Source(
@@ -114,6 +117,7 @@ SOURCE = Source(
     help="SHOW ENGINE INNODB MUTEX: mutex.waits/spins/calls:<name>; MariaDB 10.6+ via performance_schema",
     flavors=frozenset(("mysql", "mariadb")),
     min_version={"mysql": (5, 1, 0), "mariadb": (5, 1, 0)},
-    interval=60,  # InnoDB walks every latch to answer: not on every cheap poll
+    interval=60,  # InnoDB walks every latch to answer SHOW ENGINE INNODB MUTEX: not on every cheap poll
+    cheap_on=reads_pfs,
     collect=collect,
 )

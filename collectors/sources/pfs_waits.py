@@ -26,10 +26,11 @@ def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:
         values[f"wait.count:{event}"] = int(count)
         values[f"wait.time_ps:{event}"] = int(timer)
     if not values:
-        return Reading({}, frozenset(), absent_is_zero=True,
+        return Reading({}, frozenset(), absent_is_zero=True, reset_together=True,
                        note="no wait event has been counted yet: check performance_schema.setup_instruments"
                             " (wait/% ENABLED and TIMED) and setup_consumers (global_instrumentation)")
-    return Reading(values, frozenset(values), absent_is_zero=True)
+    # TRUNCATE TABLE zeroes every row at once: one decrease is a reset of the whole reading.
+    return Reading(values, frozenset(values), absent_is_zero=True, reset_together=True)
 
 
 SOURCE = Source(

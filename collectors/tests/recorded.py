@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+from collectors import transactions
 from collectors.connection import ServerInfo, parse_version
 
 RECORDED = Path(__file__).parent / "recorded"
@@ -17,8 +18,8 @@ def innodb_status(name: str) -> list[tuple]:
     return [("InnoDB", "", (RECORDED / name).read_text())]
 
 
-def mysql(version: str, performance_schema: bool = True) -> ServerInfo:
-    return ServerInfo("mysql", version, parse_version(version), performance_schema)
+def mysql(version: str, performance_schema: bool = True, tps_basis: str = transactions.EXPLICIT) -> ServerInfo:
+    return ServerInfo("mysql", version, parse_version(version), performance_schema, tps_basis)
 
 
 class Table(list):
@@ -37,7 +38,11 @@ def table(name: str) -> Table:
 
 
 class RecordedConnection:
-    """Answers each statement with the recorded rows whose key it contains; fails on any other."""
+    """Answers each statement with the recorded rows whose key it contains; fails on any other.
+
+    An answer that is an exception (the server's error, e.g. pymysql.err.InternalError(1193, ...))
+    is raised instead.
+    """
 
     opened = 0  # connection ids, as the server would number them
 
@@ -68,6 +73,8 @@ class RecordedCursor:
         self.conn.executed.append(sql)
         for key, rows in self.conn.answers.items():
             if key in sql:
+                if isinstance(rows, Exception):
+                    raise rows
                 self.rows = rows
                 columns = getattr(rows, "columns", None)
                 self.description = [(c,) for c in columns] if columns else None

@@ -38,14 +38,25 @@ def test_it_sums_picoseconds_in_python_ints():
     assert isinstance(change.values["wait.time_ps:x"], int)
 
 
-def test_a_counter_that_went_down_is_a_reset_not_a_negative_delta():
+def test_a_counter_that_went_down_loses_only_its_own_delta():
     prev = first(status(Com_commit=1000, Com_select=50, Uptime=100))
     change, snapshot = compute(prev, status(Com_commit=3, Com_select=60, Uptime=110), 110.0, 0.0)
-    assert change.interval is None and change.counters == frozenset()
-    assert "Com_commit went down" in change.reset
+    assert change.interval == 10.0 and change.reset == ""
+    assert change.values == {"Com_select": 10, "Uptime": 110} and change.counters == {"Com_select"}
+    assert "Com_commit (1000 -> 3)" in change.dropped
     assert snapshot.values["Com_commit"] == 3  # the new baseline
     after, _ = compute(snapshot, status(Com_commit=8, Com_select=61, Uptime=120), 120.0, 0.0)
     assert after.values["Com_commit"] == 5 and after.interval == 10.0
+
+
+def test_an_alias_takes_the_delta_of_its_first_choice_that_has_one():
+    def reading(**values) -> Reading:
+        return Reading(values, frozenset(values), aliases={"tps": ("summary", "explicit")})
+    prev = first(reading(explicit=10))
+    change, snapshot = compute(prev, reading(summary=5000, explicit=12), 110.0, 0.0)
+    assert change.values == {"explicit": 2, "tps": 2}  # summary just appeared: no delta yet
+    change, _ = compute(snapshot, reading(summary=5400, explicit=13), 120.0, 0.0)
+    assert change.values == {"summary": 400, "explicit": 1, "tps": 400} and "tps" in change.counters
 
 
 def test_uptime_going_down_is_a_restart_even_if_counters_grew():
@@ -63,9 +74,10 @@ def test_a_new_boot_time_is_a_restart_for_every_source():
 
 def test_a_truncated_summary_table_is_a_reset():
     before = {"wait.count:a": 500, "wait.count:b": 20}
-    prev = first(Reading(before, frozenset(before), absent_is_zero=True))
+    prev = first(Reading(before, frozenset(before), absent_is_zero=True, reset_together=True))
     after = {"wait.count:b": 900}  # a vanished (back to 0); b happens to be higher than before
-    change, _ = compute(prev, Reading(after, frozenset(after), absent_is_zero=True), 110.0, 0.0)
+    change, _ = compute(prev, Reading(after, frozenset(after), absent_is_zero=True, reset_together=True),
+                        110.0, 0.0)
     assert change.interval is None and "wait.count:a went down" in change.reset
 
 

@@ -1,5 +1,7 @@
 """global_status: counters and gauges told apart, tps/qps derived, MySQL 8.0's transaction summary."""
 
+from collectors import transactions
+from collectors.delta import compute
 from collectors.sources import global_status
 from collectors.tests.recorded import RecordedConnection, mysql
 
@@ -33,15 +35,35 @@ def capitals(rows: list[tuple]) -> list[tuple]:
 
 def test_it_reads_mysql_80_with_the_transaction_summary(monkeypatch):
     monkeypatch.setattr(global_status, "SPELLING", {})
+    summary = [(70412, "YES")]
     conn = RecordedConnection({"FROM performance_schema.global_status": joined(MYSQL_80_STATUS),
                                "SHOW GLOBAL STATUS": MYSQL_80_STATUS,
-                               "events_transactions_summary_global_by_event_name": [(70412,)]})
-    reading = global_status.collect(conn, mysql("8.0.36"))
-    assert reading.values["tps"] == 123 and reading.values["qps"] == 9001
+                               "events_transactions_summary_global_by_event_name": summary})
+    server = mysql("8.0.36", tps_basis=transactions.TRX_SUMMARY)
+    reading = global_status.collect(conn, server)
+    assert reading.values["tps_explicit"] == 123 and reading.values["qps"] == 9001
     assert reading.values["tps_trx_summary"] == 70412
-    assert {"tps", "qps", "tps_trx_summary", "Com_commit", "Opened_tables"} <= reading.counters
+    assert {"tps_explicit", "qps", "tps_trx_summary", "Com_commit", "Opened_tables"} <= reading.counters
     assert not {"Threads_running", "Open_tables", "Uptime"} & reading.counters
     assert "Ssl_cipher" not in reading.values  # text values are not metrics
+    assert reading.note.startswith("TPS = transactions per second from performance_schema")
+    # 500 transactions later, 20 of them explicit: tps is the summary's delta, tps_explicit its own.
+    summary[0] = (70912, "YES")
+    later = [(n, str(int(v) + 20)) if n == "Com_commit" else (n, v) for n, v in MYSQL_80_STATUS]
+    conn.answers["FROM performance_schema.global_status"] = joined(later)
+    change, _ = compute(compute(None, reading, 100.0, 0.0)[1], global_status.collect(conn, server), 110.0, 0.0)
+    assert change.values["tps"] == 500 and change.values["tps_explicit"] == 20
+    assert {"tps", "tps_explicit", "tps_trx_summary"} <= change.counters
+
+
+def test_a_disabled_transaction_instrument_falls_back_to_explicit_commits(monkeypatch):
+    monkeypatch.setattr(global_status, "SPELLING", {})
+    conn = RecordedConnection({"FROM performance_schema.global_status": joined(MYSQL_80_STATUS),
+                               "SHOW GLOBAL STATUS": MYSQL_80_STATUS,
+                               "events_transactions_summary_global_by_event_name": [(70412, "NO")]})
+    reading = global_status.collect(conn, mysql("8.0.36", tps_basis=transactions.TRX_SUMMARY))
+    assert "tps_trx_summary" not in reading.values  # a count standing still is not zero TPS
+    assert reading.note.startswith("TPS = (Com_commit + Com_rollback)") and "transaction=ON" in reading.note
 
 
 def test_names_in_capitals_keep_the_show_spelling_and_show_is_asked_once(monkeypatch):
@@ -64,15 +86,15 @@ def test_a_joined_text_that_does_not_add_up_is_read_again_row_by_row(monkeypatch
     assert reading.values["Opened_tables"] == 512 and reading.values["Uptime"] == 86400
 
 
-def test_it_does_not_ask_mysql_57_for_the_80_summary():
+def test_it_does_not_ask_a_server_without_the_instrument_for_the_summary():
     conn = RecordedConnection({"FROM performance_schema.global_status": joined(MYSQL_80_STATUS),
                                "SHOW GLOBAL STATUS": MYSQL_80_STATUS})
     reading = global_status.collect(conn, mysql("5.7.21"))
-    assert "tps_trx_summary" not in reading.values and reading.values["tps"] == 123
+    assert "tps_trx_summary" not in reading.values and reading.values["tps_explicit"] == 123
     assert not any("events_transactions" in sql for sql in conn.executed)
 
 
 def test_mysql_57_without_performance_schema_reads_show_global_status():
     conn = RecordedConnection({"SHOW GLOBAL STATUS": MYSQL_80_STATUS})
     reading = global_status.collect(conn, mysql("5.7.21", performance_schema=False))
-    assert reading.values["tps"] == 123 and len(conn.executed) == 1
+    assert reading.values["tps_explicit"] == 123 and len(conn.executed) == 1

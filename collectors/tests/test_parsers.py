@@ -2,6 +2,7 @@
 
 import pytest
 
+from collectors.delta import compute
 from collectors.sources import history_length, innodb_mutex
 from collectors.tests.recorded import RecordedConnection, innodb_status, mutex_rows, mysql
 
@@ -95,3 +96,17 @@ def test_it_names_latches_the_same_whatever_the_prefix():
     assert innodb_mutex.latch_name("combined buf0buf.cc:1120") == "buf0buf.cc:1120"
     assert innodb_mutex.latch_name("/pb2/mysql-5.5.8/storage/innobase/srv/srv0srv.c:1018") == "srv/srv0srv.c:1018"
     assert innodb_mutex.latch_name("../../../storage/innodb_plugin/log/log0log.c:775") == "log/log0log.c:775"
+
+
+def test_a_latch_listed_for_the_first_time_is_a_baseline_not_a_spike():
+    """MySQL 8.0 lists TRX_SYS_SHARD once it has waited; its calls counted since boot."""
+    rows = mutex_rows("mysql-8.0-latch-mutex.tsv")
+    without = [row for row in rows if row[1] != "TRX_SYS_SHARD"]
+    later = [(t, n, "spins=20,waits=5,calls=60512") if n == "LOG_WRITER" else (t, n, s) for t, n, s in rows]
+    conn = RecordedConnection({"SHOW ENGINE INNODB MUTEX": without})
+    _, snapshot = compute(None, innodb_mutex.collect(conn, mysql("8.0.36")), 100.0, 0.0)
+    conn.answers["SHOW ENGINE INNODB MUTEX"] = later
+    change, _ = compute(snapshot, innodb_mutex.collect(conn, mysql("8.0.36")), 160.0, 0.0)
+    assert not any("TRX_SYS_SHARD" in name for name in change.values)  # 1,502,312 calls since boot: not 25 k/s
+    assert change.values["mutex.calls:LOG_WRITER"] == 60512 - 60012
+    assert change.values["mutex.waits:LOG_WRITER"] == 5 - 3 and change.interval == 60.0

@@ -5,11 +5,17 @@ from collections import Counter
 
 from collectors import registry
 from collectors.poll import due_sources
+from collectors.pool import Target
 from collectors.schedule import in_turn
 
 INTERVAL = 10
 FLEET = range(1, 601)
 SLOW = [s.name for s in registry.all_sources() if s.interval_for(INTERVAL) > INTERVAL]
+
+
+def server(server_id: int) -> Target:
+    """A server of unknown flavor (not yet detected): innodb_mutex counts as the 60 s statement."""
+    return Target(server_id, f"db{server_id}", "127.0.0.1", 3306, "", "steady", "pw")
 
 
 def simulate(polls: int, skip: set[tuple[int, int]] = frozenset()) -> list[Counter]:
@@ -22,7 +28,7 @@ def simulate(polls: int, skip: set[tuple[int, int]] = frozenset()) -> list[Count
         for sid in FLEET:
             if (sid, k) in skip:
                 continue
-            for source in due_sources(INTERVAL, attempts[sid], now, server_id=sid, slot_at=now):
+            for source in due_sources(INTERVAL, attempts[sid], now, target=server(sid), slot_at=now):
                 counts[source.name] += 1
                 attempts[sid][source.name] = now + 0.05  # the poll took 50 ms
         per_slot.append(counts)
@@ -45,7 +51,8 @@ def test_every_poll_after_the_first_reads_a_sixth_of_the_fleets_slow_sources():
 
 def mutex_due(attempts: dict, k: int, server_id: int = 7) -> bool:
     now = 1_000_000.0 + k * INTERVAL
-    return any(s.name == "innodb_mutex" for s in due_sources(INTERVAL, attempts, now, server_id=server_id, slot_at=now))
+    return any(s.name == "innodb_mutex" for s in due_sources(INTERVAL, attempts, now, target=server(server_id),
+                                                                slot_at=now))
 
 
 def test_a_missed_turn_is_made_up_at_the_next_poll():

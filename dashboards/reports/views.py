@@ -14,7 +14,7 @@ from dashboards.reports.charts import chart_metrics, purge_chart, stability_char
 from dashboards.reports.settings_diff import Change, changes, previous_run, show, snapshot
 from dashboards.reports.summary import ratio, run_window, summarize_run
 from dashboards.timerange import iso_param
-from dashboards.views.common import TPS_DEFINITION
+from dashboards.views.common import TPS_DEFINITION, tps_definition
 from dashboards.views.scalability import study_context
 from monitor.models import Run
 
@@ -59,7 +59,7 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
         series_csv=f"/export.csv?{query}&" + urlencode({"metrics": metrics}),
         series_full_csv=f"/export.csv?{query}&" + urlencode({"metrics": metrics, "full": 1}),
         range_params={"from": iso_param(summary.start), "to": iso_param(summary.end)},
-        tps_definition=TPS_DEFINITION, dip_fraction=DEFAULT_DIP_FRACTION,
+        tps_definition=tps_definition(run.server), dip_fraction=DEFAULT_DIP_FRACTION,
         waits_csv=f"/export/topwaits.csv?{query}",
     )
     return render(request, "reports/run.html", context)

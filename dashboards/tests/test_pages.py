@@ -47,10 +47,23 @@ def test_stability_page_draws_tps_waits_and_mutexes(client):
     assert TRX_SYS in [t["name"] for t in by_axis["y2"]]
     assert [t["name"] for t in by_axis["y3"]] == [MUTEX]
     body = response.content.decode()
-    assert "Com_commit + Com_rollback" in body
+    assert "TPS = transactions per second" in body  # never polled by a collector: the general wording
     assert "/export.csv?server=" in body and "metrics=tps" in body
     assert "lowest TPS" in body  # the stall at polls 30..35 is listed as a dip
     assert any(s["type"] == "rect" for s in fig["layout"]["shapes"])
+
+
+def test_a_servers_pages_say_how_its_tps_is_counted(client):
+    from collectors.models import ServerHealth
+
+    server = make_server()
+    write_polls(server, 10)
+    note = ("TPS = (Com_commit + Com_rollback) per second: explicit transactions only, autocommit statements "
+            "are not counted on this server; to count autocommit transactions too, turn on ...")
+    ServerHealth.objects.create(server=server, sources={"global_status": {"ok": True, "note": note}})
+    for page in ("stability", "purge"):
+        body = client.get(f"/servers/{server.pk}/{page}/?range=1h").content.decode()
+        assert "autocommit statements are not counted on this server" in body, page
 
 
 def test_points_stay_below_the_chart_width(client):

@@ -6,11 +6,21 @@ from urllib.parse import urlencode
 from django.http import HttpRequest, QueryDict
 from django.utils import timezone
 
+from collectors import transactions
+from collectors.models import ServerHealth
 from dashboards.analysis.topwaits import CONDITION_PARAM, CONDITION_PREFIX
 from dashboards.timerange import PRESETS, TimeRange, from_query, iso_param, max_points
 
 REFRESH_SECONDS = {"15m": 15, "1h": 30, "6h": 60, "24h": 120, "7d": 300}
-TPS_DEFINITION = "TPS = (Com_commit + Com_rollback) per second, from SHOW GLOBAL STATUS"
+# Pages about several servers; a server's own pages say how its TPS is counted (tps_definition).
+TPS_DEFINITION = ("TPS = transactions per second, counted on each server by the best counter it has on "
+                  "(docs/metrics.md; each server's stability page says which)")
+
+
+def tps_definition(server) -> str:
+    """How this server's TPS is counted, as its latest global_status poll said."""
+    health = ServerHealth.objects.filter(server=server).values_list("sources", flat=True).first()
+    return transactions.definition((health or {}).get("global_status"))
 
 
 def with_params(get: QueryDict, drop: tuple[str, ...] = (), **changes: str | int | None) -> str:

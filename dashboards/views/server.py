@@ -13,7 +13,7 @@ from dashboards.figures.purge import purge_figure
 from dashboards.figures.stability import stability_figure
 from dashboards.marks import server_marks
 from dashboards.timerange import from_query, parse_time_lenient
-from dashboards.views.common import chart_csv, condition_toggle, page_range, range_context, topwaits_csv
+from dashboards.views.common import chart_csv, condition_toggle, page_range, range_context, topwaits_csv, tps_definition
 from dashboards.views.holders import holders_context
 from monitor.models import Server
 
@@ -53,7 +53,7 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
                            x_range=(tr.start, tr.end) if beyond(mutexes, tr) else None)
     metrics = [reads.TPS] + [reads.TIME_PREFIX + w for w, _ in waits] + [reads.MUTEX_PREFIX + m for m, _ in mutexes]
     return render(request, "dashboards/stability.html", {
-        **range_context(request, tr), "server": server, "tab": "stability",
+        **range_context(request, tr), "server": server, "tab": "stability", "tps_definition": tps_definition(server),
         "figures": {"stability-chart": fig}, "summary": summary, "dips": dips,
         "fraction": fraction, "threshold": threshold, "n_waits": n_waits,
         "csv": chart_csv(server.pk, metrics, tr, points),
@@ -85,6 +85,7 @@ def purge(request: HttpRequest, server_id: int) -> HttpResponse:
     holders = holders_context(server.pk, tr, points, history)
     return render(request, "dashboards/purge.html", {
         **range_context(request, tr), "server": server, "tab": "purge", **holders,
+        "tps_definition": tps_definition(server),
         "figures": {"purge-chart": fig, **holders["holder_figure"]}, "max_lag": max_lag, "threshold": threshold,
         "current": current, "per_minute": None if slope is None else slope * 60,
         "eta": time_to_threshold(current, slope, threshold), "missing": missing,

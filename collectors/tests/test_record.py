@@ -1,0 +1,34 @@
+"""Health and history rows of a batch, written by one upsert each: counts, merges and ring slots."""
+
+from collectors.batch import poll_servers
+from collectors.models import HISTORY_SLOTS, PollRecord, ServerHealth
+from testing.mariadb import free_port
+
+
+def test_a_batch_counts_polls_and_failures_and_keeps_the_last_success(make_server, mariadb):
+    up = make_server("up", mariadb.port)
+    down = make_server("down", free_port())
+    for _ in range(3):
+        poll_servers([up, down], {}, only=["global_status"])
+    poll_servers([up], {}, only=["pfs_waits"])  # another source: merged into the same health row
+    healthy, failing = ServerHealth.objects.get(server=up), ServerHealth.objects.get(server=down)
+    assert (healthy.polls, healthy.consecutive_failures, healthy.last_error) == (4, 0, "")
+    assert set(healthy.sources) == {"global_status", "pfs_waits"} and healthy.sources["pfs_waits"]["ok"]
+    assert healthy.last_success_at == healthy.last_poll_at
+    assert (failing.polls, failing.consecutive_failures, failing.last_success_at) == (3, 3, None)
+    assert "cannot connect" in failing.last_error and not failing.sources["global_status"]["ok"]
+    slots = list(PollRecord.objects.filter(server=up).order_by("started_at").values_list("slot", "ok"))
+    assert slots == [(1, True), (2, True), (3, True), (4, True)]
+    assert PollRecord.objects.filter(server=down, ok=False).count() == 3
+
+
+def test_the_history_ring_wraps_and_overwrites_its_oldest_slot(make_server, mariadb):
+    server = make_server("ring", mariadb.port)
+    poll_servers([server], {}, only=["global_status"])
+    ServerHealth.objects.filter(server=server).update(polls=HISTORY_SLOTS - 1)  # as if an hour had passed
+    poll_servers([server], {}, only=["global_status"])
+    poll_servers([server], {}, only=["global_status"])
+    rows = dict(PollRecord.objects.filter(server=server).values_list("slot", "started_at"))
+    assert sorted(rows) == [0, 1]  # slot 1 was the first poll's, then overwritten by the 361st
+    assert rows[1] > rows[0]
+    assert ServerHealth.objects.get(server=server).polls == HISTORY_SLOTS + 1

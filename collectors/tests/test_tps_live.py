@@ -1,0 +1,133 @@
+"""TPS counts every transaction: explicit, autocommit and mixed workloads of known size on the test MariaDB.
+
+Each workload's size is counted by the test as it runs it; the collector's tps deltas,
+summed over the workload, must be within 5 % of it.
+"""
+
+import pytest
+
+from collectors import registry, transactions
+from collectors.batch import poll_server
+from collectors.pool import POOL
+from testing.collectors import LOAD_DB
+
+TOLERANCE = 0.05
+ENABLE_SUMMARY = "UPDATE performance_schema.setup_instruments SET ENABLED = 'YES' WHERE NAME = 'transaction'"
+DISABLE_SUMMARY = "UPDATE performance_schema.setup_instruments SET ENABLED = 'NO' WHERE NAME = 'transaction'"
+INNODB_TRX = ("trx_rw_commits", "trx_ro_commits", "trx_nl_ro_commits")
+
+
+@pytest.fixture
+def transaction_instrument(mariadb):
+    """performance_schema's transaction instrument on, as docs/metrics.md asks; off again after."""
+    mariadb.execute(ENABLE_SUMMARY)
+    yield
+    mariadb.execute(DISABLE_SUMMARY)
+
+
+@pytest.fixture
+def innodb_trx_counters(mariadb):
+    mariadb.execute(*[f"SET GLOBAL innodb_monitor_enable = '{name}'" for name in INNODB_TRX])
+    yield
+    mariadb.execute(*[f"SET GLOBAL innodb_monitor_disable = '{name}'" for name in INNODB_TRX])
+    mariadb.execute(*[f"SET GLOBAL innodb_monitor_reset_all = '{name}'" for name in INNODB_TRX])
+
+
+class Workload:
+    """Transactions of known kinds on one connection; `ran` counts each one as it ends."""
+
+    def __init__(self, mariadb):
+        self.conn = mariadb.connect()
+        self.ran = 0
+
+    def explicit(self, commits: int, rollbacks: int = 0) -> None:
+        with self.conn.cursor() as cur:
+            for i in range(commits + rollbacks):
+                cur.execute("BEGIN")
+                cur.execute(f"INSERT INTO {LOAD_DB}.t (v) VALUES (%s)", (i,))
+                cur.execute(f"UPDATE {LOAD_DB}.t SET v = v + 1 WHERE id = 1")
+                cur.execute("COMMIT" if i < commits else "ROLLBACK")
+                self.ran += 1
+
+    def autocommit(self, updates: int, selects: int = 0) -> None:
+        with self.conn.cursor() as cur:
+            for i in range(updates):
+                cur.execute(f"UPDATE {LOAD_DB}.t SET v = v + 1 WHERE id = %s", (i % 5 + 1,))
+                self.ran += 1
+            for i in range(selects):  # a read-only transaction of its own in autocommit mode
+                cur.execute(f"SELECT v FROM {LOAD_DB}.t WHERE id = %s", (i % 5 + 1,))
+                self.ran += 1
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+@pytest.fixture
+def workload(mariadb, load):  # load: the table exists
+    work = Workload(mariadb)
+    yield work
+    work.close()
+
+
+def run_polled(server, steps) -> tuple[int, int, str]:
+    """Poll before and between the steps; the sums of the tps and tps_explicit deltas, and the note."""
+    poll_server(server.id, only=["global_status"])
+    tps = explicit = 0
+    for step in steps:
+        step()
+        outcome = poll_server(server.id, only=["global_status"]).sources[0]
+        assert outcome.ok and outcome.sample.interval is not None, outcome.error or outcome.reset
+        tps += outcome.sample.values.get("tps", 0)
+        explicit += outcome.sample.values["tps_explicit"]
+    return tps, explicit, outcome.note
+
+
+def assert_close(measured: int, ran: int) -> None:
+    assert ran > 0 and abs(measured - ran) <= TOLERANCE * ran, f"tps summed to {measured}, the workload ran {ran}"
+
+
+@pytest.mark.usefixtures("transaction_instrument")
+def test_with_the_transaction_summary_every_kind_of_transaction_counts(server, workload):
+    steps = [lambda: workload.explicit(60, rollbacks=10), lambda: workload.autocommit(150),
+             lambda: (workload.explicit(20), workload.autocommit(40, selects=40))]
+    tps, explicit, note = run_polled(server, steps)
+    assert workload.ran == 70 + 150 + 20 + 80
+    assert_close(tps, workload.ran)
+    assert explicit == 60 + 10 + 20  # its own series: the COMMIT and ROLLBACK statements only
+    assert note == transactions.DEFINITIONS[transactions.TRX_SUMMARY]
+
+
+@pytest.mark.usefixtures("innodb_trx_counters")
+def test_with_innodb_trx_counters_autocommit_counts_too(server, workload):
+    steps = [lambda: workload.explicit(50, rollbacks=5), lambda: workload.autocommit(120, selects=30)]
+    tps, explicit, note = run_polled(server, steps)
+    assert_close(tps, 55 + 150)
+    assert explicit == 55 and note == transactions.DEFINITIONS[transactions.INNODB_TRX]
+
+
+def test_without_either_only_explicit_transactions_count_and_the_note_says_so(server, workload):
+    tps, explicit, note = run_polled(server, [lambda: workload.explicit(30), lambda: workload.autocommit(100)])
+    assert tps == explicit == 30  # the 100 autocommit UPDATEs are not seen: the note says how to see them
+    assert note.startswith(transactions.DEFINITIONS[transactions.EXPLICIT])
+    assert "SET ENABLED='YES' WHERE NAME='transaction'" in note and "innodb_monitor_enable" in note
+
+
+def test_a_server_that_turns_the_instrument_on_is_read_that_way_at_the_next_connection(server, mariadb, workload):
+    poll_server(server.id, only=["global_status"])
+    mariadb.execute(ENABLE_SUMMARY)
+    try:
+        POOL.close_all()  # what a worker restart or a lost connection does
+        tps, _, note = run_polled(server, [lambda: workload.autocommit(80)])
+    finally:
+        mariadb.execute(DISABLE_SUMMARY)
+    assert_close(tps, 80)
+    assert note.startswith("TPS = transactions per second from performance_schema")
+
+
+@pytest.mark.usefixtures("transaction_instrument")
+def test_the_collectors_own_reads_are_no_transactions(server):
+    for _ in range(4):
+        outcome = next(s for s in poll_server(server.id, only=list(registry.SOURCES)).sources
+                       if s.name == "global_status")
+    assert outcome.note == transactions.DEFINITIONS[transactions.TRX_SUMMARY]
+    assert outcome.sample.values["tps"] == 0  # every source ran on the same server in between

@@ -1,0 +1,103 @@
+# SELECT COUNT_STAR FROM performance_schema.events_transactions_summary_global_by_event_name (or INNODB_METRICS trx_*).
+"""Which counter gives a server's TPS, and the sentence the pages show about it.
+
+Measured on MariaDB 10.11 (docs/metrics.md, "How TPS is counted"): Com_commit + Com_rollback
+misses every autocommit statement; Handler_commit counts each statement of an explicit
+transaction plus its COMMIT (k + 1 per transaction) and each autocommit SELECT, so no sum of
+status counters gives the transactions of a mixed workload. The transaction summary of
+performance_schema and InnoDB's trx_*_commits counters count each transaction once,
+autocommit ones included, but both are off by default: the collector uses the first one
+the server has on, and says which.
+"""
+
+import pymysql
+
+TRX_SUMMARY = "tps_trx_summary"  # performance_schema: every transaction (any engine, read-only too)
+INNODB_TRX = "tps_innodb"  # INNODB_METRICS: InnoDB transactions, committed or rolled back
+EXPLICIT = "tps_explicit"  # Com_commit + Com_rollback: explicit transactions only
+PREFERENCE = (TRX_SUMMARY, INNODB_TRX, EXPLICIT)
+
+# performance_schema as of MySQL 5.7.3 (MariaDB 10.5.2 took it over) has the transaction summary.
+TRX_SUMMARY_SINCE = {"mysql": (5, 7, 3), "mariadb": (10, 5, 2)}
+INSTRUMENT_SQL = (
+    "SELECT (SELECT ENABLED FROM performance_schema.setup_instruments WHERE NAME = 'transaction'),"
+    " (SELECT ENABLED FROM performance_schema.setup_consumers WHERE NAME = 'global_instrumentation')"
+)
+# The instrument can be turned off at any time: its count then stands still, which is not zero TPS.
+TRX_SUMMARY_SQL = (
+    "SELECT s.COUNT_STAR, i.ENABLED FROM performance_schema.events_transactions_summary_global_by_event_name s"
+    " JOIN performance_schema.setup_instruments i ON i.NAME = s.EVENT_NAME WHERE s.EVENT_NAME = 'transaction'"
+)
+# A rollback is counted in trx_rw_commits too (InnoDB ends it through the commit path).
+INNODB_TRX_NAMES = "'trx_rw_commits', 'trx_ro_commits', 'trx_nl_ro_commits'"
+INNODB_TRX_SINCE = {"mysql": (5, 6, 0), "mariadb": (10, 0, 0)}
+INNODB_TRX_SQL = ("SELECT COUNT(*), SUM(COUNT) FROM information_schema.INNODB_METRICS"
+                  f" WHERE NAME IN ({INNODB_TRX_NAMES}) AND {{enabled}}")
+
+ENABLE_HINT = ("to count autocommit transactions too, turn on performance_schema's transaction instrument "
+               "(performance-schema-instrument='transaction=ON' in the server configuration, or at runtime: "
+               "UPDATE performance_schema.setup_instruments SET ENABLED='YES' WHERE NAME='transaction') or "
+               "InnoDB's counters (SET GLOBAL innodb_monitor_enable='trx_%')")
+DEFINITIONS = {
+    TRX_SUMMARY: ("TPS = transactions per second from performance_schema's transaction summary "
+                  "(every transaction: autocommit statements, read-only ones and rollbacks included)"),
+    INNODB_TRX: ("TPS = InnoDB transactions per second (INNODB_METRICS trx_rw_commits + trx_ro_commits + "
+                 "trx_nl_ro_commits: autocommit statements and rollbacks included, other engines not)"),
+    EXPLICIT: ("TPS = (Com_commit + Com_rollback) per second: explicit transactions only, "
+               "autocommit statements are not counted on this server"),
+}
+UNKNOWN = "TPS = transactions per second as the server's collector counts them (docs/metrics.md)"
+
+
+def basis(conn: pymysql.Connection, flavor: str, version: tuple[int, int, int], performance_schema: bool) -> str:
+    """The best transaction counter this server has on (read once per connection)."""
+    if performance_schema and version >= TRX_SUMMARY_SINCE.get(flavor, (99, 0, 0)):
+        if first_row(conn, INSTRUMENT_SQL) == ("YES", "YES"):
+            return TRX_SUMMARY
+    if version >= INNODB_TRX_SINCE.get(flavor, (99, 0, 0)):
+        found = first_row(conn, innodb_trx_sql(flavor, version))
+        if found and int(found[0]) == 3:
+            return INNODB_TRX
+    return EXPLICIT
+
+
+def read(conn: pymysql.Connection, flavor: str, version: tuple[int, int, int], basis_name: str) -> dict[str, int]:
+    """{tps_trx_summary or tps_innodb: running total} where the basis still counts; {} otherwise."""
+    if basis_name == TRX_SUMMARY:
+        found = first_row(conn, TRX_SUMMARY_SQL)
+        return {TRX_SUMMARY: int(found[0])} if found and found[1] == "YES" else {}
+    if basis_name == INNODB_TRX:
+        found = first_row(conn, innodb_trx_sql(flavor, version))
+        return {INNODB_TRX: int(found[1])} if found and int(found[0]) == 3 else {}
+    return {}
+
+
+def innodb_trx_sql(flavor: str, version: tuple[int, int, int]) -> str:
+    # MariaDB 10.5 replaced the STATUS column with ENABLED.
+    enabled = "ENABLED" if flavor == "mariadb" and version >= (10, 5, 0) else "STATUS = 'enabled'"
+    return INNODB_TRX_SQL.format(enabled=enabled)
+
+
+def first_row(conn: pymysql.Connection, sql: str) -> tuple | None:
+    """The statement's first row, or None where the server has no such table (too old, disabled)."""
+    try:
+        with conn.cursor() as cur:
+            cur.execute(sql)
+            row = cur.fetchone()
+    except pymysql.MySQLError as exc:
+        if exc.args and exc.args[0] in (1044, 1054, 1109, 1142, 1146, 1227):  # no privilege, column, table
+            return None
+        raise
+    return tuple(v.decode() if isinstance(v, bytes) else v for v in row) if row else None
+
+
+def note(values: dict) -> str:
+    """How this reading's tps is counted: the first counter it has (collectors.delta follows the same order)."""
+    basis = next(name for name in PREFERENCE if name in values)
+    return DEFINITIONS[basis] if basis != EXPLICIT else f"{DEFINITIONS[EXPLICIT]}; {ENABLE_HINT}"
+
+
+def definition(global_status_health: dict | None) -> str:
+    """The TPS sentence of a server's latest global_status poll (its health entry's note)."""
+    note = (global_status_health or {}).get("note", "")
+    return note.split("; ")[0] if note.startswith("TPS = ") else UNKNOWN
