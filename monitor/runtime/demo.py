@@ -38,10 +38,14 @@ CREATE_LOAD_USER = "CREATE USER IF NOT EXISTS '{user}'@'%' IDENTIFIED BY '{passw
 SET_PASSWORD = "ALTER USER '{user}'@'%' IDENTIFIED BY '{password}'"
 GRANT_LOAD = "GRANT ALL ON steadystate_stress.* TO '{user}'@'%'"
 # SET GLOBAL: the purge counters (off by default) give the purge lag view its purge rate, and a
-# max purge lag at the scale of the demo's history length gives it a reference line.
+# max purge lag at the scale of the demo's history length gives it a reference line. InnoDB's
+# commit counters (off by default too) let TPS count autocommit transactions (docs/metrics.md).
 PURGE_SETTINGS = (
     "SET GLOBAL innodb_monitor_enable = 'purge%'",
     "SET GLOBAL innodb_monitor_enable = 'trx_undo%'",
+    "SET GLOBAL innodb_monitor_enable = 'trx_rw_commits'",
+    "SET GLOBAL innodb_monitor_enable = 'trx_ro_commits'",
+    "SET GLOBAL innodb_monitor_enable = 'trx_nl_ro_commits'",
     "SET GLOBAL innodb_max_purge_lag = 20000",
 )
 
