@@ -54,8 +54,17 @@ def compute(prev: Snapshot | None, reading: Reading, ts: float, boot: float | No
         return Delta(gauges, frozenset(), None, reason), snapshot
     dropped = drop_decreases(prev.values, deltas)
     add_aliases(deltas, reading.aliases)
+    interval = ts - prev.ts
+    if reading.derive:
+        gauges.update(reading.derive(deltas, interval))
+    if reading.unstored:
+        deltas = {name: value for name, value in deltas.items() if name not in reading.unstored}
     gauges.update(deltas)
-    return Delta(gauges, frozenset(deltas), ts - prev.ts, dropped=dropped), snapshot
+    return Delta(gauges, frozenset(deltas), interval, dropped=dropped), snapshot
+
+
+def restarted(prev: Snapshot, boot: float | None) -> bool:
+    return boot is not None and prev.boot is not None and abs(boot - prev.boot) > RESTART_SLACK
 
 
 def counter_deltas(before: dict[str, int | float], reading: Reading) -> dict[str, int | float]:
@@ -86,7 +95,7 @@ def add_aliases(deltas: dict[str, int | float], aliases: dict[str, tuple[str, ..
 
 def may_be_reset(prev: Snapshot, reading: Reading, boot: float | None, deltas: dict[str, int | float]) -> bool:
     """False when reset_reason() would surely find nothing: its loop over ~500 names runs only when needed."""
-    if boot is not None and prev.boot is not None and abs(boot - prev.boot) > RESTART_SLACK:
+    if restarted(prev, boot):
         return True
     values = reading.values
     if any(m in values and m in prev.values and values[m] < prev.values[m] for m in reading.reset_markers):
@@ -101,7 +110,7 @@ def may_be_reset(prev: Snapshot, reading: Reading, boot: float | None, deltas: d
 
 def reset_reason(prev: Snapshot, reading: Reading, boot: float | None) -> str:
     """Why the counters cannot be compared with the previous reading, or "" if they can."""
-    if boot is not None and prev.boot is not None and abs(boot - prev.boot) > RESTART_SLACK:
+    if restarted(prev, boot):
         return RESTARTED
     values, markers = reading.values, reading.reset_markers
     for marker in markers:

@@ -12,10 +12,11 @@ import pymysql
 
 from collectors import delta, registry, schedule, snapshots
 from collectors.connection import ConnectError
+from collectors.http_poll import run_http_sources
+from collectors.outcome import elapsed_ms, failed, succeeded
 from collectors.pool import POOL, Pooled, Target, is_connection_error
 from collectors.results import PollResult, SourceResult
-from collectors.source import Reading, Source, SourceUnavailable
-from store.sample import Sample
+from collectors.source import Reading, Source, SourceError, SourceUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -49,10 +50,12 @@ def is_due(source: Source, poll_interval: int, last_attempt: float | None, now: 
 def due_sources(poll_interval: int, attempts: dict[str, float], now: float,
                 only: list[str] | None = None, target: Target | None = None,
                 slot_at: float | None = None) -> list[Source]:
+    """The sources to run now; a source this server has nothing for (no node_exporter URL) is never due."""
     if only:
         return [registry.get(name) for name in only]
     return [s for s in registry.all_sources()
-            if is_due(s, poll_interval, attempts.get(s.name), now, target, slot_at)]
+            if (target is None or s.configured(target))
+            and is_due(s, poll_interval, attempts.get(s.name), now, target, slot_at)]
 
 
 def poll_target(target: Target, poll_interval: int, due_at: datetime | None = None,
@@ -87,6 +90,17 @@ def wait_until_due(due_at: datetime | None) -> None:
 
 def run_sources(target: Target, sources: list[Source], previous: dict[str, delta.Snapshot],
                 result: PollResult) -> dict[str, delta.Snapshot]:
+    """Each kind of source through its runner: a MySQL server that cannot be reached leaves its host's agent read."""
+    new_snapshots = {}
+    for kind, runner in RUNNERS.items():
+        group = [s for s in sources if s.kind == kind]
+        if group:
+            new_snapshots.update(runner(target, group, previous, result))
+    return new_snapshots
+
+
+def run_sql_sources(target: Target, sources: list[Source], previous: dict[str, delta.Snapshot],
+                    result: PollResult) -> dict[str, delta.Snapshot]:
     try:
         entry = POOL.get(target)
     except (ConnectError, OSError, pymysql.MySQLError) as exc:
@@ -144,6 +158,8 @@ def run_one(target: Target, source: Source, entry: Pooled, previous: delta.Snaps
     except SourceUnavailable as exc:
         return SourceResult(source.name, False, elapsed_ms(t0), f"{target.name}: {source.name}: {exc}",
                             unavailable=True), None, entry
+    except SourceError as exc:
+        return failed(target, source, t0, str(exc)), None, entry
     except (pymysql.MySQLError, OSError) as exc:
         if not is_connection_error(exc):
             return failed(target, source, t0, describe(exc)), None, entry
@@ -158,35 +174,18 @@ def run_one(target: Target, source: Source, entry: Pooled, previous: delta.Snaps
     except Exception as exc:  # noqa: BLE001 - a parser bug in one source must not stop the others
         log.exception("source %s failed on %s", source.name, target.name)
         return failed(target, source, t0, f"{type(exc).__name__}: {exc}"), None, entry
-    duration = elapsed_ms(t0)
     readings[source.name] = reading
-    read_at = time.time()
-    change, snapshot = delta.compute(previous, reading, read_at, entry.boot)
+    outcome, snapshot, change = succeeded(target, source, reading, previous, entry.boot, t0)
     if delta.is_restart(change.reset) and entry.reused:
         entry = refresh(target, entry)  # same connection, restarted server (a proxy in between)
         if entry is not None:
             snapshot.boot = entry.boot  # the next reading compares with the new boot time
-    sample = None
-    if change.values:
-        sample = Sample(target.server_id, source.name, datetime.fromtimestamp(read_at, UTC),
-                        change.interval, change.values, change.counters)
-    note = "; ".join(text for text in (reading.note, change.dropped) if text)
-    outcome = SourceResult(source.name, True, duration, note=note, reset=change.reset, sample=sample,
-                           extra=reading.extra)
     return outcome, snapshot, entry
 
 
 def read(source: Source, entry: Pooled, readings: dict[str, Reading]) -> Reading:
     derived = source.derive(readings, entry.info) if source.derive else None
     return derived if derived is not None else source.collect(entry.conn, entry.info)
-
-
-def failed(target: Target, source: Source, t0: float, message: str) -> SourceResult:
-    return SourceResult(source.name, False, elapsed_ms(t0), f"{target.name}: {source.name}: {message}")
-
-
-def elapsed_ms(t0: float) -> float:
-    return (time.perf_counter() - t0) * 1000
 
 
 def describe(exc: Exception) -> str:
@@ -197,3 +196,6 @@ def describe(exc: Exception) -> str:
     if code == 2013:
         return "timed out waiting for the server to answer (or the connection was lost)"
     return f"error {code}: {text}" if code else str(text)
+
+
+RUNNERS = {"mysql": run_sql_sources, "http": run_http_sources}

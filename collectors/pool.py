@@ -35,11 +35,12 @@ class Target:
     tls: TLS = tls_modes.DEFAULT
     flavor: str = ""  # as last detected (monitor.models.Server): picks the sources' intervals
     version: tuple[int, int, int] = (0, 0, 0)
+    node_exporter_url: str = ""  # the host's node_exporter, read by the http source of that name
 
     @classmethod
     def from_server(cls, server) -> "Target":
         return cls(server.id, server.name, server.host, server.port, server.socket, server.user, server.password,
-                   TLS.of(server), server.flavor, parse_version(server.version))
+                   TLS.of(server), server.flavor, parse_version(server.version), server.node_exporter_url)
 
     @property
     def address(self) -> str:

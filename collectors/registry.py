@@ -6,6 +6,7 @@ from collectors.sources import (
     history_length,
     innodb_metrics,
     innodb_mutex,
+    node_exporter,
     oldest_trx,
     pfs_waits,
     redo_log,
@@ -17,7 +18,7 @@ from collectors.sources import (
 SOURCES: dict[str, Source] = {
     module.SOURCE.name: module.SOURCE
     for module in (global_status, pfs_waits, innodb_mutex, innodb_metrics, history_length, oldest_trx, variables,
-                   replication, redo_log)
+                   replication, redo_log, node_exporter)
 }
 
 

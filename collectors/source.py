@@ -1,17 +1,30 @@
-"""What a source is and what it returns: raw readings, before the delta engine."""
+"""What a source is and what it returns: raw readings, before the delta engine.
+
+Two kinds of source: "mysql" ones run statements on the server's pooled connection
+(collect(conn, info)); "http" ones read an agent beside it, such as node_exporter
+(collect(answer, info) with the fetched collectors.http_fetch.Answer). The poll runs
+each kind through its own runner (collectors.poll.RUNNERS); the delta engine, the store
+and the health accounting are the same for both.
+"""
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import pymysql
 
 from collectors.connection import ServerInfo
+from collectors.pool import Target
 
 FIELD_SEP, ROW_SEP = "\t", "\n"  # between the columns and the rows of a joined_rows() text
 
 
 class SourceUnavailable(Exception):
     """The source cannot run on this server (performance_schema OFF, version, privilege): not a failure to retry."""
+
+
+class SourceError(Exception):
+    """The source answered, but not with what it should (HTML, no expected series): the message says what to fix."""
 
 
 @dataclass
@@ -32,6 +45,11 @@ class Reading:
     # (tps: the transaction summary where it can be read, else the explicit COMMIT/ROLLBACK count).
     aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)
     stored_on_change: bool = False  # variables: only values that changed are stored
+    boot: float | None = None  # epoch second the counters started, when the source says (node_boot_time_seconds)
+    # Gauges computed from this interval's counter deltas (percent of CPU time, disk await), and the
+    # counters that only feed them: those are kept in the snapshot but not stored.
+    derive: Callable[[dict[str, int | float], float], dict[str, float]] | None = None
+    unstored: frozenset[str] = frozenset()
     extra: dict = field(default_factory=dict)
 
 
@@ -41,7 +59,12 @@ class Source:
 
     name: str
     help: str  # one line for `poll --help`: what it reads and the metric names it stores
-    collect: Callable[[pymysql.Connection, ServerInfo], Reading]
+    # "mysql": collect(conn, info); "http": collect(answer, info), info None until the server was reached
+    collect: Callable[[Any, ServerInfo | None], Reading]
+    kind: str = "mysql"
+    # http sources: the URLs to read for a server, best first (a later one when an earlier is refused);
+    # none means the server has no such agent configured, and the source is not polled there.
+    endpoints: Callable[[Target], tuple[str, ...]] | None = None
     flavors: frozenset[str] = frozenset(("mysql", "mariadb"))
     min_version: dict[str, tuple[int, int, int]] = field(default_factory=dict)
     interval: int | None = None  # seconds; None means the server's poll interval
@@ -59,6 +82,10 @@ class Source:
         if info.version_tuple < minimum:
             return f"needs {info.flavor} {'.'.join(map(str, minimum))} or later (server is {info.label})"
         return None
+
+    def configured(self, target: Target) -> bool:
+        """Whether this server has what the source reads (every server has a MySQL connection)."""
+        return self.endpoints is None or bool(self.endpoints(target))
 
     def interval_for(self, poll_interval: int, flavor: str = "", version: tuple[int, int, int] = (0, 0, 0)) -> int:
         """Seconds between reads on a server of this flavor and version (as last detected)."""

@@ -12,7 +12,8 @@ class ServerAdmin(admin.ModelAdmin):
     # (unless host, port, socket, user or TLS changed: then it must be typed again),
     # and the encrypted column is never rendered.
     form = ServerForm
-    list_display = ["name", "address", "user", "tls_mode", "poll_interval", "enabled", "flavor", "version"]
+    list_display = ["name", "address", "user", "tls_mode", "poll_interval", "enabled", "flavor", "version",
+                    "node_exporter_url"]
     list_filter = ["enabled", "flavor"]
     search_fields = ["name", "host", "socket"]
     readonly_fields = ["flavor", "version", "created_at"]

@@ -28,7 +28,7 @@ class ServerForm(forms.ModelForm):
     class Meta:
         model = Server
         fields = ["name", "host", "port", "socket", "user", "password", "tls_mode", "tls_ca", "tls_cert", "tls_key",
-                  "tags", "poll_interval", "enabled"]
+                  "tags", "poll_interval", "node_exporter_url", "enabled"]
         error_messages = {
             "name": {"unique": "A server with this name already exists: choose another name."},
             "port": {"invalid": "The port must be a number from 1 to 65535."},

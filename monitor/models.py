@@ -35,6 +35,11 @@ class Server(models.Model):
         help_text="seconds between polls of the cheap sources",
     )
     enabled = models.BooleanField(default=True)
+    node_exporter_url = models.URLField(
+        "node_exporter URL", max_length=500, blank=True,
+        help_text="optional: the host's Prometheus node_exporter, e.g. http://db1:9100/metrics, "
+                  "for CPU, load, memory, disk and network beside the database's own figures",
+    )
     flavor = models.CharField(max_length=10, choices=FLAVORS, blank=True, editable=False)
     version = models.CharField(max_length=100, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -1,0 +1,152 @@
+"""Reading an HTTP source (node_exporter): one kept-alive connection per server, short timeouts, a capped body.
+
+Like the MySQL pool, a poll in steady state opens nothing: the agent's answer is the only cost.
+"""
+
+import base64
+import http.client
+import threading
+import time
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from collectors.connection import CONNECT_TIMEOUT, READ_TIMEOUT
+
+MAX_BODY = 8 * 1024 * 1024  # bytes: a full node_exporter answer on a large host is ~1 MB; more is not an exporter
+DEADLINE = 10.0  # seconds for the whole answer: a server that trickles bytes must not hold the poll
+CHUNK = 256 * 1024
+
+
+class FetchError(Exception):
+    """The URL did not give a usable answer; the message says what happened, for the server page."""
+
+
+class Refused(FetchError):
+    """HTTP 400: the agent refused the request as asked (e.g. a collect[] filter naming a disabled collector)."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    url: str
+    text: str
+    content_type: str
+
+
+@dataclass(frozen=True)
+class Address:
+    scheme: str
+    host: str
+    port: int | None
+    path: str
+    auth: str  # the Authorization header, from user:password@ in the URL
+
+    @classmethod
+    def parse(cls, url: str) -> "Address":
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise FetchError(f"{url!r} is not an http:// or https:// URL")
+        auth = ""
+        if parts.username:
+            pair = f"{parts.username}:{parts.password or ''}".encode()
+            auth = "Basic " + base64.b64encode(pair).decode()
+        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        return cls(parts.scheme, parts.hostname, parts.port, path, auth)
+
+    def connect(self) -> http.client.HTTPConnection:
+        kind = http.client.HTTPSConnection if self.scheme == "https" else http.client.HTTPConnection
+        conn = kind(self.host, self.port, timeout=CONNECT_TIMEOUT)
+        conn.connect()
+        conn.sock.settimeout(READ_TIMEOUT)
+        return conn
+
+
+class HttpPool:
+    """One connection per (server, host) kept open between polls; URLs the agent refused are remembered."""
+
+    def __init__(self):
+        self._conns: dict[tuple[int, str, int | None], http.client.HTTPConnection] = {}
+        self._lock = threading.Lock()
+        self.refused: set[str] = set()
+        self.connects = 0
+
+    def fetch(self, server_id: int, url: str) -> Answer:
+        address = Address.parse(url)
+        key = (server_id, address.host, address.port)
+        with self._lock:
+            conn = self._conns.pop(key, None)
+        reused = conn is not None
+        try:
+            if conn is None:
+                conn = self._open(address)
+            answer = request(conn, address, url)
+        except (OSError, http.client.HTTPException) as exc:
+            close_quietly(conn)
+            # The agent closed our idle connection (restart, keep-alive timeout): once more, on a new one.
+            if reused and not isinstance(exc, TimeoutError):
+                return self.fetch(server_id, url)
+            raise FetchError(f"{url}: {describe(exc)}") from exc
+        except FetchError:
+            close_quietly(conn)
+            raise
+        with self._lock:
+            self._conns[key] = conn
+        return answer
+
+    def _open(self, address: Address) -> http.client.HTTPConnection:
+        self.connects += 1
+        return address.connect()
+
+    def close_all(self) -> None:
+        with self._lock:
+            conns, self._conns = list(self._conns.values()), {}
+        for conn in conns:
+            close_quietly(conn)
+
+
+def request(conn: http.client.HTTPConnection, address: Address, url: str) -> Answer:
+    headers = {"Accept": "text/plain", "Accept-Encoding": "identity"}
+    if address.auth:
+        headers["Authorization"] = address.auth
+    conn.request("GET", address.path, headers=headers)
+    response = conn.getresponse()
+    if response.status != 200:
+        response.read(4096)
+        error = Refused if response.status == 400 else FetchError
+        raise error(f"{url}: answered HTTP {response.status} {response.reason}")
+    body = read_capped(response, url)
+    return Answer(url, body.decode("utf-8", errors="replace"), response.getheader("Content-Type", ""))
+
+
+def read_capped(response: http.client.HTTPResponse, url: str) -> bytes:
+    too_big = f"{url}: the answer is larger than {MAX_BODY // (1024 * 1024)} MiB, not a node_exporter's metrics"
+    length = response.getheader("Content-Length")
+    if length and length.isdigit() and int(length) > MAX_BODY:
+        raise FetchError(too_big)
+    chunks, size, deadline = [], 0, time.monotonic() + DEADLINE
+    while chunk := response.read(CHUNK):
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise FetchError(too_big)
+        if time.monotonic() > deadline:
+            raise FetchError(f"{url}: the answer took more than {DEADLINE:.0f} s")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def describe(exc: Exception) -> str:
+    if isinstance(exc, TimeoutError):
+        return "timed out (no answer within the read timeout)"
+    if isinstance(exc, ConnectionRefusedError):
+        return "connection refused: is node_exporter running and listening on that address?"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def close_quietly(conn: http.client.HTTPConnection | None) -> None:
+    if conn is not None:
+        try:
+            conn.close()
+        except Exception:
+            pass  # already broken
+
+
+HTTP_POOL = HttpPool()

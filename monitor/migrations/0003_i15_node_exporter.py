@@ -1,0 +1,16 @@
+from django.db import migrations, models
+
+
+class Migration(migrations.Migration):
+
+    dependencies = [
+        ('monitor', '0002_run_study_fields'),
+    ]
+
+    operations = [
+        migrations.AddField(
+            model_name='server',
+            name='node_exporter_url',
+            field=models.URLField(blank=True, help_text="optional: the host's Prometheus node_exporter, e.g. http://db1:9100/metrics, for CPU, load, memory, disk and network beside the database's own figures", max_length=500, verbose_name='node_exporter URL'),
+        ),
+    ]
