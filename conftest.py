@@ -12,6 +12,15 @@ def mariadb():
         yield server
 
 
+@pytest.fixture(scope="session")
+def node_exporter_url():
+    """Debian's prometheus-node-exporter on a private port, with only the collectors we read."""
+    from monitor.runtime.node_exporter import running
+
+    with running() as url:
+        yield url
+
+
 @pytest.fixture
 def monitor_credentials(mariadb):
     return {"host": "127.0.0.1", "port": mariadb.port, "user": "steady", "password": "s3cret!"}

@@ -25,6 +25,11 @@ class ServerForm(forms.ModelForm):
         help_text="stored encrypted; leave empty on edit to keep the current one",
     )
 
+    node_exporter_url = forms.URLField(
+        label="node_exporter URL", required=False, max_length=500, assume_scheme="http",
+        help_text=Server._meta.get_field("node_exporter_url").help_text,
+    )
+
     class Meta:
         model = Server
         fields = ["name", "host", "port", "socket", "user", "password", "tls_mode", "tls_ca", "tls_cert", "tls_key",

@@ -19,6 +19,7 @@ from django.conf import settings
 
 from monitor.env import BASE_DIR, private_file
 from monitor.models import Server
+from monitor.runtime import node_exporter
 from monitor.runtime.sandbox import SandboxMariaDB, find_binary, free_port
 from monitor.runtime.supervisor import Child
 
@@ -59,6 +60,8 @@ class Demo:
         self.dir = var_dir / "demo-mariadb"
         self.say = say
         self.sandbox: SandboxMariaDB | None = None
+        self.node_exporter = node_exporter.find()  # the host statistics of server 'local', when installed
+        self.node_exporter_port = 0
 
     def start(self) -> bool:
         """Start the sandbox and register it; False (after saying why) when there is no demo."""
@@ -69,13 +72,20 @@ class Demo:
         if not self._claim_server_name():
             return False
         stop_leftover(self.dir / "data")
-        self.sandbox = SandboxMariaDB(self.dir / "data", port=self._port(), die_with_parent=True)
+        self.sandbox = SandboxMariaDB(self.dir / "data", port=self._port("port"), die_with_parent=True)
         self.sandbox.start()
         (self.dir / "port").write_text(str(self.sandbox.port))  # it moves if the port was taken meanwhile
+        if self.node_exporter:
+            self.node_exporter_port = self._port("node_exporter.port")
+            (self.dir / "node_exporter.port").write_text(str(self.node_exporter_port))
+        else:
+            self.say(node_exporter.INSTALL_HINT)
         self._configure()
         self._register()
         self.say(f"SteadyState demo: sandbox MariaDB on 127.0.0.1:{self.sandbox.port} (data in {self.dir}), "
-                 f"registered as server '{SERVER_NAME}', light load running")
+                 f"registered as server '{SERVER_NAME}', light load running"
+                 + (f", host statistics from node_exporter on 127.0.0.1:{self.node_exporter_port}"
+                    if self.node_exporter_port else ""))
         return True
 
     def stop(self) -> None:
@@ -88,15 +98,21 @@ class Demo:
         return [sys.executable, str(BASE_DIR / "manage.py"), "stress", SERVER_NAME, *LOAD_ARGS,
                 "--user", LOAD_USER, "--password-env", LOAD_PASSWORD_ENV]
 
+    def node_exporter_command(self) -> list[str] | None:
+        """The supervised node_exporter giving server 'local' its host statistics (None when not installed)."""
+        if not self.node_exporter_port:
+            return None
+        return node_exporter.command(self.node_exporter, self.node_exporter_port)
+
     def load_env(self, base: dict[str, str] | None = None) -> dict[str, str]:
         return {**(os.environ if base is None else base), LOAD_PASSWORD_ENV: self._secret("load")}
 
     def _secret(self, who: str) -> str:
         return private_file(self.dir / f"{who}.password", lambda: __import__("secrets").token_urlsafe(18))
 
-    def _port(self) -> int:
+    def _port(self, file_name: str) -> int:
         """The port of the last run if still free, so the registered server keeps its address."""
-        path = self.dir / "port"
+        path = self.dir / file_name
         port = int(path.read_text()) if path.exists() else 0
         return port if port and _port_free(port) else free_port()
 
@@ -123,6 +139,8 @@ class Demo:
             name=SERVER_NAME, tags=["demo"], poll_interval=5)
         server.host, server.port, server.socket, server.user = "127.0.0.1", self.sandbox.port, "", MONITOR_USER
         server.password = self._secret("monitor")
+        port = self.node_exporter_port
+        server.node_exporter_url = node_exporter.metrics_url(port) if port else ""
         server.save()
 
 
@@ -171,7 +189,11 @@ def up_children(opts: dict, env: dict[str, str]) -> list:
         _say(f"SteadyState demo: the sandbox MariaDB did not start ({exc}); see {demo.dir / 'data' / 'error.log'}. "
              "Carrying on without the demo (`manage.py up --no-demo` skips it).")
         return []
-    return [Child("demo-load", demo.load_command(), demo.load_env(env), on_stop=demo.stop)]
+    children = [Child("demo-load", demo.load_command(), demo.load_env(env), on_stop=demo.stop)]
+    agent = demo.node_exporter_command()
+    if agent:
+        children.append(Child("demo-node-exporter", agent))
+    return children
 
 
 def _say(line: str) -> None:

@@ -1,0 +1,88 @@
+"""The suite's own node_exporter, read through the poll: a known CPU load and known disk reads show up."""
+
+import os
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from collectors.batch import poll_server
+from collectors.models import ServerHealth
+from store import query
+
+BUSY_SECONDS = 1.5
+READ_BLOCKS, BLOCK = 2048, 4096  # 8 MiB read in 4 KiB O_DIRECT reads: each one a completed read of the device
+
+
+@pytest.fixture
+def host_server(make_server, mariadb, node_exporter_url):
+    return make_server("with-host-stats", mariadb.port, node_exporter_url=node_exporter_url)
+
+
+def host_values(server) -> tuple[dict, float]:
+    result = poll_server(server.id, only=["node_exporter"])
+    (outcome,) = result.sources
+    assert outcome.ok, outcome.error
+    return outcome.sample.values, outcome.sample.interval
+
+
+def busy_child_user_seconds() -> float:
+    """Run a pure-Python busy loop in a child; the user CPU seconds the kernel charged it."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime
+    loop = f"import time\nend = time.time() + {BUSY_SECONDS}\nwhile time.time() < end: pass\n"
+    subprocess.run([sys.executable, "-c", loop], check=True)
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime - before
+
+
+def test_a_busy_loop_shows_as_user_cpu_percent(host_server):
+    host_values(host_server)  # baseline
+    spent = busy_child_user_seconds()
+    values, interval = host_values(host_server)
+    # Our loop alone is spent / (cpus x interval) of the host's CPU time; other processes only add to it.
+    mode = "nice" if os.nice(0) > 0 else "user"  # a niced test run is charged as nice, as mpstat shows it
+    floor = 100.0 * spent / (values["host.cpus"] * interval)
+    assert spent > 0.5 * BUSY_SECONDS
+    assert values[f"host.cpu.{mode}_pct"] >= floor - 1.0  # 1 point: the kernel counts in 10 ms ticks
+    assert 0.0 <= values["host.cpu.busy_pct"] <= 100.0
+
+
+def block_device_of(path: Path) -> str:
+    """The disk (not partition) holding a file, as node_exporter names it."""
+    st = os.stat(path)
+    sys_dir = Path(f"/sys/dev/block/{os.major(st.st_dev)}:{os.minor(st.st_dev)}").resolve()
+    assert sys_dir.exists(), f"{path} is not on a block device (overlay or tmpfs): the test needs a real disk"
+    return sys_dir.parent.name if (sys_dir / "partition").exists() else sys_dir.name
+
+
+def test_direct_reads_show_as_reads_per_second(host_server, tmp_path):
+    data = tmp_path / "blocks"
+    size_mb = READ_BLOCKS * BLOCK // (1024 * 1024)
+    subprocess.run(["dd", "if=/dev/urandom", f"of={data}", "bs=1M", f"count={size_mb}", "oflag=direct"],
+                   check=True, capture_output=True)
+    device = block_device_of(data)
+    host_values(host_server)  # baseline
+    subprocess.run(["dd", f"if={data}", "of=/dev/null", f"bs={BLOCK}", "iflag=direct"], check=True,
+                   capture_output=True)
+    values, interval = host_values(host_server)
+    assert values[f"host.disk.reads:{device}"] >= READ_BLOCKS
+    assert values[f"host.disk.read_bytes:{device}"] >= READ_BLOCKS * BLOCK
+    assert values[f"host.disk.reads:{device}"] / interval >= READ_BLOCKS / interval  # the chart's reads/s
+    assert 0.0 <= values[f"host.disk.util_pct:{device}"] <= 100.0 and values[f"host.disk.await_ms:{device}"] > 0
+
+
+def test_host_and_database_figures_are_polled_together_into_the_store(host_server):
+    both = ["global_status", "node_exporter"]  # named, so the second poll runs at once
+    poll_server(host_server.id, only=both)
+    poll_server(host_server.id, only=both)
+    health = ServerHealth.objects.get(server=host_server)
+    assert health.consecutive_failures == 0
+    assert health.sources["node_exporter"]["ok"] and health.sources["global_status"]["ok"]
+    latest = query.latest([host_server.id], ["host.cpu.busy_pct", "host.mem.used_bytes", "tps"])
+    assert {name for _sid, name in latest} == {"host.cpu.busy_pct", "host.mem.used_bytes", "tps"}
+
+
+def test_a_server_without_a_url_has_no_host_source(server):
+    result = poll_server(server.id)
+    assert "node_exporter" not in {s.name for s in result.sources} and result.ok
