@@ -27,6 +27,12 @@ class ServerHealth(models.Model):
     def __str__(self) -> str:
         return f"health of {self.server_id}"
 
+    @property
+    def failing_sources(self) -> list[tuple[str, str]]:
+        """(source, error) of the sources whose last run failed; one that cannot run here is not failing."""
+        return [(name, state.get("error", "")) for name, state in sorted((self.sources or {}).items())
+                if not state.get("ok") and not state.get("unavailable")]
+
 
 class PollRecord(models.Model):
     """One poll of one server; slot = poll number modulo HISTORY_SLOTS, overwritten in turn."""
