@@ -8,7 +8,7 @@ import logging
 import time
 
 from collectors import delta
-from collectors.http_fetch import HTTP_POOL, Answer, FetchError, Refused
+from collectors.http_fetch import HTTP_POOL, Answer, FetchError, HttpPool, Refused
 from collectors.outcome import failed, succeeded
 from collectors.pool import Target
 from collectors.results import PollResult, SourceResult
@@ -45,12 +45,12 @@ def run_http(target: Target, source: Source, previous: delta.Snapshot | None,
     return outcome, snapshot
 
 
-def fetch(target: Target, urls: tuple[str, ...]) -> Answer:
+def fetch(target: Target, urls: tuple[str, ...], pool: HttpPool = HTTP_POOL) -> Answer:
     """The first URL the agent accepts; one it refused (HTTP 400) is not asked again by this worker."""
-    candidates = [u for u in urls if u not in HTTP_POOL.refused] or list(urls[-1:])
+    candidates = [u for u in urls if u not in pool.refused] or list(urls[-1:])
     for url in candidates[:-1]:
         try:
-            return HTTP_POOL.fetch(target.server_id, url)
+            return pool.fetch(target.server_id, url)
         except Refused:
-            HTTP_POOL.refused.add(url)
-    return HTTP_POOL.fetch(target.server_id, candidates[-1])
+            pool.refused.add(url)
+    return pool.fetch(target.server_id, candidates[-1])

@@ -10,6 +10,11 @@ import pymysql
 
 from collectors import tls as tls_modes
 from collectors.connection import ConnectError, ServerInfo, detect, open_connection
+from collectors.http_fetch import FetchError, HttpPool
+from collectors.http_poll import fetch
+from collectors.pool import Target
+from collectors.source import SourceError
+from collectors.sources import node_exporter
 from collectors.sources.replication import statement as replication_status_sql
 from collectors.tls import TLS
 
@@ -46,6 +51,8 @@ class CheckResult:
     missing: list[str] = field(default_factory=list)
     grant: str = ""
     tls: str = ""  # whether TLS was used, with which certificate, and whether it was verified
+    node_exporter: str = ""  # what one read of the host's node_exporter found, when the server has one
+    node_exporter_error: str = ""
 
     @property
     def connected(self) -> bool:
@@ -53,8 +60,8 @@ class CheckResult:
 
     @property
     def ok(self) -> bool:
-        """Connected and every privilege the collectors need is there."""
-        return self.connected and not self.missing
+        """Connected, every privilege the collectors need is there, and the node_exporter (if any) answers."""
+        return self.connected and not self.missing and not self.node_exporter_error
 
     def lines(self) -> list[str]:
         """The result as plain text lines, for the CLI."""
@@ -69,7 +76,12 @@ class CheckResult:
             out += [f"missing privileges: {', '.join(self.missing)}", f"  fix with: {self.grant}"]
         else:
             out.append("privileges: all present (" + ", ".join(NEEDED) + ")")
-        return out
+        return out + self.node_exporter_lines()
+
+    def node_exporter_lines(self) -> list[str]:
+        if self.node_exporter_error:
+            return [f"node_exporter FAILED: {self.node_exporter_error}"]
+        return [f"node_exporter OK: {self.node_exporter}"] if self.node_exporter else []
 
 
 def check_connection(*, host: str = "", port: int = 3306, socket: str = "", user: str, password: str,
@@ -96,8 +108,30 @@ def check_connection(*, host: str = "", port: int = 3306, socket: str = "", user
 
 def check_server(server) -> CheckResult:
     """Test a monitor.models.Server with its stored credentials."""
-    return check_connection(host=server.host, port=server.port, socket=server.socket,
-                            user=server.user, password=server.password, tls=TLS.of(server))
+    result = check_connection(host=server.host, port=server.port, socket=server.socket,
+                              user=server.user, password=server.password, tls=TLS.of(server))
+    return check_node_exporter(result, server.node_exporter_url)
+
+
+def check_node_exporter(result: CheckResult, url: str) -> CheckResult:
+    """One read of the host's node_exporter, as the collector reads it, told in a line."""
+    if not url:
+        return result
+    pool = HttpPool()  # a fresh connection: the test says whether a new worker would get through
+    try:
+        reading = node_exporter.collect(fetch(Target(0, "test", "", 0, "", "", "", node_exporter_url=url),
+                                              node_exporter.endpoints_of(url), pool))
+    except (FetchError, SourceError) as exc:
+        result.node_exporter_error = str(exc)
+        return result
+    finally:
+        pool.close_all()
+    names = reading.values
+    disks = sum(1 for n in names if n.startswith("host.disk.reads:"))
+    nets = sum(1 for n in names if n.startswith("host.net.rx_packets:"))
+    result.node_exporter = (f"{url}: {names['host.cpus']} CPUs, {disks} disks and {nets} network interfaces "
+                            f"in use" + (f"; {reading.note}" if reading.note else ""))
+    return result
 
 
 def current_account(conn: pymysql.Connection) -> str:

@@ -6,7 +6,7 @@ from django import forms
 
 from collectors import tls
 from collectors.tls import TLS
-from monitor.connection_probe import CheckResult, check_connection
+from monitor.connection_probe import CheckResult, check_connection, check_node_exporter
 from monitor.models import Server
 
 TLS_FILES = ("tls_ca", "tls_cert", "tls_key")
@@ -113,7 +113,8 @@ class ServerForm(forms.ModelForm):
         }
 
     def test_connection(self) -> CheckResult:
-        return check_connection(**self.connection_kwargs())
+        result = check_connection(**self.connection_kwargs())
+        return check_node_exporter(result, self.cleaned_data.get("node_exporter_url", ""))
 
     def save(self, commit: bool = True, check: CheckResult | None = None) -> Server:
         server = super().save(commit=False)

@@ -45,6 +45,9 @@ def not_saved_reason(check) -> str:
     if not check.connected:
         return ("Not saved: the connection test failed (see below). Fix the address or credentials, "
                 "or tick \"save even if the test fails\" to monitor a server that is down right now.")
+    if not check.missing:
+        return ("Not saved: the node_exporter URL gave no usable answer (see below). Fix the URL or leave it "
+                "empty, or tick \"save even if the test fails\" if the agent is down right now.")
     return ("Not saved: the monitoring user lacks privileges the collectors need (see below). Run the GRANT, "
             "or tick \"save even if the test fails\" to monitor with what it may read.")
 

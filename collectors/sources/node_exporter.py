@@ -52,8 +52,11 @@ COLLECTOR_OF = {"node_load1": "loadavg", "node_context_switches_total": "stat", 
 
 
 def endpoints(target: Target) -> tuple[str, ...]:
+    return endpoints_of(target.node_exporter_url.strip())
+
+
+def endpoints_of(url: str) -> tuple[str, ...]:
     """The URL asking for our collectors only, then the plain URL (for an agent that refuses the filter)."""
-    url = target.node_exporter_url.strip()
     if not url:
         return ()
     query = "&".join(f"collect[]={name}" for name in COLLECTORS)

@@ -70,3 +70,27 @@ def test_it_refuses_a_duplicate_name():
     with pytest.raises(CommandError, match="NAME: A server with this name already exists"):
         addserver("dup", "--host", "second", "--user", "u", "--password-env", "SANDBOX_PW")
     assert Server.objects.get(name="dup").host == "first"
+
+
+def test_it_checks_and_stores_the_node_exporter_url(mariadb, node_exporter_url):
+    out = addserver("with-host", "--host", "127.0.0.1", "--port", str(mariadb.port), "--user", "steady",
+                    "--password-env", "SANDBOX_PW", "--node-exporter", node_exporter_url, "--check")
+    cpus = len([line for line in open("/proc/stat") if line[:3] == "cpu" and line[3].isdigit()])
+    assert f"with-host: node_exporter OK: {node_exporter_url}: {cpus} CPUs" in out
+    assert Server.objects.get(name="with-host").node_exporter_url == node_exporter_url
+
+
+def test_a_node_exporter_that_does_not_answer_fails_the_check(mariadb):
+    from testing.mariadb import free_port
+
+    url = f"http://127.0.0.1:{free_port()}/metrics"
+    with pytest.raises(CommandError, match="connection test failed"):
+        addserver("host-down", "--host", "127.0.0.1", "--port", str(mariadb.port), "--user", "steady",
+                  "--password-env", "SANDBOX_PW", "--node-exporter", url, "--check")
+    assert not Server.objects.filter(name="host-down").exists()
+
+
+def test_a_node_exporter_url_must_be_a_url():
+    with pytest.raises(CommandError, match="--node-exporter: Enter a valid URL"):
+        addserver("bad-url", "--host", "h", "--user", "u", "--password-env", "SANDBOX_PW",
+                  "--node-exporter", "db1 port 9100")

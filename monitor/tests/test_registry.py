@@ -177,3 +177,12 @@ def test_the_list_shows_the_last_poll_outcome(client, admin_user):
     assert "failing (3): b:3306: cannot connect" in html
     assert '<span class="ok">ok</span>, 0' in html
     assert "not polled yet" in html
+
+
+def test_a_failing_node_exporter_is_said_on_the_form(client, admin_user, monitor_credentials):
+    client.force_login(admin_user)
+    url = f"http://127.0.0.1:{free_port()}/metrics"
+    data = {**form_data(monitor_credentials), "name": "host-agent-down", "node_exporter_url": url, "action": "save"}
+    page = client.post("/servers/add/", data).content.decode()
+    assert "node_exporter URL gave no usable answer" in page and "connection refused" in page
+    assert not Server.objects.filter(name="host-agent-down").exists()

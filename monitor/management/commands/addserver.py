@@ -27,6 +27,8 @@ class Command(BaseCommand):
         parser.add_argument("--tls-key", default="", help="the client certificate's key file (PEM)")
         parser.add_argument("--tag", action="append", default=[], help="a tag; repeat for more")
         parser.add_argument("--interval", type=int, default=10, help="seconds between polls (default 10)")
+        parser.add_argument("--node-exporter", default="", metavar="URL",
+                            help="the host's Prometheus node_exporter, e.g. http://db1:9100/metrics (host statistics)")
         parser.add_argument("--disabled", action="store_true", help="register it without polling it yet")
         parser.add_argument("--check", action="store_true",
                             help="test the connection first, print the result and store flavor/version")
@@ -57,13 +59,14 @@ class Command(BaseCommand):
                 "user": opts["user"], "password": password, "tags": ",".join(opts["tag"]),
                 "tls_mode": opts["tls_mode"], "tls_ca": opts["tls_ca"], "tls_cert": opts["tls_cert"],
                 "tls_key": opts["tls_key"],
-                "poll_interval": opts["interval"]}
+                "poll_interval": opts["interval"], "node_exporter_url": opts["node_exporter"]}
         if not opts["disabled"]:
             data["enabled"] = "on"
         return data
 
 
-OPTION_NAMES = {"__all__": "error", "name": "NAME", "poll_interval": "--interval", "password": "--password-env"}
+OPTION_NAMES = {"__all__": "error", "name": "NAME", "poll_interval": "--interval", "password": "--password-env",
+                "node_exporter_url": "--node-exporter"}
 
 
 def describe_errors(form: ServerForm) -> str:
