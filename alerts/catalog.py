@@ -1,5 +1,6 @@
 """Which metric names a rule may watch: the names of docs/metrics.md, or any the store has seen."""
 
+from collectors.sources import node_exporter
 from monitor.models import Server
 from store import query
 
@@ -7,13 +8,15 @@ NAMES = {
     "tps", "qps", "tps_explicit", "tps_trx_summary", "tps_innodb", "history_list_length",
     "Threads_running", "Threads_connected", "Questions", "Com_commit", "Com_rollback",
     "trx_oldest_age_s", "trx_older_60s", "trx_read_view_age_s", "replica.lag_s", "replica.io_running",
-    "replica.sql_running",
+    "replica.sql_running", *node_exporter.STORED_NAMES,
 }
 PREFIXES = (
     "wait.count:", "wait.time_ps:", "mutex.waits:", "mutex.spins:", "mutex.calls:", "mutex.time_ps:",
     "innodb_metrics:", "var:", "replica.lag_s:", "replica.io_running:", "replica.sql_running:",
+    *node_exporter.STORED_PREFIXES,
 )
-EXAMPLES = "history_list_length, tps, qps, Threads_running, wait.time_ps:<event>, innodb_metrics:<NAME>"
+EXAMPLES = ("history_list_length, tps, qps, Threads_running, wait.time_ps:<event>, innodb_metrics:<NAME>, "
+            "host.cpu.busy_pct, host.disk.util_pct:<device>")
 
 
 def is_known(name: str) -> bool:

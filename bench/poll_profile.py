@@ -7,7 +7,13 @@ batch's servers, poll, record; a 1 s interval so the cheap sources are due each 
 single-threaded so the profile sees everything.
 Prints CPU ms per poll and the top functions.
 
+With --node-exporter it measures the HTTP source instead: a private node_exporter
+(Debian's prometheus-node-exporter, the collectors the source reads) scraped by N
+servers through the same batch path with only the node_exporter source, plus the
+source alone (fetch, parse of the kept families, delta engine) split into its parts.
+
     .venv/bin/python bench/poll_profile.py --targets 100 --rounds 5
+    .venv/bin/python bench/poll_profile.py --node-exporter --targets 20 --rounds 20
 """
 
 import argparse
@@ -31,8 +37,13 @@ django.setup()
 
 from django.core.management import call_command  # noqa: E402
 
+from collectors import delta  # noqa: E402
 from collectors.batch import poll_servers  # noqa: E402
+from collectors.http_poll import fetch  # noqa: E402
+from collectors.pool import Target  # noqa: E402
+from collectors.sources import node_exporter  # noqa: E402
 from monitor.models import Server  # noqa: E402
+from monitor.runtime.node_exporter import running  # noqa: E402
 from testing.mariadb import SandboxMariaDB  # noqa: E402
 
 
@@ -46,28 +57,32 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--callers", help="also print who calls the functions matching this pattern")
     parser.add_argument("--no-cprofile", action="store_true",
                         help="only the CPU per poll (e.g. under py-spy, which cProfile would distort)")
+    parser.add_argument("--node-exporter", action="store_true",
+                        help="measure the node_exporter source (worker CPU per scrape) instead of the SQL sources")
     return parser.parse_args()
 
 
-def register(count: int, port: int) -> list[int]:
+def register(count: int, port: int, node_exporter_url: str = "") -> list[int]:
     servers = []
     for i in range(count):
-        server = Server(name=f"profile-{i:04d}", host="127.0.0.1", port=port, user="steady", poll_interval=1)
+        server = Server(name=f"profile-{i:04d}", host="127.0.0.1", port=port, user="steady", poll_interval=1,
+                        node_exporter_url=node_exporter_url)
         server.password = "s3cret!"
         servers.append(server)
     return [s.id for s in Server.objects.bulk_create(servers)]
 
 
-def poll_round(ids: list[int], batch: int) -> None:
+def poll_round(ids: list[int], batch: int, only: list[str] | None = None) -> None:
     """Every target once, batch by batch, as the worker's tasks would (minus the thread pool)."""
     now = time.time()
     for start in range(0, len(ids), batch):
         chunk = ids[start:start + batch]
         servers = list(Server.objects.filter(pk__in=chunk, enabled=True))
-        poll_servers(servers, {sid: datetime.fromtimestamp(now, UTC) for sid in chunk})
+        poll_servers(servers, {sid: datetime.fromtimestamp(now, UTC) for sid in chunk}, only)
 
 
-def measure(ids: list[int], args: argparse.Namespace, profiler: cProfile.Profile | None) -> float:
+def measure(ids: list[int], args: argparse.Namespace, profiler: cProfile.Profile | None,
+            only: list[str] | None = None) -> float:
     """CPU seconds of this process for args.rounds polls of every target."""
     cpu = 0.0
     for _ in range(args.rounds):
@@ -75,11 +90,48 @@ def measure(ids: list[int], args: argparse.Namespace, profiler: cProfile.Profile
         cpu0 = time.process_time()
         if profiler:
             profiler.enable()
-        poll_round(ids, args.batch)
+        poll_round(ids, args.batch, only)
         if profiler:
             profiler.disable()
         cpu += time.process_time() - cpu0
     return cpu
+
+
+def scrape_parts(url: str, rounds: int) -> dict[str, float]:
+    """CPU ms per scrape of the source alone: HTTP fetch, parse (kept families only), delta engine."""
+    target = Target(1, "bench", "", 0, "", "", "", url)
+    urls = node_exporter.endpoints(target)
+    spent = {"fetch": 0.0, "parse": 0.0, "delta": 0.0}
+    previous = None
+    for _ in range(rounds):
+        t0 = time.process_time()
+        answer = fetch(target, urls)
+        t1 = time.process_time()
+        reading = node_exporter.collect(answer)
+        t2 = time.process_time()
+        _change, previous = delta.compute(previous, reading, time.time(), reading.boot)
+        t3 = time.process_time()
+        for part, seconds in (("fetch", t1 - t0), ("parse", t2 - t1), ("delta", t3 - t2)):
+            spent[part] += seconds * 1000 / rounds
+        time.sleep(0.05)
+    spent["size"] = len(answer.text)
+    return spent
+
+
+def profile_node_exporter(args: argparse.Namespace, mariadb_port: int) -> None:
+    with running() as url:
+        parts = scrape_parts(url, max(args.rounds * 10, 100))
+        total = parts["fetch"] + parts["parse"] + parts["delta"]
+        print(f"{datetime.now(UTC):%H:%M:%S} load {os.getloadavg()[0]:.1f}: node_exporter answer "
+              f"{parts['size'] / 1024:.0f} KiB; source alone {total:.2f} ms CPU per scrape (fetch "
+              f"{parts['fetch']:.2f}, parse {parts['parse']:.2f}, delta {parts['delta']:.2f})")
+        ids = register(args.targets, mariadb_port, url)
+        only = ["node_exporter"]
+        poll_round(ids, args.batch, only)  # connect and take the first snapshots
+        cpu = measure(ids, args, None, only)
+        print(f"{datetime.now(UTC):%H:%M:%S} load {os.getloadavg()[0]:.1f}: {args.targets * args.rounds} "
+              f"scrapes through the batch path (store write, health rows included): "
+              f"{cpu * 1000 / (args.targets * args.rounds):.2f} ms CPU per scrape")
 
 
 def main() -> None:
@@ -90,6 +142,8 @@ def main() -> None:
     try:
         mariadb.start()
         mariadb.create_monitor_user()
+        if args.node_exporter:
+            return profile_node_exporter(args, mariadb.port)
         ids = register(args.targets, mariadb.port)
         cpu0 = time.process_time()
         poll_round(ids, args.batch)  # connect and take the first snapshots

@@ -90,3 +90,14 @@ def test_a_replication_stopped_rule_needs_nothing_more():
     form = RuleForm({**GOOD, "kind": "replica_stopped", "metric": "", "window_minutes": ""})
     assert form.is_valid(), form.errors
     assert form.save().condition_text == "replication I/O or SQL thread stopped"
+
+
+@pytest.mark.parametrize("metric", ["host.cpu.busy_pct", "host.cpu.iowait_pct:cpu3", "host.disk.await_ms:nvme0n1",
+                                    "host.net.rx_errors:eth0", "host.load1", "host.mem.used_bytes"])
+def test_it_accepts_host_metrics_before_any_server_reported_them(metric):
+    form = RuleForm({**GOOD, "kind": "threshold", "metric": metric})
+    assert form.is_valid(), form.errors
+
+
+def test_it_refuses_a_host_metric_that_does_not_exist():
+    assert errors(metric="host.cpu.busy")["metric"][0].startswith("Unknown metric 'host.cpu.busy'")

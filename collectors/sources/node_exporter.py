@@ -45,6 +45,14 @@ DISK_SECONDS = ("read_time", "write_time", "io_time")  # feed await and utilisat
 KEPT = (CPU, BOOT, *GAUGES, *COUNTERS, *MEMORY, *DISK, *NET)
 # A sample line starts with its name and then "{" or " "; HELP/TYPE lines are not needed.
 LINE_PREFIXES = tuple(f"{name}{sep}" for name in KEPT for sep in ("{", " "))
+MEMORY_STORED = ("total", "free", "available", "cached", "buffers", "used")
+DISK_STORED = ("reads", "writes", "read_bytes", "written_bytes", "await_ms", "util_pct")
+# The names this source stores (docs/metrics.md), for alert rules: fixed ones, and families per CPU or device.
+STORED_NAMES = frozenset(("host.cpus", "host.swap.used_bytes", *GAUGES.values(), *COUNTERS.values(),
+                          *(f"host.cpu.{mode}_pct" for mode in (*MODES, "busy")),
+                          *(f"host.mem.{name}_bytes" for name in MEMORY_STORED)))
+STORED_PREFIXES = (*(f"host.cpu.{mode}_pct:" for mode in (*MODES, "busy")),
+                   *(f"host.disk.{field}:" for field in DISK_STORED), *(f"host.net.{field}:" for field in NET.values()))
 # What a missing family says about the agent: the collector that is off.
 COLLECTOR_OF = {"node_load1": "loadavg", "node_context_switches_total": "stat", "node_memory_MemTotal_bytes": "meminfo",
                 "node_vmstat_pswpin": "vmstat", "node_disk_reads_completed_total": "diskstats",
