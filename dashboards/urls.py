@@ -1,6 +1,18 @@
 from django.urls import path
 
-from dashboards.views import api, compare, explore, fleet, pressure, replication, runs, scalability, server, tokens
+from dashboards.views import (
+    api,
+    compare,
+    explore,
+    fleet,
+    host,
+    pressure,
+    replication,
+    runs,
+    scalability,
+    server,
+    tokens,
+)
 
 app_name = "dashboards"
 
@@ -11,6 +23,7 @@ urlpatterns = [
     path("servers/<int:server_id>/waits/", server.waits, name="waits"),
     path("servers/<int:server_id>/pressure/", pressure.pressure, name="pressure"),
     path("servers/<int:server_id>/replication/", replication.replication, name="replication"),
+    path("servers/<int:server_id>/host/", host.host, name="host"),
     path("explore/", explore.explore, name="explore"),
     path("runs/", runs.runs, name="runs"),
     path("compare/", compare.compare, name="compare"),

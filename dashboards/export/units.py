@@ -21,7 +21,16 @@ def unit(metric: str, kind: str, mode: str = "rate") -> str:
         if mode == "delta":
             return f"{base} per interval".strip()
         return f"{base}/s"
-    return GAUGE_UNITS.get(metric, "value")
+    return GAUGE_UNITS.get(metric) or suffix_unit(metric)
+
+
+# Host statistics (node_exporter) say their unit in their name: host.cpu.user_pct, host.disk.await_ms:vda.
+SUFFIX_UNITS = {"_pct": "%", "_ms": "ms", "_bytes": "bytes"}
+
+
+def suffix_unit(metric: str) -> str:
+    family = metric.partition(":")[0]
+    return next((unit for suffix, unit in SUFFIX_UNITS.items() if family.endswith(suffix)), "value")
 
 
 def column_name(server: str, metric: str, kind: str, mode: str = "rate") -> str:

@@ -15,6 +15,7 @@ from dashboards.marks import server_marks
 from dashboards.timerange import from_query, parse_time_lenient
 from dashboards.views.common import chart_csv, condition_toggle, page_range, range_context, topwaits_csv, tps_definition
 from dashboards.views.holders import holders_context
+from dashboards.views.host import host_panel
 from monitor.models import Server
 
 DEFAULT_WAITS, DEFAULT_MUTEXES = 8, 6
@@ -49,12 +50,14 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     threshold = dip_threshold(summary, fraction)
     dips = [] if threshold is None else merge_close(
         find_dips(tps.ts, tps.values, threshold), timedelta(seconds=2 * tr.seconds / points))
-    fig = stability_figure(tps, waits, mutexes, dips, server_marks(server.pk, tr.start, tr.end), threshold,
+    marks = server_marks(server.pk, tr.start, tr.end)
+    fig = stability_figure(tps, waits, mutexes, dips, marks, threshold,
                            x_range=(tr.start, tr.end) if beyond(mutexes, tr) else None)
+    host = host_panel(server, tr, points, marks)
     metrics = [reads.TPS] + [reads.TIME_PREFIX + w for w, _ in waits] + [reads.MUTEX_PREFIX + m for m, _ in mutexes]
     return render(request, "dashboards/stability.html", {
         **range_context(request, tr), "server": server, "tab": "stability", "tps_definition": tps_definition(server),
-        "figures": {"stability-chart": fig}, "summary": summary, "dips": dips,
+        "figures": {"stability-chart": fig, **host.figures}, "host_panel": host, "summary": summary, "dips": dips,
         "fraction": fraction, "threshold": threshold, "n_waits": n_waits,
         "csv": chart_csv(server.pk, metrics, tr, points),
         **condition_toggle(request, conditions), "hidden_conditions": hidden,

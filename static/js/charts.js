@@ -25,9 +25,22 @@
     return null;
   }
 
+  let following = false;
+
+  function follow(div, range) {
+    // Charts on one time axis (stability and its host panel) zoom together.
+    following = true;
+    const update = range === "auto" ? { "xaxis.autorange": true } : { "xaxis.range": range };
+    const others = Array.from(document.querySelectorAll('[data-time-axis="1"][data-ready="1"]'))
+      .filter(function (other) { return other !== div; })
+      .map(function (other) { return Plotly.relayout(other, update); });
+    Promise.all(others).finally(function () { following = false; });
+  }
+
   function onZoom(div, event) {
     const range = zoomRange(event);
-    if (!range || div.dataset.timeAxis !== "1") return;
+    if (!range || div.dataset.timeAxis !== "1" || following) return;
+    follow(div, range);
     const link = document.querySelector(".zoomed-link");
     if (range === "auto") {
       zoomed = false;

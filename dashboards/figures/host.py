@@ -1,0 +1,91 @@
+"""Host statistics charts (node_exporter): the stability view's CPU and disk panel, and the Host page."""
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from dashboards.figures.common import PALETTE, Mark, Points, add_marks, axis_ref, base_layout, iso, line
+from dashboards.figures.stability import note_row, shared_axes
+
+MODE_COLORS = {"user": "#1f6feb", "nice": "#60a5fa", "system": "#d97706", "iowait": "#dc2626",
+               "irq": "#7c3aed", "softirq": "#a78bfa", "steal": "#4b5563"}
+PANEL_ROWS = [(0.58, 1.0), (0.0, 0.42)]
+BYTES_PER_MB = 1024 * 1024
+
+
+def mode_of(metric: str) -> str:
+    """host.cpu.user_pct -> user."""
+    return metric.removeprefix("host.cpu.").removesuffix("_pct")
+
+
+def cpu_traces(cpu: Sequence[tuple[str, Points]], axis: int) -> list[dict]:
+    """CPU time by mode stacked, as % of the host: the stack's top is the busy share."""
+    return [line(points, f"CPU {mode}", axis, stackgroup=f"cpu{axis}", legendgroup=f"row{axis}",
+                 line={"width": 0.8, "color": MODE_COLORS.get(mode, "#667085")},
+                 hovertemplate="%{y:.1f} %")
+            for mode, points in cpu]
+
+
+def cpu_disk_figure(cpu: Sequence[tuple[str, Points]], device: str | None, await_ms: Points, util: Points,
+                    marks: Sequence[Mark] = (), x_range: tuple[datetime, datetime] | None = None) -> dict:
+    """Under the stability chart: CPU usr/sys/iowait stacked (% of host), the busiest disk's await and %util."""
+    disk_title = f"Disk {device}: await (ms) and utilisation (%)" if device else "Disk: await and utilisation"
+    layout = shared_axes(base_layout(height=380), PANEL_ROWS, ["CPU, % of the host (stacked)", disk_title])
+    layout["hovermode"] = "x"
+    layout["yaxis"]["range"] = [0, 100]
+    layout["yaxis2"]["title"] = {"text": "await ms"}
+    layout["yaxis3"] = {"overlaying": "y2", "side": "right", "range": [0, 100], "showgrid": False,
+                        "title": {"text": "util %"}, "anchor": "x2"}
+    if x_range is not None:
+        layout["xaxis"]["range"] = [iso(x_range[0]), iso(x_range[1])]
+    data = cpu_traces(cpu, 1)
+    if device:
+        data.append(line(await_ms, f"{device} await", 2, legendgroup="row2", hovertemplate="%{y:.2f} ms",
+                         line={"width": 1.4, "color": "#0891b2"}))
+        data.append({**line(util, f"{device} util", 2, legendgroup="row2", hovertemplate="%{y:.1f} %",
+                            line={"width": 1.2, "dash": "dot", "color": "#db2777"}), "yaxis": "y3"})
+    note_row(layout, 1, cpu, "no host CPU samples in this range (is node_exporter answering?)", PANEL_ROWS)
+    note_row(layout, 2, await_ms.ts if device else [], "no block device moved in this range", PANEL_ROWS)
+    return {"data": data, "layout": add_marks(layout, marks)}
+
+
+# The Host page, top to bottom: (row key, title, y unit, scale, stacked).
+HOST_ROWS = [
+    ("cpu", "CPU by mode, % of the host (stacked; the rest is idle)", "%", 1.0, True),
+    ("load", "Load (1 min) and run queue: processes running, blocked on I/O", "", 1.0, False),
+    ("memory", "Memory (MB)", "MB", 1 / BYTES_PER_MB, False),
+    ("swap", "Swap in / out (pages per second)", "/s", 1.0, False),
+    ("disk_ops", "Disk reads and writes per second, per device", "/s", 1.0, False),
+    ("disk_util", "Disk utilisation (%), per device", "%", 1.0, False),
+    ("disk_await", "Disk await (ms), per device", "ms", 1.0, False),
+    ("net", "Network MB per second received / sent, per interface", "MB/s", 1 / BYTES_PER_MB, False),
+    ("net_errors", "Network errors per second, per interface", "/s", 1.0, False),
+]
+ROW_HEIGHT = 190
+
+
+def host_domains(count: int) -> list[tuple[float, float]]:
+    step = 1.0 / count
+    return [(1.0 - (i + 1) * step, 1.0 - i * step - 0.035) for i in range(count)]
+
+
+def host_figure(rows: dict[str, list[tuple[str, Points]]], marks: Sequence[Mark] = (),
+                x_range: tuple[datetime, datetime] | None = None) -> dict:
+    """Every host statistic on one time axis, a row per kind."""
+    domains = host_domains(len(HOST_ROWS))
+    layout = shared_axes(base_layout(height=ROW_HEIGHT * len(HOST_ROWS)), domains, [r[1] for r in HOST_ROWS])
+    layout["hovermode"] = "x"
+    if x_range is not None:
+        layout["xaxis"]["range"] = [iso(x_range[0]), iso(x_range[1])]
+    data = []
+    for n, (key, _title, unit, scale, stacked) in enumerate(HOST_ROWS, start=1):
+        series = rows.get(key, [])
+        data += cpu_traces([(mode_of(m), p) for m, p in series], n) if stacked else plain_traces(series, n, unit, scale)
+        note_row(layout, n, series, "nothing collected in this range", domains)
+    return {"data": data, "layout": add_marks(layout, marks)}
+
+
+def plain_traces(series: list[tuple[str, Points]], axis: int, unit: str, scale: float) -> list[dict]:
+    return [line(points, metric.removeprefix("host."), axis, scale=scale, legendgroup=f"row{axis}",
+                 line={"width": 1.2, "color": PALETTE[i % len(PALETTE)]},
+                 hovertemplate="%{y:,.2f} " + unit, xaxis=axis_ref("x", axis))
+            for i, (metric, points) in enumerate(series)]

@@ -1,0 +1,91 @@
+"""Host statistics on the pages: the stability view's CPU/disk panel, the Host page, their CSVs."""
+
+import re
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from collectors.models import ServerHealth
+from dashboards.tests.dash_data import fresh_store, make_server, write_polls  # noqa: F401
+from dashboards.tests.test_pages import csv_rows, figures
+from store.ingest import write_samples
+from store.sample import Sample
+
+pytestmark = pytest.mark.django_db
+STEP, POLLS = 10, 60
+
+
+@pytest.fixture
+def client(client, admin_user):
+    client.force_login(admin_user)
+    return client
+
+
+def user_pct(i: int) -> float:
+    return 30.0 + i % 5
+
+
+def host_polls(server_id: int, end: datetime) -> None:
+    """POLLS node_exporter readings: vda busy (50 %), sdb nearly idle (5 %), 100 reads/s on vda, 2 GiB used."""
+    start = end - timedelta(seconds=STEP * (POLLS - 1))
+    samples = []
+    for i in range(1, POLLS):
+        counters = {"host.disk.reads:vda": 100 * STEP, "host.disk.reads:sdb": 3 * STEP}
+        gauges = {"host.cpu.user_pct": user_pct(i), "host.cpu.system_pct": 10.0, "host.cpu.iowait_pct": 2.5,
+                  "host.cpu.idle_pct": 57.5 - i % 5, "host.cpu.busy_pct": 40.0 + i % 5, "host.cpus": 2,
+                  "host.disk.util_pct:vda": 50.0, "host.disk.await_ms:vda": 3.0,
+                  "host.disk.util_pct:sdb": 5.0, "host.disk.await_ms:sdb": 9.0,
+                  "host.mem.used_bytes": 2 * 1024**3, "host.load1": 1.5}
+        samples.append(Sample(server_id, "node_exporter", start + timedelta(seconds=STEP * i), float(STEP),
+                              {**gauges, **counters}, frozenset(counters)))
+    write_samples(samples)
+
+
+def test_stability_shows_cpu_and_the_busiest_disk_under_tps(client):
+    server = make_server(node_exporter_url="http://127.0.0.1:9100/metrics")
+    end = datetime.now(UTC)
+    write_polls(server, POLLS, end=end)
+    host_polls(server.pk, end)
+    response = client.get(f"/servers/{server.pk}/stability/?range=1h")
+    fig = figures(response)["host-chart"]
+    traces = {t["name"]: t for t in fig["data"]}
+    assert [t["name"] for t in fig["data"][:3]] == ["CPU user", "CPU system", "CPU iowait"]
+    assert traces["CPU user"]["y"] == [user_pct(i) for i in range(1, POLLS)]
+    assert traces["vda await"]["y"] == [3.0] * (POLLS - 1)  # vda, the busier device, not sdb
+    assert traces["vda util"]["yaxis"] == "y3" and "sdb await" not in traces
+    body = response.content.decode()
+    assert "<strong>vda</strong>, the busiest" in body
+    links = re.findall(r'href="(/export\.csv\?[^"]+)"', body)
+    host_csv = [link for link in links if "host.cpu.user_pct" in link][0]
+    rows = csv_rows(client, host_csv.replace("&amp;", "&"))
+    col = rows[0].index("db1 host.cpu.user_pct (%)")
+    assert [float(r[col]) for r in rows[1:] if r[col]] == [user_pct(i) for i in range(1, POLLS)]
+    assert "db1 host.disk.util_pct:vda (%)" in rows[0] and "db1 host.disk.await_ms:vda (ms)" in rows[0]
+
+
+def test_the_host_page_draws_every_host_statistic(client):
+    server = make_server(node_exporter_url="http://127.0.0.1:9100/metrics")
+    host_polls(server.pk, datetime.now(UTC))
+    response = client.get(f"/servers/{server.pk}/host/?range=1h")
+    traces = {t["name"]: t for t in figures(response)["host-page-chart"]["data"]}
+    assert traces["disk.reads:vda"]["y"] == [100.0] * (POLLS - 1)  # 1,000 reads per 10 s poll
+    assert traces["mem.used_bytes"]["y"] == [2048.0] * (POLLS - 1)  # MB
+    assert traces["CPU user"]["y"] == [user_pct(i) for i in range(1, POLLS)]
+    assert "host.disk.reads%3Avda" in response.content.decode()  # in the CSV link
+
+
+def test_a_server_without_node_exporter_says_how_to_get_host_statistics(client):
+    server = make_server()
+    write_polls(server, 20)
+    stability = client.get(f"/servers/{server.pk}/stability/?range=1h")
+    assert "host-chart" not in figures(stability)
+    assert "no node_exporter URL" in stability.content.decode()
+    assert "no node_exporter URL" in client.get(f"/servers/{server.pk}/host/").content.decode()
+
+
+def test_the_host_page_says_why_node_exporter_fails(client):
+    server = make_server(node_exporter_url="http://127.0.0.1:1/metrics")
+    error = "db1: node_exporter: http://127.0.0.1:1/metrics: connection refused <b>"
+    ServerHealth.objects.create(server=server, sources={"node_exporter": {"ok": False, "error": error}})
+    body = client.get(f"/servers/{server.pk}/host/").content.decode()
+    assert "node_exporter failing: db1: node_exporter: http://127.0.0.1:1/metrics: connection refused &lt;b&gt;" in body
