@@ -1,7 +1,10 @@
 """What the host panels read from the store (node_exporter's host.* metrics), sized to the chart."""
 
 from dataclasses import dataclass, field
+from datetime import datetime
 
+from dashboards.analysis.per_transaction import BUSY_SECONDS, TPS, PerTransaction, per_transaction
+from dashboards.analysis.topwaits import WaitRow
 from dashboards.figures.common import Points
 from dashboards.reads import RANK_POINTS, Empty, biggest, series_map, store
 from dashboards.timerange import TimeRange
@@ -37,6 +40,18 @@ class CpuDisk:
         """What the panel draws, for its CSV."""
         disk = [AWAIT + self.device, UTIL + self.device] if self.device else []
         return [cpu_metric(mode) for mode in STACKED_MODES] + disk
+
+
+def per_transaction_of(server_id: int, start: datetime, end: datetime, waits: list[WaitRow]) -> PerTransaction:
+    """Waits and host CPU per transaction over an interval, from exact counter sums."""
+    return per_transaction(store().totals(server_id, [TPS, BUSY_SECONDS], start, end), waits)
+
+
+def fleet_cpu(server_ids: list[int]) -> dict[int, float]:
+    """server id -> CPU busy % at its last node_exporter poll (servers without one are left out)."""
+    if not server_ids:
+        return {}
+    return {sid: value for (sid, _metric), (_ts, value) in store().latest(server_ids, [BUSY]).items()}
 
 
 def has_host_metrics(server_id: int) -> bool:

@@ -27,6 +27,8 @@ COLLECTORS = ("cpu", "loadavg", "stat", "meminfo", "vmstat", "diskstats", "netde
 MODES = ("user", "nice", "system", "iowait", "irq", "softirq", "steal", "idle")
 
 CPU = "node_cpu_seconds_total"
+BUSY_SECONDS = "host.cpu.busy_seconds"  # CPU-seconds not idle nor iowait, summed over CPUs: CPU per transaction
+IDLE_MODES = ("idle", "iowait")
 BOOT = "node_boot_time_seconds"
 GAUGES = {"node_load1": "host.load1", "node_load5": "host.load5", "node_load15": "host.load15",
           "node_procs_running": "host.procs_running", "node_procs_blocked": "host.procs_blocked"}
@@ -48,7 +50,7 @@ LINE_PREFIXES = tuple(f"{name}{sep}" for name in KEPT for sep in ("{", " "))
 MEMORY_STORED = ("total", "free", "available", "cached", "buffers", "used")
 DISK_STORED = ("reads", "writes", "read_bytes", "written_bytes", "await_ms", "util_pct")
 # The names this source stores (docs/metrics.md), for alert rules: fixed ones, and families per CPU or device.
-STORED_NAMES = frozenset(("host.cpus", "host.swap.used_bytes", *GAUGES.values(), *COUNTERS.values(),
+STORED_NAMES = frozenset(("host.cpus", "host.swap.used_bytes", BUSY_SECONDS, *GAUGES.values(), *COUNTERS.values(),
                           *(f"host.cpu.{mode}_pct" for mode in (*MODES, "busy")),
                           *(f"host.mem.{name}_bytes" for name in MEMORY_STORED)))
 STORED_PREFIXES = (*(f"host.cpu.{mode}_pct:" for mode in (*MODES, "busy")),
@@ -151,7 +153,7 @@ def cpu_percent(deltas: dict, suffix: str) -> dict[str, float]:
     if None in seconds or total <= 0:  # a mode went down (the kernel's iowait quirk): no figure this interval
         return {}
     pct = {f"host.cpu.{mode}_pct{suffix}": 100.0 * s / total for mode, s in zip(MODES, seconds, strict=True)}
-    pct[f"host.cpu.busy_pct{suffix}"] = 100.0 - pct[f"host.cpu.idle_pct{suffix}"] - pct[f"host.cpu.iowait_pct{suffix}"]
+    pct[f"host.cpu.busy_pct{suffix}"] = 100.0 - sum(pct[f"host.cpu.{mode}_pct{suffix}"] for mode in IDLE_MODES)
     return pct
 
 
@@ -180,6 +182,8 @@ def collect(answer: Answer, info: ServerInfo | None = None) -> Reading:
     values: dict[str, int | float] = {}
     cpus = cpu_values(by_name[CPU], values)
     values["host.cpus"] = len(cpus)
+    values[BUSY_SECONDS] = sum(values[f"host.cpu.seconds.{mode}"] for mode in MODES
+                               if mode not in IDLE_MODES and f"host.cpu.seconds.{mode}" in values)
     disks = device_values(by_name, DISK, ("reads", "writes"), "host.disk", values)
     device_values(by_name, NET, ("rx_packets", "tx_packets"), "host.net", values)
     for sample_name, metric in GAUGES.items():
@@ -190,7 +194,7 @@ def collect(answer: Answer, info: ServerInfo | None = None) -> Reading:
             values[metric] = int(by_name[sample_name][0][1])
     memory_values(by_name, values)
     counters = frozenset(n for n in values if n.startswith(("host.cpu.seconds.", "host.disk.", "host.net."))
-                         or n in COUNTERS.values())
+                         or n in COUNTERS.values() or n == BUSY_SECONDS)
     unstored = frozenset(n for n in counters if n.startswith("host.cpu.seconds.")
                          or n.partition(":")[0].rpartition(".")[2] in DISK_SECONDS)
     boot = by_name[BOOT][0][1] if by_name.get(BOOT) else None

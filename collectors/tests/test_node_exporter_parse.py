@@ -65,6 +65,7 @@ def test_it_stores_cpu_time_as_percent_of_the_host_and_of_each_cpu():
     assert values["host.cpu.busy_pct:cpu0"] == pytest.approx(80.0)
     assert values["host.cpu.user_pct:cpu1"] == pytest.approx(20.0)
     assert values["host.cpus"] == 2
+    assert values["host.cpu.busy_seconds"] == pytest.approx(10.0)  # 8 s user + 2 s system, a counter's delta
     assert not any(name.startswith("host.cpu.seconds") for name in values)  # only the figures are stored
 
 

@@ -6,13 +6,14 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from collectors.models import ServerHealth
-from dashboards.tests.dash_data import fresh_store, make_server, write_polls  # noqa: F401
+from dashboards.tests.dash_data import fresh_store, make_server, tps_at, write_polls  # noqa: F401
 from dashboards.tests.test_pages import csv_rows, figures
 from store.ingest import write_samples
 from store.sample import Sample
 
 pytestmark = pytest.mark.django_db
 STEP, POLLS = 10, 60
+BUSY_PER_POLL = 8.0  # CPU-seconds busy per 10 s poll: 40 % of 2 CPUs
 
 
 @pytest.fixture
@@ -30,7 +31,8 @@ def host_polls(server_id: int, end: datetime) -> None:
     start = end - timedelta(seconds=STEP * (POLLS - 1))
     samples = []
     for i in range(1, POLLS):
-        counters = {"host.disk.reads:vda": 100 * STEP, "host.disk.reads:sdb": 3 * STEP}
+        counters = {"host.disk.reads:vda": 100 * STEP, "host.disk.reads:sdb": 3 * STEP,
+                    "host.cpu.busy_seconds": BUSY_PER_POLL}
         gauges = {"host.cpu.user_pct": user_pct(i), "host.cpu.system_pct": 10.0, "host.cpu.iowait_pct": 2.5,
                   "host.cpu.idle_pct": 57.5 - i % 5, "host.cpu.busy_pct": 40.0 + i % 5, "host.cpus": 2,
                   "host.disk.util_pct:vda": 50.0, "host.disk.await_ms:vda": 3.0,
@@ -89,3 +91,35 @@ def test_the_host_page_says_why_node_exporter_fails(client):
     ServerHealth.objects.create(server=server, sources={"node_exporter": {"ok": False, "error": error}})
     body = client.get(f"/servers/{server.pk}/host/").content.decode()
     assert "node_exporter failing: db1: node_exporter: http://127.0.0.1:1/metrics: connection refused &lt;b&gt;" in body
+
+
+def test_the_fleet_shows_cpu_busy_beside_tps(client):
+    with_agent, without = make_server("db1"), make_server("db2")
+    end = datetime.now(UTC)
+    host_polls(with_agent.pk, end)
+    write_polls(without, 5, end=end)
+    rows = {r.server.name: r for r in client.get("/").context["rows"]}
+    assert rows["db1"].cpu_busy == 40.0 + (POLLS - 1) % 5  # the last poll's figure
+    assert rows["db2"].cpu_busy is None
+    assert f'<a href="/servers/{with_agent.pk}/host/">{40 + (POLLS - 1) % 5} %</a>' in client.get("/").content.decode()
+
+
+def test_top_waits_and_compare_show_cpu_and_waits_per_transaction(client):
+    from monitor.models import Run
+
+    server = make_server(node_exporter_url="http://127.0.0.1:9100/metrics")
+    end = datetime.now(UTC)
+    start = write_polls(server, POLLS, end=end)
+    host_polls(server.pk, end)
+    transactions = sum(tps_at(i) for i in range(1, POLLS))  # the tps deltas written
+    waited_ps = sum((3 - k % 3) * 10**12 * STEP // 4 + i * 10**9 for i in range(1, POLLS) for k in range(3))
+    pt = client.get(f"/servers/{server.pk}/waits/?range=1h").context["per_trx"]
+    assert pt.transactions == transactions
+    assert pt.cpu_ms == pytest.approx(1000 * BUSY_PER_POLL * (POLLS - 1) / transactions)
+    assert pt.wait_ms == pytest.approx(waited_ps / 1e9 / transactions)
+
+    run = Run.objects.create(name="r1", server=server, started_at=start, ended_at=end)
+    response = client.get(f"/compare/?runs={run.pk}")
+    (row,) = response.context["summaries"]
+    assert row.per_trx.cpu_ms == pytest.approx(1000 * BUSY_PER_POLL * (POLLS - 1) / transactions)
+    assert f"{row.per_trx.cpu_ms:.3f} ms" in response.content.decode()

@@ -6,8 +6,9 @@ from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from dashboards import reads
-from dashboards.analysis.topwaits import WaitRow
+from dashboards import host_series, reads
+from dashboards.analysis.per_transaction import PerTransaction
+from dashboards.analysis.topwaits import WaitRow, without_conditions
 from dashboards.figures.compare import AlignedRun, compare_figure
 from dashboards.reports.summary import RunSummary, run_window, summarize_run
 from dashboards.timerange import DEFAULT_POINTS, TimeRange, max_points
@@ -23,6 +24,7 @@ class RunRow:
 
     summary: RunSummary
     waits: list[WaitRow]
+    per_trx: PerTransaction | None = None  # condition waits left out, host CPU from node_exporter
 
 
 def run_ids(request: HttpRequest) -> list[int]:
@@ -68,7 +70,9 @@ def align(run: Run, wait: str, points: int) -> AlignedRun:
 def run_row(run: Run) -> RunRow:
     """The same summary as the compare report and CSV (every sample, not the chart's points)."""
     summary = summarize_run(run)
-    return RunRow(summary, reads.interval_waits(run.server_id, summary.start, summary.end)[:TOP_WAITS])
+    waits = reads.interval_waits(run.server_id, summary.start, summary.end)
+    per_trx = host_series.per_transaction_of(run.server_id, summary.start, summary.end, without_conditions(waits)[0])
+    return RunRow(summary, waits[:TOP_WAITS], per_trx)
 
 
 def run_notes(runs: list[Run]) -> list[tuple[float, str]]:

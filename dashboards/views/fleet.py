@@ -8,7 +8,7 @@ from django.shortcuts import render
 from django.utils import timezone
 
 from alerts.status import firing_for_servers
-from dashboards import reads
+from dashboards import host_series, reads
 from dashboards.analysis.fleet_state import State, server_state
 from dashboards.analysis.purge_growth import growth_per_second
 from dashboards.analysis.topwaits import include_conditions
@@ -27,6 +27,7 @@ class FleetRow:
     history_per_min: float | None
     top_wait: reads.TopWait | None
     alerts: list[str]
+    cpu_busy: float | None = None  # % of the host at the last node_exporter poll
 
 
 def health_of(server: Server):
@@ -49,6 +50,7 @@ def fleet(request: HttpRequest) -> HttpResponse:
     latest = reads.fleet_latest(ids)
     history = reads.recent(ids, reads.HISTORY, now, TREND_WINDOW)
     alerts = firing_for_servers(ids)
+    cpu = host_series.fleet_cpu(ids)
     rows = []
     for s in servers:
         h = history.get(s.pk)
@@ -58,6 +60,7 @@ def fleet(request: HttpRequest) -> HttpResponse:
             tps=_value(latest, s.pk, reads.TPS), history=_value(latest, s.pk, reads.HISTORY),
             history_per_min=None if slope is None else slope * 60,
             top_wait=reads.top_wait_of(latest, s.pk, conditions), alerts=alerts.get(s.pk, []),
+            cpu_busy=cpu.get(s.pk),
         ))
     return render(request, "dashboards/fleet.html", {
         "rows": rows, "tags": tags, "tag": tag, "tps_definition": TPS_DEFINITION,

@@ -5,7 +5,7 @@ from datetime import timedelta
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
-from dashboards import reads
+from dashboards import host_series, reads
 from dashboards.analysis.purge_growth import growth_per_second, last_value, time_to_threshold
 from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, dip_threshold, find_dips, merge_close, summarize
 from dashboards.analysis.topwaits import Hidden, WaitRow, diff_rows, include_conditions, without_conditions
@@ -110,11 +110,13 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
         "limit": limit, "csv": topwaits_csv(server.pk, tr, conditions=conditions),
         "from2_value": request.GET.get("from2", ""), "to2_value": request.GET.get("to2", ""),
         **condition_toggle(request, conditions), "hidden": hidden,
+        "per_trx": host_series.per_transaction_of(server.pk, tr.start, tr.end, rows_a),
     }
     if start_b and end_b and end_b > start_b:
         tr_b = from_query({"from": start_b.isoformat(), "to": end_b.isoformat()}, tr.end)
         rows_b, _ = shown_waits(reads.interval_waits(server.pk, tr_b.start, tr_b.end), conditions)
         context.update(tr_b=tr_b, diffs=diff_rows(rows_a, rows_b, limit),
+                       per_trx_b=host_series.per_transaction_of(server.pk, tr_b.start, tr_b.end, rows_b),
                        diff_csv=topwaits_csv(server.pk, tr, tr_b, conditions=conditions))
     return render(request, "dashboards/waits.html", context)
 
