@@ -17,6 +17,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from monitor.runtime import node_exporter
 from monitor.runtime.supervisor import Child, Group
 from testing.mariadb import free_port
 
@@ -87,6 +88,9 @@ def test_it_runs_everything_and_leaves_nothing_after_ctrl_c(var, tmp_path):
         procs = our_processes(up, var)
         cmdlines = " ".join(" ".join(p.cmdline()) for p in procs)
         assert "gunicorn" in cmdlines and "worker" in cmdlines and "beat" in cmdlines
+        if node_exporter.find():  # the demo server's host statistics (make test installs it)
+            assert f"{node_exporter.find()} --web.listen-address=127.0.0.1:" in cmdlines
+            assert "host statistics from node_exporter on 127.0.0.1:" in (tmp_path / "up1.log").read_text()
         password_file = var / "admin-password"
         assert stat.S_IMODE(password_file.stat().st_mode) == 0o600
         password = password_file.read_text().strip()
