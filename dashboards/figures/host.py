@@ -33,7 +33,7 @@ def cpu_disk_figure(cpu: Sequence[tuple[str, Points]], device: str | None, await
     layout["hovermode"] = "x"
     layout["yaxis"]["range"] = [0, 100]
     layout["yaxis2"]["title"] = {"text": "await ms"}
-    layout["yaxis3"] = {"overlaying": "y2", "side": "right", "range": [0, 100], "showgrid": False,
+    layout["yaxis3"] = {"overlaying": "y2", "side": "right", "range": [0, 100], "dtick": 25, "showgrid": False,
                         "title": {"text": "util %"}, "anchor": "x2"}
     if x_range is not None:
         layout["xaxis"]["range"] = [iso(x_range[0]), iso(x_range[1])]
@@ -57,7 +57,7 @@ HOST_ROWS = [
     ("disk_ops", "Disk reads and writes per second, per device", "/s", 1.0, False),
     ("disk_util", "Disk utilisation (%), per device", "%", 1.0, False),
     ("disk_await", "Disk await (ms), per device", "ms", 1.0, False),
-    ("net", "Network MB per second received / sent, per interface", "MB/s", 1 / BYTES_PER_MB, False),
+    ("net", "Network bytes per second received / sent, per interface", "B/s", 1.0, False),
     ("net_errors", "Network errors per second, per interface", "/s", 1.0, False),
 ]
 ROW_HEIGHT = 190
@@ -81,6 +81,7 @@ def host_figure(rows: dict[str, list[tuple[str, Points]]], marks: Sequence[Mark]
         series = rows.get(key, [])
         data += cpu_traces([(mode_of(m), p) for m, p in series], n) if stacked else plain_traces(series, n, unit, scale)
         note_row(layout, n, series, "nothing collected in this range", domains)
+        layout[f"yaxis{n if n > 1 else ''}"]["tickformat"] = "~s"  # 600k, 2.1M: bytes and counts of any size
     return {"data": data, "layout": add_marks(layout, marks)}
 
 

@@ -26,7 +26,7 @@ def find() -> str | None:
 
 def command(binary: str, port: int) -> list[str]:
     return [binary, f"--web.listen-address=127.0.0.1:{port}", "--collector.disable-defaults",
-            *(f"--collector.{name}" for name in COLLECTORS), "--web.disable-exporter-metrics"]
+            *(f"--collector.{name}" for name in COLLECTORS), "--web.disable-exporter-metrics", "--log.level=error"]
 
 
 def metrics_url(port: int) -> str:

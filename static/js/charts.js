@@ -25,22 +25,36 @@
     return null;
   }
 
+  // A chart with data-follow="<id>" (the stability view's host panel) keeps the time axis of
+  // that chart: the same range, the same plot-area edges; zooming either zooms both.
   let following = false;
 
-  function follow(div, range) {
-    // Charts on one time axis (stability and its host panel) zoom together.
+  function alignTo(leader, follower) {
+    const size = leader._fullLayout._size, range = leader._fullLayout.xaxis.range;
+    return Plotly.relayout(follower, { "margin.l": size.l, "margin.r": size.r, "xaxis.range": range.slice() });
+  }
+
+  function pairs() {
+    return Array.from(document.querySelectorAll("[data-follow]")).map(function (follower) {
+      return [document.getElementById(follower.dataset.follow), follower];
+    }).filter(function (pair) { return pair[0] && pair[0].dataset.ready === "1" && pair[1].dataset.ready === "1"; });
+  }
+
+  function follow(div) {
+    if (following) return;
     following = true;
-    const update = range === "auto" ? { "xaxis.autorange": true } : { "xaxis.range": range };
-    const others = Array.from(document.querySelectorAll('[data-time-axis="1"][data-ready="1"]'))
-      .filter(function (other) { return other !== div; })
-      .map(function (other) { return Plotly.relayout(other, update); });
-    Promise.all(others).finally(function () { following = false; });
+    const moves = pairs().map(function (pair) {
+      const leader = pair[0], follower = pair[1];
+      if (div === follower) return Plotly.relayout(leader, { "xaxis.range": follower._fullLayout.xaxis.range.slice() });
+      return alignTo(leader, follower);
+    });
+    Promise.all(moves).finally(function () { following = false; });
   }
 
   function onZoom(div, event) {
     const range = zoomRange(event);
     if (!range || div.dataset.timeAxis !== "1" || following) return;
-    follow(div, range);
+    follow(div);
     const link = document.querySelector(".zoomed-link");
     if (range === "auto") {
       zoomed = false;
@@ -57,14 +71,16 @@
     if (link) { link.href = url.href; link.hidden = false; }
   }
 
+  const drawn = [];
   for (const [id, fig] of Object.entries(figures)) {
     const div = document.getElementById(id);
     if (!div) continue;
-    Plotly.newPlot(div, fig.data, fig.layout, config).then(function () {
+    drawn.push(Plotly.newPlot(div, fig.data, fig.layout, config).then(function () {
       div.on("plotly_relayout", function (event) { onZoom(div, event); });
       div.dataset.ready = "1";
-    });
+    }));
   }
+  Promise.all(drawn).then(function () { follow(null); });
 
   // Live ranges ("last 1h") refresh; the chart width bounds the points asked for.
   const body = document.body;
