@@ -17,10 +17,8 @@ iowait % of the host, and the top waits in seconds waited per second.
 
 import argparse
 import os
-import shutil
 import statistics
 import sys
-import tempfile
 import threading
 import time
 from collections import defaultdict
@@ -38,6 +36,7 @@ from collectors.pool import POOL  # noqa: E402
 from collectors.pool import Target as PollTarget  # noqa: E402
 from monitor.runtime.node_exporter import running  # noqa: E402
 from monitor.runtime.sandbox import SandboxMariaDB  # noqa: E402
+from testing.mariadb import running_sandbox  # noqa: E402
 from workload.driver import StressDriver, StressOptions  # noqa: E402
 from workload.target import Target  # noqa: E402
 
@@ -97,12 +96,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=30)
     parser.add_argument("--concurrency", type=int, default=8)
     args = parser.parse_args()
-    base = Path(tempfile.mkdtemp(prefix="bench-host-cases-"))
-    server = SandboxMariaDB(base / "data")
     try:
-        server.start()
-        server.create_monitor_user("steady", "s3cret!")
-        with running() as url:
+        with running_sandbox("bench-host-cases-") as server, running() as url:
             for name in CASES:
                 time.sleep(5)  # let the previous case's purge settle
                 found = run_case(server, url, name, args)
@@ -112,8 +107,6 @@ def main() -> None:
                       f"top waits: {waits}")
     finally:
         POOL.close_all()
-        server.stop()
-        shutil.rmtree(base, ignore_errors=True)
 
 
 if __name__ == "__main__":
