@@ -5,7 +5,7 @@ from datetime import datetime
 
 from dashboards.analysis.per_transaction import BUSY_SECONDS, TPS, PerTransaction, per_transaction
 from dashboards.analysis.topwaits import WaitRow
-from dashboards.figures.common import Points
+from dashboards.figures.common import ChartPoints
 from dashboards.reads import RANK_POINTS, Empty, biggest, series_map, store
 from dashboards.timerange import TimeRange
 
@@ -30,10 +30,10 @@ def cpu_metric(mode: str) -> str:
 class CpuDisk:
     """The stability view's host panel: CPU by mode, and the busiest disk's await and utilisation."""
 
-    cpu: list[tuple[str, Points]]
+    cpu: list[tuple[str, ChartPoints]]
     device: str | None = None
-    await_ms: Points = field(default_factory=Empty)
-    util: Points = field(default_factory=Empty)
+    await_ms: ChartPoints = field(default_factory=Empty)
+    util: ChartPoints = field(default_factory=Empty)
 
     @property
     def metrics(self) -> list[str]:
@@ -80,7 +80,7 @@ def cpu_disk(server_id: int, tr: TimeRange, points: int) -> CpuDisk:
 class HostSeries:
     """Everything the Host page draws, grouped by chart row; metrics lists them all for the CSV."""
 
-    rows: dict[str, list[tuple[str, Points]]]
+    rows: dict[str, list[tuple[str, ChartPoints]]]
     metrics: list[str]
 
 
@@ -105,7 +105,7 @@ def host_series(server_id: int, tr: TimeRange, points: int) -> HostSeries:
     return HostSeries(rows, [metric for row in rows.values() for metric, _ in row])
 
 
-def row_series(found: list, patterns: list[str]) -> list[tuple[str, Points]]:
+def row_series(found: list, patterns: list[str]) -> list[tuple[str, ChartPoints]]:
     """The series of one row, in the order of its patterns (CPU modes as listed), then by name."""
     ranked = [(index_of(s.metric, patterns), s.metric, s) for s in found]
     kept = [r for r in ranked if r[0] is not None]

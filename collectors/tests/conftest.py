@@ -3,6 +3,7 @@
 import pytest
 
 from collectors import schedule
+from collectors.http_fetch import HTTP_POOL
 from collectors.pool import POOL
 from monitor.models import Server
 from testing.collectors import Load
@@ -24,6 +25,8 @@ def fresh_collector_state():
     """Connections and the due set belong to one test (server ids are never reused)."""
     yield
     POOL.close_all()
+    HTTP_POOL.close_all()
+    HTTP_POOL.refused.clear()
     schedule.reset()
 
 

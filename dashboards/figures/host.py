@@ -3,7 +3,7 @@
 from collections.abc import Sequence
 from datetime import datetime
 
-from dashboards.figures.common import PALETTE, Mark, Points, add_marks, axis_ref, base_layout, iso, line
+from dashboards.figures.common import PALETTE, ChartPoints, Mark, add_marks, axis_ref, base_layout, iso, line
 from dashboards.figures.stability import note_row, shared_axes
 
 MODE_COLORS = {"user": "#1f6feb", "nice": "#60a5fa", "system": "#d97706", "iowait": "#dc2626",
@@ -17,7 +17,7 @@ def mode_of(metric: str) -> str:
     return metric.removeprefix("host.cpu.").removesuffix("_pct")
 
 
-def cpu_traces(cpu: Sequence[tuple[str, Points]], axis: int) -> list[dict]:
+def cpu_traces(cpu: Sequence[tuple[str, ChartPoints]], axis: int) -> list[dict]:
     """CPU time by mode stacked, as % of the host: the stack's top is the busy share."""
     return [line(points, f"CPU {mode}", axis, stackgroup=f"cpu{axis}", legendgroup=f"row{axis}",
                  line={"width": 0.8, "color": MODE_COLORS.get(mode, "#667085")},
@@ -25,8 +25,9 @@ def cpu_traces(cpu: Sequence[tuple[str, Points]], axis: int) -> list[dict]:
             for mode, points in cpu]
 
 
-def cpu_disk_figure(cpu: Sequence[tuple[str, Points]], device: str | None, await_ms: Points, util: Points,
-                    marks: Sequence[Mark] = (), x_range: tuple[datetime, datetime] | None = None) -> dict:
+def cpu_disk_figure(cpu: Sequence[tuple[str, ChartPoints]], device: str | None, await_ms: ChartPoints,
+                    util: ChartPoints, marks: Sequence[Mark] = (),
+                    x_range: tuple[datetime, datetime] | None = None) -> dict:
     """Under the stability chart: CPU usr/sys/iowait stacked (% of host), the busiest disk's await and %util."""
     disk_title = f"Disk {device}: await (ms) and utilisation (%)" if device else "Disk: await and utilisation"
     layout = shared_axes(base_layout(height=380), PANEL_ROWS, ["CPU, % of the host (stacked)", disk_title])
@@ -68,7 +69,7 @@ def host_domains(count: int) -> list[tuple[float, float]]:
     return [(1.0 - (i + 1) * step, 1.0 - i * step - 0.035) for i in range(count)]
 
 
-def host_figure(rows: dict[str, list[tuple[str, Points]]], marks: Sequence[Mark] = (),
+def host_figure(rows: dict[str, list[tuple[str, ChartPoints]]], marks: Sequence[Mark] = (),
                 x_range: tuple[datetime, datetime] | None = None) -> dict:
     """Every host statistic on one time axis, a row per kind."""
     domains = host_domains(len(HOST_ROWS))
@@ -85,7 +86,7 @@ def host_figure(rows: dict[str, list[tuple[str, Points]]], marks: Sequence[Mark]
     return {"data": data, "layout": add_marks(layout, marks)}
 
 
-def plain_traces(series: list[tuple[str, Points]], axis: int, unit: str, scale: float) -> list[dict]:
+def plain_traces(series: list[tuple[str, ChartPoints]], axis: int, unit: str, scale: float) -> list[dict]:
     return [line(points, metric.removeprefix("host."), axis, scale=scale, legendgroup=f"row{axis}",
                  line={"width": 1.2, "color": PALETTE[i % len(PALETTE)]},
                  hovertemplate="%{y:,.2f} " + unit, xaxis=axis_ref("x", axis))

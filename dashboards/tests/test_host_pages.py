@@ -6,10 +6,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from collectors.models import ServerHealth
-from dashboards.tests.dash_data import fresh_store, make_server, tps_at, write_polls  # noqa: F401
 from dashboards.tests.test_pages import csv_rows, figures
 from store.ingest import write_samples
 from store.sample import Sample
+from testing.dashboards import make_server, tps_at, write_polls
 
 pytestmark = pytest.mark.django_db
 STEP, POLLS = 10, 60
