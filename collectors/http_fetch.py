@@ -64,14 +64,14 @@ class HttpPool:
     """One connection per (server, host) kept open between polls; URLs the agent refused are remembered."""
 
     def __init__(self):
-        self._conns: dict[tuple[int, str, int | None], http.client.HTTPConnection] = {}
+        self._conns: dict[tuple[int, str, str, int | None], http.client.HTTPConnection] = {}
         self._lock = threading.Lock()
         self.refused: set[str] = set()
         self.connects = 0
 
     def fetch(self, server_id: int, url: str) -> Answer:
         address = Address.parse(url)
-        key = (server_id, address.host, address.port)
+        key = (server_id, address.scheme, address.host, address.port)
         with self._lock:
             conn = self._conns.pop(key, None)
         reused = conn is not None

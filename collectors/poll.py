@@ -71,6 +71,7 @@ def poll_target(target: Target, poll_interval: int, due_at: datetime | None = No
     previous, attempts = saved if saved is not None else snapshots.store().load(target.server_id)
     slot_at = due_at.timestamp() if due_at is not None else None
     sources = due_sources(poll_interval, attempts, start, only, target, slot_at)
+    result.unconfigured = [s.name for s in registry.all_sources() if not s.configured(target)]
     if not sources:  # not a poll: nothing to record, the failure count stays as it is
         result.skipped = "no source is due yet"
         return result

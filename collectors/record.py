@@ -49,6 +49,11 @@ ON CONFLICT (server_id, slot) DO UPDATE SET
     duration_ms = EXCLUDED.duration_ms, ok = EXCLUDED.ok, error = EXCLUDED.error, sources = EXCLUDED.sources
 """
 
+# The health entries of sources a server no longer has (its node_exporter URL removed): one
+# statement per batch, touching only rows that still hold such an entry.
+FORGET_SOURCES = (f"UPDATE {HEALTH} SET sources = sources - %s::text[]"
+                  " WHERE server_id = ANY(%s) AND sources ?| %s::text[]")
+
 
 def record(servers: list, results: list[PollResult]) -> None:
     if not results:
@@ -56,6 +61,7 @@ def record(servers: list, results: list[PollResult]) -> None:
     store_error = write_samples([s for r in results for s in r.samples])
     try:
         polls = update_health(results, store_error)
+        forget_unconfigured(results)
         write_history(results, polls, store_error)
         update_versions(servers, results)
         record_holders(results)
@@ -94,6 +100,16 @@ def write_history(results: list[PollResult], polls: dict[int, int], store_error:
             for r in results]
     with connection.cursor() as cur:
         cur.execute(UPSERT_HISTORY, columns(rows))
+
+
+def forget_unconfigured(results: list[PollResult]) -> None:
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for result in results:
+        if result.unconfigured:
+            groups.setdefault(tuple(result.unconfigured), []).append(result.server_id)
+    with connection.cursor() as cur:
+        for names, server_ids in groups.items():
+            cur.execute(FORGET_SOURCES, [list(names), server_ids, list(names)])
 
 
 def errors(result: PollResult, store_error: str) -> str:

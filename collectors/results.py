@@ -44,6 +44,8 @@ class PollResult:
     skipped: str = ""  # not polled at all (another poll of this server is running, or nothing due)
     snapshots: dict[str, delta.Snapshot] = field(default_factory=dict)  # to compare the next poll with
     attempts: dict[str, float] = field(default_factory=dict)  # when each source ran
+    # Sources this server has nothing for (no node_exporter URL): their last health entry is forgotten.
+    unconfigured: list[str] = field(default_factory=list)
 
     @property
     def samples(self) -> list[Sample]:

@@ -82,3 +82,14 @@ def test_an_agent_that_does_not_answer_fails_the_source_and_says_so_on_the_serve
     client.force_login(admin_user)
     page = client.get("/servers/").content.decode()
     assert "node_exporter failing" in page and "connection refused" in page
+
+
+def test_a_url_removed_takes_its_failure_with_it(make_server, mariadb):
+    server = make_server("agent-gone", mariadb.port, node_exporter_url=f"http://127.0.0.1:{free_port()}/metrics")
+    poll_server(server.id)
+    assert [name for name, _ in ServerHealth.objects.get(server=server).failing_sources] == ["node_exporter"]
+    server.node_exporter_url = ""
+    server.save()
+    poll_server(server.id, only=["global_status"])
+    health = ServerHealth.objects.get(server=server)
+    assert health.failing_sources == [] and "node_exporter" not in health.sources
