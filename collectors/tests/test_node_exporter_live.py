@@ -87,3 +87,15 @@ def test_host_and_database_figures_are_polled_together_into_the_store(host_serve
 def test_a_server_without_a_url_has_no_host_source(server):
     result = poll_server(server.id)
     assert "node_exporter" not in {s.name for s in result.sources} and result.ok
+
+
+def test_the_poll_command_reads_the_host_agent_of_a_server_that_has_one(host_server, server):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    with_agent, without = StringIO(), StringIO()
+    call_command("poll", host_server.name, stdout=with_agent)
+    call_command("poll", server.name, stdout=without)
+    assert "  node_exporter: ok" in with_agent.getvalue()
+    assert "node_exporter" not in without.getvalue()

@@ -7,7 +7,7 @@ from django.core.management import call_command
 
 from collectors.connection import connect
 from monitor.models import Run, Server
-from monitor.runtime import demo
+from monitor.runtime import demo, node_exporter
 
 pytestmark = pytest.mark.django_db
 
@@ -95,10 +95,17 @@ def test_up_gets_the_load_as_a_child_and_stops_the_sandbox_after_it(settings, pr
     assert demo.up_children({"demo": None}, {}) == []  # with an external Postgres, only on request
     assert demo.up_children({"demo": False}, {}) == []
     settings.EMBEDDED_DB = True
-    (child,) = demo.up_children({"demo": None}, {"PATH": "/usr/bin"})
+    child, *agent = demo.up_children({"demo": None}, {"PATH": "/usr/bin"})
     mariadbd = psutil.Process(int((private_dir / "demo-mariadb" / "data" / "mariadbd.pid").read_text()))
     try:
         assert child.name == "demo-load" and child.argv[2:4] == ["stress", "local"]
+        if node_exporter.find():  # the demo server's host statistics, on a port of its own
+            port = int((private_dir / "demo-mariadb" / "node_exporter.port").read_text())
+            assert [a.name for a in agent] == ["demo-node-exporter"]
+            assert f"--web.listen-address=127.0.0.1:{port}" in agent[0].argv
+            assert Server.objects.get(name="local").node_exporter_url == f"http://127.0.0.1:{port}/metrics"
+        else:
+            assert agent == [] and Server.objects.get(name="local").node_exporter_url == ""
         password = (private_dir / "demo-mariadb" / "load.password").read_text().strip()
         assert child.env == {"PATH": "/usr/bin", demo.LOAD_PASSWORD_ENV: password}
         assert password not in " ".join(child.argv)  # never in ps

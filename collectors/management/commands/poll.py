@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from collectors import registry
 from collectors.batch import poll_server
-from collectors.pool import POOL
+from collectors.pool import POOL, Target
 from monitor.models import Server
 
 SHOWN_VALUES = 8  # per source; --all prints everything
@@ -25,7 +25,8 @@ class Command(BaseCommand):
             server = Server.objects.get(name=options["name"])
         except Server.DoesNotExist:
             raise CommandError(f"no server named {options['name']!r} (see /servers/ or manage.py addserver)") from None
-        only = options["source"] or [s.name for s in registry.all_sources()]
+        target = Target.from_server(server)  # the sources this server has (node_exporter: with a URL)
+        only = options["source"] or [s.name for s in registry.all_sources() if s.configured(target)]
         try:
             result = poll_server(server.id, only=only)
         finally:
