@@ -99,7 +99,7 @@ def measure(ids: list[int], args: argparse.Namespace, profiler: cProfile.Profile
 
 def scrape_parts(url: str, rounds: int) -> dict[str, float]:
     """CPU ms per scrape of the source alone: HTTP fetch, parse (kept families only), delta engine."""
-    target = Target(1, "bench", "", 0, "", "", "", url)
+    target = Target(1, "bench", "", 0, "", "", "", node_exporter_url=url)
     urls = node_exporter.endpoints(target)
     spent = {"fetch": 0.0, "parse": 0.0, "delta": 0.0}
     previous = None

@@ -41,6 +41,7 @@ POLICY: dict[str, tuple[str | None, str | None]] = {
     "dashboards:stability": (VIEWER, OPERATOR),
     "dashboards:purge": (VIEWER, OPERATOR),
     "dashboards:waits": (VIEWER, OPERATOR),
+    "dashboards:host": (VIEWER, OPERATOR),
     "dashboards:explore": (VIEWER, OPERATOR),
     "dashboards:runs": (VIEWER, OPERATOR),
     "dashboards:compare": (VIEWER, OPERATOR),

@@ -4,7 +4,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('monitor', '0002_run_study_fields'),
+        ('monitor', '0004_i14_roles'),
     ]
 
     operations = [
