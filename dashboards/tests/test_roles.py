@@ -34,7 +34,7 @@ EXPECTED = {
     "export-scalability": (VIEWER, VIEWER), "export-holders": (VIEWER, VIEWER),
 }
 PAGES = ("fleet", "stability", "purge", "waits", "explore", "runs", "compare", "pressure", "replication",
-         "scalability")
+         "scalability", "host")
 EXPECTED |= {f"dashboards:{p}": (VIEWER, OPERATOR) for p in PAGES}
 EXPECTED |= {"run-report": (VIEWER, OPERATOR), "compare-report": (VIEWER, OPERATOR),
              "scalability-report": (VIEWER, OPERATOR)}
