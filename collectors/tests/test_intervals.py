@@ -2,6 +2,7 @@
 
 import time
 
+from collectors import registry
 from collectors.batch import poll_server
 from collectors.poll import due_sources
 from collectors.pool import Target
@@ -18,10 +19,12 @@ def due_after(seconds: float, server: Target, poll_interval: int = 10) -> set[st
 
 
 def test_show_engine_innodb_mutex_stays_at_60_s_where_it_walks_every_latch():
-    for server in (target("mysql", (8, 0, 36)), target("mysql", (5, 7, 44)), target("mariadb", (10, 5, 22))):
-        assert "innodb_mutex" not in due_after(10, server) and "global_status" in due_after(10, server)
-        # A 60 s source waits for the server's turn (schedule.in_turn): due at the latest 60 s + one poll after.
-        assert "innodb_mutex" in due_after(70, server)
+    mutex = registry.get("innodb_mutex")
+    for flavor, version in (("mysql", (8, 0, 36)), ("mysql", (5, 7, 44)), ("mariadb", (10, 5, 22))):
+        assert mutex.interval_for(10, flavor, version) == 60
+        # When it is read within those 60 s is the server's turn (schedule.in_turn): at the latest one poll late.
+        assert "innodb_mutex" in due_after(70, target(flavor, version))
+        assert "global_status" in due_after(10, target(flavor, version))
 
 
 def test_mariadb_106_and_later_read_mutex_waits_every_poll():
