@@ -26,6 +26,13 @@ class RunForm(forms.ModelForm):
     def clean_warmup_seconds(self) -> int:
         return self.cleaned_data.get("warmup_seconds") or 0
 
+    def clean(self) -> dict:
+        data = super().clean()
+        start, end = data.get("started_at"), data.get("ended_at")
+        if start and end and end < start:
+            self.add_error("ended_at", "The run cannot end before it starts: check the two times (UTC).")
+        return data
+
 
 class AnnotationForm(forms.ModelForm):
     class Meta:

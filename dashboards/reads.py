@@ -9,7 +9,16 @@ from django.db.models import Q
 from collectors import registry
 from collectors.connection import parse_version
 from collectors.models import TrxHolder
-from dashboards.analysis.topwaits import CONDITION_PREFIX, COUNT_PREFIX, TIME_PREFIX, WaitRow, is_condition, wait_rows
+from dashboards.analysis.purge_growth import RECENT, Trend, recent_trend
+from dashboards.analysis.topwaits import (
+    CONDITION_PREFIX,
+    COUNT_PREFIX,
+    TIME_PREFIX,
+    Interval,
+    WaitRow,
+    is_condition,
+    wait_rows,
+)
 from dashboards.figures.common import ChartPoints
 from dashboards.timerange import TimeRange
 from store import query
@@ -102,10 +111,20 @@ def source_interval(server, source: str) -> timedelta:
     return timedelta(seconds=seconds)
 
 
+# A poll exactly at an interval's start measured the time before it: its delta is not the interval's.
+AFTER_START = timedelta(microseconds=1)
+
+
 def interval_waits(server_id: int, start: datetime, end: datetime) -> list[WaitRow]:
-    """Exact deltas of every wait event over an interval (never from downsampled points)."""
+    """Exact deltas of every wait event over (start, end] (never from downsampled points)."""
     names = store().metric_names(server_id, WAIT_TIMES) + store().metric_names(server_id, COUNT_PREFIX + "*")
-    return wait_rows(store().totals(server_id, names, start, end)) if names else []
+    return wait_rows(store().totals(server_id, names, start + AFTER_START, end)) if names else []
+
+
+def interval_span(server_id: int, start: datetime, end: datetime) -> Interval:
+    """An interval's length and its transactions (exact TPS deltas): what wait times are divided by."""
+    done = store().totals(server_id, [TPS], start + AFTER_START, end).get(TPS)
+    return Interval((end - start).total_seconds() or 1.0, done)
 
 
 def latest_value(server_id: int, metric: str) -> float | None:
@@ -147,6 +166,12 @@ def top_wait_of(latest: dict, server_id: int, conditions: bool = False) -> TopWa
         return None
     event = max(rates, key=lambda e: (rates[e], e))
     return TopWait(event, rates[event] / 1e12, rates[event] / sum(rates.values()))
+
+
+def history_trend(server_id: int, end: datetime) -> Trend:
+    """The history length's recent slope, from every poll of the last few minutes before `end`."""
+    found = series_map(server_id, [HISTORY], TimeRange(end - RECENT, end), 2400).get(HISTORY) or Empty()
+    return recent_trend(found.ts, found.values)
 
 
 def recent(server_ids: list[int], metric: str, now: datetime, window: timedelta, points: int = 60):

@@ -76,15 +76,49 @@ def parse_time_lenient(text: str | None) -> datetime | None:
         return None
 
 
+# Older than the hour rollups' retention (730 days by default) no data exists;
+# beyond tomorrow none can. A range reaching further is cut to these bounds.
+OLDEST = timedelta(days=800)
+NEWEST = timedelta(days=1)
+
+
+def read_range(get: QueryDict, now: datetime, default: str = DEFAULT_PRESET) -> tuple[TimeRange, str | None]:
+    """The range asked for, and what was wrong with it (said on the page, never silently replaced)."""
+    raw_from, raw_to = (get.get("from") or "").strip(), (get.get("to") or "").strip()
+    start, end = parse_time_lenient(raw_from), parse_time_lenient(raw_to)
+    bad = [f"{name}={raw!r} is not a time such as 2026-01-31T12:00"
+           for name, raw, ts in (("from", raw_from, start), ("to", raw_to, end)) if raw and ts is None]
+    if not bad and start:
+        return _fixed(start, end or now, now, default, swapped=bool(end and end < start))
+    preset = get.get("range") or default
+    if preset not in PRESETS:
+        bad.append(f"range={preset!r} is not one of {', '.join(PRESETS)}")
+        preset = default
+    tr = TimeRange(now - PRESETS[preset], now, preset)
+    return tr, (f"{'; '.join(bad)}: showing the {tr.label} instead." if bad else None)
+
+
+def _fixed(start: datetime, end: datetime, now: datetime, default: str, swapped: bool) -> tuple[TimeRange, str | None]:
+    """A from/to range: swapped if reversed, cut to the time data can exist in, each said."""
+    notes = []
+    if swapped:
+        start, end = end, start
+        notes.append("'to' was before 'from': the two are swapped")
+    lo, hi = now - OLDEST, now + NEWEST
+    if start < lo or end > hi:
+        start, end = max(start, lo), min(end, hi)
+        notes.append(f"the range is cut to {iso_param(start)} → {iso_param(end)} (no data can exist outside)")
+    if end <= start:
+        tr = TimeRange(now - PRESETS[default], now, default)
+        reason = "'from' is not before 'to'" if not notes else "; ".join(notes)
+        return tr, f"{reason}: nothing to show there, showing the {tr.label} instead."
+    note = "; ".join(notes)
+    return TimeRange(start, end), (note[:1].upper() + note[1:] + ".") if notes else None
+
+
 def from_query(get: QueryDict, now: datetime, default: str = DEFAULT_PRESET) -> TimeRange:
-    """from/to win over a preset; anything unreadable falls back to the default preset."""
-    start, end = parse_time_lenient(get.get("from")), parse_time_lenient(get.get("to"))
-    if start and end and end > start:
-        return TimeRange(start, end)
-    if start and not end and start < now:
-        return TimeRange(start, now)
-    preset = get.get("range") if get.get("range") in PRESETS else default
-    return TimeRange(now - PRESETS[preset], now, preset)
+    """from/to win over a preset; see read_range for what is wrong with a range."""
+    return read_range(get, now, default)[0]
 
 
 def max_points(get: QueryDict) -> int:

@@ -51,6 +51,7 @@ class ServerForm(forms.ModelForm):
         self.fields["tls_mode"].required = False  # not given: preferred, as before TLS modes existed
         # Where the stored password was stored for, before this form changes the instance.
         self.stored_destination = self.instance.destination() if self.instance.pk else None
+        self.fields["port"].widget.attrs.update(min=1, max=65535)
         if not self.instance.pk:
             self.fields["password"].help_text = "stored encrypted, never shown again"
 
@@ -59,6 +60,14 @@ class ServerForm(forms.ModelForm):
         if not name:
             raise forms.ValidationError("Give the server a name.")
         return name
+
+    def duplicates(self) -> list[Server]:
+        """Other servers registered at the same host and port (or socket): saved, but said."""
+        data = self.cleaned_data
+        same = Server.objects.exclude(pk=self.instance.pk)
+        if data.get("socket"):
+            return list(same.filter(socket=data["socket"]))
+        return list(same.filter(host=data.get("host"), port=data.get("port") or 3306, socket=""))
 
     def clean_host(self) -> str:
         return self.cleaned_data["host"].strip()

@@ -57,6 +57,7 @@ POLICY: dict[str, tuple[str | None, str | None]] = {
     "export-compare": (VIEWER, VIEWER),
     "export-annotations": (VIEWER, VIEWER),
     "export-runs": (VIEWER, VIEWER),
+    "export-fleet": (VIEWER, VIEWER),
     "export-scalability": (VIEWER, VIEWER),
     "export-holders": (VIEWER, VIEWER),
     "run-report": (VIEWER, OPERATOR),

@@ -6,6 +6,7 @@ import os
 import dj_database_url
 
 from monitor.env import BASE_DIR, envbool, envchoice, envint, envlist, envsecret, envstr, private_file, var_dir
+from monitor.static_headers import add_headers as add_static_headers
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
@@ -133,6 +134,13 @@ STATICFILES_DIRS.append((
     os.path.join(importlib.util.find_spec("plotly").submodule_search_locations[0], "package_data"),
 ))
 STATIC_ROOT = BASE_DIR / "staticfiles"
+# collectstatic (run by `up`) writes a gzipped copy of each file, which WhiteNoise
+# serves to browsers that accept it (plotly.min.js: 4.8 MB -> 1.4 MB).
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+WHITENOISE_ADD_HEADERS_FUNCTION = add_static_headers
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # `manage.py up`: what it starts and how (its options default to these).

@@ -34,8 +34,12 @@ def edit_form(request: HttpRequest, server: Server) -> HttpResponse:
         check = form.test_connection()
         if request.POST.get("action") == "save":
             if check.ok or request.POST.get("save_anyway"):
+                twins = form.duplicates()
                 saved = form.save(check=check)
                 messages.success(request, f"Server '{saved.name}' saved.")
+                if twins:
+                    messages.warning(request, f"'{saved.name}' is the same MySQL server as "
+                                     f"{', '.join(repr(t.name) for t in twins)} (same address): it is polled twice.")
                 return redirect("servers:list")
             form.add_error(None, not_saved_reason(check))
     return render(request, "servers/form.html", {"form": form, "server": server, "check": check})

@@ -2,7 +2,8 @@
 
 series() picks the data by range (full resolution: hot rows and compacted
 hours; or 1-minute / 1-hour rollups) and never returns more than max_points
-points per series, keeping each bin's min and max. totals() sums counter
+points per series, keeping each bin's min and max. Where no poll succeeded
+for more than ~1.5 intervals a series holds a None (store.breaks). totals() sums counter
 deltas exactly, in Python integers.
 """
 
@@ -11,7 +12,7 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
-from store import buffer, catalog, downsample, levels, read_full, read_rollups
+from store import breaks, buffer, catalog, levels, read_full, read_rollups
 from store.models import Gap
 from store.points import SampleArrays, datetimes, from_micros, micros
 
@@ -42,9 +43,31 @@ def series(server_ids: list[int], metrics: list[str], start: datetime, end: date
             width = read_rollups.WIDTH[level]
             points = {m.id: _bucket_points(m, data[m.id], width, mode) for m in infos}
         for m in infos:
-            ts, vals = points[m.id]
-            idx = downsample.minmax(ts, vals, max_points)
-            picked.append((server_id, m, ts[idx], vals[idx]))
+            ts, vals = breaks.downsample_with_breaks(*points[m.id], max_points)
+            picked.append((server_id, m, ts, vals))
+    return _as_series(picked)
+
+
+def within(server_id: int, metrics: list[str], start: datetime, end: datetime,
+           mode: str = "rate") -> list[Series]:
+    """Every full-resolution point whose whole interval lies in [start, end], never downsampled.
+
+    A counter's delta covers (ts - interval, ts]: one that began before
+    `start` (the first poll of a run, mostly before it) is left out, so
+    statistics of a window use only what was measured inside it. Holes are
+    None, as in series(). Samples past retention are gone: nothing is read.
+    """
+    infos = catalog.matching(catalog.server_metrics([server_id]), metrics)
+    data = read_full.read(server_id, infos, start, end)
+    lo = micros(start)
+    picked = []
+    for m in infos:
+        pts = data.get(m.id, SampleArrays.empty())
+        if m.counter:
+            inside = (pts.iv > 0) & (pts.ts - pts.iv * 1000 >= lo)
+            pts = SampleArrays(pts.ts[inside], pts.vals[inside], pts.iv[inside])
+        ts, vals, cut = _full_points(m, pts, mode)
+        picked.append((server_id, m, *breaks.with_breaks(ts, vals, cut)))
     return _as_series(picked)
 
 
@@ -54,21 +77,38 @@ def _as_series(picked: list[tuple]) -> list[Series]:
         return []
     stamps = np.unique(np.concatenate([p[2] for p in picked]))
     objects = np.array(datetimes(stamps) + [None], dtype=object)[:-1]  # [None]: keep a 1-d object array
-    return [Series(sid, m.name, m.kind, objects[np.searchsorted(stamps, ts)].tolist(), vals.tolist())
+    return [Series(sid, m.name, m.kind, objects[np.searchsorted(stamps, ts)].tolist(), _nones(vals))
             for sid, m, ts, vals in picked]
 
 
-def _full_points(m: catalog.MetricInfo, pts: SampleArrays, mode: str) -> tuple[np.ndarray, np.ndarray]:
+def _nones(vals: np.ndarray) -> list[float | None]:
+    """NaN (a break) as None."""
+    if not np.isnan(vals).any():
+        return vals.tolist()
+    return [None if v != v else v for v in vals.tolist()]
+
+
+def _full_points(m: catalog.MetricInfo, pts: SampleArrays, mode: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Values (rates of counters), and where the holes are.
+
+    A counter's rate over an interval that spans a hole is its average over
+    the outage, not a reading: it is left out of the line (totals keep it).
+    """
+    step = breaks.typical_step(pts.ts)
     vals = pts.vals.astype(np.float64)
     if m.counter and mode == "rate":
         with np.errstate(divide="ignore", invalid="ignore"):
-            vals = np.where(pts.iv > 0, vals * 1000.0 / pts.iv, np.nan)
+            vals = np.where((pts.iv > 0) & ~breaks.spanning(pts.iv, step), vals * 1000.0 / pts.iv, np.nan)
     keep = ~np.isnan(vals)
-    return pts.ts[keep], vals[keep]
+    ts = pts.ts[keep]
+    return ts, vals[keep], breaks.cuts(ts, step)
 
 
-def _bucket_points(m: catalog.MetricInfo, b: dict, width_us: int, mode: str) -> tuple[np.ndarray, np.ndarray]:
-    """Two points per bucket, its min then its max (one if they are equal), so spikes survive."""
+def _bucket_points(m: catalog.MetricInfo, b: dict, width_us: int, mode: str) -> tuple[np.ndarray, ...]:
+    """Two points per bucket, its min then its max (one if they are equal), so spikes survive.
+
+    A missing bucket (more than ~1.5 of the usual bucket distance) is a hole.
+    """
     count = b["count"].astype(np.float64)
     lo, hi, avg = b["min"].astype(np.float64), b["max"].astype(np.float64), b["sum"] / count
     if m.counter and mode == "rate":
@@ -82,7 +122,10 @@ def _bucket_points(m: catalog.MetricInfo, b: dict, width_us: int, mode: str) -> 
     vals = np.empty(2 * len(t), np.float64)
     vals[0::2], vals[1::2] = np.where(flat, avg, lo), np.where(flat, np.nan, hi)  # NaN: no second point
     keep = ~np.isnan(vals)
-    return ts[keep], vals[keep]
+    bucket_cut = np.r_[breaks.cuts(t, max(width_us, breaks.typical_step(t))), False]
+    owner = np.repeat(np.arange(len(t)), 2)[keep]  # the bucket of each point kept
+    cut = (owner[1:] != owner[:-1]) & bucket_cut[owner[:-1]]
+    return ts[keep], vals[keep], cut
 
 
 def totals(server_id: int, metrics: list[str], start: datetime, end: datetime) -> dict[str, int | float]:

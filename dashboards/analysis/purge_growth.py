@@ -1,7 +1,58 @@
-"""How fast the history list grows, and when it would reach a threshold at that pace."""
+"""How fast the history list grows now, and when it would reach a threshold at that pace."""
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
+
+# The trend is the slope of the last few minutes: over a longer window a read
+# view that closed a minute ago still reads as growth (the climb outweighs the drop).
+RECENT = timedelta(minutes=5)
+FLAT_PER_MINUTE = 1.0  # below this many undo log units a minute either way the line is flat
+
+
+@dataclass(frozen=True)
+class Trend:
+    per_second: float | None
+    window: timedelta  # the span of the points the slope was fitted to
+
+    @property
+    def per_minute(self) -> float | None:
+        return None if self.per_second is None else self.per_second * 60
+
+    @property
+    def direction(self) -> str:
+        """'growing', 'draining', 'flat', or '' when there is nothing to fit."""
+        if self.per_minute is None:
+            return ""
+        if abs(self.per_minute) < FLAT_PER_MINUTE:
+            return "flat"
+        return "growing" if self.per_minute > 0 else "draining"
+
+    @property
+    def window_label(self) -> str:
+        seconds = int(self.window.total_seconds())
+        return f"{seconds // 60} min {seconds % 60} s" if seconds % 60 else f"{seconds // 60} min"
+
+
+def recent_trend(ts: Sequence[datetime], values: Sequence[float | None], window: timedelta = RECENT) -> Trend:
+    """The least-squares slope over the last `window` of the series, and the span it really used."""
+    pts = [(t, v) for t, v in zip(ts, values, strict=True) if v is not None]
+    if not pts:
+        return Trend(None, timedelta(0))
+    used = [t for t, _ in pts if t >= pts[-1][0] - window]
+    return Trend(growth_per_second(ts, values, window), used[-1] - used[0])
+
+
+def above_since(ts: Sequence[datetime], values: Sequence[float | None], threshold: float) -> datetime | None:
+    """When the latest run of values at or above the threshold began; None if the last value is below."""
+    since = None
+    for t, v in zip(reversed(ts), reversed(values), strict=True):
+        if v is None:
+            continue
+        if v < threshold:
+            break
+        since = t
+    return since
 
 
 def growth_per_second(
@@ -25,13 +76,11 @@ def growth_per_second(
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / var
 
 
-def time_to_threshold(current: float | None, slope: float | None, threshold: float) -> timedelta | None:
-    """None when the line is not growing (or there is nothing to project from)."""
-    if current is None or slope is None or slope <= 0:
+def time_to_threshold(current: float | None, trend: Trend, threshold: float) -> timedelta | None:
+    """At the recent pace; None unless the line is growing and still below the threshold."""
+    if current is None or trend.direction != "growing" or current >= threshold:
         return None
-    if current >= threshold:
-        return timedelta(0)
-    return timedelta(seconds=(threshold - current) / slope)
+    return timedelta(seconds=(threshold - current) / trend.per_second)
 
 
 def last_value(values: Sequence[float | None]) -> float | None:

@@ -2,7 +2,7 @@
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from monitor.stats import percentile
@@ -24,7 +24,8 @@ class Summary:
 class Dip:
     start: datetime
     end: datetime
-    lowest: float
+    lowest: float | None  # None: no poll at all in the dip (an outage or a restart)
+    stalled: bool = False  # it holds a hole: no poll succeeded for a while
 
     @property
     def seconds(self) -> float:
@@ -49,23 +50,32 @@ def summarize(values: Sequence[float | None], mean: float | None = None) -> Summ
 def find_dips(
     ts: Sequence[datetime], values: Sequence[float | None], threshold: float
 ) -> list[Dip]:
-    """Runs of consecutive points below the threshold; a hole (None) ends a dip."""
+    """Runs of consecutive points below the threshold or holes (None: no poll succeeded, a stall).
+
+    A dip starts at its first low point (at the last poll before a hole) and
+    ends at the first point back above the threshold.
+    """
     dips: list[Dip] = []
-    start = lowest = None
-    last = None
+    current: Dip | None = None
+    prev = None
     for t, v in zip(ts, values, strict=True):
-        if v is not None and v < threshold:
-            if start is None:
-                start, lowest = t, v
-            lowest = min(lowest, v)
-            last = t
-            continue
-        if start is not None:
-            dips.append(Dip(start, t if v is not None else last, lowest))
-            start = None
-    if start is not None:
-        dips.append(Dip(start, last, lowest))
+        if v is None or v < threshold:
+            current = _extend(current, prev if v is None and prev is not None else t, t, v)
+        elif current is not None:
+            dips.append(replace(current, end=t))
+            current = None
+        prev = t
+    if current is not None:
+        dips.append(current)
     return dips
+
+
+def _extend(dip: "Dip | None", start: datetime, t: datetime, v: float | None) -> Dip:
+    """The dip so far, with one more low point (or hole) at t."""
+    if dip is None:
+        dip = Dip(start, t, None)
+    lowest = dip.lowest if v is None else v if dip.lowest is None else min(dip.lowest, v)
+    return Dip(dip.start, t, lowest, dip.stalled or v is None)
 
 
 def dip_threshold(summary: Summary, fraction: float = DEFAULT_DIP_FRACTION) -> float | None:
@@ -78,6 +88,7 @@ def merge_close(dips: Sequence[Dip], gap: timedelta) -> list[Dip]:
     for dip in dips:
         if merged and dip.start - merged[-1].end <= gap:
             prev = merged.pop()
-            dip = Dip(prev.start, dip.end, min(prev.lowest, dip.lowest))
+            lows = [x for x in (prev.lowest, dip.lowest) if x is not None]
+            dip = Dip(prev.start, dip.end, min(lows) if lows else None, prev.stalled or dip.stalled)
         merged.append(dip)
     return merged

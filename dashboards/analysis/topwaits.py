@@ -36,21 +36,61 @@ class WaitRow:
 
 
 @dataclass(frozen=True)
+class Interval:
+    """What a wait time is divided by: the interval's length and the transactions done in it."""
+
+    seconds: float
+    transactions: int | float | None = None
+
+
+def _per(value: float | None, by: float | None) -> float | None:
+    return None if value is None or not by else value / by
+
+
+def _ratio(b: float | None, a: float | None) -> float | None:
+    return None if a is None or b is None or not a else b / a
+
+
+@dataclass(frozen=True)
 class WaitDiff:
+    """One event over two intervals of any lengths: compared per second and per transaction."""
+
     event: str
     a: WaitRow | None
     b: WaitRow | None
+    span_a: Interval = Interval(1.0)
+    span_b: Interval = Interval(1.0)
 
     @property
-    def time_diff_ps(self) -> int:
-        return (self.b.time_ps if self.b else 0) - (self.a.time_ps if self.a else 0)
+    def a_rate(self) -> float:
+        """Picoseconds waited per second of interval A (1e12 = one second waited per second)."""
+        return (self.a.time_ps if self.a else 0) / self.span_a.seconds
+
+    @property
+    def b_rate(self) -> float:
+        return (self.b.time_ps if self.b else 0) / self.span_b.seconds
+
+    @property
+    def rate_diff(self) -> float:
+        return self.b_rate - self.a_rate
 
     @property
     def ratio(self) -> float | None:
-        """b / a: how many times more (or less) time this event waited after the change."""
-        if not self.a or not self.a.time_ps or not self.b:
-            return None
-        return self.b.time_ps / self.a.time_ps
+        """B's rate / A's rate: how many times more time per second this event waited after the change."""
+        return _ratio(self.b_rate, self.a_rate) if self.b else None
+
+    @property
+    def a_per_trx(self) -> float | None:
+        """Picoseconds waited per transaction in A."""
+        return _per(self.a.time_ps if self.a else 0, self.span_a.transactions)
+
+    @property
+    def b_per_trx(self) -> float | None:
+        return _per(self.b.time_ps if self.b else 0, self.span_b.transactions)
+
+    @property
+    def per_trx_ratio(self) -> float | None:
+        return _ratio(self.b_per_trx, self.a_per_trx) if self.b else None
 
 
 def wait_rows(totals: Mapping[str, int | float], limit: int | None = None) -> list[WaitRow]:
@@ -82,12 +122,13 @@ def without_conditions(rows: list[WaitRow]) -> tuple[list[WaitRow], Hidden]:
     return kept, Hidden(len(hidden), sum(r.time_ps for r in hidden))
 
 
-def diff_rows(a: list[WaitRow], b: list[WaitRow], limit: int | None = None) -> list[WaitDiff]:
-    """Events of either interval, ordered by the larger of their two times."""
+def diff_rows(a: list[WaitRow], b: list[WaitRow], limit: int | None = None,
+              span_a: Interval = Interval(1.0), span_b: Interval = Interval(1.0)) -> list[WaitDiff]:
+    """Events of either interval, ordered by the larger of their two rates (time waited per second)."""
     by_a, by_b = {r.event: r for r in a}, {r.event: r for r in b}
     events = set(by_a) | set(by_b)
-    rows = [WaitDiff(e, by_a.get(e), by_b.get(e)) for e in events]
-    rows.sort(key=lambda d: (-max(d.a.time_ps if d.a else 0, d.b.time_ps if d.b else 0), d.event))
+    rows = [WaitDiff(e, by_a.get(e), by_b.get(e), span_a, span_b) for e in events]
+    rows.sort(key=lambda d: (-max(d.a_rate, d.b_rate), d.event))
     return rows[:limit] if limit else rows
 
 

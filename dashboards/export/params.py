@@ -3,6 +3,7 @@
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from dashboards.export.grid import nice_step
 from dashboards.timerange import PRESETS, BadTime, parse_time_strict
 from monitor.models import Run, Server
 
@@ -20,8 +21,9 @@ class SeriesExport:
     metrics: list[str]
     start: datetime
     end: datetime
-    step: float | None  # seconds per row; None with full resolution
+    step: float | None  # seconds per row; None: one row per poll interval
     mode: str = "rate"  # "rate" or "delta"
+    minmax: bool = False  # each bucket's min and max columns too
 
     @property
     def full(self) -> bool:
@@ -86,14 +88,17 @@ def split_list(values: list[str]) -> list[str]:
 
 
 def parse_step(
-    text: str | None, start: datetime, end: datetime, full: bool, points: str | None = None
+    text: str | None, start: datetime, end: datetime, full: bool, points: str | None = None,
+    interval: float = 0,
 ) -> float | None:
-    """Seconds per row: step, or the span over a chart's points (w=, as its page sends)."""
+    """Seconds per row: step; or a round step near a chart's bin (w=, as its page sends), None
+    (one row per poll) when that bin is no wider than the poll interval."""
     if full:
         return None
     if not text:
         count = int(points) if points and points.isdigit() and int(points) > 0 else CHART_POINTS
-        return (end - start).total_seconds() / count
+        step = nice_step((end - start).total_seconds() / count)
+        return None if step <= interval else step
     try:
         step = float(text)
     except ValueError:
@@ -106,7 +111,7 @@ def parse_step(
 def series_export(
     servers: list[str], metrics: list[str], start: str | None, end: str | None,
     step: str | None = None, mode: str | None = None, full: bool = False,
-    preset: str | None = None, points: str | None = None, run: str | None = None,
+    preset: str | None = None, points: str | None = None, run: str | None = None, minmax: bool = False,
 ) -> SeriesExport:
     """Validate everything an export of series needs, or raise ExportError.
 
@@ -125,10 +130,10 @@ def series_export(
         raise ExportError("metrics is missing: give names or patterns such as tps,wait.time_ps:*")
     first, last = parse_range(start, end, preset=preset)
     found = find_servers(servers)
-    seconds = parse_step(step, first, last, full, points)
+    seconds = parse_step(step, first, last, full, points, min(s.poll_interval for s in found))
     if step and seconds is not None:
         check_step(seconds, found)
-    return SeriesExport(found, names, first, last, seconds, mode)
+    return SeriesExport(found, names, first, last, seconds, mode, minmax)
 
 
 def check_step(step: float, servers: list[Server]) -> None:

@@ -1,28 +1,29 @@
-"""The rows of a series export, read from the store one time chunk at a time.
+"""The rows of a series export, on one time grid (export.grid), read from the store a chunk at a time.
 
 Memory stays flat whatever the range: only one chunk of points is held, and
 each row goes out as soon as it is formatted.
 """
 
 import math
-from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
-from datetime import datetime, timedelta
+from datetime import timedelta
 from fnmatch import fnmatchcase
 
 from django.conf import settings
 
+from dashboards.export import grid
+from dashboards.export.grid import Grid
 from dashboards.export.params import ExportError, SeriesExport
-from dashboards.export.units import column_name
+from dashboards.export.units import column_name, scale
 from store import query
 
 CHUNK_POINTS = 2000  # rows per series per store query, at most
 CHUNK_VALUES = 20_000  # values per store query: fewer rows a chunk when there are many columns
 MIN_CHUNK_ROWS = 100
-CHART_MAX_POINTS = 2400  # the widest chart (dashboards.timerange.MAX_POINTS)
 RAW_CHUNK = 20_000  # full-resolution points per series a store query reads (it downsamples in memory)
 
 Key = tuple[int, str]  # (server id, metric)
+EMPTY = query.Series(0, "", "gauge", [], [])
 
 
 def columns(export: SeriesExport) -> list[tuple[Key, str]]:
@@ -63,91 +64,61 @@ def _metric_rank(asked: list[str], metric: str) -> int:
 
 def header(export: SeriesExport, cols: list[tuple[Key, str]]) -> list[str]:
     names = {s.pk: s.name for s in export.servers}
-    return ["time (UTC)"] + [column_name(names[k[0]], k[1], kind, export.mode) for k, kind in cols]
+    per = "interval" if export.step is None else f"{export.step:g} s"
+    out = ["time (UTC)"]
+    for k, kind in cols:
+        name = column_name(names[k[0]], k[1], kind, export.mode, per)
+        out += [name, f"{name} min", f"{name} max"] if export.minmax else [name]
+    return out
 
 
-def chunk_span(export: SeriesExport, ncols: int) -> timedelta:
-    """How much time one store query covers.
-
-    Full resolution: up to CHUNK_POINTS polls a query (fewer with many columns),
-    never downsampled (max_points allows a point a second, the shortest poll
-    interval). With a step: a whole number of steps, as many as keep the points
-    read under RAW_CHUNK, so the store's min/max bins never straddle two queries.
-    A range no wider than a chart is read in one query, as the chart read it.
-    """
+def grid_of(export: SeriesExport) -> Grid:
+    """The export's rows: a bucket per step, or per poll interval centred on the first poll found."""
+    if export.step is not None:
+        return grid.step_grid(export.start, export.step)
     interval = min(s.poll_interval for s in export.servers)
-    whole = export.end - export.start
-    if export.step is not None and whole.total_seconds() / export.step <= CHART_MAX_POINTS:
-        return whole  # a chart's range: one query, binned exactly as the chart was
+    probe_end = min(export.end, export.start + timedelta(seconds=10 * interval))
+    found = query.series([s.pk for s in export.servers], export.metrics, export.start, probe_end,
+                         max_points=10 * interval + 2, mode=export.mode)
+    firsts = [s.ts[0] for s in found if s.ts]
+    if not firsts:
+        return grid.step_grid(export.start, interval)  # no poll near the start: whole intervals
+    return grid.poll_grid(min(firsts), interval)
+
+
+def chunk_buckets(export: SeriesExport, g: Grid, ncols: int) -> int:
+    """Buckets per store query: few enough rows (with many columns) and full-resolution points."""
     rows = max(MIN_CHUNK_ROWS, min(CHUNK_POINTS, CHUNK_VALUES // max(1, ncols)))
-    if export.step is None:
-        return timedelta(seconds=rows * interval)
-    steps = max(1, min(rows, int(RAW_CHUNK * interval / export.step)))
-    return timedelta(seconds=steps * export.step)
-
-
-def chunk_points(export: SeriesExport, first: datetime, last: datetime) -> int:
-    """max_points for one chunk: a point a second (no downsampling), or one a step."""
-    seconds = (last - first).total_seconds()
-    if export.step is None:
-        return math.ceil(seconds) + 1
-    return max(2, math.ceil(seconds / export.step - 1e-9))  # span / (span / w) is w, not w + 1
-
-
-def chunks(start: datetime, end: datetime, span: timedelta) -> Iterator[tuple[datetime, datetime, bool]]:
-    count = max(1, math.ceil((end - start) / span))
-    for n in range(count):
-        last = n == count - 1
-        yield start + n * span, end if last else start + (n + 1) * span, last
+    interval = min(s.poll_interval for s in export.servers)
+    return max(1, min(rows, int(RAW_CHUNK * interval * 1e6 / g.step)))
 
 
 def rows(export: SeriesExport, cols: list[tuple[Key, str]]) -> Iterator[list]:
-    """One row per timestamp: time, then one value per column (None if absent)."""
-    index = {key: i for i, (key, _) in enumerate(cols)}
-    span = chunk_span(export, len(cols))
-    server_ids = sorted({k[0] for k, _ in cols})
-    for first, last, final in chunks(export.start, export.end, span):
-        found = query.series(
-            server_ids, export.metrics, first, last, max_points=chunk_points(export, first, last), mode=export.mode
-        )
-        parts = {}
-        for series in found:
-            col = index.get((series.server_id, series.metric))
-            if col is None:
-                continue
-            if first == export.start and final:
-                # One query, as a chart reads it: keep every point, even a rollup bucket's
-                # max drawn at its middle, past `to`, so the rows are the chart's.
-                parts[col] = (series.ts, series.values)
-            else:
-                # Each chunk owns [first, last): a point on the boundary is written once.
-                lo = bisect_left(series.ts, first)
-                hi = bisect_right(series.ts, last) if final else bisect_left(series.ts, last)
-                parts[col] = (series.ts[lo:hi], series.values[lo:hi])
-        yield from merge(parts, len(cols))
-        del found, parts
+    """One row per bucket of the grid: time, then each column's value (empty where no sample)."""
+    g = grid_of(export)
+    last = g.bucket(export.end)  # bucket 0 holds the range's start (or its first poll)
+    per_chunk = chunk_buckets(export, g, len(cols))
+    for k0 in range(0, last + 1, per_chunk):
+        k1 = min(last, k0 + per_chunk - 1)
+        columns = read_chunk(export, cols, g, k0, k1)
+        for n, row in enumerate(zip(*columns, strict=True)):
+            yield [g.label(k0 + n), *row]
+        del columns
 
 
-def merge(parts: dict[int, tuple[list, list]], width: int) -> Iterator[list]:
-    """Rows from column -> (times, values); polls of one source share their times (the fast path)."""
-    if not parts:
-        return
-    times = next(iter(parts.values()))[0]
-    if all(ts == times for ts, _ in parts.values()):
-        none = [None] * len(times)
-        columns = [parts[c][1] if c in parts else none for c in range(width)]
-        for row in zip(times, *columns, strict=True):
-            yield list(row)
-        return
-    by_ts: dict[datetime, list] = {}
-    for col, (ts_list, values) in parts.items():
-        for ts, value in zip(ts_list, values, strict=True):
-            row = by_ts.get(ts)
-            if row is None:
-                row = by_ts[ts] = [ts] + [None] * width
-            row[col + 1] = value
-    for ts in sorted(by_ts):
-        yield by_ts[ts]
+def read_chunk(export: SeriesExport, cols: list[tuple[Key, str]], g: Grid, k0: int, k1: int) -> list[list]:
+    """Each column's buckets k0..k1, from the samples (never from downsampled points)."""
+    lo, hi = max(g.start_of(k0), export.start), min(grid.bucket_span(g, k1)[1], export.end)
+    found = query.series(sorted({k[0] for k, _ in cols}), export.metrics, lo, hi,
+                         max_points=math.ceil((hi - lo).total_seconds()) + 2, mode=export.mode)
+    by_key = {(s.server_id, s.metric): s for s in found}
+    out = []
+    for key, kind in cols:
+        s = by_key.get(key) or EMPTY
+        factor = scale(key[1])
+        values = s.values if factor == 1 else [None if v is None else v * factor for v in s.values]
+        out += grid.bucketize(g, k0, k1, s.ts, values, export.mode == "delta" and kind == "counter", export.minmax)
+    return out
 
 
 def checked_columns(export: SeriesExport) -> list[tuple[Key, str]]:

@@ -1,4 +1,4 @@
-"""The rows of the table exports: top waits (one or two intervals) and run summaries."""
+"""The rows of the table exports: top waits (one or two intervals), run summaries, the fleet, the runs."""
 
 from collections.abc import Iterable, Iterator
 
@@ -11,14 +11,19 @@ PS_PER_S = 10**12
 
 WAIT_HEADER = ["rank", "event", "time waited (s)", "share of time waited (%)", "count",
                "avg wait (us)", "time waited (ps)"]
-DIFF_HEADER = ["event", "A time waited (s)", "A count", "A share (%)", "B time waited (s)", "B count",
-               "B share (%)", "difference B-A (s)", "ratio B/A", "A time waited (ps)", "B time waited (ps)"]
+DIFF_HEADER = ["event", "A waited (s per s)", "B waited (s per s)", "difference B-A (s per s)",
+               "ratio B/A of the rates", "A waited per transaction (us)", "B waited per transaction (us)",
+               "ratio B/A per transaction", "A time waited (s)", "A count", "A share (%)", "B time waited (s)",
+               "B count", "B share (%)", "A time waited (ps)", "B time waited (ps)"]
 RUN_HEADER = ["run id", "run", "server", "started (UTC)", "ended (UTC)", "duration (s)", "avg TPS (/s)",
               "p5 TPS (/s)", "p95 TPS (/s)", "median TPS (/s)", "TPS CV", "avg QPS (/s)", "transactions",
-              "max history list length", "TPS ratio to first"]
+              "max history list length", "TPS ratio to first", "warm-up trimmed (s)"]
 ANNOTATION_HEADER = ["time (UTC)", "server", "run", "text"]
 HOLDER_HEADER = ["thread", "user", "host", "from (UTC)", "last seen (UTC)", "ended by (UTC)", "held for (s)",
                  "state", "isolation", "statement", "idle"]
+FLEET_HEADER = ["server", "address", "state", "why", "version", "TPS now (/s)", "history list length now",
+                "history trend (per min, 15 min)", "top wait now", "top wait (s per s)", "top wait share (%)",
+                "alerts firing", "tags"]
 
 
 def _wait_cells(row: WaitRow | None) -> list:
@@ -37,8 +42,13 @@ def topwaits_rows(waits: list[WaitRow]) -> Iterator[list]:
 def topwaits_diff_rows(diffs: list[WaitDiff]) -> Iterator[list]:
     yield DIFF_HEADER
     for d in diffs:
-        yield [d.event, *_wait_cells(d.a), *_wait_cells(d.b), d.time_diff_ps / PS_PER_S, d.ratio,
+        yield [d.event, d.a_rate / PS_PER_S, d.b_rate / PS_PER_S, d.rate_diff / PS_PER_S, d.ratio,
+               _us(d.a_per_trx), _us(d.b_per_trx), d.per_trx_ratio, *_wait_cells(d.a), *_wait_cells(d.b),
                d.a.time_ps if d.a else 0, d.b.time_ps if d.b else 0]
+
+
+def _us(ps: float | None) -> float | None:
+    return None if ps is None else ps / 1e6
 
 
 def compare_rows(summaries: list[RunSummary]) -> Iterator[list]:
@@ -48,7 +58,7 @@ def compare_rows(summaries: list[RunSummary]) -> Iterator[list]:
     for s in summaries:
         yield [s.run.pk, s.run.name, s.run.server.name, s.start, s.run.ended_at, s.seconds, s.tps.mean,
                s.tps.p5, s.tps.p95, s.tps.median, s.tps.cv, s.qps, s.transactions, s.max_history,
-               ratio(s.tps.mean, reference)]
+               ratio(s.tps.mean, reference), s.warmup]
 
 
 def annotation_rows(annotations: Iterable[Annotation]) -> Iterator[list]:
@@ -87,3 +97,13 @@ def holder_rows(holders: Iterable) -> Iterator[list]:
         until = h.ended_at or h.seen_at
         yield [h.thread_id, h.user, h.host, h.started_at, h.seen_at, h.ended_at or "",
                (until - h.started_at).total_seconds(), h.state, h.isolation, h.statement, int(h.idle)]
+
+
+def fleet_table_rows(rows: Iterable) -> Iterator[list]:
+    """The fleet page's table (dashboards.views.fleet.FleetRow), one server a row."""
+    yield FLEET_HEADER
+    for r in rows:
+        wait = r.top_wait
+        yield [r.server.name, r.server.address, r.state.name, r.state.why, r.server.version, r.tps, r.history,
+               r.history_per_min, wait.event if wait else None, wait.per_second if wait else None,
+               wait.share * 100 if wait else None, "; ".join(r.alerts), ", ".join(r.server.tags)]

@@ -9,17 +9,25 @@ GAUGE_UNITS = {
 }
 
 
+PS_PER_S = 1e12
+
+
 def base_unit(metric: str) -> str:
-    """What one unit of a counter counts: picoseconds for timers, else events."""
-    return "ps" if "time_ps" in metric else ""
+    """What one unit of a counter is in the CSV: seconds for timers (as the charts show them), else events."""
+    return "s" if "time_ps" in metric else ""
 
 
-def unit(metric: str, kind: str, mode: str = "rate") -> str:
-    """'/s' for a counter's rate, 'ps/s' for a timer's, 'per interval' for deltas."""
+def scale(metric: str) -> float:
+    """From the store's unit to the CSV's: picosecond timers as seconds."""
+    return 1 / PS_PER_S if "time_ps" in metric else 1.0
+
+
+def unit(metric: str, kind: str, mode: str = "rate", per: str = "interval") -> str:
+    """'/s' for a counter's rate, 's/s' for a timer's (seconds waited per second), 'per <step>' for deltas."""
     if kind == "counter":
         base = base_unit(metric)
         if mode == "delta":
-            return f"{base} per interval".strip()
+            return f"{base} per {per}".strip()
         return f"{base}/s"
     return GAUGE_UNITS.get(metric) or suffix_unit(metric)
 
@@ -33,6 +41,6 @@ def suffix_unit(metric: str) -> str:
     return next((unit for suffix, unit in SUFFIX_UNITS.items() if family.endswith(suffix)), "value")
 
 
-def column_name(server: str, metric: str, kind: str, mode: str = "rate") -> str:
+def column_name(server: str, metric: str, kind: str, mode: str = "rate", per: str = "interval") -> str:
     """The header of one series: server, metric and unit, e.g. 'db1 tps (/s)'."""
-    return f"{server} {metric} ({unit(metric, kind, mode)})"
+    return f"{server} {metric} ({unit(metric, kind, mode, per)})"

@@ -12,4 +12,5 @@ urlpatterns = [
     path("export/scalability.csv", views.scalability_csv, name="export-scalability"),
     path("export/holders.csv", views.holders_csv, name="export-holders"),
     path("export/annotations.csv", views.annotations_csv, name="export-annotations"),
+    path("export/fleet.csv", views.fleet_csv, name="export-fleet"),
 ]

@@ -12,7 +12,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, Strea
 from django.views.decorators.http import require_GET
 
 from dashboards import reads
-from dashboards.analysis.topwaits import diff_rows, without_conditions
+from dashboards.analysis.topwaits import diff_rows, include_conditions, without_conditions
 from dashboards.export import params
 from dashboards.export.auth import session_or_token
 from dashboards.export.csv_safe import CsvLines, iso_utc
@@ -20,6 +20,7 @@ from dashboards.export.series import checked_columns, header, rows
 from dashboards.export.tables import (
     annotation_rows,
     compare_rows,
+    fleet_table_rows,
     holder_rows,
     scalability_rows,
     topwaits_diff_rows,
@@ -27,8 +28,9 @@ from dashboards.export.tables import (
 )
 from dashboards.reports.run_table import run_lines, sort_key, table_rows
 from dashboards.reports.scalability import StudyError, study
-from dashboards.reports.summary import summarize_run
-from monitor.models import Annotation, Run
+from dashboards.reports.summary import summarize_run, warmup_param
+from dashboards.views.fleet import fleet_rows
+from monitor.models import Annotation, Run, Server
 
 BOM = "\ufeff"  # lets Excel read UTF-8; off unless asked (bom=1), scripts rarely want it
 
@@ -60,13 +62,13 @@ def _flag(request: HttpRequest, name: str) -> bool:
 @session_or_token
 @require_GET
 def series_csv(request: HttpRequest) -> HttpResponse:
-    """/export.csv: one row per timestamp, one column per series."""
+    """/export.csv: one row per time bucket (poll interval or step), one column per series."""
     try:
         export = params.series_export(
             request.GET.getlist("server"), request.GET.getlist("metrics"), request.GET.get("from"),
             request.GET.get("to"), request.GET.get("step"), request.GET.get("mode"), _flag(request, "full"),
             preset=request.GET.get("range"), points=request.GET.get("w") or request.GET.get("points"),
-            run=request.GET.get("run"),
+            run=request.GET.get("run"), minmax=_flag(request, "minmax"),
         )
     except params.ExportError as error:
         return bad_request(error)
@@ -94,7 +96,8 @@ def topwaits_csv(request: HttpRequest) -> HttpResponse:
         body = topwaits_rows(first)
         name = slug("topwaits", server.name, iso_utc(start), iso_utc(end))
     else:
-        body = topwaits_diff_rows(diff_rows(first, waits_of(server.pk, *second, get.get("cond") != "0")))
+        spans = reads.interval_span(server.pk, start, end), reads.interval_span(server.pk, *second)
+        body = topwaits_diff_rows(diff_rows(first, waits_of(server.pk, *second, get.get("cond") != "0"), None, *spans))
         name = slug("topwaits", server.name, iso_utc(start), "vs", iso_utc(second[0]))
     return csv_response(body, name + ".csv", _flag(request, "bom"))
 
@@ -119,7 +122,7 @@ def compare_csv(request: HttpRequest) -> HttpResponse:
         runs = params.find_runs(request.GET.getlist("runs"))
     except params.ExportError as error:
         return bad_request(error)
-    summaries = [summarize_run(run) for run in runs]
+    summaries = [summarize_run(run, warmup_param(request.GET)) for run in runs]
     return csv_response(compare_rows(summaries), slug("compare-runs", *(r.pk for r in runs)) + ".csv",
                         _flag(request, "bom"))
 
@@ -140,6 +143,16 @@ def annotations_csv(request: HttpRequest) -> HttpResponse:
     )
     name = slug("annotations", *(s.name for s in servers), iso_utc(start), iso_utc(end)) + ".csv"
     return csv_response(annotation_rows(marks.iterator()), name, _flag(request, "bom"))
+
+
+@session_or_token
+@require_GET
+def fleet_csv(request: HttpRequest) -> HttpResponse:
+    """/export/fleet.csv?tag=..&cond=1: the fleet page's table, problems first."""
+    tag = request.GET.get("tag", "").strip()
+    servers = [s for s in Server.objects.all() if not tag or tag in s.tags]
+    rows = fleet_rows(servers, include_conditions(request.GET))
+    return csv_response(fleet_table_rows(rows), slug("fleet", tag) + ".csv", _flag(request, "bom"))
 
 
 @session_or_token

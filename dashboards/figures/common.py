@@ -13,7 +13,7 @@ PALETTE = [
 MARK_COLOR = "#7c3aed"
 RUN_FILL = "rgba(31, 111, 235, 0.06)"
 GAP_FILL = "rgba(102, 112, 133, 0.18)"
-LABEL_SHIFT, LABEL_STEP = 18, 13  # pixels above the plot area for annotation labels
+LABEL_SHIFT, LABEL_STEP = 18, 16  # pixels above the plot area for annotation labels
 
 
 class ChartPoints(Protocol):
@@ -95,9 +95,72 @@ def base_layout(title: str = "", height: int = 420) -> dict:
     }
 
 
-def mark_shapes(marks: Sequence[Mark]) -> tuple[list[dict], list[dict]]:
-    """Vertical lines for annotations, light bands for runs, across every subplot."""
-    shapes, labels = [], []
+LABEL_CHARS = 28  # a mark's label is cut here; the full text shows on hover
+LABEL_LEVELS = 3  # rows of labels above the plot
+CHAR_WIDTH = 0.0075  # a label character's width as a fraction of a typical plot's width (~850 px)
+
+
+def short_label(text: str) -> str:
+    return text if len(text) <= LABEL_CHARS else text[:LABEL_CHARS - 1] + "…"
+
+
+@dataclass
+class LabelGroup:
+    """Labels shown as one: the first's text (and "+N"), every text on hover, on one row."""
+
+    level: int
+    members: list[int]
+
+
+def place_labels(xs: Sequence[float], texts: Sequence[str]) -> list[LabelGroup]:
+    """A row per label (xs as fractions of the axis, ascending) so that none overlaps another;
+    a label with no free row joins the one before it."""
+    ends = [-1.0] * LABEL_LEVELS
+    groups: list[LabelGroup] = []
+    for i, x in enumerate(xs):
+        free = [k for k in range(LABEL_LEVELS) if ends[k] < x]
+        if free or not groups:
+            groups.append(LabelGroup(free[0] if free else 0, [i]))
+        else:
+            groups[-1].members.append(i)
+        group = groups[-1]
+        first = group.members[0]
+        shown = len(texts[first]) + (len(f" +{len(group.members) - 1}") if len(group.members) > 1 else 0)
+        ends[group.level] = max(ends[group.level], xs[first] + (shown + 1) * CHAR_WIDTH)
+    return groups
+
+
+def mark_label(x, texts: Sequence[str], level: int, right: bool) -> dict:
+    """A label above the plot: cut short, "+N" for the ones it stands for, all in full on hover."""
+    more = f" +{len(texts) - 1}" if len(texts) > 1 else ""
+    return {
+        "x": x, "xref": "x", "y": 1, "yref": "paper", "yanchor": "bottom",
+        "yshift": LABEL_SHIFT + LABEL_STEP * level, "text": esc(short_label(texts[0]) + more),
+        "hovertext": "<br>".join(esc(t) for t in texts),
+        "showarrow": False, "xanchor": "right" if right else "left", "captureevents": True,
+        "font": {"size": 10, "color": MARK_COLOR}, "bgcolor": "rgba(255,255,255,0.8)",
+    }
+
+
+def labels_for(xs: Sequence[float], positions: Sequence, texts: Sequence[str]) -> list[dict]:
+    """Labels at positions (axis values) for texts, placed by their fractions xs of the axis."""
+    groups = place_labels(xs, [short_label(t) for t in texts])
+    return [mark_label(positions[g.members[0]], [texts[i] for i in g.members], g.level, xs[g.members[0]] > 0.8)
+            for g in groups]
+
+
+def fraction(t: datetime, x_range: tuple[datetime, datetime] | None, first: datetime, last: datetime) -> float:
+    lo, hi = x_range or (first, last)
+    span = (hi - lo).total_seconds() or 1.0
+    return (t - lo).total_seconds() / span
+
+
+TimeSpan = tuple[datetime, datetime]
+
+
+def mark_shapes(marks: Sequence[Mark], x_range: TimeSpan | None = None) -> tuple[list[dict], list[dict]]:
+    """Vertical lines for annotations, light bands for runs, across every subplot; labels staggered above."""
+    shapes = []
     for mark in marks:
         if mark.end is None:
             shapes.append({
@@ -109,22 +172,42 @@ def mark_shapes(marks: Sequence[Mark]) -> tuple[list[dict], list[dict]]:
                 "type": "rect", "xref": "x", "yref": "paper", "x0": iso(mark.start), "x1": iso(mark.end),
                 "y0": 0, "y1": 1, "fillcolor": mark.fill or RUN_FILL, "line": {"width": 0}, "layer": "below",
             })
-        labels.append({
-            "x": iso(mark.start), "xref": "x", "y": 1, "yref": "paper", "yanchor": "bottom",
-            # Above the plot, two staggered lines: row titles sit just under them.
-            "yshift": LABEL_SHIFT + LABEL_STEP * (len(labels) % 2),
-            "text": esc(mark.text), "showarrow": False, "xanchor": "left",
-            "font": {"size": 10, "color": MARK_COLOR}, "bgcolor": "rgba(255,255,255,0.8)",
-        })
-    return shapes, labels
+    if not marks:
+        return shapes, []
+    first, last = min(m.start for m in marks), max(m.start for m in marks)
+    xs = [fraction(m.start, x_range, first, last) for m in marks]
+    return shapes, labels_for(xs, [iso(m.start) for m in marks], [m.text for m in marks])
 
 
-def add_marks(layout: dict, marks: Sequence[Mark]) -> dict:
-    shapes, labels = mark_shapes(marks)
+def add_marks(layout: dict, marks: Sequence[Mark], x_range: tuple[datetime, datetime] | None = None) -> dict:
+    shapes, labels = mark_shapes(sorted(marks, key=lambda m: m.start), x_range)
     if labels:
-        layout["margin"]["t"] = max(layout["margin"]["t"], LABEL_SHIFT + 2 * LABEL_STEP + 14)
+        rows = 1 + max(a["yshift"] - LABEL_SHIFT for a in labels) // LABEL_STEP
+        layout["margin"]["t"] = max(layout["margin"]["t"], LABEL_SHIFT + rows * LABEL_STEP + 14)
     layout["shapes"] = layout.get("shapes", []) + shapes
     layout["annotations"] = layout.get("annotations", []) + labels
+    return layout
+
+
+def holes(points: ChartPoints) -> list[tuple[datetime, datetime]]:
+    """(last poll before, first poll after) of each break (None) in a series."""
+    ts, vals = list(points.ts), list(points.values)
+    return [(ts[k - 1], ts[k + 1]) for k in range(1, len(vals) - 1) if vals[k] is None]
+
+
+def hole_shapes(points: ChartPoints) -> list[dict]:
+    """Grey bands where no poll succeeded (an outage or a restart): the line breaks there."""
+    return [{
+        "type": "rect", "xref": "x", "yref": "paper", "x0": iso(a), "x1": iso(b), "y0": 0, "y1": 1,
+        "fillcolor": GAP_FILL, "line": {"width": 0}, "layer": "below", "name": "no polls",
+    } for a, b in holes(points)]
+
+
+def pin_time_axis(layout: dict, x_range: tuple[datetime, datetime] | None) -> dict:
+    """The chosen range on the axis, whatever the data, marks or labels would stretch it to."""
+    if x_range is not None:
+        layout["xaxis"]["range"] = [iso(x_range[0]), iso(x_range[1])]
+        layout["xaxis"]["autorange"] = False
     return layout
 
 

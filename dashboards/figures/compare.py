@@ -4,7 +4,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from dashboards.figures.common import LABEL_SHIFT, LABEL_STEP, MARK_COLOR, PALETTE, ChartPoints, base_layout, esc
+from dashboards.figures.common import (
+    LABEL_SHIFT,
+    LABEL_STEP,
+    MARK_COLOR,
+    PALETTE,
+    ChartPoints,
+    base_layout,
+    esc,
+    labels_for,
+)
 from dashboards.figures.stability import PS_PER_S, note_row, shared_axes
 
 ROWS = [(0.56, 1.0), (0.28, 0.48), (0.0, 0.20)]
@@ -17,6 +26,7 @@ class AlignedRun:
     tps: ChartPoints
     history: ChartPoints
     wait: ChartPoints
+    seconds: float = 0.0  # the run's length (after its warm-up): the axis ends at the longest
 
 
 def seconds_since(start: datetime, points: ChartPoints, scale: float = 1.0) -> tuple[list[float], list]:
@@ -25,18 +35,17 @@ def seconds_since(start: datetime, points: ChartPoints, scale: float = 1.0) -> t
     return x, y
 
 
-def offset_marks(layout: dict, notes: Sequence[tuple[float, str]]) -> None:
-    """Annotations at their offset from their run's start."""
-    for i, (x, text) in enumerate(notes):
+def offset_marks(layout: dict, notes: Sequence[tuple[float, str]], longest: float) -> None:
+    """Annotations at their offset from their run's start, labels staggered and cut short as on every chart."""
+    notes = sorted(notes)
+    for x, _ in notes:
         layout["shapes"].append({"type": "line", "xref": "x", "yref": "paper", "x0": x, "x1": x, "y0": 0, "y1": 1,
                                  "line": {"color": MARK_COLOR, "width": 1, "dash": "dot"}})
-        layout["annotations"].append({
-            "x": x, "xref": "x", "y": 1, "yref": "paper", "yanchor": "bottom", "xanchor": "left",
-            "yshift": LABEL_SHIFT + LABEL_STEP * (i % 2), "text": esc(text), "showarrow": False,
-            "font": {"size": 10, "color": MARK_COLOR}, "bgcolor": "rgba(255,255,255,0.8)",
-        })
-    if notes:
-        layout["margin"]["t"] = LABEL_SHIFT + 2 * LABEL_STEP + 14
+    labels = labels_for([x / (longest or 1.0) for x, _ in notes], [x for x, _ in notes], [t for _, t in notes])
+    layout["annotations"] += labels
+    if labels:
+        layout["margin"]["t"] = LABEL_SHIFT + (1 + max(a["yshift"] - LABEL_SHIFT for a in labels) // LABEL_STEP) \
+            * LABEL_STEP + 14
 
 
 def compare_figure(runs: Sequence[AlignedRun], wait_name: str = "",
@@ -63,5 +72,9 @@ def compare_figure(runs: Sequence[AlignedRun], wait_name: str = "",
             })
     if not runs:
         note_row(layout, 1, [], "pick two or more runs to compare", ROWS)
-    offset_marks(layout, notes)
+    longest = max((run.seconds for run in runs), default=0.0)
+    if longest > 0:
+        layout["xaxis"]["range"] = [0, longest]  # the longest run, not a note or a stray point past it
+        layout["xaxis"]["autorange"] = False
+    offset_marks(layout, [(x, text) for x, text in notes if not longest or 0 <= x <= longest], longest)
     return {"data": data, "layout": layout}

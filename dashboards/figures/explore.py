@@ -1,12 +1,23 @@
 """The metric explorer: any metrics of any servers on one time axis."""
 
 from collections.abc import Sequence
+from datetime import datetime
 
-from dashboards.figures.common import PALETTE, ChartPoints, Mark, add_marks, base_layout, empty_note, line
+from dashboards.figures.common import (
+    PALETTE,
+    ChartPoints,
+    Mark,
+    add_marks,
+    base_layout,
+    empty_note,
+    line,
+    pin_time_axis,
+)
 
 
 def explore_figure(
-    series: Sequence[tuple[str, ChartPoints]], marks: Sequence[Mark] = (), log: bool = False
+    series: Sequence[tuple[str, ChartPoints]], marks: Sequence[Mark] = (), log: bool = False,
+    x_range: tuple[datetime, datetime] | None = None,
 ) -> dict:
     """series: (legend label, points) pairs; counters arrive as rates per second."""
     layout = base_layout(height=520)
@@ -18,4 +29,4 @@ def explore_figure(
             for i, (label, points) in enumerate(series)]
     if not any(points.ts for _, points in series):
         empty_note(layout, "pick a server and metrics: no samples in this range yet")
-    return {"data": data, "layout": add_marks(layout, marks)}
+    return {"data": data, "layout": add_marks(pin_time_axis(layout, x_range), marks, x_range)}

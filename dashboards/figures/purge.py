@@ -1,11 +1,21 @@
 """The purge-lag view: history length against innodb_max_purge_lag, TPS, purge work, DML delay."""
 
 from collections.abc import Sequence
+from datetime import datetime
 
-from dashboards.figures.common import PALETTE, ChartPoints, Mark, add_marks, base_layout, line
+from dashboards.figures.common import (
+    PALETTE,
+    ChartPoints,
+    Mark,
+    add_marks,
+    base_layout,
+    hole_shapes,
+    line,
+    pin_time_axis,
+)
 from dashboards.figures.stability import flat, note_row, shared_axes
 
-ROWS = [(0.56, 1.0), (0.38, 0.50), (0.19, 0.32), (0.0, 0.13)]
+ROWS = [(0.58, 1.0), (0.40, 0.51), (0.20, 0.32), (0.0, 0.12)]
 TITLES = ["InnoDB history list length", "TPS (Com_commit + Com_rollback per second)",
           "Purge activity per second (INNODB_METRICS)", "DML delay from purge lag (µs)"]
 
@@ -18,9 +28,11 @@ def purge_figure(
     max_purge_lag: float | None = None,
     threshold: float | None = None,
     marks: Sequence[Mark] = (),
+    x_range: tuple[datetime, datetime] | None = None,
 ) -> dict:
-    layout = shared_axes(base_layout(height=780), ROWS, TITLES)
+    layout = pin_time_axis(shared_axes(base_layout(height=800), ROWS, TITLES), x_range)
     layout["hovermode"] = "x"
+    layout["shapes"] = hole_shapes(history)
     data = [line(history, "history list length", 1, line={"width": 1.8, "color": "#b54708"})]
     if max_purge_lag:
         data.append(line(flat(history, max_purge_lag), "innodb_max_purge_lag", 1, hoverinfo="skip",
@@ -37,4 +49,4 @@ def purge_figure(
     note_row(layout, 2, tps.ts, "no TPS samples in this range", ROWS)
     note_row(layout, 3, purge, "purge counters are off on this server (see below)", ROWS)
     note_row(layout, 4, delay.ts if delay else [], "purge_dml_delay_usec is off or not exposed", ROWS)
-    return {"data": data, "layout": add_marks(layout, marks)}
+    return {"data": data, "layout": add_marks(layout, marks, x_range)}

@@ -13,14 +13,16 @@ from dashboards.figures.common import (
     axis_key,
     base_layout,
     esc,
+    hole_shapes,
     iso,
     line,
+    pin_time_axis,
 )
 
 PS_PER_S = 1e12
 DIP_FILL = "rgba(220, 38, 38, 0.12)"
 # Row domains, top to bottom: TPS, waits, mutex waits (with gaps for the titles).
-ROWS = [(0.64, 1.0), (0.30, 0.58), (0.0, 0.24)]
+ROWS = [(0.66, 1.0), (0.33, 0.57), (0.0, 0.24)]
 TITLES = ["TPS (Com_commit + Com_rollback per second)", "Top waits: seconds waited per second (stacked)",
           "InnoDB mutex/rw-lock waits per second"]
 
@@ -31,7 +33,9 @@ def shared_axes(layout: dict, rows: Sequence[tuple[float, float]], titles: Seque
     for n, (domain, title) in enumerate(zip(rows, titles, strict=True), start=1):
         layout[axis_key("x", n)] = {
             "anchor": "y" if n == 1 else f"y{n}", "type": "date",
-            "showticklabels": n == bottom, "showgrid": True, "gridcolor": "#eef0f3",
+            # Every row has its time labels: a reader of the top row should not scroll to the bottom one.
+            "showticklabels": True, "tickfont": {"size": 10 if n < bottom else 12},
+            "showgrid": True, "gridcolor": "#eef0f3",
             **({} if n == 1 else {"matches": "x"}),
         }
         layout[axis_key("y", n)] = {
@@ -54,15 +58,45 @@ def dip_shapes(dips: Sequence[Dip]) -> list[dict]:
     } for d in dips]
 
 
+MAX_PIECES = 20  # beyond this many holes a stacked wait is drawn as one piece (holes drop to zero)
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A stretch of a series between two holes."""
+
+    ts: list
+    values: list
+
+
+def pieces(points: ChartPoints) -> list[Piece]:
+    """The series cut at its holes (None): a stacked area cannot break, but separate stacks can."""
+    out, ts, values = [], [], []
+    for t, v in zip(points.ts, points.values, strict=True):
+        if v is None:
+            out.append(Piece(ts, values))
+            ts, values = [], []
+        else:
+            ts.append(t)
+            values.append(v)
+    out.append(Piece(ts, values))
+    return [p for p in out if p.ts]
+
+
 def wait_traces(waits: Sequence[tuple[str, ChartPoints]], axis: int, stacked: bool) -> list[dict]:
     traces = []
     for i, (name, points) in enumerate(waits):
         extra = {"line": {"width": 0.8, "color": PALETTE[i % len(PALETTE)]},
                  "hovertemplate": "%{y:.3f} s/s" if stacked else "%{y:,.1f} /s"}
-        if stacked:
-            extra.update(stackgroup=f"stack{axis}", type="scatter")
-        traces.append(line(points, name, axis, scale=1 / PS_PER_S if stacked else 1.0,
-                           legendgroup=f"row{axis}", **extra))
+        if not stacked:
+            traces.append(line(points, name, axis, legendgroup=f"row{axis}", **extra))
+            continue
+        parts = pieces(points)
+        parts = parts if len(parts) <= MAX_PIECES else [points]
+        for k, part in enumerate(parts):
+            # One stack per stretch between holes: the stacked area breaks where no poll succeeded.
+            traces.append(line(part, name, axis, scale=1 / PS_PER_S, legendgroup=f"wait{axis}-{i}",
+                               showlegend=k == 0, stackgroup=f"stack{axis}-{k}", type="scatter", **extra))
     return traces
 
 
@@ -74,14 +108,16 @@ def stability_figure(
     marks: Sequence[Mark] = (),
     dip_threshold: float | None = None,
     x_range: tuple[datetime, datetime] | None = None,
+    empty_reason: str | None = None,
 ) -> dict:
     """waits: (event, wait.time_ps rate) pairs, biggest first; mutexes: (name, waits/s) pairs.
 
-    x_range pins the time axis (the page's range) when some lines reach beyond it.
+    empty_reason says why rows are empty when it is known (the server is unreachable).
+
+    x_range pins the time axis to the page's range: lines read wider (mutexes),
+    marks and labels never stretch it, and a range without data shows as such.
     """
-    layout = shared_axes(base_layout(height=760), ROWS, TITLES)
-    if x_range is not None:
-        layout["xaxis"]["range"] = [iso(x_range[0]), iso(x_range[1])]
+    layout = pin_time_axis(shared_axes(base_layout(height=780), ROWS, TITLES), x_range)
     layout["hovermode"] = "x"
     layout["legend"]["groupclick"] = "toggleitem"
     data = [line(tps, "TPS", 1, line={"width": 1.6, "color": "#101828"}, legendgroup="row1",
@@ -91,11 +127,11 @@ def stability_figure(
                          line={"width": 1, "dash": "dash", "color": "#dc2626"}, hoverinfo="skip"))
     data += wait_traces(waits, 2, stacked=True)
     data += wait_traces(mutexes, 3, stacked=False)
-    layout["shapes"] = dip_shapes(dips)
-    note_row(layout, 1, tps.ts, "no TPS samples in this range")
-    note_row(layout, 2, waits, "no wait events collected (performance_schema off or no data)")
-    note_row(layout, 3, mutexes, "no InnoDB mutex waits collected in this range")
-    return {"data": data, "layout": add_marks(layout, marks)}
+    layout["shapes"] = dip_shapes(dips) + hole_shapes(tps)
+    note_row(layout, 1, tps.ts, empty_reason or "no TPS samples in this range")
+    note_row(layout, 2, waits, empty_reason or "no wait events collected (performance_schema off or no data)")
+    note_row(layout, 3, mutexes, empty_reason or "no InnoDB mutex waits collected in this range")
+    return {"data": data, "layout": add_marks(layout, marks, x_range)}
 
 
 @dataclass(frozen=True)

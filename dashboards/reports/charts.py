@@ -4,6 +4,7 @@ from datetime import timedelta
 
 from dashboards import reads
 from dashboards.analysis.stability import Dip, dip_threshold, find_dips, merge_close
+from dashboards.figures.common import Mark
 from dashboards.figures.purge import purge_figure
 from dashboards.figures.stability import stability_figure
 from dashboards.marks import marks_for
@@ -12,10 +13,20 @@ from dashboards.timerange import TimeRange
 
 CHART_POINTS = 1200
 TOP_WAITS, TOP_MUTEXES = 8, 6  # as the stability page shows by default
+WARMUP_FILL = "rgba(217, 119, 6, 0.10)"
 
 
 def run_range(summary: RunSummary) -> TimeRange:
-    return TimeRange(summary.start, summary.end)
+    """The whole run, its warm-up included (shaded): the statistics start after it."""
+    return TimeRange(min(summary.run.started_at, summary.start), summary.end)
+
+
+def run_marks(summary: RunSummary, tr: TimeRange) -> list[Mark]:
+    marks = marks_for([summary.run.server_id], tr.start, tr.end)
+    if summary.start > tr.start:
+        marks.append(Mark(f"warm-up {summary.warmup} s (left out of the statistics)", tr.start, summary.start,
+                          WARMUP_FILL))
+    return sorted(marks, key=lambda m: m.start)
 
 
 def stability_chart(summary: RunSummary) -> tuple[dict, list[Dip]]:
@@ -27,10 +38,11 @@ def stability_chart(summary: RunSummary) -> tuple[dict, list[Dip]]:
         server_id, tr, CHART_POINTS, TOP_WAITS, TOP_MUTEXES,
         reads.source_interval(summary.run.server, reads.MUTEX_SOURCE))
     threshold = dip_threshold(summary.tps)
-    dips = [] if threshold is None else merge_close(
-        find_dips(tps.ts, tps.values, threshold), timedelta(seconds=2 * tr.seconds / CHART_POINTS))
-    marks = marks_for([server_id], tr.start, tr.end)
-    return stability_figure(tps, waits, mutexes, dips, marks, threshold, x_range=(tr.start, tr.end)), dips
+    dips = [] if threshold is None or summary.tps_points is None else merge_close(
+        find_dips(summary.tps_points.ts, summary.tps_points.values, threshold),
+        timedelta(seconds=2 * tr.seconds / CHART_POINTS))
+    fig = stability_figure(tps, waits, mutexes, dips, run_marks(summary, tr), threshold, x_range=(tr.start, tr.end))
+    return fig, dips
 
 
 def purge_chart(summary: RunSummary, max_purge_lag: float | None) -> dict:
@@ -41,7 +53,7 @@ def purge_chart(summary: RunSummary, max_purge_lag: float | None) -> dict:
     counters = [(m.split(":", 1)[1], found[m]) for m in collected if m != reads.PURGE_DELAY and m in found]
     return purge_figure(
         found.get(reads.HISTORY) or reads.Empty(), found.get(reads.TPS) or reads.Empty(), counters,
-        found.get(reads.PURGE_DELAY), max_purge_lag, max_purge_lag, marks_for([server_id], tr.start, tr.end),
+        found.get(reads.PURGE_DELAY), max_purge_lag, max_purge_lag, run_marks(summary, tr), (tr.start, tr.end),
     )
 
 

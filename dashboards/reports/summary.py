@@ -1,50 +1,67 @@
 """A run's summary figures: TPS (avg, p5, p95, CV), QPS, transactions, max history length."""
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from dashboards.analysis.stability import Summary, summarize
 from monitor.models import Run
 from store import query
 
-MAX_POINTS = 50_000  # a run of up to ~5 days at 10 s is summarized from every sample
+MAX_WARMUP = 7 * 86400
 
 
 @dataclass(frozen=True)
 class RunSummary:
     run: Run
-    start: datetime
+    start: datetime  # the run's start plus the warm-up trim
     end: datetime
     tps: Summary
     qps: float | None
     transactions: float | None
     max_history: float | None
+    warmup: int = 0  # seconds trimmed from the start
+    tps_points: Any = None  # the TPS samples summarized (None at holes), for the dips
 
     @property
     def seconds(self) -> float:
         return (self.end - self.start).total_seconds()
 
 
-def run_window(run: Run) -> tuple[datetime, datetime]:
-    """A run still going is summarized up to now."""
-    return run.started_at, run.ended_at or datetime.now(UTC)
+def run_window(run: Run, warmup: int | None = None) -> tuple[datetime, datetime]:
+    """The run after its warm-up (the run's own, unless one is given); a run still going ends now."""
+    trim = run.warmup_seconds if warmup is None else warmup
+    end = run.ended_at or datetime.now(UTC)
+    return min(run.started_at + timedelta(seconds=trim), end), end
 
 
-def _points(server_id: int, metric: str, start: datetime, end: datetime) -> list[float]:
-    found = query.series([server_id], [metric], start, end, max_points=MAX_POINTS)
-    return [v for s in found for v in s.values if v is not None]
+def warmup_param(get) -> int | None:
+    """?warmup=N seconds for every run compared; None (each run's own) when absent or unreadable."""
+    raw = (get.get("warmup") or "").strip()
+    return int(raw) if raw.isdigit() and int(raw) <= MAX_WARMUP else None
 
 
-def summarize_run(run: Run) -> RunSummary:
-    start, end = run_window(run)
-    tps = _points(run.server_id, "tps", start, end)
-    qps = _points(run.server_id, "qps", start, end)
-    history = _points(run.server_id, "history_list_length", start, end)
-    totals = query.totals(run.server_id, ["tps"], start, end)
+def _within(server_id: int, metric: str, start: datetime, end: datetime, mode: str = "rate"):
+    found = query.within(server_id, [metric], start, end, mode=mode)
+    return found[0] if found else None
+
+
+def _known(series) -> list[float]:
+    return [v for v in series.values if v is not None] if series else []
+
+
+def summarize_run(run: Run, warmup: int | None = None) -> RunSummary:
+    """Statistics from every sample whose interval lies inside the run (after the warm-up), never downsampled."""
+    start, end = run_window(run, warmup)
+    tps = _within(run.server_id, "tps", start, end)
+    qps = _known(_within(run.server_id, "qps", start, end))
+    history = _known(_within(run.server_id, "history_list_length", start, end))
+    done = _known(_within(run.server_id, "tps", start, end, mode="delta"))
     return RunSummary(
-        run=run, start=start, end=end, tps=summarize(tps),
+        run=run, start=start, end=end, tps=summarize(_known(tps)),
         qps=sum(qps) / len(qps) if qps else None,
-        transactions=totals.get("tps"), max_history=max(history) if history else None,
+        transactions=sum(done) if done else None, max_history=max(history) if history else None,
+        warmup=run.warmup_seconds if warmup is None else warmup, tps_points=tps,
     )
 
 

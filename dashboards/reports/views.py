@@ -8,13 +8,14 @@ from django.views.decorators.http import require_GET
 
 from dashboards import reads
 from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, dip_threshold
+from dashboards.analysis.topwaits import include_conditions, without_conditions
 from dashboards.export import params
 from dashboards.export.csv_safe import iso_utc
 from dashboards.reports.charts import chart_metrics, purge_chart, stability_chart
 from dashboards.reports.settings_diff import Change, changes, previous_run, show, snapshot
-from dashboards.reports.summary import ratio, run_window, summarize_run
+from dashboards.reports.summary import ratio, run_window, summarize_run, warmup_param
 from dashboards.timerange import iso_param
-from dashboards.views.common import TPS_DEFINITION, tps_definition
+from dashboards.views.common import TPS_DEFINITION, condition_toggle, tps_definition
 from dashboards.views.scalability import study_context
 from monitor.models import Run
 
@@ -46,13 +47,16 @@ def change_cells(change: Change) -> dict:
 def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
     run = get_object_or_404(Run.objects.select_related("server"), pk=run_id)
     summary = summarize_run(run)
+    conditions = include_conditions(request.GET)
     waits = reads.interval_waits(run.server_id, summary.start, summary.end)
+    waits, hidden = (waits, None) if conditions else without_conditions(waits)
     context = settings_context(run)
     stability, dips = stability_chart(summary)
     query = range_query(run.server.name, summary.start, summary.end)
     metrics = ",".join(["qps", "Threads_running", *chart_metrics(summary)])
     context.update(
-        run=run, summary=summary, waits=waits[:TOP_WAITS], waits_total=len(waits),
+        run=run, summary=summary, waits=waits[:TOP_WAITS], waits_total=len(waits), hidden=hidden,
+        **condition_toggle(request, conditions),
         dips=dips, dip_threshold=dip_threshold(summary.tps),
         figures={"chart-stability": stability,
                  "chart-purge": purge_chart(summary, context["max_purge_lag"])},
@@ -60,7 +64,7 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
         series_full_csv=f"/export.csv?{query}&" + urlencode({"metrics": metrics, "full": 1}),
         range_params={"from": iso_param(summary.start), "to": iso_param(summary.end)},
         tps_definition=tps_definition(run.server), dip_fraction=DEFAULT_DIP_FRACTION,
-        waits_csv=f"/export/topwaits.csv?{query}",
+        waits_csv=f"/export/topwaits.csv?{query}" + ("" if conditions else "&cond=0"),
     )
     return render(request, "reports/run.html", context)
 
@@ -78,7 +82,8 @@ def compare_report(request: HttpRequest) -> HttpResponse:
     if len(request.GET.getlist("runs")) > 1:
         # Ticked in a list (runs=3&runs=5): oldest first, the baseline. A typed runs=5,3 keeps its order.
         runs.sort(key=lambda r: r.started_at)
-    summaries = [summarize_run(run) for run in runs]
+    warmup = warmup_param(request.GET)
+    summaries = [summarize_run(run, warmup) for run in runs]
     reference = summaries[0]
     base = snapshot(reference.run.server_id, reference.start, reference.end)
     rows = [{
@@ -88,7 +93,9 @@ def compare_report(request: HttpRequest) -> HttpResponse:
     } for s in summaries]
     ids = ",".join(str(r.pk) for r in runs)
     return render(request, "reports/compare.html", {
-        "rows": rows, "ids": ids, "compare_csv": "/export/compare.csv?" + urlencode({"runs": ids}),
+        "rows": rows, "ids": ids, "warmup": warmup,
+        "compare_csv": "/export/compare.csv?" + urlencode(
+            {"runs": ids} | ({} if warmup is None else {"warmup": warmup})),
         "tps_definition": TPS_DEFINITION,
     })
 

@@ -3,7 +3,9 @@
 from datetime import timedelta
 from urllib.parse import urlencode
 
+import plotly
 from django import template
+from django.templatetags.static import static
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
@@ -55,3 +57,9 @@ def event(name: str) -> SafeString:
 @register.filter(name="abs")
 def absolute(value: float | None) -> float | None:
     return None if value in (None, "") else abs(value)
+
+
+@register.simple_tag
+def plotly_js() -> str:
+    """plotly.min.js, its version in the link so browsers may cache it for long (monitor.static_headers)."""
+    return f"{static('vendor/plotly/plotly.min.js')}?v={plotly.__version__}"

@@ -88,3 +88,23 @@ def test_the_run_report_ranks_waits_as_the_stability_page_does(lab):
     run = Run.objects.create(name="r", server=lab, started_at=now - timedelta(minutes=9), ended_at=now)
     fig, _dips = stability_chart(summarize_run(run))
     assert [t["name"] for t in fig["data"] if t["yaxis"] == "y2"] == [TRX_SYS, LOG_SYS_LOCK]
+
+
+def test_the_compare_page_and_run_report_tables_hide_condition_waits_with_the_toggle(client, lab):
+    from datetime import UTC, datetime, timedelta
+
+    from monitor.models import Run
+
+    now = datetime.now(UTC)
+    run = Run.objects.create(name="r", server=lab, started_at=now - timedelta(minutes=9), ended_at=now)
+    compare = client.get(f"/compare/?runs={run.pk}").content.decode()
+    assert "COND_timer" not in compare.split('class="compare-summary"')[1] and "include condition waits" in compare
+    assert "COND_timer" in client.get(f"/compare/?runs={run.pk}&cond=1").content.decode().split(
+        'class="compare-summary"')[1]
+    report = client.get(f"/runs/{run.pk}/report/").content.decode()
+    waits = report.split('id="top-waits"')[1]
+    assert "COND_timer" not in waits.split("</table>")[0] and "1 condition wait left out" in waits
+    link = next(p.split('"')[0] for p in report.split('href="')[1:] if p.startswith("/export/topwaits"))
+    rows = list(csv.reader(io.StringIO(b"".join(client.get(link.replace("&amp;", "&")).streaming_content).decode())))
+    assert [r[1] for r in rows[1:]] == [TRX_SYS, LOG_SYS_LOCK]
+    assert "COND_timer" in client.get(f"/runs/{run.pk}/report/?cond=1").content.decode().split('id="top-waits"')[1]

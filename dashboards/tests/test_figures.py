@@ -29,15 +29,24 @@ def test_it_shares_one_time_axis_across_the_three_rows():
     assert layout["xaxis2"]["matches"] == "x" and layout["xaxis3"]["matches"] == "x"
     assert "matches" not in layout["xaxis"]
     assert {t["xaxis"] for t in fig["data"]} == {"x", "x2", "x3"}
-    assert layout["xaxis3"]["showticklabels"] and not layout["xaxis"]["showticklabels"]
+    assert all(layout[k]["showticklabels"] for k in ("xaxis", "xaxis2", "xaxis3"))  # time labels on every row
     go.Figure(fig)  # Plotly accepts it
 
 
 def test_it_stacks_waits_as_seconds_per_second():
     waits = [t for t in _stability()["data"] if t["yaxis"] == "y2"]
     assert len(waits) == 2
-    assert all(t.get("stackgroup") == "stack2" for t in waits)
+    assert all(t.get("stackgroup") == "stack2-0" for t in waits)
     assert waits[0]["y"][0] == 0.5  # 5e11 ps/s is half a second waited per second
+
+
+def test_a_stacked_wait_breaks_at_a_hole():
+    gappy = every(10, [1e12, 1e12, None, 2e12, 2e12])
+    waits = [t for t in stability_figure(every(10, [1] * 5), [("a", gappy), ("b", gappy)], [])["data"]
+             if t["yaxis"] == "y2"]
+    assert [(t["name"], t["stackgroup"], t["y"], t["showlegend"]) for t in waits] == [
+        ("a", "stack2-0", [1.0, 1.0], True), ("a", "stack2-1", [2.0, 2.0], False),
+        ("b", "stack2-0", [1.0, 1.0], True), ("b", "stack2-1", [2.0, 2.0], False)]
 
 
 def test_it_shades_dips_across_every_row():
@@ -115,3 +124,18 @@ def test_it_marks_the_points_of_a_sparse_line():
 
     assert line(every(60, [5.0]), "mutex")["mode"] == "lines+markers"
     assert line(every(10, [1.0] * (SPARSE_POINTS + 1)), "tps")["mode"] == "lines"
+
+
+def test_mark_labels_are_cut_short_staggered_and_keep_the_full_text_on_hover():
+    from dashboards.figures.common import LABEL_CHARS
+
+    long = "innodb_flush_neighbors=0 and innodb_io_capacity=2000 after the checkpoint stall"
+    marks = [Mark(f"{k}: {long}", T0 + timedelta(seconds=20 * k)) for k in range(4)]
+    x_range = (T0, T0 + timedelta(hours=1))
+    fig = stability_figure(every(10, [1, 2, 3]), [], [], marks=marks, x_range=x_range)
+    labels = [a for a in fig["layout"]["annotations"] if a.get("hovertext")]
+    assert len(labels) == 3 and len({a["yshift"] for a in labels}) == 3  # three rows of labels
+    assert labels[2]["hovertext"] == f"2: {long}<br>3: {long}"  # the fourth joins the third: all on hover
+    assert labels[2]["text"].endswith(" +1") and all(len(a["text"]) <= LABEL_CHARS + 3 for a in labels)
+    assert fig["layout"]["xaxis"]["range"] == ["2026-01-05T12:00:00", "2026-01-05T13:00:00"]
+    assert fig["layout"]["xaxis"]["autorange"] is False

@@ -79,20 +79,23 @@ def csv_rows(client, url: str) -> list[list[str]]:
     return list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode(), newline="")))
 
 
-def test_the_chart_csv_has_the_rows_the_chart_draws(client):
+def test_the_chart_csv_has_rows_on_a_round_step_with_each_buckets_mean(client):
+    from testing.dashboards import tps_at
+
     server = make_server()
-    write_polls(server, 400)
+    start = write_polls(server, 400)
     response = client.get(f"/servers/{server.pk}/stability/?range=6h&w=150")
-    tps = figures(response)["stability-chart"]["data"][0]
     link = re.search(r'href="(/export\.csv\?[^"]+)"', response.content.decode()).group(1)
     assert "w=150" in link and "step=" not in link
     rows = csv_rows(client, link)
     col = rows[0].index("db1 tps (/s)")
-    got = [(r[0], float(r[col])) for r in rows[1:] if r[col]]
-    assert len(got) == len(tps["x"]) < 400  # downsampled as the chart is, bin for bin
-    assert [v for _, v in got] == pytest.approx(tps["y"])
-    drawn = [datetime.fromtimestamp(x / 1000, UTC) for x in tps["x"]]
-    assert [datetime.fromisoformat(t) for t, _ in got] == drawn
+    got = {datetime.fromisoformat(r[0]): float(r[col]) for r in rows[1:] if r[col]}
+    assert all(t.timestamp() % 300 == 0 for t in got)  # 6 h over 150 points: 144 s bins, a 5-minute step
+    polls = {i: start + timedelta(seconds=10 * i) for i in range(1, 400)}  # poll 0 has no delta
+    for t, value in got.items():
+        rates = [tps_at(i) / 10 for i, at in polls.items() if t <= at < t + timedelta(seconds=300)]
+        assert value == pytest.approx(sum(rates) / len(rates), rel=1e-5)
+    assert len(got) >= 400 * 10 // 300
 
 
 def test_purge_page_shows_growth_and_the_counters_that_are_off(client):
@@ -246,3 +249,61 @@ def test_the_fleet_lists_firing_alerts(client):
     Event.objects.create(rule=rule, server=server, key="old", since=now, opened_at=now, resolved_at=now)
     body = client.get("/").content.decode()
     assert body.count("history length above 1M") == 1 and 'class="alert-pill"' in body
+
+
+@pytest.mark.parametrize("query, said", [
+    ("from=garbage", "from=&#x27;garbage&#x27; is not a time"),
+    ("from=2026-01-05T11:00&to=2026-01-05T10:00", "swapped"),
+    ("range=abc", "range=&#x27;abc&#x27; is not one of"),
+    ("from=0001-01-01T00:00&to=9999-12-31T23:59", "range is cut to"),
+    ("from=inf", "from=&#x27;inf&#x27; is not a time"),
+])
+def test_a_bad_range_is_said_on_every_page_never_a_500(client, query, said):
+    server = make_server()
+    write_polls(server, 30)
+    for page in ("stability", "purge", "waits"):
+        response = client.get(f"/servers/{server.pk}/{page}/?{query}")
+        assert response.status_code == 200 and said in response.content.decode(), page
+    bad_b = client.get(f"/servers/{server.pk}/waits/?range=1h&from2=2026-02-30T10:00&to2=2026-03-01T10:00")
+    assert "interval B needs two times" in bad_b.content.decode()
+
+
+def test_bad_times_are_a_400_in_the_api_and_the_csv(client, admin_user):
+    from dashboards.models import ApiToken
+
+    server = make_server()
+    raw = ApiToken.issue(admin_user, "t")[1]
+    response = client.post("/api/annotations", {"server": server.name, "text": "x", "at": "2026-02-30T10:00:00Z"},
+                           content_type="application/json", headers={"Authorization": f"Bearer {raw}"})
+    assert response.status_code == 400 and "ISO 8601" in response.json()["error"]
+    for bad in ("from=inf", "from=1e30", "from=0001-01-01T00:00&to=9999-12-31T23:59", "from=nan"):
+        response = client.get(f"/export.csv?server={server.pk}&metrics=tps&{bad}")
+        assert response.status_code == 400, bad
+
+
+def test_purge_page_says_draining_above_since_and_refuses_a_negative_threshold(client):
+    from store.ingest import write_samples
+    from store.sample import Sample
+
+    server = make_server()
+    now = timezone.now().replace(microsecond=0)
+    # 25 minutes of growth (a read view held open), then purge catches up in 4 minutes: 124 left.
+    lengths = [10_000 + 600 * i for i in range(250)] + [120_000 - 30_000 * k for k in range(1, 4)] + [124] * 21
+    start = now - timedelta(seconds=10 * (len(lengths) - 1))
+    write_samples(Sample(server.pk, "history_length", start + timedelta(seconds=10 * i), None,
+                         {"history_list_length": v}) for i, v in enumerate(lengths))
+    body = client.get(f"/servers/{server.pk}/purge/?range=1h&threshold=20000").content.decode()
+    assert "draining" in body and "reached in" not in body and "above it since" not in body
+    assert "slope of the last 5 min of polls" in body
+    body = client.get(f"/servers/{server.pk}/purge/?range=1h&threshold=100").content.decode()
+    assert "above it since" in body  # 124 > 100 since the line came down to it
+    body = client.get(f"/servers/{server.pk}/purge/?range=1h&threshold=-5").content.decode()
+    assert "threshold=&#x27;-5&#x27; must be a positive history length" in body
+    fleet = client.get("/").content.decode()
+    assert "↓ draining" in fleet and "↑" not in fleet.split("<tbody>")[1]
+
+
+def test_the_explorer_empty_chart_shows_the_range_not_the_year_2000(client):
+    fig = figures(client.get("/explore/?range=6h"))["explore-chart"]
+    start, end = (datetime.fromisoformat(x).replace(tzinfo=UTC) for x in fig["layout"]["xaxis"]["range"])
+    assert end - start == timedelta(hours=6) and abs(end - timezone.now()) < timedelta(minutes=1)

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 from django.http import QueryDict
 
 from dashboards.analysis.fleet_state import DISABLED, DOWN, NEVER, STALE, UP, server_state
-from dashboards.timerange import MAX_POINTS, from_query, max_points
+from dashboards.timerange import MAX_POINTS, from_query, max_points, read_range
 
 NOW = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
 
@@ -20,9 +20,18 @@ def test_presets_are_live_and_fixed_ranges_are_not():
     assert tr.params() == {"from": "2026-01-05T10:00:00", "to": "2026-01-05T11:00:00"}
 
 
-def test_bad_ranges_fall_back_to_the_default():
-    assert from_query(QueryDict("from=2026-01-05T11:00&to=2026-01-05T10:00"), NOW).preset == "1h"
-    assert from_query(QueryDict("range=99y"), NOW).preset == "1h"
+def test_bad_ranges_are_said_never_silently_replaced():
+    tr, problem = read_range(QueryDict("from=2026-01-05T11:00&to=2026-01-05T10:00"), NOW)
+    assert (tr.start.hour, tr.end.hour) == (10, 11) and "swapped" in problem  # what the user meant
+    tr, problem = read_range(QueryDict("range=99y"), NOW)
+    assert tr.preset == "1h" and "range='99y' is not one of 15m, 1h" in problem and "last 1h" in problem
+    tr, problem = read_range(QueryDict("from=garbage&to=2026-01-05T10:00"), NOW)
+    assert tr.preset == "1h" and "from='garbage' is not a time" in problem
+    assert "is not a time" in read_range(QueryDict("from=inf"), NOW)[1]
+    assert "is not a time" in read_range(QueryDict("from=2026-02-30T10:00&to=2026-03-01T10:00"), NOW)[1]
+    tr, problem = read_range(QueryDict("from=0001-01-01T00:00&to=9999-12-31T23:59"), NOW)
+    assert (tr.start, tr.end) == (NOW - timedelta(days=800), NOW + timedelta(days=1)) and "cut to" in problem
+    assert read_range(QueryDict("range=6h"), NOW)[1] is None
 
 
 def test_points_follow_the_chart_width_within_bounds():

@@ -30,7 +30,7 @@ EXPECTED = {
     "dashboards:api-annotations": (OPERATOR, OPERATOR), "dashboards:api-runs": (OPERATOR, OPERATOR),
     "dashboards:api-run-end": (OPERATOR, OPERATOR),
     "export-csv": (VIEWER, VIEWER), "export-topwaits": (VIEWER, VIEWER), "export-compare": (VIEWER, VIEWER),
-    "export-annotations": (VIEWER, VIEWER), "export-runs": (VIEWER, VIEWER),
+    "export-annotations": (VIEWER, VIEWER), "export-runs": (VIEWER, VIEWER), "export-fleet": (VIEWER, VIEWER),
     "export-scalability": (VIEWER, VIEWER), "export-holders": (VIEWER, VIEWER),
 }
 PAGES = ("fleet", "stability", "purge", "waits", "explore", "runs", "compare", "pressure", "replication",

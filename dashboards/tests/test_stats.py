@@ -4,9 +4,9 @@ from datetime import timedelta
 
 import pytest
 
-from dashboards.analysis.purge_growth import growth_per_second, time_to_threshold
+from dashboards.analysis.purge_growth import Trend, above_since, growth_per_second, recent_trend, time_to_threshold
 from dashboards.analysis.stability import dip_threshold, find_dips, merge_close, summarize
-from dashboards.analysis.topwaits import diff_rows, human_ps, wait_rows
+from dashboards.analysis.topwaits import Interval, diff_rows, human_ps, wait_rows
 from testing.dashboards import every
 
 
@@ -26,10 +26,18 @@ def test_it_finds_dips_below_a_fraction_of_the_median():
     pts = every(10, [100, 100, 30, 20, 100, 100, 10, None, 100])
     s = summarize(pts.values)
     dips = find_dips(pts.ts, pts.values, dip_threshold(s, 0.5))
-    assert [(d.start, d.end, d.lowest) for d in dips] == [
-        (pts.ts[2], pts.ts[4], 20), (pts.ts[6], pts.ts[6], 10),
+    assert [(d.start, d.end, d.lowest, d.stalled) for d in dips] == [
+        (pts.ts[2], pts.ts[4], 20, False), (pts.ts[6], pts.ts[8], 10, True),
     ]
     assert dips[0].seconds == 20
+
+
+def test_a_stall_with_no_polls_is_a_dip():
+    # The store puts a None between the last poll before a hole and the first after it.
+    pts = every(10, [100, 100, None, 100, 100])
+    dips = find_dips(pts.ts, pts.values, 50)
+    assert [(d.start, d.end, d.lowest, d.stalled) for d in dips] == [(pts.ts[1], pts.ts[3], None, True)]
+    assert merge_close(dips + find_dips(pts.ts[3:], [100, 1], 50), timedelta(seconds=10))[0].stalled
 
 
 def test_a_dip_open_at_the_end_is_listed():
@@ -47,9 +55,22 @@ def test_history_growth_and_time_to_threshold():
     pts = every(60, [1000 + 120 * i for i in range(30)])
     slope = growth_per_second(pts.ts, pts.values, timedelta(minutes=15))
     assert slope == pytest.approx(2.0)
-    assert time_to_threshold(pts.values[-1], slope, 10480) == timedelta(seconds=3000)
-    assert time_to_threshold(20000, slope, 10000) == timedelta(0)
-    assert time_to_threshold(100, -1.0, 10000) is None
+    trend = recent_trend(pts.ts, pts.values)
+    assert trend.direction == "growing" and trend.window == timedelta(minutes=5)
+    assert time_to_threshold(pts.values[-1], trend, 10480) == timedelta(seconds=3000)
+    assert time_to_threshold(20000, trend, 10000) is None  # above it: "above since", no projection
+    assert time_to_threshold(100, Trend(-1.0, timedelta(minutes=5)), 10000) is None
+
+
+def test_after_the_read_view_closes_the_trend_drains_and_nothing_is_projected():
+    # 25 minutes of growth to 160,000, then purge catches up: 124 left, as in the issue.
+    grow = [10_000 + 6_000 * i for i in range(26)]
+    pts = every(60, grow + [80_000, 20_000, 5_000, 124])
+    assert growth_per_second(pts.ts, pts.values, timedelta(minutes=30)) > 0  # the old 30-min slope: "growing"
+    trend = recent_trend(pts.ts, pts.values)
+    assert trend.direction == "draining" and time_to_threshold(124, trend, 20_000) is None
+    assert above_since(pts.ts, pts.values, 20_000) is None
+    assert above_since(pts.ts[:26], pts.values[:26], 100_000) == pts.ts[15]  # 100,000 first reached at minute 15
 
 
 def test_top_waits_are_ranked_with_shares_in_exact_integers():
@@ -67,8 +88,16 @@ def test_two_intervals_side_by_side():
     b = wait_rows({"wait.time_ps:x": 300, "wait.time_ps:z": 10})
     diffs = diff_rows(a, b)
     assert [d.event for d in diffs] == ["x", "y", "z"]
-    assert diffs[0].time_diff_ps == 200 and diffs[0].ratio == 3
-    assert diffs[1].b is None and diffs[1].time_diff_ps == -50 and diffs[2].ratio is None
+    assert diffs[0].rate_diff == 200 and diffs[0].ratio == 3
+    assert diffs[1].b is None and diffs[1].rate_diff == -50 and diffs[2].ratio is None
+
+
+def test_intervals_of_different_lengths_compare_rates_and_cost_per_transaction():
+    # A: 3 minutes, 90 s waited, 18,000 transactions. B: 1 minute, 135 s waited, 9,000 transactions.
+    a, b = wait_rows({"wait.time_ps:x": 90 * 10**12}), wait_rows({"wait.time_ps:x": 135 * 10**12})
+    d = diff_rows(a, b, None, Interval(180, 18_000), Interval(60, 9_000))[0]
+    assert d.a_rate == 0.5e12 and d.b_rate == 2.25e12 and d.ratio == pytest.approx(4.5)  # totals: x1.5
+    assert d.a_per_trx == 5e9 and d.b_per_trx == 15e9 and d.per_trx_ratio == pytest.approx(3)
 
 
 def test_human_ps():

@@ -54,7 +54,10 @@ def when(body: dict, key: str, default: datetime | None = None) -> datetime | No
     raw = body.get(key)
     if raw in (None, ""):
         return default
-    parsed = parse_datetime(str(raw)) if isinstance(raw, str) else None
+    try:
+        parsed = parse_datetime(str(raw)) if isinstance(raw, str) else None
+    except ValueError:  # well formed, but no such day or hour (2026-02-30)
+        parsed = None
     if parsed is None:
         raise BadRequest(f"'{key}' must be an ISO 8601 time like 2026-01-05T12:00:00Z, got {raw!r}")
     return parsed if timezone.is_aware(parsed) else parsed.replace(tzinfo=UTC)

@@ -9,7 +9,7 @@ from django.utils import timezone
 from collectors import transactions
 from collectors.models import ServerHealth
 from dashboards.analysis.topwaits import CONDITION_PARAM, CONDITION_PREFIX
-from dashboards.timerange import PRESETS, TimeRange, from_query, iso_param, max_points
+from dashboards.timerange import PRESETS, TimeRange, from_query, iso_param, max_points, read_range
 
 REFRESH_SECONDS = {"15m": 15, "1h": 30, "6h": 60, "24h": 120, "7d": 300}
 # Pages about several servers; a server's own pages say how its TPS is counted (tps_definition).
@@ -44,7 +44,7 @@ def range_context(request: HttpRequest, tr: TimeRange) -> dict:
         "tr": tr, "presets": presets, "refresh": REFRESH_SECONDS.get(tr.preset or "", 0),
         "from_value": iso_param(tr.start)[:16], "to_value": iso_param(tr.end)[:16],
         "hidden_params": [(k, v) for k, vs in get.lists() if k not in ("from", "to", "range") for v in vs],
-        "tps_definition": TPS_DEFINITION,
+        "tps_definition": TPS_DEFINITION, "range_problem": read_range(get, timezone.now())[1],
     }
 
 

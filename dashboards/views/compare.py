@@ -1,6 +1,7 @@
 """Compare runs "apples to apples": each run's lines aligned at its own start."""
 
 from dataclasses import dataclass
+from urllib.parse import urlencode
 
 from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
@@ -8,11 +9,11 @@ from django.shortcuts import render
 
 from dashboards import host_series, reads
 from dashboards.analysis.per_transaction import PerTransaction
-from dashboards.analysis.topwaits import WaitRow, without_conditions
+from dashboards.analysis.topwaits import CONDITION_PARAM, WaitRow, include_conditions, without_conditions
 from dashboards.figures.compare import AlignedRun, compare_figure
-from dashboards.reports.summary import RunSummary, run_window, summarize_run
+from dashboards.reports.summary import RunSummary, run_window, summarize_run, warmup_param
 from dashboards.timerange import DEFAULT_POINTS, TimeRange, max_points
-from dashboards.views.common import TPS_DEFINITION
+from dashboards.views.common import TPS_DEFINITION, condition_toggle
 from monitor.models import Annotation, Run
 
 TOP_WAITS = 5
@@ -33,8 +34,8 @@ def run_ids(request: HttpRequest) -> list[int]:
     return list(dict.fromkeys(int(v) for v in raw.split(",") if v.strip().isdigit()))
 
 
-def run_range(run: Run) -> TimeRange:
-    return TimeRange(*run_window(run))
+def run_range(run: Run, warmup: int | None = None) -> TimeRange:
+    return TimeRange(*run_window(run, warmup))
 
 
 def compare(request: HttpRequest) -> HttpResponse:
@@ -42,44 +43,61 @@ def compare(request: HttpRequest) -> HttpResponse:
     by_id = {r.pk: r for r in Run.objects.filter(pk__in=ids).select_related("server")}
     runs = [by_id[i] for i in ids if i in by_id]
     points = max_points(request.GET) if "w" in request.GET else DEFAULT_POINTS
-    summaries = [run_row(run) for run in runs]
+    warmup, conditions = warmup_param(request.GET), include_conditions(request.GET)
+    summaries = [run_row(run, warmup, conditions) for run in runs]
     wait = request.GET.get("wait") or next((s.waits[0].event for s in summaries if s.waits), "")
-    aligned = [align(run, wait, points) for run in runs]
+    aligned = [align(run, wait, points, warmup) for run in runs]
     events = sorted({w.event for s in summaries for w in s.waits})
     return render(request, "dashboards/compare.html", {
         "runs": runs, "summaries": summaries, "wait": wait, "events": events, "top_waits": TOP_WAITS,
         "all_runs": Run.objects.select_related("server")[:200], "ids": ids,
-        "figures": {"compare-chart": compare_figure(aligned, wait, run_notes(runs))},
-        "tps_definition": TPS_DEFINITION,
-        "csv": "/export/compare.csv?runs=" + ",".join(str(r.pk) for r in runs),
-        "report": "/reports/compare/?runs=" + ",".join(str(r.pk) for r in runs),
+        "figures": {"compare-chart": compare_figure(aligned, wait, run_notes(runs, warmup))},
+        "tps_definition": TPS_DEFINITION, "warmup": warmup, **condition_toggle(request, conditions),
+        "csv": "/export/compare.csv?" + compare_query(runs, warmup, conditions),
+        "report": "/reports/compare/?" + compare_query(runs, warmup, conditions),
     })
 
 
-def align(run: Run, wait: str, points: int) -> AlignedRun:
-    tr = run_range(run)
+def compare_query(runs: list[Run], warmup: int | None, conditions: bool) -> str:
+    """runs=.., with the page's warm-up trim and condition toggle carried to the report and CSV."""
+    query = {"runs": ",".join(str(r.pk) for r in runs)}
+    if warmup is not None:
+        query["warmup"] = str(warmup)
+    if conditions:
+        query[CONDITION_PARAM] = "1"
+    return urlencode(query)
+
+
+def align(run: Run, wait: str, points: int, warmup: int | None = None) -> AlignedRun:
+    """The run after its warm-up, aligned at the end of the warm-up."""
+    tr = run_range(run, warmup)
     metrics = [reads.TPS, reads.HISTORY] + ([reads.TIME_PREFIX + wait] if wait else [])
     found = reads.series_map(run.server_id, metrics, tr, points)
     return AlignedRun(
-        f"{run.name} ({run.server.name})", run.started_at,
+        f"{run.name} ({run.server.name})", tr.start,
         found.get(reads.TPS) or reads.Empty(), found.get(reads.HISTORY) or reads.Empty(),
-        found.get(reads.TIME_PREFIX + wait) or reads.Empty(),
+        found.get(reads.TIME_PREFIX + wait) or reads.Empty(), tr.seconds,
     )
 
 
-def run_row(run: Run) -> RunRow:
-    """The same summary as the compare report and CSV (every sample, not the chart's points)."""
-    summary = summarize_run(run)
+def run_row(run: Run, warmup: int | None = None, conditions: bool = False) -> RunRow:
+    """The same summary as the compare report and CSV (every sample, not the chart's points).
+
+    Condition waits are left out of the top waits unless asked for, as on the stability page;
+    waits per transaction leave them out always (beside host CPU per transaction).
+    """
+    summary = summarize_run(run, warmup)
     waits = reads.interval_waits(run.server_id, summary.start, summary.end)
-    per_trx = host_series.per_transaction_of(run.server_id, summary.start, summary.end, without_conditions(waits)[0])
-    return RunRow(summary, waits[:TOP_WAITS], per_trx)
+    kept = without_conditions(waits)[0]
+    per_trx = host_series.per_transaction_of(run.server_id, summary.start, summary.end, kept)
+    return RunRow(summary, (waits if conditions else kept)[:TOP_WAITS], per_trx)
 
 
-def run_notes(runs: list[Run]) -> list[tuple[float, str]]:
-    """Each run's annotations (its own, or its server's within its time), at their offset."""
+def run_notes(runs: list[Run], warmup: int | None = None) -> list[tuple[float, str]]:
+    """Each run's annotations (its own, or its server's within its time), at their offset from the aligned start."""
     notes = []
     for run in runs:
-        tr = run_range(run)
+        tr = run_range(run, warmup)
         found = Annotation.objects.filter(Q(run=run) | Q(server=run.server, at__gte=tr.start, at__lte=tr.end))
-        notes += [((n.at - run.started_at).total_seconds(), f"{run.name}: {n.text}") for n in found.distinct()]
+        notes += [((n.at - tr.start).total_seconds(), f"{run.name}: {n.text}") for n in found.distinct()]
     return sorted(notes)

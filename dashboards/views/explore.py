@@ -36,7 +36,8 @@ def explore(request: HttpRequest) -> HttpResponse:
             found = reads.store().series([server.pk], metrics, tr.start, tr.end, max_points=points)
             series += [(f"{server.name} · {s.metric}", s) for s in found]
     truncated = len(series) > MAX_SERIES
-    fig = explore_figure(series[:MAX_SERIES], marks_for(ids, tr.start, tr.end), request.GET.get("log") == "1")
+    fig = explore_figure(series[:MAX_SERIES], marks_for(ids, tr.start, tr.end), request.GET.get("log") == "1",
+                         (tr.start, tr.end))
     return render(request, "dashboards/explore.html", {
         **range_context(request, tr), "servers": servers, "ids": ids, "metrics": metrics,
         "names": sorted(set(names))[:MAX_LISTED], "pattern": request.GET.get("pattern", ""),

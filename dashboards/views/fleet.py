@@ -1,7 +1,7 @@
 """The fleet overview: every server, its state and why, and the figures that matter now."""
 
 from dataclasses import dataclass
-from datetime import timedelta
+from urllib.parse import urlencode
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -9,13 +9,11 @@ from django.utils import timezone
 
 from alerts.status import firing_for_servers
 from dashboards import host_series, reads
-from dashboards.analysis.fleet_state import State, server_state
-from dashboards.analysis.purge_growth import growth_per_second
+from dashboards.analysis.fleet_state import DISABLED, DOWN, NEVER, STALE, UP, State, server_state
+from dashboards.analysis.purge_growth import RECENT, Trend, recent_trend
 from dashboards.analysis.topwaits import include_conditions
 from dashboards.views.common import TPS_DEFINITION, condition_toggle
 from monitor.models import Server
-
-TREND_WINDOW = timedelta(minutes=15)
 
 
 @dataclass
@@ -38,35 +36,52 @@ def health_of(server: Server):
         return None
 
 
+# Problems first: a server that is down must not hide below the healthy ones.
+STATE_ORDER = {DOWN: 0, STALE: 1, NEVER: 2, UP: 3, DISABLED: 4}
+
+
 def fleet(request: HttpRequest) -> HttpResponse:
     tag = request.GET.get("tag", "").strip()
     conditions = include_conditions(request.GET)
     servers = list(Server.objects.all())
     tags = sorted({t for s in servers for t in s.tags})
-    if tag:
-        servers = [s for s in servers if tag in s.tags]
+    rows = fleet_rows([s for s in servers if tag in s.tags] if tag else servers, conditions)
+    return render(request, "dashboards/fleet.html", {
+        "rows": rows, "tags": tags, "tag": tag, "tps_definition": TPS_DEFINITION,
+        "counts": _counts(rows), "refresh": 30, **condition_toggle(request, conditions),
+        "waits_query": "range=15m" + ("&cond=1" if conditions else ""),
+        "csv": "/export/fleet.csv?" + urlencode({k: v for k, v in (("tag", tag), ("cond", "1" if conditions else ""))
+                                                  if v}),
+    })
+
+
+def fleet_rows(servers: list[Server], conditions: bool) -> list[FleetRow]:
+    """Each server now, problems first (down, stale, never polled), then by name."""
     now = timezone.now()
     ids = [s.pk for s in servers]
     latest = reads.fleet_latest(ids)
-    history = reads.recent(ids, reads.HISTORY, now, TREND_WINDOW)
+    history = reads.recent(ids, reads.HISTORY, now, RECENT, points=600)
     alerts = firing_for_servers(ids)
     cpu = host_series.fleet_cpu(ids)
     rows = []
     for s in servers:
         h = history.get(s.pk)
-        slope = growth_per_second(h.ts, h.values, TREND_WINDOW) if h else None
+        trend = recent_trend(h.ts, h.values) if h else None
         rows.append(FleetRow(
             server=s, state=server_state(s, health_of(s), now),
             tps=_value(latest, s.pk, reads.TPS), history=_value(latest, s.pk, reads.HISTORY),
-            history_per_min=None if slope is None else slope * 60,
+            history_per_min=_per_minute(trend),
             top_wait=reads.top_wait_of(latest, s.pk, conditions), alerts=alerts.get(s.pk, []),
             cpu_busy=cpu.get(s.pk),
         ))
-    return render(request, "dashboards/fleet.html", {
-        "rows": rows, "tags": tags, "tag": tag, "tps_definition": TPS_DEFINITION,
-        "counts": _counts(rows), "refresh": 30, **condition_toggle(request, conditions),
-        "waits_query": "range=15m" + ("&cond=1" if conditions else ""),
-    })
+    return sorted(rows, key=lambda r: (STATE_ORDER.get(r.state.name, 9), r.server.name))
+
+
+def _per_minute(trend: Trend | None) -> float | None:
+    """The recent history trend a minute, 0 when flat (so the page says so)."""
+    if trend is None or trend.per_minute is None:
+        return None
+    return 0.0 if trend.direction == "flat" else trend.per_minute
 
 
 def _value(latest: dict, server_id: int, metric: str) -> float | None:

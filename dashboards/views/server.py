@@ -1,26 +1,37 @@
 """Per-server pages: stability, purge lag, top waits."""
 
-from datetime import timedelta
+import math
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.utils import timezone
 
 from dashboards import host_series, reads
-from dashboards.analysis.purge_growth import growth_per_second, last_value, time_to_threshold
-from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, dip_threshold, find_dips, merge_close, summarize
+from dashboards.analysis.fleet_state import DOWN, NEVER, STALE, server_state
+from dashboards.analysis.purge_growth import above_since, last_value, time_to_threshold
+from dashboards.analysis.stability import (
+    DEFAULT_DIP_FRACTION,
+    Dip,
+    dip_threshold,
+    find_dips,
+    merge_close,
+    summarize,
+)
 from dashboards.analysis.topwaits import Hidden, WaitRow, diff_rows, include_conditions, without_conditions
 from dashboards.figures.purge import purge_figure
 from dashboards.figures.stability import stability_figure
 from dashboards.marks import server_marks
-from dashboards.timerange import from_query, parse_time_lenient
+from dashboards.timerange import TimeRange, parse_time_lenient, read_range
 from dashboards.views.common import chart_csv, condition_toggle, page_range, range_context, topwaits_csv, tps_definition
+from dashboards.views.fleet import health_of
 from dashboards.views.holders import holders_context
 from dashboards.views.host import host_panel
 from monitor.models import Server
 
 DEFAULT_WAITS, DEFAULT_MUTEXES = 8, 6
 DEFAULT_THRESHOLD = 1_000_000  # history length a person would want to hear about
-GROWTH_WINDOW = timedelta(minutes=30)
 ENABLE_PURGE_SQL = "SET GLOBAL innodb_monitor_enable = 'module_purge';"
 
 
@@ -33,9 +44,21 @@ def int_param(request: HttpRequest, name: str, default: int, lo: int, hi: int) -
 
 def float_param(request: HttpRequest, name: str, default: float) -> float:
     try:
-        return float(request.GET.get(name, default))
+        value = float(request.GET.get(name, default))
     except ValueError:
         return default
+    return value if math.isfinite(value) else default
+
+
+def threshold_param(request: HttpRequest, default: float) -> tuple[float, str | None]:
+    """The purge page's threshold, or the default and why the one given is refused."""
+    raw = request.GET.get("threshold", "").strip()
+    if not raw:
+        return default, None
+    value = float_param(request, "threshold", -1)
+    if value <= 0:
+        return default, f"threshold={raw!r} must be a positive history length: using {default:,.0f}."
+    return value, None
 
 
 def stability(request: HttpRequest, server_id: int) -> HttpResponse:
@@ -50,9 +73,12 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     threshold = dip_threshold(summary, fraction)
     dips = [] if threshold is None else merge_close(
         find_dips(tps.ts, tps.values, threshold), timedelta(seconds=2 * tr.seconds / points))
+    down = unreachable(server, tr)
+    if down and tps.ts and down.since and down.since < tr.end:
+        dips.append(Dip(max(tps.ts[-1], down.since), tr.end, None, stalled=True))  # the outage goes on
     marks = server_marks(server.pk, tr.start, tr.end)
     fig = stability_figure(tps, waits, mutexes, dips, marks, threshold,
-                           x_range=(tr.start, tr.end) if beyond(mutexes, tr) else None)
+                           x_range=(tr.start, tr.end), empty_reason=down.text if down else None)
     host = host_panel(server, tr, points, marks)
     metrics = [reads.TPS] + [reads.TIME_PREFIX + w for w, _ in waits] + [reads.MUTEX_PREFIX + m for m, _ in mutexes]
     return render(request, "dashboards/stability.html", {
@@ -60,14 +86,32 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
         "figures": {"stability-chart": fig, **host.figures}, "host_panel": host, "summary": summary, "dips": dips,
         "fraction": fraction, "threshold": threshold, "n_waits": n_waits,
         "csv": chart_csv(server.pk, metrics, tr, points),
-        **condition_toggle(request, conditions), "hidden_conditions": hidden,
+        **condition_toggle(request, conditions), "hidden_conditions": hidden, "down": down,
     })
 
 
+@dataclass(frozen=True)
+class Unreachable:
+    since: datetime | None  # the last successful poll
+    why: str
 
-def beyond(lines: list, tr) -> bool:
-    """Whether some line has points outside the range (read wider): then the axis is pinned to it."""
-    return any(p.ts and (p.ts[0] < tr.start or p.ts[-1] > tr.end) for _, p in lines)
+    @property
+    def text(self) -> str:
+        when = f"since {self.since:%Y-%m-%d %H:%M:%S} UTC" if self.since else "never polled successfully"
+        return f"unreachable {when}: {self.why}"
+
+
+def unreachable(server: Server, tr) -> Unreachable | None:
+    """Whether polls of the server fail now (or have stopped), for a range that reaches now."""
+    now = timezone.now()
+    if tr.end < now - timedelta(minutes=1):
+        return None  # a past range: its own data says what happened
+    health = health_of(server)
+    state = server_state(server, health, now)
+    if state.name not in (DOWN, STALE, NEVER):
+        return None
+    return Unreachable(health.last_success_at if health else None, state.why)
+
 
 
 def purge(request: HttpRequest, server_id: int) -> HttpResponse:
@@ -78,21 +122,21 @@ def purge(request: HttpRequest, server_id: int) -> HttpResponse:
     found = reads.series_map(server.pk, [reads.HISTORY, reads.TPS, *collected], tr, points)
     history, tps = found.get(reads.HISTORY) or reads.Empty(), found.get(reads.TPS) or reads.Empty()
     max_lag = reads.latest_value(server.pk, reads.MAX_PURGE_LAG)
-    threshold = float_param(request, "threshold", max_lag or DEFAULT_THRESHOLD)
-    slope = growth_per_second(history.ts, history.values, GROWTH_WINDOW)
+    threshold, threshold_problem = threshold_param(request, max_lag or DEFAULT_THRESHOLD)
+    trend = reads.history_trend(server.pk, history.ts[-1] if history.ts else tr.end)
     current = last_value(history.values)
     fig = purge_figure(
         history, tps, [(m.split(":", 1)[1], found[m]) for m in counters if m in found],
-        found.get(reads.PURGE_DELAY), max_lag, threshold, server_marks(server.pk, tr.start, tr.end),
+        found.get(reads.PURGE_DELAY), max_lag, threshold, server_marks(server.pk, tr.start, tr.end), (tr.start, tr.end),
     )
     holders = holders_context(server.pk, tr, points, history)
     return render(request, "dashboards/purge.html", {
         **range_context(request, tr), "server": server, "tab": "purge", **holders,
         "tps_definition": tps_definition(server),
         "figures": {"purge-chart": fig, **holders["holder_figure"]}, "max_lag": max_lag, "threshold": threshold,
-        "current": current, "per_minute": None if slope is None else slope * 60,
-        "eta": time_to_threshold(current, slope, threshold), "missing": missing,
-        "enable_sql": ENABLE_PURGE_SQL, "growth_window": int(GROWTH_WINDOW.total_seconds() // 60),
+        "current": current, "trend": trend, "threshold_problem": threshold_problem,
+        "above_since": above_since(history.ts, history.values, threshold),
+        "eta": time_to_threshold(current, trend, threshold), "missing": missing, "enable_sql": ENABLE_PURGE_SQL,
         "csv": chart_csv(server.pk, [reads.HISTORY, reads.TPS, *collected], tr, points),
     })
 
@@ -104,21 +148,33 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
     limit = int_param(request, "top", 20, 5, 200)
     conditions = include_conditions(request.GET)
     rows_a, hidden = shown_waits(reads.interval_waits(server.pk, tr.start, tr.end), conditions)
-    start_b, end_b = parse_time_lenient(request.GET.get("from2")), parse_time_lenient(request.GET.get("to2"))
+    second, problem = second_interval(request.GET, tr.end)
     context = {
         **range_context(request, tr), "server": server, "tab": "waits", "rows": rows_a[:limit],
         "limit": limit, "csv": topwaits_csv(server.pk, tr, conditions=conditions),
         "from2_value": request.GET.get("from2", ""), "to2_value": request.GET.get("to2", ""),
-        **condition_toggle(request, conditions), "hidden": hidden,
+        **condition_toggle(request, conditions), "hidden": hidden, "second_problem": problem,
         "per_trx": host_series.per_transaction_of(server.pk, tr.start, tr.end, rows_a),
     }
-    if start_b and end_b and end_b > start_b:
-        tr_b = from_query({"from": start_b.isoformat(), "to": end_b.isoformat()}, tr.end)
+    if second is not None:
+        tr_b = second
         rows_b, _ = shown_waits(reads.interval_waits(server.pk, tr_b.start, tr_b.end), conditions)
-        context.update(tr_b=tr_b, diffs=diff_rows(rows_a, rows_b, limit),
+        spans = reads.interval_span(server.pk, tr.start, tr.end), reads.interval_span(server.pk, tr_b.start, tr_b.end)
+        context.update(tr_b=tr_b, diffs=diff_rows(rows_a, rows_b, limit, *spans), spans=spans,
                        per_trx_b=host_series.per_transaction_of(server.pk, tr_b.start, tr_b.end, rows_b),
                        diff_csv=topwaits_csv(server.pk, tr, tr_b, conditions=conditions))
     return render(request, "dashboards/waits.html", context)
+
+
+def second_interval(get, now) -> tuple[TimeRange | None, str | None]:
+    """The waits page's interval B (from2/to2), or what is wrong with it."""
+    raw_from, raw_to = get.get("from2") or "", get.get("to2") or ""
+    if not raw_from and not raw_to:
+        return None, None
+    if not (parse_time_lenient(raw_from) and parse_time_lenient(raw_to)):
+        return None, f"interval B needs two times such as 2026-01-31T12:00 (got from {raw_from!r}, to {raw_to!r})."
+    tr_b, problem = read_range({"from": raw_from, "to": raw_to}, now)
+    return tr_b, problem and f"Interval B: {problem}"
 
 
 def shown_waits(rows: list[WaitRow], conditions: bool) -> tuple[list[WaitRow], Hidden | None]:

@@ -53,18 +53,19 @@ def db1(admin_user, client):
 def test_it_writes_rates_equal_to_deltas_over_the_interval(client, db1):
     rows = get_csv(client, **range_params("db1", f"tps,Threads_running,wait.time_ps:{data.TRX_SYS}", full=1))
     assert rows[0] == ["time (UTC)", "db1 tps (/s)", "db1 Threads_running (threads)",
-                       f"db1 wait.time_ps:{data.TRX_SYS} (ps/s)"]
+                       f"db1 wait.time_ps:{data.TRX_SYS} (s/s)"]  # seconds waited per second, as charted
     deltas = store_points(db1.pk, "tps", "delta")
     assert len(deltas) == POLLS - 1  # the first poll has no delta
     rates = by_time(rows, "db1 tps (/s)")
     assert rates.keys() == deltas.keys()
     for ts, delta in deltas.items():
-        assert float(rates[ts]) == pytest.approx(delta / 10.0, rel=1e-12)
+        assert float(rates[ts]) == pytest.approx(delta / 10.0, rel=1e-6)
         i = round((ts - START).total_seconds() / 10)
         assert delta == data.tps_delta(i)  # and the store holds what was written
-    waits = by_time(rows, f"db1 wait.time_ps:{data.TRX_SYS} (ps/s)")
+    waits = by_time(rows, f"db1 wait.time_ps:{data.TRX_SYS} (s/s)")
     for ts, delta in store_points(db1.pk, f"wait.time_ps:{data.TRX_SYS}", "delta").items():
-        assert float(waits[ts]) == pytest.approx(delta / 10.0, rel=1e-12)
+        assert float(waits[ts]) == pytest.approx(delta / 10.0 / 1e12, rel=1e-5)
+        assert len(waits[ts].split(".")[-1]) <= 6  # sensible precision, not 15-digit floats
     threads = by_time(rows, "db1 Threads_running (threads)")
     assert len(threads) == POLLS
     assert {ts: float(v) for ts, v in threads.items()} == store_points(db1.pk, "Threads_running", "rate")
@@ -74,11 +75,12 @@ def test_it_writes_rates_equal_to_deltas_over_the_interval(client, db1):
 def test_it_writes_deltas_as_the_store_holds_them(client, db1):
     rows = get_csv(client, **range_params(str(db1.pk), "tps,wait.time_ps:*", full=1, mode="delta"))
     assert "db1 tps (per interval)" in rows[0]
-    assert f"db1 wait.time_ps:{data.LOG_SYS_MUTEX} (ps per interval)" in rows[0]
-    for metric in ["tps", f"wait.time_ps:{data.TRX_SYS}", f"wait.time_ps:{data.DATA_IO}"]:
-        unit = "ps per interval" if "time_ps" in metric else "per interval"
-        got = {ts: int(v) for ts, v in by_time(rows, f"db1 {metric} ({unit})").items()}
-        assert got == store_points(db1.pk, metric, "delta")
+    assert f"db1 wait.time_ps:{data.LOG_SYS_MUTEX} (s per interval)" in rows[0]
+    got = {ts: int(v) for ts, v in by_time(rows, "db1 tps (per interval)").items()}
+    assert got == store_points(db1.pk, "tps", "delta")
+    for metric in [f"wait.time_ps:{data.TRX_SYS}", f"wait.time_ps:{data.DATA_IO}"]:
+        got = {ts: float(v) for ts, v in by_time(rows, f"db1 {metric} (s per interval)").items()}
+        assert got == pytest.approx({t: v / 1e12 for t, v in store_points(db1.pk, metric, "delta").items()}, rel=1e-5)
 
 
 def test_it_loses_and_repeats_no_row_at_chunk_boundaries(client, db1, monkeypatch):
@@ -92,14 +94,32 @@ def test_it_loses_and_repeats_no_row_at_chunk_boundaries(client, db1, monkeypatc
     assert times == sorted(set(times))
 
 
-def test_it_downsamples_to_the_step_asked(client, db1):
-    rows = get_csv(client, **range_params("db1", "tps", step=120))
-    span = (END - START).total_seconds()
-    assert 2 <= len(rows) - 1 <= 2 * (span / 120 + 1)  # min/max-preserving: up to two points a step
-    raw = store_points(db1.pk, "tps", "rate").values()
-    assert all(min(raw) <= float(r[1]) <= max(raw) for r in rows[1:])
-    low = min(raw)  # the dips survive downsampling
-    assert min(float(r[1]) for r in rows[1:]) == pytest.approx(low)
+def test_a_step_gives_rows_on_the_step_with_each_buckets_mean(client, db1):
+    rows = get_csv(client, **range_params("db1", "tps,Threads_running", step=120, minmax=1))
+    assert rows[0] == ["time (UTC)", "db1 tps (/s)", "db1 tps (/s) min", "db1 tps (/s) max",
+                       "db1 Threads_running (threads)", "db1 Threads_running (threads) min",
+                       "db1 Threads_running (threads) max"]
+    times = [datetime.fromisoformat(r[0]) for r in rows[1:]]
+    assert times == [START + timedelta(seconds=120 * k) for k in range(11)]  # aligned to the step, evenly
+    for k, row in enumerate(rows[1:]):
+        # By hand: the polls at 120k .. 120k + 110 s; the first poll (i = 0) has no delta.
+        polls = [i for i in range(12 * k, 12 * k + 12) if 0 < i < POLLS]
+        rates = [data.tps_delta(i) / 10 for i in polls]
+        assert float(row[1]) == pytest.approx(sum(rates) / len(rates), rel=1e-6), k
+        assert (float(row[2]), float(row[3])) == (min(rates), max(rates))
+        threads = [8 + i % 5 for i in range(12 * k, 12 * k + 12) if i < POLLS]
+        assert float(row[4]) == pytest.approx(sum(threads) / len(threads), rel=1e-5)
+
+
+def test_the_command_writes_rows_on_the_step(db1, tmp_path):
+    out = tmp_path / "step.csv"
+    call_command("export_csv", "--server", "db1", "--metrics", "tps", "--from", iso_utc(START),
+                 "--to", iso_utc(END), "--step", "30", "-o", str(out))
+    with out.open(newline="") as f:
+        rows = list(csv.reader(f))
+    assert [datetime.fromisoformat(r[0]) for r in rows[1:]] == [START + timedelta(seconds=30 * k) for k in range(41)]
+    rates = [data.tps_delta(i) / 10 for i in (3, 4, 5)]
+    assert float(rows[2][1]) == pytest.approx(sum(rates) / 3, rel=1e-6)  # the mean, not a picked peak
 
 
 def test_it_puts_several_servers_side_by_side(client, db1):
@@ -108,8 +128,8 @@ def test_it_puts_several_servers_side_by_side(client, db1):
     rows = get_csv(client, **range_params("db1,db2", "tps", full=1))
     assert rows[0] == ["time (UTC)", "db1 tps (/s)", "db2 tps (/s)"]
     db2 = by_time(rows, "db2 tps (/s)")
-    assert len(db2) == 19
-    assert all(r[1] == "" for r in rows[1:] if datetime.fromisoformat(r[0]) in db2)  # other polls' times
+    assert len(db2) == 19 and len(rows) == POLLS  # one grid from the first TPS (poll 1): no rows for db2's own
+    assert all(r[1] != "" for r in rows[1:] if datetime.fromisoformat(r[0]) in db2)  # side by side
 
 
 def test_it_neutralises_and_round_trips_odd_server_names(client, admin_user):
@@ -119,8 +139,8 @@ def test_it_neutralises_and_round_trips_odd_server_names(client, admin_user):
     write_samples(data.global_status(odd.pk, START, 5))
     rows = get_csv(client, **range_params(str(odd.pk), "tps", full=1))
     assert rows[0][1] == "'" + name + " tps (/s)"
-    assert len(rows) == 1 + 4
-    assert [float(r[1]) for r in rows[1:]] == [data.tps_delta(i) / 10 for i in range(1, 5)]
+    assert len(rows) == POLLS  # the range from the first TPS on, on the poll grid: empty after the five polls
+    assert [float(r[1]) for r in rows[1:] if r[1]] == [data.tps_delta(i) / 10 for i in range(1, 5)]
     assert get_csv(client, **range_params(name, "tps", full=1)) == rows  # the whole name, commas and all
 
 
@@ -166,17 +186,11 @@ def test_the_command_writes_the_same_csv(client, db1, tmp_path):
         assert list(csv.reader(f)) == web
 
 
-def test_a_charts_csv_is_the_charts_points(client, db1):
-    """The dashboards link with the chart's width (w) or step: same query, same points."""
-    metrics = ["tps", f"wait.time_ps:{data.TRX_SYS}", "history_list_length"]
-    for params in ({"w": 40}, {"step": 30}):
-        rows = get_csv(client, **range_params("db1", ",".join(metrics), **params))
-        points = 40  # w=40, or 1200 s / step 30 s
-        for s in query.series([db1.pk], metrics, START, END, max_points=points):
-            unit = {"tps": "/s", "history_list_length": "undo log units"}.get(s.metric, "ps/s")
-            got = by_time(rows, f"db1 {s.metric} ({unit})")
-            assert len(s.ts) <= points < POLLS
-            assert {ts: float(v) for ts, v in got.items()} == pytest.approx(dict(zip(s.ts, s.values, strict=True)))
+def test_a_charts_csv_is_on_a_round_step_near_its_bins(client, db1):
+    """The dashboards link with the chart's width (w): 1200 s over 40 points is a 30 s step."""
+    assert get_csv(client, **range_params("db1", "tps", w=40)) == get_csv(client, **range_params("db1", "tps", step=30))
+    rows = get_csv(client, **range_params("db1", "tps", w=400))  # 3 s bins: finer than the polls
+    assert rows == get_csv(client, **range_params("db1", "tps", full=1))
 
 
 def test_a_run_stands_for_its_server_and_range(client, db1, capsys):
@@ -197,3 +211,17 @@ def test_the_command_says_what_to_fix(db1):
         call_command("export_csv", "--server", "db1", "--metrics", "tsp", "--from", iso_utc(START))
     with pytest.raises(CommandError, match="server 'db9' is unknown"):
         call_command("export_csv", "--server", "db9", "--metrics", "tps", "--from", iso_utc(START))
+
+
+def test_sources_polled_milliseconds_apart_share_a_row_and_an_outage_is_empty_cells(client, admin_user):
+    client.force_login(admin_user)
+    server = data.make_server("db3")
+    late = START + timedelta(milliseconds=7)  # the waits of each poll are read 7 ms after the status
+    kept = [i for i in range(POLLS) if not 30 <= i < 60]  # no poll for 5 minutes
+    write_samples(s for s in data.global_status(server.pk, START, POLLS) if round((s.ts - START).seconds / 10) in kept)
+    write_samples(s for s in data.pfs_waits(server.pk, late, POLLS) if round((s.ts - late).seconds / 10) in kept)
+    after_last = iso_utc(END + timedelta(seconds=1))
+    rows = get_csv(client, **range_params("db3", f"tps,wait.time_ps:{data.TRX_SYS}", to=after_last))
+    assert len(rows) == POLLS and all(r[0].endswith("0Z") for r in rows[1:])  # poll 1 .. 120, on the 10 s grid
+    filled = [(r[1] != "", r[2] != "") for r in rows[1:]]
+    assert filled == [(i not in range(30, 60), i not in range(30, 60)) for i in range(1, POLLS)]

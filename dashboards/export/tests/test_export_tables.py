@@ -58,8 +58,12 @@ def test_it_exports_two_intervals_and_their_difference(client, db1):
     row = first[data.LOG_SYS_MUTEX]
     assert int(row[header.index("A time waited (ps)")]) == a
     assert int(row[header.index("B time waited (ps)")]) == b
-    assert float(row[header.index("difference B-A (s)")]) == pytest.approx((b - a) / 1e12)
-    assert float(row[header.index("ratio B/A")]) == pytest.approx(b / a)
+    # Per second of each interval: the two intervals need not be as long as each other.
+    rate_a = a / 1e12 / (MID - START).total_seconds()
+    rate_b = b / 1e12 / (END - MID - timedelta(seconds=1)).total_seconds()
+    assert float(row[header.index("A waited (s per s)")]) == pytest.approx(rate_a)
+    assert float(row[header.index("difference B-A (s per s)")]) == pytest.approx(rate_b - rate_a)
+    assert float(row[header.index("ratio B/A of the rates")]) == pytest.approx(rate_b / rate_a)
 
 
 def test_it_exports_the_run_comparison_with_ratios_to_the_first(client, db1):
@@ -97,3 +101,19 @@ def test_it_says_which_run_is_unknown(client, db1):
     response = client.get("/export/compare.csv", {"runs": "999"})
     assert response.status_code == 400
     assert "run 999 is unknown" in response.content.decode()
+
+
+def test_the_fleet_and_runs_tables_have_their_csv(client, db1):
+    from collectors.models import ServerHealth
+
+    down = data.make_server("z-down")
+    ServerHealth.objects.create(server=down, last_poll_at=END, consecutive_failures=4, last_error="refused")
+    body = client.get("/").content.decode()
+    assert 'href="/export/fleet.csv?"' in body
+    assert body.index("z-down") < body.index("<strong>db1</strong>")  # problems first, then by name
+    rows = get_csv(client, "/export/fleet.csv")
+    assert rows[0][:3] == ["server", "address", "state"] and [r[0] for r in rows[1:]] == ["z-down", "db1"]
+    assert rows[1][2] == "down" and "refused" in rows[1][3]
+    Run.objects.create(name="=HYPERLINK(x)", server=db1, started_at=START, ended_at=END, warmup_seconds=30)
+    assert "/export/runs.csv" in client.get("/runs/").content.decode()  # the runs table's CSV (issue 17's columns)
+    assert "'=HYPERLINK(x)" in [cell for row in get_csv(client, "/export/runs.csv") for cell in row]

@@ -8,7 +8,7 @@ from dashboards.export.series import checked_columns, csv_rows
 
 
 class Command(BaseCommand):
-    help = "Export series as CSV: one row per timestamp, one column per server and metric."
+    help = "Export series as CSV: one row per time bucket, one column per server and metric."
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--server", action="append", default=[],
@@ -18,7 +18,9 @@ class Command(BaseCommand):
                             help="metric names or * patterns, comma separated (e.g. tps,wait.time_ps:*)")
         parser.add_argument("--from", dest="start", help="ISO 8601 start, UTC if no offset")
         parser.add_argument("--to", dest="end", help="ISO 8601 end, UTC if no offset (default: now)")
-        parser.add_argument("--step", help="seconds per row (default: full resolution)")
+        parser.add_argument("--step", help="seconds per row, buckets aligned to the step, each the mean of its "
+                                           "samples (default: one row per poll interval)")
+        parser.add_argument("--minmax", action="store_true", help="each bucket's min and max columns too")
         parser.add_argument("--mode", choices=["rate", "delta"], default="rate",
                             help="counters as per-second rates (default) or per-interval deltas")
         parser.add_argument("-o", "--output", help="file to write (default: stdout, also with -o -)")
@@ -28,6 +30,7 @@ class Command(BaseCommand):
             export = series_export(
                 options["server"], options["metrics"], options["start"], options["end"],
                 step=options["step"], mode=options["mode"], full=not options["step"], run=options["run"],
+                minmax=options["minmax"],
             )
             checked_columns(export)  # a name matching nothing, or beyond the size bound, before any output
         except ExportError as error:

@@ -1,0 +1,96 @@
+"""A run's statistics cover the run and nothing else: intervals inside it, after its warm-up, every sample."""
+
+import csv
+import io
+import statistics
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from dashboards.reports.summary import summarize_run
+from monitor.models import Run
+from store.ingest import write_samples
+from store.sample import Sample
+from testing.dashboards import make_server
+
+pytestmark = pytest.mark.django_db
+T0 = datetime.now(UTC).replace(minute=0, second=0, microsecond=0) - timedelta(hours=2)
+
+
+def tps_poll(server_id: int, at: int, interval: int, per_second: float, extra: dict | None = None) -> Sample:
+    values = {"tps": round(per_second * interval), "qps": round(9 * per_second * interval)}
+    return Sample(server_id, "global_status", T0 + timedelta(seconds=at), float(interval), values | (extra or {}),
+                  frozenset(values))
+
+
+def idle_then_load(server_id: int) -> None:
+    """Polls every 10 s: idle (5 TPS) up to the poll at 20 s, then a flat 2,941.5 TPS; 0 s has no delta."""
+    write_samples([Sample(server_id, "global_status", T0, None, {"Threads_running": 1})]
+                  + [tps_poll(server_id, t, 10, 5.0 if t <= 20 else 2941.5) for t in range(10, 201, 10)])
+
+
+def test_only_intervals_inside_the_run_count(client, admin_user):
+    server = make_server()
+    idle_then_load(server.pk)
+    # Started at 19.9 s: the poll at 20 s measured (10, 20], almost all before the start (5 TPS).
+    run = Run.objects.create(name="rw c4", server=server, started_at=T0 + timedelta(seconds=19.9),
+                             ended_at=T0 + timedelta(seconds=200))
+    s = summarize_run(run)
+    # Inside the run: the intervals ending at 30 .. 200 s (18 of them), each 29,415 transactions.
+    assert s.tps.points == 18 and s.tps.p5 == pytest.approx(2941.5) and s.tps.cv == pytest.approx(0)
+    assert s.transactions == 18 * 29415 and s.qps == pytest.approx(9 * 2941.5)
+
+
+def test_the_warm_up_is_left_out_and_shown(client, admin_user):
+    server = make_server()
+    write_samples([Sample(server.pk, "global_status", T0, None, {"Threads_running": 1})]
+                  + [tps_poll(server.pk, t, 10, 500.0 if t <= 30 else 1000.0) for t in range(10, 201, 10)])
+    run = Run.objects.create(name="warm", server=server, started_at=T0, ended_at=T0 + timedelta(seconds=200),
+                             warmup_seconds=30)
+    s = summarize_run(run)
+    assert (s.tps.points, s.tps.mean, s.tps.p5, s.warmup) == (17, 1000.0, 1000.0, 30)
+    assert summarize_run(run, warmup=0).tps.points == 20  # the compare's own trim wins
+    client.force_login(admin_user)
+    page = client.get(f"/runs/{run.pk}/report/").content.decode()
+    assert "after a warm-up of 30 s" in page
+    body = b"".join(client.get(f"/export/compare.csv?runs={run.pk}&warmup=0").streaming_content).decode()
+    rows = list(csv.DictReader(io.StringIO(body)))
+    assert float(rows[0]["p5 TPS (/s)"]) == pytest.approx(500 + 0.95 * 0)  # 3 of 20 samples at 500: p5 is 500
+    assert rows[0]["warm-up trimmed (s)"] == "0"
+    compare = client.get(f"/compare/?runs={run.pk}&warmup=30").content.decode()
+    assert ">30 s</td>" in compare
+
+
+def test_statistics_use_every_sample_not_the_chart_points(client, admin_user):
+    server = make_server()
+    rates = [1000 + (i * 37) % 101 for i in range(60_000)]  # a 1 s run of 60,000 polls, more than a chart holds
+    write_samples([Sample(server.pk, "global_status", T0 - timedelta(hours=17), None, {"Threads_running": 1})]
+                  + [Sample(server.pk, "global_status", T0 - timedelta(hours=17) + timedelta(seconds=i + 1), 1.0,
+                            {"tps": r}, frozenset({"tps"})) for i, r in enumerate(rates)])
+    run = Run.objects.create(name="long", server=server, started_at=T0 - timedelta(hours=17),
+                             ended_at=T0 - timedelta(hours=17) + timedelta(seconds=60_000))
+    s = summarize_run(run)
+    assert s.tps.points == 60_000
+    assert s.tps.cv == pytest.approx(statistics.pstdev(rates) / statistics.fmean(rates))
+    assert s.tps.p5 == pytest.approx(statistics.quantiles(rates, n=20, method="inclusive")[0])
+
+
+def test_two_intervals_of_different_lengths_compare_rates(client, admin_user):
+    """A = 3 min at 0.5 s/s and 100 TPS; B = 1 min at 2.25 s/s and 150 TPS: totals x1.5, rates x4.5."""
+    server = make_server()
+    event = "wait/synch/mutex/innodb/trx_sys_mutex"
+    samples = [Sample(server.pk, "pfs_waits", T0, None, {}), Sample(server.pk, "global_status", T0, None, {})]
+    for t in range(10, 241, 10):
+        waits = {f"wait.time_ps:{event}": (5 if t <= 180 else 22.5) * 10**12, f"wait.count:{event}": 100}
+        samples.append(Sample(server.pk, "pfs_waits", T0 + timedelta(seconds=t), 10.0, waits, frozenset(waits)))
+        samples.append(tps_poll(server.pk, t, 10, 100 if t <= 180 else 150))
+    write_samples(samples)
+    client.force_login(admin_user)
+    at = (T0.replace(tzinfo=None) + timedelta(seconds=s) for s in (0, 180, 180, 240))
+    params = dict(zip(("from", "to", "from2", "to2"), (t.isoformat() for t in at), strict=True))
+    body = client.get(f"/servers/{server.pk}/waits/", params).content.decode()
+    table = body.split('class="waits-diff"')[1].split("</table>")[0]
+    assert "waited per second" in table and "per transaction" in table
+    cells = [c.split("</td>")[0] for c in table.split("<tbody>")[1].split('<td class="num')[1:]]
+    assert cells[:7] == ['">500.00 ms/s', '">2.25 s/s', ' warn">1.75 s/s', '">×4.50', '">5.00 ms', '">15.00 ms',
+                         '">×3.00'], cells

@@ -1,0 +1,63 @@
+"""Breaks in a series: where no poll succeeded for more than ~1.5 intervals.
+
+The store keeps only the polls that happened, so an outage or a restart is
+simply a longer distance between two points. Readers mark it with a NaN point
+(None in a Series) between the last poll before and the first after, so a
+chart breaks the line, a dip finder sees a stall and a CSV leaves the cell empty.
+"""
+
+import numpy as np
+
+from store import downsample
+
+GAP_FACTOR = 1.5  # a step this many typical intervals long is a hole, not jitter
+
+
+def typical_step(ts: np.ndarray) -> int:
+    """The median distance between neighbouring points (microseconds), 0 if fewer than two."""
+    return int(np.median(np.diff(ts))) if len(ts) > 1 else 0
+
+
+def cuts(ts: np.ndarray, step: int) -> np.ndarray:
+    """Bool per neighbouring pair (len(ts) - 1): True where the pair is a hole."""
+    if step <= 0 or len(ts) < 2:
+        return np.zeros(max(0, len(ts) - 1), dtype=bool)
+    return np.diff(ts) > GAP_FACTOR * step
+
+
+def spanning(iv_ms: np.ndarray, step: int) -> np.ndarray:
+    """Counter deltas whose interval covers a hole: their rate is an average over the outage."""
+    if step <= 0:
+        return np.zeros(len(iv_ms), dtype=bool)
+    return iv_ms * 1000 > GAP_FACTOR * step
+
+
+def downsample_with_breaks(ts: np.ndarray, vals: np.ndarray, cut: np.ndarray,
+                           max_points: int) -> tuple[np.ndarray, np.ndarray]:
+    """At most max_points points (min/max per bin) with a NaN between points a hole separates.
+
+    The points on both edges of each hole are kept while holes are few, so a
+    chart shows where the outage began and ended, not a bin's width off.
+    """
+    holes = np.flatnonzero(cut)
+    if not len(holes):
+        idx = downsample.minmax(ts, vals, max_points)
+        return ts[idx], vals[idx]
+    if 3 * len(holes) <= max_points // 2:
+        idx = np.union1d(downsample.minmax(ts, vals, max_points - 3 * len(holes)), np.r_[holes, holes + 1])
+    else:
+        idx = downsample.minmax(ts, vals, max_points // 2)
+    return with_breaks(ts, vals, cut, idx)
+
+
+def with_breaks(ts: np.ndarray, vals: np.ndarray, cut: np.ndarray,
+                idx: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The points at idx (default: all), with a NaN between two points a hole separates."""
+    if idx is None:
+        idx = np.arange(len(ts))
+    before = np.r_[0, np.cumsum(cut)]  # holes before each index
+    split = np.flatnonzero(before[idx[1:]] - before[idx[:-1]] > 0)  # a hole between idx[k] and idx[k+1]
+    mids = (ts[idx[split]] + ts[idx[split + 1]]) // 2
+    out_ts = np.insert(ts[idx], split + 1, mids)
+    out_vals = np.insert(vals[idx].astype(np.float64), split + 1, np.nan)
+    return out_ts, out_vals
