@@ -17,6 +17,7 @@ from alerts.builtin import ensure_builtin_rules
 from alerts.conditions import Verdict
 from alerts.models import Event, Notification, Rule
 from monitor.models import Server
+from store.outage import DOWN_ERRORS
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +31,8 @@ def evaluate_all(now: datetime | None = None) -> int:
     for rule_id in Rule.objects.filter(enabled=True).values_list("id", flat=True):
         try:
             changes += evaluate_rule(rule_id, now)
+        except DOWN_ERRORS:
+            raise  # not this rule's fault: the task says so once (store.outage)
         except Exception:
             # One broken rule (or a store hiccup) must not silence the others.
             log.exception("alert rule %s: evaluation failed", rule_id)

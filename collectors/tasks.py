@@ -12,6 +12,7 @@ from django.conf import settings
 
 from collectors import fleet_cache, pruning, schedule, state
 from collectors.batch import poll_servers
+from store.outage import skipped_while_down
 
 log = get_task_logger(__name__)
 
@@ -62,6 +63,7 @@ def poll_batch(server_ids: list[int], due_ats: list[float]) -> int:
 
 
 @shared_task(ignore_result=True)
+@skipped_while_down(0)
 def prune_holders() -> int:
     """Hourly: forget holders of the oldest transaction that ended long ago (collectors.pruning)."""
     return pruning.prune_holders()

@@ -17,10 +17,9 @@ import psycopg
 import redis
 from django.db import connection, transaction
 from django.db.utils import IntegrityError
-from django.db.utils import InterfaceError as DjangoInterfaceError
-from django.db.utils import OperationalError as DjangoOperationalError
 
 from store import buffer, catalog, codec, copy_binary, partitions
+from store.outage import DOWN_ERRORS, drop_connection
 from store.sample import Sample
 
 log = logging.getLogger(__name__)
@@ -40,10 +39,6 @@ MERGE_STAGE = "INSERT INTO store_raw SELECT * FROM store_raw_stage ON CONFLICT D
 CLEAR_STAGE = "DELETE FROM store_raw_stage"
 
 INT64_MAX = 2**63 - 1
-DOWN_ERRORS = (
-    psycopg.OperationalError, psycopg.InterfaceError,
-    DjangoOperationalError, DjangoInterfaceError,
-)
 
 
 def write_samples(samples: Iterable[Sample]) -> None:
@@ -56,7 +51,7 @@ def write_samples(samples: Iterable[Sample]) -> None:
             flush_buffer()
     except DOWN_ERRORS as exc:
         log.warning("store: PostgreSQL unreachable (%s); buffering %d samples in Redis", exc, len(samples))
-        _drop_connection()
+        drop_connection()
         buffer.push(samples)
 
 
@@ -202,11 +197,3 @@ def _copy(data: bytes, hours: set[datetime]) -> None:
 def _copy_into(pg_cursor, sql: str, data: bytes) -> None:
     with pg_cursor.copy(sql) as copy:
         copy.write(data)
-
-
-def _drop_connection() -> None:
-    """Forget a broken connection so the next use reconnects."""
-    try:
-        connection.close()
-    except Exception:  # noqa: BLE001 - the connection is already broken
-        connection.connection = None

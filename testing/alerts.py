@@ -1,7 +1,7 @@
 """Alerts test support: an SMTP inbox (aiosmtpd handler), rules and history-length samples."""
 
 import email
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from email import policy
 
 from alerts.models import Rule
@@ -15,6 +15,7 @@ class Inbox:
 
     def __init__(self):
         self.messages: list[email.message.EmailMessage] = []
+        self.arrived: list[datetime] = []  # when each message was accepted
         self.refuse = 0
         self.refused = 0
 
@@ -24,6 +25,7 @@ class Inbox:
             self.refused += 1
             return "451 4.3.0 Mailbox busy, try again later"
         self.messages.append(email.message_from_bytes(envelope.content, policy=policy.default))
+        self.arrived.append(datetime.now(UTC))
         return "250 OK"
 
     def subjects(self) -> list[str]:

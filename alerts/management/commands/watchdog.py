@@ -1,5 +1,6 @@
 """manage.py watchdog: mail ALERT_RECIPIENTS when no poll succeeds for WATCHDOG_INTERVALS intervals (up runs it)."""
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
 from alerts import watchdog
@@ -16,4 +17,8 @@ class Command(BaseCommand):
             found = watchdog.check()
             self.stdout.write(f"blind: {found.reason}" if found.blind else "ok: polls succeed")
             return
+        # A line to know it runs (up's log, and tests starting it as a process of their own).
+        self.stdout.write(f"watchdog: checking every {settings.WATCHDOG_CHECK_SECONDS} s for "
+                          f"{settings.WATCHDOG_INTERVALS} poll intervals without a success", ending="\n")
+        self.stdout.flush()
         watchdog.run_forever()
