@@ -73,9 +73,12 @@ LEVEL_HEADER = ["curve", "label", "server", "threads", "run id", "run", "window 
                 "knee", "server variables differing from first curve", "server variables changed during the curve"]
 
 
+CPU_COLUMN = "host CPU per transaction (ms)"
+
+
 def scalability_rows(study: Study) -> Iterator[list]:
-    """One row per level of every curve, the top waits per transaction (µs) as the last columns."""
-    yield LEVEL_HEADER + [f"{event} (µs per transaction)" for event in study.events]
+    """One row per level of every curve, the host CPU (ms) and the top waits (µs) per transaction last."""
+    yield LEVEL_HEADER + [CPU_COLUMN] + [f"{event} (µs per transaction)" for event in study.events]
     ratios = {(c["level"].run.pk): c["ratio"] for row in study.table for c in row["cells"] if c["level"]}
     for section in study.sections:
         curve = section["curve"]
@@ -87,7 +90,7 @@ def scalability_rows(study: Study) -> Iterator[list]:
             yield [curve.name, curve.label, lv.run.server.name, lv.concurrency, lv.run.pk, lv.run.name,
                    lv.window.start, lv.window.end, lv.tps.samples, lv.tps.seconds, lv.tps.transactions,
                    lv.tps.avg, lv.tps.p5, lv.tps.p95, ratios.get(lv.run.pk), row["gain"],
-                   "knee" if row["knee"] else "", differs, moved, *waits]
+                   "knee" if row["knee"] else "", differs, moved, lv.cpu_ms_per_trx, *waits]
 
 
 def holder_rows(holders: Iterable) -> Iterator[list]:

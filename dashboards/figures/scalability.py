@@ -1,5 +1,5 @@
-"""Scalability charts: TPS against client threads (log2 axis), one line per curve, and the top waits per
-transaction against threads. Pure: curves in, figures out."""
+"""Scalability charts: TPS against client threads (log2 axis), one line per curve, the top waits per
+transaction and the host CPU per transaction against threads. Pure: curves in, figures out."""
 
 import math
 from collections.abc import Sequence
@@ -86,4 +86,20 @@ def waits_figure(curves: Sequence[Curve], events: Sequence[str]) -> dict:
             })
     if not events:
         empty_note(layout, "no waits recorded in these runs (performance_schema off, or pfs_waits not polled)")
+    return {"data": data, "layout": layout}
+
+
+def cpu_figure(curves: Sequence[Curve]) -> dict:
+    """Host CPU milliseconds per transaction, one line per curve: flat while the work per transaction holds."""
+    layout = base_layout(height=380)
+    layout.update(hovermode="closest", xaxis=threads_axis(curves),
+                  yaxis={"title": {"text": "host CPU ms per transaction"}, "rangemode": "tozero"})
+    data = []
+    for i, curve in enumerate(curves):
+        measured = [lv for lv in curve.levels if lv.cpu_ms_per_trx is not None]
+        data.append({"type": "scatter", "mode": "lines+markers", "name": esc(curve.name), "meta": "cpu",
+                     "x": [lv.concurrency for lv in measured], "y": [lv.cpu_ms_per_trx for lv in measured],
+                     "line": {"color": PALETTE[i % len(PALETTE)], "width": 2}, "marker": {"size": 7}})
+    if not any(trace["x"] for trace in data):
+        empty_note(layout, "no node_exporter samples inside the steps' windows")
     return {"data": data, "layout": layout}
