@@ -4,7 +4,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from dashboards.analysis.per_transaction import BUSY_SECONDS, TPS, PerTransaction, per_transaction
-from dashboards.analysis.topwaits import WaitRow
+from dashboards.analysis.topwaits import WaitRow, without_conditions
 from dashboards.figures.common import ChartPoints
 from dashboards.reads import RANK_POINTS, Empty, biggest, series_map, store
 from dashboards.timerange import TimeRange
@@ -45,6 +45,11 @@ class CpuDisk:
 def per_transaction_of(server_id: int, start: datetime, end: datetime, waits: list[WaitRow]) -> PerTransaction:
     """Waits and host CPU per transaction over an interval, from exact counter sums."""
     return per_transaction(store().totals(server_id, [TPS, BUSY_SECONDS], start, end), waits)
+
+
+def run_per_transaction(server_id: int, start: datetime, end: datetime, waits: list[WaitRow]) -> PerTransaction:
+    """A run's per-transaction figures as the compare page and its CSV show them: condition waits left out."""
+    return per_transaction_of(server_id, start, end, without_conditions(waits)[0])
 
 
 def fleet_cpu(server_ids: list[int]) -> dict[int, float]:

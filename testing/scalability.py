@@ -37,6 +37,21 @@ def wait_ps(c: int, j: int) -> int:
     return c * c * 10**9 * POLL + j
 
 
+WARMUP_BUSY = 999.0  # CPU-seconds the warm-up poll reads: never part of a figure
+
+
+def busy_seconds(c: int, j: int) -> float:
+    """Host CPU-seconds busy in poll j of a step at c threads (node_exporter's host.cpu.busy_seconds)."""
+    return WARMUP_BUSY if j == 1 else 0.5 * c + 0.01 * j
+
+
+def host_samples(server: Server, start: datetime, c: int) -> list[Sample]:
+    """node_exporter polled with the SQL sources: one host.cpu.busy_seconds delta per poll."""
+    return [Sample(server.pk, "node_exporter", start + timedelta(seconds=POLL * j), float(POLL),
+                   {"host.cpu.busy_seconds": busy_seconds(c, j)}, frozenset({"host.cpu.busy_seconds"}))
+            for j in range(1, STEP // POLL + 1)]
+
+
 def step_samples(server: Server, start: datetime, c: int, base: float, flush_neighbors: float) -> list[Sample]:
     out = [Sample(server.pk, "variables", start, None, {"var:innodb_flush_neighbors": flush_neighbors})]
     for j in range(1, STEP // POLL + 1):
@@ -50,14 +65,15 @@ def step_samples(server: Server, start: datetime, c: int, base: float, flush_nei
 
 
 def write_sweep(server: Server, name: str, label: str, start: datetime, tps_by_level: dict[int, float],
-                flush_neighbors: float = 1) -> list[Run]:
-    """One run per level, back to back; returns them in level order."""
+                flush_neighbors: float = 1, host: bool = False) -> list[Run]:
+    """One run per level, back to back (with node_exporter's CPU when host); returns them in level order."""
     runs, samples = [], []
     for c, base in tps_by_level.items():
         runs.append(Run.objects.create(name=f"{name} x{c}", server=server, started_at=start,
                                        ended_at=start + timedelta(seconds=STEP), warmup_seconds=WARMUP,
                                        concurrency=c, sweep=name, label=label))
         samples += step_samples(server, start, c, base, flush_neighbors)
+        samples += host_samples(server, start, c) if host else []
         start += timedelta(seconds=STEP + GAP)
     write_samples(samples)
     return runs

@@ -1,7 +1,8 @@
 """Scalability curves: runs grouped by sweep (or label), one point per concurrency level.
 
 A level's TPS and waits come from the counter samples inside its run's window
-after the warm-up (step_window). The knee is the last level up to which every
+after the warm-up (step_window), and so does its host CPU (node_exporter's
+host.cpu.busy_seconds) where the server has a node_exporter. The knee is the last level up to which every
 step up in threads still gained at least `threshold` of what one thread did at
 the first level: past it, added threads buy little.
 """
@@ -9,6 +10,7 @@ the first level: past it, added threads buy little.
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from dashboards.analysis.per_transaction import BUSY_SECONDS
 from dashboards.analysis.step_window import Window, WindowTps, run_window, window_sums, window_tps
 from dashboards.analysis.topwaits import TIME_PREFIX, is_condition
 from monitor.models import Run
@@ -25,6 +27,18 @@ class Level:
     window: Window
     tps: WindowTps
     waits_ps: dict[str, int] = field(default_factory=dict)  # time waited inside the window, per event
+    cpu: tuple[float, float] | None = None  # host CPU-seconds busy inside the window, seconds they cover
+
+    @property
+    def cpu_ms_per_trx(self) -> float | None:
+        """Host CPU milliseconds per transaction: CPUs busy on average / TPS over the same window.
+
+        Both rates come from the samples inside the window; when node_exporter and the
+        SQL sources cover the same seconds (one poll reads both) it is busy seconds / transactions.
+        """
+        if not self.cpu or not self.cpu[1] or not self.tps.avg:
+            return None
+        return 1000.0 * self.cpu[0] / self.cpu[1] / self.tps.avg
 
     @property
     def concurrency(self) -> int:
@@ -61,9 +75,15 @@ def curve_name(run: Run) -> str:
 
 def measure(run: Run) -> Level:
     window = run_window(run)
-    sums = window_sums(run.server_id, [WAIT_TIMES], window)
-    waits = {name[len(TIME_PREFIX):]: int(total) for name, (total, _) in sums.items() if total}
-    return Level(run, window, window_tps(run.server_id, window), waits)
+    sums = window_sums(run.server_id, [WAIT_TIMES, BUSY_SECONDS], window)
+    waits = {name[len(TIME_PREFIX):]: int(total) for name, (total, _) in sums.items()
+             if total and name.startswith(TIME_PREFIX)}
+    return Level(run, window, window_tps(run.server_id, window), waits, sums.get(BUSY_SECONDS))
+
+
+def has_cpu(found: list[Curve]) -> bool:
+    """Whether any level measured host CPU inside its window."""
+    return any(lv.cpu_ms_per_trx is not None for curve in found for lv in curve.levels)
 
 
 def gains(levels: list[Level]) -> list[float | None]:

@@ -2,6 +2,7 @@
 
 from collections.abc import Iterable, Iterator
 
+from dashboards.analysis.per_transaction import PS_PER_MS, PerTransaction
 from dashboards.analysis.topwaits import WaitDiff, WaitRow
 from dashboards.reports.scalability import Study
 from dashboards.reports.summary import RunSummary, ratio
@@ -17,7 +18,12 @@ DIFF_HEADER = ["event", "A waited (s per s)", "B waited (s per s)", "difference 
                "B count", "B share (%)", "A time waited (ps)", "B time waited (ps)"]
 RUN_HEADER = ["run id", "run", "server", "started (UTC)", "ended (UTC)", "duration (s)", "avg TPS (/s)",
               "p5 TPS (/s)", "p95 TPS (/s)", "median TPS (/s)", "TPS CV", "avg QPS (/s)", "transactions",
-              "max history list length", "TPS ratio to first", "warm-up trimmed (s)"]
+              "max history list length", "TPS ratio to first", "warm-up trimmed (s)",
+              "waits per transaction (ms, condition waits left out)", "host CPU per transaction (ms)"]
+# The page's per-transaction figures: transactions (tps deltas) in the interval, time waited in the waits
+# listed / transactions, host CPU not idle nor iowait (node_exporter) / transactions; empty where unknown.
+PER_TRX_HEADER = ["transactions in interval", "waits per transaction in interval (ms, all waits listed)",
+                  "host CPU per transaction in interval (ms)"]
 ANNOTATION_HEADER = ["time (UTC)", "server", "run", "text"]
 HOLDER_HEADER = ["thread", "user", "host", "from (UTC)", "last seen (UTC)", "ended by (UTC)", "held for (s)",
                  "state", "isolation", "statement", "idle"]
@@ -32,33 +38,45 @@ def _wait_cells(row: WaitRow | None) -> list:
     return [row.time_ps / PS_PER_S, row.count, row.share * 100]
 
 
-def topwaits_rows(waits: list[WaitRow]) -> Iterator[list]:
-    yield WAIT_HEADER
+def per_trx_cells(pt: PerTransaction) -> list:
+    return [pt.transactions, pt.wait_ms, pt.cpu_ms]
+
+
+def wait_ms_per_trx(row: WaitRow | None, pt: PerTransaction) -> float | None:
+    """One event's milliseconds waited per transaction: they add up to the interval's waits per transaction."""
+    if not pt.transactions or pt.transactions <= 0:
+        return None
+    return (row.time_ps if row else 0) / PS_PER_MS / pt.transactions
+
+
+def topwaits_rows(waits: list[WaitRow], pt: PerTransaction) -> Iterator[list]:
+    yield WAIT_HEADER + ["time waited per transaction (ms)"] + PER_TRX_HEADER
     for rank, row in enumerate(waits, start=1):
         avg = None if row.avg_ps is None else row.avg_ps / 1e6
-        yield [rank, row.event, row.time_ps / PS_PER_S, row.share * 100, row.count, avg, row.time_ps]
+        yield [rank, row.event, row.time_ps / PS_PER_S, row.share * 100, row.count, avg, row.time_ps,
+               wait_ms_per_trx(row, pt), *per_trx_cells(pt)]
 
 
-def topwaits_diff_rows(diffs: list[WaitDiff]) -> Iterator[list]:
-    yield DIFF_HEADER
+def topwaits_diff_rows(diffs: list[WaitDiff], a: PerTransaction, b: PerTransaction) -> Iterator[list]:
+    yield DIFF_HEADER + [f"A {h}" for h in PER_TRX_HEADER] + [f"B {h}" for h in PER_TRX_HEADER]
     for d in diffs:
         yield [d.event, d.a_rate / PS_PER_S, d.b_rate / PS_PER_S, d.rate_diff / PS_PER_S, d.ratio,
                _us(d.a_per_trx), _us(d.b_per_trx), d.per_trx_ratio, *_wait_cells(d.a), *_wait_cells(d.b),
-               d.a.time_ps if d.a else 0, d.b.time_ps if d.b else 0]
+               d.a.time_ps if d.a else 0, d.b.time_ps if d.b else 0, *per_trx_cells(a), *per_trx_cells(b)]
 
 
 def _us(ps: float | None) -> float | None:
     return None if ps is None else ps / 1e6
 
 
-def compare_rows(summaries: list[RunSummary]) -> Iterator[list]:
-    """The seeds' hand-built table: one run a row, TPS ratio to the first run."""
+def compare_rows(summaries: list[RunSummary], per_trx: list[PerTransaction]) -> Iterator[list]:
+    """The seeds' hand-built table: one run a row, TPS ratio to the first run, its per-transaction costs."""
     yield RUN_HEADER
     reference = summaries[0].tps.mean if summaries else None
-    for s in summaries:
+    for s, pt in zip(summaries, per_trx, strict=True):
         yield [s.run.pk, s.run.name, s.run.server.name, s.start, s.run.ended_at, s.seconds, s.tps.mean,
                s.tps.p5, s.tps.p95, s.tps.median, s.tps.cv, s.qps, s.transactions, s.max_history,
-               ratio(s.tps.mean, reference), s.warmup]
+               ratio(s.tps.mean, reference), s.warmup, pt.wait_ms, pt.cpu_ms]
 
 
 def annotation_rows(annotations: Iterable[Annotation]) -> Iterator[list]:
@@ -73,9 +91,12 @@ LEVEL_HEADER = ["curve", "label", "server", "threads", "run id", "run", "window 
                 "knee", "server variables differing from first curve", "server variables changed during the curve"]
 
 
+CPU_COLUMN = "host CPU per transaction (ms)"
+
+
 def scalability_rows(study: Study) -> Iterator[list]:
-    """One row per level of every curve, the top waits per transaction (µs) as the last columns."""
-    yield LEVEL_HEADER + [f"{event} (µs per transaction)" for event in study.events]
+    """One row per level of every curve, the host CPU (ms) and the top waits (µs) per transaction last."""
+    yield LEVEL_HEADER + [CPU_COLUMN] + [f"{event} (µs per transaction)" for event in study.events]
     ratios = {(c["level"].run.pk): c["ratio"] for row in study.table for c in row["cells"] if c["level"]}
     for section in study.sections:
         curve = section["curve"]
@@ -87,7 +108,7 @@ def scalability_rows(study: Study) -> Iterator[list]:
             yield [curve.name, curve.label, lv.run.server.name, lv.concurrency, lv.run.pk, lv.run.name,
                    lv.window.start, lv.window.end, lv.tps.samples, lv.tps.seconds, lv.tps.transactions,
                    lv.tps.avg, lv.tps.p5, lv.tps.p95, ratios.get(lv.run.pk), row["gain"],
-                   "knee" if row["knee"] else "", differs, moved, *waits]
+                   "knee" if row["knee"] else "", differs, moved, lv.cpu_ms_per_trx, *waits]
 
 
 def holder_rows(holders: Iterable) -> Iterator[list]:

@@ -11,7 +11,7 @@ from django.db.models import Q
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, StreamingHttpResponse
 from django.views.decorators.http import require_GET
 
-from dashboards import reads
+from dashboards import host_series, reads
 from dashboards.analysis.topwaits import diff_rows, include_conditions, without_conditions
 from dashboards.export import params
 from dashboards.export.auth import session_or_token
@@ -92,12 +92,15 @@ def topwaits_csv(request: HttpRequest) -> HttpResponse:
     except params.ExportError as error:
         return bad_request(error)
     first = waits_of(server.pk, start, end, get.get("cond") != "0")
+    per_trx = host_series.per_transaction_of(server.pk, start, end, first)
     if second is None:
-        body = topwaits_rows(first)
+        body = topwaits_rows(first, per_trx)
         name = slug("topwaits", server.name, iso_utc(start), iso_utc(end))
     else:
         spans = reads.interval_span(server.pk, start, end), reads.interval_span(server.pk, *second)
-        body = topwaits_diff_rows(diff_rows(first, waits_of(server.pk, *second, get.get("cond") != "0"), None, *spans))
+        waits_b = waits_of(server.pk, *second, get.get("cond") != "0")
+        per_trx_b = host_series.per_transaction_of(server.pk, *second, waits_b)
+        body = topwaits_diff_rows(diff_rows(first, waits_b, None, *spans), per_trx, per_trx_b)
         name = slug("topwaits", server.name, iso_utc(start), "vs", iso_utc(second[0]))
     return csv_response(body, name + ".csv", _flag(request, "bom"))
 
@@ -123,7 +126,10 @@ def compare_csv(request: HttpRequest) -> HttpResponse:
     except params.ExportError as error:
         return bad_request(error)
     summaries = [summarize_run(run, warmup_param(request.GET)) for run in runs]
-    return csv_response(compare_rows(summaries), slug("compare-runs", *(r.pk for r in runs)) + ".csv",
+    per_trx = [host_series.run_per_transaction(s.run.server_id, s.start, s.end,
+                                               reads.interval_waits(s.run.server_id, s.start, s.end))
+               for s in summaries]
+    return csv_response(compare_rows(summaries, per_trx), slug("compare-runs", *(r.pk for r in runs)) + ".csv",
                         _flag(request, "bom"))
 
 

@@ -1,5 +1,5 @@
-"""Scalability charts: TPS against client threads (log2 axis), one line per curve, and the top waits per
-transaction against threads. Pure: curves in, figures out."""
+"""Scalability charts: TPS against client threads (log2 axis), one line per curve, the top waits per
+transaction and the host CPU per transaction against threads. Pure: curves in, figures out."""
 
 import math
 from collections.abc import Sequence
@@ -54,10 +54,16 @@ def knee_mark(curve: Curve, color: str) -> dict:
             "bgcolor": "rgba(255,255,255,0.85)"}
 
 
-def tps_figure(curves: Sequence[Curve]) -> dict:
-    layout = base_layout(height=460)
+def threads_layout(curves: Sequence[Curve], height: int, y_title: str) -> dict:
+    """Threads across (log axis), y_title up from zero."""
+    layout = base_layout(height=height)
     layout.update(hovermode="closest", xaxis=threads_axis(curves),
-                  yaxis={"title": {"text": "TPS (average after warm-up, band p5-p95)"}, "rangemode": "tozero"})
+                  yaxis={"title": {"text": y_title}, "rangemode": "tozero"})
+    return layout
+
+
+def tps_figure(curves: Sequence[Curve]) -> dict:
+    layout = threads_layout(curves, 460, "TPS (average after warm-up, band p5-p95)")
     data = []
     for i, curve in enumerate(curves):
         color, group = PALETTE[i % len(PALETTE)], f"curve{i}"
@@ -71,9 +77,7 @@ def tps_figure(curves: Sequence[Curve]) -> dict:
 
 def waits_figure(curves: Sequence[Curve], events: Sequence[str]) -> dict:
     """Microseconds waited per transaction, one colour per wait, one dash per curve."""
-    layout = base_layout(height=420)
-    layout.update(hovermode="closest", xaxis=threads_axis(curves),
-                  yaxis={"title": {"text": "µs waited per transaction"}, "rangemode": "tozero"})
+    layout = threads_layout(curves, 420, "µs waited per transaction")
     data = []
     for i, curve in enumerate(curves):
         for k, event in enumerate(events):
@@ -86,4 +90,18 @@ def waits_figure(curves: Sequence[Curve], events: Sequence[str]) -> dict:
             })
     if not events:
         empty_note(layout, "no waits recorded in these runs (performance_schema off, or pfs_waits not polled)")
+    return {"data": data, "layout": layout}
+
+
+def cpu_figure(curves: Sequence[Curve]) -> dict:
+    """Host CPU milliseconds per transaction, one line per curve: flat while the work per transaction holds."""
+    layout = threads_layout(curves, 380, "host CPU ms per transaction")
+    data = []
+    for i, curve in enumerate(curves):
+        measured = [lv for lv in curve.levels if lv.cpu_ms_per_trx is not None]
+        data.append({"type": "scatter", "mode": "lines+markers", "name": esc(curve.name), "meta": "cpu",
+                     "x": [lv.concurrency for lv in measured], "y": [lv.cpu_ms_per_trx for lv in measured],
+                     "line": {"color": PALETTE[i % len(PALETTE)], "width": 2}, "marker": {"size": 7}})
+    if not any(trace["x"] for trace in data):
+        empty_note(layout, "no node_exporter samples inside the steps' windows")
     return {"data": data, "layout": layout}

@@ -8,7 +8,8 @@ from urllib.parse import urlencode
 
 from django.http import QueryDict
 
-from dashboards.analysis.scalability import DEFAULT_KNEE, Curve, curves, gains, ratio_table, top_waits
+from dashboards.analysis.scalability import DEFAULT_KNEE, Curve, curves, gains, has_cpu, ratio_table, top_waits
+from dashboards.host_series import has_host_metrics
 from dashboards.reports.settings_diff import Setting, changes, show, snapshot
 from monitor.models import Run
 
@@ -28,6 +29,7 @@ class Study:
     events: list[str] = field(default_factory=list)
     table: list[dict] = field(default_factory=list)
     sections: list[dict] = field(default_factory=list)  # per curve: its levels with gains, its settings changes
+    host: bool = False  # a server of the study has node_exporter data: CPU per transaction is drawn
 
 
 def run_ids(get: QueryDict) -> list[int]:
@@ -118,7 +120,13 @@ def study(get: QueryDict) -> Study:
         raise StudyError(f"{len(found)} curves picked: pick at most {MAX_CURVES}")
     diffs = setting_changes(found)
     return Study(found, threshold, selection_query(get, threshold), top_waits(found), ratio_table(found),
-                 [section(c, d) for c, d in zip(found, diffs, strict=True)])
+                 [section(c, d) for c, d in zip(found, diffs, strict=True)], host_data(found))
+
+
+def host_data(found: list[Curve]) -> bool:
+    """Whether CPU per transaction can be drawn: measured in a step, or node_exporter data on a server."""
+    servers = {lv.run.server_id for curve in found for lv in curve.levels}
+    return has_cpu(found) or any(has_host_metrics(sid) for sid in servers)
 
 
 def sweeps() -> list[dict]:

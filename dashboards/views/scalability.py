@@ -5,7 +5,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
-from dashboards.figures.scalability import tps_figure, waits_figure
+from dashboards.figures.scalability import cpu_figure, tps_figure, waits_figure
 from dashboards.reports.scalability import StudyError, study, sweeps
 from dashboards.views.common import TPS_DEFINITION
 from monitor.models import Run
@@ -26,7 +26,7 @@ def study_context(request: HttpRequest) -> tuple[dict, int]:
     context.update(study=found, knee=f"{found.threshold * 100:g}", figures={
         "chart-scalability": tps_figure(found.curves),
         "chart-scalability-waits": waits_figure(found.curves, found.events),
-    })
+    } | ({"chart-scalability-cpu": cpu_figure(found.curves)} if found.host else {}))
     return context, 200
 
 
