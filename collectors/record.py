@@ -6,7 +6,7 @@ A few statements per batch whatever its size, so the database is not the bottlen
 import json
 import logging
 
-from django.db import InterfaceError, OperationalError
+from django.db import InterfaceError, OperationalError, connection
 
 from collectors.holders import record_holders
 from collectors.models import HISTORY_SLOTS, PollRecord, ServerHealth
