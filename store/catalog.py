@@ -13,24 +13,27 @@ from fnmatch import fnmatchcase
 
 from django.db import connection
 
+from store.binary_params import binary_cursor, fetch_all
+
+# The statements with arrays bind in binary (%b, store.binary_params): no array quoting in Python.
 # Register a source name (idempotent).
 UPSERT_SOURCE = "INSERT INTO store_source (name) VALUES (%s) ON CONFLICT (name) DO NOTHING"
 SELECT_SOURCE = "SELECT id FROM store_source WHERE name = %s"
 # Register metric names of a server (idempotent) and read their ids back.
 UPSERT_METRICS = (
     "INSERT INTO store_metric (server_id, name, counter) "
-    "SELECT %s, n, c FROM unnest(%s::text[], %s::boolean[]) AS t(n, c) "
+    "SELECT %b, n, c FROM unnest(%b::text[], %b::boolean[]) AS t(n, c) "
     "ON CONFLICT (server_id, name) DO UPDATE SET counter = store_metric.counter OR EXCLUDED.counter"
 )
-SELECT_METRIC_IDS = "SELECT name, id FROM store_metric WHERE server_id = %s AND name = ANY(%s)"
+SELECT_METRIC_IDS = "SELECT name, id FROM store_metric WHERE server_id = %b AND name = ANY(%b::text[])"
 # Register a layout (idempotent by digest) and read its id back.
 UPSERT_LAYOUT = (
     "INSERT INTO store_layout (server_id, source_id, int_ids, float_ids, digest, created_at) "
-    "VALUES (%s, %s, %s, %s, %s, now()) ON CONFLICT (digest) DO NOTHING"
+    "VALUES (%b, %b, %b::int[], %b::int[], %b, now()) ON CONFLICT (digest) DO NOTHING"
 )
 SELECT_LAYOUT = "SELECT id FROM store_layout WHERE digest = %s"
 # Which cached layouts still exist.
-EXISTING_LAYOUTS = "SELECT id FROM store_layout WHERE id = ANY(%s)"
+EXISTING_LAYOUTS = "SELECT id FROM store_layout WHERE id = ANY(%b::bigint[])"
 # Readers: all metrics and layouts of some servers.
 SERVER_METRICS = "SELECT id, server_id, name, counter FROM store_metric WHERE server_id = ANY(%s)"
 SERVER_LAYOUTS = (
@@ -85,9 +88,7 @@ def cached(server_id: int, source: str) -> WriteLayout | None:
 
 def verify(layout_ids: set[int]) -> bool:
     """True if every cached layout used by this write still exists; else drop the cache."""
-    with connection.cursor() as cur:
-        cur.execute(EXISTING_LAYOUTS, [sorted(layout_ids)])
-        found = {r[0] for r in cur.fetchall()}
+    found = {r[0] for r in fetch_all(EXISTING_LAYOUTS, [sorted(layout_ids)])}
     if found != layout_ids:
         forget()
         return False
@@ -104,8 +105,8 @@ def source_id(name: str) -> int:
 def metric_ids(server_id: int, kinds: dict[str, bool]) -> dict[str, int]:
     """Ids of names (name -> is counter), registering new ones."""
     names = sorted(kinds)
-    with connection.cursor() as cur:
-        cur.execute(UPSERT_METRICS, [server_id, names, [kinds[n] for n in names]])
+    with binary_cursor() as cur:
+        cur.execute(UPSERT_METRICS, [server_id, names, [bool(kinds[n]) for n in names]])
         cur.execute(SELECT_METRIC_IDS, [server_id, names])
         return dict(cur.fetchall())
 
@@ -125,7 +126,7 @@ def extend(server_id: int, source: str, old: WriteLayout | None,
     sid = source_id(source)
     int_ids, float_ids = [ids[n] for n in ints], [ids[n] for n in floats]
     digest = hashlib.sha256(repr((server_id, sid, int_ids, float_ids)).encode()).hexdigest()
-    with connection.cursor() as cur:
+    with binary_cursor() as cur:
         cur.execute(UPSERT_LAYOUT, [server_id, sid, int_ids, float_ids, digest])
         cur.execute(SELECT_LAYOUT, [digest])
         lid = cur.fetchone()[0]
