@@ -78,7 +78,7 @@ def run_case(server: SandboxMariaDB, url: str, name: str, args) -> dict:
     driver = StressDriver(Target(name="bench", user="root", password="", host="127.0.0.1", port=server.port),
                           options, report=lambda _: None)
     driver.prepare()
-    target = PollTarget(1, "bench", "127.0.0.1", server.port, "", "steady", "s3cret!", url)
+    target = PollTarget(1, "bench", "127.0.0.1", server.port, "", "steady", "s3cret!", node_exporter_url=url)
     samples, stop = [], threading.Event()
     poll_target(target, 2, only=SOURCES)  # baseline
     poller = threading.Thread(target=poll_loop, args=(target, stop, samples))
