@@ -59,3 +59,13 @@ def test_server_states_say_why():
     failing = {"pfs_waits": {"ok": False, "error": "performance_schema is OFF"}}
     up = server_state(_server(), _health(sources=failing), NOW)
     assert up.name == UP and "pfs_waits: performance_schema is OFF" in up.why
+
+
+def test_a_source_the_server_does_not_have_is_no_failure_on_the_fleet():
+    sources = {
+        "redo_log": {"ok": False, "unavailable": True, "error": "local: redo_log: not available on MariaDB 10.11.19"},
+        "innodb_metrics": {"ok": False, "error": "local: innodb_metrics: missing privilege (PROCESS)"},
+        "global_status": {"ok": True, "error": ""},
+    }
+    up = server_state(_server(), _health(sources=sources), NOW)
+    assert up.name == UP and up.why == "innodb_metrics: local: innodb_metrics: missing privilege (PROCESS)"
