@@ -8,6 +8,7 @@ warm-up (or idle) time, one that straddles the end holds the next step's load.
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import NamedTuple
 
 from monitor.models import Run
 from monitor.stats import percentile
@@ -17,8 +18,7 @@ from store.query import CounterSamples
 TPS = "tps"
 
 
-@dataclass(frozen=True)
-class Window:
+class Window(NamedTuple):
     start: datetime  # the run's start plus its warm-up
     end: datetime
 
@@ -38,11 +38,11 @@ class WindowTps:
         return self.transactions / self.seconds if self.seconds else None
 
 
-def run_window(run: Run) -> Window:
-    """After the warm-up, up to the end (now for a run still going)."""
+def run_window(run: Run, warmup: int | None = None) -> Window:
+    """The run after its warm-up (the run's own, unless one is given); a run still going ends now."""
+    trim = run.warmup_seconds if warmup is None else warmup
     end = run.ended_at or datetime.now(UTC)
-    start = min(run.started_at + timedelta(seconds=run.warmup_seconds), end)
-    return Window(start, end)
+    return Window(min(run.started_at + timedelta(seconds=trim), end), end)
 
 
 def inside(samples: CounterSamples, window: Window) -> list[int]:

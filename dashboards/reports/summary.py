@@ -1,10 +1,11 @@
 """A run's summary figures: TPS (avg, p5, p95, CV), QPS, transactions, max history length."""
 
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from dashboards.analysis.stability import Summary, summarize
+from dashboards.analysis.step_window import run_window
 from monitor.models import Run
 from store import query
 
@@ -26,13 +27,6 @@ class RunSummary:
     @property
     def seconds(self) -> float:
         return (self.end - self.start).total_seconds()
-
-
-def run_window(run: Run, warmup: int | None = None) -> tuple[datetime, datetime]:
-    """The run after its warm-up (the run's own, unless one is given); a run still going ends now."""
-    trim = run.warmup_seconds if warmup is None else warmup
-    end = run.ended_at or datetime.now(UTC)
-    return min(run.started_at + timedelta(seconds=trim), end), end
 
 
 def warmup_param(get) -> int | None:

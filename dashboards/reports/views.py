@@ -8,12 +8,13 @@ from django.views.decorators.http import require_GET
 
 from dashboards import reads
 from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, dip_threshold
+from dashboards.analysis.step_window import run_window
 from dashboards.analysis.topwaits import include_conditions, without_conditions
 from dashboards.export import params
 from dashboards.export.csv_safe import iso_utc
 from dashboards.reports.charts import chart_metrics, purge_chart, stability_chart
 from dashboards.reports.settings_diff import Change, changes, previous_run, show, snapshot
-from dashboards.reports.summary import ratio, run_window, summarize_run, warmup_param
+from dashboards.reports.summary import ratio, summarize_run, warmup_param
 from dashboards.timerange import iso_param
 from dashboards.views.common import TPS_DEFINITION, condition_toggle, tps_definition
 from dashboards.views.scalability import study_context

@@ -9,9 +9,10 @@ from django.shortcuts import render
 
 from dashboards import host_series, reads
 from dashboards.analysis.per_transaction import PerTransaction
+from dashboards.analysis.step_window import run_window
 from dashboards.analysis.topwaits import CONDITION_PARAM, WaitRow, include_conditions, without_conditions
 from dashboards.figures.compare import AlignedRun, compare_figure
-from dashboards.reports.summary import RunSummary, run_window, summarize_run, warmup_param
+from dashboards.reports.summary import RunSummary, summarize_run, warmup_param
 from dashboards.timerange import DEFAULT_POINTS, TimeRange, max_points
 from dashboards.views.common import TPS_DEFINITION, condition_toggle
 from monitor.models import Annotation, Run
