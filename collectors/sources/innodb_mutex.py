@@ -1,4 +1,5 @@
-# SHOW ENGINE INNODB MUTEX (MariaDB 10.6+: performance_schema wait/synch/{mutex,rwlock,sxlock}/innodb/%).
+# SHOW ENGINE INNODB MUTEX (MariaDB 10.6+: performance_schema wait/synch/{mutex,rwlock,sxlock}/innodb/%,
+# taken from the same poll's pfs_waits reading when it has one).
 """InnoDB mutex and rw-lock waits, in every format the servers print.
 
 - MySQL 5.1.2-5.1.14: Name `&kernel_mutex:srv0srv.c`, Status `os_waits=N`.
@@ -7,7 +8,8 @@
   the same file:line may appear once per instance (summed here).
 - MySQL 5.7.8+/8.x: rw-locks as `rwlock: file:line` / `sum rwlock: file:line` with `waits=N`,
   named mutexes (when innodb_monitor_enable='latch') with `spins=N,waits=N,calls=N`.
-- MariaDB 10.6+ returns no rows: the same latches are read from performance_schema.
+- MariaDB 10.6+ returns no rows: the same latches are read from performance_schema, out of
+  the poll's pfs_waits reading (no statement of its own) whenever that source ran.
 """
 
 import re
@@ -31,6 +33,9 @@ LATCHES_FROM = (
 PFS_LATCHES_SQL = f"SELECT {LATCHES_COLUMNS} {LATCHES_FROM}"
 # The same rows as one text (collectors.source.joined_rows).
 PFS_LATCHES_JOINED_SQL = joined_sql(LATCHES_COLUMNS, LATCHES_FROM)
+# pfs_waits reads every event with COUNT_STAR > 0 from the same table: its latch rows are these.
+LATCH_PREFIXES = ("wait/synch/mutex/innodb/", "wait/synch/rwlock/innodb/", "wait/synch/sxlock/innodb/")
+LATCH_METRIC = {"wait.count": "mutex.waits", "wait.time_ps": "mutex.time_ps"}
 PFS_FALLBACK_NOTE = ("MariaDB 10.6+ returns nothing for SHOW ENGINE INNODB MUTEX: InnoDB latch waits are read "
                      "from performance_schema wait/synch/{mutex,rwlock,sxlock}/innodb/% instead")
 
@@ -99,6 +104,19 @@ def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:
     return Reading(values, frozenset(values), note=note)
 
 
+def derive(readings: dict[str, Reading], info: ServerInfo) -> Reading | None:
+    """MariaDB 10.6+: the latch rows of this poll's pfs_waits reading (the same table and filter), no statement."""
+    waits = readings.get("pfs_waits")
+    if waits is None or not reads_pfs(info.flavor, info.version_tuple):
+        return None
+    values: dict[str, int] = {}
+    for name, value in waits.values.items():
+        kind, _, event = name.partition(":")
+        if event.startswith(LATCH_PREFIXES):
+            values[f"{LATCH_METRIC[kind]}:{event}"] = value
+    return pfs_reading(values)
+
+
 def collect_from_pfs(conn: pymysql.Connection, info: ServerInfo) -> Reading:
     if not info.performance_schema:
         raise SourceUnavailable(
@@ -108,6 +126,10 @@ def collect_from_pfs(conn: pymysql.Connection, info: ServerInfo) -> Reading:
     for event, count, timer in joined_rows(conn, PFS_LATCHES_JOINED_SQL, PFS_LATCHES_SQL):
         values[f"mutex.waits:{event}"] = int(count)
         values[f"mutex.time_ps:{event}"] = int(timer)
+    return pfs_reading(values)
+
+
+def pfs_reading(values: dict[str, int]) -> Reading:
     # COUNT_STAR > 0: a missing row was zero (exact, unlike SHOW ENGINE); TRUNCATE zeroes all rows.
     return Reading(values, frozenset(values), absent_is_zero=True, reset_together=True, note=PFS_FALLBACK_NOTE)
 
@@ -120,4 +142,5 @@ SOURCE = Source(
     interval=60,  # InnoDB walks every latch to answer SHOW ENGINE INNODB MUTEX: not on every cheap poll
     cheap_on=reads_pfs,
     collect=collect,
+    derive=derive,
 )

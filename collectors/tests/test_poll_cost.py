@@ -1,6 +1,7 @@
 """What a poll costs the monitored server, counted by its own performance_schema."""
 
 from collectors.batch import poll_server
+from collectors.sources.global_status import KEPT_COM
 from collectors.tests.test_sources_live import history_len_metric, values_of
 
 USER_STATEMENTS_SQL = ("SELECT COALESCE(SUM(COUNT_STAR), 0) FROM "
@@ -29,3 +30,49 @@ def test_history_length_alone_still_reads_it(server, mariadb):
     poll_server(server.id, only=["history_length"])
     count, result = statements_of(mariadb, ["history_length"], server)
     assert count == 1 and "history_list_length" in values_of(result, "history_length")
+
+
+def test_mariadb_status_is_one_statement_with_every_name_information_schema_has(server, mariadb):
+    poll_server(server.id, only=["global_status"])  # connected, names learnt
+    count, result = statements_of(mariadb, ["global_status"], server)
+    # Independently: the numeric rows of the information_schema table, less the families left out.
+    expected = {name.upper() for name, value in mariadb.execute(
+        "SELECT VARIABLE_NAME, VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS")
+        if number_text(value) and not left_out(name)}
+    got = {name.upper() for name in values_of(result, "global_status")} - {"TPS", "TPS_EXPLICIT", "QPS"}
+    last = mariadb.execute("SELECT c.SQL_TEXT FROM performance_schema.events_statements_current c"
+                           " JOIN performance_schema.threads t USING (THREAD_ID) WHERE t.PROCESSLIST_USER = 'steady'")
+    assert count == 1 and "performance_schema.global_status" in last[0][0]  # the cheap table, not the fallback
+    assert got == expected
+
+
+def number_text(value) -> bool:
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def left_out(name: str) -> bool:
+    upper = name.upper()
+    if upper.startswith("COM_"):
+        return upper not in {n.upper() for n in KEPT_COM}
+    return upper.startswith(("SSL_", "WSREP", "PERFORMANCE_SCHEMA_", "FEATURE_"))
+
+
+def test_innodb_latches_cost_no_statement_beside_the_waits_read_on_mariadb(server, load, mariadb):
+    poll_server(server.id, only=["pfs_waits", "innodb_mutex"])  # baselines
+    alone, _ = statements_of(mariadb, ["pfs_waits"], server)
+    load.transactions(commits=30)
+    both, result = statements_of(mariadb, ["pfs_waits", "innodb_mutex"], server)
+    latches = values_of(result, "innodb_mutex")
+    waits = values_of(result, "pfs_waits")
+    # Independently: the InnoDB latch events performance_schema has counted, read as root after the poll.
+    counted = {event for (event,) in mariadb.execute(
+        "SELECT EVENT_NAME FROM performance_schema.events_waits_summary_global_by_event_name"
+        " WHERE COUNT_STAR > 0 AND EVENT_NAME REGEXP '^wait/synch/(mutex|rwlock|sxlock)/innodb/'")}
+    events = {name.partition(":")[2] for name in latches}
+    assert alone == both == 1
+    assert events and events <= counted
+    assert all(latches[f"mutex.waits:{e}"] == waits[f"wait.count:{e}"] for e in events)
