@@ -10,12 +10,13 @@ from datetime import UTC, datetime
 
 import pymysql
 
-from collectors import delta, registry, schedule, snapshots
+from collectors import delta, registry, schedule, shared_read, snapshots
 from collectors.connection import ConnectError
 from collectors.http_poll import run_http_sources
 from collectors.outcome import elapsed_ms, failed, succeeded
 from collectors.pool import POOL, Pooled, Target, is_connection_error
 from collectors.results import PollResult, SourceResult
+from collectors.shared_read import NOT_SHARED, Shared
 from collectors.source import Reading, Source, SourceError, SourceUnavailable
 
 log = logging.getLogger(__name__)
@@ -111,9 +112,10 @@ def run_sql_sources(target: Target, sources: list[Source], previous: dict[str, d
         return {}
     result.connected_now, result.info = not entry.reused, entry.info
     new_snapshots, readings = {}, {}
+    shared = shared_read.read(entry.conn, entry.info, sources)
     checked = not entry.reused  # the server info was read on this connection during this poll
     for index, source in enumerate(sources):
-        outcome, snapshot, entry = run_one(target, source, entry, previous.get(source.name), readings)
+        outcome, snapshot, entry = run_one(target, source, entry, previous.get(source.name), readings, shared)
         if outcome.unavailable and entry is not None and not checked:
             # Maybe told by stale info (the server restarted with other settings): read it again, once.
             entry, checked = refresh(target, entry), True
@@ -146,16 +148,17 @@ def refresh(target: Target, entry: Pooled) -> Pooled | None:
 
 
 def run_one(target: Target, source: Source, entry: Pooled, previous: delta.Snapshot | None,
-            readings: dict[str, Reading]) -> tuple[SourceResult, delta.Snapshot | None, Pooled | None]:
+            readings: dict[str, Reading], shared: Shared = NOT_SHARED,
+            ) -> tuple[SourceResult, delta.Snapshot | None, Pooled | None]:
     """Run one source (adding its reading to the poll's readings); a connection that broke on
     reuse (e.g. a restart) is reopened once."""
     reason = source.unsupported_reason(entry.info)
     if reason:
         return SourceResult(source.name, False, error=f"{target.name}: {source.name}: {reason}",
                             unavailable=True), None, entry
-    t0 = time.perf_counter()
+    t0 = time.perf_counter() - shared.seconds_each(source.name)  # its part of the shared statement
     try:
-        reading = read(source, entry, readings)
+        reading = read(source, entry, readings, shared.texts.get(source.name))
     except SourceUnavailable as exc:
         return SourceResult(source.name, False, elapsed_ms(t0), f"{target.name}: {source.name}: {exc}",
                             unavailable=True), None, entry
@@ -171,7 +174,7 @@ def run_one(target: Target, source: Source, entry: Pooled, previous: delta.Snaps
             entry = POOL.get(target)
         except Exception as again:  # noqa: BLE001 - any failure to reconnect ends this poll
             return failed(target, source, t0, f"connection lost and reconnect failed: {again}"), None, None
-        return run_one(target, source, entry, previous, readings)
+        return run_one(target, source, entry, previous, readings, shared)
     except Exception as exc:  # noqa: BLE001 - a parser bug in one source must not stop the others
         log.exception("source %s failed on %s", source.name, target.name)
         return failed(target, source, t0, f"{type(exc).__name__}: {exc}"), None, entry
@@ -184,9 +187,13 @@ def run_one(target: Target, source: Source, entry: Pooled, previous: delta.Snaps
     return outcome, snapshot, entry
 
 
-def read(source: Source, entry: Pooled, readings: dict[str, Reading]) -> Reading:
-    derived = source.derive(readings, entry.info) if source.derive else None
-    return derived if derived is not None else source.collect(entry.conn, entry.info)
+def read(source: Source, entry: Pooled, readings: dict[str, Reading], texts: tuple | None = None) -> Reading:
+    """From this poll's earlier readings, else from its texts of the shared statement, else its own statement."""
+    found = source.derive(readings, entry.info) if source.derive else None
+    if found is None and texts is not None:
+        found = source.from_shared(texts, entry.conn, entry.info)
+    return found if found is not None else source.collect(entry.conn, entry.info)
+
 
 
 def describe(exc: Exception) -> str:

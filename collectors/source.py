@@ -73,6 +73,11 @@ class Source:
     derive: Callable[[dict[str, Reading], ServerInfo], Reading | None] | None = None
     # (flavor, version) -> True where the source is cheap there and runs at the poll interval anyway.
     cheap_on: Callable[[str, tuple[int, int, int]], bool] | None = None
+    # Scalar SQL expressions (counted_sql) this source's read can put in the poll's shared statement
+    # on this server (collectors.shared_read; () where it reads alone), and its reading made of
+    # their texts (None: they did not add up, collect() then).
+    shared: Callable[[ServerInfo], tuple[str, ...]] | None = None
+    from_shared: Callable[[tuple, Any, ServerInfo], Reading | None] | None = None
 
     def unsupported_reason(self, info: ServerInfo) -> str | None:
         """Why this source cannot run on this server, or None if it can."""

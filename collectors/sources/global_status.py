@@ -44,10 +44,12 @@ PFS_STATUS_JOINED_SQL = joined_sql("VARIABLE_NAME, VARIABLE_VALUE",
 MARIADB_PFS_SINCE = (10, 5, 2)
 NOT_IN_PFS = (*KEPT_COM, "Slave_heartbeat_period", "Slave_received_heartbeats", "Slave_retried_transactions",
               "Slave_running")
-MARIADB_PFS_STATUS_SQL = "SELECT {}, {}".format(
+MARIADB_PFS_PARTS = (
     counted_sql("VARIABLE_NAME, VARIABLE_VALUE", "FROM performance_schema.global_status"),
     counted_sql("VARIABLE_NAME, VARIABLE_VALUE", "FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME IN ({})"
-                .format(", ".join(f"'{name}'" for name in NOT_IN_PFS))))
+                .format(", ".join(f"'{name}'" for name in NOT_IN_PFS))),
+)
+MARIADB_PFS_STATUS_SQL = "SELECT " + ", ".join(MARIADB_PFS_PARTS)  # also a part of the poll's shared statement
 LEFT_OUT_NAMES = re.compile("^({})".format("|".join(LEFT_OUT)), re.IGNORECASE)
 # Status variables that are levels, not running totals, in every supported version's manual
 # (MySQL 5.1-8.4, MariaDB 10.x-11.x; docs/metrics.md lists them by family). Everything else
@@ -132,6 +134,10 @@ def read_mariadb_pfs_status(conn: pymysql.Connection) -> list[tuple] | None:
         if is_connection_error(exc):
             raise
         return None  # a missing grant on performance_schema: the information_schema read then
+    return mariadb_pfs_rows(row)
+
+
+def mariadb_pfs_rows(row: tuple) -> list[tuple] | None:
     pfs, by_name = (split_counted(text) for text in row)
     if not pfs or by_name is None:
         return None  # an empty performance_schema table (turned off since the connection's check), a cut text
@@ -151,7 +157,19 @@ def spelled(conn: pymysql.Connection, rows: list[tuple]) -> list[tuple]:
 
 
 def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:
-    values = status_values(conn, info)
+    return reading(numeric(read_status(conn, info)), conn, info)
+
+
+def shared(info: ServerInfo) -> tuple[str, ...]:
+    return MARIADB_PFS_PARTS if reads_pfs_status(info) else ()
+
+
+def from_shared(texts: tuple, conn: pymysql.Connection, info: ServerInfo) -> Reading | None:
+    rows = mariadb_pfs_rows(texts)
+    return None if rows is None else reading(numeric(spelled(conn, rows)), conn, info)
+
+
+def reading(values: dict[str, int | float], conn: pymysql.Connection, info: ServerInfo) -> Reading:
     counters = {name for name in values if not is_gauge(name)}
     # Derived counters: their deltas are the sums of their parts' deltas.
     values[transactions.EXPLICIT] = values.get("Com_commit", 0) + values.get("Com_rollback", 0)
@@ -162,10 +180,10 @@ def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:
                    aliases={"tps": transactions.PREFERENCE})
 
 
-def status_values(conn: pymysql.Connection, info: ServerInfo) -> dict[str, int | float]:
+def numeric(rows: list[tuple]) -> dict[str, int | float]:
     """Every numeric status value; text ones (ON, file names...) are left out."""
     values: dict[str, int | float] = {}
-    for name, text in read_status(conn, info):
+    for name, text in rows:
         try:
             values[name] = int(text)  # most values: the fast path of number()
         except (ValueError, TypeError):
@@ -183,4 +201,6 @@ SOURCE = Source(
     min_version={"mysql": (5, 1, 0), "mariadb": (5, 1, 0)},
     interval=None,
     collect=collect,
+    shared=shared,
+    from_shared=from_shared,
 )

@@ -14,8 +14,9 @@ which is cheaper, and can name an idle holder's last statement. Version differen
   (MySQL 5.6+, MariaDB 10.0+, performance_schema ON), else information_schema.PROCESSLIST;
 - an idle holder has no trx_query: its last statement is read from
   performance_schema.events_statements_current where that is on (MySQL 5.6+, MariaDB 10.0+).
-Statement cost: one statement, plus the holder's thread and last statement when the oldest
-transaction changes, plus the threads of READ COMMITTED transactions running a statement.
+Statement cost: one statement (on MariaDB 10.3+ a part of the poll's shared one), plus the
+holder's thread and last statement when the oldest transaction changes, plus the threads of
+READ COMMITTED transactions running a statement.
 
 No server exposes read views cheaply (only SHOW ENGINE INNODB STATUS prints them), so the
 read-view age is derived per transaction from its isolation level: REPEATABLE READ keeps one
@@ -29,7 +30,7 @@ from dataclasses import asdict, dataclass, replace
 import pymysql
 
 from collectors.connection import ServerInfo
-from collectors.source import Reading, Source, SourceUnavailable, query
+from collectors.source import FIELD_SEP, ROW_SEP, Reading, Source, SourceUnavailable, query, split_counted
 
 NAME = "oldest_trx"
 LIMIT = 10  # the oldest few: the holder, and enough to count the old ones without a second statement
@@ -40,6 +41,16 @@ STATEMENT_CHARS = 200
 TRX_SQL = ("SELECT trx_mysql_thread_id, TIMESTAMPDIFF(SECOND, trx_started, NOW()), trx_isolation_level,"
            f" trx_state, trx_id, trx_started, LEFT(trx_query, {STATEMENT_CHARS})"
            f" FROM information_schema.INNODB_TRX ORDER BY trx_started, trx_mysql_thread_id LIMIT {LIMIT}")
+# The same rows as a part of the poll's shared statement (collectors.shared_read), MariaDB 10.3+
+# (GROUP_CONCAT ... LIMIT): the statement's line breaks and tabs become spaces, none is a NULL.
+TRX_COUNTED = (
+    f"(SELECT CONCAT_WS('{ROW_SEP}', LEAST(COUNT(*), {LIMIT}), GROUP_CONCAT(trx_mysql_thread_id, '{FIELD_SEP}',"
+    f" TIMESTAMPDIFF(SECOND, trx_started, NOW()), '{FIELD_SEP}', trx_isolation_level, '{FIELD_SEP}', trx_state,"
+    f" '{FIELD_SEP}', trx_id, '{FIELD_SEP}', trx_started, '{FIELD_SEP}', IFNULL(REPLACE(REPLACE(LEFT(trx_query,"
+    f" {STATEMENT_CHARS}), '{ROW_SEP}', ' '), '{FIELD_SEP}', ' '), '') ORDER BY trx_started, trx_mysql_thread_id"
+    f" SEPARATOR '{ROW_SEP}' LIMIT {LIMIT})) FROM information_schema.INNODB_TRX)"
+)
+SHARED_SINCE_MARIADB = (10, 3, 0)
 # Who runs those transactions, only when there are some. performance_schema.threads takes no
 # global mutex; information_schema.PROCESSLIST (PFS off, MySQL 5.5) builds the whole list to answer.
 PFS_THREADS_SQL = ("SELECT PROCESSLIST_ID, PROCESSLIST_USER, PROCESSLIST_HOST, PROCESSLIST_COMMAND,"
@@ -95,6 +106,7 @@ def integer(value) -> int | None:
 
 def parse_row(row: tuple) -> Trx:
     thread, age, isolation, state, trx_id, started, statement = row
+    statement = statement or None  # the shared text has '' where the column is NULL
     key = f"{thread}/{text(trx_id)}/{text(started)}"  # a read-only trx's id is reused by its thread: start too
     return Trx(int(thread), max(0, int(age or 0)), text(isolation) or "", text(state) or "", key, text(statement))
 
@@ -190,7 +202,19 @@ def remember(conn: pymysql.Connection, holder: dict | None) -> None:
 
 
 def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:
-    rows = read_trx(conn)
+    return reading(conn, info, read_trx(conn))
+
+
+def shared(info: ServerInfo) -> tuple[str, ...]:
+    return (TRX_COUNTED,) if info.flavor == "mariadb" and info.version_tuple >= SHARED_SINCE_MARIADB else ()
+
+
+def from_shared(texts: tuple, conn: pymysql.Connection, info: ServerInfo) -> Reading | None:
+    rows = split_counted(texts[0])
+    return None if rows is None else reading(conn, info, [parse_row(row) for row in rows])
+
+
+def reading(conn: pymysql.Connection, info: ServerInfo, rows: list[Trx]) -> Reading:
     known = known_holder(conn, rows[0]) if rows else None
     wanted = {t.thread_id for t in rows if t.needs_statement_time()}
     if rows and known is None:
@@ -215,4 +239,6 @@ SOURCE = Source(
     min_version={"mysql": (5, 5, 0), "mariadb": (5, 5, 0)},
     interval=None,
     collect=collect,
+    shared=shared,
+    from_shared=from_shared,
 )

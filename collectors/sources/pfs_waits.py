@@ -4,7 +4,15 @@
 import pymysql
 
 from collectors.connection import ServerInfo
-from collectors.source import Reading, Source, joined_rows, joined_sql, require_performance_schema
+from collectors.source import (
+    Reading,
+    Source,
+    counted_sql,
+    joined_rows,
+    joined_sql,
+    require_performance_schema,
+    split_counted,
+)
 
 NAME = "pfs_waits"
 
@@ -17,12 +25,27 @@ WAITS_FROM = ("FROM performance_schema.events_waits_summary_global_by_event_name
 WAITS_SQL = f"SELECT {WAITS_COLUMNS} {WAITS_FROM}"
 # The same rows as one text (collectors.source.joined_rows): far cheaper for us to parse.
 WAITS_JOINED_SQL = joined_sql(WAITS_COLUMNS, WAITS_FROM)
+# The same text as a part of the poll's shared statement (collectors.shared_read).
+WAITS_COUNTED = counted_sql(WAITS_COLUMNS, WAITS_FROM)
 
 
 def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:
     require_performance_schema(info, NAME)
+    return reading(joined_rows(conn, WAITS_JOINED_SQL, WAITS_SQL))
+
+
+def shared(info: ServerInfo) -> tuple[str, ...]:
+    return (WAITS_COUNTED,) if info.performance_schema else ()
+
+
+def from_shared(texts: tuple, conn: pymysql.Connection, info: ServerInfo) -> Reading | None:
+    rows = split_counted(texts[0])
+    return None if rows is None else reading(rows)
+
+
+def reading(rows: list[tuple]) -> Reading:
     values: dict[str, int] = {}
-    for event, count, timer in joined_rows(conn, WAITS_JOINED_SQL, WAITS_SQL):
+    for event, count, timer in rows:
         values[f"wait.count:{event}"] = int(count)
         values[f"wait.time_ps:{event}"] = int(timer)
     if not values:
@@ -40,4 +63,6 @@ SOURCE = Source(
     min_version={"mysql": (5, 5, 3), "mariadb": (5, 5, 0)},
     interval=None,
     collect=collect,
+    shared=shared,
+    from_shared=from_shared,
 )

@@ -76,6 +76,30 @@ def test_it_measures_the_held_read_view_and_names_its_holder(server, holder):
     assert values(ended)["trx_oldest_age_s"] == 0
 
 
+def test_it_reads_the_same_within_the_polls_shared_statement(server, holder, mariadb):
+    poll_server(server.id, only=SHARING)  # connected, baselines
+    thread, began = begin(holder)
+    time.sleep(2.2)
+    before = user_statements(mariadb)
+    result = poll_server(server.id, only=SHARING)
+    statements = user_statements(mariadb) - before
+    elapsed = result.started_at.timestamp() - began
+    got = values(result)
+    assert elapsed - 1.5 <= got["trx_oldest_age_s"] <= elapsed + 1.5
+    assert got["trx_read_view_age_s"] == got["trx_oldest_age_s"] and got["trx_older_60s"] == 0
+    row = TrxHolder.objects.get(server=server, ended_at=None)
+    assert (row.thread_id, row.user, row.statement, row.idle) == (thread, "holder", STATEMENT, True)
+    assert statements == 3  # the shared statement, then the new holder's thread and last statement
+
+
+SHARING = ["global_status", "pfs_waits", oldest_trx.NAME]
+
+
+def user_statements(mariadb) -> int:
+    return int(mariadb.execute("SELECT SUM(COUNT_STAR) FROM performance_schema."
+                               "events_statements_summary_by_user_by_event_name WHERE USER = 'steady'")[0][0])
+
+
 def test_a_read_committed_transaction_holds_no_view_between_statements(server, holder):
     begin(holder, "READ COMMITTED")
     time.sleep(1.2)

@@ -76,3 +76,17 @@ def test_innodb_latches_cost_no_statement_beside_the_waits_read_on_mariadb(serve
     assert alone == both == 1
     assert events and events <= counted
     assert all(latches[f"mutex.waits:{e}"] == waits[f"wait.count:{e}"] for e in events)
+
+
+def test_status_and_waits_share_one_statement_and_each_gets_its_own_figures(server, load, mariadb):
+    poll_server(server.id, only=["global_status", "pfs_waits"])  # baselines
+    load.transactions(commits=23, rollbacks=4)
+    count, result = statements_of(mariadb, ["global_status", "pfs_waits"], server)
+    status, waits = values_of(result, "global_status"), values_of(result, "pfs_waits")
+    counted = {event for (event,) in mariadb.execute(
+        "SELECT EVENT_NAME FROM performance_schema.events_waits_summary_global_by_event_name"
+        " WHERE COUNT_STAR > 0 AND EVENT_NAME <> 'idle'")}
+    assert count == 1
+    assert status["Com_commit"] == 23 and status["Com_rollback"] == 4  # the load's own transactions
+    assert waits["wait.count:wait/io/table/sql/handler"] >= 27  # a row written by each
+    assert {name.partition(":")[2] for name in waits} <= counted

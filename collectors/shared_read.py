@@ -1,0 +1,50 @@
+# SELECT <every due source's scalar parts>: one statement for the poll's every-poll reads.
+"""The poll's shared statement: the cheap every-poll reads of several sources in one SELECT.
+
+Each statement the server runs has a fixed cost beside its tables (parsing, opening, the
+answer's packets; more on a connection idle since the last poll), and the reads every poll
+makes are few: global status and the wait summary go as scalar subqueries of one SELECT
+(collectors.source.counted_sql), each source then makes its reading from its own texts
+(Source.from_shared). A source alone, or a shared statement that failed (a missing grant on
+one of the tables), reads as it always does, so each source still reports its own error.
+"""
+
+import time
+from dataclasses import dataclass
+
+import pymysql
+
+from collectors.connection import ServerInfo
+from collectors.source import Source, query
+
+
+@dataclass(frozen=True)
+class Shared:
+    """What the shared statement gave each source, and its time (split among them in the health rows)."""
+
+    texts: dict[str, tuple]
+    seconds: float
+
+    def seconds_each(self, name: str) -> float:
+        return self.seconds / len(self.texts) if name in self.texts else 0.0
+
+
+NOT_SHARED = Shared({}, 0.0)
+
+
+def read(conn: pymysql.Connection, info: ServerInfo, sources: list[Source]) -> Shared:
+    """Each sharing source's texts; nothing when fewer than two share or the statement failed."""
+    parts = {source.name: source.shared(info) for source in sources
+             if source.shared is not None and source.unsupported_reason(info) is None}
+    parts = {name: exprs for name, exprs in parts.items() if exprs}
+    if len(parts) < 2:
+        return NOT_SHARED
+    t0 = time.perf_counter()
+    try:
+        row = query(conn, "SELECT " + ", ".join(e for exprs in parts.values() for e in exprs))[0]
+    except (pymysql.MySQLError, OSError):
+        return NOT_SHARED  # each source reads alone: its own error, or the reconnect of a lost connection
+    texts, start = {}, 0
+    for name, exprs in parts.items():
+        texts[name], start = row[start:start + len(exprs)], start + len(exprs)
+    return Shared(texts, time.perf_counter() - t0)
