@@ -27,9 +27,9 @@ def pack(flags: int, payload: bytes) -> bytes:
 
 
 def unpack(blob: bytes | memoryview) -> tuple[int, bytes]:
-    blob = bytes(blob)
-    flags = blob[0]
-    body = zlib.decompress(blob[1:]) if flags & ZLIB else blob[1:]
+    view = memoryview(blob)
+    flags = view[0]
+    body = zlib.decompress(view[1:]) if flags & ZLIB else bytes(view[1:])  # no copy before zlib
     return flags & ~ZLIB, body
 
 
@@ -104,7 +104,10 @@ def _regular(b: dict[str, np.ndarray]) -> bool:
 
 
 def decode_buckets(blob) -> dict[str, np.ndarray]:
-    kind, body = unpack(blob)
+    return _decode_body(*unpack(blob))
+
+
+def _decode_body(kind: int, body: bytes) -> dict[str, np.ndarray]:
     if kind == REGULAR:
         vals, _ = codec.decode(body)
         return _regular_buckets(vals[4:].reshape(4, -1), vals[:4])
@@ -160,27 +163,51 @@ def _regular_buckets(cols: np.ndarray, head: np.ndarray) -> dict[str, np.ndarray
 
 def decode_buckets_many(blobs: list, offsets: list[int]) -> dict[str, np.ndarray]:
     """Buckets of several rows, each re-numbered by its offset; regular rows in one numpy pass."""
-    unpacked = [unpack(b) for b in blobs]
-    regular = [k for k, (kind, _b) in enumerate(unpacked) if kind == REGULAR]
-    others = [rollups.shift(decode_buckets(blobs[k]), offsets[k])
-              for k, (kind, _b) in enumerate(unpacked) if kind != REGULAR]
-    if not regular:
-        return rollups.concat(others)
-    bodies = [unpacked[k][1] for k in regular]
+    return decode_buckets_grouped({0: list(zip(blobs, offsets, strict=True))}).get(0, rollups.empty())
+
+
+def decode_buckets_grouped(groups: dict) -> dict:
+    """decode_buckets_many for several keys (metrics) at once: {key: [(blob, offset), ...]} -> {key: buckets}.
+
+    The regular rows of every key are decoded in one numpy pass (one pass per
+    key costs more in numpy calls than in decoding); a key's rows in order.
+    """
+    keys = [k for k, rows in groups.items() for _ in rows]
+    unpacked = [unpack(blob) for rows in groups.values() for blob, _o in rows]
+    offsets = [o for rows in groups.values() for _b, o in rows]
+    regular = [i for i, (kind, _b) in enumerate(unpacked) if kind == REGULAR]
+    others: dict = {}
+    for i, (kind, body) in enumerate(unpacked):
+        if kind != REGULAR:
+            others.setdefault(keys[i], []).append(rollups.shift(_decode_body(kind, body), offsets[i]))
+    out = _regular_rows([unpacked[i][1] for i in regular], [offsets[i] for i in regular], [keys[i] for i in regular])
+    for key, parts in others.items():
+        out[key] = rollups.concat([out[key], *parts] if key in out else parts)
+    return out
+
+
+def _regular_rows(bodies: list[bytes], offsets: list[int], keys: list) -> dict:
+    """Buckets per key of REGULAR rows (a key's rows consecutive), decoded together."""
+    if not bodies:
+        return {}
     joined = b"".join(bodies)
     vals, _ = codec.decode(joined)
     ends = np.flatnonzero(np.frombuffer(joined, np.uint8) < 0x80)
-    counts = np.diff(np.r_[0, np.searchsorted(ends, np.cumsum([len(b) for b in bodies]))])
+    counts = np.diff(np.searchsorted(ends, np.cumsum([0] + [len(b) for b in bodies])))
     starts = np.cumsum(counts) - counts
     n, first, count, ms = (vals[starts + k] for k in range(4))
     pos = np.arange(len(vals)) - np.repeat(starts, counts) - 4
     col = np.where(pos >= 0, pos // np.repeat(np.maximum(n, 1), counts), -1)
-    out = {name: vals[col == k] for k, name in enumerate(("sum", "min", "max", "last"))}
-    bucket_start = np.repeat(np.cumsum(n) - n, n)
-    shifted = first + np.array([offsets[k] for k in regular], np.int64)
-    out["idx"] = np.repeat(shifted, n) + np.arange(int(n.sum())) - bucket_start
-    out["count"], out["ms"] = np.repeat(count, n), np.repeat(ms, n)
-    return rollups.concat([out, *others]) if others else out
+    cols = {name: vals[col == k] for k, name in enumerate(("sum", "min", "max", "last"))}
+    bucket_start = np.cumsum(n) - n
+    shifted = first + np.array(offsets, np.int64)
+    cols["idx"] = np.repeat(shifted - bucket_start, n) + np.arange(int(n.sum()))
+    cols["count"], cols["ms"] = np.repeat(count, n), np.repeat(ms, n)
+    # each key's buckets: from its first row's first bucket to its last row's last
+    cuts = [0] + [i for i in range(1, len(keys)) if keys[i] != keys[i - 1]] + [len(keys)]
+    edges = np.append(bucket_start, int(n.sum()))[cuts].tolist()
+    return {keys[a]: {name: c[lo:hi] for name, c in cols.items()}
+            for a, lo, hi in zip(cuts[:-1], edges[:-1], edges[1:], strict=True)}
 
 
 def encode_series_matrix(vals: np.ndarray, present: np.ndarray, counters: np.ndarray) -> list[bytes]:

@@ -1,11 +1,11 @@
 """Reading rollups: stored buckets of compacted hours, plus hot hours aggregated on the fly."""
 
 from collections import defaultdict
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from django.db import connection
 
-from store import blocks, catalog, read_raw, rollup_days, rollups
+from store import blocks, catalog, pending_hours, read_raw, rollups
 from store.catalog import MetricInfo
 from store.points import micros
 
@@ -21,8 +21,6 @@ SELECT = (
     "AND period >= to_timestamp(%s / 1000000.0) AND period <= %s OFFSET 0) r ORDER BY m.k, r.period"
 )
 TABLE = {"1m": "store_rollup_1m", "1h": "store_rollup_1h"}
-# Days of one server whose 1-hour rollups are still to be built.
-PENDING_DAYS = "SELECT day FROM store_pendingday WHERE server_id = %s AND day >= %s AND day <= %s ORDER BY day"
 
 
 def read(server_id: int, metrics: list[MetricInfo], level: str, start: datetime,
@@ -37,10 +35,9 @@ def read(server_id: int, metrics: list[MetricInfo], level: str, start: datetime,
         rows = defaultdict(list)
         for mid, period_us, data in cur.fetchall():
             rows[mid].append((data, period_us // width))
-        stored = {mid: [blocks.decode_buckets_many([r[0] for r in rs], [r[1] for r in rs])]
-                  for mid, rs in rows.items()}
+        stored = {mid: [b] for mid, b in blocks.decode_buckets_grouped(rows).items()}
         if level == "1h":
-            for mid, b in _pending_days(cur, server_id, [m.id for m in metrics], start, end).items():
+            for mid, b in pending_hours.hours(cur, server_id, [m.id for m in metrics], start, end).items():
                 stored.setdefault(mid, []).extend(b)
     hot = read_raw.read(server_id, metrics, catalog.server_layouts([server_id]), start, end)
     out = {}
@@ -52,12 +49,3 @@ def read(server_id: int, metrics: list[MetricInfo], level: str, start: datetime,
         out[m.id] = {k: v[keep] for k, v in b.items()}
     return out
 
-
-def _pending_days(cur, server_id: int, metric_ids: list[int], start: datetime, end: datetime) -> dict[int, list]:
-    """Hour buckets of days whose 1-hour rollups are not written yet, from their 1-minute rollups."""
-    cur.execute(PENDING_DAYS, [server_id, start - timedelta(days=1), end])
-    out: dict[int, list] = defaultdict(list)
-    for (day,) in cur.fetchall():
-        for mid, b in rollup_days.day_hours(cur, server_id, day, metric_ids, relative=False).items():
-            out[mid].append(b)
-    return out

@@ -36,6 +36,19 @@ def test_it_decodes_many_rollup_rows_of_every_kind_at_once():
     assert all(np.array_equal(blocks.decode_buckets(same[1])[k], parts[2][k]) for k in parts[2])
 
 
+def test_it_decodes_the_rows_of_many_metrics_in_one_pass():
+    floats = buckets(3, 10) | {"sum": np.array([0.5, 1.5, np.inf])}
+    parts = {7: [(buckets(60, 0), 0), (buckets(60, 0, regular=False), 60), (buckets(60, 0), 120)],
+             3: [(buckets(60, 0), 0), (buckets(17, 40), 60)], 9: [(floats, 500)], 4: [(buckets(1, 59), 9)]}
+    groups = {key: [(blocks.encode_buckets(b), o) for b, o in rows] for key, rows in parts.items()}
+    got = blocks.decode_buckets_grouped(groups)
+    assert set(got) == {7, 3, 9, 4}
+    for key, rows in parts.items():
+        expected = rollups.concat([rollups.shift(b, o) for b, o in rows])
+        assert all(np.array_equal(got[key][k], expected[k]) for k in expected), key
+        assert len(got[key]["idx"]) == sum(len(b["idx"]) for b, _o in rows)
+
+
 def test_it_decodes_many_compacted_hours_with_gaps_and_gauges():
     n = 360
     present = RNG.random((3, n)) > 0.1
