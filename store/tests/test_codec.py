@@ -16,6 +16,18 @@ def test_it_round_trips_varints_with_nulls_and_extremes():
     assert len(codec.encode(np.zeros(100, np.int64))) == 100  # a zero is one byte
 
 
+def test_it_decodes_codes_of_every_length_among_others():
+    assert codec.decode(b"\xd9\x04\x00\x03")[0][[0, 2]].tolist() == [300, 1]  # zigzag(300) + 1 = 601, zigzag(1) + 1 = 3
+    assert codec.decode(b"\xd9\x04\x00\x03")[1].tolist() == [False, True, False]
+    for _ in range(50):
+        n = int(RNG.integers(1, 400))
+        bits = RNG.integers(0, 63, n)  # 1 to 10 bytes a code, mixed
+        values = (RNG.integers(0, 2**62, n) >> (62 - bits)) * RNG.choice([-1, 1], n)
+        nulls = RNG.random(n) < 0.1
+        got, got_nulls = codec.decode(codec.encode(values, nulls))
+        assert (got_nulls == nulls).all() and (got[~nulls] == values[~nulls]).all()
+
+
 def buckets(n: int, first: int, regular: bool = True) -> dict:
     return {
         "idx": np.arange(first, first + n), "count": np.full(n, 6) if regular else RNG.integers(1, 7, n),
