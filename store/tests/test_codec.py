@@ -71,3 +71,22 @@ def test_it_decodes_many_compacted_hours_with_gaps_and_gauges():
         assert (got_present == present[row]).all() and (got == vals[row][present[row]]).all()
     got, got_present = blocks.decode_series_many(blobs[1:], [n, n])
     assert (got == np.concatenate([vals[1][present[1]], vals[2][present[2]]])).all()
+
+
+def test_it_joins_bucket_parts_by_index_the_last_part_winning():
+    for _ in range(300):
+        parts, count = [], int(RNG.integers(1, 5))
+        for _p in range(count):
+            n = int(RNG.integers(1, 6))
+            mixed = count > 1 and RNG.random() < 0.2  # one part is taken as it is
+            idx = RNG.integers(0, 40, n) if mixed else np.sort(RNG.choice(40, n, replace=False))
+            parts.append(buckets(n, 0, regular=False) | {"idx": idx.astype(np.int64)})
+        if RNG.random() < 0.2:
+            parts[-1] = parts[-1] | {"sum": parts[-1]["sum"].astype(np.float64)}
+        want: dict = {}
+        for p in parts:
+            for row in zip(*(p[k].tolist() for k in rollups.KEYS), strict=True):
+                want[row[0]] = row
+        got = rollups.concat(parts)
+        rows = list(zip(*(got[k].tolist() for k in rollups.KEYS), strict=True))
+        assert rows == [want[i] for i in sorted(want)]
