@@ -169,44 +169,63 @@ def decode_buckets_many(blobs: list, offsets: list[int]) -> dict[str, np.ndarray
 def decode_buckets_grouped(groups: dict) -> dict:
     """decode_buckets_many for several keys (metrics) at once: {key: [(blob, offset), ...]} -> {key: buckets}.
 
-    The regular rows of every key are decoded in one numpy pass (one pass per
-    key costs more in numpy calls than in decoding); a key's rows in order.
+    The integer rows of every key are decoded in one numpy pass (one pass per
+    row or per key costs more in numpy calls than in decoding). A key with a
+    float row, or whose rows overlap, is decoded as decode_buckets_many did.
     """
-    keys = [k for k, rows in groups.items() for _ in rows]
-    unpacked = [unpack(blob) for rows in groups.values() for blob, _o in rows]
-    offsets = [o for rows in groups.values() for _b, o in rows]
-    regular = [i for i, (kind, _b) in enumerate(unpacked) if kind == REGULAR]
-    others: dict = {}
-    for i, (kind, body) in enumerate(unpacked):
-        if kind != REGULAR:
-            others.setdefault(keys[i], []).append(rollups.shift(_decode_body(kind, body), offsets[i]))
-    out = _regular_rows([unpacked[i][1] for i in regular], [offsets[i] for i in regular], [keys[i] for i in regular])
-    for key, parts in others.items():
-        out[key] = rollups.concat([out[key], *parts] if key in out else parts)
+    unpacked = {key: [(unpack(blob), o) for blob, o in rows] for key, rows in groups.items()}
+    out = _integer_rows({key: rows for key, rows in unpacked.items()
+                         if all(kind in (REGULAR, INT_PLAIN) for (kind, _b), _o in rows)})
+    for key, rows in unpacked.items():
+        if key not in out or not _increasing(out[key]["idx"]):
+            out[key] = _row_by_row(rows)
     return out
 
 
-def _regular_rows(bodies: list[bytes], offsets: list[int], keys: list) -> dict:
-    """Buckets per key of REGULAR rows (a key's rows consecutive), decoded together."""
-    if not bodies:
+def _increasing(idx: np.ndarray) -> bool:
+    return len(idx) < 2 or bool((idx[1:] > idx[:-1]).all())
+
+
+def _row_by_row(rows: list) -> dict[str, np.ndarray]:
+    """Regular rows together, then every other row on its own, a later part winning an index."""
+    regular = [r for r in rows if r[0][0] == REGULAR]
+    parts = list(_integer_rows({0: regular}).values())
+    parts += [rollups.shift(_decode_body(kind, body), o) for (kind, body), o in rows if kind != REGULAR]
+    return rollups.concat(parts)
+
+
+def _integer_rows(groups: dict) -> dict:
+    """Buckets per key of REGULAR and INT_PLAIN rows ({key: [((kind, body), offset), ...]}), in row order.
+
+    A REGULAR body is (n, first index, count, ms, then n sums, mins, maxes,
+    lasts); an INT_PLAIN one is 7 columns of n (idx, count, ms, sum, min,
+    max, last). Every row's columns are gathered from one decoded array.
+    """
+    rows = [(key, kind, body, o) for key, rs in groups.items() for (kind, body), o in rs]
+    if not rows:
         return {}
-    joined = b"".join(bodies)
+    joined = b"".join(r[2] for r in rows)
     vals, _ = codec.decode(joined)
     ends = np.flatnonzero(np.frombuffer(joined, np.uint8) < 0x80)
-    counts = np.diff(np.searchsorted(ends, np.cumsum([0] + [len(b) for b in bodies])))
+    counts = np.diff(np.searchsorted(ends, np.cumsum([0] + [len(r[2]) for r in rows])))  # varints per row
     starts = np.cumsum(counts) - counts
-    n, first, count, ms = (vals[starts + k] for k in range(4))
-    pos = np.arange(len(vals)) - np.repeat(starts, counts) - 4
-    col = np.where(pos >= 0, pos // np.repeat(np.maximum(n, 1), counts), -1)
-    cols = {name: vals[col == k] for k, name in enumerate(("sum", "min", "max", "last"))}
+    plain = np.array([r[1] == INT_PLAIN for r in rows])
+    head = vals[np.minimum(starts, len(vals) - 1)] if len(vals) else np.zeros(len(rows), np.int64)
+    n = np.where(plain, counts // 7, head)
     bucket_start = np.cumsum(n) - n
-    shifted = first + np.array(offsets, np.int64)
-    cols["idx"] = np.repeat(shifted - bucket_start, n) + np.arange(int(n.sum()))
-    cols["count"], cols["ms"] = np.repeat(count, n), np.repeat(ms, n)
+    p = np.arange(int(n.sum())) - np.repeat(bucket_start, n)  # a bucket's place in its row
+    at, size, flat = np.repeat(starts, n), np.repeat(n, n), np.repeat(plain, n)
+    at_sum = np.repeat(np.where(plain, starts + 3 * n, starts + 4), n) + p
+    cols = {name: vals[at_sum + k * size] for k, name in enumerate(("sum", "min", "max", "last"))}
+    at_col = at + p  # INT_PLAIN: idx, then count and ms a column (size) further
+    cols["idx"] = np.where(flat, vals[at_col], vals[at + 1] + p) + np.repeat(np.array([r[3] for r in rows]), n)
+    cols["count"] = np.where(flat, vals[at_col + size], vals[at + 2])
+    cols["ms"] = np.where(flat, vals[at_col + 2 * size], vals[at + 3])
     # each key's buckets: from its first row's first bucket to its last row's last
+    keys = [r[0] for r in rows]
     cuts = [0] + [i for i in range(1, len(keys)) if keys[i] != keys[i - 1]] + [len(keys)]
     edges = np.append(bucket_start, int(n.sum()))[cuts].tolist()
-    return {keys[a]: {name: c[lo:hi] for name, c in cols.items()}
+    return {keys[a]: {name: cols[name][lo:hi] for name in FIELDS}
             for a, lo, hi in zip(cuts[:-1], edges[:-1], edges[1:], strict=True)}
 
 

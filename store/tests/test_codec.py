@@ -51,14 +51,16 @@ def test_it_decodes_many_rollup_rows_of_every_kind_at_once():
 def test_it_decodes_the_rows_of_many_metrics_in_one_pass():
     floats = buckets(3, 10) | {"sum": np.array([0.5, 1.5, np.inf])}
     parts = {7: [(buckets(60, 0), 0), (buckets(60, 0, regular=False), 60), (buckets(60, 0), 120)],
-             3: [(buckets(60, 0), 0), (buckets(17, 40), 60)], 9: [(floats, 500)], 4: [(buckets(1, 59), 9)]}
+             3: [(buckets(60, 0), 0), (buckets(17, 40), 60)], 9: [(floats, 500)], 4: [(buckets(1, 59), 9)],
+             5: [(buckets(60, 0), 0), (buckets(10, 50, regular=False), 0)],  # overlapping: the later row wins
+             6: [(buckets(0, 0), 0), (buckets(5, 0, regular=False), 60), (buckets(60, 0), 120)]}
     groups = {key: [(blocks.encode_buckets(b), o) for b, o in rows] for key, rows in parts.items()}
     got = blocks.decode_buckets_grouped(groups)
-    assert set(got) == {7, 3, 9, 4}
+    assert set(got) == set(parts)
     for key, rows in parts.items():
         expected = rollups.concat([rollups.shift(b, o) for b, o in rows])
         assert all(np.array_equal(got[key][k], expected[k]) for k in expected), key
-        assert len(got[key]["idx"]) == sum(len(b["idx"]) for b, _o in rows)
+        assert len(got[key]["idx"]) == len({i + o for b, o in rows for i in b["idx"].tolist()})
 
 
 def test_it_decodes_many_compacted_hours_with_gaps_and_gauges():
