@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from store import compaction, read_rollups, rollup_days
+from store import compaction, read_rollups, retention, rollup_days
 from store.catalog import server_metrics
 from store.ingest import write_samples
 from store.points import micros
@@ -125,3 +125,12 @@ def test_it_shows_a_late_sample_of_a_day_whose_hours_were_written():
     assert hours_of(DAY0) == want and peak(want) == 903
     assert rollup_days.roll_closed(END + timedelta(days=2)) == 3  # the day's hours written again
     assert hours_of(DAY0) == want
+
+
+def test_it_stops_showing_a_pending_day_whose_minutes_retention_dropped():
+    write_days()
+    day1 = DAY0 + timedelta(days=1)
+    assert len(hours_of(day1)) == 24 and len(hours_of(DAY0)) == 14
+    retention.apply(day1 + timedelta(days=91))  # 1-minute rollups are kept 90 days, 1-hour ones 2 years
+    assert hours_of(day1) == {}  # its hours were never written: nothing is left of it
+    assert len(hours_of(DAY0)) == 14
