@@ -27,9 +27,9 @@ def pack(flags: int, payload: bytes) -> bytes:
 
 
 def unpack(blob: bytes | memoryview) -> tuple[int, bytes]:
-    blob = bytes(blob)
-    flags = blob[0]
-    body = zlib.decompress(blob[1:]) if flags & ZLIB else blob[1:]
+    view = memoryview(blob)
+    flags = view[0]
+    body = zlib.decompress(view[1:]) if flags & ZLIB else bytes(view[1:])  # no copy before zlib
     return flags & ~ZLIB, body
 
 
@@ -104,7 +104,10 @@ def _regular(b: dict[str, np.ndarray]) -> bool:
 
 
 def decode_buckets(blob) -> dict[str, np.ndarray]:
-    kind, body = unpack(blob)
+    return _decode_body(*unpack(blob))
+
+
+def _decode_body(kind: int, body: bytes) -> dict[str, np.ndarray]:
     if kind == REGULAR:
         vals, _ = codec.decode(body)
         return _regular_buckets(vals[4:].reshape(4, -1), vals[:4])
@@ -160,27 +163,70 @@ def _regular_buckets(cols: np.ndarray, head: np.ndarray) -> dict[str, np.ndarray
 
 def decode_buckets_many(blobs: list, offsets: list[int]) -> dict[str, np.ndarray]:
     """Buckets of several rows, each re-numbered by its offset; regular rows in one numpy pass."""
-    unpacked = [unpack(b) for b in blobs]
-    regular = [k for k, (kind, _b) in enumerate(unpacked) if kind == REGULAR]
-    others = [rollups.shift(decode_buckets(blobs[k]), offsets[k])
-              for k, (kind, _b) in enumerate(unpacked) if kind != REGULAR]
-    if not regular:
-        return rollups.concat(others)
-    bodies = [unpacked[k][1] for k in regular]
-    joined = b"".join(bodies)
+    return decode_buckets_grouped({0: list(zip(blobs, offsets, strict=True))}).get(0, rollups.empty())
+
+
+def decode_buckets_grouped(groups: dict) -> dict:
+    """decode_buckets_many for several keys (metrics) at once: {key: [(blob, offset), ...]} -> {key: buckets}.
+
+    The integer rows of every key are decoded in one numpy pass (one pass per
+    row or per key costs more in numpy calls than in decoding). A key with a
+    float row, or whose rows overlap, is decoded as decode_buckets_many did.
+    """
+    unpacked = {key: [(unpack(blob), o) for blob, o in rows] for key, rows in groups.items()}
+    out = _integer_rows({key: rows for key, rows in unpacked.items()
+                         if all(kind in (REGULAR, INT_PLAIN) for (kind, _b), _o in rows)})
+    for key, rows in unpacked.items():
+        if key not in out or not _increasing(out[key]["idx"]):
+            out[key] = _row_by_row(rows)
+    return out
+
+
+def _increasing(idx: np.ndarray) -> bool:
+    return len(idx) < 2 or bool((idx[1:] > idx[:-1]).all())
+
+
+def _row_by_row(rows: list) -> dict[str, np.ndarray]:
+    """Regular rows together, then every other row on its own, a later part winning an index."""
+    regular = [r for r in rows if r[0][0] == REGULAR]
+    parts = list(_integer_rows({0: regular}).values())
+    parts += [rollups.shift(_decode_body(kind, body), o) for (kind, body), o in rows if kind != REGULAR]
+    return rollups.concat(parts)
+
+
+def _integer_rows(groups: dict) -> dict:
+    """Buckets per key of REGULAR and INT_PLAIN rows ({key: [((kind, body), offset), ...]}), in row order.
+
+    A REGULAR body is (n, first index, count, ms, then n sums, mins, maxes,
+    lasts); an INT_PLAIN one is 7 columns of n (idx, count, ms, sum, min,
+    max, last). Every row's columns are gathered from one decoded array.
+    """
+    rows = [(key, kind, body, o) for key, rs in groups.items() for (kind, body), o in rs]
+    if not rows:
+        return {}
+    joined = b"".join(r[2] for r in rows)
     vals, _ = codec.decode(joined)
     ends = np.flatnonzero(np.frombuffer(joined, np.uint8) < 0x80)
-    counts = np.diff(np.r_[0, np.searchsorted(ends, np.cumsum([len(b) for b in bodies]))])
+    counts = np.diff(np.searchsorted(ends, np.cumsum([0] + [len(r[2]) for r in rows])))  # varints per row
     starts = np.cumsum(counts) - counts
-    n, first, count, ms = (vals[starts + k] for k in range(4))
-    pos = np.arange(len(vals)) - np.repeat(starts, counts) - 4
-    col = np.where(pos >= 0, pos // np.repeat(np.maximum(n, 1), counts), -1)
-    out = {name: vals[col == k] for k, name in enumerate(("sum", "min", "max", "last"))}
-    bucket_start = np.repeat(np.cumsum(n) - n, n)
-    shifted = first + np.array([offsets[k] for k in regular], np.int64)
-    out["idx"] = np.repeat(shifted, n) + np.arange(int(n.sum())) - bucket_start
-    out["count"], out["ms"] = np.repeat(count, n), np.repeat(ms, n)
-    return rollups.concat([out, *others]) if others else out
+    plain = np.array([r[1] == INT_PLAIN for r in rows])
+    head = vals[np.minimum(starts, len(vals) - 1)] if len(vals) else np.zeros(len(rows), np.int64)
+    n = np.where(plain, counts // 7, head)
+    bucket_start = np.cumsum(n) - n
+    p = np.arange(int(n.sum())) - np.repeat(bucket_start, n)  # a bucket's place in its row
+    at, size, flat = np.repeat(starts, n), np.repeat(n, n), np.repeat(plain, n)
+    at_sum = np.repeat(np.where(plain, starts + 3 * n, starts + 4), n) + p
+    cols = {name: vals[at_sum + k * size] for k, name in enumerate(("sum", "min", "max", "last"))}
+    at_col = at + p  # INT_PLAIN: idx, then count and ms a column (size) further
+    cols["idx"] = np.where(flat, vals[at_col], vals[at + 1] + p) + np.repeat(np.array([r[3] for r in rows]), n)
+    cols["count"] = np.where(flat, vals[at_col + size], vals[at + 2])
+    cols["ms"] = np.where(flat, vals[at_col + 2 * size], vals[at + 3])
+    # each key's buckets: from its first row's first bucket to its last row's last
+    keys = [r[0] for r in rows]
+    cuts = [0] + [i for i in range(1, len(keys)) if keys[i] != keys[i - 1]] + [len(keys)]
+    edges = np.append(bucket_start, int(n.sum()))[cuts].tolist()
+    return {keys[a]: {name: cols[name][lo:hi] for name in FIELDS}
+            for a, lo, hi in zip(cuts[:-1], edges[:-1], edges[1:], strict=True)}
 
 
 def encode_series_matrix(vals: np.ndarray, present: np.ndarray, counters: np.ndarray) -> list[bytes]:

@@ -44,7 +44,7 @@ def downsample_with_breaks(ts: np.ndarray, vals: np.ndarray, cut: np.ndarray,
         idx = downsample.minmax(ts, vals, max_points)
         return ts[idx], vals[idx]
     if 3 * len(holes) <= max_points // 2:
-        idx = np.union1d(downsample.minmax(ts, vals, max_points - 3 * len(holes)), np.r_[holes, holes + 1])
+        idx = np.union1d(downsample.minmax(ts, vals, max_points - 3 * len(holes)), np.concatenate([holes, holes + 1]))
     else:
         idx = downsample.minmax(ts, vals, max_points // 2)
     return with_breaks(ts, vals, cut, idx)
@@ -55,7 +55,7 @@ def with_breaks(ts: np.ndarray, vals: np.ndarray, cut: np.ndarray,
     """The points at idx (default: all), with a NaN between two points a hole separates."""
     if idx is None:
         idx = np.arange(len(ts))
-    before = np.r_[0, np.cumsum(cut)]  # holes before each index
+    before = np.append(0, np.cumsum(cut))  # holes before each index
     split = np.flatnonzero(before[idx[1:]] - before[idx[:-1]] > 0)  # a hole between idx[k] and idx[k+1]
     mids = (ts[idx[split]] + ts[idx[split + 1]]) // 2
     out_ts = np.insert(ts[idx], split + 1, mids)

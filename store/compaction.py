@@ -30,8 +30,12 @@ OLD_SERIES = "SELECT metric_id, data FROM store_block_series WHERE server_id = %
 DELETE_TIMES = "DELETE FROM store_block WHERE server_id = %s AND source_id = %s AND hour = %s"
 DELETE_SERIES = "DELETE FROM store_block_series WHERE server_id = %s AND metric_id = ANY(%s::int[]) AND hour = %s"
 DELETE_1M = "DELETE FROM store_rollup_1m WHERE server_id = %s AND metric_id = ANY(%s::int[]) AND period = %s"
-# The day's 1-hour rollups are (re)built from its 1-minute rollups once it is closed.
-MARK_DAY = "INSERT INTO store_pendingday (server_id, day) VALUES (%s, %s) ON CONFLICT DO NOTHING"
+# The day's 1-hour rollups are (re)built from its 1-minute rollups once it is closed; until then
+# readers derive them, and keep what they derived while the day's version (a sequence) is unchanged.
+MARK_DAY = (
+    "INSERT INTO store_pendingday (server_id, day) VALUES (%s, %s) "
+    "ON CONFLICT (server_id, day) DO UPDATE SET version = EXCLUDED.version"
+)
 DELETE_1H = "DELETE FROM store_rollup_1h WHERE server_id = %s AND metric_id = ANY(%s::int[]) AND period = %s"
 COPY_TIMES = "COPY store_block (hour, server_id, source_id, n, times) FROM STDIN"
 COPY_SERIES = "COPY store_block_series (hour, server_id, metric_id, source_id, data) FROM STDIN"

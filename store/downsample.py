@@ -17,8 +17,8 @@ def minmax(ts: np.ndarray, vals: np.ndarray, max_points: int) -> np.ndarray:
     bins = max_points // 2
     span = int(ts[-1] - ts[0]) + 1
     b = ((ts - ts[0]).astype(np.float64) * bins / span).astype(np.int64)
-    starts = np.flatnonzero(np.r_[True, b[1:] != b[:-1]])
-    counts = np.diff(np.r_[starts, n])
+    starts = np.flatnonzero(np.append(True, b[1:] != b[:-1]))
+    counts = np.diff(np.append(starts, n))
     seg = np.repeat(np.arange(len(starts)), counts)
     lows = _first_where(vals == np.repeat(np.minimum.reduceat(vals, starts), counts), seg, len(starts))
     highs = _first_where(vals == np.repeat(np.maximum.reduceat(vals, starts), counts), seg, len(starts))
@@ -28,5 +28,5 @@ def minmax(ts: np.ndarray, vals: np.ndarray, max_points: int) -> np.ndarray:
 def _first_where(mask: np.ndarray, seg: np.ndarray, segments: int) -> np.ndarray:
     """The first index of each segment where mask holds (every segment has one)."""
     hits = np.flatnonzero(mask)
-    first = np.r_[True, seg[hits][1:] != seg[hits][:-1]]
+    first = np.append(True, seg[hits][1:] != seg[hits][:-1])
     return hits[first][:segments]

@@ -66,11 +66,21 @@ class Gap(models.Model):
         return f"{self.server_id}: {self.start} .. {self.end} ({self.reason})"
 
 
+# Versions of pending days come from a sequence of their own: never reused, not even after a
+# rollback or a day written and marked again (readers key what they keep by it).
+PENDING_DAY_VERSIONS = "store_pendingday_version"
+
+
 class PendingDay(models.Model):
-    """A server's day whose 1-hour rollups are still to be written (from its 1-minute rollups)."""
+    """A server's day whose 1-hour rollups are still to be written (from its 1-minute rollups).
+
+    Every compaction of one of its hours gives it a new version: readers keep
+    the hour buckets they derived for a version (store.pending_hours).
+    """
 
     server_id = models.IntegerField()
     day = models.DateTimeField()
+    version = models.BigIntegerField(db_default=models.Func(models.Value(PENDING_DAY_VERSIONS), function="nextval"))
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["server_id", "day"], name="store_pendingday_uniq")]

@@ -122,7 +122,7 @@ def _bucket_points(m: catalog.MetricInfo, b: dict, width_us: int, mode: str) -> 
     vals = np.empty(2 * len(t), np.float64)
     vals[0::2], vals[1::2] = np.where(flat, avg, lo), np.where(flat, np.nan, hi)  # NaN: no second point
     keep = ~np.isnan(vals)
-    bucket_cut = np.r_[breaks.cuts(t, max(width_us, breaks.typical_step(t))), False]
+    bucket_cut = np.append(breaks.cuts(t, max(width_us, breaks.typical_step(t))), False)
     owner = np.repeat(np.arange(len(t)), 2)[keep]  # the bucket of each point kept
     cut = (owner[1:] != owner[:-1]) & bucket_cut[owner[:-1]]
     return ts[keep], vals[keep], cut

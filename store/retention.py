@@ -7,10 +7,15 @@ whole range is older than the limit, so nothing younger is ever lost.
 
 from datetime import datetime, timedelta
 
+from django.db import connection
+
 from store import config, partitions
 
 # Hot hours emptied by compaction are kept a day (late samples land there), then dropped.
 EMPTY_HOT_KEPT = timedelta(days=1)
+# A pending day whose 1-minute rollups were dropped reads differently now: a new version, so no
+# reader keeps serving the hour buckets it derived from them (store.pending_hours).
+TOUCH_PENDING = "UPDATE store_pendingday SET version = nextval('store_pendingday_version') WHERE day < %s"
 
 
 def apply(now: datetime) -> list[str]:
@@ -19,10 +24,18 @@ def apply(now: datetime) -> list[str]:
     raw_cut = now - config.raw_retention()
     for scheme in (partitions.BLOCK, partitions.BLOCK_SERIES, partitions.RAW):
         dropped += partitions.drop_older_than(scheme, raw_cut)
-    dropped += partitions.drop_older_than(partitions.ROLLUP_1M, now - config.rollup_1m_retention())
+    minutes = partitions.drop_older_than(partitions.ROLLUP_1M, now - config.rollup_1m_retention())
+    if minutes:
+        _touch_pending(now - config.rollup_1m_retention())
+    dropped += minutes
     dropped += partitions.drop_older_than(partitions.ROLLUP_1H, now - config.rollup_1h_retention())
     dropped += _drop_empty_hot(now - EMPTY_HOT_KEPT)
     return dropped
+
+
+def _touch_pending(cut: datetime) -> None:
+    with connection.cursor() as cur:
+        cur.execute(TOUCH_PENDING, [cut])
 
 
 def _drop_empty_hot(cutoff: datetime) -> list[str]:

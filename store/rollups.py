@@ -19,12 +19,12 @@ def aggregate(pts: SampleArrays, width_us: int, origin_us: int) -> dict[str, np.
     if not len(pts):
         return empty()
     b = (pts.ts - origin_us) // width_us
-    starts = np.flatnonzero(np.r_[True, b[1:] != b[:-1]])
-    count = np.diff(np.r_[starts, len(b)])
+    starts = np.flatnonzero(np.append(True, b[1:] != b[:-1]))
+    count = np.diff(np.append(starts, len(b)))
     vals = pts.vals
     if vals.dtype.kind != "f" and int(np.abs(vals).max()) * int(count.max()) >= 2**63:
         vals = vals.astype(np.float64)
-    ends = np.r_[starts[1:], len(b)] - 1
+    ends = np.append(starts[1:], len(b)) - 1
     return {
         "idx": b[starts], "count": count,
         "sum": np.add.reduceat(vals, starts), "min": np.minimum.reduceat(vals, starts),
@@ -64,16 +64,31 @@ def concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     if len(parts) == 1:
         return parts[0]
     floats = any(p["sum"].dtype.kind == "f" for p in parts)
+    apart = _apart(parts)
     out = {}
     for k in KEYS:
-        cols = [p[k] for p in parts]
+        cols = [p[k] for p in (apart or parts)]
         if floats and k in ("sum", "min", "max", "last"):
             cols = [c.astype(np.float64) for c in cols]
         out[k] = np.concatenate(cols)
+    if apart:
+        return out
     order = np.argsort(out["idx"], kind="stable")
     idx = out["idx"][order]
-    last = np.r_[idx[1:] != idx[:-1], True]
+    last = np.append(idx[1:] != idx[:-1], True)
     return {k: v[order][last] for k, v in out.items()}
+
+
+def _apart(parts: list[dict[str, np.ndarray]]) -> list[dict[str, np.ndarray]] | None:
+    """The parts in index order if each is sorted and none overlaps another (the usual case:
+    stored hours, pending days and the hot hour), so joining them needs no sort; else None."""
+    ordered = sorted(parts, key=lambda p: int(p["idx"][0]))
+    for a, b in zip(ordered, ordered[1:], strict=False):
+        if int(a["idx"][-1]) >= int(b["idx"][0]):
+            return None
+    if all(len(p["idx"]) < 2 or bool((p["idx"][1:] > p["idx"][:-1]).all()) for p in ordered):
+        return ordered
+    return None
 
 
 def rebucket(b: dict[str, np.ndarray], factor: int) -> dict[str, np.ndarray]:
@@ -81,8 +96,8 @@ def rebucket(b: dict[str, np.ndarray], factor: int) -> dict[str, np.ndarray]:
     if not len(b["idx"]):
         return empty()
     idx = b["idx"] // factor
-    starts = np.flatnonzero(np.r_[True, idx[1:] != idx[:-1]])
-    ends = np.r_[starts[1:], len(idx)] - 1
+    starts = np.flatnonzero(np.append(True, idx[1:] != idx[:-1]))
+    ends = np.append(starts[1:], len(idx)) - 1
     sums = b["sum"]
     if sums.dtype.kind != "f" and int(np.abs(sums).max()) * factor >= 2**63:
         sums = sums.astype(np.float64)  # as in aggregate(): a bucket that could overflow goes float
@@ -98,9 +113,9 @@ def aggregate_matrix(ts: np.ndarray, iv: np.ndarray, vals: np.ndarray, width_us:
                      origin_us: int) -> list[dict[str, np.ndarray]]:
     """aggregate() for many metrics read at every one of the same polls (rows of vals)."""
     b = (ts - origin_us) // width_us
-    starts = np.flatnonzero(np.r_[True, b[1:] != b[:-1]])
-    count = np.diff(np.r_[starts, len(b)])
-    ends = np.r_[starts[1:], len(b)] - 1
+    starts = np.flatnonzero(np.append(True, b[1:] != b[:-1]))
+    count = np.diff(np.append(starts, len(b)))
+    ends = np.append(starts[1:], len(b)) - 1
     ms = np.add.reduceat(np.where(iv > 0, iv, 0), starts)
     sums = np.add.reduceat(vals, starts, axis=1)
     mins, maxs = np.minimum.reduceat(vals, starts, axis=1), np.maximum.reduceat(vals, starts, axis=1)

@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 
 from django.db import connection
 
-from store import buffer, catalog, partitions
+from store import buffer, catalog, partitions, pending_hours
 from store.sample import Sample
 
 PS_TIMER = "wait.time_ps:wait/io/file/innodb/innodb_data_file"
@@ -16,6 +16,7 @@ def reset_caches() -> None:
     """Empty the process caches and the Redis buffer."""
     catalog.forget()
     partitions.forget()
+    pending_hours.forget()
     buffer.client().delete(buffer.KEY, buffer.INFLIGHT, buffer.GAPS)
 
 

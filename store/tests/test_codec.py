@@ -16,6 +16,18 @@ def test_it_round_trips_varints_with_nulls_and_extremes():
     assert len(codec.encode(np.zeros(100, np.int64))) == 100  # a zero is one byte
 
 
+def test_it_decodes_codes_of_every_length_among_others():
+    assert codec.decode(b"\xd9\x04\x00\x03")[0][[0, 2]].tolist() == [300, 1]  # zigzag(300) + 1 = 601, zigzag(1) + 1 = 3
+    assert codec.decode(b"\xd9\x04\x00\x03")[1].tolist() == [False, True, False]
+    for _ in range(50):
+        n = int(RNG.integers(1, 400))
+        bits = RNG.integers(0, 63, n)  # 1 to 10 bytes a code, mixed
+        values = (RNG.integers(0, 2**62, n) >> (62 - bits)) * RNG.choice([-1, 1], n)
+        nulls = RNG.random(n) < 0.1
+        got, got_nulls = codec.decode(codec.encode(values, nulls))
+        assert (got_nulls == nulls).all() and (got[~nulls] == values[~nulls]).all()
+
+
 def buckets(n: int, first: int, regular: bool = True) -> dict:
     return {
         "idx": np.arange(first, first + n), "count": np.full(n, 6) if regular else RNG.integers(1, 7, n),
@@ -36,6 +48,21 @@ def test_it_decodes_many_rollup_rows_of_every_kind_at_once():
     assert all(np.array_equal(blocks.decode_buckets(same[1])[k], parts[2][k]) for k in parts[2])
 
 
+def test_it_decodes_the_rows_of_many_metrics_in_one_pass():
+    floats = buckets(3, 10) | {"sum": np.array([0.5, 1.5, np.inf])}
+    parts = {7: [(buckets(60, 0), 0), (buckets(60, 0, regular=False), 60), (buckets(60, 0), 120)],
+             3: [(buckets(60, 0), 0), (buckets(17, 40), 60)], 9: [(floats, 500)], 4: [(buckets(1, 59), 9)],
+             5: [(buckets(60, 0), 0), (buckets(10, 50, regular=False), 0)],  # overlapping: the later row wins
+             6: [(buckets(0, 0), 0), (buckets(5, 0, regular=False), 60), (buckets(60, 0), 120)]}
+    groups = {key: [(blocks.encode_buckets(b), o) for b, o in rows] for key, rows in parts.items()}
+    got = blocks.decode_buckets_grouped(groups)
+    assert set(got) == set(parts)
+    for key, rows in parts.items():
+        expected = rollups.concat([rollups.shift(b, o) for b, o in rows])
+        assert all(np.array_equal(got[key][k], expected[k]) for k in expected), key
+        assert len(got[key]["idx"]) == len({i + o for b, o in rows for i in b["idx"].tolist()})
+
+
 def test_it_decodes_many_compacted_hours_with_gaps_and_gauges():
     n = 360
     present = RNG.random((3, n)) > 0.1
@@ -46,3 +73,22 @@ def test_it_decodes_many_compacted_hours_with_gaps_and_gauges():
         assert (got_present == present[row]).all() and (got == vals[row][present[row]]).all()
     got, got_present = blocks.decode_series_many(blobs[1:], [n, n])
     assert (got == np.concatenate([vals[1][present[1]], vals[2][present[2]]])).all()
+
+
+def test_it_joins_bucket_parts_by_index_the_last_part_winning():
+    for _ in range(300):
+        parts, count = [], int(RNG.integers(1, 5))
+        for _p in range(count):
+            n = int(RNG.integers(1, 6))
+            mixed = count > 1 and RNG.random() < 0.2  # one part is taken as it is
+            idx = RNG.integers(0, 40, n) if mixed else np.sort(RNG.choice(40, n, replace=False))
+            parts.append(buckets(n, 0, regular=False) | {"idx": idx.astype(np.int64)})
+        if RNG.random() < 0.2:
+            parts[-1] = parts[-1] | {"sum": parts[-1]["sum"].astype(np.float64)}
+        want: dict = {}
+        for p in parts:
+            for row in zip(*(p[k].tolist() for k in rollups.KEYS), strict=True):
+                want[row[0]] = row
+        got = rollups.concat(parts)
+        rows = list(zip(*(got[k].tolist() for k in rollups.KEYS), strict=True))
+        assert rows == [want[i] for i in sorted(want)]

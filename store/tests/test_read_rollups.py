@@ -1,0 +1,136 @@
+"""Rollup reads equal the aggregates of the raw samples, across every level a range spans.
+
+A range here covers a day whose 1-hour rollups are written, a closed day and
+the current day still pending (their hour buckets derived from 1-minute
+rollups), and a current hour still hot. The expected buckets are computed
+from the samples written, in plain Python.
+"""
+
+from datetime import datetime, timedelta
+
+import pytest
+
+from store import compaction, read_rollups, retention, rollup_days
+from store.catalog import server_metrics
+from store.ingest import write_samples
+from store.points import micros
+from store.sample import Sample
+from testing.store import T0, poll
+
+pytestmark = pytest.mark.django_db
+STEP = 20
+DAY0 = T0.replace(hour=0)  # T0 is 10:00: day 0 from 10:00 on, day 1 whole, day 2 until END
+END = DAY0 + timedelta(days=2, hours=5, minutes=20)  # 05:00-05:20 of day 2 stays hot
+WIDTH = {"1m": timedelta(minutes=1), "1h": timedelta(hours=1)}
+
+
+def write_days() -> list[Sample]:
+    samples = [poll(1, i, step=STEP) for i in range(int((END - T0).total_seconds()) // STEP)]
+    write_samples(samples)
+    compaction.compact_closed(END)  # every hour but the current one
+    assert rollup_days.roll_closed(DAY0 + timedelta(days=2, minutes=30)) == 1  # day 0 only
+    return samples
+
+
+def expected(samples: list[Sample], hot_from: datetime, name: str, level: str,
+             start: datetime, end: datetime) -> dict:
+    """Buckets starting in [start's bucket, end]: whole where compacted, within [start, end] where hot."""
+    width = micros(DAY0 + WIDTH[level]) - micros(DAY0)
+    lo, hi = micros(start), micros(end)
+    out: dict = {}
+    for s in sorted(samples, key=lambda s: s.ts):
+        hot = s.ts >= hot_from
+        if name in s.values and (not hot or start <= s.ts <= end):
+            out.setdefault(micros(s.ts) // width, []).append(s.values[name])
+    return {k: (len(v), sum(v), min(v), max(v), v[-1]) for k, v in out.items()
+            if lo - lo % width <= k * width <= hi}
+
+
+def found(server_id: int, level: str, start: datetime, end: datetime) -> dict[str, dict]:
+    infos = server_metrics([server_id])
+    got = read_rollups.read(server_id, infos, level, start, end)
+    return {m.name: {int(i): (int(c), s, lo, hi, last) for i, c, s, lo, hi, last in zip(
+        got[m.id]["idx"].tolist(), got[m.id]["count"].tolist(), got[m.id]["sum"].tolist(),
+        got[m.id]["min"].tolist(), got[m.id]["max"].tolist(), got[m.id]["last"].tolist(), strict=True)}
+        for m in infos}
+
+
+HOT_FROM = END.replace(minute=0)
+
+
+@pytest.mark.parametrize("level", ["1m", "1h"])
+@pytest.mark.parametrize("start,end", [
+    (T0 + timedelta(minutes=7, seconds=33), END - timedelta(minutes=3, seconds=10)),  # ragged, ends hot
+    (T0, END),
+    (DAY0 + timedelta(days=1, hours=3, seconds=1), DAY0 + timedelta(days=2, hours=2, minutes=30)),  # no hot part
+])
+def test_it_reads_the_aggregates_of_the_raw_samples_over_every_level(level, start, end):
+    samples = write_days()
+    got = found(1, level, start, end)
+    assert set(got) == {"Com_select", "Com_commit", "Com_rollback", "Threads_running", "load",
+                        "wait.time_ps:wait/io/file/innodb/innodb_data_file"}
+    for name, buckets in got.items():
+        assert buckets == expected(samples, HOT_FROM, name, level, start, end), name
+    assert len(got["Threads_running"]) > (20 if level == "1h" else 1000)
+    assert got == found(1, level, start, end)  # a second read (served from what the first kept) agrees
+
+
+def late(ts: datetime, threads: int) -> Sample:
+    return Sample(1, "global_status", ts, None, {"Threads_running": threads})
+
+
+NONE_HOT = END + timedelta(days=30)  # once the last hour is compacted
+
+
+def last_of(day: datetime) -> datetime:
+    return day + timedelta(days=1) - timedelta(microseconds=1)
+
+
+def hours_of(day: datetime) -> dict:
+    return found(1, "1h", day, last_of(day))["Threads_running"]
+
+
+def peak(buckets: dict) -> int:
+    return max(b[3] for b in buckets.values())
+
+
+def test_it_shows_a_sample_that_arrives_after_a_read_in_the_next_read():
+    samples = write_days()
+    day1, day2 = DAY0 + timedelta(days=1), DAY0 + timedelta(days=2)
+    assert hours_of(day2) == expected(samples, HOT_FROM, "Threads_running", "1h", day2, last_of(day2))
+    # a new poll in the hot hour
+    samples.append(late(END + timedelta(seconds=5), 901))
+    write_samples(samples[-1:])
+    assert peak(hours_of(day2)) == 901
+    # the hot hour compacted: the same values, now from the pending day's 1-minute rollups
+    compaction.compact_closed(END + timedelta(hours=2))
+    assert hours_of(day2) == expected(samples, NONE_HOT, "Threads_running", "1h", day2, last_of(day2))
+    # a late poll in an hour of a pending day that was compacted (and read) already
+    before = hours_of(day1)
+    samples.append(late(day1 + timedelta(hours=4, seconds=3), 902))
+    write_samples(samples[-1:])
+    compaction.compact_closed(END + timedelta(hours=2))
+    after = hours_of(day1)
+    assert after != before and after == expected(samples, NONE_HOT, "Threads_running", "1h", day1, last_of(day1))
+    assert after[micros(day1 + timedelta(hours=4)) // 3_600_000_000][3] == 902
+
+
+def test_it_shows_a_late_sample_of_a_day_whose_hours_were_written():
+    samples = write_days()
+    assert peak(hours_of(DAY0)) < 900  # read from the 1-hour rollups
+    samples.append(late(T0 + timedelta(hours=1, seconds=7), 903))
+    write_samples(samples[-1:])
+    compaction.compact_closed(END + timedelta(hours=2))  # the day is pending again
+    want = expected(samples, NONE_HOT, "Threads_running", "1h", DAY0, last_of(DAY0))
+    assert hours_of(DAY0) == want and peak(want) == 903
+    assert rollup_days.roll_closed(END + timedelta(days=2)) == 3  # the day's hours written again
+    assert hours_of(DAY0) == want
+
+
+def test_it_stops_showing_a_pending_day_whose_minutes_retention_dropped():
+    write_days()
+    day1 = DAY0 + timedelta(days=1)
+    assert len(hours_of(day1)) == 24 and len(hours_of(DAY0)) == 14
+    retention.apply(day1 + timedelta(days=91))  # 1-minute rollups are kept 90 days, 1-hour ones 2 years
+    assert hours_of(day1) == {}  # its hours were never written: nothing is left of it
+    assert len(hours_of(DAY0)) == 14
