@@ -35,11 +35,14 @@ def is_due(source: Source, poll_interval: int, last_attempt: float | None, now: 
     A server's first poll reads every source (it tells at once what works there); after that
     a slower source waits for the server's turn (schedule.in_turn): a missed turn is made up
     at the next poll, and the turns after it are kept even if the next one comes sooner.
-    The source's interval follows the server's flavor and version as last detected.
+    The source's interval follows the server's flavor and version as last detected, and its
+    quiet interval where its last reading found nothing (no replication channel).
     """
     if last_attempt is None:
         return True
     every = source.interval_for(poll_interval, *((target.flavor, target.version) if target else ()))
+    if source.quiet_interval and target is not None and schedule.is_quiet(target.server_id, source.name):
+        every = max(every, source.quiet_interval)
     if every <= poll_interval:
         return now - last_attempt >= poll_interval / 2
     server_id = target.server_id if target else 0
@@ -179,6 +182,8 @@ def run_one(target: Target, source: Source, entry: Pooled, previous: delta.Snaps
         log.exception("source %s failed on %s", source.name, target.name)
         return failed(target, source, t0, f"{type(exc).__name__}: {exc}"), None, entry
     readings[source.name] = reading
+    if source.quiet_interval:
+        schedule.note_quiet(target.server_id, source.name, reading.quiet)
     outcome, snapshot, change = succeeded(target, source, reading, previous, entry.boot, t0)
     if delta.is_restart(change.reset) and entry.reused:
         entry = refresh(target, entry)  # same connection, restarted server (a proxy in between)

@@ -80,5 +80,22 @@ def in_turn(server_id: int, source: str, every: float, poll_interval: int, slot_
     return slot % polls == zlib.crc32(f"{server_id}:{source}".encode()) % polls
 
 
+# (server id, source) whose last reading found nothing there (Reading.quiet): kept by this process
+# only, so a worker that has not read a server yet reads its sources at their usual interval.
+QUIET: set[tuple[int, str]] = set()
+
+
+def note_quiet(server_id: int, source: str, quiet: bool) -> None:
+    if quiet:
+        QUIET.add((server_id, source))
+    else:
+        QUIET.discard((server_id, source))
+
+
+def is_quiet(server_id: int, source: str) -> bool:
+    return (server_id, source) in QUIET
+
+
 def reset() -> None:
     state.client().delete(DUE_KEY)
+    QUIET.clear()

@@ -51,6 +51,8 @@ class Reading:
     derive: Callable[[dict[str, int | float], float], dict[str, float]] | None = None
     unstored: frozenset[str] = frozenset()
     extra: dict = field(default_factory=dict)
+    # Nothing of this kind on the server (no replication channel): the source may wait its quiet_interval.
+    quiet: bool = False
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,8 @@ class Source:
     # Scalar SQL expressions (counted_sql) this source's read can put in the poll's shared statement
     # on this server (collectors.shared_read; () where it reads alone), and its reading made of
     # their texts (None: they did not add up, collect() then).
+    # Seconds between reads on a server whose last reading was quiet (Reading.quiet), if longer.
+    quiet_interval: int | None = None
     shared: Callable[[ServerInfo], tuple[str, ...]] | None = None
     from_shared: Callable[[tuple, Any, ServerInfo], Reading | None] | None = None
 

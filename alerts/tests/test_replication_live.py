@@ -10,7 +10,8 @@ from alerts.evaluation import evaluate_all
 from alerts.models import Event, Rule
 from alerts.tests.test_end_to_end import until
 from collectors.batch import poll_server
-from collectors.pool import POOL
+from collectors.poll import due_sources
+from collectors.pool import POOL, Target
 from collectors.sources import replication
 from testing.mariadb import running_sandbox
 from testing.servers import make_server
@@ -96,3 +97,17 @@ def test_the_lag_rule_is_built_in_and_off_and_the_stopped_rule_on(pair):
     evaluate_all()
     lag, stopped = Rule.objects.get(builtin="replica-lag"), Rule.objects.get(builtin="replica-stopped")
     assert (lag.enabled, lag.kind, stopped.enabled, stopped.kind) == (False, "replica_lag", True, "replica_stopped")
+
+
+def test_replication_is_read_every_poll_on_a_replica_and_once_a_minute_on_a_server_with_no_channel(pair):
+    source, replica = pair
+    assert not source.execute("SHOW ALL SLAVES STATUS")  # the primary has no channel of its own
+    primary, copy = make_server("no-channel", port=source.port), make_server("a-replica", port=replica.port)
+    for server in (primary, copy):
+        poll_server(server.id, only=[replication.NAME])
+    # Six 10 s polls in a row, each 10 s after the previous read: how many read replication.
+    start = 600 * (time.time() // 600)
+    reads = {server.name: sum(replication.NAME in {s.name for s in due_sources(
+        10, {replication.NAME: at - 10}, at, target=Target.from_server(server), slot_at=at)}
+        for at in (start + 10 * k for k in range(6))) for server in (primary, copy)}
+    assert reads == {"no-channel": 1, "a-replica": 6}
