@@ -298,6 +298,8 @@ def source_table(args, meter: Meter, ours: Ours, peer: Exporter) -> None:
         count, ms, _ = measure(meter, OURS, args.repeat, lambda s=source, e=entry, t=texts: read(s, e, readings, t))
         POOL.put(target, entry)
         every = source.interval_for(int(args.interval), entry.info.flavor, entry.info.version_tuple)
+        if readings[source.name].quiet and source.quiet_interval:
+            every = max(every, source.quiet_interval)  # nothing of its kind here (no replication channel)
         print(f"  {source.name:<34} {count:>6.2f} {ms:>8.3f} {every:>5}s {ms * args.interval / every:>8.3f}"
               f" {values:>7}")
     print(f"  {'peer: collector (one scrape each)':<34} {'stmts':>6} {'ms/call':>8} {'':>6} {'':>8} {'values':>7}")

@@ -4,7 +4,7 @@
 import pymysql
 
 from collectors.connection import ServerInfo
-from collectors.source import Reading, Source, joined_rows, joined_sql
+from collectors.source import Reading, Source, counted_sql, joined_rows, joined_sql, split_counted
 
 NAME = "innodb_metrics"
 
@@ -17,6 +17,9 @@ METRICS_ENABLED_SQL = f"SELECT NAME, TYPE, COUNT, ENABLED {METRICS_ENABLED_FROM}
 # The same rows as one text (collectors.source.joined_rows); the enabled column reads "1"/"0".
 METRICS_STATUS_JOINED_SQL = joined_sql("NAME, TYPE, COUNT, STATUS = 'enabled'", METRICS_STATUS_FROM)
 METRICS_ENABLED_JOINED_SQL = joined_sql("NAME, TYPE, COUNT, ENABLED", METRICS_ENABLED_FROM)
+# The same texts as a part of the poll's shared statement, on the polls it is due (collectors.shared_read).
+METRICS_STATUS_COUNTED = counted_sql("NAME, TYPE, COUNT, STATUS = 'enabled'", METRICS_STATUS_FROM)
+METRICS_ENABLED_COUNTED = counted_sql("NAME, TYPE, COUNT, ENABLED", METRICS_ENABLED_FROM)
 
 # TYPE 'value' is a level (e.g. trx_rseg_history_len); the others are running totals,
 # except where the TYPE says otherwise than the counter's description in the manuals:
@@ -41,9 +44,13 @@ def is_level(name: str, kind: str) -> bool:
 
 def metrics_sql(info: ServerInfo) -> tuple[str, str]:
     """The joined statement and its row-by-row fallback for this server's column names."""
-    if info.flavor == "mariadb" and info.version_tuple >= (10, 5, 0):
+    if has_enabled_column(info):
         return METRICS_ENABLED_JOINED_SQL, METRICS_ENABLED_SQL
     return METRICS_STATUS_JOINED_SQL, METRICS_STATUS_SQL
+
+
+def has_enabled_column(info: ServerInfo) -> bool:
+    return info.flavor == "mariadb" and info.version_tuple >= (10, 5, 0)
 
 
 def enable_hint(disabled: list[str]) -> str:
@@ -59,10 +66,23 @@ def enable_hint(disabled: list[str]) -> str:
 
 
 def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:
+    return reading(joined_rows(conn, *metrics_sql(info)))
+
+
+def shared(info: ServerInfo) -> tuple[str, ...]:
+    return (METRICS_ENABLED_COUNTED if has_enabled_column(info) else METRICS_STATUS_COUNTED,)
+
+
+def from_shared(texts: tuple, conn: pymysql.Connection, info: ServerInfo) -> Reading | None:
+    rows = split_counted(texts[0])
+    return None if rows is None else reading(rows)
+
+
+def reading(rows: list[tuple]) -> Reading:
     values: dict[str, int] = {}
     counters = set()
     disabled = []
-    for name, kind, count, enabled in joined_rows(conn, *metrics_sql(info)):
+    for name, kind, count, enabled in rows:
         if not int(enabled):
             disabled.append(name)
             continue
@@ -83,4 +103,6 @@ SOURCE = Source(
     # The history length every poll comes from global status (history_length.derive).
     interval=60,
     collect=collect,
+    shared=shared,
+    from_shared=from_shared,
 )

@@ -4,7 +4,7 @@
 import pymysql
 
 from collectors.connection import ServerInfo
-from collectors.source import Reading, Source, number, query
+from collectors.source import Reading, Source, counted_sql, number, query, split_counted
 
 NAME = "variables"
 
@@ -22,12 +22,30 @@ SELECTED = (
 VARIABLES_SQL = "SHOW GLOBAL VARIABLES WHERE Variable_name IN ({})".format(
     ", ".join(f"'{name}'" for name in SELECTED))
 
+# MariaDB: the same rows from information_schema (names in capitals there) as a part of the poll's
+# shared statement, on the polls it is due (collectors.shared_read); a SHOW cannot be a subquery.
+VARIABLES_COUNTED = counted_sql("VARIABLE_NAME, VARIABLE_VALUE", "FROM information_schema.GLOBAL_VARIABLES"
+                                " WHERE VARIABLE_NAME IN ({})".format(", ".join(f"'{n}'" for n in SELECTED)))
+
 WORDS = {"ON": 1, "OFF": 0, "YES": 1, "NO": 0, "TRUE": 1, "FALSE": 0}
 
 
 def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:
+    return reading(query(conn, VARIABLES_SQL))
+
+
+def shared(info: ServerInfo) -> tuple[str, ...]:
+    return (VARIABLES_COUNTED,) if info.flavor == "mariadb" else ()
+
+
+def from_shared(texts: tuple, conn: pymysql.Connection, info: ServerInfo) -> Reading | None:
+    rows = split_counted(texts[0])
+    return None if rows is None else reading([(name.lower(), text) for name, text in rows])
+
+
+def reading(rows: list[tuple]) -> Reading:
     values: dict[str, int | float] = {}
-    for name, text in query(conn, VARIABLES_SQL):
+    for name, text in rows:
         value = number(text)
         if value is None:
             value = WORDS.get(str(text).upper())
@@ -43,4 +61,6 @@ SOURCE = Source(
     min_version={"mysql": (5, 1, 0), "mariadb": (5, 1, 0)},
     interval=60,
     collect=collect,
+    shared=shared,
+    from_shared=from_shared,
 )

@@ -90,3 +90,17 @@ def test_status_and_waits_share_one_statement_and_each_gets_its_own_figures(serv
     assert status["Com_commit"] == 23 and status["Com_rollback"] == 4  # the load's own transactions
     assert waits["wait.count:wait/io/table/sql/handler"] >= 27  # a row written by each
     assert {name.partition(":")[2] for name in waits} <= counted
+
+
+def test_the_minute_sources_share_the_statement_on_their_turn(server, mariadb):
+    sources = ["global_status", "pfs_waits", "innodb_metrics", "variables"]
+    first = poll_server(server.id, only=sources)  # connected; every setting stored (stored on change)
+    count, result = statements_of(mariadb, sources, server)
+    settings = dict(mariadb.execute("SHOW GLOBAL VARIABLES WHERE Variable_name IN"
+                                    " ('max_connections', 'innodb_buffer_pool_size', 'sync_binlog')"))
+    enabled = {name for (name,) in mariadb.execute("SELECT NAME FROM information_schema.INNODB_METRICS WHERE ENABLED")}
+    metrics = values_of(result, "innodb_metrics")
+    assert count == 1
+    assert {f"var:{name}": int(value) for name, value in settings.items()}.items() <= values_of(
+        first, "variables").items()
+    assert metrics and set(metrics) <= {f"innodb_metrics:{name}" for name in enabled}
