@@ -10,19 +10,32 @@ from collectors import state
 
 DUE_KEY = "collectors:due"
 GOLDEN = 0.6180339887  # spreads new servers' first polls evenly over their interval
+# A server's first poll opens its connection and reads every source: about three times a later
+# poll's work. Servers that arrive together (a fleet registered, a dispatcher restarted with an
+# empty Redis) have their first polls spread over their interval, or longer where more than this
+# many a second would be due: at 1,000 servers and 10 s, 100 first polls a second left a 3 s
+# backlog that took a minute to drain (docs/benchmarks.md).
+FIRST_POLLS_PER_SECOND = 40
 
 LOOKAHEAD = 1.0  # seconds: one beat tick; claimed early, polls wait in the worker until they are due
 
-# KEYS[1] = the due set; ARGV = now, horizon, then (id, interval, offset) per enabled server.
-# Returns [id, due_at, ...] for the servers due before the horizon; missed slots are skipped, not replayed.
+# KEYS[1] = the due set; ARGV = now, horizon, first polls a second, then (id, interval, fraction) per
+# enabled server. A new server's first poll is due at now + fraction x (its interval, or the time the
+# new servers of this call take at that rate if longer). Returns [id, due_at, ...] for the servers due
+# before the horizon; missed slots are skipped, not replayed.
 CLAIM_LUA = """
-local now, horizon = tonumber(ARGV[1]), tonumber(ARGV[2])
+local now, horizon, rate = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local due = {}
-for i = 3, #ARGV, 3 do
-  local id, interval, offset = ARGV[i], tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2])
-  local score = redis.call('ZSCORE', KEYS[1], id)
+local scores, new = {}, 0
+for i = 4, #ARGV, 3 do
+  scores[i] = redis.call('ZSCORE', KEYS[1], ARGV[i])
+  if not scores[i] then new = new + 1 end
+end
+for i = 4, #ARGV, 3 do
+  local id, interval, fraction = ARGV[i], tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2])
+  local score = scores[i]
   if not score then
-    redis.call('ZADD', KEYS[1], now + offset, id)
+    redis.call('ZADD', KEYS[1], now + fraction * math.max(interval, new / rate), id)
   else
     score = tonumber(score)
     if score <= horizon then
@@ -38,8 +51,9 @@ return due
 """
 
 
-def first_offset(server_id: int, interval: int) -> float:
-    return (server_id * GOLDEN) % 1.0 * interval
+def first_fraction(server_id: int) -> float:
+    """Where in the first-poll window a new server falls: consecutive ids land evenly apart."""
+    return (server_id * GOLDEN) % 1.0
 
 
 def claim_due(servers: list[tuple[int, int]], now: float, lookahead: float = LOOKAHEAD) -> list[tuple[int, float]]:
@@ -48,9 +62,9 @@ def claim_due(servers: list[tuple[int, int]], now: float, lookahead: float = LOO
     A 1 s beat would otherwise start polls up to 1 s late (0.5 s on average).
     """
     client = state.client()
-    args = [repr(now), repr(now + lookahead)]
+    args = [repr(now), repr(now + lookahead), str(FIRST_POLLS_PER_SECOND)]
     for server_id, interval in servers:
-        args += [str(server_id), str(interval), repr(first_offset(server_id, interval))]
+        args += [str(server_id), str(interval), repr(first_fraction(server_id))]
     forget_removed(client, {str(server_id) for server_id, _ in servers})
     if not servers:
         return []

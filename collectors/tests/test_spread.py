@@ -3,10 +3,10 @@ in the same interval every minute."""
 
 from collections import Counter
 
-from collectors import registry
+from collectors import registry, state
 from collectors.poll import due_sources
 from collectors.pool import Target
-from collectors.schedule import in_turn
+from collectors.schedule import DUE_KEY, FIRST_POLLS_PER_SECOND, claim_due, in_turn
 
 INTERVAL = 10
 FLEET = range(1, 601)
@@ -64,3 +64,23 @@ def test_a_missed_turn_is_made_up_at_the_next_poll():
     attempts["innodb_mutex"] = 1_000_000.0 + (turn + 7) * INTERVAL
     # Then back on its turn, so it stays spread with the rest of the fleet.
     assert [mutex_due(attempts, k) for k in range(turn + 8, turn + 13)] == [False] * 4 + [True]
+
+
+def test_a_fleet_registered_at_once_has_its_first_polls_spread_at_the_first_poll_rate(db):
+    fleet = [(sid, INTERVAL) for sid in range(1, 1001)]
+    start = 2_000_000.0
+    claim_due(fleet, start)  # registers them all
+    due = sorted(first_due(sid) for sid, _ in fleet)
+    window = len(fleet) / FIRST_POLLS_PER_SECOND  # 25 s: longer than the interval
+    per_second = Counter(int(at - start) for at in due)
+    assert start <= due[0] and due[-1] < start + window and due[-1] > start + INTERVAL
+    assert max(per_second.values()) <= FIRST_POLLS_PER_SECOND * 1.2  # evenly, not bunched
+
+
+def test_a_server_added_alone_is_first_polled_within_its_interval(db):
+    claim_due([(7, INTERVAL)], 3_000_000.0)
+    assert 3_000_000.0 <= first_due(7) < 3_000_000.0 + INTERVAL
+
+
+def first_due(server_id: int) -> float:
+    return state.client().zscore(DUE_KEY, str(server_id))
