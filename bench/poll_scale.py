@@ -14,6 +14,7 @@ window from the first dispatch (--warmup 0).
 """
 
 import argparse
+import math
 import os
 import shutil
 import subprocess
@@ -38,7 +39,9 @@ django.setup()
 import psutil  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 
+from collectors import state  # noqa: E402
 from collectors.models import PollRecord, ServerHealth  # noqa: E402
+from collectors.schedule import DUE_KEY  # noqa: E402
 from collectors.tasks import dispatch_due_polls  # noqa: E402
 from monitor.models import Server  # noqa: E402
 from monitor.stats import percentile  # noqa: E402
@@ -77,12 +80,17 @@ def start_scale_worker(args: argparse.Namespace, logfile: Path) -> subprocess.Po
     return worker
 
 
+FIRST_DUE: dict[int, float] = {}  # server id -> its first due time, as the first dispatch set it
+
+
 def dispatch_for(seconds: float, until=None) -> float:
     """The beat: one dispatch a second, for seconds or until until() is true; returns the time spent."""
     start = time.monotonic()
     while time.monotonic() - start < seconds:
         tick = time.monotonic()
         dispatch_due_polls()
+        if not FIRST_DUE:
+            FIRST_DUE.update({int(m): score for m, score in state.client().zrange(DUE_KEY, 0, -1, withscores=True)})
         if until and until():
             break
         time.sleep(max(0.0, 1.0 - (time.monotonic() - tick)))
@@ -99,7 +107,7 @@ def report(args, start: datetime, end: datetime, worker_cpu: float, mariadb_cpu:
     lags = [r[0] for r in rows if r[0] is not None]
     durations = [r[1] for r in rows]
     failed = sum(1 for r in rows if not r[2])
-    expected = args.targets / args.interval
+    expected = due_in(start.timestamp(), end.timestamp(), args.interval) / seconds
     print(f"targets={args.targets} interval={args.interval}s measured={seconds:.0f}s "
           f"worker: 1 process, {args.concurrency} task threads, {args.threads} poll threads, batch {args.batch}")
     print(f"polls/s sustained: {len(rows) / seconds:.1f} (due: {expected:.1f}); failed polls: {failed}")
@@ -153,6 +161,16 @@ def main() -> None:
             stop_worker(worker, timeout=30)
         mariadb.stop()
         shutil.rmtree(base, ignore_errors=True)
+
+
+def due_in(start: float, end: float, interval: int) -> int:
+    """Polls due in [start, end): from each server's first due time (the first polls are spread, at
+    most collectors.schedule.FIRST_POLLS_PER_SECOND a second), one every interval."""
+    count = 0
+    for first in FIRST_DUE.values():
+        k0 = max(0, math.ceil((start - first) / interval))
+        count += max(0, math.ceil((end - first) / interval) - k0)
+    return count
 
 
 def cpu_seconds(process: psutil.Process) -> float:

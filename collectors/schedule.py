@@ -10,12 +10,13 @@ from collectors import state
 
 DUE_KEY = "collectors:due"
 GOLDEN = 0.6180339887  # spreads new servers' first polls evenly over their interval
-# A server's first poll opens its connection and reads every source: about three times a later
-# poll's work. Servers that arrive together (a fleet registered, a dispatcher restarted with an
-# empty Redis) have their first polls spread over their interval, or longer where more than this
-# many a second would be due: at 1,000 servers and 10 s, 100 first polls a second left a 3 s
-# backlog that took a minute to drain (docs/benchmarks.md).
-FIRST_POLLS_PER_SECOND = 40
+# A server's first poll opens its connection and reads every source, and its second stores every
+# counter for the first time: several times a later poll's work. Servers that arrive together (a
+# fleet registered, a dispatcher restarted with an empty Redis) have their first polls spread over
+# their interval, or longer where more than this many a second would be due. At 1,000 servers and
+# 10 s (bench/poll_scale.py, docs/benchmarks.md): all within 10 s, p99 lag 3.2 s over the first two
+# minutes; at 40 a second 1.1 s; at 25 a second 82 ms (1,000 servers in 40 s).
+FIRST_POLLS_PER_SECOND = 25
 
 LOOKAHEAD = 1.0  # seconds: one beat tick; claimed early, polls wait in the worker until they are due
 
