@@ -24,15 +24,16 @@ INSTRUMENT_SQL = (
     " (SELECT ENABLED FROM performance_schema.setup_consumers WHERE NAME = 'global_instrumentation')"
 )
 # The instrument can be turned off at any time: its count then stands still, which is not zero TPS.
-TRX_SUMMARY_SQL = (
-    "SELECT s.COUNT_STAR, i.ENABLED FROM performance_schema.events_transactions_summary_global_by_event_name s"
+TRX_SUMMARY_FROM = (
+    "FROM performance_schema.events_transactions_summary_global_by_event_name s"
     " JOIN performance_schema.setup_instruments i ON i.NAME = s.EVENT_NAME WHERE s.EVENT_NAME = 'transaction'"
 )
+TRX_SUMMARY_SQL = f"SELECT s.COUNT_STAR, i.ENABLED {TRX_SUMMARY_FROM}"
 # A rollback is counted in trx_rw_commits too (InnoDB ends it through the commit path).
 INNODB_TRX_NAMES = "'trx_rw_commits', 'trx_ro_commits', 'trx_nl_ro_commits'"
 INNODB_TRX_SINCE = {"mysql": (5, 6, 0), "mariadb": (10, 0, 0)}
-INNODB_TRX_SQL = ("SELECT COUNT(*), SUM(COUNT) FROM information_schema.INNODB_METRICS"
-                  f" WHERE NAME IN ({INNODB_TRX_NAMES}) AND {{enabled}}")
+INNODB_TRX_FROM = f"FROM information_schema.INNODB_METRICS WHERE NAME IN ({INNODB_TRX_NAMES}) AND {{enabled}}"
+INNODB_TRX_SQL = f"SELECT COUNT(*), SUM(COUNT) {INNODB_TRX_FROM}"
 
 ENABLE_HINT = ("to count autocommit transactions too, turn on performance_schema's transaction instrument "
                "(performance-schema-instrument='transaction=ON' in the server configuration, or at runtime: "
@@ -72,10 +73,39 @@ def read(conn: pymysql.Connection, flavor: str, version: tuple[int, int, int], b
     return {}
 
 
+# The same counters as one text each, a part of the poll's shared statement (collectors.shared_read).
+TRX_SUMMARY_PART = f"(SELECT CONCAT_WS(',', s.COUNT_STAR, i.ENABLED) {TRX_SUMMARY_FROM})"
+INNODB_TRX_PART = f"(SELECT CONCAT_WS(',', COUNT(*), SUM(COUNT)) {INNODB_TRX_FROM})"
+
+
+def part(flavor: str, version: tuple[int, int, int], basis_name: str) -> str | None:
+    """The basis's counter as a scalar subquery; None where nothing is read (Com_ counters only)."""
+    if basis_name == TRX_SUMMARY:
+        return TRX_SUMMARY_PART
+    if basis_name == INNODB_TRX:
+        return INNODB_TRX_PART.format(enabled=enabled_column(flavor, version))
+    return None
+
+
+def from_part(text, basis_name: str) -> dict[str, int]:
+    """What read() gives, from the part's text (None: no such row, as read() finds it)."""
+    if isinstance(text, bytes):
+        text = text.decode()
+    fields = text.split(",") if text else []
+    if basis_name == TRX_SUMMARY and len(fields) == 2 and fields[1] == "YES":
+        return {TRX_SUMMARY: int(fields[0])}
+    if basis_name == INNODB_TRX and len(fields) == 2 and fields[0] == "3":
+        return {INNODB_TRX: int(fields[1])}
+    return {}
+
+
 def innodb_trx_sql(flavor: str, version: tuple[int, int, int]) -> str:
+    return INNODB_TRX_SQL.format(enabled=enabled_column(flavor, version))
+
+
+def enabled_column(flavor: str, version: tuple[int, int, int]) -> str:
     # MariaDB 10.5 replaced the STATUS column with ENABLED.
-    enabled = "ENABLED" if flavor == "mariadb" and version >= (10, 5, 0) else "STATUS = 'enabled'"
-    return INNODB_TRX_SQL.format(enabled=enabled)
+    return "ENABLED" if flavor == "mariadb" and version >= (10, 5, 0) else "STATUS = 'enabled'"
 
 
 def first_row(conn: pymysql.Connection, sql: str) -> tuple | None:

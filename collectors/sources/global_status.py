@@ -161,20 +161,31 @@ def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:
 
 
 def shared(info: ServerInfo) -> tuple[str, ...]:
-    return MARIADB_PFS_PARTS if reads_pfs_status(info) else ()
+    """The two status texts, and the transaction counter where the server has one on."""
+    if not reads_pfs_status(info):
+        return ()
+    counter = transactions.part(info.flavor, info.version_tuple, info.tps_basis)
+    return MARIADB_PFS_PARTS + ((counter,) if counter else ())
 
 
 def from_shared(texts: tuple, conn: pymysql.Connection, info: ServerInfo) -> Reading | None:
-    rows = mariadb_pfs_rows(texts)
-    return None if rows is None else reading(numeric(spelled(conn, rows)), conn, info)
+    rows = mariadb_pfs_rows(texts[:2])
+    if rows is None:
+        return None
+    counter = transactions.from_part(texts[2], info.tps_basis) if len(texts) > 2 else None
+    return reading(numeric(spelled(conn, rows)), conn, info, counter)
 
 
-def reading(values: dict[str, int | float], conn: pymysql.Connection, info: ServerInfo) -> Reading:
+def reading(values: dict[str, int | float], conn: pymysql.Connection, info: ServerInfo,
+            counter: dict[str, int] | None = None) -> Reading:
+    """counter: the transaction counter as the shared statement read it; None: read it now."""
     counters = {name for name in values if not is_gauge(name)}
     # Derived counters: their deltas are the sums of their parts' deltas.
     values[transactions.EXPLICIT] = values.get("Com_commit", 0) + values.get("Com_rollback", 0)
     values["qps"] = values.get("Questions", values.get("Queries", 0))
-    values.update(transactions.read(conn, info.flavor, info.version_tuple, info.tps_basis))
+    if counter is None:
+        counter = transactions.read(conn, info.flavor, info.version_tuple, info.tps_basis)
+    values.update(counter)
     counters |= {"qps", *transactions.PREFERENCE} & values.keys()
     return Reading(values, frozenset(counters), reset_markers=RESET_MARKERS, note=transactions.note(values),
                    aliases={"tps": transactions.PREFERENCE})

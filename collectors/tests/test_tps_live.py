@@ -69,13 +69,17 @@ def workload(mariadb, load):  # load: the table exists
     work.close()
 
 
-def run_polled(server, steps) -> tuple[int, int, str]:
+# global_status alone reads with its own statements; beside pfs_waits, within the poll's shared one.
+ALONE, SHARED = ["global_status"], ["global_status", "pfs_waits"]
+
+
+def run_polled(server, steps, only=ALONE) -> tuple[int, int, str]:
     """Poll before and between the steps; the sums of the tps and tps_explicit deltas, and the note."""
-    poll_server(server.id, only=["global_status"])
+    poll_server(server.id, only=only)
     tps = explicit = 0
     for step in steps:
         step()
-        outcome = poll_server(server.id, only=["global_status"]).sources[0]
+        outcome = poll_server(server.id, only=only).sources[0]
         assert outcome.ok and outcome.sample.interval is not None, outcome.error or outcome.reset
         tps += outcome.sample.values.get("tps", 0)
         explicit += outcome.sample.values["tps_explicit"]
@@ -87,10 +91,11 @@ def assert_close(measured: int, ran: int) -> None:
 
 
 @pytest.mark.usefixtures("transaction_instrument")
-def test_with_the_transaction_summary_every_kind_of_transaction_counts(server, workload):
+@pytest.mark.parametrize("only", [ALONE, SHARED])
+def test_with_the_transaction_summary_every_kind_of_transaction_counts(server, workload, only):
     steps = [lambda: workload.explicit(60, rollbacks=10), lambda: workload.autocommit(150),
              lambda: (workload.explicit(20), workload.autocommit(40, selects=40))]
-    tps, explicit, note = run_polled(server, steps)
+    tps, explicit, note = run_polled(server, steps, only)
     assert workload.ran == 70 + 150 + 20 + 80
     assert_close(tps, workload.ran)
     assert explicit == 60 + 10 + 20  # its own series: the COMMIT and ROLLBACK statements only
@@ -98,11 +103,26 @@ def test_with_the_transaction_summary_every_kind_of_transaction_counts(server, w
 
 
 @pytest.mark.usefixtures("innodb_trx_counters")
-def test_with_innodb_trx_counters_autocommit_counts_too(server, workload):
+@pytest.mark.parametrize("only", [ALONE, SHARED])
+def test_with_innodb_trx_counters_autocommit_counts_too(server, workload, only):
     steps = [lambda: workload.explicit(50, rollbacks=5), lambda: workload.autocommit(120, selects=30)]
-    tps, explicit, note = run_polled(server, steps)
+    tps, explicit, note = run_polled(server, steps, only)
     assert_close(tps, 55 + 150)
     assert explicit == 55 and note == transactions.DEFINITIONS[transactions.INNODB_TRX]
+
+
+@pytest.mark.usefixtures("innodb_trx_counters")
+def test_the_transaction_counter_costs_no_statement_of_its_own_in_the_shared_one(server, mariadb):
+    poll_server(server.id, only=SHARED)  # connected: the basis chosen
+    before = user_statements(mariadb)
+    outcome = poll_server(server.id, only=SHARED).sources[0]
+    assert user_statements(mariadb) - before == 1
+    assert outcome.note == transactions.DEFINITIONS[transactions.INNODB_TRX] and "tps" in outcome.sample.values
+
+
+def user_statements(mariadb) -> int:
+    return int(mariadb.execute("SELECT SUM(COUNT_STAR) FROM performance_schema."
+                               "events_statements_summary_by_user_by_event_name WHERE USER = 'steady'")[0][0])
 
 
 def test_without_either_only_explicit_transactions_count_and_the_note_says_so(server, workload):
