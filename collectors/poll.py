@@ -200,7 +200,6 @@ def read(source: Source, entry: Pooled, readings: dict[str, Reading], texts: tup
     return found if found is not None else source.collect(entry.conn, entry.info)
 
 
-
 def describe(exc: Exception) -> str:
     code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else None
     text = exc.args[-1] if exc.args else str(exc)

@@ -75,11 +75,11 @@ class Source:
     derive: Callable[[dict[str, Reading], ServerInfo], Reading | None] | None = None
     # (flavor, version) -> True where the source is cheap there and runs at the poll interval anyway.
     cheap_on: Callable[[str, tuple[int, int, int]], bool] | None = None
+    # Seconds between reads on a server whose last reading was quiet (Reading.quiet), if longer.
+    quiet_interval: int | None = None
     # Scalar SQL expressions (counted_sql) this source's read can put in the poll's shared statement
     # on this server (collectors.shared_read; () where it reads alone), and its reading made of
     # their texts (None: they did not add up, collect() then).
-    # Seconds between reads on a server whose last reading was quiet (Reading.quiet), if longer.
-    quiet_interval: int | None = None
     shared: Callable[[ServerInfo], tuple[str, ...]] | None = None
     from_shared: Callable[[tuple, Any, ServerInfo], Reading | None] | None = None
 
@@ -157,6 +157,19 @@ def counted_sql(columns: str, rest: str) -> str:
     text into a temporary table, which cost 0.45 ms more per statement (docs/benchmarks.md).
     """
     return f"(SELECT CONCAT_WS('{ROW_SEP}', COUNT(*), {group_concat(columns)}) {rest})"
+
+
+def from_counted(make: Callable[[list[tuple]], Reading]) -> Callable[[tuple, Any, ServerInfo], Reading | None]:
+    """A Source.from_shared for a source with one counted_sql() part: make() of its rows, None if they do not add up."""
+    def from_shared(texts: tuple, conn: Any, info: ServerInfo) -> Reading | None:
+        rows = split_counted(texts[0])
+        return None if rows is None else make(rows)
+    return from_shared
+
+
+def sql_list(names) -> str:
+    """'a', 'b', ...: names (constants of ours, never user input) for an IN (...) list."""
+    return ", ".join(f"'{name}'" for name in names)
 
 
 def split_counted(text) -> list[tuple] | None:

@@ -10,7 +10,17 @@ import pymysql
 from collectors import transactions
 from collectors.connection import ServerInfo
 from collectors.pool import is_connection_error
-from collectors.source import Reading, Source, counted_sql, joined_rows, joined_sql, number, query, split_counted
+from collectors.source import (
+    Reading,
+    Source,
+    counted_sql,
+    joined_rows,
+    joined_sql,
+    number,
+    query,
+    split_counted,
+    sql_list,
+)
 
 NAME = "global_status"
 
@@ -25,7 +35,7 @@ KEPT_COM = ("Com_commit", "Com_rollback", "Com_begin", "Com_select", "Com_insert
 LEFT_OUT = ("Com_", "Ssl_", "wsrep", "Performance_schema_", "Feature_")
 STATUS_FILTER = (
     "VARIABLE_NAME NOT REGEXP '^({})'".format("|".join(LEFT_OUT))
-    + " OR VARIABLE_NAME IN ({})".format(", ".join(f"'{name}'" for name in KEPT_COM))
+    + f" OR VARIABLE_NAME IN ({sql_list(KEPT_COM)})"
 )
 # The rows one by one: servers without a status table, and the fallback.
 GLOBAL_STATUS_SQL = f"SHOW GLOBAL STATUS WHERE {STATUS_FILTER}"
@@ -46,8 +56,8 @@ NOT_IN_PFS = (*KEPT_COM, "Slave_heartbeat_period", "Slave_received_heartbeats", 
               "Slave_running")
 MARIADB_PFS_PARTS = (
     counted_sql("VARIABLE_NAME, VARIABLE_VALUE", "FROM performance_schema.global_status"),
-    counted_sql("VARIABLE_NAME, VARIABLE_VALUE", "FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME IN ({})"
-                .format(", ".join(f"'{name}'" for name in NOT_IN_PFS))),
+    counted_sql("VARIABLE_NAME, VARIABLE_VALUE",
+                f"FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME IN ({sql_list(NOT_IN_PFS)})"),
 )
 MARIADB_PFS_STATUS_SQL = "SELECT " + ", ".join(MARIADB_PFS_PARTS)  # also a part of the poll's shared statement
 LEFT_OUT_NAMES = re.compile("^({})".format("|".join(LEFT_OUT)), re.IGNORECASE)

@@ -4,7 +4,7 @@
 import pymysql
 
 from collectors.connection import ServerInfo
-from collectors.source import Reading, Source, counted_sql, joined_rows, joined_sql, split_counted
+from collectors.source import Reading, Source, counted_sql, from_counted, joined_rows, joined_sql
 
 NAME = "innodb_metrics"
 
@@ -73,11 +73,6 @@ def shared(info: ServerInfo) -> tuple[str, ...]:
     return (METRICS_ENABLED_COUNTED if has_enabled_column(info) else METRICS_STATUS_COUNTED,)
 
 
-def from_shared(texts: tuple, conn: pymysql.Connection, info: ServerInfo) -> Reading | None:
-    rows = split_counted(texts[0])
-    return None if rows is None else reading(rows)
-
-
 def reading(rows: list[tuple]) -> Reading:
     values: dict[str, int] = {}
     counters = set()
@@ -104,5 +99,5 @@ SOURCE = Source(
     interval=60,
     collect=collect,
     shared=shared,
-    from_shared=from_shared,
+    from_shared=from_counted(reading),
 )

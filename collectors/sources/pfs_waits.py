@@ -8,10 +8,10 @@ from collectors.source import (
     Reading,
     Source,
     counted_sql,
+    from_counted,
     joined_rows,
     joined_sql,
     require_performance_schema,
-    split_counted,
 )
 
 NAME = "pfs_waits"
@@ -38,11 +38,6 @@ def shared(info: ServerInfo) -> tuple[str, ...]:
     return (WAITS_COUNTED,) if info.performance_schema else ()
 
 
-def from_shared(texts: tuple, conn: pymysql.Connection, info: ServerInfo) -> Reading | None:
-    rows = split_counted(texts[0])
-    return None if rows is None else reading(rows)
-
-
 def reading(rows: list[tuple]) -> Reading:
     values: dict[str, int] = {}
     for event, count, timer in rows:
@@ -64,5 +59,5 @@ SOURCE = Source(
     interval=None,
     collect=collect,
     shared=shared,
-    from_shared=from_shared,
+    from_shared=from_counted(reading),
 )

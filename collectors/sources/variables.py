@@ -4,7 +4,7 @@
 import pymysql
 
 from collectors.connection import ServerInfo
-from collectors.source import Reading, Source, counted_sql, number, query, split_counted
+from collectors.source import Reading, Source, counted_sql, from_counted, number, query, sql_list
 
 NAME = "variables"
 
@@ -19,13 +19,13 @@ SELECTED = (
     "innodb_log_files_in_group", "innodb_redo_log_capacity",
 )
 # Named in the statement so the server sends ~20 rows, not ~600.
-VARIABLES_SQL = "SHOW GLOBAL VARIABLES WHERE Variable_name IN ({})".format(
-    ", ".join(f"'{name}'" for name in SELECTED))
+VARIABLES_SQL = f"SHOW GLOBAL VARIABLES WHERE Variable_name IN ({sql_list(SELECTED)})"
 
 # MariaDB: the same rows from information_schema (names in capitals there) as a part of the poll's
 # shared statement, on the polls it is due (collectors.shared_read); a SHOW cannot be a subquery.
-VARIABLES_COUNTED = counted_sql("VARIABLE_NAME, VARIABLE_VALUE", "FROM information_schema.GLOBAL_VARIABLES"
-                                " WHERE VARIABLE_NAME IN ({})".format(", ".join(f"'{n}'" for n in SELECTED)))
+VARIABLES_COUNTED = counted_sql(
+    "VARIABLE_NAME, VARIABLE_VALUE",
+    f"FROM information_schema.GLOBAL_VARIABLES WHERE VARIABLE_NAME IN ({sql_list(SELECTED)})")
 
 WORDS = {"ON": 1, "OFF": 0, "YES": 1, "NO": 0, "TRUE": 1, "FALSE": 0}
 
@@ -38,19 +38,15 @@ def shared(info: ServerInfo) -> tuple[str, ...]:
     return (VARIABLES_COUNTED,) if info.flavor == "mariadb" else ()
 
 
-def from_shared(texts: tuple, conn: pymysql.Connection, info: ServerInfo) -> Reading | None:
-    rows = split_counted(texts[0])
-    return None if rows is None else reading([(name.lower(), text) for name, text in rows])
-
-
 def reading(rows: list[tuple]) -> Reading:
+    """Names as SHOW spells them (information_schema has them in capitals)."""
     values: dict[str, int | float] = {}
     for name, text in rows:
         value = number(text)
         if value is None:
             value = WORDS.get(str(text).upper())
         if value is not None:
-            values[f"var:{name}"] = value
+            values[f"var:{name.lower()}"] = value
     return Reading(values, frozenset(), stored_on_change=True)
 
 
@@ -62,5 +58,5 @@ SOURCE = Source(
     interval=60,
     collect=collect,
     shared=shared,
-    from_shared=from_shared,
+    from_shared=from_counted(reading),
 )
