@@ -18,6 +18,12 @@ exporter's mysql_* samples); the ratio is computed inside each window, then
 min/median/max over the windows. Then a per-source cost table: each of our sources
 and each exporter collector alone, with what it buys.
 
+MariaDB gets a CPU of its own, the monitors, sysbench, Postgres and Redis the others, as
+a database host apart from the monitoring host (bench/cpus.py): on shared CPUs a
+monitor's own client work right after a result arrives delays the server thread still
+ending that statement, and performance_schema counts the wait as statement time.
+--shared-cpus measures that way.
+
     make bench-deps   # the exporter (Debian's prometheus-mysqld-exporter) and sysbench
     .venv/bin/python bench/peer_cost.py [--interval 10] [--window 60] [--windows 4]
 """
@@ -47,6 +53,7 @@ import psutil  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from prometheus_client.parser import text_string_to_metric_families  # noqa: E402
 
+from bench import cpus  # noqa: E402
 from collectors import registry, shared_read  # noqa: E402
 from collectors.batch import poll_servers  # noqa: E402
 from collectors.poll import read  # noqa: E402
@@ -77,6 +84,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--windows", type=int, default=4)
     parser.add_argument("--rate", type=int, default=50, help="sysbench write transactions per second")
     parser.add_argument("--repeat", type=int, default=20, help="calls per row of the per-source table")
+    parser.add_argument("--shared-cpus", action="store_true",
+                        help="leave MariaDB on the monitors' CPUs (by default it gets one of its own, bench/cpus.py)")
     return parser.parse_args()
 
 
@@ -178,7 +187,7 @@ class Ours:
             print(f"  poll skipped: {result.skipped}", flush=True)
             return time.thread_time() - cpu0, None
         kept = sum(len(s.sample.values) for s in result.sources if s.sample)
-        failed = [s.error for s in result.sources if not s.ok]
+        failed = [s.error for s in result.sources if not s.ok and not s.unavailable]  # not MySQL-only ones
         if failed:
             print(f"  poll errors: {failed}", flush=True)
         return time.thread_time() - cpu0, kept
@@ -321,14 +330,19 @@ def main() -> None:
     call_command("migrate", verbosity=0)
     base = Path(tempfile.mkdtemp(prefix="bench-peer-cost-"))
     server, load, peer = SandboxMariaDB(base / "data"), None, None
+    split = None if args.shared_cpus else cpus.split()
+    if split:  # this process, its Postgres and Redis, and the children it starts later: the monitors' CPUs
+        cpus.pin_tree(os.getpid(), split[1])
     try:
         server.start()
+        if split:
+            cpus.pin_tree(server.process.pid, split[0])
         server.create_monitor_user(OURS, PASSWORD)
         server.create_monitor_user(PEER, PASSWORD)
         total = args.windows * args.window + 120
         load = start_load(server, args.rate, total, base)
         peer = Exporter(server, base)
-        run(args, server, peer)
+        run(args, server, peer, split)
     finally:
         POOL.close_all()
         stop_child(peer.process if peer else None)
@@ -337,12 +351,14 @@ def main() -> None:
         shutil.rmtree(base, ignore_errors=True)
 
 
-def run(args, server: SandboxMariaDB, peer: Exporter) -> None:
+def run(args, server: SandboxMariaDB, peer: Exporter, split: tuple | None) -> None:
     meter, ours = Meter(server), Ours(server, args.interval)
     version = server.execute("SELECT VERSION()")[0][0]
     print(f"MariaDB {version}, sysbench oltp_write_only at {args.rate} tx/s; peer: {peer.version}"
           f" ({', '.join(PEER_COLLECTORS)}); every {args.interval:g} s; {args.windows} windows of {args.window:g} s;"
           f" {os.cpu_count()} CPUs, load average at start {os.getloadavg()[0]:.2f}", flush=True)
+    print(f"MariaDB on CPU {cpus.describe(split[0])}; the monitors, sysbench, Postgres and Redis on CPU"
+          f" {cpus.describe(split[1])}" if split else "MariaDB shares the CPUs with the monitors (--shared-cpus)")
     ours.poll(), peer.scrape()  # connect, baselines: steady state is what is measured
     time.sleep(args.interval)  # the first window's first poll must find its sources due
     windows = []
