@@ -48,6 +48,13 @@ DEFINITIONS = {
                "autocommit statements are not counted on this server"),
 }
 UNKNOWN = "TPS = transactions per second as the server's collector counts them (docs/metrics.md)"
+# A chart's TPS row names the counter its line comes from, as the page's sentence does.
+CHART_TITLES = {
+    TRX_SUMMARY: "TPS (performance_schema transactions per second)",
+    INNODB_TRX: "TPS (InnoDB trx_*_commits per second)",
+    EXPLICIT: "TPS (Com_commit + Com_rollback per second)",
+}
+GENERIC_TITLE = "TPS (transactions per second)"
 
 
 def basis(conn: pymysql.Connection, flavor: str, version: tuple[int, int, int], performance_schema: bool) -> str:
@@ -131,3 +138,9 @@ def definition(global_status_health: dict | None) -> str:
     """The TPS sentence of a server's latest global_status poll (its health entry's note)."""
     note = (global_status_health or {}).get("note", "")
     return note.split("; ")[0] if note.startswith("TPS = ") else UNKNOWN
+
+
+def chart_title(global_status_health: dict | None) -> str:
+    """The TPS row's title for the counter that sentence names; a generic one when it is not known."""
+    sentence = definition(global_status_health)
+    return next((CHART_TITLES[b] for b, text in DEFINITIONS.items() if text == sentence), GENERIC_TITLE)

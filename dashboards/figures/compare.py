@@ -14,7 +14,7 @@ from dashboards.figures.common import (
     esc,
     labels_for,
 )
-from dashboards.figures.stability import PS_PER_S, note_row, shared_axes
+from dashboards.figures.stability import PS_PER_S, TPS_TITLE, note_row, shared_axes
 
 ROWS = [(0.56, 1.0), (0.28, 0.48), (0.0, 0.20)]
 
@@ -51,7 +51,7 @@ def offset_marks(layout: dict, notes: Sequence[tuple[float, str]], longest: floa
 def compare_figure(runs: Sequence[AlignedRun], wait_name: str = "",
                    notes: Sequence[tuple[float, str]] = ()) -> dict:
     """notes: (seconds since the run's start, text) of the runs' annotations."""
-    titles = ["TPS (Com_commit + Com_rollback per second)", "InnoDB history list length",
+    titles = [TPS_TITLE, "InnoDB history list length",  # runs of servers that may count TPS differently
               f"Wait: {wait_name} (seconds waited per second)" if wait_name else "Wait: none chosen"]
     layout = shared_axes(base_layout(height=720), ROWS, titles)
     for n in (1, 2, 3):

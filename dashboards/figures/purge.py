@@ -13,11 +13,11 @@ from dashboards.figures.common import (
     line,
     pin_time_axis,
 )
-from dashboards.figures.stability import flat, note_row, shared_axes
+from dashboards.figures.stability import TPS_TITLE, flat, note_row, shared_axes
 
 ROWS = [(0.58, 1.0), (0.40, 0.51), (0.20, 0.32), (0.0, 0.12)]
-TITLES = ["InnoDB history list length", "TPS (Com_commit + Com_rollback per second)",
-          "Purge activity per second (INNODB_METRICS)", "DML delay from purge lag (µs)"]
+HISTORY_TITLE = "InnoDB history list length"
+TITLES_BELOW_TPS = ["Purge activity per second (INNODB_METRICS)", "DML delay from purge lag (µs)"]
 
 
 def purge_figure(
@@ -29,8 +29,10 @@ def purge_figure(
     threshold: float | None = None,
     marks: Sequence[Mark] = (),
     x_range: tuple[datetime, datetime] | None = None,
+    tps_title: str = TPS_TITLE,
 ) -> dict:
-    layout = pin_time_axis(shared_axes(base_layout(height=800), ROWS, TITLES), x_range)
+    titles = [HISTORY_TITLE, tps_title, *TITLES_BELOW_TPS]
+    layout = pin_time_axis(shared_axes(base_layout(height=800), ROWS, titles), x_range)
     layout["hovermode"] = "x"
     layout["shapes"] = hole_shapes(history)
     data = [line(history, "history list length", 1, line={"width": 1.8, "color": "#b54708"})]

@@ -6,7 +6,7 @@ from dashboards import reads
 from dashboards.analysis.stability import Dip, dip_threshold, find_dips, merge_close
 from dashboards.figures.common import Mark
 from dashboards.figures.purge import purge_figure
-from dashboards.figures.stability import stability_figure
+from dashboards.figures.stability import TPS_TITLE, stability_figure
 from dashboards.marks import marks_for
 from dashboards.reports.summary import RunSummary
 from dashboards.timerange import TimeRange
@@ -29,7 +29,7 @@ def run_marks(summary: RunSummary, tr: TimeRange) -> list[Mark]:
     return sorted(marks, key=lambda m: m.start)
 
 
-def stability_chart(summary: RunSummary) -> tuple[dict, list[Dip]]:
+def stability_chart(summary: RunSummary, tps_title: str = TPS_TITLE) -> tuple[dict, list[Dip]]:
     """TPS over the top waits over mutex waits, dips marked (the stability page's figure), and the dips."""
     tr, server_id = run_range(summary), summary.run.server_id
     # The stability page's own reads: condition waits left out of the ranking,
@@ -41,11 +41,12 @@ def stability_chart(summary: RunSummary) -> tuple[dict, list[Dip]]:
     dips = [] if threshold is None or summary.tps_points is None else merge_close(
         find_dips(summary.tps_points.ts, summary.tps_points.values, threshold),
         timedelta(seconds=2 * tr.seconds / CHART_POINTS))
-    fig = stability_figure(tps, waits, mutexes, dips, run_marks(summary, tr), threshold, x_range=(tr.start, tr.end))
+    fig = stability_figure(tps, waits, mutexes, dips, run_marks(summary, tr), threshold, x_range=(tr.start, tr.end),
+                           tps_title=tps_title)
     return fig, dips
 
 
-def purge_chart(summary: RunSummary, max_purge_lag: float | None) -> dict:
+def purge_chart(summary: RunSummary, max_purge_lag: float | None, tps_title: str = TPS_TITLE) -> dict:
     """History length against innodb_max_purge_lag, TPS, purge work, DML delay (the purge page's)."""
     tr, server_id = run_range(summary), summary.run.server_id
     collected, _missing = reads.purge_counters(server_id)
@@ -54,6 +55,7 @@ def purge_chart(summary: RunSummary, max_purge_lag: float | None) -> dict:
     return purge_figure(
         found.get(reads.HISTORY) or reads.Empty(), found.get(reads.TPS) or reads.Empty(), counters,
         found.get(reads.PURGE_DELAY), max_purge_lag, max_purge_lag, run_marks(summary, tr), (tr.start, tr.end),
+        tps_title,
     )
 
 

@@ -19,8 +19,17 @@ TPS_DEFINITION = ("TPS = transactions per second, counted on each server by the 
 
 def tps_definition(server) -> str:
     """How this server's TPS is counted, as its latest global_status poll said."""
+    return transactions.definition(global_status_health(server))
+
+
+def tps_title(server) -> str:
+    """The TPS row's title on this server's charts: the counter its line comes from."""
+    return transactions.chart_title(global_status_health(server))
+
+
+def global_status_health(server) -> dict | None:
     health = ServerHealth.objects.filter(server=server).values_list("sources", flat=True).first()
-    return transactions.definition((health or {}).get("global_status"))
+    return (health or {}).get("global_status")
 
 
 def with_params(get: QueryDict, drop: tuple[str, ...] = (), **changes: str | int | None) -> str:

@@ -24,7 +24,15 @@ from dashboards.figures.purge import purge_figure
 from dashboards.figures.stability import stability_figure
 from dashboards.marks import server_marks
 from dashboards.timerange import TimeRange, parse_time_lenient, read_range
-from dashboards.views.common import chart_csv, condition_toggle, page_range, range_context, topwaits_csv, tps_definition
+from dashboards.views.common import (
+    chart_csv,
+    condition_toggle,
+    page_range,
+    range_context,
+    topwaits_csv,
+    tps_definition,
+    tps_title,
+)
 from dashboards.views.fleet import health_of
 from dashboards.views.holders import holders_context
 from dashboards.views.host import host_panel
@@ -77,8 +85,8 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     if down and tps.ts and down.since and down.since < tr.end:
         dips.append(Dip(max(tps.ts[-1], down.since), tr.end, None, stalled=True))  # the outage goes on
     marks = server_marks(server.pk, tr.start, tr.end)
-    fig = stability_figure(tps, waits, mutexes, dips, marks, threshold,
-                           x_range=(tr.start, tr.end), empty_reason=down.text if down else None)
+    fig = stability_figure(tps, waits, mutexes, dips, marks, threshold, x_range=(tr.start, tr.end),
+                           empty_reason=down.text if down else None, tps_title=tps_title(server))
     host = host_panel(server, tr, points, marks)
     metrics = [reads.TPS] + [reads.TIME_PREFIX + w for w, _ in waits] + [reads.MUTEX_PREFIX + m for m, _ in mutexes]
     return render(request, "dashboards/stability.html", {
@@ -128,6 +136,7 @@ def purge(request: HttpRequest, server_id: int) -> HttpResponse:
     fig = purge_figure(
         history, tps, [(m.split(":", 1)[1], found[m]) for m in counters if m in found],
         found.get(reads.PURGE_DELAY), max_lag, threshold, server_marks(server.pk, tr.start, tr.end), (tr.start, tr.end),
+        tps_title(server),
     )
     holders = holders_context(server.pk, tr, points, history)
     return render(request, "dashboards/purge.html", {
