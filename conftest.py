@@ -2,6 +2,7 @@
 
 import pytest
 
+from testing.collectors import DISABLE_SUMMARY, ENABLE_SUMMARY
 from testing.mariadb import running_sandbox
 
 
@@ -19,6 +20,14 @@ def node_exporter_url():
 
     with running() as url:
         yield url
+
+
+@pytest.fixture
+def transaction_instrument(mariadb):
+    """performance_schema's transaction instrument on, as docs/metrics.md asks; off again after."""
+    mariadb.execute(ENABLE_SUMMARY)
+    yield
+    mariadb.execute(DISABLE_SUMMARY)
 
 
 @pytest.fixture

@@ -1,6 +1,9 @@
 """Collectors test support: a write load of known size on the suite's MariaDB."""
 
 LOAD_DB = "collector_load"
+# performance_schema's transaction instrument, which gives TPS its best counter (collectors.transactions).
+ENABLE_SUMMARY = "UPDATE performance_schema.setup_instruments SET ENABLED = 'YES' WHERE NAME = 'transaction'"
+DISABLE_SUMMARY = "UPDATE performance_schema.setup_instruments SET ENABLED = 'NO' WHERE NAME = 'transaction'"
 
 
 class Load:

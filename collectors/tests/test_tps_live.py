@@ -9,20 +9,10 @@ import pytest
 from collectors import registry, transactions
 from collectors.batch import poll_server
 from collectors.pool import POOL
-from testing.collectors import LOAD_DB
+from testing.collectors import DISABLE_SUMMARY, ENABLE_SUMMARY, LOAD_DB
 
 TOLERANCE = 0.05
-ENABLE_SUMMARY = "UPDATE performance_schema.setup_instruments SET ENABLED = 'YES' WHERE NAME = 'transaction'"
-DISABLE_SUMMARY = "UPDATE performance_schema.setup_instruments SET ENABLED = 'NO' WHERE NAME = 'transaction'"
 INNODB_TRX = ("trx_rw_commits", "trx_ro_commits", "trx_nl_ro_commits")
-
-
-@pytest.fixture
-def transaction_instrument(mariadb):
-    """performance_schema's transaction instrument on, as docs/metrics.md asks; off again after."""
-    mariadb.execute(ENABLE_SUMMARY)
-    yield
-    mariadb.execute(DISABLE_SUMMARY)
 
 
 @pytest.fixture

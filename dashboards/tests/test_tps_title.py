@@ -13,8 +13,6 @@ from collectors.batch import poll_server
 from monitor.models import Server
 
 pytestmark = pytest.mark.django_db
-ENABLE_SUMMARY = "UPDATE performance_schema.setup_instruments SET ENABLED = 'YES' WHERE NAME = 'transaction'"
-DISABLE_SUMMARY = "UPDATE performance_schema.setup_instruments SET ENABLED = 'NO' WHERE NAME = 'transaction'"
 CHARTS = {"stability": "stability-chart", "purge": "purge-chart"}
 
 
@@ -30,13 +28,6 @@ def polled(mariadb, monitor_credentials):
             (source,) = poll_server(server.pk, only=["global_status"]).sources
             assert source.ok, source.error
     return server, poll
-
-
-@pytest.fixture
-def transaction_instrument(mariadb):
-    mariadb.execute(ENABLE_SUMMARY)
-    yield
-    mariadb.execute(DISABLE_SUMMARY)
 
 
 def titles(client, server: Server) -> dict[str, list[str]]:
