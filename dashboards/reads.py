@@ -27,6 +27,7 @@ TPS = "tps"
 HISTORY = "history_list_length"
 MAX_PURGE_LAG = "var:innodb_max_purge_lag"
 WAIT_TIMES = TIME_PREFIX + "*"
+REPLICA = "replica.*"  # the replication source's lag and thread states, per channel
 MUTEX_PREFIX = "mutex.waits:"
 MUTEX_WAITS = MUTEX_PREFIX + "*"
 PURGE_DELAY = "innodb_metrics:purge_dml_delay_usec"
@@ -140,10 +141,10 @@ def purge_counters(server_id: int) -> tuple[list[str], list[str]]:
 
 
 def fleet_latest(server_ids: list[int]) -> dict[tuple[int, str], tuple[datetime, float]]:
-    """The newest TPS, history length and wait rates of every server, in one store call."""
+    """The newest TPS, history length, wait rates and replica state of every server, in one store call."""
     if not server_ids:
         return {}
-    return store().latest(server_ids, [TPS, HISTORY, WAIT_TIMES])
+    return store().latest(server_ids, [TPS, HISTORY, WAIT_TIMES, REPLICA])
 
 
 @dataclass(frozen=True)

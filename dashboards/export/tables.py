@@ -27,7 +27,8 @@ PER_TRX_HEADER = ["transactions in interval", "waits per transaction in interval
 ANNOTATION_HEADER = ["time (UTC)", "server", "run", "text"]
 HOLDER_HEADER = ["thread", "user", "host", "from (UTC)", "last seen (UTC)", "ended by (UTC)", "held for (s)",
                  "state", "isolation", "statement", "idle"]
-FLEET_HEADER = ["server", "address", "state", "why", "version", "TPS now (/s)", "history list length now",
+FLEET_HEADER = ["server", "address", "state", "why", "version", "TPS now (/s)", "replica lag now (s)",
+                "replica threads stopped", "history list length now",
                 "history trend (per min, 15 min)", "top wait now", "top wait (s per s)", "top wait share (%)",
                 "alerts firing", "tags"]
 
@@ -125,6 +126,8 @@ def fleet_table_rows(rows: Iterable) -> Iterator[list]:
     yield FLEET_HEADER
     for r in rows:
         wait = r.top_wait
-        yield [r.server.name, r.server.address, r.state.name, r.state.why, r.server.version, r.tps, r.history,
+        replica = r.replica
+        yield [r.server.name, r.server.address, r.state.name, r.state.why, r.server.version, r.tps,
+               replica.lag_s if replica else None, "; ".join(replica.stopped) if replica else None, r.history,
                r.history_per_min, wait.event if wait else None, wait.per_second if wait else None,
                wait.share * 100 if wait else None, "; ".join(r.alerts), ", ".join(r.server.tags)]

@@ -11,6 +11,7 @@ from alerts.status import firing_for_servers
 from dashboards import host_series, reads
 from dashboards.analysis.fleet_state import DISABLED, DOWN, NEVER, STALE, UP, State, server_state
 from dashboards.analysis.purge_growth import RECENT, Trend, recent_trend
+from dashboards.analysis.replica_now import ReplicaNow, replica_now
 from dashboards.analysis.topwaits import include_conditions
 from dashboards.views.common import TPS_DEFINITION, condition_toggle
 from monitor.models import Server
@@ -26,6 +27,7 @@ class FleetRow:
     top_wait: reads.TopWait | None
     alerts: list[str]
     cpu_busy: float | None = None  # % of the host at the last node_exporter poll
+    replica: ReplicaNow | None = None  # None: never read as a replica
 
 
 def health_of(server: Server):
@@ -72,7 +74,7 @@ def fleet_rows(servers: list[Server], conditions: bool) -> list[FleetRow]:
             tps=_value(latest, s.pk, reads.TPS), history=_value(latest, s.pk, reads.HISTORY),
             history_per_min=_per_minute(trend),
             top_wait=reads.top_wait_of(latest, s.pk, conditions), alerts=alerts.get(s.pk, []),
-            cpu_busy=cpu.get(s.pk),
+            cpu_busy=cpu.get(s.pk), replica=replica_now(latest, s.pk),
         ))
     return sorted(rows, key=lambda r: (STATE_ORDER.get(r.state.name, 9), r.server.name))
 

@@ -5,11 +5,11 @@ from django.shortcuts import get_object_or_404, render
 
 from collectors.models import ServerHealth
 from dashboards import reads
+from dashboards.analysis.replica_now import IO, LAG, SQL
 from dashboards.figures.replication import replication_figure
 from dashboards.views.common import chart_csv, page_range, range_context
 from monitor.models import Server
 
-LAG, IO, SQL = "replica.lag_s", "replica.io_running", "replica.sql_running"
 SOURCE = "replication"  # the collectors' source of replica.* metrics
 
 
