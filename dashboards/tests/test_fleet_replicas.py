@@ -19,18 +19,12 @@ pytestmark = pytest.mark.django_db
 NOW = datetime.now(UTC).replace(microsecond=0)
 
 
-@pytest.fixture
-def client(client, admin_user):
-    client.force_login(admin_user)
-    return client
-
-
 def replica_poll(server, ago: int, **values: float) -> Sample:
     return Sample(server.pk, "replication", NOW - timedelta(seconds=ago), 10.0, values)
 
 
-def get_csv(client, url) -> list[list[str]]:
-    response = client.get(url)
+def get_csv(admin_client, url) -> list[list[str]]:
+    response = admin_client.get(url)
     assert response.status_code == 200
     return list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode(), newline="")))
 
@@ -40,7 +34,7 @@ def fleet_cell(body: str, name: str) -> str:
     return row.split('<td class="num replica">')[1].split("</td>")[0]
 
 
-def test_the_fleet_shows_each_replicas_lag_now_and_a_stop_without_a_stale_lag(client):
+def test_the_fleet_shows_each_replicas_lag_now_and_a_stop_without_a_stale_lag(admin_client):
     lagging, stopped = make_server("lagging"), make_server("stopped")
     make_server("primary")  # never read as a replica
     running = {"replica.io_running": 1, "replica.sql_running": 1}
@@ -52,13 +46,13 @@ def test_the_fleet_shows_each_replicas_lag_now_and_a_stop_without_a_stale_lag(cl
         replica_poll(stopped, 20, **running, **{"replica.lag_s": 5}),
         replica_poll(stopped, 10, **{"replica.io_running": 1, "replica.sql_running": 0}),  # lag NULL: no value
     ])
-    body = client.get("/").content.decode()
+    body = admin_client.get("/").content.decode()
     assert ">42 s<" in fleet_cell(body, "lagging")
     cell = fleet_cell(body, "stopped")
     assert "stopped: SQL" in cell and "5 s" not in cell  # the lag from before the stop is not the lag now
     assert "not a replica" in fleet_cell(body, "primary")
 
-    rows = get_csv(client, "/export/fleet.csv")
+    rows = get_csv(admin_client, "/export/fleet.csv")
     header, by_name = rows[0], {r[0]: r for r in rows[1:]}
     lag, threads = header.index("replica lag now (s)"), header.index("replica threads stopped")
     assert float(by_name["lagging"][lag]) == 42 and by_name["lagging"][threads] == ""

@@ -17,12 +17,6 @@ pytestmark = pytest.mark.django_db
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
 
-@pytest.fixture
-def client(client, admin_user):
-    client.force_login(admin_user)
-    return client
-
-
 def holder(server, thread: int, start: datetime, end: datetime | None, statement: str, user: str = "report"):
     return TrxHolder.objects.create(server=server, thread_id=thread, trx_key=f"{thread}/{start}", user=user,
                                     host="10.0.0.7:5123", state="RUNNING, Sleep", isolation="REPEATABLE READ",
@@ -50,14 +44,14 @@ def test_it_draws_the_age_on_its_own_axis_and_shades_each_holder():
     assert "<script>" not in fig["layout"]["annotations"][0]["text"]
 
 
-def test_the_purge_page_lists_the_holders_of_the_range(client):
+def test_the_purge_page_lists_the_holders_of_the_range(admin_client):
     server = make_server()
     ages(server)
     holder(server, 4711, T0, T0 + timedelta(seconds=290), "SELECT * FROM sales")
     holder(server, 99, T0 - timedelta(hours=3), T0 - timedelta(hours=2), "SELECT 'before the range'")
     holder(server, 12, T0 + timedelta(seconds=295), None, EVIL, user="etl")
     url = f"/servers/{server.pk}/purge/?from=2026-03-02T09:00:00Z&to=2026-03-02T09:10:00Z"
-    response = client.get(url)
+    response = admin_client.get(url)
     body = response.content.decode()
     assert response.status_code == 200
     assert "<td>4711</td><td>report@10.0.0.7:5123</td>" in body and "SELECT * FROM sales" in body
@@ -69,10 +63,10 @@ def test_the_purge_page_lists_the_holders_of_the_range(client):
     assert age["y"] == [10 * i for i in range(30)]  # every poll in the range, as written
 
 
-def test_the_holders_csv_is_the_table_with_the_held_time(client):
+def test_the_holders_csv_is_the_table_with_the_held_time(admin_client):
     server = make_server()
     holder(server, 4711, T0, T0 + timedelta(seconds=290), "=HYPERLINK(\"http://x\")")
-    response = client.get("/export/holders.csv", {"server": server.pk, "from": "2026-03-02T08:00:00Z",
+    response = admin_client.get("/export/holders.csv", {"server": server.pk, "from": "2026-03-02T08:00:00Z",
                                                    "to": "2026-03-02T10:00:00Z"})
     rows = list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode(), newline="")))
     assert rows[0][:3] == ["thread", "user", "host"]
@@ -80,6 +74,6 @@ def test_the_holders_csv_is_the_table_with_the_held_time(client):
     assert not rows[1][9].startswith("=")  # a statement cannot become a spreadsheet formula
 
 
-def test_the_holders_csv_wants_a_server(client):
-    response = client.get("/export/holders.csv")
+def test_the_holders_csv_wants_a_server(admin_client):
+    response = admin_client.get("/export/holders.csv")
     assert response.status_code == 400 and b"server is missing" in response.content

@@ -16,12 +16,6 @@ STEP, POLLS = 10, 60
 BUSY_PER_POLL = 8.0  # CPU-seconds busy per 10 s poll: 40 % of 2 CPUs
 
 
-@pytest.fixture
-def client(client, admin_user):
-    client.force_login(admin_user)
-    return client
-
-
 def user_pct(i: int) -> float:
     return 30.0 + i % 5
 
@@ -43,12 +37,12 @@ def host_polls(server_id: int, end: datetime) -> None:
     write_samples(samples)
 
 
-def test_stability_shows_cpu_and_the_busiest_disk_under_tps(client):
+def test_stability_shows_cpu_and_the_busiest_disk_under_tps(admin_client):
     server = make_server(node_exporter_url="http://127.0.0.1:9100/metrics")
     end = datetime.now(UTC)
     write_polls(server, POLLS, end=end)
     host_polls(server.pk, end)
-    response = client.get(f"/servers/{server.pk}/stability/?range=1h")
+    response = admin_client.get(f"/servers/{server.pk}/stability/?range=1h")
     fig = figures(response)["host-chart"]
     traces = {t["name"]: t for t in fig["data"]}
     assert [t["name"] for t in fig["data"][:3]] == ["CPU user", "CPU system", "CPU iowait"]
@@ -59,16 +53,16 @@ def test_stability_shows_cpu_and_the_busiest_disk_under_tps(client):
     assert "<strong>vda</strong>, the busiest" in body
     links = re.findall(r'href="(/export\.csv\?[^"]+)"', body)
     host_csv = [link for link in links if "host.cpu.user_pct" in link][0]
-    rows = csv_rows(client, host_csv.replace("&amp;", "&"))
+    rows = csv_rows(admin_client, host_csv.replace("&amp;", "&"))
     col = rows[0].index("db1 host.cpu.user_pct (%)")
     assert [float(r[col]) for r in rows[1:] if r[col]] == [user_pct(i) for i in range(1, POLLS)]
     assert "db1 host.disk.util_pct:vda (%)" in rows[0] and "db1 host.disk.await_ms:vda (ms)" in rows[0]
 
 
-def test_the_host_page_draws_every_host_statistic(client):
+def test_the_host_page_draws_every_host_statistic(admin_client):
     server = make_server(node_exporter_url="http://127.0.0.1:9100/metrics")
     host_polls(server.pk, datetime.now(UTC))
-    response = client.get(f"/servers/{server.pk}/host/?range=1h")
+    response = admin_client.get(f"/servers/{server.pk}/host/?range=1h")
     traces = {t["name"]: t for t in figures(response)["host-page-chart"]["data"]}
     assert traces["disk.reads:vda"]["y"] == [100.0] * (POLLS - 1)  # 1,000 reads per 10 s poll
     assert traces["mem.used_bytes"]["y"] == [2048.0] * (POLLS - 1)  # MB
@@ -76,35 +70,36 @@ def test_the_host_page_draws_every_host_statistic(client):
     assert "host.disk.reads%3Avda" in response.content.decode()  # in the CSV link
 
 
-def test_a_server_without_node_exporter_says_how_to_get_host_statistics(client):
+def test_a_server_without_node_exporter_says_how_to_get_host_statistics(admin_client):
     server = make_server()
     write_polls(server, 20)
-    stability = client.get(f"/servers/{server.pk}/stability/?range=1h")
+    stability = admin_client.get(f"/servers/{server.pk}/stability/?range=1h")
     assert "host-chart" not in figures(stability)
     assert "no node_exporter URL" in stability.content.decode()
-    assert "no node_exporter URL" in client.get(f"/servers/{server.pk}/host/").content.decode()
+    assert "no node_exporter URL" in admin_client.get(f"/servers/{server.pk}/host/").content.decode()
 
 
-def test_the_host_page_says_why_node_exporter_fails(client):
+def test_the_host_page_says_why_node_exporter_fails(admin_client):
     server = make_server(node_exporter_url="http://127.0.0.1:1/metrics")
     error = "db1: node_exporter: http://127.0.0.1:1/metrics: connection refused <b>"
     ServerHealth.objects.create(server=server, sources={"node_exporter": {"ok": False, "error": error}})
-    body = client.get(f"/servers/{server.pk}/host/").content.decode()
+    body = admin_client.get(f"/servers/{server.pk}/host/").content.decode()
     assert "node_exporter failing: db1: node_exporter: http://127.0.0.1:1/metrics: connection refused &lt;b&gt;" in body
 
 
-def test_the_fleet_shows_cpu_busy_beside_tps(client):
+def test_the_fleet_shows_cpu_busy_beside_tps(admin_client):
     with_agent, without = make_server("db1"), make_server("db2")
     end = datetime.now(UTC)
     host_polls(with_agent.pk, end)
     write_polls(without, 5, end=end)
-    rows = {r.server.name: r for r in client.get("/").context["rows"]}
+    rows = {r.server.name: r for r in admin_client.get("/").context["rows"]}
     assert rows["db1"].cpu_busy == 40.0 + (POLLS - 1) % 5  # the last poll's figure
     assert rows["db2"].cpu_busy is None
-    assert f'<a href="/servers/{with_agent.pk}/host/">{40 + (POLLS - 1) % 5} %</a>' in client.get("/").content.decode()
+    fleet = admin_client.get("/").content.decode()
+    assert f'<a href="/servers/{with_agent.pk}/host/">{40 + (POLLS - 1) % 5} %</a>' in fleet
 
 
-def test_top_waits_and_compare_show_cpu_and_waits_per_transaction(client):
+def test_top_waits_and_compare_show_cpu_and_waits_per_transaction(admin_client):
     from monitor.models import Run
 
     server = make_server(node_exporter_url="http://127.0.0.1:9100/metrics")
@@ -113,13 +108,13 @@ def test_top_waits_and_compare_show_cpu_and_waits_per_transaction(client):
     host_polls(server.pk, end)
     transactions = sum(tps_at(i) for i in range(1, POLLS))  # the tps deltas written
     waited_ps = sum((3 - k % 3) * 10**12 * STEP // 4 + i * 10**9 for i in range(1, POLLS) for k in range(3))
-    pt = client.get(f"/servers/{server.pk}/waits/?range=1h").context["per_trx"]
+    pt = admin_client.get(f"/servers/{server.pk}/waits/?range=1h").context["per_trx"]
     assert pt.transactions == transactions
     assert pt.cpu_ms == pytest.approx(1000 * BUSY_PER_POLL * (POLLS - 1) / transactions)
     assert pt.wait_ms == pytest.approx(waited_ps / 1e9 / transactions)
 
     run = Run.objects.create(name="r1", server=server, started_at=start, ended_at=end)
-    response = client.get(f"/compare/?runs={run.pk}")
+    response = admin_client.get(f"/compare/?runs={run.pk}")
     (row,) = response.context["summaries"]
     assert row.per_trx.cpu_ms == pytest.approx(1000 * BUSY_PER_POLL * (POLLS - 1) / transactions)
     assert f"{row.per_trx.cpu_ms:.3f} ms" in response.content.decode()

@@ -19,12 +19,6 @@ MAX_AGE = 40_050_893
 RANGE = "from=2026-03-02T09:00:00Z&to=2026-03-02T09:05:00Z"
 
 
-@pytest.fixture
-def client(client, admin_user):
-    client.force_login(admin_user)
-    return client
-
-
 def status(i: int) -> dict:
     """Poll i of a MariaDB: gauges as values, counters as per-interval deltas."""
     return {"Innodb_checkpoint_age": 2**20 * (5 + i), "Innodb_checkpoint_max_age": MAX_AGE,
@@ -52,10 +46,10 @@ def trace(fig: dict, name: str) -> dict:
     return next(t for t in fig["data"] if t["name"] == name)
 
 
-def test_it_draws_each_gauge_and_rate_as_computed_by_hand(client):
+def test_it_draws_each_gauge_and_rate_as_computed_by_hand(admin_client):
     server = make_server()
     write(server)
-    response = client.get(f"/servers/{server.pk}/pressure/?{RANGE}")
+    response = admin_client.get(f"/servers/{server.pk}/pressure/?{RANGE}")
     assert response.status_code == 200
     fig = figures(response)["pressure-chart"]
     polls = range(1, POLLS)
@@ -69,10 +63,10 @@ def test_it_draws_each_gauge_and_rate_as_computed_by_hand(client):
     assert trace(fig, "purged delete-marked rows /s")["y"] == [20 * i / STEP for i in polls]
 
 
-def test_it_says_what_is_off_and_the_sql_that_enables_it(client):
+def test_it_says_what_is_off_and_the_sql_that_enables_it(admin_client):
     server = make_server()
     write(server)
-    body = client.get(f"/servers/{server.pk}/pressure/?{RANGE}").content.decode()
+    body = admin_client.get(f"/servers/{server.pk}/pressure/?{RANGE}").content.decode()
     assert "<code>Innodb_checkpoint_age</code>" in body
     assert "not collected</span>: enable with <code>SET GLOBAL innodb_monitor_enable = &#x27;module_buffer&#x27;;" \
         in body
@@ -92,13 +86,13 @@ def test_a_gap_in_one_dml_counter_is_a_gap_in_the_sum():
     assert spec.summed([a, b]) == spec.Summed([1, 2, 3], [11, None, 33])
 
 
-def test_it_draws_what_the_collectors_read_from_the_suites_mariadb(client, mariadb):
+def test_it_draws_what_the_collectors_read_from_the_suites_mariadb(admin_client, mariadb):
     server = Server(name="pressure-live", host="127.0.0.1", port=mariadb.port, user="steady")
     server.password = "s3cret!"
     server.save()
     for _ in range(2):
         poll_server(server.id, only=["global_status", "innodb_metrics"])
-    fig = figures(client.get(f"/servers/{server.pk}/pressure/?range=1h"))["pressure-chart"]
+    fig = figures(admin_client.get(f"/servers/{server.pk}/pressure/?range=1h"))["pressure-chart"]
     names = {t["name"] for t in fig["data"]}
     assert {"checkpoint age (MB)", "dirty pages", "free pages", "pages flushed /s",
             "DML rows /s (Handler_write + Handler_update + Handler_delete)"} <= names  # MariaDB: no Innodb_rows_*

@@ -15,13 +15,7 @@ T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 RANGE = "from=2026-03-02T09:00:00Z&to=2026-03-02T09:05:00Z"
 
 
-@pytest.fixture
-def client(client, admin_user):
-    client.force_login(admin_user)
-    return client
-
-
-def test_it_draws_each_channels_lag_and_threads(client):
+def test_it_draws_each_channels_lag_and_threads(admin_client):
     server = make_server()
     write_samples([Sample(server.pk, "replication", T0 + timedelta(seconds=10 * i), 10.0,
                           {"replica.lag_s": 3 * i, "replica.io_running": 1, "replica.sql_running": int(i < 5),
@@ -30,7 +24,7 @@ def test_it_draws_each_channels_lag_and_threads(client):
     ServerHealth.objects.create(server=server, sources={"replication": {
         "ok": True, "note": f"replication: I/O thread Yes, SQL thread No, lag n/a (SQL error: {EVIL})",
         "at": T0.isoformat()}})
-    response = client.get(f"/servers/{server.pk}/replication/?{RANGE}")
+    response = admin_client.get(f"/servers/{server.pk}/replication/?{RANGE}")
     body = response.content.decode()
     fig = figures(response)["replication-chart"]
     assert next(t for t in fig["data"] if t["name"] == "lag s (default)")["y"] == [3 * i for i in range(1, 9)]
@@ -39,10 +33,10 @@ def test_it_draws_each_channels_lag_and_threads(client):
     assert "SQL thread No" in body and EVIL not in body
 
 
-def test_a_server_that_is_no_replica_says_so(client):
+def test_a_server_that_is_no_replica_says_so(admin_client):
     server = make_server()
     ServerHealth.objects.create(server=server, sources={"replication": {
         "ok": True, "note": "not a replica (no replication channel configured)"}})
-    response = client.get(f"/servers/{server.pk}/replication/")
+    response = admin_client.get(f"/servers/{server.pk}/replication/")
     assert response.status_code == 200 and b"not a replica" in response.content
     assert "replication-chart" not in figures(response)

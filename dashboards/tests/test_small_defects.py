@@ -12,13 +12,7 @@ from testing.dashboards import make_server, write_polls
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def client(client, admin_user):
-    client.force_login(admin_user)
-    return client
-
-
-def test_a_down_server_says_unreachable_since_its_last_poll(client):
+def test_a_down_server_says_unreachable_since_its_last_poll(admin_client):
     from collectors.models import ServerHealth
 
     server = make_server()
@@ -26,26 +20,26 @@ def test_a_down_server_says_unreachable_since_its_last_poll(client):
     last_ok = timezone.now() - timedelta(minutes=10)
     ServerHealth.objects.create(server=server, last_poll_at=timezone.now(), last_success_at=last_ok,
                                 consecutive_failures=60, last_error="Can't connect to MySQL server on '10.0.0.5'")
-    body = client.get(f"/servers/{server.pk}/stability/?range=1h").content.decode()
+    body = admin_client.get(f"/servers/{server.pk}/stability/?range=1h").content.decode()
     assert f"unreachable since {last_ok:%Y-%m-%d %H:%M:%S} UTC" in body and "10.0.0.5" in body
     assert "performance_schema off or no data" not in body and "No dips" not in body
     assert "no polls: outage or restart" in body  # the outage still going on is a stall
 
 
-def test_firing_alerts_link_to_a_page_that_exists(client):
+def test_firing_alerts_link_to_a_page_that_exists(admin_client):
     from alerts.models import Event, Rule
 
     server = make_server()
     rule = Rule.objects.create(name="hll", kind=Rule.THRESHOLD, metric="history_list_length", threshold=1e6)
     Event.objects.create(rule=rule, server=server, since=timezone.now(), opened_at=timezone.now(), value=2e6)
-    body = client.get("/alerts/").content.decode()
+    body = admin_client.get("/alerts/").content.decode()
     link = f'href="/servers/{server.pk}/stability/"'
-    assert link in body and client.get(f"/servers/{server.pk}/stability/").status_code == 200
+    assert link in body and admin_client.get(f"/servers/{server.pk}/stability/").status_code == 200
 
 
 @override_settings(DEBUG=False)
-def test_not_found_is_a_styled_page(client):
-    response = client.get("/servers/999999/stability/")
+def test_not_found_is_a_styled_page(admin_client):
+    response = admin_client.get("/servers/999999/stability/")
     body = response.content.decode()
     assert response.status_code == 404 and "app.css" in body and "Back to the fleet" in body
 
@@ -56,36 +50,36 @@ def test_the_server_error_page_is_styled():
     assert "app.css" in render_to_string("500.html") and "Something went wrong" in render_to_string("500.html")
 
 
-def test_forms_put_errors_under_their_field_and_refuse_port_0(client):
-    body = client.get("/servers/add/").content.decode()
+def test_forms_put_errors_under_their_field_and_refuse_port_0(admin_client):
+    body = admin_client.get("/servers/add/").content.decode()
     port_input = next(tag for tag in body.split("<input")[1:] if 'name="port"' in tag.split(">")[0])
     assert 'min="1"' in port_input.split(">")[0]
-    body = client.post("/servers/add/", {"name": "x", "host": "127.0.0.1", "port": "0", "user": "u",
+    body = admin_client.post("/servers/add/", {"name": "x", "host": "127.0.0.1", "port": "0", "user": "u",
                                          "password": "p", "poll_interval": "10", "action": "save"}).content.decode()
     port = body.split('name="port"')[1].split("</p>")[0]
     assert "65535" in port  # the error is in the port's own paragraph, after its input
 
 
-def test_a_run_ending_before_its_start_is_said_plainly(client):
+def test_a_run_ending_before_its_start_is_said_plainly(admin_client):
     server = make_server()
     now = timezone.now()
-    body = client.post("/runs/", {"run-name": "r", "run-server": server.pk,
+    body = admin_client.post("/runs/", {"run-name": "r", "run-server": server.pk,
                                   "run-started_at": f"{now:%Y-%m-%dT%H:%M:%S}",
                                   "run-ended_at": f"{now - timedelta(hours=1):%Y-%m-%dT%H:%M:%S}"}).content.decode()
     assert "cannot end before it starts" in body and "constraint" not in body.lower()
     assert not Run.objects.exists()
 
 
-def test_the_same_address_twice_is_saved_with_a_warning(client):
+def test_the_same_address_twice_is_saved_with_a_warning(admin_client):
     Server.objects.create(name="first", host="127.0.0.1", port=1, user="steady", poll_interval=10)
     # Port 1 refuses at once: saved anyway, as a user may do while the server is down.
     form = {"name": "second", "host": "127.0.0.1", "port": "1", "user": "steady",
             "password": "pw", "poll_interval": "10", "action": "save", "save_anyway": "1"}
-    response = client.post("/servers/add/", form, follow=True)
+    response = admin_client.post("/servers/add/", form, follow=True)
     assert Server.objects.filter(name="second").exists()
     assert "same MySQL server as &#x27;first&#x27;" in response.content.decode()
 
 
-def test_the_favicon_is_served(client):
-    body = client.get("/").content.decode()
+def test_the_favicon_is_served(admin_client):
+    body = admin_client.get("/").content.decode()
     assert 'rel="icon"' in body and "favicon.svg" in body
