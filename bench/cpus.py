@@ -10,6 +10,7 @@ server its own CPU so that what is measured is the server's work.
 """
 
 import os
+from pathlib import Path
 
 import psutil
 
@@ -23,13 +24,21 @@ def split() -> tuple[set[int], set[int]] | None:
 
 
 def pin_tree(pid: int, cpus: set[int]) -> None:
-    """Every thread of pid and of its descendants onto cpus (threads they start later inherit it)."""
+    """Every thread of pid and of its descendants onto cpus (threads and processes they start later inherit it)."""
     for process in [psutil.Process(pid), *psutil.Process(pid).children(recursive=True)]:
         for thread in process.threads():
             try:
                 os.sched_setaffinity(thread.id, cpus)
             except (ProcessLookupError, PermissionError):
                 pass  # a thread that ended meanwhile
+
+
+def pin_embedded(cpus: set[int]) -> None:
+    """The test settings' Postgres and Redis (daemons, not our children) onto cpus, with their workers."""
+    var = Path(os.environ["STEADYSTATE_VAR"])
+    for pidfile in (var / "pg" / "postmaster.pid", var / "redis.pid"):
+        if pidfile.exists():
+            pin_tree(int(pidfile.read_text().split()[0]), cpus)
 
 
 def describe(cpus: set[int]) -> str:

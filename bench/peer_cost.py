@@ -378,6 +378,7 @@ def main() -> None:
     split = None if args.shared_cpus else cpus.split()
     if split:  # this process, its Postgres and Redis, and the children it starts later: the monitors' CPUs
         cpus.pin_tree(os.getpid(), split[1])
+        cpus.pin_embedded(split[1])
     try:
         server.start()
         if split:

@@ -136,8 +136,9 @@ def main() -> None:
     base = Path(tempfile.mkdtemp(prefix="bench-poll-overhead-"))
     server, peer, load = SandboxMariaDB(base / "data"), None, None
     split = None if args.shared_cpus else cpus.split()
-    if split:
+    if split:  # this process, its Postgres and Redis, and the children it starts later: the monitors' CPUs
         cpus.pin_tree(os.getpid(), split[1])
+        cpus.pin_embedded(split[1])
     try:
         server.start()
         server.create_monitor_user(OURS, PASSWORD)
