@@ -184,6 +184,7 @@ def summary(blocks: list[Block], found: dict[str, list[float]]) -> None:
         print(f"{case:<14} {len(means):>3} blocks, TPS per block: median {statistics.median(means):8.1f},"
               f" min {min(means):8.1f}, max {max(means):8.1f}")
     for case, values in found.items():
+        print(f"{case:<14} per block (to pool runs): {' '.join(f'{v:+.4f}' for v in values)}")
         low, high = mean_interval(values)
         print(f"{case:<14} vs the unmonitored blocks beside it: mean {statistics.mean(values):+.2%},"
               f" 95 % interval {low:+.2%} to {high:+.2%}; median {statistics.median(values):+.2%},"
