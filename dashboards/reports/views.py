@@ -16,7 +16,7 @@ from dashboards.reports.charts import chart_metrics, purge_chart, stability_char
 from dashboards.reports.settings_diff import Change, changes, previous_run, show, snapshot
 from dashboards.reports.summary import ratio, summarize_run, warmup_param
 from dashboards.timerange import iso_param
-from dashboards.views.common import TPS_DEFINITION, condition_toggle, tps_definition, tps_title
+from dashboards.views.common import TPS_DEFINITION, condition_toggle, tps_texts
 from dashboards.views.scalability import study_context
 from monitor.models import Run
 
@@ -52,8 +52,8 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
     waits = reads.interval_waits(run.server_id, summary.start, summary.end)
     waits, hidden = (waits, None) if conditions else without_conditions(waits)
     context = settings_context(run)
-    title = tps_title(run.server)
-    stability, dips = stability_chart(summary, title)
+    texts = tps_texts(run.server)
+    stability, dips = stability_chart(summary, texts.title)
     query = range_query(run.server.name, summary.start, summary.end)
     metrics = ",".join(["qps", "Threads_running", *chart_metrics(summary)])
     context.update(
@@ -61,11 +61,11 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
         **condition_toggle(request, conditions),
         dips=dips, dip_threshold=dip_threshold(summary.tps),
         figures={"chart-stability": stability,
-                 "chart-purge": purge_chart(summary, context["max_purge_lag"], title)},
+                 "chart-purge": purge_chart(summary, context["max_purge_lag"], texts.title)},
         series_csv=f"/export.csv?{query}&" + urlencode({"metrics": metrics}),
         series_full_csv=f"/export.csv?{query}&" + urlencode({"metrics": metrics, "full": 1}),
         range_params={"from": iso_param(summary.start), "to": iso_param(summary.end)},
-        tps_definition=tps_definition(run.server), dip_fraction=DEFAULT_DIP_FRACTION,
+        tps_definition=texts.definition, dip_fraction=DEFAULT_DIP_FRACTION,
         waits_csv=f"/export/topwaits.csv?{query}" + ("" if conditions else "&cond=0"),
     )
     return render(request, "reports/run.html", context)

@@ -1,6 +1,7 @@
 """What every dashboard page shares: its time range, links that keep the view, CSV links."""
 
 from datetime import UTC, datetime
+from typing import NamedTuple
 from urllib.parse import urlencode
 
 from django.http import HttpRequest, QueryDict
@@ -12,24 +13,21 @@ from dashboards.analysis.topwaits import CONDITION_PARAM, CONDITION_PREFIX
 from dashboards.timerange import PRESETS, TimeRange, from_query, iso_param, max_points, read_range
 
 REFRESH_SECONDS = {"15m": 15, "1h": 30, "6h": 60, "24h": 120, "7d": 300}
-# Pages about several servers; a server's own pages say how its TPS is counted (tps_definition).
+# Pages about several servers; a server's own pages say how its TPS is counted (tps_texts).
 TPS_DEFINITION = ("TPS = transactions per second, counted on each server by the best counter it has on "
                   "(docs/metrics.md; each server's stability page says which)")
 
 
-def tps_definition(server) -> str:
-    """How this server's TPS is counted, as its latest global_status poll said."""
-    return transactions.definition(global_status_health(server))
+class TpsTexts(NamedTuple):
+    definition: str  # the page's sentence: how this server's TPS is counted
+    title: str  # the TPS row's title on its charts: the counter the line comes from
 
 
-def tps_title(server) -> str:
-    """The TPS row's title on this server's charts: the counter its line comes from."""
-    return transactions.chart_title(global_status_health(server))
-
-
-def global_status_health(server) -> dict | None:
+def tps_texts(server) -> TpsTexts:
+    """Both, as this server's latest global_status poll said (one read of its health row)."""
     health = ServerHealth.objects.filter(server=server).values_list("sources", flat=True).first()
-    return (health or {}).get("global_status")
+    status = (health or {}).get("global_status")
+    return TpsTexts(transactions.definition(status), transactions.chart_title(status))
 
 
 def with_params(get: QueryDict, drop: tuple[str, ...] = (), **changes: str | int | None) -> str:

@@ -30,8 +30,7 @@ from dashboards.views.common import (
     page_range,
     range_context,
     topwaits_csv,
-    tps_definition,
-    tps_title,
+    tps_texts,
 )
 from dashboards.views.fleet import health_of
 from dashboards.views.holders import holders_context
@@ -85,12 +84,13 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     if down and tps.ts and down.since and down.since < tr.end:
         dips.append(Dip(max(tps.ts[-1], down.since), tr.end, None, stalled=True))  # the outage goes on
     marks = server_marks(server.pk, tr.start, tr.end)
+    texts = tps_texts(server)
     fig = stability_figure(tps, waits, mutexes, dips, marks, threshold, x_range=(tr.start, tr.end),
-                           empty_reason=down.text if down else None, tps_title=tps_title(server))
+                           empty_reason=down.text if down else None, tps_title=texts.title)
     host = host_panel(server, tr, points, marks)
     metrics = [reads.TPS] + [reads.TIME_PREFIX + w for w, _ in waits] + [reads.MUTEX_PREFIX + m for m, _ in mutexes]
     return render(request, "dashboards/stability.html", {
-        **range_context(request, tr), "server": server, "tab": "stability", "tps_definition": tps_definition(server),
+        **range_context(request, tr), "server": server, "tab": "stability", "tps_definition": texts.definition,
         "figures": {"stability-chart": fig, **host.figures}, "host_panel": host, "summary": summary, "dips": dips,
         "fraction": fraction, "threshold": threshold, "n_waits": n_waits,
         "csv": chart_csv(server.pk, metrics, tr, points),
@@ -133,15 +133,16 @@ def purge(request: HttpRequest, server_id: int) -> HttpResponse:
     threshold, threshold_problem = threshold_param(request, max_lag or DEFAULT_THRESHOLD)
     trend = reads.history_trend(server.pk, history.ts[-1] if history.ts else tr.end)
     current = last_value(history.values)
+    texts = tps_texts(server)
     fig = purge_figure(
         history, tps, [(m.split(":", 1)[1], found[m]) for m in counters if m in found],
         found.get(reads.PURGE_DELAY), max_lag, threshold, server_marks(server.pk, tr.start, tr.end), (tr.start, tr.end),
-        tps_title(server),
+        texts.title,
     )
     holders = holders_context(server.pk, tr, points, history)
     return render(request, "dashboards/purge.html", {
         **range_context(request, tr), "server": server, "tab": "purge", **holders,
-        "tps_definition": tps_definition(server),
+        "tps_definition": texts.definition,
         "figures": {"purge-chart": fig, **holders["holder_figure"]}, "max_lag": max_lag, "threshold": threshold,
         "current": current, "trend": trend, "threshold_problem": threshold_problem,
         "above_since": above_since(history.ts, history.values, threshold),
