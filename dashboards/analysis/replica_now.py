@@ -10,7 +10,7 @@ newest thread state: such a lag is from before a stop and is not shown as the la
 from dataclasses import dataclass
 from datetime import datetime
 
-LAG, IO, SQL = "replica.lag_s", "replica.io_running", "replica.sql_running"
+from collectors.sources.replication import IO, LAG, SQL
 
 
 @dataclass(frozen=True)

@@ -4,13 +4,12 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from collectors.models import ServerHealth
+from collectors.sources.replication import IO, LAG, SQL
+from collectors.sources.replication import NAME as SOURCE  # the collectors' source of replica.* metrics
 from dashboards import reads
-from dashboards.analysis.replica_now import IO, LAG, SQL
 from dashboards.figures.replication import replication_figure
 from dashboards.views.common import chart_csv, page_range, range_context
 from monitor.models import Server
-
-SOURCE = "replication"  # the collectors' source of replica.* metrics
 
 
 def channel_name(metric: str) -> str:
