@@ -2,6 +2,9 @@
 export and report tests (both written through the store's public ingest), and tiny series for the
 pure-function tests (shaped like store.query.Series)."""
 
+import csv
+import io
+import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -142,3 +145,24 @@ def write_run_data(server_id: int, start: datetime, polls: int, base: int = 5000
         *global_status(server_id, start, polls, base=base), *pfs_waits(server_id, start, polls, scale=wait_scale),
         *history(server_id, start, polls), *mutexes(server_id, start, polls), *purge(server_id, start, polls),
     ])
+
+
+def get_csv(client, url: str, **params) -> list[list[str]]:
+    """A CSV download's rows (a streamed response), after checking it answered 200."""
+    response = client.get(url, params)
+    assert response.status_code == 200, response.content
+    return list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode(), newline="")))
+
+
+def fleet_replica_cell(body: str, server_name: str) -> str:
+    """The replica lag cell of one server's row on the fleet page."""
+    row = body.split(f"<strong>{server_name}</strong>")[1].split("</tr>")[0]
+    return row.split('<td class="num replica">')[1].split("</td>")[0]
+
+
+def figures(response) -> dict:
+    """The page's Plotly figures by element id, as its JSON script tag sends them."""
+    html = response.content.decode()
+    tag = '<script id="figures" type="application/json">'
+    start = html.index(tag) + len(tag)
+    return json.loads(html[start:html.index("</script>", start)])

@@ -2,13 +2,12 @@
 
 import csv
 import io
-import json
 
 import pytest
 
 from dashboards.analysis.topwaits import WaitRow, without_conditions
 from dashboards.reads import top_wait_of
-from testing.dashboards import LOG_SYS_LOCK, TRX_SYS, make_server, write_polls
+from testing.dashboards import LOG_SYS_LOCK, TRX_SYS, figures, make_server, write_polls
 
 COND = "wait/synch/cond/mysys/COND_timer"
 
@@ -38,10 +37,7 @@ def lab(client, admin_user, db):
 
 
 def chart_waits(response) -> list[str]:
-    html = response.content.decode()
-    tag = '<script id="figures" type="application/json">'
-    start = html.index(tag) + len(tag)
-    fig = json.loads(html[start:html.index("</script>", start)])["stability-chart"]
+    fig = figures(response)["stability-chart"]
     return [t["name"] for t in fig["data"] if t["yaxis"] == "y2"]
 
 

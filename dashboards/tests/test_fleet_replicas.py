@@ -5,15 +5,13 @@ per channel replica.io_running / replica.sql_running (1 = Yes), and replica.lag_
 while the server reports a lag (NULL with the SQL thread stopped).
 """
 
-import csv
-import io
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from store.ingest import write_samples
 from store.sample import Sample
-from testing.dashboards import make_server
+from testing.dashboards import fleet_replica_cell, get_csv, make_server
 
 pytestmark = pytest.mark.django_db
 NOW = datetime.now(UTC).replace(microsecond=0)
@@ -21,17 +19,6 @@ NOW = datetime.now(UTC).replace(microsecond=0)
 
 def replica_poll(server, ago: int, **values: float) -> Sample:
     return Sample(server.pk, "replication", NOW - timedelta(seconds=ago), 10.0, values)
-
-
-def get_csv(admin_client, url) -> list[list[str]]:
-    response = admin_client.get(url)
-    assert response.status_code == 200
-    return list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode(), newline="")))
-
-
-def fleet_cell(body: str, name: str) -> str:
-    row = body.split(f"<strong>{name}</strong>")[1].split("</tr>")[0]
-    return row.split('<td class="num replica">')[1].split("</td>")[0]
 
 
 def test_the_fleet_shows_each_replicas_lag_now_and_a_stop_without_a_stale_lag(admin_client):
@@ -47,10 +34,10 @@ def test_the_fleet_shows_each_replicas_lag_now_and_a_stop_without_a_stale_lag(ad
         replica_poll(stopped, 10, **{"replica.io_running": 1, "replica.sql_running": 0}),  # lag NULL: no value
     ])
     body = admin_client.get("/").content.decode()
-    assert ">42 s<" in fleet_cell(body, "lagging")
-    cell = fleet_cell(body, "stopped")
+    assert ">42 s<" in fleet_replica_cell(body, "lagging")
+    cell = fleet_replica_cell(body, "stopped")
     assert "stopped: SQL" in cell and "5 s" not in cell  # the lag from before the stop is not the lag now
-    assert "not a replica" in fleet_cell(body, "primary")
+    assert "not a replica" in fleet_replica_cell(body, "primary")
 
     rows = get_csv(admin_client, "/export/fleet.csv")
     header, by_name = rows[0], {r[0]: r for r in rows[1:]}

@@ -2,7 +2,6 @@
 
 import csv
 import io
-import json
 import re
 from datetime import UTC, datetime, timedelta
 
@@ -11,16 +10,9 @@ from django.test import Client
 from django.utils import timezone
 
 from monitor.models import Annotation, Run
-from testing.dashboards import EVIL, MUTEX, TRX_SYS, make_server, write_polls
+from testing.dashboards import EVIL, MUTEX, TRX_SYS, figures, make_server, write_polls
 
 pytestmark = pytest.mark.django_db
-
-
-def figures(response) -> dict:
-    html = response.content.decode()
-    tag = '<script id="figures" type="application/json">'
-    start = html.index(tag) + len(tag)
-    return json.loads(html[start:html.index("</script>", start)])
 
 
 def test_it_requires_login():

@@ -1,6 +1,5 @@
 """The Scalability page, its report and CSV over two sweeps whose TPS and waits are known by construction."""
 
-import json
 from datetime import timedelta
 
 import pytest
@@ -11,7 +10,7 @@ from monitor.models import Run
 from store.ingest import write_samples
 from store.query import CounterSamples
 from store.sample import Sample
-from testing.dashboards import EVIL, RECENT_T0, make_server
+from testing.dashboards import EVIL, RECENT_T0, figures, make_server
 from testing.scalability import (
     BASELINE,
     NEIGHBORS_OFF,
@@ -31,13 +30,6 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def sweeps():
     return two_sweeps(make_server("lab1"), RECENT_T0)
-
-
-def figures(response) -> dict:
-    html = response.content.decode()
-    tag = '<script id="figures" type="application/json">'
-    start = html.index(tag) + len(tag)
-    return json.loads(html[start:html.index("</script>", start)])
 
 
 def page(client, admin_user, **params):

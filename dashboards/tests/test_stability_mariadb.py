@@ -1,6 +1,5 @@
 """The stability page over real MariaDB polls (performance_schema latches, the 10.6+ fallback)."""
 
-import json
 import time
 from datetime import timedelta
 
@@ -8,6 +7,7 @@ import pytest
 
 from dashboards.figures.common import iso
 from monitor.models import Server
+from testing.dashboards import figures
 
 pytestmark = pytest.mark.django_db
 HALF_SECOND = timedelta(milliseconds=500)
@@ -15,10 +15,7 @@ LOAD = ["BEGIN", "INSERT INTO stab_load.t (v) VALUES (1)", "COMMIT"] * 30
 
 
 def figure(response) -> dict:
-    html = response.content.decode()
-    tag = '<script id="figures" type="application/json">'
-    start = html.index(tag) + len(tag)
-    return json.loads(html[start:html.index("</script>", start)])["stability-chart"]
+    return figures(response)["stability-chart"]
 
 
 @pytest.fixture

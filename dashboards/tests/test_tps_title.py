@@ -5,12 +5,12 @@ a title that always said Com_commit + Com_rollback was wrong wherever the transa
 summary was on. The expected titles are written out here, not taken from the code.
 """
 
-import json
 
 import pytest
 
 from collectors.batch import poll_server
 from monitor.models import Server
+from testing.dashboards import figures
 
 pytestmark = pytest.mark.django_db
 CHARTS = {"stability": "stability-chart", "purge": "purge-chart"}
@@ -34,34 +34,28 @@ def titles(client, server: Server) -> dict[str, list[str]]:
     """Each chart's row titles, as the page sends them to Plotly."""
     found = {}
     for page, key in CHARTS.items():
-        html = client.get(f"/servers/{server.pk}/{page}/").content.decode()
-        tag = '<script id="figures" type="application/json">'
-        start = html.index(tag) + len(tag)
-        figure = json.loads(html[start:html.index("</script>", start)])[key]
+        figure = figures(client.get(f"/servers/{server.pk}/{page}/"))[key]
         found[page] = [a["text"] for a in figure["layout"]["annotations"] if a["text"].startswith("<b>")]
     return found
 
 
 @pytest.mark.usefixtures("transaction_instrument")
-def test_with_the_transaction_summary_on_the_tps_rows_name_it(client, admin_user, polled):
+def test_with_the_transaction_summary_on_the_tps_rows_name_it(admin_client, polled):
     server, poll = polled
     poll()
-    client.force_login(admin_user)
-    for page, rows in titles(client, server).items():
+    for page, rows in titles(admin_client, server).items():
         assert "<b>TPS (performance_schema transactions per second)</b>" in rows, (page, rows)
         assert not any("Com_commit" in row for row in rows), (page, rows)
 
 
-def test_without_a_transaction_counter_the_tps_rows_name_com_commit_and_rollback(client, admin_user, polled):
+def test_without_a_transaction_counter_the_tps_rows_name_com_commit_and_rollback(admin_client, polled):
     server, poll = polled
     poll()
-    client.force_login(admin_user)
-    for page, rows in titles(client, server).items():
+    for page, rows in titles(admin_client, server).items():
         assert "<b>TPS (Com_commit + Com_rollback per second)</b>" in rows, (page, rows)
 
 
-def test_a_server_never_polled_gets_a_title_that_names_no_counter(client, admin_user, polled):
+def test_a_server_never_polled_gets_a_title_that_names_no_counter(admin_client, polled):
     server, _poll = polled
-    client.force_login(admin_user)
-    for page, rows in titles(client, server).items():
+    for page, rows in titles(admin_client, server).items():
         assert "<b>TPS (transactions per second)</b>" in rows, (page, rows)

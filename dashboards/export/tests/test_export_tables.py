@@ -1,7 +1,5 @@
 """Top waits, run comparison and annotation CSVs: exact sums, ratios, safe text."""
 
-import csv
-import io
 from datetime import timedelta
 
 import pytest
@@ -10,6 +8,7 @@ from dashboards.export.csv_safe import iso_utc
 from monitor.models import Annotation, Run
 from store import query
 from testing import dashboards as data
+from testing.dashboards import get_csv
 
 pytestmark = pytest.mark.django_db
 POLLS = 121
@@ -17,12 +16,6 @@ START, MID, END = data.RECENT_T0, data.RECENT_T0 + timedelta(seconds=600), data.
 # Per-poll timer deltas of ~1e18 ps: a minute's sum (the store's rollup bucket)
 # still fits 64 bits, the 20 minutes' sum does not.
 HUGE = 250_000
-
-
-def get_csv(client, url, **params) -> list[list[str]]:
-    response = client.get(url, params)
-    assert response.status_code == 200, response.content
-    return list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode(), newline="")))
 
 
 @pytest.fixture
