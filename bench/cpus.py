@@ -1,4 +1,4 @@
-# os.sched_setaffinity over /proc/<pid>/task: the monitored server on CPUs of its own.
+# os.sched_setaffinity on every thread (psutil lists them): the monitored server on CPUs of its own.
 """Keep the monitored server and the monitors off each other's CPUs, as separate hosts would be.
 
 On one machine a monitor's client work right after a statement's result arrives (parsing,

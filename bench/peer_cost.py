@@ -117,7 +117,7 @@ class Meter:
                 ns = int((task / "schedstat").read_text().split()[0])
             except (OSError, ValueError):
                 continue  # a thread that ended meanwhile
-            found[int(task.name)] = (users.get(int(task.name), ""), ns)
+            found[int(task.name)] = (users.get(int(task.name), NO_CONNECTION), ns)
         return found
 
     def totals(self, user: str) -> tuple[int, int, int]:
@@ -220,14 +220,22 @@ class Ours:
         return time.thread_time() - cpu0, kept
 
 
+def sysbench(server: SandboxMariaDB, *extra: str) -> list[str]:
+    """The benches' write load: sysbench oltp_write_only on two small tables, as root."""
+    return ["sysbench", "oltp_write_only", "--db-driver=mysql", "--mysql-host=127.0.0.1",
+            f"--mysql-port={server.port}", "--mysql-user=root", f"--mysql-db={SYSBENCH_DB}",
+            "--tables=2", "--table-size=20000", *extra]
+
+
+def prepare_load(server: SandboxMariaDB) -> None:
+    server.execute(f"CREATE DATABASE IF NOT EXISTS {SYSBENCH_DB}")
+    subprocess.run(sysbench(server, "prepare"), check=True, capture_output=True)
+
+
 def start_load(server: SandboxMariaDB, rate: int, seconds: float, base: Path) -> subprocess.Popen:
     """sysbench oltp_write_only at a fixed rate, bounded by --time; the tables are prepared first."""
-    server.execute(f"CREATE DATABASE IF NOT EXISTS {SYSBENCH_DB}")
-    common = ["sysbench", "oltp_write_only", "--db-driver=mysql", "--mysql-host=127.0.0.1",
-              f"--mysql-port={server.port}", "--mysql-user=root", f"--mysql-db={SYSBENCH_DB}",
-              "--tables=2", "--table-size=20000"]
-    subprocess.run([*common, "prepare"], check=True, capture_output=True)
-    return subprocess.Popen([*common, "--threads=2", f"--rate={rate}", f"--time={int(seconds) + 60}", "run"],
+    prepare_load(server)
+    return subprocess.Popen(sysbench(server, "--threads=2", f"--rate={rate}", f"--time={int(seconds) + 60}", "run"),
                             stdout=(base / "sysbench.log").open("w"), stderr=subprocess.STDOUT)
 
 
