@@ -18,7 +18,9 @@ exporter's mysql_* samples), and the CPU of the server threads serving each moni
 (the kernel's schedstat per thread: everything the connection costs the server, the
 exporter's connection set-up included); the ratio is computed inside each window, then
 min/median/max over the windows. Then a per-source cost table: each of our sources
-and each exporter collector alone, with what it buys.
+and each exporter collector alone, with what it buys, and what each part of our poll's
+shared statement costs inside it (bench/statement_parts.py), with the ratio its absence
+would give.
 
 MariaDB gets a CPU of its own, the monitors, sysbench, Postgres and Redis the others, as
 a database host apart from the monitoring host (bench/cpus.py): on shared CPUs a
@@ -55,8 +57,8 @@ import psutil  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from prometheus_client.parser import text_string_to_metric_families  # noqa: E402
 
-from bench import cpus  # noqa: E402
-from collectors import registry, shared_read  # noqa: E402
+from bench import cpus, statement_parts  # noqa: E402
+from collectors import registry  # noqa: E402
 from collectors.batch import poll_servers  # noqa: E402
 from collectors.poll import read  # noqa: E402
 from collectors.pool import POOL, Target  # noqa: E402
@@ -335,41 +337,50 @@ def measure(meter: Meter, user: str, repeat: int, call) -> tuple[float, float, f
     return count / repeat, picos / 1e9 / repeat, connects / repeat
 
 
-def source_table(args, meter: Meter, ours: Ours, peer: Exporter) -> None:
-    """Each of our sources alone (on the pooled connection), then each exporter collector alone."""
+def source_table(args, meter: Meter, ours: Ours, peer: Exporter, windows: list[dict]) -> None:
+    """Each of our sources alone (on the pooled connection), each part of our shared statement, then
+    each exporter collector alone."""
     target = Target.from_server(ours.server)
-    print(f"\nper source, {args.repeat} calls each, under the same load; 'per poll' spreads a slower"
-          f" source over the {args.interval:g} s polls of its interval:")
+    print(f"\nper source, {args.repeat} calls each, under the same load, each source alone with its own"
+          f" statements (a poll shares one among several, below); 'per poll' spreads a slower source over"
+          f" the {args.interval:g} s polls of its interval:")
     print(f"  {'ours: source':<34} {'stmts':>6} {'ms/call':>8} {'every':>6} {'ms/poll':>8} {'values':>7}")
     sources = [s for s in registry.all_sources() if s.kind == "mysql"]  # what the server pays
-    entry = POOL.get(target)
-    shared = shared_read.read(entry.conn, entry.info, sources)
-    count, ms, _ = measure(meter, OURS, args.repeat, lambda e=entry: shared_read.read(e.conn, e.info, sources))
-    POOL.put(target, entry)
-    print(f"  {'shared statement: ' + ' + '.join(shared.texts):<34} {count:>6.2f} {ms:>8.3f} {args.interval:>5g}s"
-          f" {ms:>8.3f} {'':>7}")
     readings = {}  # as in a poll: a source that derives its values from an earlier one's spends nothing
     for source in sources:
         entry = POOL.get(target)
         if source.unsupported_reason(entry.info):
             POOL.put(target, entry)
             continue
-        texts = shared.texts.get(source.name)
-        readings[source.name] = read(source, entry, readings, texts)
+        readings[source.name] = read(source, entry, readings)
         values = len(readings[source.name].values)
-        count, ms, _ = measure(meter, OURS, args.repeat, lambda s=source, e=entry, t=texts: read(s, e, readings, t))
+        count, ms, _ = measure(meter, OURS, args.repeat, lambda s=source, e=entry: read(s, e, readings))
         POOL.put(target, entry)
         every = source.interval_for(int(args.interval), entry.info.flavor, entry.info.version_tuple)
         if readings[source.name].quiet and source.quiet_interval:
             every = max(every, source.quiet_interval)  # nothing of its kind here (no replication channel)
         print(f"  {source.name:<34} {count:>6.2f} {ms:>8.3f} {every:>5}s {ms * args.interval / every:>8.3f}"
               f" {values:>7}")
+    part_table(args, meter, target, sources, windows)
     print(f"  {'peer: collector (one scrape each)':<34} {'stmts':>6} {'ms/call':>8} {'':>6} {'':>8} {'values':>7}")
     for collector in PEER_COLLECTORS:
         values = peer.scrape((collector,))[1]
         count, ms, connects = measure(meter, PEER, args.repeat, lambda c=collector: peer.scrape((c,)))
         print(f"  {collector:<34} {count:>6.2f} {ms:>8.3f} {'':>6} {'':>8} {values:>7}"
               f"   ({connects:.2f} connects; each scrape connects and sets up its session)")
+
+
+def part_table(args, meter: Meter, target: Target, sources: list, windows: list[dict]) -> None:
+    """What each part of the shared statement costs, and the ratio its absence would give."""
+    entry = POOL.get(target)
+    try:
+        found = statement_parts.parts(entry.info, sources, int(args.interval))
+        whole, each = statement_parts.costs(entry.conn, lambda: meter.totals(OURS)[1], found,
+                                            int(args.interval), args.repeat)
+    finally:
+        POOL.put(target, entry)
+    medians = {name: statistics.median(w[name]["ms"] for w in windows) for name in ("ours", "peer")}
+    statement_parts.print_table(whole, each, int(args.interval), medians["ours"], medians["peer"], args.repeat)
 
 
 def exit_on_sigterm() -> None:
@@ -421,7 +432,7 @@ def run(args, server: SandboxMariaDB, peer: Exporter, split: tuple | None) -> No
         print_window(index, figures, os.getloadavg()[0])
         windows.append(figures)
     summary(windows)
-    source_table(args, meter, ours, peer)
+    source_table(args, meter, ours, peer, windows)
     print(f"load average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
