@@ -59,13 +59,22 @@ def parse_time_strict(text: str | None, name: str) -> datetime:
     try:
         ts = datetime.fromtimestamp(float(text), UTC)
     except (OverflowError, OSError):
-        raise BadTime(f"{name}={text!r} is not a time this tool can hold (years 1-9999)") from None
+        raise BadTime(out_of_range(text, name)) from None
     except ValueError:
         try:
             ts = datetime.fromisoformat(text.strip().replace(" ", "T", 1))
         except ValueError:
             raise BadTime(f"{name}={text!r} is not an ISO 8601 time such as 2026-01-31T12:00:00Z") from None
-    return ts.replace(tzinfo=UTC) if ts.tzinfo is None else ts.astimezone(UTC)
+    if ts.tzinfo is None:
+        return ts.replace(tzinfo=UTC)
+    try:
+        return ts.astimezone(UTC)
+    except OverflowError:  # 0001-01-01T00:00+01:00 is in year 0 in UTC
+        raise BadTime(out_of_range(text, name)) from None
+
+
+def out_of_range(text: str, name: str) -> str:
+    return f"{name}={text!r} is not a time this tool can hold (years 1-9999 in UTC)"
 
 
 def parse_time_lenient(text: str | None) -> datetime | None:

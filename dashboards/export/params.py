@@ -1,14 +1,18 @@
 """Reading an export's parameters (from a query string or the command line)."""
 
+import math
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from dashboards.export.grid import nice_step
 from dashboards.timerange import PRESETS, BadTime, parse_time_strict
+from dashboards.url_ids import parse_id
 from monitor.models import Run, Server
 
 CHART_POINTS = 1200  # a chart's default width in points: the CSV of a chart matches it
 MAX_SPAN = timedelta(days=400)
+# The store reads a day before a range and past its end: far from datetime's year 1 and 9999.
+EARLIEST, LATEST = datetime(1970, 1, 1, tzinfo=UTC), datetime(3000, 1, 1, tzinfo=UTC)
 
 
 class ExportError(ValueError):
@@ -33,9 +37,13 @@ class SeriesExport:
 def parse_time(text: str | None, name: str) -> datetime:
     """timerange.parse_time_strict, its error an ExportError (a 400 that names the parameter)."""
     try:
-        return parse_time_strict(text, name)
+        ts = parse_time_strict(text, name)
     except BadTime as error:
         raise ExportError(str(error)) from None
+    if not EARLIEST <= ts < LATEST:
+        raise ExportError(f"{name}={text!r} is outside the years {EARLIEST.year}-{LATEST.year - 1} (UTC) "
+                          "an export reads: no data exists there")
+    return ts
 
 
 def parse_range(
@@ -78,8 +86,9 @@ def find_servers(values: list[str]) -> list[Server]:
 def _lookup(text: str) -> Server | None:
     text = text.strip()
     server = Server.objects.filter(name=text).first()
-    if server is None and text.isdigit():
-        server = Server.objects.filter(pk=int(text)).first()
+    pk = parse_id(text)
+    if server is None and pk is not None:
+        server = Server.objects.filter(pk=pk).first()
     return server
 
 
@@ -96,16 +105,26 @@ def parse_step(
     if full:
         return None
     if not text:
-        count = int(points) if points and points.isdigit() and int(points) > 0 else CHART_POINTS
+        count = parse_id(points) or CHART_POINTS
         step = nice_step((end - start).total_seconds() / count)
         return None if step <= interval else step
     try:
         step = float(text)
     except ValueError:
         raise ExportError(f"step={text!r} is not a number of seconds") from None
-    if step <= 0:
-        raise ExportError("step must be a positive number of seconds")
+    if not math.isfinite(step) or step <= 0:
+        raise ExportError(f"step must be a positive number of seconds, not {text!r}")
+    check_step_fits(step, start, end)
     return step
+
+
+def check_step_fits(step: float, start: datetime, end: datetime) -> None:
+    """Refused rather than clamped: buckets align to the epoch, so a step longer than the range
+    gives one row labelled before the range starts (1970-01-01 for a huge step)."""
+    seconds = (end - start).total_seconds()
+    if step > seconds:
+        raise ExportError(f"step={step:g} is longer than the range ({seconds:g} s): "
+                          f"give a step of at most {seconds:g} seconds, or a longer range")
 
 
 def series_export(
@@ -149,7 +168,7 @@ def find_runs(values: list[str]) -> list[Run]:
     ids = split_list(values)
     if not ids:
         raise ExportError("runs is missing: give run ids separated by commas, e.g. runs=3,4")
-    if not all(i.isdigit() for i in ids):
+    if any(parse_id(i) is None for i in ids):
         raise ExportError(f"runs={','.join(ids)!r}: give run ids (numbers) separated by commas")
     runs = Run.objects.select_related("server").in_bulk([int(i) for i in ids])
     missing = [i for i in ids if int(i) not in runs]

@@ -3,6 +3,7 @@
 from collections.abc import Iterable, Iterator
 
 from dashboards.analysis.per_transaction import PS_PER_MS, PerTransaction
+from dashboards.analysis.purge_growth import RECENT
 from dashboards.analysis.topwaits import WaitDiff, WaitRow
 from dashboards.reports.scalability import Study
 from dashboards.reports.summary import RunSummary, ratio
@@ -29,8 +30,8 @@ HOLDER_HEADER = ["thread", "user", "host", "from (UTC)", "last seen (UTC)", "end
                  "state", "isolation", "statement", "idle"]
 FLEET_HEADER = ["server", "address", "state", "why", "version", "TPS now (/s)", "replica lag now (s)",
                 "replica threads stopped", "history list length now",
-                "history trend (per min, 15 min)", "top wait now", "top wait (s per s)", "top wait share (%)",
-                "alerts firing", "tags"]
+                f"history trend (per min, last {RECENT.seconds // 60} min)", "top wait now", "top wait (s per s)",
+                "top wait share (%)", "alerts firing", "tags"]
 
 
 def _wait_cells(row: WaitRow | None) -> list:

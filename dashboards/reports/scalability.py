@@ -11,6 +11,7 @@ from django.http import QueryDict
 from dashboards.analysis.scalability import DEFAULT_KNEE, Curve, curves, gains, has_cpu, ratio_table, top_waits
 from dashboards.host_series import has_host_metrics
 from dashboards.reports.settings_diff import Setting, changes, show, snapshot
+from dashboards.url_ids import parse_id
 from monitor.models import Run
 
 MAX_CURVES = 12
@@ -35,10 +36,10 @@ class Study:
 def run_ids(get: QueryDict) -> list[int]:
     raw = ",".join(get.getlist("runs"))
     parts = [p.strip() for p in raw.split(",") if p.strip()]
-    bad = [p for p in parts if not p.isdigit()]
-    if bad:
-        raise StudyError(f"runs: {bad[0]!r} is not a run id; give ids like runs=3,5,8")
-    return [int(p) for p in parts]
+    ids = [parse_id(p) for p in parts]
+    if None in ids:
+        raise StudyError(f"runs: {parts[ids.index(None)]!r} is not a run id; give ids like runs=3,5,8")
+    return ids
 
 
 def pick_runs(get: QueryDict) -> list[Run]:

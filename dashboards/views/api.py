@@ -12,6 +12,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
 from dashboards.bearer import accepts_token
+from dashboards.url_ids import parse_id
 from monitor.models import Annotation, Run, Server
 
 
@@ -91,11 +92,12 @@ def count(body: dict, key: str, limit: int, minimum: int = 0) -> int | None:
     raw = body.get(key)
     if raw in (None, ""):
         return None
-    if isinstance(raw, bool) or not isinstance(raw, int) and not (isinstance(raw, str) and raw.isdigit()):
+    number = raw if isinstance(raw, int) and not isinstance(raw, bool) else parse_id(str(raw))
+    if number is None:
         raise BadRequest(f"'{key}' must be a whole number, got {raw!r}")
-    if not minimum <= int(raw) <= limit:
+    if not minimum <= number <= limit:
         raise BadRequest(f"'{key}' must be between {minimum} and {limit}, got {raw}")
-    return int(raw)
+    return number
 
 
 MAX_THREADS = 1_000_000
@@ -123,7 +125,8 @@ def run_json(run: Run) -> dict:
 def create_annotation(request: HttpRequest, body: dict) -> JsonResponse:
     run = None
     if body.get("run") not in (None, ""):
-        run = Run.objects.filter(pk=body["run"]).first() if str(body["run"]).isdigit() else None
+        run_id = parse_id(str(body["run"]))
+        run = Run.objects.filter(pk=run_id).first() if run_id is not None else None
         if run is None:
             raise BadRequest(f"no run {body['run']!r}")
     server = find_server(body, required=False) or (run.server if run else None)

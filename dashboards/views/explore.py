@@ -6,6 +6,7 @@ from django.shortcuts import render
 from dashboards import reads
 from dashboards.figures.explore import explore_figure
 from dashboards.marks import marks_for
+from dashboards.url_ids import parse_id
 from dashboards.views.common import chart_csv, page_range, range_context
 from monitor.models import Server
 
@@ -14,7 +15,8 @@ MAX_LISTED = 2000
 
 
 def picked_ids(request: HttpRequest) -> list[int]:
-    return [int(v) for v in request.GET.getlist("server") if v.isdigit()]
+    ids = [parse_id(v) for v in request.GET.getlist("server")]
+    return [i for i in ids if i is not None]
 
 
 def picked_metrics(request: HttpRequest) -> list[str]:

@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from dashboards.forms import AnnotationForm, RunForm
 from dashboards.reports.run_table import run_lines, sort_key
+from dashboards.url_ids import parse_id
 from dashboards.views.common import with_params
 from monitor.models import Annotation, Run
 
@@ -46,9 +47,10 @@ def runs(request: HttpRequest) -> HttpResponse:
                 return redirect(request.get_full_path())
     run_list = Run.objects.select_related("server")
     notes = Annotation.objects.select_related("server", "run").order_by("-at")
-    if server_id.isdigit():
-        run_list = run_list.filter(server_id=server_id)
-        notes = notes.filter(server_id=server_id)
+    picked = parse_id(server_id)
+    if picked is not None:
+        run_list = run_list.filter(server_id=picked)
+        notes = notes.filter(server_id=picked)
     sort = sort_key(request.GET.get("sort"))
     return render(request, "dashboards/runs.html", {
         "lines": run_lines(run_list, sort, LISTED), "notes": notes[:LISTED], "run_form": run_form,
