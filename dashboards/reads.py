@@ -1,6 +1,6 @@
 """What the pages read from the store (store.query), sized to the chart."""
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -123,9 +123,27 @@ def interval_waits(server_id: int, start: datetime, end: datetime) -> list[WaitR
 
 
 def interval_span(server_id: int, start: datetime, end: datetime) -> Interval:
-    """An interval's length and its transactions (exact TPS deltas): what wait times are divided by."""
-    done = store().totals(server_id, [TPS], start + AFTER_START, end).get(TPS)
-    return Interval((end - start).total_seconds() or 1.0, done)
+    """The seconds an interval's polls cover and their transactions: what its wait times are divided by.
+
+    interval_waits() sums the polls in (start, end], each a delta since the poll before: the
+    first began before start. Their time is what the waits were measured over, not end - start
+    (a 3 s zoom holding one 5 s poll would read 5/3 too high). TPS is read at every poll, as the waits are.
+    """
+    lo = start + AFTER_START
+    done = store().totals(server_id, [TPS], lo, end).get(TPS)
+    seconds = store().covered_seconds(server_id, [TPS], lo, end).get(TPS)
+    return Interval(seconds or (end - start).total_seconds() or 1.0, done)
+
+
+def mean_rate(server_id: int, metric: str, start: datetime, end: datetime) -> float | None:
+    """A counter's exact mean rate over the polls in (start, end]: their deltas over the seconds they cover.
+
+    What an engineer computes by hand from the samples, at any range: a long range's chart points
+    are rollup buckets, whose mean would weigh a short minute as much as a full one.
+    """
+    lo = start + AFTER_START
+    seconds = store().covered_seconds(server_id, [metric], lo, end).get(metric)
+    return store().totals(server_id, [metric], lo, end)[metric] / seconds if seconds else None
 
 
 def latest_value(server_id: int, metric: str) -> float | None:
@@ -170,9 +188,24 @@ def top_wait_of(latest: dict, server_id: int, conditions: bool = False) -> TopWa
 
 
 def history_trend(server_id: int, end: datetime) -> Trend:
-    """The history length's recent slope, from every poll of the last few minutes before `end`."""
-    found = series_map(server_id, [HISTORY], TimeRange(end - RECENT, end), 2400).get(HISTORY) or Empty()
-    return recent_trend(found.ts, found.values)
+    """The history length's recent slope, from every poll of the last few minutes up to `end`."""
+    found = store().within(server_id, [HISTORY], end - RECENT, end)
+    polls = found[0] if found else Empty()
+    return recent_trend(polls.ts, polls.values)
+
+
+def polls_back(server_id: int, metric: str, start: datetime, end: datetime) -> Iterator[tuple[datetime, float]]:
+    """A gauge's readings in [start, end] as polled (never a chart's bucket min or max), newest first.
+
+    Read in windows growing back from `end`: the newest reading, or a run that
+    began recently, costs one small read even on a 7-day range.
+    """
+    span = RECENT
+    while start <= end:
+        lo = max(start, end - span)
+        for s in store().within(server_id, [metric], lo, end):
+            yield from ((t, v) for t, v in zip(reversed(s.ts), reversed(s.values), strict=True) if v is not None)
+        end, span = lo - timedelta(microseconds=1), span * 24  # within() includes both ends
 
 
 def recent(server_ids: list[int], metric: str, now: datetime, window: timedelta, points: int = 60):

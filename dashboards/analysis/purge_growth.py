@@ -1,6 +1,6 @@
 """How fast the history list grows now, and when it would reach a threshold at that pace."""
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -45,8 +45,13 @@ def recent_trend(ts: Sequence[datetime], values: Sequence[float | None], window:
 
 def above_since(ts: Sequence[datetime], values: Sequence[float | None], threshold: float) -> datetime | None:
     """When the latest run of values at or above the threshold began; None if the last value is below."""
+    return run_start(zip(reversed(ts), reversed(values), strict=True), threshold)
+
+
+def run_start(newest_first: Iterable[tuple[datetime, float | None]], threshold: float) -> datetime | None:
+    """above_since() over readings given newest first: stops at the first one below, reading no further."""
     since = None
-    for t, v in zip(reversed(ts), reversed(values), strict=True):
+    for t, v in newest_first:
         if v is None:
             continue
         if v < threshold:
@@ -81,7 +86,3 @@ def time_to_threshold(current: float | None, trend: Trend, threshold: float) -> 
     if current is None or trend.direction != "growing" or current >= threshold:
         return None
     return timedelta(seconds=(threshold - current) / trend.per_second)
-
-
-def last_value(values: Sequence[float | None]) -> float | None:
-    return next((v for v in reversed(values) if v is not None), None)

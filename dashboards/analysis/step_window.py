@@ -51,6 +51,21 @@ def inside(samples: CounterSamples, window: Window) -> list[int]:
             if ts <= window.end and ts - timedelta(seconds=sec) >= window.start]
 
 
+def sums_from(server_id: int, window: Window) -> datetime:
+    """Where a window's exact sums (store totals over (from, end]) begin: before its first poll inside it.
+
+    The first poll after the start measured mostly the time before it, which inside() leaves out
+    of the TPS statistics; the waits and per-transaction sums must leave it out too. Half the
+    first inside poll's interval back: that poll's other sources, read milliseconds apart, are
+    in, the poll before it is not. No poll inside: the window's end (nothing to sum).
+    """
+    samples = query.counter_samples(server_id, [TPS], window.start, window.end).get(TPS)
+    keep = inside(samples, window) if samples else []
+    if not keep:
+        return window.end
+    return samples.ts[keep[0]] - timedelta(seconds=samples.seconds[keep[0]] / 2)
+
+
 def window_sums(server_id: int, metrics: list[str], window: Window) -> dict[str, tuple[float, float]]:
     """Per counter: (sum of the inside deltas, seconds they cover)."""
     found = query.counter_samples(server_id, metrics, window.start, window.end)

@@ -97,6 +97,8 @@ def rows(export: SeriesExport, cols: list[tuple[Key, str]]) -> Iterator[list]:
     """One row per bucket of the grid: time, then each column's value (empty where no sample)."""
     g = grid_of(export)
     last = g.bucket(export.end)  # bucket 0 holds the range's start (or its first poll)
+    if g.label(last) > export.end:
+        last -= 1  # a poll grid's bucket holding the end is labelled by a poll after it: no row off the range
     per_chunk = chunk_buckets(export, g, len(cols))
     for k0 in range(0, last + 1, per_chunk):
         k1 = min(last, k0 + per_chunk - 1)

@@ -29,6 +29,7 @@ from dashboards.export.tables import (
 from dashboards.reports.run_table import run_lines, sort_key, table_rows
 from dashboards.reports.scalability import StudyError, study
 from dashboards.reports.summary import summarize_run, warmup_param
+from dashboards.url_ids import parse_id
 from dashboards.views.fleet import fleet_rows
 from monitor.models import Annotation, Run, Server
 
@@ -126,8 +127,8 @@ def compare_csv(request: HttpRequest) -> HttpResponse:
     except params.ExportError as error:
         return bad_request(error)
     summaries = [summarize_run(run, warmup_param(request.GET)) for run in runs]
-    per_trx = [host_series.run_per_transaction(s.run.server_id, s.start, s.end,
-                                               reads.interval_waits(s.run.server_id, s.start, s.end))
+    per_trx = [host_series.run_per_transaction(s.run.server_id, s.sums_from, s.end,
+                                               reads.interval_waits(s.run.server_id, s.sums_from, s.end))
                for s in summaries]
     return csv_response(compare_rows(summaries, per_trx), slug("compare-runs", *(r.pk for r in runs)) + ".csv",
                         _flag(request, "bom"))
@@ -183,9 +184,10 @@ def runs_csv(request: HttpRequest) -> HttpResponse:
     server = request.GET.get("server", "")
     runs = Run.objects.all()
     if server:
-        if not server.isdigit():
+        server_id = parse_id(server)
+        if server_id is None:
             return bad_request(params.ExportError(f"server={server!r}: give the server's id, as the runs page does"))
-        runs = runs.filter(server_id=int(server))
+        runs = runs.filter(server_id=server_id)
     lines = run_lines(runs, sort_key(request.GET.get("sort")), RUNS_CSV_LIMIT)
     return csv_response(table_rows(lines), "runs.csv", _flag(request, "bom"))
 

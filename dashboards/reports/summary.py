@@ -5,7 +5,8 @@ from datetime import datetime
 from typing import Any
 
 from dashboards.analysis.stability import Summary, summarize
-from dashboards.analysis.step_window import run_window
+from dashboards.analysis.step_window import Window, run_window, sums_from
+from dashboards.url_ids import parse_id
 from monitor.models import Run
 from store import query
 
@@ -23,6 +24,8 @@ class RunSummary:
     max_history: float | None
     warmup: int = 0  # seconds trimmed from the start
     tps_points: Any = None  # the TPS samples summarized (None at holes), for the dips
+    # Where sums over the run (waits, per transaction) begin: the polls inside the run only, as for TPS.
+    sums_from: datetime | None = None
 
     @property
     def seconds(self) -> float:
@@ -31,8 +34,8 @@ class RunSummary:
 
 def warmup_param(get) -> int | None:
     """?warmup=N seconds for every run compared; None (each run's own) when absent or unreadable."""
-    raw = (get.get("warmup") or "").strip()
-    return int(raw) if raw.isdigit() and int(raw) <= MAX_WARMUP else None
+    warmup = parse_id(get.get("warmup"))
+    return warmup if warmup is not None and warmup <= MAX_WARMUP else None
 
 
 def _within(server_id: int, metric: str, start: datetime, end: datetime, mode: str = "rate"):
@@ -56,6 +59,7 @@ def summarize_run(run: Run, warmup: int | None = None) -> RunSummary:
         qps=sum(qps) / len(qps) if qps else None,
         transactions=sum(done) if done else None, max_history=max(history) if history else None,
         warmup=run.warmup_seconds if warmup is None else warmup, tps_points=tps,
+        sums_from=sums_from(run.server_id, Window(start, end)),
     )
 
 

@@ -49,7 +49,7 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
     run = get_object_or_404(Run.objects.select_related("server"), pk=run_id)
     summary = summarize_run(run)
     conditions = include_conditions(request.GET)
-    waits = reads.interval_waits(run.server_id, summary.start, summary.end)
+    waits = reads.interval_waits(run.server_id, summary.sums_from, summary.end)
     waits, hidden = (waits, None) if conditions else without_conditions(waits)
     context = settings_context(run)
     texts = tps_texts(run.server)
@@ -66,7 +66,8 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
         series_full_csv=f"/export.csv?{query}&" + urlencode({"metrics": metrics, "full": 1}),
         range_params={"from": iso_param(summary.start), "to": iso_param(summary.end)},
         tps_definition=texts.definition, dip_fraction=DEFAULT_DIP_FRACTION,
-        waits_csv=f"/export/topwaits.csv?{query}" + ("" if conditions else "&cond=0"),
+        waits_csv=f"/export/topwaits.csv?{range_query(run.server.name, summary.sums_from, summary.end)}"
+                  + ("" if conditions else "&cond=0"),
     )
     return render(request, "reports/run.html", context)
 

@@ -94,3 +94,58 @@ def test_two_intervals_of_different_lengths_compare_rates(client, admin_user):
     cells = [c.split("</td>")[0] for c in table.split("<tbody>")[1].split('<td class="num')[1:]]
     assert cells[:7] == ['">500.00 ms/s', '">2.25 s/s', ' warn">1.75 s/s', '">×4.50', '">5.00 ms', '">15.00 ms',
                          '">×3.00'], cells
+
+
+def test_a_short_zoom_is_a_rate_over_the_time_its_polls_measured(client, admin_user):
+    """Polls every 5 s. A = a 3 s zoom holding the poll at 60 s, which measured (55, 60]: 2.5 s waited
+    over 5 s is 0.5 s/s (not 2.5 / 3 = 0.83). B = (90, 120]: six polls of 4 s waited cover 30 s, 0.8 s/s."""
+    server = make_server()
+    event = "wait/synch/mutex/innodb/trx_sys_mutex"
+    samples = [Sample(server.pk, "pfs_waits", T0, None, {}), Sample(server.pk, "global_status", T0, None, {})]
+    for t in range(5, 121, 5):
+        waits = {f"wait.time_ps:{event}": (2.5 if t <= 60 else 4) * 10**12, f"wait.count:{event}": 10}
+        samples.append(Sample(server.pk, "pfs_waits", T0 + timedelta(seconds=t), 5.0, waits, frozenset(waits)))
+        samples.append(tps_poll(server.pk, t, 5, 100))
+    write_samples(samples)
+    client.force_login(admin_user)
+    at = (T0.replace(tzinfo=None) + timedelta(seconds=s) for s in (58, 61, 90, 120))
+    params = dict(zip(("from", "to", "from2", "to2"), (t.isoformat() for t in at), strict=True))
+    body = client.get(f"/servers/{server.pk}/waits/", params).content.decode()
+    assert "its polls cover 5 s, 500 transactions" in body  # one poll: 5 s at 100 TPS
+    table = body.split('class="waits-diff"')[1].split("</table>")[0]
+    cells = [c.split("</td>")[0] for c in table.split("<tbody>")[1].split('<td class="num')[1:]]
+    # 0.5 s/s and 0.8 s/s; per transaction 2.5 s / 500 = 5 ms and 24 s / 3,000 = 8 ms.
+    assert cells[:7] == ['">500.00 ms/s', '">800.00 ms/s', ' warn">300.00 ms/s', '">×1.60', '">5.00 ms', '">8.00 ms',
+                         '">×1.60'], cells
+    rows = list(csv.reader(io.StringIO(b"".join(
+        client.get(f"/export/topwaits.csv?server={server.pk}&" + "&".join(f"{k}={v}" for k, v in params.items()))
+        .streaming_content).decode())))
+    header, first = rows[0], rows[1]
+    a_rate = header.index("A waited (s per s)")
+    assert float(first[a_rate]) == pytest.approx(0.5), (header, first)
+
+
+def test_a_runs_waits_and_costs_per_transaction_leave_out_the_poll_before_it(client, admin_user):
+    """The poll at 20 s measured (10, 20], before a run that starts at 19.9 s: its 50 transactions and its
+    100 s waited are not the run's. Inside: 18 polls of 29,415 transactions and 1 s waited each."""
+    server = make_server()
+    idle_then_load(server.pk)
+    event = "wait/synch/mutex/innodb/trx_sys_mutex"
+    waits = [Sample(server.pk, "pfs_waits", T0 + timedelta(seconds=t), 10.0,
+                    {f"wait.time_ps:{event}": (100 if t == 20 else 1) * 10**12, f"wait.count:{event}": 10},
+                    frozenset({f"wait.time_ps:{event}", f"wait.count:{event}"}))
+             for t in range(10, 201, 10)]
+    write_samples([Sample(server.pk, "pfs_waits", T0, None, {})] + waits)
+    run = Run.objects.create(name="rw c4", server=server, started_at=T0 + timedelta(seconds=19.9),
+                             ended_at=T0 + timedelta(seconds=200))
+    transactions, waited_ms = 18 * 29415, 18 * 1000.0
+    client.force_login(admin_user)
+    page = client.get(f"/compare/?runs={run.pk}").content.decode()
+    cells = page.split('class="compare-summary"')[1].split("<tbody>")[1]
+    assert f">{transactions:,}</td>" in cells and f">{waited_ms / transactions:.3f} ms</td>" in cells, cells
+    assert "trx_sys_mutex</span> 18.00 s (" in cells  # its top wait: 18 x 1 s, not 118 s
+    rows = list(csv.DictReader(io.StringIO(b"".join(
+        client.get(f"/export/compare.csv?runs={run.pk}").streaming_content).decode())))
+    assert float(rows[0]["transactions"]) == transactions
+    assert float(rows[0]["waits per transaction (ms, condition waits left out)"]) == pytest.approx(
+        waited_ms / transactions)

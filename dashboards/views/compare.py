@@ -14,6 +14,7 @@ from dashboards.analysis.topwaits import CONDITION_PARAM, WaitRow, include_condi
 from dashboards.figures.compare import AlignedRun, compare_figure
 from dashboards.reports.summary import RunSummary, summarize_run, warmup_param
 from dashboards.timerange import DEFAULT_POINTS, TimeRange, max_points
+from dashboards.url_ids import parse_id
 from dashboards.views.common import TPS_DEFINITION, condition_toggle
 from monitor.models import Annotation, Run
 
@@ -32,7 +33,8 @@ class RunRow:
 def run_ids(request: HttpRequest) -> list[int]:
     """?runs=1,2 or ?runs=1&runs=2, in the order given."""
     raw = ",".join(request.GET.getlist("runs"))
-    return list(dict.fromkeys(int(v) for v in raw.split(",") if v.strip().isdigit()))
+    ids = [parse_id(v) for v in raw.split(",")]
+    return list(dict.fromkeys(i for i in ids if i is not None))
 
 
 def run_range(run: Run, warmup: int | None = None) -> TimeRange:
@@ -88,9 +90,9 @@ def run_row(run: Run, warmup: int | None = None, conditions: bool = False) -> Ru
     waits per transaction leave them out always (beside host CPU per transaction).
     """
     summary = summarize_run(run, warmup)
-    waits = reads.interval_waits(run.server_id, summary.start, summary.end)
+    waits = reads.interval_waits(run.server_id, summary.sums_from, summary.end)
     kept = without_conditions(waits)[0]
-    per_trx = host_series.per_transaction_of(run.server_id, summary.start, summary.end, kept)
+    per_trx = host_series.per_transaction_of(run.server_id, summary.sums_from, summary.end, kept)
     return RunRow(summary, (waits if conditions else kept)[:TOP_WAITS], per_trx)
 
 

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from dashboards import host_series, reads
 from dashboards.analysis.fleet_state import DOWN, NEVER, STALE, server_state
-from dashboards.analysis.purge_growth import above_since, last_value, time_to_threshold
+from dashboards.analysis.purge_growth import run_start, time_to_threshold
 from dashboards.analysis.stability import (
     DEFAULT_DIP_FRACTION,
     Dip,
@@ -76,7 +76,7 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     conditions = include_conditions(request.GET)
     tps, waits, mutexes, hidden = reads.stability_series(
         server.pk, tr, points, n_waits, DEFAULT_MUTEXES, reads.source_interval(server, reads.MUTEX_SOURCE), conditions)
-    summary = summarize(tps.values)
+    summary = summarize(tps.values, mean=reads.mean_rate(server.pk, reads.TPS, tr.start, tr.end))
     threshold = dip_threshold(summary, fraction)
     dips = [] if threshold is None else merge_close(
         find_dips(tps.ts, tps.values, threshold), timedelta(seconds=2 * tr.seconds / points))
@@ -131,8 +131,10 @@ def purge(request: HttpRequest, server_id: int) -> HttpResponse:
     history, tps = found.get(reads.HISTORY) or reads.Empty(), found.get(reads.TPS) or reads.Empty()
     max_lag = reads.latest_value(server.pk, reads.MAX_PURGE_LAG)
     threshold, threshold_problem = threshold_param(request, max_lag or DEFAULT_THRESHOLD)
-    trend = reads.history_trend(server.pk, history.ts[-1] if history.ts else tr.end)
-    current = last_value(history.values)
+    # The figures above the chart come from the polls: its points at long ranges are bucket mins and maxes.
+    newest = next(reads.polls_back(server.pk, reads.HISTORY, tr.start, tr.end), None)
+    current = newest[1] if newest else None
+    trend = reads.history_trend(server.pk, newest[0] if newest else tr.end)
     texts = tps_texts(server)
     fig = purge_figure(
         history, tps, [(m.split(":", 1)[1], found[m]) for m in counters if m in found],
@@ -145,7 +147,7 @@ def purge(request: HttpRequest, server_id: int) -> HttpResponse:
         "tps_definition": texts.definition,
         "figures": {"purge-chart": fig, **holders["holder_figure"]}, "max_lag": max_lag, "threshold": threshold,
         "current": current, "trend": trend, "threshold_problem": threshold_problem,
-        "above_since": above_since(history.ts, history.values, threshold),
+        "above_since": run_start(reads.polls_back(server.pk, reads.HISTORY, tr.start, tr.end), threshold),
         "eta": time_to_threshold(current, trend, threshold), "missing": missing, "enable_sql": ENABLE_PURGE_SQL,
         "csv": chart_csv(server.pk, [reads.HISTORY, reads.TPS, *collected], tr, points),
     })

@@ -225,3 +225,13 @@ def test_sources_polled_milliseconds_apart_share_a_row_and_an_outage_is_empty_ce
     assert len(rows) == POLLS and all(r[0].endswith("0Z") for r in rows[1:])  # poll 1 .. 120, on the 10 s grid
     filled = [(r[1] != "", r[2] != "") for r in rows[1:]]
     assert filled == [(i not in range(30, 60), i not in range(30, 60)) for i in range(1, POLLS)]
+
+
+def test_no_row_past_the_end_of_the_range(client, db1):
+    """Polls every 10 s; a range ending 3 s before a poll has its last row at the poll before, not an
+    empty row labelled by the poll after the range."""
+    end = START + timedelta(seconds=57)
+    rows = get_csv(client, server="db1", metrics="tps", **{"from": iso_utc(START), "to": iso_utc(end)})
+    times = [datetime.fromisoformat(r[0]) for r in rows[1:]]
+    assert times == [START + timedelta(seconds=10 * i) for i in range(1, 6)]  # 10 .. 50 s (0 s has no delta)
+    assert all(r[1] != "" for r in rows[1:])

@@ -51,9 +51,11 @@ def test_it_exports_two_intervals_and_their_difference(client, db1):
     row = first[data.LOG_SYS_MUTEX]
     assert int(row[header.index("A time waited (ps)")]) == a
     assert int(row[header.index("B time waited (ps)")]) == b
-    # Per second of each interval: the two intervals need not be as long as each other.
-    rate_a = a / 1e12 / (MID - START).total_seconds()
-    rate_b = b / 1e12 / (END - MID - timedelta(seconds=1)).total_seconds()
+    # Per second of what each interval's polls measured (the intervals need not be as long as each
+    # other): A holds the polls at 10..600 s, B those at 610..1200 s (B starts at 601 s, but its first
+    # poll measured from 600 s on): 60 polls of 10 s each, not 599 s for B.
+    rate_a = a / 1e12 / (60 * 10)
+    rate_b = b / 1e12 / (60 * 10)
     assert float(row[header.index("A waited (s per s)")]) == pytest.approx(rate_a)
     assert float(row[header.index("difference B-A (s per s)")]) == pytest.approx(rate_b - rate_a)
     assert float(row[header.index("ratio B/A of the rates")]) == pytest.approx(rate_b / rate_a)

@@ -1,0 +1,65 @@
+"""The purge page's figures come from the polls, not from the chart's downsampled points."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from store.ingest import write_samples
+from store.sample import Sample
+from testing.servers import make_server
+
+STEP = 5  # seconds between polls
+LAST_POLLS = [40, 49, 38, 39]
+
+
+def history_polls(end):
+    """30 hours of polls up to `end`: a wavy line, then 5 minutes falling by 5 a poll, then LAST_POLLS."""
+    n = 30 * 3600 // STEP + 1
+    values = [1000 + 37 * (i % 11) for i in range(n - 61)] + [340 - 5 * j for j in range(61)]
+    values[-len(LAST_POLLS):] = LAST_POLLS
+    return [(end - timedelta(seconds=STEP * (n - 1 - i)), v) for i, v in enumerate(values)]
+
+
+def slope_per_minute(polls, last):
+    """Least squares by hand over the polls of the 5 minutes up to `last` (both ends included)."""
+    pts = [(t, v) for t, v in polls if last - timedelta(minutes=5) <= t <= last]
+    xs = [(t - pts[0][0]).total_seconds() for t, _ in pts]
+    ys = [v for _, v in pts]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    return 60 * sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
+
+
+@pytest.fixture
+def polled():
+    server = make_server()
+    polls = history_polls(timezone.now().replace(microsecond=0) - timedelta(seconds=2))
+    write_samples(Sample(server.pk, "history_length", t, float(STEP), {"history_list_length": v}) for t, v in polls)
+    return server, polls
+
+
+@pytest.mark.parametrize("query", ["range=24h", "range=7d", "range=15m"])
+def test_purge_page_says_the_last_poll_and_its_trend_at_every_range(admin_client, polled, query):
+    server, polls = polled
+    last_at, last = polls[-1]
+    expected = slope_per_minute(polls, last_at)
+    assert expected < -1  # draining: the page says so, with no time to the threshold
+    context = admin_client.get(f"/servers/{server.pk}/purge/?{query}&threshold=39").context
+    assert context["current"] == 39 == last
+    assert context["trend"].per_minute == pytest.approx(expected, rel=1e-9)
+    assert context["trend"].window == timedelta(minutes=5)
+    assert context["above_since"] == last_at  # 39 >= 39, and the poll before read 38
+
+
+def test_a_past_range_says_its_last_poll_and_the_trend_up_to_it(admin_client, polled):
+    server, polls = polled
+    end = polls[-1][0] - timedelta(seconds=62)  # between two polls
+    last_at, last = polls[-14]  # the last poll at or before `end`
+    assert last_at <= end < polls[-13][0]
+    start = end - timedelta(minutes=15)
+    q = f"from={start:%Y-%m-%dT%H:%M:%S}&to={end:%Y-%m-%dT%H:%M:%S}"
+    context = admin_client.get(f"/servers/{server.pk}/purge/?{q}&threshold=100").context
+    assert context["current"] == last == 105
+    assert context["trend"].per_minute == pytest.approx(slope_per_minute(polls, last_at), rel=1e-9)
+    # Every poll of the range read 100 or more: above it since the range's first poll.
+    assert context["above_since"] == next(t for t, _ in polls if t >= start)
