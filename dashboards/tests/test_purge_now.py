@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from store.ingest import write_samples
 from store.sample import Sample
+from testing.dashboards import get_csv
 from testing.servers import make_server
 
 STEP = 5  # seconds between polls
@@ -63,3 +64,13 @@ def test_a_past_range_says_its_last_poll_and_the_trend_up_to_it(admin_client, po
     assert context["trend"].per_minute == pytest.approx(slope_per_minute(polls, last_at), rel=1e-9)
     # Every poll of the range read 100 or more: above it since the range's first poll.
     assert context["above_since"] == next(t for t, _ in polls if t >= start)
+
+
+def test_the_fleet_trend_is_the_purge_pages_slope(admin_client, polled):
+    """Both fit the 5 minutes up to the last poll (2 s before now): a window ending now would
+    leave out the poll 5 min before it."""
+    server, polls = polled
+    expected = slope_per_minute(polls, polls[-1][0])
+    rows = get_csv(admin_client, "/export/fleet.csv")
+    cell = rows[1][rows[0].index("history trend (per min, last 5 min)")]
+    assert float(cell) == pytest.approx(expected, rel=1e-6)

@@ -62,7 +62,9 @@ def fleet_rows(servers: list[Server], conditions: bool) -> list[FleetRow]:
     now = timezone.now()
     ids = [s.pk for s in servers]
     latest = reads.fleet_latest(ids)
-    history = reads.recent(ids, reads.HISTORY, now, RECENT, points=600)
+    # Twice the trend's window, every poll (1 s polls: 600 points): recent_trend fits the 5 minutes up to
+    # the last poll, as the purge page does, not up to now (which would drop the first poll).
+    history = reads.recent(ids, reads.HISTORY, now, 2 * RECENT, points=1200)
     alerts = firing_for_servers(ids)
     cpu = host_series.fleet_cpu(ids)
     rows = []
