@@ -36,6 +36,11 @@ PFS_LATCHES_JOINED_SQL = joined_sql(LATCHES_COLUMNS, LATCHES_FROM)
 # pfs_waits reads every event with COUNT_STAR > 0 from the same table: its latch rows are these.
 LATCH_PREFIXES = ("wait/synch/mutex/innodb/", "wait/synch/rwlock/innodb/", "wait/synch/sxlock/innodb/")
 LATCH_METRIC = {"wait.count": "mutex.waits", "wait.time_ps": "mutex.time_ps"}
+# The stability chart's mutex row names what its counts are (dashboards.views.common.server_texts):
+# SHOW ENGINE INNODB MUTEX counts waits that went to the OS; performance_schema counts every
+# acquisition of an instrumented latch, contended or not (thousands a second on a light load).
+CHART_TITLE = "InnoDB mutex/rw-lock waits per second (SHOW ENGINE INNODB MUTEX)"
+PFS_CHART_TITLE = "InnoDB latch acquisitions per second (performance_schema, contended or not)"
 PFS_FALLBACK_NOTE = ("MariaDB 10.6+ returns nothing for SHOW ENGINE INNODB MUTEX: InnoDB latch waits are read "
                      "from performance_schema wait/synch/{mutex,rwlock,sxlock}/innodb/% instead")
 
@@ -133,6 +138,11 @@ def pfs_reading(values: dict[str, int]) -> Reading:
     # COUNT_STAR > 0: a missing row was zero (exact, unlike SHOW ENGINE); TRUNCATE zeroes all rows.
     return Reading(values, frozenset(values), absent_is_zero=True, reset_together=True, note=PFS_FALLBACK_NOTE)
 
+
+
+def chart_title(health: dict | None) -> str:
+    """The mutex row's title for the server whose latest innodb_mutex poll left this health entry."""
+    return PFS_CHART_TITLE if (health or {}).get("note", "").startswith(PFS_FALLBACK_NOTE) else CHART_TITLE
 
 SOURCE = Source(
     name=NAME,

@@ -25,7 +25,9 @@ DIP_FILL = "rgba(220, 38, 38, 0.12)"
 ROWS = [(0.66, 1.0), (0.33, 0.57), (0.0, 0.24)]
 # The TPS row's title names the server's counter (collectors.transactions.chart_title); this one says none.
 TPS_TITLE = "TPS (transactions per second)"
-TITLES_BELOW_TPS = ["Top waits: seconds waited per second (stacked)", "InnoDB mutex/rw-lock waits per second"]
+WAITS_TITLE = "Top waits: seconds waited per second (stacked)"
+# The mutex row's title says what the server's counts are (collectors.sources.innodb_mutex.chart_title).
+MUTEX_TITLE = "InnoDB mutex/rw-lock waits per second"
 
 
 def shared_axes(layout: dict, rows: Sequence[tuple[float, float]], titles: Sequence[str]) -> dict:
@@ -111,6 +113,7 @@ def stability_figure(
     x_range: tuple[datetime, datetime] | None = None,
     empty_reason: str | None = None,
     tps_title: str = TPS_TITLE,
+    mutex_title: str = MUTEX_TITLE,
 ) -> dict:
     """waits: (event, wait.time_ps rate) pairs, biggest first; mutexes: (name, waits/s) pairs.
 
@@ -119,7 +122,7 @@ def stability_figure(
     x_range pins the time axis to the page's range: lines read wider (mutexes),
     marks and labels never stretch it, and a range without data shows as such.
     """
-    layout = pin_time_axis(shared_axes(base_layout(height=780), ROWS, [tps_title, *TITLES_BELOW_TPS]), x_range)
+    layout = pin_time_axis(shared_axes(base_layout(height=780), ROWS, [tps_title, WAITS_TITLE, mutex_title]), x_range)
     layout["hovermode"] = "x"
     layout["legend"]["groupclick"] = "toggleitem"
     data = [line(tps, "TPS", 1, line={"width": 1.6, "color": "#101828"}, legendgroup="row1",

@@ -6,7 +6,7 @@ from dashboards import reads
 from dashboards.analysis.stability import Dip, dip_threshold, find_dips, merge_close
 from dashboards.figures.common import Mark
 from dashboards.figures.purge import purge_figure
-from dashboards.figures.stability import TPS_TITLE, stability_figure
+from dashboards.figures.stability import MUTEX_TITLE, TPS_TITLE, stability_figure
 from dashboards.marks import marks_for
 from dashboards.reports.summary import RunSummary
 from dashboards.timerange import TimeRange
@@ -29,7 +29,8 @@ def run_marks(summary: RunSummary, tr: TimeRange) -> list[Mark]:
     return sorted(marks, key=lambda m: m.start)
 
 
-def stability_chart(summary: RunSummary, tps_title: str = TPS_TITLE) -> tuple[dict, list[Dip]]:
+def stability_chart(summary: RunSummary, tps_title: str = TPS_TITLE,
+                    mutex_title: str = MUTEX_TITLE) -> tuple[dict, list[Dip]]:
     """TPS over the top waits over mutex waits, dips marked (the stability page's figure), and the dips."""
     tr, server_id = run_range(summary), summary.run.server_id
     # The stability page's own reads: condition waits left out of the ranking,
@@ -42,7 +43,7 @@ def stability_chart(summary: RunSummary, tps_title: str = TPS_TITLE) -> tuple[di
         find_dips(summary.tps_points.ts, summary.tps_points.values, threshold),
         timedelta(seconds=2 * tr.seconds / CHART_POINTS))
     fig = stability_figure(tps, waits, mutexes, dips, run_marks(summary, tr), threshold, x_range=(tr.start, tr.end),
-                           tps_title=tps_title)
+                           tps_title=tps_title, mutex_title=mutex_title)
     return fig, dips
 
 

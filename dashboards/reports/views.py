@@ -16,7 +16,7 @@ from dashboards.reports.charts import chart_metrics, purge_chart, stability_char
 from dashboards.reports.settings_diff import Change, changes, previous_run, show, snapshot
 from dashboards.reports.summary import ratio, summarize_run, warmup_param
 from dashboards.timerange import iso_param
-from dashboards.views.common import TPS_DEFINITION, condition_toggle, tps_texts
+from dashboards.views.common import TPS_DEFINITION, condition_toggle, server_texts
 from dashboards.views.scalability import study_context
 from monitor.models import Run
 
@@ -52,8 +52,8 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
     waits = reads.interval_waits(run.server_id, summary.sums_from, summary.end)
     waits, hidden = (waits, None) if conditions else without_conditions(waits)
     context = settings_context(run)
-    texts = tps_texts(run.server)
-    stability, dips = stability_chart(summary, texts.title)
+    texts = server_texts(run.server)
+    stability, dips = stability_chart(summary, texts.title, texts.mutex_title)
     query = range_query(run.server.name, summary.start, summary.end)
     metrics = ",".join(["qps", "Threads_running", *chart_metrics(summary)])
     context.update(

@@ -9,25 +9,28 @@ from django.utils import timezone
 
 from collectors import transactions
 from collectors.models import ServerHealth
+from collectors.sources import innodb_mutex
 from dashboards.analysis.topwaits import CONDITION_PARAM, CONDITION_PREFIX
 from dashboards.timerange import PRESETS, TimeRange, from_query, iso_param, max_points, read_range
 
 REFRESH_SECONDS = {"15m": 15, "1h": 30, "6h": 60, "24h": 120, "7d": 300}
-# Pages about several servers; a server's own pages say how its TPS is counted (tps_texts).
+# Pages about several servers; a server's own pages say how its TPS is counted (server_texts).
 TPS_DEFINITION = ("TPS = transactions per second, counted on each server by the best counter it has on "
                   "(docs/metrics.md; each server's stability page says which)")
 
 
-class TpsTexts(NamedTuple):
+class ServerTexts(NamedTuple):
     definition: str  # the page's sentence: how this server's TPS is counted
     title: str  # the TPS row's title on its charts: the counter the line comes from
+    mutex_title: str  # the mutex row's: OS waits, or every latch acquisition (performance_schema)
 
 
-def tps_texts(server) -> TpsTexts:
-    """Both, as this server's latest global_status poll said (one read of its health row)."""
-    health = ServerHealth.objects.filter(server=server).values_list("sources", flat=True).first()
-    status = (health or {}).get("global_status")
-    return TpsTexts(transactions.definition(status), transactions.chart_title(status))
+def server_texts(server) -> ServerTexts:
+    """What this server's latest polls said their counters are (one read of its health row)."""
+    health = ServerHealth.objects.filter(server=server).values_list("sources", flat=True).first() or {}
+    status = health.get("global_status")
+    return ServerTexts(transactions.definition(status), transactions.chart_title(status),
+                       innodb_mutex.chart_title(health.get("innodb_mutex")))
 
 
 def with_params(get: QueryDict, drop: tuple[str, ...] = (), **changes: str | int | None) -> str:

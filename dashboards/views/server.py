@@ -29,8 +29,8 @@ from dashboards.views.common import (
     condition_toggle,
     page_range,
     range_context,
+    server_texts,
     topwaits_csv,
-    tps_texts,
 )
 from dashboards.views.fleet import health_of
 from dashboards.views.holders import holders_context
@@ -84,9 +84,10 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     if down and tps.ts and down.since and down.since < tr.end:
         dips.append(Dip(max(tps.ts[-1], down.since), tr.end, None, stalled=True))  # the outage goes on
     marks = server_marks(server.pk, tr.start, tr.end)
-    texts = tps_texts(server)
+    texts = server_texts(server)
     fig = stability_figure(tps, waits, mutexes, dips, marks, threshold, x_range=(tr.start, tr.end),
-                           empty_reason=down.text if down else None, tps_title=texts.title)
+                           empty_reason=down.text if down else None, tps_title=texts.title,
+                           mutex_title=texts.mutex_title)
     host = host_panel(server, tr, points, marks)
     metrics = [reads.TPS] + [reads.TIME_PREFIX + w for w, _ in waits] + [reads.MUTEX_PREFIX + m for m, _ in mutexes]
     return render(request, "dashboards/stability.html", {
@@ -135,7 +136,7 @@ def purge(request: HttpRequest, server_id: int) -> HttpResponse:
     newest = next(reads.polls_back(server.pk, reads.HISTORY, tr.start, tr.end), None)
     current = newest[1] if newest else None
     trend = reads.history_trend(server.pk, newest[0] if newest else tr.end)
-    texts = tps_texts(server)
+    texts = server_texts(server)
     fig = purge_figure(
         history, tps, [(m.split(":", 1)[1], found[m]) for m in counters if m in found],
         found.get(reads.PURGE_DELAY), max_lag, threshold, server_marks(server.pk, tr.start, tr.end), (tr.start, tr.end),
