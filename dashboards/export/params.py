@@ -85,6 +85,8 @@ def find_servers(values: list[str]) -> list[Server]:
 
 def _lookup(text: str) -> Server | None:
     text = text.strip()
+    if "\x00" in text:
+        return None  # no name holds one, and PostgreSQL refuses the text outright
     server = Server.objects.filter(name=text).first()
     pk = parse_id(text)
     if server is None and pk is not None:

@@ -155,6 +155,14 @@ def test_server_ids_refuse_what_is_not_an_id(admin_client, db1, bad):
     assert response.status_code == 200  # an unreadable chart width: the default one
 
 
+@pytest.mark.parametrize("url", ["/export.csv", "/export/holders.csv", "/export/annotations.csv"])
+@pytest.mark.parametrize("name", ["\x00", "db1\x00"])
+def test_a_server_name_with_a_nul_byte_is_unknown_not_a_500(admin_client, db1, url, name):
+    """PostgreSQL refuses a NUL in a text parameter (DataError): the name must never reach it."""
+    response = admin_client.get(url, {"server": name, "metrics": "tps", **window()})
+    assert response.status_code == 400 and "is unknown: give a name or id" in response.content.decode()
+
+
 @pytest.mark.parametrize("bad", BAD_IDS)
 def test_the_api_refuses_what_is_not_a_whole_number(admin_user, runs, bad):
     token = ApiToken.issue(admin_user, "runner")[1]
