@@ -1,10 +1,12 @@
 from django.contrib import admin
 
+from alerts.forms import RuleForm
 from alerts.models import Event, Notification, Rule
 
 
 @admin.register(Rule)
 class RuleAdmin(admin.ModelAdmin):
+    form = RuleForm  # the Alerts page's checks: a pattern, a negative window or cooldown would never fire
     list_display = ["name", "kind", "metric", "threshold", "window_minutes", "server", "tag", "enabled", "builtin"]
     list_filter = ["kind", "enabled"]
 

@@ -56,13 +56,14 @@ class RuleForm(forms.ModelForm):
         window = self.cleaned_data.get("window_minutes")
         if window is not None and window <= 0:
             raise ValidationError(f"The window must be a positive number of minutes, not {window:g}.")
-        return window
+        return at_most_a_week(window, "The window")
 
     def clean_cooldown_minutes(self):
-        return non_negative(self.cleaned_data.get("cooldown_minutes"), "The cooldown")
+        return at_most_a_week(non_negative(self.cleaned_data.get("cooldown_minutes"), "The cooldown"), "The cooldown")
 
     def clean_renotify_minutes(self):
-        return non_negative(self.cleaned_data.get("renotify_minutes"), "The re-notify interval")
+        label = "The re-notify interval"
+        return at_most_a_week(non_negative(self.cleaned_data.get("renotify_minutes"), label), label)
 
     def clean(self):
         data = super().clean()
@@ -93,6 +94,17 @@ class RuleForm(forms.ModelForm):
         elif not catalog.is_known(metric):
             self.add_error("metric", f"Unknown metric '{metric}': use a name from docs/metrics.md "
                                      f"(e.g. {catalog.EXAMPLES}) or one your servers already report.")
+
+
+# Minutes a window, cooldown or reminder may span: beyond, timedelta overflows (1e300 minutes
+# made every evaluation of the rule fail) and a week is longer than any of them is useful for.
+MAX_MINUTES = 7 * 24 * 60
+
+
+def at_most_a_week(value, label: str):
+    if value is not None and value > MAX_MINUTES:
+        raise ValidationError(f"{label} can be at most a week ({MAX_MINUTES} minutes), not {value:g}.")
+    return value
 
 
 def non_negative(value, label: str):

@@ -101,3 +101,24 @@ def test_it_accepts_host_metrics_before_any_server_reported_them(metric):
 
 def test_it_refuses_a_host_metric_that_does_not_exist():
     assert errors(metric="host.cpu.busy")["metric"][0].startswith("Unknown metric 'host.cpu.busy'")
+
+
+@pytest.mark.parametrize("field", ["window_minutes", "cooldown_minutes", "renotify_minutes"])
+@pytest.mark.parametrize("value", ["1e300", "99999999999", "10081"])
+def test_it_refuses_spans_longer_than_a_week(field, value):
+    """1e300 minutes overflowed timedelta in every evaluation of the rule, which then never fired."""
+    assert "at most a week (10080 minutes)" in errors(**{field: value})[field][0]
+
+
+def test_a_week_is_accepted():
+    assert RuleForm({**GOOD, "window_minutes": "10080", "cooldown_minutes": "10080"}).is_valid()
+
+
+def test_the_admin_checks_rules_as_the_alerts_page_does(admin_client):
+    """The admin saved a growth rule of W = -5 (growth always 0) and a pattern metric: rules that never fire."""
+    data = {**GOOD, "window_minutes": "-5", "metric": "history_*"}
+    response = admin_client.post("/admin/alerts/rule/add/", data)
+    assert response.status_code == 200  # the form again, with its errors
+    body = response.content.decode()
+    assert "The window must be a positive number of minutes" in body and "not a pattern" in body
+    assert not Rule.objects.filter(name=GOOD["name"]).exists()
