@@ -7,12 +7,14 @@ events keep their state rather than flap.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from itertools import accumulate
 from typing import TYPE_CHECKING
 
-from alerts.numbers import fmt, fmt_growth, fmt_minutes
+from alerts.numbers import fmt, fmt_growth, fmt_minutes, fmt_span
 from collectors.models import ServerHealth
 from monitor.models import Server
 from store import query
@@ -93,23 +95,45 @@ def anchor_index(p: RulePoints, at: datetime) -> int | None:
 
 
 def growth_over(rule: Rule, server: Server, p: RulePoints, now: datetime, span: timedelta) -> tuple[float, datetime]:
+    """The growth over the window up to now and the reading it is measured from (later than the window's
+    start when the data starts later: a counter's then includes its first delta, whose interval is inside)."""
     start = anchor_index(p, now - span)
-    start = 0 if start is None else start
     if p.kind == "counter":
-        # Deltas after the anchor reading: its own delta covers time before the window.
-        after = p.ts[start] + timedelta(microseconds=1)
-        total = query.totals(server.id, [rule.metric], after, now).get(rule.metric, 0)
-        return float(total), p.ts[start]
+        since = p.ts[start] if start is not None else counter_start(rule, server, p, now - span)
+        total = query.totals(server.id, [rule.metric], since + TICK, now).get(rule.metric, 0)
+        return float(total), since
+    start = 0 if start is None else start
     return p.values[-1] - p.values[start], p.ts[start]
+
+
+TICK = timedelta(microseconds=1)
+
+
+def counter_start(rule: Rule, server: Server, p: RulePoints, window_start: datetime) -> datetime:
+    """With no reading at the window's start, where a counter's growth counts from: the reading its first
+    delta started at (a run's first poll stores no delta), unless that is older than the points looked at."""
+    reach = window_start - stale_after(server)
+    found = query.counter_samples(server.id, [rule.metric], reach, p.ts[0]).get(rule.metric)
+    if not found or not found.ts:
+        return p.ts[0]
+    began = found.ts[0] - timedelta(seconds=found.seconds[0])
+    return began if began >= reach else found.ts[0]
+
+
+def covered_text(p: RulePoints, since: datetime, now: datetime, span: timedelta) -> str:
+    """The span a growth figure covers: the window, or the data's own span when it starts later."""
+    if since <= now - span:
+        return fmt_minutes(span.total_seconds() / 60)
+    return fmt_span(p.ts[-1] - since)
 
 
 def judge_threshold(rule: Rule, server: Server, p: RulePoints, now: datetime, span: timedelta) -> Verdict:
     value = p.values[-1]
-    growth, _ = growth_over(rule, server, p, now, span)
+    growth, grown_from = growth_over(rule, server, p, now, span)
     firing = value > rule.threshold
     since = run_start(p, lambda v: v > rule.threshold) if firing else None
     detail = (f"{rule.metric} on {server.name} = {fmt(value)} ({'above' if firing else 'not above'} "
-              f"{fmt(rule.threshold)}); {fmt_growth(growth)} in the last {fmt_minutes(span.total_seconds() / 60)}")
+              f"{fmt(rule.threshold)}); {fmt_growth(growth)} in the last {covered_text(p, grown_from, now, span)}")
     return Verdict(firing, value=value, growth=growth, since=since, detail=detail)
 
 
@@ -117,9 +141,45 @@ def judge_growth(rule: Rule, server: Server, p: RulePoints, now: datetime, span:
     value = p.values[-1]
     growth, grown_from = growth_over(rule, server, p, now, span)
     firing = growth > rule.threshold
+    since = growth_since(rule, server, p, now, span) if firing else None
     detail = (f"{rule.metric} on {server.name} changed by {fmt_growth(growth)} in "
-              f"{fmt_minutes(span.total_seconds() / 60)} (limit {fmt(rule.threshold)}); now {fmt(value)}")
-    return Verdict(firing, value=value, growth=growth, since=grown_from if firing else None, detail=detail)
+              f"{covered_text(p, grown_from, now, span)} (limit {fmt(rule.threshold)}); now {fmt(value)}")
+    return Verdict(firing, value=value, growth=growth, since=since, detail=detail)
+
+
+def growth_since(rule: Rule, server: Server, p: RulePoints, now: datetime, span: timedelta) -> datetime:
+    """The first poll of the trailing run whose growth over the window ending at it is above X: when the
+    condition began to hold (not the window's start). Followed back one window at most."""
+    ts, values = readings(rule, server, p.kind, now - 2 * span - stale_after(server), now)
+    if not ts:
+        return p.ts[-1]
+    reach, j = stale_after(server), len(ts) - 1
+    first = bisect_left(ts, now - span)
+    while j > first and growth_at(ts, values, j - 1, span, reach) > rule.threshold:
+        j -= 1
+    return ts[j]
+
+
+def readings(rule: Rule, server: Server, kind: str, start: datetime, end: datetime) -> tuple[list, list]:
+    """Gauges as read; counters as running totals of their deltas, from the reading the first delta began at."""
+    if kind == "counter":
+        found = query.counter_samples(server.id, [rule.metric], start, end).get(rule.metric)
+        if not found or not found.ts:
+            return [], []
+        began = found.ts[0] - timedelta(seconds=found.seconds[0])
+        return [began, *found.ts], list(accumulate(found.deltas, initial=0))
+    found = query.series([server.id], [rule.metric], start, end, max_points=2 * MAX_POINTS)
+    p = clean(found[0]) if found else RulePoints(kind, [], [])
+    return p.ts, p.values
+
+
+def growth_at(ts: list[datetime], values: list[float], j: int, span: timedelta, reach: timedelta) -> float:
+    """Growth over the window ending at reading j, measured as growth_over() measures it at evaluation."""
+    at = ts[j] - span
+    i = bisect_right(ts, at) - 1
+    if i < 0 or ts[i] < at - reach:
+        i += 1  # no reading at the window's start: from the first one inside it
+    return values[j] - values[i]
 
 
 def judge_sustained(rule: Rule, server: Server, p: RulePoints, now: datetime, span: timedelta) -> Verdict | None:

@@ -8,6 +8,7 @@ from django.template.loader import render_to_string
 
 from alerts.models import Notification
 from alerts.numbers import fmt, fmt_growth
+from store import catalog
 
 PURGE_BEFORE = timedelta(minutes=30)  # context before the condition started
 PURGE_AFTER = timedelta(minutes=5)
@@ -46,9 +47,16 @@ def alert_context(n: Notification) -> dict:
         "since": utc(event.since), "at": utc(at), "duration": str(at - event.since).split(".")[0],
         "purge_url": purge_url(event.server_id, event.since - PURGE_BEFORE, end + PURGE_AFTER),
         "event_url": f"{settings.SITE_URL}/alerts/events/{event.id}/",
-        "has_metric": bool(event.rule.metric),
+        "has_metric": bool(event.rule.metric), "per_second": per_second(event.server_id, event.rule.metric),
         "holder": holder_facts(snap.get("holder")), "resolved": n.kind == Notification.RESOLVED,
     }
+
+
+def per_second(server_id: int, metric: str) -> bool:
+    """A counter's value and peak are rates (its growth is a count): the e-mail says "per second"."""
+    if not metric:
+        return False
+    return any(m.counter for m in catalog.matching(catalog.server_metrics([server_id]), [metric]))
 
 
 def holder_facts(holder: dict | None) -> dict | None:

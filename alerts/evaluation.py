@@ -14,9 +14,10 @@ from django.utils import timezone
 
 from alerts import kinds, outbox
 from alerts.builtin import ensure_builtin_rules
-from alerts.conditions import Verdict
+from alerts.conditions import Verdict, stale_after
 from alerts.models import Event, Notification, Rule
 from monitor.models import Server
+from store import query
 from store.outage import DOWN_ERRORS
 
 log = logging.getLogger(__name__)
@@ -91,7 +92,7 @@ def fire(rule: Rule, server_id: int, event: Event | None, v: Verdict, now: datet
     if opened:
         event = Event(rule=rule, server_id=server_id, key=v.key, since=v.since or now, opened_at=now)
     event.value, event.growth, event.detail = v.value, v.growth, v.detail
-    event.peak = v.value if event.peak is None or v.value is None else max(event.peak, v.value)
+    event.peak = peak(rule, event, v, now)
     if event.notified_at is None:
         if cooldown_over(rule, event, now):
             event.notified_at = event.last_notified_at = now
@@ -107,6 +108,29 @@ def fire(rule: Rule, server_id: int, event: Event | None, v: Verdict, now: datet
     return int(opened)
 
 
+def peak(rule: Rule, event: Event, v: Verdict, now: datetime) -> float | None:
+    """The largest value during the event: of every sample, not only those the evaluations (every 15 s) read."""
+    seen = [x for x in (event.peak, v.value, sample_peak(rule, event, now)) if x is not None]
+    return max(seen, default=None)
+
+
+PEAK_RECHECK = timedelta(minutes=5)  # twenty evaluations (every 15 s)
+
+
+def sample_peak(rule: Rule, event: Event, now: datetime) -> float | None:
+    """The largest sample of the rule's metric from the event's start to now (a counter's: per-poll rate)."""
+    if not rule.metric:
+        return None
+    # event.peak holds the samples before: only the last few minutes are read again (a long incident at
+    # 1 s polls would read thousands of points every 15 s), enough to cover evaluations missed meanwhile.
+    since = event.since if event.peak is None else max(event.since, now - PEAK_RECHECK)
+    # The delta stamped at `since` began before it; within() drops those that began before its start.
+    found = query.within(event.server_id, [rule.metric], since - stale_after(event.server), now)
+    values = [x for s in found if s.metric == rule.metric
+              for t, x in zip(s.ts, s.values, strict=True) if x is not None and t >= since]
+    return max(values, default=None)
+
+
 def cooldown_over(rule: Rule, event: Event, now: datetime) -> bool:
     """At most one firing e-mail per rule, server and key within the cooldown."""
     recent = Event.objects.filter(rule=rule, server_id=event.server_id, key=event.key,
@@ -118,6 +142,7 @@ def resolve(rule: Rule, event: Event, v: Verdict | None, now: datetime, notify: 
     event.resolved_at = now
     if v is not None:
         event.value, event.growth, event.detail = v.value, v.growth, v.detail
+        event.peak = peak(rule, event, v, now)  # polls since the last evaluation count too
     event.save()
     if notify and event.notified_at is not None:
         outbox.enqueue(Notification.RESOLVED, event, rule, now)

@@ -6,6 +6,8 @@ the resolved e-mail names the holder of the firing e-mail again and says when it
 
 from datetime import datetime
 
+from django.db.models import Q
+
 from alerts.models import Event, Notification
 from collectors.models import TrxHolder
 
@@ -31,15 +33,14 @@ def open_holder(server_id: int) -> TrxHolder | None:
 
 
 def named_at_firing(event: Event) -> TrxHolder | None:
-    """The holder the firing (or a reminder) e-mail named; else the oldest seen during the event."""
-    mails = Notification.objects.filter(event=event, kind__in=(Notification.FIRING, Notification.REMINDER))
-    for context in mails.order_by("-created_at").values_list("context", flat=True):
-        named = (context or {}).get("holder") or {}
-        holder = TrxHolder.objects.filter(pk=named.get("id")).first()
-        if holder is not None:
-            return holder
+    """The holder the firing e-mail named (a reminder may name a later one); else the oldest open at the start."""
+    firing = Notification.objects.filter(event=event, kind=Notification.FIRING).order_by("created_at").first()
+    named = ((firing.context if firing else None) or {}).get("holder") or {}
+    holder = TrxHolder.objects.filter(pk=named["id"]).first() if named.get("id") else None
+    if holder is not None:
+        return holder
     return TrxHolder.objects.filter(server_id=event.server_id, started_at__lte=event.since).filter(
-        ended_at__gte=event.since).order_by("started_at").first()
+        Q(ended_at=None) | Q(ended_at__gte=event.since)).order_by("started_at").first()
 
 
 def holder_context(kind: str, event: Event, now: datetime) -> dict | None:

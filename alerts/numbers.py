@@ -1,4 +1,6 @@
-"""How values read in e-mails and on the alerts page: 1,234,567 and +12,345."""
+"""How values read in e-mails and on the pages: 1,234,567, +12,345 and 8 min 52 s."""
+
+from datetime import timedelta
 
 
 def fmt(value: float | None) -> str:
@@ -19,3 +21,17 @@ def fmt_minutes(minutes: float | None) -> str:
     if minutes is None:
         return "n/a"
     return f"{minutes:g} min"
+
+
+SPAN_UNITS = (("d", 86400), ("h", 3600), ("min", 60), ("s", 1))
+
+
+def fmt_span(span: timedelta) -> str:
+    """In its two largest units (8 min 52 s, 1 h 59 min): "8 min" alone read 52 s short."""
+    seconds = max(round(span.total_seconds()), 0)
+    big = next((i for i, (_, size) in enumerate(SPAN_UNITS) if seconds >= size), len(SPAN_UNITS) - 1)
+    unit, size = SPAN_UNITS[big]
+    parts = [f"{seconds // size} {unit}"]
+    if big + 1 < len(SPAN_UNITS) and (rest := seconds % size // SPAN_UNITS[big + 1][1]):
+        parts.append(f"{rest} {SPAN_UNITS[big + 1][0]}")
+    return " ".join(parts)

@@ -55,7 +55,8 @@ def test_it_fires_on_growth_within_the_window(server):
     evaluate_all(now + timedelta(seconds=120))
     event = Event.objects.get(rule=fast)
     assert event.growth == 600 and event.value == 2080
-    assert event.since == now  # the reading the growth is measured from
+    # The first poll whose growth over 2 min is above 300: 1630 - 1300 at +30 s (at +20 s: 1580 - 1280 = 300)
+    assert event.since == now + timedelta(seconds=30)
     assert not Event.objects.filter(rule=slow).exists()
 
 

@@ -9,6 +9,7 @@ from django.templatetags.static import static
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from alerts.numbers import fmt_span
 from dashboards.analysis.topwaits import human_ps
 
 register = template.Library()
@@ -31,21 +32,9 @@ def num(value: float | None, digits: int = 1) -> str:
     return f"{value:,.{digits}f}"
 
 
-UNITS = (("d", 86400), ("h", 3600), ("min", 60), ("s", 1))
-
-
 @register.filter
 def duration(value: timedelta | None) -> str:
-    """A span in its two largest units (8 min 52 s, 1 h 59 min): "8 min" read 52 s short."""
-    if value is None:
-        return "–"
-    seconds = int(value.total_seconds())
-    big = next((i for i, (_, size) in enumerate(UNITS) if seconds >= size), len(UNITS) - 1)
-    (unit, size), parts = UNITS[big], []
-    parts.append(f"{seconds // size} {unit}")
-    if big + 1 < len(UNITS) and (rest := seconds % size // UNITS[big + 1][1]):
-        parts.append(f"{rest} {UNITS[big + 1][0]}")
-    return " ".join(parts)
+    return "–" if value is None else fmt_span(value)
 
 
 @register.filter
