@@ -132,7 +132,7 @@ def interval_span(server_id: int, start: datetime, end: datetime) -> Interval:
     lo = start + AFTER_START
     done = store().totals(server_id, [TPS], lo, end).get(TPS)
     seconds = store().covered_seconds(server_id, [TPS], lo, end).get(TPS)
-    return Interval(seconds or (end - start).total_seconds() or 1.0, done)
+    return Interval(seconds or 0.0, done)
 
 
 def mean_rate(server_id: int, metric: str, start: datetime, end: datetime) -> float | None:

@@ -39,8 +39,13 @@ class WaitRow:
 class Interval:
     """What a wait time is divided by: the interval's length and the transactions done in it."""
 
-    seconds: float
+    seconds: float  # covered by its polls; 0 when no poll lies in it
     transactions: int | float | None = None
+
+    @property
+    def per(self) -> float:
+        """What its totals are divided by for a rate: with no poll there is no total either."""
+        return self.seconds or 1.0
 
 
 def _per(value: float | None, by: float | None) -> float | None:
@@ -64,11 +69,11 @@ class WaitDiff:
     @property
     def a_rate(self) -> float:
         """Picoseconds waited per second of interval A (1e12 = one second waited per second)."""
-        return (self.a.time_ps if self.a else 0) / self.span_a.seconds
+        return (self.a.time_ps if self.a else 0) / self.span_a.per
 
     @property
     def b_rate(self) -> float:
-        return (self.b.time_ps if self.b else 0) / self.span_b.seconds
+        return (self.b.time_ps if self.b else 0) / self.span_b.per
 
     @property
     def rate_diff(self) -> float:

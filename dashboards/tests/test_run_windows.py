@@ -123,6 +123,10 @@ def test_a_short_zoom_is_a_rate_over_the_time_its_polls_measured(client, admin_u
     header, first = rows[0], rows[1]
     a_rate = header.index("A waited (s per s)")
     assert float(first[a_rate]) == pytest.approx(0.5), (header, first)
+    # A zoom between two polls measured nothing: the page says so rather than "3 s, 0 transactions".
+    params["from"], params["to"] = (T0.replace(tzinfo=None) + timedelta(seconds=s) for s in (56, 59))
+    body = client.get(f"/servers/{server.pk}/waits/", params).content.decode()
+    assert "no poll in it: widen it" in body and "its polls cover 30 s, 3,000 transactions" in body
 
 
 def test_a_runs_waits_and_costs_per_transaction_leave_out_the_poll_before_it(client, admin_user):
