@@ -75,7 +75,7 @@ class StoreClock:
 
         self.spent = 0.0
         self.calls: list[tuple[str, int, float]] = []
-        for name in ("series", "totals", "latest", "metric_names"):
+        for name in ("series", "totals", "totals_and_seconds", "latest", "metric_names"):
             setattr(query, name, self.wrap(getattr(query, name)))
 
     def wrap(self, fn):

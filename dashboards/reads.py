@@ -129,10 +129,8 @@ def interval_span(server_id: int, start: datetime, end: datetime) -> Interval:
     first began before start. Their time is what the waits were measured over, not end - start
     (a 3 s zoom holding one 5 s poll would read 5/3 too high). TPS is read at every poll, as the waits are.
     """
-    lo = start + AFTER_START
-    done = store().totals(server_id, [TPS], lo, end).get(TPS)
-    seconds = store().covered_seconds(server_id, [TPS], lo, end).get(TPS)
-    return Interval(seconds or 0.0, done)
+    done, seconds = polled_total(server_id, TPS, start, end)
+    return Interval(seconds, done)
 
 
 def mean_rate(server_id: int, metric: str, start: datetime, end: datetime) -> float | None:
@@ -141,9 +139,13 @@ def mean_rate(server_id: int, metric: str, start: datetime, end: datetime) -> fl
     What an engineer computes by hand from the samples, at any range: a long range's chart points
     are rollup buckets, whose mean would weigh a short minute as much as a full one.
     """
-    lo = start + AFTER_START
-    seconds = store().covered_seconds(server_id, [metric], lo, end).get(metric)
-    return store().totals(server_id, [metric], lo, end)[metric] / seconds if seconds else None
+    total, seconds = polled_total(server_id, metric, start, end)
+    return total / seconds if seconds else None
+
+
+def polled_total(server_id: int, metric: str, start: datetime, end: datetime) -> tuple[int | float | None, float]:
+    """A counter's exact total over the polls in (start, end] and the seconds they cover; (None, 0) unknown."""
+    return store().totals_and_seconds(server_id, [metric], start + AFTER_START, end).get(metric, (None, 0.0))
 
 
 def latest_value(server_id: int, metric: str) -> float | None:

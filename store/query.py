@@ -136,33 +136,31 @@ def totals(server_id: int, metrics: list[str], start: datetime, end: datetime) -
     Beyond a level's retention, that part of the range is summed from the
     next coarser level, so very old ranges are exact to the minute or hour.
     """
-    return _summed(server_id, metrics, start, end, lambda pts: pts.vals, "sum")
+    return {name: total for name, (total, _seconds) in totals_and_seconds(server_id, metrics, start, end).items()}
 
 
-def covered_seconds(server_id: int, metrics: list[str], start: datetime, end: datetime) -> dict[str, float]:
-    """Seconds covered by the deltas totals() sums: what those totals are rates over.
+def totals_and_seconds(server_id: int, metrics: list[str], start: datetime,
+                       end: datetime) -> dict[str, tuple[int | float, float]]:
+    """totals(), each with the seconds its deltas cover, from the same read: what the total is a rate over.
 
     Each delta covers its own interval (ts - interval, ts], so a range's first poll
     measured time before the range and its last may end before the range does:
     a total over (start, end] divided by end - start is off by up to an interval at each end.
     """
-    ms = _summed(server_id, metrics, start, end, lambda pts: np.where(pts.iv > 0, pts.iv, 0), "ms")
-    return {name: value / 1000 for name, value in ms.items()}
-
-
-def _summed(server_id: int, metrics: list[str], start: datetime, end: datetime,
-            of_samples, bucket_key: str) -> dict[str, int | float]:
-    """Per counter, the exact sum over start <= ts <= end of of_samples(points), or of the rollups' bucket_key."""
     infos = [m for m in catalog.matching(catalog.server_metrics([server_id]), metrics) if m.counter]
     sums: dict[int, list] = {m.id: [] for m in infos}
+    ms: dict[int, list] = {m.id: [] for m in infos}
     for level, lo, hi in _total_parts(start, end):
         if level == levels.FULL:
-            found = {mid: of_samples(p) for mid, p in read_full.read(server_id, infos, lo, hi - TICK).items()}
+            found = {mid: (p.vals, np.where(p.iv > 0, p.iv, 0))
+                     for mid, p in read_full.read(server_id, infos, lo, hi - TICK).items()}
         else:
-            found = {mid: b[bucket_key] for mid, b in read_rollups.read(server_id, infos, level, lo, hi - TICK).items()}
-        for mid, vals in found.items():
+            buckets = read_rollups.read(server_id, infos, level, lo, hi - TICK)
+            found = {mid: (b["sum"], b["ms"]) for mid, b in buckets.items()}
+        for mid, (vals, iv) in found.items():
             sums[mid].append(exact_sum(vals))
-    return {m.name: sum(sums[m.id]) for m in infos}
+            ms[mid].append(exact_sum(iv))
+    return {m.name: (sum(sums[m.id]), sum(ms[m.id]) / 1000) for m in infos}
 
 
 TICK = timedelta(microseconds=1)
@@ -224,6 +222,10 @@ class CounterSamples:
     ts: list[datetime]
     seconds: list[float]
     deltas: list[int | float]
+
+    def began(self, i: int) -> datetime:
+        """When delta i began to be counted: the poll before it."""
+        return self.ts[i] - timedelta(seconds=self.seconds[i])
 
 
 def counter_samples(server_id: int, metrics: list[str], start: datetime, end: datetime) -> dict[str, CounterSamples]:
