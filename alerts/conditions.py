@@ -116,7 +116,7 @@ def counter_start(rule: Rule, server: Server, p: RulePoints, window_start: datet
     found = query.counter_samples(server.id, [rule.metric], reach, p.ts[0]).get(rule.metric)
     if not found or not found.ts:
         return p.ts[0]
-    began = found.ts[0] - timedelta(seconds=found.seconds[0])
+    began = found.began(0)
     return began if began >= reach else found.ts[0]
 
 
@@ -166,8 +166,7 @@ def readings(rule: Rule, server: Server, kind: str, start: datetime, end: dateti
         found = query.counter_samples(server.id, [rule.metric], start, end).get(rule.metric)
         if not found or not found.ts:
             return [], []
-        began = found.ts[0] - timedelta(seconds=found.seconds[0])
-        return [began, *found.ts], list(accumulate(found.deltas, initial=0))
+        return [found.began(0), *found.ts], list(accumulate(found.deltas, initial=0))
     found = query.series([server.id], [rule.metric], start, end, max_points=2 * MAX_POINTS)
     p = clean(found[0]) if found else RulePoints(kind, [], [])
     return p.ts, p.values

@@ -47,8 +47,7 @@ def run_window(run: Run, warmup: int | None = None) -> Window:
 
 def inside(samples: CounterSamples, window: Window) -> list[int]:
     """Indexes of the samples whose interval lies inside the window."""
-    return [i for i, (ts, sec) in enumerate(zip(samples.ts, samples.seconds, strict=True))
-            if ts <= window.end and ts - timedelta(seconds=sec) >= window.start]
+    return [i for i, ts in enumerate(samples.ts) if ts <= window.end and samples.began(i) >= window.start]
 
 
 def sums_from(server_id: int, window: Window) -> datetime:
