@@ -17,6 +17,7 @@ from store import codec, rollups
 ZLIB = 1
 INT_PLAIN, INT_DELTA, FLOAT = 0, 2, 4
 REGULAR = 8  # rollup buckets: consecutive, same count and interval sum
+RATES = 16  # rollup buckets with a counter's per-poll rate extremes at the end of the body (rates_tail)
 
 
 def pack(flags: int, payload: bytes) -> bytes:
@@ -78,22 +79,58 @@ def decode_series(blob, n: int) -> tuple[np.ndarray, np.ndarray]:
     return vals, ~nulls
 
 
-# Rollup buckets: start offset (in bucket widths), count, sum, min, max, last, interval ms sum.
-FIELDS = ("idx", "count", "sum", "min", "max", "last", "ms")
+# Rollup buckets: start offset (in bucket widths), count, sum, min, max, last, interval ms sum,
+# and a counter's lowest and highest per-poll rate (store.rollups).
+FIELDS = ("idx", "count", "sum", "min", "max", "last", "ms", "rmin", "rmax")
 
 
 def encode_buckets(b: dict[str, np.ndarray]) -> bytes:
     ints = np.concatenate([b["idx"], b["count"], b["ms"]])
+    tail, flag = rates_tail(b)
     if b["sum"].dtype.kind == "f":
         floats = np.concatenate([b[k] for k in ("sum", "min", "max", "last")]).astype("<f8")
         head = codec.encode(np.array([len(b["idx"])]))
-        return pack(FLOAT, head + codec.encode(ints) + floats.tobytes())
+        return pack(FLOAT | flag, head + codec.encode(ints) + floats.tobytes() + tail)
     if _regular(b):
         head = np.array([len(b["idx"]), b["idx"][0], b["count"][0], b["ms"][0]])
         cols = np.concatenate([head] + [b[k] for k in ("sum", "min", "max", "last")])
-        return pack(REGULAR, codec.encode(cols))
+        return pack(REGULAR | flag, codec.encode(cols) + tail)
     cols = np.concatenate([ints] + [b[k] for k in ("sum", "min", "max", "last")])
-    return pack(INT_PLAIN, codec.encode(cols))
+    return pack(INT_PLAIN | flag, codec.encode(cols) + tail)
+
+
+def rates_tail(b: dict[str, np.ndarray]) -> tuple[bytes, int]:
+    """(rmin, rmax as float64, then their count as 4 bytes; RATES) or (b"", 0) where no rate was measured.
+
+    At the end of the body, so the rest decodes as before; gauges (no rates) and rows
+    written before rates were kept have none (split_rates).
+    """
+    rates = np.concatenate([b.get("rmin", np.empty(0)), b.get("rmax", np.empty(0))])
+    if not np.isfinite(rates).any():
+        return b"", 0
+    return rates.astype("<f8").tobytes() + len(b["idx"]).to_bytes(4, "little"), RATES
+
+
+def split_rates(kind: int, body: bytes) -> tuple[int, bytes, np.ndarray | None]:
+    """(kind without RATES, the body before the tail, the (2, n) rates or None)."""
+    if not kind & RATES:
+        return kind, body, None
+    n = int.from_bytes(body[-4:], "little")
+    at = len(body) - 4 - 16 * n
+    return kind & ~RATES, body[:at], np.frombuffer(body[at:-4], "<f8").reshape(2, n)
+
+
+def with_rates(b: dict[str, np.ndarray], rates: np.ndarray | None) -> dict[str, np.ndarray]:
+    """b with its stored rates; without any, the rates the delta extremes suggest.
+
+    Rows written before rates were kept (and gauges', whose rates are never read): a
+    bucket's min or max delta over its mean interval, what charts drew then.
+    """
+    if rates is not None:
+        return b | {"rmin": rates[0], "rmax": rates[1]}
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_s = np.where(b["ms"] > 0, b["count"] * 1000.0 / np.where(b["ms"] > 0, b["ms"], 1), np.nan)
+    return b | {"rmin": b["min"] * per_s, "rmax": b["max"] * per_s}
 
 
 def _regular(b: dict[str, np.ndarray]) -> bool:
@@ -108,6 +145,11 @@ def decode_buckets(blob) -> dict[str, np.ndarray]:
 
 
 def _decode_body(kind: int, body: bytes) -> dict[str, np.ndarray]:
+    kind, body, rates = split_rates(kind, body)
+    return with_rates(_decode_main(kind, body), rates)
+
+
+def _decode_main(kind: int, body: bytes) -> dict[str, np.ndarray]:
     if kind == REGULAR:
         vals, _ = codec.decode(body)
         return _regular_buckets(vals[4:].reshape(4, -1), vals[:4])
@@ -173,9 +215,9 @@ def decode_buckets_grouped(groups: dict) -> dict:
     row or per key costs more in numpy calls than in decoding). A key with a
     float row, or whose rows overlap, is decoded as decode_buckets_many did.
     """
-    unpacked = {key: [(unpack(blob), o) for blob, o in rows] for key, rows in groups.items()}
+    unpacked = {key: [(split_rates(*unpack(blob)), o) for blob, o in rows] for key, rows in groups.items()}
     out = _integer_rows({key: rows for key, rows in unpacked.items()
-                         if all(kind in (REGULAR, INT_PLAIN) for (kind, _b), _o in rows)})
+                         if all(kind in (REGULAR, INT_PLAIN) for (kind, _b, _r), _o in rows)})
     for key, rows in unpacked.items():
         if key not in out or not _increasing(out[key]["idx"]):
             out[key] = _row_by_row(rows)
@@ -190,18 +232,19 @@ def _row_by_row(rows: list) -> dict[str, np.ndarray]:
     """Regular rows together, then every other row on its own, a later part winning an index."""
     regular = [r for r in rows if r[0][0] == REGULAR]
     parts = list(_integer_rows({0: regular}).values())
-    parts += [rollups.shift(_decode_body(kind, body), o) for (kind, body), o in rows if kind != REGULAR]
+    parts += [rollups.shift(with_rates(_decode_main(kind, body), rates), o)
+              for (kind, body, rates), o in rows if kind != REGULAR]
     return rollups.concat(parts)
 
 
 def _integer_rows(groups: dict) -> dict:
-    """Buckets per key of REGULAR and INT_PLAIN rows ({key: [((kind, body), offset), ...]}), in row order.
+    """Buckets per key of REGULAR and INT_PLAIN rows ({key: [((kind, body, rates), offset), ...]}), in row order.
 
     A REGULAR body is (n, first index, count, ms, then n sums, mins, maxes,
     lasts); an INT_PLAIN one is 7 columns of n (idx, count, ms, sum, min,
     max, last). Every row's columns are gathered from one decoded array.
     """
-    rows = [(key, kind, body, o) for key, rs in groups.items() for (kind, body), o in rs]
+    rows = [(key, kind, body, o, rates) for key, rs in groups.items() for (kind, body, rates), o in rs]
     if not rows:
         return {}
     joined = b"".join(r[2] for r in rows)
@@ -221,12 +264,27 @@ def _integer_rows(groups: dict) -> dict:
     cols["idx"] = np.where(flat, vals[at_col], vals[at + 1] + p) + np.repeat(np.array([r[3] for r in rows]), n)
     cols["count"] = np.where(flat, vals[at_col + size], vals[at + 2])
     cols["ms"] = np.where(flat, vals[at_col + 2 * size], vals[at + 3])
+    cols |= _joined_rates(cols, [r[4] for r in rows], n)
     # each key's buckets: from its first row's first bucket to its last row's last
     keys = [r[0] for r in rows]
     cuts = [0] + [i for i in range(1, len(keys)) if keys[i] != keys[i - 1]] + [len(keys)]
-    edges = np.append(bucket_start, int(n.sum()))[cuts].tolist()
+    edges = np.append(bucket_start, int(n.sum())).tolist()
+    edges = [edges[c] for c in cuts]
     return {keys[a]: {name: cols[name][lo:hi] for name in FIELDS}
             for a, lo, hi in zip(cuts[:-1], edges[:-1], edges[1:], strict=True)}
+
+
+def _joined_rates(cols: dict[str, np.ndarray], stored: list, n: np.ndarray) -> dict[str, np.ndarray]:
+    """rmin and rmax of the joined rows: each row's stored rates, or with_rates' stand-in where it has none."""
+    if all(r is None for r in stored):
+        return with_rates(cols, None)
+    parts = [r if r is not None else np.full((2, int(k)), np.nan) for r, k in zip(stored, n, strict=True)]
+    kept = np.concatenate(parts, axis=1)
+    has = np.repeat(np.array([r is not None for r in stored]), n)
+    if has.all():
+        return {"rmin": kept[0], "rmax": kept[1]}
+    stand_in = with_rates(cols, None)
+    return {k: np.where(has, kept[i], stand_in[k]) for i, k in enumerate(("rmin", "rmax"))}
 
 
 def encode_series_matrix(vals: np.ndarray, present: np.ndarray, counters: np.ndarray) -> list[bytes]:
@@ -247,17 +305,20 @@ def encode_series_matrix(vals: np.ndarray, present: np.ndarray, counters: np.nda
 
 def encode_buckets_matrix(buckets: list[dict[str, np.ndarray]]) -> list[bytes]:
     """encode_buckets for many integer bucket sets of the same length, in one numpy pass."""
+    tails = [rates_tail(b) for b in buckets]
     if all(_regular(b) for b in buckets):
         keys = ("sum", "min", "max", "last")
         heads = [np.array([len(b["idx"]), b["idx"][0], b["count"][0], b["ms"][0]]) for b in buckets]
         cols = np.stack([np.concatenate([h] + [b[k] for k in keys]) for h, b in zip(heads, buckets, strict=True)])
-        return _split_pack(cols, None, np.full(len(buckets), REGULAR))
+        return _split_pack(cols, None, np.full(len(buckets), REGULAR), tails)
     keys = ("idx", "count", "ms", "sum", "min", "max", "last")
     cols = np.stack([np.concatenate([b[k] for k in keys]) for b in buckets])
-    return _split_pack(cols, None, np.full(len(buckets), INT_PLAIN))
+    return _split_pack(cols, None, np.full(len(buckets), INT_PLAIN), tails)
 
 
-def _split_pack(matrix: np.ndarray, nulls: np.ndarray | None, kinds: np.ndarray) -> list[bytes]:
+def _split_pack(matrix: np.ndarray, nulls: np.ndarray | None, kinds: np.ndarray,
+                tails: list[tuple[bytes, int]] | None = None) -> list[bytes]:
     data, lengths = codec.varints(codec.codes(matrix, nulls))
     offs = np.r_[0, np.cumsum(lengths.reshape(matrix.shape).sum(axis=1))].tolist()
-    return [pack(int(kinds[i]), data[offs[i]:offs[i + 1]]) for i in range(len(matrix))]
+    tails = tails or [(b"", 0)] * len(matrix)
+    return [pack(int(kinds[i]) | tails[i][1], data[offs[i]:offs[i + 1]] + tails[i][0]) for i in range(len(matrix))]

@@ -127,12 +127,13 @@ def _write(cur, hour, hour_us, server_id, source_id, ts, iv, data, infos) -> Non
 def _encode(hour_us, ts, iv, data, ids, infos) -> tuple[dict[int, bytes], dict[int, bytes]]:
     """Series blobs and 1-minute rollup blobs; integer metrics in one numpy pass."""
     ints = [mid for mid in ids if data[mid].vals.dtype.kind != "f"]
+    counter = {mid: infos[mid].counter if mid in infos else False for mid in ids}
     series, minutes = {}, {}
     for mid in ids:
         if mid not in ints:
             p = data[mid]
-            series[mid] = _series_blob(p, ts, infos[mid].counter if mid in infos else False)
-            minutes[mid] = blocks.encode_buckets(rollups.aggregate(p, rollups.MINUTE_US, hour_us))
+            series[mid] = _series_blob(p, ts, counter[mid])
+            minutes[mid] = _minutes_blob(rollups.aggregate(p, rollups.MINUTE_US, hour_us), counter[mid])
     if not ints:
         return series, minutes
     vals = np.zeros((len(ints), len(ts)), np.int64)
@@ -141,18 +142,24 @@ def _encode(hour_us, ts, iv, data, ids, infos) -> tuple[dict[int, bytes], dict[i
         pos = np.searchsorted(ts, data[mid].ts)
         vals[row, pos] = data[mid].vals
         present[row, pos] = True
-    counters = np.array([infos[mid].counter if mid in infos else False for mid in ints])
+    counters = np.array([counter[mid] for mid in ints])
     series.update(zip(ints, blocks.encode_series_matrix(vals, present, counters), strict=True))
     # metrics read at every poll share their buckets: aggregate them as one matrix
     full = present.all(axis=1) & (int(np.abs(vals).max(initial=0)) * len(ts) < 2**63)
     if full.any():
         aggs = rollups.aggregate_matrix(ts, iv, vals[full], rollups.MINUTE_US, hour_us)
         full_ids = [mid for mid, f in zip(ints, full, strict=True) if f]
+        aggs = [b if counter[mid] else rollups.without_rates(b) for mid, b in zip(full_ids, aggs, strict=True)]
         minutes.update(zip(full_ids, blocks.encode_buckets_matrix(aggs), strict=True))
     for mid, f in zip(ints, full, strict=True):
         if not f:
-            minutes[mid] = blocks.encode_buckets(rollups.aggregate(data[mid], rollups.MINUTE_US, hour_us))
+            minutes[mid] = _minutes_blob(rollups.aggregate(data[mid], rollups.MINUTE_US, hour_us), counter[mid])
     return series, minutes
+
+
+def _minutes_blob(b: dict[str, np.ndarray], counter: bool) -> bytes:
+    """A metric's 1-minute rollup row; a gauge's without per-poll rates (they mean nothing there)."""
+    return blocks.encode_buckets(b if counter else rollups.without_rates(b))
 
 
 def _series_blob(p: SampleArrays, ts: np.ndarray, counter: bool) -> bytes:

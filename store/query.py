@@ -107,20 +107,24 @@ def _full_points(m: catalog.MetricInfo, pts: SampleArrays, mode: str) -> tuple[n
 def _bucket_points(m: catalog.MetricInfo, b: dict, width_us: int, mode: str) -> tuple[np.ndarray, ...]:
     """Two points per bucket, its min then its max (one if they are equal), so spikes survive.
 
+    A counter's rate points are the lowest and highest rate a poll of the bucket
+    measured (store.rollups: rmin, rmax); a bucket where none did (every delta
+    spans an outage) has no point, as the full-resolution line has none there.
     A missing bucket (more than ~1.5 of the usual bucket distance) is a hole.
     """
-    count = b["count"].astype(np.float64)
-    lo, hi, avg = b["min"].astype(np.float64), b["max"].astype(np.float64), b["sum"] / count
     if m.counter and mode == "rate":
-        with np.errstate(divide="ignore", invalid="ignore"):
-            per_s = np.where(b["ms"] > 0, count * 1000.0 / b["ms"], np.nan)  # 1 / mean interval
-        lo, hi, avg = lo * per_s, hi * per_s, b["sum"] * 1000.0 / np.where(b["ms"] > 0, b["ms"], np.nan)
+        b = {k: v[~np.isnan(b["rmin"])] for k, v in b.items()}
+        lo, hi = b["rmin"], b["rmax"]
+        mid = lo  # equal extremes: the rate every poll measured (the bucket's mean may hold an outage's delta)
+    else:
+        lo, hi = b["min"].astype(np.float64), b["max"].astype(np.float64)
+        mid = b["sum"] / b["count"].astype(np.float64)
     t = b["idx"] * width_us
     flat = lo == hi
     ts = np.empty(2 * len(t), np.int64)
     ts[0::2], ts[1::2] = t, t + width_us // 2
     vals = np.empty(2 * len(t), np.float64)
-    vals[0::2], vals[1::2] = np.where(flat, avg, lo), np.where(flat, np.nan, hi)  # NaN: no second point
+    vals[0::2], vals[1::2] = np.where(flat, mid, lo), np.where(flat, np.nan, hi)  # NaN: no second point
     keep = ~np.isnan(vals)
     bucket_cut = np.append(breaks.cuts(t, max(width_us, breaks.typical_step(t))), False)
     owner = np.repeat(np.arange(len(t)), 2)[keep]  # the bucket of each point kept

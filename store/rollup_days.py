@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 
 from django.db import connection, transaction
 
-from store import blocks, partitions, rollups
+from store import blocks, catalog, partitions, rollups
 from store.points import micros
 
 # Closed days still waiting for their 1-hour rollups.
@@ -55,10 +55,12 @@ def roll_day(server_id: int, day: datetime) -> None:
 
 
 def _replace_day(cur, server_id: int, day: datetime, hours: dict[int, dict]) -> None:
+    counters = {m.id for m in catalog.server_metrics([server_id]) if m.counter}
     cur.execute(DELETE_DAY, [server_id, day])
     with cur.cursor.copy(COPY_1H) as copy:
-        for mid, b in hours.items():
-            copy.write_row((day, server_id, mid, blocks.encode_buckets(b)))
+        for mid, b in hours.items():  # a gauge's rows keep no per-poll rates (store.compaction)
+            kept = b if mid in counters else rollups.without_rates(b)
+            copy.write_row((day, server_id, mid, blocks.encode_buckets(kept)))
 
 
 def day_hours(cur, server_id: int, day: datetime, metric_ids: list[int] | None = None,

@@ -1,17 +1,36 @@
-"""Rollup arithmetic: buckets (count, sum, min, max, last, interval ms) from SampleArrays, and merging.
+"""Rollup arithmetic: buckets (count, sum, min, max, last, interval ms, rate min/max) from SampleArrays, and merging.
 
 Buckets are numbered from an origin (the hour for 1-minute buckets, the day
 for 1-hour buckets). Sums of integers stay integers (exact totals); if a
 bucket could overflow 64 bits, that bucket set falls back to floats.
+
+rmin and rmax are a counter's lowest and highest per-poll rate (delta per
+second of its own interval) in the bucket: what its chart draws at a coarse
+level. The min and max deltas over the mean interval are not rates any poll
+measured (a missed poll's double delta read as a double rate). Intervals that
+span an outage (store.breaks.spanning) are left out, as the full-resolution
+line leaves them out; NaN where no poll of the bucket measured a rate.
 """
 
 import numpy as np
 
+from store import breaks
 from store.points import SampleArrays
 
 MINUTE_US = 60_000_000
 HOUR_US = 3_600_000_000
-KEYS = ("idx", "count", "sum", "min", "max", "last", "ms")
+KEYS = ("idx", "count", "sum", "min", "max", "last", "ms", "rmin", "rmax")
+RATES = ("rmin", "rmax")
+
+
+def poll_rates(vals: np.ndarray, iv: np.ndarray, ts: np.ndarray) -> np.ndarray:
+    """Each poll's delta per second of its own interval; NaN where it is unknown or spans an outage.
+
+    vals: one row per metric, or one metric (the polls at ts in both cases).
+    """
+    measured = (iv > 0) & ~breaks.spanning(iv, breaks.typical_step(ts))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(measured, vals * 1000.0 / np.where(iv > 0, iv, 1), np.nan)
 
 
 def aggregate(pts: SampleArrays, width_us: int, origin_us: int) -> dict[str, np.ndarray]:
@@ -30,11 +49,22 @@ def aggregate(pts: SampleArrays, width_us: int, origin_us: int) -> dict[str, np.
         "sum": np.add.reduceat(vals, starts), "min": np.minimum.reduceat(vals, starts),
         "max": np.maximum.reduceat(vals, starts), "last": vals[ends],
         "ms": np.add.reduceat(np.where(pts.iv > 0, pts.iv, 0), starts),
-    }
+    } | rate_extremes(poll_rates(pts.vals, pts.iv, pts.ts), starts)
+
+
+def rate_extremes(rates: np.ndarray, starts: np.ndarray, axis: int = -1) -> dict[str, np.ndarray]:
+    """rmin and rmax of the buckets beginning at starts (NaN ignored: fmin, fmax)."""
+    return {"rmin": np.fmin.reduceat(rates, starts, axis=axis), "rmax": np.fmax.reduceat(rates, starts, axis=axis)}
+
+
+def without_rates(b: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """A gauge's buckets: its per-poll "rates" mean nothing, and are not stored."""
+    nan = np.full(len(b["idx"]), np.nan)
+    return b | {"rmin": nan, "rmax": nan}
 
 
 def empty() -> dict[str, np.ndarray]:
-    return {k: np.empty(0, np.int64) for k in KEYS}
+    return {k: np.empty(0, np.float64 if k in RATES else np.int64) for k in KEYS}
 
 
 def replace(old: dict[str, np.ndarray], new: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -106,7 +136,7 @@ def rebucket(b: dict[str, np.ndarray], factor: int) -> dict[str, np.ndarray]:
         "sum": np.add.reduceat(sums, starts), "min": np.minimum.reduceat(b["min"], starts),
         "max": np.maximum.reduceat(b["max"], starts), "last": b["last"][ends],
         "ms": np.add.reduceat(b["ms"], starts),
-    }
+    } | {"rmin": np.fmin.reduceat(b["rmin"], starts), "rmax": np.fmax.reduceat(b["rmax"], starts)}
 
 
 def aggregate_matrix(ts: np.ndarray, iv: np.ndarray, vals: np.ndarray, width_us: int,
@@ -120,5 +150,7 @@ def aggregate_matrix(ts: np.ndarray, iv: np.ndarray, vals: np.ndarray, width_us:
     sums = np.add.reduceat(vals, starts, axis=1)
     mins, maxs = np.minimum.reduceat(vals, starts, axis=1), np.maximum.reduceat(vals, starts, axis=1)
     idx = b[starts]
+    rates = rate_extremes(poll_rates(vals, iv, ts), starts, axis=1)
     return [{"idx": idx, "count": count, "sum": sums[i], "min": mins[i], "max": maxs[i],
-             "last": vals[i, ends], "ms": ms} for i in range(len(vals))]
+             "last": vals[i, ends], "ms": ms, "rmin": rates["rmin"][i], "rmax": rates["rmax"][i]}
+            for i in range(len(vals))]
