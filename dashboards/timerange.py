@@ -92,17 +92,25 @@ NEWEST = timedelta(days=1)
 
 
 def read_range(get: QueryDict, now: datetime, default: str = DEFAULT_PRESET) -> tuple[TimeRange, str | None]:
-    """The range asked for, and what was wrong with it (said on the page, never silently replaced)."""
+    """The range asked for, and what was wrong with it (said on the page, never silently replaced).
+
+    from alone ends now; to alone ends a range of the preset's length (range=, else the default).
+    """
     raw_from, raw_to = (get.get("from") or "").strip(), (get.get("to") or "").strip()
     start, end = parse_time_lenient(raw_from), parse_time_lenient(raw_to)
     bad = [f"{name}={raw!r} is not a time such as 2026-01-31T12:00"
            for name, raw, ts in (("from", raw_from, start), ("to", raw_to, end)) if raw and ts is None]
-    if not bad and start:
-        return _fixed(start, end or now, now, default, swapped=bool(end and end < start))
     preset = get.get("range") or default
     if preset not in PRESETS:
         bad.append(f"range={preset!r} is not one of {', '.join(PRESETS)}")
         preset = default
+    if not bad and start and not end and start > now:
+        tr = TimeRange(now - PRESETS[default], now, default)
+        return tr, (f"from={raw_from!r} is in the future and no 'to' is given: nothing to show there,"
+                    f" showing the {tr.label} instead.")
+    if not bad and (start or end):
+        start = start or (end - PRESETS[preset] if end > now - OLDEST else end)  # no overflow near year 1
+        return _fixed(start, end or now, now, default, swapped=bool(end and end < start))
     tr = TimeRange(now - PRESETS[preset], now, preset)
     return tr, (f"{'; '.join(bad)}: showing the {tr.label} instead." if bad else None)
 
@@ -114,13 +122,18 @@ def _fixed(start: datetime, end: datetime, now: datetime, default: str, swapped:
         start, end = end, start
         notes.append("'to' was before 'from': the two are swapped")
     lo, hi = now - OLDEST, now + NEWEST
+    if end <= lo or start >= hi:
+        tr = TimeRange(now - PRESETS[default], now, default)
+        where = f"older than {OLDEST.days} days (no data is kept that long)" if end <= lo else "after tomorrow"
+        notes.append(f"the range {iso_param(start)} → {iso_param(end)} is {where}")
+        note = "; ".join(notes)
+        return tr, f"{note[:1].upper() + note[1:]}: nothing to show there, showing the {tr.label} instead."
     if start < lo or end > hi:
         start, end = max(start, lo), min(end, hi)
         notes.append(f"the range is cut to {iso_param(start)} → {iso_param(end)} (no data can exist outside)")
     if end <= start:
         tr = TimeRange(now - PRESETS[default], now, default)
-        reason = "'from' is not before 'to'" if not notes else "; ".join(notes)
-        return tr, f"{reason}: nothing to show there, showing the {tr.label} instead."
+        return tr, f"'from' is not before 'to': nothing to show there, showing the {tr.label} instead."
     note = "; ".join(notes)
     return TimeRange(start, end), (note[:1].upper() + note[1:] + ".") if notes else None
 

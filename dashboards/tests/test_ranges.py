@@ -34,6 +34,23 @@ def test_bad_ranges_are_said_never_silently_replaced():
     assert read_range(QueryDict("range=6h"), NOW)[1] is None
 
 
+def test_a_range_with_one_end_or_wholly_outside_the_data_says_what_it_shows():
+    tr, problem = read_range(QueryDict("to=2026-01-04T09:00&range=6h"), NOW)  # to alone: 6 hours ending there
+    assert (tr.start, tr.end, problem) == (datetime(2026, 1, 4, 3, tzinfo=UTC), datetime(2026, 1, 4, 9, tzinfo=UTC),
+                                           None)
+    tr, problem = read_range(QueryDict("to=2026-01-04T09:00"), NOW)  # the default preset's hour
+    assert (tr.start, tr.end) == (datetime(2026, 1, 4, 8, tzinfo=UTC), datetime(2026, 1, 4, 9, tzinfo=UTC))
+    tr, problem = read_range(QueryDict("from=2026-01-07T00:00"), NOW)  # from alone, after tomorrow, no to
+    assert tr.preset == "1h" and "from='2026-01-07T00:00' is in the future and no 'to' is given" in problem
+    assert "'from' is not before 'to'" not in problem
+    tr, problem = read_range(QueryDict("from=2020-01-01&to=2020-01-02"), NOW)  # wholly before the oldest data
+    assert tr.preset == "1h" and problem == ("The range 2020-01-01T00:00:00 → 2020-01-02T00:00:00 is older than 800 days"
+                                             " (no data is kept that long): nothing to show there, showing the last 1h"
+                                             " (UTC) instead.")
+    tr, problem = read_range(QueryDict("to=0001-01-01T00:00"), NOW)  # no overflow computing its start
+    assert tr.preset == "1h" and "older than 800 days" in problem
+
+
 def test_points_follow_the_chart_width_within_bounds():
     assert max_points(QueryDict("w=800")) == 800
     assert max_points(QueryDict("w=100000")) == MAX_POINTS

@@ -9,7 +9,7 @@ from dashboards.forms import AnnotationForm, RunForm
 from dashboards.reports.run_table import run_lines, sort_key
 from dashboards.url_ids import parse_id
 from dashboards.views.common import with_params
-from monitor.models import Annotation, Run
+from monitor.models import Annotation, Run, Server
 
 LISTED = 200
 # The sortable columns of the runs table: (heading, ?sort= key).
@@ -51,9 +51,19 @@ def runs(request: HttpRequest) -> HttpResponse:
     if picked is not None:
         run_list = run_list.filter(server_id=picked)
         notes = notes.filter(server_id=picked)
+    problem = server_problem(server_id, picked)
     sort = sort_key(request.GET.get("sort"))
     return render(request, "dashboards/runs.html", {
         "lines": run_lines(run_list, sort, LISTED), "notes": notes[:LISTED], "run_form": run_form,
         "note_form": note_form, "server_id": server_id, "columns": sort_links(request.GET, sort),
-        "runs_csv": "/export/runs.csv" + with_params(request.GET),
+        "runs_csv": "/export/runs.csv" + with_params(request.GET), "server_problem": problem,
     })
+
+
+def server_problem(raw: str, picked: int | None) -> str | None:
+    """What is wrong with ?server=, said on the page (its CSV answers 400 for the same)."""
+    if raw and picked is None:
+        return f"server={raw!r} is not a server id: the runs of every server are listed."
+    if picked is not None and not Server.objects.filter(pk=picked).exists():
+        return f"There is no server {picked}."
+    return None

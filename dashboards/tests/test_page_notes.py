@@ -1,0 +1,52 @@
+"""The explorer and the runs page say what they could not show, and the explorer draws timers in seconds."""
+
+from datetime import timedelta
+
+import pytest
+
+from monitor.models import Run
+from store.ingest import write_samples
+from store.sample import Sample
+from testing import dashboards as data
+
+pytestmark = pytest.mark.django_db
+T0 = data.RECENT_T0
+TIMER = "wait.time_ps:wait/io/file/innodb/innodb_data_file"
+
+
+@pytest.fixture
+def db1():
+    server = data.make_server("db1", poll_interval=10)
+    # 3 ms waited per second: 30 ms (3e10 ps) in each 10 s poll
+    write_samples([Sample(server.pk, "pfs_waits", T0 + timedelta(seconds=10 * i), 10.0, {TIMER: 3 * 10**10},
+                          frozenset({TIMER})) for i in range(1, 7)])
+    return server
+
+
+def window() -> dict:
+    return {"from": T0.isoformat(), "to": (T0 + timedelta(minutes=1)).isoformat()}
+
+
+def test_the_explorer_draws_a_timer_in_seconds_per_second_and_says_so(admin_client, db1):
+    response = admin_client.get("/explore/", {"server": db1.pk, "metric": TIMER, **window()})
+    trace = data.figures(response)["explore-chart"]["data"][0]
+    assert trace["name"] == f"db1 · {TIMER} (s/s)"
+    drawn = [v for v in trace["y"] if v is not None]
+    assert len(drawn) == 6 and drawn == pytest.approx([0.003] * 6)  # 3e10 ps / 10 s / 1e12 ps per s
+
+
+def test_the_explorer_names_what_matched_nothing(admin_client, db1):
+    body = admin_client.get("/explore/", {"server": ["abc", db1.pk, 999999], "metric": ["nosuch", TIMER],
+                                          **window()}).content.decode()
+    assert "server=&#x27;abc&#x27; is not a server id" in body
+    assert "server=999999 is not a server" in body
+    assert "&#x27;nosuch&#x27; matches no metric of db1" in body
+    assert f"&#x27;{TIMER}&#x27; matches no metric" not in body
+
+
+def test_the_runs_page_says_a_server_it_cannot_filter_by(admin_client, db1):
+    Run.objects.create(server=db1, name="r1", started_at=T0, ended_at=T0 + timedelta(minutes=1))
+    body = admin_client.get("/runs/", {"server": "abc"}).content.decode()
+    assert "server=&#x27;abc&#x27; is not a server id: the runs of every server are listed." in body and "r1" in body
+    assert "There is no server 999999." in admin_client.get("/runs/", {"server": 999999}).content.decode()
+    assert "role=\"alert\"" not in admin_client.get("/runs/", {"server": db1.pk}).content.decode()
