@@ -34,6 +34,7 @@ class Verdict:
     growth: float | None = None
     since: datetime | None = None
     detail: str = ""
+    growth_span: str = ""  # what the growth covers: the window, or the data's own span where it is shorter
 
 
 @dataclass(frozen=True)
@@ -132,9 +133,10 @@ def judge_threshold(rule: Rule, server: Server, p: RulePoints, now: datetime, sp
     growth, grown_from = growth_over(rule, server, p, now, span)
     firing = value > rule.threshold
     since = run_start(p, lambda v: v > rule.threshold) if firing else None
+    covered = covered_text(p, grown_from, now, span)
     detail = (f"{rule.metric} on {server.name} = {fmt(value)} ({'above' if firing else 'not above'} "
-              f"{fmt(rule.threshold)}); {fmt_growth(growth)} in the last {covered_text(p, grown_from, now, span)}")
-    return Verdict(firing, value=value, growth=growth, since=since, detail=detail)
+              f"{fmt(rule.threshold)}); {fmt_growth(growth)} in the last {covered}")
+    return Verdict(firing, value=value, growth=growth, since=since, detail=detail, growth_span=covered)
 
 
 def judge_growth(rule: Rule, server: Server, p: RulePoints, now: datetime, span: timedelta) -> Verdict:
@@ -142,9 +144,10 @@ def judge_growth(rule: Rule, server: Server, p: RulePoints, now: datetime, span:
     growth, grown_from = growth_over(rule, server, p, now, span)
     firing = growth > rule.threshold
     since = growth_since(rule, server, p, now, span) if firing else None
+    covered = covered_text(p, grown_from, now, span)
     detail = (f"{rule.metric} on {server.name} changed by {fmt_growth(growth)} in "
-              f"{covered_text(p, grown_from, now, span)} (limit {fmt(rule.threshold)}); now {fmt(value)}")
-    return Verdict(firing, value=value, growth=growth, since=since, detail=detail)
+              f"{covered} (limit {fmt(rule.threshold)}); now {fmt(value)}")
+    return Verdict(firing, value=value, growth=growth, since=since, detail=detail, growth_span=covered)
 
 
 def growth_since(rule: Rule, server: Server, p: RulePoints, now: datetime, span: timedelta) -> datetime:
@@ -190,9 +193,10 @@ def judge_sustained(rule: Rule, server: Server, p: RulePoints, now: datetime, sp
     rising = all(a <= b for a, b in zip(values, values[1:], strict=False)) and values[-1] - values[0] > rule.threshold
     growth = values[-1] - values[0]
     since = run_start_rising(p) if rising else None
+    covered = fmt_minutes(span.total_seconds() / 60)  # judged only with the whole window's data
     detail = (f"{where} {'rising' if rising else 'not rising'} over the last "
-              f"{fmt_minutes(span.total_seconds() / 60)}: {fmt_growth(growth)}; now {fmt(values[-1])}")
-    return Verdict(rising, value=values[-1], growth=growth, since=since, detail=detail)
+              f"{covered}: {fmt_growth(growth)}; now {fmt(values[-1])}")
+    return Verdict(rising, value=values[-1], growth=growth, since=since, detail=detail, growth_span=covered)
 
 
 def run_start(p: RulePoints, holds) -> datetime:

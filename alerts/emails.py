@@ -7,7 +7,7 @@ from django.core.mail import EmailMultiAlternatives
 from django.template.loader import render_to_string
 
 from alerts.models import Notification
-from alerts.numbers import fmt, fmt_growth
+from alerts.numbers import fmt, fmt_growth, fmt_minutes
 from store import catalog
 
 PURGE_BEFORE = timedelta(minutes=30)  # context before the condition started
@@ -44,12 +44,18 @@ def alert_context(n: Notification) -> dict:
         "n": n, "event": event, "rule": event.rule, "server": event.server,
         "condition": event.rule.condition_text, "detail": snap.get("detail", ""),
         "value": fmt(snap.get("value")), "peak": fmt(snap.get("peak")), "growth": fmt_growth(snap.get("growth")),
+        "growth_span": snap.get("growth_span") or growth_window(event.rule),
         "since": utc(event.since), "at": utc(at), "duration": str(at - event.since).split(".")[0],
         "purge_url": purge_url(event.server_id, event.since - PURGE_BEFORE, end + PURGE_AFTER),
         "event_url": f"{settings.SITE_URL}/alerts/events/{event.id}/",
         "has_metric": bool(event.rule.metric), "per_second": per_second(event.server_id, event.rule.metric),
         "holder": holder_facts(snap.get("holder")), "resolved": n.kind == Notification.RESOLVED,
     }
+
+
+def growth_window(rule) -> str:
+    """What a growth covered in e-mails queued before the span was kept: the rule's window."""
+    return fmt_minutes(rule.window_minutes) if rule.window_minutes else "10 min"
 
 
 def per_second(server_id: int, metric: str) -> bool:

@@ -29,15 +29,25 @@ def evaluate_all(now: datetime | None = None) -> int:
     ensure_builtin_rules()
     close_orphans(now)
     changes = 0
-    for rule_id in Rule.objects.filter(enabled=True).values_list("id", flat=True):
+    for rule_id, failing in Rule.objects.filter(enabled=True).values_list("id", "failing"):
         try:
             changes += evaluate_rule(rule_id, now)
         except DOWN_ERRORS:
             raise  # not this rule's fault: the task says so once (store.outage)
-        except Exception:
-            # One broken rule (or a store hiccup) must not silence the others.
+        except Exception as exc:
+            # One broken rule (or a store hiccup) must not silence the others; the Alerts page says it fails.
             log.exception("alert rule %s: evaluation failed", rule_id)
+            mark_failing(rule_id, f"{type(exc).__name__}: {exc}", now)
+        else:
+            if failing:
+                Rule.objects.filter(id=rule_id).update(failing="", failing_since=None)
     return changes
+
+
+def mark_failing(rule_id: int, why: str, now: datetime) -> None:
+    """Kept on the rule: a rule that shows 'enabled' but never judges anything must say so where it is listed."""
+    Rule.objects.filter(id=rule_id, failing="").update(failing_since=now)
+    Rule.objects.filter(id=rule_id).update(failing=why[:1000])
 
 
 def close_orphans(now: datetime) -> None:
@@ -91,7 +101,7 @@ def fire(rule: Rule, server_id: int, event: Event | None, v: Verdict, now: datet
     opened = event is None
     if opened:
         event = Event(rule=rule, server_id=server_id, key=v.key, since=v.since or now, opened_at=now)
-    event.value, event.growth, event.detail = v.value, v.growth, v.detail
+    event.value, event.growth, event.detail, event.growth_span = v.value, v.growth, v.detail, v.growth_span
     event.peak = peak(rule, event, v, now)
     if event.notified_at is None:
         if cooldown_over(rule, event, now):
@@ -141,7 +151,7 @@ def cooldown_over(rule: Rule, event: Event, now: datetime) -> bool:
 def resolve(rule: Rule, event: Event, v: Verdict | None, now: datetime, notify: bool = True) -> int:
     event.resolved_at = now
     if v is not None:
-        event.value, event.growth, event.detail = v.value, v.growth, v.detail
+        event.value, event.growth, event.detail, event.growth_span = v.value, v.growth, v.detail, v.growth_span
         event.peak = peak(rule, event, v, now)  # polls since the last evaluation count too
     event.save()
     if notify and event.notified_at is not None:

@@ -30,6 +30,8 @@ class Rule(models.Model):
     renotify_minutes = models.FloatField(default=0, help_text="remind while still firing; 0 = never")
     enabled = models.BooleanField(default=True)
     builtin = models.CharField(max_length=40, blank=True, help_text="key of a built-in rule")
+    failing = models.TextField(blank=True, help_text="why its last evaluation failed (shown on the Alerts page)")
+    failing_since = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -64,6 +66,8 @@ class Event(models.Model):
     value = models.FloatField(null=True, blank=True)
     peak = models.FloatField(null=True, blank=True)
     growth = models.FloatField(null=True, blank=True)
+    growth_span = models.CharField(max_length=40, blank=True,
+                                   help_text="what the growth covers: the window, or less while the data is shorter")
     detail = models.TextField(blank=True)
     notified_at = models.DateTimeField(null=True, blank=True, help_text="firing e-mail queued")
     last_notified_at = models.DateTimeField(null=True, blank=True)

@@ -8,8 +8,8 @@ from alerts.recipients import default_recipients
 
 
 def snapshot(event: Event, now: datetime) -> dict:
-    return {"value": event.value, "peak": event.peak, "growth": event.growth, "detail": event.detail,
-            "at": now.isoformat()}
+    return {"value": event.value, "peak": event.peak, "growth": event.growth, "growth_span": event.growth_span,
+            "detail": event.detail, "at": now.isoformat()}
 
 
 def enqueue(kind: str, event: Event, rule: Rule, now: datetime) -> Notification:

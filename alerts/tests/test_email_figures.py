@@ -118,3 +118,12 @@ def test_the_resolved_mails_name_the_firing_mails_holder_after_a_reminder_named_
     for text in resolved:
         assert "Oldest transaction: thread 16, root@localhost" in text and "thread 13" not in text
         assert f"It held it from {utc(first.started_at)} until it ended by {utc(ended)} (UTC), 0:04:30 in all." in text
+
+
+def test_the_growth_line_names_the_span_the_data_covers_in_a_servers_first_minutes(inbox):
+    server, now = make_server(poll_interval=POLL), timezone.now()
+    make_rule(name="History grows", kind=Rule.GROWTH, threshold=1_000, window_minutes=10)
+    history(server, [100 + 60 * i for i in range(41)], now, step=POLL)  # 200 s of polls: +2,400 so far
+    cycle(now)
+    growth = line(mail(inbox, "FIRING"), "Growth:")
+    assert growth == "Growth:    +2,400 over 3 min 20 s"  # 40 polls x 5 s; not 'over 10 min'

@@ -113,3 +113,23 @@ def test_it_works_in_a_browser(page, live_server, inbox):
     page.click("table.alerts-firing a:text('Firing one')")
     screenshot(page, "alerts-event")
     assert page.locator("table.event-timeline").is_visible()
+
+
+def test_a_rule_that_fails_to_evaluate_says_so_on_the_page_until_it_is_fixed(admin_client, server):
+    now = timezone.now()
+    broken = make_rule(name="Saved before spans were checked", kind=Rule.GROWTH, threshold=10, window_minutes=1e300)
+    history(server, [50, 120, 400], now)
+    evaluate_all(now)
+    broken.refresh_from_db()
+    assert broken.failing.startswith("OverflowError") and broken.failing_since == now
+    body = admin_client.get("/alerts/").content.decode()
+    assert "fails to evaluate since" in body and "OverflowError" in body
+    evaluate_all(now + timedelta(seconds=15))  # still failing: the first failure's time is kept
+    broken.refresh_from_db()
+    assert broken.failing_since == now
+
+    Rule.objects.filter(id=broken.id).update(window_minutes=5)  # fixed
+    evaluate_all(now + timedelta(seconds=30))
+    broken.refresh_from_db()
+    assert (broken.failing, broken.failing_since) == ("", None)
+    assert "fails to evaluate" not in admin_client.get("/alerts/").content.decode()

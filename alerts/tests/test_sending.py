@@ -45,7 +45,7 @@ def test_it_mails_a_firing_alert_with_server_rule_value_and_link(inbox):
     assert inbox.subjects() == [f"[SteadyState] FIRING: {rule.name} on db-purge (2,345)"]
     text, html = inbox.text(0), inbox.html(0)
     assert "Value:     2,345 history_list_length" in text
-    assert "Growth:    +1,445 over the last 10 min" in text
+    assert "Growth:    +1,445 over 20 s" in text  # 3 polls 10 s apart: 20 s of data, not the 10 min window
     since = (now - timedelta(seconds=10)).strftime("%Y-%m-%dT%H:%M:%SZ")
     assert f"Since:     {since}" in text
     start = (now - timedelta(seconds=10, minutes=30)).strftime("%Y-%m-%dT%H:%M:%SZ")
