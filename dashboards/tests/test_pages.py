@@ -116,7 +116,8 @@ def test_explorer_draws_any_metric_of_several_servers(admin_client):
     write_polls(b, 30)
     fig = figures(admin_client.get(f"/explore/?server={a.pk}&server={b.pk}&metric=tps&pattern=history_*"))
     assert sorted(t["name"] for t in fig["explore-chart"]["data"]) == [
-        "a · history_list_length", "a · tps", "b · history_list_length", "b · tps"]
+        "a · history_list_length (undo log units)", "a · tps (/s)", "b · history_list_length (undo log units)",
+        "b · tps (/s)"]
 
 
 def test_fleet_shows_each_server_now(admin_client):
