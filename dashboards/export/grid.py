@@ -4,10 +4,15 @@ Sources are polled milliseconds apart and a poll jitters, so rows keyed by
 each poll's own time put TPS and waits on alternating half-empty rows. A
 grid puts them together: by default one bucket per poll interval, centred on
 the polls (the first poll of the range is a row time, so jitter never moves a
-poll into its neighbour's bucket); with a step, buckets aligned to the step
-(a 60 s step starts each row on a whole minute). A bucket's value is the mean
-of the samples in it (a counter's deltas in delta mode are summed: the
-count per step); a bucket with no sample is an empty cell.
+poll into its neighbour's bucket; another server's grid is moved to its own
+polls, see in_phase); with a step, buckets aligned to the step (a 60 s step
+starts each row on a whole minute), only those wholly inside the range.
+
+A row holds the polls read in its bucket. A counter's row is the sum of those
+polls' deltas (delta mode), or that sum over the seconds the deltas cover
+(rate mode): what an engineer computes by hand, where a mean of per-poll rates
+would weigh an 8 s interval as much as a 12 s one. A gauge's row is the mean
+of the values read in it. A bucket with no sample is an empty cell.
 """
 
 import math
@@ -38,10 +43,28 @@ class Grid:
 
 
 def step_grid(start: datetime, step_seconds: float) -> Grid:
-    """Buckets aligned to the step (whole minutes for 60 s), labelled by their start."""
+    """Buckets aligned to the step (whole minutes for 60 s), labelled by their start; bucket 0 holds `start`."""
     step = max(1, round(step_seconds * 1e6))
     first = micros(start)
     return Grid(first - first % step, step, 0)
+
+
+def whole_buckets(g: Grid, start: datetime, end: datetime) -> tuple[int, int]:
+    """The first and last buckets lying wholly in [start, end] (last < first: none).
+
+    A bucket reaching before `start` would be labelled before the range, and one
+    past `end` holds only part of a step under a header that says a whole step:
+    both are left out rather than shown as if they were full.
+    """
+    first = -((g.origin - micros(start)) // g.step)  # ceil: the first bucket starting at or after `start`
+    last = (micros(end) + 1 - g.origin) // g.step - 1  # end is inclusive: the last bucket ending by then
+    return first, last
+
+
+def whole_rows(start: datetime, end: datetime, step_seconds: float) -> int:
+    """How many rows of this step lie wholly inside [start, end]."""
+    first, last = whole_buckets(step_grid(start, step_seconds), start, end)
+    return max(0, last - first + 1)
 
 
 def poll_grid(first_poll: datetime, interval_seconds: float) -> Grid:
@@ -50,34 +73,85 @@ def poll_grid(first_poll: datetime, interval_seconds: float) -> Grid:
     return Grid(micros(first_poll) - step // 2, step, step // 2)
 
 
+def in_phase(g: Grid, first_poll: datetime) -> Grid:
+    """g moved by at most half a step so that a server's own polls sit mid-bucket, labels unchanged.
+
+    A server polled 5 s after the grid's first poll (jittering by milliseconds)
+    would otherwise straddle bucket edges: two polls in one row, none in the next.
+    Each bucket k keeps its number and label, so row k holds that server's poll
+    nearest the row's time.
+    """
+    shift = (micros(first_poll) - g.origin - g.label_shift) % g.step
+    if shift > g.step // 2:
+        shift -= g.step
+    return Grid(g.origin + shift, g.step, g.label_shift - shift)
+
+
 def nice_step(seconds: float) -> int:
     """The smallest round step at least this long (a chart's bin width as a CSV step)."""
     return next((s for s in NICE_STEPS if s >= seconds - 1e-9), math.ceil(seconds / 86400) * 86400)
 
 
-def bucketize(grid: Grid, k0: int, k1: int, ts: list[datetime], values: list[float | None],
+@dataclass
+class Groups:
+    """Samples sorted into buckets k0..k0 + n - 1: which buckets have any, and where each one's run starts."""
+
+    n: int
+    keys: np.ndarray  # bucket offsets (from k0) that hold samples
+    first: np.ndarray  # index of each such bucket's first sample in the kept arrays
+    inside: np.ndarray  # bool per sample given: in one of the buckets
+
+    def dense(self, part: np.ndarray) -> list[float | None]:
+        out = np.full(self.n, np.nan)
+        out[self.keys] = part
+        return [None if x != x else rounded(x) for x in out.tolist()]
+
+    def sums(self, v: np.ndarray) -> np.ndarray:
+        return np.add.reduceat(v, self.first) if len(v) else v
+
+    def extremes(self, v: np.ndarray) -> list[np.ndarray]:
+        if not len(v):
+            return [v, v]
+        return [np.minimum.reduceat(v, self.first), np.maximum.reduceat(v, self.first)]
+
+
+def groups(g: Grid, k0: int, k1: int, ts: list[datetime]) -> Groups:
+    """Sort times (ascending) into buckets k0..k1."""
+    k = (np.array([micros(t) for t in ts], np.int64) - g.origin) // g.step - k0
+    inside = (k >= 0) & (k <= k1 - k0)
+    keys, first = np.unique(k[inside], return_index=True)
+    return Groups(k1 - k0 + 1, keys, first, inside)
+
+
+def bucketize(g: Grid, k0: int, k1: int, ts: list[datetime], values: list[float | None],
               total: bool = False, minmax: bool = False) -> list[list[float | None]]:
     """Columns for buckets k0..k1: the mean (or the sum) of each bucket's samples, then its min and
-    max if asked; None where a bucket has no sample."""
-    n = k1 - k0 + 1
+    max if asked; None where a bucket has no sample. For gauges, and for counters read from rollups."""
     pairs = [(t, v) for t, v in zip(ts, values, strict=True) if v is not None]
-    if not pairs:
-        return [[None] * n for _ in range(3 if minmax else 1)]
-    k = (np.array([micros(t) for t, _ in pairs], np.int64) - grid.origin) // grid.step - k0
-    v = np.array([v for _, v in pairs], np.float64)
-    inside = (k >= 0) & (k < n)
-    k, v = k[inside], v[inside]
-    keys, first = np.unique(k, return_index=True)
-    sums = np.add.reduceat(v, first) if len(v) else v
-    parts = [sums if total else sums / np.diff(np.r_[first, len(v)])]
+    found = groups(g, k0, k1, [t for t, _ in pairs])
+    v = np.array([v for _, v in pairs], np.float64)[found.inside]
+    sums = found.sums(v)
+    parts = [sums if total else sums / np.diff(np.r_[found.first, len(v)])]
     if minmax:
-        parts += [np.minimum.reduceat(v, first), np.maximum.reduceat(v, first)] if len(v) else [v, v]
-    out = []
-    for part in parts:
-        dense = np.full(n, np.nan)
-        dense[keys] = part
-        out.append([None if x != x else rounded(x) for x in dense.tolist()])
-    return out
+        parts += found.extremes(v)
+    return [found.dense(p) for p in parts]
+
+
+def counter_buckets(g: Grid, k0: int, k1: int, ts: list[datetime], seconds: list[float], deltas: list[float],
+                    rate: bool = True, minmax: bool = False) -> list[list[float | None]]:
+    """Columns for buckets k0..k1 of a counter from its polls' deltas and the seconds each covers.
+
+    A row is the sum of its polls' deltas, or (rate) that sum over the sum of
+    their seconds. Its min and max, if asked, are of the single polls (rates or
+    deltas). None where a bucket has no poll.
+    """
+    found = groups(g, k0, k1, ts)
+    d = np.array(deltas, np.float64)[found.inside]
+    s = np.array(seconds, np.float64)[found.inside]
+    parts = [found.sums(d) / found.sums(s) if rate else found.sums(d)]
+    if minmax:
+        parts += found.extremes(d / s if rate else d)
+    return [found.dense(p) for p in parts]
 
 
 def rounded(value: float | None, digits: int = 6) -> float | None:
@@ -88,6 +162,6 @@ def rounded(value: float | None, digits: int = 6) -> float | None:
     return round(value, keep)
 
 
-def bucket_span(grid: Grid, k: int) -> tuple[datetime, datetime]:
+def bucket_span(g: Grid, k: int) -> tuple[datetime, datetime]:
     """[start, end] of bucket k, the end 1 us short of the next bucket (store ranges are inclusive)."""
-    return grid.start_of(k), grid.start_of(k + 1) - timedelta(microseconds=1)
+    return g.start_of(k), g.start_of(k + 1) - timedelta(microseconds=1)

@@ -4,7 +4,8 @@ import math
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from dashboards.export.grid import nice_step
+from dashboards.export.csv_safe import iso_utc
+from dashboards.export.grid import nice_step, step_grid, whole_buckets, whole_rows
 from dashboards.timerange import PRESETS, BadTime, parse_time_strict
 from dashboards.url_ids import parse_id
 from monitor.models import Run, Server
@@ -103,13 +104,13 @@ def parse_step(
     interval: float = 0,
 ) -> float | None:
     """Seconds per row: step; or a round step near a chart's bin (w=, as its page sends), None
-    (one row per poll) when that bin is no wider than the poll interval."""
+    (one row per poll) when that bin is no wider than the poll interval or leaves no whole row."""
     if full:
         return None
     if not text:
         count = parse_id(points) or CHART_POINTS
         step = nice_step((end - start).total_seconds() / count)
-        return None if step <= interval else step
+        return None if step <= interval or not whole_rows(start, end, step) else step
     try:
         step = float(text)
     except ValueError:
@@ -121,12 +122,18 @@ def parse_step(
 
 
 def check_step_fits(step: float, start: datetime, end: datetime) -> None:
-    """Refused rather than clamped: buckets align to the epoch, so a step longer than the range
-    gives one row labelled before the range starts (1970-01-01 for a huge step)."""
+    """Refused rather than clamped: rows align to the step and only those wholly inside the range are
+    written, so a step longer than the range, or an unaligned range shorter than two steps, gives none."""
     seconds = (end - start).total_seconds()
     if step > seconds:
         raise ExportError(f"step={step:g} is longer than the range ({seconds:g} s): "
                           f"give a step of at most {seconds:g} seconds, or a longer range")
+    if not whole_rows(start, end, step):
+        g = step_grid(start, step)
+        first = g.start_of(whole_buckets(g, start, end)[0])
+        raise ExportError(f"step={step:g} leaves no whole row in this range: rows start on multiples of the step "
+                          f"and a row reaching outside the range is left out (the first would be {iso_utc(first)} "
+                          f"to {iso_utc(first + timedelta(seconds=step))}): give a longer range, or a smaller step")
 
 
 def series_export(

@@ -6,16 +6,19 @@ each row goes out as soon as it is formatted.
 
 import math
 from collections.abc import Iterator
-from datetime import timedelta
+from datetime import datetime, timedelta
 from fnmatch import fnmatchcase
+from itertools import compress
 
+import numpy as np
 from django.conf import settings
 
 from dashboards.export import grid
 from dashboards.export.grid import Grid
 from dashboards.export.params import ExportError, SeriesExport
 from dashboards.export.units import column_name, scale
-from store import query
+from store import breaks, query
+from store.points import micros
 
 CHUNK_POINTS = 2000  # rows per series per store query, at most
 CHUNK_VALUES = 20_000  # values per store query: fewer rows a chunk when there are many columns
@@ -72,18 +75,45 @@ def header(export: SeriesExport, cols: list[tuple[Key, str]]) -> list[str]:
     return out
 
 
-def grid_of(export: SeriesExport) -> Grid:
-    """The export's rows: a bucket per step, or per poll interval centred on the first poll found."""
-    if export.step is not None:
-        return grid.step_grid(export.start, export.step)
+def first_polls(export: SeriesExport) -> dict[int, datetime]:
+    """Each server's first poll near the range's start (within 10 poll intervals)."""
     interval = min(s.poll_interval for s in export.servers)
     probe_end = min(export.end, export.start + timedelta(seconds=10 * interval))
     found = query.series([s.pk for s in export.servers], export.metrics, export.start, probe_end,
                          max_points=10 * interval + 2, mode=export.mode)
-    firsts = [s.ts[0] for s in found if s.ts]
+    firsts: dict[int, datetime] = {}
+    for s in found:
+        if s.ts:
+            firsts[s.server_id] = min(s.ts[0], firsts.get(s.server_id, s.ts[0]))
+    return firsts
+
+
+def grid_of(export: SeriesExport, firsts: dict[int, datetime]) -> Grid:
+    """The export's rows: a bucket per step, or per poll interval centred on the first poll found."""
+    if export.step is not None:
+        return grid.step_grid(export.start, export.step)
+    interval = min(s.poll_interval for s in export.servers)
     if not firsts:
         return grid.step_grid(export.start, interval)  # no poll near the start: whole intervals
-    return grid.poll_grid(min(firsts), interval)
+    return grid.poll_grid(min(firsts.values()), interval)
+
+
+def server_grids(export: SeriesExport, g: Grid, firsts: dict[int, datetime]) -> dict[int, Grid]:
+    """The grid each server's samples are sorted on: the rows' own, or for one row a poll, moved to that
+    server's polls (grid.in_phase), so a server polled out of phase with the first gets one poll a row."""
+    if export.step is not None:
+        return {s.pk: g for s in export.servers}
+    return {s.pk: grid.in_phase(g, firsts[s.pk]) if s.pk in firsts else g for s in export.servers}
+
+
+def row_span(export: SeriesExport, g: Grid) -> tuple[int, int]:
+    """The first and last bucket to write a row for: none labelled outside the range."""
+    if export.step is not None:
+        return grid.whole_buckets(g, export.start, export.end)
+    last = g.bucket(export.end)  # bucket 0 holds the range's first poll (or its start)
+    if g.label(last) > export.end:
+        last -= 1  # a poll grid's bucket holding the end is labelled by a poll after it: no row off the range
+    return 0, last
 
 
 def chunk_buckets(export: SeriesExport, g: Grid, ncols: int) -> int:
@@ -95,32 +125,79 @@ def chunk_buckets(export: SeriesExport, g: Grid, ncols: int) -> int:
 
 def rows(export: SeriesExport, cols: list[tuple[Key, str]]) -> Iterator[list]:
     """One row per bucket of the grid: time, then each column's value (empty where no sample)."""
-    g = grid_of(export)
-    last = g.bucket(export.end)  # bucket 0 holds the range's start (or its first poll)
-    if g.label(last) > export.end:
-        last -= 1  # a poll grid's bucket holding the end is labelled by a poll after it: no row off the range
+    firsts = first_polls(export) if export.step is None else {}
+    g = grid_of(export, firsts)
+    grids = server_grids(export, g, firsts)
+    first, last = row_span(export, g)
     per_chunk = chunk_buckets(export, g, len(cols))
-    for k0 in range(0, last + 1, per_chunk):
+    for k0 in range(first, last + 1, per_chunk):
         k1 = min(last, k0 + per_chunk - 1)
-        columns = read_chunk(export, cols, g, k0, k1)
+        columns = read_chunk(export, cols, grids, k0, k1)
         for n, row in enumerate(zip(*columns, strict=True)):
             yield [g.label(k0 + n), *row]
         del columns
 
 
-def read_chunk(export: SeriesExport, cols: list[tuple[Key, str]], g: Grid, k0: int, k1: int) -> list[list]:
+def read_chunk(export: SeriesExport, cols: list[tuple[Key, str]], grids: dict[int, Grid],
+               k0: int, k1: int) -> list[list]:
     """Each column's buckets k0..k1, from the samples (never from downsampled points)."""
-    lo, hi = max(g.start_of(k0), export.start), min(grid.bucket_span(g, k1)[1], export.end)
-    found = query.series(sorted({k[0] for k, _ in cols}), export.metrics, lo, hi,
-                         max_points=math.ceil((hi - lo).total_seconds()) + 2, mode=export.mode)
-    by_key = {(s.server_id, s.metric): s for s in found}
+    lo = max(min(g.start_of(k0) for g in grids.values()), export.start)
+    hi = min(max(grid.bucket_span(g, k1)[1] for g in grids.values()), export.end)
+    deltas = counter_deltas(cols, lo, hi)
+    points = series_points([key for key, _ in cols if key not in deltas], export.mode, lo, hi)
     out = []
     for key, kind in cols:
-        s = by_key.get(key) or EMPTY
+        g = grids[key[0]]
+        if key in deltas:
+            out += grid.counter_buckets(g, k0, k1, *deltas[key], export.mode == "rate", export.minmax)
+            continue
+        s = points.get(key) or EMPTY
         factor = scale(key[1])
         values = s.values if factor == 1 else [None if v is None else v * factor for v in s.values]
         out += grid.bucketize(g, k0, k1, s.ts, values, export.mode == "delta" and kind == "counter", export.minmax)
     return out
+
+
+def counter_deltas(cols: list[tuple[Key, str]], lo: datetime, hi: datetime) -> dict[Key, tuple[list, list, list]]:
+    """Each counter's full-resolution polls in [lo, hi]: times, seconds covered, deltas (in the CSV's unit).
+
+    A counter with no such poll is left out: past the raw retention only the
+    rollups hold it (read_chunk then reads it as series points, approximately).
+    """
+    wanted: dict[int, list[str]] = {}
+    for (server_id, metric), kind in cols:
+        if kind == "counter":
+            wanted.setdefault(server_id, []).append(metric)
+    out = {}
+    for server_id, metrics in wanted.items():
+        for metric, samples in query.counter_samples(server_id, metrics, lo, hi).items():
+            if samples.ts:
+                out[(server_id, metric)] = measured(samples, scale(metric))
+    return out
+
+
+def measured(samples: query.CounterSamples, factor: float) -> tuple[list, list, list]:
+    """The polls a row may count: not one whose interval spans an outage.
+
+    Its delta is the work of the whole outage, which belongs to no one step; the
+    charts leave its rate out (store.breaks.spanning), and so do both CSV modes,
+    so a delta row and a rate row always hold the same polls.
+    """
+    ts_us = np.array([micros(t) for t in samples.ts], np.int64)
+    iv_ms = np.array(samples.seconds, np.float64) * 1000
+    keep = (~breaks.spanning(iv_ms, breaks.typical_step(ts_us))).tolist()
+    return (list(compress(samples.ts, keep)), list(compress(samples.seconds, keep)),
+            [d * factor for d in compress(samples.deltas, keep)])
+
+
+def series_points(keys: list[Key], mode: str, lo: datetime, hi: datetime) -> dict[Key, query.Series]:
+    """Gauges' values (and rollup-only counters' points) in [lo, hi], by (server, metric)."""
+    if not keys:
+        return {}
+    found = query.series(sorted({k[0] for k in keys}), sorted({k[1] for k in keys}), lo, hi,
+                         max_points=math.ceil((hi - lo).total_seconds()) + 2, mode=mode)
+    wanted = set(keys)
+    return {(s.server_id, s.metric): s for s in found if (s.server_id, s.metric) in wanted}
 
 
 def checked_columns(export: SeriesExport) -> list[tuple[Key, str]]:

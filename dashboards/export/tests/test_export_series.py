@@ -94,20 +94,21 @@ def test_it_loses_and_repeats_no_row_at_chunk_boundaries(client, db1, monkeypatc
     assert times == sorted(set(times))
 
 
-def test_a_step_gives_rows_on_the_step_with_each_buckets_mean(client, db1):
+def test_a_step_gives_rows_on_the_step_with_each_buckets_figures(client, db1):
     rows = get_csv(client, **range_params("db1", "tps,Threads_running", step=120, minmax=1))
     assert rows[0] == ["time (UTC)", "db1 tps (/s)", "db1 tps (/s) min", "db1 tps (/s) max",
                        "db1 Threads_running (threads)", "db1 Threads_running (threads) min",
                        "db1 Threads_running (threads) max"]
     times = [datetime.fromisoformat(r[0]) for r in rows[1:]]
-    assert times == [START + timedelta(seconds=120 * k) for k in range(11)]  # aligned to the step, evenly
+    # Aligned to the step, evenly; the row at END would hold only the poll at END (1 of 12): left out.
+    assert times == [START + timedelta(seconds=120 * k) for k in range(10)]
     for k, row in enumerate(rows[1:]):
-        # By hand: the polls at 120k .. 120k + 110 s; the first poll (i = 0) has no delta.
+        # By hand: the polls at 120k .. 120k + 110 s, each delta over 10 s; the first poll (i = 0) has no delta.
         polls = [i for i in range(12 * k, 12 * k + 12) if 0 < i < POLLS]
-        rates = [data.tps_delta(i) / 10 for i in polls]
-        assert float(row[1]) == pytest.approx(sum(rates) / len(rates), rel=1e-6), k
-        assert (float(row[2]), float(row[3])) == (min(rates), max(rates))
-        threads = [8 + i % 5 for i in range(12 * k, 12 * k + 12) if i < POLLS]
+        deltas = [data.tps_delta(i) for i in polls]
+        assert float(row[1]) == pytest.approx(sum(deltas) / (10 * len(polls)), rel=1e-6), k
+        assert (float(row[2]), float(row[3])) == (min(deltas) / 10, max(deltas) / 10)
+        threads = [8 + i % 5 for i in range(12 * k, 12 * k + 12)]
         assert float(row[4]) == pytest.approx(sum(threads) / len(threads), rel=1e-5)
 
 
@@ -117,9 +118,9 @@ def test_the_command_writes_rows_on_the_step(db1, tmp_path):
                  "--to", iso_utc(END), "--step", "30", "-o", str(out))
     with out.open(newline="") as f:
         rows = list(csv.reader(f))
-    assert [datetime.fromisoformat(r[0]) for r in rows[1:]] == [START + timedelta(seconds=30 * k) for k in range(41)]
-    rates = [data.tps_delta(i) / 10 for i in (3, 4, 5)]
-    assert float(rows[2][1]) == pytest.approx(sum(rates) / 3, rel=1e-6)  # the mean, not a picked peak
+    assert [datetime.fromisoformat(r[0]) for r in rows[1:]] == [START + timedelta(seconds=30 * k) for k in range(40)]
+    deltas = [data.tps_delta(i) for i in (3, 4, 5)]
+    assert float(rows[2][1]) == pytest.approx(sum(deltas) / 30, rel=1e-6)  # the row's count over its 30 s
 
 
 def test_it_puts_several_servers_side_by_side(client, db1):
