@@ -26,7 +26,8 @@ class Level:
     run: Run
     window: Window
     tps: WindowTps
-    waits_ps: dict[str, int] = field(default_factory=dict)  # time waited inside the window, per event
+    # Per event: picoseconds waited inside the window, seconds they cover (pfs_waits' own polls).
+    waits: dict[str, tuple[int, float]] = field(default_factory=dict)
     cpu: tuple[float, float] | None = None  # host CPU-seconds busy inside the window, seconds they cover
 
     @property
@@ -45,10 +46,15 @@ class Level:
         return self.run.concurrency
 
     def wait_per_trx(self, event: str) -> float | None:
-        """Picoseconds waited on `event` per transaction."""
-        if not self.tps.transactions or event not in self.waits_ps:
+        """Picoseconds waited on `event` per transaction: its wait rate / TPS, as for the CPU.
+
+        Rate over rate: the waits and TPS come from different sources, whose polls inside the
+        window need not cover the same seconds (a reset of one leaves a poll out of it alone).
+        """
+        waited, seconds = self.waits.get(event, (0, 0.0))
+        if not seconds or not self.tps.avg:
             return None
-        return self.waits_ps[event] / self.tps.transactions
+        return waited / seconds / self.tps.avg
 
 
 @dataclass(frozen=True)
@@ -76,7 +82,7 @@ def curve_name(run: Run) -> str:
 def measure(run: Run) -> Level:
     window = run_window(run)
     sums = window_sums(run.server_id, [WAIT_TIMES, BUSY_SECONDS], window)
-    waits = {name[len(TIME_PREFIX):]: int(total) for name, (total, _) in sums.items()
+    waits = {name[len(TIME_PREFIX):]: (int(total), seconds) for name, (total, seconds) in sums.items()
              if total and name.startswith(TIME_PREFIX)}
     return Level(run, window, window_tps(run.server_id, window), waits, sums.get(BUSY_SECONDS))
 
@@ -137,7 +143,7 @@ def top_waits(found: list[Curve], n: int = TOP_WAITS) -> list[str]:
     worst: dict[str, float] = {}
     for curve in found:
         for level in curve.levels:
-            for event in level.waits_ps:
+            for event in level.waits:
                 per_trx = level.wait_per_trx(event)
                 if per_trx and not is_condition(event):
                     worst[event] = max(worst.get(event, 0.0), per_trx)

@@ -20,7 +20,8 @@ DIFF_HEADER = ["event", "A waited (s per s)", "B waited (s per s)", "difference 
 RUN_HEADER = ["run id", "run", "server", "started (UTC)", "ended (UTC)", "duration (s)", "avg TPS (/s)",
               "p5 TPS (/s)", "p95 TPS (/s)", "median TPS (/s)", "TPS CV", "avg QPS (/s)", "transactions",
               "max history list length", "TPS ratio to first", "warm-up trimmed (s)",
-              "waits per transaction (ms, condition waits left out)", "host CPU per transaction (ms)"]
+              "waits per transaction (ms, condition waits left out)", "host CPU per transaction (ms)",
+              "seconds covered by the TPS polls inside (s)"]  # avg TPS = transactions / these
 # The page's per-transaction figures: transactions (tps deltas) in the interval, time waited in the waits
 # listed / transactions, host CPU not idle nor iowait (node_exporter) / transactions; empty where unknown.
 PER_TRX_HEADER = ["transactions in interval", "waits per transaction in interval (ms, all waits listed)",
@@ -78,7 +79,7 @@ def compare_rows(summaries: list[RunSummary], per_trx: list[PerTransaction]) -> 
     for s, pt in zip(summaries, per_trx, strict=True):
         yield [s.run.pk, s.run.name, s.run.server.name, s.start, s.run.ended_at, s.seconds, s.tps.mean,
                s.tps.p5, s.tps.p95, s.tps.median, s.tps.cv, s.qps, s.transactions, s.max_history,
-               ratio(s.tps.mean, reference), s.warmup, pt.wait_ms, pt.cpu_ms]
+               ratio(s.tps.mean, reference), s.warmup, pt.wait_ms, pt.cpu_ms, s.covered]
 
 
 def annotation_rows(annotations: Iterable[Annotation]) -> Iterator[list]:

@@ -42,9 +42,17 @@ def run_ids(get: QueryDict) -> list[int]:
     return ids
 
 
+def sweep_name(name: str) -> str:
+    """A sweep name as given, refused if it holds a NUL byte: no sweep's name does, and
+    PostgreSQL refuses such text outright (a DataError, an HTTP 500), as for server= (export.params)."""
+    if "\x00" in name:
+        raise StudyError(f"sweep={name!r} holds a NUL byte, which no sweep name has: pick a sweep from the list")
+    return name
+
+
 def pick_runs(get: QueryDict) -> list[Run]:
     """The steps of the sweeps named (sweep=A&sweep=B) and the runs listed (runs=1,2)."""
-    names = [n for n in get.getlist("sweep") if n.strip()]
+    names = [sweep_name(n) for n in get.getlist("sweep") if n.strip()]
     if not names and not get.get("runs", "").strip():
         raise StudyError("pick sweeps (sweep=NAME) or runs with a concurrency (runs=3,5,8)")
     known = set(Run.objects.filter(sweep__in=names).values_list("sweep", flat=True))

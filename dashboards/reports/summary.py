@@ -5,12 +5,14 @@ from datetime import datetime
 from typing import Any
 
 from dashboards.analysis.stability import Summary, summarize
-from dashboards.analysis.step_window import Window, run_window, sums_from
+from dashboards.analysis.step_window import run_window, sums_from, window_sums
+from dashboards.reads import HISTORY, TPS
 from dashboards.url_ids import parse_id
 from monitor.models import Run
 from store import query
 
 MAX_WARMUP = 7 * 86400
+QPS = "qps"
 
 
 @dataclass(frozen=True)
@@ -18,14 +20,17 @@ class RunSummary:
     run: Run
     start: datetime  # the run's start plus the warm-up trim
     end: datetime
+    # mean: every transaction over the seconds the polls inside cover (the runs page's avg TPS);
+    # p5, p95, median, CV: over the per-poll rates of the polls that measured one (tps.points of them).
     tps: Summary
-    qps: float | None
+    qps: float | None  # every query (the qps counter) over the seconds its polls inside cover
     transactions: float | None
     max_history: float | None
     warmup: int = 0  # seconds trimmed from the start
     tps_points: Any = None  # the TPS samples summarized (None at holes), for the dips
     # Where sums over the run (waits, per transaction) begin: the polls inside the run only, as for TPS.
     sums_from: datetime | None = None
+    covered: float = 0.0  # seconds the TPS polls inside the run cover: what the avg TPS divides by
 
     @property
     def seconds(self) -> float:
@@ -38,28 +43,33 @@ def warmup_param(get) -> int | None:
     return warmup if warmup is not None and warmup <= MAX_WARMUP else None
 
 
-def _within(server_id: int, metric: str, start: datetime, end: datetime, mode: str = "rate"):
-    found = query.within(server_id, [metric], start, end, mode=mode)
-    return found[0] if found else None
-
-
 def _known(series) -> list[float]:
     return [v for v in series.values if v is not None] if series else []
 
 
+def _rate(total: float, seconds: float) -> float | None:
+    return total / seconds if seconds else None
+
+
 def summarize_run(run: Run, warmup: int | None = None) -> RunSummary:
-    """Statistics from every sample whose interval lies inside the run (after the warm-up), never downsampled."""
-    start, end = run_window(run, warmup)
-    tps = _within(run.server_id, "tps", start, end)
-    qps = _known(_within(run.server_id, "qps", start, end))
-    history = _known(_within(run.server_id, "history_list_length", start, end))
-    done = _known(_within(run.server_id, "tps", start, end, mode="delta"))
+    """Statistics from every sample whose interval lies inside the run (after the warm-up), never downsampled.
+
+    The averages are the exact ones of the runs page (step_window: deltas over the seconds they cover).
+    The per-poll rates leave out a poll whose delta spans missed polls: its rate is an average over
+    the outage, not a reading, so it counts in the totals and the averages but not in p5/p95/CV.
+    """
+    window = run_window(run, warmup)
+    lines = {s.metric: s for s in query.within(run.server_id, [TPS, HISTORY], *window)}
+    sums = window_sums(run.server_id, [TPS, QPS], window)
+    done, covered = sums.get(TPS, (0, 0.0))
+    history = _known(lines.get(HISTORY))
     return RunSummary(
-        run=run, start=start, end=end, tps=summarize(_known(tps)),
-        qps=sum(qps) / len(qps) if qps else None,
-        transactions=sum(done) if done else None, max_history=max(history) if history else None,
-        warmup=run.warmup_seconds if warmup is None else warmup, tps_points=tps,
-        sums_from=sums_from(run.server_id, Window(start, end)),
+        run=run, start=window.start, end=window.end,
+        tps=summarize(_known(lines.get(TPS)), mean=_rate(done, covered)),
+        qps=_rate(*sums.get(QPS, (0, 0.0))), transactions=done if covered else None,
+        max_history=max(history) if history else None,
+        warmup=run.warmup_seconds if warmup is None else warmup, tps_points=lines.get(TPS),
+        sums_from=sums_from(run.server_id, window), covered=covered,
     )
 
 

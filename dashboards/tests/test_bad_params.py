@@ -12,6 +12,7 @@ from django.test import Client
 from dashboards.export.csv_safe import iso_utc
 from dashboards.models import ApiToken
 from dashboards.url_ids import parse_id
+from monitor.models import Run
 from testing import dashboards as data
 from testing.scalability import two_sweeps
 
@@ -124,7 +125,7 @@ def test_a_step_longer_than_the_range_is_refused_not_labelled_1970(admin_client,
     assert response.status_code == 400 and not response.streaming
     assert f"step={said} is longer than the range (600 s)" in response.content.decode()
     rows = data.get_csv(admin_client, "/export.csv", server="db1", metrics="tps", **window(step="60"))
-    assert rows[1][0] == iso_utc(START) and len(rows) == 12  # header, then a row a minute from the start
+    assert rows[1][0] == iso_utc(START) and len(rows) == 11  # header, then the 10 whole minutes of the range
 
 
 @pytest.mark.parametrize("bad", BAD_IDS)
@@ -161,6 +162,23 @@ def test_a_server_name_with_a_nul_byte_is_unknown_not_a_500(admin_client, db1, u
     """PostgreSQL refuses a NUL in a text parameter (DataError): the name must never reach it."""
     response = admin_client.get(url, {"server": name, "metrics": "tps", **window()})
     assert response.status_code == 400 and "is unknown: give a name or id" in response.content.decode()
+
+
+@pytest.mark.parametrize("url", ["/scalability/", "/export/scalability.csv", "/reports/scalability/"])
+@pytest.mark.parametrize("name", ["\x00", "baseline\x00"])
+def test_a_sweep_name_with_a_nul_byte_is_refused_not_a_500(admin_client, runs, url, name):
+    """PostgreSQL refuses a NUL in a text parameter (DataError): the name must never reach it."""
+    response = admin_client.get(url, {"sweep": name})
+    assert response.status_code == 400 and "holds a NUL byte" in text_of(response)
+    assert "sweep=" in text_of(response)
+
+
+@pytest.mark.parametrize("sweep, label, said", [("baseline\x00", "x", "sweep=&#x27;baseline\\x00&#x27; holds a NUL"),
+                                               ("baseline", "x\x00", "label holds a NUL byte")])
+def test_labelling_a_sweep_with_a_nul_byte_is_refused_not_a_500(admin_client, runs, sweep, label, said):
+    response = admin_client.post("/scalability/", {"sweep": sweep, "label": label})
+    assert response.status_code == 400 and said in response.content.decode()
+    assert set(Run.objects.filter(sweep="baseline").values_list("label", flat=True)) == {"innodb_flush_neighbors=1"}
 
 
 @pytest.mark.parametrize("bad", BAD_IDS)

@@ -6,7 +6,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from dashboards.figures.scalability import cpu_figure, tps_figure, waits_figure
-from dashboards.reports.scalability import StudyError, study, sweeps
+from dashboards.reports.scalability import StudyError, study, sweep_name, sweeps
 from dashboards.views.common import TPS_DEFINITION
 from monitor.models import Run
 
@@ -38,9 +38,21 @@ def scalability(request: HttpRequest) -> HttpResponse:
     return render(request, "dashboards/scalability.html", context, status=status)
 
 
+def refused(request: HttpRequest, error: str) -> HttpResponse:
+    """The page with the reason, a 400: text PostgreSQL refuses (a NUL byte) must never reach it."""
+    context, _status = study_context(request)
+    return render(request, "dashboards/scalability.html", {**context, "error": error}, status=400)
+
+
 def label_sweep(request: HttpRequest) -> HttpResponse:
     """What differed in a sweep's configuration, entered by hand: set on every step of the sweep."""
     name, label = request.POST.get("sweep", ""), request.POST.get("label", "").strip()
+    try:
+        sweep_name(name)
+    except StudyError as error:
+        return refused(request, str(error))
+    if "\x00" in label:
+        return refused(request, "label holds a NUL byte, which cannot be stored: remove it")
     if len(label) > LABEL_LIMIT:
         messages.error(request, f"A label is at most {LABEL_LIMIT} characters.")
     elif Run.objects.filter(sweep=name).update(label=label):
