@@ -4,6 +4,7 @@ import math
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from dashboards import timerange
 from dashboards.export.csv_safe import iso_utc
 from dashboards.export.grid import nice_step, step_grid, whole_buckets, whole_rows
 from dashboards.timerange import PRESETS, BadTime, parse_time_strict
@@ -11,7 +12,8 @@ from dashboards.url_ids import parse_id
 from monitor.models import Run, Server
 
 CHART_POINTS = 1200  # a chart's default width in points: the CSV of a chart matches it
-MAX_SPAN = timedelta(days=400)
+# Any range a page shows can be exported from its CSV link (timerange: 800 days back to tomorrow).
+MAX_SPAN = timerange.OLDEST + timerange.NEWEST
 # The store reads a day before a range and past its end: far from datetime's year 1 and 9999.
 EARLIEST, LATEST = datetime(1970, 1, 1, tzinfo=UTC), datetime(3000, 1, 1, tzinfo=UTC)
 

@@ -18,8 +18,8 @@ class Command(BaseCommand):
                             help="metric names or * patterns, comma separated (e.g. tps,wait.time_ps:*)")
         parser.add_argument("--from", dest="start", help="ISO 8601 start, UTC if no offset")
         parser.add_argument("--to", dest="end", help="ISO 8601 end, UTC if no offset (default: now)")
-        parser.add_argument("--step", help="seconds per row, buckets aligned to the step, each the mean of its "
-                                           "samples (default: one row per poll interval)")
+        parser.add_argument("--step", help="seconds per row, whole steps inside the range: a counter's deltas "
+                                           "over the seconds they cover, a gauge's mean (default: one row per poll)")
         parser.add_argument("--minmax", action="store_true", help="each bucket's min and max columns too")
         parser.add_argument("--mode", choices=["rate", "delta"], default="rate",
                             help="counters as per-second rates (default) or per-interval deltas")
