@@ -1,13 +1,18 @@
 """The InnoDB pressure page's series: for each line, the metrics that can draw it (best first), where
-they come from and what to enable when none is collected. Pure: names in, choices out."""
+they come from and what to enable when none is collected; the DML line summed per poll. Pure: no reads."""
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
+from store.breaks import downsample_with_breaks
+from store.points import datetimes
+
 ENABLE_LOG = "SET GLOBAL innodb_monitor_enable = 'module_log';"
 ENABLE_BUFFER = "SET GLOBAL innodb_monitor_enable = 'module_buffer';"
 ENABLE_PURGE = "SET GLOBAL innodb_monitor_enable = 'module_purge';"
-MB = 2**20
+MIB = 2**20  # checkpoint age and capacity are drawn in MiB
 
 
 @dataclass(frozen=True)
@@ -23,7 +28,7 @@ class Line:
 
 
 LINES = [
-    Line("checkpoint_age", "checkpoint age (MB)", 1,
+    Line("checkpoint_age", "checkpoint age (MiB)", 1,
          ("Innodb_checkpoint_age", "innodb_metrics:log_lsn_checkpoint_age", "redo.checkpoint_age_bytes"),
          "MariaDB: status Innodb_checkpoint_age; MySQL: INNODB_METRICS log_lsn_checkpoint_age, else the redo_log "
          "source (Log sequence number - Last checkpoint at)", ENABLE_LOG),
@@ -88,30 +93,68 @@ class Capacity:
     origin: str
 
 
-def redo_capacity(latest: dict[str, float | None]) -> Capacity | None:
-    """What the checkpoint age is drawn against, from the newest values of the capacity metrics."""
-    if latest.get(MAX_AGE):
-        return Capacity(latest[MAX_AGE], "status Innodb_checkpoint_max_age (where InnoDB forces a checkpoint)")
-    if latest.get(REDO_CAPACITY):
-        return Capacity(latest[REDO_CAPACITY], "innodb_redo_log_capacity")
-    if latest.get(LOG_FILE_SIZE):
-        files = latest.get(LOG_FILES) or 1  # MariaDB 10.5+ and MySQL 8.0.30+ have one setting, no group
-        return Capacity(latest[LOG_FILE_SIZE] * files, f"innodb_log_file_size x {files:g} files")
+def redo_capacity(values: dict[str, float | None]) -> Capacity | None:
+    """What the checkpoint age is drawn against, from the capacity metrics' values in force."""
+    if values.get(MAX_AGE):
+        return Capacity(values[MAX_AGE], "status Innodb_checkpoint_max_age (where InnoDB forces a checkpoint)")
+    if values.get(REDO_CAPACITY):
+        return Capacity(values[REDO_CAPACITY], "innodb_redo_log_capacity")
+    if values.get(LOG_FILE_SIZE):
+        files = values.get(LOG_FILES) or 1  # MariaDB 10.5+ and MySQL 8.0.30+ have one setting, no group
+        return Capacity(values[LOG_FILE_SIZE] * files, f"innodb_log_file_size x {files:g} files")
     return None
 
 
 @dataclass
 class Summed:
-    """The sum of series at the times all of them have a value (a gap in one is a gap in the sum)."""
+    """A line of points: the DML counters' sum."""
 
     ts: list
     values: list
 
 
 def summed(parts: Sequence) -> Summed:
+    """The parts' sum at each poll, from per-poll rates of the same polls (never from downsampled points).
+
+    None where any part has no value: a hole in one, or a poll one of them lacks, is a hole in the sum.
+    """
     if not parts:
         return Summed([], [])
+    if all(p.ts == parts[0].ts for p in parts[1:]):  # the usual case: counters of one source, read together
+        total = np.sum([np.array(p.values, dtype=np.float64) for p in parts], axis=0)  # None -> NaN, kept
+        return Summed(list(parts[0].ts), [None if v != v else v for v in total.tolist()])
     maps = [dict(zip(p.ts, p.values, strict=True)) for p in parts]
-    times = sorted(set(maps[0]).intersection(*maps[1:]))
-    values = [None if any(m[t] is None for m in maps) else sum(m[t] for m in maps) for t in times]
+    times = sorted(set().union(*maps))
+    values = [None if any(m.get(t) is None for m in maps) else sum(m[t] for m in maps) for t in times]
     return Summed(times, values)
+
+
+def downsampled(points: Summed, max_points: int) -> Summed:
+    """At most max_points points keeping each bin's lowest and highest poll, and the holes (None)."""
+    # Unix microseconds; through float seconds, exact to the microsecond after rounding, and fast.
+    ts = np.round(np.array([t.timestamp() for t in points.ts], dtype=np.float64) * 1e6).astype(np.int64)
+    vals = np.array(points.values, dtype=np.float64)
+    known = ~np.isnan(vals)
+    holes_before = np.cumsum(~known)[known]  # a hole lies between two known polls where this count grows
+    cut = np.diff(holes_before) > 0
+    out_ts, out_vals = downsample_with_breaks(ts[known], vals[known], cut, max_points)
+    return Summed(datetimes(out_ts), [None if v != v else v for v in out_vals.tolist()])
+
+
+@dataclass(frozen=True)
+class InForce:
+    """A setting over a viewed range: what was in force at its end, and whether that held throughout."""
+
+    value: float | None  # the last reading at or before the range's end; None: never read
+    first: float | None  # the value in force at the range's start (or its first reading within it)
+    changed: bool  # some reading within the range differs from another, or from the value before it
+
+
+def in_force(before: float | None, during: Sequence[float | None], last: float | None) -> InForce:
+    """before: the last reading before the range; during: its readings (or their bins' lowest and
+    highest: a change shows in those too); last: the last reading at or before its end."""
+    values = ([] if before is None else [before]) + [v for v in during if v is not None]
+    if last is None:
+        return InForce(None, None, False)
+    first = values[0] if values else last
+    return InForce(last, first, any(v != first for v in [*values, last]))

@@ -3,13 +3,14 @@
 from collections.abc import Sequence
 from datetime import datetime
 
-from dashboards.figures.common import PALETTE, ChartPoints, Mark, add_marks, axis_ref, base_layout, iso, line
+from dashboards.figures.common import PALETTE, ChartPoints, Mark, add_marks, axis_ref, base_layout, line, pin_time_axis
 from dashboards.figures.stability import note_row, shared_axes
+from dashboards.figures.stacks import stack_pieces
 
 MODE_COLORS = {"user": "#1f6feb", "nice": "#60a5fa", "system": "#d97706", "iowait": "#dc2626",
                "irq": "#7c3aed", "softirq": "#a78bfa", "steal": "#4b5563"}
 PANEL_ROWS = [(0.58, 1.0), (0.0, 0.42)]
-BYTES_PER_MB = 1024 * 1024
+BYTES_PER_MIB = 1024 * 1024
 
 
 def mode_of(metric: str) -> str:
@@ -18,11 +19,18 @@ def mode_of(metric: str) -> str:
 
 
 def cpu_traces(cpu: Sequence[tuple[str, ChartPoints]], axis: int) -> list[dict]:
-    """CPU time by mode stacked, as % of the host: the stack's top is the busy share."""
-    return [line(points, f"CPU {mode}", axis, stackgroup=f"cpu{axis}", legendgroup=f"row{axis}",
-                 line={"width": 0.8, "color": MODE_COLORS.get(mode, "#667085")},
-                 hovertemplate="%{y:.1f} %")
-            for mode, points in cpu]
+    """CPU time by mode stacked, as % of the host: the stack's top is the busy share.
+
+    One stack per stretch between holes: a stacked None is drawn as 0 %, which an outage is not.
+    """
+    traces = []
+    for mode, points in cpu:
+        for k, part in enumerate(stack_pieces(points)):
+            traces.append(line(part, f"CPU {mode}", axis, stackgroup=f"cpu{axis}-{k}",
+                               legendgroup=f"cpu{axis}-{mode}", showlegend=k == 0,
+                               line={"width": 0.8, "color": MODE_COLORS.get(mode, "#667085")},
+                               hovertemplate="%{y:.1f} %"))
+    return traces
 
 
 def cpu_disk_figure(cpu: Sequence[tuple[str, ChartPoints]], device: str | None, await_ms: ChartPoints,
@@ -36,8 +44,7 @@ def cpu_disk_figure(cpu: Sequence[tuple[str, ChartPoints]], device: str | None, 
     layout["yaxis2"]["title"] = {"text": "await ms"}
     layout["yaxis3"] = {"overlaying": "y2", "side": "right", "range": [0, 100], "dtick": 25, "showgrid": False,
                         "title": {"text": "util %"}, "anchor": "x2"}
-    if x_range is not None:
-        layout["xaxis"]["range"] = [iso(x_range[0]), iso(x_range[1])]
+    pin_time_axis(layout, x_range)
     data = cpu_traces(cpu, 1)
     if device:
         data.append(line(await_ms, f"{device} await", 2, legendgroup="row2", hovertemplate="%{y:.2f} ms",
@@ -46,14 +53,14 @@ def cpu_disk_figure(cpu: Sequence[tuple[str, ChartPoints]], device: str | None, 
                             line={"width": 1.2, "dash": "dot", "color": "#db2777"}), "yaxis": "y3"})
     note_row(layout, 1, cpu, "no host CPU samples in this range (is node_exporter answering?)", PANEL_ROWS)
     note_row(layout, 2, await_ms.ts if device else [], "no block device moved in this range", PANEL_ROWS)
-    return {"data": data, "layout": add_marks(layout, marks)}
+    return {"data": data, "layout": add_marks(layout, marks, x_range)}
 
 
 # The Host page, top to bottom: (row key, title, y unit, scale, stacked).
 HOST_ROWS = [
     ("cpu", "CPU by mode, % of the host (stacked; the rest is idle)", "%", 1.0, True),
     ("load", "Load (1 min) and run queue: processes running, blocked on I/O", "", 1.0, False),
-    ("memory", "Memory (MB)", "MB", 1 / BYTES_PER_MB, False),
+    ("memory", "Memory (MiB)", "MiB", 1 / BYTES_PER_MIB, False),
     ("swap", "Swap in / out (pages per second)", "/s", 1.0, False),
     ("disk_ops", "Disk reads and writes per second, per device", "/s", 1.0, False),
     ("disk_util", "Disk utilisation (%), per device", "%", 1.0, False),
@@ -75,15 +82,14 @@ def host_figure(rows: dict[str, list[tuple[str, ChartPoints]]], marks: Sequence[
     domains = host_domains(len(HOST_ROWS))
     layout = shared_axes(base_layout(height=ROW_HEIGHT * len(HOST_ROWS)), domains, [r[1] for r in HOST_ROWS])
     layout["hovermode"] = "x"
-    if x_range is not None:
-        layout["xaxis"]["range"] = [iso(x_range[0]), iso(x_range[1])]
+    pin_time_axis(layout, x_range)
     data = []
     for n, (key, _title, unit, scale, stacked) in enumerate(HOST_ROWS, start=1):
         series = rows.get(key, [])
         data += cpu_traces([(mode_of(m), p) for m, p in series], n) if stacked else plain_traces(series, n, unit, scale)
         note_row(layout, n, series, "nothing collected in this range", domains)
         layout[f"yaxis{n if n > 1 else ''}"]["tickformat"] = "~s"  # 600k, 2.1M: bytes and counts of any size
-    return {"data": data, "layout": add_marks(layout, marks)}
+    return {"data": data, "layout": add_marks(layout, marks, x_range)}
 
 
 def plain_traces(series: list[tuple[str, ChartPoints]], axis: int, unit: str, scale: float) -> list[dict]:

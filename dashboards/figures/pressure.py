@@ -1,14 +1,16 @@
 """The InnoDB pressure page: redo, buffer pool, flushing, row locks, purge against DML, DML delay; one time axis."""
 
 from collections.abc import Sequence
+from datetime import datetime
 
-from dashboards.figures.common import PALETTE, ChartPoints, Mark, add_marks, base_layout, line
+from dashboards.figures.common import PALETTE, ChartPoints, Mark, add_marks, base_layout, line, pin_time_axis
 from dashboards.figures.stability import flat, note_row, shared_axes
 
-TITLES = ["Redo: checkpoint age against capacity (MB)", "Buffer pool pages: dirty and free",
+TITLES = ["Redo: checkpoint age against capacity (MiB)", "Buffer pool pages: dirty and free",
           "Pages flushed per second (and why, where exposed)", "Row locks: waits per second and waiting now",
           "Purge against DML: rows per second", "DML delay from purge lag (µs per row)"]
 GAP = 0.045
+MIB = 2**20
 
 
 def row_domains(n: int) -> list[tuple[float, float]]:
@@ -24,9 +26,12 @@ EMPTY = {1: "no checkpoint age collected (see the sources below)", 2: "no buffer
 
 
 def pressure_figure(lines: Sequence[tuple[int, str, ChartPoints, float]], capacity: tuple[str, float] | None = None,
-                    marks: Sequence[Mark] = ()) -> dict:
-    """lines: (row, name, points, scale); capacity: (label, bytes) drawn flat over the checkpoint age."""
-    layout = shared_axes(base_layout(height=1100), ROWS, TITLES)
+                    marks: Sequence[Mark] = (), x_range: tuple[datetime, datetime] | None = None) -> dict:
+    """lines: (row, name, points, scale); capacity: (label, bytes) drawn flat over the checkpoint age.
+
+    x_range pins the time axis to the page's range: ten minutes of data in a 24 h view show as such.
+    """
+    layout = pin_time_axis(shared_axes(base_layout(height=1100), ROWS, TITLES), x_range)
     layout["hovermode"] = "x"
     data = []
     for i, (row, name, points, scale) in enumerate(lines):
@@ -35,8 +40,8 @@ def pressure_figure(lines: Sequence[tuple[int, str, ChartPoints, float]], capaci
     age = next((p for row, _, p, _ in lines if row == 1), None)
     if capacity is not None and age is not None:
         label, size = capacity
-        data.append(line(flat(age, size), label, 1, scale=1 / 2**20, hoverinfo="skip", legendgroup="row1",
+        data.append(line(flat(age, size), label, 1, scale=1 / MIB, hoverinfo="skip", legendgroup="row1",
                          line={"width": 1.2, "dash": "dash", "color": "#dc2626"}))
     for row in range(1, len(TITLES) + 1):
         note_row(layout, row, [p for r, _, p, _ in lines if r == row and p.ts], EMPTY[row], ROWS)
-    return {"data": data, "layout": add_marks(layout, marks)}
+    return {"data": data, "layout": add_marks(layout, marks, x_range)}

@@ -18,6 +18,7 @@ from dashboards.figures.common import (
     line,
     pin_time_axis,
 )
+from dashboards.figures.stacks import stack_pieces
 
 PS_PER_S = 1e12
 DIP_FILL = "rgba(220, 38, 38, 0.12)"
@@ -61,31 +62,6 @@ def dip_shapes(dips: Sequence[Dip]) -> list[dict]:
     } for d in dips]
 
 
-MAX_PIECES = 20  # beyond this many holes a stacked wait is drawn as one piece (holes drop to zero)
-
-
-@dataclass(frozen=True)
-class Piece:
-    """A stretch of a series between two holes."""
-
-    ts: list
-    values: list
-
-
-def pieces(points: ChartPoints) -> list[Piece]:
-    """The series cut at its holes (None): a stacked area cannot break, but separate stacks can."""
-    out, ts, values = [], [], []
-    for t, v in zip(points.ts, points.values, strict=True):
-        if v is None:
-            out.append(Piece(ts, values))
-            ts, values = [], []
-        else:
-            ts.append(t)
-            values.append(v)
-    out.append(Piece(ts, values))
-    return [p for p in out if p.ts]
-
-
 def wait_traces(waits: Sequence[tuple[str, ChartPoints]], axis: int, stacked: bool) -> list[dict]:
     traces = []
     for i, (name, points) in enumerate(waits):
@@ -94,9 +70,7 @@ def wait_traces(waits: Sequence[tuple[str, ChartPoints]], axis: int, stacked: bo
         if not stacked:
             traces.append(line(points, name, axis, legendgroup=f"row{axis}", **extra))
             continue
-        parts = pieces(points)
-        parts = parts if len(parts) <= MAX_PIECES else [points]
-        for k, part in enumerate(parts):
+        for k, part in enumerate(stack_pieces(points)):
             # One stack per stretch between holes: the stacked area breaks where no poll succeeded.
             traces.append(line(part, name, axis, scale=1 / PS_PER_S, legendgroup=f"wait{axis}-{i}",
                                showlegend=k == 0, stackgroup=f"stack{axis}-{k}", type="scatter", **extra))

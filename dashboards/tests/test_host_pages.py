@@ -65,7 +65,7 @@ def test_the_host_page_draws_every_host_statistic(admin_client):
     response = admin_client.get(f"/servers/{server.pk}/host/?range=1h")
     traces = {t["name"]: t for t in figures(response)["host-page-chart"]["data"]}
     assert traces["disk.reads:vda"]["y"] == [100.0] * (POLLS - 1)  # 1,000 reads per 10 s poll
-    assert traces["mem.used_bytes"]["y"] == [2048.0] * (POLLS - 1)  # MB
+    assert traces["mem.used_bytes"]["y"] == [2048.0] * (POLLS - 1)  # MiB
     assert traces["CPU user"]["y"] == [user_pct(i) for i in range(1, POLLS)]
     assert "host.disk.reads%3Avda" in response.content.decode()  # in the CSV link
 

@@ -53,7 +53,7 @@ def test_it_draws_each_gauge_and_rate_as_computed_by_hand(admin_client):
     assert response.status_code == 200
     fig = figures(response)["pressure-chart"]
     polls = range(1, POLLS)
-    assert trace(fig, "checkpoint age (MB)")["y"] == [5 + i for i in polls]
+    assert trace(fig, "checkpoint age (MiB)")["y"] == [5 + i for i in polls]
     capacity = next(t for t in fig["data"] if t["name"].startswith("capacity:"))
     assert capacity["y"] == [MAX_AGE / 2**20] * 2
     assert trace(fig, "pages flushed /s")["y"] == [40 * i / STEP for i in polls]
@@ -83,7 +83,7 @@ def test_mysql_redo_capacity_comes_from_its_settings():
 def test_a_gap_in_one_dml_counter_is_a_gap_in_the_sum():
     a = spec.Summed([1, 2, 3], [1, None, 3])
     b = spec.Summed([1, 2, 3, 4], [10, 20, 30, 40])
-    assert spec.summed([a, b]) == spec.Summed([1, 2, 3], [11, None, 33])
+    assert spec.summed([a, b]) == spec.Summed([1, 2, 3, 4], [11, None, 33, None])  # a has no poll 4
 
 
 def test_it_draws_what_the_collectors_read_from_the_suites_mariadb(admin_client, mariadb):
@@ -94,7 +94,7 @@ def test_it_draws_what_the_collectors_read_from_the_suites_mariadb(admin_client,
         poll_server(server.id, only=["global_status", "innodb_metrics"])
     fig = figures(admin_client.get(f"/servers/{server.pk}/pressure/?range=1h"))["pressure-chart"]
     names = {t["name"] for t in fig["data"]}
-    assert {"checkpoint age (MB)", "dirty pages", "free pages", "pages flushed /s",
+    assert {"checkpoint age (MiB)", "dirty pages", "free pages", "pages flushed /s",
             "DML rows /s (Handler_write + Handler_update + Handler_delete)"} <= names  # MariaDB: no Innodb_rows_*
     assert any(n.startswith("capacity: status Innodb_checkpoint_max_age") for n in names)
 

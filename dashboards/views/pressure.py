@@ -1,6 +1,7 @@
 """Per-server InnoDB pressure page: redo, buffer pool, flushing, row locks, purge against DML, DML delay."""
 
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
@@ -9,11 +10,21 @@ from dashboards import reads
 from dashboards.analysis import pressure as spec
 from dashboards.figures.pressure import pressure_figure
 from dashboards.marks import server_marks
+from dashboards.timerange import TimeRange
 from dashboards.views.common import chart_csv, page_range, range_context
 from monitor.models import Server
+from store import config, levels
 
-LATEST = [spec.MAX_AGE, spec.REDO_CAPACITY, spec.LOG_FILE_SIZE, spec.LOG_FILES, spec.MAX_PURGE_LAG,
-          spec.MAX_PURGE_DELAY]
+SETTINGS = [spec.MAX_AGE, spec.REDO_CAPACITY, spec.LOG_FILE_SIZE, spec.LOG_FILES, spec.MAX_PURGE_LAG,
+            spec.MAX_PURGE_DELAY]
+CAPACITY = SETTINGS[:4]
+# Points asked of the store for per-poll reads: more than any range has polls, so none is merged into a bin.
+PER_POLL = 10**9
+# The raw retention's edge moves on while the page reads: a range clipped to it starts this much later.
+EDGE_MARGIN = timedelta(minutes=1)
+# Settings are stored on change only: how far back the one in force is looked for (as the run reports do).
+LOOKBACK = timedelta(days=400)
+TICK = timedelta(microseconds=1)
 
 
 @dataclass(frozen=True)
@@ -26,20 +37,67 @@ class SourceRow:
     enable: str
 
 
-def latest_values(server_id: int) -> dict[str, float | None]:
-    found = reads.store().latest([server_id], LATEST)
-    return {metric: found[(server_id, metric)][1] if (server_id, metric) in found else None for metric in LATEST}
+def reading_before(server_id: int, metric: str, t: datetime, full_since: datetime) -> float | None:
+    """A gauge's last reading before t: exact from the samples, else from the rollups (older than them)."""
+    for _ts, value in reads.polls_back(server_id, metric, full_since, t - TICK):
+        return value
+    older = reads.series_map(server_id, [metric], TimeRange(t - LOOKBACK, min(t, full_since) - TICK), PER_POLL)
+    values = [v for v in older[metric].values if v is not None] if metric in older else []
+    return values[-1] if values else None
 
 
-def figure_lines(chosen: dict, found: dict, dml: tuple[str, ...]) -> list[tuple]:
+def settings_in_force(server_id: int, metrics: list[str], tr: TimeRange, points: int) -> dict[str, spec.InForce]:
+    """Each setting as it was during the range, not as it is now: a past range is drawn against its own."""
+    full_since = levels.available_since(levels.FULL)
+    during = reads.series_map(server_id, metrics, tr, points)
+    found = {m: spec.in_force(reading_before(server_id, m, tr.start, full_since),
+                              during[m].values if m in during else [],
+                              reading_before(server_id, m, tr.end + TICK, full_since)) for m in metrics}
+    return {m: found.get(m, spec.InForce(None, None, False)) for m in SETTINGS}
+
+
+def capacity_change(forces: dict[str, spec.InForce]) -> spec.Capacity | None:
+    """The capacity at the range's start where it changed within the range (None: it held throughout)."""
+    if not any(forces[m].changed for m in CAPACITY):
+        return None
+    return spec.redo_capacity({m: forces[m].first for m in CAPACITY})
+
+
+def dml_start(tr: TimeRange) -> datetime | None:
+    """Where the DML line can begin: it is summed per poll, and the polls are kept for the raw retention only."""
+    full_since = levels.available_since(levels.FULL)
+    since = tr.start if tr.start >= full_since else full_since + EDGE_MARGIN
+    return since if since < tr.end and levels.choose(since, tr.end, PER_POLL) == levels.FULL else None
+
+
+def dml_line(server_id: int, dml: tuple[str, ...], tr: TimeRange, points: int) -> tuple[spec.Summed | None, str]:
+    """The DML rate summed at each poll, then cut to the chart's points; and what the page says of it.
+
+    The three counters are read per poll, never as chart points: points of a coarse
+    range are each counter's own bucket extremes, whose sum no poll measured.
+    """
+    since = dml_start(tr)
+    if since is None:
+        return None, (f"DML rows /s is not drawn: it is summed poll by poll, and the polls are kept "
+                      f"{config.raw_retention().days} days (STORE_RAW_RETENTION_DAYS); this range is older.")
+    found = reads.series_map(server_id, list(dml), TimeRange(since, tr.end), PER_POLL)
+    if not all(m in found for m in dml):
+        return None, ""
+    note = "" if since == tr.start else (
+        f"DML rows /s is drawn from {since:%Y-%m-%d %H:%M} UTC on: it is summed poll by poll, and the polls "
+        f"are kept {config.raw_retention().days} days (STORE_RAW_RETENTION_DAYS).")
+    return spec.downsampled(spec.summed([found[m] for m in dml]), points), note
+
+
+def figure_lines(chosen: dict, found: dict, dml: tuple[str, ...], dml_points: spec.Summed | None) -> list[tuple]:
     lines = []
     for line in spec.LINES:
         metric = chosen[line.key]
         if metric and metric in found:
-            scale = 1 / spec.MB if line.row == 1 else 1.0
+            scale = 1 / spec.MIB if line.row == 1 else 1.0
             lines.append((line.row, line.label, found[metric], scale))
-    if dml and all(m in found for m in dml):
-        lines.append((5, f"DML rows /s ({' + '.join(dml)})", spec.summed([found[m] for m in dml]), 1.0))
+    if dml_points is not None:
+        lines.append((5, f"DML rows /s ({' + '.join(dml)})", dml_points, 1.0))
     return lines
 
 
@@ -55,16 +113,18 @@ def pressure(request: HttpRequest, server_id: int) -> HttpResponse:
     tr, points = page_range(request)
     have = set(reads.store().metric_names(server.pk))
     chosen, dml = spec.choose(spec.LINES, have), spec.dml_set(have)
-    metrics = [m for m in chosen.values() if m] + list(dml)
-    found = reads.series_map(server.pk, metrics, tr, points)
-    latest = latest_values(server.pk)
-    capacity = spec.redo_capacity(latest)
-    fig = pressure_figure(figure_lines(chosen, found, dml),
+    drawn = [m for m in chosen.values() if m]
+    found = reads.series_map(server.pk, drawn, tr, points)
+    dml_points, dml_note = dml_line(server.pk, dml, tr, points) if dml else (None, "")
+    forces = settings_in_force(server.pk, [m for m in SETTINGS if m in have], tr, points)
+    capacity = spec.redo_capacity({m: f.value for m, f in forces.items()})
+    fig = pressure_figure(figure_lines(chosen, found, dml, dml_points),
                           (f"capacity: {capacity.origin}", capacity.bytes) if capacity else None,
-                          server_marks(server.pk, tr.start, tr.end))
+                          server_marks(server.pk, tr.start, tr.end), (tr.start, tr.end))
     return render(request, "dashboards/pressure.html", {
         **range_context(request, tr), "server": server, "tab": "pressure", "figures": {"pressure-chart": fig},
         "sources": source_rows(chosen, dml), "enable": spec.missing_enables(spec.LINES, chosen),
-        "capacity": capacity, "max_purge_lag": latest[spec.MAX_PURGE_LAG],
-        "max_purge_delay": latest[spec.MAX_PURGE_DELAY], "csv": chart_csv(server.pk, metrics, tr, points),
+        "capacity": capacity, "capacity_was": capacity_change(forces), "dml_note": dml_note,
+        "max_purge_lag": forces[spec.MAX_PURGE_LAG], "max_purge_delay": forces[spec.MAX_PURGE_DELAY],
+        "csv": chart_csv(server.pk, drawn + list(dml), tr, points),
     })

@@ -32,7 +32,7 @@ def replication(request: HttpRequest, server_id: int) -> HttpResponse:
     metrics = reads.store().metric_names(server.pk, "replica.*")
     found = reads.series_map(server.pk, metrics, tr, points)
     threads = named(found, IO, "I/O thread") + named(found, SQL, "SQL thread")
-    fig = replication_figure(named(found, LAG, "lag s"), threads)
+    fig = replication_figure(named(found, LAG, "lag s"), threads, (tr.start, tr.end))
     return render(request, "dashboards/replication.html", {
         **range_context(request, tr), "server": server, "tab": "replication",
         "figures": {"replication-chart": fig} if metrics else {}, "state": source_state(server.pk),

@@ -1,0 +1,36 @@
+"""Stacked areas that break at holes: Plotly draws a hole (None) in a stack as zero, so a stack
+is cut into one stack per stretch between holes (the stability waits, the host CPU)."""
+
+from dataclasses import dataclass
+
+from dashboards.figures.common import ChartPoints
+
+MAX_PIECES = 20  # beyond this many holes a series is stacked as one piece (its holes drop to zero)
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A stretch of a series between two holes."""
+
+    ts: list
+    values: list
+
+
+def pieces(points: ChartPoints) -> list[Piece]:
+    """The series cut at its holes (None): a stacked area cannot break, but separate stacks can."""
+    out, ts, values = [], [], []
+    for t, v in zip(points.ts, points.values, strict=True):
+        if v is None:
+            out.append(Piece(ts, values))
+            ts, values = [], []
+        else:
+            ts.append(t)
+            values.append(v)
+    out.append(Piece(ts, values))
+    return [p for p in out if p.ts]
+
+
+def stack_pieces(points: ChartPoints) -> list[ChartPoints]:
+    """What to stack separately, the k-th piece of each series in stack k (their holes are the same polls')."""
+    parts = pieces(points)
+    return parts if len(parts) <= MAX_PIECES else [points]
