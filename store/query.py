@@ -231,6 +231,12 @@ class CounterSamples:
         """When delta i began to be counted: the poll before it."""
         return self.ts[i] - timedelta(seconds=self.seconds[i])
 
+    def spanning(self) -> list[bool]:
+        """Per delta: does its interval span an outage (store.breaks)? Its rate is then an average over
+        the outage, no poll's reading: charts leave it out, and so do per-poll statistics."""
+        ts_us = np.array([micros(t) for t in self.ts], np.int64)
+        return breaks.spanning(np.array(self.seconds) * 1000, breaks.typical_step(ts_us)).tolist()
+
 
 def counter_samples(server_id: int, metrics: list[str], start: datetime, end: datetime) -> dict[str, CounterSamples]:
     """Full-resolution deltas with start <= ts <= end and their intervals, for window statistics.

@@ -80,8 +80,10 @@ def window_tps(server_id: int, window: Window) -> WindowTps:
 
 
 def tps_inside(samples: CounterSamples | None, window: Window) -> WindowTps:
+    """Every inside delta counts in the totals; p5/p95 are of the polls' own rates, not an outage's average."""
     keep = inside(samples, window) if samples else []
-    rates = sorted(samples.deltas[i] / samples.seconds[i] for i in keep)
+    spans = samples.spanning() if keep else []
+    rates = sorted(samples.deltas[i] / samples.seconds[i] for i in keep if not spans[i])
     return WindowTps(
         samples=len(keep), seconds=sum(samples.seconds[i] for i in keep),
         transactions=sum(samples.deltas[i] for i in keep),

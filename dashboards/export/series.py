@@ -10,15 +10,13 @@ from datetime import datetime, timedelta
 from fnmatch import fnmatchcase
 from itertools import compress
 
-import numpy as np
 from django.conf import settings
 
 from dashboards.export import grid
 from dashboards.export.grid import Grid
 from dashboards.export.params import ExportError, SeriesExport
 from dashboards.export.units import column_name, scale
-from store import breaks, query
-from store.points import micros
+from store import query
 
 CHUNK_POINTS = 2000  # rows per series per store query, at most
 CHUNK_VALUES = 20_000  # values per store query: fewer rows a chunk when there are many columns
@@ -180,12 +178,10 @@ def measured(samples: query.CounterSamples, factor: float) -> tuple[list, list, 
     """The polls a row may count: not one whose interval spans an outage.
 
     Its delta is the work of the whole outage, which belongs to no one step; the
-    charts leave its rate out (store.breaks.spanning), and so do both CSV modes,
+    charts leave its rate out (CounterSamples.spanning), and so do both CSV modes,
     so a delta row and a rate row always hold the same polls.
     """
-    ts_us = np.array([micros(t) for t in samples.ts], np.int64)
-    iv_ms = np.array(samples.seconds, np.float64) * 1000
-    keep = (~breaks.spanning(iv_ms, breaks.typical_step(ts_us))).tolist()
+    keep = [not s for s in samples.spanning()]
     return (list(compress(samples.ts, keep)), list(compress(samples.seconds, keep)),
             [d * factor for d in compress(samples.deltas, keep)])
 

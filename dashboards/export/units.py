@@ -6,6 +6,20 @@ GAUGE_UNITS = {
     "Threads_connected": "threads",
     "Threads_cached": "threads",
     "Threads_created": "threads",
+    "Innodb_checkpoint_age": "bytes",
+    "Innodb_checkpoint_max_age": "bytes",
+    "Innodb_buffer_pool_bytes_data": "bytes",
+    "Innodb_buffer_pool_bytes_dirty": "bytes",
+    "trx_oldest_age_s": "s",
+    "trx_read_view_age_s": "s",
+    "trx_older_60s": "transactions",
+}
+# Families named with their channel after a colon (replica.lag_s:ch1): the unit of the part before it.
+FAMILY_UNITS = {
+    "replica.lag_s": "s",
+    # 1 = Yes, 0 = No or Connecting; a row of several polls holds their mean: the share running
+    "replica.io_running": "1 = running",
+    "replica.sql_running": "1 = running",
 }
 
 
@@ -29,7 +43,7 @@ def unit(metric: str, kind: str, mode: str = "rate", per: str = "interval") -> s
         if mode == "delta":
             return f"{base} per {per}".strip()
         return f"{base}/s"
-    return GAUGE_UNITS.get(metric) or suffix_unit(metric)
+    return GAUGE_UNITS.get(metric) or FAMILY_UNITS.get(metric.partition(":")[0]) or suffix_unit(metric)
 
 
 # Host statistics (node_exporter) say their unit in their name: host.cpu.user_pct, host.disk.await_ms:vda.

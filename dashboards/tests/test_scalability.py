@@ -5,7 +5,7 @@ from datetime import timedelta
 import pytest
 from django.test import Client
 
-from dashboards.analysis.step_window import Window, inside
+from dashboards.analysis.step_window import Window, inside, tps_inside
 from monitor.models import Run
 from store.ingest import write_samples
 from store.query import CounterSamples
@@ -163,3 +163,14 @@ def test_levels_measured_by_too_few_samples_are_pointed_out(client, admin_user, 
     Run.objects.filter(pk=short.pk).update(ended_at=short.started_at + timedelta(seconds=3 * POLL))
     html = page(client, admin_user, sweep="baseline").content.decode()
     assert "Fewer than 3 samples inside the window at 2 threads" in html
+
+
+def test_a_delta_across_missed_polls_counts_in_the_totals_not_in_the_percentiles():
+    t = RECENT_T0
+    offsets = [10, 20, 30, 40, 70, 80, 90]  # 40 -> 70: two polls missed, one delta covering 30 s at 50/s
+    seconds = [10.0, 10.0, 10.0, 10.0, 30.0, 10.0, 10.0]
+    deltas = [1000, 1000, 1000, 1000, 1500, 1000, 1000]
+    samples = CounterSamples([t + timedelta(seconds=s) for s in offsets], seconds, deltas)
+    found = tps_inside(samples, Window(t, t + timedelta(seconds=90)))
+    assert (found.samples, found.seconds, found.transactions) == (7, 90.0, 7500)  # every delta inside
+    assert (found.p5, found.p95) == (100.0, 100.0)  # the six polls' own rates; 50/s was the outage's average

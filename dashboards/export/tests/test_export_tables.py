@@ -5,6 +5,7 @@ from datetime import timedelta
 import pytest
 
 from dashboards.export.csv_safe import iso_utc
+from dashboards.export.units import column_name
 from monitor.models import Annotation, Run
 from store import query
 from testing import dashboards as data
@@ -112,3 +113,11 @@ def test_the_fleet_and_runs_tables_have_their_csv(client, db1):
     Run.objects.create(name="=HYPERLINK(x)", server=db1, started_at=START, ended_at=END, warmup_seconds=30)
     assert "/export/runs.csv" in client.get("/runs/").content.decode()  # the runs table's CSV (issue 17's columns)
     assert "'=HYPERLINK(x)" in [cell for row in get_csv(client, "/export/runs.csv") for cell in row]
+
+
+def test_gauge_headers_name_their_unit():
+    assert column_name("db1", "replica.lag_s:ch1", "gauge") == "db1 replica.lag_s:ch1 (s)"
+    assert column_name("db1", "replica.sql_running", "gauge") == "db1 replica.sql_running (1 = running)"
+    assert column_name("db1", "Innodb_checkpoint_age", "gauge") == "db1 Innodb_checkpoint_age (bytes)"
+    assert column_name("db1", "trx_oldest_age_s", "gauge") == "db1 trx_oldest_age_s (s)"
+    assert column_name("db1", "Some_new_gauge", "gauge") == "db1 Some_new_gauge (value)"
