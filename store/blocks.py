@@ -100,14 +100,15 @@ def encode_buckets(b: dict[str, np.ndarray]) -> bytes:
 
 
 def rates_tail(b: dict[str, np.ndarray]) -> tuple[bytes, int]:
-    """(rmin, rmax as float64, then their count as 4 bytes; RATES) or (b"", 0) where no rate was measured.
+    """(rmin, rmax as float64, then their count as 4 bytes; RATES), or (b"", 0) for buckets without rates.
 
-    At the end of the body, so the rest decodes as before; gauges (no rates) and rows
-    written before rates were kept have none (split_rates).
+    At the end of the body, so the rest decodes as before. Gauges' buckets (rollups.without_rates)
+    and rows written before rates were kept have none (split_rates); a counter's always has them,
+    NaN where no poll of a bucket measured a rate.
     """
-    rates = np.concatenate([b.get("rmin", np.empty(0)), b.get("rmax", np.empty(0))])
-    if not np.isfinite(rates).any():
+    if "rmin" not in b:
         return b"", 0
+    rates = np.concatenate([b["rmin"], b["rmax"]])
     return rates.astype("<f8").tobytes() + len(b["idx"]).to_bytes(4, "little"), RATES
 
 

@@ -10,7 +10,11 @@ import numpy as np
 
 from store import downsample
 
-GAP_FACTOR = 1.5  # a step this many typical intervals long is a hole, not jitter
+GAP_FACTOR = 1.5  # a step this many usual intervals long is a hole, not jitter
+# The usual interval at a point: the median of this many distances around it. Local, so that a
+# server whose poll interval changed (60 s to 1 s for a test, and back) keeps its own on each side;
+# a median, so that an outage among them is not taken for the usual.
+WINDOW = 9
 
 
 def typical_step(ts: np.ndarray) -> int:
@@ -18,18 +22,36 @@ def typical_step(ts: np.ndarray) -> int:
     return int(np.median(np.diff(ts))) if len(ts) > 1 else 0
 
 
-def cuts(ts: np.ndarray, step: int) -> np.ndarray:
-    """Bool per neighbouring pair (len(ts) - 1): True where the pair is a hole."""
-    if step <= 0 or len(ts) < 2:
+def local_steps(ts: np.ndarray) -> np.ndarray:
+    """Per neighbouring pair (len(ts) - 1): the usual distance there, the median of the WINDOW around it."""
+    d = np.diff(ts).astype(np.float64)
+    if len(d) <= WINDOW:
+        return np.full(len(d), np.median(d) if len(d) else 0.0)
+    medians = np.median(np.lib.stride_tricks.sliding_window_view(d, WINDOW), axis=1)
+    return medians[np.clip(np.arange(len(d)) - WINDOW // 2, 0, len(d) - WINDOW)]
+
+
+def cuts(ts: np.ndarray, floor: int = 0) -> np.ndarray:
+    """Bool per neighbouring pair (len(ts) - 1): True where the pair is a hole.
+
+    floor: the least usual distance (a bucket's width: buckets are never closer).
+    """
+    if len(ts) < 2:
         return np.zeros(max(0, len(ts) - 1), dtype=bool)
-    return np.diff(ts) > GAP_FACTOR * step
+    return np.diff(ts) > GAP_FACTOR * np.maximum(local_steps(ts), floor)
 
 
-def spanning(iv_ms: np.ndarray, step: int) -> np.ndarray:
-    """Counter deltas whose interval covers a hole: their rate is an average over the outage."""
-    if step <= 0:
-        return np.zeros(len(iv_ms), dtype=bool)
-    return iv_ms * 1000 > GAP_FACTOR * step
+def spanning(iv_ms: np.ndarray, ts: np.ndarray, alone_us: float | None = None) -> np.ndarray:
+    """Per delta (read at ts): does its interval cover a hole? Its rate is then an average over the outage.
+
+    A delta is judged against the usual interval where it was read (the pair ending at it; the
+    first, the pair after it). alone_us: with a single delta there is no usual interval: one
+    longer than this spans a hole (a rollup bucket's width); None: it is taken as a reading.
+    """
+    if len(ts) < 2:
+        return (iv_ms * 1000 > alone_us) if alone_us is not None else np.zeros(len(iv_ms), dtype=bool)
+    steps = local_steps(ts)
+    return iv_ms * 1000 > GAP_FACTOR * np.append(steps[:1], steps)
 
 
 def downsample_with_breaks(ts: np.ndarray, vals: np.ndarray, cut: np.ndarray,

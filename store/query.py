@@ -94,14 +94,15 @@ def _full_points(m: catalog.MetricInfo, pts: SampleArrays, mode: str) -> tuple[n
     A counter's rate over an interval that spans a hole is its average over
     the outage, not a reading: it is left out of the line (totals keep it).
     """
-    step = breaks.typical_step(pts.ts)
     vals = pts.vals.astype(np.float64)
     if m.counter and mode == "rate":
         with np.errstate(divide="ignore", invalid="ignore"):
-            vals = np.where((pts.iv > 0) & ~breaks.spanning(pts.iv, step), vals * 1000.0 / pts.iv, np.nan)
+            vals = np.where((pts.iv > 0) & ~breaks.spanning(pts.iv, pts.ts), vals * 1000.0 / pts.iv, np.nan)
     keep = ~np.isnan(vals)
-    ts = pts.ts[keep]
-    return ts, vals[keep], breaks.cuts(ts, step)
+    cut = breaks.cuts(pts.ts)  # judged on every poll, not only those with a rate: a left-out delta is no hole
+    before = np.cumsum(np.append(0, cut))  # holes up to each poll
+    at = np.flatnonzero(keep)
+    return pts.ts[keep], vals[keep], before[at[1:]] > before[at[:-1]] if len(at) else np.zeros(0, dtype=bool)
 
 
 def _bucket_points(m: catalog.MetricInfo, b: dict, width_us: int, mode: str) -> tuple[np.ndarray, ...]:
@@ -126,7 +127,7 @@ def _bucket_points(m: catalog.MetricInfo, b: dict, width_us: int, mode: str) -> 
     vals = np.empty(2 * len(t), np.float64)
     vals[0::2], vals[1::2] = np.where(flat, mid, lo), np.where(flat, np.nan, hi)  # NaN: no second point
     keep = ~np.isnan(vals)
-    bucket_cut = np.append(breaks.cuts(t, max(width_us, breaks.typical_step(t))), False)
+    bucket_cut = np.append(breaks.cuts(t, width_us), False)
     owner = np.repeat(np.arange(len(t)), 2)[keep]  # the bucket of each point kept
     cut = (owner[1:] != owner[:-1]) & bucket_cut[owner[:-1]]
     return ts[keep], vals[keep], cut
@@ -235,7 +236,7 @@ class CounterSamples:
         """Per delta: does its interval span an outage (store.breaks)? Its rate is then an average over
         the outage, no poll's reading: charts leave it out, and so do per-poll statistics."""
         ts_us = np.array([micros(t) for t in self.ts], np.int64)
-        return breaks.spanning(np.array(self.seconds) * 1000, breaks.typical_step(ts_us)).tolist()
+        return breaks.spanning(np.array(self.seconds) * 1000, ts_us).tolist()
 
 
 def counter_samples(server_id: int, metrics: list[str], start: datetime, end: datetime) -> dict[str, CounterSamples]:

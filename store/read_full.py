@@ -2,7 +2,9 @@
 
 from datetime import datetime
 
-from store import catalog, read_blocks, read_raw
+import numpy as np
+
+from store import breaks, catalog, read_blocks, read_raw
 from store.catalog import MetricInfo
 from store.points import SampleArrays, concat, from_micros
 
@@ -29,7 +31,12 @@ def latest(server_id: int, metrics: list[MetricInfo]) -> dict[MetricInfo, tuple[
     out = {}
     for m in metrics:
         pts = found.get(m.id)
-        for k in range(len(pts) - 1, -1, -1) if pts is not None else ():
+        if pts is None or not len(pts):
+            continue
+        spans = breaks.spanning(pts.iv, pts.ts) if m.counter else np.zeros(len(pts), dtype=bool)
+        for k in range(len(pts) - 1, -1, -1):
+            if spans[k]:
+                break  # the newest delta covers an outage: its rate is the outage's average, no reading of now
             value = _value(m, pts.vals[k].item(), int(pts.iv[k]))
             if value is not None:
                 out[m] = (from_micros(pts.ts[k]), value)

@@ -40,11 +40,25 @@ def read(server_id: int, metrics: list[MetricInfo], level: str, start: datetime,
     out = {}
     for m in metrics:
         parts = [rollups.aggregate(hot[m.id], width, 0)] if m.id in hot else []
-        b = rollups.concat(parts + stored.get(m.id, []))
+        b = rollups.concat(parts + [inside(s, width, lo, hi) for s in stored.get(m.id, [])])
         starts = b["idx"] * width
         keep = (starts >= lo - lo % width) & (starts <= hi)
         out[m.id] = {k: v[keep] for k, v in b.items()}
     return out
+
+
+def inside(b: dict, width: int, lo: int, hi: int) -> dict:
+    """Stored buckets wholly inside [lo, hi]: one that began before lo (or ends after hi) holds polls
+    outside the range, which the hot hours' buckets, made of the range's polls only, never do.
+    A range shorter than any whole bucket (an expired range zoomed in: only its hours are kept)
+    keeps the buckets it overlaps, the only data there is."""
+    starts = b["idx"] * width
+    keep = (starts >= lo) & (starts + width <= hi + 1)
+    if keep.all():
+        return b
+    if not keep.any():
+        keep = (starts + width > lo) & (starts <= hi)
+    return {k: v[keep] for k, v in b.items()}
 
 
 def _stored(server_id: int, ids: list[int], level: str, lo: int, end: datetime) -> dict[int, list[dict]]:

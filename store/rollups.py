@@ -23,12 +23,13 @@ KEYS = ("idx", "count", "sum", "min", "max", "last", "ms", "rmin", "rmax")
 RATES = ("rmin", "rmax")
 
 
-def poll_rates(vals: np.ndarray, iv: np.ndarray, ts: np.ndarray) -> np.ndarray:
+def poll_rates(vals: np.ndarray, iv: np.ndarray, ts: np.ndarray, width_us: int) -> np.ndarray:
     """Each poll's delta per second of its own interval; NaN where it is unknown or spans an outage.
 
-    vals: one row per metric, or one metric (the polls at ts in both cases).
+    vals: one row per metric, or one metric (the polls at ts in both cases). A lone poll (no usual
+    interval to judge it by) spans an outage when its interval is longer than a bucket.
     """
-    measured = (iv > 0) & ~breaks.spanning(iv, breaks.typical_step(ts))
+    measured = (iv > 0) & ~breaks.spanning(iv, ts, alone_us=width_us)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(measured, vals * 1000.0 / np.where(iv > 0, iv, 1), np.nan)
 
@@ -49,7 +50,7 @@ def aggregate(pts: SampleArrays, width_us: int, origin_us: int) -> dict[str, np.
         "sum": np.add.reduceat(vals, starts), "min": np.minimum.reduceat(vals, starts),
         "max": np.maximum.reduceat(vals, starts), "last": vals[ends],
         "ms": np.add.reduceat(np.where(pts.iv > 0, pts.iv, 0), starts),
-    } | rate_extremes(poll_rates(pts.vals, pts.iv, pts.ts), starts)
+    } | rate_extremes(poll_rates(pts.vals, pts.iv, pts.ts, width_us), starts)
 
 
 def rate_extremes(rates: np.ndarray, starts: np.ndarray, axis: int = -1) -> dict[str, np.ndarray]:
@@ -58,9 +59,8 @@ def rate_extremes(rates: np.ndarray, starts: np.ndarray, axis: int = -1) -> dict
 
 
 def without_rates(b: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """A gauge's buckets: its per-poll "rates" mean nothing, and are not stored."""
-    nan = np.full(len(b["idx"]), np.nan)
-    return b | {"rmin": nan, "rmax": nan}
+    """A gauge's buckets to store: its per-poll "rates" mean nothing, and are not kept."""
+    return {k: v for k, v in b.items() if k not in RATES}
 
 
 def empty() -> dict[str, np.ndarray]:
@@ -150,7 +150,7 @@ def aggregate_matrix(ts: np.ndarray, iv: np.ndarray, vals: np.ndarray, width_us:
     sums = np.add.reduceat(vals, starts, axis=1)
     mins, maxs = np.minimum.reduceat(vals, starts, axis=1), np.maximum.reduceat(vals, starts, axis=1)
     idx = b[starts]
-    rates = rate_extremes(poll_rates(vals, iv, ts), starts, axis=1)
+    rates = rate_extremes(poll_rates(vals, iv, ts, width_us), starts, axis=1)
     return [{"idx": idx, "count": count, "sum": sums[i], "min": mins[i], "max": maxs[i],
              "last": vals[i, ends], "ms": ms, "rmin": rates["rmin"][i], "rmax": rates["rmax"][i]}
             for i in range(len(vals))]

@@ -36,8 +36,7 @@ def buckets(n: int, first: int, regular: bool = True, rates: bool = True) -> dic
         "idx": np.arange(first, first + n), "count": np.full(n, 6) if regular else RNG.integers(1, 7, n),
         "ms": np.full(n, 60_000), "sum": RNG.integers(-5, 10**12, n), "min": RNG.integers(0, 9, n),
         "max": RNG.integers(0, 10**15, n), "last": RNG.integers(0, 9, n),
-        "rmin": rmin if rates else np.full(n, np.nan), "rmax": rmin + RNG.random(n) if rates else np.full(n, np.nan),
-    }
+    } | ({"rmin": rmin, "rmax": rmin + RNG.random(n)} if rates else {})
 
 
 def same(a: dict, b: dict) -> bool:

@@ -34,7 +34,8 @@ def write_days() -> list[Sample]:
 
 def expected(samples: list[Sample], hot_from: datetime, name: str, level: str,
              start: datetime, end: datetime) -> dict:
-    """Buckets starting in [start's bucket, end]: whole where compacted, within [start, end] where hot."""
+    """Buckets of the polls in [start, end]: where compacted, only those wholly inside (a stored bucket
+    holds every poll of its minute or hour); where hot, those of the range's polls."""
     width = micros(DAY0 + WIDTH[level]) - micros(DAY0)
     lo, hi = micros(start), micros(end)
     out: dict = {}
@@ -42,8 +43,10 @@ def expected(samples: list[Sample], hot_from: datetime, name: str, level: str,
         hot = s.ts >= hot_from
         if name in s.values and (not hot or start <= s.ts <= end):
             out.setdefault(micros(s.ts) // width, []).append(s.values[name])
+    hot_bucket = micros(hot_from) // width  # the first bucket made of hot polls (hot_from is a whole hour)
     return {k: (len(v), sum(v), min(v), max(v), v[-1]) for k, v in out.items()
-            if lo - lo % width <= k * width <= hi}
+            if (k >= hot_bucket and lo - lo % width <= k * width <= hi)
+            or (k < hot_bucket and lo <= k * width and (k + 1) * width <= hi + 1)}
 
 
 def found(server_id: int, level: str, start: datetime, end: datetime) -> dict[str, dict]:

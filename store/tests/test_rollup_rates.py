@@ -67,3 +67,46 @@ def test_an_hour_is_drawn_as_its_lowest_and_highest_measured_rate(compacted):
     got = points(22, "tps", timedelta(hours=6), max_points=6)  # a point an hour
     measured = [rate for offset, rate in POLLS if offset != 250]
     assert got == [(0, min(measured)), (1800, max(measured))]  # 100 and 500: not 50, the outage's average
+
+
+def tps_at(server_id: int, polls: list[tuple[float, float, float]]) -> list[Sample]:
+    """(offset s from T0, interval s, rate per second) per poll."""
+    return [Sample(server_id, "global_status", T0 + timedelta(seconds=at), seconds, {"tps": round(rate * seconds)},
+                   frozenset({"tps"})) for at, seconds, rate in polls]
+
+
+def test_a_lone_poll_after_an_outage_draws_no_rate_at_any_level():
+    # 100/s every 10 s in T0's hour; then one poll at 1:59:55 after an hour without (30/s over the outage);
+    # then 100/s every 10 s again: no poll measured 30/s.
+    first = [(s, 10, 100) for s in range(10, 3600, 10)]
+    lone = [(7195, 3605, 30)]
+    after = [(7205 + s, 10, 100) for s in range(0, 3590, 10)]
+    write_samples(tps_at(23, first + lone + after))
+    compaction.compact_closed(datetime.now(UTC))  # T0's three hours (the lone poll's alone in its hour)
+    for span, budget in ((timedelta(hours=4), 240), (timedelta(hours=6), 6)):  # 1-minute, then 1-hour buckets
+        drawn = {v for _t, v in points(23, "tps", span, max_points=budget) if v is not None}
+        assert drawn == {100.0}, (span, drawn)
+
+
+def test_polls_every_minute_then_every_10_s_are_all_readings_not_outages():
+    slow = [(60 * i, 60, 100) for i in range(1, 61)]  # an hour of 60 s polls at 100/s
+    fast = [(3600 + 10 * i, 10, 200) for i in range(1, 361)]  # then an hour of 10 s polls at 200/s
+    write_samples(tps_at(24, slow + fast))
+    got = points(24, "tps", timedelta(hours=2), max_points=10_000)  # every poll
+    assert [v for _t, v in got] == [100.0] * 60 + [200.0] * 360  # none taken for an outage, no hole
+
+
+def test_a_range_starting_inside_a_stored_minute_leaves_that_minute_out():
+    write_samples(samples(25))
+    compaction.compact_closed(datetime.now(UTC))
+    s = query.series([25], ["tps"], T0 + timedelta(seconds=5), T0 + timedelta(hours=1), max_points=50)[0]
+    # minute 0 holds the polls at 0 s (before the range) to 49 s: not drawn; minute 1 is the first
+    assert (s.ts[0] - T0).total_seconds() == 60
+
+
+def test_the_rate_now_is_no_outages_average():
+    polls = [(10 * i, 10, 5000) for i in range(1, 31)] + [(300 + 895, 895, 10)]  # back after 895 s: 10/s over it
+    write_samples(tps_at(26, polls))
+    assert query.latest([26], ["tps"]) == {}  # until the next poll, no rate of now was measured
+    write_samples(tps_at(26, [(1205, 10, 4000)]))
+    assert query.latest([26], ["tps"]) == {(26, "tps"): (T0 + timedelta(seconds=1205), 4000.0)}
