@@ -6,7 +6,7 @@ from datetime import datetime
 from dashboards.analysis.per_transaction import BUSY_SECONDS, TPS, PerTransaction, per_transaction
 from dashboards.analysis.topwaits import WaitRow, without_conditions
 from dashboards.figures.common import ChartPoints
-from dashboards.reads import RANK_POINTS, Empty, biggest, series_map, store
+from dashboards.reads import RANK_POINTS, Empty, biggest, interval_totals, series_map, store
 from dashboards.timerange import TimeRange
 
 BUSY = "host.cpu.busy_pct"
@@ -43,8 +43,8 @@ class CpuDisk:
 
 
 def per_transaction_of(server_id: int, start: datetime, end: datetime, waits: list[WaitRow]) -> PerTransaction:
-    """Waits and host CPU per transaction over an interval, from exact counter sums."""
-    return per_transaction(store().totals(server_id, [TPS, BUSY_SECONDS], start, end), waits)
+    """Waits and host CPU per transaction over (start, end], the polls interval_waits() sums the waits of."""
+    return per_transaction(interval_totals(server_id, [TPS, BUSY_SECONDS], start, end), waits)
 
 
 def run_per_transaction(server_id: int, start: datetime, end: datetime, waits: list[WaitRow]) -> PerTransaction:

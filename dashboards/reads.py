@@ -119,7 +119,12 @@ AFTER_START = timedelta(microseconds=1)
 def interval_waits(server_id: int, start: datetime, end: datetime) -> list[WaitRow]:
     """Exact deltas of every wait event over (start, end] (never from downsampled points)."""
     names = store().metric_names(server_id, WAIT_TIMES) + store().metric_names(server_id, COUNT_PREFIX + "*")
-    return wait_rows(store().totals(server_id, names, start + AFTER_START, end)) if names else []
+    return wait_rows(interval_totals(server_id, names, start, end)) if names else []
+
+
+def interval_totals(server_id: int, metrics: list[str], start: datetime, end: datetime) -> dict[str, int | float]:
+    """Exact counter sums over the polls in (start, end]: every figure of an interval counts the same polls."""
+    return store().totals(server_id, metrics, start + AFTER_START, end)
 
 
 def interval_span(server_id: int, start: datetime, end: datetime) -> Interval:

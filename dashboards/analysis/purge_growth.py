@@ -48,16 +48,30 @@ def above_since(ts: Sequence[datetime], values: Sequence[float | None], threshol
     return run_start(zip(reversed(ts), reversed(values), strict=True), threshold)
 
 
+@dataclass(frozen=True)
+class Since:
+    """When the latest run at or above the threshold began, as far as the readings given go."""
+
+    at: datetime
+    at_least: bool  # the readings ran out before one below the threshold: the run may have begun earlier
+
+
 def run_start(newest_first: Iterable[tuple[datetime, float | None]], threshold: float) -> datetime | None:
     """above_since() over readings given newest first: stops at the first one below, reading no further."""
+    found = run_since(newest_first, threshold)
+    return found.at if found else None
+
+
+def run_since(newest_first: Iterable[tuple[datetime, float | None]], threshold: float) -> Since | None:
+    """run_start(), and whether a reading below the threshold was found before it; None if the newest is below."""
     since = None
     for t, v in newest_first:
         if v is None:
             continue
         if v < threshold:
-            break
+            return Since(since, False) if since else None
         since = t
-    return since
+    return Since(since, True) if since else None
 
 
 def growth_per_second(

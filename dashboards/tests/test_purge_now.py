@@ -5,6 +5,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from dashboards.analysis.purge_growth import Since
 from store.ingest import write_samples
 from store.sample import Sample
 from testing.dashboards import get_csv
@@ -49,7 +50,7 @@ def test_purge_page_says_the_last_poll_and_its_trend_at_every_range(admin_client
     assert context["current"] == 39 == last
     assert context["trend"].per_minute == pytest.approx(expected, rel=1e-9)
     assert context["trend"].window == timedelta(minutes=5)
-    assert context["above_since"] == last_at  # 39 >= 39, and the poll before read 38
+    assert context["above_since"] == Since(last_at, at_least=False)  # 39 >= 39, and the poll before read 38
 
 
 def test_a_past_range_says_its_last_poll_and_the_trend_up_to_it(admin_client, polled):
@@ -62,8 +63,9 @@ def test_a_past_range_says_its_last_poll_and_the_trend_up_to_it(admin_client, po
     context = admin_client.get(f"/servers/{server.pk}/purge/?{q}&threshold=100").context
     assert context["current"] == last == 105
     assert context["trend"].per_minute == pytest.approx(slope_per_minute(polls, last_at), rel=1e-9)
-    # Every poll of the range read 100 or more: above it since the range's first poll.
-    assert context["above_since"] == next(t for t, _ in polls if t >= start)
+    # Every poll written up to the range's end read 100 or more (105 at the least): above it since at
+    # least the first poll, 30 hours before the range, with none below before it.
+    assert context["above_since"] == Since(polls[0][0], at_least=True)
 
 
 def test_the_fleet_trend_is_the_purge_pages_slope(admin_client, polled):

@@ -1,8 +1,10 @@
 """Per-server pages: stability, purge lag, top waits."""
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from itertools import chain
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
@@ -10,7 +12,7 @@ from django.utils import timezone
 
 from dashboards import host_series, reads
 from dashboards.analysis.fleet_state import DOWN, NEVER, STALE, server_state
-from dashboards.analysis.purge_growth import run_start, time_to_threshold
+from dashboards.analysis.purge_growth import Since, run_since, time_to_threshold
 from dashboards.analysis.stability import (
     DEFAULT_DIP_FRACTION,
     Dip,
@@ -36,6 +38,7 @@ from dashboards.views.fleet import health_of
 from dashboards.views.holders import holders_context
 from dashboards.views.host import host_panel
 from monitor.models import Server
+from store import levels
 
 DEFAULT_WAITS, DEFAULT_MUTEXES = 8, 6
 DEFAULT_THRESHOLD = 1_000_000  # history length a person would want to hear about
@@ -122,7 +125,6 @@ def unreachable(server: Server, tr) -> Unreachable | None:
     return Unreachable(health.last_success_at if health else None, state.why)
 
 
-
 def purge(request: HttpRequest, server_id: int) -> HttpResponse:
     server = get_object_or_404(Server, pk=server_id)
     tr, points = page_range(request)
@@ -148,10 +150,30 @@ def purge(request: HttpRequest, server_id: int) -> HttpResponse:
         "tps_definition": texts.definition,
         "figures": {"purge-chart": fig, **holders["holder_figure"]}, "max_lag": max_lag, "threshold": threshold,
         "current": current, "trend": trend, "threshold_problem": threshold_problem,
-        "above_since": run_start(reads.polls_back(server.pk, reads.HISTORY, tr.start, tr.end), threshold),
+        "above_since": above_since(server.pk, tr, threshold),
         "eta": time_to_threshold(current, trend, threshold), "missing": missing, "enable_sql": ENABLE_PURGE_SQL,
         "csv": chart_csv(server.pk, [reads.HISTORY, reads.TPS, *collected], tr, points),
     })
+
+
+def above_since(server_id: int, tr: TimeRange, threshold: float) -> Since | None:
+    """When the history length last rose to the threshold, read back past the range's start if need be.
+
+    A run that began before the range is not the range's start: where it held at the range's
+    first poll, the polls before it are read too, back to the oldest kept at full resolution.
+    """
+    in_range = reads.polls_back(server_id, reads.HISTORY, tr.start, tr.end)
+    return run_since(chain(in_range, history_before(server_id, tr.start)), threshold)
+
+
+def history_before(server_id: int, t: datetime) -> Iterator[tuple[datetime, float]]:
+    """The history length's polls before t, newest first.
+
+    A generator: run_since() stops at the first poll below the threshold, so where the run
+    began inside the range nothing here runs, not even the look-up of the retention's edge.
+    """
+    oldest = levels.available_since(levels.FULL)
+    yield from reads.polls_back(server_id, reads.HISTORY, oldest, t - timedelta(microseconds=1))  # t is the range's
 
 
 def waits(request: HttpRequest, server_id: int) -> HttpResponse:
