@@ -38,7 +38,10 @@ def cuts(ts: np.ndarray, floor: int = 0) -> np.ndarray:
     """
     if len(ts) < 2:
         return np.zeros(max(0, len(ts) - 1), dtype=bool)
-    return np.diff(ts) > GAP_FACTOR * np.maximum(local_steps(ts), floor)
+    d = np.diff(ts)
+    if d.max() <= GAP_FACTOR * max(d.min(), floor):
+        return np.zeros(len(d), dtype=bool)  # no distance can be a hole: no medians needed (the usual case)
+    return d > GAP_FACTOR * np.maximum(local_steps(ts), floor)
 
 
 def spanning(iv_ms: np.ndarray, ts: np.ndarray, alone_us: float | None = None) -> np.ndarray:
@@ -50,6 +53,8 @@ def spanning(iv_ms: np.ndarray, ts: np.ndarray, alone_us: float | None = None) -
     """
     if len(ts) < 2:
         return (iv_ms * 1000 > alone_us) if alone_us is not None else np.zeros(len(iv_ms), dtype=bool)
+    if len(iv_ms) and iv_ms.max() * 1000 <= GAP_FACTOR * np.diff(ts).min():
+        return np.zeros(len(iv_ms), dtype=bool)  # none is long, whatever the usual interval (the usual case)
     steps = local_steps(ts)
     return iv_ms * 1000 > GAP_FACTOR * np.append(steps[:1], steps)
 
