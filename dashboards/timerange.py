@@ -150,3 +150,18 @@ def max_points(get: QueryDict) -> int:
     except ValueError:
         width = DEFAULT_POINTS
     return max(MIN_POINTS, min(MAX_POINTS, width))
+
+
+def read_points(get: QueryDict) -> tuple[int, str | None]:
+    """max_points, and what was wrong with w (said on pages that draw a chart; max_points stays silent for the rest)."""
+    points, raw = max_points(get), (get.get("w") or "").strip()
+    if not raw:
+        return points, None  # absent or empty: the page's script had no width to send
+    try:
+        width = int(raw)
+    except ValueError:
+        return points, f"w={raw!r} is not a chart width in whole pixels: drawing at most {points:,} points instead."
+    if width != points:
+        return points, (f"w={raw!r} is outside the chart widths {MIN_POINTS}-{MAX_POINTS:,} pixels:"
+                        f" drawing at most {points:,} points instead.")
+    return points, None

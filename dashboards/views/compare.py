@@ -4,7 +4,7 @@ from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from django.db.models import Q
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
 
 from dashboards import host_series, reads
@@ -12,7 +12,7 @@ from dashboards.analysis.per_transaction import PerTransaction
 from dashboards.analysis.step_window import run_window
 from dashboards.analysis.topwaits import CONDITION_PARAM, WaitRow, include_conditions, without_conditions
 from dashboards.figures.compare import AlignedRun, compare_figure
-from dashboards.reports.summary import RunSummary, summarize_run, warmup_param
+from dashboards.reports.summary import MAX_WARMUP, RunSummary, summarize_run, warmup_param
 from dashboards.timerange import DEFAULT_POINTS, TimeRange, max_points
 from dashboards.url_ids import parse_id
 from dashboards.views.common import TPS_DEFINITION, condition_toggle
@@ -30,11 +30,35 @@ class RunRow:
     per_trx: PerTransaction | None = None  # condition waits left out, host CPU from node_exporter
 
 
-def run_ids(request: HttpRequest) -> list[int]:
-    """?runs=1,2 or ?runs=1&runs=2, in the order given."""
+def run_ids(request: HttpRequest) -> tuple[list[int], list[str]]:
+    """?runs=1,2 or ?runs=1&runs=2, in the order given, and what is wrong with each value that is not an id."""
     raw = ",".join(request.GET.getlist("runs"))
-    ids = [parse_id(v) for v in raw.split(",")]
-    return list(dict.fromkeys(i for i in ids if i is not None))
+    parts = [p.strip() for p in raw.split(",") if p.strip()]  # runs=1,,2 and a trailing comma are no mistake
+    ids = [parse_id(p) for p in parts]
+    bad = [f"{p!r} is not a run id" for p, i in zip(parts, ids, strict=True) if i is None]
+    return list(dict.fromkeys(i for i in ids if i is not None)), bad
+
+
+def picked_runs(request: HttpRequest) -> tuple[list[int], list[Run], str | None]:
+    """The ids asked for, the runs among them that exist, and a note naming the rest and what is compared instead."""
+    ids, bad = run_ids(request)
+    by_id = {r.pk: r for r in Run.objects.filter(pk__in=ids).select_related("server")}
+    runs = [by_id[i] for i in ids if i in by_id]
+    bad += [f"there is no run {i}" for i in ids if i not in by_id]
+    if not bad:
+        return ids, runs, None
+    kept = ", ".join(str(r.pk) for r in runs)
+    shown = f"comparing only {'runs' if len(runs) > 1 else 'run'} {kept}" if runs else "no run left to compare"
+    return ids, runs, f"runs: {'; '.join(bad)}: {shown}."
+
+
+def warmup_problem(get: QueryDict, warmup: int | None) -> str | None:
+    """What is wrong with ?warmup= when warmup_param could not use it (the report and CSV read it the same way)."""
+    raw = (get.get("warmup") or "").strip()
+    if not raw or warmup is not None:
+        return None
+    return (f"warmup={raw!r} is not a whole number of seconds from 0 to {MAX_WARMUP:,}:"
+            " trimming each run's own warm-up instead.")
 
 
 def run_range(run: Run, warmup: int | None = None) -> TimeRange:
@@ -42,11 +66,10 @@ def run_range(run: Run, warmup: int | None = None) -> TimeRange:
 
 
 def compare(request: HttpRequest) -> HttpResponse:
-    ids = run_ids(request)
-    by_id = {r.pk: r for r in Run.objects.filter(pk__in=ids).select_related("server")}
-    runs = [by_id[i] for i in ids if i in by_id]
+    ids, runs, runs_problem = picked_runs(request)
     points = max_points(request.GET) if "w" in request.GET else DEFAULT_POINTS
     warmup, conditions = warmup_param(request.GET), include_conditions(request.GET)
+    notes = [p for p in (runs_problem, warmup_problem(request.GET, warmup)) if p]
     summaries = [run_row(run, warmup, conditions) for run in runs]
     wait = request.GET.get("wait") or next((s.waits[0].event for s in summaries if s.waits), "")
     aligned = [align(run, wait, points, warmup) for run in runs]
@@ -56,6 +79,7 @@ def compare(request: HttpRequest) -> HttpResponse:
         "all_runs": Run.objects.select_related("server")[:200], "ids": ids,
         "figures": {"compare-chart": compare_figure(aligned, wait, run_notes(runs, warmup))},
         "tps_definition": TPS_DEFINITION, "warmup": warmup, **condition_toggle(request, conditions),
+        "param_notes": notes,
         "csv": "/export/compare.csv?" + compare_query(runs, warmup, conditions),
         "report": "/reports/compare/?" + compare_query(runs, warmup, conditions),
     })

@@ -25,7 +25,7 @@ from dashboards.analysis.topwaits import Hidden, WaitRow, diff_rows, include_con
 from dashboards.figures.purge import purge_figure
 from dashboards.figures.stability import stability_figure
 from dashboards.marks import server_marks
-from dashboards.timerange import TimeRange, parse_time_lenient, read_range
+from dashboards.timerange import TimeRange, parse_time_lenient, read_points, read_range
 from dashboards.views.common import (
     chart_csv,
     condition_toggle,
@@ -40,16 +40,31 @@ from dashboards.views.host import host_panel
 from monitor.models import Server
 from store import levels
 
-DEFAULT_WAITS, DEFAULT_MUTEXES = 8, 6
+DEFAULT_WAITS, DEFAULT_MUTEXES, MAX_WAITS = 8, 6, 20  # waits ranked on the stability chart
+DEFAULT_TOP, MAX_TOP = 20, 200  # rows of the waits page's table
+MIN_DIP, MAX_DIP = 0.05, 0.95  # the dip form's bounds (stability.html): at 1 half the line would be a "dip"
 DEFAULT_THRESHOLD = 1_000_000  # history length a person would want to hear about
 ENABLE_PURGE_SQL = "SET GLOBAL innodb_monitor_enable = 'module_purge';"
 
 
-def int_param(request: HttpRequest, name: str, default: int, lo: int, hi: int) -> int:
+def int_param(request: HttpRequest, name: str, default: int, lo: int, hi: int,
+              shown: str) -> tuple[int, str | None]:
+    """A whole number from lo to hi, and what was wrong with the one given (said on the page, never silently replaced).
+
+    Unreadable gives the default, out of bounds the nearer bound; shown says what the value means
+    on the page ("the top {} waits"), so the note can say what is shown instead.
+    """
+    raw = request.GET.get(name, "").strip()
+    if not raw:
+        return default, None  # absent, or a form's empty field
     try:
-        return max(lo, min(hi, int(request.GET.get(name, default))))
+        value = int(raw)
     except ValueError:
-        return default
+        return default, f"{name}={raw!r} is not a whole number: showing {shown.format(default)} instead."
+    kept = max(lo, min(hi, value))
+    if kept != value:
+        return kept, f"{name}={raw!r} is outside {lo}-{hi}: showing {shown.format(kept)} instead."
+    return value, None
 
 
 def float_param(request: HttpRequest, name: str, default: float) -> float:
@@ -71,11 +86,33 @@ def threshold_param(request: HttpRequest, default: float) -> tuple[float, str | 
     return value, None
 
 
+def dip_param(request: HttpRequest) -> tuple[float, str | None]:
+    """The stability page's dip fraction of the median, and what was wrong with the one given."""
+    raw = request.GET.get("dip", "").strip()
+    if not raw:
+        return DEFAULT_DIP_FRACTION, None
+    value = float_param(request, "dip", math.nan)  # NaN back for text, nan and inf alike
+    if math.isnan(value):
+        return DEFAULT_DIP_FRACTION, (f"dip={raw!r} is not a fraction of the median such as 0.5:"
+                                      f" using {DEFAULT_DIP_FRACTION} instead.")
+    kept = max(MIN_DIP, min(MAX_DIP, value))
+    if kept != value:
+        return kept, f"dip={raw!r} is outside {MIN_DIP}-{MAX_DIP} of the median: using {kept} instead."
+    return value, None
+
+
+def stability_params(request: HttpRequest) -> tuple[int, float, list[str]]:
+    """waits= and dip=, and a note for each value (w= too) the page could not use as given."""
+    n_waits, waits_problem = int_param(request, "waits", DEFAULT_WAITS, 1, MAX_WAITS, "the top {} waits")
+    fraction, dip_problem = dip_param(request)
+    width_problem = read_points(request.GET)[1]
+    return n_waits, fraction, [p for p in (width_problem, waits_problem, dip_problem) if p]
+
+
 def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     server = get_object_or_404(Server, pk=server_id)
     tr, points = page_range(request)
-    n_waits = int_param(request, "waits", DEFAULT_WAITS, 1, 20)
-    fraction = max(0.05, min(0.95, float_param(request, "dip", DEFAULT_DIP_FRACTION)))
+    n_waits, fraction, notes = stability_params(request)
     conditions = include_conditions(request.GET)
     tps, waits, mutexes, hidden = reads.stability_series(
         server.pk, tr, points, n_waits, DEFAULT_MUTEXES, reads.source_interval(server, reads.MUTEX_SOURCE), conditions)
@@ -98,7 +135,7 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
         "figures": {"stability-chart": fig, **host.figures}, "host_panel": host, "summary": summary, "dips": dips,
         "fraction": fraction, "threshold": threshold, "n_waits": n_waits,
         "csv": chart_csv(server.pk, metrics, tr, points),
-        **condition_toggle(request, conditions), "hidden_conditions": hidden, "down": down,
+        **condition_toggle(request, conditions), "hidden_conditions": hidden, "down": down, "param_notes": notes,
     })
 
 
@@ -180,7 +217,7 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
     """Top waits over the range; with from2/to2, a second interval side by side."""
     server = get_object_or_404(Server, pk=server_id)
     tr, _ = page_range(request)
-    limit = int_param(request, "top", 20, 5, 200)
+    limit, limit_problem = int_param(request, "top", DEFAULT_TOP, 5, MAX_TOP, "the top {} waits")
     conditions = include_conditions(request.GET)
     rows_a, hidden = shown_waits(reads.interval_waits(server.pk, tr.start, tr.end), conditions)
     second, problem = second_interval(request.GET, tr.end)
@@ -190,6 +227,7 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
         "from2_value": request.GET.get("from2", ""), "to2_value": request.GET.get("to2", ""),
         **condition_toggle(request, conditions), "hidden": hidden, "second_problem": problem,
         "per_trx": host_series.per_transaction_of(server.pk, tr.start, tr.end, rows_a),
+        "param_notes": [limit_problem] if limit_problem else [],
     }
     if second is not None:
         tr_b = second
