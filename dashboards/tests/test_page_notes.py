@@ -50,3 +50,14 @@ def test_the_runs_page_says_a_server_it_cannot_filter_by(admin_client, db1):
     assert "server=&#x27;abc&#x27; is not a server id: the runs of every server are listed." in body and "r1" in body
     assert "There is no server 999999." in admin_client.get("/runs/", {"server": 999999}).content.decode()
     assert "role=\"alert\"" not in admin_client.get("/runs/", {"server": db1.pk}).content.decode()
+
+
+def test_the_dips_table_says_what_its_times_are_good_to(admin_client):
+    server = data.make_server("dippy", poll_interval=10)
+    rates = [100] * 20 + [10] * 3 + [100] * 20  # a 30 s dip
+    write_samples([Sample(server.pk, "global_status", T0 + timedelta(seconds=10 * i), 10.0, {"tps": 10 * r},
+                          frozenset({"tps"})) for i, r in enumerate(rates, start=1)])
+    end = T0 + timedelta(hours=24)
+    body = admin_client.get(f"/servers/{server.pk}/stability/", {"from": T0.isoformat(), "to": end.isoformat(),
+                                                                  "w": 1200}).content.decode()
+    assert "good to a pixel's width (1 min 12 s here" in body  # 24 h over 1,200 points: 72 s
