@@ -42,6 +42,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -388,13 +389,13 @@ def exit_on_sigterm() -> None:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
 
-def main() -> None:
-    args = parse_args()
-    exit_on_sigterm()
-    call_command("migrate", verbosity=0)
-    base = Path(tempfile.mkdtemp(prefix="bench-peer-cost-"))
+@contextmanager
+def loaded_server(prefix: str, rate: int, seconds: float, shared_cpus: bool = False):
+    """(server, exporter, CPU split): a private MariaDB under the write load, both monitor users, the
+    exporter scraping it; MariaDB on a CPU of its own unless shared_cpus. Everything stopped after."""
+    base = Path(tempfile.mkdtemp(prefix=prefix))
     server, load, peer = SandboxMariaDB(base / "data"), None, None
-    split = None if args.shared_cpus else cpus.split()
+    split = None if shared_cpus else cpus.split()
     if split:  # this process, its Postgres and Redis, and the children it starts later: the monitors' CPUs
         cpus.pin_tree(os.getpid(), split[1])
         cpus.pin_embedded(split[1])
@@ -404,16 +405,24 @@ def main() -> None:
             cpus.pin_tree(server.process.pid, split[0])
         server.create_monitor_user(OURS, PASSWORD)
         server.create_monitor_user(PEER, PASSWORD)
-        total = args.windows * args.window + 120
-        load = start_load(server, args.rate, total, base)
+        load = start_load(server, rate, seconds, base)
         peer = Exporter(server, base)
-        run(args, server, peer, split)
+        yield server, peer, split
     finally:
         POOL.close_all()
         stop_child(peer.process if peer else None)
         stop_child(load)
         server.stop()
         shutil.rmtree(base, ignore_errors=True)
+
+
+def main() -> None:
+    args = parse_args()
+    exit_on_sigterm()
+    call_command("migrate", verbosity=0)
+    total = args.windows * args.window + 120
+    with loaded_server("bench-peer-cost-", args.rate, total, args.shared_cpus) as (server, peer, split):
+        run(args, server, peer, split)
 
 
 def run(args, server: SandboxMariaDB, peer: Exporter, split: tuple | None) -> None:

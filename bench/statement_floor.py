@@ -22,10 +22,8 @@ cannot meet the goal whatever else is cut.
 
 import argparse
 import os
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -39,17 +37,7 @@ django.setup()
 import pymysql  # noqa: E402
 from pymysql.constants import CLIENT  # noqa: E402
 
-from bench import cpus  # noqa: E402
-from bench.peer_cost import (  # noqa: E402
-    OURS,
-    PASSWORD,
-    PEER,
-    Exporter,
-    Meter,
-    exit_on_sigterm,
-    start_load,
-    stop_child,
-)
+from bench.peer_cost import OURS, PASSWORD, PEER, Exporter, Meter, exit_on_sigterm, loaded_server  # noqa: E402
 from collectors.source import sql_list  # noqa: E402
 from collectors.sources import global_status, innodb_metrics, oldest_trx, pfs_waits, variables  # noqa: E402
 from monitor.runtime.sandbox import SandboxMariaDB  # noqa: E402
@@ -138,19 +126,7 @@ def report(server_ms: dict, client_ms: dict) -> None:
 def main() -> None:
     args = parse_args()
     exit_on_sigterm()
-    base = Path(tempfile.mkdtemp(prefix="bench-floor-"))
-    server, load, peer = SandboxMariaDB(base / "data"), None, None
-    split = cpus.split()
-    if split:
-        cpus.pin_tree(os.getpid(), split[1])
-    try:
-        server.start()
-        if split:
-            cpus.pin_tree(server.process.pid, split[0])
-        server.create_monitor_user(OURS, PASSWORD)
-        server.create_monitor_user(PEER, PASSWORD)
-        load = start_load(server, args.rate, args.rounds * 10 + 120, base)
-        peer = Exporter(server, base)
+    with loaded_server("bench-floor-", args.rate, args.rounds * 10 + 120) as (server, peer, _split):
         meter, conn = Meter(server), connect(server)
         print(f"MariaDB {server.execute('SELECT VERSION()')[0][0]}, sysbench oltp_write_only at {args.rate} tx/s;"
               f" {args.rounds} rounds; {os.cpu_count()} CPUs, load average at start {os.getloadavg()[0]:.2f}",
@@ -158,11 +134,6 @@ def main() -> None:
         time.sleep(5)  # the load's first seconds
         report(*rounds(args, meter, conn, peer))
         print(f"load average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    finally:
-        stop_child(peer.process if peer else None)
-        stop_child(load)
-        server.stop()
-        shutil.rmtree(base, ignore_errors=True)
 
 
 if __name__ == "__main__":
