@@ -255,6 +255,30 @@ def counter_samples(server_id: int, metrics: list[str], start: datetime, end: da
     return out
 
 
+def rollup_sums(server_id: int, metrics: list[str], start: datetime, end: datetime) -> dict[str, CounterSamples]:
+    """Counters' rollup buckets wholly inside [start, end] as samples: each bucket's exact sum of deltas
+    over the seconds its polls cover, at the bucket's start; the finest level kept there.
+
+    Where the polls themselves are gone (past the raw retention), what a total or a
+    rate over a bucket can still be computed from, exactly. Unlike polls, a bucket's
+    sum holds an outage's delta (the rollups keep no per-poll intervals to tell).
+    """
+    level = levels.MINUTE if start >= levels.available_since(levels.MINUTE) else levels.HOUR
+    infos = [m for m in catalog.matching(catalog.server_metrics([server_id]), metrics) if m.counter]
+    found = read_rollups.read(server_id, infos, level, start, end)
+    width, lo, hi = read_rollups.WIDTH[level], micros(start), micros(end)
+    out = {}
+    for m in infos:
+        b = found.get(m.id)
+        if b is None:
+            continue
+        starts = b["idx"] * width
+        keep = (b["ms"] > 0) & (starts >= lo) & (starts + width <= hi + 1)
+        seconds = (b["ms"][keep] / 1000.0).tolist()
+        out[m.name] = CounterSamples(datetimes(starts[keep]), seconds, b["sum"][keep].tolist())
+    return out
+
+
 def latest(server_ids: list[int], metrics: list[str]) -> dict[tuple[int, str], tuple[datetime, float]]:
     """The newest value (rate for counters) per server and metric."""
     out = {}

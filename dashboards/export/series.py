@@ -18,6 +18,8 @@ from dashboards.export.params import ExportError, SeriesExport
 from dashboards.export.units import column_name, scale
 from store import query
 
+TICK = timedelta(microseconds=1)
+ROLLED_AT_LEAST = timedelta(minutes=1)  # the narrowest rollup bucket
 CHUNK_POINTS = 2000  # rows per series per store query, at most
 CHUNK_VALUES = 20_000  # values per store query: fewer rows a chunk when there are many columns
 MIN_CHUNK_ROWS = 100
@@ -157,24 +159,27 @@ def read_chunk(export: SeriesExport, cols: list[tuple[Key, str]], grids: dict[in
 
 
 def counter_deltas(cols: list[tuple[Key, str]], lo: datetime, hi: datetime) -> dict[Key, tuple[list, list, list]]:
-    """Each counter's full-resolution polls in [lo, hi]: times, seconds covered, deltas (in the CSV's unit).
-
-    A counter with no such poll is left out: past the raw retention only the
-    rollups hold it (read_chunk then reads it as series points, approximately).
-    """
+    """Each counter's deltas in [lo, hi] with the seconds each covers, in the CSV's unit: its polls and,
+    where they are gone (past the raw retention), before the first of them its rollup buckets' sums."""
     wanted: dict[int, list[str]] = {}
     for (server_id, metric), kind in cols:
         if kind == "counter":
             wanted.setdefault(server_id, []).append(metric)
     out = {}
     for server_id, metrics in wanted.items():
-        for metric, samples in query.counter_samples(server_id, metrics, lo, hi).items():
-            if samples.ts:
-                out[(server_id, metric)] = measured(samples, scale(metric))
+        polls = {m: s for m, s in query.counter_samples(server_id, metrics, lo, hi).items() if s.ts}
+        for metric in metrics:
+            parts = [measured(polls[metric])] if metric in polls else []
+            until = polls[metric].began(0) - TICK if metric in polls else hi
+            if until - lo >= ROLLED_AT_LEAST:  # room for a whole rollup bucket before the polls
+                rolled = query.rollup_sums(server_id, [metric], lo, until).get(metric)
+                parts = ([(rolled.ts, rolled.seconds, rolled.deltas)] if rolled else []) + parts
+            if parts:
+                out[(server_id, metric)] = joined(parts, scale(metric))
     return out
 
 
-def measured(samples: query.CounterSamples, factor: float) -> tuple[list, list, list]:
+def measured(samples: query.CounterSamples) -> tuple[list, list, list]:
     """The polls a row may count: not one whose interval spans an outage.
 
     Its delta is the work of the whole outage, which belongs to no one step; the
@@ -182,8 +187,13 @@ def measured(samples: query.CounterSamples, factor: float) -> tuple[list, list, 
     so a delta row and a rate row always hold the same polls.
     """
     keep = [not s for s in samples.spanning()]
-    return (list(compress(samples.ts, keep)), list(compress(samples.seconds, keep)),
-            [d * factor for d in compress(samples.deltas, keep)])
+    return list(compress(samples.ts, keep)), list(compress(samples.seconds, keep)), list(compress(samples.deltas, keep))
+
+
+def joined(parts: list[tuple[list, list, list]], factor: float) -> tuple[list, list, list]:
+    """Times, seconds and deltas of the parts one after the other, deltas in the CSV's unit."""
+    return ([t for p in parts for t in p[0]], [s for p in parts for s in p[1]],
+            [d * factor for p in parts for d in p[2]])
 
 
 def series_points(keys: list[Key], mode: str, lo: datetime, hi: datetime) -> dict[Key, query.Series]:
