@@ -255,15 +255,17 @@ def counter_samples(server_id: int, metrics: list[str], start: datetime, end: da
     return out
 
 
-def rollup_sums(server_id: int, metrics: list[str], start: datetime, end: datetime) -> dict[str, CounterSamples]:
+def rollup_sums(server_id: int, metrics: list[str], start: datetime, end: datetime,
+                level: str | None = None) -> dict[str, CounterSamples]:
     """Counters' rollup buckets wholly inside [start, end] as samples: each bucket's exact sum of deltas
-    over the seconds its polls cover, at the bucket's start; the finest level kept there.
+    over the seconds its polls cover, stamped at the bucket's last microsecond (as a poll at its end);
+    the finest level kept there unless one is given.
 
     Where the polls themselves are gone (past the raw retention), what a total or a
     rate over a bucket can still be computed from, exactly. Unlike polls, a bucket's
     sum holds an outage's delta (the rollups keep no per-poll intervals to tell).
     """
-    level = levels.MINUTE if start >= levels.available_since(levels.MINUTE) else levels.HOUR
+    level = level or (levels.MINUTE if start >= levels.available_since(levels.MINUTE) else levels.HOUR)
     infos = [m for m in catalog.matching(catalog.server_metrics([server_id]), metrics) if m.counter]
     found = read_rollups.read(server_id, infos, level, start, end)
     width, lo, hi = read_rollups.WIDTH[level], micros(start), micros(end)
@@ -275,8 +277,18 @@ def rollup_sums(server_id: int, metrics: list[str], start: datetime, end: dateti
         starts = b["idx"] * width
         keep = (b["ms"] > 0) & (starts >= lo) & (starts + width <= hi + 1)
         seconds = (b["ms"][keep] / 1000.0).tolist()
-        out[m.name] = CounterSamples(datetimes(starts[keep]), seconds, b["sum"][keep].tolist())
+        out[m.name] = CounterSamples(datetimes(starts[keep] + width - 1), seconds, b["sum"][keep].tolist())
     return out
+
+
+def window_samples(server_id: int, metrics: list[str], start: datetime,
+                   end: datetime) -> tuple[dict[str, CounterSamples], str]:
+    """Counters' samples for a window's statistics, and what they are: its polls ("polls") while they are
+    kept, else its rollup buckets ("1m" or "1h": a run older than the raw retention keeps its figures)."""
+    if start >= levels.available_since(levels.FULL):
+        return counter_samples(server_id, metrics, start, end), "polls"
+    level = levels.MINUTE if start >= levels.available_since(levels.MINUTE) else levels.HOUR
+    return rollup_sums(server_id, metrics, start, end, level), level
 
 
 def latest(server_ids: list[int], metrics: list[str]) -> dict[tuple[int, str], tuple[datetime, float]]:

@@ -3,6 +3,10 @@
 A step's figures come only from samples whose whole interval (ts - interval, ts]
 lies inside [start + warm-up, end]: a sample that straddles the start still holds
 warm-up (or idle) time, one that straddles the end holds the next step's load.
+Once the polls are past the raw retention the samples are the rollup buckets
+lying wholly inside the window (store.query.window_samples): the sums and the
+averages stay exact over those whole minutes (or hours); the spread is then of
+the buckets' rates, and `resolution` says so.
 """
 
 from bisect import bisect_left, bisect_right
@@ -32,6 +36,7 @@ class WindowTps:
     transactions: float
     p5: float | None
     p95: float | None
+    resolution: str = "polls"  # or "1m" / "1h": the rollup buckets of a window past the raw retention
 
     @property
     def avg(self) -> float | None:
@@ -58,7 +63,7 @@ def sums_from(server_id: int, window: Window) -> datetime:
     first inside poll's interval back: that poll's other sources, read milliseconds apart, are
     in, the poll before it is not. No poll inside: the window's end (nothing to sum).
     """
-    samples = query.counter_samples(server_id, [TPS], window.start, window.end).get(TPS)
+    samples = samples_in(server_id, [TPS], window)[0].get(TPS)
     keep = inside(samples, window) if samples else []
     if not keep:
         return window.end
@@ -67,7 +72,7 @@ def sums_from(server_id: int, window: Window) -> datetime:
 
 def window_sums(server_id: int, metrics: list[str], window: Window) -> dict[str, tuple[float, float]]:
     """Per counter: (sum of the inside deltas, seconds they cover)."""
-    found = query.counter_samples(server_id, metrics, window.start, window.end)
+    found = samples_in(server_id, metrics, window)[0]
     sums = {}
     for name, samples in found.items():
         keep = inside(samples, window)
@@ -75,11 +80,17 @@ def window_sums(server_id: int, metrics: list[str], window: Window) -> dict[str,
     return sums
 
 
+def samples_in(server_id: int, metrics: list[str], window: Window) -> tuple[dict[str, CounterSamples], str]:
+    """The counters' samples for the window: its polls, or past the raw retention its rollup buckets."""
+    return query.window_samples(server_id, metrics, window.start, window.end)
+
+
 def window_tps(server_id: int, window: Window) -> WindowTps:
-    return tps_inside(query.counter_samples(server_id, [TPS], window.start, window.end).get(TPS), window)
+    found, resolution = samples_in(server_id, [TPS], window)
+    return tps_inside(found.get(TPS), window, resolution)
 
 
-def tps_inside(samples: CounterSamples | None, window: Window) -> WindowTps:
+def tps_inside(samples: CounterSamples | None, window: Window, resolution: str = "polls") -> WindowTps:
     """Every inside delta counts in the totals; p5/p95 are of the polls' own rates, not an outage's average."""
     keep = inside(samples, window) if samples else []
     spans = samples.spanning() if keep else []
@@ -87,7 +98,7 @@ def tps_inside(samples: CounterSamples | None, window: Window) -> WindowTps:
     return WindowTps(
         samples=len(keep), seconds=sum(samples.seconds[i] for i in keep),
         transactions=sum(samples.deltas[i] for i in keep),
-        p5=percentile(rates, 5), p95=percentile(rates, 95),
+        p5=percentile(rates, 5), p95=percentile(rates, 95), resolution=resolution,
     )
 
 
@@ -104,8 +115,8 @@ def runs_tps(runs: list[Run]) -> dict[int, WindowTps]:
     for batch in close_batches(runs):
         windows = {run.pk: run_window(run) for run in batch}
         start, end = min(w.start for w in windows.values()), max(w.end for w in windows.values())
-        samples = query.counter_samples(batch[0].server_id, [TPS], start, end).get(TPS)
-        out |= {pk: tps_inside(cut(samples, w), w) for pk, w in windows.items()}
+        found, resolution = samples_in(batch[0].server_id, [TPS], Window(start, end))
+        out |= {pk: tps_inside(cut(found.get(TPS), w), w, resolution) for pk, w in windows.items()}
     return out
 
 

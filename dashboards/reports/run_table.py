@@ -13,7 +13,8 @@ SORTS = {"name": "name", "server": "server__name", "started": "started_at", "con
          "sweep": "sweep", "label": "label", "tps": None}
 DEFAULT_SORT = "-started"
 HEADER = ["run id", "run", "server", "started (UTC)", "ended (UTC)", "warm-up (s)", "threads", "sweep", "label",
-          "avg TPS after warm-up (/s)", "samples", "notes", "command", "tool summary"]
+          "avg TPS after warm-up (/s)", "samples", "notes", "command", "tool summary",
+          "samples are (polls; 1m or 1h rollups past the raw retention)"]
 
 
 @dataclass(frozen=True)
@@ -52,4 +53,4 @@ def table_rows(lines: list[RunLine]):
     for line in lines:
         r = line.run
         yield [r.pk, r.name, r.server.name, r.started_at, r.ended_at, r.warmup_seconds, r.concurrency, r.sweep,
-               r.label, line.tps.avg, line.tps.samples, r.notes, r.command, r.tool_summary]
+               r.label, line.tps.avg, line.tps.samples, r.notes, r.command, r.tool_summary, line.tps.resolution]

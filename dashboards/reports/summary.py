@@ -5,13 +5,14 @@ from datetime import datetime
 from typing import Any
 
 from dashboards.analysis.stability import Summary, summarize
-from dashboards.analysis.step_window import run_window, sums_from, window_sums
+from dashboards.analysis.step_window import Window, run_window, sums_from, window_sums
 from dashboards.reads import HISTORY, TPS
 from dashboards.url_ids import parse_id
 from monitor.models import Run
-from store import query
+from store import levels, query
 
 MAX_WARMUP = 7 * 86400
+ALL_POINTS = 10**6  # no downsampling of a run's rollup points
 QPS = "qps"
 
 
@@ -31,6 +32,7 @@ class RunSummary:
     # Where sums over the run (waits, per transaction) begin: the polls inside the run only, as for TPS.
     sums_from: datetime | None = None
     covered: float = 0.0  # seconds the TPS polls inside the run cover: what the avg TPS divides by
+    resolution: str = "polls"  # or "1m" / "1h": a run past the raw retention, summed from its rollups
 
     @property
     def seconds(self) -> float:
@@ -59,7 +61,7 @@ def summarize_run(run: Run, warmup: int | None = None) -> RunSummary:
     the outage, not a reading, so it counts in the totals and the averages but not in p5/p95/CV.
     """
     window = run_window(run, warmup)
-    lines = {s.metric: s for s in query.within(run.server_id, [TPS, HISTORY], *window)}
+    lines, resolution = run_lines(run.server_id, window)
     sums = window_sums(run.server_id, [TPS, QPS], window)
     done, covered = sums.get(TPS, (0, 0.0))
     history = _known(lines.get(HISTORY))
@@ -69,8 +71,19 @@ def summarize_run(run: Run, warmup: int | None = None) -> RunSummary:
         qps=_rate(*sums.get(QPS, (0, 0.0))), transactions=done if covered else None,
         max_history=max(history) if history else None,
         warmup=run.warmup_seconds if warmup is None else warmup, tps_points=lines.get(TPS),
-        sums_from=sums_from(run.server_id, window), covered=covered,
+        sums_from=sums_from(run.server_id, window), covered=covered, resolution=resolution,
     )
+
+
+def run_lines(server_id: int, window: Window) -> tuple[dict[str, Any], str]:
+    """The window's TPS and history lines: every poll inside it while the polls are kept; past the raw
+    retention, the rollups' points (each minute's or hour's lowest and highest rate, or value), as their
+    sums are what the averages come from then (step_window)."""
+    if window.start >= levels.available_since(levels.FULL):
+        return {s.metric: s for s in query.within(server_id, [TPS, HISTORY], *window)}, "polls"
+    found = query.series([server_id], [TPS, HISTORY], window.start, window.end, max_points=ALL_POINTS)
+    level = levels.MINUTE if window.start >= levels.available_since(levels.MINUTE) else levels.HOUR
+    return {s.metric: s for s in found}, level
 
 
 def ratio(value: float | None, reference: float | None) -> float | None:
