@@ -4,10 +4,23 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from dashboards.analysis.per_transaction import BUSY_SECONDS, TPS, PerTransaction, per_transaction
-from dashboards.analysis.topwaits import WaitRow, without_conditions
+from dashboards.analysis.step_window import Window, window_sums
+from dashboards.analysis.topwaits import WaitRow, wait_rows, without_conditions
 from dashboards.figures.common import ChartPoints
-from dashboards.reads import RANK_POINTS, Empty, biggest, interval_totals, series_map, store
+from dashboards.reads import (
+    COUNT_PREFIX,
+    RANK_POINTS,
+    TIME_PREFIX,
+    WAIT_TIMES,
+    Empty,
+    biggest,
+    interval_sums,
+    series_map,
+    store,
+)
 from dashboards.timerange import TimeRange
+
+WAIT_PREFIXES = (TIME_PREFIX, COUNT_PREFIX)
 
 BUSY = "host.cpu.busy_pct"
 CPUS = "host.cpus"
@@ -43,13 +56,23 @@ class CpuDisk:
 
 
 def per_transaction_of(server_id: int, start: datetime, end: datetime, waits: list[WaitRow]) -> PerTransaction:
-    """Waits and host CPU per transaction over (start, end], the polls interval_waits() sums the waits of."""
-    return per_transaction(interval_totals(server_id, [TPS, BUSY_SECONDS], start, end), waits)
+    """Waits and host CPU per transaction over the polls in (start, end], each over the seconds its own
+    polls cover (rate over rate), the polls interval_waits() sums the waits of."""
+    sums = interval_sums(server_id, [TPS, BUSY_SECONDS, WAIT_TIMES], start, end)
+    return per_transaction(sums, waits, waits_seconds(sums))
 
 
-def run_per_transaction(server_id: int, start: datetime, end: datetime, waits: list[WaitRow]) -> PerTransaction:
-    """A run's per-transaction figures as the compare page and its CSV show them: condition waits left out."""
-    return per_transaction_of(server_id, start, end, without_conditions(waits)[0])
+def run_figures(server_id: int, window: Window) -> tuple[list[WaitRow], PerTransaction]:
+    """A run's waits (every event, biggest first) and per-transaction figures from the polls whose whole
+    interval lies inside its window, as its TPS (step_window); condition waits left out of the latter."""
+    sums = window_sums(server_id, [TPS, BUSY_SECONDS, WAIT_TIMES, COUNT_PREFIX + "*"], window)
+    waits = wait_rows({name: total for name, (total, _s) in sums.items() if name.startswith(WAIT_PREFIXES)})
+    return waits, per_transaction(sums, without_conditions(waits)[0], waits_seconds(sums))
+
+
+def waits_seconds(sums: dict[str, tuple[int | float, float]]) -> float:
+    """The seconds the wait summary's polls cover (every event is read at each of them)."""
+    return max((seconds for name, (_t, seconds) in sums.items() if name.startswith(TIME_PREFIX)), default=0.0)
 
 
 def fleet_cpu(server_ids: list[int]) -> dict[int, float]:

@@ -127,6 +127,12 @@ def interval_totals(server_id: int, metrics: list[str], start: datetime, end: da
     return store().totals(server_id, metrics, start + AFTER_START, end)
 
 
+def interval_sums(server_id: int, metrics: list[str], start: datetime,
+                  end: datetime) -> dict[str, tuple[int | float, float]]:
+    """interval_totals(), each with the seconds its polls cover: what each is a rate over."""
+    return store().totals_and_seconds(server_id, metrics, start + AFTER_START, end)
+
+
 def interval_span(server_id: int, start: datetime, end: datetime) -> Interval:
     """The seconds an interval's polls cover and their transactions: what its wait times are divided by.
 

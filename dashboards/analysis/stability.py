@@ -83,10 +83,14 @@ def dip_threshold(summary: Summary, fraction: float = DEFAULT_DIP_FRACTION) -> f
 
 
 def merge_close(dips: Sequence[Dip], gap: timedelta) -> list[Dip]:
-    """Dips separated by less than `gap` read as one stall."""
+    """Dips separated by less than `gap` read as one stall.
+
+    Two that touch are not merged: the point between them is a good reading (it ended the first,
+    and the second, a hole, starts at it), which one "no polls" stall across it would deny.
+    """
     merged: list[Dip] = []
     for dip in dips:
-        if merged and dip.start - merged[-1].end <= gap:
+        if merged and timedelta(0) < dip.start - merged[-1].end <= gap:
             prev = merged.pop()
             lows = [x for x in (prev.lowest, dip.lowest) if x is not None]
             dip = Dip(prev.start, dip.end, min(lows) if lows else None, prev.stalled or dip.stalled)

@@ -12,6 +12,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, Strea
 from django.views.decorators.http import require_GET
 
 from dashboards import host_series, reads
+from dashboards.analysis.step_window import Window
 from dashboards.analysis.topwaits import diff_rows, include_conditions, without_conditions
 from dashboards.export import params
 from dashboards.export.auth import session_or_token
@@ -127,9 +128,7 @@ def compare_csv(request: HttpRequest) -> HttpResponse:
     except params.ExportError as error:
         return bad_request(error)
     summaries = [summarize_run(run, warmup_param(request.GET)) for run in runs]
-    per_trx = [host_series.run_per_transaction(s.run.server_id, s.sums_from, s.end,
-                                               reads.interval_waits(s.run.server_id, s.sums_from, s.end))
-               for s in summaries]
+    per_trx = [host_series.run_figures(s.run.server_id, Window(s.start, s.end))[1] for s in summaries]
     return csv_response(compare_rows(summaries, per_trx), slug("compare-runs", *(r.pk for r in runs)) + ".csv",
                         _flag(request, "bom"))
 

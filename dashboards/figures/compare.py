@@ -50,13 +50,13 @@ def offset_marks(layout: dict, notes: Sequence[tuple[float, str]], longest: floa
 
 def compare_figure(runs: Sequence[AlignedRun], wait_name: str = "",
                    notes: Sequence[tuple[float, str]] = ()) -> dict:
-    """notes: (seconds since the run's start, text) of the runs' annotations."""
+    """notes: (seconds since the end of the run's warm-up, text) of the runs' annotations."""
     titles = [TPS_TITLE, "InnoDB history list length",  # runs of servers that may count TPS differently
               f"Wait: {wait_name} (seconds waited per second)" if wait_name else "Wait: none chosen"]
     layout = shared_axes(base_layout(height=720), ROWS, titles)
     for n in (1, 2, 3):
         layout["xaxis" if n == 1 else f"xaxis{n}"]["type"] = "linear"
-    layout["xaxis3"]["title"] = {"text": "seconds since the run's start"}
+    layout["xaxis3"]["title"] = {"text": "seconds since the end of the run's warm-up"}
     layout["hovermode"] = "x"
     data = []
     for i, run in enumerate(runs):

@@ -6,9 +6,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
-from dashboards import reads
+from dashboards import host_series
 from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, dip_threshold
-from dashboards.analysis.step_window import run_window
+from dashboards.analysis.step_window import Window, run_window
 from dashboards.analysis.topwaits import include_conditions, without_conditions
 from dashboards.export import params
 from dashboards.export.csv_safe import iso_utc
@@ -49,7 +49,7 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
     run = get_object_or_404(Run.objects.select_related("server"), pk=run_id)
     summary = summarize_run(run)
     conditions = include_conditions(request.GET)
-    waits = reads.interval_waits(run.server_id, summary.sums_from, summary.end)
+    waits = host_series.run_figures(run.server_id, Window(summary.start, summary.end))[0]
     waits, hidden = (waits, None) if conditions else without_conditions(waits)
     context = settings_context(run)
     texts = server_texts(run.server)

@@ -123,3 +123,10 @@ def test_the_fleet_top_wait_is_the_biggest_rate_at_the_last_poll():
     top = top_wait_of(latest, 1)
     assert (top.event, top.per_second, top.share) == ("a", 3.0, 0.75)
     assert top_wait_of(latest, 3) is None
+
+
+def test_two_stalls_either_side_of_a_good_poll_stay_two_dips():
+    # 100 TPS, a missed poll (a hole), one good poll at 100, a reset (another hole), then 100 again
+    pts = every(10, [100, 100, None, 100, None, 100, 100])
+    dips = merge_close(find_dips(pts.ts, pts.values, 50), timedelta(seconds=0.33))
+    assert [(d.start, d.end, d.stalled) for d in dips] == [(pts.ts[1], pts.ts[3], True), (pts.ts[3], pts.ts[5], True)]

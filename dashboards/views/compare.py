@@ -9,7 +9,7 @@ from django.shortcuts import render
 
 from dashboards import host_series, reads
 from dashboards.analysis.per_transaction import PerTransaction
-from dashboards.analysis.step_window import run_window
+from dashboards.analysis.step_window import Window, run_window
 from dashboards.analysis.topwaits import CONDITION_PARAM, WaitRow, include_conditions, without_conditions
 from dashboards.figures.compare import AlignedRun, compare_figure
 from dashboards.reports.summary import MAX_WARMUP, RunSummary, summarize_run, warmup_param
@@ -114,10 +114,8 @@ def run_row(run: Run, warmup: int | None = None, conditions: bool = False) -> Ru
     waits per transaction leave them out always (beside host CPU per transaction).
     """
     summary = summarize_run(run, warmup)
-    waits = reads.interval_waits(run.server_id, summary.sums_from, summary.end)
-    kept = without_conditions(waits)[0]
-    per_trx = host_series.per_transaction_of(run.server_id, summary.sums_from, summary.end, kept)
-    return RunRow(summary, (waits if conditions else kept)[:TOP_WAITS], per_trx)
+    waits, per_trx = host_series.run_figures(run.server_id, Window(summary.start, summary.end))
+    return RunRow(summary, (waits if conditions else without_conditions(waits)[0])[:TOP_WAITS], per_trx)
 
 
 def run_notes(runs: list[Run], warmup: int | None = None) -> list[tuple[float, str]]:

@@ -78,7 +78,7 @@ def test_it_exports_the_run_comparison_with_ratios_to_the_first(client, db1):
     assert float(b[col("TPS ratio to first")]) == pytest.approx(sum(slower) / sum(rates))
     assert int(a[col("transactions")]) == sum(data.tps_delta(i) for i in range(1, POLLS))
     assert float(a[col("max history list length")]) == 1000 + 40 * (POLLS - 1)
-    assert a[col("started (UTC)")] == iso_utc(START)
+    assert a[col("from (UTC, after the warm-up)")] == iso_utc(START)
 
 
 def test_it_neutralises_annotation_text_and_keeps_it_whole(client, db1):
