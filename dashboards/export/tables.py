@@ -17,7 +17,7 @@ DIFF_HEADER = ["event", "A waited (s per s)", "B waited (s per s)", "difference 
                "ratio B/A of the rates", "A waited per transaction (us)", "B waited per transaction (us)",
                "ratio B/A per transaction", "A time waited (s)", "A count", "A share (%)", "B time waited (s)",
                "B count", "B share (%)", "A time waited (ps)", "B time waited (ps)"]
-RUN_HEADER = ["run id", "run", "server", "started (UTC)", "ended (UTC)", "duration (s)", "avg TPS (/s)",
+RUN_HEADER = ["run id", "run", "server", "from (UTC, after the warm-up)", "ended (UTC)", "duration (s)", "avg TPS (/s)",
               "p5 TPS (/s)", "p95 TPS (/s)", "median TPS (/s)", "TPS CV", "avg QPS (/s)", "transactions",
               "max history list length", "TPS ratio to first", "warm-up trimmed (s)",
               "waits per transaction (ms, condition waits left out)", "host CPU per transaction (ms)",
