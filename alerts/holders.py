@@ -4,12 +4,13 @@ Firing and reminder e-mails name the holder open at that moment and how long it 
 the resolved e-mail names the holder of the firing e-mail again and says when it ended.
 """
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.db.models import Q
 
 from alerts.models import Event, Notification
 from collectors.models import TrxHolder
+from store.breaks import GAP_FACTOR
 
 # Rules on these metrics are about purge lag: their e-mails say who holds the oldest transaction.
 HOLDER_METRICS = frozenset(("history_list_length", "trx_oldest_age_s", "trx_read_view_age_s", "trx_older_60s"))
@@ -20,12 +21,19 @@ def iso(ts: datetime | None) -> str | None:
 
 
 def described(holder: TrxHolder, now: datetime) -> dict:
-    """A holder as the e-mail's context keeps it (JSON: the outbox row holds it until it is sent)."""
-    until = holder.ended_at or now
+    """A holder as the e-mail's context keeps it (JSON: the outbox row holds it until it is sent).
+
+    Held for runs to the last poll that saw it, as on the purge page: the first poll without it
+    (ended_at) may come an outage later. held_at_least: no poll within ~1.5 intervals found it gone.
+    `now` is kept for the callers: what was not observed is not counted.
+    """
+    # The purge page's rule (dashboards.views.holders.end_unseen), which alerts may not import.
+    unseen = holder.ended_at is None or (
+        holder.ended_at - holder.seen_at > timedelta(seconds=GAP_FACTOR * holder.server.poll_interval))
     return {"id": holder.id, "thread_id": holder.thread_id, "who": holder.who, "state": holder.state,
             "isolation": holder.isolation, "statement": holder.statement, "idle": holder.idle,
             "started_at": iso(holder.started_at), "seen_at": iso(holder.seen_at), "ended_at": iso(holder.ended_at),
-            "held_s": (until - holder.started_at).total_seconds()}
+            "held_s": (holder.seen_at - holder.started_at).total_seconds(), "held_at_least": unseen}
 
 
 def open_holder(server_id: int) -> TrxHolder | None:

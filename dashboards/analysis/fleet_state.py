@@ -33,12 +33,17 @@ def server_state(server, health, now: datetime) -> State:
     if health.consecutive_failures:
         why = health.last_error or "the last poll failed"
         return State(DOWN, f"{health.consecutive_failures} failed polls in a row: {why}")
-    limit = max(MIN_STALE, timedelta(seconds=STALE_AFTER_POLLS * server.poll_interval))
+    limit = stale_limit(server)
     last_ok = health.last_success_at or health.last_poll_at
     if now - last_ok > limit:
         return State(STALE, f"last successful poll {ago(now - last_ok)} ago (every {server.poll_interval} s "
                             "expected): is the Celery worker and beat running?")
     return State(UP, failing_sources(health.sources or {}))
+
+
+def stale_limit(server) -> timedelta:
+    """How old the last success may be before the server is stale; the fleet's figures older than this are not "now"."""
+    return max(MIN_STALE, timedelta(seconds=STALE_AFTER_POLLS * server.poll_interval))
 
 
 def failing_sources(sources: dict) -> str:

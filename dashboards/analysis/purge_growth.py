@@ -35,7 +35,13 @@ class Trend:
 
 
 def recent_trend(ts: Sequence[datetime], values: Sequence[float | None], window: timedelta = RECENT) -> Trend:
-    """The least-squares slope over the last `window` of the series, and the span it really used."""
+    """The least-squares slope over the last `window` of the series, and the span it really used.
+
+    Only the polls after the last hole (None) count: a line fitted across an outage is no pace
+    (back at 5,000 and draining read as growing 600/min from the level before it).
+    """
+    hole = max((i for i, v in enumerate(values) if v is None), default=-1)
+    ts, values = ts[hole + 1:], values[hole + 1:]
     pts = [(t, v) for t, v in zip(ts, values, strict=True) if v is not None]
     if not pts:
         return Trend(None, timedelta(0))

@@ -32,7 +32,10 @@ HOLDER_HEADER = ["thread", "user", "host", "from (UTC)", "last seen (UTC)", "end
 FLEET_HEADER = ["server", "address", "state", "why", "version", "TPS now (/s)", "replica lag now (s)",
                 "replica threads stopped", "history list length now",
                 f"history trend (per min, last {RECENT.seconds // 60} min)", "top wait now", "top wait (s per s)",
-                "top wait share (%)", "alerts firing", "tags"]
+                "top wait share (%)", "alerts firing", "tags",
+                # Appended, so the columns before keep their places: when each figure was read.
+                "TPS read at (UTC)", "history length read at (UTC)", "top wait read at (UTC)",
+                "history trend fitted over (s)"]
 
 
 def _wait_cells(row: WaitRow | None) -> list:
@@ -115,12 +118,15 @@ def scalability_rows(study: Study) -> Iterator[list]:
 
 
 def holder_rows(holders: Iterable) -> Iterator[list]:
-    """The oldest transaction's holders (collectors.models.TrxHolder): ended by = the first poll without it."""
+    """The purge page's holders table (collectors.models.TrxHolder): ended by = the first poll without it.
+
+    Held for is the span observed, from its start to the last poll that saw it, as on the page: nothing
+    was seen after, and the first poll without it may come only after an outage.
+    """
     yield HOLDER_HEADER
     for h in holders:
-        until = h.ended_at or h.seen_at
         yield [h.thread_id, h.user, h.host, h.started_at, h.seen_at, h.ended_at or "",
-               (until - h.started_at).total_seconds(), h.state, h.isolation, h.statement, int(h.idle)]
+               (h.seen_at - h.started_at).total_seconds(), h.state, h.isolation, h.statement, int(h.idle)]
 
 
 def fleet_table_rows(rows: Iterable) -> Iterator[list]:
@@ -132,4 +138,6 @@ def fleet_table_rows(rows: Iterable) -> Iterator[list]:
         yield [r.server.name, r.server.address, r.state.name, r.state.why, r.server.version, r.tps,
                replica.lag_s if replica else None, "; ".join(replica.stopped) if replica else None, r.history,
                r.history_per_min, wait.event if wait else None, wait.per_second if wait else None,
-               wait.share * 100 if wait else None, "; ".join(r.alerts), ", ".join(r.server.tags)]
+               wait.share * 100 if wait else None, "; ".join(r.alerts), ", ".join(r.server.tags),
+               r.at.get("tps"), r.at.get("history"), r.at.get("top_wait"),
+               r.trend.span.total_seconds() if r.history_per_min is not None else None]

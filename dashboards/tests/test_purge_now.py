@@ -1,11 +1,11 @@
 """The purge page's figures come from the polls, not from the chart's downsampled points."""
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.utils import timezone
 
-from dashboards.analysis.purge_growth import Since
+from dashboards.analysis.purge_growth import Since, recent_trend
 from store.ingest import write_samples
 from store.sample import Sample
 from testing.dashboards import get_csv
@@ -76,3 +76,13 @@ def test_the_fleet_trend_is_the_purge_pages_slope(admin_client, polled):
     rows = get_csv(admin_client, "/export/fleet.csv")
     cell = rows[1][rows[0].index("history trend (per min, last 5 min)")]
     assert float(cell) == pytest.approx(expected, rel=1e-6)
+
+
+def test_the_trend_is_fitted_after_the_last_hole_only():
+    t0 = datetime(2026, 1, 5, 12, tzinfo=UTC)
+    before = [(t0 + timedelta(seconds=10 * i), 1000 + 25 * i) for i in range(6)]  # growing 150/min
+    after = [(t0 + timedelta(seconds=250 + 10 * i), 5000 - 10 * i) for i in range(6)]  # back: draining 60/min
+    ts = [t for t, _ in before] + [t0 + timedelta(seconds=150)] + [t for t, _ in after]
+    values = [v for _, v in before] + [None] + [v for _, v in after]  # the store's None at the hole
+    trend = recent_trend(ts, values)
+    assert trend.per_second * 60 == pytest.approx(-60.0) and trend.window == timedelta(seconds=50)

@@ -1,20 +1,36 @@
 """The fleet overview: every server, its state and why, and the figures that matter now."""
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from urllib.parse import urlencode
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 
+from alerts.numbers import fmt_span
 from alerts.status import firing_for_servers
 from dashboards import host_series, reads
-from dashboards.analysis.fleet_state import DISABLED, DOWN, NEVER, STALE, UP, State, server_state
+from dashboards.analysis.fleet_state import DISABLED, DOWN, NEVER, STALE, UP, State, ago, server_state, stale_limit
 from dashboards.analysis.purge_growth import RECENT, Trend, recent_trend
 from dashboards.analysis.replica_now import ReplicaNow, replica_now
-from dashboards.analysis.topwaits import include_conditions
+from dashboards.analysis.topwaits import TIME_PREFIX, include_conditions
 from dashboards.views.common import TPS_DEFINITION, condition_toggle
 from monitor.models import Server
+
+# Fewer polls than this since a hole make no trend: two polls give a difference, not a pace to act on.
+MIN_TREND_POLLS = 3
+
+
+@dataclass(frozen=True)
+class FleetTrend:
+    """The history length's slope, fitted to the polls of the 5 minutes after the last hole in them."""
+
+    per_minute: float | None  # 0 when flat; None: no trend (why says so)
+    span: timedelta = timedelta(0)  # from the first to the last poll it was fitted to
+    since_hole: datetime | None = None  # the first poll after a hole, when the fit starts there
+    why: str = ""
 
 
 @dataclass
@@ -28,6 +44,11 @@ class FleetRow:
     alerts: list[str]
     cpu_busy: float | None = None  # % of the host at the last node_exporter poll
     replica: ReplicaNow | None = None  # None: never read as a replica
+    at: dict[str, datetime] = field(default_factory=dict)  # each figure's reading time: tps, history, top_wait
+    # The figures whose reading is older than the server's staleness limit: "at HH:MM:SS UTC (N min ago)".
+    old: dict[str, str] = field(default_factory=dict)
+    trend: FleetTrend = FleetTrend(None)
+    trend_note: str = ""  # over what it was fitted, when that is less than the 5 minutes
 
 
 def health_of(server: Server):
@@ -62,23 +83,82 @@ def fleet_rows(servers: list[Server], conditions: bool) -> list[FleetRow]:
     now = timezone.now()
     ids = [s.pk for s in servers]
     latest = reads.fleet_latest(ids)
-    # Twice the trend's window, every poll (1 s polls: 600 points): recent_trend fits the 5 minutes up to
+    # Twice the trend's window, every poll (1 s polls: 600 points): the trend fits the 5 minutes up to
     # the last poll, as the purge page does, not up to now (which would drop the first poll).
     history = reads.recent(ids, reads.HISTORY, now, 2 * RECENT, points=1200)
     alerts = firing_for_servers(ids)
     cpu = host_series.fleet_cpu(ids)
     rows = []
     for s in servers:
-        h = history.get(s.pk)
-        trend = recent_trend(h.ts, h.values) if h else None
-        rows.append(FleetRow(
+        top_wait = reads.top_wait_of(latest, s.pk, conditions)
+        row = FleetRow(
             server=s, state=server_state(s, health_of(s), now),
-            tps=_value(latest, s.pk, reads.TPS), history=_value(latest, s.pk, reads.HISTORY),
-            history_per_min=_per_minute(trend),
-            top_wait=reads.top_wait_of(latest, s.pk, conditions), alerts=alerts.get(s.pk, []),
-            cpu_busy=cpu.get(s.pk), replica=replica_now(latest, s.pk),
-        ))
+            tps=_value(latest, s.pk, reads.TPS), history=_value(latest, s.pk, reads.HISTORY), history_per_min=None,
+            top_wait=top_wait, alerts=alerts.get(s.pk, []), cpu_busy=cpu.get(s.pk), replica=replica_now(latest, s.pk),
+            at=reading_times(latest, s.pk, top_wait),
+        )
+        row.old = old_figures(row.at, now, stale_limit(s))
+        with_trend(row, history.get(s.pk))
+        rows.append(row)
     return sorted(rows, key=lambda r: (STATE_ORDER.get(r.state.name, 9), r.server.name))
+
+
+def reading_times(latest: dict, server_id: int, top_wait: reads.TopWait | None) -> dict[str, datetime]:
+    """When each figure of the row was read: the poll its value comes from."""
+    found = {"tps": latest.get((server_id, reads.TPS)), "history": latest.get((server_id, reads.HISTORY)),
+             "top_wait": latest.get((server_id, TIME_PREFIX + top_wait.event)) if top_wait else None}
+    return {name: reading[0] for name, reading in found.items() if reading}
+
+
+def old_figures(at: dict[str, datetime], now: datetime, limit: timedelta) -> dict[str, str]:
+    """The figures read longer ago than the server may go unpolled before it is stale: not "now" any more."""
+    old = {name: f"at {t.astimezone(UTC):%H:%M:%S} UTC ({ago(now - t)} ago)" for name, t in at.items()
+           if now - t > limit}
+    if "history" in old:
+        old["trend"] = old["history"]  # fitted up to that same reading
+    return old
+
+
+def with_trend(row: FleetRow, history) -> None:
+    """The trend up to the newest history reading: re-read around it when that is older than the page's read."""
+    if "history" in row.old:
+        history = reads.recent([row.server.pk], reads.HISTORY, row.at["history"], 2 * RECENT, points=1200)
+        history = history.get(row.server.pk)
+    row.trend = trend_after_hole(history.ts, history.values) if history else FleetTrend(
+        None, why=f"no history length polled in the last {2 * RECENT.seconds // 60} min")
+    row.history_per_min = row.trend.per_minute
+    row.trend_note = trend_note(row.trend, row.server.poll_interval)
+
+
+def trend_after_hole(ts: Sequence[datetime], values: Sequence[float | None], window: timedelta = RECENT) -> FleetTrend:
+    """The slope over the window's polls after its last hole: a line across an outage is no pace at all.
+
+    The store marks each hole (store.breaks.cuts on the poll times) with a None between the polls around it.
+    """
+    hole = max((i for i, v in enumerate(values) if v is None), default=-1)
+    ts, values = ts[hole + 1:], values[hole + 1:]
+    used = [t for t in ts if ts and t >= ts[-1] - window]
+    after = ts[0] if hole >= 0 and ts and used[0] == ts[0] else None  # the hole lies inside the window
+    if len(used) < MIN_TREND_POLLS:
+        return FleetTrend(None, since_hole=after, why=too_few(len(used), after, window))
+    trend = recent_trend(ts, values, window)
+    return FleetTrend(_per_minute(trend), trend.window, after)
+
+
+def too_few(polls: int, after: datetime | None, window: timedelta) -> str:
+    where = (f"since polling resumed at {after.astimezone(UTC):%H:%M:%S} UTC after a gap" if after
+             else f"in the last {fmt_span(window)}")
+    return f"{polls} poll{'' if polls == 1 else 's'} {where}: too few to fit a trend (at least {MIN_TREND_POLLS})"
+
+
+def trend_note(trend: FleetTrend, poll_interval: int) -> str:
+    """Said beside the trend when it was fitted to less than the window (by more than a poll)."""
+    if trend.per_minute is None or trend.span >= RECENT - timedelta(seconds=poll_interval):
+        return ""
+    note = f"over {fmt_span(trend.span)}"
+    if trend.since_hole:
+        note += f", since polling resumed at {trend.since_hole.astimezone(UTC):%H:%M:%S} UTC"
+    return note
 
 
 def _per_minute(trend: Trend | None) -> float | None:

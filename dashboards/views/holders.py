@@ -8,25 +8,50 @@ from dashboards import reads
 from dashboards.figures.holders import HolderSpan, oldest_trx_figure
 from dashboards.timerange import TimeRange
 from dashboards.views.common import chart_csv, exact_param
+from monitor.models import Server
+from store.breaks import GAP_FACTOR
 
 CHART_ID = "oldest-trx-chart"
 
 
 @dataclass(frozen=True)
 class HolderRow:
-    """One holder as the table shows it: from its start to its end, or to the last poll that saw it."""
+    """One holder as the table shows it: held from its start to the last poll that saw it.
+
+    Nothing was observed after that poll: the first poll without it (ended_at) says when it was
+    found gone, not when it ended, and after an outage that can be hours later.
+    """
 
     holder: object  # collectors.models.TrxHolder
-    until: datetime
-    ongoing: bool
+    at_least: bool  # it may have been held longer: no poll within about an interval found it gone
+
+    @property
+    def until(self) -> datetime:
+        return self.holder.seen_at
+
+    @property
+    def gone_by(self) -> datetime | None:
+        return self.holder.ended_at
+
+    @property
+    def ongoing(self) -> bool:
+        return self.holder.ended_at is None
 
     @property
     def held_for(self) -> timedelta:
-        return self.until - self.holder.started_at
+        return self.holder.seen_at - self.holder.started_at
+
+
+def end_unseen(holder, poll_interval: int) -> bool:
+    """True unless a poll within ~1.5 intervals of the last sight found it gone (store.breaks' measure of a hole)."""
+    if holder.ended_at is None:
+        return True  # still open at the last poll that read it
+    return holder.ended_at - holder.seen_at > timedelta(seconds=GAP_FACTOR * poll_interval)
 
 
 def holder_rows(holders: list) -> list[HolderRow]:
-    return [HolderRow(h, h.ended_at or h.seen_at, h.ended_at is None) for h in holders]
+    intervals = dict(Server.objects.filter(pk__in={h.server_id for h in holders}).values_list("pk", "poll_interval"))
+    return [HolderRow(h, end_unseen(h, intervals[h.server_id])) for h in holders]
 
 
 def span_label(row: HolderRow) -> str:
