@@ -8,16 +8,18 @@ events keep their state rather than flap.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from itertools import accumulate
 from typing import TYPE_CHECKING
 
-from alerts.numbers import fmt, fmt_growth, fmt_minutes, fmt_span
-from collectors.models import ServerHealth
+from django.db.models import Count, Min
+
+from alerts.numbers import fmt, fmt_growth, fmt_span
+from collectors.models import PollRecord, ServerHealth
 from monitor.models import Server
-from store import query
+from store import levels, query
 
 if TYPE_CHECKING:  # the model's kinds table (alerts.kinds) refers to the functions here
     from alerts.models import Rule
@@ -69,7 +71,7 @@ def metric_verdicts(judge: Judge) -> Callable[[Rule, list[Server], datetime], di
         points = {s.server_id: clean(s) for s in found if s.metric == rule.metric}
         answer = {}
         for server in servers:
-            p = points.get(server.id)
+            p = within_reach(points.get(server.id), now - span - stale_after(server))
             if p is None or not p.ts or p.ts[-1] < now - stale_after(server):
                 continue  # no recent data: unknown
             verdict = judge(rule, server, p, now, span)
@@ -85,6 +87,15 @@ def clean(series) -> RulePoints:
     return RulePoints(series.kind, [t for t, _ in pairs], [v for _, v in pairs])
 
 
+def within_reach(p: RulePoints | None, start: datetime) -> RulePoints | None:
+    """The points from start on: the read reaches back by the slowest server's staleness, but a reading
+    older than this server's own reach would anchor a fast server's growth before its outage."""
+    if p is None:
+        return None
+    i = bisect_left(p.ts, start)
+    return RulePoints(p.kind, p.ts[i:], p.values[i:])
+
+
 def anchor_index(p: RulePoints, at: datetime) -> int | None:
     """The last point at or before `at`: where growth over a window is measured from."""
     found = None
@@ -95,56 +106,99 @@ def anchor_index(p: RulePoints, at: datetime) -> int | None:
     return found
 
 
-def growth_over(rule: Rule, server: Server, p: RulePoints, now: datetime, span: timedelta) -> tuple[float, datetime]:
-    """The growth over the window up to now and the reading it is measured from (later than the window's
-    start when the data starts later: a counter's then includes its first delta, whose interval is inside)."""
-    start = anchor_index(p, now - span)
+def growth_over(rule: Rule, server: Server, p: RulePoints, now: datetime,
+                span: timedelta) -> tuple[float, datetime, datetime]:
+    """The growth over the window up to now and the two readings it is measured between (the first later
+    than the window's start when the data starts later: a counter's then includes its first delta)."""
     if p.kind == "counter":
-        since = p.ts[start] if start is not None else counter_start(rule, server, p, now - span)
-        total = query.totals(server.id, [rule.metric], since + TICK, now).get(rule.metric, 0)
-        return float(total), since
+        return counter_growth(rule, server, p, now - span, now)
+    start = anchor_index(p, now - span)
     start = 0 if start is None else start
-    return p.values[-1] - p.values[start], p.ts[start]
+    return p.values[-1] - p.values[start], p.ts[start], p.ts[-1]
 
 
 TICK = timedelta(microseconds=1)
+# Intervals are kept in milliseconds: the reading a delta began at is known to a millisecond.
+INTERVAL_PRECISION = timedelta(milliseconds=1)
 
 
-def counter_start(rule: Rule, server: Server, p: RulePoints, window_start: datetime) -> datetime:
-    """With no reading at the window's start, where a counter's growth counts from: the reading its first
-    delta started at (a run's first poll stores no delta), unless that is older than the points looked at."""
+def counter_growth(rule: Rule, server: Server, p: RulePoints, window_start: datetime,
+                   now: datetime) -> tuple[float, datetime, datetime]:
+    """Counter at the last poll minus counter at the anchor (counter_anchor): the deltas counted after it.
+
+    Read from the poll times, not the rate points: a delta spanning a missed poll has no rate point,
+    yet the poll that stored it read the counter, and is the anchor if it is the last at the window's start.
+    """
     reach = window_start - stale_after(server)
-    found = query.counter_samples(server.id, [rule.metric], reach, p.ts[0]).get(rule.metric)
+    found = query.counter_samples(server.id, [rule.metric], reach, now).get(rule.metric)
     if not found or not found.ts:
-        return p.ts[0]
-    began = found.began(0)
-    return began if began >= reach else found.ts[0]
+        return 0.0, p.ts[-1], p.ts[-1]
+    began = [found.began(i) for i in range(len(found.ts))]
+    anchor = counter_anchor([*found.ts, *began], window_start, reach)
+    total = sum(d for d, b in zip(found.deltas, began, strict=True) if b >= anchor - INTERVAL_PRECISION)
+    return float(total), anchor, found.ts[-1]
 
 
-def covered_text(p: RulePoints, since: datetime, now: datetime, span: timedelta) -> str:
-    """The span a growth figure covers: the window, or the data's own span when it starts later."""
-    if since <= now - span:
-        return fmt_minutes(span.total_seconds() / 60)
-    return fmt_span(p.ts[-1] - since)
+def counter_anchor(polls: list[datetime], window_start: datetime, reach: datetime) -> datetime:
+    """The last poll at or before the window's start; with none since reach (an outage spans the start,
+    or the data begins later), the first poll after reach: an older reading no longer speaks for the start."""
+    near = [t for t in polls if t >= reach]
+    before = [t for t in near if t <= window_start]
+    return max(before) if before else min(near)
+
+
+def covered_text(grown_from: datetime, grown_to: datetime) -> str:
+    """The span a growth figure covers: between the two readings it is computed from, which is not the
+    window when the data starts later or the last poll is late."""
+    return fmt_span(grown_to - grown_from)
 
 
 def judge_threshold(rule: Rule, server: Server, p: RulePoints, now: datetime, span: timedelta) -> Verdict:
     value = p.values[-1]
-    growth, grown_from = growth_over(rule, server, p, now, span)
+    growth, grown_from, grown_to = growth_over(rule, server, p, now, span)
     firing = value > rule.threshold
-    since = run_start(p, lambda v: v > rule.threshold) if firing else None
-    covered = covered_text(p, grown_from, now, span)
+    since = threshold_since(rule, server, p) if firing else None
+    covered = covered_text(grown_from, grown_to)
     detail = (f"{rule.metric} on {server.name} = {fmt(value)} ({'above' if firing else 'not above'} "
               f"{fmt(rule.threshold)}); {fmt_growth(growth)} in the last {covered}")
     return Verdict(firing, value=value, growth=growth, since=since, detail=detail, growth_span=covered)
 
 
+def threshold_since(rule: Rule, server: Server, p: RulePoints) -> datetime:
+    """run_start(); where the value was above X at the first point read, the polls before are read too."""
+    since = run_start(p, lambda v: v > rule.threshold)
+    if since != p.ts[0] or p.values[0] <= rule.threshold:
+        return since
+    for t, v in polls_back(server, rule.metric, since - TICK):
+        if v <= rule.threshold:
+            break
+        since = t
+    return since
+
+
+READ_BACK = timedelta(hours=1)  # the first read back; each next one reaches 24 times further
+
+
+def polls_back(server: Server, metric: str, end: datetime) -> Iterator[tuple[datetime, float]]:
+    """The metric's full-resolution values (a counter's: per-poll rates) up to end, newest first, back to
+    the oldest poll kept. A generator: the caller stops at the first value below X, usually in the first read."""
+    oldest, span = levels.available_since(levels.FULL), READ_BACK
+    while oldest <= end:
+        lo = max(oldest, end - span)
+        # Read a staleness reach earlier: within() leaves out a delta that began before its start.
+        for s in query.within(server.id, [metric], lo - stale_after(server), end):
+            if s.metric == metric:
+                yield from ((t, v) for t, v in zip(reversed(s.ts), reversed(s.values), strict=True)
+                            if v is not None and t >= lo)
+        end, span = lo - TICK, span * 24
+
+
 def judge_growth(rule: Rule, server: Server, p: RulePoints, now: datetime, span: timedelta) -> Verdict:
     value = p.values[-1]
-    growth, grown_from = growth_over(rule, server, p, now, span)
+    growth, grown_from, grown_to = growth_over(rule, server, p, now, span)
     firing = growth > rule.threshold
     since = growth_since(rule, server, p, now, span) if firing else None
-    covered = covered_text(p, grown_from, now, span)
+    covered = covered_text(grown_from, grown_to)
     detail = (f"{rule.metric} on {server.name} changed by {fmt_growth(growth)} in "
               f"{covered} (limit {fmt(rule.threshold)}); now {fmt(value)}")
     return Verdict(firing, value=value, growth=growth, since=since, detail=detail, growth_span=covered)
@@ -193,7 +247,7 @@ def judge_sustained(rule: Rule, server: Server, p: RulePoints, now: datetime, sp
     rising = all(a <= b for a, b in zip(values, values[1:], strict=False)) and values[-1] - values[0] > rule.threshold
     growth = values[-1] - values[0]
     since = run_start_rising(p) if rising else None
-    covered = fmt_minutes(span.total_seconds() / 60)  # judged only with the whole window's data
+    covered = covered_text(p.ts[start], p.ts[-1])  # less than W when the last poll is late
     detail = (f"{where} {'rising' if rising else 'not rising'} over the last "
               f"{covered}: {fmt_growth(growth)}; now {fmt(values[-1])}")
     return Verdict(rising, value=values[-1], growth=growth, since=since, detail=detail, growth_span=covered)
@@ -224,12 +278,38 @@ def unreachable_verdicts(rule: Rule, servers: list[Server], now: datetime) -> di
         h = health.get(server.id)
         if h is None or 0 < h.consecutive_failures < rule.threshold:
             continue  # never polled, or failing but not for long enough to fire nor recovered
-        failures = h.consecutive_failures
-        detail = (f"{server.name} ({server.address}): {failures} polls in a row failed; "
-                  f"last error: {h.last_error or 'none'}" if failures else f"{server.name} answers again")
-        answer[server.id] = [Verdict(failures > 0, value=failures, since=h.last_success_at or h.last_poll_at,
-                                     detail=detail)]
+        answer[server.id] = [unreachable_verdict(server, h) if h.consecutive_failures
+                             else Verdict(False, value=0, detail=f"{server.name} answers again")]
     return answer
+
+
+def unreachable_verdict(server: Server, h: ServerHealth) -> Verdict:
+    """Since the first failed poll of the run; where the poll history no longer holds it, the detail
+    names the last successful poll instead, which is all that is known."""
+    failures, first = h.consecutive_failures, first_failure(h)
+    detail = (f"{server.name} ({server.address}): {failures} polls in a row failed"
+              + (f", the first at {utc_text(first)}" if first else f"; {last_success_text(h)}")
+              + f"; last error: {h.last_error or 'none'}")
+    return Verdict(True, value=failures, since=first or h.last_success_at or h.last_poll_at, detail=detail)
+
+
+def first_failure(h: ServerHealth) -> datetime | None:
+    """The first failed poll of the current run, if the poll history (a ring) still holds every one."""
+    failed = PollRecord.objects.filter(server_id=h.server_id, ok=False)
+    if h.last_success_at:
+        failed = failed.filter(started_at__gt=h.last_success_at)
+    found = failed.aggregate(n=Count("id"), first=Min("started_at"))
+    return found["first"] if found["n"] == h.consecutive_failures else None
+
+
+def last_success_text(h: ServerHealth) -> str:
+    if h.last_success_at is None:
+        return "never polled successfully"
+    return f"last successful poll at {utc_text(h.last_success_at)}"
+
+
+def utc_text(t: datetime) -> str:
+    return f"{t.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC"
 
 
 def source_verdicts(rule: Rule, servers: list[Server], now: datetime) -> dict[int, list[Verdict]]:

@@ -13,6 +13,7 @@ from alerts import catalog, emails, outbox, recipients, sparkline
 from alerts.builtin import ensure_builtin_rules
 from alerts.forms import RuleForm, TestEmailForm
 from alerts.models import Event, Notification, Rule
+from alerts.numbers import fmt_span
 from alerts.tasks import send_notifications
 from store import query
 
@@ -25,13 +26,24 @@ def index(request):
     events = Event.objects.select_related("rule", "server")
     return render(request, "alerts/index.html", {
         "rules": Rule.objects.select_related("server"),
-        "firing": events.filter(resolved_at=None).order_by("-opened_at"),
-        "past": events.exclude(resolved_at=None).order_by("-resolved_at")[:PAST_EVENTS],
+        "firing": with_units(events.filter(resolved_at=None).order_by("-opened_at")),
+        "past": with_units(events.exclude(resolved_at=None).order_by("-resolved_at")[:PAST_EVENTS]),
         "test_form": TestEmailForm(initial={"address": request.user.email}),
         "test_mails": Notification.objects.filter(kind=Notification.TEST).order_by("-created_at")[:5],
         "default_recipients": recipients.default_recipients(),
         "recipients_problem": recipients.setting_problem(),
     })
+
+
+def with_units(events) -> list[Event]:
+    """Events with what their figures are in: a counter's value and peak are rates (per second), its growth
+    a count over growth_span; and how long a past one lasted, to the second (timesince says "0 minutes")."""
+    found = list(events)
+    for e in found:
+        e.per_second = emails.per_second(e.server_id, e.rule.metric)
+        e.growth_label = e.growth_span or emails.growth_window(e.rule)
+        e.lasted = fmt_span(e.resolved_at - e.since) if e.resolved_at else ""
+    return found
 
 
 def rule_form(request, rule_id: int | None = None):
@@ -69,6 +81,7 @@ def event_detail(request, event_id: int):
     event = get_object_or_404(Event.objects.select_related("rule", "server"), id=event_id)
     return render(request, "alerts/event.html", {
         "event": event, "notifications": event.notifications.order_by("created_at", "id"),
+        "per_second": emails.per_second(event.server_id, event.rule.metric),
         **metric_line(event), "width": sparkline.WIDTH, "height": sparkline.HEIGHT,
         "purge_path": emails.purge_path(event.server_id, event.since - emails.PURGE_BEFORE,
                                         (event.resolved_at or timezone.now()) + emails.PURGE_AFTER),

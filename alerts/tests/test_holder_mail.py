@@ -93,7 +93,7 @@ def test_the_page_and_the_mails_name_who_holds_purge_back(mariadb, clients, inbo
     assert "RESOLVED" in inbox.subjects()[1]
     resolved = inbox.text(1)
     assert f"Oldest transaction: thread {thread}, reporter@127.0.0.1" in resolved
-    assert f"until it ended by {ended.astimezone(UTC):%Y-%m-%dT%H:%M:%SZ} (UTC)" in resolved
+    assert f"gone by {ended.astimezone(UTC):%Y-%m-%dT%H:%M:%SZ} (UTC): held for" in resolved
     assert STATEMENT in resolved
     assert not Event.objects.get(rule=rule).firing
     body = admin_client.get(f"/servers/{server.id}/purge/?range=1h").content.decode()
