@@ -53,7 +53,7 @@ def compute(prev: Snapshot | None, reading: Reading, ts: float, boot: float | No
     if reason:
         return Delta(gauges, frozenset(), None, reason), snapshot
     dropped = drop_decreases(prev.values, deltas)
-    add_aliases(deltas, reading.aliases)
+    add_aliases(deltas, reading.aliases, reading.values)
     interval = ts - prev.ts
     if reading.derive:
         gauges.update(reading.derive(deltas, interval))
@@ -86,11 +86,19 @@ def drop_decreases(before: dict[str, int | float], deltas: dict[str, int | float
     return f"went down, so no delta this interval: {shown}"
 
 
-def add_aliases(deltas: dict[str, int | float], aliases: dict[str, tuple[str, ...]]) -> None:
+def add_aliases(deltas: dict[str, int | float], aliases: dict[str, tuple[str, ...]],
+                values: dict[str, int | float]) -> None:
+    """An alias (tps) is the first of its choices that this reading counts by, and only that one's delta.
+
+    Where that counter has no delta this interval (just turned on, or it went down: a reconnect,
+    a TRUNCATE of its table) the alias has none either: a hole, not a lower choice's figure
+    (Com_commit + Com_rollback stored as 13 for an interval of 38 transactions, under the
+    sentence of the transaction summary).
+    """
     for alias, choices in aliases.items():
-        found = next((deltas[name] for name in choices if name in deltas), None)
-        if found is not None:
-            deltas[alias] = found
+        basis = next((name for name in choices if name in values), None)
+        if basis is not None and basis in deltas:
+            deltas[alias] = deltas[basis]
 
 
 def may_be_reset(prev: Snapshot, reading: Reading, boot: float | None, deltas: dict[str, int | float]) -> bool:

@@ -140,6 +140,12 @@ def definition(global_status_health: dict | None) -> str:
     return note.split("; ")[0] if note.startswith("TPS = ") else UNKNOWN
 
 
+def basis_of(global_status_health: dict | None) -> str | None:
+    """The counter the latest poll's tps came from, as its sentence names it; None when not known."""
+    sentence = definition(global_status_health)
+    return next((b for b, text in DEFINITIONS.items() if text == sentence), None)
+
+
 def chart_title(global_status_health: dict | None) -> str:
     """The TPS row's title for the counter that sentence names; a generic one when it is not known."""
     sentence = definition(global_status_health)

@@ -133,6 +133,17 @@ def interval_sums(server_id: int, metrics: list[str], start: datetime,
     return store().totals_and_seconds(server_id, metrics, start + AFTER_START, end)
 
 
+def tps_mixed(server_id: int, start: datetime, end: datetime, basis: str | None) -> bool:
+    """Whether some of the range's tps came from another counter than `basis` (the latest poll's): one was
+    turned on or off meanwhile, and the page's sentence describes the latest polls only. tps holds, at
+    each poll, the delta of the counter that reading counted by, so it sums to basis's total only if
+    every poll counted by basis."""
+    if basis is None:
+        return False
+    sums = interval_sums(server_id, [TPS, basis], start, end)
+    return TPS in sums and sums[TPS][0] != sums.get(basis, (0, 0.0))[0]
+
+
 def interval_span(server_id: int, start: datetime, end: datetime) -> Interval:
     """The seconds an interval's polls cover and their transactions: what its wait times are divided by.
 

@@ -49,14 +49,25 @@ def test_a_counter_that_went_down_loses_only_its_own_delta():
     assert after.values["Com_commit"] == 5 and after.interval == 10.0
 
 
-def test_an_alias_takes_the_delta_of_its_first_choice_that_has_one():
-    def reading(**values) -> Reading:
-        return Reading(values, frozenset(values), aliases={"tps": ("summary", "explicit")})
-    prev = first(reading(explicit=10))
-    change, snapshot = compute(prev, reading(summary=5000, explicit=12), 110.0, 0.0)
-    assert change.values == {"explicit": 2, "tps": 2}  # summary just appeared: no delta yet
-    change, _ = compute(snapshot, reading(summary=5400, explicit=13), 120.0, 0.0)
+def alias_reading(**values) -> Reading:
+    return Reading(values, frozenset(values), aliases={"tps": ("summary", "explicit")})
+
+
+def test_an_alias_is_the_delta_of_the_first_choice_the_reading_counts_by():
+    prev = first(alias_reading(explicit=10))
+    change, snapshot = compute(prev, alias_reading(explicit=12), 110.0, 0.0)
+    assert change.values == {"explicit": 2, "tps": 2}  # summary off: the reading counts by explicit
+    change, snapshot = compute(snapshot, alias_reading(summary=5000, explicit=15), 120.0, 0.0)
+    # summary just turned on: the reading counts by it, and it has no delta yet: no tps, not explicit's 3
+    assert change.values == {"explicit": 3}
+    change, _ = compute(snapshot, alias_reading(summary=5400, explicit=16), 130.0, 0.0)
     assert change.values == {"summary": 400, "explicit": 1, "tps": 400} and "tps" in change.counters
+
+
+def test_an_alias_whose_counter_went_down_has_no_delta_this_interval():
+    prev = first(alias_reading(summary=60, explicit=100))
+    change, _ = compute(prev, alias_reading(summary=8, explicit=113), 110.0, 0.0)  # TRUNCATE of the summary
+    assert "tps" not in change.values and change.values["explicit"] == 13
 
 
 def test_uptime_going_down_is_a_restart_even_if_counters_grew():

@@ -4,6 +4,8 @@ from datetime import timedelta
 
 import pytest
 
+from collectors.models import ServerHealth
+from collectors.transactions import DEFINITIONS, EXPLICIT
 from monitor.models import Run
 from store.ingest import write_samples
 from store.sample import Sample
@@ -61,3 +63,18 @@ def test_the_dips_table_says_what_its_times_are_good_to(admin_client):
     body = admin_client.get(f"/servers/{server.pk}/stability/", {"from": T0.isoformat(), "to": end.isoformat(),
                                                                   "w": 1200}).content.decode()
     assert "good to a pixel's width (1 min 12 s here" in body  # 24 h over 1,200 points: 72 s
+
+
+def test_the_stability_page_says_when_tps_changed_counter_within_the_range(admin_client):
+    server = data.make_server("switched", poll_interval=10)
+    on = {"tps_trx_summary": 30, "tps_explicit": 10, "tps": 30}  # the instrument on: 30 transactions a poll
+    off = {"tps_explicit": 10, "tps": 10}  # then off: the explicit ones only
+    write_samples([Sample(server.pk, "global_status", T0 + timedelta(seconds=10 * i), 10.0, values,
+                          frozenset(values)) for i, values in enumerate([on] * 5 + [off] * 5, start=1)])
+    ServerHealth.objects.create(server=server, sources={"global_status": {"ok": True, "note": DEFINITIONS[EXPLICIT]}})
+    params = {"from": T0.isoformat(), "to": (T0 + timedelta(minutes=2)).isoformat()}
+    body = admin_client.get(f"/servers/{server.pk}/stability/", params).content.decode()
+    assert "Part of this range's TPS was counted by another counter" in body
+    later = {"from": (T0 + timedelta(seconds=55)).isoformat(), "to": (T0 + timedelta(minutes=2)).isoformat()}
+    body = admin_client.get(f"/servers/{server.pk}/stability/", later).content.decode()
+    assert "counted by another counter" not in body  # only polls counted by Com_commit + Com_rollback

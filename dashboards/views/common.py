@@ -23,6 +23,7 @@ class ServerTexts(NamedTuple):
     definition: str  # the page's sentence: how this server's TPS is counted
     title: str  # the TPS row's title on its charts: the counter the line comes from
     mutex_title: str  # the mutex row's: OS waits, or every latch acquisition (performance_schema)
+    basis: str | None = None  # the counter the latest poll's tps came from (collectors.transactions)
 
 
 def server_texts(server) -> ServerTexts:
@@ -30,7 +31,7 @@ def server_texts(server) -> ServerTexts:
     health = ServerHealth.objects.filter(server=server).values_list("sources", flat=True).first() or {}
     status = health.get("global_status")
     return ServerTexts(transactions.definition(status), transactions.chart_title(status),
-                       innodb_mutex.chart_title(health.get("innodb_mutex")))
+                       innodb_mutex.chart_title(health.get("innodb_mutex")), transactions.basis_of(status))
 
 
 def with_params(get: QueryDict, drop: tuple[str, ...] = (), **changes: str | int | None) -> str:
