@@ -55,6 +55,9 @@ CHART_TITLES = {
     EXPLICIT: "TPS (Com_commit + Com_rollback per second)",
 }
 GENERIC_TITLE = "TPS (transactions per second)"
+# A few words beside a TPS figure in tables (runs, compare): what it counts.
+SHORT = {TRX_SUMMARY: "every transaction", INNODB_TRX: "InnoDB transactions",
+         EXPLICIT: "explicit transactions only"}
 
 
 def basis(conn: pymysql.Connection, flavor: str, version: tuple[int, int, int], performance_schema: bool) -> str:

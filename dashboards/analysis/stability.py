@@ -43,7 +43,7 @@ def summarize(values: Sequence[float | None], mean: float | None = None) -> Summ
     return Summary(
         points=len(known), mean=mean, median=percentile(known, 50),
         p5=percentile(known, 5), p95=percentile(known, 95),
-        cv=std / avg if avg else None,
+        cv=std / avg if avg and len(known) > 1 else None,  # one rate is no spread: not "a steady line"
     )
 
 

@@ -1,6 +1,7 @@
 """The runs list as a table: each run's study fields and its average TPS after the warm-up, sortable."""
 
 from dataclasses import dataclass
+from typing import Any
 
 from django.db.models import F, QuerySet
 
@@ -21,6 +22,7 @@ HEADER = ["run id", "run", "server", "started (UTC)", "ended (UTC)", "warm-up (s
 class RunLine:
     run: Run
     tps: WindowTps
+    basis: Any = None  # what its server's TPS counts (views.common.TpsBasis), set by the page
 
 
 def sort_key(raw: str | None) -> str:

@@ -78,3 +78,16 @@ def test_the_stability_page_says_when_tps_changed_counter_within_the_range(admin
     later = {"from": (T0 + timedelta(seconds=55)).isoformat(), "to": (T0 + timedelta(minutes=2)).isoformat()}
     body = admin_client.get(f"/servers/{server.pk}/stability/", later).content.decode()
     assert "counted by another counter" not in body  # only polls counted by Com_commit + Com_rollback
+
+
+def test_runs_and_compare_say_when_tps_counts_explicit_transactions_only(admin_client):
+    server = data.make_server("autocommit", poll_interval=10)
+    write_samples([Sample(server.pk, "global_status", T0 + timedelta(seconds=10 * i), 10.0,
+                          {"tps": 0, "tps_explicit": 0, "qps": 600_000}, frozenset({"tps", "tps_explicit", "qps"}))
+                   for i in range(1, 10)])  # an autocommit load: 60,000 statements a second, no COMMIT
+    ServerHealth.objects.create(server=server, sources={"global_status": {"ok": True, "note": DEFINITIONS[EXPLICIT]}})
+    run = Run.objects.create(server=server, name="point selects", started_at=T0, ended_at=T0 + timedelta(seconds=90))
+    runs = admin_client.get("/runs/").content.decode()
+    assert "0.0 <span class=\"muted small\"" in runs and "(explicit transactions only)" in runs
+    compare = admin_client.get("/compare/", {"runs": str(run.pk)}).content.decode()
+    assert "explicit transactions only" in compare

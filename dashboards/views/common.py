@@ -1,5 +1,6 @@
 """What every dashboard page shares: its time range, links that keep the view, CSV links."""
 
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import NamedTuple
 from urllib.parse import urlencode
@@ -32,6 +33,28 @@ def server_texts(server) -> ServerTexts:
     status = health.get("global_status")
     return ServerTexts(transactions.definition(status), transactions.chart_title(status),
                        innodb_mutex.chart_title(health.get("innodb_mutex")), transactions.basis_of(status))
+
+
+@dataclass(frozen=True)
+class TpsBasis:
+    """What a server's TPS counts, per its latest poll: a few words for tables, the page's sentence."""
+
+    short: str
+    sentence: str
+    explicit_only: bool  # autocommit statements are not counted: 0 TPS under an autocommit load
+
+
+def tps_bases(server_ids: list[int]) -> dict[int, TpsBasis]:
+    """Each server's TPS basis, from one read of the health rows (servers never polled are left out)."""
+    out = {}
+    for server_id, sources in ServerHealth.objects.filter(server_id__in=server_ids).values_list("server_id",
+                                                                                                 "sources"):
+        status = (sources or {}).get("global_status")
+        basis = transactions.basis_of(status)
+        if basis:
+            out[server_id] = TpsBasis(transactions.SHORT[basis], transactions.definition(status),
+                                      basis == transactions.EXPLICIT)
+    return out
 
 
 def with_params(get: QueryDict, drop: tuple[str, ...] = (), **changes: str | int | None) -> str:

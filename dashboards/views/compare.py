@@ -1,6 +1,6 @@
 """Compare runs "apples to apples": each run's lines aligned at its own start."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from urllib.parse import urlencode
 
 from django.db.models import Q
@@ -15,7 +15,7 @@ from dashboards.figures.compare import AlignedRun, compare_figure
 from dashboards.reports.summary import MAX_WARMUP, RunSummary, summarize_run, warmup_param
 from dashboards.timerange import DEFAULT_POINTS, TimeRange, max_points
 from dashboards.url_ids import parse_id
-from dashboards.views.common import TPS_DEFINITION, condition_toggle
+from dashboards.views.common import TPS_DEFINITION, TpsBasis, condition_toggle, tps_bases
 from monitor.models import Annotation, Run
 
 TOP_WAITS = 5
@@ -28,6 +28,7 @@ class RunRow:
     summary: RunSummary
     waits: list[WaitRow]
     per_trx: PerTransaction | None = None  # condition waits left out, host CPU from node_exporter
+    basis: TpsBasis | None = None  # what its server's TPS counts
 
 
 def run_ids(request: HttpRequest) -> tuple[list[int], list[str]]:
@@ -70,7 +71,8 @@ def compare(request: HttpRequest) -> HttpResponse:
     points = max_points(request.GET) if "w" in request.GET else DEFAULT_POINTS
     warmup, conditions = warmup_param(request.GET), include_conditions(request.GET)
     notes = [p for p in (runs_problem, warmup_problem(request.GET, warmup)) if p]
-    summaries = [run_row(run, warmup, conditions) for run in runs]
+    bases = tps_bases(list({run.server_id for run in runs}))
+    summaries = [replace(run_row(run, warmup, conditions), basis=bases.get(run.server_id)) for run in runs]
     wait = request.GET.get("wait") or next((s.waits[0].event for s in summaries if s.waits), "")
     aligned = [align(run, wait, points, warmup) for run in runs]
     events = sorted({w.event for s in summaries for w in s.waits})

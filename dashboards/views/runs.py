@@ -1,14 +1,16 @@
 """Runs and annotations: list them, mark new ones from the page."""
 
+from dataclasses import replace
+
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 
 from dashboards.forms import AnnotationForm, RunForm
-from dashboards.reports.run_table import run_lines, sort_key
+from dashboards.reports.run_table import RunLine, run_lines, sort_key
 from dashboards.url_ids import parse_id
-from dashboards.views.common import with_params
+from dashboards.views.common import tps_bases, with_params
 from monitor.models import Annotation, Run, Server
 
 LISTED = 200
@@ -54,10 +56,17 @@ def runs(request: HttpRequest) -> HttpResponse:
     problem = server_problem(server_id, picked)
     sort = sort_key(request.GET.get("sort"))
     return render(request, "dashboards/runs.html", {
-        "lines": run_lines(run_list, sort, LISTED), "notes": notes[:LISTED], "run_form": run_form,
+        "lines": with_bases(run_lines(run_list, sort, LISTED)), "notes": notes[:LISTED], "run_form": run_form,
         "note_form": note_form, "server_id": server_id, "columns": sort_links(request.GET, sort),
         "runs_csv": "/export/runs.csv" + with_params(request.GET), "server_problem": problem,
     })
+
+
+def with_bases(lines: list[RunLine]) -> list[RunLine]:
+    """Each line with what its server's TPS counts: 0.0 under an autocommit load is no dip when only
+    explicit transactions are counted."""
+    bases = tps_bases(list({ln.run.server_id for ln in lines}))
+    return [replace(ln, basis=bases.get(ln.run.server_id)) for ln in lines]
 
 
 def server_problem(raw: str, picked: int | None) -> str | None:

@@ -43,7 +43,8 @@ class Command(BaseCommand):
         parser.add_argument("--levels", default="",
                             help="thread counts, e.g. 1,2,4: one run per level, {threads} in the command replaced")
         parser.add_argument("--warmup", type=int, default=None,
-                            help="seconds left out of the statistics (default: sysbench's --warmup-time, else 0)")
+                            help="seconds left out of the statistics (default: sysbench's --warmup-time, "
+                                 "an option of sysbench 1.1 and later, else 0)")
         parser.add_argument("--concurrency", type=int, default=None,
                             help="client threads, when the command line does not say them")
         parser.add_argument("argv", nargs="+", metavar="-- COMMAND", help="the benchmark's command line, after --")
