@@ -4,13 +4,12 @@ Firing and reminder e-mails name the holder open at that moment and how long it 
 the resolved e-mail names the holder of the firing e-mail again and says when it ended.
 """
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from django.db.models import Q
 
 from alerts.models import Event, Notification
 from collectors.models import TrxHolder
-from store.breaks import GAP_FACTOR
 
 # Rules on these metrics are about purge lag: their e-mails say who holds the oldest transaction.
 HOLDER_METRICS = frozenset(("history_list_length", "trx_oldest_age_s", "trx_read_view_age_s", "trx_older_60s"))
@@ -27,9 +26,7 @@ def described(holder: TrxHolder, now: datetime) -> dict:
     (ended_at) may come an outage later. held_at_least: no poll within ~1.5 intervals found it gone.
     `now` is kept for the callers: what was not observed is not counted.
     """
-    # The purge page's rule (dashboards.views.holders.end_unseen), which alerts may not import.
-    unseen = holder.ended_at is None or (
-        holder.ended_at - holder.seen_at > timedelta(seconds=GAP_FACTOR * holder.server.poll_interval))
+    unseen = holder.end_unseen(holder.server.poll_interval)  # the purge page's rule
     return {"id": holder.id, "thread_id": holder.thread_id, "who": holder.who, "state": holder.state,
             "isolation": holder.isolation, "statement": holder.statement, "idle": holder.idle,
             "started_at": iso(holder.started_at), "seen_at": iso(holder.seen_at), "ended_at": iso(holder.ended_at),

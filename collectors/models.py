@@ -1,8 +1,11 @@
 """Poll health: the latest state per server, and a bounded per-poll history."""
 
+from datetime import timedelta
+
 from django.db import models
 
 from monitor.models import Server
+from store.breaks import GAP_FACTOR
 
 HISTORY_SLOTS = 360  # polls kept per server (an hour at 10 s): a ring, so the table never grows
 
@@ -83,6 +86,13 @@ class TrxHolder(models.Model):
 
     def __str__(self) -> str:
         return f"thread {self.thread_id} on {self.server_id} since {self.started_at:%H:%M:%S}"
+
+    def end_unseen(self, poll_interval: int) -> bool:
+        """Whether its end was not observed: still open, or no poll within ~1.5 intervals of the last
+        sight found it gone (an outage came between; store.breaks' measure of a hole)."""
+        if self.ended_at is None:
+            return True
+        return self.ended_at - self.seen_at > timedelta(seconds=GAP_FACTOR * poll_interval)
 
     @property
     def who(self) -> str:

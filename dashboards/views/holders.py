@@ -9,7 +9,6 @@ from dashboards.figures.holders import HolderSpan, oldest_trx_figure
 from dashboards.timerange import TimeRange
 from dashboards.views.common import chart_csv, exact_param
 from monitor.models import Server
-from store.breaks import GAP_FACTOR
 
 CHART_ID = "oldest-trx-chart"
 
@@ -42,16 +41,9 @@ class HolderRow:
         return self.holder.seen_at - self.holder.started_at
 
 
-def end_unseen(holder, poll_interval: int) -> bool:
-    """True unless a poll within ~1.5 intervals of the last sight found it gone (store.breaks' measure of a hole)."""
-    if holder.ended_at is None:
-        return True  # still open at the last poll that read it
-    return holder.ended_at - holder.seen_at > timedelta(seconds=GAP_FACTOR * poll_interval)
-
-
 def holder_rows(holders: list) -> list[HolderRow]:
     intervals = dict(Server.objects.filter(pk__in={h.server_id for h in holders}).values_list("pk", "poll_interval"))
-    return [HolderRow(h, end_unseen(h, intervals[h.server_id])) for h in holders]
+    return [HolderRow(h, h.end_unseen(intervals[h.server_id])) for h in holders]
 
 
 def span_label(row: HolderRow) -> str:
