@@ -56,6 +56,10 @@ class RuleForm(forms.ModelForm):
         window = self.cleaned_data.get("window_minutes")
         if window is not None and window <= 0:
             raise ValidationError(f"The window must be a positive number of minutes, not {window:g}.")
+        if window is not None and window < MIN_WINDOW_MINUTES:
+            # 1e-9 minutes was saved and judged a growth over no time at all
+            raise ValidationError(f"The window must be at least 1 s ({MIN_WINDOW_MINUTES:.4f} minutes), not "
+                                  f"{window:g} minutes: a growth needs two polls, at least 1 s apart.")
         return at_most_a_week(window, "The window")
 
     def clean_cooldown_minutes(self):
@@ -99,6 +103,7 @@ class RuleForm(forms.ModelForm):
 # Minutes a window, cooldown or reminder may span: beyond, timedelta overflows (1e300 minutes
 # made every evaluation of the rule fail) and a week is longer than any of them is useful for.
 MAX_MINUTES = 7 * 24 * 60
+MIN_WINDOW_MINUTES = 1 / 60  # 1 s: polls are at least that far apart, and a growth needs two
 
 
 def at_most_a_week(value, label: str):

@@ -31,6 +31,12 @@ def test_it_refuses_a_negative_window():
         "The window must be a positive number of minutes, not -5."]
 
 
+def test_it_refuses_a_window_shorter_than_any_two_polls():
+    assert errors(window_minutes="1e-9")["window_minutes"] == [
+        "The window must be at least 1 s (0.0167 minutes), not 1e-09 minutes: a growth needs two polls, at least 1 s"
+        " apart."]
+
+
 def test_it_refuses_a_growth_rule_without_window():
     assert "Growth rules need a window" in errors(window_minutes="")["window_minutes"][0]
 
