@@ -5,6 +5,8 @@ from datetime import timedelta
 import pytest
 from django.test import Client
 
+from collectors.models import ServerHealth
+from collectors.transactions import DEFINITIONS, EXPLICIT
 from dashboards.analysis.step_window import Window, inside, tps_inside
 from monitor.models import Run
 from store.ingest import write_samples
@@ -174,3 +176,10 @@ def test_a_delta_across_missed_polls_counts_in_the_totals_not_in_the_percentiles
     found = tps_inside(samples, Window(t, t + timedelta(seconds=90)))
     assert (found.samples, found.seconds, found.transactions) == (7, 90.0, 7500)  # every delta inside
     assert (found.p5, found.p95) == (100.0, 100.0)  # the six polls' own rates; 50/s was the outage's average
+
+
+def test_the_page_says_what_tps_counts_on_each_server_drawn(client, admin_user, sweeps):
+    server = Run.objects.get(pk=sweeps[0][0].pk).server
+    ServerHealth.objects.create(server=server, sources={"global_status": {"ok": True, "note": DEFINITIONS[EXPLICIT]}})
+    body = page(client, admin_user, sweep="baseline").content.decode()
+    assert f"on {server.name}: <span class=\"warn\">explicit transactions only</span>" in body

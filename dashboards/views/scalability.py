@@ -7,7 +7,7 @@ from django.views.decorators.http import require_http_methods
 
 from dashboards.figures.scalability import cpu_figure, tps_figure, waits_figure
 from dashboards.reports.scalability import StudyError, study, sweep_name, sweeps
-from dashboards.views.common import TPS_DEFINITION
+from dashboards.views.common import TPS_DEFINITION, tps_bases
 from monitor.models import Run
 
 LABEL_LIMIT = Run._meta.get_field("label").max_length
@@ -23,11 +23,19 @@ def study_context(request: HttpRequest) -> tuple[dict, int]:
         found = study(request.GET)
     except StudyError as error:
         return {**context, "error": str(error)}, 400
-    context.update(study=found, knee=f"{found.threshold * 100:g}", figures={
+    context.update(study=found, knee=f"{found.threshold * 100:g}", bases=curve_bases(found), figures={
         "chart-scalability": tps_figure(found.curves),
         "chart-scalability-waits": waits_figure(found.curves, found.events),
     } | ({"chart-scalability-cpu": cpu_figure(found.curves)} if found.host else {}))
     return context, 200
+
+
+def curve_bases(found) -> list[tuple[str, object]]:
+    """(server name, what its TPS counts) for the servers of the curves drawn: a sweep on a server that
+    counts explicit transactions only reads 0 TPS under an autocommit load."""
+    servers = {level.run.server_id: level.run.server.name for curve in found.curves for level in curve.levels}
+    bases = tps_bases(list(servers))
+    return [(name, bases[sid]) for sid, name in sorted(servers.items(), key=lambda kv: kv[1]) if sid in bases]
 
 
 @require_http_methods(["GET", "POST"])
