@@ -89,7 +89,8 @@ def has_host_metrics(server_id: int) -> bool:
 def busiest_device(server_id: int, tr: TimeRange) -> str | None:
     """The device with the highest mean utilisation over the range (ranked at a coarse resolution)."""
     coarse = store().series([server_id], [UTIL + "*"], tr.start, tr.end, max_points=RANK_POINTS)
-    top = biggest(coarse, UTIL, 1)
+    means = {s.metric: sum(v for v in s.values if v) / max(1, len(s.values)) for s in coarse}  # a gauge's
+    top = biggest(means, UTIL, 1)
     return top[0][len(UTIL):] if top else None
 
 

@@ -21,7 +21,7 @@ from dashboards.analysis.topwaits import (
 )
 from dashboards.figures.common import ChartPoints
 from dashboards.timerange import TimeRange
-from store import query
+from store import levels, query
 
 TPS = "tps"
 HISTORY = "history_list_length"
@@ -59,20 +59,22 @@ def series_map(server_id: int, metrics: Sequence[str], tr: TimeRange, points: in
     return {s.metric: s for s in found if s.server_id == server_id}
 
 
-def biggest(found: Sequence, prefix: str, n: int) -> list[str]:
-    """The n metrics of a family with the most area (mean rate over the range), biggest first."""
-    scored = [(sum(v for v in s.values if v) / max(1, len(s.values)), s.metric)
-              for s in found if s.metric.startswith(prefix)]
-    return [metric for score, metric in sorted(scored, key=lambda x: (-x[0], x[1])) if score > 0][:n]
+def biggest(totals: dict[str, int | float], prefix: str, n: int) -> list[str]:
+    """The n metrics of a family with the largest exact total over the range, biggest first.
+
+    Totals, not the mean of chart points: an event that began halfway was averaged over its own
+    half (and the points are bins' min and max), so it outranked one twice its total.
+    """
+    scored = [(total, metric) for metric, total in totals.items() if metric.startswith(prefix)]
+    return [metric for total, metric in sorted(scored, key=lambda x: (-x[0], x[1])) if total > 0][:n]
 
 
 def stability_series(server_id: int, tr: TimeRange, points: int, n_waits: int, n_mutexes: int,
                      mutex_reach: timedelta = timedelta(0), conditions: bool = False):
     """TPS, the top waits and the top mutexes (short names), in three store reads.
 
-    The ranking reads every wait at a coarse resolution (hour rollups over days),
-    then only the winners are read at the chart's resolution: a 7-day view stays
-    fast. Exact totals are for the top waits table, not for choosing lines.
+    The ranking reads every wait's exact total over the range (rollup sums over days),
+    then only the winners are read at the chart's resolution: a 7-day view stays fast.
 
     Mutex waits come from a slower source (innodb_mutex, every 60 s by default):
     a range shorter than its interval, or between two of its polls (a zoom, a
@@ -84,12 +86,12 @@ def stability_series(server_id: int, tr: TimeRange, points: int, n_waits: int, n
     the fourth value counts those left out that had time in the range.
     """
     wide = TimeRange(tr.start - mutex_reach, tr.end + mutex_reach)
-    coarse = store().series([server_id], [WAIT_TIMES], tr.start, tr.end, max_points=RANK_POINTS)
-    coarse += store().series([server_id], [MUTEX_WAITS], wide.start, wide.end, max_points=RANK_POINTS)
-    conds = [s for s in coarse if s.metric.startswith(TIME_PREFIX + CONDITION_PREFIX)]
+    totals = store().totals(server_id, [WAIT_TIMES], tr.start + AFTER_START, tr.end)
+    totals |= store().totals(server_id, [MUTEX_WAITS], wide.start + AFTER_START, wide.end)
+    conds = {m: t for m, t in totals.items() if m.startswith(TIME_PREFIX + CONDITION_PREFIX)}
     if not conditions:
-        coarse = [s for s in coarse if not s.metric.startswith(TIME_PREFIX + CONDITION_PREFIX)]
-    waits, mutexes = biggest(coarse, TIME_PREFIX, n_waits), biggest(coarse, MUTEX_PREFIX, n_mutexes)
+        totals = {m: t for m, t in totals.items() if m not in conds}
+    waits, mutexes = biggest(totals, TIME_PREFIX, n_waits), biggest(totals, MUTEX_PREFIX, n_mutexes)
     found = series_map(server_id, [TPS, *waits], tr, points)
     found_mutexes = series_map(server_id, mutexes, wide, points)
     return (
@@ -142,6 +144,12 @@ def tps_mixed(server_id: int, start: datetime, end: datetime, basis: str | None)
         return False
     sums = interval_sums(server_id, [TPS, basis], start, end)
     return TPS in sums and sums[TPS][0] != sums.get(basis, (0, 0.0))[0]
+
+
+def per_poll(tr: TimeRange, points: int) -> bool:
+    """Whether a chart of the range reads polls (the full-resolution level), not rollup buckets: only
+    then can its series be stacked (figures.stacks.stackable checks they share their points)."""
+    return levels.choose(tr.start, tr.end, points) == levels.FULL
 
 
 def interval_span(server_id: int, start: datetime, end: datetime) -> Interval:

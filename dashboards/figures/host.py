@@ -5,7 +5,7 @@ from datetime import datetime
 
 from dashboards.figures.common import PALETTE, ChartPoints, Mark, add_marks, axis_ref, base_layout, line, pin_time_axis
 from dashboards.figures.stability import note_row, shared_axes
-from dashboards.figures.stacks import stack_pieces
+from dashboards.figures.stacks import stack_pieces, stackable
 
 MODE_COLORS = {"user": "#1f6feb", "nice": "#60a5fa", "system": "#d97706", "iowait": "#dc2626",
                "irq": "#7c3aed", "softirq": "#a78bfa", "steal": "#4b5563"}
@@ -18,11 +18,15 @@ def mode_of(metric: str) -> str:
     return metric.removeprefix("host.cpu.").removesuffix("_pct")
 
 
-def cpu_traces(cpu: Sequence[tuple[str, ChartPoints]], axis: int) -> list[dict]:
+def cpu_traces(cpu: Sequence[tuple[str, ChartPoints]], axis: int, per_poll: bool = True) -> list[dict]:
     """CPU time by mode stacked, as % of the host: the stack's top is the busy share.
 
     One stack per stretch between holes: a stacked None is drawn as 0 %, which an outage is not.
+    Stacked only where every point is one poll's reading (stacks.stackable); else lines.
     """
+    if not stackable([points for _mode, points in cpu], per_poll):
+        return [line(points, f"CPU {mode}", axis, legendgroup=f"cpu{axis}-{mode}", hovertemplate="%{y:.1f} %",
+                     line={"width": 1.2, "color": MODE_COLORS.get(mode, "#667085")}) for mode, points in cpu]
     traces = []
     for mode, points in cpu:
         for k, part in enumerate(stack_pieces(points)):
@@ -35,17 +39,19 @@ def cpu_traces(cpu: Sequence[tuple[str, ChartPoints]], axis: int) -> list[dict]:
 
 def cpu_disk_figure(cpu: Sequence[tuple[str, ChartPoints]], device: str | None, await_ms: ChartPoints,
                     util: ChartPoints, marks: Sequence[Mark] = (),
-                    x_range: tuple[datetime, datetime] | None = None) -> dict:
+                    x_range: tuple[datetime, datetime] | None = None, per_poll: bool = True) -> dict:
     """Under the stability chart: CPU usr/sys/iowait stacked (% of host), the busiest disk's await and %util."""
     disk_title = f"Disk {device}: await (ms) and utilisation (%)" if device else "Disk: await and utilisation"
-    layout = shared_axes(base_layout(height=380), PANEL_ROWS, ["CPU, % of the host (stacked)", disk_title])
+    stacked = stackable([points for _mode, points in cpu], per_poll)
+    cpu_title = "CPU, % of the host (stacked)" if stacked else "CPU, % of the host (lines: bins' lowest and highest)"
+    layout = shared_axes(base_layout(height=380), PANEL_ROWS, [cpu_title, disk_title])
     layout["hovermode"] = "x"
     layout["yaxis"]["range"] = [0, 100]
     layout["yaxis2"]["title"] = {"text": "await ms"}
     layout["yaxis3"] = {"overlaying": "y2", "side": "right", "range": [0, 100], "dtick": 25, "showgrid": False,
                         "title": {"text": "util %"}, "anchor": "x2"}
     pin_time_axis(layout, x_range)
-    data = cpu_traces(cpu, 1)
+    data = cpu_traces(cpu, 1, per_poll)
     if device:
         data.append(line(await_ms, f"{device} await", 2, legendgroup="row2", hovertemplate="%{y:.2f} ms",
                          line={"width": 1.4, "color": "#0891b2"}))
@@ -77,7 +83,7 @@ def host_domains(count: int) -> list[tuple[float, float]]:
 
 
 def host_figure(rows: dict[str, list[tuple[str, ChartPoints]]], marks: Sequence[Mark] = (),
-                x_range: tuple[datetime, datetime] | None = None) -> dict:
+                x_range: tuple[datetime, datetime] | None = None, per_poll: bool = True) -> dict:
     """Every host statistic on one time axis, a row per kind."""
     domains = host_domains(len(HOST_ROWS))
     layout = shared_axes(base_layout(height=ROW_HEIGHT * len(HOST_ROWS)), domains, [r[1] for r in HOST_ROWS])
@@ -86,7 +92,8 @@ def host_figure(rows: dict[str, list[tuple[str, ChartPoints]]], marks: Sequence[
     data = []
     for n, (key, _title, unit, scale, stacked) in enumerate(HOST_ROWS, start=1):
         series = rows.get(key, [])
-        data += cpu_traces([(mode_of(m), p) for m, p in series], n) if stacked else plain_traces(series, n, unit, scale)
+        data += (cpu_traces([(mode_of(m), p) for m, p in series], n, per_poll) if stacked
+                 else plain_traces(series, n, unit, scale))
         note_row(layout, n, series, "nothing collected in this range", domains)
         layout[f"yaxis{n if n > 1 else ''}"]["tickformat"] = "~s"  # 600k, 2.1M: bytes and counts of any size
     return {"data": data, "layout": add_marks(layout, marks, x_range)}

@@ -18,7 +18,7 @@ from dashboards.figures.common import (
     line,
     pin_time_axis,
 )
-from dashboards.figures.stacks import stack_pieces
+from dashboards.figures.stacks import stack_pieces, stackable
 
 PS_PER_S = 1e12
 DIP_FILL = "rgba(220, 38, 38, 0.12)"
@@ -27,6 +27,8 @@ ROWS = [(0.66, 1.0), (0.33, 0.57), (0.0, 0.24)]
 # The TPS row's title names the server's counter (collectors.transactions.chart_title); this one says none.
 TPS_TITLE = "TPS (transactions per second)"
 WAITS_TITLE = "Top waits: seconds waited per second (stacked)"
+# Where points are a bin's lowest and highest reading (downsampled, or rollups), their sum is no poll's.
+WAITS_LINES_TITLE = "Top waits: seconds waited per second (lines: each point a bin's lowest or highest, not stacked)"
 # The mutex row's title says what the server's counts are (collectors.sources.innodb_mutex.chart_title).
 MUTEX_TITLE = "InnoDB mutex/rw-lock waits per second"
 
@@ -62,13 +64,15 @@ def dip_shapes(dips: Sequence[Dip]) -> list[dict]:
     } for d in dips]
 
 
-def wait_traces(waits: Sequence[tuple[str, ChartPoints]], axis: int, stacked: bool) -> list[dict]:
+def wait_traces(waits: Sequence[tuple[str, ChartPoints]], axis: int, timers: bool, stack: bool = False) -> list[dict]:
+    """timers: picosecond timers drawn in seconds per second (else counts per second); stack: as areas."""
     traces = []
     for i, (name, points) in enumerate(waits):
         extra = {"line": {"width": 0.8, "color": PALETTE[i % len(PALETTE)]},
-                 "hovertemplate": "%{y:.3f} s/s" if stacked else "%{y:,.1f} /s"}
-        if not stacked:
-            traces.append(line(points, name, axis, legendgroup=f"row{axis}", **extra))
+                 "hovertemplate": "%{y:.3f} s/s" if timers else "%{y:,.1f} /s"}
+        if not stack:
+            traces.append(line(points, name, axis, scale=1 / PS_PER_S if timers else 1.0,
+                               legendgroup=f"row{axis}", **extra))
             continue
         for k, part in enumerate(stack_pieces(points)):
             # One stack per stretch between holes: the stacked area breaks where no poll succeeded.
@@ -88,15 +92,20 @@ def stability_figure(
     empty_reason: str | None = None,
     tps_title: str = TPS_TITLE,
     mutex_title: str = MUTEX_TITLE,
+    per_poll: bool = True,
 ) -> dict:
     """waits: (event, wait.time_ps rate) pairs, biggest first; mutexes: (name, waits/s) pairs.
 
     empty_reason says why rows are empty when it is known (the server is unreachable).
+    per_poll: every point is one poll's reading (the full-resolution level, not downsampled): only
+    then are the waits stacked (stacks.stackable).
 
     x_range pins the time axis to the page's range: lines read wider (mutexes),
     marks and labels never stretch it, and a range without data shows as such.
     """
-    layout = pin_time_axis(shared_axes(base_layout(height=780), ROWS, [tps_title, WAITS_TITLE, mutex_title]), x_range)
+    stack = stackable([points for _name, points in waits], per_poll)
+    titles = [tps_title, WAITS_TITLE if stack else WAITS_LINES_TITLE, mutex_title]
+    layout = pin_time_axis(shared_axes(base_layout(height=780), ROWS, titles), x_range)
     layout["hovermode"] = "x"
     layout["legend"]["groupclick"] = "toggleitem"
     data = [line(tps, "TPS", 1, line={"width": 1.6, "color": "#101828"}, legendgroup="row1",
@@ -104,8 +113,8 @@ def stability_figure(
     if dip_threshold is not None:
         data.append(line(flat(tps, dip_threshold), "dip threshold", 1, legendgroup="row1",
                          line={"width": 1, "dash": "dash", "color": "#dc2626"}, hoverinfo="skip"))
-    data += wait_traces(waits, 2, stacked=True)
-    data += wait_traces(mutexes, 3, stacked=False)
+    data += wait_traces(waits, 2, timers=True, stack=stack)
+    data += wait_traces(mutexes, 3, timers=False)
     layout["shapes"] = dip_shapes(dips) + hole_shapes(tps)
     note_row(layout, 1, tps.ts, empty_reason or "no TPS samples in this range")
     note_row(layout, 2, waits, empty_reason or "no wait events collected (performance_schema off or no data)")

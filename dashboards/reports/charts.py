@@ -43,7 +43,8 @@ def stability_chart(summary: RunSummary, tps_title: str = TPS_TITLE,
         find_dips(summary.tps_points.ts, summary.tps_points.values, threshold),
         timedelta(seconds=2 * tr.seconds / CHART_POINTS))
     fig = stability_figure(tps, waits, mutexes, dips, run_marks(summary, tr), threshold, x_range=(tr.start, tr.end),
-                           tps_title=tps_title, mutex_title=mutex_title)
+                           tps_title=tps_title, mutex_title=mutex_title,
+                           per_poll=reads.per_poll(tr, CHART_POINTS))
     return fig, dips
 
 

@@ -139,3 +139,15 @@ def test_mark_labels_are_cut_short_staggered_and_keep_the_full_text_on_hover():
     assert labels[2]["text"].endswith(" +1") and all(len(a["text"]) <= LABEL_CHARS + 3 for a in labels)
     assert fig["layout"]["xaxis"]["range"] == ["2026-01-05T12:00:00", "2026-01-05T13:00:00"]
     assert fig["layout"]["xaxis"]["autorange"] is False
+
+
+def test_waits_are_stacked_only_where_every_point_is_the_same_polls_reading():
+    a, b = every(10, [1e12, 2e12, 1e12]), every(10, [3e11, 3e11, 3e11])
+    stacked = stability_figure(every(10, [5, 5, 5]), [("a", a), ("b", b)], [])
+    assert {t.get("stackgroup") for t in stacked["data"][1:]} == {"stack2-0"}
+    # rollup points (per_poll False): a bucket's highest of a stacked on b's is a total no poll read
+    coarse = stability_figure(every(10, [5, 5, 5]), [("a", a), ("b", b)], [], per_poll=False)
+    assert not any("stackgroup" in t for t in coarse["data"]) and coarse["data"][1]["y"] == [1.0, 2.0, 1.0]
+    # series read at different points (downsampled each on its own): Plotly would take b's missing x for 0
+    apart = stability_figure(every(10, [5, 5, 5]), [("a", a), ("b", every(10, [3e11, 3e11]))], [])
+    assert not any("stackgroup" in t for t in apart["data"])

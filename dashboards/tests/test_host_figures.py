@@ -44,3 +44,11 @@ def test_memory_is_drawn_in_mib(admin_client):
     fig = figures(admin_client.get(f"/servers/{server.pk}/host/?range=1h"))["host-page-chart"]
     assert next(t for t in fig["data"] if t["name"] == "mem.used_bytes")["y"] == [2048.0] * 5
     assert "<b>Memory (MiB)</b>" in [a["text"] for a in fig["layout"]["annotations"]]
+
+
+def test_cpu_modes_are_lines_where_the_points_are_bins_highs_and_lows():
+    user, system, iowait = every(10, [70, 10, 70]), every(10, [10, 70, 10]), every(10, [5, 5, 5])
+    fig = cpu_disk_figure([("user", user), ("system", system), ("iowait", iowait)], None, Pts(), Pts(),
+                          per_poll=False)  # rollups: user's 70 and system's 70 were never read at one poll
+    assert not any("stackgroup" in t for t in cpu_traces_of(fig))
+    assert "CPU, % of the host (lines: bins' lowest and highest)" in str(fig["layout"])

@@ -91,3 +91,17 @@ def test_runs_and_compare_say_when_tps_counts_explicit_transactions_only(admin_c
     assert "0.0 <span class=\"muted small\"" in runs and "(explicit transactions only)" in runs
     compare = admin_client.get("/compare/", {"runs": str(run.pk)}).content.decode()
     assert "explicit transactions only" in compare
+
+
+def test_the_top_waits_are_the_biggest_totals_over_the_range(admin_client):
+    server = data.make_server("ranked", poll_interval=10)
+    a, b = "wait.time_ps:wait/io/file/innodb/innodb_data_file", "wait.time_ps:wait/synch/mutex/innodb/trx_sys_mutex"
+    polls = []
+    for i in range(1, 61):  # 10 minutes: a waits 1.2 s/s throughout, b 1.6 s/s in the second half only
+        values = {a: 12 * 10**12} | ({b: 16 * 10**12} if i > 30 else {})
+        polls.append(Sample(server.pk, "pfs_waits", T0 + timedelta(seconds=10 * i), 10.0, values, frozenset(values)))
+    write_samples(polls)
+    params = {"from": T0.isoformat(), "to": (T0 + timedelta(minutes=10)).isoformat(), "waits": 1}
+    fig = data.figures(admin_client.get(f"/servers/{server.pk}/stability/", params))["stability-chart"]
+    drawn = {t["name"] for t in fig["data"] if t.get("yaxis") == "y2"}
+    assert drawn == {"wait/io/file/innodb/innodb_data_file"}  # 720 s waited against b's 480 s

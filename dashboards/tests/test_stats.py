@@ -104,15 +104,14 @@ def test_human_ps():
     assert human_ps(1.5e12) == "1.50 s" and human_ps(2500) == "2.50 ns" and human_ps(None) == ""
 
 
-def test_lines_are_chosen_by_their_mean_rate():
-    from types import SimpleNamespace as NS
-
+def test_lines_are_chosen_by_their_total_over_the_range():
     from dashboards.reads import biggest
 
-    found = [NS(metric="wait.time_ps:a", values=[1, 1]), NS(metric="wait.time_ps:b", values=[5, None]),
-             NS(metric="wait.time_ps:zero", values=[0, 0]), NS(metric="mutex.waits:m", values=[99, 99])]
-    assert biggest(found, "wait.time_ps:", 5) == ["wait.time_ps:b", "wait.time_ps:a"]
-    assert biggest(found, "wait.time_ps:", 1) == ["wait.time_ps:b"]
+    # b waited 1.6 s/s over the second half only (0.8 over the range): a's 1.2 throughout is bigger
+    totals = {"wait.time_ps:a": 12 * 10**13, "wait.time_ps:b": 8 * 10**13, "wait.time_ps:zero": 0,
+              "mutex.waits:m": 99}
+    assert biggest(totals, "wait.time_ps:", 5) == ["wait.time_ps:a", "wait.time_ps:b"]
+    assert biggest(totals, "wait.time_ps:", 1) == ["wait.time_ps:a"]
 
 
 def test_the_fleet_top_wait_is_the_biggest_rate_at_the_last_poll():

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
-from dashboards import host_series
+from dashboards import host_series, reads
 from dashboards.figures.host import cpu_disk_figure, host_figure
 from dashboards.marks import server_marks
 from dashboards.timerange import TimeRange
@@ -33,7 +33,8 @@ def host_panel(server: Server, tr: TimeRange, points: int, marks=None) -> HostPa
         return HostPanel(missing=NO_AGENT)
     panel = host_series.cpu_disk(server.pk, tr, points)
     marks = server_marks(server.pk, tr.start, tr.end) if marks is None else marks
-    figure = cpu_disk_figure(panel.cpu, panel.device, panel.await_ms, panel.util, marks, (tr.start, tr.end))
+    figure = cpu_disk_figure(panel.cpu, panel.device, panel.await_ms, panel.util, marks, (tr.start, tr.end),
+                             reads.per_poll(tr, points))
     return HostPanel({PANEL_ID: figure}, chart_csv(server.pk, panel.metrics, tr, points), panel.device)
 
 
@@ -42,7 +43,8 @@ def host(request: HttpRequest, server_id: int) -> HttpResponse:
     server = get_object_or_404(Server, pk=server_id)
     tr, points = page_range(request)
     found = host_series.host_series(server.pk, tr, points)
-    figure = host_figure(found.rows, server_marks(server.pk, tr.start, tr.end), (tr.start, tr.end))
+    figure = host_figure(found.rows, server_marks(server.pk, tr.start, tr.end), (tr.start, tr.end),
+                         reads.per_poll(tr, points))
     return render(request, "dashboards/host.html", {
         **range_context(request, tr), "server": server, "tab": "host", "figures": {HOST_ID: figure},
         "csv": chart_csv(server.pk, found.metrics, tr, points) if found.metrics else "",

@@ -126,6 +126,7 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     marks = server_marks(server.pk, tr.start, tr.end)
     texts = server_texts(server)
     fig = stability_figure(tps, waits, mutexes, dips, marks, threshold, x_range=(tr.start, tr.end),
+                           per_poll=reads.per_poll(tr, points),
                            empty_reason=down.text if down else None, tps_title=texts.title,
                            mutex_title=texts.mutex_title)
     host = host_panel(server, tr, points, marks)
