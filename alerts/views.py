@@ -39,7 +39,11 @@ def with_units(events) -> list[Event]:
     """Events with what their figures are in: a counter's value and peak are rates (per second), its growth
     a count over growth_span; and how long a past one lasted, to the second (timesince says "0 minutes")."""
     found = list(events)
+    mails: dict[int, list[str]] = {}
+    for n in Notification.objects.filter(event__in=found).order_by("created_at"):
+        mails.setdefault(n.event_id, []).append(f"{n.kind}: {n.status}")
     for e in found:
+        e.mails = mails.get(e.id, [])  # what became of each e-mail: "sent" only when one was
         e.per_second = emails.per_second(e.server_id, e.rule.metric)
         e.growth_label = e.growth_span or emails.growth_window(e.rule)
         e.lasted = fmt_span(e.resolved_at - e.since) if e.resolved_at else ""

@@ -74,6 +74,7 @@ class StoreClock:
         from store import query
 
         self.spent = 0.0
+        self.depth = 0  # totals() calls totals_and_seconds(): only the outermost call counts
         self.calls: list[tuple[str, int, float]] = []
         for name in ("series", "totals", "totals_and_seconds", "latest", "metric_names"):
             setattr(query, name, self.wrap(getattr(query, name)))
@@ -81,10 +82,12 @@ class StoreClock:
     def wrap(self, fn):
         def timed(*args, **kwargs):
             t = time.perf_counter()
+            self.depth += 1
             try:
                 return fn(*args, **kwargs)
             finally:
-                took = time.perf_counter() - t
+                self.depth -= 1
+                took = time.perf_counter() - t if not self.depth else 0.0  # inside another store call: counted there
                 self.spent += took
                 metrics = args[1] if len(args) > 1 and isinstance(args[1], list) else []
                 self.calls.append((fn.__name__, len(metrics), took * 1000))

@@ -133,3 +133,13 @@ def test_a_rule_that_fails_to_evaluate_says_so_on_the_page_until_it_is_fixed(adm
     broken.refresh_from_db()
     assert (broken.failing, broken.failing_since) == ("", None)
     assert "fails to evaluate" not in admin_client.get("/alerts/").content.decode()
+
+
+def test_past_events_say_what_became_of_their_e_mails(admin_client, server, settings):
+    settings.ALERT_RECIPIENTS = []
+    past, _firing = one_past_and_one_firing(server)  # queued, never sent: no SMTP call was made
+    body = admin_client.get("/alerts/").content.decode()
+    row = body.split("Past events")[1]
+    assert "firing: queued" in row and "resolved: queued" in row and ">sent<" not in row
+    Notification.objects.filter(event=past, kind=Notification.FIRING).update(sent_at=timezone.now())
+    assert "firing: sent" in admin_client.get("/alerts/").content.decode().split("Past events")[1]
