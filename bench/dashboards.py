@@ -76,7 +76,7 @@ class StoreClock:
         self.spent = 0.0
         self.depth = 0  # totals() calls totals_and_seconds(): only the outermost call counts
         self.calls: list[tuple[str, int, float]] = []
-        for name in ("series", "totals", "totals_and_seconds", "latest", "metric_names"):
+        for name in ("series", "totals", "totals_and_seconds", "ranking_totals", "latest", "metric_names"):
             setattr(query, name, self.wrap(getattr(query, name)))
 
     def wrap(self, fn):

@@ -73,8 +73,9 @@ def stability_series(server_id: int, tr: TimeRange, points: int, n_waits: int, n
                      mutex_reach: timedelta = timedelta(0), conditions: bool = False):
     """TPS, the top waits and the top mutexes (short names), in three store reads.
 
-    The ranking reads every wait's exact total over the range (rollup sums over days),
-    then only the winners are read at the chart's resolution: a 7-day view stays fast.
+    The ranking reads every wait's total over the range at a coarse level (the rollup buckets'
+    exact sums over days, store.query.ranking_totals), then only the winners are read at the
+    chart's resolution: a 7-day view stays fast.
 
     Mutex waits come from a slower source (innodb_mutex, every 60 s by default):
     a range shorter than its interval, or between two of its polls (a zoom, a
@@ -86,8 +87,8 @@ def stability_series(server_id: int, tr: TimeRange, points: int, n_waits: int, n
     the fourth value counts those left out that had time in the range.
     """
     wide = TimeRange(tr.start - mutex_reach, tr.end + mutex_reach)
-    totals = store().totals(server_id, [WAIT_TIMES], tr.start + AFTER_START, tr.end)
-    totals |= store().totals(server_id, [MUTEX_WAITS], wide.start + AFTER_START, wide.end)
+    totals = store().ranking_totals(server_id, [WAIT_TIMES], tr.start, tr.end, RANK_POINTS)
+    totals |= store().ranking_totals(server_id, [MUTEX_WAITS], wide.start, wide.end, RANK_POINTS)
     conds = {m: t for m, t in totals.items() if m.startswith(TIME_PREFIX + CONDITION_PREFIX)}
     if not conditions:
         totals = {m: t for m, t in totals.items() if m not in conds}

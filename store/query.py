@@ -255,6 +255,20 @@ def counter_samples(server_id: int, metrics: list[str], start: datetime, end: da
     return out
 
 
+def ranking_totals(server_id: int, metrics: list[str], start: datetime, end: datetime,
+                   max_points: int) -> dict[str, int | float]:
+    """Counters' totals over [start, end] for choosing which to draw, in one read at the level a chart of
+    max_points reads: the polls' deltas, or the rollup buckets' exact sums (those wholly inside the range:
+    a partial bucket at each end is left out, which ranks as well and costs no second read)."""
+    infos = [m for m in catalog.matching(catalog.server_metrics([server_id]), metrics) if m.counter]
+    level = levels.choose(start, end, max_points)
+    if level == levels.FULL:
+        found = {mid: p.vals for mid, p in read_full.read(server_id, infos, start, end).items()}
+    else:
+        found = {mid: b["sum"] for mid, b in read_rollups.read(server_id, infos, level, start, end).items()}
+    return {m.name: exact_sum(found[m.id]) for m in infos if m.id in found and len(found[m.id])}
+
+
 def rollup_sums(server_id: int, metrics: list[str], start: datetime, end: datetime,
                 level: str | None = None) -> dict[str, CounterSamples]:
     """Counters' rollup buckets wholly inside [start, end] as samples: each bucket's exact sum of deltas
