@@ -20,6 +20,16 @@ def available_since(level: str, now: datetime | None = None) -> datetime:
     return min([now - keep, *starts])
 
 
+def finest(start: datetime) -> str:
+    """The finest level that still holds data from `start` on: the polls, else the finest rollups."""
+    return FULL if start >= available_since(FULL) else finest_rollup(start)
+
+
+def finest_rollup(start: datetime) -> str:
+    """The finest rollup level that still holds data from `start` on."""
+    return MINUTE if start >= available_since(MINUTE) else HOUR
+
+
 def choose(start: datetime, end: datetime, max_points: int) -> str:
     """The coarsest level still at least as fine as one point per max_points-th of the range."""
     width = (end - start).total_seconds() / max(max_points, 1)

@@ -279,7 +279,7 @@ def rollup_sums(server_id: int, metrics: list[str], start: datetime, end: dateti
     rate over a bucket can still be computed from, exactly. Unlike polls, a bucket's
     sum holds an outage's delta (the rollups keep no per-poll intervals to tell).
     """
-    level = level or (levels.MINUTE if start >= levels.available_since(levels.MINUTE) else levels.HOUR)
+    level = level or levels.finest_rollup(start)
     infos = [m for m in catalog.matching(catalog.server_metrics([server_id]), metrics) if m.counter]
     found = read_rollups.read(server_id, infos, level, start, end)
     width, lo, hi = read_rollups.WIDTH[level], micros(start), micros(end)
@@ -299,9 +299,9 @@ def window_samples(server_id: int, metrics: list[str], start: datetime,
                    end: datetime) -> tuple[dict[str, CounterSamples], str]:
     """Counters' samples for a window's statistics, and what they are: its polls ("polls") while they are
     kept, else its rollup buckets ("1m" or "1h": a run older than the raw retention keeps its figures)."""
-    if start >= levels.available_since(levels.FULL):
+    level = levels.finest(start)
+    if level == levels.FULL:
         return counter_samples(server_id, metrics, start, end), "polls"
-    level = levels.MINUTE if start >= levels.available_since(levels.MINUTE) else levels.HOUR
     return rollup_sums(server_id, metrics, start, end, level), level
 
 

@@ -79,10 +79,10 @@ def run_lines(server_id: int, window: Window) -> tuple[dict[str, Any], str]:
     """The window's TPS and history lines: every poll inside it while the polls are kept; past the raw
     retention, the rollups' points (each minute's or hour's lowest and highest rate, or value), as their
     sums are what the averages come from then (step_window)."""
-    if window.start >= levels.available_since(levels.FULL):
+    level = levels.finest(window.start)  # as step_window's sums (store.query.window_samples) choose it
+    if level == levels.FULL:
         return {s.metric: s for s in query.within(server_id, [TPS, HISTORY], *window)}, "polls"
     found = query.series([server_id], [TPS, HISTORY], window.start, window.end, max_points=ALL_POINTS)
-    level = levels.MINUTE if window.start >= levels.available_since(levels.MINUTE) else levels.HOUR
     return {s.metric: s for s in found}, level
 
 
