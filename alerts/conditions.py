@@ -182,15 +182,8 @@ READ_BACK = timedelta(hours=1)  # the first read back; each next one reaches 24 
 def polls_back(server: Server, metric: str, end: datetime) -> Iterator[tuple[datetime, float]]:
     """The metric's full-resolution values (a counter's: per-poll rates) up to end, newest first, back to
     the oldest poll kept. A generator: the caller stops at the first value below X, usually in the first read."""
-    oldest, span = levels.available_since(levels.FULL), READ_BACK
-    while oldest <= end:
-        lo = max(oldest, end - span)
-        # Read a staleness reach earlier: within() leaves out a delta that began before its start.
-        for s in query.within(server.id, [metric], lo - stale_after(server), end):
-            if s.metric == metric:
-                yield from ((t, v) for t, v in zip(reversed(s.ts), reversed(s.values), strict=True)
-                            if v is not None and t >= lo)
-        end, span = lo - TICK, span * 24
+    return query.polls_back(server.id, metric, levels.available_since(levels.FULL), end, READ_BACK,
+                            reach=stale_after(server))
 
 
 def judge_growth(rule: Rule, server: Server, p: RulePoints, now: datetime, span: timedelta) -> Verdict:

@@ -228,17 +228,9 @@ def history_trend(server_id: int, end: datetime) -> Trend:
 
 
 def polls_back(server_id: int, metric: str, start: datetime, end: datetime) -> Iterator[tuple[datetime, float]]:
-    """A gauge's readings in [start, end] as polled (never a chart's bucket min or max), newest first.
-
-    Read in windows growing back from `end`: the newest reading, or a run that
-    began recently, costs one small read even on a 7-day range.
-    """
-    span = RECENT
-    while start <= end:
-        lo = max(start, end - span)
-        for s in store().within(server_id, [metric], lo, end):
-            yield from ((t, v) for t, v in zip(reversed(s.ts), reversed(s.values), strict=True) if v is not None)
-        end, span = lo - timedelta(microseconds=1), span * 24  # within() includes both ends
+    """A gauge's readings in [start, end] as polled (never a chart's bucket min or max), newest first,
+    read in windows growing back from `end` (store.query.polls_back) from the trend's 5 minutes."""
+    return store().polls_back(server_id, metric, start, end, RECENT)
 
 
 def recent(server_ids: list[int], metric: str, now: datetime, window: timedelta, points: int = 60):

@@ -7,6 +7,7 @@ for more than ~1.5 intervals a series holds a None (store.breaks). totals() sums
 deltas exactly, in Python integers.
 """
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -69,6 +70,26 @@ def within(server_id: int, metrics: list[str], start: datetime, end: datetime,
         ts, vals, cut = _full_points(m, pts, mode)
         picked.append((server_id, m, *breaks.with_breaks(ts, vals, cut)))
     return _as_series(picked)
+
+
+def polls_back(server_id: int, metric: str, start: datetime, end: datetime, first: timedelta,
+               reach: timedelta = timedelta(0)) -> Iterator[tuple[datetime, float]]:
+    """A metric's full-resolution values in [start, end] (a counter's: per-poll rates), newest first.
+
+    Read in windows growing back from `end` (first, then 24 times longer each): the newest
+    reading, or a run that began recently, costs one small read even over days. A generator:
+    the caller stops where its run ends. reach: each window is read that much earlier, as
+    within() leaves out a counter's delta that began before its start (the server's
+    staleness, where a poll may be that late).
+    """
+    span = first
+    while start <= end:
+        lo = max(start, end - span)
+        for s in within(server_id, [metric], lo - reach, end):
+            if s.metric == metric:
+                yield from ((t, v) for t, v in zip(reversed(s.ts), reversed(s.values), strict=True)
+                            if v is not None and t >= lo)
+        end, span = lo - TICK, span * 24  # within() includes both ends
 
 
 def _as_series(picked: list[tuple]) -> list[Series]:
