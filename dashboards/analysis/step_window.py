@@ -56,10 +56,11 @@ def inside(samples: CounterSamples, window: Window) -> list[int]:
 
 
 def sums_from(server_id: int, window: Window) -> datetime:
-    """Where a window's exact sums (store totals over (from, end]) begin: before its first poll inside it.
+    """Where an interval export of the window (store totals over (from, end]: the run report's top-waits
+    CSV link) begins: before its first poll inside it.
 
     The first poll after the start measured mostly the time before it, which inside() leaves out
-    of the TPS statistics; the waits and per-transaction sums must leave it out too. Half the
+    of the window's statistics; the interval must leave it out too. Half the
     first inside poll's interval back: that poll's other sources, read milliseconds apart, are
     in, the poll before it is not. No poll inside: the window's end (nothing to sum).
     """

@@ -5,7 +5,7 @@ from datetime import datetime
 from typing import Any
 
 from dashboards.analysis.stability import Summary, summarize
-from dashboards.analysis.step_window import Window, run_window, sums_from, window_sums
+from dashboards.analysis.step_window import Window, run_window, window_sums
 from dashboards.reads import HISTORY, TPS
 from dashboards.url_ids import parse_id
 from monitor.models import Run
@@ -29,8 +29,6 @@ class RunSummary:
     max_history: float | None
     warmup: int = 0  # seconds trimmed from the start
     tps_points: Any = None  # the TPS samples summarized (None at holes), for the dips
-    # Where sums over the run (waits, per transaction) begin: the polls inside the run only, as for TPS.
-    sums_from: datetime | None = None
     covered: float = 0.0  # seconds the TPS polls inside the run cover: what the avg TPS divides by
     resolution: str = "polls"  # or "1m" / "1h": a run past the raw retention, summed from its rollups
 
@@ -71,7 +69,7 @@ def summarize_run(run: Run, warmup: int | None = None) -> RunSummary:
         qps=_rate(*sums.get(QPS, (0, 0.0))), transactions=done if covered else None,
         max_history=max(history) if history else None,
         warmup=run.warmup_seconds if warmup is None else warmup, tps_points=lines.get(TPS),
-        sums_from=sums_from(run.server_id, window), covered=covered, resolution=resolution,
+        covered=covered, resolution=resolution,
     )
 
 

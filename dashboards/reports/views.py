@@ -8,7 +8,7 @@ from django.views.decorators.http import require_GET
 
 from dashboards import host_series
 from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, dip_threshold
-from dashboards.analysis.step_window import Window, run_window
+from dashboards.analysis.step_window import Window, run_window, sums_from
 from dashboards.analysis.topwaits import include_conditions, without_conditions
 from dashboards.export import params
 from dashboards.export.csv_safe import iso_utc
@@ -49,7 +49,8 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
     run = get_object_or_404(Run.objects.select_related("server"), pk=run_id)
     summary = summarize_run(run)
     conditions = include_conditions(request.GET)
-    waits = host_series.run_figures(run.server_id, Window(summary.start, summary.end))[0]
+    window = Window(summary.start, summary.end)
+    waits = host_series.run_figures(run.server_id, window)[0]
     waits, hidden = (waits, None) if conditions else without_conditions(waits)
     context = settings_context(run)
     texts = server_texts(run.server)
@@ -66,7 +67,8 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
         series_full_csv=f"/export.csv?{query}&" + urlencode({"metrics": metrics, "full": 1}),
         range_params={"from": iso_param(summary.start), "to": iso_param(summary.end)},
         tps_definition=texts.definition, dip_fraction=DEFAULT_DIP_FRACTION,
-        waits_csv=f"/export/topwaits.csv?{range_query(run.server.name, summary.sums_from, summary.end)}"
+        # the interval export ((from, to]) from just before the first poll inside the run
+        waits_csv=f"/export/topwaits.csv?{range_query(run.server.name, sums_from(run.server_id, window), window.end)}"
                   + ("" if conditions else "&cond=0"),
     )
     return render(request, "reports/run.html", context)
