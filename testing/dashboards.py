@@ -140,6 +140,18 @@ def variables(server_id: int, ts: datetime, values: dict[str, float]) -> Sample:
     return Sample(server_id, "variables", ts, None, {f"var:{k}": v for k, v in values.items()})
 
 
+# Ten minutes of a server's run data, every 10 s from RECENT_T0 (ten_minutes()).
+TEN_MINUTES_POLLS = 61
+TEN_MINUTES = (RECENT_T0, RECENT_T0 + timedelta(seconds=10 * (TEN_MINUTES_POLLS - 1)))
+
+
+def ten_minutes(name: str = "db1"):
+    """A server polled every 10 s over TEN_MINUTES: TPS, waits, history, mutexes and purge (write_run_data)."""
+    server = make_server(name, poll_interval=10)
+    write_run_data(server.pk, TEN_MINUTES[0], TEN_MINUTES_POLLS)
+    return server
+
+
 def write_run_data(server_id: int, start: datetime, polls: int, base: int = 5000, wait_scale: int = 1) -> None:
     write_samples([
         *global_status(server_id, start, polls, base=base), *pfs_waits(server_id, start, polls, scale=wait_scale),

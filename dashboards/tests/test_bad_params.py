@@ -17,8 +17,7 @@ from testing import dashboards as data
 from testing.scalability import two_sweeps
 
 pytestmark = pytest.mark.django_db
-POLLS = 61  # 10 minutes at 10 s
-START, END = data.RECENT_T0, data.RECENT_T0 + timedelta(seconds=10 * (POLLS - 1))
+START, END = data.TEN_MINUTES
 # In range as written, but a year beyond 1-9999 once in UTC.
 EDGE_TIMES = ["0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00"]
 # isdigit() is True for '²'; 5,000 digits is past int()'s limit; 20 digits is past PostgreSQL's bigint.
@@ -28,9 +27,7 @@ SERVER_PAGES = ["stability", "purge", "waits", "pressure", "replication", "host"
 
 @pytest.fixture
 def db1():
-    server = data.make_server("db1", poll_interval=10)
-    data.write_run_data(server.pk, START, POLLS)
-    return server
+    return data.ten_minutes("db1")
 
 
 @pytest.fixture

@@ -1,6 +1,5 @@
 """What one export may ask for: no step finer than the polls, no more than EXPORT_MAX_CELLS values."""
 
-from datetime import timedelta
 
 import pytest
 from django.core.management import call_command
@@ -12,15 +11,12 @@ from dashboards.models import ApiToken
 from testing import dashboards as data
 
 pytestmark = pytest.mark.django_db
-POLLS = 61  # 10 minutes at 10 s
-START, END = data.RECENT_T0, data.RECENT_T0 + timedelta(seconds=10 * (POLLS - 1))
+START, END = data.TEN_MINUTES
 
 
 @pytest.fixture
 def db1():
-    server = data.make_server("db1", poll_interval=10)
-    data.write_run_data(server.pk, START, POLLS)
-    return server
+    return data.ten_minutes("db1")
 
 
 @pytest.fixture
