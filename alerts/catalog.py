@@ -1,7 +1,7 @@
 """Which metric names a rule may watch: the names of docs/metrics.md, or any the store has seen."""
 
 from collectors.sources import node_exporter
-from monitor.models import Server
+from servers.models import Server
 from store import query
 
 NAMES = {

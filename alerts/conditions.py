@@ -18,7 +18,7 @@ from django.db.models import Count, Min
 
 from alerts.numbers import fmt, fmt_growth, fmt_span
 from collectors.models import PollRecord, ServerHealth
-from monitor.models import Server
+from servers.models import Server
 from store import levels, query
 
 if TYPE_CHECKING:  # the model's kinds table (alerts.kinds) refers to the functions here

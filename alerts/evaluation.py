@@ -16,7 +16,7 @@ from alerts import kinds, outbox
 from alerts.builtin import ensure_builtin_rules
 from alerts.conditions import Verdict, stale_after
 from alerts.models import Event, Notification, Rule
-from monitor.models import Server
+from servers.models import Server
 from store import query
 from store.outage import DOWN_ERRORS
 

@@ -5,7 +5,7 @@ from django.db import models
 from django.db.models import Q
 
 from alerts import kinds
-from monitor.models import Server
+from servers.models import Server
 
 
 class Rule(models.Model):

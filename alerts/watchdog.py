@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from alerts.recipients import default_recipients, invalid
 from collectors import state
-from monitor.models import Server
+from servers.models import Server
 
 log = logging.getLogger(__name__)
 

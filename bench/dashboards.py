@@ -108,7 +108,7 @@ def main() -> None:
     from django.core.management import call_command
     from django.test import Client
 
-    from monitor.models import Server
+    from servers.models import Server
     from store import maintenance, pending_hours
 
     call_command("migrate", verbosity=0)

@@ -148,7 +148,7 @@ def main() -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
-    from monitor.models import Server
+    from servers.models import Server
 
     names = NAMES[: args.series]
     polls = args.days * 86_400 // STEP

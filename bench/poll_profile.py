@@ -42,8 +42,8 @@ from collectors.batch import poll_servers  # noqa: E402
 from collectors.http_poll import fetch  # noqa: E402
 from collectors.pool import Target  # noqa: E402
 from collectors.sources import node_exporter  # noqa: E402
-from monitor.models import Server  # noqa: E402
 from monitor.runtime.node_exporter import running  # noqa: E402
+from servers.models import Server  # noqa: E402
 from testing.mariadb import SandboxMariaDB  # noqa: E402
 
 

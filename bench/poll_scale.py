@@ -43,8 +43,8 @@ from collectors import state  # noqa: E402
 from collectors.models import PollRecord, ServerHealth  # noqa: E402
 from collectors.schedule import DUE_KEY  # noqa: E402
 from collectors.tasks import dispatch_due_polls  # noqa: E402
-from monitor.models import Server  # noqa: E402
-from monitor.stats import percentile  # noqa: E402
+from servers.models import Server  # noqa: E402
+from store.stats import percentile  # noqa: E402
 from testing.mariadb import SandboxMariaDB  # noqa: E402
 from testing.workers import start_worker, stop_worker, wait_alive  # noqa: E402
 

@@ -35,7 +35,7 @@ OTHER_RUNS, OTHER_SECONDS = 184, 300
 
 def write_runs(server, start: datetime) -> tuple[int, datetime]:
     """The two sweeps, then the other runs, back to back; returns the polls written and the end."""
-    from monitor.models import Run
+    from servers.models import Run
     from store.ingest import write_samples
 
     rng, t, polls, batch = np.random.default_rng(7), start, 0, []
@@ -79,7 +79,7 @@ def main() -> None:
     from django.core.management import call_command
     from django.test import Client
 
-    from monitor.models import Server
+    from servers.models import Server
     from store import maintenance
 
     call_command("migrate", verbosity=0)

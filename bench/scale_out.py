@@ -42,10 +42,10 @@ django.setup()
 from django.core.management import call_command  # noqa: E402
 
 from collectors.models import PollRecord  # noqa: E402
-from monitor.models import Server  # noqa: E402
 from monitor.runtime.sandbox import SandboxMariaDB  # noqa: E402
-from monitor.stats import percentile  # noqa: E402
+from servers.models import Server  # noqa: E402
 from store import query  # noqa: E402
+from store.stats import percentile  # noqa: E402
 from testing.scale_out import beat_until, due_time_faults, polled_since, run_beat  # noqa: E402
 from testing.workers import start_worker, stop_worker, wait_alive  # noqa: E402
 

@@ -11,7 +11,7 @@ from collectors.poll import poll_target
 from collectors.pool import Target
 from collectors.record import record
 from collectors.results import PollResult
-from monitor.models import Server
+from servers.models import Server
 
 log = logging.getLogger(__name__)
 

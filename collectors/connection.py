@@ -105,7 +105,7 @@ def open_connection(*, host: str = "", port: int = 3306, socket: str = "", user:
 
 
 def connect(server) -> pymysql.Connection:
-    """Open a guarded connection to a monitor.models.Server."""
+    """Open a guarded connection to a servers.models.Server."""
     return open_connection(host=server.host, port=server.port, socket=server.socket,
                            user=server.user, password=server.password, tls=TLS.of(server))
 

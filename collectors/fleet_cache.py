@@ -12,7 +12,7 @@ import logging
 from django.db import DatabaseError, InterfaceError, OperationalError
 
 from collectors import state
-from monitor.models import Server
+from servers.models import Server
 
 log = logging.getLogger(__name__)
 

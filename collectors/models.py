@@ -4,7 +4,7 @@ from datetime import timedelta
 
 from django.db import models
 
-from monitor.models import Server
+from servers.models import Server
 from store.breaks import GAP_FACTOR
 
 HISTORY_SLOTS = 360  # polls kept per server (an hour at 10 s): a ring, so the table never grows

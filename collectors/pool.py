@@ -23,7 +23,7 @@ SESSION_ENDED = (1053, 1927, 4031)
 
 @dataclass
 class Target:
-    """How to reach a server: what the pool needs from monitor.models.Server."""
+    """How to reach a server: what the pool needs from servers.models.Server."""
 
     server_id: int
     name: str
@@ -33,7 +33,7 @@ class Target:
     user: str
     password: str
     tls: TLS = tls_modes.DEFAULT
-    flavor: str = ""  # as last detected (monitor.models.Server): picks the sources' intervals
+    flavor: str = ""  # as last detected (servers.models.Server): picks the sources' intervals
     version: tuple[int, int, int] = (0, 0, 0)
     node_exporter_url: str = ""  # the host's node_exporter, read by the http source of that name
 

@@ -11,7 +11,7 @@ from django.db import InterfaceError, OperationalError, connection
 from collectors.holders import record_holders
 from collectors.models import HISTORY_SLOTS, PollRecord, ServerHealth
 from collectors.results import PollResult
-from monitor.models import Server
+from servers.models import Server
 from store.binary_params import fetch_all
 from store.ingest import write_samples as store_write
 

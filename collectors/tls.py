@@ -15,10 +15,10 @@ from pathlib import Path
 
 from cryptography import x509
 
-DISABLED, PREFERRED, REQUIRED, VERIFY_CA, VERIFY_IDENTITY = (
-    "disabled", "preferred", "required", "verify-ca", "verify-identity")
-MODES = (DISABLED, PREFERRED, REQUIRED, VERIFY_CA, VERIFY_IDENTITY)
-VERIFYING = (VERIFY_CA, VERIFY_IDENTITY)
+from servers.tls_modes import DISABLED, MODES, PREFERRED, REQUIRED, VERIFY_CA, VERIFY_IDENTITY, VERIFYING
+
+__all__ = ["DISABLED", "MODES", "PREFERRED", "REQUIRED", "VERIFY_CA", "VERIFY_IDENTITY", "VERIFYING", "TLS"]
+
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,13 @@
-"""Admin: see and revoke API tokens (they are made on /tokens/, where the raw value is shown once)."""
+"""Admin: servers (the password write-only), runs and annotations; API tokens to see and revoke.
+
+Tokens are made on /tokens/, where the raw value is shown once.
+"""
 
 from django.contrib import admin
 
 from dashboards.models import ApiToken
+from dashboards.server_form import ServerForm
+from servers.models import Annotation, Run, Server
 
 
 @admin.register(ApiToken)
@@ -13,3 +18,32 @@ class ApiTokenAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request) -> bool:
         return False  # a raw token must be shown once to its owner: /tokens/
+
+
+
+@admin.register(Server)
+class ServerAdmin(admin.ModelAdmin):
+    # The same form as our page: an empty password on edit keeps the stored one
+    # (unless host, port, socket, user or TLS changed: then it must be typed again),
+    # and the encrypted column is never rendered.
+    form = ServerForm
+    list_display = ["name", "address", "user", "tls_mode", "poll_interval", "enabled", "flavor", "version",
+                    "node_exporter_url"]
+    list_filter = ["enabled", "flavor"]
+    search_fields = ["name", "host", "socket"]
+    readonly_fields = ["flavor", "version", "created_at"]
+
+
+@admin.register(Run)
+class RunAdmin(admin.ModelAdmin):
+    list_display = ["name", "server", "started_at", "ended_at"]
+    list_filter = ["server"]
+    search_fields = ["name", "notes"]
+    date_hierarchy = "started_at"
+
+
+@admin.register(Annotation)
+class AnnotationAdmin(admin.ModelAdmin):
+    list_display = ["at", "server", "run", "text"]
+    list_filter = ["server"]
+    search_fields = ["text"]

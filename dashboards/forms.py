@@ -2,7 +2,7 @@
 
 from django import forms
 
-from monitor.models import Annotation, Run
+from servers.models import Annotation, Run
 
 DT = {"type": "datetime-local", "step": "1"}
 

@@ -6,7 +6,7 @@ from datetime import datetime
 from django.db.models import Q
 
 from dashboards.figures.common import GAP_FILL, Mark
-from monitor.models import Annotation, Run
+from servers.models import Annotation, Run
 from store import query
 
 

@@ -31,6 +31,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.postgres",
     "monitor",
+    "servers",
     "store",
     "alerts",
     "collectors",

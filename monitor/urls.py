@@ -6,7 +6,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("servers/", include("monitor.server_urls")),
+    path("servers/", include("dashboards.server_urls")),
     path("alerts/", include("alerts.urls")),
     path("", include("dashboards.export.urls")),
     path("", include("dashboards.reports.urls")),

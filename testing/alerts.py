@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 from email import policy
 
 from alerts.models import Rule
-from monitor.models import Server
+from servers.models import Server
 from store.ingest import write_samples
 from store.sample import Sample
 

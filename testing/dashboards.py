@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from monitor.models import Server
+from servers.models import Server
 from store.ingest import write_samples
 from store.sample import Sample
 from testing.servers import make_server

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
-from monitor.models import Run, Server
+from servers.models import Run, Server
 from store.ingest import write_samples
 from store.sample import Sample
 

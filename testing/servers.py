@@ -1,6 +1,6 @@
 """Servers in the registry for tests: a row pointing at a host and port, its password encrypted."""
 
-from monitor.models import Server
+from servers.models import Server
 
 PASSWORD = "s3cret!"  # the suite's MariaDB monitoring user (testing.mariadb) has this password
 

@@ -4,7 +4,7 @@ from django.core.management.base import CommandError
 from django.db import close_old_connections, connection
 from django.utils import timezone
 
-from monitor.models import Annotation, Run, Server
+from servers.models import Annotation, Run, Server
 from workload.driver import StressOptions
 from workload.summary import Summary
 

@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass, field
 
-from monitor.stats import percentile
+from store.stats import percentile
 
 
 @dataclass

@@ -10,7 +10,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from monitor.models import Run, Server
+from servers.models import Run, Server
 from workload.driver import DriverError, StressDriver, StressOptions
 from workload.runs import close_run, open_run
 from workload.summary import Summary

@@ -30,7 +30,7 @@ class Target:
 
 
 def target_for(server, user: str = "", password_env: str = "") -> Target:
-    """The Target of a monitor.models.Server, with the write user given on the command line if any."""
+    """The Target of a servers.models.Server, with the write user given on the command line if any."""
     password = server.password
     if user:
         password = os.environ.get(password_env, "") if password_env else ""

@@ -9,7 +9,7 @@ from alerts import sending
 from alerts.evaluation import evaluate_all
 from alerts.models import Event, Rule
 from collectors.models import PollRecord, ServerHealth
-from monitor.models import Server
+from servers.models import Server
 from store.ingest import write_samples
 from store.sample import Sample
 from testing.alerts import history, make_rule

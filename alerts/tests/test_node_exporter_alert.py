@@ -9,7 +9,7 @@ from alerts.models import Event, Rule
 from collectors.batch import poll_server
 from collectors.http_fetch import HTTP_POOL
 from collectors.pool import POOL
-from monitor.models import Server
+from servers.models import Server
 from testing.mariadb import free_port
 from testing.servers import make_server
 

@@ -5,7 +5,7 @@ import pytest
 from collectors import schedule
 from collectors.http_fetch import HTTP_POOL
 from collectors.pool import POOL
-from monitor.models import Server
+from servers.models import Server
 from testing.collectors import Load
 from testing.servers import make_server as make_server_row
 

@@ -8,7 +8,7 @@ from django.db import connection
 
 from collectors import fleet_cache, schedule
 from collectors.tasks import dispatch_due_polls, poll_batch
-from monitor.models import Server
+from servers.models import Server
 from store import buffer
 from testing.postgres import restart_postgres, stop_postgres
 from testing.store import truncate_tables

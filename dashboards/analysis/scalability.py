@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from dashboards.analysis.per_transaction import BUSY_SECONDS
 from dashboards.analysis.step_window import Window, WindowTps, run_window, window_sums, window_tps
 from dashboards.analysis.topwaits import TIME_PREFIX, is_condition
-from monitor.models import Run
+from servers.models import Run
 
 DEFAULT_KNEE = 0.5  # of the first level's TPS per thread
 FEW_SAMPLES = 3  # below this many samples inside its window, a level's average is one or two polls

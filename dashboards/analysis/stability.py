@@ -5,7 +5,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
-from monitor.stats import percentile
+from store.stats import percentile
 
 DEFAULT_DIP_FRACTION = 0.5
 

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import NamedTuple
 
-from monitor.models import Run
-from monitor.stats import percentile
+from servers.models import Run
 from store import query
 from store.query import CounterSamples
+from store.stats import percentile
 
 TPS = "tps"
 

@@ -9,7 +9,7 @@ from dashboards.export.csv_safe import iso_utc
 from dashboards.export.grid import nice_step, step_grid, whole_buckets, whole_rows
 from dashboards.timerange import PRESETS, BadTime, parse_time_strict
 from dashboards.url_ids import parse_id
-from monitor.models import Run, Server
+from servers.models import Run, Server
 
 CHART_POINTS = 1200  # a chart's default width in points: the CSV of a chart matches it
 # Any range a page shows can be exported from its CSV link (timerange: 800 days back to tomorrow).

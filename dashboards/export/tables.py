@@ -7,7 +7,7 @@ from dashboards.analysis.purge_growth import RECENT
 from dashboards.analysis.topwaits import WaitDiff, WaitRow
 from dashboards.reports.scalability import Study
 from dashboards.reports.summary import RunSummary, ratio
-from monitor.models import Annotation
+from servers.models import Annotation
 
 PS_PER_S = 10**12
 

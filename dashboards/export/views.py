@@ -32,7 +32,7 @@ from dashboards.reports.scalability import StudyError, study
 from dashboards.reports.summary import summarize_run, warmup_param
 from dashboards.url_ids import parse_id
 from dashboards.views.fleet import fleet_rows
-from monitor.models import Annotation, Run, Server
+from servers.models import Annotation, Run, Server
 
 BOM = "\ufeff"  # lets Excel read UTF-8; off unless asked (bom=1), scripts rarely want it
 

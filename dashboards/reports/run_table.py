@@ -6,7 +6,7 @@ from typing import Any
 from django.db.models import F, QuerySet
 
 from dashboards.analysis.step_window import WindowTps, runs_tps
-from monitor.models import Run
+from servers.models import Run
 
 LISTED = 200
 # ?sort= key -> the field it orders by; "-key" reverses. avg TPS is computed, so sorted in Python.

@@ -12,7 +12,7 @@ from dashboards.analysis.scalability import DEFAULT_KNEE, Curve, curves, gains, 
 from dashboards.host_series import has_host_metrics
 from dashboards.reports.settings_diff import Setting, changes, show, snapshot
 from dashboards.url_ids import parse_id
-from monitor.models import Run
+from servers.models import Run
 
 MAX_CURVES = 12
 MAX_RUNS = 500

@@ -4,7 +4,7 @@ import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from monitor.models import Run
+from servers.models import Run
 from store import query
 
 VAR_PREFIX = "var:"

@@ -8,7 +8,7 @@ from dashboards.analysis.stability import Summary, summarize
 from dashboards.analysis.step_window import Window, run_window, window_sums
 from dashboards.reads import HISTORY, TPS
 from dashboards.url_ids import parse_id
-from monitor.models import Run
+from servers.models import Run
 from store import levels, query
 
 MAX_WARMUP = 7 * 86400

@@ -18,7 +18,7 @@ from dashboards.reports.summary import ratio, summarize_run, warmup_param
 from dashboards.timerange import iso_param
 from dashboards.views.common import TPS_DEFINITION, condition_toggle, server_texts
 from dashboards.views.scalability import study_context
-from monitor.models import Run
+from servers.models import Run
 
 TOP_WAITS = 15
 

@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 
 from dashboards.models import ApiToken
-from monitor.models import Annotation, Run
+from servers.models import Annotation, Run
 from testing.dashboards import make_server
 
 pytestmark = pytest.mark.django_db

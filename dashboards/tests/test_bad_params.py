@@ -12,7 +12,7 @@ from django.test import Client
 from dashboards.export.csv_safe import iso_utc
 from dashboards.models import ApiToken
 from dashboards.url_ids import parse_id
-from monitor.models import Run
+from servers.models import Run
 from testing import dashboards as data
 from testing.scalability import two_sweeps
 

@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 
 from dashboards.models import ApiToken
-from monitor.models import Annotation, Run, Server
+from servers.models import Annotation, Run, Server
 from testing.browser import screenshot
 from testing.dashboards import EVIL, make_server, write_polls
 

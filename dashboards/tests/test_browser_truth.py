@@ -54,7 +54,7 @@ OVERLAPS = """() => {
 
 
 def test_every_row_has_time_labels_and_labels_stay_readable_within_the_range(page, live_server):
-    from monitor.models import Annotation
+    from servers.models import Annotation
 
     server = make_server()
     start = write_with_outage(server)[0] - timedelta(seconds=390)
@@ -80,7 +80,7 @@ def test_every_row_has_time_labels_and_labels_stay_readable_within_the_range(pag
 
 
 def test_the_compare_chart_ends_at_the_longest_run(page, live_server):
-    from monitor.models import Annotation, Run
+    from servers.models import Annotation, Run
     from testing.dashboards import write_polls
 
     server = make_server()

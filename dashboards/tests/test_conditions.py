@@ -78,7 +78,7 @@ def test_the_run_report_ranks_waits_as_the_stability_page_does(lab):
 
     from dashboards.reports.charts import stability_chart
     from dashboards.reports.summary import summarize_run
-    from monitor.models import Run
+    from servers.models import Run
 
     now = datetime.now(UTC)
     run = Run.objects.create(name="r", server=lab, started_at=now - timedelta(minutes=9), ended_at=now)
@@ -89,7 +89,7 @@ def test_the_run_report_ranks_waits_as_the_stability_page_does(lab):
 def test_the_compare_page_and_run_report_tables_hide_condition_waits_with_the_toggle(client, lab):
     from datetime import UTC, datetime, timedelta
 
-    from monitor.models import Run
+    from servers.models import Run
 
     now = datetime.now(UTC)
     run = Run.objects.create(name="r", server=lab, started_at=now - timedelta(minutes=9), ended_at=now)

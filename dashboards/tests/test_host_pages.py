@@ -100,7 +100,7 @@ def test_the_fleet_shows_cpu_busy_beside_tps(admin_client):
 
 
 def test_top_waits_and_compare_show_cpu_and_waits_per_transaction(admin_client):
-    from monitor.models import Run
+    from servers.models import Run
 
     server = make_server(node_exporter_url="http://127.0.0.1:9100/metrics")
     end = datetime.now(UTC)

@@ -10,7 +10,7 @@ import pytest
 
 from collectors.batch import poll_server
 from collectors.models import ServerHealth
-from monitor.models import Server
+from servers.models import Server
 from testing.dashboards import figures
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ import pytest
 
 from dashboards.analysis.step_window import run_tps
 from dashboards.reports.summary import summarize_run
-from monitor.models import Run
+from servers.models import Run
 from store import compaction, retention
 from store.ingest import write_samples
 from store.sample import Sample

@@ -6,7 +6,7 @@ import pytest
 
 from collectors.models import ServerHealth
 from collectors.transactions import DEFINITIONS, EXPLICIT
-from monitor.models import Run
+from servers.models import Run
 from store.ingest import write_samples
 from store.sample import Sample
 from testing import dashboards as data

@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from monitor.models import Annotation, Run
+from servers.models import Annotation, Run
 from testing.dashboards import EVIL, MUTEX, TRX_SYS, figures, make_server, write_polls
 
 pytestmark = pytest.mark.django_db

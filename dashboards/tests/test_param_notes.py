@@ -11,7 +11,7 @@ import pytest
 from django.http import QueryDict
 
 from dashboards.timerange import max_points, read_points
-from monitor.models import Run
+from servers.models import Run
 from testing.dashboards import make_server, write_polls
 
 pytestmark = pytest.mark.django_db

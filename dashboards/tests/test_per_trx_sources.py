@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 
 from dashboards.export.csv_safe import iso_utc
-from monitor.models import Run
+from servers.models import Run
 from store.ingest import write_samples
 from store.sample import Sample
 from testing import dashboards as data

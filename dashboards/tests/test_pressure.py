@@ -7,7 +7,7 @@ import pytest
 from collectors.batch import poll_server
 from dashboards.analysis import pressure as spec
 from dashboards.tests.test_pages import figures
-from monitor.models import Server
+from servers.models import Server
 from store.ingest import write_samples
 from store.sample import Sample
 from testing.dashboards import make_server

@@ -5,7 +5,7 @@ from datetime import timedelta
 import pytest
 
 from dashboards.export.csv_safe import iso_utc
-from monitor.models import Run
+from servers.models import Run
 from store.ingest import write_samples
 from testing import dashboards as data
 from testing.browser import screenshot

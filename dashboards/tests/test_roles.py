@@ -10,9 +10,9 @@ from django.urls import resolve
 
 from alerts.models import Rule
 from dashboards.models import ApiToken
-from monitor.models import Run, Server
 from monitor.roles import ADMIN, GROUPS, OPERATOR, POLICY, VIEWER
 from monitor.tests.test_access import OPEN, all_paths
+from servers.models import Run, Server
 
 pytestmark = pytest.mark.django_db
 
@@ -116,7 +116,7 @@ def test_a_user_without_a_role_is_told_to_ask_an_admin(clients):
 
 def test_the_admin_site_is_for_admins(clients):
     for role, client in clients.items():
-        status = client.get("/admin/monitor/server/").status_code
+        status = client.get("/admin/servers/server/").status_code
         assert (status == 403) == (role != ADMIN), (role, status)
 
 

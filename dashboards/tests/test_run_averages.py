@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 
 from dashboards.reports.summary import summarize_run
-from monitor.models import Run
+from servers.models import Run
 from store.ingest import write_samples
 from store.sample import Sample
 from testing.dashboards import RECENT_T0, get_csv, make_server

@@ -8,7 +8,7 @@ from django.test import Client
 from collectors.models import ServerHealth
 from collectors.transactions import DEFINITIONS, EXPLICIT
 from dashboards.analysis.step_window import Window, inside, tps_inside
-from monitor.models import Run
+from servers.models import Run
 from store.ingest import write_samples
 from store.query import CounterSamples
 from store.sample import Sample

@@ -7,7 +7,7 @@ from django.test import override_settings
 from django.utils import timezone
 
 from dashboards.templatetags.dash_fmt import duration
-from monitor.models import Run, Server
+from servers.models import Run, Server
 from testing.dashboards import make_server, write_polls
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,7 @@ from datetime import timedelta
 import pytest
 
 from dashboards.figures.common import iso
-from monitor.models import Server
+from servers.models import Server
 from testing.dashboards import figures
 
 pytestmark = pytest.mark.django_db

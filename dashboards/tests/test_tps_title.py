@@ -9,7 +9,7 @@ summary was on. The expected titles are written out here, not taken from the cod
 import pytest
 
 from collectors.batch import poll_server
-from monitor.models import Server
+from servers.models import Server
 from testing.dashboards import figures
 
 pytestmark = pytest.mark.django_db

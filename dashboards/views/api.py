@@ -13,7 +13,7 @@ from django.views.decorators.http import require_POST
 
 from dashboards.bearer import accepts_token
 from dashboards.url_ids import parse_id
-from monitor.models import Annotation, Run, Server
+from servers.models import Annotation, Run, Server
 
 
 class BadRequest(ValueError):

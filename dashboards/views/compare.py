@@ -16,7 +16,7 @@ from dashboards.reports.summary import MAX_WARMUP, RunSummary, summarize_run, wa
 from dashboards.timerange import DEFAULT_POINTS, TimeRange, max_points
 from dashboards.url_ids import parse_id
 from dashboards.views.common import TPS_DEFINITION, TpsBasis, condition_toggle, tps_bases
-from monitor.models import Annotation, Run
+from servers.models import Annotation, Run
 
 TOP_WAITS = 5
 

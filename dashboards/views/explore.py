@@ -11,7 +11,7 @@ from dashboards.figures.explore import explore_figure
 from dashboards.marks import marks_for
 from dashboards.url_ids import parse_id
 from dashboards.views.common import chart_csv, page_range, range_context
-from monitor.models import Server
+from servers.models import Server
 
 MAX_SERIES = 40
 MAX_LISTED = 2000

@@ -17,7 +17,7 @@ from dashboards.analysis.purge_growth import RECENT, Trend, recent_trend
 from dashboards.analysis.replica_now import ReplicaNow, replica_now
 from dashboards.analysis.topwaits import TIME_PREFIX, include_conditions
 from dashboards.views.common import TPS_DEFINITION, condition_toggle
-from monitor.models import Server
+from servers.models import Server
 
 # Fewer polls than this since a hole make no trend: two polls give a difference, not a pace to act on.
 MIN_TREND_POLLS = 3

@@ -8,7 +8,7 @@ from dashboards import reads
 from dashboards.figures.holders import HolderSpan, oldest_trx_figure
 from dashboards.timerange import TimeRange
 from dashboards.views.common import chart_csv, exact_param
-from monitor.models import Server
+from servers.models import Server
 
 CHART_ID = "oldest-trx-chart"
 

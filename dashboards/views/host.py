@@ -10,7 +10,7 @@ from dashboards.figures.host import cpu_disk_figure, host_figure
 from dashboards.marks import server_marks
 from dashboards.timerange import TimeRange
 from dashboards.views.common import chart_csv, page_range, range_context
-from monitor.models import Server
+from servers.models import Server
 
 PANEL_ID, HOST_ID = "host-chart", "host-page-chart"
 NO_AGENT = ("No host statistics: this server has no node_exporter URL. Set one on the server's edit page "

@@ -12,7 +12,7 @@ from dashboards.figures.pressure import pressure_figure
 from dashboards.marks import server_marks
 from dashboards.timerange import TimeRange
 from dashboards.views.common import chart_csv, page_range, range_context
-from monitor.models import Server
+from servers.models import Server
 from store import config, levels
 
 SETTINGS = [spec.MAX_AGE, spec.REDO_CAPACITY, spec.LOG_FILE_SIZE, spec.LOG_FILES, spec.MAX_PURGE_LAG,

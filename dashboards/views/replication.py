@@ -9,7 +9,7 @@ from collectors.sources.replication import NAME as SOURCE  # the collectors' sou
 from dashboards import reads
 from dashboards.figures.replication import replication_figure
 from dashboards.views.common import chart_csv, page_range, range_context
-from monitor.models import Server
+from servers.models import Server
 
 
 def channel_name(metric: str) -> str:

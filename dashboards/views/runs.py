@@ -11,7 +11,7 @@ from dashboards.forms import AnnotationForm, RunForm
 from dashboards.reports.run_table import RunLine, run_lines, sort_key
 from dashboards.url_ids import parse_id
 from dashboards.views.common import tps_bases, with_params
-from monitor.models import Annotation, Run, Server
+from servers.models import Annotation, Run, Server
 
 LISTED = 200
 # The sortable columns of the runs table: (heading, ?sort= key).

@@ -8,7 +8,7 @@ from django.views.decorators.http import require_http_methods
 from dashboards.figures.scalability import cpu_figure, tps_figure, waits_figure
 from dashboards.reports.scalability import StudyError, study, sweep_name, sweeps
 from dashboards.views.common import TPS_DEFINITION, tps_bases
-from monitor.models import Run
+from servers.models import Run
 
 LABEL_LIMIT = Run._meta.get_field("label").max_length
 

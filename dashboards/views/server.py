@@ -37,7 +37,7 @@ from dashboards.views.common import (
 from dashboards.views.fleet import health_of
 from dashboards.views.holders import holders_context
 from dashboards.views.host import host_panel
-from monitor.models import Server
+from servers.models import Server
 from store import levels
 
 DEFAULT_WAITS, DEFAULT_MUTEXES, MAX_WAITS = 8, 6, 20  # waits ranked on the stability chart

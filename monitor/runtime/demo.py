@@ -18,10 +18,10 @@ import psutil
 from django.conf import settings
 
 from monitor.env import BASE_DIR, private_file
-from monitor.models import Server
 from monitor.runtime import node_exporter
 from monitor.runtime.sandbox import SandboxMariaDB, find_binary, free_port
 from monitor.runtime.supervisor import Child
+from servers.models import Server
 
 SERVER_NAME = "local"
 MONITOR_USER = "steady"  # least privilege, as docs/ describe for any monitored server

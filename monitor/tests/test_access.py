@@ -39,8 +39,8 @@ def test_every_page_redirects_an_anonymous_user_to_the_login():
 
 
 def test_the_admin_asks_for_its_login():
-    response = Client().get("/admin/monitor/server/")
-    assert response.status_code == 302 and "/login/?next=/admin/monitor/server/" in response["Location"]
+    response = Client().get("/admin/servers/server/")
+    assert response.status_code == 302 and "/login/?next=/admin/servers/server/" in response["Location"]
 
 
 def test_the_login_page_is_open():
@@ -53,7 +53,7 @@ def test_a_post_without_csrf_token_is_refused(admin_user):
     response = client.post("/servers/add/", {"name": "x", "host": "h", "user": "u", "password": "p",
                                              "port": 3306, "poll_interval": 10, "action": "save"})
     assert response.status_code == 403
-    from monitor.models import Server
+    from servers.models import Server
 
     assert not Server.objects.exists()
 

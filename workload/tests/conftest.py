@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from monitor.models import Server
+from servers.models import Server
 from testing.servers import PASSWORD
 from testing.workload import STRESS_PASSWORD, STRESS_USER
 from workload.target import Target

@@ -11,7 +11,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from collectors.batch import poll_server
-from monitor.models import Run, Server
+from servers.models import Run, Server
 from testing.workload import STRESS_PASSWORD, STRESS_USER
 from workload.external import masked, read_call, tool_summary
 

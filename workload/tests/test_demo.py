@@ -6,8 +6,8 @@ import pytest
 from django.core.management import call_command
 
 from collectors.connection import connect
-from monitor.models import Run, Server
 from monitor.runtime import demo, node_exporter
+from servers.models import Run, Server
 
 pytestmark = pytest.mark.django_db
 

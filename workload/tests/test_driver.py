@@ -3,7 +3,7 @@ import time
 
 import pytest
 
-from monitor.stats import percentile
+from store.stats import percentile
 from workload.driver import StressDriver, StressOptions
 
 

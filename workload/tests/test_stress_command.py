@@ -7,8 +7,8 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from monitor.models import Run, Server
 from monitor.runtime.sandbox import SandboxMariaDB
+from servers.models import Run, Server
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from collectors.batch import poll_server
-from monitor.models import Run, Server
+from servers.models import Run, Server
 from workload.sweep import SweepPlan, parse_levels, short_steps
 
 pytestmark = pytest.mark.django_db

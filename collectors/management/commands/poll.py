@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from collectors import registry
 from collectors.batch import poll_server
 from collectors.pool import POOL, Target
-from monitor.models import Server
+from servers.models import Server
 
 SHOWN_VALUES = 8  # per source; --all prints everything
 

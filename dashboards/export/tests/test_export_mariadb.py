@@ -9,7 +9,7 @@ import pytest
 from django.utils import timezone
 
 from dashboards.export.csv_safe import iso_utc
-from monitor.models import Server
+from servers.models import Server
 from store import query
 
 pytestmark = pytest.mark.django_db

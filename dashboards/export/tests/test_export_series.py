@@ -195,7 +195,7 @@ def test_a_charts_csv_is_on_a_round_step_near_its_bins(client, db1):
 
 
 def test_a_run_stands_for_its_server_and_range(client, db1, capsys):
-    from monitor.models import Run
+    from servers.models import Run
 
     run = Run.objects.create(name="r1", server=db1, started_at=START, ended_at=START + timedelta(minutes=5))
     rows = get_csv(client, run=run.pk, metrics="tps", full=1)

@@ -5,7 +5,7 @@ import io
 
 import pytest
 
-from monitor.models import Run
+from servers.models import Run
 from testing.dashboards import RECENT_T0, make_server
 from testing.scalability import BASELINE, NEIGHBORS_OFF, by_hand, two_sweeps
 

@@ -6,7 +6,7 @@ import pytest
 
 from dashboards.export.csv_safe import iso_utc
 from dashboards.export.units import column_name
-from monitor.models import Annotation, Run
+from servers.models import Annotation, Run
 from store import query
 from testing import dashboards as data
 from testing.dashboards import get_csv

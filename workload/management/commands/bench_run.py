@@ -8,7 +8,7 @@ from collections import deque
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
-from monitor.models import Annotation, Run, Server
+from servers.models import Annotation, Run, Server
 from workload.external import SUMMARY_LIMIT, THREADS_PLACEHOLDER, masked, read_call, tool_summary, with_threads
 from workload.runs import NAME_LIMIT, check_lengths, end_run, server_named
 from workload.signals import on_signals

@@ -6,7 +6,7 @@ import threading
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
-from monitor.models import Server
+from servers.models import Server
 from workload.driver import DriverError, StressDriver, StressOptions
 from workload.runs import check_lengths, close_run, default_run_name, open_run, server_named
 from workload.schema import DEFAULT_ROWS, DEFAULT_SCHEMA

@@ -5,7 +5,7 @@ from cryptography.fernet import Fernet
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from monitor.models import Server
+from servers.models import Server
 
 pytestmark = pytest.mark.django_db
 

@@ -3,7 +3,7 @@
 import pytest
 
 from collectors.connection import ServerInfo
-from monitor.connection_probe import (
+from collectors.probe import (
     PFS_SELECT,
     PROCESS,
     REPLICATION_CLIENT,

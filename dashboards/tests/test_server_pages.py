@@ -3,8 +3,8 @@
 import pytest
 from django.db import connection
 
-from monitor.forms import ServerForm
-from monitor.models import Server
+from dashboards.server_form import ServerForm
+from servers.models import Server
 from testing.mariadb import free_port
 
 pytestmark = pytest.mark.django_db
@@ -19,7 +19,7 @@ def form_data(creds: dict, **overrides) -> dict:
 
 def raw_password_column(pk: int) -> str:
     with connection.cursor() as cur:
-        cur.execute("SELECT password_encrypted FROM monitor_server WHERE id = %s", [pk])
+        cur.execute("SELECT password_encrypted FROM servers_server WHERE id = %s", [pk])
         return cur.fetchone()[0]
 
 
@@ -146,16 +146,16 @@ def test_it_lists_servers_without_their_passwords(client, admin_user):
 def test_the_admin_never_shows_the_password_and_keeps_it_on_empty(client, admin_user):
     server = Server.objects.create(name="adm", host="db.example", user="u", password="admin-secret")
     client.force_login(admin_user)
-    page = client.get(f"/admin/monitor/server/{server.pk}/change/").content.decode()
+    page = client.get(f"/admin/servers/server/{server.pk}/change/").content.decode()
     assert "admin-secret" not in page and raw_password_column(server.pk) not in page
     data = {"name": "adm", "host": "db.example", "port": 3306, "socket": "", "user": "u", "password": "",
             "tls_mode": "preferred", "tags": "", "poll_interval": 30, "enabled": "on"}
-    response = client.post(f"/admin/monitor/server/{server.pk}/change/", data)
+    response = client.post(f"/admin/servers/server/{server.pk}/change/", data)
     assert response.status_code == 302, response.content.decode()[:3000]
     server.refresh_from_db()
     assert server.poll_interval == 30 and server.password == "admin-secret"
     # Another user with the stored password: refused, the password must be typed again (issue 14).
-    response = client.post(f"/admin/monitor/server/{server.pk}/change/", {**data, "user": "u2"})
+    response = client.post(f"/admin/servers/server/{server.pk}/change/", {**data, "user": "u2"})
     assert response.status_code == 200 and "type the password again" in response.content.decode()
     server.refresh_from_db()
     assert server.user == "u"

@@ -2,7 +2,7 @@
 
 import pytest
 
-from monitor.models import Server
+from servers.models import Server
 from testing.browser import screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

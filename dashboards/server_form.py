@@ -5,9 +5,9 @@ import os
 from django import forms
 
 from collectors import tls
+from collectors.probe import CheckResult, check_connection, check_node_exporter
 from collectors.tls import TLS
-from monitor.connection_probe import CheckResult, check_connection, check_node_exporter
-from monitor.models import Server
+from servers.models import Server
 
 TLS_FILES = ("tls_ca", "tls_cert", "tls_key")
 

@@ -5,7 +5,7 @@ import pytest
 
 from collectors.connection import ConnectError, open_connection
 from collectors.tls import TLS
-from monitor.models import Server
+from servers.models import Server
 from testing.fake_mysql import fake_clear_text_server
 from testing.servers import make_server
 from testing.tls_certs import make_ca

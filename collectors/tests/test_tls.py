@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 
 from collectors.batch import poll_server
+from collectors.probe import check_connection
 from collectors.tls import TLS
-from monitor.connection_probe import check_connection
-from monitor.models import Server
+from servers.models import Server
 from testing.mariadb import running_sandbox
 from testing.tls_certs import make_ca
 

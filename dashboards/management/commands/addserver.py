@@ -5,7 +5,7 @@ import os
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from collectors import tls
-from monitor.forms import ServerForm
+from dashboards.server_form import ServerForm
 
 
 class Command(BaseCommand):

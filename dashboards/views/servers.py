@@ -6,9 +6,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_POST
 
-from monitor.connection_probe import check_server
-from monitor.forms import ServerForm
-from monitor.models import Server
+from collectors.probe import check_server
+from dashboards.server_form import ServerForm
+from servers.models import Server
 
 
 def server_list(request: HttpRequest) -> HttpResponse:

@@ -5,7 +5,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from monitor.models import Server
+from servers.models import Server
 
 pytestmark = pytest.mark.django_db
 

@@ -3,8 +3,8 @@
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from monitor import crypto
-from monitor.models import Server
+from servers import crypto
+from servers.models import Server
 
 
 class Command(BaseCommand):

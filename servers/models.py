@@ -1,11 +1,11 @@
-"""Core domain: monitored servers, runs and annotations."""
+"""The registry: monitored servers, runs and annotations (the bottom layer every app reads)."""
 
 from django.contrib.postgres.fields import ArrayField
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
-from collectors import tls
-from monitor import crypto
+from servers import crypto
+from servers import tls_modes as tls
 
 
 class Server(models.Model):

@@ -107,7 +107,7 @@ def check_connection(*, host: str = "", port: int = 3306, socket: str = "", user
 
 
 def check_server(server) -> CheckResult:
-    """Test a monitor.models.Server with its stored credentials."""
+    """Test a servers.models.Server with its stored credentials."""
     result = check_connection(host=server.host, port=server.port, socket=server.socket,
                               user=server.user, password=server.password, tls=TLS.of(server))
     return check_node_exporter(result, server.node_exporter_url)

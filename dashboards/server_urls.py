@@ -1,6 +1,6 @@
 from django.urls import path
 
-from monitor import views
+from dashboards.views import servers as views
 
 app_name = "servers"
 urlpatterns = [
