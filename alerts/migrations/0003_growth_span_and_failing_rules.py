@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('alerts', '0002_i16_replication_kinds'),
+        ('alerts', '0002_replication_kinds'),
     ]
 
     operations = [

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('collectors', '0002_i16_trx_holders'),
+        ('collectors', '0002_trx_holders'),
         ('servers', '0001_initial'),
     ]
 

@@ -8,7 +8,7 @@ class Migration(migrations.Migration):
     dependencies = [
         ('alerts', '0004_server_from_registry'),
         ('collectors', '0003_server_from_registry'),
-        ('monitor', '0005_i15_node_exporter'),
+        ('monitor', '0005_server_node_exporter'),
     ]
 
     operations = [

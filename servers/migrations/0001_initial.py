@@ -12,9 +12,9 @@ class Migration(migrations.Migration):
 
     # After every migration that made a foreign key to the old tables, so none is made after the rename.
     dependencies = [
-        ('monitor', '0005_i15_node_exporter'),
+        ('monitor', '0005_server_node_exporter'),
         ('alerts', '0003_growth_span_and_failing_rules'),
-        ('collectors', '0002_i16_trx_holders'),
+        ('collectors', '0002_trx_holders'),
     ]
 
     operations = [

@@ -18,9 +18,10 @@ def create_groups(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
+    replaces = [("monitor", "0004_i14_roles")]  # its name before migrations were named after their content
     dependencies = [
         ("auth", "0012_alter_user_first_name_max_length"),
-        ("monitor", "0003_i14_tls"),
+        ("monitor", "0003_server_tls"),
     ]
 
     operations = [migrations.RunPython(create_groups, migrations.RunPython.noop)]

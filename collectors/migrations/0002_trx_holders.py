@@ -5,6 +5,7 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+    replaces = [("collectors", "0002_i16_trx_holders")]  # its name before migrations were named after their content
 
     dependencies = [
         ('collectors', '0001_initial'),

@@ -2,9 +2,10 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+    replaces = [("monitor", "0005_i15_node_exporter")]  # its name before migrations were named after their content
 
     dependencies = [
-        ('monitor', '0004_i14_roles'),
+        ('monitor', '0004_roles'),
     ]
 
     operations = [

@@ -4,6 +4,7 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+    replaces = [("alerts", "0002_i16_replication_kinds")]  # its name before migrations were named after their content
 
     dependencies = [
         ('alerts', '0001_initial'),

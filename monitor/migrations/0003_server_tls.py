@@ -4,6 +4,7 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+    replaces = [("monitor", "0003_i14_tls")]  # its name before migrations were named after their content
 
     dependencies = [
         ('monitor', '0002_run_study_fields'),
