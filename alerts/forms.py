@@ -4,6 +4,7 @@ import re
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.core.validators import URLValidator
 
 from alerts import catalog, kinds
 from alerts.models import Rule
@@ -37,11 +38,22 @@ class TestEmailForm(forms.Form):
 
 class RuleForm(forms.ModelForm):
     recipients = RecipientsField(required=False, help_text="empty: the ALERT_RECIPIENTS setting")
+    webhook_url = forms.URLField(
+        label="Webhook URL", required=False, max_length=500, assume_scheme="https",
+        validators=[URLValidator(schemes=["http", "https"])],
+        help_text="optional: firing and resolved events are also POSTed here as JSON (a Slack incoming webhook works)")
+    webhook_secret = forms.CharField(
+        label="Webhook secret", required=False, max_length=200, widget=forms.PasswordInput(render_value=False),
+        help_text="signs each call (X-SteadyState-Signature, docs/alerts.md); write-only: empty keeps the "
+                  "stored one, '-' removes it")
+
+    field_order = ["name", "kind", "metric", "threshold", "window_minutes", "source", "server", "tag", "recipients",
+                   "webhook_url", "webhook_secret"]
 
     class Meta:
         model = Rule
         fields = ["name", "kind", "metric", "threshold", "window_minutes", "source", "server", "tag",
-                  "recipients", "cooldown_minutes", "renotify_minutes", "enabled"]
+                  "recipients", "webhook_url", "cooldown_minutes", "renotify_minutes", "enabled"]
         labels = {"threshold": "X", "window_minutes": "W (minutes)", "source": "Source (source rules)",
                   "cooldown_minutes": "Cooldown (minutes)", "renotify_minutes": "Re-notify every (minutes)"}
         widgets = {"metric": forms.TextInput(attrs={"list": "metric-names", "size": 40})}
@@ -51,6 +63,14 @@ class RuleForm(forms.ModelForm):
         self.fields["server"].empty_label = "all servers (or the tag)"
         if self.instance.builtin:
             self.fields["kind"].disabled = True  # built-ins keep their kind; disable instead of repurposing
+
+    def save(self, commit: bool = True) -> Rule:
+        secret = self.cleaned_data.get("webhook_secret") or ""
+        if secret == "-" or not self.cleaned_data.get("webhook_url"):
+            self.instance.webhook_secret = ""
+        elif secret:
+            self.instance.webhook_secret = secret
+        return super().save(commit)
 
     def clean_window_minutes(self):
         window = self.cleaned_data.get("window_minutes")

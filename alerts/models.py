@@ -5,6 +5,7 @@ from django.db import models
 from django.db.models import Q
 
 from alerts import kinds
+from servers import crypto
 from servers.models import Server
 
 
@@ -28,6 +29,10 @@ class Rule(models.Model):
         default=30, help_text="at most one firing e-mail per server within this time"
     )
     renotify_minutes = models.FloatField(default=0, help_text="remind while still firing; 0 = never")
+    webhook_url = models.URLField(
+        "webhook URL", max_length=500, blank=True,
+        help_text="optional: firing and resolved events are also POSTed here as JSON (Slack-compatible 'text')")
+    webhook_secret_encrypted = models.TextField(blank=True, editable=False)
     enabled = models.BooleanField(default=True)
     builtin = models.CharField(max_length=40, blank=True, help_text="key of a built-in rule")
     failing = models.TextField(blank=True, help_text="why its last evaluation failed (shown on the Alerts page)")
@@ -52,6 +57,14 @@ class Rule(models.Model):
     @property
     def condition_text(self) -> str:
         return kinds.KINDS[self.kind].describe(self)
+
+    @property
+    def webhook_secret(self) -> str:
+        return crypto.decrypt(self.webhook_secret_encrypted) if self.webhook_secret_encrypted else ""
+
+    @webhook_secret.setter
+    def webhook_secret(self, plain: str) -> None:
+        self.webhook_secret_encrypted = crypto.encrypt(plain) if plain else ""
 
 
 class Event(models.Model):
@@ -89,13 +102,17 @@ class Event(models.Model):
 
 
 class Notification(models.Model):
-    """The outbox: one e-mail to send. Workers claim a row before mailing it."""
+    """The outbox: one e-mail or webhook call to make. Workers claim a row before sending it."""
 
     FIRING, REMINDER, RESOLVED, TEST = "firing", "reminder", "resolved", "test"
     KINDS = [(FIRING, "firing"), (REMINDER, "reminder"), (RESOLVED, "resolved"), (TEST, "test")]
+    EMAIL, WEBHOOK = "email", "webhook"
+    CHANNELS = [(EMAIL, "e-mail"), (WEBHOOK, "webhook")]
 
     event = models.ForeignKey(Event, null=True, blank=True, on_delete=models.CASCADE, related_name="notifications")
     kind = models.CharField(max_length=10, choices=KINDS)
+    channel = models.CharField(max_length=10, choices=CHANNELS, default=EMAIL)
+    url = models.URLField(max_length=500, blank=True, help_text="the webhook's URL when queued")
     recipients = ArrayField(models.EmailField(), default=list, blank=True)
     context = models.JSONField(default=dict, blank=True, help_text="values as they were when queued")
     created_at = models.DateTimeField()
@@ -115,6 +132,11 @@ class Notification(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} #{self.pk}"
+
+    @property
+    def label(self) -> str:
+        """What the Alerts page calls it: 'firing', or 'webhook firing'."""
+        return f"webhook {self.kind}" if self.channel == self.WEBHOOK else self.kind
 
     @property
     def status(self) -> str:

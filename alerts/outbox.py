@@ -1,4 +1,4 @@
-"""Queue e-mails as rows; the sender (sending.py) claims and mails them."""
+"""Queue e-mails and webhook calls as rows; the sender (sending.py) claims and sends them."""
 
 from datetime import datetime
 
@@ -12,11 +12,18 @@ def snapshot(event: Event, now: datetime) -> dict:
             "detail": event.detail, "at": now.isoformat()}
 
 
+# Reminders are e-mails only: a webhook receiver is told when an event opens and when it closes.
+HOOKED_KINDS = (Notification.FIRING, Notification.RESOLVED)
+
+
 def enqueue(kind: str, event: Event, rule: Rule, now: datetime) -> Notification:
     context = snapshot(event, now)
     holder = holder_context(kind, event, now)
     if holder is not None:
         context["holder"] = holder
+    if rule.webhook_url and kind in HOOKED_KINDS:
+        Notification.objects.create(event=event, kind=kind, channel=Notification.WEBHOOK, url=rule.webhook_url,
+                                    context=context, created_at=now, next_attempt_at=now)
     return Notification.objects.create(
         event=event, kind=kind, recipients=rule.recipients or default_recipients(),
         context=context, created_at=now, next_attempt_at=now,

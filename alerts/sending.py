@@ -1,8 +1,8 @@
-"""Mail the outbox: claim a row with an atomic update, send it, record the outcome.
+"""Send the outbox (e-mails and webhook calls): claim a row with an atomic update, send it, record the outcome.
 
 Any number of senders can run: a row is mailed only by the one whose claim
 updated it. A claim expires, so a sender that dies mid-way delays a mail but
-never loses it; an SMTP failure leaves the row to retry with backoff.
+never loses it; an SMTP or HTTP failure leaves the row to retry with backoff.
 """
 
 import logging
@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from django.db.models import F, Q
 from django.utils import timezone
 
-from alerts import emails
+from alerts import emails, webhooks
 from alerts.models import Notification
 from alerts.recipients import HINT, default_recipients, invalid
 
@@ -50,6 +50,8 @@ def send_due(now: datetime | None = None, limit: int = 100) -> int:
 
 def deliver(notification_id: int, now: datetime) -> int:
     n = Notification.objects.select_related("event__rule", "event__server").get(id=notification_id)
+    if n.channel == Notification.WEBHOOK:
+        return call_webhook(n, now)
     mine = Notification.objects.filter(id=n.id)
     if not n.recipients and not find_recipients(n):
         # Kept, not failed: it goes out once the rule or ALERT_RECIPIENTS names someone.
@@ -69,6 +71,18 @@ def deliver(notification_id: int, now: datetime) -> int:
     return 1
 
 
+def call_webhook(n: Notification, now: datetime) -> int:
+    try:
+        webhooks.post(n)
+    except webhooks.WebhookError as exc:
+        give_up = exc.permanent or n.attempts >= MAX_ATTEMPTS
+        log.warning("alert webhook %s to %s failed (attempt %s): %s", n.id, n.url, n.attempts, exc)
+        record_outcome(n, str(exc), give_up, now)
+        return 0
+    Notification.objects.filter(id=n.id).update(sent_at=timezone.now(), claimed_until=None, last_error="")
+    return 1
+
+
 def find_recipients(n: Notification) -> bool:
     """Fill the recipients of a notification queued when there were none; False if there still are none."""
     rule = n.event.rule if n.event_id else None
@@ -82,8 +96,13 @@ def record_failure(n: Notification, exc: Exception, now: datetime) -> None:
     error = f"SMTP {describe(exc)}" if not isinstance(exc, ValueError) else f"cannot be mailed: {exc}"
     permanent = isinstance(exc, ValueError) or getattr(exc, "smtp_code", 0) >= 500 or n.attempts >= MAX_ATTEMPTS
     log.warning("alert e-mail %s to %s failed (attempt %s): %s", n.id, n.recipients, n.attempts, error)
+    record_outcome(n, error, permanent, now)
+
+
+def record_outcome(n: Notification, error: str, give_up: bool, now: datetime) -> None:
+    """A failed attempt: given up on, or to be tried again after the backoff."""
     mine = Notification.objects.filter(id=n.id)
-    if permanent:
+    if give_up:
         mine.update(failed_at=now, claimed_until=None, last_error=error)
     else:
         mine.update(next_attempt_at=now + backoff(n.attempts), claimed_until=None, last_error=error)

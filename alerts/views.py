@@ -41,13 +41,21 @@ def with_units(events) -> list[Event]:
     found = list(events)
     mails: dict[int, list[str]] = {}
     for n in Notification.objects.filter(event__in=found).order_by("created_at"):
-        mails.setdefault(n.event_id, []).append(f"{n.kind}: {n.status}")
+        mails.setdefault(n.event_id, []).append(delivery(n))
     for e in found:
         e.mails = mails.get(e.id, [])  # what became of each e-mail: "sent" only when one was
         e.per_second = emails.per_second(e.server_id, e.rule.metric)
         e.growth_label = e.growth_span or emails.growth_window(e.rule)
         e.lasted = fmt_span(e.resolved_at - e.since) if e.resolved_at else ""
     return found
+
+
+def delivery(n: Notification) -> str:
+    """What became of one e-mail or webhook call, as the Alerts page lists it."""
+    said = f"{n.label}: {n.status}"
+    if n.channel == Notification.WEBHOOK and n.last_error and n.status != "sent":
+        said += f" ({n.last_error})"
+    return said
 
 
 def rule_form(request, rule_id: int | None = None):

@@ -1,0 +1,139 @@
+"""Alert webhooks against a real local HTTP receiver: signed firing and resolved calls, retries, the page."""
+
+import hashlib
+import hmac
+import json
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from alerts import sending
+from alerts.evaluation import evaluate_all
+from alerts.models import Notification, Rule
+from testing.alerts import history, make_rule
+from testing.mariadb import free_port
+from testing.servers import make_server
+from testing.webhook_sink import running_sink
+
+SECRET = "s3cret-for-hooks"
+
+
+@pytest.fixture
+def sink(settings):
+    settings.SITE_URL = "http://steady.example"
+    settings.ALERT_RECIPIENTS = []
+    with running_sink() as sink:
+        yield sink
+
+
+def expected_signature(headers, body: bytes) -> str:
+    """The signature as a receiver computes it, from the documented recipe."""
+    timestamp = headers["X-SteadyState-Timestamp"].encode()
+    return "sha256=" + hmac.new(SECRET.encode(), timestamp + b"." + body, hashlib.sha256).hexdigest()
+
+
+def hooked_rule(url: str) -> Rule:
+    rule = make_rule(threshold=1000, recipients=[], webhook_url=url)
+    rule.webhook_secret = SECRET
+    rule.save()
+    return rule
+
+
+@pytest.mark.django_db
+def test_it_posts_firing_then_resolved_signed_with_the_rules_secret(sink):
+    server, now = make_server("db-hooked"), timezone.now()
+    rule = hooked_rule(sink.url)
+    history(server, [900, 1500, 2345], now)
+    evaluate_all(now)
+    sending.send_due(now)
+    history(server, [40], now + timedelta(seconds=10))
+    evaluate_all(now + timedelta(seconds=10))
+    sending.send_due(now + timedelta(seconds=10))
+
+    assert [c.json["event"] for c in sink.calls] == ["firing", "resolved"]
+    for call in sink.calls:
+        assert call.headers["X-SteadyState-Signature"] == expected_signature(call.headers, call.body)
+    firing = sink.calls[0].json
+    assert (firing["server"], firing["rule"], firing["value"]) == ("db-hooked", rule.name, 2345)
+    assert firing["text"].startswith(f"[FIRING] {rule.name} on db-hooked") and "2,345" in firing["text"]
+    assert firing["url"].startswith("http://steady.example/alerts/events/")
+    hooks = Notification.objects.filter(channel=Notification.WEBHOOK)
+    assert [n.status for n in hooks.order_by("id")] == ["sent", "sent"]
+
+
+@pytest.mark.django_db
+def test_a_tampered_body_does_not_match_its_signature(sink):
+    server, now = make_server(), timezone.now()
+    hooked_rule(sink.url)
+    history(server, [2000], now)
+    evaluate_all(now)
+    sending.send_due(now)
+    call = sink.calls[0]
+    tampered = json.dumps({**call.json, "value": 1}).encode()
+    assert call.headers["X-SteadyState-Signature"] != expected_signature(call.headers, tampered)
+
+
+@pytest.mark.django_db
+def test_a_receiver_answering_500_is_retried_and_the_page_says_so(sink, admin_client):
+    sink.status = 500
+    server, now = make_server("db-sink-down"), timezone.now()
+    hooked_rule(sink.url)
+    history(server, [2000], now)
+    evaluate_all(now)
+    assert sending.send_due(now) == 0
+    n = Notification.objects.get(channel=Notification.WEBHOOK)
+    assert (n.status, n.attempts, n.last_error) == ("retrying", 1, "HTTP 500")
+    assert n.next_attempt_at == now + sending.BACKOFF
+    page = admin_client.get("/alerts/").content.decode()
+    assert "webhook firing: retrying (HTTP 500)" in page
+    assert "banner" not in page  # the receiver's body is never shown
+
+    sink.status = 200
+    assert sending.send_due(now + sending.BACKOFF) == 1
+    assert len(sink.calls) == 2
+    n.refresh_from_db()
+    assert (n.status, n.attempts) == ("sent", 2)
+    assert "webhook firing: sent" in admin_client.get("/alerts/").content.decode()
+
+
+@pytest.mark.django_db
+def test_a_receiver_refusing_with_404_is_not_retried(sink):
+    sink.status = 404
+    server, now = make_server(), timezone.now()
+    hooked_rule(sink.url)
+    history(server, [2000], now)
+    evaluate_all(now)
+    sending.send_due(now)
+    n = Notification.objects.get(channel=Notification.WEBHOOK)
+    assert (n.status, n.last_error) == ("failed", "HTTP 404")
+    assert sending.send_due(now + timedelta(hours=2)) == 0 and len(sink.calls) == 1
+
+
+@pytest.mark.django_db
+def test_an_unreachable_receiver_is_retried_without_a_traceback(settings):
+    settings.ALERT_RECIPIENTS = []
+    server, now = make_server(), timezone.now()
+    hooked_rule(f"http://127.0.0.1:{free_port()}/hook")
+    history(server, [2000], now)
+    evaluate_all(now)
+    assert sending.send_due(now) == 0
+    n = Notification.objects.get(channel=Notification.WEBHOOK)
+    assert n.status == "retrying" and n.last_error == "not reached: ConnectionRefusedError"
+
+
+@pytest.mark.django_db
+def test_the_form_keeps_the_secret_write_only(admin_client, sink):
+    data = {"name": "hooked", "kind": Rule.THRESHOLD, "metric": "history_list_length", "threshold": 10,
+            "cooldown_minutes": 0, "renotify_minutes": 0, "enabled": "on", "webhook_url": sink.url,
+            "webhook_secret": SECRET}
+    assert admin_client.post("/alerts/rules/new/", data).status_code == 302
+    rule = Rule.objects.get(name="hooked")
+    assert rule.webhook_secret == SECRET and SECRET not in rule.webhook_secret_encrypted
+    page = admin_client.get(f"/alerts/rules/{rule.id}/edit/").content.decode()
+    assert SECRET not in page
+    admin_client.post(f"/alerts/rules/{rule.id}/edit/", {**data, "webhook_secret": ""})
+    rule.refresh_from_db()
+    assert rule.webhook_secret == SECRET  # empty keeps it
+    response = admin_client.post(f"/alerts/rules/{rule.id}/edit/", {**data, "webhook_url": "file:///etc/passwd"})
+    assert response.status_code == 200 and "Enter a valid URL" in response.content.decode()
