@@ -18,6 +18,7 @@ from django.db.models import Count, Min
 
 from alerts.numbers import fmt, fmt_growth, fmt_span
 from collectors.models import PollRecord, ServerHealth
+from collectors.status import is_failing
 from servers.models import Server
 from store import levels, query
 
@@ -317,19 +318,8 @@ def source_verdicts(rule: Rule, servers: list[Server], now: datetime) -> dict[in
     return answer
 
 
-def source_failing(state: dict) -> bool:
-    """ok false, except where the collectors say the source did not run for reasons that are no fault of it:
-    a lost connection (the unreachable rule's business) or a server version it does not support."""
-    if state.get("ok"):
-        return False
-    error = state.get("error") or ""
-    if "not polled" in error:
-        return False
-    return not (state.get("unavailable") and ("not available on" in error or " or later (server is" in error))
-
-
 def source_verdict(server: Server, name: str, state: dict, polled_at) -> Verdict:
-    ok = not source_failing(state)
+    ok = not is_failing(state)
     detail = (f"{server.name}: source {name} ok" if ok
               else f"{server.name}: source {name} failing: {state.get('error') or 'no error text'}")
     return Verdict(not ok, key=name, since=None if ok else polled_at, detail=detail)

@@ -4,6 +4,7 @@ from datetime import timedelta
 
 from django.db import models
 
+from collectors.status import OK, UNAVAILABLE, status_of
 from servers.models import Server
 from store.breaks import GAP_FACTOR
 
@@ -18,7 +19,8 @@ class ServerHealth(models.Model):
     last_success_at = models.DateTimeField(null=True, blank=True)
     consecutive_failures = models.IntegerField(default=0)
     last_error = models.TextField(blank=True)
-    # {source: {"ok": bool, "error": str, "duration_ms": float, "at": ISO, "note": str}}
+    # {source: {"status": collectors.results.STATUSES, "ok": bool, "error": str, "duration_ms": float, "at": ISO,
+    #           "note": str}}
     sources = models.JSONField(default=dict, blank=True)
     polls = models.BigIntegerField(default=0)  # how many polls so far; picks the history slot
     last_duration_ms = models.FloatField(null=True, blank=True)
@@ -34,7 +36,7 @@ class ServerHealth(models.Model):
     def failing_sources(self) -> list[tuple[str, str]]:
         """(source, error) of the sources whose last run failed; one that cannot run here is not failing."""
         return [(name, state.get("error", "")) for name, state in sorted((self.sources or {}).items())
-                if not state.get("ok") and not state.get("unavailable")]
+                if status_of(state) not in (OK, *UNAVAILABLE)]
 
 
 class PollRecord(models.Model):

@@ -10,6 +10,7 @@ from collectors import delta
 from collectors.pool import Target
 from collectors.results import SourceResult
 from collectors.source import Reading, Source
+from collectors.status import FAILED, OK
 from store.sample import Sample
 
 
@@ -24,13 +25,13 @@ def succeeded(target: Target, source: Source, reading: Reading, previous: delta.
         sample = Sample(target.server_id, source.name, datetime.fromtimestamp(read_at, UTC), change.interval,
                         change.values, change.counters)
     note = "; ".join(text for text in (reading.note, change.dropped) if text)
-    outcome = SourceResult(source.name, True, duration, note=note, reset=change.reset, sample=sample,
+    outcome = SourceResult(source.name, OK, duration, note=note, reset=change.reset, sample=sample,
                            extra=reading.extra)
     return outcome, snapshot, change
 
 
-def failed(target: Target, source: Source, t0: float, message: str) -> SourceResult:
-    return SourceResult(source.name, False, elapsed_ms(t0), f"{target.name}: {source.name}: {message}")
+def failed(target: Target, source: Source, t0: float, message: str, status: str = FAILED) -> SourceResult:
+    return SourceResult(source.name, status, elapsed_ms(t0), f"{target.name}: {source.name}: {message}")
 
 
 def elapsed_ms(t0: float) -> float:

@@ -13,11 +13,12 @@ import pymysql
 from collectors import delta, registry, schedule, shared_read, snapshots
 from collectors.connection import ConnectError
 from collectors.http_poll import run_http_sources
-from collectors.outcome import elapsed_ms, failed, succeeded
+from collectors.outcome import failed, succeeded
 from collectors.pool import POOL, Pooled, Target, is_connection_error
 from collectors.results import PollResult, SourceResult
 from collectors.shared_read import NOT_SHARED, Shared
 from collectors.source import Reading, Source, SourceError, SourceUnavailable
+from collectors.status import CONNECTION_LOST, NOT_POLLED, OFF, UNSUPPORTED
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +111,7 @@ def run_sql_sources(target: Target, sources: list[Source], previous: dict[str, d
         entry = POOL.get(target)
     except (ConnectError, OSError, pymysql.MySQLError) as exc:
         result.connect_error = f"{target.name}: {exc}"
-        result.sources = [SourceResult(s.name, False, error=f"{target.name}: {s.name}: not polled, "
+        result.sources = [SourceResult(s.name, NOT_POLLED, error=f"{target.name}: {s.name}: not polled, "
                                        f"cannot connect ({exc})") for s in sources]
         return {}
     result.connected_now, result.info = not entry.reused, entry.info
@@ -123,7 +124,7 @@ def run_sql_sources(target: Target, sources: list[Source], previous: dict[str, d
             # Maybe told by stale info (the server restarted with other settings): read it again, once.
             entry, checked = refresh(target, entry), True
             if entry is None:
-                outcome = SourceResult(source.name, False, error=f"{target.name}: {source.name}: not polled, "
+                outcome = SourceResult(source.name, CONNECTION_LOST, error=f"{target.name}: {source.name}: not polled, "
                                        "the connection was lost and could not be reopened")
             else:
                 outcome, snapshot, entry = run_one(target, source, entry, previous.get(source.name), readings)
@@ -133,7 +134,7 @@ def run_sql_sources(target: Target, sources: list[Source], previous: dict[str, d
             new_snapshots[source.name] = snapshot
         if entry is None:  # the connection is gone and could not be reopened
             for rest in sources[index + 1:]:
-                result.sources.append(SourceResult(rest.name, False, error=f"{target.name}: {rest.name}: "
+                result.sources.append(SourceResult(rest.name, CONNECTION_LOST, error=f"{target.name}: {rest.name}: "
                                                    "not polled, the connection was lost earlier in this poll"))
             break
         result.info = entry.info
@@ -157,14 +158,12 @@ def run_one(target: Target, source: Source, entry: Pooled, previous: delta.Snaps
     reuse (e.g. a restart) is reopened once."""
     reason = source.unsupported_reason(entry.info)
     if reason:
-        return SourceResult(source.name, False, error=f"{target.name}: {source.name}: {reason}",
-                            unavailable=True), None, entry
+        return SourceResult(source.name, UNSUPPORTED, error=f"{target.name}: {source.name}: {reason}"), None, entry
     t0 = time.perf_counter() - shared.seconds_each(source.name)  # its part of the shared statement
     try:
         reading = read(source, entry, readings, shared.texts.get(source.name))
     except SourceUnavailable as exc:
-        return SourceResult(source.name, False, elapsed_ms(t0), f"{target.name}: {source.name}: {exc}",
-                            unavailable=True), None, entry
+        return failed(target, source, t0, str(exc), status=OFF), None, entry
     except SourceError as exc:
         return failed(target, source, t0, str(exc)), None, entry
     except (pymysql.MySQLError, OSError) as exc:

@@ -95,7 +95,8 @@ def write_history(results: list[PollResult], polls: dict[int, int], store_error:
     """One upsert for the batch's history rows, each into its server's next ring slot."""
     rows = [(r.server_id, polls[r.server_id] % HISTORY_SLOTS, r.started_at, r.due_at, ms(r.lag_ms), ms(r.duration_ms),
              bool(r.ok and not store_error), errors(r, store_error),
-             json.dumps({s.name: {"ok": s.ok, "error": s.error, "duration_ms": round(s.duration_ms, 3)}
+             json.dumps({s.name: {"status": s.status, "ok": s.ok, "error": s.error,
+                                  "duration_ms": round(s.duration_ms, 3)}
                          for s in r.sources}))
             for r in results]
     fetch_all(UPSERT_HISTORY, columns(rows))

@@ -5,28 +5,34 @@ from datetime import datetime
 
 from collectors import delta
 from collectors.connection import ServerInfo
+from collectors.status import OK, UNAVAILABLE
 from store.sample import Sample
 
 
 @dataclass
 class SourceResult:
     name: str
-    ok: bool
+    status: str
     duration_ms: float = 0.0
     error: str = ""
-    unavailable: bool = False  # cannot run here (performance_schema OFF, version): not a fault of the poll
     note: str = ""
     reset: str = ""  # why this reading carries no deltas
     sample: Sample | None = None
     extra: dict = field(default_factory=dict)  # what the source read beside its values (Reading.extra)
 
+    @property
+    def ok(self) -> bool:
+        return self.status == OK
+
+    @property
+    def unavailable(self) -> bool:
+        return self.status in UNAVAILABLE
+
     def health(self, at: datetime) -> dict:
-        entry = {"ok": self.ok, "error": self.error, "duration_ms": round(self.duration_ms, 3),
-                 "at": at.isoformat()}
+        entry = {"status": self.status, "ok": self.ok, "error": self.error,
+                 "duration_ms": round(self.duration_ms, 3), "at": at.isoformat()}
         if self.note:
             entry["note"] = self.note
-        if self.unavailable:
-            entry["unavailable"] = True
         return entry
 
 

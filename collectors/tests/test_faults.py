@@ -88,7 +88,7 @@ def test_a_bad_server_never_stops_the_healthy_one(eager_celery, make_server, mar
     assert health[no_pfs.name].consecutive_failures == 0  # the other sources worked
     assert sources["global_status"]["ok"] and sources["history_length"]["ok"]
     for name in ("pfs_waits", "innodb_mutex"):
-        assert not sources[name]["ok"] and sources[name]["unavailable"]
+        assert not sources[name]["ok"] and sources[name]["status"] == "off"
         assert "performance_schema is OFF" in sources[name]["error"] and "no-pfs" in sources[name]["error"]
 
 
@@ -148,6 +148,6 @@ def test_a_restart_with_performance_schema_on_is_seen_by_the_next_poll(make_serv
         assert after.sources[0].ok, after.sources[0].error
         assert after.info.performance_schema
         health = ServerHealth.objects.get(server=server)
-        assert health.sources["pfs_waits"]["ok"] and not health.sources["pfs_waits"].get("unavailable")
+        assert health.sources["pfs_waits"]["ok"] and health.sources["pfs_waits"]["status"] == "ok"
     finally:
         mariadb_without_pfs.restart(performance_schema=False)

@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from alerts.conditions import source_failing
+from collectors.status import is_failing
 
 UP, DOWN, STALE, NEVER, DISABLED = "up", "down", "stale", "never polled", "disabled"
 STALE_AFTER_POLLS = 3
@@ -52,5 +52,5 @@ def failing_sources(sources: dict) -> str:
     The alerts' own test of failing: a source this flavor or version does not have is no failure.
     """
     bad = [f"{name}: {info.get('error') or 'failed'}" for name, info in sorted(sources.items())
-           if isinstance(info, dict) and source_failing(info)]
+           if isinstance(info, dict) and is_failing(info)]
     return "; ".join(bad)

@@ -80,7 +80,8 @@ def test_server_states_say_why():
 
 def test_a_source_the_server_does_not_have_is_no_failure_on_the_fleet():
     sources = {
-        "redo_log": {"ok": False, "unavailable": True, "error": "local: redo_log: not available on MariaDB 10.11.19"},
+        "redo_log": {"status": "unsupported", "ok": False,
+                     "error": "local: redo_log: not available on MariaDB 10.11.19"},
         "innodb_metrics": {"ok": False, "error": "local: innodb_metrics: missing privilege (PROCESS)"},
         "global_status": {"ok": True, "error": ""},
     }
