@@ -1,11 +1,13 @@
 """Alerts test support: an SMTP inbox (aiosmtpd handler), rules and history-length samples."""
 
 import email
+import time
 from datetime import UTC, datetime, timedelta
 from email import policy
 
 from alerts.models import Rule
 from servers.models import Server
+from store import query
 from store.ingest import write_samples
 from store.sample import Sample
 
@@ -52,3 +54,17 @@ def history(server: Server, values: list[float], end: datetime, step: float = 10
                {"history_list_length": v})
         for i, v in enumerate(values)
     ])
+
+
+WRITES = 300  # committed updates while the read view is held: each leaves undo that purge must keep
+
+
+def history_now(server_id: int) -> float:
+    return query.latest([server_id], ["history_list_length"])[(server_id, "history_list_length")][1]
+
+
+def until(condition, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "gave up waiting"
+        time.sleep(0.3)

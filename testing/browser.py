@@ -25,3 +25,13 @@ def screenshot(page, name: str) -> Path:
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+TRACE_POINTS = "id => document.getElementById(id).data.map(t => (t.x || []).length)"
+
+
+def open_chart(page, url: str, chart: str) -> list[int]:
+    """Load a page, wait for its Plotly chart, return the point count of each trace."""
+    page.goto(url)
+    page.wait_for_selector(f"#{chart}[data-ready='1']", timeout=20_000)
+    return page.evaluate(TRACE_POINTS, chart)

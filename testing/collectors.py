@@ -40,3 +40,14 @@ class Load:
         rows = self.mariadb.execute("SHOW GLOBAL STATUS WHERE Variable_name IN ({})".format(
             ", ".join(f"'{n}'" for n in names)))
         return {name: int(value) for name, value in rows}
+
+
+def values_of(result, source: str) -> dict:
+    outcome = next(s for s in result.sources if s.name == source)
+    assert outcome.ok, outcome.error
+    return outcome.sample.values if outcome.sample else {}
+
+
+def history_len_metric(mariadb) -> int:
+    return mariadb.execute("SELECT COUNT FROM information_schema.INNODB_METRICS"
+                           " WHERE NAME = 'trx_rseg_history_len'")[0][0]

@@ -178,3 +178,9 @@ def figures(response) -> dict:
     tag = '<script id="figures" type="application/json">'
     start = html.index(tag) + len(tag)
     return json.loads(html[start:html.index("</script>", start)])
+
+
+def csv_rows(admin_client, url: str) -> list[list[str]]:
+    response = admin_client.get(url.replace("&amp;", "&"))
+    assert response.status_code == 200, response.content
+    return list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode(), newline="")))

@@ -90,3 +90,8 @@ def by_hand(base: float) -> tuple[float, float, float]:
     """A level's avg TPS (transactions / seconds of the polls inside), p5 and p95, computed by hand."""
     rates = inside_rates(base)
     return sum(r * POLL for r in rates) / (POLL * len(rates)), np.percentile(rates, 5), np.percentile(rates, 95)
+
+
+def page(client, admin_user, **params):
+    client.force_login(admin_user)
+    return client.get("/scalability/", params)

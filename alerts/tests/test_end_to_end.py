@@ -1,6 +1,5 @@
 """A held read view makes history length grow on a real MariaDB; the alert mails once, then resolves once."""
 
-import time
 
 import pytest
 
@@ -8,17 +7,11 @@ from alerts import sending
 from alerts.evaluation import evaluate_all
 from alerts.models import Event
 from collectors.batch import poll_server
-from store import query
-from testing.alerts import make_rule
+from testing.alerts import WRITES, history_now, make_rule, until
 from testing.servers import make_server
 
 pytestmark = pytest.mark.django_db
 
-WRITES = 300  # committed updates while the read view is held: each leaves undo that purge must keep
-
-
-def history_now(server_id: int) -> float:
-    return query.latest([server_id], ["history_list_length"])[(server_id, "history_list_length")][1]
 
 
 def cycle(server_id: int) -> None:
@@ -26,13 +19,6 @@ def cycle(server_id: int) -> None:
     poll_server(server_id, only=["history_length"])  # due now, however soon after the previous poll
     evaluate_all()
     sending.send_due()
-
-
-def until(condition, seconds: float = 60) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "gave up waiting"
-        time.sleep(0.3)
 
 
 @pytest.fixture

@@ -9,10 +9,9 @@ import pytest
 from alerts import sending
 from alerts.evaluation import evaluate_all
 from alerts.models import Event
-from alerts.tests.test_end_to_end import WRITES, history_now, until
 from collectors.batch import poll_server
 from collectors.pool import POOL
-from testing.alerts import make_rule
+from testing.alerts import WRITES, history_now, make_rule, until
 from testing.servers import make_server
 
 pytestmark = pytest.mark.django_db

@@ -8,11 +8,11 @@ import pytest
 from alerts.builtin import ensure_builtin_rules
 from alerts.evaluation import evaluate_all
 from alerts.models import Event, Rule
-from alerts.tests.test_end_to_end import until
 from collectors.batch import poll_server
 from collectors.poll import due_sources
 from collectors.pool import POOL, Target
 from collectors.sources import replication
+from testing.alerts import until
 from testing.dashboards import fleet_replica_cell
 from testing.mariadb import running_sandbox
 from testing.servers import make_server

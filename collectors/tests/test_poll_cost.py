@@ -2,7 +2,7 @@
 
 from collectors.batch import poll_server
 from collectors.sources.global_status import KEPT_COM
-from collectors.tests.test_sources_live import history_len_metric, values_of
+from testing.collectors import history_len_metric, values_of
 
 USER_STATEMENTS_SQL = ("SELECT COALESCE(SUM(COUNT_STAR), 0) FROM "
                        "performance_schema.events_statements_summary_by_user_by_event_name WHERE USER = 'steady'")

@@ -8,16 +8,11 @@ from collectors import registry
 from collectors.batch import poll_server
 from collectors.models import PollRecord, ServerHealth
 from collectors.pool import POOL
+from testing.collectors import history_len_metric, values_of
 
 # Every SQL source (node_exporter reads an HTTP agent, not this server: test_node_exporter_*.py).
 ALL = [source.name for source in registry.all_sources() if source.kind == "mysql"]
 MYSQL_ONLY = [name for name, source in registry.SOURCES.items() if "mariadb" not in source.flavors]  # redo_log
-
-
-def values_of(result, source: str) -> dict:
-    outcome = next(s for s in result.sources if s.name == source)
-    assert outcome.ok, outcome.error
-    return outcome.sample.values if outcome.sample else {}
 
 
 def test_it_counts_exactly_the_transactions_the_test_caused(server, load):
@@ -83,11 +78,6 @@ def test_history_length_equals_innodb_metrics_and_grows_under_an_open_read_view(
     # The 200 updates made under the open read view cannot be purged (older
     # history, counted in `start`, may be), so at least most of them remain.
     assert length["history_list_length"] >= 150
-
-
-def history_len_metric(mariadb) -> int:
-    return mariadb.execute("SELECT COUNT FROM information_schema.INNODB_METRICS"
-                           " WHERE NAME = 'trx_rseg_history_len'")[0][0]
 
 
 def test_it_lists_disabled_purge_counters_and_reads_them_once_enabled(server, mariadb):

@@ -9,23 +9,16 @@ from django.utils import timezone
 
 from dashboards.models import ApiToken
 from servers.models import Annotation, Run, Server
-from testing.browser import screenshot
+from testing.browser import open_chart, screenshot
 from testing.dashboards import EVIL, make_server, write_polls
 
 pytestmark = pytest.mark.browser
 
-TRACE_POINTS = "id => document.getElementById(id).data.map(t => (t.x || []).length)"
+
 
 
 def svg_texts(page, selector: str) -> list[str]:
     return page.eval_on_selector_all(selector, "els => els.map(e => e.textContent)")
-
-
-def open_chart(page, url: str, chart: str) -> list[int]:
-    """Load a page, wait for its Plotly chart, return the point count of each trace."""
-    page.goto(url)
-    page.wait_for_selector(f"#{chart}[data-ready='1']", timeout=20_000)
-    return page.evaluate(TRACE_POINTS, chart)
 
 
 def test_every_page_draws_its_charts_with_data(page, live_server):

@@ -6,10 +6,9 @@ import pytest
 from django.utils import timezone
 
 from collectors.models import TrxHolder
-from dashboards.tests.test_browser import open_chart
 from store.ingest import write_samples
 from store.sample import Sample
-from testing.browser import screenshot
+from testing.browser import open_chart, screenshot
 from testing.dashboards import make_server
 
 pytestmark = pytest.mark.browser

@@ -8,10 +8,9 @@ import pytest
 
 from collectors.models import TrxHolder
 from dashboards.figures.holders import HolderSpan, oldest_trx_figure
-from dashboards.tests.test_pages import figures
 from store.ingest import write_samples
 from store.sample import Sample
-from testing.dashboards import EVIL, make_server
+from testing.dashboards import EVIL, figures, make_server
 
 pytestmark = pytest.mark.django_db
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)

@@ -4,9 +4,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from dashboards.tests.test_host_pages import POLLS, host_polls
 from testing.browser import screenshot
 from testing.dashboards import make_server, write_polls
+from testing.host import POLLS, host_polls
 
 pytestmark = pytest.mark.browser
 

@@ -5,10 +5,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from dashboards.figures.host import cpu_disk_figure, host_figure
-from dashboards.tests.test_pages import figures
 from store.ingest import write_samples
 from store.sample import Sample
-from testing.dashboards import Pts, every, make_server
+from testing.dashboards import Pts, every, figures, make_server
 
 T0 = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
 

@@ -1,42 +1,15 @@
 """Host statistics on the pages: the stability view's CPU/disk panel, the Host page, their CSVs."""
 
 import re
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import pytest
 
 from collectors.models import ServerHealth
-from dashboards.tests.test_pages import csv_rows, figures
-from store.ingest import write_samples
-from store.sample import Sample
-from testing.dashboards import make_server, tps_at, write_polls
+from testing.dashboards import csv_rows, figures, make_server, tps_at, write_polls
+from testing.host import BUSY_PER_POLL, POLLS, STEP, host_polls, user_pct
 
 pytestmark = pytest.mark.django_db
-STEP, POLLS = 10, 60
-BUSY_PER_POLL = 8.0  # CPU-seconds busy per 10 s poll: 40 % of 2 CPUs
-
-
-def user_pct(i: int) -> float:
-    return 30.0 + i % 5
-
-
-def host_polls(server_id: int, end: datetime) -> None:
-    """POLLS node_exporter readings: vda busy (50 %), sdb nearly idle (5 %), 100 reads/s on vda, 2 GiB used."""
-    start = end - timedelta(seconds=STEP * (POLLS - 1))
-    samples = []
-    for i in range(1, POLLS):
-        counters = {"host.disk.reads:vda": 100 * STEP, "host.disk.reads:sdb": 3 * STEP,
-                    "host.cpu.busy_seconds": BUSY_PER_POLL}
-        gauges = {"host.cpu.user_pct": user_pct(i), "host.cpu.system_pct": 10.0, "host.cpu.iowait_pct": 2.5,
-                  "host.cpu.idle_pct": 57.5 - i % 5, "host.cpu.busy_pct": 40.0 + i % 5, "host.cpus": 2,
-                  "host.disk.util_pct:vda": 50.0, "host.disk.await_ms:vda": 3.0,
-                  "host.disk.util_pct:sdb": 5.0, "host.disk.await_ms:sdb": 9.0,
-                  "host.mem.used_bytes": 2 * 1024**3, "host.load1": 1.5}
-        samples.append(Sample(server_id, "node_exporter", start + timedelta(seconds=STEP * i), float(STEP),
-                              {**gauges, **counters}, frozenset(counters)))
-    write_samples(samples)
-
-
 def test_stability_shows_cpu_and_the_busiest_disk_under_tps(admin_client):
     server = make_server(node_exporter_url="http://127.0.0.1:9100/metrics")
     end = datetime.now(UTC)

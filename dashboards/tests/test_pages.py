@@ -1,7 +1,5 @@
 """The dashboard pages over real store data (Django test client logged in as admin, no browser)."""
 
-import csv
-import io
 import re
 from datetime import UTC, datetime, timedelta
 
@@ -10,7 +8,7 @@ from django.test import Client
 from django.utils import timezone
 
 from servers.models import Annotation, Run
-from testing.dashboards import EVIL, MUTEX, TRX_SYS, figures, make_server, write_polls
+from testing.dashboards import EVIL, MUTEX, TRX_SYS, csv_rows, figures, make_server, write_polls
 
 pytestmark = pytest.mark.django_db
 
@@ -57,12 +55,6 @@ def test_points_stay_below_the_chart_width(admin_client):
     write_polls(server, 400)
     fig = figures(admin_client.get(f"/servers/{server.pk}/stability/?range=6h&w=150"))["stability-chart"]
     assert 0 < len(fig["data"][0]["x"]) <= 150
-
-
-def csv_rows(admin_client, url: str) -> list[list[str]]:
-    response = admin_client.get(url.replace("&amp;", "&"))
-    assert response.status_code == 200, response.content
-    return list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode(), newline="")))
 
 
 def test_the_chart_csv_has_rows_on_a_round_step_with_each_buckets_mean(admin_client):

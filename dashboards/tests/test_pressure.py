@@ -6,11 +6,10 @@ import pytest
 
 from collectors.batch import poll_server
 from dashboards.analysis import pressure as spec
-from dashboards.tests.test_pages import figures
 from servers.models import Server
 from store.ingest import write_samples
 from store.sample import Sample
-from testing.dashboards import make_server
+from testing.dashboards import figures, make_server
 
 pytestmark = pytest.mark.django_db
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)

@@ -6,10 +6,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from dashboards.analysis import pressure as spec
-from dashboards.tests.test_pages import figures
 from store.ingest import write_samples
 from store.sample import Sample
-from testing.dashboards import make_server
+from testing.dashboards import figures, make_server
 
 pytestmark = pytest.mark.django_db
 STEP = 10

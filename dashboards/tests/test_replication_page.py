@@ -5,10 +5,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from collectors.models import ServerHealth
-from dashboards.tests.test_pages import figures
 from store.ingest import write_samples
 from store.sample import Sample
-from testing.dashboards import EVIL, make_server
+from testing.dashboards import EVIL, figures, make_server
 
 pytestmark = pytest.mark.django_db
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)

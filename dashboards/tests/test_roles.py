@@ -11,8 +11,8 @@ from django.urls import resolve
 from alerts.models import Rule
 from dashboards.models import ApiToken
 from monitor.roles import ADMIN, GROUPS, OPERATOR, POLICY, VIEWER
-from monitor.tests.test_access import OPEN, all_paths
 from servers.models import Run, Server
+from testing.urls import OPEN, all_paths
 
 pytestmark = pytest.mark.django_db
 

@@ -21,6 +21,7 @@ from testing.scalability import (
     WARMUP_TPS,
     by_hand,
     inside_rates,
+    page,
     two_sweeps,
     wait_ps,
     write_sweep,
@@ -32,11 +33,6 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def sweeps():
     return two_sweeps(make_server("lab1"), RECENT_T0)
-
-
-def page(client, admin_user, **params):
-    client.force_login(admin_user)
-    return client.get("/scalability/", params)
 
 
 def test_it_draws_one_line_per_sweep_from_inside_each_steps_window(client, admin_user, sweeps):

@@ -6,9 +6,8 @@ import io
 
 import pytest
 
-from dashboards.tests.test_scalability import figures, page
-from testing.dashboards import RECENT_T0, make_server
-from testing.scalability import BASELINE, POLL, STEP, WARMUP_BUSY, busy_seconds, inside_rates, write_sweep
+from testing.dashboards import RECENT_T0, figures, make_server
+from testing.scalability import BASELINE, POLL, STEP, WARMUP_BUSY, busy_seconds, inside_rates, page, write_sweep
 
 pytestmark = pytest.mark.django_db
 

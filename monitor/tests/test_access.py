@@ -1,31 +1,13 @@
 """Login is required on every page, and CSRF protection is on."""
 
-import re
 
 import pytest
 from django.test import Client
-from django.urls import URLPattern, URLResolver, get_resolver, resolve
+from django.urls import resolve
+
+from testing.urls import OPEN, all_paths
 
 pytestmark = pytest.mark.django_db
-
-OPEN = {"/accounts/login/"}
-SAMPLES = {"int": "1", "uuid": "00000000-0000-0000-0000-000000000000", "path": "x/y"}  # by path converter
-
-
-def all_paths(patterns=None, prefix: str = "") -> list[tuple[str, object]]:
-    """Every URL of the project, with sample values for its parameters."""
-    out = []
-    for p in patterns if patterns is not None else get_resolver().url_patterns:
-        route = prefix + str(p.pattern)
-        if isinstance(p, URLResolver):
-            if route.startswith("admin/"):
-                continue  # the admin, checked below
-            out += all_paths(p.url_patterns, route)
-        elif isinstance(p, URLPattern):
-            path = "/" + re.sub(r"<(?:(\w+):)?(\w+)>", lambda m: SAMPLES.get(m[1], "x"), route)
-            out.append((path.replace("^", "").replace("$", ""), p.callback))
-    return out
-
 
 def test_every_page_redirects_an_anonymous_user_to_the_login():
     paths = [(p, view) for p, view in all_paths() if p not in OPEN and getattr(view, "login_required", True)]
