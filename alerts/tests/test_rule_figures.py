@@ -1,4 +1,4 @@
-"""The alerts audit's cases: each figure is the one an engineer computes by hand from the samples written."""
+"""The figures a rule judges and reports: growths, staleness reach, since and spans, each as computed by hand."""
 
 from datetime import UTC, datetime, timedelta
 

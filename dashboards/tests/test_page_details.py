@@ -1,4 +1,4 @@
-"""Smaller defects seen by a new user: each page says what is true, forms point at the right field."""
+"""Details a new user meets on the pages: each says what is true, errors are styled, forms point at the field."""
 
 from datetime import timedelta
 
