@@ -31,7 +31,7 @@ def poll_servers(servers: list, due: dict[int, datetime | None], only: list[str]
     locked = [s.id for s in servers if tokens[s.id]]
     try:
         saved = snapshots.store().load_many(locked) if locked else {}
-        jobs = []
+        jobs: list[tuple] = []
         for server in servers:
             if not tokens[server.id]:
                 jobs.append((server, None))

@@ -152,7 +152,10 @@ def describe_error(exc: Exception, where: str, user: str) -> str:
 
 def parse_version(text: str) -> tuple[int, int, int]:
     match = re.match(r"(\d+)\.(\d+)\.(\d+)", text)
-    return tuple(int(x) for x in match.groups()) if match else (0, 0, 0)
+    if not match:
+        return (0, 0, 0)
+    major, minor, patch = (int(x) for x in match.groups())
+    return (major, minor, patch)
 
 
 def detect(conn: pymysql.Connection) -> ServerInfo:

@@ -5,6 +5,7 @@ so whichever worker takes the next poll computes the same deltas.
 """
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from collectors.source import Reading
@@ -87,7 +88,7 @@ def drop_decreases(before: dict[str, int | float], deltas: dict[str, int | float
 
 
 def add_aliases(deltas: dict[str, int | float], aliases: dict[str, tuple[str, ...]],
-                values: dict[str, int | float]) -> None:
+                values: Mapping[str, int | float]) -> None:
     """An alias (tps) is the first of its choices that this reading counts by, and only that one's delta.
 
     Where that counter has no delta this interval (just turned on, or it went down: a reconnect,

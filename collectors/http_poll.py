@@ -31,7 +31,7 @@ def run_http_sources(target: Target, sources: list[Source], previous: dict[str, 
 def run_http(target: Target, source: Source, previous: delta.Snapshot | None,
              result: PollResult) -> tuple[SourceResult, delta.Snapshot | None]:
     t0 = time.perf_counter()
-    urls = source.endpoints(target)
+    urls = source.endpoints(target) if source.endpoints else ()
     if not urls:
         return failed(target, source, t0, "no URL set for this server: add it on the server's edit page"), None
     try:

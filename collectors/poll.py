@@ -107,6 +107,7 @@ def run_sources(target: Target, sources: list[Source], previous: dict[str, delta
 
 def run_sql_sources(target: Target, sources: list[Source], previous: dict[str, delta.Snapshot],
                     result: PollResult) -> dict[str, delta.Snapshot]:
+    entry: Pooled | None
     try:
         entry = POOL.get(target)
     except (ConnectError, OSError, pymysql.MySQLError) as exc:
@@ -115,17 +116,19 @@ def run_sql_sources(target: Target, sources: list[Source], previous: dict[str, d
                                        f"cannot connect ({exc})") for s in sources]
         return {}
     result.connected_now, result.info = not entry.reused, entry.info
-    new_snapshots, readings = {}, {}
+    new_snapshots: dict[str, delta.Snapshot] = {}
+    readings: dict[str, Reading] = {}
     shared = shared_read.read(entry.conn, entry.info, sources)
     checked = not entry.reused  # the server info was read on this connection during this poll
     for index, source in enumerate(sources):
+        assert entry is not None  # the loop ends when the connection is gone
         outcome, snapshot, entry = run_one(target, source, entry, previous.get(source.name), readings, shared)
         if outcome.unavailable and entry is not None and not checked:
             # Maybe told by stale info (the server restarted with other settings): read it again, once.
             entry, checked = refresh(target, entry), True
             if entry is None:
-                outcome = SourceResult(source.name, CONNECTION_LOST, error=f"{target.name}: {source.name}: not polled, "
-                                       "the connection was lost and could not be reopened")
+                outcome = SourceResult(source.name, CONNECTION_LOST, error=f"{target.name}: {source.name}: "
+                                       "not polled, the connection was lost and could not be reopened")
             else:
                 outcome, snapshot, entry = run_one(target, source, entry, previous.get(source.name), readings)
         checked = checked or (entry is not None and (not entry.reused or not outcome.unavailable))
@@ -185,16 +188,17 @@ def run_one(target: Target, source: Source, entry: Pooled, previous: delta.Snaps
         schedule.note_quiet(target.server_id, source.name, reading.quiet)
     outcome, snapshot, change = succeeded(target, source, reading, previous, entry.boot, t0)
     if delta.is_restart(change.reset) and entry.reused:
-        entry = refresh(target, entry)  # same connection, restarted server (a proxy in between)
-        if entry is not None:
-            snapshot.boot = entry.boot  # the next reading compares with the new boot time
+        fresh = refresh(target, entry)  # same connection, restarted server (a proxy in between)
+        if fresh is not None:
+            snapshot.boot = fresh.boot  # the next reading compares with the new boot time
+        return outcome, snapshot, fresh
     return outcome, snapshot, entry
 
 
 def read(source: Source, entry: Pooled, readings: dict[str, Reading], texts: tuple | None = None) -> Reading:
     """From this poll's earlier readings, else from its texts of the shared statement, else its own statement."""
     found = source.derive(readings, entry.info) if source.derive else None
-    if found is None and texts is not None:
+    if found is None and texts is not None and source.from_shared:
         found = source.from_shared(texts, entry.conn, entry.info)
     return found if found is not None else source.collect(entry.conn, entry.info)
 

@@ -54,7 +54,7 @@ class Target:
 class Pooled:
     conn: pymysql.Connection
     info: ServerInfo
-    boot: float  # epoch seconds the server started
+    boot: float | None  # epoch seconds the server started, where the server says
     fingerprint: tuple
     reused: bool = False  # False on the poll that opened it
 

@@ -65,7 +65,7 @@ class CheckResult:
 
     def lines(self) -> list[str]:
         """The result as plain text lines, for the CLI."""
-        if not self.connected:
+        if not self.connected or self.info is None:
             return [f"connection FAILED: {self.error}"]
         out = [f"connection OK: {self.info.label} ({self.info.version}) at {self.address} as {self.account}",
                f"TLS: {self.tls}",

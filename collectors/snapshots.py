@@ -27,7 +27,7 @@ Saved = tuple[dict[str, Snapshot], dict[str, float]]  # snapshots, attempts
 class SnapshotStore:
     def __init__(self, client: redis.Redis):
         self.client = client
-        self._known: dict[int, tuple[bytes, dict[str, Snapshot]]] = {}  # id -> (gen, snapshots)
+        self._known: dict[int, tuple[bytes | None, dict[str, Snapshot]]] = {}  # id -> (gen, snapshots)
         self._lock = threading.Lock()
 
     def load(self, server_id: int) -> Saved:
@@ -54,7 +54,7 @@ class SnapshotStore:
             if not snapshots and not attempts:
                 continue
             gen = secrets.token_hex(8).encode()
-            mapping = {name: snap.dumps() for name, snap in snapshots.items()}
+            mapping: dict = {name: snap.dumps() for name, snap in snapshots.items()}
             mapping.update({f"{ATTEMPT}{name}": repr(ts) for name, ts in attempts.items()})
             mapping[GEN] = gen
             key = SNAPSHOT_KEY.format(server_id)

@@ -7,7 +7,7 @@ each kind through its own runner (collectors.poll.RUNNERS); the delta engine, th
 and the health accounting are the same for both.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,7 +31,7 @@ class SourceError(Exception):
 class Reading:
     """Raw values as read: counters are the server's running totals, not deltas yet."""
 
-    values: dict[str, int | float]
+    values: Mapping[str, int | float]
     counters: frozenset[str] = frozenset()
     note: str = ""  # said to the user beside the figures (fallbacks, disabled counters)
     # A missing counter was zero at the previous read (e.g. rows filtered by COUNT_STAR > 0).
@@ -62,7 +62,7 @@ class Source:
     name: str
     help: str  # one line for `poll --help`: what it reads and the metric names it stores
     # "mysql": collect(conn, info); "http": collect(answer, info), info None until the server was reached
-    collect: Callable[[Any, ServerInfo | None], Reading]
+    collect: Callable[..., Reading]
     kind: str = "mysql"
     # http sources: the URLs to read for a server, best first (a later one when an earlier is refused);
     # none means the server has no such agent configured, and the source is not polled there.

@@ -42,8 +42,8 @@ def dispatch_due_polls(now: float | None = None) -> int:
     due = schedule.claim_due(servers, time.time() if now is None else now)
     due.sort(key=lambda item: (intervals[item[0]], item[1]))  # batches of neighbouring due times
     size = settings.COLLECTORS_BATCH_SIZE  # servers per task
-    for interval, group in groupby(due, key=lambda item: intervals[item[0]]):
-        group = list(group)
+    for interval, neighbours in groupby(due, key=lambda item: intervals[item[0]]):
+        group = list(neighbours)
         for start in range(0, len(group), size):
             batch = group[start:start + size]
             poll_batch.apply_async(args=[[i for i, _ in batch], [d for _, d in batch]], expires=interval)
@@ -54,7 +54,8 @@ def dispatch_due_polls(now: float | None = None) -> int:
 def poll_batch(server_ids: list[int], due_ats: list[float]) -> int:
     """Poll a batch of servers concurrently; returns how many were polled."""
     servers = fleet_cache.servers_by_id(server_ids)
-    due = {sid: datetime.fromtimestamp(at, UTC) for sid, at in zip(server_ids, due_ats, strict=True)}
+    due: dict[int, datetime | None] = {sid: datetime.fromtimestamp(at, UTC)
+                                       for sid, at in zip(server_ids, due_ats, strict=True)}
     results = poll_servers(servers, due, executor=executor())
     failed = [r.server_name for r in results if not r.skipped and not r.ok]
     if failed:

@@ -76,7 +76,8 @@ def describe(sock, mode: str) -> str:
     if not isinstance(sock, ssl.SSLSocket):
         return "not encrypted (no TLS)"
     der = sock.getpeercert(binary_form=True)
-    text = f"{sock.version()} ({sock.cipher()[0]})"
+    cipher = sock.cipher()
+    text = f"{sock.version()} ({cipher[0] if cipher else 'no cipher'})"
     if der:
         cert = x509.load_der_x509_certificate(der)
         text += (f", server certificate {cert.subject.rfc4514_string()} issued by {cert.issuer.rfc4514_string()}"

@@ -52,7 +52,9 @@ def envlist(name: str, default: str = "", check: Callable[[str], object] | None 
     """A comma-separated list; check(item) raising ValueError (or ValidationError) rejects an item."""
     value = os.getenv(name, default)
     items = [item.strip() for item in value.split(",") if item.strip()]
-    for item in items if check else ():
+    for item in items:
+        if check is None:
+            break
         try:
             check(item)
         except Exception as exc:  # ValueError or django's ValidationError: both say what is wrong

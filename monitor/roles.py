@@ -75,7 +75,7 @@ def role_of(user) -> str | None:
     names = getattr(user, "_role_groups", None)
     if names is None:  # once per request: the user object lives as long as the request
         names = user._role_groups = set(user.groups.filter(name__in=GROUPS).values_list("name", flat=True))
-    return max(names, key=RANK.get, default=None)
+    return max(names, key=lambda name: RANK[name], default=None)
 
 
 def allows(user, role: str | None) -> bool:
@@ -88,7 +88,7 @@ def required_role(match: ResolverMatch, method: str) -> str | None:
     return rule[0] if method in SAFE_METHODS else rule[1]
 
 
-def refusal(request: HttpRequest, needed: str) -> HttpResponse:
+def refusal(request: HttpRequest, needed: str | None) -> HttpResponse:
     have = role_of(request.user)
     reason = (f"This needs the {needed} role; you are in {have}. Ask an admin if you need more."
               if have else "Your account has no role yet: ask an admin to add you to viewers, operators or admins.")

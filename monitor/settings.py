@@ -1,9 +1,9 @@
 """Django settings, read from the environment only (see README, "Settings")."""
 
-import importlib.util
-import os
+from pathlib import Path
 
 import dj_database_url
+import plotly
 
 from monitor.env import BASE_DIR, envbool, envchoice, envint, envlist, envsecret, envstr, private_file, var_dir
 from monitor.static_headers import add_headers as add_static_headers
@@ -128,12 +128,12 @@ USE_I18N = False
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_DIRS: list[Path | tuple[str, str]] = [BASE_DIR / "static"]
 # plotly.js served from the plotly package itself (static/vendor/plotly/plotly.min.js):
 # the same version as the figures we build, and no CDN (the host may be offline).
 STATICFILES_DIRS.append((
     "vendor/plotly",
-    os.path.join(importlib.util.find_spec("plotly").submodule_search_locations[0], "package_data"),
+    str(Path(plotly.__path__[0]) / "package_data"),
 ))
 STATIC_ROOT = BASE_DIR / "staticfiles"
 # collectstatic (run by `up`) writes a gzipped copy of each file, which WhiteNoise

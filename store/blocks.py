@@ -92,8 +92,8 @@ def encode_buckets(b: dict[str, np.ndarray]) -> bytes:
         head = codec.encode(np.array([len(b["idx"])]))
         return pack(FLOAT | flag, head + codec.encode(ints) + floats.tobytes() + tail)
     if _regular(b):
-        head = np.array([len(b["idx"]), b["idx"][0], b["count"][0], b["ms"][0]])
-        cols = np.concatenate([head] + [b[k] for k in ("sum", "min", "max", "last")])
+        regular_head = np.array([len(b["idx"]), b["idx"][0], b["count"][0], b["ms"][0]])
+        cols = np.concatenate([regular_head] + [b[k] for k in ("sum", "min", "max", "last")])
         return pack(REGULAR | flag, codec.encode(cols) + tail)
     cols = np.concatenate([ints] + [b[k] for k in ("sum", "min", "max", "last")])
     return pack(INT_PLAIN | flag, codec.encode(cols) + tail)
@@ -308,7 +308,7 @@ def encode_buckets_matrix(buckets: list[dict[str, np.ndarray]]) -> list[bytes]:
     """encode_buckets for many integer bucket sets of the same length, in one numpy pass."""
     tails = [rates_tail(b) for b in buckets]
     if all(_regular(b) for b in buckets):
-        keys = ("sum", "min", "max", "last")
+        keys: tuple[str, ...] = ("sum", "min", "max", "last")
         heads = [np.array([len(b["idx"]), b["idx"][0], b["count"][0], b["ms"][0]]) for b in buckets]
         cols = np.stack([np.concatenate([h] + [b[k] for k in keys]) for h, b in zip(heads, buckets, strict=True)])
         return _split_pack(cols, None, np.full(len(buckets), REGULAR), tails)

@@ -73,7 +73,7 @@ def _plain(value):
     raise TypeError(f"store: cannot buffer a value of type {type(value).__name__}")
 
 
-def decode(item: bytes) -> Sample:
+def decode(item) -> Sample:
     d = json.loads(zlib.decompress(item))
     return Sample(d["s"], d["src"], datetime.fromisoformat(d["ts"]), d["i"], d["v"], frozenset(d["c"]))
 

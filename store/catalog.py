@@ -129,7 +129,7 @@ def extend(server_id: int, source: str, old: WriteLayout | None,
     with binary_cursor() as cur:
         cur.execute(UPSERT_LAYOUT, [server_id, sid, int_ids, float_ids, digest])
         cur.execute(SELECT_LAYOUT, [digest])
-        lid = cur.fetchone()[0]
+        (lid,) = cur.fetchone() or (None,)
     layout = WriteLayout(lid, sid, tuple(ints), tuple(floats), frozenset(ints + floats))
     _current[(server_id, source)] = layout
     return layout

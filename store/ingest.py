@@ -145,7 +145,8 @@ def _misfits(s: Sample, layout: catalog.WriteLayout | None) -> tuple[dict, dict]
     """Names the layout has no suitable slot for: (int names, float names) -> is counter."""
     names = layout.names if layout else frozenset()
     floats = frozenset(layout.float_names) if layout else frozenset()
-    new_ints, new_floats = {}, {}
+    new_ints: dict[str, bool] = {}
+    new_floats: dict[str, bool] = {}
     for name, v in s.values.items():
         if v is None:
             continue

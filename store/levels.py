@@ -10,6 +10,7 @@ FULL, MINUTE, HOUR = "full", "1m", "1h"
 def available_since(level: str, now: datetime | None = None) -> datetime:
     """From when a level surely holds data: its retention, or its oldest partition if older."""
     now = now or datetime.now(UTC)
+    schemes: tuple[partitions.Scheme, ...]
     if level == FULL:
         schemes, keep = (partitions.RAW, partitions.BLOCK), config.raw_retention()
     elif level == MINUTE:

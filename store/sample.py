@@ -1,5 +1,6 @@
 """What a collector hands to the store: one source's reading of one server at one poll."""
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -14,5 +15,5 @@ class Sample:
     interval: float | None
     # metric name -> value. Counters are per-interval deltas (Python ints for
     # picosecond timers), gauges are the value read.
-    values: dict[str, int | float]
+    values: Mapping[str, int | float]
     counters: frozenset[str] = field(default_factory=frozenset)  # names in values that are deltas

@@ -62,8 +62,9 @@ def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:
         note = f"trx_rseg_history_len is disabled in INNODB_METRICS ({ENABLE_HINT}); "
     if info.flavor == "mariadb":
         rows = query(conn, MARIADB_STATUS_SQL)
-        if rows and number(rows[0][1]) is not None:
-            return gauge(number(rows[0][1]), note + "read from status Innodb_history_list_length")
+        length = number(rows[0][1]) if rows else None
+        if length is not None:
+            return gauge(length, note + "read from status Innodb_history_list_length")
     rows = query(conn, INNODB_STATUS_SQL)
     length = parse_innodb_status(rows[0][2]) if rows else None
     if length is None:

@@ -118,7 +118,7 @@ def derive(readings: dict[str, Reading], info: ServerInfo) -> Reading | None:
     for name, value in waits.values.items():
         kind, _, event = name.partition(":")
         if event.startswith(LATCH_PREFIXES):
-            values[f"{LATCH_METRIC[kind]}:{event}"] = value
+            values[f"{LATCH_METRIC[kind]}:{event}"] = int(value)  # counts and picosecond sums: integers
     return pfs_reading(values)
 
 

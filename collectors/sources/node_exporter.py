@@ -156,7 +156,8 @@ def cpu_percent(deltas: dict, suffix: str) -> dict[str, float]:
     total = sum(s for s in seconds if s is not None)
     if None in seconds or total <= 0:  # a mode went down (the kernel's iowait quirk): no figure this interval
         return {}
-    pct = {f"host.cpu.{mode}_pct{suffix}": 100.0 * s / total for mode, s in zip(MODES, seconds, strict=True)}
+    pct = {f"host.cpu.{mode}_pct{suffix}": 100.0 * s / total for mode, s in zip(MODES, seconds, strict=True)
+           if s is not None}
     pct[f"host.cpu.busy_pct{suffix}"] = 100.0 - sum(pct[f"host.cpu.{mode}_pct{suffix}"] for mode in IDLE_MODES)
     return pct
 
@@ -164,8 +165,9 @@ def cpu_percent(deltas: dict, suffix: str) -> dict[str, float]:
 def disk_figures(deltas: dict, disk: str, interval: float) -> dict[str, float]:
     """await = time spent on the interval's I/Os / their number (iostat's r_await and w_await as one);
     util = the share of the interval the device was busy (iostat's %util)."""
-    got = {field: deltas.get(f"host.disk.{field}:{disk}") for field in ("reads", "writes", *DISK_SECONDS)}
-    if None in got.values() or interval <= 0:
+    found = {field: deltas.get(f"host.disk.{field}:{disk}") for field in ("reads", "writes", *DISK_SECONDS)}
+    got = {field: value for field, value in found.items() if value is not None}
+    if len(got) < len(found) or interval <= 0:
         return {}
     ops = got["reads"] + got["writes"]
     wait = got["read_time"] + got["write_time"]
