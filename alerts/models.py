@@ -4,16 +4,16 @@ from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import Q
 
-from alerts import kinds
+from alerts import kind_wording
 from servers import crypto
 from servers.models import Server
 
 
 class Rule(models.Model):
-    THRESHOLD, GROWTH, SUSTAINED = kinds.THRESHOLD, kinds.GROWTH, kinds.SUSTAINED
-    UNREACHABLE, SOURCE_FAILING = kinds.UNREACHABLE, kinds.SOURCE_FAILING
-    REPLICA_LAG, REPLICA_STOPPED = kinds.REPLICA_LAG, kinds.REPLICA_STOPPED
-    KINDS = [(key, kind.label) for key, kind in kinds.KINDS.items()]
+    THRESHOLD, GROWTH, SUSTAINED = kind_wording.THRESHOLD, kind_wording.GROWTH, kind_wording.SUSTAINED
+    UNREACHABLE, SOURCE_FAILING = kind_wording.UNREACHABLE, kind_wording.SOURCE_FAILING
+    REPLICA_LAG, REPLICA_STOPPED = kind_wording.REPLICA_LAG, kind_wording.REPLICA_STOPPED
+    KINDS = [(key, label) for key, (label, _) in kind_wording.WORDING.items()]
 
     name = models.CharField(max_length=120)
     kind = models.CharField(max_length=20, choices=KINDS)
@@ -56,7 +56,7 @@ class Rule(models.Model):
 
     @property
     def condition_text(self) -> str:
-        return kinds.KINDS[self.kind].describe(self)
+        return kind_wording.describe(self)
 
     @property
     def webhook_secret(self) -> str:
