@@ -218,8 +218,8 @@ def readings(rule: Rule, server: Server, kind: str, start: datetime, end: dateti
         if not found or not found.ts:
             return [], []
         return [found.began(0), *found.ts], list(accumulate(found.deltas, initial=0))
-    found = query.series([server.id], [rule.metric], start, end, max_points=2 * MAX_POINTS)
-    p = clean(found[0]) if found else RulePoints(kind, [], [])
+    series = query.series([server.id], [rule.metric], start, end, max_points=2 * MAX_POINTS)
+    p = clean(series[0]) if series else RulePoints(kind, [], [])
     return p.ts, p.values
 
 

@@ -99,7 +99,7 @@ def apply(rule: Rule, answer: dict[int, list[Verdict]], scope: set[int], now: da
 
 def fire(rule: Rule, server_id: int, event: Event | None, v: Verdict, now: datetime) -> int:
     opened = event is None
-    if opened:
+    if event is None:
         event = Event(rule=rule, server_id=server_id, key=v.key, since=v.since or now, opened_at=now)
     event.value, event.growth, event.detail, event.growth_span = v.value, v.growth, v.detail, v.growth_span
     event.peak = peak(rule, event, v, now)

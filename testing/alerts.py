@@ -34,10 +34,15 @@ class Inbox:
         return [m["Subject"] for m in self.messages]
 
     def text(self, i: int) -> str:
-        return self.messages[i].get_body(("plain",)).get_content()
+        return self.part(i, "plain")
 
     def html(self, i: int) -> str:
-        return self.messages[i].get_body(("html",)).get_content()
+        return self.part(i, "html")
+
+    def part(self, i: int, kind: str) -> str:
+        body = self.messages[i].get_body((kind,))
+        assert body is not None, f"message {i} has no {kind} part"
+        return body.get_content()
 
 
 def make_rule(**fields) -> Rule:

@@ -6,6 +6,7 @@ seconds from the step's start. The first poll of a step covers the warm-up
 lie inside the step's window.
 """
 
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 
 import numpy as np
@@ -64,7 +65,7 @@ def step_samples(server: Server, start: datetime, c: int, base: float, flush_nei
     return out
 
 
-def write_sweep(server: Server, name: str, label: str, start: datetime, tps_by_level: dict[int, float],
+def write_sweep(server: Server, name: str, label: str, start: datetime, tps_by_level: Mapping[int, float],
                 flush_neighbors: float = 1, host: bool = False) -> list[Run]:
     """One run per level, back to back (with node_exporter's CPU when host); returns them in level order."""
     runs, samples = [], []

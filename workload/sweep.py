@@ -90,7 +90,7 @@ class SweepStop(threading.Event):
 def run_sweep(server: Server, target: Target, base: StressOptions, plan: SweepPlan, stop: SweepStop,
               say: Callable[[str], None]) -> tuple[list[Run], Summary | None]:
     """The completed steps' runs, and the summary of the step that ended the sweep early (None if none did)."""
-    done = []
+    done: list[Run] = []
     for level in plan.levels:
         options = replace(base, concurrency=level, duration=plan.warmup + plan.step_duration)
         run = open_run(server, step_name(plan, level), options, plan.warmup, plan.name, plan.label)

@@ -36,7 +36,8 @@ class PollAroundEachStep(io.StringIO):
 
     def __init__(self, server: Server):
         super().__init__()
-        self.server, self.commits = server, []
+        self.server = server
+        self.commits: list[int] = []
 
     def write(self, text):
         if text.startswith("run '") or text.startswith("SQL statistics:"):

@@ -108,10 +108,15 @@ class Command(BaseCommand):
         """Stream the tool's output; Ctrl-C goes to the tool, which ends its run and prints its summary."""
         proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, bufsize=1,
                                 encoding="utf-8", errors="replace", preexec_fn=default_signals)
-        got = []
-        lines = deque(maxlen=KEPT_LINES)  # hours of per-second reports: the summary is at the end
-        with on_signals(lambda signum: (got.append(signum), proc.send_signal(signum))):
-            for line in proc.stdout:
+        got: list[int] = []
+        lines: deque[str] = deque(maxlen=KEPT_LINES)  # hours of per-second reports: the summary is at the end
+
+        def forward(signum: int) -> None:
+            got.append(signum)
+            proc.send_signal(signum)
+
+        with on_signals(forward):
+            for line in proc.stdout or ():
                 lines.append(line)
                 self._say(line.rstrip("\n"))
             code = proc.wait()
