@@ -14,8 +14,8 @@ from django.utils import timezone
 
 from alerts import kinds, outbox
 from alerts.builtin import ensure_builtin_rules
-from alerts.conditions import Verdict, stale_after
 from alerts.models import Event, Notification, Rule
+from alerts.verdicts import Verdict, stale_after
 from servers.models import Server
 from store import query
 from store.outage import DOWN_ERRORS

@@ -1,13 +1,14 @@
 """The rule kinds: one row each, from the kind to how it judges and what its form needs.
 
 A new kind is a row here, its name and wording in alerts.kind_wording, and, where it judges
-something new, a verdicts function in alerts.conditions.
+something new, a verdicts function in the judges module of its kind (metric_judges, health_judges,
+replication_judges).
 """
 
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from alerts import conditions
+from alerts import health_judges, metric_judges, replication_judges
 from alerts.kind_wording import (
     GROWTH,
     REPLICA_LAG,
@@ -46,13 +47,13 @@ def seconds_of_lag(x: float | None) -> str:
 
 
 KINDS: dict[str, RuleKind] = {
-    THRESHOLD: RuleKind(THRESHOLD, conditions.metric_verdicts(conditions.judge_threshold), watches_metric=True),
-    GROWTH: RuleKind(GROWTH, conditions.metric_verdicts(conditions.judge_growth), watches_metric=True,
+    THRESHOLD: RuleKind(THRESHOLD, metric_judges.metric_verdicts(metric_judges.judge_threshold), watches_metric=True),
+    GROWTH: RuleKind(GROWTH, metric_judges.metric_verdicts(metric_judges.judge_growth), watches_metric=True,
                      needs_window=True),
-    SUSTAINED: RuleKind(SUSTAINED, conditions.metric_verdicts(conditions.judge_sustained), watches_metric=True,
+    SUSTAINED: RuleKind(SUSTAINED, metric_judges.metric_verdicts(metric_judges.judge_sustained), watches_metric=True,
                         needs_window=True),
-    UNREACHABLE: RuleKind(UNREACHABLE, conditions.unreachable_verdicts, check_threshold=whole_polls),
-    SOURCE_FAILING: RuleKind(SOURCE_FAILING, conditions.source_verdicts),
-    REPLICA_LAG: RuleKind(REPLICA_LAG, conditions.replica_lag_verdicts, check_threshold=seconds_of_lag),
-    REPLICA_STOPPED: RuleKind(REPLICA_STOPPED, conditions.replica_stopped_verdicts),
+    UNREACHABLE: RuleKind(UNREACHABLE, health_judges.unreachable_verdicts, check_threshold=whole_polls),
+    SOURCE_FAILING: RuleKind(SOURCE_FAILING, health_judges.source_verdicts),
+    REPLICA_LAG: RuleKind(REPLICA_LAG, replication_judges.replica_lag_verdicts, check_threshold=seconds_of_lag),
+    REPLICA_STOPPED: RuleKind(REPLICA_STOPPED, replication_judges.replica_stopped_verdicts),
 }

@@ -1,0 +1,82 @@
+"""Judges of the collectors' own health: a server unreachable, a source failing (from ServerHealth)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from django.db.models import Count, Min
+
+from alerts.verdicts import Verdict
+from collectors.models import PollRecord, ServerHealth
+from collectors.status import is_failing
+from servers.models import Server
+
+if TYPE_CHECKING:  # the kinds table (alerts.kinds) refers to the functions here
+    from alerts.models import Rule
+
+
+def health_rows(servers: list[Server]) -> dict:
+    return {h.server_id: h for h in ServerHealth.objects.filter(server_id__in=[s.id for s in servers])}
+
+
+def unreachable_verdicts(rule: Rule, servers: list[Server], now: datetime) -> dict[int, list[Verdict]]:
+    answer, health = {}, health_rows(servers)
+    for server in servers:
+        h = health.get(server.id)
+        if h is None or 0 < h.consecutive_failures < rule.threshold:
+            continue  # never polled, or failing but not for long enough to fire nor recovered
+        answer[server.id] = [unreachable_verdict(server, h) if h.consecutive_failures
+                             else Verdict(False, value=0, detail=f"{server.name} answers again")]
+    return answer
+
+
+def unreachable_verdict(server: Server, h: ServerHealth) -> Verdict:
+    """Since the first failed poll of the run; where the poll history no longer holds it, the detail
+    names the last successful poll instead, which is all that is known."""
+    failures, first = h.consecutive_failures, first_failure(h)
+    detail = (f"{server.name} ({server.address}): {failures} polls in a row failed"
+              + (f", the first at {utc_text(first)}" if first else f"; {last_success_text(h)}")
+              + f"; last error: {h.last_error or 'none'}")
+    return Verdict(True, value=failures, since=first or h.last_success_at or h.last_poll_at, detail=detail)
+
+
+def first_failure(h: ServerHealth) -> datetime | None:
+    """The first failed poll of the current run, if the poll history (a ring) still holds every one."""
+    failed = PollRecord.objects.filter(server_id=h.server_id, ok=False)
+    if h.last_success_at:
+        failed = failed.filter(started_at__gt=h.last_success_at)
+    found = failed.aggregate(n=Count("id"), first=Min("started_at"))
+    return found["first"] if found["n"] == h.consecutive_failures else None
+
+
+def last_success_text(h: ServerHealth) -> str:
+    if h.last_success_at is None:
+        return "never polled successfully"
+    return f"last successful poll at {utc_text(h.last_success_at)}"
+
+
+def utc_text(t: datetime) -> str:
+    return f"{t.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC"
+
+
+def source_verdicts(rule: Rule, servers: list[Server], now: datetime) -> dict[int, list[Verdict]]:
+    answer, health = {}, health_rows(servers)
+    for server in servers:
+        h = health.get(server.id)
+        if h is None or h.consecutive_failures:
+            continue  # unreachable: the unreachable rule speaks, sources are unknown
+        answer[server.id] = [source_verdict(server, name, state, h.last_poll_at)
+                             for name, state in sorted((h.sources or {}).items())
+                             if not rule.source or name == rule.source]
+    return answer
+
+
+def source_verdict(server: Server, name: str, state: dict, polled_at) -> Verdict:
+    ok = not is_failing(state)
+    detail = (f"{server.name}: source {name} ok" if ok
+              else f"{server.name}: source {name} failing: {state.get('error') or 'no error text'}")
+    return Verdict(not ok, key=name, since=None if ok else polled_at, detail=detail)
+
+
+# Replication (collectors' source "replication"): one verdict per channel, keyed by its name.
