@@ -12,6 +12,7 @@ from alerts.numbers import fmt, fmt_growth, fmt_span
 from alerts.verdicts import MAX_POINTS, Judge, RulePoints, Verdict, clean, run_start, stale_after, window
 from servers.models import Server
 from store import levels, query
+from store.query import TICK
 
 if TYPE_CHECKING:  # the kinds table (alerts.kinds) refers to the functions here
     from alerts.models import Rule
@@ -69,7 +70,6 @@ def growth_over(rule: Rule, server: Server, p: RulePoints, now: datetime,
     return p.values[-1] - p.values[start], p.ts[start], p.ts[-1]
 
 
-TICK = timedelta(microseconds=1)
 # Intervals are kept in milliseconds: the reading a delta began at is known to a millisecond.
 INTERVAL_PRECISION = timedelta(milliseconds=1)
 

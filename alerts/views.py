@@ -66,7 +66,7 @@ def rule_form(request, rule_id: int | None = None):
         messages.success(request, f"Rule '{saved.name}' saved.")
         return redirect("alerts:index")
     return render(request, "alerts/rule_form.html", {"form": form, "rule": rule,
-                                                     "metric_names": sorted(catalog.NAMES)})
+                                                     "metric_names": catalog.names()})
 
 
 @require_POST

@@ -1,5 +1,8 @@
 """The sources the collectors know: every one runs, each at its own interval."""
 
+from functools import lru_cache
+
+from collectors.metric import Metric
 from collectors.source import Source
 from collectors.sources import (
     global_status,
@@ -31,3 +34,21 @@ def get(name: str) -> Source:
         return SOURCES[name]
     except KeyError:
         raise KeyError(f"unknown source {name!r}; known: {', '.join(SOURCES)}") from None
+
+
+def declared_metrics() -> list[Metric]:
+    """Every name and family the sources declare they store."""
+    return [m for source in SOURCES.values() for m in source.metrics]
+
+
+@lru_cache(maxsize=65536)  # a wide export asks once per column
+def declared(name: str) -> Metric | None:
+    """The declaration a stored name comes under: its own, else its family's."""
+    found = [m for m in declared_metrics() if m.matches(name)]
+    return next((m for m in found if not m.family), found[0] if found else None)
+
+
+def metrics_table() -> list[str]:
+    """The rows of docs/metrics.md's table of every declared name, in the order of the sources."""
+    return [f"| {source.name} | `{m.name}` | {m.kind} | {m.unit} | {m.help} |"
+            for source in SOURCES.values() for m in source.metrics]

@@ -14,6 +14,7 @@ from typing import Any
 import pymysql
 
 from collectors.connection import ServerInfo
+from collectors.metric import Metric
 from collectors.pool import Target
 
 FIELD_SEP, ROW_SEP = "\t", "\n"  # between the columns and the rows of a joined_rows() text
@@ -63,6 +64,7 @@ class Source:
     help: str  # one line for `poll --help`: what it reads and the metric names it stores
     # "mysql": collect(conn, info); "http": collect(answer, info), info None until the server was reached
     collect: Callable[..., Reading]
+    metrics: tuple[Metric, ...] = ()  # what it stores (docs/metrics.md lists each)
     kind: str = "mysql"
     # http sources: the URLs to read for a server, best first (a later one when an earlier is refused);
     # none means the server has no such agent configured, and the source is not polled there.

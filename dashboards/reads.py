@@ -8,6 +8,7 @@ from django.db.models import Q
 
 from collectors import registry
 from collectors.connection import parse_version
+from collectors.metric import TPS
 from collectors.models import TrxHolder
 from dashboards.analysis.purge_growth import RECENT, Trend, recent_trend
 from dashboards.analysis.topwaits import (
@@ -23,7 +24,6 @@ from dashboards.figures.common import ChartPoints
 from dashboards.timerange import TimeRange
 from store import levels, query
 
-TPS = "tps"
 HISTORY = "history_list_length"
 MAX_PURGE_LAG = "var:innodb_max_purge_lag"
 WAIT_TIMES = TIME_PREFIX + "*"

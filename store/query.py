@@ -189,7 +189,7 @@ def totals_and_seconds(server_id: int, metrics: list[str], start: datetime,
     return {m.name: (sum(sums[m.id]), sum(ms[m.id]) / 1000) for m in infos}
 
 
-TICK = timedelta(microseconds=1)
+TICK = timedelta(microseconds=1)  # the store's time resolution: "just before" a timestamp
 
 
 def _total_parts(start: datetime, end: datetime) -> list[tuple[str, datetime, datetime]]:

@@ -9,6 +9,7 @@ import pymysql
 
 from collectors import transactions
 from collectors.connection import ServerInfo
+from collectors.metric import TPS, Metric
 from collectors.pool import is_connection_error
 from collectors.source import (
     Reading,
@@ -198,7 +199,7 @@ def reading(values: dict[str, int | float], conn: pymysql.Connection, info: Serv
     values.update(counter)
     counters |= {"qps", *transactions.PREFERENCE} & values.keys()
     return Reading(values, frozenset(counters), reset_markers=RESET_MARKERS, note=transactions.note(values),
-                   aliases={"tps": transactions.PREFERENCE})
+                   aliases={TPS: transactions.PREFERENCE})
 
 
 def numeric(rows: list[tuple]) -> dict[str, int | float]:
@@ -214,6 +215,26 @@ def numeric(rows: list[tuple]) -> dict[str, int | float]:
     return values
 
 
+METRICS = (
+    Metric.counter(TPS, "transactions", "every transaction, by the best counter the server has on"),
+    Metric.counter(transactions.TRX_SUMMARY, "transactions", "performance_schema's transaction summary, COUNT_STAR"),
+    Metric.counter(transactions.INNODB_TRX, "transactions", "INNODB_METRICS trx_rw/ro/nl_ro_commits"),
+    Metric.counter(transactions.EXPLICIT, "transactions", "Com_commit + Com_rollback: explicit transactions only"),
+    Metric.counter("qps", "statements", "Questions (Queries where there is no Questions)"),
+    Metric.counter("Questions", "statements", "statements the clients sent"),
+    Metric.counter("Com_commit", "statements", "COMMIT statements"),
+    Metric.counter("Com_rollback", "statements", "ROLLBACK statements"),
+    Metric.gauge("Threads_running", "threads", "threads running a statement"),
+    Metric.gauge("Threads_connected", "threads", "open connections"),
+    Metric.gauge("Threads_cached", "threads", "threads in the thread cache"),
+    Metric.counter("Threads_created", "threads", "threads created to serve connections"),
+    Metric.gauge("Innodb_checkpoint_age", "bytes", "redo written since the last checkpoint (MariaDB)"),
+    Metric.gauge("Innodb_checkpoint_max_age", "bytes", "the checkpoint age InnoDB flushes to stay under (MariaDB)"),
+    Metric.gauge("Innodb_buffer_pool_bytes_data", "bytes", "bytes of data in the buffer pool"),
+    Metric.gauge("Innodb_buffer_pool_bytes_dirty", "bytes", "dirty bytes in the buffer pool"),
+)
+
+
 SOURCE = Source(
     name=NAME,
     help="SHOW GLOBAL STATUS: tps (every transaction where the server counts them, docs/metrics.md), "
@@ -222,6 +243,7 @@ SOURCE = Source(
     min_version={"mysql": (5, 1, 0), "mariadb": (5, 1, 0)},
     interval=None,
     collect=collect,
+    metrics=METRICS,
     shared=shared,
     from_shared=from_shared,
 )

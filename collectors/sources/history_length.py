@@ -18,6 +18,7 @@ import re
 import pymysql
 
 from collectors.connection import ServerInfo
+from collectors.metric import Metric
 from collectors.source import Reading, Source, number, query
 
 NAME = "history_length"
@@ -87,6 +88,9 @@ def gauge(length: int | float, note: str = "") -> Reading:
     return Reading({"history_list_length": length}, frozenset(), note=note)
 
 
+METRICS = (Metric.gauge("history_list_length", "undo log units", "InnoDB history list length: undo not purged yet"),)
+
+
 SOURCE = Source(
     name=NAME,
     help="InnoDB history list length (history_list_length, gauge)",
@@ -94,5 +98,6 @@ SOURCE = Source(
     min_version={"mysql": (5, 1, 0), "mariadb": (5, 1, 0)},
     interval=None,
     collect=collect,
+    metrics=METRICS,
     derive=derive,
 )

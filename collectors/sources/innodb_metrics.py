@@ -4,6 +4,7 @@
 import pymysql
 
 from collectors.connection import ServerInfo
+from collectors.metric import Metric
 from collectors.source import Reading, Source, counted_sql, from_counted, joined_rows, joined_sql
 
 NAME = "innodb_metrics"
@@ -88,6 +89,11 @@ def reading(rows: list[tuple]) -> Reading:
     return Reading(values, frozenset(counters), note=enable_hint(disabled) if disabled else "")
 
 
+METRICS = (
+    Metric.counter("innodb_metrics:", "value", "an enabled INNODB_METRICS counter; levels are gauges"),
+)
+
+
 SOURCE = Source(
     name=NAME,
     help="information_schema.INNODB_METRICS enabled counters: innodb_metrics:<NAME>",
@@ -98,6 +104,7 @@ SOURCE = Source(
     # The history length every poll comes from global status (history_length.derive).
     interval=60,
     collect=collect,
+    metrics=METRICS,
     shared=shared,
     from_shared=from_counted(reading),
 )

@@ -17,6 +17,7 @@ import re
 import pymysql
 
 from collectors.connection import ServerInfo
+from collectors.metric import PS, Metric
 from collectors.source import Reading, Source, SourceUnavailable, joined_rows, joined_sql, query
 
 NAME = "innodb_mutex"
@@ -144,6 +145,14 @@ def chart_title(health: dict | None) -> str:
     """The mutex row's title for the server whose latest innodb_mutex poll left this health entry."""
     return PFS_CHART_TITLE if (health or {}).get("note", "").startswith(PFS_FALLBACK_NOTE) else CHART_TITLE
 
+METRICS = (
+    Metric.counter("mutex.waits:", "waits", "OS waits on an InnoDB mutex or rw-lock (acquisitions on MariaDB 10.6+)"),
+    Metric.counter("mutex.spins:", "spins", "spin rounds on an InnoDB mutex"),
+    Metric.counter("mutex.calls:", "calls", "calls of an InnoDB mutex"),
+    Metric.counter("mutex.time_ps:", PS, "time waited on an InnoDB latch, from performance_schema (MariaDB 10.6+)"),
+)
+
+
 SOURCE = Source(
     name=NAME,
     help="SHOW ENGINE INNODB MUTEX: mutex.waits/spins/calls:<name>; MariaDB 10.6+ via performance_schema",
@@ -152,5 +161,6 @@ SOURCE = Source(
     interval=60,  # InnoDB walks every latch to answer SHOW ENGINE INNODB MUTEX: not on every cheap poll
     cheap_on=reads_pfs,
     collect=collect,
+    metrics=METRICS,
     derive=derive,
 )

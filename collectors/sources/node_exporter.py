@@ -19,6 +19,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from collectors.connection import ServerInfo
 from collectors.http_fetch import Answer
+from collectors.metric import Metric
 from collectors.pool import Target
 from collectors.source import Reading, Source, SourceError
 
@@ -48,12 +49,6 @@ KEPT = (CPU, BOOT, *GAUGES, *COUNTERS, *MEMORY, *DISK, *NET)
 KEPT_NAMES = frozenset(KEPT)
 MEMORY_STORED = ("total", "free", "available", "cached", "buffers", "used")
 DISK_STORED = ("reads", "writes", "read_bytes", "written_bytes", "await_ms", "util_pct")
-# The names this source stores (docs/metrics.md), for alert rules: fixed ones, and families per CPU or device.
-STORED_NAMES = frozenset(("host.cpus", "host.swap.used_bytes", BUSY_SECONDS, *GAUGES.values(), *COUNTERS.values(),
-                          *(f"host.cpu.{mode}_pct" for mode in (*MODES, "busy")),
-                          *(f"host.mem.{name}_bytes" for name in MEMORY_STORED)))
-STORED_PREFIXES = (*(f"host.cpu.{mode}_pct:" for mode in (*MODES, "busy")),
-                   *(f"host.disk.{field}:" for field in DISK_STORED), *(f"host.net.{field}:" for field in NET.values()))
 # What a missing family says about the agent: the collector that is off.
 COLLECTOR_OF = {"node_load1": "loadavg", "node_context_switches_total": "stat", "node_memory_MemTotal_bytes": "meminfo",
                 "node_vmstat_pswpin": "vmstat", "node_disk_reads_completed_total": "diskstats",
@@ -208,11 +203,38 @@ def collect(answer: Answer, info: ServerInfo | None = None) -> Reading:
                    derive=partial(derive, cpus, disks), unstored=unstored)
 
 
+def host_metrics() -> tuple[Metric, ...]:
+    """The names above as declarations: units from their names, as docs/metrics.md lists them."""
+    per_cpu = [(f"host.cpu.{mode}_pct", f"share of the interval's CPU time in {mode}") for mode in MODES]
+    per_cpu.append(("host.cpu.busy_pct", "100 - idle - iowait"))
+    cpu = [Metric.gauge(n + suffix, "%", h) for n, h in per_cpu for suffix in ("", ":")]
+    fixed = [Metric.gauge("host.cpus", "CPUs", "online CPUs"),
+             Metric.counter(BUSY_SECONDS, "CPU-seconds", "CPU time not idle nor iowait, summed over CPUs"),
+             *(Metric.gauge(n, "processes", "load average or run queue") for n in GAUGES.values()),
+             *(Metric.counter(n, "pages" if "swap" in n else "events", "from /proc/stat and vmstat")
+               for n in COUNTERS.values()),
+             *(Metric.gauge(f"host.mem.{n}_bytes", "bytes", "from /proc/meminfo") for n in MEMORY_STORED),
+             Metric.gauge("host.swap.used_bytes", "bytes", "swap total minus free")]
+    disk = [Metric.counter("host.disk.reads:", "reads", "reads completed"),
+            Metric.counter("host.disk.writes:", "writes", "writes completed"),
+            Metric.counter("host.disk.read_bytes:", "bytes", "bytes read"),
+            Metric.counter("host.disk.written_bytes:", "bytes", "bytes written"),
+            Metric.gauge("host.disk.await_ms:", "ms", "time an I/O of the interval spent queued and served"),
+            Metric.gauge("host.disk.util_pct:", "%", "share of the interval the device was busy")]
+    net = [Metric.counter(f"host.net.{n}:", "packets" if "packets" in n else "bytes" if "bytes" in n else "errors",
+                          "per network interface") for n in NET.values()]
+    return (*cpu, *fixed, *disk, *net)
+
+
+METRICS = host_metrics()
+
+
 SOURCE = Source(
     name=NAME,
     help="the host's node_exporter (server's node_exporter URL): host.cpu.<mode>_pct, host.load1, host.mem.*, "
          "host.disk.<field>:<device>, host.net.<field>:<interface>",
     collect=collect,
+    metrics=METRICS,
     kind="http",
     endpoints=endpoints,
 )

@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass, replace
 import pymysql
 
 from collectors.connection import ServerInfo
+from collectors.metric import Metric
 from collectors.source import FIELD_SEP, ROW_SEP, Reading, Source, SourceUnavailable, query, split_counted
 
 NAME = "oldest_trx"
@@ -231,6 +232,13 @@ def reading(conn: pymysql.Connection, info: ServerInfo, rows: list[Trx]) -> Read
     return Reading(values, frozenset(), extra={"holder": holder})
 
 
+METRICS = (
+    Metric.gauge("trx_oldest_age_s", "s", "age of the oldest open InnoDB transaction, 0 when none"),
+    Metric.gauge("trx_older_60s", "transactions", "open transactions older than a minute"),
+    Metric.gauge("trx_read_view_age_s", "s", "age of the oldest read view (what holds purge back)"),
+)
+
+
 SOURCE = Source(
     name=NAME,
     help="information_schema.INNODB_TRX: trx_oldest_age_s, trx_older_60s, trx_read_view_age_s (gauges); "
@@ -239,6 +247,7 @@ SOURCE = Source(
     min_version={"mysql": (5, 5, 0), "mariadb": (5, 5, 0)},
     interval=None,
     collect=collect,
+    metrics=METRICS,
     shared=shared,
     from_shared=from_shared,
 )

@@ -4,6 +4,7 @@
 import pymysql
 
 from collectors.connection import ServerInfo
+from collectors.metric import PS, Metric
 from collectors.source import (
     Reading,
     Source,
@@ -51,6 +52,12 @@ def reading(rows: list[tuple]) -> Reading:
     return Reading(values, frozenset(values), absent_is_zero=True, reset_together=True)
 
 
+METRICS = (
+    Metric.counter("wait.count:", "waits", "waits of a performance_schema wait event"),
+    Metric.counter("wait.time_ps:", PS, "time waited on a performance_schema wait event"),
+)
+
+
 SOURCE = Source(
     name=NAME,
     help="performance_schema wait events: wait.count:<event> and wait.time_ps:<event> (idle excluded)",
@@ -58,6 +65,7 @@ SOURCE = Source(
     min_version={"mysql": (5, 5, 3), "mariadb": (5, 5, 0)},
     interval=None,
     collect=collect,
+    metrics=METRICS,
     shared=shared,
     from_shared=from_counted(reading),
 )

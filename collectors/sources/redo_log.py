@@ -15,6 +15,7 @@ import re
 import pymysql
 
 from collectors.connection import ServerInfo
+from collectors.metric import Metric
 from collectors.source import Reading, Source, query
 from collectors.sources.history_length import has_innodb_metrics
 
@@ -69,6 +70,12 @@ def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:
                    frozenset({"redo.lsn"}), note=note)
 
 
+METRICS = (
+    Metric.gauge("redo.checkpoint_age_bytes", "bytes", "redo written since the last checkpoint (LSN minus checkpoint)"),
+    Metric.counter("redo.lsn", "bytes", "redo written (the LSN)"),
+)
+
+
 SOURCE = Source(
     name=NAME,
     help="MySQL redo checkpoint age (redo.checkpoint_age_bytes) and redo written (redo.lsn) from INNODB_METRICS "
@@ -77,4 +84,5 @@ SOURCE = Source(
     min_version={"mysql": (5, 1, 0)},
     interval=60,  # may run SHOW ENGINE INNODB STATUS: not on every cheap poll
     collect=collect,
+    metrics=METRICS,
 )

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import pymysql
 
 from collectors.connection import ServerInfo
+from collectors.metric import Metric
 from collectors.source import Reading, Source, SourceUnavailable, number
 
 NAME = "replication"
@@ -107,6 +108,16 @@ def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:
     return Reading(values, note="; ".join(c.state() for c in channels))
 
 
+METRICS = (
+    Metric.gauge("replica.lag_s", "s", "Seconds_Behind_Source/Master of the default channel"),
+    Metric.gauge("replica.lag_s:", "s", "Seconds_Behind_Source/Master of a named channel"),
+    Metric.gauge("replica.io_running", "1 = running", "the I/O thread runs (1) or not (0)"),
+    Metric.gauge("replica.io_running:", "1 = running", "a named channel's I/O thread runs (1) or not (0)"),
+    Metric.gauge("replica.sql_running", "1 = running", "the SQL thread runs (1) or not (0)"),
+    Metric.gauge("replica.sql_running:", "1 = running", "a named channel's SQL thread runs (1) or not (0)"),
+)
+
+
 SOURCE = Source(
     name=NAME,
     help="SHOW REPLICA/SLAVE STATUS: replica.lag_s, replica.io_running, replica.sql_running (per channel, gauges)",
@@ -117,4 +128,5 @@ SOURCE = Source(
     # poll (docs/benchmarks.md), and a server is made a replica rarely. A replica: every poll.
     quiet_interval=60,
     collect=collect,
+    metrics=METRICS,
 )

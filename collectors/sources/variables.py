@@ -4,6 +4,7 @@
 import pymysql
 
 from collectors.connection import ServerInfo
+from collectors.metric import Metric
 from collectors.source import Reading, Source, counted_sql, from_counted, number, query, sql_list
 
 NAME = "variables"
@@ -50,6 +51,9 @@ def reading(rows: list[tuple]) -> Reading:
     return Reading(values, frozenset(), stored_on_change=True)
 
 
+METRICS = (Metric.gauge("var:", "value", "a selected global variable, stored when it changes"),)
+
+
 SOURCE = Source(
     name=NAME,
     help="selected SHOW GLOBAL VARIABLES (var:<name>), stored on change",
@@ -57,6 +61,7 @@ SOURCE = Source(
     min_version={"mysql": (5, 1, 0), "mariadb": (5, 1, 0)},
     interval=60,
     collect=collect,
+    metrics=METRICS,
     shared=shared,
     from_shared=from_counted(reading),
 )

@@ -11,9 +11,9 @@ everything else on it), from node_exporter.
 
 from dataclasses import dataclass
 
+from collectors.metric import TPS
 from dashboards.analysis.topwaits import WaitRow
 
-TPS = "tps"
 BUSY_SECONDS = "host.cpu.busy_seconds"
 PS_PER_MS = 10**9
 

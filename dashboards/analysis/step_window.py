@@ -14,12 +14,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import NamedTuple
 
+from collectors.metric import TPS
 from servers.models import Run
 from store import query
 from store.query import CounterSamples
 from store.stats import percentile
-
-TPS = "tps"
 
 
 class Window(NamedTuple):

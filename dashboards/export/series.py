@@ -17,8 +17,8 @@ from dashboards.export.grid import Grid
 from dashboards.export.params import ExportError, SeriesExport
 from dashboards.export.units import column_name, scale
 from store import query
+from store.query import TICK
 
-TICK = timedelta(microseconds=1)
 ROLLED_AT_LEAST = timedelta(minutes=1)  # the narrowest rollup bucket
 CHUNK_POINTS = 2000  # rows per series per store query, at most
 CHUNK_VALUES = 20_000  # values per store query: fewer rows a chunk when there are many columns

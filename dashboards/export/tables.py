@@ -2,14 +2,13 @@
 
 from collections.abc import Iterable, Iterator
 
+from collectors.metric import PS_PER_S
 from dashboards.analysis.per_transaction import PS_PER_MS, PerTransaction
 from dashboards.analysis.purge_growth import RECENT
 from dashboards.analysis.topwaits import WaitDiff, WaitRow
 from dashboards.reports.scalability import Study
 from dashboards.reports.summary import RunSummary, ratio
 from servers.models import Annotation
-
-PS_PER_S = 10**12
 
 WAIT_HEADER = ["rank", "event", "time waited (s)", "share of time waited (%)", "count",
                "avg wait (us)", "time waited (ps)"]

@@ -1,39 +1,22 @@
-"""The unit of a metric as a CSV header shows it (see docs/metrics.md)."""
+"""The unit of a metric as a CSV header shows it: the unit its source declares (docs/metrics.md)."""
 
-GAUGE_UNITS = {
-    "history_list_length": "undo log units",
-    "Threads_running": "threads",
-    "Threads_connected": "threads",
-    "Threads_cached": "threads",
-    "Threads_created": "threads",
-    "Innodb_checkpoint_age": "bytes",
-    "Innodb_checkpoint_max_age": "bytes",
-    "Innodb_buffer_pool_bytes_data": "bytes",
-    "Innodb_buffer_pool_bytes_dirty": "bytes",
-    "trx_oldest_age_s": "s",
-    "trx_read_view_age_s": "s",
-    "trx_older_60s": "transactions",
-}
-# Families named with their channel after a colon (replica.lag_s:ch1): the unit of the part before it.
-FAMILY_UNITS = {
-    "replica.lag_s": "s",
-    # 1 = Yes, 0 = No or Connecting; a row of several polls holds their mean: the share running
-    "replica.io_running": "1 = running",
-    "replica.sql_running": "1 = running",
-}
-
-
-PS_PER_S = 1e12
+from collectors.metric import PS, PS_PER_S
+from collectors.registry import declared
 
 
 def base_unit(metric: str) -> str:
     """What one unit of a counter is in the CSV: seconds for timers (as the charts show them), else events."""
-    return "s" if "time_ps" in metric else ""
+    return "s" if is_timer(metric) else ""
 
 
 def scale(metric: str) -> float:
     """From the store's unit to the CSV's: picosecond timers as seconds."""
-    return 1 / PS_PER_S if "time_ps" in metric else 1.0
+    return 1 / PS_PER_S if is_timer(metric) else 1.0
+
+
+def is_timer(metric: str) -> bool:
+    found = declared(metric)
+    return found is not None and found.unit == PS
 
 
 def unit(metric: str, kind: str, mode: str = "rate", per: str = "interval") -> str:
@@ -43,10 +26,11 @@ def unit(metric: str, kind: str, mode: str = "rate", per: str = "interval") -> s
         if mode == "delta":
             return f"{base} per {per}".strip()
         return f"{base}/s"
-    return GAUGE_UNITS.get(metric) or FAMILY_UNITS.get(metric.partition(":")[0]) or suffix_unit(metric)
+    found = declared(metric)
+    return found.unit if found else suffix_unit(metric)
 
 
-# Host statistics (node_exporter) say their unit in their name: host.cpu.user_pct, host.disk.await_ms:vda.
+# A name no source declares (a status variable) may say its unit in its name: Innodb_data_pending_fsyncs_ms.
 SUFFIX_UNITS = {"_pct": "%", "_ms": "ms", "_bytes": "bytes"}
 
 

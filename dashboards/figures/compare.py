@@ -4,6 +4,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from collectors.metric import PS_PER_S
 from dashboards.figures.common import (
     LABEL_SHIFT,
     LABEL_STEP,
@@ -14,7 +15,7 @@ from dashboards.figures.common import (
     esc,
     labels_for,
 )
-from dashboards.figures.stability import PS_PER_S, TPS_TITLE, note_row, shared_axes
+from dashboards.figures.stability import TPS_TITLE, note_row, shared_axes
 
 ROWS = [(0.56, 1.0), (0.28, 0.48), (0.0, 0.20)]
 

@@ -4,6 +4,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from collectors.metric import PS_PER_S
 from dashboards.analysis.stability import Dip
 from dashboards.figures.common import (
     PALETTE,
@@ -20,7 +21,6 @@ from dashboards.figures.common import (
 )
 from dashboards.figures.stacks import stack_pieces, stackable
 
-PS_PER_S = 1e12
 DIP_FILL = "rgba(220, 38, 38, 0.12)"
 # Row domains, top to bottom: TPS, waits, mutex waits (with gaps for the titles).
 ROWS = [(0.66, 1.0), (0.33, 0.57), (0.0, 0.24)]

@@ -14,6 +14,7 @@ from dashboards.timerange import TimeRange
 from dashboards.views.common import chart_csv, page_range, range_context
 from servers.models import Server
 from store import config, levels
+from store.query import TICK
 
 SETTINGS = [spec.MAX_AGE, spec.REDO_CAPACITY, spec.LOG_FILE_SIZE, spec.LOG_FILES, spec.MAX_PURGE_LAG,
             spec.MAX_PURGE_DELAY]
@@ -24,7 +25,6 @@ PER_POLL = 10**9
 EDGE_MARGIN = timedelta(minutes=1)
 # Settings are stored on change only: how far back the one in force is looked for (as the run reports do).
 LOOKBACK = timedelta(days=400)
-TICK = timedelta(microseconds=1)
 
 
 @dataclass(frozen=True)
