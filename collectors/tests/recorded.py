@@ -61,7 +61,8 @@ class RecordedConnection:
 
 class RecordedCursor:
     def __init__(self, conn: RecordedConnection):
-        self.conn, self.rows, self.description = conn, [], None
+        self.conn, self.description = conn, None
+        self.rows: list[tuple] = []
 
     def __enter__(self):
         return self

@@ -5,6 +5,7 @@ import resource
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -22,10 +23,10 @@ def host_server(make_server, mariadb, node_exporter_url):
     return make_server("with-host-stats", mariadb.port, node_exporter_url=node_exporter_url)
 
 
-def host_values(server) -> tuple[dict, float]:
+def host_values(server) -> tuple[Mapping, float | None]:
     result = poll_server(server.id, only=["node_exporter"])
     (outcome,) = result.sources
-    assert outcome.ok, outcome.error
+    assert outcome.ok and outcome.sample is not None, outcome.error
     return outcome.sample.values, outcome.sample.interval
 
 

@@ -30,6 +30,7 @@ def test_it_counts_exactly_the_transactions_the_test_caused(server, load):
 
 def poll_counters(server, source: str) -> frozenset:
     outcome = next(s for s in poll_server(server.id, only=[source]).sources if s.name == source)
+    assert outcome.sample is not None, outcome.error
     return outcome.sample.counters
 
 

@@ -18,13 +18,13 @@ def server(server_id: int) -> Target:
     return Target(server_id, f"db{server_id}", "127.0.0.1", 3306, "", "steady", "pw")
 
 
-def simulate(polls: int, skip: set[tuple[int, int]] = frozenset()) -> list[Counter]:
+def simulate(polls: int, skip: frozenset[tuple[int, int]] = frozenset()) -> list[Counter]:
     """Per poll slot, how many servers read each source; every server polled at 10 s from t0 (a due slot)."""
     attempts: dict[int, dict[str, float]] = {sid: {} for sid in FLEET}
     per_slot = []
     for k in range(polls):
         now = 1_000_000.0 + k * INTERVAL
-        counts = Counter()
+        counts: Counter[str] = Counter()
         for sid in FLEET:
             if (sid, k) in skip:
                 continue
@@ -83,4 +83,6 @@ def test_a_server_added_alone_is_first_polled_within_its_interval(db):
 
 
 def first_due(server_id: int) -> float:
-    return state.client().zscore(DUE_KEY, str(server_id))
+    due = state.client().zscore(DUE_KEY, str(server_id))
+    assert due is not None, f"server {server_id} is not scheduled"
+    return due

@@ -63,14 +63,15 @@ def workload(mariadb, load):  # load: the table exists
 ALONE, SHARED = ["global_status"], ["global_status", "pfs_waits"]
 
 
-def run_polled(server, steps, only=ALONE) -> tuple[int, int, str]:
+def run_polled(server, steps, only=ALONE) -> tuple[int | float, int | float, str]:
     """Poll before and between the steps; the sums of the tps and tps_explicit deltas, and the note."""
     poll_server(server.id, only=only)
-    tps = explicit = 0
+    tps: int | float = 0
+    explicit: int | float = 0
     for step in steps:
         step()
         outcome = poll_server(server.id, only=only).sources[0]
-        assert outcome.ok and outcome.sample.interval is not None, outcome.error or outcome.reset
+        assert outcome.ok and outcome.sample and outcome.sample.interval is not None, outcome.error or outcome.reset
         tps += outcome.sample.values.get("tps", 0)
         explicit += outcome.sample.values["tps_explicit"]
     return tps, explicit, outcome.note

@@ -66,7 +66,7 @@ def env_reads(tree: ast.AST) -> list[tuple[int, str]]:
             arg = node.slice
         else:
             continue
-        if isinstance(arg, ast.Constant) and arg.value not in PROCESS_NAMES:
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value not in PROCESS_NAMES:
             found.append((node.lineno, arg.value))
     return found
 

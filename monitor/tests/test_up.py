@@ -55,7 +55,9 @@ def log_in(url: str, password: str) -> str:
     """Log in as admin with a CSRF token, like a browser; return the /servers/ page."""
     opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
     login = opener.open(url + "/accounts/login/").read().decode()
-    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', login)[1]
+    found = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', login)
+    assert found, "no CSRF token on the login page"
+    token = found[1]
     data = urllib.parse.urlencode({"csrfmiddlewaretoken": token, "username": "admin", "password": password,
                                    "next": "/servers/"}).encode()
     return opener.open(urllib.request.Request(url + "/accounts/login/", data, headers={"Referer": url})).read().decode()
