@@ -25,6 +25,7 @@ test: $(VENV)/.test-installed
 	@bash scripts/system-deps.sh test
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy
 	$(VENV)/bin/pytest
 
 bench-deps: $(VENV)/.test-installed
@@ -33,6 +34,7 @@ bench-deps: $(VENV)/.test-installed
 lint: $(VENV)/.test-installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy
 
 clean:
 	rm -rf $(VENV) staticfiles
