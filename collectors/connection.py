@@ -36,6 +36,7 @@ MARIADB_HANDSHAKE_PREFIX = "5.5.5-"
 
 # Plugins that send the password itself to whoever answers: only over TLS whose certificate we verified.
 CLEAR_TEXT_PLUGINS = (b"mysql_clear_password", b"dialog")
+OLD_PASSWORD_PLUGIN = b"mysql_old_password"
 
 
 class ReusedTLSConnection(pymysql.connections.Connection):
@@ -65,6 +66,12 @@ class ReusedTLSConnection(pymysql.connections.Connection):
                 f"the server asked for the clear-text authentication plugin '{plugin_name.decode()}': "
                 "refused, the password is only sent in clear text over TLS with a verified certificate "
                 "(TLS mode verify-ca or verify-identity)")
+        if plugin_name == OLD_PASSWORD_PLUGIN:  # PyMySQL names a scrambler it does not have: AttributeError
+            raise pymysql.err.OperationalError(
+                CR.CR_AUTH_PLUGIN_CANNOT_LOAD,
+                "the server asked for the pre-4.1 authentication plugin 'mysql_old_password': not supported "
+                "(insecure, removed in MySQL 5.7.5); give the monitoring user a password of a current plugin, "
+                "e.g. ALTER USER ... IDENTIFIED WITH mysql_native_password BY '...'")
         return super()._process_auth(plugin_name, auth_packet, handler)
 
 
