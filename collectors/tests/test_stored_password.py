@@ -170,3 +170,5 @@ def test_saving_a_typed_password_without_a_successful_test_unpins(client, admin_
                                                          save_anyway="1"))
     stored.refresh_from_db()
     assert (stored.port, stored.pinned_kind, stored.pinned_sha256, stored.pinned_at) == (1, "", "", None)
+    html = client.get(f"/servers/{stored.pk}/edit/").content.decode()
+    assert "<strong>Pinned</strong>: nothing: the stored password is not sent" in html

@@ -8,6 +8,7 @@ from django.views.decorators.http import require_POST
 
 from collectors.pinning import Pin
 from collectors.probe import check_server
+from collectors.tls import VERIFYING
 from dashboards.server_form import ServerForm
 from servers.models import Server
 
@@ -52,6 +53,8 @@ def pinned_text(server: Server) -> str:
     if not server.pk:
         return ""
     pin = Pin.of(server)
+    if not pin and (server.socket or server.tls_mode in VERIFYING):
+        return "not needed: " + ("a unix socket" if server.socket else "the certificate is verified against the CA")
     if not pin:
         return ("nothing: the stored password is not sent to a TLS certificate or RSA key that is not pinned; "
                 "type the password and test to pin what this server proves")
