@@ -54,6 +54,7 @@ def auth_response(payload: bytes) -> bytes:
 
 
 class Handler(socketserver.BaseRequestHandler):
+    server: "FakeServer"
     seq = 0
 
     def read_packet(self) -> bytes | None:
@@ -90,6 +91,7 @@ class Handler(socketserver.BaseRequestHandler):
             response = self.read_packet()
         if response is None:
             return
+        answer: bytes | None
         if server.first_plugin == server.plugin:
             answer = auth_response(response)
         else:
@@ -102,8 +104,9 @@ class Handler(socketserver.BaseRequestHandler):
         if server.accept and learnt == server.accept.encode():
             self.serve_statements()
 
-    def exchange(self, answer: bytes) -> bytes | None:
+    def exchange(self, first: bytes) -> bytes | None:
         """The rest of the plugin's exchange, from the client's first answer; the password learnt."""
+        answer: bytes | None = first
         plugin = self.server.plugin
         if plugin == "caching_sha2_password":
             self.send(b"\x01\x04")  # no cached hash: full authentication

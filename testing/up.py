@@ -81,7 +81,8 @@ def last_success(var: Path) -> datetime | None:
     """The newest successful poll in the embedded PostgreSQL of this var/ (None if unreachable or none)."""
     try:
         with psycopg.connect(f"postgresql://postgres:@/postgres?host={var / 'pg'}", connect_timeout=2) as conn:
-            return conn.execute("SELECT max(last_success_at) FROM collectors_serverhealth").fetchone()[0]
+            row = conn.execute("SELECT max(last_success_at) FROM collectors_serverhealth").fetchone()
+            return row[0] if row else None
     except psycopg.Error:
         return None
 
