@@ -6,8 +6,6 @@ from aiosmtpd.controller import Controller
 from testing.alerts import Inbox
 from testing.mariadb import free_port
 
-RECIPIENT = "oncall@example.com"
-
 
 @pytest.fixture
 def inbox(settings):
@@ -18,6 +16,6 @@ def inbox(settings):
     settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
     settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", controller.port
     settings.EMAIL_USE_TLS, settings.EMAIL_HOST_USER, settings.EMAIL_HOST_PASSWORD = False, "", ""
-    settings.ALERT_RECIPIENTS = [RECIPIENT]
+    settings.ALERT_RECIPIENTS = ["oncall@example.com"]
     yield handler
     controller.stop()
