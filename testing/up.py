@@ -36,10 +36,10 @@ def wait_for_login_page(up, url: str, log: Path, timeout: float = 120) -> None:
     raise AssertionError("the login page never answered:\n" + log.read_text()[-3000:])
 
 
-def wait_for_log(up, log: Path, text: str, timeout: float = 30) -> None:
-    """Until `up` printed this line (or fail with its log's end)."""
+def wait_for_log(up, log: Path, text: str, timeout: float = 30, count: int = 1) -> None:
+    """Until `up` printed this text `count` times (or fail with its log's end)."""
     deadline = time.monotonic() + timeout
-    while text not in log.read_text():
+    while log.read_text().count(text) < count:
         assert up.poll() is None, f"up exited: {log.read_text()[-3000:]}"
         assert time.monotonic() < deadline, f"no {text!r} within {timeout} s:\n{log.read_text()[-3000:]}"
         time.sleep(0.2)

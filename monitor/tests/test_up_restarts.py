@@ -2,7 +2,8 @@
 
 Each test runs `up` for real on a var/ directory of its own (testing/up.py), kills
 something with SIGKILL and waits, bounded, for `up` to say it started it again and
-for the thing to run again, `up` itself never stopping.
+for the thing to run again, `up` itself never stopping; five crashes in a row are
+mailed, once, to a real SMTP inbox.
 """
 
 import os
@@ -32,11 +33,12 @@ def var():
 
 
 @pytest.fixture
-def running_up(var, tmp_path):
-    """(up, its log, its URL): `up --no-demo` on its own var/, answering; stopped with Ctrl-C afterwards."""
+def running_up(var, tmp_path, inbox, settings):
+    """(up, its log, its URL): `up --no-demo` on its own var/ mailing the inbox, answering; Ctrl-C afterwards."""
     port = free_port()
     log = tmp_path / "up.log"
-    up = start_up(var, port, log, args=("--no-demo",))
+    up = start_up(var, port, log, args=("--no-demo",), ALERT_RECIPIENTS="oncall@example.com",
+                  EMAIL_HOST="127.0.0.1", EMAIL_PORT=str(settings.EMAIL_PORT))
     try:
         wait_for_login_page(up, f"http://127.0.0.1:{port}", log)
         yield up, log, f"http://127.0.0.1:{port}"
@@ -57,6 +59,25 @@ def test_killed_children_are_started_again(running_up):
         assert successor and successor.pid != victim.pid and successor.is_running()
     wait_for_login_page(up, url, log, timeout=30)  # the new gunicorn serves (the old workers freed the port)
     assert up.poll() is None
+
+
+def test_a_crash_loop_is_mailed_once_and_up_goes_on(running_up, inbox):
+    """Five crashes of the watchdog within five minutes: waits of 1, 2, 4 and 8 s, then one mail."""
+    up, log, _ = running_up
+    for crash in range(1, 6):
+        victim = child(up, "watchdog")
+        victim.kill()
+        wait_for_log(up, log, f"up: watchdog exited with code -9: restarting it in {2 ** (crash - 1)} s "
+                              f"({crash} crash(es) in the last 5 min)")
+        if crash < 5:
+            wait_for_log(up, log, "up: restarted watchdog (pid", count=crash, timeout=20)
+    deadline = time.monotonic() + 15
+    while not inbox.messages and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert inbox.subjects() == ["[SteadyState] watchdog keeps crashing"]
+    assert "watchdog crashed 5 times within 5 minutes (last: it exited with code -9)" in inbox.text(0)
+    wait_for_log(up, log, "up: restarted watchdog (pid", count=5, timeout=30)  # and it goes on
+    assert up.poll() is None and len(inbox.messages) == 1
 
 
 def test_killed_embedded_redis_and_postgresql_are_started_again_and_polling_resumes(running_up, var, mariadb):
