@@ -4,7 +4,8 @@ If the Celery worker or beat stops, health rows go stale and metric rules see
 "unknown": no rule fires. So the watchdog does not run in Celery. `up` runs it
 as a process of its own (`manage.py watchdog`), which mails ALERT_RECIPIENTS
 directly (the outbox is mailed by the worker, the thing that may be stuck) once
-when polling stalls and once when it resumes; the page header computes the same
+when polling stalls and once when it resumes, keeping what it mailed in a file
+(alerts/watchdog_state.py) so that it works with Redis down; the page header computes the same
 verdict from the database on every page, so it shows even if the watchdog died.
 """
 
@@ -20,23 +21,27 @@ from django.db.models import DurationField, ExpressionWrapper, F, Max, Q
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from alerts import watchdog_state
 from alerts.recipients import default_recipients, invalid
-from collectors import state
 from servers.models import Server
 
 log = logging.getLogger(__name__)
-
-STATE_KEY = "watchdog:blind_since"  # set while stalled and mailed: one mail per stall
 
 
 @dataclass(frozen=True)
 class Verdict:
     blind: bool
     reason: str = ""
+    waiting: bool = False  # not blind only because the watchdog started less than the intervals ago
 
 
-def verdict(now: datetime | None = None) -> Verdict:
-    """Blind when no enabled server had a successful poll within WATCHDOG_INTERVALS of its own interval."""
+def verdict(now: datetime | None = None, started: datetime | None = None) -> Verdict:
+    """Blind when no enabled server had a successful poll within WATCHDOG_INTERVALS of its own interval.
+
+    `started` is when the watchdog (so, under `up`, the worker and beat) last started: a poll
+    history that stopped while SteadyState was stopped is not a stall, the first polls after
+    a start get the same intervals.
+    """
     now = now or timezone.now()
     n = settings.WATCHDOG_INTERVALS
     try:
@@ -46,8 +51,12 @@ def verdict(now: datetime | None = None) -> Verdict:
         window = ExpressionWrapper(F("poll_interval") * timedelta(seconds=n), output_field=DurationField())
         # A server never polled counts from when it was added: it gets the same N intervals.
         last = Coalesce("health__last_success_at", "created_at")
-        if enabled.alias(last=last, window=window).filter(Q(last__gte=now - F("window"))).exists():
+        watched = enabled.alias(last=last, window=window)
+        if watched.filter(Q(last__gte=now - F("window"))).exists():
             return Verdict(False)
+        if started and watched.filter(window__gt=now - started).exists():
+            return Verdict(False, f"started at {started:%Y-%m-%d %H:%M:%S} UTC: the first polls get "
+                                  f"{n} poll intervals", waiting=True)
         newest = enabled.aggregate(at=Max("health__last_success_at"))["at"]
     except DatabaseError as exc:
         return Verdict(True, f"the watchdog cannot read PostgreSQL ({str(exc).strip()[:200]})")
@@ -57,15 +66,19 @@ def verdict(now: datetime | None = None) -> Verdict:
 
 
 def check(now: datetime | None = None) -> Verdict:
-    """One round: mail when the fleet went blind, and when it sees again."""
-    found = verdict(now)
-    mailed = state.client().get(STATE_KEY)
-    if found.blind and not mailed:
+    """One round: mail when the fleet went blind, and when it sees again (a poll succeeded, not a start grace)."""
+    now = now or timezone.now()
+    memory = watchdog_state.load()
+    found = verdict(now, memory.started_at)
+    if found.blind and not memory.blind_since:
         notify("SteadyState is blind: polling stalled", found.reason)
-        state.client().set(STATE_KEY, (now or timezone.now()).isoformat())
-    elif not found.blind and mailed:
-        notify("SteadyState polls again", f"Polls succeed again (stalled since {mailed.decode()}).")
-        state.client().delete(STATE_KEY)
+        memory.blind_since = now
+        watchdog_state.save(memory)
+    elif not found.blind and not found.waiting and memory.blind_since:
+        notify("SteadyState polls again",
+               f"Polls succeed again (stalled since {memory.blind_since:%Y-%m-%d %H:%M:%S} UTC).")
+        memory.blind_since = None
+        watchdog_state.save(memory)
     return found
 
 
@@ -78,12 +91,19 @@ def notify(subject: str, text: str) -> None:
 
 
 def run_forever() -> None:
+    watchdog_state.mark_started(timezone.now())
+    failing = ""  # the last round's failure: its traceback is logged once, not every round
     while True:
         close_old_connections()  # a PostgreSQL that went away and came back
         try:
             check()
-        except Exception:  # SMTP or Redis down: say it, and look again next round
-            log.exception("watchdog: this round failed")
+            failing = ""
+        except Exception as exc:  # SMTP down: say it, and look again next round
+            if str(exc) != failing:
+                log.exception("watchdog: this round failed")
+            else:
+                log.error("watchdog: this round failed again: %s", exc)
+            failing = str(exc)
         time.sleep(settings.WATCHDOG_CHECK_SECONDS)
 
 
@@ -92,5 +112,5 @@ def context(request) -> dict:
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:
         return {}
-    found = verdict()
+    found = verdict(started=watchdog_state.load().started_at)
     return {"watchdog_warning": found.reason if found.blind else ""}

@@ -1,13 +1,15 @@
 """Connections to monitored servers: short timeouts, session guards, flavor detection."""
 
+import hashlib
 import re
 from dataclasses import dataclass
 
 import pymysql
-from pymysql.constants import CR
+from pymysql.constants import CLIENT, CR
 
+from collectors import pinning, transactions
 from collectors import tls as tls_modes
-from collectors import transactions
+from collectors.pinning import NO_PIN, Guard, Pin
 from collectors.tls import TLS
 
 IDENTITY_SQL = "SELECT VERSION(), @@version_comment, @@performance_schema"
@@ -36,6 +38,7 @@ MARIADB_HANDSHAKE_PREFIX = "5.5.5-"
 
 # Plugins that send the password itself to whoever answers: only over TLS whose certificate we verified.
 CLEAR_TEXT_PLUGINS = (b"mysql_clear_password", b"dialog")
+OLD_PASSWORD_PLUGIN = b"mysql_old_password"
 
 
 class ReusedTLSConnection(pymysql.connections.Connection):
@@ -46,17 +49,30 @@ class ReusedTLSConnection(pymysql.connections.Connection):
     for every connection; at fleet scale that was most of a new target's cost.
     PyMySQL also honours a server's switch to mysql_clear_password on any
     connection: a fake server (or anyone in the path) would read the password.
+    The certificate or RSA key a server proves is checked against the pinned one
+    before the password can leave (collectors.pinning).
     """
 
     _preferred_ctx = None
 
+    def __init__(self, *, pin: Pin = NO_PIN, trust_new: bool = False, **kwargs) -> None:
+        self.guard = Guard(pin, trust_new)  # before PyMySQL's __init__, which connects
+        super().__init__(auth_plugin_map=pinning.PLUGINS, **kwargs)
+
     def _create_ssl_ctx(self, sslp):
         if sslp:  # explicit TLS settings: PyMySQL's own handling
-            return super()._create_ssl_ctx(sslp)
+            return GuardedContext(super()._create_ssl_ctx(sslp), self)
         cls = type(self)
         if cls._preferred_ctx is None:
             cls._preferred_ctx = super()._create_ssl_ctx(sslp)
-        return cls._preferred_ctx
+        return GuardedContext(cls._preferred_ctx, self)
+
+    def _request_authentication(self):
+        if self.unix_socket:
+            self.guard.local()
+        elif not (self.ssl and self.server_capabilities & CLIENT.SSL):
+            self.guard.no_tls()
+        return super()._request_authentication()
 
     def _process_auth(self, plugin_name, auth_packet, handler=None):
         if plugin_name in CLEAR_TEXT_PLUGINS and not tls_modes.verified(self._sock):
@@ -65,7 +81,32 @@ class ReusedTLSConnection(pymysql.connections.Connection):
                 f"the server asked for the clear-text authentication plugin '{plugin_name.decode()}': "
                 "refused, the password is only sent in clear text over TLS with a verified certificate "
                 "(TLS mode verify-ca or verify-identity)")
+        if plugin_name == OLD_PASSWORD_PLUGIN:  # PyMySQL names a scrambler it does not have: AttributeError
+            raise pymysql.err.OperationalError(
+                CR.CR_AUTH_PLUGIN_CANNOT_LOAD,
+                "the server asked for the pre-4.1 authentication plugin 'mysql_old_password': not supported "
+                "(insecure, removed in MySQL 5.7.5); give the monitoring user a password of a current plugin, "
+                "e.g. ALTER USER ... IDENTIFIED WITH mysql_native_password BY '...'")
         return super()._process_auth(plugin_name, auth_packet, handler)
+
+
+class GuardedContext:
+    """A TLS context whose handshake is followed, before any authentication byte, by the pin's check."""
+
+    def __init__(self, ctx, conn: ReusedTLSConnection) -> None:
+        self.ctx, self.conn = ctx, conn
+
+    def wrap_socket(self, sock, server_hostname=None):
+        tls_sock = self.ctx.wrap_socket(sock, server_hostname=server_hostname)
+        der = tls_sock.getpeercert(binary_form=True) or b""
+        plugin = self.conn._auth_plugin_name
+        try:
+            self.conn.guard.tls_established(hashlib.sha256(der).hexdigest(), tls_modes.verified(tls_sock),
+                                            plugin.decode() if isinstance(plugin, bytes) else plugin)
+        except pymysql.MySQLError:
+            tls_sock.close()
+            raise
+        return tls_sock
 
 
 class ConnectError(Exception):
@@ -87,10 +128,14 @@ class ServerInfo:
 
 def open_connection(*, host: str = "", port: int = 3306, socket: str = "", user: str, password: str,
                     tls: TLS = tls_modes.DEFAULT, connect_timeout: float = CONNECT_TIMEOUT,
-                    read_timeout: float = READ_TIMEOUT, guards: bool = True) -> pymysql.Connection:
+                    read_timeout: float = READ_TIMEOUT, guards: bool = True, pin: Pin = NO_PIN,
+                    trust_new: bool = False) -> pymysql.Connection:
+    """A connection; `pin` is what the server must prove for the password to be sent, `trust_new` (a
+    password the user typed) lets it go to whatever the server proves (conn.guard.proof: what to pin)."""
     where = socket or f"{host}:{port}"
     try:
         conn = ReusedTLSConnection(
+            pin=pin, trust_new=trust_new,
             host=host or None, port=port, unix_socket=socket or None, user=user, password=password,
             connect_timeout=connect_timeout, read_timeout=read_timeout, write_timeout=read_timeout,
             autocommit=True, charset="utf8mb4", **tls.connect_args(),
@@ -107,7 +152,7 @@ def open_connection(*, host: str = "", port: int = 3306, socket: str = "", user:
 def connect(server) -> pymysql.Connection:
     """Open a guarded connection to a servers.models.Server."""
     return open_connection(host=server.host, port=server.port, socket=server.socket,
-                           user=server.user, password=server.password, tls=TLS.of(server))
+                           user=server.user, password=server.password, tls=TLS.of(server), pin=Pin.of(server))
 
 
 def apply_session_guards(conn: pymysql.Connection) -> None:

@@ -13,6 +13,7 @@ import pymysql
 
 from collectors import tls as tls_modes
 from collectors.connection import ServerInfo, detect, open_connection, parse_version
+from collectors.pinning import NO_PIN, Pin
 from collectors.tls import TLS
 
 # Read once per connection: the boot time tells a restart from a normal poll.
@@ -36,18 +37,20 @@ class Target:
     flavor: str = ""  # as last detected (servers.models.Server): picks the sources' intervals
     version: tuple[int, int, int] = (0, 0, 0)
     node_exporter_url: str = ""  # the host's node_exporter, read by the http source of that name
+    pin: Pin = NO_PIN  # what the server must prove for the stored password to be sent (collectors.pinning)
 
     @classmethod
     def from_server(cls, server) -> "Target":
         return cls(server.id, server.name, server.host, server.port, server.socket, server.user, server.password,
-                   TLS.of(server), server.flavor, parse_version(server.version), server.node_exporter_url)
+                   TLS.of(server), server.flavor, parse_version(server.version), server.node_exporter_url,
+                   Pin.of(server))
 
     @property
     def address(self) -> str:
         return self.socket or f"{self.host}:{self.port}"
 
     def fingerprint(self) -> tuple:
-        return (self.host, self.port, self.socket, self.user, self.password, self.tls)
+        return (self.host, self.port, self.socket, self.user, self.password, self.tls, self.pin)
 
 
 @dataclass
@@ -113,7 +116,7 @@ class ConnectionPool:
 
     def _open(self, target: Target) -> Pooled:
         conn = open_connection(host=target.host, port=target.port, socket=target.socket,
-                               user=target.user, password=target.password, tls=target.tls)
+                               user=target.user, password=target.password, tls=target.tls, pin=target.pin)
         self.connects += 1
         try:
             info, boot = describe(conn)

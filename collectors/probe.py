@@ -12,6 +12,7 @@ from collectors import tls as tls_modes
 from collectors.connection import ConnectError, ServerInfo, detect, open_connection
 from collectors.http_fetch import FetchError, HttpPool
 from collectors.http_poll import fetch
+from collectors.pinning import NO_PIN, Pin
 from collectors.pool import Target
 from collectors.source import SourceError
 from collectors.sources import node_exporter
@@ -53,6 +54,8 @@ class CheckResult:
     tls: str = ""  # whether TLS was used, with which certificate, and whether it was verified
     node_exporter: str = ""  # what one read of the host's node_exporter found, when the server has one
     node_exporter_error: str = ""
+    proof: Pin = NO_PIN  # the certificate or RSA key this server proved (what a typed password pins)
+    pinning: str = ""  # what is pinned, or would be, in a sentence
 
     @property
     def connected(self) -> bool:
@@ -69,6 +72,7 @@ class CheckResult:
             return [f"connection FAILED: {self.error}"]
         out = [f"connection OK: {self.info.label} ({self.info.version}) at {self.address} as {self.account}",
                f"TLS: {self.tls}",
+               f"pinned: {self.pinning}",
                f"performance_schema: {'ON' if self.info.performance_schema else 'OFF'}"]
         if not self.info.performance_schema:
             out.append("  the wait and mutex charts need it: set performance_schema=ON in my.cnf and restart")
@@ -85,16 +89,23 @@ class CheckResult:
 
 
 def check_connection(*, host: str = "", port: int = 3306, socket: str = "", user: str, password: str,
-                     tls: TLS = tls_modes.DEFAULT) -> CheckResult:
-    """Connect with short timeouts and report TLS, flavor, version, performance_schema and missing privileges."""
+                     tls: TLS = tls_modes.DEFAULT, pin: Pin = NO_PIN, trust_new: bool = False) -> CheckResult:
+    """Connect with short timeouts and report TLS, flavor, version, performance_schema and missing privileges.
+
+    `pin` and `trust_new` as for collectors.connection.open_connection: a typed password trusts what
+    the server proves (result.proof, pinned when saved), the stored one only what is pinned.
+    """
     result = CheckResult(address=socket or f"{host}:{port}")
     try:
-        conn = open_connection(host=host, port=port, socket=socket, user=user, password=password, tls=tls)
+        conn = open_connection(host=host, port=port, socket=socket, user=user, password=password, tls=tls,
+                               pin=pin, trust_new=trust_new)
     except ConnectError as exc:
         result.error = str(exc)
         return result
     try:
         result.tls = tls_modes.describe(conn._sock, tls.mode)
+        result.proof = conn.guard.proof
+        result.pinning = pinning_note(result.proof, pin, trust_new, conn.guard.proven)
         result.info = detect(conn)
         result.account = current_account(conn)
         result.missing = missing_privileges(conn, result.info)
@@ -107,10 +118,25 @@ def check_connection(*, host: str = "", port: int = 3306, socket: str = "", user
 
 
 def check_server(server) -> CheckResult:
-    """Test a servers.models.Server with its stored credentials."""
+    """Test a servers.models.Server with its stored credentials (sent only to what it has pinned)."""
     result = check_connection(host=server.host, port=server.port, socket=server.socket,
-                              user=server.user, password=server.password, tls=TLS.of(server))
+                              user=server.user, password=server.password, tls=TLS.of(server), pin=Pin.of(server))
     return check_node_exporter(result, server.node_exporter_url)
+
+
+def pinning_note(proof: Pin, pin: Pin, trust_new: bool, proven: bool) -> str:
+    """What is pinned (or will be, once saved with the typed password), for the test's result."""
+    if proven and not proof:
+        return "nothing needed: the certificate was verified against a CA, or the server is on a unix socket"
+    if trust_new:
+        if not proof:
+            return ("nothing: this server proved no certificate or key (its password scramble does not reveal "
+                    "the password); an RSA or clear-text exchange will be refused until one is pinned")
+        return f"{proof.describe()}: pinned when saved with this password"
+    if pin:
+        return f"{pin.describe()}"
+    return ("nothing: type the password (Edit) and test to pin " + proof.describe()) if proof else (
+        "nothing: this server proved no certificate or key")
 
 
 def check_node_exporter(result: CheckResult, url: str) -> CheckResult:

@@ -3,8 +3,10 @@
 import os
 
 from django import forms
+from django.utils import timezone
 
 from collectors import tls
+from collectors.pinning import Pin
 from collectors.probe import CheckResult, check_connection, check_node_exporter
 from collectors.tls import TLS
 from servers.models import Server
@@ -114,11 +116,13 @@ class ServerForm(forms.ModelForm):
         """Where and how to connect, from the form; the stored password only to its own destination."""
         data = self.cleaned_data
         password = data.get("password")
+        typed = bool(password)  # the user chose to send it: it may go to what the server proves, then pinned
         if not password and not self.destination_changed(data):
             password = self.instance.password
         return {
             "host": data["host"], "port": data.get("port") or 3306, "socket": data["socket"],
             "user": data["user"], "password": password or "", "tls": self.tls(),
+            "pin": Pin.of(self.instance), "trust_new": typed,
         }
 
     def test_connection(self) -> CheckResult:
@@ -129,11 +133,19 @@ class ServerForm(forms.ModelForm):
         server = super().save(commit=False)
         if self.cleaned_data.get("password"):
             server.password = self.cleaned_data["password"]
+            pin_proof(server, check)
         if check and check.info:
             server.flavor, server.version = check.info.flavor, check.info.version
         if commit:
             server.save()
         return server
+
+
+def pin_proof(server: Server, check: CheckResult | None) -> None:
+    """With a typed password, pin what the server proved in a successful test (nothing otherwise)."""
+    proof = check.proof if check and check.connected else Pin()
+    server.pinned_kind, server.pinned_sha256, server.pinned_key = proof.kind, proof.sha256, proof.key
+    server.pinned_at = timezone.now() if proof else None
 
 
 def readable_file(path: str) -> str:

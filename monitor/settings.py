@@ -171,6 +171,8 @@ COLLECTORS_HEARTBEAT_TTL = envint("COLLECTORS_HEARTBEAT_TTL", 6, lo=1)
 # any successful poll; how often it looks.
 WATCHDOG_INTERVALS = envint("WATCHDOG_INTERVALS", 3, lo=1)
 WATCHDOG_CHECK_SECONDS = envint("WATCHDOG_CHECK_SECONDS", 15, lo=1)
+# Its memory (start time, stall mailed), a file so that it works with Redis or PostgreSQL down.
+WATCHDOG_STATE_FILE = envstr("WATCHDOG_STATE_FILE") or str(VAR_DIR / "watchdog-state.json")
 
 # CSV exports: most values (rows x columns) one request may ask for.
 EXPORT_MAX_CELLS = envint("EXPORT_MAX_CELLS", 20_000_000, lo=1)

@@ -42,6 +42,13 @@ class Server(models.Model):
     )
     flavor = models.CharField(max_length=10, choices=FLAVORS, blank=True, editable=False)
     version = models.CharField(max_length=100, blank=True, editable=False)
+    # What the server proved when the password was last typed and tested (collectors.pinning), as SSH
+    # pins host keys: the stored password is only sent to a server proving the same again.
+    PINNED_KINDS = [("", "nothing"), ("tls", "TLS certificate"), ("rsa", "RSA public key")]
+    pinned_kind = models.CharField(max_length=3, choices=PINNED_KINDS, blank=True, editable=False)
+    pinned_sha256 = models.CharField(max_length=64, blank=True, editable=False)
+    pinned_key = models.TextField(blank=True, editable=False, help_text="the pinned RSA public key (PEM)")
+    pinned_at = models.DateTimeField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

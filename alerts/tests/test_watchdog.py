@@ -4,9 +4,9 @@ from datetime import timedelta
 
 import pytest
 from django.core.management import call_command
+from django.utils import timezone
 
-from alerts import watchdog
-from collectors import state
+from alerts import watchdog, watchdog_state
 from collectors.batch import poll_server
 from collectors.models import ServerHealth
 from testing.servers import make_server
@@ -15,13 +15,11 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def watched(inbox, settings, mariadb):
+def watched(inbox, settings, mariadb, tmp_path):
     settings.ALERT_RECIPIENTS = ["oncall@example.com"]
     settings.WATCHDOG_INTERVALS = 3
-    state.client().delete(watchdog.STATE_KEY)
-    server = make_server("sandbox", port=mariadb.port, poll_interval=10)
-    yield server
-    state.client().delete(watchdog.STATE_KEY)
+    settings.WATCHDOG_STATE_FILE = str(tmp_path / "watchdog-state.json")
+    return make_server("sandbox", port=mariadb.port, poll_interval=10)
 
 
 def test_a_stopped_worker_is_mailed_once_and_its_return_too(watched, inbox):
@@ -55,3 +53,39 @@ def test_every_page_header_says_so(watched, admin_client, capsys):
 def test_a_server_never_polled_gets_its_intervals_before_the_alarm(watched):
     assert not watchdog.check(watched.created_at + timedelta(seconds=29)).blind
     assert watchdog.check(watched.created_at + timedelta(seconds=31)).blind
+
+
+def test_the_first_polls_after_a_start_get_their_intervals(watched, inbox):
+    # SteadyState was stopped for an hour: its last poll is an hour old when it starts again.
+    stopped = timezone.now() - timedelta(hours=1)
+    ServerHealth.objects.update_or_create(server=watched, defaults={"last_success_at": stopped})
+    type(watched).objects.filter(pk=watched.pk).update(created_at=stopped - timedelta(days=1))
+    start = watchdog_state.mark_started(timezone.now()).started_at
+    early = watchdog.check(start + timedelta(seconds=29))  # 3 intervals of 10 s after the start: not yet
+    assert not early.blind and early.waiting
+    assert inbox.messages == []
+    stalled = watchdog.check(start + timedelta(seconds=31))  # no poll since the start: a stall
+    assert stalled.blind and f"since {stopped:%Y-%m-%d %H:%M:%S} UTC" in stalled.reason
+    assert inbox.subjects() == ["[SteadyState] SteadyState is blind: polling stalled"]
+
+
+def test_a_restart_while_blind_waits_for_a_poll_before_saying_polls_again(watched, inbox):
+    stopped = timezone.now() - timedelta(hours=1)
+    ServerHealth.objects.update_or_create(server=watched, defaults={"last_success_at": stopped})
+    type(watched).objects.filter(pk=watched.pk).update(created_at=stopped - timedelta(days=1))
+    assert watchdog.check().blind  # mailed before the restart
+    start = watchdog_state.mark_started(timezone.now()).started_at
+    assert watchdog.check(start + timedelta(seconds=1)).waiting
+    assert inbox.subjects() == ["[SteadyState] SteadyState is blind: polling stalled"]  # no false "polls again"
+    assert poll_server(watched.id).ok
+    assert not watchdog.check().blind
+    assert inbox.subjects()[1:] == ["[SteadyState] SteadyState polls again"]
+
+
+def test_the_header_gives_a_fresh_start_its_intervals_too(watched, admin_client):
+    stopped = timezone.now() - timedelta(hours=1)
+    ServerHealth.objects.update_or_create(server=watched, defaults={"last_success_at": stopped})
+    type(watched).objects.filter(pk=watched.pk).update(created_at=stopped - timedelta(days=1))
+    assert "Monitoring stalled" in admin_client.get("/servers/").content.decode()
+    watchdog_state.mark_started(timezone.now())
+    assert "Monitoring stalled" not in admin_client.get("/servers/").content.decode()

@@ -15,9 +15,8 @@ from pathlib import Path
 import pytest
 from django.db.models import Max
 
-from alerts import watchdog
-from collectors import schedule, state
-from collectors.models import PollRecord
+from collectors import schedule
+from collectors.models import PollRecord, ServerHealth
 from testing.child_env import child_env
 from testing.scale_out import beat_until
 from testing.servers import make_server
@@ -52,7 +51,6 @@ def ok_polls_since(server_id: int, at: datetime) -> int:
 @pytest.fixture
 def processes(inbox, settings, transactional_db, tmp_path):
     """(the processes by name, start a worker by name): worker w1 and the watchdog run; all stopped afterwards."""
-    state.client().delete(watchdog.STATE_KEY)
     env = child_env(COLLECTORS_HEARTBEAT_TTL="1")
     procs: dict[str, subprocess.Popen] = {}
 
@@ -62,7 +60,8 @@ def processes(inbox, settings, transactional_db, tmp_path):
 
     watch_env = dict(env, ALERT_RECIPIENTS=RECIPIENT, EMAIL_HOST=settings.EMAIL_HOST,
                      EMAIL_PORT=str(settings.EMAIL_PORT), SITE_URL=settings.SITE_URL,
-                     WATCHDOG_INTERVALS=str(INTERVALS), WATCHDOG_CHECK_SECONDS=str(CHECK))
+                     WATCHDOG_INTERVALS=str(INTERVALS), WATCHDOG_CHECK_SECONDS=str(CHECK),
+                     WATCHDOG_STATE_FILE=str(tmp_path / "watchdog-state.json"))
     try:
         first = worker("w1")
         procs["watchdog"] = start_watchdog(watch_env, tmp_path / "watchdog.log")
@@ -73,7 +72,6 @@ def processes(inbox, settings, transactional_db, tmp_path):
         for proc in procs.values():
             stop_worker(proc)
         schedule.reset()
-        state.client().delete(watchdog.STATE_KEY)
 
 
 def test_a_killed_worker_is_mailed_after_its_intervals_and_its_successor_too(processes, inbox, mariadb):
@@ -106,3 +104,27 @@ def test_a_killed_worker_is_mailed_after_its_intervals_and_its_successor_too(pro
     resumed = PollRecord.objects.filter(server=server, ok=True, started_at__gt=restarted).order_by("started_at")
     assert resumed and resumed[0].started_at <= inbox.arrived[1]  # mailed after a successful poll, not before
     assert inbox.arrived[1] <= resumed[0].started_at + timedelta(seconds=CHECK + SLACK)
+
+
+def test_it_mails_with_redis_down(inbox, settings, transactional_db, tmp_path):
+    # A fleet whose last poll is an hour old, a watchdog whose Redis is gone: it must still mail, once.
+    server = make_server("watched", poll_interval=INTERVAL)
+    stopped = datetime.now(UTC) - timedelta(hours=1)
+    ServerHealth.objects.create(server=server, last_success_at=stopped)
+    type(server).objects.filter(pk=server.pk).update(created_at=stopped)
+    env = child_env(REDIS_URL=f"unix://{tmp_path}/no-redis.sock", ALERT_RECIPIENTS=RECIPIENT,
+                    EMAIL_HOST=settings.EMAIL_HOST, EMAIL_PORT=str(settings.EMAIL_PORT),
+                    WATCHDOG_INTERVALS=str(INTERVALS), WATCHDOG_CHECK_SECONDS=str(CHECK),
+                    WATCHDOG_STATE_FILE=str(tmp_path / "watchdog-state.json"))
+    proc = start_watchdog(env, tmp_path / "watchdog.log")
+    try:
+        deadline = time.monotonic() + INTERVALS * INTERVAL + CHECK + 15
+        while not inbox.messages and time.monotonic() < deadline:
+            time.sleep(0.2)
+        time.sleep(3 * CHECK)  # three more rounds: still one mail
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    log = (tmp_path / "watchdog.log").read_text()
+    assert inbox.subjects() == ["[SteadyState] SteadyState is blind: polling stalled"], log
+    assert f"since {stopped:%Y-%m-%d %H:%M:%S} UTC" in inbox.text(0)

@@ -1,12 +1,19 @@
-"""A stored password only goes where it was stored for, and never in clear text to an unverified server."""
+"""A stored password only goes where it was stored for, never in clear text to an unverified server, and only
+to the TLS certificate or RSA key pinned when it was typed (collectors.pinning)."""
+
+import hashlib
+import ssl
 
 import pymysql
 import pytest
 
+from collectors.batch import poll_server
 from collectors.connection import ConnectError, open_connection
+from collectors.models import ServerHealth
 from collectors.tls import TLS
 from servers.models import Server
-from testing.fake_mysql import fake_clear_text_server
+from testing.fake_mysql import fake_clear_text_server, fake_mysql_server
+from testing.mariadb import running_sandbox
 from testing.servers import make_server
 from testing.tls_certs import make_ca
 
@@ -96,3 +103,72 @@ def test_clear_text_goes_only_over_tls_whose_certificate_was_verified(tmp_path, 
         except ConnectError as exc:  # refused, or (when sent) the fake hanging up with the password
             assert sent or "clear-text authentication plugin" in str(exc)
         assert tls_fake.heard(SECRET) is sent
+
+
+@pytest.mark.parametrize("plugin, first, tls", [("caching_sha2_password", "mysql_native_password", False),
+                                                ("sha256_password", "mysql_native_password", False),
+                                                ("caching_sha2_password", "caching_sha2_password", True),
+                                                ("sha256_password", "sha256_password", True)])
+def test_test_connection_with_nothing_typed_gives_an_impostor_nothing(client, admin_user, stored, tmp_path,
+                                                                      plugin, first, tls):
+    """Someone else answers at the stored address and asks for the password (RSA, or clear inside TLS)."""
+    certs = make_ca(tmp_path) if tls else None
+    files = (str(certs.server_cert), str(certs.server_key)) if tls else ()
+    with fake_mysql_server(*files, plugin=plugin, first_plugin=first) as impostor:
+        Server.objects.filter(pk=stored.pk).update(port=impostor.port)  # nothing pinned, as before pinning
+        client.force_login(admin_user)
+        html = client.post(f"/servers/{stored.pk}/test/").content.decode()
+        assert "connection FAILED" in html and "refused" in html and "type the password (Edit) and test" in html
+        assert impostor.connections == 1 and not impostor.heard(SECRET)
+
+
+@pytest.fixture(scope="module")
+def tls_certs(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("pin-pages")
+    return make_ca(folder / "real"), make_ca(folder / "impostor", "Impostor CA")
+
+
+@pytest.fixture(scope="module")
+def tls_mariadb(tls_certs):
+    with running_sandbox("steadystate-mariadb-pin-", performance_schema=False,
+                         extra_args=tls_certs[0].server_args()) as server:
+        yield server
+
+
+def test_a_typed_password_pins_the_certificate_and_an_impostor_gets_nothing(client, admin_user, tls_mariadb,
+                                                                            tls_certs):
+    real, other = tls_certs
+    expected = hashlib.sha256(ssl.PEM_cert_to_DER_cert(real.server_cert.read_text())).hexdigest()
+    client.force_login(admin_user)
+    data = {"name": "tls-db", "host": "127.0.0.1", "port": tls_mariadb.port, "socket": "", "user": "steady",
+            "password": SECRET, "tls_mode": "preferred", "tags": "", "poll_interval": 10, "enabled": "on",
+            "action": "save"}
+    response = client.post("/servers/add/", data)
+    assert response.status_code == 302, response.content.decode()[-2000:]
+    server = Server.objects.get(name="tls-db")
+    assert (server.pinned_kind, server.pinned_sha256) == ("tls", expected) and server.pinned_at
+    assert f"<strong>Pinned</strong>: TLS certificate, SHA-256 {expected}" in client.get(
+        f"/servers/{server.pk}/edit/").content.decode()
+    html = client.post(f"/servers/{server.pk}/test/").content.decode()  # the stored password, the real server
+    assert "connection OK" in html and f"TLS certificate, SHA-256 {expected}" in html
+
+    with fake_mysql_server(str(other.server_cert), str(other.server_key), plugin="sha256_password",
+                           first_plugin="sha256_password") as impostor:
+        Server.objects.filter(pk=server.pk).update(port=impostor.port)  # someone else at the address
+        html = client.post(f"/servers/{server.pk}/test/").content.decode()
+        assert "connection FAILED" in html and f"is not the pinned TLS certificate, SHA-256 {expected}" in html
+        assert "type the password again" in html
+        assert not poll_server(server.pk).ok  # every poll refuses too, saying why
+        assert "is not the pinned TLS certificate" in ServerHealth.objects.get(server=server).last_error
+        assert impostor.connections == 2 and impostor.received == []  # not even a scramble
+
+
+def test_saving_a_typed_password_without_a_successful_test_unpins(client, admin_user, stored):
+    Server.objects.filter(pk=stored.pk).update(pinned_kind="rsa", pinned_sha256="ab" * 32, pinned_key="x")
+    client.force_login(admin_user)
+    client.post(f"/servers/{stored.pk}/edit/", edit_data(stored, port=1, password="typed-pw", action="save",
+                                                         save_anyway="1"))
+    stored.refresh_from_db()
+    assert (stored.port, stored.pinned_kind, stored.pinned_sha256, stored.pinned_at) == (1, "", "", None)
+    html = client.get(f"/servers/{stored.pk}/edit/").content.decode()
+    assert "<strong>Pinned</strong>: nothing: the stored password is not sent" in html

@@ -6,7 +6,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_POST
 
+from collectors.pinning import Pin
 from collectors.probe import check_server
+from collectors.tls import VERIFYING
 from dashboards.server_form import ServerForm
 from servers.models import Server
 
@@ -42,7 +44,21 @@ def edit_form(request: HttpRequest, server: Server) -> HttpResponse:
                                      f"{', '.join(repr(t.name) for t in twins)} (same address): it is polled twice.")
                 return redirect("servers:list")
             form.add_error(None, not_saved_reason(check))
-    return render(request, "servers/form.html", {"form": form, "server": server, "check": check})
+    return render(request, "servers/form.html", {"form": form, "server": server, "check": check,
+                                                 "pinned": pinned_text(server)})
+
+
+def pinned_text(server: Server) -> str:
+    """What the stored password is pinned to, for the edit page."""
+    if not server.pk:
+        return ""
+    pin = Pin.of(server)
+    if not pin and (server.socket or server.tls_mode in VERIFYING):
+        return "not needed: " + ("a unix socket" if server.socket else "the certificate is verified against the CA")
+    if not pin:
+        return ("nothing: the stored password is not sent to a TLS certificate or RSA key that is not pinned; "
+                "type the password and test to pin what this server proves")
+    return f"{pin.describe()}, since {server.pinned_at:%Y-%m-%d %H:%M} UTC"
 
 
 def not_saved_reason(check) -> str:

@@ -20,7 +20,7 @@ from django.conf import settings
 from monitor.env import BASE_DIR, private_file
 from monitor.runtime import node_exporter
 from monitor.runtime.sandbox import SandboxMariaDB, find_binary, free_port
-from monitor.runtime.supervisor import Child
+from monitor.runtime.supervisor import Child, Daemon
 from servers.models import Server
 
 SERVER_NAME = "local"
@@ -87,6 +87,17 @@ class Demo:
                  + (f", host statistics from node_exporter on 127.0.0.1:{self.node_exporter_port}"
                     if self.node_exporter_port else ""))
         return True
+
+    def running(self) -> bool:
+        return bool(self.sandbox and self.sandbox.process and self.sandbox.process.poll() is None)
+
+    def restart(self) -> None:
+        """The sandbox MariaDB again after it died (InnoDB recovers its data); re-registered if its port moved."""
+        port = self.sandbox.port
+        self.sandbox.start()
+        if self.sandbox.port != port:
+            (self.dir / "port").write_text(str(self.sandbox.port))
+            self._register()
 
     def stop(self) -> None:
         if self.sandbox:
@@ -189,7 +200,9 @@ def up_children(opts: dict, env: dict[str, str]) -> list:
         _say(f"SteadyState demo: the sandbox MariaDB did not start ({exc}); see {demo.dir / 'data' / 'error.log'}. "
              "Carrying on without the demo (`manage.py up --no-demo` skips it).")
         return []
-    children = [Child("demo-load", demo.load_command(), demo.load_env(env), on_stop=demo.stop)]
+    # The sandbox is watched too: if it dies it is started again, the product never stops for the demo.
+    children = [Child("demo-load", demo.load_command(), demo.load_env(env), on_stop=demo.stop),
+                Daemon("demo-mariadb", demo.running, demo.restart)]
     agent = demo.node_exporter_command()
     if agent:
         children.append(Child("demo-node-exporter", agent))

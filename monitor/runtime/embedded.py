@@ -8,6 +8,7 @@ nothing installed by hand. Every process that needs them calls postgres_url()
 import atexit
 import logging
 import os
+import shlex
 import subprocess
 import time
 import warnings
@@ -30,6 +31,43 @@ def postgres_url(var: Path, stop_at_exit: bool = False) -> str:
     # last one to exit stops the server, with None it keeps running.
     server = pgserver.get_server(var / "pg", cleanup_mode="stop" if stop_at_exit else None)
     return server.get_uri()
+
+
+def running(pidfile: Path, name: str) -> bool:
+    """The pid file names a live process of that name (a killed daemon nobody reaped is a zombie: not live)."""
+    import psutil
+
+    try:
+        proc = psutil.Process(int(pidfile.read_text().split()[0]))
+        return proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE and name in proc.name()
+    except (OSError, ValueError, IndexError, psutil.Error):
+        return False
+
+
+def postgres_alive(var: Path) -> bool:
+    return running(var / "pg" / "postmaster.pid", "postgres")
+
+
+def postgres_restart(var: Path) -> None:
+    """Start the embedded PostgreSQL again after it died, as pgserver starts it (socket only, no TCP).
+
+    Not through pgserver: it keeps one server object per process, and takes a killed
+    postmaster nobody reaped (a zombie) for a running one; so does postgres its pid file.
+    """
+    import pgserver
+
+    pgdata = var / "pg"
+    if postgres_alive(var):
+        return
+    (pgdata / "postmaster.pid").unlink(missing_ok=True)
+    pg_ctl = Path(pgserver.__file__).parent / "pginstall" / "bin" / "pg_ctl"
+    cmd = [str(pg_ctl), "-D", str(pgdata), "-w", "-t", "30", "-o", '-h ""', "-o", f"-k {pgdata}",
+           "-l", str(pgdata / "log"), "start"]
+    if os.geteuid() == 0:  # pgserver runs postgres as its own user when root
+        cmd = ["su", "pgserver", "-s", "/bin/sh", "-c", shlex.join(cmd)]
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"pg_ctl start failed: {(done.stderr or done.stdout).strip()[-300:]}")
 
 
 def postgres_stop(var: Path) -> None:
@@ -91,6 +129,11 @@ def redis_start(var: Path, stop_at_exit: bool = False) -> str:
         if stop_at_exit:
             atexit.register(redis_stop, var)
     return f"unix://{sock}"
+
+
+def redis_running(var: Path) -> bool:
+    """The embedded Redis process runs (a busy one that is slow to answer a ping still counts)."""
+    return running(var / "redis.pid", "redis")
 
 
 def redis_stop(var: Path) -> None:

@@ -15,7 +15,8 @@ class Command(BaseCommand):
     def handle(self, *args, **opts) -> None:
         if opts["once"]:
             found = watchdog.check()
-            self.stdout.write(f"blind: {found.reason}" if found.blind else "ok: polls succeed")
+            ok = f"waiting: {found.reason}" if found.waiting else "ok: polls succeed"
+            self.stdout.write(f"blind: {found.reason}" if found.blind else ok)
             return
         # A line to know it runs (up's log, and tests starting it as a process of their own).
         self.stdout.write(f"watchdog: checking every {settings.WATCHDOG_CHECK_SECONDS} s for "

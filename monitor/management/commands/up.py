@@ -3,9 +3,10 @@
 Starts (or reuses) the embedded PostgreSQL and Redis under var/ when no
 DATABASE_URL / REDIS_URL is set, migrates, collects static files, creates the
 admin user on first start, then runs web (gunicorn + whitenoise), a Celery
-worker and Celery beat as one supervised group (monitor/runtime/supervisor.py). Ctrl-C
-or SIGTERM stops the group and the embedded servers; if a child dies, the
-group stops and `up` exits 1.
+worker, Celery beat and the watchdog as one supervised group
+(monitor/runtime/supervisor.py): whatever dies, a child or an embedded server, is
+started again with a backoff, and a crash loop is mailed. Ctrl-C or SIGTERM stops
+the group and the embedded servers.
 """
 
 import fcntl
@@ -23,20 +24,22 @@ import redis
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group as AuthGroup
+from django.core.mail import send_mail
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import OperationalError
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from alerts.recipients import default_recipients, invalid
 from monitor.roles import ADMIN
 from monitor.runtime import embedded
-from monitor.runtime.supervisor import Child, Group
+from monitor.runtime.supervisor import Child, Daemon, Group
 
 # Other features add children to `up` here, as "module:function" strings, e.g.
 # the sandbox-MariaDB demo. The function is called as function(options, env)
 # with the parsed options and the children's environment, and returns a list
-# of monitor.runtime.supervisor.Child (or [] when its option is off). Its module may
+# of monitor.runtime.supervisor.Child or Daemon (or [] when its option is off). Its module may
 # define add_up_arguments(parser) to add options to `up`.
 EXTENSIONS: list[str] = ["monitor.runtime.demo:up_children"]  # the sandbox MariaDB demo, server 'local'
 
@@ -70,8 +73,8 @@ class Command(BaseCommand):
         check_port_free(opts["host"], opts["port"])
         try:
             env = self.prepare(var, url)
-            children = self.children(opts, env, var)
-            group = Group(children, log=self.say)
+            children = self.embedded_daemons(var) + self.children(opts, env, var)
+            group = Group(children, log=self.say, on_crash_loop=crash_loop_mail)
             group.start()
             failed = self.supervise(group, url, started)
         except KeyboardInterrupt:
@@ -130,15 +133,21 @@ class Command(BaseCommand):
             children += getattr(importlib.import_module(module), function)(opts, env)
         return children
 
+    def embedded_daemons(self, var: Path) -> list[Daemon]:
+        """The embedded Redis and PostgreSQL, watched and started again should they die."""
+        daemons = []
+        if settings.EMBEDDED_REDIS:
+            daemons.append(Daemon("redis", lambda: embedded.redis_running(var), lambda: embedded.redis_start(var)))
+        if settings.EMBEDDED_DB:
+            daemons.append(Daemon("postgresql", lambda: embedded.postgres_alive(var),
+                                  lambda: embedded.postgres_restart(var)))
+        return daemons
+
     def supervise(self, group: Group, url: str, started: float) -> bool:
-        """Wait for the web to answer, then watch the group; True if a child died."""
+        """Wait for the web to answer, then watch the group (restarting what dies); True if the web never came up."""
         ready = False
         while True:
-            dead = group.first_exited()
-            if dead:
-                self.say(f"up: {dead.name} exited with code {dead.exited()}: stopping everything "
-                         "(its log is above)")
-                return True
+            group.watch()
             if not ready and answers(url + "accounts/login/"):
                 ready = True
                 self.say(f"up: SteadyState is running at {url} (ready in {time.monotonic() - started:.1f} s). "
@@ -178,6 +187,14 @@ class Command(BaseCommand):
     def say(self, text: str) -> None:
         self.stdout.write(text)
         self.stdout.flush()
+
+
+def crash_loop_mail(name: str, text: str) -> None:
+    """Straight to ALERT_RECIPIENTS over SMTP: the worker that mails the alert outbox may be what crashes."""
+    recipients = [a for a in default_recipients() if a not in invalid(default_recipients())]
+    if recipients:
+        send_mail(f"[SteadyState] {name} keeps crashing", f"{text}\n\n{settings.SITE_URL}/\n",
+                  settings.DEFAULT_FROM_EMAIL, recipients)
 
 
 def gunicorn_args(opts: dict, level: str) -> list[str]:
