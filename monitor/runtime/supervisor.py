@@ -95,7 +95,7 @@ class Daemon:
     """A server `up` started that is not a child to wait for (the embedded Redis, PostgreSQL, the demo's
     MariaDB): watched with alive(), started again with start(); stopped by its owner, not by the group."""
 
-    def __init__(self, name: str, alive: Callable[[], bool], start: Callable[[], None]) -> None:
+    def __init__(self, name: str, alive: Callable[[], bool], start: Callable[[], object]) -> None:
         self.name, self._alive, self._start = name, alive, start
         self.on_stop = None
         self.restarts = Restarts()
