@@ -94,7 +94,8 @@ def annotation_rows(annotations: Iterable[Annotation]) -> Iterator[list]:
 LEVEL_HEADER = ["curve", "label", "server", "threads", "run id", "run", "window start (UTC)", "window end (UTC)",
                 "samples", "seconds covered", "transactions", "avg TPS (/s)", "p5 TPS (/s)", "p95 TPS (/s)",
                 "TPS ratio to first curve", "gain per added thread (share of first level's TPS per thread)",
-                "knee", "server variables differing from first curve", "server variables changed during the curve"]
+                "knee", "server variables differing from first curve", "server variables changed during the curve",
+                "load's own TPS (/s)", "other clients (share of server TPS)"]
 
 
 CPU_COLUMN = "host CPU per transaction (ms)"
@@ -114,7 +115,8 @@ def scalability_rows(study: Study) -> Iterator[list]:
             yield [curve.name, curve.label, lv.run.server.name, lv.concurrency, lv.run.pk, lv.run.name,
                    lv.window.start, lv.window.end, lv.tps.samples, lv.tps.seconds, lv.tps.transactions,
                    lv.tps.avg, lv.tps.p5, lv.tps.p95, ratios.get(lv.run.pk), row["gain"],
-                   "knee" if row["knee"] else "", differs, moved, lv.cpu_ms_per_trx, *waits]
+                   "knee" if row["knee"] else "", differs, moved, lv.own.tps if lv.own else None, lv.others,
+                   lv.cpu_ms_per_trx, *waits]
 
 
 def holder_rows(holders: Iterable) -> Iterator[list]:

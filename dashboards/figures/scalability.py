@@ -46,9 +46,20 @@ def tps_line(curve: Curve, color: str, group: str) -> dict:
             "line": {"width": 2, "color": color}, "marker": {"size": 8}, "meta": "tps"}
 
 
+def own_line(curve: Curve, color: str, group: str) -> dict:
+    """The load's own TPS, dotted: drawn where other clients ran part of the server's transactions."""
+    measured = [lv for lv in curve.levels if lv.own and lv.own.tps is not None]
+    hover = [f"{esc(lv.run.name)}<br>{lv.concurrency} threads: {lv.own.tps:,.1f} TPS counted by {esc(lv.own.tool)}"
+             for lv in measured]
+    return {"type": "scatter", "mode": "lines+markers", "name": esc(f"{curve.name} · the load's own TPS"),
+            "legendgroup": group, "x": [lv.concurrency for lv in measured], "y": [lv.own.tps for lv in measured],
+            "text": hover, "hoverinfo": "text", "line": {"width": 2, "color": color, "dash": "dot"},
+            "marker": {"size": 6, "symbol": "diamond"}, "meta": "own"}
+
+
 def knee_mark(curve: Curve, color: str) -> dict:
     # On a log axis an annotation's x is given as log10 of the value.
-    return {"x": math.log10(curve.knee.concurrency), "y": curve.knee.tps.avg, "xref": "x", "yref": "y",
+    return {"x": math.log10(curve.knee.concurrency), "y": curve.knee.rate, "xref": "x", "yref": "y",
             "text": esc(f"knee: {curve.knee.concurrency} threads"), "showarrow": True, "arrowhead": 2,
             "ax": 0, "ay": -36, "font": {"size": 11, "color": KNEE_COLOR}, "arrowcolor": color,
             "bgcolor": "rgba(255,255,255,0.85)"}
@@ -68,6 +79,8 @@ def tps_figure(curves: Sequence[Curve]) -> dict:
     for i, curve in enumerate(curves):
         color, group = PALETTE[i % len(PALETTE)], f"curve{i}"
         data += band(curve, color, group) + [tps_line(curve, color, group)]
+        if curve.others_levels:
+            data.append(own_line(curve, color, group))
         if curve.knee is not None:
             layout["annotations"].append(knee_mark(curve, color))
     if not any(c.levels for c in curves):

@@ -8,6 +8,7 @@ from urllib.parse import urlencode
 
 from django.http import QueryDict
 
+from dashboards.analysis.own_load import others_sentence
 from dashboards.analysis.scalability import DEFAULT_KNEE, Curve, curves, gains, has_cpu, ratio_table, top_waits
 from dashboards.host_series import has_host_metrics
 from dashboards.reports.settings_diff import Setting, changes, show, snapshot
@@ -111,7 +112,7 @@ def setting_changes(found: list[Curve]) -> list[dict]:
 
 
 def section(curve: Curve, settings: dict) -> dict:
-    levels = [{"level": lv, "gain": gain, "knee": lv is curve.knee}
+    levels = [{"level": lv, "gain": gain, "knee": lv is curve.knee, "others": others_sentence(lv.others)}
               for lv, gain in zip(curve.levels, gains(curve.levels), strict=True)]
     return {"curve": curve, "levels": levels, "changes": settings["differ"], "moved": settings["moved"]}
 
