@@ -5,11 +5,13 @@ import math
 from collections.abc import Sequence
 
 from dashboards.analysis.scalability import Curve
+from dashboards.analysis.usl import UslFit
 from dashboards.figures.common import PALETTE, base_layout, empty_note, esc
 
 DASHES = ["solid", "dash", "dot", "dashdot", "longdash", "longdashdot"]
 PS_PER_US = 1e6
 KNEE_COLOR = "#dc2626"
+FIT_POINTS = 60
 
 
 def rgba(hex_color: str, alpha: float) -> str:
@@ -73,7 +75,16 @@ def threads_layout(curves: Sequence[Curve], height: int, y_title: str) -> dict:
     return layout
 
 
-def tps_figure(curves: Sequence[Curve]) -> dict:
+def fit_line(curve: Curve, fit: UslFit, color: str, group: str) -> dict:
+    """The law's TPS across the levels swept (log-spaced), dashed: how well it follows the points."""
+    lo, hi = curve.levels[0].concurrency, curve.levels[-1].concurrency
+    x = [lo * (hi / lo) ** (k / (FIT_POINTS - 1)) for k in range(FIT_POINTS)]
+    return {"type": "scatter", "mode": "lines", "name": esc(f"{curve.name} · USL fit (R² {fit.r2:.2f})"),
+            "legendgroup": group, "x": x, "y": [fit.predict(n) for n in x], "hoverinfo": "x+y",
+            "line": {"width": 1.5, "color": color, "dash": "dash"}, "meta": "fit"}
+
+
+def tps_figure(curves: Sequence[Curve], fits: Sequence[UslFit | None] = ()) -> dict:
     layout = threads_layout(curves, 460, "TPS (average after warm-up, band p5-p95)")
     data = []
     for i, curve in enumerate(curves):
@@ -81,6 +92,8 @@ def tps_figure(curves: Sequence[Curve]) -> dict:
         data += band(curve, color, group) + [tps_line(curve, color, group)]
         if curve.others_levels:
             data.append(own_line(curve, color, group))
+        if i < len(fits) and fits[i] is not None:
+            data.append(fit_line(curve, fits[i], color, group))
         if curve.knee is not None:
             layout["annotations"].append(knee_mark(curve, color))
     if not any(c.levels for c in curves):
