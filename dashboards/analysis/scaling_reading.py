@@ -49,6 +49,11 @@ class Step:
     growers: list[Growth]  # most µs per transaction added first
 
     @property
+    def blanks(self) -> range:
+        """The empty cells after the growers, so each step's row fills the table's columns."""
+        return range(max(0, GROWERS - max(1, len(self.growers))))
+
+    @property
     def top(self) -> Growth | None:
         return self.growers[0] if self.growers else None
 
