@@ -22,7 +22,8 @@ class PollEachLine(io.StringIO):
 
     def __init__(self, server: Server, stop_on_step: int = 0):
         super().__init__()
-        self.server, self.stop_on_step, self.readings = server, stop_on_step, []
+        self.server, self.stop_on_step = server, stop_on_step
+        self.readings: list[tuple] = []
 
     def write(self, text):
         if " tps " in text:

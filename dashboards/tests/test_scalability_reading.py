@@ -8,7 +8,7 @@ import pytest
 
 from servers.models import Run
 from testing.dashboards import RECENT_T0, figures, make_server
-from testing.scalability import law, write_exact_sweep
+from testing.scalability_exact import law, write_exact_sweep
 
 pytestmark = pytest.mark.django_db
 LAM, SIGMA, KAPPA = 1000.0, 0.05, 0.001
