@@ -30,6 +30,14 @@ USER, PASSWORD = "bench", "b3nch!"
 TPS_LINE = re.compile(r"transactions:\s+\d+\s+\(([\d.]+) per sec\.\)")
 
 
+def tps_of(output: str) -> float:
+    """sysbench's own TPS from its summary."""
+    match = TPS_LINE.search(output)
+    if not match:
+        raise SystemExit(f"no 'transactions:' line in sysbench's output:\n{output[-2000:]}")
+    return float(match[1])
+
+
 def machine() -> str:
     cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                 if line.startswith("model name")), "?")
@@ -49,7 +57,7 @@ def sysbench_sweep(port: int, levels: list[int], seconds: int, repeat: int) -> l
         for level in levels:
             done = subprocess.run(["sysbench", "oltp_read_only", *options, f"--threads={level}",
                                    f"--time={seconds}", "run"], check=True, capture_output=True, text=True)
-            runs[level].append(float(TPS_LINE.search(done.stdout)[1]))
+            runs[level].append(tps_of(done.stdout))
             print(f"  {level:3d} threads: {runs[level][-1]:9.2f} TPS", flush=True)
     return [statistics.median(runs[level]) for level in levels]
 
@@ -67,7 +75,7 @@ def row_lock_sweep(port: int, levels: list[int], seconds: int, rows: int, repeat
         for level in levels:
             done = subprocess.run(["sysbench", ROW_LOCK, *options, f"--threads={level}", f"--time={seconds}",
                                    "run"], check=True, capture_output=True, text=True)
-            runs[level].append(float(TPS_LINE.search(done.stdout)[1]))
+            runs[level].append(tps_of(done.stdout))
             print(f"  {level:3d} threads: {runs[level][-1]:9.2f} TPS", flush=True)
     return [statistics.median(runs[level]) for level in levels]
 
@@ -79,18 +87,25 @@ def stress_sweep(target: Target, levels: list[int], seconds: float, rows: int, t
                                 schema=f"hot{rows}", interval=seconds, think_ms=think)
         driver = StressDriver(target, options, report=lambda line: None)
         driver.prepare()
-        out.append(driver.run().measured.tps)
+        measured = driver.run().measured
+        assert measured is not None and measured.tps is not None, "the step ended inside its warm-up"
+        out.append(measured.tps)
         print(f"  {level:3d} threads: {out[-1]:9.2f} TPS", flush=True)
     return out
 
 
 def report(levels: list[int], tps: list[float]) -> None:
     fit = fit_usl(levels, tps)
+    if fit is None:
+        print("  no fit: under 3 levels")
+        return
     print(f"  fit: lambda {fit.lam:.1f} sigma {fit.sigma:.4f} kappa {fit.kappa:.6f} R^2 {fit.r2:.3f} "
           f"peak {fit.peak and round(fit.peak, 1)}")
     for left in levels[1:-1]:
         predicted = leave_one_out(levels, tps, left)
         measured = tps[levels.index(left)]
+        if predicted is None:
+            continue
         print(f"  without {left}: predicted {predicted:.1f}, measured {measured:.1f} "
               f"({(predicted - measured) / measured * 100:+.1f} %)")
 

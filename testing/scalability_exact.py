@@ -26,9 +26,9 @@ def write_exact_sweep(server: Server, name: str, start: datetime, tps_by_level: 
                                        concurrency=c, sweep=name))
         for j in range(1, STEP // POLL + 1):
             ts, rate = start + timedelta(seconds=POLL * j), WARMUP_TPS if j == 1 else tps
-            status = {"tps": rate * POLL, "qps": rate * POLL * queries_per_trx}
+            status: dict[str, int | float] = {"tps": rate * POLL, "qps": rate * POLL * queries_per_trx}
             samples.append(Sample(server.pk, "global_status", ts, float(POLL), status, frozenset(status)))
-            waits = {f"wait.time_ps:{event}": round(per[c] * 1e6 * rate * POLL) if j > 1 else 0
+            waits: dict[str, int | float] = {f"wait.time_ps:{event}": round(per[c] * 1e6 * rate * POLL) if j > 1 else 0
                      for event, per in us_per_trx.items()}
             samples.append(Sample(server.pk, "pfs_waits", ts, float(POLL), waits, frozenset(waits)))
         start += timedelta(seconds=STEP + GAP)

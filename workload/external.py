@@ -106,13 +106,14 @@ def sysbench_figures(summary: str) -> dict:
     Its rates cover its whole run after its own --warmup-time (sysbench 1.1), as the run's window does.
     """
     found = {key: pattern.search(summary) for key, pattern in SYSBENCH_FIGURES.items()}
-    if not found["transactions"]:
+    transactions, queries = found["transactions"], found["queries"]
+    if not transactions:
         return {}
-    figures: dict = {"tool": "sysbench", "transactions": int(found["transactions"][1]),
-                     "tps": float(found["transactions"][2])}
-    if found["queries"]:
-        figures["qps"] = float(found["queries"][2])
+    figures: dict = {"tool": "sysbench", "transactions": int(transactions[1]), "tps": float(transactions[2])}
+    if queries:
+        figures["qps"] = float(queries[2])
     for key in ("errors", "seconds", "latency_avg_ms", "latency_p95_ms"):
-        if found[key]:
-            figures[key] = float(found[key][1]) if key != "errors" else int(found[key][1])
+        match = found[key]
+        if match:
+            figures[key] = int(match[1]) if key == "errors" else float(match[1])
     return figures

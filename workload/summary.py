@@ -37,7 +37,8 @@ class Summary:
     def measured_line(self) -> str:
         """After the warm-up: the driver's TPS and response times, as the scalability page reads them."""
         m = self.measured
-        if m is None or not m.transactions or m.tps is None:
+        avg, p95 = (m.latency_avg, m.latency_percentile(95)) if m else (None, None)
+        if m is None or m.tps is None or avg is None or p95 is None:
             return ""
         return (f"; after warm-up: {m.commits} in {m.seconds:.1f} s, TPS {m.tps:.1f}, "
-                f"response avg {m.latency_avg * 1000:.2f} ms p95 {m.latency_percentile(95) * 1000:.2f} ms")
+                f"response avg {avg * 1000:.2f} ms p95 {p95 * 1000:.2f} ms")

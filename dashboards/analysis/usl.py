@@ -11,6 +11,7 @@ best grid point, both kept >= 0. Pure numpy.
 """
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -116,7 +117,7 @@ def jacobian(n: np.ndarray, x: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, n
     return np.column_stack(cols), res
 
 
-def fit_usl(levels: list[float], tps: list[float]) -> UslFit | None:
+def fit_usl(levels: Sequence[float], tps: Sequence[float | None]) -> UslFit | None:
     """The law fitted to (concurrency, TPS) points; None under MIN_LEVELS distinct levels with a TPS."""
     points = sorted({float(c): float(t) for c, t in zip(levels, tps, strict=True) if t is not None}.items())
     if len(points) < MIN_LEVELS:
@@ -130,7 +131,7 @@ def fit_usl(levels: list[float], tps: list[float]) -> UslFit | None:
     return UslFit(lam, sigma, kappa, r2, len(points))
 
 
-def leave_one_out(levels: list[float], tps: list[float], left: float) -> float | None:
+def leave_one_out(levels: Sequence[float], tps: Sequence[float | None], left: float) -> float | None:
     """The TPS at level `left` predicted by the law fitted to the other levels."""
     kept = [(c, t) for c, t in zip(levels, tps, strict=True) if c != left]
     fit = fit_usl([c for c, _ in kept], [t for _, t in kept])

@@ -31,8 +31,11 @@ def swept_sigma(mariadb, rows: int) -> tuple[float, list[float]]:
     call_command("bench_run", "bench", "--levels", "1,2,4,8", "--sweep", sweep, "--", "sysbench", ROW_LOCK,
                  *options, "--threads={threads}", "--time=2", "run", stdout=io.StringIO())
     runs = Run.objects.filter(sweep=sweep).order_by("concurrency")
-    tps = [own_load(run).tps for run in runs]
-    return fit_usl([run.concurrency for run in runs], tps).sigma, tps
+    owns = [own_load(run) for run in runs]
+    tps = [own.tps for own in owns if own is not None and own.tps is not None]
+    fit = fit_usl([run.concurrency or 0 for run in runs], tps)
+    assert fit is not None and len(tps) == 4, tps
+    return fit.sigma, tps
 
 
 def test_a_one_row_hot_spot_has_at_least_three_times_the_contention_of_ten_thousand_rows(mariadb, server,

@@ -52,13 +52,14 @@ def test_sysbench_figures_are_its_summary(mariadb, stress_target):
     mariadb.execute("CREATE DATABASE IF NOT EXISTS steadystate_stress",
                     "DROP TABLE IF EXISTS steadystate_stress.sbtest1")
     subprocess.run(["sysbench", "oltp_read_write", *options, "prepare"], check=True, capture_output=True)
-    before = status(mariadb, "Com_commit")
+    before, deadlocks = status(mariadb, "Com_commit"), status(mariadb, "Innodb_deadlocks")
     out = subprocess.run(["sysbench", "oltp_read_write", *options, "--threads=2", "--time=2", "run"],
                          check=True, capture_output=True, text=True).stdout
-    committed = status(mariadb, "Com_commit") - before
+    committed, deadlocks = status(mariadb, "Com_commit") - before, status(mariadb, "Innodb_deadlocks") - deadlocks
     figures = sysbench_figures(out)
     assert figures["tool"] == "sysbench" and figures["transactions"] == committed  # one COMMIT per transaction
     assert figures["tps"] == pytest.approx(committed / figures["seconds"], rel=0.02)
     assert figures["qps"] == pytest.approx(20 * figures["tps"], rel=0.02)  # oltp_read_write: 20 queries each
-    assert 0 < figures["latency_avg_ms"] <= figures["latency_p95_ms"] * 1.01 and figures["errors"] == 0
+    assert 0 < figures["latency_avg_ms"] <= figures["latency_p95_ms"] * 1.01
+    assert figures["errors"] == deadlocks  # each a deadlock the server rolled back, which sysbench ignores and retries
     assert sysbench_figures("no summary here") == {}
