@@ -99,6 +99,9 @@ class Run(models.Model):
                              help_text="what differed in this configuration, e.g. innodb_flush_neighbors=0")
     command = models.TextField(blank=True, help_text="the external benchmark's command line, when one ran")
     tool_summary = models.TextField(blank=True, help_text="the external benchmark's own summary")
+    client_figures = models.JSONField(
+        default=dict, blank=True,
+        help_text="the load's own count and response times after the warm-up (the stress driver's)")
 
     class Meta:
         ordering = ["-started_at"]

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import pymysql
 
 from collectors.connection import ConnectError, describe_error
+from workload.measured import Measured
 from workload.schema import DEFAULT_ROWS, DEFAULT_SCHEMA, create_schema
 from workload.summary import Summary
 from workload.target import Target
@@ -43,14 +44,15 @@ class StressOptions:
     interval: float = 5.0  # seconds between throughput lines
     rows: int = DEFAULT_ROWS
     schema: str = DEFAULT_SCHEMA
+    warmup: float = 0.0  # seconds at the start the summary's own after-warm-up figures leave out
 
     def __post_init__(self):
         if self.mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}")
         if self.concurrency < 1 or self.interval <= 0 or self.rows < 1:
             raise ValueError("concurrency, interval and rows must be positive")
-        if self.duration < 0 or self.think_ms < 0 or self.hold_trx < 0 or self.hold_every < 0:
-            raise ValueError("duration, think time and hold times cannot be negative")
+        if min(self.duration, self.think_ms, self.hold_trx, self.hold_every, self.warmup) < 0:
+            raise ValueError("duration, think time, hold times and warm-up cannot be negative")
         if not re.fullmatch(r"[A-Za-z0-9_]{1,64}", self.schema):
             raise ValueError(f"schema name {self.schema!r}: use letters, digits and _ only")
 
@@ -73,6 +75,8 @@ class StressDriver:
         self.report = report
         self.commits = [0] * options.concurrency  # one slot per session: each thread writes only its own
         self.rollbacks = [0] * options.concurrency
+        self.measured = [Measured() for _ in range(options.concurrency)]
+        self.measure_from = 0.0  # monotonic time the warm-up ends
         self.error = ""
         self._lock = threading.Lock()
 
@@ -105,6 +109,7 @@ class StressDriver:
                                             name="stress-hold"))
         summary = Summary()
         started = time.monotonic()
+        self.measure_from = started + self.options.warmup
         for thread in threads:
             thread.start()
         reached = self._report_until_done(stop, started, summary, probe)
@@ -114,6 +119,7 @@ class StressDriver:
         _close(probe)
         summary.elapsed = time.monotonic() - started
         summary.transactions, summary.rollbacks = sum(self.commits), sum(self.rollbacks)
+        summary.measured = self._measured(started + summary.elapsed)
         summary.error = self.error
         summary.status = "failed" if self.error else "completed" if reached else "interrupted"
         return summary
@@ -157,16 +163,33 @@ class StressDriver:
         try:
             with conn.cursor() as cur:
                 while not stop.is_set():
-                    if trx.run_one(cur):
-                        self.commits[index] += 1
-                    else:
-                        self.rollbacks[index] += 1
+                    self._timed(trx, cur, index)
                     if think:
                         stop.wait(think)
         except pymysql.MySQLError as exc:
             self._fail(exc, stop)
         finally:
             _close(conn)
+
+    def _timed(self, trx: Transactions, cur, index: int) -> None:
+        """One transaction, counted; timed too once the warm-up is over (the driver's own response times)."""
+        began = time.monotonic()
+        committed = trx.run_one(cur)
+        if committed:
+            self.commits[index] += 1
+        else:
+            self.rollbacks[index] += 1
+        if began >= self.measure_from:
+            self.measured[index].record(time.monotonic() - began, committed)
+
+    def _measured(self, ended: float) -> Measured | None:
+        """The sessions' after-warm-up figures merged; None when the run ended inside its warm-up."""
+        if ended <= self.measure_from:
+            return None
+        merged = Measured(seconds=ended - self.measure_from)
+        for part in self.measured:
+            merged.merge(part)
+        return merged
 
     def _hold(self, conn: pymysql.Connection, stop: threading.Event) -> None:
         hold, every = self.options.hold_trx, self.options.hold_every

@@ -87,3 +87,33 @@ def tool_summary(tool: str, output: str) -> str:
 def with_threads(argv: list[str], threads: int) -> list[str]:
     """A sweep's step: {threads} in the command replaced by the level."""
     return [arg.replace(THREADS_PLACEHOLDER, str(threads)) for arg in argv]
+
+
+# sysbench's summary lines: "transactions: 1200 (399.70 per sec.)", "avg: 2.50", "95th percentile: 3.25".
+SYSBENCH_FIGURES = {
+    "transactions": re.compile(r"^\s*transactions:\s+(\d+)\s+\(([\d.]+) per sec\.\)", re.M),
+    "queries": re.compile(r"^\s*queries:\s+(\d+)\s+\(([\d.]+) per sec\.\)", re.M),
+    "errors": re.compile(r"^\s*ignored errors:\s+(\d+)", re.M),
+    "seconds": re.compile(r"^\s*total time:\s+([\d.]+)s", re.M),
+    "latency_avg_ms": re.compile(r"^\s*avg:\s+([\d.]+)", re.M),
+    "latency_p95_ms": re.compile(r"^\s*95th percentile:\s+([\d.]+)", re.M),
+}
+
+
+def sysbench_figures(summary: str) -> dict:
+    """sysbench's own counts, rates and response times (ms) from its summary; {} where it has none.
+
+    Its rates cover its whole run after its own --warmup-time (sysbench 1.1), as the run's window does.
+    """
+    found = {key: pattern.search(summary) for key, pattern in SYSBENCH_FIGURES.items()}
+    transactions, queries = found["transactions"], found["queries"]
+    if not transactions:
+        return {}
+    figures: dict = {"tool": "sysbench", "transactions": int(transactions[1]), "tps": float(transactions[2])}
+    if queries:
+        figures["qps"] = float(queries[2])
+    for key in ("errors", "seconds", "latency_avg_ms", "latency_p95_ms"):
+        match = found[key]
+        if match:
+            figures[key] = int(match[1]) if key == "errors" else float(match[1])
+    return figures

@@ -45,7 +45,8 @@ def open_run(server: Server, name: str, options: StressOptions, warmup: float = 
 def close_run(run: Run, summary: Summary) -> None:
     outcome = {"completed": "end", "interrupted": "stopped", "failed": "failed"}[summary.status]
     text = f"stress {outcome}: {run.name}: {summary.line()}"
-    end_run(run, text + (f": {summary.error}" if summary.error else ""))
+    figures = summary.measured.figures() if summary.measured else {}
+    end_run(run, text + (f": {summary.error}" if summary.error else ""), client_figures=figures)
 
 
 def end_run(run: Run, text: str, **fields) -> None:

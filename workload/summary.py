@@ -3,6 +3,7 @@
 from dataclasses import dataclass, field
 
 from store.stats import percentile
+from workload.measured import Measured
 
 
 @dataclass
@@ -13,6 +14,7 @@ class Summary:
     interval_tps: list[float] = field(default_factory=list)
     status: str = "completed"  # completed | interrupted | failed
     error: str = ""
+    measured: Measured | None = None  # the driver's own figures after the warm-up
 
     @property
     def avg(self) -> float:
@@ -30,4 +32,13 @@ class Summary:
         spread = (f"p5 {self.p5:.1f} p95 {self.p95:.1f}" if self.interval_tps
                   else "p5/p95 n/a (no full interval)")
         return (f"{self.transactions} transactions in {self.elapsed:.1f} s, "
-                f"TPS avg {self.avg:.1f} {spread}, {self.rollbacks} rollbacks")
+                f"TPS avg {self.avg:.1f} {spread}, {self.rollbacks} rollbacks" + self.measured_line())
+
+    def measured_line(self) -> str:
+        """After the warm-up: the driver's TPS and response times, as the scalability page reads them."""
+        m = self.measured
+        avg, p95 = (m.latency_avg, m.latency_percentile(95)) if m else (None, None)
+        if m is None or m.tps is None or avg is None or p95 is None:
+            return ""
+        return (f"; after warm-up: {m.commits} in {m.seconds:.1f} s, TPS {m.tps:.1f}, "
+                f"response avg {avg * 1000:.2f} ms p95 {p95 * 1000:.2f} ms")

@@ -92,7 +92,7 @@ def run_sweep(server: Server, target: Target, base: StressOptions, plan: SweepPl
     """The completed steps' runs, and the summary of the step that ended the sweep early (None if none did)."""
     done: list[Run] = []
     for level in plan.levels:
-        options = replace(base, concurrency=level, duration=plan.warmup + plan.step_duration)
+        options = replace(base, concurrency=level, duration=plan.warmup + plan.step_duration, warmup=plan.warmup)
         run = open_run(server, step_name(plan, level), options, plan.warmup, plan.name, plan.label)
         say(f"step {len(done) + 1}/{len(plan.levels)}: run '{run.name}', {level} threads, "
             f"{plan.warmup:g} s warm-up + {plan.step_duration:g} s")

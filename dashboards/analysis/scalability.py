@@ -5,11 +5,16 @@ after the warm-up (step_window), and so does its host CPU (node_exporter's
 host.cpu.busy_seconds) where the server has a node_exporter. The knee is the last level up to which every
 step up in threads still gained at least `threshold` of what one thread did at
 the first level: past it, added threads buy little.
+
+A level's `rate` is the server's TPS, unless other clients ran more than 5 % of the
+server's transactions at some level of the curve and the load counted its own at
+every level: then the knee, gains and ratios read the load's own TPS (own_load).
 """
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from dashboards.analysis.own_load import OwnLoad, differs, others_share, own_load
 from dashboards.analysis.per_transaction import BUSY_SECONDS
 from dashboards.analysis.step_window import Window, WindowTps, run_window, window_sums, window_tps
 from dashboards.analysis.topwaits import TIME_PREFIX, is_condition
@@ -19,6 +24,7 @@ DEFAULT_KNEE = 0.5  # of the first level's TPS per thread
 FEW_SAMPLES = 3  # below this many samples inside its window, a level's average is one or two polls
 TOP_WAITS = 5
 WAIT_TIMES = TIME_PREFIX + "*"
+QPS = "qps"
 
 
 @dataclass(frozen=True)
@@ -29,6 +35,23 @@ class Level:
     # Per event: picoseconds waited inside the window, seconds they cover (pfs_waits' own polls).
     waits: dict[str, tuple[int, float]] = field(default_factory=dict)
     cpu: tuple[float, float] | None = None  # host CPU-seconds busy inside the window, seconds they cover
+    own: OwnLoad | None = None  # what the load counted itself
+    qps: tuple[float, float] | None = None  # the server's queries (Questions) inside the window, seconds
+    by_own: bool = False  # the curve reads the load's own TPS (other clients ran part of the server's)
+
+    @property
+    def rate(self) -> float | None:
+        """The TPS the curve reads: the load's own where the curve says so, else the server's."""
+        return self.own.tps if self.by_own and self.own else self.tps.avg
+
+    @property
+    def others(self) -> float | None:
+        """The share of the server's transactions that other clients ran (own_load.others_share)."""
+        return others_share(self.tps.avg, self.own.tps if self.own else None)
+
+    @property
+    def server_qps(self) -> float | None:
+        return self.qps[0] / self.qps[1] if self.qps and self.qps[1] else None
 
     @property
     def cpu_ms_per_trx(self) -> float | None:
@@ -64,6 +87,12 @@ class Curve:
     levels: list[Level]
     left_out: list[Run]  # a second run at a level already drawn (the newest is kept)
     knee: Level | None
+    by_own: bool = False  # the knee, gains and ratios read the load's own TPS
+
+    @property
+    def others_levels(self) -> list[Level]:
+        """Levels where the server's TPS and the load's own differ by more than the threshold."""
+        return [lv for lv in self.levels if differs(lv.others)]
 
     @property
     def thin_levels(self) -> list[int]:
@@ -81,10 +110,17 @@ def curve_name(run: Run) -> str:
 
 def measure(run: Run) -> Level:
     window = run_window(run)
-    sums = window_sums(run.server_id, [WAIT_TIMES, BUSY_SECONDS], window)
+    sums = window_sums(run.server_id, [WAIT_TIMES, BUSY_SECONDS, QPS], window)
     waits = {name[len(TIME_PREFIX):]: (int(total), seconds) for name, (total, seconds) in sums.items()
              if total and name.startswith(TIME_PREFIX)}
-    return Level(run, window, window_tps(run.server_id, window), waits, sums.get(BUSY_SECONDS))
+    return Level(run, window, window_tps(run.server_id, window), waits, sums.get(BUSY_SECONDS), own_load(run),
+                 sums.get(QPS))
+
+
+def read_own(levels: list[Level]) -> bool:
+    """Whether a curve reads the load's own TPS: others ran part of some level, and every level counted its own."""
+    return (any(differs(lv.others) for lv in levels)
+            and all(lv.own is not None and lv.own.tps is not None for lv in levels))
 
 
 def has_cpu(found: list[Curve]) -> bool:
@@ -94,20 +130,20 @@ def has_cpu(found: list[Curve]) -> bool:
 
 def gains(levels: list[Level]) -> list[float | None]:
     """Per level, the TPS gained per added thread as a share of the first level's TPS per thread."""
-    first = levels[0].tps.avg if levels else None
+    first = levels[0].rate if levels else None
     per_thread = first / levels[0].concurrency if first else None
     out: list[float | None] = [None]
     for prev, level in zip(levels, levels[1:], strict=False):
-        if not per_thread or prev.tps.avg is None or level.tps.avg is None:
+        if not per_thread or prev.rate is None or level.rate is None:
             out.append(None)
             continue
-        out.append((level.tps.avg - prev.tps.avg) / (level.concurrency - prev.concurrency) / per_thread)
+        out.append((level.rate - prev.rate) / (level.concurrency - prev.concurrency) / per_thread)
     return out
 
 
 def knee(levels: list[Level], threshold: float = DEFAULT_KNEE) -> Level | None:
     """The last level reached while each step up gained at least `threshold`; None without two levels."""
-    if len(levels) < 2 or levels[0].tps.avg is None:
+    if len(levels) < 2 or levels[0].rate is None:
         return None
     reached = levels[0]
     for level, gain in zip(levels[1:], gains(levels)[1:], strict=True):
@@ -130,8 +166,10 @@ def build_curve(name: str, runs: list[Run], threshold: float = DEFAULT_KNEE) -> 
     newest = {run.concurrency: run for run in runs}  # oldest first: a re-run at a level replaces it
     left_out = [run for run in runs if newest[run.concurrency] is not run]
     levels = [measure(newest[c]) for c in sorted(newest)]
+    by_own = read_own(levels)
+    levels = [replace(lv, by_own=by_own) for lv in levels]
     label = next((run.label for run in reversed(runs) if run.label), "")
-    return Curve(name, label, levels, left_out, knee(levels, threshold))
+    return Curve(name, label, levels, left_out, knee(levels, threshold), by_own)
 
 
 def curves(runs: Iterable[Run], threshold: float = DEFAULT_KNEE) -> list[Curve]:
@@ -156,8 +194,8 @@ def ratio_table(found: list[Curve]) -> list[dict]:
     rows = []
     for c in levels:
         cells = [next((lv for lv in curve.levels if lv.concurrency == c), None) for curve in found]
-        base = cells[0].tps.avg if cells and cells[0] else None
+        base = cells[0].rate if cells and cells[0] else None
         rows.append({"concurrency": c, "cells": [
-            {"level": cell, "ratio": cell.tps.avg / base if cell and base and cell.tps.avg is not None else None}
+            {"level": cell, "ratio": cell.rate / base if cell and base and cell.rate is not None else None}
             for cell in cells]})
     return rows

@@ -93,7 +93,10 @@ def annotation_rows(annotations: Iterable[Annotation]) -> Iterator[list]:
 LEVEL_HEADER = ["curve", "label", "server", "threads", "run id", "run", "window start (UTC)", "window end (UTC)",
                 "samples", "seconds covered", "transactions", "avg TPS (/s)", "p5 TPS (/s)", "p95 TPS (/s)",
                 "TPS ratio to first curve", "gain per added thread (share of first level's TPS per thread)",
-                "knee", "server variables differing from first curve", "server variables changed during the curve"]
+                "knee", "server variables differing from first curve", "server variables changed during the curve",
+                "load's own TPS (/s)", "other clients (share of server TPS)",
+                "efficiency (TPS per thread / first level's)", "QPS (/s)", "response avg (ms)", "response p95 (ms)",
+                "errors", "USL fit TPS at this level (/s)"]
 
 
 CPU_COLUMN = "host CPU per transaction (ms)"
@@ -110,10 +113,14 @@ def scalability_rows(study: Study) -> Iterator[list]:
         for row in section["levels"]:
             lv = row["level"]
             waits = [None if lv.wait_per_trx(e) is None else lv.wait_per_trx(e) / 1e6 for e in study.events]
+            own, fit = lv.own, section["fit"]
             yield [curve.name, curve.label, lv.run.server.name, lv.concurrency, lv.run.pk, lv.run.name,
                    lv.window.start, lv.window.end, lv.tps.samples, lv.tps.seconds, lv.tps.transactions,
                    lv.tps.avg, lv.tps.p5, lv.tps.p95, ratios.get(lv.run.pk), row["gain"],
-                   "knee" if row["knee"] else "", differs, moved, lv.cpu_ms_per_trx, *waits]
+                   "knee" if row["knee"] else "", differs, moved, own.tps if own else None, lv.others,
+                   row["efficiency"], lv.server_qps, own.latency_avg_ms if own else None,
+                   own.latency_p95_ms if own else None, own.errors if own else None,
+                   fit.predict(lv.concurrency) if fit else None, lv.cpu_ms_per_trx, *waits]
 
 
 def holder_rows(holders: Iterable) -> Iterator[list]:

@@ -5,11 +5,13 @@ import math
 from collections.abc import Sequence
 
 from dashboards.analysis.scalability import Curve
+from dashboards.analysis.usl import UslFit
 from dashboards.figures.common import PALETTE, base_layout, empty_note, esc
 
 DASHES = ["solid", "dash", "dot", "dashdot", "longdash", "longdashdot"]
 PS_PER_US = 1e6
 KNEE_COLOR = "#dc2626"
+FIT_POINTS = 60
 
 
 def rgba(hex_color: str, alpha: float) -> str:
@@ -46,9 +48,20 @@ def tps_line(curve: Curve, color: str, group: str) -> dict:
             "line": {"width": 2, "color": color}, "marker": {"size": 8}, "meta": "tps"}
 
 
+def own_line(curve: Curve, color: str, group: str) -> dict:
+    """The load's own TPS, dotted: drawn where other clients ran part of the server's transactions."""
+    measured = [lv for lv in curve.levels if lv.own and lv.own.tps is not None]
+    hover = [f"{esc(lv.run.name)}<br>{lv.concurrency} threads: {lv.own.tps:,.1f} TPS counted by {esc(lv.own.tool)}"
+             for lv in measured]
+    return {"type": "scatter", "mode": "lines+markers", "name": esc(f"{curve.name} · the load's own TPS"),
+            "legendgroup": group, "x": [lv.concurrency for lv in measured], "y": [lv.own.tps for lv in measured],
+            "text": hover, "hoverinfo": "text", "line": {"width": 2, "color": color, "dash": "dot"},
+            "marker": {"size": 6, "symbol": "diamond"}, "meta": "own"}
+
+
 def knee_mark(curve: Curve, color: str) -> dict:
     # On a log axis an annotation's x is given as log10 of the value.
-    return {"x": math.log10(curve.knee.concurrency), "y": curve.knee.tps.avg, "xref": "x", "yref": "y",
+    return {"x": math.log10(curve.knee.concurrency), "y": curve.knee.rate, "xref": "x", "yref": "y",
             "text": esc(f"knee: {curve.knee.concurrency} threads"), "showarrow": True, "arrowhead": 2,
             "ax": 0, "ay": -36, "font": {"size": 11, "color": KNEE_COLOR}, "arrowcolor": color,
             "bgcolor": "rgba(255,255,255,0.85)"}
@@ -62,12 +75,25 @@ def threads_layout(curves: Sequence[Curve], height: int, y_title: str) -> dict:
     return layout
 
 
-def tps_figure(curves: Sequence[Curve]) -> dict:
+def fit_line(curve: Curve, fit: UslFit, color: str, group: str) -> dict:
+    """The law's TPS across the levels swept (log-spaced), dashed: how well it follows the points."""
+    lo, hi = curve.levels[0].concurrency, curve.levels[-1].concurrency
+    x = [lo * (hi / lo) ** (k / (FIT_POINTS - 1)) for k in range(FIT_POINTS)]
+    return {"type": "scatter", "mode": "lines", "name": esc(f"{curve.name} · USL fit (R² {fit.r2:.2f})"),
+            "legendgroup": group, "x": x, "y": [fit.predict(n) for n in x], "hoverinfo": "x+y",
+            "line": {"width": 1.5, "color": color, "dash": "dash"}, "meta": "fit"}
+
+
+def tps_figure(curves: Sequence[Curve], fits: Sequence[UslFit | None] = ()) -> dict:
     layout = threads_layout(curves, 460, "TPS (average after warm-up, band p5-p95)")
     data = []
     for i, curve in enumerate(curves):
         color, group = PALETTE[i % len(PALETTE)], f"curve{i}"
         data += band(curve, color, group) + [tps_line(curve, color, group)]
+        if curve.others_levels:
+            data.append(own_line(curve, color, group))
+        if i < len(fits) and fits[i] is not None:
+            data.append(fit_line(curve, fits[i], color, group))
         if curve.knee is not None:
             layout["annotations"].append(knee_mark(curve, color))
     if not any(c.levels for c in curves):

@@ -8,7 +8,9 @@ from urllib.parse import urlencode
 
 from django.http import QueryDict
 
+from dashboards.analysis.own_load import others_sentence
 from dashboards.analysis.scalability import DEFAULT_KNEE, Curve, curves, gains, has_cpu, ratio_table, top_waits
+from dashboards.analysis.scaling_reading import bottleneck_steps, curve_fit, efficiency, moves
 from dashboards.host_series import has_host_metrics
 from dashboards.reports.settings_diff import Setting, changes, show, snapshot
 from dashboards.url_ids import parse_id
@@ -110,10 +112,18 @@ def setting_changes(found: list[Curve]) -> list[dict]:
     return out
 
 
-def section(curve: Curve, settings: dict) -> dict:
-    levels = [{"level": lv, "gain": gain, "knee": lv is curve.knee}
-              for lv, gain in zip(curve.levels, gains(curve.levels), strict=True)]
-    return {"curve": curve, "levels": levels, "changes": settings["differ"], "moved": settings["moved"]}
+def section(curve: Curve, settings: dict, index: int) -> dict:
+    """A curve's reading: its levels (gain, efficiency, other clients), the law's fit, where the bottleneck moves.
+
+    `anchor` names the curve's levels table on the page, which each verdict sentence links to.
+    """
+    levels = [{"level": lv, "gain": gain, "knee": lv is curve.knee, "others": others_sentence(lv.others),
+               "efficiency": eff}
+              for lv, gain, eff in zip(curve.levels, gains(curve.levels), efficiency(curve.levels), strict=True)]
+    steps = bottleneck_steps(curve.levels)
+    return {"curve": curve, "levels": levels, "changes": settings["differ"], "moved": settings["moved"],
+            "fit": curve_fit(curve), "steps": steps, "moves": moves(steps), "anchor": f"curve-{index}",
+            "statements": None}  # statements per level: from the statements source, when it is collected
 
 
 def selection_query(get: QueryDict, threshold: float) -> str:
@@ -129,7 +139,7 @@ def study(get: QueryDict) -> Study:
         raise StudyError(f"{len(found)} curves picked: pick at most {MAX_CURVES}")
     diffs = setting_changes(found)
     return Study(found, threshold, selection_query(get, threshold), top_waits(found), ratio_table(found),
-                 [section(c, d) for c, d in zip(found, diffs, strict=True)], host_data(found))
+                 [section(c, d, i) for i, (c, d) in enumerate(zip(found, diffs, strict=True))], host_data(found))
 
 
 def host_data(found: list[Curve]) -> bool:

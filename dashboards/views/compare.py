@@ -12,6 +12,7 @@ from dashboards.analysis.per_transaction import PerTransaction
 from dashboards.analysis.step_window import Window, run_window
 from dashboards.analysis.topwaits import CONDITION_PARAM, WaitRow, include_conditions, without_conditions
 from dashboards.figures.compare import AlignedRun, compare_figure
+from dashboards.reports.ab_groups import Groups, pick_groups, verdict
 from dashboards.reports.summary import MAX_WARMUP, RunSummary, summarize_run, warmup_param
 from dashboards.timerange import DEFAULT_POINTS, TimeRange, max_points
 from dashboards.url_ids import parse_id
@@ -66,8 +67,17 @@ def run_range(run: Run, warmup: int | None = None) -> TimeRange:
     return TimeRange(*run_window(run, warmup))
 
 
+def grouped_runs(request: HttpRequest) -> tuple[Groups | None, list[int], list[Run], str | None]:
+    """A/B groups when the address names them (their runs are the ones compared), else the runs picked."""
+    groups = pick_groups(request.GET)
+    if groups is None:
+        return None, *picked_runs(request)
+    note = f"A/B: {'; '.join(groups.problems)}." if groups.problems else None
+    return groups, [run.pk for run in groups.runs], groups.runs, note
+
+
 def compare(request: HttpRequest) -> HttpResponse:
-    ids, runs, runs_problem = picked_runs(request)
+    groups, ids, runs, runs_problem = grouped_runs(request)
     points = max_points(request.GET) if "w" in request.GET else DEFAULT_POINTS
     warmup, conditions = warmup_param(request.GET), include_conditions(request.GET)
     notes = [p for p in (runs_problem, warmup_problem(request.GET, warmup)) if p]
@@ -81,7 +91,8 @@ def compare(request: HttpRequest) -> HttpResponse:
         "all_runs": Run.objects.select_related("server")[:200], "ids": ids,
         "figures": {"compare-chart": compare_figure(aligned, wait, run_notes(runs, warmup))},
         "tps_definition": TPS_DEFINITION, "warmup": warmup, **condition_toggle(request, conditions),
-        "param_notes": notes,
+        "param_notes": notes, "groups": groups,
+        "ab": verdict(groups, {row.summary.run.pk: row.summary.tps.mean for row in summaries}) if groups else None,
         "csv": "/export/compare.csv?" + compare_query(runs, warmup, conditions),
         "report": "/reports/compare/?" + compare_query(runs, warmup, conditions),
     })

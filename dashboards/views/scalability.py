@@ -24,7 +24,7 @@ def study_context(request: HttpRequest) -> tuple[dict, int]:
     except StudyError as error:
         return {**context, "error": str(error)}, 400
     context.update(study=found, knee=f"{found.threshold * 100:g}", bases=curve_bases(found), figures={
-        "chart-scalability": tps_figure(found.curves),
+        "chart-scalability": tps_figure(found.curves, [section["fit"] for section in found.sections]),
         "chart-scalability-waits": waits_figure(found.curves, found.events),
     } | ({"chart-scalability-cpu": cpu_figure(found.curves)} if found.host else {}))
     return context, 200

@@ -54,10 +54,10 @@ class Command(BaseCommand):
         if opts["password_env"] and opts["password_env"] not in os.environ:
             raise CommandError(f"environment variable {opts['password_env']} is not set: "
                                f"export {opts['password_env']}='...' with the password of --user")
-        options = self._options(opts)
-        plan = self._plan(opts) if opts["sweep"] else None
         if opts["warmup"] < 0:
             raise CommandError("--warmup cannot be negative")
+        options = self._options(opts)
+        plan = self._plan(opts) if opts["sweep"] else None
         check_lengths(run=opts["run"], label=opts["label"])
         driver = StressDriver(target_for(server, opts["user"], opts["password_env"]), options, report=self._say)
         try:
@@ -102,7 +102,7 @@ class Command(BaseCommand):
             return StressOptions(
                 mode=opts["mode"], concurrency=opts["concurrency"], duration=opts["duration"],
                 think_ms=opts["think_ms"], hold_trx=opts["hold_trx"], hold_every=opts["hold_every"],
-                interval=opts["interval"], rows=opts["rows"], schema=opts["schema"],
+                interval=opts["interval"], rows=opts["rows"], schema=opts["schema"], warmup=opts["warmup"],
             )
         except ValueError as exc:
             raise CommandError(str(exc)) from None

@@ -1,0 +1,55 @@
+"""What the load under test counted itself: the stress driver's figures or sysbench's summary.
+
+The server's TPS counts every client's transactions; the driver counts its own. Where the
+two differ by more than OTHERS_THRESHOLD, other clients (the demo's own load, another
+test) ran the difference, and a curve drawn from the server's TPS is not the load's.
+"""
+
+from dataclasses import dataclass
+
+from servers.models import Run
+from workload.external import sysbench_figures
+
+OTHERS_THRESHOLD = 0.05  # of the server's TPS
+
+
+@dataclass(frozen=True)
+class OwnLoad:
+    tool: str  # stress | sysbench
+    tps: float | None  # its transactions per second after the warm-up
+    latency_avg_ms: float | None = None
+    latency_p95_ms: float | None = None
+    errors: int | None = None  # rolled back (stress) or ignored errors (sysbench)
+    qps: float | None = None  # sysbench's queries per second
+
+
+def own_load(run: Run) -> OwnLoad | None:
+    """The run's own figures: kept by the stress driver, else read from sysbench's summary; None for neither."""
+    figures = run.client_figures or sysbench_figures(run.tool_summary or "")
+    if not figures:
+        return None
+    return OwnLoad(figures.get("tool", ""), figures.get("tps"), figures.get("latency_avg_ms"),
+                   figures.get("latency_p95_ms"), figures.get("errors"), figures.get("qps"))
+
+
+def others_share(server_tps: float | None, own_tps: float | None) -> float | None:
+    """The share of the server's transactions the load did not run: (server - own) / server.
+
+    Negative where the server counted fewer than the load (its counter misses some of them).
+    """
+    if not server_tps or own_tps is None:
+        return None
+    return (server_tps - own_tps) / server_tps
+
+
+def differs(share: float | None) -> bool:
+    return share is not None and abs(share) > OTHERS_THRESHOLD
+
+
+def others_sentence(share: float | None) -> str:
+    """'other clients: 49.6 % of the transactions', or why the server counted fewer; '' within the threshold."""
+    if not differs(share):
+        return ""
+    if share > 0:
+        return f"other clients: {share * 100:.1f} % of the transactions"
+    return f"the server counted {-share * 100:.1f} % fewer transactions than the load itself"

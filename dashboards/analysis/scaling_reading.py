@@ -1,0 +1,88 @@
+"""A sweep read as an engineer would: efficiency per level, the scalability law's fit, where the bottleneck moves.
+
+Efficiency at a level is its TPS per thread over the first level's TPS per thread (1.0: each
+added thread did as much as the first). The bottleneck moves where the wait whose time per
+transaction grew most from one level to the next changes: the waits are ranked per step by
+that growth (µs per transaction added), condition waits and the client's own time left out.
+"""
+
+from dataclasses import dataclass
+
+from dashboards.analysis.scalability import Curve, Level
+from dashboards.analysis.topwaits import is_condition
+from dashboards.analysis.usl import UslFit, fit_usl
+
+# The client's time and idle sessions are not contention (ARCHITECTURE: shown apart, not ranked).
+CLIENT_TIME = ("wait/io/socket/sql/client_connection", "idle")
+PS_PER_US = 1e6
+GROWERS = 3  # waits named per step
+
+
+def efficiency(levels: list[Level]) -> list[float | None]:
+    """Per level: (TPS / threads) / (the first level's TPS / its threads)."""
+    first = levels[0] if levels else None
+    base = first.rate / first.concurrency if first and first.rate else None
+    return [lv.rate / lv.concurrency / base if base and lv.rate is not None else None for lv in levels]
+
+
+def curve_fit(curve: Curve) -> UslFit | None:
+    """The law fitted to the TPS the curve reads at each level (the load's own where it says so)."""
+    measured = [lv for lv in curve.levels if lv.rate is not None]
+    return fit_usl([lv.concurrency for lv in measured], [lv.rate for lv in measured])
+
+
+@dataclass(frozen=True)
+class Growth:
+    event: str
+    before_us: float  # µs waited per transaction at the lower level
+    after_us: float
+
+    @property
+    def added_us(self) -> float:
+        return self.after_us - self.before_us
+
+
+@dataclass(frozen=True)
+class Step:
+    lower: Level
+    upper: Level
+    growers: list[Growth]  # most µs per transaction added first
+
+    @property
+    def blanks(self) -> range:
+        """The empty cells after the growers, so each step's row fills the table's columns."""
+        return range(max(0, GROWERS - max(1, len(self.growers))))
+
+    @property
+    def top(self) -> Growth | None:
+        return self.growers[0] if self.growers else None
+
+
+def ranked_wait(event: str) -> bool:
+    return not is_condition(event) and event not in CLIENT_TIME
+
+
+def per_trx_us(level: Level, event: str) -> float:
+    value = level.wait_per_trx(event)
+    return 0.0 if value is None else value / PS_PER_US
+
+
+def step(lower: Level, upper: Level, n: int = GROWERS) -> Step:
+    events = {e for e in (*lower.waits, *upper.waits) if ranked_wait(e)}
+    growth = [Growth(e, per_trx_us(lower, e), per_trx_us(upper, e)) for e in events]
+    grew = sorted((g for g in growth if g.added_us > 0), key=lambda g: (-g.added_us, g.event))
+    return Step(lower, upper, grew[:n])
+
+
+def bottleneck_steps(levels: list[Level], n: int = GROWERS) -> list[Step]:
+    """Per step up in threads, the waits whose time per transaction grew most."""
+    return [step(lower, upper, n) for lower, upper in zip(levels, levels[1:], strict=False)]
+
+
+def moves(steps: list[Step]) -> list[tuple[Step, str]]:
+    """The steps where the top grower changed from the step before: (step, the previous top event)."""
+    out = []
+    for before, after in zip(steps, steps[1:], strict=False):
+        if before.top and after.top and before.top.event != after.top.event:
+            out.append((after, before.top.event))
+    return out

@@ -1,0 +1,61 @@
+"""The compare page's A/B sentence over runs whose average TPS is known by construction."""
+
+import math
+from datetime import timedelta
+
+import pytest
+
+from testing.ab import write_runs
+from testing.dashboards import RECENT_T0, make_server
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def groups():
+    server = make_server("ab")
+    a = write_runs(server, "base", RECENT_T0, [1000.0, 1000.0, 1000.0], label="flush=2")
+    b = write_runs(server, "tuned", RECENT_T0 + timedelta(hours=1), [1400.0, 1500.0, 1600.0], label="flush=0")
+    return a, b
+
+
+def ab_section(response) -> str:
+    html = response.content.decode()
+    return html[html.index('id="ab"'):html.index("</section>", html.index('id="ab"'))]
+
+
+def test_b_over_a_with_its_interval_by_hand(admin_client, groups):
+    a, b = groups
+    response = admin_client.get("/compare/", {"a": ",".join(str(r.pk) for r in a),
+                                              "b": ",".join(str(r.pk) for r in b)})
+    assert response.status_code == 200
+    half = 4.302653 * 100 / math.sqrt(3)  # A steady: B's own t interval (2 df) over A's mean
+    section = ab_section(response)
+    assert f"B is 1.50 times A (95 %: {(1500 - half) / 1000:.2f}-{(1500 + half) / 1000:.2f}, N=3, M=3)." in section
+    assert 'href="#ab-runs"' in section and 'id="ab-runs"' in section
+    assert section.count("<td><b>A</b></td>") == 3 and section.count("<td><b>B</b></td>") == 3
+    assert "1,600.0" in section
+
+
+def test_groups_by_label_and_from_the_runs_pages_b_column(admin_client, groups):
+    a, b = groups
+    by_label = ab_section(admin_client.get("/compare/", {"a_label": "flush=2", "b_label": "flush=0"}))
+    assert "B is 1.50 times A" in by_label
+    ticked = admin_client.get("/compare/", {"runs": [r.pk for r in a], "b": [r.pk for r in b]})
+    assert "B is 1.50 times A" in ab_section(ticked)
+    assert f'name="b" value="{a[0].pk}"' in admin_client.get("/runs/").content.decode()
+
+
+def test_one_run_in_a_says_no_interval_can_be_given(admin_client, groups):
+    a, b = groups
+    section = ab_section(admin_client.get("/compare/", {"a": str(a[0].pk), "b": ",".join(str(r.pk) for r in b)}))
+    assert "B is 1.50 times A (N=1, M=3): no interval can be given with one run in A: repeat it." in section
+
+
+def test_bad_group_values_are_named_not_a_500(admin_client, groups):
+    a, b = groups
+    response = admin_client.get("/compare/", {"a": f"{a[0].pk},x", "b": f"{a[0].pk},{b[0].pk}", "b_label": ""})
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "a: &#x27;x&#x27; is not a run id" in html and f"run {a[0].pk} is in both groups: kept in A only" in html
+    assert admin_client.get("/compare/", {"a_label": "nul\x00"}).status_code == 200

@@ -1,0 +1,59 @@
+"""A sweep on a server with other load: each step's server TPS against the load's own count."""
+
+import csv
+import io
+
+import pytest
+
+from servers.models import Run
+from testing.dashboards import RECENT_T0, figures, make_server
+from testing.scalability import BASELINE, by_hand, write_sweep
+
+pytestmark = pytest.mark.django_db
+OWN = {1: 500.0, 2: 1500.0, 4: 2100.0}  # what the driver counted: the rest of the server's TPS was others'
+
+
+def own(runs: list[Run], tps_by_level: dict[int, float]) -> None:
+    for run in runs:
+        Run.objects.filter(pk=run.pk).update(client_figures={
+            "tool": "stress", "transactions": int(tps_by_level[run.concurrency] * 50), "errors": 0, "seconds": 50.0,
+            "tps": tps_by_level[run.concurrency], "latency_avg_ms": 2.0, "latency_p95_ms": 3.0})
+
+
+def test_each_step_says_what_share_other_clients_ran_and_the_knee_reads_the_loads_own(admin_client):
+    own(write_sweep(make_server("demo"), "busy", "", RECENT_T0, BASELINE), OWN)
+    response = admin_client.get("/scalability/", {"sweep": "busy"})
+    html = response.content.decode()
+    for c, base in BASELINE.items():
+        share = (by_hand(base)[0] - OWN[c]) / by_hand(base)[0]  # 51.9 %, 26.5 %, 17.3 %
+        assert f"other clients: {share * 100:.1f} % of the transactions" in html
+    # By the server's TPS the step to 4 gained 24 % of one thread's: knee at 2. By the driver's own,
+    # (2100 - 1500) / 2 / 500 = 60 %: knee at 4.
+    fig = figures(response)["chart-scalability"]
+    assert [a["text"] for a in fig["layout"]["annotations"]] == ["knee: 4 threads"]
+    dotted = next(t for t in fig["data"] if t["meta"] == "own")
+    assert dotted["y"] == list(OWN.values()) and dotted["line"]["dash"] == "dot"
+    assert "manage.py demo pause" in html
+    rows = list(csv.DictReader(io.StringIO(b"".join(
+        admin_client.get("/export/scalability.csv", {"sweep": "busy"}).streaming_content).decode())))
+    assert [float(r["load's own TPS (/s)"]) for r in rows] == list(OWN.values())
+    assert float(rows[0]["other clients (share of server TPS)"]) == pytest.approx(1 - 500 / by_hand(1000)[0])
+
+
+def test_within_five_percent_nothing_is_said_and_the_server_tps_is_read(admin_client):
+    runs = write_sweep(make_server("quiet"), "alone", "", RECENT_T0, BASELINE)
+    own(runs, {c: by_hand(base)[0] * 0.96 for c, base in BASELINE.items()})  # 4 % others: the poll's noise
+    response = admin_client.get("/scalability/", {"sweep": "alone"})
+    html = response.content.decode()
+    assert "other clients:" not in html and "demo pause" not in html
+    fig = figures(response)["chart-scalability"]
+    assert [a["text"] for a in fig["layout"]["annotations"]] == ["knee: 2 threads"]
+    assert not [t for t in fig["data"] if t["meta"] == "own"]
+
+
+def test_a_level_without_its_own_count_keeps_the_server_tps(admin_client):
+    runs = write_sweep(make_server("mixed"), "half", "", RECENT_T0, BASELINE)
+    own(runs[:1], OWN)  # only the first step counted its own
+    html = admin_client.get("/scalability/", {"sweep": "half"}).content.decode()
+    assert "other clients: 51.9 % of the transactions" in html
+    assert "not every level counted its own" in html

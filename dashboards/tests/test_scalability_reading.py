@@ -1,0 +1,87 @@
+"""The Scalability page's reading of a sweep: efficiency, response times, QPS, the law's fit and where the
+bottleneck moves, over a sweep whose every figure is known by construction."""
+
+import csv
+import io
+
+import pytest
+
+from servers.models import Run
+from testing.dashboards import RECENT_T0, figures, make_server
+from testing.scalability_exact import law, write_exact_sweep
+
+pytestmark = pytest.mark.django_db
+LAM, SIGMA, KAPPA = 1000.0, 0.05, 0.001
+LEVELS = [1, 2, 4, 8, 16]
+TPS = {c: law(c, LAM, SIGMA, KAPPA) for c in LEVELS}
+LOCK = "wait/synch/mutex/innodb/lock_mutex"
+TREE = "wait/synch/rwlock/innodb/index_tree_rw_lock"
+CLIENT = "wait/io/socket/sql/client_connection"
+US_PER_TRX = {  # grows most: LOCK up to 4, then TREE; the client's own time grows more but is no contention
+    LOCK: {1: 1.0, 2: 5.0, 4: 9.0, 8: 10.0, 16: 10.5},
+    TREE: {1: 1.0, 2: 2.0, 4: 3.0, 8: 20.0, 16: 40.0},
+    CLIENT: {1: 100.0, 2: 200.0, 4: 400.0, 8: 800.0, 16: 1600.0},
+}
+
+
+@pytest.fixture
+def sweep():
+    runs = write_exact_sweep(make_server("lab"), "law", RECENT_T0, TPS, US_PER_TRX)
+    for run in runs:  # the driver's own figures: its TPS as the server's, response times by Little's law
+        c = run.concurrency
+        Run.objects.filter(pk=run.pk).update(client_figures={
+            "tool": "stress", "tps": TPS[c], "transactions": int(TPS[c] * 50), "seconds": 50.0, "errors": c - 1,
+            "latency_avg_ms": 1000 * c / TPS[c], "latency_p95_ms": 1500 * c / TPS[c]})
+    return runs
+
+
+def test_the_law_fitted_to_the_levels_is_the_one_they_were_made_from(admin_client, sweep):
+    response = admin_client.get("/scalability/", {"sweep": "law"})
+    html = response.content.decode()
+    assert f"σ = {SIGMA:.4f}" in html and f"κ = {KAPPA:.6f}" in html and f"λ = {LAM:,.1f} TPS" in html
+    peak = ((1 - SIGMA) / KAPPA) ** 0.5  # 30.8 threads, beyond the levels swept
+    assert f"peaks at <b>{peak:.0f} threads</b> ({law(peak, LAM, SIGMA, KAPPA):,.1f} TPS)" in html
+    assert "R² = 1.000" in html and 'href="#curve-0-levels"' in html and 'id="curve-0-levels"' in html
+    fit = next(t for t in figures(response)["chart-scalability"]["data"] if t["meta"] == "fit")
+    assert fit["x"][0] == 1 and fit["x"][-1] == pytest.approx(16)
+    assert fit["y"][-1] == pytest.approx(TPS[16], rel=1e-6) and fit["y"][0] == pytest.approx(TPS[1], rel=1e-6)
+
+
+def test_each_level_shows_efficiency_response_times_qps_and_errors(admin_client, sweep):
+    html = admin_client.get("/scalability/", {"sweep": "law"}).content.decode()
+    table = html[html.index('id="curve-0-levels"'):html.index("</table>", html.index('id="curve-0-levels"'))]
+    for c in LEVELS:
+        assert f"{TPS[c] / c / TPS[1] * 100:.1f} %" in table  # efficiency: TPS per thread over one thread's
+        assert f"{1000 * c / TPS[c]:,.2f}" in table and f"{1500 * c / TPS[c]:,.2f}" in table
+        assert f"{TPS[c] * 20:,.1f}" in table  # the server's QPS: 20 queries per transaction
+    assert "<td class=\"num\">15</td>" in table  # errors at 16 threads
+
+
+def test_the_bottleneck_table_names_the_wait_that_grew_most_at_each_step(admin_client, sweep):
+    html = admin_client.get("/scalability/", {"sweep": "law"}).content.decode()
+    table = html[html.index('id="curve-0-bottleneck"'):html.index("</table>", html.index('id="curve-0-bottleneck"'))]
+    rows = table.split("<tr>")[2:]
+    assert [row.count(CLIENT) for row in rows] == [0, 0, 0, 0]  # the client's own time is not ranked
+    firsts = [row.split("<code>")[1].split("</code>")[0].replace("<wbr>", "") for row in rows]
+    assert firsts == [LOCK, LOCK, TREE, TREE]
+    assert "1.00 → 5.00 (+4.00)" in rows[0] and "3.00 → 20.00 (+17.00)" in rows[2]
+    verdict = html[html.index("bottleneck-verdict"):html.index("</p>", html.index("bottleneck-verdict"))]
+    assert "at 4 → 8 threads from" in verdict and 'href="#curve-0-bottleneck"' in verdict
+    assert verdict.index("lock_mutex") < verdict.index("index_tree_rw_lock")
+
+
+def test_under_three_levels_the_page_says_there_is_no_fit(admin_client):
+    write_exact_sweep(make_server("short"), "two", RECENT_T0, {1: 100.0, 2: 190.0}, {LOCK: {1: 1.0, 2: 2.0}})
+    response = admin_client.get("/scalability/", {"sweep": "two"})
+    assert "No scalability law fitted: it needs TPS at 3 levels or more" in response.content.decode()
+    assert not [t for t in figures(response)["chart-scalability"]["data"] if t["meta"] == "fit"]
+
+
+def test_the_csv_carries_the_reading(admin_client, sweep):
+    rows = list(csv.DictReader(io.StringIO(b"".join(
+        admin_client.get("/export/scalability.csv", {"sweep": "law"}).streaming_content).decode())))
+    assert [float(r["efficiency (TPS per thread / first level's)"]) for r in rows] == pytest.approx(
+        [TPS[c] / c / TPS[1] for c in LEVELS])
+    assert [float(r["USL fit TPS at this level (/s)"]) for r in rows] == pytest.approx(list(TPS.values()), rel=1e-6)
+    assert [float(r["QPS (/s)"]) for r in rows] == pytest.approx([20 * t for t in TPS.values()])
+    assert [float(r["response p95 (ms)"]) for r in rows] == pytest.approx([1500 * c / TPS[c] for c in LEVELS])
