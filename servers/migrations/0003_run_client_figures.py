@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('servers', '0001_initial'),
+        ('servers', '0002_server_pinned_proof'),
     ]
 
     operations = [
