@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import pymysql
 
 from collectors import tls as tls_modes
+from collectors import transactions
 from collectors.connection import ConnectError, ServerInfo, detect, open_connection
 from collectors.http_fetch import FetchError, HttpPool
 from collectors.http_poll import fetch
@@ -17,6 +18,7 @@ from collectors.source import SourceError
 from collectors.sources import node_exporter
 from collectors.sources.replication import statement as replication_status_sql
 from collectors.tls import TLS
+from collectors.weakened import Weakened, read_weakened
 
 # The account the server matched us to, as 'user'@'host'.
 CURRENT_USER_SQL = "SELECT CURRENT_USER()"
@@ -53,6 +55,12 @@ class CheckResult:
     tls: str = ""  # whether TLS was used, with which certificate, and whether it was verified
     node_exporter: str = ""  # what one read of the host's node_exporter found, when the server has one
     node_exporter_error: str = ""
+    weakened: list[Weakened] = field(default_factory=list)  # what the server leaves off, and its cost
+
+    @property
+    def tps_definition(self) -> str:
+        """How this server's TPS will be counted: the stability page's sentence."""
+        return transactions.DEFINITIONS[self.info.tps_basis] if self.info else ""
 
     @property
     def connected(self) -> bool:
@@ -70,13 +78,19 @@ class CheckResult:
         out = [f"connection OK: {self.info.label} ({self.info.version}) at {self.address} as {self.account}",
                f"TLS: {self.tls}",
                f"performance_schema: {'ON' if self.info.performance_schema else 'OFF'}"]
-        if not self.info.performance_schema:
-            out.append("  the wait and mutex charts need it: set performance_schema=ON in my.cnf and restart")
         if self.missing:
             out += [f"missing privileges: {', '.join(self.missing)}", f"  fix with: {self.grant}"]
         else:
             out.append("privileges: all present (" + ", ".join(NEEDED) + ")")
-        return out + self.node_exporter_lines()
+        return out + [self.tps_definition] + self.weakened_lines() + self.node_exporter_lines()
+
+    def weakened_lines(self) -> list[str]:
+        if not self.weakened:
+            return ["configuration: everything the figures read is on"]
+        out = []
+        for item in self.weakened:
+            out += [f"WEAKENED {item.figure}: {item.setting} off: {item.lost}", f"  {item.fix}"]
+        return out
 
     def node_exporter_lines(self) -> list[str]:
         if self.node_exporter_error:
@@ -99,6 +113,7 @@ def check_connection(*, host: str = "", port: int = 3306, socket: str = "", user
         result.account = current_account(conn)
         result.missing = missing_privileges(conn, result.info)
         result.grant = grant_statement(result.missing, result.account, result.info)
+        result.weakened = read_weakened(conn, result.info)
     except pymysql.MySQLError as exc:
         result.error = f"{result.address}: connected, but a check query failed: {exc.args[-1]}"
     finally:

@@ -9,6 +9,7 @@ from django.http import HttpRequest, QueryDict
 from django.utils import timezone
 
 from collectors import transactions
+from collectors.connection import parse_version
 from collectors.models import ServerHealth
 from collectors.sources import innodb_mutex
 from dashboards.analysis.topwaits import CONDITION_PARAM, CONDITION_PREFIX
@@ -42,6 +43,20 @@ class TpsBasis:
     short: str
     sentence: str
     explicit_only: bool  # autocommit statements are not counted: 0 TPS under an autocommit load
+    fix: str = ""  # explicit only: what turns on a counter of every transaction on that server
+
+
+def tps_basis_of(server, sources: dict | None) -> TpsBasis | None:
+    """One server's TPS basis from its health row's sources, with the statement that turns a better one on."""
+    sources = sources or {}
+    status = sources.get("global_status")
+    basis = transactions.basis_of(status)
+    if not basis:
+        return None
+    explicit = basis == transactions.EXPLICIT
+    performance_schema = not (sources.get("pfs_waits") or {}).get("unavailable")
+    fix = transactions.enable_hint(server.flavor, parse_version(server.version or ""), performance_schema)
+    return TpsBasis(transactions.SHORT[basis], transactions.definition(status), explicit, fix if explicit else "")
 
 
 def tps_bases(server_ids: list[int]) -> dict[int, TpsBasis]:
