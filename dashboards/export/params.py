@@ -31,6 +31,7 @@ class SeriesExport:
     step: float | None  # seconds per row; None: one row per poll interval
     mode: str = "rate"  # "rate" or "delta"
     minmax: bool = False  # each bucket's min and max columns too
+    seconds: bool = False  # each counter's seconds covered per row too (its rate = sum of deltas / them)
 
     @property
     def full(self) -> bool:
@@ -146,6 +147,9 @@ def parse_step(
         raise ExportError(f"step={text!r} is not a number of seconds") from None
     if not math.isfinite(step) or step <= 0:
         raise ExportError(f"step must be a positive number of seconds, not {text!r}")
+    if step != int(step):
+        raise ExportError(f"step={text!r}: give a whole number of seconds (rows start on whole seconds, "
+                          "multiples of the step from 1970-01-01)")
     check_step_fits(step, start, end)
     return step
 
@@ -169,6 +173,7 @@ def series_export(
     servers: list[str], metrics: list[str], start: str | None, end: str | None,
     step: str | None = None, mode: str | None = None, full: bool = False,
     preset: str | None = None, points: str | None = None, run: str | None = None, minmax: bool = False,
+    seconds: bool = False,
 ) -> SeriesExport:
     """Validate everything an export of series needs, or raise ExportError.
 
@@ -188,10 +193,10 @@ def series_export(
         raise ExportError("metrics is missing: give names or patterns such as tps,wait.time_ps:*")
     first, last = parse_range(start, end, preset=preset)
     found = find_servers(servers)
-    seconds = parse_step(step, first, last, full, points, min(s.poll_interval for s in found))
-    if step and seconds is not None:
-        check_step(seconds, found)
-    return SeriesExport(found, names, first, last, seconds, mode, minmax)
+    step_s = parse_step(step, first, last, full, points, min(s.poll_interval for s in found))
+    if step and step_s is not None:
+        check_step(step_s, found)
+    return SeriesExport(found, names, first, last, step_s, mode, minmax, seconds)
 
 
 def check_step(step: float, servers: list[Server]) -> None:

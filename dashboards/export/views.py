@@ -84,7 +84,7 @@ def series_csv(request: HttpRequest) -> HttpResponse:
             request.GET.getlist("server"), request.GET.getlist("metrics"), request.GET.get("from"),
             request.GET.get("to"), request.GET.get("step"), request.GET.get("mode"), _flag(request, "full"),
             preset=request.GET.get("range"), points=request.GET.get("w") or request.GET.get("points"),
-            run=request.GET.get("run"), minmax=_flag(request, "minmax"),
+            run=request.GET.get("run"), minmax=_flag(request, "minmax"), seconds=_flag(request, "seconds"),
         )
     except params.ExportError as error:
         return bad_request(error)
