@@ -11,7 +11,7 @@ from django.utils import timezone
 from collectors import transactions
 from collectors.connection import parse_version
 from collectors.models import ServerHealth
-from collectors.sources import innodb_mutex
+from collectors.sources import innodb_mutex, pfs_waits
 from dashboards.analysis.topwaits import CONDITION_PARAM, CONDITION_PREFIX
 from dashboards.timerange import PRESETS, TimeRange, from_query, iso_param, max_points, read_range
 
@@ -26,14 +26,17 @@ class ServerTexts(NamedTuple):
     title: str  # the TPS row's title on its charts: the counter the line comes from
     mutex_title: str  # the mutex row's: OS waits, or every latch acquisition (performance_schema)
     basis: str | None = None  # the counter the latest poll's tps came from (collectors.transactions)
+    waits_note: str = ""  # the wait instruments the server leaves off, and how to turn them on
 
 
 def server_texts(server) -> ServerTexts:
     """What this server's latest polls said their counters are (one read of its health row)."""
     health = ServerHealth.objects.filter(server=server).values_list("sources", flat=True).first() or {}
     status = health.get("global_status")
+    note = (health.get("pfs_waits") or {}).get("note") or ""
     return ServerTexts(transactions.definition(status), transactions.chart_title(status),
-                       innodb_mutex.chart_title(health.get("innodb_mutex")), transactions.basis_of(status))
+                       innodb_mutex.chart_title(health.get("innodb_mutex")), transactions.basis_of(status),
+                       note[note.find(pfs_waits.OFF_PREFIX):] if pfs_waits.OFF_PREFIX in note else "")
 
 
 @dataclass(frozen=True)

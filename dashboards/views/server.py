@@ -133,6 +133,7 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     metrics = [reads.TPS] + [reads.TIME_PREFIX + w for w, _ in waits] + [reads.MUTEX_PREFIX + m for m, _ in mutexes]
     return render(request, "dashboards/stability.html", {
         **range_context(request, tr), "server": server, "tab": "stability", "tps_definition": texts.definition,
+        "waits_note": texts.waits_note,
         "tps_mixed": reads.tps_mixed(server.pk, tr.start, tr.end, texts.basis),
         "figures": {"stability-chart": fig, **host.figures}, "host_panel": host, "summary": summary, "dips": dips,
         "fraction": fraction, "threshold": threshold, "n_waits": n_waits,
@@ -229,13 +230,14 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
     conditions = include_conditions(request.GET)
     rows_a, hidden = shown_waits(reads.interval_waits(server.pk, tr.start, tr.end), conditions)
     second, problem = second_interval(request.GET, tr.end)
+    waits_note = server_texts(server).waits_note
     context = {
         **range_context(request, tr), "server": server, "tab": "waits", "rows": rows_a[:limit],
         "limit": limit, "csv": topwaits_csv(server.pk, tr, conditions=conditions),
         "from2_value": request.GET.get("from2", ""), "to2_value": request.GET.get("to2", ""),
         **condition_toggle(request, conditions), "hidden": hidden, "second_problem": problem,
         "per_trx": host_series.per_transaction_of(server.pk, tr.start, tr.end, rows_a),
-        "param_notes": [limit_problem] if limit_problem else [],
+        "param_notes": [limit_problem] if limit_problem else [], "waits_note": waits_note,
     }
     if second is not None:
         tr_b = second
