@@ -6,7 +6,7 @@ from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
 from django.template.loader import render_to_string
 
-from alerts.models import Notification
+from alerts.models import Notification, Rule
 from alerts.numbers import fmt, fmt_growth, fmt_minutes
 from store import catalog
 
@@ -25,6 +25,23 @@ def purge_path(server_id: int, start: datetime, end: datetime) -> str:
 
 def purge_url(server_id: int, start: datetime, end: datetime) -> str:
     return settings.SITE_URL + purge_path(server_id, start, end)
+
+
+# The page an event is about, by the rule: purge lag for the history and transaction metrics, replication
+# for a replica's, the stability page (TPS, waits, and the outage as a gap) for the rest and for an
+# unreachable server or a failing source, whose mails used to link to the purge page.
+PURGE_METRICS = ("history_list_length", "trx_", "innodb_metrics:purge", "innodb_metrics:trx_")
+
+
+def event_page(rule, server_id: int, start: datetime, end: datetime) -> tuple[str, str]:
+    """(what the link shows, its path) for an event of this rule over [start, end]."""
+    metric = rule.metric or ""
+    if metric.startswith(PURGE_METRICS):
+        return "Purge lag for this time range", purge_path(server_id, start, end)
+    if metric.startswith("replica."):
+        return "Replication for this time range", f"/servers/{server_id}/replication/?from={utc(start)}&to={utc(end)}"
+    what = "at the outage" if rule.kind == Rule.UNREACHABLE else "for this time range"
+    return f"The server's stability {what}", f"/servers/{server_id}/stability/?from={utc(start)}&to={utc(end)}"
 
 
 def message(name: str, recipients: list[str], context: dict) -> EmailMultiAlternatives:
@@ -46,11 +63,16 @@ def alert_context(n: Notification) -> dict:
         "value": fmt(snap.get("value")), "peak": fmt(snap.get("peak")), "growth": fmt_growth(snap.get("growth")),
         "growth_span": snap.get("growth_span") or growth_window(event.rule),
         "since": utc(event.since), "at": utc(at), "duration": str(at - event.since).split(".")[0],
-        "purge_url": purge_url(event.server_id, event.since - PURGE_BEFORE, end + PURGE_AFTER),
+        **page_link(event, end),
         "event_url": f"{settings.SITE_URL}/alerts/events/{event.id}/",
         "has_metric": bool(event.rule.metric), "per_second": per_second(event.server_id, event.rule.metric),
         "holder": holder_facts(snap.get("holder")), "resolved": n.kind == Notification.RESOLVED,
     }
+
+
+def page_link(event, end: datetime) -> dict:
+    label, path = event_page(event.rule, event.server_id, event.since - PURGE_BEFORE, end + PURGE_AFTER)
+    return {"page_label": label, "page_url": settings.SITE_URL + path}
 
 
 def growth_window(rule) -> str:

@@ -29,6 +29,7 @@ def described(holder: TrxHolder, now: datetime) -> dict:
     unseen = holder.end_unseen(holder.server.poll_interval)  # the purge page's rule
     return {"id": holder.id, "thread_id": holder.thread_id, "who": holder.who, "state": holder.state,
             "isolation": holder.isolation, "statement": holder.statement, "idle": holder.idle,
+            "statement_missing": holder.statement_missing,
             "started_at": iso(holder.started_at), "seen_at": iso(holder.seen_at), "ended_at": iso(holder.ended_at),
             "held_s": (holder.seen_at - holder.started_at).total_seconds(), "held_at_least": unseen}
 

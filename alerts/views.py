@@ -95,8 +95,8 @@ def event_detail(request, event_id: int):
         "event": event, "notifications": event.notifications.order_by("created_at", "id"),
         "per_second": emails.per_second(event.server_id, event.rule.metric),
         **metric_line(event), "width": sparkline.WIDTH, "height": sparkline.HEIGHT,
-        "purge_path": emails.purge_path(event.server_id, event.since - emails.PURGE_BEFORE,
-                                        (event.resolved_at or timezone.now()) + emails.PURGE_AFTER),
+        "page": emails.event_page(event.rule, event.server_id, event.since - emails.PURGE_BEFORE,
+                                  (event.resolved_at or timezone.now()) + emails.PURGE_AFTER),
     })
 
 

@@ -15,7 +15,7 @@ from collectors.sources.oldest_trx import NAME as SOURCE
 
 log = logging.getLogger(__name__)
 
-TEXT_FIELDS = {"user": 128, "host": 255, "isolation": 20, "statement": 200}
+TEXT_FIELDS = {"user": 128, "host": 255, "isolation": 20, "statement": 200, "statement_missing": 400}
 # Younger than this (whole seconds as the server counts them), the oldest transaction is everyday OLTP
 # that holds nothing back: a row per poll for those would bury the holders that matter.
 MIN_AGE_S = 1
@@ -69,15 +69,15 @@ def extend(row: TrxHolder, holder: dict, at: datetime) -> None:
     row.seen_at = at
     update = ["seen_at"]
     if holder["statement"] and not row.statement:  # it was between statements when first seen
-        row.statement, row.idle = fields(holder, at)["statement"], holder["idle"]
-        update += ["statement", "idle"]
+        row.statement, row.idle, row.statement_missing = fields(holder, at)["statement"], holder["idle"], ""
+        update += ["statement", "idle", "statement_missing"]
     row.save(update_fields=update)
 
 
 def fields(holder: dict, at: datetime) -> dict:
     state = ", ".join(part for part in (holder["state"], holder["command"]) if part)
     values = {"user": holder["user"] or "", "host": holder["host"] or "", "isolation": holder["isolation"],
-              "statement": holder["statement"] or ""}
+              "statement": holder["statement"] or "", "statement_missing": holder.get("statement_missing") or ""}
     values = {key: value[:TEXT_FIELDS[key]] for key, value in values.items()}
     return {**values, "thread_id": holder["thread_id"], "trx_key": holder["key"][:120], "state": state[:100],
             "idle": holder["idle"], "started_at": started(holder, at), "seen_at": at}

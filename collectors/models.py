@@ -76,6 +76,8 @@ class TrxHolder(models.Model):
     isolation = models.CharField(max_length=20, blank=True)
     statement = models.CharField(max_length=200, blank=True)
     idle = models.BooleanField(default=False, help_text="the statement is the last one, none was running")
+    statement_missing = models.CharField(max_length=400, blank=True,
+                                         help_text="why no statement could be read (e.g. a consumer off)")
     started_at = models.DateTimeField(help_text="the transaction's start: read time minus its age")
     seen_at = models.DateTimeField(help_text="the last poll that saw it the oldest")
     ended_at = models.DateTimeField(null=True, blank=True, help_text="the first poll that no longer saw it")

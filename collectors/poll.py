@@ -14,7 +14,7 @@ from collectors import delta, registry, schedule, shared_read, snapshots
 from collectors.connection import ConnectError
 from collectors.http_poll import run_http_sources
 from collectors.outcome import failed, succeeded
-from collectors.pool import POOL, Pooled, Target, is_connection_error
+from collectors.pool import POOL, Pooled, Target, is_connection_error, recheck_basis
 from collectors.results import PollResult, SourceResult
 from collectors.shared_read import NOT_SHARED, Shared
 from collectors.source import Reading, Source, SourceError, SourceUnavailable
@@ -115,6 +115,10 @@ def run_sql_sources(target: Target, sources: list[Source], previous: dict[str, d
         result.sources = [SourceResult(s.name, NOT_POLLED, error=f"{target.name}: {s.name}: not polled, "
                                        f"cannot connect ({exc})") for s in sources]
         return {}
+    try:
+        recheck_basis(entry)
+    except (pymysql.MySQLError, OSError):
+        pass  # a broken connection: the sources below find it and reconnect
     result.connected_now, result.info = not entry.reused, entry.info
     new_snapshots: dict[str, delta.Snapshot] = {}
     readings: dict[str, Reading] = {}

@@ -7,11 +7,12 @@ guards; in steady state a poll must not connect at all.
 import atexit
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import pymysql
 
 from collectors import tls as tls_modes
+from collectors import transactions
 from collectors.connection import ServerInfo, detect, open_connection, parse_version
 from collectors.pinning import NO_PIN, Pin
 from collectors.tls import TLS
@@ -20,6 +21,8 @@ from collectors.tls import TLS
 UPTIME_SQL = "SHOW GLOBAL STATUS LIKE 'Uptime'"
 # Server-side codes that end the session: shutdown in progress, connection killed, idle timeout.
 SESSION_ENDED = (1053, 1927, 4031)
+# A counter of every transaction turned on after the connection opened is taken within this long.
+BASIS_RECHECK_S = 60
 
 
 @dataclass
@@ -60,6 +63,7 @@ class Pooled:
     boot: float | None  # epoch seconds the server started, where the server says
     fingerprint: tuple
     reused: bool = False  # False on the poll that opened it
+    basis_checked: float = field(default_factory=time.monotonic)  # when the TPS counter was last chosen
 
 
 class ConnectionPool:
@@ -127,6 +131,18 @@ class ConnectionPool:
 
     def __len__(self) -> int:
         return len(self._entries)
+
+
+def recheck_basis(entry: Pooled) -> None:
+    """Take a better TPS counter an administrator turned on since the connection chose one (at most once
+    a BASIS_RECHECK_S): Test connection and the pages give the statement, and running it must be enough."""
+    info = entry.info
+    if info.tps_basis == transactions.TRX_SUMMARY or time.monotonic() - entry.basis_checked < BASIS_RECHECK_S:
+        return
+    entry.basis_checked = time.monotonic()
+    better = transactions.basis(entry.conn, info.flavor, info.version_tuple, info.performance_schema)
+    if better != info.tps_basis:
+        entry.info = replace(info, tps_basis=better)
 
 
 def describe(conn: pymysql.Connection) -> tuple[ServerInfo, float | None]:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import pymysql
 
 from collectors import tls as tls_modes
+from collectors import transactions
 from collectors.connection import ConnectError, ServerInfo, detect, open_connection
 from collectors.http_fetch import FetchError, HttpPool
 from collectors.http_poll import fetch
@@ -18,6 +19,7 @@ from collectors.source import SourceError
 from collectors.sources import node_exporter
 from collectors.sources.replication import statement as replication_status_sql
 from collectors.tls import TLS
+from collectors.weakened import Weakened, read_weakened
 
 # The account the server matched us to, as 'user'@'host'.
 CURRENT_USER_SQL = "SELECT CURRENT_USER()"
@@ -56,6 +58,12 @@ class CheckResult:
     node_exporter_error: str = ""
     proof: Pin = NO_PIN  # the certificate or RSA key this server proved (what a typed password pins)
     pinning: str = ""  # what is pinned, or would be, in a sentence
+    weakened: list[Weakened] = field(default_factory=list)  # what the server leaves off, and its cost
+
+    @property
+    def tps_definition(self) -> str:
+        """How this server's TPS will be counted: the stability page's sentence."""
+        return transactions.DEFINITIONS[self.info.tps_basis] if self.info else ""
 
     @property
     def connected(self) -> bool:
@@ -74,13 +82,19 @@ class CheckResult:
                f"TLS: {self.tls}",
                f"pinned: {self.pinning}",
                f"performance_schema: {'ON' if self.info.performance_schema else 'OFF'}"]
-        if not self.info.performance_schema:
-            out.append("  the wait and mutex charts need it: set performance_schema=ON in my.cnf and restart")
         if self.missing:
             out += [f"missing privileges: {', '.join(self.missing)}", f"  fix with: {self.grant}"]
         else:
             out.append("privileges: all present (" + ", ".join(NEEDED) + ")")
-        return out + self.node_exporter_lines()
+        return out + [self.tps_definition] + self.weakened_lines() + self.node_exporter_lines()
+
+    def weakened_lines(self) -> list[str]:
+        if not self.weakened:
+            return ["configuration: everything the figures read is on"]
+        out = []
+        for item in self.weakened:
+            out += [f"WEAKENED {item.figure}: {item.setting} off: {item.lost}", f"  {item.fix}"]
+        return out
 
     def node_exporter_lines(self) -> list[str]:
         if self.node_exporter_error:
@@ -110,6 +124,7 @@ def check_connection(*, host: str = "", port: int = 3306, socket: str = "", user
         result.account = current_account(conn)
         result.missing = missing_privileges(conn, result.info)
         result.grant = grant_statement(result.missing, result.account, result.info)
+        result.weakened = read_weakened(conn, result.info)
     except pymysql.MySQLError as exc:
         result.error = f"{result.address}: connected, but a check query failed: {exc.args[-1]}"
     finally:

@@ -35,10 +35,14 @@ INNODB_TRX_SINCE = {"mysql": (5, 6, 0), "mariadb": (10, 0, 0)}
 INNODB_TRX_FROM = f"FROM information_schema.INNODB_METRICS WHERE NAME IN ({INNODB_TRX_NAMES}) AND {{enabled}}"
 INNODB_TRX_SQL = f"SELECT COUNT(*), SUM(COUNT) {INNODB_TRX_FROM}"
 
+# What turns a counter of every transaction on: the statement now, the configuration line to keep it.
+TRX_SUMMARY_ON = "UPDATE performance_schema.setup_instruments SET ENABLED='YES' WHERE NAME='transaction'"
+TRX_SUMMARY_CONFIG = "performance-schema-instrument='transaction=ON'"
+INNODB_TRX_ON = "SET GLOBAL innodb_monitor_enable='trx_%'"
+INNODB_TRX_CONFIG = "innodb_monitor_enable=trx_%"
 ENABLE_HINT = ("to count autocommit transactions too, turn on performance_schema's transaction instrument "
-               "(performance-schema-instrument='transaction=ON' in the server configuration, or at runtime: "
-               "UPDATE performance_schema.setup_instruments SET ENABLED='YES' WHERE NAME='transaction') or "
-               "InnoDB's counters (SET GLOBAL innodb_monitor_enable='trx_%')")
+               f"({TRX_SUMMARY_CONFIG} in the server configuration, or at runtime: {TRX_SUMMARY_ON}) or "
+               f"InnoDB's counters ({INNODB_TRX_ON})")
 DEFINITIONS = {
     TRX_SUMMARY: ("TPS = transactions per second from performance_schema's transaction summary "
                   "(every transaction: autocommit statements, read-only ones and rollbacks included)"),
@@ -58,6 +62,23 @@ GENERIC_TITLE = "TPS (transactions per second)"
 # A few words beside a TPS figure in tables (runs, compare): what it counts.
 SHORT = {TRX_SUMMARY: "every transaction", INNODB_TRX: "InnoDB transactions",
          EXPLICIT: "explicit transactions only"}
+
+
+def enable_hint(flavor: str, version: tuple[int, int, int], performance_schema: bool) -> str:
+    """What turns on a counter of every transaction on this server: the statement to run, the line to keep it."""
+    hints = []
+    if version >= TRX_SUMMARY_SINCE.get(flavor, (99, 0, 0)):
+        if performance_schema:
+            hints.append(f"run {TRX_SUMMARY_ON} (and add {TRX_SUMMARY_CONFIG} to the server configuration)")
+        else:
+            hints.append(f"set performance_schema=ON and {TRX_SUMMARY_CONFIG} in the server configuration "
+                         "and restart it")
+    if version >= INNODB_TRX_SINCE.get(flavor, (99, 0, 0)):
+        hints.append(f"run {INNODB_TRX_ON} (and add {INNODB_TRX_CONFIG} to the server configuration)")
+    if not hints:
+        return ("this server has no counter of autocommit transactions (performance_schema's transaction "
+                "summary needs MySQL 5.7.3 or MariaDB 10.5.2, InnoDB's trx counters MySQL 5.6 or MariaDB 10.0)")
+    return "to count autocommit transactions too, " + "; or ".join(hints)
 
 
 def basis(conn: pymysql.Connection, flavor: str, version: tuple[int, int, int], performance_schema: bool) -> str:

@@ -1,12 +1,15 @@
-"""Annotations and runs of some servers within a range, as marks for the charts."""
+"""Annotations and runs of some servers within a range, and the reference lines of the purge chart."""
 
 from collections.abc import Iterable
 from datetime import datetime
+from fnmatch import fnmatchcase
 
 from django.db.models import Q
 
+from alerts.models import Rule
 from dashboards.figures.common import GAP_FILL, Mark
-from servers.models import Annotation, Run
+from dashboards.figures.purge import Reference
+from servers.models import Annotation, Run, Server
 from store import query
 
 
@@ -30,3 +33,19 @@ def gap_marks(server_id: int, start: datetime, end: datetime) -> list[Mark]:
 
 def server_marks(server_id: int, start: datetime, end: datetime) -> list[Mark]:
     return sorted(marks_for([server_id], start, end) + gap_marks(server_id, start, end), key=lambda m: m.start)
+
+
+HISTORY = "history_list_length"
+
+
+def history_rules(server: Server) -> list[Rule]:
+    """The enabled alert rules that fire when this server's history length is above a value."""
+    rules = Rule.objects.filter(enabled=True, kind=Rule.THRESHOLD).filter(Q(server=server) | Q(server__isnull=True))
+    return [r for r in rules.order_by("threshold", "name") if fnmatchcase(HISTORY, r.metric)
+            and (r.server_id == server.pk or not r.tag or r.tag in server.tags)]
+
+
+def purge_references(server: Server, max_purge_lag: float | None) -> list[Reference]:
+    """The history lengths that apply to this server: its innodb_max_purge_lag (when set), its rules'."""
+    refs = [Reference(f"innodb_max_purge_lag {max_purge_lag:,.0f}", max_purge_lag, True)] if max_purge_lag else []
+    return refs + [Reference(f"rule '{r.name}': above {r.threshold:,.0f}", r.threshold) for r in history_rules(server)]

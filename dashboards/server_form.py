@@ -22,8 +22,10 @@ class ServerForm(forms.ModelForm):
     host, port, socket, user or TLS settings needs the password typed again.
     """
 
+    # Rendered back only into the answer to the form's own POST (Test connection, a failed Save), so that
+    # testing and then saving needs no retyping; an edit page (GET) never shows the stored one.
     password = forms.CharField(
-        widget=forms.PasswordInput(render_value=False), required=False, strip=False,
+        widget=forms.PasswordInput(render_value=True), required=False, strip=False,
         help_text="stored encrypted; leave empty on edit to keep the current one",
     )
 

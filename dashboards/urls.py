@@ -3,6 +3,7 @@ from django.urls import path
 from dashboards.views import (
     api,
     compare,
+    demo_load,
     explore,
     fleet,
     host,
@@ -24,6 +25,7 @@ urlpatterns = [
     path("servers/<int:server_id>/pressure/", pressure.pressure, name="pressure"),
     path("servers/<int:server_id>/replication/", replication.replication, name="replication"),
     path("servers/<int:server_id>/host/", host.host, name="host"),
+    path("servers/<int:server_id>/demo-load/", demo_load.demo_load, name="demo-load"),
     path("explore/", explore.explore, name="explore"),
     path("runs/", runs.runs, name="runs"),
     path("compare/", compare.compare, name="compare"),

@@ -42,6 +42,7 @@ POLICY: dict[str, tuple[str | None, str | None]] = {
     "dashboards:purge": (VIEWER, OPERATOR),
     "dashboards:waits": (VIEWER, OPERATOR),
     "dashboards:host": (VIEWER, OPERATOR),
+    "dashboards:demo-load": (OPERATOR, OPERATOR),  # POST: pause or resume the demo's load
     "dashboards:explore": (VIEWER, OPERATOR),
     "dashboards:runs": (VIEWER, OPERATOR),
     "dashboards:compare": (VIEWER, OPERATOR),

@@ -1,5 +1,7 @@
 """The registry: monitored servers, runs and annotations (the bottom layer every app reads)."""
 
+import re
+
 from django.contrib.postgres.fields import ArrayField
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
@@ -58,6 +60,13 @@ class Server(models.Model):
                 condition=~models.Q(host="") | ~models.Q(socket=""), name="server_host_or_socket"
             )
         ]
+
+    @property
+    def version_label(self) -> str:
+        """The flavor once, then the version number: "MariaDB 10.11.19" (the full string, which repeats the
+        flavor as "10.11.19-MariaDB-0+deb12u1", stays in version)."""
+        number = re.match(r"\d+(\.\d+)*", self.version)
+        return f"{self.get_flavor_display()} {number.group(0) if number else self.version}".strip()
 
     def __str__(self) -> str:
         return self.name

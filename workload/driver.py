@@ -9,6 +9,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import pymysql
 
@@ -27,6 +28,7 @@ OPEN_READ_VIEW = "START TRANSACTION WITH CONSISTENT SNAPSHOT"
 READ_IN_VIEW = "SELECT COUNT(*), SUM(balance) FROM `{schema}`.accounts"
 
 ACCESS_DENIED = {1044, 1142, 1143, 1227}  # database, table, column, privilege
+PAUSE_POLL_S = 0.5  # how often a paused session, and the pause watcher, look again
 
 
 class DriverError(Exception):
@@ -45,6 +47,7 @@ class StressOptions:
     rows: int = DEFAULT_ROWS
     schema: str = DEFAULT_SCHEMA
     warmup: float = 0.0  # seconds at the start the summary's own after-warm-up figures leave out
+    pause_file: str = ""  # while this file exists, no transaction starts and no read view is held
 
     def __post_init__(self):
         if self.mode not in MODES:
@@ -79,6 +82,7 @@ class StressDriver:
         self.measure_from = 0.0  # monotonic time the warm-up ends
         self.error = ""
         self._lock = threading.Lock()
+        self.paused = threading.Event()  # set while the pause file exists (watched by its own thread)
 
     def connect(self) -> pymysql.Connection:
         try:
@@ -107,6 +111,9 @@ class StressDriver:
         if holding:
             threads.append(threading.Thread(target=self._hold, args=(sessions[-1], stop), daemon=True,
                                             name="stress-hold"))
+        if self.options.pause_file:
+            self._watch_pause(stop)
+            threads.append(threading.Thread(target=self._watch, args=(stop,), daemon=True, name="stress-pause"))
         summary = Summary()
         started = time.monotonic()
         self.measure_from = started + self.options.warmup
@@ -152,7 +159,8 @@ class StressDriver:
                 if now - last_at >= interval / 2:  # a short last interval would skew p5/p95
                     summary.interval_tps.append(tps)
                 self.report(f"{now - started:8.1f}s  tps {tps:9.1f}  committed {count:9d}  "
-                            f"rollbacks {sum(self.rollbacks):6d}  history length {_history_length(probe)}")
+                            f"rollbacks {sum(self.rollbacks):6d}  history length {_history_length(probe)}"
+                            + (f"  PAUSED ({self.options.pause_file} exists)" if self.paused.is_set() else ""))
                 last_at, last_count = now, count
             if now >= deadline:
                 return True
@@ -163,6 +171,9 @@ class StressDriver:
         try:
             with conn.cursor() as cur:
                 while not stop.is_set():
+                    if self.paused.is_set():
+                        stop.wait(PAUSE_POLL_S)
+                        continue
                     self._timed(trx, cur, index)
                     if think:
                         stop.wait(think)
@@ -196,14 +207,18 @@ class StressDriver:
         try:
             with conn.cursor() as cur:
                 while not stop.is_set():
+                    if self.paused.is_set():
+                        stop.wait(PAUSE_POLL_S)
+                        continue
                     opened = time.monotonic()
                     cur.execute(OPEN_READ_VIEW)
                     cur.execute(READ_IN_VIEW.format(schema=self.options.schema))
                     cur.fetchall()
                     self.report(f"read view opened: held for {hold:g} s, history length grows until it closes")
-                    stop.wait(hold)
+                    self._wait_unless_paused(stop, hold)
                     cur.execute("COMMIT")
-                    self.report(f"read view closed after {time.monotonic() - opened:.1f} s")
+                    self.report(f"read view closed after {time.monotonic() - opened:.1f} s"
+                                + (" (paused)" if self.paused.is_set() else ""))
                     if not every or stop.wait(max(0.0, opened + every - time.monotonic())):
                         return
         except pymysql.MySQLError as exc:
@@ -211,6 +226,23 @@ class StressDriver:
                 self._fail(exc, stop)
         finally:
             _close(conn)
+
+    def _wait_unless_paused(self, stop: threading.Event, seconds: float) -> None:
+        """Wait that long, or until stopped or paused (a pause closes the held read view too)."""
+        until = time.monotonic() + seconds
+        while not stop.is_set() and not self.paused.is_set() and time.monotonic() < until:
+            stop.wait(min(PAUSE_POLL_S, max(0.0, until - time.monotonic())))
+
+    def _watch(self, stop: threading.Event) -> None:
+        while not stop.wait(PAUSE_POLL_S):
+            self._watch_pause(stop)
+
+    def _watch_pause(self, stop: threading.Event) -> None:
+        """Follow the pause file, and say when the load pauses or resumes."""
+        paused = Path(self.options.pause_file).exists()
+        if paused != self.paused.is_set():
+            (self.paused.set if paused else self.paused.clear)()
+            self.report("paused: no transaction starts until the pause file is removed" if paused else "resumed")
 
     def _fail(self, exc: pymysql.MySQLError, stop: threading.Event) -> None:
         with self._lock:

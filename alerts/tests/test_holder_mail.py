@@ -97,3 +97,29 @@ def test_the_page_and_the_mails_name_who_holds_purge_back(mariadb, clients, inbo
     assert not Event.objects.get(rule=rule).firing
     body = admin_client.get(f"/servers/{server.id}/purge/?range=1h").content.decode()
     assert "still open" not in body and f"{ended.astimezone(UTC):%Y-%m-%d %H:%M:%S}" in body
+
+
+CONSUMER = "UPDATE performance_schema.setup_consumers SET ENABLED = '{}' WHERE NAME = 'events_statements_current'"
+
+
+def test_the_mail_says_why_the_statement_is_missing_when_the_consumer_is_off(mariadb, clients, inbox):
+    reader, writer = clients
+    server = make_server("holder-no-consumer", port=mariadb.port)
+    poll_server(server.id, only=SOURCES)
+    make_rule(name="History above baseline", threshold=history_now(server.id) + WRITES // 2)
+    mariadb.execute(CONSUMER.format("NO"))  # as a default MariaDB has it
+    try:
+        hold_read_view(reader)
+        grow_history(writer)
+        time.sleep(KEPT_AFTER)
+        cycle(server.id)
+    finally:
+        mariadb.execute(CONSUMER.format("YES"))
+        reader.commit()
+    text, html = inbox.text(0), inbox.html(0)
+    assert STATEMENT not in text and "(none seen)" not in text
+    said = ("Statement: none read: performance_schema consumer events_statements_current is off on this server, "
+            "so it keeps no statements: run UPDATE performance_schema.setup_consumers SET ENABLED='YES' WHERE "
+            "NAME IN ('events_statements_current')")
+    assert said in text.replace("\r\n", "\n")
+    assert "none read: performance_schema consumer events_statements_current is off" in html

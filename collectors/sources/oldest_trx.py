@@ -29,9 +29,10 @@ from dataclasses import asdict, dataclass, replace
 
 import pymysql
 
+from collectors import weakened
 from collectors.connection import ServerInfo
 from collectors.metric import Metric
-from collectors.source import FIELD_SEP, ROW_SEP, Reading, Source, SourceUnavailable, query, split_counted
+from collectors.source import FIELD_SEP, ROW_SEP, Reading, Source, SourceUnavailable, query, split_counted, sql_list
 
 NAME = "oldest_trx"
 LIMIT = 10  # the oldest few: the holder, and enough to count the old ones without a second statement
@@ -60,10 +61,14 @@ IS_THREADS_SQL = "SELECT ID, USER, HOST, COMMAND, TIME FROM information_schema.P
 # Only when LIMIT rows are all old: how many more there are.
 OLD_COUNT_SQL = ("SELECT COUNT(*) FROM information_schema.INNODB_TRX"
                  f" WHERE trx_started < NOW() - INTERVAL {OLD_AFTER} SECOND")
-# An idle holder's last statement (performance_schema keeps it after the statement ended).
+# An idle holder's last statement (performance_schema keeps it after the statement ended). Only while the
+# consumers that fill the table are on: turning them off leaves its rows as they were (measured on MariaDB
+# 10.11: a session's connect-time SET NAMES shown as its last statement long after).
 LAST_STATEMENT_SQL = (f"SELECT LEFT(e.SQL_TEXT, {STATEMENT_CHARS}) FROM performance_schema.events_statements_current e"
                       " JOIN performance_schema.threads th ON th.THREAD_ID = e.THREAD_ID"
-                      " WHERE th.PROCESSLIST_ID = %s ORDER BY e.EVENT_ID DESC LIMIT 1")
+                      " WHERE th.PROCESSLIST_ID = %s AND (SELECT COUNT(*) FROM performance_schema.setup_consumers"
+                      f" WHERE NAME IN ({sql_list(weakened.STATEMENT_CONSUMERS)}) AND ENABLED = 'YES') = 3"
+                      " ORDER BY e.EVENT_ID DESC LIMIT 1")
 NO_PROCESS = ("INNODB_TRX needs the PROCESS privilege, so the oldest transactions (age, holder, statement) "
               "cannot be read: GRANT PROCESS ON *.* TO the monitoring user (docs/privileges.md)")
 ACCESS_DENIED = (1227, 1044, 1142, 1143)
@@ -163,18 +168,46 @@ def older_count(conn: pymysql.Connection, rows: list[Trx]) -> int:
     return old
 
 
-def last_statement(conn: pymysql.Connection, info: ServerInfo, holder: Trx) -> str | None:
-    if holder.statement or not holder.thread_id or not has_pfs_threads(info):
-        return holder.statement
+NO_CLIENT = "a background or recovered transaction: no client thread, so no statement"
+NO_PFS_GRANT = ("the monitoring user may not read performance_schema, where an idle transaction's last statement "
+                "is kept: GRANT SELECT ON performance_schema.* TO the monitoring user")
+NOT_KEPT = ("performance_schema kept no statement for its thread (it ran before events_statements_current was "
+            "turned on, or its thread is not instrumented: setup_actors)")
+
+
+def last_statement(conn: pymysql.Connection, info: ServerInfo, holder: Trx) -> tuple[str | None, str]:
+    """(the running or last statement, why there is none: "" when there is one)."""
+    if holder.statement:
+        return holder.statement, ""
+    if not holder.thread_id:
+        return None, NO_CLIENT
+    if not has_pfs_threads(info):
+        return None, no_pfs_reason(info)
     rows = answer_or_none(conn, LAST_STATEMENT_SQL, (holder.thread_id,))
-    return text(rows[0][0]) if rows and rows[0][0] else None
+    if rows and rows[0][0]:
+        return text(rows[0][0]), ""
+    return None, NO_PFS_GRANT if rows is None else consumers_reason(conn)
+
+
+def no_pfs_reason(info: ServerInfo) -> str:
+    if not info.performance_schema:
+        return (f"performance_schema is OFF, so an idle transaction's last statement cannot be read: "
+                f"{weakened.PFS_OFF_FIX}")
+    return f"{info.label} has no performance_schema statement events (MySQL 5.6, MariaDB 10.0 and later have)"
+
+
+def consumers_reason(conn: pymysql.Connection) -> str:
+    """Why performance_schema has no statement for the holder: a consumer off, said with the statement that
+    turns it on; else it was not kept."""
+    off = weakened.consumers_off(conn)
+    return f"{off[0].setting} is off on this server, so it keeps no statements: {off[0].fix}" if off else NOT_KEPT
 
 
 def holder_of(conn: pymysql.Connection, info: ServerInfo, oldest: Trx) -> dict:
-    """The oldest transaction as an identity to keep (collectors.holders)."""
-    statement = last_statement(conn, info, oldest)
+    """The oldest transaction as an identity to keep (collectors.holders), with why its statement is missing."""
+    statement, missing = last_statement(conn, info, oldest)
     idle = oldest.statement is None and statement is not None
-    return {**asdict(oldest), "statement": statement, "idle": idle}
+    return {**asdict(oldest), "statement": statement, "idle": idle, "statement_missing": missing}
 
 
 # The holder each monitoring connection saw last: while the same transaction stays the oldest, its

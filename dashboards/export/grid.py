@@ -3,10 +3,11 @@
 Sources are polled milliseconds apart and a poll jitters, so rows keyed by
 each poll's own time put TPS and waits on alternating half-empty rows. A
 grid puts them together: by default one bucket per poll interval, centred on
-the polls (the first poll of the range is a row time, so jitter never moves a
-poll into its neighbour's bucket; another server's grid is moved to its own
-polls, see in_phase); with a step, buckets aligned to the step (a 60 s step
-starts each row on a whole minute), only those wholly inside the range.
+the polls (row times are whole multiples of the interval from the epoch, so two
+exports join; each server's buckets are moved to its own polls, see in_phase,
+so jitter never moves a poll into its neighbour's bucket); with a step, buckets
+aligned to the step (a 60 s step starts each row on a whole minute), only those
+wholly inside the range.
 
 A row holds the polls read in its bucket. A counter's row is the sum of those
 polls' deltas (delta mode), or that sum over the seconds the deltas cover
@@ -68,9 +69,15 @@ def whole_rows(start: datetime, end: datetime, step_seconds: float) -> int:
 
 
 def poll_grid(first_poll: datetime, interval_seconds: float) -> Grid:
-    """Buckets one poll interval wide centred on the polls, labelled by the poll time."""
-    step = max(1, round(interval_seconds * 1e6))
-    return Grid(micros(first_poll) - step // 2, step, step // 2)
+    """Buckets one poll interval wide (whole seconds), labelled by whole multiples of it from the epoch, each
+    centred on its label; in_phase then moves them onto a server's own polls, labels unchanged.
+
+    Labelled by the polls' own times instead, rows fell on a sub-second offset that changed with every
+    request (...05.828133Z, then .833037Z): two exports did not join and spreadsheets read them as text.
+    """
+    step = max(1, round(interval_seconds)) * 1_000_000
+    label = (micros(first_poll) + step // 2) // step * step  # the whole multiple nearest the first poll
+    return Grid(label - step // 2, step, step // 2)
 
 
 def in_phase(g: Grid, first_poll: datetime) -> Grid:
@@ -138,12 +145,13 @@ def bucketize(g: Grid, k0: int, k1: int, ts: list[datetime], values: list[float 
 
 
 def counter_buckets(g: Grid, k0: int, k1: int, ts: list[datetime], seconds: list[float], deltas: list[float],
-                    rate: bool = True, minmax: bool = False) -> list[list[float | None]]:
+                    rate: bool = True, minmax: bool = False, covered: bool = False) -> list[list[float | None]]:
     """Columns for buckets k0..k1 of a counter from its polls' deltas and the seconds each covers.
 
     A row is the sum of its polls' deltas, or (rate) that sum over the sum of
     their seconds. Its min and max, if asked, are of the single polls (rates or
-    deltas). None where a bucket has no poll.
+    deltas); then, if asked (covered), that sum of seconds, so the row can be
+    recomputed by hand. None where a bucket has no poll.
     """
     found = groups(g, k0, k1, ts)
     d = np.array(deltas, np.float64)[found.inside]
@@ -151,6 +159,8 @@ def counter_buckets(g: Grid, k0: int, k1: int, ts: list[datetime], seconds: list
     parts = [found.sums(d) / found.sums(s) if rate else found.sums(d)]
     if minmax:
         parts += found.extremes(d / s if rate else d)
+    if covered:
+        parts.append(found.sums(s))
     return [found.dense(p) for p in parts]
 
 

@@ -31,6 +31,7 @@ class SeriesExport:
     step: float | None  # seconds per row; None: one row per poll interval
     mode: str = "rate"  # "rate" or "delta"
     minmax: bool = False  # each bucket's min and max columns too
+    seconds: bool = False  # each counter's seconds covered per row too (its rate = sum of deltas / them)
 
     @property
     def full(self) -> bool:
@@ -97,6 +98,33 @@ def _lookup(text: str) -> Server | None:
     return server
 
 
+# What a yes/no parameter (full, minmax, bom, ...) accepts; anything else is refused, not read as "no".
+FLAG_VALUES = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False,
+               "off": False, "": False}
+MAX_WIDTH = 100_000  # w: a chart's width in points; the CSV's rows follow it (far above any screen)
+
+
+def parse_flag(text: str | None, name: str) -> bool:
+    """A yes/no parameter: absent or empty is no."""
+    if text is None:
+        return False
+    value = FLAG_VALUES.get(text.strip().lower())
+    if value is None:
+        raise ExportError(f"{name}={text!r}: use {name}=1 (or true, yes, on) or {name}=0 (or false, no, off)")
+    return value
+
+
+def parse_width(text: str | None, name: str = "w") -> int | None:
+    """w: the chart width in points a CSV of a chart follows (its row step); None when not given."""
+    if text is None or not text.strip():
+        return None
+    width = parse_id(text.strip())
+    if width is None or not 1 <= width <= MAX_WIDTH:
+        raise ExportError(f"{name}={text!r}: give the chart's width in points, a whole number from 1 to "
+                          f"{MAX_WIDTH:,} (it sets the rows' step), or leave it out")
+    return width
+
+
 def split_list(values: list[str]) -> list[str]:
     return [p.strip() for v in values for p in v.split(",") if p.strip()]
 
@@ -110,7 +138,7 @@ def parse_step(
     if full:
         return None
     if not text:
-        count = parse_id(points) or CHART_POINTS
+        count = parse_width(points) or CHART_POINTS
         step = nice_step((end - start).total_seconds() / count)
         return None if step <= interval or not whole_rows(start, end, step) else step
     try:
@@ -119,6 +147,9 @@ def parse_step(
         raise ExportError(f"step={text!r} is not a number of seconds") from None
     if not math.isfinite(step) or step <= 0:
         raise ExportError(f"step must be a positive number of seconds, not {text!r}")
+    if step != int(step):
+        raise ExportError(f"step={text!r}: give a whole number of seconds (rows start on whole seconds, "
+                          "multiples of the step from 1970-01-01)")
     check_step_fits(step, start, end)
     return step
 
@@ -142,6 +173,7 @@ def series_export(
     servers: list[str], metrics: list[str], start: str | None, end: str | None,
     step: str | None = None, mode: str | None = None, full: bool = False,
     preset: str | None = None, points: str | None = None, run: str | None = None, minmax: bool = False,
+    seconds: bool = False,
 ) -> SeriesExport:
     """Validate everything an export of series needs, or raise ExportError.
 
@@ -152,6 +184,7 @@ def series_export(
         servers = servers or [str(found.server_id)]
         start = start or found.started_at.isoformat()
         end = end or (found.ended_at.isoformat() if found.ended_at else None)
+    parse_width(points)  # refused even where a step or full=1 makes it unused
     mode = mode or "rate"
     if mode not in ("rate", "delta"):
         raise ExportError(f"mode={mode!r}: use rate (per second, the default) or delta (per interval)")
@@ -160,10 +193,10 @@ def series_export(
         raise ExportError("metrics is missing: give names or patterns such as tps,wait.time_ps:*")
     first, last = parse_range(start, end, preset=preset)
     found = find_servers(servers)
-    seconds = parse_step(step, first, last, full, points, min(s.poll_interval for s in found))
-    if step and seconds is not None:
-        check_step(seconds, found)
-    return SeriesExport(found, names, first, last, seconds, mode, minmax)
+    step_s = parse_step(step, first, last, full, points, min(s.poll_interval for s in found))
+    if step and step_s is not None:
+        check_step(step_s, found)
+    return SeriesExport(found, names, first, last, step_s, mode, minmax, seconds)
 
 
 def check_step(step: float, servers: list[Server]) -> None:

@@ -72,6 +72,8 @@ def header(export: SeriesExport, cols: list[tuple[Key, str]]) -> list[str]:
     for k, kind in cols:
         name = column_name(names[k[0]], k[1], kind, export.mode, per)
         out += [name, f"{name} min", f"{name} max"] if export.minmax else [name]
+        if export.seconds and kind == "counter":
+            out.append(f"{name} seconds covered")
     return out
 
 
@@ -110,10 +112,11 @@ def row_span(export: SeriesExport, g: Grid) -> tuple[int, int]:
     """The first and last bucket to write a row for: none labelled outside the range."""
     if export.step is not None:
         return grid.whole_buckets(g, export.start, export.end)
-    last = g.bucket(export.end)  # bucket 0 holds the range's first poll (or its start)
+    first = 0 if g.label(0) >= export.start else 1  # bucket 0 holds the range's first poll (or its start)
+    last = g.bucket(export.end)
     if g.label(last) > export.end:
-        last -= 1  # a poll grid's bucket holding the end is labelled by a poll after it: no row off the range
-    return 0, last
+        last -= 1  # a bucket holding an end of the range may be labelled past it: no row off the range
+    return first, last
 
 
 def chunk_buckets(export: SeriesExport, g: Grid, ncols: int) -> int:
@@ -149,7 +152,8 @@ def read_chunk(export: SeriesExport, cols: list[tuple[Key, str]], grids: dict[in
     for key, kind in cols:
         g = grids[key[0]]
         if key in deltas:
-            out += grid.counter_buckets(g, k0, k1, *deltas[key], export.mode == "rate", export.minmax)
+            out += grid.counter_buckets(g, k0, k1, *deltas[key], export.mode == "rate", export.minmax,
+                                        export.seconds)
             continue
         s = points.get(key) or EMPTY
         factor = scale(key[1])

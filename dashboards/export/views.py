@@ -5,6 +5,7 @@ Every response streams: rows go out as the store returns them, chunk by chunk.
 
 import re
 from collections.abc import Iterable, Iterator
+from functools import wraps
 from itertools import chain
 
 from django.db.models import Q
@@ -58,11 +59,24 @@ def bad_request(error: params.ExportError) -> HttpResponse:
 
 
 def _flag(request: HttpRequest, name: str) -> bool:
-    return request.GET.get(name, "") in ("1", "true", "yes", "on")
+    """A yes/no parameter; a value that is neither is an ExportError (a 400 through refuses_bad_params)."""
+    return params.parse_flag(request.GET.get(name), name)
+
+
+def refuses_bad_params(view):
+    """A parameter the view reads outside its own checks (bom, a flag) answers 400 naming it, never a guess."""
+    @wraps(view)
+    def checked(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        try:
+            return view(request, *args, **kwargs)
+        except params.ExportError as error:
+            return bad_request(error)
+    return checked
 
 
 @session_or_token
 @require_GET
+@refuses_bad_params
 def series_csv(request: HttpRequest) -> HttpResponse:
     """/export.csv: one row per time bucket (poll interval or step), one column per series."""
     try:
@@ -70,7 +84,7 @@ def series_csv(request: HttpRequest) -> HttpResponse:
             request.GET.getlist("server"), request.GET.getlist("metrics"), request.GET.get("from"),
             request.GET.get("to"), request.GET.get("step"), request.GET.get("mode"), _flag(request, "full"),
             preset=request.GET.get("range"), points=request.GET.get("w") or request.GET.get("points"),
-            run=request.GET.get("run"), minmax=_flag(request, "minmax"),
+            run=request.GET.get("run"), minmax=_flag(request, "minmax"), seconds=_flag(request, "seconds"),
         )
     except params.ExportError as error:
         return bad_request(error)
@@ -85,6 +99,7 @@ def series_csv(request: HttpRequest) -> HttpResponse:
 
 @session_or_token
 @require_GET
+@refuses_bad_params
 def topwaits_csv(request: HttpRequest) -> HttpResponse:
     """/export/topwaits.csv: one interval, or two (from2/to2) with their differences."""
     get = request.GET
@@ -121,6 +136,7 @@ def waits_of(server_id: int, start, end, conditions: bool) -> list:
 
 @session_or_token
 @require_GET
+@refuses_bad_params
 def compare_csv(request: HttpRequest) -> HttpResponse:
     """/export/compare.csv?runs=1,2: one summary row per run, ratio to the first."""
     try:
@@ -135,6 +151,7 @@ def compare_csv(request: HttpRequest) -> HttpResponse:
 
 @session_or_token
 @require_GET
+@refuses_bad_params
 def annotations_csv(request: HttpRequest) -> HttpResponse:
     """/export/annotations.csv?server=..&from=..&to=..: the marks drawn on a server's charts."""
     get = request.GET
@@ -153,6 +170,7 @@ def annotations_csv(request: HttpRequest) -> HttpResponse:
 
 @session_or_token
 @require_GET
+@refuses_bad_params
 def fleet_csv(request: HttpRequest) -> HttpResponse:
     """/export/fleet.csv?tag=..&cond=1: the fleet page's table, problems first."""
     tag = request.GET.get("tag", "").strip()
@@ -163,6 +181,7 @@ def fleet_csv(request: HttpRequest) -> HttpResponse:
 
 @session_or_token
 @require_GET
+@refuses_bad_params
 def scalability_csv(request: HttpRequest) -> HttpResponse:
     """/export/scalability.csv?sweep=A&sweep=B: every level of every curve, as the Scalability page shows it."""
     try:
@@ -178,6 +197,7 @@ RUNS_CSV_LIMIT = 10_000
 
 @session_or_token
 @require_GET
+@refuses_bad_params
 def runs_csv(request: HttpRequest) -> HttpResponse:
     """/export/runs.csv?server=ID&sort=-tps: the runs table, with each run's average TPS after its warm-up."""
     server = request.GET.get("server", "")
@@ -193,6 +213,7 @@ def runs_csv(request: HttpRequest) -> HttpResponse:
 
 @session_or_token
 @require_GET
+@refuses_bad_params
 def holders_csv(request: HttpRequest) -> HttpResponse:
     """/export/holders.csv?server=..&from=..&to=..: who held the oldest transaction (the purge page's table)."""
     try:

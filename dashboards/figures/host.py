@@ -95,7 +95,8 @@ def host_figure(rows: dict[str, list[tuple[str, ChartPoints]]], marks: Sequence[
         data += (cpu_traces([(mode_of(m), p) for m, p in series], n, per_poll) if stacked
                  else plain_traces(series, n, unit, scale))
         note_row(layout, n, series, "nothing collected in this range", domains)
-        layout[f"yaxis{n if n > 1 else ''}"]["tickformat"] = "~s"  # 600k, 2.1M: bytes and counts of any size
+        # Plain numbers with thousands separators (0.6, 2,100,000): SI suffixes read 0.6 ms as "600m".
+        layout[f"yaxis{n if n > 1 else ''}"]["tickformat"] = ",~r"
     return {"data": data, "layout": add_marks(layout, marks, x_range)}
 
 

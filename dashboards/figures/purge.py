@@ -1,6 +1,7 @@
 """The purge-lag view: history length against innodb_max_purge_lag, TPS, purge work, DML delay."""
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from dashboards.figures.common import (
@@ -20,28 +21,41 @@ HISTORY_TITLE = "InnoDB history list length"
 TITLES_BELOW_TPS = ["Purge activity per second (INNODB_METRICS)", "DML delay from purge lag (µs)"]
 
 
+@dataclass(frozen=True)
+class Reference:
+    """A history length drawn across the chart: the server's innodb_max_purge_lag, an alert rule's threshold."""
+
+    label: str
+    value: float
+    server_setting: bool = False  # innodb_max_purge_lag: dashed red; a rule's or the page's: dotted grey
+
+
 def purge_figure(
     history: ChartPoints,
     tps: ChartPoints,
     purge: Sequence[tuple[str, ChartPoints]],
     delay: ChartPoints | None,
-    max_purge_lag: float | None = None,
-    threshold: float | None = None,
+    references: Sequence[Reference] = (),
     marks: Sequence[Mark] = (),
     x_range: tuple[datetime, datetime] | None = None,
     tps_title: str = TPS_TITLE,
 ) -> dict:
+    """The history row is scaled to the data: a reference far above it (the built-in 1,000,000 while the
+    history climbs 44,000) would flatten the climb; such a line is named in the legend as above the scale."""
     titles = [HISTORY_TITLE, tps_title, *TITLES_BELOW_TPS]
     layout = pin_time_axis(shared_axes(base_layout(height=800), ROWS, titles), x_range)
     layout["hovermode"] = "x"
     layout["shapes"] = hole_shapes(history)
     data = [line(history, "history list length", 1, line={"width": 1.8, "color": "#b54708"})]
-    if max_purge_lag:
-        data.append(line(flat(history, max_purge_lag), "innodb_max_purge_lag", 1, hoverinfo="skip",
-                         line={"width": 1.2, "dash": "dash", "color": "#dc2626"}))
-    if threshold and threshold != max_purge_lag:
-        data.append(line(flat(history, threshold), "threshold", 1, hoverinfo="skip",
-                         line={"width": 1, "dash": "dot", "color": "#667085"}))
+    top = data_top(history)
+    if top is not None:
+        layout["yaxis"]["range"] = [0, top]
+    for ref in references:
+        above = top is not None and ref.value > top
+        style = ({"width": 1.2, "dash": "dash", "color": "#dc2626"} if ref.server_setting
+                 else {"width": 1, "dash": "dot", "color": "#667085"})
+        data.append(line(flat(history, ref.value), ref.label + (" (above this scale)" if above else ""), 1,
+                         hoverinfo="skip", line=style))
     data.append(line(tps, "TPS", 2, line={"width": 1.4, "color": "#101828"}))
     for i, (name, points) in enumerate(purge):
         data.append(line(points, name, 3, line={"width": 1.2, "color": PALETTE[i % len(PALETTE)]}))
@@ -52,3 +66,9 @@ def purge_figure(
     note_row(layout, 3, purge, "purge counters are off on this server (see below)", ROWS)
     note_row(layout, 4, delay.ts if delay else [], "purge_dml_delay_usec is off or not exposed", ROWS)
     return {"data": data, "layout": add_marks(layout, marks, x_range)}
+
+
+def data_top(history: ChartPoints) -> float | None:
+    """The history row's upper end: the highest value drawn and a tenth more; None with nothing to draw."""
+    values = [v for v in history.values if v is not None]
+    return max(values) * 1.1 if values and max(values) > 0 else None

@@ -7,7 +7,7 @@ from dashboards.analysis.stability import Dip, dip_threshold, find_dips, merge_c
 from dashboards.figures.common import Mark
 from dashboards.figures.purge import purge_figure
 from dashboards.figures.stability import MUTEX_TITLE, TPS_TITLE, stability_figure
-from dashboards.marks import marks_for
+from dashboards.marks import marks_for, purge_references
 from dashboards.reports.summary import RunSummary
 from dashboards.timerange import TimeRange
 
@@ -56,7 +56,8 @@ def purge_chart(summary: RunSummary, max_purge_lag: float | None, tps_title: str
     counters = [(m.split(":", 1)[1], found[m]) for m in collected if m != reads.PURGE_DELAY and m in found]
     return purge_figure(
         found.get(reads.HISTORY) or reads.Empty(), found.get(reads.TPS) or reads.Empty(), counters,
-        found.get(reads.PURGE_DELAY), max_purge_lag, max_purge_lag, run_marks(summary, tr), (tr.start, tr.end),
+        found.get(reads.PURGE_DELAY), purge_references(summary.run.server, max_purge_lag), run_marks(summary, tr),
+        (tr.start, tr.end),
         tps_title,
     )
 

@@ -11,6 +11,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from alerts.numbers import fmt_span
 from dashboards.analysis.topwaits import human_ps
+from workload.pause import demo_flag, is_paused
 
 register = template.Library()
 
@@ -63,3 +64,9 @@ def absolute(value: float | None) -> float | None:
 def plotly_js() -> str:
     """plotly.min.js, its version in the link so browsers may cache it for long (monitor.static_headers)."""
     return f"{static('vendor/plotly/plotly.min.js')}?v={plotly.__version__}"
+
+
+@register.simple_tag
+def demo_load_paused() -> bool:
+    """Whether the demo's load is paused (workload.pause): the demo server's pages offer the other action."""
+    return is_paused(demo_flag())

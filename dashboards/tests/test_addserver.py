@@ -94,3 +94,26 @@ def test_a_node_exporter_url_must_be_a_url():
     with pytest.raises(CommandError, match="--node-exporter: Enter a valid URL"):
         addserver("bad-url", "--host", "h", "--user", "u", "--password-env", "SANDBOX_PW",
                   "--node-exporter", "db1 port 9100")
+
+
+def test_check_names_what_the_server_leaves_off_and_how_to_turn_it_on(mariadb):
+    # The suite's MariaDB leaves the TPS counters off as a default one does; the consumer is turned off here.
+    consumer = "UPDATE performance_schema.setup_consumers SET ENABLED = '{}' WHERE NAME = 'events_statements_current'"
+    mariadb.execute(consumer.format("NO"))
+    try:
+        out = addserver("weak", "--host", "127.0.0.1", "--port", str(mariadb.port), "--user", "steady",
+                        "--password-env", "SANDBOX_PW", "--check")
+    finally:
+        mariadb.execute(consumer.format("YES"))
+    lines = out.splitlines()
+    assert ("weak: TPS = (Com_commit + Com_rollback) per second: explicit transactions only, autocommit statements "
+            "are not counted on this server") in lines
+    assert any(line.startswith("weak: WEAKENED TPS: ") for line in lines)
+    assert any("UPDATE performance_schema.setup_instruments SET ENABLED='YES' WHERE NAME='transaction'" in line
+               for line in lines)
+    assert any(line.startswith("weak: WEAKENED the purge holder's statement: performance_schema consumer "
+                               "events_statements_current off") for line in lines)
+    assert ("weak:   run UPDATE performance_schema.setup_consumers SET ENABLED='YES' WHERE NAME IN "
+            "('events_statements_current') (and add performance-schema-consumer-events-statements-current=ON to "
+            "the server configuration)") in lines
+    assert Server.objects.filter(name="weak").exists()  # said, not refused

@@ -150,7 +150,8 @@ def test_server_ids_refuse_what_is_not_an_id(admin_client, db1, bad):
     assert admin_client.get("/runs/", {"server": bad}).status_code == 200
     assert admin_client.get("/explore/", {"server": [bad, db1.pk], "metric": "tps"}).status_code == 200
     response = admin_client.get("/export.csv", {"server": "db1", "metrics": "tps", "w": bad, **window()})
-    assert response.status_code == 200  # an unreadable chart width: the default one
+    assert response.status_code == 400  # an unreadable chart width is refused, not taken as the default
+    assert "give the chart's width in points" in response.content.decode()
 
 
 @pytest.mark.parametrize("url", ["/export.csv", "/export/holders.csv", "/export/annotations.csv"])

@@ -3,12 +3,13 @@
 from datetime import timedelta
 
 import plotly.graph_objects as go
+import pytest
 
 from dashboards.analysis.stability import Dip
 from dashboards.figures.common import Mark, epoch_ms, iso
 from dashboards.figures.compare import AlignedRun, compare_figure
 from dashboards.figures.explore import explore_figure
-from dashboards.figures.purge import purge_figure
+from dashboards.figures.purge import Reference, purge_figure
 from dashboards.figures.stability import stability_figure
 from testing.dashboards import T0, Pts, every
 
@@ -83,11 +84,13 @@ def test_it_says_why_a_row_is_empty():
 
 
 def test_purge_figure_draws_the_max_purge_lag_line():
-    hist = every(10, [1000, 2000, 3000])
-    fig = purge_figure(hist, every(10, [5, 5, 5]), [], None, max_purge_lag=5000, threshold=100000)
-    ref = next(t for t in fig["data"] if t["name"] == "innodb_max_purge_lag")
+    hist = every(10, [1000, 6000, 3000])
+    refs = [Reference("innodb_max_purge_lag 5,000", 5000, True), Reference("rule 'x': above 100,000", 100000)]
+    fig = purge_figure(hist, every(10, [5, 5, 5]), [], None, refs)
+    ref = next(t for t in fig["data"] if t["name"] == "innodb_max_purge_lag 5,000")
     assert ref["y"] == [5000, 5000] and ref["x"] == [epoch_ms(hist.ts[0]), epoch_ms(hist.ts[-1])]
-    assert any(t["name"] == "threshold" for t in fig["data"])
+    assert any(t["name"] == "rule 'x': above 100,000 (above this scale)" for t in fig["data"])
+    assert fig["layout"]["yaxis"]["range"] == [0, pytest.approx(6600)]  # the data's, not the rule's
     assert fig["layout"]["xaxis4"]["matches"] == "x"
     assert any("purge counters are off" in a["text"] for a in fig["layout"]["annotations"])
     go.Figure(fig)

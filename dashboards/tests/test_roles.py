@@ -29,6 +29,7 @@ EXPECTED = {
     "dashboards:tokens": (VIEWER, VIEWER),
     "dashboards:api-annotations": (OPERATOR, OPERATOR), "dashboards:api-runs": (OPERATOR, OPERATOR),
     "dashboards:api-run-end": (OPERATOR, OPERATOR),
+    "dashboards:demo-load": (OPERATOR, OPERATOR),  # operators may pause the demo's load
     "export-csv": (VIEWER, VIEWER), "export-topwaits": (VIEWER, VIEWER), "export-compare": (VIEWER, VIEWER),
     "export-annotations": (VIEWER, VIEWER), "export-runs": (VIEWER, VIEWER), "export-fleet": (VIEWER, VIEWER),
     "export-scalability": (VIEWER, VIEWER), "export-holders": (VIEWER, VIEWER),

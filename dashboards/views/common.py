@@ -9,8 +9,9 @@ from django.http import HttpRequest, QueryDict
 from django.utils import timezone
 
 from collectors import transactions
+from collectors.connection import parse_version
 from collectors.models import ServerHealth
-from collectors.sources import innodb_mutex
+from collectors.sources import innodb_mutex, pfs_waits
 from dashboards.analysis.topwaits import CONDITION_PARAM, CONDITION_PREFIX
 from dashboards.timerange import PRESETS, TimeRange, from_query, iso_param, max_points, read_range
 
@@ -25,14 +26,17 @@ class ServerTexts(NamedTuple):
     title: str  # the TPS row's title on its charts: the counter the line comes from
     mutex_title: str  # the mutex row's: OS waits, or every latch acquisition (performance_schema)
     basis: str | None = None  # the counter the latest poll's tps came from (collectors.transactions)
+    waits_note: str = ""  # the wait instruments the server leaves off, and how to turn them on
 
 
 def server_texts(server) -> ServerTexts:
     """What this server's latest polls said their counters are (one read of its health row)."""
     health = ServerHealth.objects.filter(server=server).values_list("sources", flat=True).first() or {}
     status = health.get("global_status")
+    note = (health.get("pfs_waits") or {}).get("note") or ""
     return ServerTexts(transactions.definition(status), transactions.chart_title(status),
-                       innodb_mutex.chart_title(health.get("innodb_mutex")), transactions.basis_of(status))
+                       innodb_mutex.chart_title(health.get("innodb_mutex")), transactions.basis_of(status),
+                       note[note.find(pfs_waits.OFF_PREFIX):] if pfs_waits.OFF_PREFIX in note else "")
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,20 @@ class TpsBasis:
     short: str
     sentence: str
     explicit_only: bool  # autocommit statements are not counted: 0 TPS under an autocommit load
+    fix: str = ""  # explicit only: what turns on a counter of every transaction on that server
+
+
+def tps_basis_of(server, sources: dict | None) -> TpsBasis | None:
+    """One server's TPS basis from its health row's sources, with the statement that turns a better one on."""
+    sources = sources or {}
+    status = sources.get("global_status")
+    basis = transactions.basis_of(status)
+    if not basis:
+        return None
+    explicit = basis == transactions.EXPLICIT
+    performance_schema = not (sources.get("pfs_waits") or {}).get("unavailable")
+    fix = transactions.enable_hint(server.flavor, parse_version(server.version or ""), performance_schema)
+    return TpsBasis(transactions.SHORT[basis], transactions.definition(status), explicit, fix if explicit else "")
 
 
 def tps_bases(server_ids: list[int]) -> dict[int, TpsBasis]:

@@ -1,6 +1,7 @@
 """Compare runs "apples to apples": each run's lines aligned at its own start."""
 
 from dataclasses import dataclass, replace
+from datetime import UTC
 from urllib.parse import urlencode
 
 from django.db.models import Q
@@ -114,7 +115,8 @@ def align(run: Run, wait: str, points: int, warmup: int | None = None) -> Aligne
     metrics = [reads.TPS, reads.HISTORY] + ([reads.TIME_PREFIX + wait] if wait else [])
     found = reads.series_map(run.server_id, metrics, tr, points)
     return AlignedRun(
-        f"{run.name} ({run.server.name})", tr.start,
+        # Two runs of one name (the same test repeated) told apart by when they started.
+        f"{run.name} ({run.server.name}, {run.started_at.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC)", tr.start,
         found.get(reads.TPS) or reads.Empty(), found.get(reads.HISTORY) or reads.Empty(),
         found.get(reads.TIME_PREFIX + wait) or reads.Empty(), tr.seconds,
     )

@@ -16,7 +16,7 @@ from dashboards.analysis.fleet_state import DISABLED, DOWN, NEVER, STALE, UP, St
 from dashboards.analysis.purge_growth import RECENT, Trend, recent_trend
 from dashboards.analysis.replica_now import ReplicaNow, replica_now
 from dashboards.analysis.topwaits import TIME_PREFIX, include_conditions
-from dashboards.views.common import TPS_DEFINITION, condition_toggle
+from dashboards.views.common import TPS_DEFINITION, TpsBasis, condition_toggle, tps_basis_of
 from servers.models import Server
 
 # Fewer polls than this since a hole make no trend: two polls give a difference, not a pace to act on.
@@ -49,6 +49,7 @@ class FleetRow:
     old: dict[str, str] = field(default_factory=dict)
     trend: FleetTrend = FleetTrend(None)
     trend_note: str = ""  # over what it was fitted, when that is less than the 5 minutes
+    tps_basis: TpsBasis | None = None  # what its TPS counts, per its latest poll
 
 
 def health_of(server: Server):
@@ -98,6 +99,7 @@ def fleet_rows(servers: list[Server], conditions: bool) -> list[FleetRow]:
             at=reading_times(latest, s.pk, top_wait),
         )
         row.old = old_figures(row.at, now, stale_limit(s))
+        row.tps_basis = tps_basis_of(s, getattr(health_of(s), "sources", None))
         with_trend(row, history.get(s.pk))
         rows.append(row)
     return sorted(rows, key=lambda r: (STATE_ORDER.get(r.state.name, 9), r.server.name))

@@ -22,9 +22,9 @@ from dashboards.analysis.stability import (
     summarize,
 )
 from dashboards.analysis.topwaits import Hidden, WaitRow, diff_rows, include_conditions, without_conditions
-from dashboards.figures.purge import purge_figure
+from dashboards.figures.purge import Reference, purge_figure
 from dashboards.figures.stability import stability_figure
-from dashboards.marks import server_marks
+from dashboards.marks import purge_references, server_marks
 from dashboards.timerange import TimeRange, parse_time_lenient, read_points, read_range
 from dashboards.views.common import (
     chart_csv,
@@ -133,6 +133,7 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     metrics = [reads.TPS] + [reads.TIME_PREFIX + w for w, _ in waits] + [reads.MUTEX_PREFIX + m for m, _ in mutexes]
     return render(request, "dashboards/stability.html", {
         **range_context(request, tr), "server": server, "tab": "stability", "tps_definition": texts.definition,
+        "waits_note": texts.waits_note,
         "tps_mixed": reads.tps_mixed(server.pk, tr.start, tr.end, texts.basis),
         "figures": {"stability-chart": fig, **host.figures}, "host_panel": host, "summary": summary, "dips": dips,
         "fraction": fraction, "threshold": threshold, "n_waits": n_waits,
@@ -173,7 +174,12 @@ def purge(request: HttpRequest, server_id: int) -> HttpResponse:
     found = reads.series_map(server.pk, [reads.HISTORY, reads.TPS, *collected], tr, points)
     history, tps = found.get(reads.HISTORY) or reads.Empty(), found.get(reads.TPS) or reads.Empty()
     max_lag = reads.latest_value(server.pk, reads.MAX_PURGE_LAG)
-    threshold, threshold_problem = threshold_param(request, max_lag or DEFAULT_THRESHOLD)
+    references = purge_references(server, max_lag)
+    # The page's threshold: the server's own, else the lowest of its rules' (the built-in 1,000,000 among them).
+    default = max_lag or min((r.value for r in references), default=DEFAULT_THRESHOLD)
+    threshold, threshold_problem = threshold_param(request, default)
+    if all(r.value != threshold for r in references):
+        references.append(Reference(f"threshold {threshold:,.0f} (this page's)", threshold))
     # The figures above the chart come from the polls: its points at long ranges are bucket mins and maxes.
     newest = next(reads.polls_back(server.pk, reads.HISTORY, tr.start, tr.end), None)
     current = newest[1] if newest else None
@@ -181,7 +187,7 @@ def purge(request: HttpRequest, server_id: int) -> HttpResponse:
     texts = server_texts(server)
     fig = purge_figure(
         history, tps, [(m.split(":", 1)[1], found[m]) for m in counters if m in found],
-        found.get(reads.PURGE_DELAY), max_lag, threshold, server_marks(server.pk, tr.start, tr.end), (tr.start, tr.end),
+        found.get(reads.PURGE_DELAY), references, server_marks(server.pk, tr.start, tr.end), (tr.start, tr.end),
         texts.title,
     )
     holders = holders_context(server.pk, tr, points, history)
@@ -224,13 +230,14 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
     conditions = include_conditions(request.GET)
     rows_a, hidden = shown_waits(reads.interval_waits(server.pk, tr.start, tr.end), conditions)
     second, problem = second_interval(request.GET, tr.end)
+    waits_note = server_texts(server).waits_note
     context = {
         **range_context(request, tr), "server": server, "tab": "waits", "rows": rows_a[:limit],
         "limit": limit, "csv": topwaits_csv(server.pk, tr, conditions=conditions),
         "from2_value": request.GET.get("from2", ""), "to2_value": request.GET.get("to2", ""),
         **condition_toggle(request, conditions), "hidden": hidden, "second_problem": problem,
         "per_trx": host_series.per_transaction_of(server.pk, tr.start, tr.end, rows_a),
-        "param_notes": [limit_problem] if limit_problem else [],
+        "param_notes": [limit_problem] if limit_problem else [], "waits_note": waits_note,
     }
     if second is not None:
         tr_b = second

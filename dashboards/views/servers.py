@@ -10,11 +10,15 @@ from collectors.pinning import Pin
 from collectors.probe import check_server
 from collectors.tls import VERIFYING
 from dashboards.server_form import ServerForm
+from dashboards.views.common import tps_basis_of
 from servers.models import Server
 
 
 def server_list(request: HttpRequest) -> HttpResponse:
-    servers = Server.objects.select_related("health")  # the collectors' latest poll outcome
+    servers = list(Server.objects.select_related("health"))  # the collectors' latest poll outcome
+    for server in servers:
+        health = getattr(server, "health", None)
+        server.tps_basis = tps_basis_of(server, health.sources if health else None)
     return render(request, "servers/list.html", {"servers": servers})
 
 

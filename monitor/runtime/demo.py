@@ -22,6 +22,7 @@ from monitor.runtime import node_exporter
 from monitor.runtime.sandbox import SandboxMariaDB, find_binary, free_port
 from monitor.runtime.supervisor import Child, Daemon
 from servers.models import Server
+from workload.pause import demo_flag
 
 SERVER_NAME = "local"
 MONITOR_USER = "steady"  # least privilege, as docs/ describe for any monitored server
@@ -107,7 +108,7 @@ class Demo:
     def load_command(self) -> list[str]:
         """The supervised child that drives the demo load (Ctrl-C closes its run)."""
         return [sys.executable, str(BASE_DIR / "manage.py"), "stress", SERVER_NAME, *LOAD_ARGS,
-                "--user", LOAD_USER, "--password-env", LOAD_PASSWORD_ENV]
+                "--user", LOAD_USER, "--password-env", LOAD_PASSWORD_ENV, "--pause-file", str(demo_flag())]
 
     def node_exporter_command(self) -> list[str] | None:
         """The supervised node_exporter giving server 'local' its host statistics (None when not installed)."""

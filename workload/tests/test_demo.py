@@ -8,6 +8,7 @@ from django.core.management import call_command
 from collectors.connection import connect
 from monitor.runtime import demo, node_exporter
 from servers.models import Run, Server
+from workload.pause import demo_flag
 
 pytestmark = pytest.mark.django_db
 
@@ -54,6 +55,7 @@ def test_its_load_runs_as_the_load_user(demos, monkeypatch):
     d.start()
     argv = d.load_command()
     assert argv[2:4] == ["stress", "local"] and "--duration" in argv
+    assert argv[argv.index("--pause-file") + 1] == str(demo_flag())  # what `manage.py demo pause` sets
     monkeypatch.setenv(demo.LOAD_PASSWORD_ENV, d.load_env()[demo.LOAD_PASSWORD_ENV])
     args = argv[4:]
     args[args.index("--duration") + 1], args[args.index("--interval") + 1] = "1", "0.5"

@@ -33,6 +33,9 @@ class Command(BaseCommand):
         parser.add_argument("--hold-every", type=float, default=0,
                             help="reopen that read view every so many seconds (default: once)")
         parser.add_argument("--interval", type=float, default=5, help="seconds between TPS lines (default 5)")
+        parser.add_argument("--pause-file", default="", metavar="PATH",
+                            help="while this file exists the load pauses (no transaction, no held read view); "
+                                 "the demo's load uses it for `manage.py demo pause|resume`")
         parser.add_argument("--rows", type=int, default=DEFAULT_ROWS, help="rows in the accounts table")
         parser.add_argument("--schema", default=DEFAULT_SCHEMA, help="the driver's own schema on the server")
         parser.add_argument("--run", default="",
@@ -103,6 +106,7 @@ class Command(BaseCommand):
                 mode=opts["mode"], concurrency=opts["concurrency"], duration=opts["duration"],
                 think_ms=opts["think_ms"], hold_trx=opts["hold_trx"], hold_every=opts["hold_every"],
                 interval=opts["interval"], rows=opts["rows"], schema=opts["schema"], warmup=opts["warmup"],
+                pause_file=opts["pause_file"],
             )
         except ValueError as exc:
             raise CommandError(str(exc)) from None

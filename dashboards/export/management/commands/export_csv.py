@@ -21,6 +21,8 @@ class Command(BaseCommand):
         parser.add_argument("--step", help="seconds per row, whole steps inside the range: a counter's deltas "
                                            "over the seconds they cover, a gauge's mean (default: one row per poll)")
         parser.add_argument("--minmax", action="store_true", help="each bucket's min and max columns too")
+        parser.add_argument("--seconds", action="store_true",
+                            help="each counter's seconds covered per row too (rate = sum of deltas / seconds)")
         parser.add_argument("--mode", choices=["rate", "delta"], default="rate",
                             help="counters as per-second rates (default) or per-interval deltas")
         parser.add_argument("-o", "--output", help="file to write (default: stdout, also with -o -)")
@@ -30,7 +32,7 @@ class Command(BaseCommand):
             export = series_export(
                 options["server"], options["metrics"], options["start"], options["end"],
                 step=options["step"], mode=options["mode"], full=not options["step"], run=options["run"],
-                minmax=options["minmax"],
+                minmax=options["minmax"], seconds=options["seconds"],
             )
             checked_columns(export)  # a name matching nothing, or beyond the size bound, before any output
         except ExportError as error:

@@ -1,0 +1,130 @@
+# SELECT ... FROM performance_schema.setup_consumers / setup_instruments, information_schema.INNODB_METRICS.
+"""What a server's configuration leaves off that SteadyState reads, and which figure each one weakens.
+
+A default MariaDB (and MySQL 5.7) leaves most of these off: the figures stay exact but silently
+lose what the off thing would have counted (measured on MariaDB 10.11 with performance_schema=ON:
+the transaction instrument, every wait/synch instrument, wait/io/socket and the
+events_statements_current consumer are off). Test connection and `addserver --check` read them
+here (a few statements, once); the pages say the same from the latest polls (the TPS sentence of
+collectors.transactions, the reason oldest_trx gives for a holder's missing statement).
+"""
+
+from dataclasses import dataclass
+
+import pymysql
+
+from collectors import transactions
+from collectors.connection import ServerInfo
+
+# The consumers an idle holder's last statement needs, in the order performance_schema applies them.
+STATEMENT_CONSUMERS = ("global_instrumentation", "thread_instrumentation", "events_statements_current")
+CONSUMERS_SQL = ("SELECT NAME, ENABLED FROM performance_schema.setup_consumers WHERE NAME IN ("
+                 + ", ".join(f"'{name}'" for name in STATEMENT_CONSUMERS) + ")")
+# The wait instruments the waits and mutex charts read, per family: (family, instruments on and timed, all).
+WAIT_FAMILIES = ("wait/synch", "wait/io")
+INSTRUMENTS_SQL = ("SELECT SUBSTRING_INDEX(NAME, '/', 2) AS family, SUM(ENABLED = 'YES' AND TIMED = 'YES'), COUNT(*)"
+                   " FROM performance_schema.setup_instruments WHERE NAME LIKE 'wait/synch/%' OR NAME LIKE 'wait/io/%'"
+                   " GROUP BY family")
+# The purge page's counters (off by default on every version).
+PURGE_METRICS_SQL = ("SELECT COUNT(*) FROM information_schema.INNODB_METRICS"
+                     " WHERE (NAME LIKE 'purge%' OR NAME LIKE 'trx_undo%') AND NOT {enabled}")
+PURGE_METRICS_ON = "SET GLOBAL innodb_monitor_enable = 'purge%'; SET GLOBAL innodb_monitor_enable = 'trx_undo%'"
+
+
+@dataclass(frozen=True)
+class Weakened:
+    """One thing the server leaves off: what it is, the figure that loses by it, what is lost, how to turn it on."""
+
+    setting: str
+    figure: str
+    lost: str
+    fix: str
+
+    def line(self) -> str:
+        return f"{self.setting} off: {self.figure}: {self.lost}; {self.fix}"
+
+
+def consumers_fix(names: list[str]) -> str:
+    listed = ", ".join(f"'{name}'" for name in names)
+    config = " ".join(f"performance-schema-consumer-{name.replace('_', '-')}=ON" for name in names)
+    return (f"run UPDATE performance_schema.setup_consumers SET ENABLED='YES' WHERE NAME IN ({listed}) "
+            f"(and add {config} to the server configuration)")
+
+
+STATEMENT_LOST = ("an idle transaction's last statement (the one holding purge back) cannot be named: the purge "
+                  "page and the alert mails show the holder without its statement")
+PFS_OFF_FIX = "set performance_schema=ON in the server configuration and restart it"
+
+
+def tps_counter(info: ServerInfo) -> Weakened | None:
+    """The TPS counter, worded as the stability page words it (collectors.transactions)."""
+    if info.tps_basis != transactions.EXPLICIT:
+        return None
+    return Weakened("a counter of every transaction (performance_schema's transaction instrument, InnoDB's "
+                    "trx_*_commits)", "TPS", transactions.DEFINITIONS[transactions.EXPLICIT],
+                    transactions.enable_hint(info.flavor, info.version_tuple, info.performance_schema))
+
+
+def performance_schema_off(info: ServerInfo) -> list[Weakened]:
+    if info.performance_schema:
+        return []
+    return [Weakened("performance_schema", "waits, mutex waits and the purge holder's statement",
+                     "the wait and mutex charts are empty and an idle holder's statement cannot be named",
+                     PFS_OFF_FIX)]
+
+
+def consumers_off(conn: pymysql.Connection) -> list[Weakened]:
+    rows = dict(answer(conn, CONSUMERS_SQL))
+    off = [name for name in STATEMENT_CONSUMERS if rows.get(name, "YES") != "YES"]
+    if not off:
+        return []
+    return [Weakened(f"performance_schema consumer {', '.join(off)}", "the purge holder's statement",
+                     STATEMENT_LOST, consumers_fix(off))]
+
+
+def instruments_off(conn: pymysql.Connection) -> list[Weakened]:
+    out = []
+    for family, on, total in answer(conn, INSTRUMENTS_SQL):
+        if family in WAIT_FAMILIES and int(on or 0) < int(total):
+            out.append(Weakened(
+                f"{int(total) - int(on or 0)} of {int(total)} {family}/% instruments (enabled and timed)",
+                "waits and mutex waits",
+                f"waits of the instruments that are off are not counted: the waits rows and top-waits tables leave "
+                f"them out{' (and the MariaDB 10.6+ mutex row)' if family == 'wait/synch' else ''}",
+                f"run UPDATE performance_schema.setup_instruments SET ENABLED='YES', TIMED='YES' WHERE NAME LIKE "
+                f"'{family}/%' (and add performance-schema-instrument='{family}/%=ON' to the server configuration)"))
+    return out
+
+
+def purge_counters_off(conn: pymysql.Connection, info: ServerInfo) -> list[Weakened]:
+    if info.version_tuple < transactions.INNODB_TRX_SINCE.get(info.flavor, (99, 0, 0)):
+        return []
+    found = answer(conn, PURGE_METRICS_SQL.format(enabled=transactions.enabled_column(info.flavor, info.version_tuple)))
+    off = int(found[0][0]) if found else 0
+    if not off:
+        return []
+    return [Weakened(f"{off} InnoDB purge counters (INNODB_METRICS purge%, trx_undo%)", "purge counters",
+                     "the purge page has no purge rates (records purged, undo pages, DML delay) to draw",
+                     f"run {PURGE_METRICS_ON} (and add innodb_monitor_enable=purge%,trx_undo% to the server "
+                     "configuration)")]
+
+
+def answer(conn: pymysql.Connection, sql: str) -> list[tuple]:
+    """The rows, text decoded; none where the user may not read the table (the privilege check says so)."""
+    try:
+        with conn.cursor() as cur:
+            cur.execute(sql)
+            rows = cur.fetchall()
+    except pymysql.MySQLError as exc:
+        if exc.args and exc.args[0] in (1044, 1142, 1146, 1227):
+            return []
+        raise
+    return [tuple(v.decode() if isinstance(v, bytes) else v for v in row) for row in rows]
+
+
+def read_weakened(conn: pymysql.Connection, info: ServerInfo) -> list[Weakened]:
+    """Everything this server leaves off that a figure needs, each with what it costs and how to turn it on."""
+    found = [w for w in (tps_counter(info),) if w] + performance_schema_off(info)
+    if info.performance_schema:
+        found += consumers_off(conn) + instruments_off(conn)
+    return found + purge_counters_off(conn, info)

@@ -1,0 +1,69 @@
+"""CSV rows on whole seconds, multiples of the step from the epoch: two exports of polls read at a sub-second
+offset join row for row, and seconds=1 gives what each row's rate was computed over."""
+
+from datetime import datetime, timedelta
+
+import pytest
+
+from dashboards.export.csv_safe import iso_utc
+from store.ingest import write_samples
+from store.sample import Sample
+from testing import dashboards as data
+
+pytestmark = pytest.mark.django_db
+T0 = data.RECENT_T0
+OFFSET = 5.828133  # the polls' phase: seconds after a multiple of 10 (as a worker's polls drift)
+# Deltas of polls every ~10 s (jittering by tens of ms), at these seconds after the one before.
+INTERVALS = [10.0, 10.04, 9.97, 10.01, 9.98, 10.0, 10.03, 9.99, 10.0, 9.98, 10.02, 10.0]
+DELTAS = [1000, 1200, 800, 1500, 900, 1000, 1100, 1300, 700, 1000, 1000, 900]
+
+
+@pytest.fixture
+def db1(admin_user, client):
+    client.force_login(admin_user)
+    server = data.make_server("db1", poll_interval=10)
+    at, samples = T0 + timedelta(seconds=OFFSET), []
+    samples.append(Sample(server.pk, "global_status", at, None, {"tps": 0}, frozenset({"tps"})))
+    for interval, delta in zip(INTERVALS, DELTAS, strict=True):
+        at += timedelta(seconds=interval)
+        samples.append(Sample(server.pk, "global_status", at, interval, {"tps": delta}, frozenset({"tps"})))
+    write_samples(samples)
+    return server
+
+
+def export(client, start: float, end: float, **params) -> list[list[str]]:
+    return data.get_csv(client, "/export.csv", server="db1", metrics="tps",
+                        **{"from": iso_utc(T0 + timedelta(seconds=start)), "to": iso_utc(T0 + timedelta(seconds=end)),
+                           **params})
+
+
+def test_rows_are_whole_multiples_of_the_interval_and_two_exports_join(client, db1):
+    first = export(client, 0.0, 130.0, full="1")
+    second = export(client, 3.3, 127.9, full="1")  # another request's range: another phase of its ends
+    for rows in (first, second):
+        times = [datetime.fromisoformat(r[0].replace("Z", "+00:00")) for r in rows[1:]]
+        assert times and all(t.microsecond == 0 and t.timestamp() % 10 == 0 for t in times)
+    assert [r for r in first[1:] if r[0] in {s[0] for s in second[1:]}] == second[1:]
+    # By hand: the poll read at 10k + 5.83 s (+- jitter) is nearest the row of 10k + 10 s (whole, from 10 s).
+    rates = {iso_utc(T0 + timedelta(seconds=10 * (k + 2))): DELTAS[k] / INTERVALS[k] for k in range(12)}
+    got = {r[0]: float(r[1]) for r in first[1:] if r[1]}
+    assert got == pytest.approx(rates, rel=1e-5)
+
+
+def test_seconds_covered_lets_a_row_be_recomputed_by_hand(client, db1):
+    rows = export(client, 0.0, 130.0, step="60", seconds="1", mode="delta")
+    assert rows[0] == ["time (UTC)", "db1 tps (per 60 s)", "db1 tps (per 60 s) seconds covered"]
+    # The minute from T0 + 60 s holds the polls read at 65.9, 75.9, ..., 115.9 s: deltas 4 to 9 in the list.
+    minute = {r[0]: r[1:] for r in rows[1:]}[iso_utc(T0 + timedelta(seconds=60))]
+    assert float(minute[0]) == sum(DELTAS[5:11])
+    assert float(minute[1]) == pytest.approx(sum(INTERVALS[5:11]))
+    rate = export(client, 0.0, 130.0, step="60", seconds="1")
+    by_hand = {r[0]: float(r[1]) for r in rate[1:] if r[1]}
+    assert by_hand[iso_utc(T0 + timedelta(seconds=60))] == pytest.approx(sum(DELTAS[5:11]) / sum(INTERVALS[5:11]),
+                                                                         rel=1e-5)
+
+
+def test_a_step_that_is_not_whole_seconds_is_refused(client, db1):
+    response = client.get("/export.csv", {"server": "db1", "metrics": "tps", "step": "2.5",
+                                          "from": iso_utc(T0), "to": iso_utc(T0 + timedelta(seconds=120))})
+    assert response.status_code == 400 and "step='2.5': give a whole number of seconds" in response.content.decode()
