@@ -14,6 +14,7 @@ from django.views.decorators.http import require_POST
 from dashboards.bearer import accepts_token
 from dashboards.url_ids import parse_id
 from servers.models import Annotation, Run, Server
+from servers.time_bounds import BOUNDS, out_of_bounds
 
 
 class BadRequest(ValueError):
@@ -51,7 +52,7 @@ def json_body(request: HttpRequest) -> dict:
 
 
 def when(body: dict, key: str, default: datetime | None = None) -> datetime | None:
-    """An ISO 8601 time; naive times are taken as UTC."""
+    """An ISO 8601 time within servers.time_bounds; naive times are taken as UTC."""
     raw = body.get(key)
     if raw in (None, ""):
         return default
@@ -61,6 +62,8 @@ def when(body: dict, key: str, default: datetime | None = None) -> datetime | No
         parsed = None
     if parsed is None:
         raise BadRequest(f"'{key}' must be an ISO 8601 time like 2026-01-05T12:00:00Z, got {raw!r}")
+    if out_of_bounds(parsed):
+        raise BadRequest(f"'{key}' must be a time {BOUNDS}, got {raw!r}")
     return parsed if timezone.is_aware(parsed) else parsed.replace(tzinfo=UTC)
 
 
