@@ -12,6 +12,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
 from dashboards.bearer import accepts_token
+from dashboards.storable import first_unstorable, why_unstorable
 from dashboards.url_ids import parse_id
 from servers.models import Annotation, Run, Server
 from servers.time_bounds import BOUNDS, out_of_bounds
@@ -46,8 +47,15 @@ def json_body(request: HttpRequest) -> dict:
         body = json.loads(request.body or b"{}")
     except (ValueError, UnicodeDecodeError) as exc:
         raise BadRequest(f"the body is not JSON: {exc}") from exc
+    except RecursionError:
+        raise BadRequest("the body is nested too deeply: send a flat JSON object") from None
     if not isinstance(body, dict):
         raise BadRequest("the body must be a JSON object")
+    for key, value in body.items():
+        if why_unstorable(key):
+            raise BadRequest(f"the key {ascii(key)} {why_unstorable(key)}")
+        if first_unstorable(value):
+            raise BadRequest(f"'{key}' {first_unstorable(value)}")
     return body
 
 
