@@ -2,6 +2,7 @@
 
 import importlib.util
 import os
+from datetime import timedelta
 
 import dj_database_url
 
@@ -30,6 +31,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django.contrib.postgres",
+    "axes",
     "monitor",
     "servers",
     "store",
@@ -52,7 +54,18 @@ MIDDLEWARE = [
     "monitor.roles.RoleMiddleware",  # viewers / operators / admins: what each may do
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: turns a locked-out login into its 429 page
 ]
+
+# Login throttling (django-axes): LOGIN_FAILURE_LIMIT wrong passwords for one user name, or from one
+# address, lock logins for it until LOGIN_COOLOFF_MINUTES after the last failure; a success forgives.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = envint("LOGIN_FAILURE_LIMIT", 10, lo=1)
+AXES_COOLOFF_TIME = timedelta(minutes=envint("LOGIN_COOLOFF_MINUTES", 15, lo=1))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_DISABLE_ACCESS_LOG = True  # successful logins are not what this is for, and would grow without end
 
 ROOT_URLCONF = "monitor.urls"
 WSGI_APPLICATION = "monitor.wsgi.application"
