@@ -186,6 +186,10 @@ WATCHDOG_CHECK_SECONDS = envint("WATCHDOG_CHECK_SECONDS", 15, lo=1)
 
 # CSV exports: most values (rows x columns) one request may ask for.
 EXPORT_MAX_CELLS = envint("EXPORT_MAX_CELLS", 20_000_000, lo=1)
+# Exports streaming at once: per user (across web processes, counted in Redis), and per web process
+# (below gunicorn's threads per worker, monitor/gunicorn_conf.py, so pages always find a thread).
+EXPORT_PER_USER = envint("EXPORT_PER_USER", 2, lo=1)
+EXPORT_PER_PROCESS = envint("EXPORT_PER_PROCESS", 4, lo=1)
 
 # Tests only: the Chromium the browser tests drive (testing/browser.py).
 CHROMIUM = envstr("CHROMIUM")

@@ -49,3 +49,11 @@ def test_the_sync_worker_would_cut_it():
     """The failure this guards against: gunicorn's default worker kills the stream at the timeout."""
     body = download(["--worker-class", "sync", "--threads", "1"])  # more threads would mean gthread
     assert not body.endswith(b"END\n")
+
+
+def test_a_web_process_keeps_threads_for_the_pages_while_exports_stream():
+    from django.conf import settings
+
+    from monitor import gunicorn_conf
+
+    assert gunicorn_conf.threads - settings.EXPORT_PER_PROCESS >= 4
