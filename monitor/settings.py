@@ -7,6 +7,7 @@ from datetime import timedelta
 import dj_database_url
 
 from monitor.env import BASE_DIR, envbool, envchoice, envint, envlist, envsecret, envstr, private_file, var_dir
+from monitor.security_headers import DEFAULT_POLICY
 from monitor.static_headers import add_headers as add_static_headers
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -21,6 +22,15 @@ SECRET_KEY = envsecret("SECRET_KEY") or private_file(
 DEBUG = envbool("DEBUG")
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "127.0.0.1,localhost")
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS")
+
+# Behind a TLS proxy (README, Deployment): cookies only over HTTPS, HSTS, and the proxy's word
+# (X-Forwarded-Proto: https) that the request came over TLS, without which HSTS is never sent.
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = envbool("SECURE_COOKIES")
+SECURE_HSTS_SECONDS = envint("HSTS_SECONDS", 0, lo=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = envbool("HSTS_INCLUDE_SUBDOMAINS")
+if envbool("TRUST_X_FORWARDED_PROTO"):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+CONTENT_SECURITY_POLICY = envstr("CONTENT_SECURITY_POLICY", DEFAULT_POLICY)
 SITE_URL = envstr("SITE_URL", "http://127.0.0.1:8000")
 
 INSTALLED_APPS = [
@@ -44,6 +54,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "monitor.security_headers.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -133,6 +144,8 @@ DEFAULT_FROM_EMAIL = envstr("DEFAULT_FROM_EMAIL", "steadystate@localhost")
 # Who gets alert e-mails of rules without their own recipients (the built-in ones), comma-separated.
 # Checked by alerts.checks at start (`up`, `manage.py check`) and shown on the Alerts page when wrong.
 ALERT_RECIPIENTS = envlist("ALERT_RECIPIENTS")
+# Test e-mails one user may queue per hour from the Alerts page.
+TEST_EMAILS_PER_HOUR = envint("TEST_EMAILS_PER_HOUR", 5, lo=1)
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = envstr("TIME_ZONE", "UTC")
