@@ -132,3 +132,16 @@ def test_the_upgrade_clamps_rows_stored_before_the_check_and_keeps_their_times(c
     assert note.text == "typo (clamped to 1970-2100 on upgrade; was 0001-12-31 23:00:00+00 BC)"
     for url in pages(run):
         assert client.get(url).status_code == 200, url
+
+
+ADMIN_ADDS = ["/admin/servers/run/add/", "/admin/servers/annotation/add/", "/admin/alerts/event/add/"]
+
+
+@pytest.mark.parametrize("url", ADMIN_ADDS)
+def test_the_admin_add_page_survives_bad_times_in_its_query_string(client, url):
+    for value in ("garbage", "0001-01-01T00:00:00+01:00", "2026-02-30T00:00:00", "\x00"):
+        response = client.get(url, {"started_at": value, "ended_at": value, "at": value, "since": value})
+        assert response.status_code == 200, (url, value)
+    page = client.get(url, {"started_at": "2026-01-05T12:00:00", "at": "2026-01-05T12:00:00",
+                            "since": "2026-01-05T12:00:00"}).content.decode()
+    assert 'value="2026-01-05"' in page  # a good one is still taken
