@@ -64,3 +64,16 @@ def test_api_tokens_are_not_throttled_by_a_locked_login(admin_user):
         login("wrong", address="127.0.0.1")
     response = Client().get("/export/runs.csv", HTTP_AUTHORIZATION=f"Bearer {raw}", REMOTE_ADDR="127.0.0.1")
     assert response.status_code == 200
+
+
+def test_a_user_name_longer_than_any_is_counted_not_a_500(admin_user):
+    name = "x" * 5000
+    for _ in range(LIMIT - 1):
+        assert login("wrong", user=name, address="10.7.7.7").status_code == 200
+    assert login("wrong", user=name, address="10.7.7.7").status_code == 429  # the limit-th failure locks
+    assert login("wrong", user=name, address="10.8.8.8").status_code == 429  # counted under its first 150
+
+
+def test_a_user_name_with_a_nul_is_a_form_error(admin_user):
+    for _ in range(LIMIT + 1):  # refused by the form before any password is tried: nothing to count
+        assert login("wrong", user="a\x00b").status_code == 200
