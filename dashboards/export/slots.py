@@ -6,6 +6,7 @@ Redis sorted set scored by their lease's end: a web process that dies frees its 
 leases run out, while a live process renews the leases of the streams it still serves.
 """
 
+import atexit
 import logging
 import threading
 import time
@@ -93,6 +94,7 @@ def held_while(slot: str, content: Iterable[bytes]) -> Iterator[bytes]:
 
 
 _renewer: threading.Thread | None = None
+_exiting = threading.Event()  # set at exit, before the embedded Redis is stopped (atexit runs last-in first)
 
 
 def _start_renewer() -> None:
@@ -100,11 +102,11 @@ def _start_renewer() -> None:
     if _renewer is None or not _renewer.is_alive():
         _renewer = threading.Thread(target=_renew_forever, name="export-slot-renewer", daemon=True)
         _renewer.start()
+        atexit.register(_exiting.set)
 
 
 def _renew_forever() -> None:
-    while True:
-        time.sleep(RENEW_EVERY)
+    while not _exiting.wait(RENEW_EVERY):
         with _lock:
             held = list(_held.items())
         try:

@@ -83,3 +83,20 @@ def test_a_refused_or_failed_export_gives_its_slot_back(live_server, django_user
     for _ in range(PER_USER + 1):  # one after the other: each read to its end, its slot given back
         response = open_get(live_server, "/export/runs.csv", cookie)
         assert response.status == 200 and response.read().decode().splitlines() == ["held", "done"]
+
+
+def test_the_slots_of_a_web_process_that_died_free_when_their_leases_end(settings, monkeypatch):
+    from dashboards.export import slots
+    from store.redis_client import shared
+
+    settings.EXPORT_PER_USER, settings.EXPORT_PER_PROCESS = PER_USER, PER_PROCESS
+    monkeypatch.setattr(slots, "_streaming", 0)
+    user_id = 987654
+    now = time.time()
+    shared().delete(slots.key(user_id))
+    shared().zadd(slots.key(user_id), {"dead-1": now - 1, "alive-1": now + slots.LEASE})  # one lease ran out
+    mine = slots.take(user_id)
+    with pytest.raises(slots.Busy, match="already have 2 CSV exports"):
+        slots.take(user_id)
+    slots.give_back(mine)
+    assert set(shared().zrange(slots.key(user_id), 0, -1)) == {b"alive-1"}
