@@ -76,6 +76,7 @@ AXES_COOLOFF_TIME = timedelta(minutes=envint("LOGIN_COOLOFF_MINUTES", 15, lo=1))
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_RESET_ON_SUCCESS = True
 AXES_USERNAME_CALLABLE = "monitor.login_throttle.username"
+AXES_VERBOSE = False  # no banner on every manage.py command; failures and lockouts are still logged
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_DISABLE_ACCESS_LOG = True  # successful logins are not what this is for, and would grow without end
 
