@@ -4,14 +4,15 @@ Django hands `?started_at=...` to the date-time widget as a string, which it can
 here, and left out when it is no time (or outside the time bounds), like any other unusable value.
 """
 
+from django.contrib import admin
 from django.db import models
 from django.utils.dateparse import parse_datetime
 
 from servers.time_bounds import out_of_bounds
 
 
-class ParsedInitialMixin:
-    """For a ModelAdmin: date-time initial values from the query string parsed, or dropped."""
+class ParsedInitialAdmin(admin.ModelAdmin):
+    """A ModelAdmin whose date-time initial values from the query string are parsed, or dropped."""
 
     def get_changeform_initial_data(self, request) -> dict:
         initial = super().get_changeform_initial_data(request)

@@ -57,7 +57,9 @@ def consume(response) -> None:
 
 class Fuzzer:
     def __init__(self, client: Client):
-        self.client, self.failures, self.requests, self.fields = client, [], 0, set()
+        self.client, self.requests = client, 0
+        self.failures: list[str] = []
+        self.fields: set[str] = set()  # form fields the pages render
 
     def ask(self, method: str, path: str, data=None, **extra) -> None:
         self.requests += 1
