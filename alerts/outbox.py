@@ -1,6 +1,8 @@
 """Queue e-mails and webhook calls as rows; the sender (sending.py) claims and sends them."""
 
-from datetime import datetime
+from datetime import datetime, timedelta
+
+from django.conf import settings
 
 from alerts.holders import holder_context
 from alerts.models import Event, Notification, Rule
@@ -30,6 +32,14 @@ def enqueue(kind: str, event: Event, rule: Rule, now: datetime) -> Notification:
     )
 
 
-def enqueue_test(address: str, now: datetime) -> Notification:
+def enqueue_test(address: str, now: datetime, by: int | None = None) -> Notification:
+    """A test e-mail, with the id of the user who asked for it (test_mails_left counts them)."""
     return Notification.objects.create(kind=Notification.TEST, recipients=[address], created_at=now,
-                                       next_attempt_at=now, context={"at": now.isoformat()})
+                                       next_attempt_at=now, context={"at": now.isoformat(), "by": by})
+
+
+def test_mails_left(user_id: int, now: datetime) -> int:
+    """How many more test e-mails this user may queue in the hour before now (TEST_EMAILS_PER_HOUR)."""
+    sent = Notification.objects.filter(kind=Notification.TEST, created_at__gt=now - timedelta(hours=1),
+                                       context__by=user_id).count()
+    return max(0, settings.TEST_EMAILS_PER_HOUR - sent)

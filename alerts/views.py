@@ -3,6 +3,7 @@
 import logging
 from datetime import timedelta
 
+from django.conf import settings
 from django.contrib import messages
 from django.db import transaction
 from django.shortcuts import get_object_or_404, redirect, render
@@ -122,7 +123,11 @@ def test_email(request):
     if not form.is_valid():
         messages.error(request, form.errors["address"][0])
         return redirect("alerts:index")
-    outbox.enqueue_test(form.cleaned_data["address"], timezone.now())
+    if not outbox.test_mails_left(request.user.pk, timezone.now()):
+        messages.error(request, f"You have queued {settings.TEST_EMAILS_PER_HOUR} test e-mails in the last hour "
+                                "(TEST_EMAILS_PER_HOUR): wait, and check the delivery status of those below.")
+        return redirect("alerts:index")
+    outbox.enqueue_test(form.cleaned_data["address"], timezone.now(), by=request.user.pk)
     transaction.on_commit(wake_sender)
     messages.success(request, f"Test e-mail to {form.cleaned_data['address']} queued: it goes out within "
                               "15 seconds; its delivery status shows below.")

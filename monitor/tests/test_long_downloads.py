@@ -49,3 +49,15 @@ def test_the_sync_worker_would_cut_it():
     """The failure this guards against: gunicorn's default worker kills the stream at the timeout."""
     body = download(["--worker-class", "sync", "--threads", "1"])  # more threads would mean gthread
     assert not body.endswith(b"END\n")
+
+
+def test_a_web_process_keeps_threads_for_the_pages_while_exports_stream(tmp_path):
+    from django.conf import settings
+
+    from monitor import gunicorn_conf
+
+    # The product's default, read as `up` would (the test settings raise it).
+    done = subprocess.run([sys.executable, "-c", "import monitor.settings as s; print(s.EXPORT_PER_PROCESS)"],
+                          cwd=settings.BASE_DIR, env={"PATH": "/usr/bin:/bin", "STEADYSTATE_VAR": str(tmp_path)},
+                          capture_output=True, text=True, timeout=60)
+    assert gunicorn_conf.threads - int(done.stdout.split()[-1]) >= 4, done.stderr
