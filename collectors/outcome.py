@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 from collectors import delta
 from collectors.pool import Target
-from collectors.results import SourceResult
+from collectors.results import RawReading, SourceResult
 from collectors.source import Reading, Source
 from store.sample import Sample
 
@@ -18,15 +18,25 @@ def succeeded(target: Target, source: Source, reading: Reading, previous: delta.
     """The result of a reading read since t0, and the snapshot the next reading is compared with."""
     duration = elapsed_ms(t0)
     read_at = time.time()
+    change, snapshot, sample = sample_of(target.server_id, source.name, reading, previous, read_at, boot)
+    note = "; ".join(text for text in (reading.note, change.dropped) if text)
+    outcome = SourceResult(source.name, True, duration, note=note, reset=change.reset, sample=sample,
+                           extra=reading.extra, raw=RawReading(reading, read_at, boot))
+    return outcome, snapshot, change
+
+
+def sample_of(server_id: int, source: str, reading: Reading, previous: delta.Snapshot | None, read_at: float,
+              boot: float | None) -> tuple[delta.Delta, delta.Snapshot, Sample | None]:
+    """The delta engine's answer for one reading, and the sample it stores (None when it has no values).
+
+    The poll and the load of a collection file (collectors.replay) both go through here.
+    """
     change, snapshot = delta.compute(previous, reading, read_at, boot)
     sample = None
     if change.values:
-        sample = Sample(target.server_id, source.name, datetime.fromtimestamp(read_at, UTC), change.interval,
+        sample = Sample(server_id, source, datetime.fromtimestamp(read_at, UTC), change.interval,
                         change.values, change.counters)
-    note = "; ".join(text for text in (reading.note, change.dropped) if text)
-    outcome = SourceResult(source.name, True, duration, note=note, reset=change.reset, sample=sample,
-                           extra=reading.extra)
-    return outcome, snapshot, change
+    return change, snapshot, sample
 
 
 def failed(target: Target, source: Source, t0: float, message: str) -> SourceResult:

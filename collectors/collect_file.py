@@ -1,0 +1,190 @@
+"""The collection file: a header, then one record per poll or mark, each its own gzip member (docs/collect.md).
+
+Each record is one JSON document and a newline, compressed alone and written with one write()
+and an fsync(): a collector killed at any moment leaves every record it finished, and at most a
+part of the one it was writing. `zcat FILE` prints the records as JSON lines. gzip's CRC-32 and
+length in each member's trailer tell corruption (an error anywhere) from a file that merely
+stops inside its last member (TruncatedFile: the records before it are intact).
+"""
+
+import gzip
+import json
+import os
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+MAGIC = "steadystate-collection"
+FORMAT_VERSION = 1
+GZIP_WBITS = 31  # zlib's window bits for one gzip member (header and trailer checked)
+
+
+class CollectionFileError(Exception):
+    """The file cannot be loaded; the message says why, in words for the user."""
+
+
+class NotACollection(CollectionFileError):
+    pass
+
+
+class CorruptFile(CollectionFileError):
+    pass
+
+
+class NewerFormat(CollectionFileError):
+    pass
+
+
+class TruncatedFile(CollectionFileError):
+    """The file stops inside its last record (cut while copied, or the collector killed mid-write)."""
+
+    def __init__(self, message: str, complete: "Contents"):
+        super().__init__(message)
+        self.complete = complete  # what the records before the cut hold
+
+
+@dataclass
+class Contents:
+    header: dict
+    records: list[dict] = field(default_factory=list)
+    good_bytes: int = 0  # where the last complete record ends
+
+    @property
+    def ended(self) -> bool:
+        """The collector stopped cleanly (Ctrl-C, its duration) rather than being killed."""
+        return bool(self.records) and self.records[-1].get("type") == "end"
+
+
+def encode(record: dict) -> bytes:
+    """One record as a gzip member (mtime 0: the same record always gives the same bytes)."""
+    text = json.dumps(record, separators=(",", ":"), allow_nan=False) + "\n"
+    return gzip.compress(text.encode(), compresslevel=6, mtime=0)
+
+
+def header(server: dict, interval: int, started_at: float) -> dict:
+    return {"type": "header", "format": MAGIC, "version": FORMAT_VERSION, "server": server,
+            "interval": interval, "started_at": started_at}
+
+
+def members(data: bytes | memoryview) -> Iterator[tuple[bytes, int]]:
+    """(decompressed text, end offset) of each complete member; TruncatedFile-free: see read()."""
+    view, pos = memoryview(data), 0
+    while pos < len(view):
+        unzip = zlib.decompressobj(GZIP_WBITS)
+        try:
+            text = unzip.decompress(view[pos:])
+        except zlib.error as exc:
+            raise CorruptFile(f"record at byte {pos} is damaged ({exc})") from None
+        if not unzip.eof:
+            raise _Cut(pos)
+        end = len(view) - len(unzip.unused_data)
+        yield text, end
+        pos = end
+
+
+class _Cut(Exception):
+    def __init__(self, pos: int):
+        self.pos = pos
+
+
+def read(data: bytes, source: str = "the file") -> Contents:
+    """Every record, checked; CollectionFileError (TruncatedFile, with what precedes the cut) if not all are."""
+    if not data:
+        raise NotACollection(f"{source} is empty: not a SteadyState collection file")
+    if data[:2] != b"\x1f\x8b":
+        raise NotACollection(f"{source} is not a SteadyState collection file (it is not gzip data)")
+    contents: Contents | None = None
+    try:
+        for text, end in members(data):
+            record = parse(text, end)
+            if contents is None:
+                contents = Contents(check_header(record, source))
+            else:
+                contents.records.append(record)
+            contents.good_bytes = end
+    except _Cut as cut:
+        if contents is None:
+            raise NotACollection(f"{source} stops inside its header: not a complete collection file") from None
+        raise TruncatedFile(truncated_message(source, cut.pos, len(data), contents), contents) from None
+    return contents
+
+
+def truncated_message(source: str, pos: int, size: int, contents: Contents) -> str:
+    last = next((r["at"] for r in reversed(contents.records) if "at" in r), None)
+    when = f", the last complete one read at {format_time(last)}" if last is not None else ""
+    return (f"{source} is truncated: it stops {size - pos} bytes into a record at byte {pos} "
+            f"({len(contents.records)} complete records before it{when}). Nothing was stored. "
+            "If the collector was killed while writing, load the complete records with --partial "
+            "(or resume the collection into the same file, which drops the cut record)")
+
+
+def format_time(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def parse(text: bytes, end: int) -> dict:
+    try:
+        record = json.loads(text)
+    except (ValueError, UnicodeDecodeError):
+        raise CorruptFile(f"the record ending at byte {end} is not JSON") from None
+    if not isinstance(record, dict) or not isinstance(record.get("type"), str):
+        raise CorruptFile(f"the record ending at byte {end} has no type")
+    return record
+
+
+def check_header(record: dict, source: str) -> dict:
+    if record.get("type") != "header" or record.get("format") != MAGIC:
+        raise NotACollection(f"{source} is gzip data but not a SteadyState collection file (no {MAGIC} header)")
+    version = record.get("version")
+    if not isinstance(version, int) or version < 1:
+        raise CorruptFile(f"{source}: its header states no format version")
+    if version > FORMAT_VERSION:
+        raise NewerFormat(f"{source} is in collection format version {version}, newer than this SteadyState "
+                          f"reads (version {FORMAT_VERSION}): load it with the newer SteadyState that wrote it, "
+                          "or upgrade this one. Nothing was stored.")
+    return record
+
+
+class Writer:
+    """Appends records to a collection file, each made durable before the next poll."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        self.bytes = os.fstat(self.fd).st_size
+
+    def write(self, record: dict) -> None:
+        data = memoryview(encode(record))
+        while data:
+            written = os.write(self.fd, data)
+            data = data[written:]
+            self.bytes += written
+        os.fsync(self.fd)
+
+    def close(self) -> None:
+        os.close(self.fd)
+
+
+def open_for_collection(path: Path, server: dict, interval: int, started_at: float) -> tuple[Writer, str]:
+    """A writer at the end of path (a new file gets its header): what was there is kept, a cut last record dropped.
+
+    Returns the writer and a sentence about the file it found. A file of another server, or a damaged one, is
+    left alone (CollectionFileError).
+    """
+    if not path.exists() or path.stat().st_size == 0:
+        writer = Writer(path)
+        writer.write(header(server, interval, started_at))
+        return writer, f"new file {path}"
+    try:
+        contents, note = read(path.read_bytes(), str(path)), ""
+    except TruncatedFile as cut:
+        contents = cut.complete
+        note = f"; its last record was cut off ({path.stat().st_size - contents.good_bytes} bytes) and is dropped"
+        os.truncate(path, contents.good_bytes)
+    theirs = contents.header.get("server", {})
+    if (theirs.get("address"), theirs.get("user")) != (server["address"], server["user"]):
+        raise CollectionFileError(f"{path} holds a collection of {theirs.get('user')}@{theirs.get('address')}, "
+                                  f"not of {server['user']}@{server['address']}: choose another file")
+    return Writer(path), f"resuming {path} ({len(contents.records)} records kept{note})"

@@ -1,0 +1,94 @@
+"""A poll's raw readings as plain JSON, and back: the records of a collection file (docs/collect.md).
+
+What the delta engine needs of a reading is written as read (the running totals, which names are
+counters, how the source's resets show), so that loading the file replays the same engine on the
+same inputs. A reading's derive (node_exporter's CPU percentages) is a partial of a function of a
+registered source's module: written as its name and arguments, and resolved at load only among
+those modules (a file never names code to run elsewhere).
+"""
+
+import importlib
+from functools import partial
+
+from collectors import registry
+from collectors.connection import ServerInfo
+from collectors.results import PollResult, RawReading
+from collectors.source import Reading
+
+
+class BadRecord(ValueError):
+    """A record of the file does not hold what its format version says."""
+
+
+def poll_record(result: PollResult) -> dict:
+    """One poll as a record: its readings, and the sources that failed (their errors, for the load's report)."""
+    readings = [reading_dict(s.name, s.raw) for s in result.sources if s.raw is not None]
+    failed = [{"source": s.name, "error": s.error, "unavailable": s.unavailable} for s in result.sources if not s.ok]
+    record = {"type": "poll", "at": result.started_at.timestamp(), "readings": readings, "failed": failed}
+    if result.info is not None:
+        record["info"] = info_dict(result.info)
+    if result.connect_error:
+        record["connect_error"] = result.connect_error
+    return record
+
+
+def reading_dict(source: str, raw: RawReading) -> dict:
+    r = raw.reading
+    out = {"source": source, "read_at": raw.read_at, "boot": raw.boot, "values": r.values,
+           "counters": sorted(r.counters)}
+    optional = {"next_boot": raw.next_boot, "note": r.note, "absent_is_zero": r.absent_is_zero,
+                "reset_markers": list(r.reset_markers), "reset_together": r.reset_together,
+                "aliases": {k: list(v) for k, v in r.aliases.items()}, "stored_on_change": r.stored_on_change,
+                "reading_boot": r.boot, "derive": derive_spec(r.derive), "unstored": sorted(r.unstored),
+                "extra": r.extra}
+    out.update({k: v for k, v in optional.items() if v})
+    return out
+
+
+def derive_spec(fn) -> dict | None:
+    if fn is None:
+        return None
+    if not isinstance(fn, partial) or fn.keywords:
+        raise TypeError(f"a reading's derive must be a partial of a source module's function, not {fn!r}")
+    return {"function": f"{fn.func.__module__}:{fn.func.__name__}", "args": list(fn.args)}
+
+
+def reading_of(data: dict) -> RawReading:
+    """The reading of a record's entry; BadRecord if it is not one."""
+    try:
+        reading = Reading(
+            values=dict(data["values"]), counters=frozenset(data["counters"]), note=data.get("note", ""),
+            absent_is_zero=bool(data.get("absent_is_zero")), reset_markers=tuple(data.get("reset_markers", ())),
+            reset_together=bool(data.get("reset_together")),
+            aliases={k: tuple(v) for k, v in data.get("aliases", {}).items()},
+            stored_on_change=bool(data.get("stored_on_change")), boot=data.get("reading_boot"),
+            derive=derive_of(data.get("derive")), unstored=frozenset(data.get("unstored", ())),
+            extra=dict(data.get("extra", {})))
+        if not all(isinstance(v, (int, float)) for v in reading.values.values()):
+            raise BadRecord("a reading's values are not all numbers")
+        return RawReading(reading, float(data["read_at"]), number_or_none(data.get("boot")),
+                          number_or_none(data.get("next_boot")))
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise BadRecord(f"a reading lacks or misstates {exc}") from None
+
+
+def derive_of(spec: dict | None):
+    if not spec:
+        return None
+    module_name, _, name = str(spec.get("function", "")).partition(":")
+    allowed = {source.collect.__module__ for source in registry.all_sources()}
+    if module_name not in allowed:
+        raise BadRecord(f"a reading's derive names {module_name!r}, which is no source of this SteadyState")
+    fn = getattr(importlib.import_module(module_name), name, None)
+    if not callable(fn):
+        raise BadRecord(f"a reading's derive names {spec['function']!r}, which does not exist here")
+    return partial(fn, *spec.get("args", ()))
+
+
+def number_or_none(value) -> float | None:
+    return None if value is None else float(value)
+
+
+def info_dict(info: ServerInfo) -> dict:
+    return {"flavor": info.flavor, "version": info.version, "version_tuple": list(info.version_tuple),
+            "performance_schema": info.performance_schema, "tps_basis": info.tps_basis}

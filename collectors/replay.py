@@ -1,0 +1,203 @@
+"""Loading a collection file: its raw readings replayed through the delta engine into the store, as if polled.
+
+The whole file is read and checked before anything is written, then everything (the server row,
+the samples, the holders of the oldest transaction, runs and annotations) is written in one
+transaction: a file that cannot be loaded stores nothing. Loading a file again stores nothing
+new (the store keeps one sample per server, source and poll time; runs and annotations are
+matched, holders of the file's window replaced).
+"""
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from django.db import transaction
+
+from collectors import collect_file, holders
+from collectors.collect_format import BadRecord, reading_of
+from collectors.delta import Snapshot
+from collectors.models import TrxHolder
+from collectors.outcome import sample_of
+from collectors.results import PollResult, RawReading, SourceResult
+from servers.models import Annotation, Run, Server
+from store import catalog, partitions
+from store.ingest import write_now
+from store.sample import Sample
+
+WRITE_CHUNK = 2000  # samples per COPY: a day's file does not become one statement in memory
+
+
+class LoadError(Exception):
+    """Why a file was not loaded (nothing of it was stored)."""
+
+
+@dataclass
+class Poll:
+    at: float
+    readings: list[tuple[str, RawReading]]
+    failed: bool
+
+
+@dataclass
+class Plan:
+    """What a file holds, checked, in the order it was collected."""
+
+    header: dict
+    polls: list[Poll] = field(default_factory=list)
+    marks: list[dict] = field(default_factory=list)
+    info: dict | None = None
+    ended: bool = False
+    note: str = ""
+
+
+@dataclass
+class LoadReport:
+    server: Server
+    polls: int
+    failed_polls: int
+    samples: int
+    first: datetime | None
+    last: datetime | None
+    runs: list[str]
+    annotations: int
+    ended: bool
+    note: str = ""
+
+    def lines(self) -> list[str]:
+        span = f"{self.first:%Y-%m-%d %H:%M:%S} to {self.last:%H:%M:%S} UTC" if self.first else "no polls"
+        out = [f"loaded into server {self.server.name!r}: {self.polls} polls ({self.failed_polls} failed), "
+               f"{span}, {self.samples} samples",
+               f"runs: {', '.join(self.runs) or 'none'}; annotations: {self.annotations}"]
+        if not self.ended:
+            out.append("the collection has no end record: it was killed or is still running; "
+                       "every reading it wrote was loaded")
+        if self.note:
+            out.append(self.note)
+        return out
+
+
+def plan(data: bytes, source: str, partial: bool = False) -> Plan:
+    """The file's records, decoded; collect_file.CollectionFileError (or a TruncatedFile unless partial)."""
+    try:
+        contents, note = collect_file.read(data, source), ""
+    except collect_file.TruncatedFile as cut:
+        if not partial:
+            raise
+        contents = cut.complete
+        note = (f"the file was cut off inside its last record at byte {contents.good_bytes}: "
+                f"the {len(contents.records)} complete records before it were loaded (--partial)")
+    result = Plan(contents.header, ended=contents.ended, note=note)
+    for index, record in enumerate(contents.records, start=1):
+        try:
+            add_record(result, record)
+        except (BadRecord, KeyError, TypeError, ValueError) as exc:
+            raise collect_file.CorruptFile(f"{source}: record {index} ({record.get('type')}) is damaged: {exc}. "
+                                           "Nothing was stored.") from None
+    return result
+
+
+def add_record(result: Plan, record: dict) -> None:
+    kind = record["type"]
+    if kind == "poll":
+        readings = [(str(entry["source"]), reading_of(entry)) for entry in record["readings"]]
+        result.polls.append(Poll(float(record["at"]), readings, bool(record.get("connect_error"))))
+        result.info = record.get("info") or result.info
+    elif kind == "mark":
+        float(record["at"])
+        result.marks.append(record)
+
+
+def load(data: bytes, name: str, source: str = "the file", partial: bool = False) -> LoadReport:
+    """Store a collection file's readings as the server `name` (created, or the one an earlier load made)."""
+    name = name.strip()
+    if not name or len(name) > Server._meta.get_field("name").max_length:
+        raise LoadError("--as: a server name of 1 to 100 characters is needed")
+    found = plan(data, source, partial)
+    try:
+        with transaction.atomic():
+            server = server_for(name, found)
+            samples = store_polls(server, found.polls)
+            runs, annotations = store_marks(server, found)
+    except Exception:
+        partitions.forget()  # partitions and layouts made by the rolled-back transaction are gone
+        catalog.forget()
+        raise
+    first, last = (at(found.polls[0].at), at(found.polls[-1].at)) if found.polls else (None, None)
+    return LoadReport(server, len(found.polls), sum(p.failed for p in found.polls), samples, first, last,
+                      runs, annotations, found.ended, found.note)
+
+
+def at(epoch: float) -> datetime:
+    return datetime.fromtimestamp(epoch, UTC)
+
+
+def server_for(name: str, found: Plan) -> Server:
+    """The server the readings go to: a new one (not polled here), or the one of that name at the same address."""
+    theirs = found.header.get("server", {})
+    address = str(theirs.get("address", ""))
+    existing = Server.objects.filter(name=name).first()
+    if existing is not None:
+        if existing.address != address:
+            raise LoadError(f"a server named {name!r} exists here at {existing.address}, and this file was "
+                            f"collected from {address}: load it --as another name")
+        server = existing
+    else:
+        host, socket = str(theirs.get("host") or ""), str(theirs.get("socket") or "")
+        server = Server(name=name, host=host or ("" if socket else "collected"), port=int(theirs.get("port") or 3306),
+                        socket=socket, user=str(theirs.get("user") or "")[:80], enabled=False,
+                        poll_interval=min(3600, max(1, int(found.header.get("interval") or 10))))
+    info = found.info or {}
+    server.flavor, server.version = str(info.get("flavor", server.flavor))[:10], str(info.get("version", ""))[:100]
+    server.save()
+    return server
+
+
+def store_polls(server: Server, polls: list[Poll]) -> int:
+    """Replay every reading through the delta engine in collection order; write the samples and holders."""
+    previous: dict[str, Snapshot] = {}
+    pending: list[Sample] = []
+    written = 0
+    if polls:
+        TrxHolder.objects.filter(server=server, seen_at__gte=at(polls[0].at), seen_at__lte=at(polls[-1].at)).delete()
+    for poll in polls:
+        outcomes = []
+        for source, raw in poll.readings:
+            _change, snapshot, sample = sample_of(server.id, source, raw.reading, previous.get(source),
+                                                  raw.read_at, raw.boot)
+            if raw.next_boot is not None:
+                snapshot.boot = raw.next_boot
+            previous[source] = snapshot
+            outcomes.append(SourceResult(source, True, sample=sample, extra=raw.reading.extra))
+            if sample is not None:
+                pending.append(sample)
+        found = holders.readings([PollResult(server.id, server.name, at(poll.at), sources=outcomes)])
+        if found:
+            holders.apply(found)
+        if len(pending) >= WRITE_CHUNK:
+            write_now(pending)
+            written, pending = written + len(pending), []
+    if pending:
+        write_now(pending)
+    return written + len(pending)
+
+
+def store_marks(server: Server, found: Plan) -> tuple[list[str], int]:
+    """Runs from their start and end marks (a run never ended ends at the last poll), and the annotations."""
+    starts: dict[str, float] = {}
+    ends: dict[str, float] = {}
+    annotations = 0
+    for entry in found.marks:
+        when = float(entry["at"])
+        if entry.get("run_start"):
+            starts.setdefault(str(entry["run_start"])[:200], when)
+        elif entry.get("run_end"):
+            ends[str(entry["run_end"])[:200]] = when
+        elif entry.get("annotate"):
+            Annotation.objects.get_or_create(server=server, at=at(when), text=str(entry["annotate"])[:500])
+            annotations += 1
+    last = found.polls[-1].at if found.polls else None
+    for name, start in starts.items():
+        end = ends.get(name) if ends.get(name, 0) >= start else last
+        run, _ = Run.objects.get_or_create(server=server, name=name, started_at=at(start))
+        run.ended_at = at(end) if end is not None and end >= start else None
+        run.save(update_fields=["ended_at"])
+    return list(starts), annotations
