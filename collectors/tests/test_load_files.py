@@ -1,0 +1,115 @@
+"""Loading collection files: twice stores once, marks become runs and annotations, bad files store nothing.
+
+The collection is made by `python -m collectors.standalone` (no Django settings, nowhere to reach
+PostgreSQL or Redis), with a mark sent by `collect mark` while it runs.
+"""
+
+import gzip
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.db import connection
+
+from collectors.collect_file import CorruptFile, NewerFormat, NotACollection, TruncatedFile
+from collectors.replay import LoadError, load
+from collectors.standalone import mark
+from servers.models import Annotation, Run, Server
+from testing.collect import records, reencode, start_collect, wait_for_polls
+from testing.mariadb import free_port
+
+
+@pytest.fixture(scope="module")
+def collected(tmp_path_factory, mariadb):
+    path = tmp_path_factory.mktemp("collection") / "small.ssc"
+    proc = start_collect(mariadb.port, path, "--interval", "1", "--duration", "4", "--run", "small",
+                         module=True)
+    wait_for_polls(path, 2, 60)
+    mark(path, annotate="restarted the load")
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 0, out
+    return path
+
+
+def stored_rows() -> int:
+    with connection.cursor() as cur:
+        cur.execute("SELECT count(*) FROM store_raw")
+        return cur.fetchone()[0]
+
+
+def test_loading_twice_stores_once(collected, db):
+    first = load(collected.read_bytes(), "small")
+    rows, runs, notes = stored_rows(), Run.objects.count(), Annotation.objects.count()
+    again = load(collected.read_bytes(), "small")
+    assert again.server.id == first.server.id
+    assert (stored_rows(), Run.objects.count(), Annotation.objects.count()) == (rows, runs, notes)
+    polls = [r for r in records(collected) if r["type"] == "poll"]
+    assert first.polls == len(polls) >= 4 and first.ended and not first.server.enabled
+    # Each poll's readings after the first give one sample per source with values (the first: gauges only).
+    assert rows == first.samples > len(polls)
+
+
+def test_marks_become_the_run_and_the_annotation(collected, db):
+    report = load(collected.read_bytes(), "small")
+    raw = records(collected)
+    run = Run.objects.get(server=report.server, name="small")
+    starts = [r["at"] for r in raw if r.get("run_start") == "small"]
+    ends = [r["at"] for r in raw if r.get("run_end") == "small"]
+    assert (run.started_at.timestamp(), run.ended_at.timestamp()) == pytest.approx((starts[0], ends[-1]), abs=1e-3)
+    note = Annotation.objects.get(server=report.server)
+    assert note.text == "restarted the load" and report.annotations == 1
+
+
+def nothing_stored_after(error, data: bytes) -> str:
+    with pytest.raises(error) as caught:
+        load(data, "bad", "bad.ssc")
+    assert Server.objects.count() == 0 and stored_rows() == 0
+    return str(caught.value)
+
+
+def test_a_corrupt_file_stores_nothing(collected, db):
+    members = [gzip.compress((json.dumps(r) + "\n").encode(), mtime=0) for r in records(collected)]
+    damaged = bytearray(members[3])
+    damaged[len(damaged) // 2] ^= 0xFF  # inside the deflate data of a poll in the middle
+    data = b"".join(members[:3]) + bytes(damaged) + b"".join(members[4:])
+    message = nothing_stored_after(CorruptFile, data)
+    assert "damaged" in message and f"at byte {sum(map(len, members[:3]))}" in message
+
+
+def test_a_record_that_is_not_a_reading_is_corrupt(collected, db):
+    lines = records(collected)
+    poll = next(r for r in lines if r["type"] == "poll" and r["readings"])
+    poll["readings"][0]["values"] = {"Com_commit": "many"}
+    assert "not all numbers" in nothing_stored_after(CorruptFile, reencode(lines))
+
+
+def test_a_truncated_file_stores_nothing_unless_asked_for_its_complete_records(collected, db):
+    data = collected.read_bytes()
+    message = nothing_stored_after(TruncatedFile, data[:-7])
+    assert "truncated" in message and "--partial" in message and "Nothing was stored" in message
+    report = load(data[:-7], "cut", partial=True)  # the cut record is the end record: every poll is there
+    assert not report.ended and report.polls == len([r for r in records(collected) if r["type"] == "poll"])
+
+
+def test_a_file_from_a_newer_format_stores_nothing(collected, db):
+    lines = records(collected)
+    lines[0]["version"] = 2
+    message = nothing_stored_after(NewerFormat, reencode(lines))
+    assert "version 2" in message and "newer" in message
+
+
+def test_other_files_are_not_collections(db, tmp_path):
+    assert "not gzip" in nothing_stored_after(NotACollection, b"Variable_name\tValue\n")
+    assert "no steadystate-collection header" in nothing_stored_after(NotACollection, reencode([{"type": "x"}]))
+
+
+def test_the_command_says_why_and_a_name_of_another_server_is_refused(collected, db, make_server):
+    make_server("small", free_port())  # another address under the name
+    with pytest.raises(CommandError, match="exists here at 127.0.0.1:"):
+        call_command("load", str(collected), "--as", "small")
+    bad = collected.with_name("bad.ssc")
+    bad.write_bytes(collected.read_bytes()[:-7])
+    with pytest.raises(CommandError, match="truncated"):
+        call_command("load", str(bad), "--as", "other")
+    with pytest.raises(LoadError):
+        load(collected.read_bytes(), " ")
