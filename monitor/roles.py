@@ -27,6 +27,7 @@ POLICY: dict[str, tuple[str | None, str | None]] = {
     "admin:*": (ADMIN, ADMIN),
     "servers:list": (VIEWER, ADMIN),
     "servers:add": (ADMIN, ADMIN),
+    "servers:load": (ADMIN, ADMIN),  # makes a server, as adding one does
     "servers:edit": (ADMIN, ADMIN),
     "servers:test": (ADMIN, ADMIN),
     "servers:delete": (ADMIN, ADMIN),

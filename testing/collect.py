@@ -76,3 +76,18 @@ class WriteLoad(threading.Thread):
     def stop(self) -> None:
         self.stopping.set()
         self.join()
+
+
+def hand_made(commits: list[int], every: float = 10.0, t0: float = 1767607200.0) -> list[dict]:
+    """Records of a collection whose global_status read Com_commit totals `commits`, `every` seconds apart."""
+    header = {"type": "header", "format": "steadystate-collection", "version": 1, "interval": int(every),
+              "started_at": t0, "server": {"address": "lab-db:3306", "host": "lab-db", "port": 3306,
+                                           "socket": "", "user": "steady"}}
+    out = [header]
+    for i, total in enumerate(commits):
+        at = t0 + i * every
+        reading = {"source": "global_status", "read_at": at, "boot": t0 - 3600,
+                   "values": {"Com_commit": total, "Threads_running": 2, "Uptime": 3600 + int(i * every)},
+                   "counters": ["Com_commit"], "reset_markers": ["Uptime"]}
+        out.append({"type": "poll", "at": at, "readings": [reading], "failed": []})
+    return [*out, {"type": "end", "at": t0 + len(commits) * every, "polls": len(commits)}]
