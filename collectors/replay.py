@@ -21,6 +21,7 @@ from collectors.results import PollResult, RawReading, SourceResult
 from servers.models import Annotation, Run, Server
 from store import catalog, partitions
 from store.ingest import write_now
+from store.read_samples import samples as stored_samples
 from store.sample import Sample
 
 WRITE_CHUNK = 2000  # samples per COPY: a day's file does not become one statement in memory
@@ -55,6 +56,7 @@ class LoadReport:
     polls: int
     failed_polls: int
     samples: int
+    new: int  # not stored by an earlier load
     first: datetime | None
     last: datetime | None
     runs: list[str]
@@ -65,7 +67,7 @@ class LoadReport:
     def lines(self) -> list[str]:
         span = f"{self.first:%Y-%m-%d %H:%M:%S} to {self.last:%H:%M:%S} UTC" if self.first else "no polls"
         out = [f"loaded into server {self.server.name!r}: {self.polls} polls ({self.failed_polls} failed), "
-               f"{span}, {self.samples} samples",
+               f"{span}, {self.samples} samples ({self.new} new: the others were stored by an earlier load)",
                f"runs: {', '.join(self.runs) or 'none'}; annotations: {self.annotations}"]
         if not self.ended:
             out.append("the collection has no end record: it was killed or is still running; "
@@ -114,15 +116,16 @@ def load(data: bytes, name: str, source: str = "the file", partial: bool = False
     found = plan(data, source, partial)
     try:
         with transaction.atomic():
-            server = server_for(name, found)
-            samples = store_polls(server, found.polls)
+            server, existed = server_for(name, found)
+            known = already_stored(server, found.polls) if existed else set()
+            samples, new = store_polls(server, found.polls, known)
             runs, annotations = store_marks(server, found)
     except Exception:
         partitions.forget()  # partitions and layouts made by the rolled-back transaction are gone
         catalog.forget()
         raise
     first, last = (at(found.polls[0].at), at(found.polls[-1].at)) if found.polls else (None, None)
-    return LoadReport(server, len(found.polls), sum(p.failed for p in found.polls), samples, first, last,
+    return LoadReport(server, len(found.polls), sum(p.failed for p in found.polls), samples, new, first, last,
                       runs, annotations, found.ended, found.note)
 
 
@@ -130,7 +133,15 @@ def at(epoch: float) -> datetime:
     return datetime.fromtimestamp(epoch, UTC)
 
 
-def server_for(name: str, found: Plan) -> Server:
+def already_stored(server: Server, polls: list[Poll]) -> set[tuple[str, datetime]]:
+    """(source, time) of the samples the server holds over the file's span (an earlier load of it)."""
+    reads = [raw.read_at for poll in polls for _source, raw in poll.readings]
+    if not reads:
+        return set()
+    return {(s.source, s.ts) for s in stored_samples(server.id, at(min(reads)), at(max(reads)))}
+
+
+def server_for(name: str, found: Plan) -> tuple[Server, bool]:
     """The server the readings go to: a new one (not polled here), or the one of that name at the same address."""
     theirs = found.header.get("server", {})
     address = str(theirs.get("address", ""))
@@ -139,8 +150,9 @@ def server_for(name: str, found: Plan) -> Server:
         if existing.address != address:
             raise LoadError(f"a server named {name!r} exists here at {existing.address}, and this file was "
                             f"collected from {address}: load it --as another name")
-        server = existing
+        server, existed = existing, True
     else:
+        existed = False
         host, socket = str(theirs.get("host") or ""), str(theirs.get("socket") or "")
         server = Server(name=name, host=host or ("" if socket else "collected"), port=int(theirs.get("port") or 3306),
                         socket=socket, user=str(theirs.get("user") or "")[:80], enabled=False,
@@ -148,14 +160,14 @@ def server_for(name: str, found: Plan) -> Server:
     info = found.info or {}
     server.flavor, server.version = str(info.get("flavor", server.flavor))[:10], str(info.get("version", ""))[:100]
     server.save()
-    return server
+    return server, existed
 
 
-def store_polls(server: Server, polls: list[Poll]) -> int:
+def store_polls(server: Server, polls: list[Poll], known: set[tuple[str, datetime]]) -> tuple[int, int]:
     """Replay every reading through the delta engine in collection order; write the samples and holders."""
     previous: dict[str, Snapshot] = {}
     pending: list[Sample] = []
-    written = 0
+    written = new = 0
     if polls:
         TrxHolder.objects.filter(server=server, seen_at__gte=at(polls[0].at), seen_at__lte=at(polls[-1].at)).delete()
     for poll in polls:
@@ -169,6 +181,7 @@ def store_polls(server: Server, polls: list[Poll]) -> int:
             outcomes.append(SourceResult(source, True, sample=sample, extra=raw.reading.extra))
             if sample is not None:
                 pending.append(sample)
+                new += (source, sample.ts) not in known
         found = holders.readings([PollResult(server.id, server.name, at(poll.at), sources=outcomes)])
         if found:
             holders.apply(found)
@@ -177,7 +190,7 @@ def store_polls(server: Server, polls: list[Poll]) -> int:
             written, pending = written + len(pending), []
     if pending:
         write_now(pending)
-    return written + len(pending)
+    return written + len(pending), new
 
 
 def store_marks(server: Server, found: Plan) -> tuple[list[str], int]:

@@ -42,6 +42,7 @@ def test_loading_twice_stores_once(collected, db):
     rows, runs, notes = stored_rows(), Run.objects.count(), Annotation.objects.count()
     again = load(collected.read_bytes(), "small")
     assert again.server.id == first.server.id
+    assert (first.new, again.new) == (first.samples, 0) and again.samples == first.samples
     assert (stored_rows(), Run.objects.count(), Annotation.objects.count()) == (rows, runs, notes)
     polls = [r for r in records(collected) if r["type"] == "poll"]
     assert first.polls == len(polls) >= 4 and first.ended and not first.server.enabled

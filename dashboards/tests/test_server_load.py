@@ -27,6 +27,8 @@ def test_an_admin_loads_a_file_and_sees_its_deltas(client, admin_user):
     assert not server.enabled and server.address == "lab-db:3306"
     stored = query.counter_samples(server.id, ["Com_commit"], *SPAN)["Com_commit"]
     assert stored.deltas == [60, 0, 240] and stored.seconds == [10.0, 10.0, 10.0]
+    page = client.get(response.url, {"from": "2026-01-05T09:00:00Z", "to": "2026-01-05T11:00:00Z"})
+    assert page.status_code == 200 and b"lab-db" in page.content
 
 
 def test_a_bad_file_is_refused_with_its_reason_and_nothing_stored(client, admin_user):
