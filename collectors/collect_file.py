@@ -11,14 +11,16 @@ import gzip
 import json
 import os
 import zlib
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 MAGIC = "steadystate-collection"
 FORMAT_VERSION = 1
 GZIP_WBITS = 31  # zlib's window bits for one gzip member (header and trailer checked)
+CHUNK = 64 * 1024  # bytes fed to zlib at a time: a record is ~10 kB compressed
+MAX_RECORD = 256 * 2**20  # unpacked bytes of one record: more is no poll of ours (a decompression bomb)
 
 
 class CollectionFileError(Exception):
@@ -47,14 +49,18 @@ class TruncatedFile(CollectionFileError):
 
 @dataclass
 class Contents:
+    """What a file holds, surveyed without keeping its records (a day's file is hundreds of MB of readings)."""
+
     header: dict
-    records: list[dict] = field(default_factory=list)
+    count: int = 0  # records after the header
     good_bytes: int = 0  # where the last complete record ends
+    last_type: str = ""
+    last_at: float | None = None  # the time of the last record that has one
 
     @property
     def ended(self) -> bool:
         """The collector stopped cleanly (Ctrl-C, its duration) rather than being killed."""
-        return bool(self.records) and self.records[-1].get("type") == "end"
+        return self.last_type == "end"
 
 
 def encode(record: dict) -> bytes:
@@ -68,20 +74,23 @@ def header(server: dict, interval: int, started_at: float) -> dict:
             "interval": interval, "started_at": started_at}
 
 
-def members(data: bytes | memoryview) -> Iterator[tuple[bytes, int]]:
-    """(decompressed text, end offset) of each complete member; TruncatedFile-free: see read()."""
-    view, pos = memoryview(data), 0
-    while pos < len(view):
-        unzip = zlib.decompressobj(GZIP_WBITS)
-        try:
-            text = unzip.decompress(view[pos:])
-        except zlib.error as exc:
-            raise CorruptFile(f"record at byte {pos} is damaged ({exc})") from None
-        if not unzip.eof:
-            raise _Cut(pos)
-        end = len(view) - len(unzip.unused_data)
-        yield text, end
-        pos = end
+def member_at(view: memoryview, pos: int) -> tuple[bytes, int]:
+    """The text of the member starting at pos and where it ends; fed in chunks, so that the rest of
+    the file is never copied per record."""
+    unzip, parts, cur, size = zlib.decompressobj(GZIP_WBITS), [], pos, 0
+    try:
+        while not unzip.eof:
+            if cur >= len(view):
+                raise _Cut(pos)
+            chunk = view[cur:cur + CHUNK]
+            cur += len(chunk)
+            parts.append(unzip.decompress(chunk))
+            size += len(parts[-1])
+            if size > MAX_RECORD:
+                raise CorruptFile(f"record at byte {pos} unpacks to more than {MAX_RECORD // 2**20} MB")
+    except zlib.error as exc:
+        raise CorruptFile(f"record at byte {pos} is damaged ({exc})") from None
+    return b"".join(parts), cur - len(unzip.unused_data)
 
 
 class _Cut(Exception):
@@ -89,20 +98,36 @@ class _Cut(Exception):
         self.pos = pos
 
 
-def read(data: bytes, source: str = "the file") -> Contents:
-    """Every record, checked; CollectionFileError (TruncatedFile, with what precedes the cut) if not all are."""
+def records(data: bytes, source: str = "the file") -> Iterator[tuple[dict, int]]:
+    """Each record (the header first, checked) and the offset it ends at; CollectionFileError at the first fault.
+
+    A file that stops inside a record raises _Cut there: survey() turns it into TruncatedFile.
+    """
     if not data:
         raise NotACollection(f"{source} is empty: not a SteadyState collection file")
     if data[:2] != b"\x1f\x8b":
         raise NotACollection(f"{source} is not a SteadyState collection file (it is not gzip data)")
+    view, pos = memoryview(data), 0
+    while pos < len(view):
+        text, end = member_at(view, pos)
+        record = parse(text, end)
+        yield (check_header(record, source) if pos == 0 else record), end
+        pos = end
+
+
+def survey(data: bytes, source: str = "the file", visit: Callable[[dict, int], None] | None = None) -> Contents:
+    """Every record checked (and handed to visit with its number); TruncatedFile, with what precedes the cut."""
     contents: Contents | None = None
     try:
-        for text, end in members(data):
-            record = parse(text, end)
+        for record, end in records(data, source):
             if contents is None:
-                contents = Contents(check_header(record, source))
+                contents = Contents(record)
             else:
-                contents.records.append(record)
+                contents.count += 1
+                if visit is not None:
+                    visit(record, contents.count)
+                contents.last_type = record["type"]
+                contents.last_at = record.get("at", contents.last_at)
             contents.good_bytes = end
     except _Cut as cut:
         if contents is None:
@@ -112,10 +137,9 @@ def read(data: bytes, source: str = "the file") -> Contents:
 
 
 def truncated_message(source: str, pos: int, size: int, contents: Contents) -> str:
-    last = next((r["at"] for r in reversed(contents.records) if "at" in r), None)
-    when = f", the last complete one read at {format_time(last)}" if last is not None else ""
+    when = f", the last complete one read at {format_time(contents.last_at)}" if contents.last_at else ""
     return (f"{source} is truncated: it stops {size - pos} bytes into a record at byte {pos} "
-            f"({len(contents.records)} complete records before it{when}). Nothing was stored. "
+            f"({contents.count} complete records before it{when}). Nothing was stored. "
             "If the collector was killed while writing, load the complete records with --partial "
             "(or resume the collection into the same file, which drops the cut record)")
 
@@ -178,7 +202,7 @@ def open_for_collection(path: Path, server: dict, interval: int, started_at: flo
         writer.write(header(server, interval, started_at))
         return writer, f"new file {path}"
     try:
-        contents, note = read(path.read_bytes(), str(path)), ""
+        contents, note = survey(path.read_bytes(), str(path)), ""
     except TruncatedFile as cut:
         contents = cut.complete
         note = f"; its last record was cut off ({path.stat().st_size - contents.good_bytes} bytes) and is dropped"
@@ -187,4 +211,4 @@ def open_for_collection(path: Path, server: dict, interval: int, started_at: flo
     if (theirs.get("address"), theirs.get("user")) != (server["address"], server["user"]):
         raise CollectionFileError(f"{path} holds a collection of {theirs.get('user')}@{theirs.get('address')}, "
                                   f"not of {server['user']}@{server['address']}: choose another file")
-    return Writer(path), f"resuming {path} ({len(contents.records)} records kept{note})"
+    return Writer(path), f"resuming {path} ({contents.count} records kept{note})"

@@ -7,6 +7,7 @@ new (the store keeps one sample per server, source and poll time; runs and annot
 matched, holders of the file's window replaced).
 """
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -21,7 +22,7 @@ from collectors.results import PollResult, RawReading, SourceResult
 from servers.models import Annotation, Run, Server
 from store import catalog, partitions
 from store.ingest import write_now
-from store.read_samples import samples as stored_samples
+from store.read_samples import poll_times
 from store.sample import Sample
 
 WRITE_CHUNK = 2000  # samples per COPY: a day's file does not become one statement in memory
@@ -32,18 +33,15 @@ class LoadError(Exception):
 
 
 @dataclass
-class Poll:
-    at: float
-    readings: list[tuple[str, RawReading]]
-    failed: bool
-
-
-@dataclass
 class Plan:
-    """What a file holds, checked, in the order it was collected."""
+    """What a file holds, checked in a first pass: its polls are read again while they are stored."""
 
     header: dict
-    polls: list[Poll] = field(default_factory=list)
+    good_bytes: int = 0
+    polls: int = 0
+    failed: int = 0
+    first: float | None = None
+    last: float | None = None
     marks: list[dict] = field(default_factory=list)
     info: dict | None = None
     ended: bool = False
@@ -78,34 +76,55 @@ class LoadReport:
 
 
 def plan(data: bytes, source: str, partial: bool = False) -> Plan:
-    """The file's records, decoded; collect_file.CollectionFileError (or a TruncatedFile unless partial)."""
+    """Every record of the file decoded once and checked; collect_file.CollectionFileError (or a TruncatedFile
+    unless partial) on the first fault."""
+    found = Plan({})
+
+    def visit(record: dict, number: int) -> None:
+        try:
+            add_record(found, record)
+        except (BadRecord, KeyError, TypeError, ValueError) as exc:
+            raise collect_file.CorruptFile(f"{source}: record {number} ({record.get('type')}) is damaged: {exc}. "
+                                           "Nothing was stored.") from None
+
     try:
-        contents, note = collect_file.read(data, source), ""
+        contents = collect_file.survey(data, source, visit)
     except collect_file.TruncatedFile as cut:
         if not partial:
             raise
         contents = cut.complete
-        note = (f"the file was cut off inside its last record at byte {contents.good_bytes}: "
-                f"the {len(contents.records)} complete records before it were loaded (--partial)")
-    result = Plan(contents.header, ended=contents.ended, note=note)
-    for index, record in enumerate(contents.records, start=1):
-        try:
-            add_record(result, record)
-        except (BadRecord, KeyError, TypeError, ValueError) as exc:
-            raise collect_file.CorruptFile(f"{source}: record {index} ({record.get('type')}) is damaged: {exc}. "
-                                           "Nothing was stored.") from None
-    return result
+        found.note = (f"the file was cut off inside its last record at byte {contents.good_bytes}: "
+                      f"the {contents.count} complete records before it were loaded (--partial)")
+    found.header, found.good_bytes, found.ended = contents.header, contents.good_bytes, contents.ended
+    return found
 
 
-def add_record(result: Plan, record: dict) -> None:
+def add_record(found: Plan, record: dict) -> None:
     kind = record["type"]
     if kind == "poll":
-        readings = [(str(entry["source"]), reading_of(entry)) for entry in record["readings"]]
-        result.polls.append(Poll(float(record["at"]), readings, bool(record.get("connect_error"))))
-        result.info = record.get("info") or result.info
+        got = readings(record)
+        when = float(record["at"])
+        found.polls += 1
+        # As PollResult.ok: no connection, or every source that ran failed.
+        found.failed += bool(record.get("connect_error")) or (
+            not got and any(not f.get("unavailable") for f in record.get("failed", ())))
+        found.first = when if found.first is None else found.first
+        found.last = when
+        found.info = record.get("info") or found.info
     elif kind == "mark":
         float(record["at"])
-        result.marks.append(record)
+        found.marks.append(record)
+
+
+def readings(record: dict) -> list[tuple[str, RawReading]]:
+    return [(str(entry["source"]), reading_of(entry)) for entry in record["readings"]]
+
+
+def polls(data: bytes, found: Plan) -> Iterator[tuple[float, list[tuple[str, RawReading]]]]:
+    """The polls again, in order, from the part of the file the plan checked."""
+    for record, _end in collect_file.records(memoryview(data)[:found.good_bytes]):
+        if record["type"] == "poll":
+            yield float(record["at"]), readings(record)
 
 
 def load(data: bytes, name: str, source: str = "the file", partial: bool = False) -> LoadReport:
@@ -117,28 +136,22 @@ def load(data: bytes, name: str, source: str = "the file", partial: bool = False
     try:
         with transaction.atomic():
             server, existed = server_for(name, found)
-            known = already_stored(server, found.polls) if existed else set()
-            samples, new = store_polls(server, found.polls, known)
+            if found.polls:  # the holders of the file's window are written again from its readings
+                TrxHolder.objects.filter(server=server, seen_at__gte=at(found.first),
+                                         seen_at__lte=at(found.last)).delete()
+            samples, new = store_polls(server, polls(data, found), existed)
             runs, annotations = store_marks(server, found)
     except Exception:
         partitions.forget()  # partitions and layouts made by the rolled-back transaction are gone
         catalog.forget()
         raise
-    first, last = (at(found.polls[0].at), at(found.polls[-1].at)) if found.polls else (None, None)
-    return LoadReport(server, len(found.polls), sum(p.failed for p in found.polls), samples, new, first, last,
+    first, last = (at(found.first), at(found.last)) if found.polls else (None, None)
+    return LoadReport(server, found.polls, found.failed, samples, new, first, last,
                       runs, annotations, found.ended, found.note)
 
 
 def at(epoch: float) -> datetime:
     return datetime.fromtimestamp(epoch, UTC)
-
-
-def already_stored(server: Server, polls: list[Poll]) -> set[tuple[str, datetime]]:
-    """(source, time) of the samples the server holds over the file's span (an earlier load of it)."""
-    reads = [raw.read_at for poll in polls for _source, raw in poll.readings]
-    if not reads:
-        return set()
-    return {(s.source, s.ts) for s in stored_samples(server.id, at(min(reads)), at(max(reads)))}
 
 
 def server_for(name: str, found: Plan) -> tuple[Server, bool]:
@@ -163,16 +176,17 @@ def server_for(name: str, found: Plan) -> tuple[Server, bool]:
     return server, existed
 
 
-def store_polls(server: Server, polls: list[Poll], known: set[tuple[str, datetime]]) -> tuple[int, int]:
-    """Replay every reading through the delta engine in collection order; write the samples and holders."""
+def store_polls(server: Server, found: Iterator, existed: bool) -> tuple[int, int]:
+    """Replay every reading through the delta engine in collection order; write the samples and holders.
+
+    Returns the samples and how many of them the server did not hold yet (an earlier load stored the others).
+    """
     previous: dict[str, Snapshot] = {}
     pending: list[Sample] = []
     written = new = 0
-    if polls:
-        TrxHolder.objects.filter(server=server, seen_at__gte=at(polls[0].at), seen_at__lte=at(polls[-1].at)).delete()
-    for poll in polls:
+    for poll_at, got in found:
         outcomes = []
-        for source, raw in poll.readings:
+        for source, raw in got:
             _change, snapshot, sample = sample_of(server.id, source, raw.reading, previous.get(source),
                                                   raw.read_at, raw.boot)
             if raw.next_boot is not None:
@@ -181,16 +195,25 @@ def store_polls(server: Server, polls: list[Poll], known: set[tuple[str, datetim
             outcomes.append(SourceResult(source, True, sample=sample, extra=raw.reading.extra))
             if sample is not None:
                 pending.append(sample)
-                new += (source, sample.ts) not in known
-        found = holders.readings([PollResult(server.id, server.name, at(poll.at), sources=outcomes)])
-        if found:
-            holders.apply(found)
+        holders_found = holders.readings([PollResult(server.id, server.name, at(poll_at), sources=outcomes)])
+        if holders_found:
+            holders.apply(holders_found)
         if len(pending) >= WRITE_CHUNK:
-            write_now(pending)
+            new += write(server, pending, existed)
             written, pending = written + len(pending), []
     if pending:
-        write_now(pending)
+        new += write(server, pending, existed)
     return written + len(pending), new
+
+
+def write(server: Server, batch: list[Sample], existed: bool) -> int:
+    """Store a batch; the number the server did not hold before."""
+    known = set()
+    if existed:
+        first, last = min(s.ts for s in batch), max(s.ts for s in batch)
+        known = poll_times(server.id, first, last)
+    write_now(batch)
+    return sum((s.source, s.ts) not in known for s in batch)
 
 
 def store_marks(server: Server, found: Plan) -> tuple[list[str], int]:
@@ -207,7 +230,7 @@ def store_marks(server: Server, found: Plan) -> tuple[list[str], int]:
         elif entry.get("annotate"):
             Annotation.objects.get_or_create(server=server, at=at(when), text=str(entry["annotate"])[:500])
             annotations += 1
-    last = found.polls[-1].at if found.polls else None
+    last = found.last
     for name, start in starts.items():
         end = ends.get(name) if ends.get(name, 0) >= start else last
         run, _ = Run.objects.get_or_create(server=server, name=name, started_at=at(start))

@@ -41,3 +41,16 @@ def sources_of(server_id: int) -> dict[int, str]:
         for metric_id in (*layout.int_ids, *layout.float_ids):
             out[metric_id] = layout.source
     return out
+
+
+def poll_times(server_id: int, start: datetime, end: datetime) -> set[tuple[str, datetime]]:
+    """(source, ts) of the server's samples with start <= ts <= end: which polls it holds."""
+    source_of = sources_of(server_id)
+    metrics = catalog.server_metrics([server_id])
+    found = read_full.read(server_id, metrics, start, end)
+    times: set[tuple[str, int]] = set()
+    for m in metrics:
+        pts = found.get(m.id)
+        if pts is not None and m.id in source_of:
+            times.update((source_of[m.id], ts) for ts in pts.ts.tolist())
+    return {(source, from_micros(ts)) for source, ts in times}

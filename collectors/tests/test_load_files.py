@@ -6,12 +6,13 @@ PostgreSQL or Redis), with a mark sent by `collect mark` while it runs.
 
 import gzip
 import json
+import random
 
 import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
 
-from collectors.collect_file import CorruptFile, NewerFormat, NotACollection, TruncatedFile
+from collectors.collect_file import CorruptFile, NewerFormat, NotACollection, TruncatedFile, survey
 from collectors.replay import LoadError, load
 from collectors.standalone import mark
 from servers.models import Annotation, Run, Server
@@ -114,3 +115,17 @@ def test_the_command_says_why_and_a_name_of_another_server_is_refused(collected,
         call_command("load", str(bad), "--as", "other")
     with pytest.raises(LoadError):
         load(collected.read_bytes(), " ")
+
+
+def test_records_larger_than_a_read_chunk_are_read_whole_and_a_cut_inside_one_is_found():
+    values = {f"wait.time_ps:event/{i}": random.getrandbits(70) for i in range(20_000)}  # several 64 kB chunks packed
+    lines = [{"type": "header", "format": "steadystate-collection", "version": 1, "server": {}},
+             {"type": "poll", "at": 1.0, "readings": [], "failed": [], "values": values}, {"type": "end", "at": 2.0}]
+    data = reencode(lines)
+    contents = survey(data)
+    assert (contents.count, contents.ended, contents.good_bytes) == (2, True, len(data))
+    head, big = len(reencode(lines[:1])), len(reencode(lines[1:2]))
+    assert big > 3 * 64 * 1024  # several read chunks
+    with pytest.raises(TruncatedFile) as cut:
+        survey(data[: head + big // 2])
+    assert cut.value.complete.count == 0 and f"record at byte {head}" in str(cut.value)
