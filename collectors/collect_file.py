@@ -179,13 +179,14 @@ class Writer:
         self.fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         self.bytes = os.fstat(self.fd).st_size
 
-    def write(self, record: dict) -> None:
+    def write(self, record: dict, sync: bool = True) -> None:
         data = memoryview(encode(record))
         while data:
             written = os.write(self.fd, data)
             data = data[written:]
             self.bytes += written
-        os.fsync(self.fd)
+        if sync:
+            os.fsync(self.fd)
 
     def close(self) -> None:
         os.close(self.fd)

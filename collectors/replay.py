@@ -184,6 +184,7 @@ def store_polls(server: Server, found: Iterator, existed: bool) -> tuple[int, in
     previous: dict[str, Snapshot] = {}
     pending: list[Sample] = []
     written = new = 0
+    holder_open: bool | None = None  # unknown until the first reading of oldest_trx
     for poll_at, got in found:
         outcomes = []
         for source, raw in got:
@@ -195,15 +196,30 @@ def store_polls(server: Server, found: Iterator, existed: bool) -> tuple[int, in
             outcomes.append(SourceResult(source, True, sample=sample, extra=raw.reading.extra))
             if sample is not None:
                 pending.append(sample)
-        holders_found = holders.readings([PollResult(server.id, server.name, at(poll_at), sources=outcomes)])
-        if holders_found:
-            holders.apply(holders_found)
+        holder_open = replay_holders(server, poll_at, outcomes, holder_open)
         if len(pending) >= WRITE_CHUNK:
             new += write(server, pending, existed)
             written, pending = written + len(pending), []
     if pending:
         new += write(server, pending, existed)
     return written + len(pending), new
+
+
+def replay_holders(server: Server, poll_at: float, outcomes: list[SourceResult], holder_open: bool | None,
+                   ) -> bool | None:
+    """The oldest transaction's holder rows as the worker's record() keeps them; whether one is open after.
+
+    A poll that saw no holder worth keeping, with none open, changes nothing: it is not asked (one query a
+    poll was most of a load's time).
+    """
+    found = holders.readings([PollResult(server.id, server.name, at(poll_at), sources=outcomes)])
+    if not found:
+        return holder_open
+    holder = found[server.id][1]
+    if holder is None and holder_open is False:
+        return False
+    holders.apply(found)
+    return holder is not None
 
 
 def write(server: Server, batch: list[Sample], existed: bool) -> int:

@@ -13,10 +13,11 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 
 from collectors.collect_file import CorruptFile, NewerFormat, NotACollection, TruncatedFile, survey
+from collectors.models import TrxHolder
 from collectors.replay import LoadError, load
 from collectors.standalone import mark
 from servers.models import Annotation, Run, Server
-from testing.collect import records, reencode, start_collect, wait_for_polls
+from testing.collect import hand_made, records, reencode, start_collect, wait_for_polls
 from testing.mariadb import free_port
 
 
@@ -129,3 +130,25 @@ def test_records_larger_than_a_read_chunk_are_read_whole_and_a_cut_inside_one_is
     with pytest.raises(TruncatedFile) as cut:
         survey(data[: head + big // 2])
     assert cut.value.complete.count == 0 and f"record at byte {head}" in str(cut.value)
+
+
+def holder(age: int) -> dict:
+    return {"key": "42/1234/2026-01-05 09:59:55", "thread_id": 42, "user": "app", "host": "10.0.0.5",
+            "isolation": "REPEATABLE-READ", "statement": "SELECT * FROM t", "state": "", "command": "Sleep",
+            "idle": True, "age_s": age}
+
+
+def test_the_oldest_transaction_holder_is_kept_as_the_worker_keeps_it(db):
+    lines = hand_made([100, 110, 120, 130])
+    polls = [r for r in lines if r["type"] == "poll"]
+    for poll, found in zip(polls, (None, holder(5), holder(15), None), strict=True):
+        poll["readings"].append({"source": "oldest_trx", "read_at": poll["at"], "boot": None,
+                                 "values": {"trx_oldest_age_s": found["age_s"] if found else 0},
+                                 "counters": [], "extra": {"holder": found}})
+    data = reencode(lines)
+    for _ in range(2):  # loading again keeps one row
+        report = load(data, "lab-db")
+    (row,) = TrxHolder.objects.filter(server=report.server)
+    assert (row.thread_id, row.user, row.statement, row.idle) == (42, "app", "SELECT * FROM t", True)
+    assert row.started_at.timestamp() == polls[1]["at"] - 5
+    assert (row.seen_at.timestamp(), row.ended_at.timestamp()) == (polls[2]["at"], polls[3]["at"])
