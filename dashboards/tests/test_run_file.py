@@ -6,6 +6,7 @@ import json
 from datetime import timedelta
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.db import connection
 from django.http import QueryDict
@@ -113,3 +114,19 @@ def test_the_commands_move_a_run(a_run, tmp_path):
     call_command("import_run", str(path), "--as", "colleague-db")
     run = Run.objects.get(server__name="colleague-db")
     assert report_figures(run) == before
+
+
+def test_a_run_file_goes_from_a_report_link_to_the_import_page(a_run, client, admin_user):
+    client.force_login(admin_user)
+    assert f'href="/runs/{a_run.id}/export/"'.encode() in client.get(f"/runs/{a_run.id}/report/").content
+    download = client.get(f"/runs/{a_run.id}/export/")
+    assert download.status_code == 200 and 'filename="lab-db-oltp_rw-64.run.json.gz"' in download["Content-Disposition"]
+    before = report_figures(a_run)
+    fresh_store()
+    bad = client.post("/servers/import-run/", {"file": SimpleUploadedFile("r.gz", download.content[:-9])})
+    assert bad.status_code == 400 and b"Not imported, nothing was stored" in bad.content
+    assert not Server.objects.exists()
+    done = client.post("/servers/import-run/", {"file": SimpleUploadedFile("r.gz", download.content)})
+    run = Run.objects.get(name="oltp_rw 64")
+    assert done.status_code == 302 and done.url == f"/runs/{run.id}/report/"
+    assert client.get(done.url).status_code == 200 and report_figures(run) == before

@@ -1,4 +1,5 @@
-"""The Servers page's "Load a collection file": `manage.py load` from the browser (docs/collect.md)."""
+"""The Servers page's "Load a collection file" and "Import a run file": `manage.py load` and
+`import_run` from the browser (docs/collect.md)."""
 
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
@@ -6,6 +7,7 @@ from django.shortcuts import redirect, render
 
 from collectors import collect_file
 from collectors.replay import LoadError, load
+from dashboards.reports.run_file import RunFileError, import_file
 
 MAX_UPLOAD = 512 * 1024 * 1024  # bytes; larger files go through `manage.py load` on the host
 
@@ -15,7 +17,7 @@ def server_load(request: HttpRequest) -> HttpResponse:
     if request.method != "POST":
         return render(request, "servers/load.html", {})
     name, upload = request.POST.get("name", ""), request.FILES.get("file")
-    error = problem(name, upload)
+    error = name_problem(name) or file_problem(upload, "a collection file written by manage.py collect")
     if error is None:
         try:
             report = load(upload.read(), name, upload.name, partial=request.POST.get("partial") == "on")
@@ -28,12 +30,32 @@ def server_load(request: HttpRequest) -> HttpResponse:
     return redirect("dashboards:stability", server_id=report.server.id)
 
 
-def problem(name: str, upload) -> str | None:
-    if not name.strip():
-        return "name: give the server a name (1 to 100 characters) to load the file as"
+def run_import(request: HttpRequest) -> HttpResponse:
+    """GET: the form; POST: import a run file (optionally under another server name), or say why not (400)."""
+    if request.method != "POST":
+        return render(request, "servers/import_run.html", {})
+    name, upload = request.POST.get("name", ""), request.FILES.get("file")
+    error = file_problem(upload, "a run file written by manage.py export_run or a run report's link")
+    if error is None:
+        try:
+            done = import_file(upload.read(), upload.name, name.strip())
+        except RunFileError as exc:
+            error = str(exc)
+    if error is not None:
+        return render(request, "servers/import_run.html", {"error": error, "name": name}, status=400)
+    for line in done.lines():
+        messages.success(request, line)
+    return redirect("run-report", run_id=done.runs[0].id) if done.runs else redirect("servers:list")
+
+
+def name_problem(name: str) -> str | None:
+    return None if name.strip() else "name: give the server a name (1 to 100 characters) to load the file as"
+
+
+def file_problem(upload, wanted: str) -> str | None:
     if upload is None:
-        return "file: choose a collection file written by manage.py collect"
+        return f"file: choose {wanted}"
     if upload.size > MAX_UPLOAD:
         return (f"file: {upload.size / 2**20:.0f} MB is more than this page takes ({MAX_UPLOAD / 2**20:.0f} MB): "
-                "load it on the SteadyState host with python manage.py load FILE --as NAME")
+                "use the command line on the SteadyState host (docs/collect.md)")
     return None
