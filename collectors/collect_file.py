@@ -10,8 +10,11 @@ stops inside its last member (TruncatedFile: the records before it are intact).
 import gzip
 import json
 import os
+import signal
+import threading
 import zlib
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,6 +23,7 @@ MAGIC = "steadystate-collection"
 FORMAT_VERSION = 1
 GZIP_WBITS = 31  # zlib's window bits for one gzip member (header and trailer checked)
 CHUNK = 64 * 1024  # bytes fed to zlib at a time: a record is ~10 kB compressed
+HELD = (signal.SIGINT, signal.SIGTERM)  # what a record's write finishes before acting on
 MAX_RECORD = 256 * 2**20  # unpacked bytes of one record: more is no poll of ours (a decompression bomb)
 
 
@@ -171,6 +175,34 @@ def check_header(record: dict, source: str) -> dict:
     return record
 
 
+@contextmanager
+def signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM noted during the block and acted on after it (handlers are the main thread's).
+
+    Not the signal mask: the kernel hands a signal the main thread blocks to another thread of the
+    process, and Python then runs the handler in the main thread all the same.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    before = {sig: signal.signal(sig, lambda signum, frame: caught.append(signum)) for sig in HELD}
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+        if caught:
+            act_on(caught[0], before[caught[0]])
+
+
+def act_on(signum: int, handler) -> None:
+    if callable(handler):
+        handler(signum, None)
+    elif handler == signal.SIG_DFL:
+        signal.raise_signal(signum)
+
+
 class Writer:
     """Appends records to a collection file, each made durable before the next poll."""
 
@@ -181,12 +213,13 @@ class Writer:
 
     def write(self, record: dict, sync: bool = True) -> None:
         data = memoryview(encode(record))
-        while data:
-            written = os.write(self.fd, data)
-            data = data[written:]
-            self.bytes += written
-        if sync:
-            os.fsync(self.fd)
+        with signals_held():  # Ctrl-C mid-record would leave a cut record before the end record
+            while data:
+                written = os.write(self.fd, data)
+                data = data[written:]
+                self.bytes += written
+            if sync:
+                os.fsync(self.fd)
 
     def close(self) -> None:
         os.close(self.fd)

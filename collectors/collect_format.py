@@ -64,12 +64,37 @@ def reading_of(data: dict) -> RawReading:
             stored_on_change=bool(data.get("stored_on_change")), boot=data.get("reading_boot"),
             derive=derive_of(data.get("derive")), unstored=frozenset(data.get("unstored", ())),
             extra=dict(data.get("extra", {})))
-        if not all(isinstance(v, (int, float)) for v in reading.values.values()):
-            raise BadRecord("a reading's values are not all numbers")
+        check_reading(reading)
         return RawReading(reading, float(data["read_at"]), number_or_none(data.get("boot")),
                           number_or_none(data.get("next_boot")))
     except (KeyError, TypeError, AttributeError) as exc:
         raise BadRecord(f"a reading lacks or misstates {exc}") from None
+
+
+HOLDER_TEXTS = ("key", "isolation")
+HOLDER_OPTIONAL_TEXTS = ("user", "host", "statement", "state", "command")
+
+
+def check_reading(reading: Reading) -> None:
+    """What the delta engine and the holder rows take for granted: BadRecord if a file says otherwise."""
+    values = reading.values
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values.values()):
+        raise BadRecord("a reading's values are not all numbers")
+    if not reading.counters <= values.keys():
+        raise BadRecord("a reading names counters it has no value for")
+    names = [*reading.reset_markers, *reading.unstored, *(n for c in reading.aliases.values() for n in c)]
+    if not all(isinstance(n, str) for n in names):
+        raise BadRecord("a reading's reset markers, aliases or unstored names are not all names")
+    holder = reading.extra.get("holder")
+    if holder is not None and not good_holder(holder):
+        raise BadRecord("a reading's oldest-transaction holder lacks a field or has one of the wrong type")
+
+
+def good_holder(holder) -> bool:
+    return (isinstance(holder, dict) and all(isinstance(holder.get(k), str) for k in HOLDER_TEXTS)
+            and all(isinstance(holder.get(k), (str, type(None))) for k in HOLDER_OPTIONAL_TEXTS)
+            and isinstance(holder.get("thread_id"), int) and isinstance(holder.get("idle"), bool)
+            and isinstance(holder.get("age_s"), (int, float)))
 
 
 def derive_of(spec: dict | None):

@@ -141,13 +141,21 @@ def load(data: bytes, name: str, source: str = "the file", partial: bool = False
                                          seen_at__lte=at(found.last)).delete()
             samples, new = store_polls(server, polls(data, found), existed)
             runs, annotations = store_marks(server, found)
+    except (KeyError, TypeError, ValueError, AttributeError, ArithmeticError) as exc:
+        forget()
+        raise LoadError(f"{source}: a reading could not be replayed ({type(exc).__name__}: {exc}): the file is "
+                        "damaged. Nothing was stored.") from None
     except Exception:
-        partitions.forget()  # partitions and layouts made by the rolled-back transaction are gone
-        catalog.forget()
+        forget()
         raise
     first, last = (at(found.first), at(found.last)) if found.polls else (None, None)
     return LoadReport(server, found.polls, found.failed, samples, new, first, last,
                       runs, annotations, found.ended, found.note)
+
+
+def forget() -> None:
+    partitions.forget()  # partitions and layouts made by the rolled-back transaction are gone
+    catalog.forget()
 
 
 def at(epoch: float) -> datetime:

@@ -6,13 +6,15 @@ PostgreSQL or Redis), with a mark sent by `collect mark` while it runs.
 
 import gzip
 import json
+import os
 import random
+import signal
 
 import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
 
-from collectors.collect_file import CorruptFile, NewerFormat, NotACollection, TruncatedFile, survey
+from collectors.collect_file import CorruptFile, NewerFormat, NotACollection, TruncatedFile, Writer, survey
 from collectors.models import TrxHolder
 from collectors.replay import LoadError, load
 from collectors.standalone import mark
@@ -152,3 +154,35 @@ def test_the_oldest_transaction_holder_is_kept_as_the_worker_keeps_it(db):
     assert (row.thread_id, row.user, row.statement, row.idle) == (42, "app", "SELECT * FROM t", True)
     assert row.started_at.timestamp() == polls[1]["at"] - 5
     assert (row.seen_at.timestamp(), row.ended_at.timestamp()) == (polls[2]["at"], polls[3]["at"])
+
+
+@pytest.mark.parametrize("damage, words", [
+    (lambda reading: reading["counters"].append("Com_rollback"), "names counters it has no value for"),
+    (lambda reading: reading["values"].update(Threads_running=True), "not all numbers"),
+    (lambda reading: reading.update(extra={"holder": {"key": 7}}), "holder lacks a field"),
+    (lambda reading: reading.update(derive={"function": "os:system", "args": ["true"]}), "no source of this"),
+])
+def test_a_reading_the_engine_cannot_take_is_refused(db, damage, words):
+    lines = hand_made([100, 110, 120])
+    damage(lines[2]["readings"][0])
+    assert words in nothing_stored_after(CorruptFile, reencode(lines))
+
+
+def test_ctrl_c_while_a_record_is_written_waits_for_its_end(tmp_path, monkeypatch):
+    path = tmp_path / "interrupted.ssc"
+    writer = Writer(path)
+    writer.write(hand_made([1])[0])
+    write = os.write
+
+    def interrupted(fd, data):  # the disk takes half the record, then the user presses Ctrl-C
+        monkeypatch.setattr(os, "write", write)  # once: the rest of the record goes through as usual
+        half = write(fd, data[: len(data) // 2])
+        os.kill(os.getpid(), signal.SIGINT)
+        return half
+
+    monkeypatch.setattr(os, "write", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        writer.write(hand_made([1])[1])
+    monkeypatch.undo()
+    writer.close()
+    assert survey(path.read_bytes()).count == 1  # the record is whole: the interrupt waited for its end
