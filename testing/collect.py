@@ -20,8 +20,8 @@ ROOT = Path(__file__).resolve().parent.parent
 NOWHERE = {"DATABASE_URL": "postgresql://nobody@127.0.0.1:1/none", "REDIS_URL": "redis://127.0.0.1:1/0"}
 
 
-def server_url(port: int) -> str:
-    return f"mysql://steady@127.0.0.1:{port}"
+def server_url(port: int, query: str = "") -> str:
+    return f"mysql://steady@127.0.0.1:{port}" + (f"?{query}" if query else "")
 
 
 def collector_env() -> dict[str, str]:
@@ -29,10 +29,10 @@ def collector_env() -> dict[str, str]:
     return {**env, **NOWHERE, "MYSQL_PWD": PASSWORD, "PYTHONUNBUFFERED": "1"}
 
 
-def start_collect(port: int, path: Path, *args: str, module: bool = False) -> subprocess.Popen:
+def start_collect(port: int, path: Path, *args: str, module: bool = False, query: str = "") -> subprocess.Popen:
     """`manage.py collect` (or `python -m collectors.standalone collect`) in its own process."""
     entry = ["-m", "collectors.standalone", "collect"] if module else [str(ROOT / "manage.py"), "collect"]
-    return subprocess.Popen([sys.executable, *entry, server_url(port), "--to", str(path), *args], cwd=ROOT,
+    return subprocess.Popen([sys.executable, *entry, server_url(port, query), "--to", str(path), *args], cwd=ROOT,
                             env=collector_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 

@@ -9,6 +9,8 @@ import json
 import os
 import random
 import signal
+from datetime import timedelta
+from urllib.parse import urlencode
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -19,6 +21,7 @@ from collectors.models import TrxHolder
 from collectors.replay import LoadError, load
 from collectors.standalone import mark
 from servers.models import Annotation, Run, Server
+from store import query
 from testing.collect import hand_made, records, reencode, start_collect, wait_for_polls
 from testing.mariadb import free_port
 
@@ -186,3 +189,22 @@ def test_ctrl_c_while_a_record_is_written_waits_for_its_end(tmp_path, monkeypatc
     monkeypatch.undo()
     writer.close()
     assert survey(path.read_bytes()).count == 1  # the record is whole: the interrupt waited for its end
+
+
+def test_node_exporter_readings_load_with_their_cpu_percentages(tmp_path, mariadb, node_exporter_url, db):
+    path = tmp_path / "host.ssc"
+    proc = start_collect(mariadb.port, path, "--interval", "1", "--duration", "3",
+                         query=urlencode({"node_exporter": node_exporter_url}))
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 0, out
+    host = [r for r in records(path) if r["type"] == "poll" for r in r["readings"] if r["source"] == "node_exporter"]
+    assert len(host) >= 3 and host[0]["derive"]["function"] == "collectors.sources.node_exporter:derive"
+    report = load(path.read_bytes(), "host")
+    modes = [n for n in host[0]["values"] if n.startswith("host.cpu.seconds.") and ":" not in n]
+    expected = []  # user's share of the CPU seconds of every mode, as mpstat computes it
+    for before, now in zip(host, host[1:], strict=False):
+        spent = {n: now["values"][n] - before["values"][n] for n in modes}
+        expected.append(100.0 * spent["host.cpu.seconds.user"] / sum(spent.values()))
+    span = (report.first, report.last + timedelta(minutes=1))  # the last poll's readings come after its start
+    (series,) = query.within(report.server.id, ["host.cpu.user_pct"], *span)
+    assert series.values == pytest.approx(expected)
