@@ -64,8 +64,9 @@ class LoadReport:
 
     def lines(self) -> list[str]:
         span = f"{self.first:%Y-%m-%d %H:%M:%S} to {self.last:%H:%M:%S} UTC" if self.first else "no polls"
+        again = "" if self.new == self.samples else f", {self.new} of them new (an earlier load stored the others)"
         out = [f"loaded into server {self.server.name!r}: {self.polls} polls ({self.failed_polls} failed), "
-               f"{span}, {self.samples} samples ({self.new} new: the others were stored by an earlier load)",
+               f"{span}, {self.samples} samples{again}",
                f"runs: {', '.join(self.runs) or 'none'}; annotations: {self.annotations}"]
         if not self.ended:
             out.append("the collection has no end record: it was killed or is still running; "
