@@ -20,7 +20,7 @@ from collectors.models import TrxHolder
 from collectors.outcome import sample_of
 from collectors.results import PollResult, RawReading, SourceResult
 from servers.models import Annotation, Run, Server
-from store import catalog, partitions
+from store import catalog, config, partitions
 from store.ingest import write_now
 from store.read_samples import poll_times
 from store.sample import Sample
@@ -150,8 +150,17 @@ def load(data: bytes, name: str, source: str = "the file", partial: bool = False
         forget()
         raise
     first, last = (at(found.first), at(found.last)) if found.polls else (None, None)
+    if first is not None and first < datetime.now(UTC) - config.raw_retention():
+        found.note = "; ".join(filter(None, (found.note, retention_note(first))))
     return LoadReport(server, found.polls, found.failed, samples, new, first, last,
                       runs, annotations, found.ended, found.note)
+
+
+def retention_note(first: datetime) -> str:
+    days = config.raw_retention().days
+    return (f"polls before {datetime.now(UTC) - config.raw_retention():%Y-%m-%d %H:%M} UTC are older than the "
+            f"full-resolution retention ({days} days, STORE_RAW_RETENTION_DAYS): the next maintenance keeps only "
+            "their 1-minute and 1-hour rollups")
 
 
 def forget() -> None:

@@ -3,6 +3,7 @@
 from datetime import UTC, datetime
 
 from django.contrib.auth.models import Group
+from django.contrib.messages import get_messages
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
@@ -27,6 +28,7 @@ def test_an_admin_loads_a_file_and_sees_its_deltas(client, admin_user):
     assert not server.enabled and server.address == "lab-db:3306"
     stored = query.counter_samples(server.id, ["Com_commit"], *SPAN)["Com_commit"]
     assert stored.deltas == [60, 0, 240] and stored.seconds == [10.0, 10.0, 10.0]
+    assert any("older than the full-resolution retention" in str(m) for m in get_messages(response.wsgi_request))
     page = client.get(response.url, {"from": "2026-01-05T09:00:00Z", "to": "2026-01-05T11:00:00Z"})
     assert page.status_code == 200 and b"lab-db" in page.content
 
