@@ -16,7 +16,16 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
 
-from collectors.collect_file import CorruptFile, NewerFormat, NotACollection, TruncatedFile, Writer, survey
+from collectors.collect_file import (
+    CollectionFileError,
+    CorruptFile,
+    NewerFormat,
+    NotACollection,
+    TruncatedFile,
+    Writer,
+    open_for_collection,
+    survey,
+)
 from collectors.models import TrxHolder
 from collectors.replay import LoadError, load
 from collectors.standalone import mark
@@ -208,3 +217,19 @@ def test_node_exporter_readings_load_with_their_cpu_percentages(tmp_path, mariad
     span = (report.first, report.last + timedelta(minutes=1))  # the last poll's readings come after its start
     (series,) = query.within(report.server.id, ["host.cpu.user_pct"], *span)
     assert series.values == pytest.approx(expected)
+
+
+def test_resuming_drops_a_cut_last_record_and_refuses_another_servers_file(tmp_path):
+    path = tmp_path / "resumed.ssc"
+    lines = hand_made([100, 110])
+    whole = reencode(lines[:-1])  # killed: no end record
+    path.write_bytes(whole + reencode(lines[-1:])[:9])  # and cut inside the record it was writing
+    server = lines[0]["server"]
+    writer, note = open_for_collection(path, server, 10, 0.0)
+    assert "2 records kept" in note and "cut off (9 bytes) and is dropped" in note
+    writer.write({"type": "end", "at": 1.0})
+    writer.close()
+    contents = survey(path.read_bytes())
+    assert (contents.count, contents.ended) == (3, True)
+    with pytest.raises(CollectionFileError, match="holds a collection of steady@lab-db:3306"):
+        open_for_collection(path, {**server, "address": "other:3306"}, 10, 0.0)
