@@ -250,16 +250,34 @@ def write(server: Server, batch: list[Sample], existed: bool) -> int:
     return sum((s.source, s.ts) not in known for s in batch)
 
 
+RUN_TEXTS = {"notes": 100_000, "sweep": 200, "label": 200, "command": 100_000, "tool_summary": 100_000}
+RUN_NUMBERS = {"concurrency": 1, "warmup_seconds": 0}  # the least each may be
+
+
+def run_fields(given) -> dict:
+    """A run's fields from a mark, those of the right type only (the file is not trusted)."""
+    if not isinstance(given, dict):
+        return {}
+    out = {k: v[:RUN_TEXTS[k]] for k, v in given.items() if k in RUN_TEXTS and isinstance(v, str)}
+    out.update({k: v for k, v in given.items() if k in RUN_NUMBERS and isinstance(v, int)
+                and not isinstance(v, bool) and RUN_NUMBERS[k] <= v <= 2**31 - 1})
+    return out
+
+
 def store_marks(server: Server, found: Plan) -> tuple[list[str], int]:
     """Runs from their start and end marks (a run never ended ends at the last poll), and the annotations."""
     starts: dict[str, float] = {}
     ends: dict[str, float] = {}
+    fields: dict[str, dict] = {}  # what the API said of each run (notes, concurrency, sweep...)
     annotations = 0
     for entry in found.marks:
         when = float(entry["at"])
         if entry.get("run_start"):
             starts.setdefault(str(entry["run_start"])[:200], when)
-        elif entry.get("run_end"):
+        if entry.get("run_start") or entry.get("run_end"):
+            fields.setdefault(str(entry.get("run_start") or entry["run_end"])[:200], {}).update(
+                run_fields(entry.get("fields")))
+        if entry.get("run_end"):
             ends[str(entry["run_end"])[:200]] = when
         elif entry.get("annotate"):
             Annotation.objects.get_or_create(server=server, at=at(when), text=str(entry["annotate"])[:500])
@@ -269,5 +287,7 @@ def store_marks(server: Server, found: Plan) -> tuple[list[str], int]:
         end = ends.get(name) if ends.get(name, 0) >= start else last
         run, _ = Run.objects.get_or_create(server=server, name=name, started_at=at(start))
         run.ended_at = at(end) if end is not None and end >= start else None
-        run.save(update_fields=["ended_at"])
+        for key, value in fields.get(name, {}).items():
+            setattr(run, key, value)
+        run.save()
     return list(starts), annotations

@@ -7,7 +7,6 @@ database for this command) or `python -m collectors.standalone collect`.
 """
 
 import argparse
-import json
 import os
 import signal
 import sys
@@ -18,8 +17,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from collectors import collect_file
+from collectors import collect_file, mark_api
 from collectors.collect_format import poll_record
+from collectors.collect_marks import MarkError, MarkInbox, mark, mark_record, marks_path
 from collectors.poll import poll_target
 from collectors.pool import POOL, Target
 from collectors.results import PollResult
@@ -67,59 +67,6 @@ def server_fields(target: Target) -> dict:
             "user": target.user, "tls": target.tls.mode, "node_exporter_url": target.node_exporter_url}
 
 
-def marks_path(path: Path) -> Path:
-    """The file `collect mark` appends to and a running collection copies into its own file."""
-    return path.with_name(path.name + ".marks")
-
-
-def mark(path: Path, annotate: str = "", run_start: str = "", run_end: str = "") -> dict:
-    """Ask the collection writing to path to mark this moment (an annotation, a run's start or end)."""
-    entry = mark_record(time.time(), annotate, run_start, run_end)
-    line = (json.dumps(entry) + "\n").encode()
-    fd = os.open(marks_path(path), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    try:
-        os.write(fd, line)  # one small O_APPEND write: never interleaved with another mark
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    return entry
-
-
-def mark_record(at: float, annotate: str = "", run_start: str = "", run_end: str = "") -> dict:
-    given = {"annotate": annotate, "run_start": run_start, "run_end": run_end}
-    given = {k: v.strip() for k, v in given.items() if v and v.strip()}
-    if len(given) != 1:
-        raise UsageError("a mark is one of: an annotation text, a run to start, a run to end")
-    return {"type": "mark", "at": at, **given}
-
-
-class MarkInbox:
-    """The marks file, read from where the collection last stopped reading it."""
-
-    def __init__(self, path: Path):
-        self.path = path
-        self.offset = path.stat().st_size if path.exists() else 0  # marks made before this collection: done
-
-    def copy(self, writer: collect_file.Writer) -> int:
-        if not self.path.exists():
-            return 0
-        with self.path.open("rb") as f:
-            f.seek(self.offset)
-            data = f.read()
-        complete = data[:data.rfind(b"\n") + 1]
-        self.offset += len(complete)
-        count = 0
-        for line in complete.splitlines():
-            try:
-                entry = json.loads(line)
-            except ValueError:
-                continue  # not written by `collect mark`
-            if isinstance(entry, dict) and entry.get("type") == "mark":
-                writer.write(entry)
-                count += 1
-        return count
-
-
 @dataclass
 class Tally:
     """What was collected since the last line printed."""
@@ -161,13 +108,16 @@ def next_due(due: float, interval: int, now: float) -> float:
 
 
 def collect(target: Target, path: Path, interval: int = DEFAULT_INTERVAL, duration: float | None = None,
-            run: str = "", annotate: str = "", out: Callable[[str], None] = print) -> int:
+            run: str = "", annotate: str = "", out: Callable[[str], None] = print, api_port: int = 0) -> int:
     """Poll target every interval into path until duration (seconds) passed or Ctrl-C; the number of polls."""
     start = time.time()
     writer, note = collect_file.open_for_collection(path, server_fields(target), interval, start)
     out(f"collecting {target.user}@{target.address} every {interval} s "
         f"{'for ' + str(int(duration)) + ' s ' if duration else 'until Ctrl-C '}into {note}")
     inbox, saved, tally, polls = MarkInbox(marks_path(path)), ({}, {}), Tally(), 0
+    api = mark_api.serve(path, api_port) if api_port else None
+    if api is not None:
+        out(f"runs and annotations API (docs/api.md) on http://127.0.0.1:{api_port}/api/")
     if run:
         writer.write(mark_record(start, run_start=run))
     if annotate:
@@ -191,6 +141,8 @@ def collect(target: Target, path: Path, interval: int = DEFAULT_INTERVAL, durati
     except KeyboardInterrupt:
         out("stopped")
     finally:
+        if api is not None:
+            api.shutdown()
         finish(writer, inbox, run, polls, tally, out)
     return polls
 
@@ -246,6 +198,8 @@ def add_collect_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--duration", help="stop after this long (90, 15m, 2h); default: until Ctrl-C")
     parser.add_argument("--run", default="", help="the collection is a run of this name (its start to its end)")
     parser.add_argument("--annotate", default="", help="an annotation at the collection's start")
+    parser.add_argument("--api", type=int, default=0, metavar="PORT",
+                        help="serve the runs and annotations API (docs/api.md) on 127.0.0.1:PORT while collecting")
 
 
 def add_mark_arguments(parser: argparse.ArgumentParser) -> None:
@@ -260,8 +214,10 @@ def run_collect(options, out: Callable[[str], None] = print) -> int:
         raise UsageError(f"--interval {options.interval}: expected seconds from 1 to 3600")
     duration = parse_duration(options.duration) if options.duration else None
     stop_on_sigterm()
+    if not 0 <= options.api <= 65535:
+        raise UsageError(f"--api {options.api}: expected a port from 1 to 65535")
     return collect(parse_url(options.url), Path(options.to), options.interval, duration,
-                   options.run.strip(), options.annotate.strip(), out)
+                   options.run.strip(), options.annotate.strip(), out, options.api)
 
 
 def run_mark(options, out: Callable[[str], None] = print) -> None:
@@ -281,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
             run_collect(options)
         else:
             run_mark(options)
-    except (UsageError, collect_file.CollectionFileError, OSError) as exc:
+    except (UsageError, MarkError, collect_file.CollectionFileError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0

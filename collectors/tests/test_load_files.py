@@ -9,6 +9,9 @@ import json
 import os
 import random
 import signal
+import time
+import urllib.error
+import urllib.request
 from datetime import timedelta
 from urllib.parse import urlencode
 
@@ -233,3 +236,37 @@ def test_resuming_drops_a_cut_last_record_and_refuses_another_servers_file(tmp_p
     assert (contents.count, contents.ended) == (3, True)
     with pytest.raises(CollectionFileError, match="holds a collection of steady@lab-db:3306"):
         open_for_collection(path, {**server, "address": "other:3306"}, 10, 0.0)
+
+
+def api_post(port: int, path: str, body: dict) -> tuple[int, dict]:
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json", "Authorization": "Bearer sst_x"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def test_a_benchmark_script_marks_its_runs_through_the_collectors_api(tmp_path, mariadb, db):
+    path, port = tmp_path / "api.ssc", free_port()
+    proc = start_collect(mariadb.port, path, "--interval", "1", "--duration", "6", "--api", str(port))
+    wait_for_polls(path, 1, 60)
+    status, run = api_post(port, "/api/runs", {"name": "rw x8", "server": "db1", "concurrency": 8,
+                                               "sweep": "rw", "notes": "buffer pool 1G"})
+    assert status == 201 and run["id"] == 1
+    assert api_post(port, "/api/annotations", {"text": "flush neighbors off"})[0] == 201
+    assert api_post(port, "/api/runs", {"name": "x", "concurrency": "eight"}) == (
+        400, {"error": "concurrency: a whole number from 0"})
+    assert api_post(port, "/api/runs/9/end", {})[0] == 404
+    time.sleep(1.5)
+    status, ended = api_post(port, "/api/runs/1/end", {"tool_summary": "tps 812"})
+    assert status == 200 and ended["name"] == "rw x8"
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and f"127.0.0.1:{port}/api/" in out, out
+    report = load(path.read_bytes(), "api-db")
+    run = Run.objects.get(server=report.server)
+    assert (run.name, run.concurrency, run.sweep, run.notes, run.tool_summary) == (
+        "rw x8", 8, "rw", "buffer pool 1G", "tps 812")
+    assert 1.0 < (run.ended_at - run.started_at).total_seconds() < 6
+    assert Annotation.objects.get(server=report.server).text == "flush neighbors off"

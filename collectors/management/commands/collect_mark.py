@@ -4,7 +4,8 @@ from argparse import Namespace
 
 from django.core.management.base import BaseCommand, CommandError
 
-from collectors.standalone import UsageError, add_mark_arguments, run_mark
+from collectors.collect_marks import MarkError
+from collectors.standalone import add_mark_arguments, run_mark
 
 
 class Command(BaseCommand):
@@ -18,5 +19,5 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         try:
             run_mark(Namespace(**options), self.stdout.write)
-        except (UsageError, OSError) as exc:
+        except (MarkError, OSError) as exc:
             raise CommandError(str(exc)) from None
