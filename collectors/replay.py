@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from django.db import transaction
+from django.db import DataError, transaction
 
 from collectors import collect_file, holders
 from collectors.collect_format import BadRecord, reading_of
@@ -131,8 +131,8 @@ def polls(data: bytes, found: Plan) -> Iterator[tuple[float, list[tuple[str, Raw
 def load(data: bytes, name: str, source: str = "the file", partial: bool = False) -> LoadReport:
     """Store a collection file's readings as the server `name` (created, or the one an earlier load made)."""
     name = name.strip()
-    if not name or len(name) > Server._meta.get_field("name").max_length:
-        raise LoadError("--as: a server name of 1 to 100 characters is needed")
+    if not name or len(name) > Server._meta.get_field("name").max_length or not name.isprintable():
+        raise LoadError("--as: a server name of 1 to 100 printable characters is needed")
     found = plan(data, source, partial)
     try:
         with transaction.atomic():
@@ -142,7 +142,7 @@ def load(data: bytes, name: str, source: str = "the file", partial: bool = False
                                          seen_at__lte=at(found.last)).delete()
             samples, new = store_polls(server, polls(data, found), existed)
             runs, annotations = store_marks(server, found)
-    except (KeyError, TypeError, ValueError, AttributeError, ArithmeticError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, ArithmeticError, DataError) as exc:
         forget()
         raise LoadError(f"{source}: a reading could not be replayed ({type(exc).__name__}: {exc}): the file is "
                         "damaged. Nothing was stored.") from None

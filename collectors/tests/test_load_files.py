@@ -270,3 +270,13 @@ def test_a_benchmark_script_marks_its_runs_through_the_collectors_api(tmp_path, 
         "rw x8", 8, "rw", "buffer pool 1G", "tps 812")
     assert 1.0 < (run.ended_at - run.started_at).total_seconds() < 6
     assert Annotation.objects.get(server=report.server).text == "flush neighbors off"
+
+
+def test_text_a_database_cannot_hold_is_refused_not_a_crash(db):
+    lines = hand_made([100, 110])
+    lines.insert(2, {"type": "mark", "at": lines[1]["at"], "annotate": "nul \x00 byte"})
+    with pytest.raises(LoadError, match="damaged"):
+        load(reencode(lines), "lab-db")
+    with pytest.raises(LoadError, match="printable"):
+        load(reencode(hand_made([1])), "lab\x00db")
+    assert not Server.objects.exists()

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import DataError, transaction
 
 from collectors.models import TrxHolder
 from dashboards import host_series
@@ -137,7 +137,7 @@ def import_file(data: bytes, source: str = "the file", rename: str = "") -> Impo
     try:
         with transaction.atomic():
             done = [import_server(part, rename) for part in parts]
-    except (KeyError, TypeError, ValueError, AttributeError, ValidationError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, ValidationError, DataError) as exc:
         forget()
         raise RunFileError(f"{source} is damaged ({type(exc).__name__}: {exc}). Nothing was stored.") from None
     except Exception:
@@ -171,6 +171,8 @@ def import_server(part: dict, rename: str) -> tuple[Server, list[Run], int]:
 def server_for(fields: dict, rename: str) -> Server:
     """The server of that name here if at the same address, else a new one (not polled: no password)."""
     name = (rename or str(fields["name"])).strip()[:100]
+    if not name or not name.isprintable():
+        raise RunFileError(f"server name {name!r}: 1 to 100 printable characters are needed. Nothing was stored.")
     address = fields["socket"] or f"{fields['host']}:{fields['port']}"
     existing = Server.objects.filter(name=name).first()
     if existing is not None:

@@ -49,7 +49,9 @@ def run_import(request: HttpRequest) -> HttpResponse:
 
 
 def name_problem(name: str) -> str | None:
-    return None if name.strip() else "name: give the server a name (1 to 100 characters) to load the file as"
+    if name.strip() and name.isprintable():
+        return None
+    return "name: give the server a name (1 to 100 printable characters) to load the file as"
 
 
 def file_problem(upload, wanted: str) -> str | None:
