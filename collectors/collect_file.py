@@ -102,7 +102,7 @@ class _Cut(Exception):
         self.pos = pos
 
 
-def records(data: bytes, source: str = "the file") -> Iterator[tuple[dict, int]]:
+def records(data: bytes | memoryview, source: str = "the file") -> Iterator[tuple[dict, int]]:
     """Each record (the header first, checked) and the offset it ends at; CollectionFileError at the first fault.
 
     A file that stops inside a record raises _Cut there: survey() turns it into TruncatedFile.
@@ -137,6 +137,8 @@ def survey(data: bytes, source: str = "the file", visit: Callable[[dict, int], N
         if contents is None:
             raise NotACollection(f"{source} stops inside its header: not a complete collection file") from None
         raise TruncatedFile(truncated_message(source, cut.pos, len(data), contents), contents) from None
+    if contents is None:  # records() raises first; said for the type checker
+        raise NotACollection(f"{source} is empty: not a SteadyState collection file")
     return contents
 
 
@@ -185,8 +187,8 @@ def signals_held() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    caught: list[int] = []
-    before = {sig: signal.signal(sig, lambda signum, frame: caught.append(signum)) for sig in HELD}
+    caught: list[signal.Signals] = []
+    before = {sig: signal.signal(sig, lambda signum, frame: caught.append(signal.Signals(signum))) for sig in HELD}
     try:
         yield
     finally:

@@ -137,7 +137,7 @@ def load(data: bytes, name: str, source: str = "the file", partial: bool = False
     try:
         with transaction.atomic():
             server, existed = server_for(name, found)
-            if found.polls:  # the holders of the file's window are written again from its readings
+            if found.first is not None and found.last is not None:  # the window's holders are written again
                 TrxHolder.objects.filter(server=server, seen_at__gte=at(found.first),
                                          seen_at__lte=at(found.last)).delete()
             samples, new = store_polls(server, polls(data, found), existed)
@@ -149,7 +149,8 @@ def load(data: bytes, name: str, source: str = "the file", partial: bool = False
     except Exception:
         forget()
         raise
-    first, last = (at(found.first), at(found.last)) if found.polls else (None, None)
+    first = at(found.first) if found.first is not None else None
+    last = at(found.last) if found.last is not None else None
     if first is not None and first < datetime.now(UTC) - config.raw_retention():
         found.note = "; ".join(filter(None, (found.note, retention_note(first))))
     return LoadReport(server, found.polls, found.failed, samples, new, first, last,

@@ -23,6 +23,7 @@ from collectors.collect_marks import MarkError, MarkInbox, mark, mark_record, ma
 from collectors.poll import poll_target
 from collectors.pool import POOL, Target
 from collectors.results import PollResult
+from collectors.snapshots import Saved
 from collectors.tls import MODES, TLS
 
 DEFAULT_INTERVAL = 10
@@ -114,7 +115,8 @@ def collect(target: Target, path: Path, interval: int = DEFAULT_INTERVAL, durati
     writer, note = collect_file.open_for_collection(path, server_fields(target), interval, start)
     out(f"collecting {target.user}@{target.address} every {interval} s "
         f"{'for ' + str(int(duration)) + ' s ' if duration else 'until Ctrl-C '}into {note}")
-    inbox, saved, tally, polls = MarkInbox(marks_path(path)), ({}, {}), Tally(), 0
+    saved: Saved = ({}, {})  # the previous readings the deltas need, kept in this process (not in Redis)
+    inbox, tally, polls = MarkInbox(marks_path(path)), Tally(), 0
     api = mark_api.serve(path, api_port) if api_port else None
     if api is not None:
         out(f"runs and annotations API (docs/api.md) on http://127.0.0.1:{api_port}/api/")
