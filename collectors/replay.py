@@ -18,7 +18,8 @@ from collectors.collect_format import BadRecord, reading_of
 from collectors.delta import Snapshot
 from collectors.models import TrxHolder
 from collectors.outcome import sample_of
-from collectors.results import PollResult, RawReading, SourceResult
+from collectors.results import RawReading
+from collectors.sources.oldest_trx import NAME as OLDEST_TRX
 from servers.models import Annotation, Run, Server
 from store import catalog, config, partitions
 from store.ingest import write_now
@@ -106,7 +107,7 @@ def add_record(found: Plan, record: dict) -> None:
         got = readings(record)
         when = float(record["at"])
         found.polls += 1
-        # As PollResult.ok: no connection, or every source that ran failed.
+        # As a poll's result says ok: no connection, or every source that ran failed.
         found.failed += bool(record.get("connect_error")) or (
             not got and any(not f.get("unavailable") for f in record.get("failed", ())))
         found.first = when if found.first is None else found.first
@@ -205,17 +206,19 @@ def store_polls(server: Server, found: Iterator, existed: bool) -> tuple[int, in
     written = new = 0
     holder_open: bool | None = None  # unknown until the first reading of oldest_trx
     for poll_at, got in found:
-        outcomes = []
+        seen: tuple[datetime, dict | None] | None = None  # this poll's oldest transaction, when read
         for source, raw in got:
             _change, snapshot, sample = sample_of(server.id, source, raw.reading, previous.get(source),
                                                   raw.read_at, raw.boot)
             if raw.next_boot is not None:
                 snapshot.boot = raw.next_boot
             previous[source] = snapshot
-            outcomes.append(SourceResult(source, True, sample=sample, extra=raw.reading.extra))
             if sample is not None:
                 pending.append(sample)
-        holder_open = replay_holders(server, poll_at, outcomes, holder_open)
+            if source == OLDEST_TRX and "holder" in raw.reading.extra:  # as holders.readings() takes it
+                seen = (sample.ts if sample is not None else at(poll_at),
+                        holders.worth_keeping(raw.reading.extra["holder"]))
+        holder_open = replay_holders(server, seen, holder_open)
         if len(pending) >= WRITE_CHUNK:
             new += write(server, pending, existed)
             written, pending = written + len(pending), []
@@ -224,21 +227,19 @@ def store_polls(server: Server, found: Iterator, existed: bool) -> tuple[int, in
     return written + len(pending), new
 
 
-def replay_holders(server: Server, poll_at: float, outcomes: list[SourceResult], holder_open: bool | None,
+def replay_holders(server: Server, seen: tuple[datetime, dict | None] | None, holder_open: bool | None,
                    ) -> bool | None:
     """The oldest transaction's holder rows as the worker's record() keeps them; whether one is open after.
 
     A poll that saw no holder worth keeping, with none open, changes nothing: it is not asked (one query a
     poll was most of a load's time).
     """
-    found = holders.readings([PollResult(server.id, server.name, at(poll_at), sources=outcomes)])
-    if not found:
+    if seen is None:
         return holder_open
-    holder = found[server.id][1]
-    if holder is None and holder_open is False:
+    if seen[1] is None and holder_open is False:
         return False
-    holders.apply(found)
-    return holder is not None
+    holders.apply({server.id: seen})
+    return seen[1] is not None
 
 
 def write(server: Server, batch: list[Sample], existed: bool) -> int:
