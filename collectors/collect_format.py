@@ -12,7 +12,8 @@ from functools import partial
 
 from collectors import registry
 from collectors.connection import ServerInfo
-from collectors.results import PollResult, RawReading
+from collectors.delta import RawReading, Snapshot
+from collectors.results import PollResult
 from collectors.source import Reading
 
 
@@ -22,7 +23,8 @@ class BadRecord(ValueError):
 
 def poll_record(result: PollResult) -> dict:
     """One poll as a record: its readings, and the sources that failed (their errors, for the load's report)."""
-    readings = [reading_dict(s.name, s.raw) for s in result.sources if s.raw is not None]
+    readings = [reading_dict(s.name, s.raw, result.snapshots.get(s.name)) for s in result.sources
+                if s.raw is not None]
     failed = [{"source": s.name, "error": s.error, "unavailable": s.unavailable} for s in result.sources if not s.ok]
     record = {"type": "poll", "at": result.started_at.timestamp(), "readings": readings, "failed": failed}
     if result.info is not None:
@@ -32,11 +34,13 @@ def poll_record(result: PollResult) -> dict:
     return record
 
 
-def reading_dict(source: str, raw: RawReading) -> dict:
+def reading_dict(source: str, raw: RawReading, snapshot: Snapshot | None) -> dict:
+    """A reading's entry; next_boot is the snapshot's boot time where the poll changed it after a restart."""
     r = raw.reading
     out = {"source": source, "read_at": raw.read_at, "boot": raw.boot, "values": r.values,
            "counters": sorted(r.counters)}
-    optional = {"next_boot": raw.next_boot, "note": r.note, "absent_is_zero": r.absent_is_zero,
+    next_boot = snapshot.boot if snapshot is not None and snapshot.boot != raw.boot else None
+    optional = {"next_boot": next_boot, "note": r.note, "absent_is_zero": r.absent_is_zero,
                 "reset_markers": list(r.reset_markers), "reset_together": r.reset_together,
                 "aliases": {k: list(v) for k, v in r.aliases.items()}, "stored_on_change": r.stored_on_change,
                 "reading_boot": r.boot, "derive": derive_spec(r.derive), "unstored": sorted(r.unstored),

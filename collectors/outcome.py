@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 from collectors import delta
 from collectors.pool import Target
-from collectors.results import RawReading, SourceResult
+from collectors.results import SourceResult
 from collectors.source import Reading, Source
 from store.sample import Sample
 
@@ -21,8 +21,17 @@ def succeeded(target: Target, source: Source, reading: Reading, previous: delta.
     change, snapshot, sample = sample_of(target.server_id, source.name, reading, previous, read_at, boot)
     note = "; ".join(text for text in (reading.note, change.dropped) if text)
     outcome = SourceResult(source.name, True, duration, note=note, reset=change.reset, sample=sample,
-                           extra=reading.extra, raw=RawReading(reading, read_at, boot))
+                           extra=reading.extra)
+    outcome.raw = delta.RawReading(reading, read_at, boot)
     return outcome, snapshot, change
+
+
+def failed(target: Target, source: Source, t0: float, message: str) -> SourceResult:
+    return SourceResult(source.name, False, elapsed_ms(t0), f"{target.name}: {source.name}: {message}")
+
+
+def elapsed_ms(t0: float) -> float:
+    return (time.perf_counter() - t0) * 1000
 
 
 def sample_of(server_id: int, source: str, reading: Reading, previous: delta.Snapshot | None, read_at: float,
@@ -37,11 +46,3 @@ def sample_of(server_id: int, source: str, reading: Reading, previous: delta.Sna
         sample = Sample(server_id, source, datetime.fromtimestamp(read_at, UTC), change.interval,
                         change.values, change.counters)
     return change, snapshot, sample
-
-
-def failed(target: Target, source: Source, t0: float, message: str) -> SourceResult:
-    return SourceResult(source.name, False, elapsed_ms(t0), f"{target.name}: {source.name}: {message}")
-
-
-def elapsed_ms(t0: float) -> float:
-    return (time.perf_counter() - t0) * 1000

@@ -189,8 +189,6 @@ def run_one(target: Target, source: Source, entry: Pooled, previous: delta.Snaps
         entry = refresh(target, entry)  # same connection, restarted server (a proxy in between)
         if entry is not None:
             snapshot.boot = entry.boot  # the next reading compares with the new boot time
-            if outcome.raw is not None:
-                outcome.raw.next_boot = entry.boot
     return outcome, snapshot, entry
 
 

@@ -15,10 +15,9 @@ from django.db import DataError, transaction
 
 from collectors import collect_file, holders
 from collectors.collect_format import BadRecord, reading_of
-from collectors.delta import Snapshot
+from collectors.delta import RawReading, Snapshot
 from collectors.models import TrxHolder
 from collectors.outcome import sample_of
-from collectors.results import RawReading
 from collectors.sources.oldest_trx import NAME as OLDEST_TRX
 from servers.models import Annotation, Run, Server
 from store import catalog, config, partitions

@@ -5,19 +5,7 @@ from datetime import datetime
 
 from collectors import delta
 from collectors.connection import ServerInfo
-from collectors.source import Reading
 from store.sample import Sample
-
-
-@dataclass
-class RawReading:
-    """A reading as the delta engine got it (when, against which boot time): what `collect` writes to its file."""
-
-    reading: Reading
-    read_at: float  # epoch seconds
-    boot: float | None
-    # The boot time the next reading is compared with, when a restart made the poll read it again.
-    next_boot: float | None = None
 
 
 @dataclass
@@ -29,9 +17,9 @@ class SourceResult:
     unavailable: bool = False  # cannot run here (performance_schema OFF, version): not a fault of the poll
     note: str = ""
     reset: str = ""  # why this reading carries no deltas
+    raw: delta.RawReading | None = None  # the reading itself, for a collection file (collectors.collect_format)
     sample: Sample | None = None
     extra: dict = field(default_factory=dict)  # what the source read beside its values (Reading.extra)
-    raw: RawReading | None = None  # the reading itself, for a collection file (collectors.collect_file)
 
     def health(self, at: datetime) -> dict:
         entry = {"ok": self.ok, "error": self.error, "duration_ms": round(self.duration_ms, 3),

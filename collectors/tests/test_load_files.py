@@ -280,3 +280,16 @@ def test_text_a_database_cannot_hold_is_refused_not_a_crash(db):
     with pytest.raises(LoadError, match="printable"):
         load(reencode(hand_made([1])), "lab\x00db")
     assert not Server.objects.exists()
+
+
+def test_a_restart_during_the_collection_resets_without_a_spike(db):
+    lines = hand_made([100, 160, 5, 25])  # the server restarted between the 2nd and 3rd reading
+    polls = [r for r in lines if r["type"] == "poll"]
+    for poll, uptime in zip(polls[2:], (3, 13), strict=True):
+        reading = poll["readings"][0]
+        reading["values"]["Uptime"], reading["boot"] = uptime, poll["at"] - uptime
+    report = load(reencode(lines), "restarted")
+    span = (report.first, report.last + timedelta(minutes=1))
+    stored = query.counter_samples(report.server.id, ["Com_commit"], *span)["Com_commit"]
+    assert stored.deltas == [60, 20]  # 5 commits since the restart are no interval's: no -155, no 5
+    assert [t.timestamp() for t in stored.ts] == [polls[1]["at"], polls[3]["at"]]
