@@ -37,7 +37,7 @@ def poll_record(result: PollResult) -> dict:
 def reading_dict(source: str, raw: RawReading, snapshot: Snapshot | None) -> dict:
     """A reading's entry; next_boot is the snapshot's boot time where the poll changed it after a restart."""
     r = raw.reading
-    out = {"source": source, "read_at": raw.read_at, "boot": raw.boot, "values": r.values,
+    out = {"source": source, "read_at": raw.read_at, "boot": raw.boot, "values": dict(r.values),
            "counters": sorted(r.counters)}
     next_boot = snapshot.boot if snapshot is not None and snapshot.boot != raw.boot else None
     optional = {"next_boot": next_boot, "note": r.note, "absent_is_zero": r.absent_is_zero,
