@@ -4,6 +4,8 @@
 import os
 import sys
 
+NO_DATABASE = ("collect", "collect_mark")  # commands that touch neither PostgreSQL nor Redis
+
 
 def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "monitor.settings")
@@ -11,8 +13,10 @@ def main() -> None:
 
     from monitor.runtime import embedded
 
-    # Commands need the database; start the embedded one when no URL is set.
-    if settings.EMBEDDED_DB and os.environ["DJANGO_SETTINGS_MODULE"] == "monitor.settings":
+    # Commands need the database; start the embedded one when no URL is set (not for
+    # collect, which runs on hosts that have neither SteadyState's database nor Redis).
+    needs_db = len(sys.argv) < 2 or sys.argv[1] not in NO_DATABASE
+    if needs_db and settings.EMBEDDED_DB and os.environ["DJANGO_SETTINGS_MODULE"] == "monitor.settings":
         embedded.postgres_url(settings.VAR_DIR, stop_at_exit=True)
     from django.core.management import execute_from_command_line
 

@@ -30,6 +30,17 @@ class Snapshot:
 
 
 @dataclass
+class RawReading:
+    """A reading as the engine got it (when, against which boot time): what `collect` writes to its file."""
+
+    reading: Reading
+    read_at: float  # epoch seconds
+    boot: float | None
+    # The boot time the next reading is compared with, when it is not `boot` (a restart made the poll read it).
+    next_boot: float | None = None
+
+
+@dataclass
 class Delta:
     values: dict[str, int | float]
     counters: frozenset[str]

@@ -19,14 +19,11 @@ def succeeded(target: Target, source: Source, reading: Reading, previous: delta.
     """The result of a reading read since t0, and the snapshot the next reading is compared with."""
     duration = elapsed_ms(t0)
     read_at = time.time()
-    change, snapshot = delta.compute(previous, reading, read_at, boot)
-    sample = None
-    if change.values:
-        sample = Sample(target.server_id, source.name, datetime.fromtimestamp(read_at, UTC), change.interval,
-                        change.values, change.counters)
+    change, snapshot, sample = sample_of(target.server_id, source.name, reading, previous, read_at, boot)
     note = "; ".join(text for text in (reading.note, change.dropped) if text)
     outcome = SourceResult(source.name, OK, duration, note=note, reset=change.reset, sample=sample,
                            extra=reading.extra)
+    outcome.raw = delta.RawReading(reading, read_at, boot)
     return outcome, snapshot, change
 
 
@@ -36,3 +33,17 @@ def failed(target: Target, source: Source, t0: float, message: str, status: str 
 
 def elapsed_ms(t0: float) -> float:
     return (time.perf_counter() - t0) * 1000
+
+
+def sample_of(server_id: int, source: str, reading: Reading, previous: delta.Snapshot | None, read_at: float,
+              boot: float | None) -> tuple[delta.Delta, delta.Snapshot, Sample | None]:
+    """The delta engine's answer for one reading, and the sample it stores (None when it has no values).
+
+    The poll and the load of a collection file (collectors.replay) both go through here.
+    """
+    change, snapshot = delta.compute(previous, reading, read_at, boot)
+    sample = None
+    if change.values:
+        sample = Sample(server_id, source, datetime.fromtimestamp(read_at, UTC), change.interval,
+                        change.values, change.counters)
+    return change, snapshot, sample

@@ -17,6 +17,7 @@ class SourceResult:
     error: str = ""
     note: str = ""
     reset: str = ""  # why this reading carries no deltas
+    raw: delta.RawReading | None = None  # the reading itself, for a collection file (collectors.collect_format)
     sample: Sample | None = None
     extra: dict = field(default_factory=dict)  # what the source read beside its values (Reading.extra)
 

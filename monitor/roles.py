@@ -27,6 +27,8 @@ POLICY: dict[str, tuple[str | None, str | None]] = {
     "admin:*": (ADMIN, ADMIN),
     "servers:list": (VIEWER, ADMIN),
     "servers:add": (ADMIN, ADMIN),
+    "servers:load": (ADMIN, ADMIN),  # makes a server, as adding one does
+    "servers:import_run": (ADMIN, ADMIN),  # may make a server too
     "servers:edit": (ADMIN, ADMIN),
     "servers:test": (ADMIN, ADMIN),
     "servers:delete": (ADMIN, ADMIN),
@@ -62,6 +64,7 @@ POLICY: dict[str, tuple[str | None, str | None]] = {
     "export-scalability": (VIEWER, VIEWER),
     "export-holders": (VIEWER, VIEWER),
     "run-report": (VIEWER, OPERATOR),
+    "run-export": (VIEWER, VIEWER),  # the run's file for another installation (GET only)
     "compare-report": (VIEWER, OPERATOR),
     "scalability-report": (VIEWER, OPERATOR),
 }

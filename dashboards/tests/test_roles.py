@@ -21,7 +21,8 @@ RANK = {None: 0, VIEWER: 1, OPERATOR: 2, ADMIN: 3}
 # (path pattern's view name, role to read, role to change).
 EXPECTED = {
     "servers:list": (VIEWER, ADMIN), "servers:add": (ADMIN, ADMIN), "servers:edit": (ADMIN, ADMIN),
-    "servers:test": (ADMIN, ADMIN), "servers:delete": (ADMIN, ADMIN),
+    "servers:test": (ADMIN, ADMIN), "servers:delete": (ADMIN, ADMIN), "servers:load": (ADMIN, ADMIN),
+    "servers:import_run": (ADMIN, ADMIN),
     "alerts:index": (VIEWER, OPERATOR), "alerts:event": (VIEWER, OPERATOR),
     "alerts:rule_new": (OPERATOR, OPERATOR), "alerts:rule_edit": (OPERATOR, OPERATOR),
     "alerts:rule_toggle": (OPERATOR, OPERATOR), "alerts:rule_delete": (OPERATOR, OPERATOR),
@@ -37,7 +38,7 @@ EXPECTED = {
 PAGES = ("fleet", "stability", "purge", "waits", "explore", "runs", "compare", "pressure", "replication",
          "scalability", "host")
 EXPECTED |= {f"dashboards:{p}": (VIEWER, OPERATOR) for p in PAGES}
-EXPECTED |= {"run-report": (VIEWER, OPERATOR), "compare-report": (VIEWER, OPERATOR),
+EXPECTED |= {"run-export": (VIEWER, VIEWER), "run-report": (VIEWER, OPERATOR), "compare-report": (VIEWER, OPERATOR),
              "scalability-report": (VIEWER, OPERATOR)}
 
 

@@ -1,0 +1,150 @@
+"""The runs and annotations API of docs/api.md, served by a running collection on 127.0.0.1 (`collect --api PORT`).
+
+A benchmark script that marks its runs on SteadyState through the API marks them the same way
+where SteadyState cannot be reached: point its base URL at the collector. The calls become marks
+of the collection (collectors.collect_marks), stored with it by `load`. Only this host can reach
+it, so the Authorization header is accepted as sent; `server` is ignored (a collection has one).
+"""
+
+import json
+import re
+import threading
+import time
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+from collectors.collect_marks import append, mark_record
+
+RUN_FIELDS = {"notes": str, "concurrency": int, "warmup_seconds": int, "sweep": str, "label": str,
+              "command": str, "tool_summary": str}
+END = re.compile(r"^/api/runs/(\d+)/end/?$")
+MAX_BODY = 64 * 1024
+
+
+class ApiError(ValueError):
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+class MarkApi:
+    """What the API was told in this collection: its runs by id, in the marks file of the collection."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.runs: dict[int, str] = {}
+        self.lock = threading.Lock()
+
+    def post(self, url: str, body: dict) -> tuple[int, dict]:
+        if url.rstrip("/") == "/api/runs":
+            return 201, self.start_run(body)
+        if url.rstrip("/") == "/api/annotations":
+            return 201, self.annotate(body)
+        ended = END.match(url)
+        if ended:
+            return 200, self.end_run(int(ended.group(1)), body)
+        raise ApiError(404, f"{url}: this collector serves POST /api/runs, /api/runs/<id>/end, /api/annotations")
+
+    def start_run(self, body: dict) -> dict:
+        name = text(body, "name", 200, required=True)
+        started = when(body, "started_at")
+        fields = run_fields(body)
+        with self.lock:
+            run_id = len(self.runs) + 1
+            self.runs[run_id] = name
+        append(self.path, {**mark_record(started, run_start=name), "fields": fields})
+        if body.get("ended_at"):
+            append(self.path, mark_record(max(started, when(body, "ended_at")), run_end=name))
+        return {"id": run_id, "name": name, "started_at": stamp(started), **fields}
+
+    def end_run(self, run_id: int, body: dict) -> dict:
+        with self.lock:
+            name = self.runs.get(run_id)
+        if name is None:
+            raise ApiError(404, f"no run {run_id} in this collection")
+        entry = mark_record(when(body, "ended_at"), run_end=name)
+        if body.get("tool_summary"):
+            entry["fields"] = {"tool_summary": text(body, "tool_summary", 100_000)}
+        append(self.path, entry)
+        return {"id": run_id, "name": name, "ended_at": stamp(entry["at"])}
+
+    def annotate(self, body: dict) -> dict:
+        entry = append(self.path, mark_record(when(body, "at"), annotate=text(body, "text", 500, required=True)))
+        return {"at": stamp(entry["at"]), "text": entry["annotate"]}
+
+
+def text(body: dict, key: str, limit: int, required: bool = False) -> str:
+    value = body.get(key, "")
+    if not isinstance(value, str) or (required and not value.strip()) or len(value) > limit:
+        raise ApiError(400, f"{key}: {'required, ' if required else ''}text of at most {limit} characters")
+    return value.strip()
+
+
+def when(body: dict, key: str) -> float:
+    """An ISO 8601 time of the body (no offset: UTC) as epoch seconds; now when absent."""
+    value = body.get(key)
+    if not value:
+        return time.time()
+    try:
+        parsed = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        raise ApiError(400, f"{key}: {value!r} is not an ISO 8601 time") from None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return parsed.timestamp()
+
+
+def run_fields(body: dict) -> dict:
+    out = {}
+    for key, kind in RUN_FIELDS.items():
+        if body.get(key) in (None, ""):
+            continue
+        value = body[key]
+        if kind is int and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+            raise ApiError(400, f"{key}: a whole number from 0")
+        out[key] = value if kind is int else text(body, key, 100_000)
+    return out
+
+
+def stamp(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, UTC).isoformat()
+
+
+def handler_for(api: MarkApi) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 - http.server's name
+            try:
+                length = int(self.headers.get("Content-Length") or 0)
+                if length > MAX_BODY:
+                    raise ApiError(400, f"the body is larger than {MAX_BODY} bytes")
+                body = json.loads(self.rfile.read(length) or b"{}")
+                if not isinstance(body, dict):
+                    raise ApiError(400, "the body is not a JSON object")
+                status, answer = api.post(self.path.partition("?")[0], body)
+            except ValueError as exc:  # ApiError, or JSON that does not parse
+                status, answer = getattr(exc, "status", 400), {"error": str(exc)}
+            self.answer(status, answer)
+
+        def do_GET(self) -> None:  # noqa: N802
+            self.answer(405, {"error": "POST only"})
+
+        def answer(self, status: int, answer: dict) -> None:
+            data = json.dumps(answer).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, format, *args) -> None:  # noqa: A002 - the collector prints its own lines
+            pass
+
+    return Handler
+
+
+def serve(path: Path, port: int) -> ThreadingHTTPServer:
+    """The API on 127.0.0.1:port in a daemon thread (shutdown() when the collection ends)."""
+    server = ThreadingHTTPServer(("127.0.0.1", port), handler_for(MarkApi(path)))
+    threading.Thread(target=server.serve_forever, name="collect-api", daemon=True).start()
+    return server

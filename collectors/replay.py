@@ -1,0 +1,294 @@
+"""Loading a collection file: its raw readings replayed through the delta engine into the store, as if polled.
+
+The whole file is read and checked before anything is written, then everything (the server row,
+the samples, the holders of the oldest transaction, runs and annotations) is written in one
+transaction: a file that cannot be loaded stores nothing. Loading a file again stores nothing
+new (the store keeps one sample per server, source and poll time; runs and annotations are
+matched, holders of the file's window replaced).
+"""
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from django.db import DataError, transaction
+
+from collectors import collect_file, holders
+from collectors.collect_format import BadRecord, reading_of
+from collectors.delta import RawReading, Snapshot
+from collectors.models import TrxHolder
+from collectors.outcome import sample_of
+from collectors.sources.oldest_trx import NAME as OLDEST_TRX
+from servers.models import Annotation, Run, Server
+from store import catalog, config, partitions
+from store.ingest import write_now
+from store.read_samples import poll_times
+from store.sample import Sample
+
+WRITE_CHUNK = 2000  # samples per COPY: a day's file does not become one statement in memory
+
+
+class LoadError(Exception):
+    """Why a file was not loaded (nothing of it was stored)."""
+
+
+@dataclass
+class Plan:
+    """What a file holds, checked in a first pass: its polls are read again while they are stored."""
+
+    header: dict
+    good_bytes: int = 0
+    polls: int = 0
+    failed: int = 0
+    first: float | None = None
+    last: float | None = None
+    marks: list[dict] = field(default_factory=list)
+    info: dict | None = None
+    ended: bool = False
+    note: str = ""
+
+
+@dataclass
+class LoadReport:
+    server: Server
+    polls: int
+    failed_polls: int
+    samples: int
+    new: int  # not stored by an earlier load
+    first: datetime | None
+    last: datetime | None
+    runs: list[str]
+    annotations: int
+    ended: bool
+    note: str = ""
+
+    def lines(self) -> list[str]:
+        span = f"{self.first:%Y-%m-%d %H:%M:%S} to {self.last:%H:%M:%S} UTC" if self.first else "no polls"
+        again = "" if self.new == self.samples else f", {self.new} of them new (an earlier load stored the others)"
+        out = [f"loaded into server {self.server.name!r}: {self.polls} polls ({self.failed_polls} failed), "
+               f"{span}, {self.samples} samples{again}",
+               f"runs: {', '.join(self.runs) or 'none'}; annotations: {self.annotations}"]
+        if not self.ended:
+            out.append("the collection has no end record: it was killed or is still running; "
+                       "every reading it wrote was loaded")
+        if self.note:
+            out.append(self.note)
+        return out
+
+
+def plan(data: bytes, source: str, partial: bool = False) -> Plan:
+    """Every record of the file decoded once and checked; collect_file.CollectionFileError (or a TruncatedFile
+    unless partial) on the first fault."""
+    found = Plan({})
+
+    def visit(record: dict, number: int) -> None:
+        try:
+            add_record(found, record)
+        except (BadRecord, KeyError, TypeError, ValueError) as exc:
+            raise collect_file.CorruptFile(f"{source}: record {number} ({record.get('type')}) is damaged: {exc}. "
+                                           "Nothing was stored.") from None
+
+    try:
+        contents = collect_file.survey(data, source, visit)
+    except collect_file.TruncatedFile as cut:
+        if not partial:
+            raise
+        contents = cut.complete
+        found.note = (f"the file was cut off inside its last record at byte {contents.good_bytes}: "
+                      f"the {contents.count} complete records before it were loaded (--partial)")
+    found.header, found.good_bytes, found.ended = contents.header, contents.good_bytes, contents.ended
+    return found
+
+
+def add_record(found: Plan, record: dict) -> None:
+    kind = record["type"]
+    if kind == "poll":
+        got = readings(record)
+        when = float(record["at"])
+        found.polls += 1
+        # As a poll's result says ok: no connection, or every source that ran failed.
+        found.failed += bool(record.get("connect_error")) or (
+            not got and any(not f.get("unavailable") for f in record.get("failed", ())))
+        found.first = when if found.first is None else found.first
+        found.last = when
+        found.info = record.get("info") or found.info
+    elif kind == "mark":
+        float(record["at"])
+        found.marks.append(record)
+
+
+def readings(record: dict) -> list[tuple[str, RawReading]]:
+    return [(str(entry["source"]), reading_of(entry)) for entry in record["readings"]]
+
+
+def polls(data: bytes, found: Plan) -> Iterator[tuple[float, list[tuple[str, RawReading]]]]:
+    """The polls again, in order, from the part of the file the plan checked."""
+    for record, _end in collect_file.records(memoryview(data)[:found.good_bytes]):
+        if record["type"] == "poll":
+            yield float(record["at"]), readings(record)
+
+
+def load(data: bytes, name: str, source: str = "the file", partial: bool = False) -> LoadReport:
+    """Store a collection file's readings as the server `name` (created, or the one an earlier load made)."""
+    name = name.strip()
+    if not name or len(name) > Server._meta.get_field("name").max_length or not name.isprintable():
+        raise LoadError("--as: a server name of 1 to 100 printable characters is needed")
+    found = plan(data, source, partial)
+    try:
+        with transaction.atomic():
+            server, existed = server_for(name, found)
+            if found.first is not None and found.last is not None:  # the window's holders are written again
+                TrxHolder.objects.filter(server=server, seen_at__gte=at(found.first),
+                                         seen_at__lte=at(found.last)).delete()
+            samples, new = store_polls(server, polls(data, found), existed)
+            runs, annotations = store_marks(server, found)
+    except (KeyError, TypeError, ValueError, AttributeError, ArithmeticError, DataError) as exc:
+        forget()
+        raise LoadError(f"{source}: a reading could not be replayed ({type(exc).__name__}: {exc}): the file is "
+                        "damaged. Nothing was stored.") from None
+    except Exception:
+        forget()
+        raise
+    first = at(found.first) if found.first is not None else None
+    last = at(found.last) if found.last is not None else None
+    if first is not None and first < datetime.now(UTC) - config.raw_retention():
+        found.note = "; ".join(filter(None, (found.note, retention_note(first))))
+    return LoadReport(server, found.polls, found.failed, samples, new, first, last,
+                      runs, annotations, found.ended, found.note)
+
+
+def retention_note(first: datetime) -> str:
+    days = config.raw_retention().days
+    return (f"polls before {datetime.now(UTC) - config.raw_retention():%Y-%m-%d %H:%M} UTC are older than the "
+            f"full-resolution retention ({days} days, STORE_RAW_RETENTION_DAYS): the next maintenance keeps only "
+            "their 1-minute and 1-hour rollups")
+
+
+def forget() -> None:
+    partitions.forget()  # partitions and layouts made by the rolled-back transaction are gone
+    catalog.forget()
+
+
+def at(epoch: float) -> datetime:
+    return datetime.fromtimestamp(epoch, UTC)
+
+
+def server_for(name: str, found: Plan) -> tuple[Server, bool]:
+    """The server the readings go to: a new one (not polled here), or the one of that name at the same address."""
+    theirs = found.header.get("server", {})
+    address = str(theirs.get("address", ""))
+    existing = Server.objects.filter(name=name).first()
+    if existing is not None:
+        if existing.address != address:
+            raise LoadError(f"a server named {name!r} exists here at {existing.address}, and this file was "
+                            f"collected from {address}: load it --as another name")
+        server, existed = existing, True
+    else:
+        existed = False
+        host, socket = str(theirs.get("host") or ""), str(theirs.get("socket") or "")
+        server = Server(name=name, host=host or ("" if socket else "collected"), port=int(theirs.get("port") or 3306),
+                        socket=socket, user=str(theirs.get("user") or "")[:80], enabled=False,
+                        poll_interval=min(3600, max(1, int(found.header.get("interval") or 10))))
+    info = found.info or {}
+    server.flavor, server.version = str(info.get("flavor", server.flavor))[:10], str(info.get("version", ""))[:100]
+    server.save()
+    return server, existed
+
+
+def store_polls(server: Server, found: Iterator, existed: bool) -> tuple[int, int]:
+    """Replay every reading through the delta engine in collection order; write the samples and holders.
+
+    Returns the samples and how many of them the server did not hold yet (an earlier load stored the others).
+    """
+    previous: dict[str, Snapshot] = {}
+    pending: list[Sample] = []
+    written = new = 0
+    holder_open: bool | None = None  # unknown until the first reading of oldest_trx
+    for poll_at, got in found:
+        seen: tuple[datetime, dict | None] | None = None  # this poll's oldest transaction, when read
+        for source, raw in got:
+            _change, snapshot, sample = sample_of(server.id, source, raw.reading, previous.get(source),
+                                                  raw.read_at, raw.boot)
+            if raw.next_boot is not None:
+                snapshot.boot = raw.next_boot
+            previous[source] = snapshot
+            if sample is not None:
+                pending.append(sample)
+            if source == OLDEST_TRX and "holder" in raw.reading.extra:  # as holders.readings() takes it
+                seen = (sample.ts if sample is not None else at(poll_at),
+                        holders.worth_keeping(raw.reading.extra["holder"]))
+        holder_open = replay_holders(server, seen, holder_open)
+        if len(pending) >= WRITE_CHUNK:
+            new += write(server, pending, existed)
+            written, pending = written + len(pending), []
+    if pending:
+        new += write(server, pending, existed)
+    return written + len(pending), new
+
+
+def replay_holders(server: Server, seen: tuple[datetime, dict | None] | None, holder_open: bool | None,
+                   ) -> bool | None:
+    """The oldest transaction's holder rows as the worker's record() keeps them; whether one is open after.
+
+    A poll that saw no holder worth keeping, with none open, changes nothing: it is not asked (one query a
+    poll was most of a load's time).
+    """
+    if seen is None:
+        return holder_open
+    if seen[1] is None and holder_open is False:
+        return False
+    holders.apply({server.id: seen})
+    return seen[1] is not None
+
+
+def write(server: Server, batch: list[Sample], existed: bool) -> int:
+    """Store a batch; the number the server did not hold before."""
+    known = set()
+    if existed:
+        first, last = min(s.ts for s in batch), max(s.ts for s in batch)
+        known = poll_times(server.id, first, last)
+    write_now(batch)
+    return sum((s.source, s.ts) not in known for s in batch)
+
+
+RUN_TEXTS = {"notes": 100_000, "sweep": 200, "label": 200, "command": 100_000, "tool_summary": 100_000}
+RUN_NUMBERS = {"concurrency": 1, "warmup_seconds": 0}  # the least each may be
+
+
+def run_fields(given) -> dict:
+    """A run's fields from a mark, those of the right type only (the file is not trusted)."""
+    if not isinstance(given, dict):
+        return {}
+    out = {k: v[:RUN_TEXTS[k]] for k, v in given.items() if k in RUN_TEXTS and isinstance(v, str)}
+    out.update({k: v for k, v in given.items() if k in RUN_NUMBERS and isinstance(v, int)
+                and not isinstance(v, bool) and RUN_NUMBERS[k] <= v <= 2**31 - 1})
+    return out
+
+
+def store_marks(server: Server, found: Plan) -> tuple[list[str], int]:
+    """Runs from their start and end marks (a run never ended ends at the last poll), and the annotations."""
+    starts: dict[str, float] = {}
+    ends: dict[str, float] = {}
+    fields: dict[str, dict] = {}  # what the API said of each run (notes, concurrency, sweep...)
+    annotations = 0
+    for entry in found.marks:
+        when = float(entry["at"])
+        if entry.get("run_start"):
+            starts.setdefault(str(entry["run_start"])[:200], when)
+        if entry.get("run_start") or entry.get("run_end"):
+            fields.setdefault(str(entry.get("run_start") or entry["run_end"])[:200], {}).update(
+                run_fields(entry.get("fields")))
+        if entry.get("run_end"):
+            ends[str(entry["run_end"])[:200]] = when
+        elif entry.get("annotate"):
+            Annotation.objects.get_or_create(server=server, at=at(when), text=str(entry["annotate"])[:500])
+            annotations += 1
+    last = found.last
+    for name, start in starts.items():
+        end = ends.get(name) if ends.get(name, 0) >= start else last
+        run, _ = Run.objects.get_or_create(server=server, name=name, started_at=at(start))
+        run.ended_at = at(end) if end is not None and end >= start else None
+        for key, value in fields.get(name, {}).items():
+            setattr(run, key, value)
+        run.save()
+    return list(starts), annotations

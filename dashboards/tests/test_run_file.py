@@ -1,0 +1,132 @@
+"""Moving runs between installations: export, a fresh store, import; the report, compare and scalability
+figures computed there equal those computed here. Bad files store nothing; importing twice stores once."""
+
+import gzip
+import json
+from datetime import timedelta
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
+from django.db import connection
+from django.http import QueryDict
+
+from dashboards import host_series
+from dashboards.analysis.step_window import Window
+from dashboards.reports.run_file import RunFileError, export, import_file
+from dashboards.reports.scalability import study
+from dashboards.reports.summary import summarize_run
+from servers.models import Annotation, Run, Server
+from testing.dashboards import TEN_MINUTES, ten_minutes
+from testing.scalability import BASELINE, write_sweep
+from testing.store import reset_caches, truncate_tables
+
+pytestmark = pytest.mark.django_db
+
+
+def report_figures(run: Run) -> tuple:
+    """What the run report and the compare page show of a run: its summary and its top waits."""
+    s = summarize_run(run)
+    waits = host_series.run_figures(run.server_id, Window(s.start, s.end))[0]
+    return (s.start, s.end, s.tps, s.qps, s.transactions, s.max_history, s.covered,
+            [(w.event, w.count, w.time_ps) for w in waits])
+
+
+def sweep_figures(name: str) -> list:
+    found = study(QueryDict(f"sweep={name}"))
+    return [(lv.concurrency, lv.tps.avg, lv.waits, lv.cpu) for curve in found.curves for lv in curve.levels]
+
+
+def fresh_store() -> None:
+    """The other installation: no server, no run, no sample of this one."""
+    Server.objects.all().delete()
+    truncate_tables()
+    reset_caches()
+
+
+def stored_rows() -> int:
+    with connection.cursor() as cur:
+        cur.execute("SELECT count(*) FROM store_raw")
+        return cur.fetchone()[0]
+
+
+@pytest.fixture
+def a_run():
+    server = ten_minutes("lab-db")
+    start, end = TEN_MINUTES[0] + timedelta(seconds=60), TEN_MINUTES[1] - timedelta(seconds=60)
+    run = Run.objects.create(server=server, name="oltp_rw 64", started_at=start, ended_at=end, notes="neighbors=1")
+    Annotation.objects.create(server=server, run=run, at=start + timedelta(seconds=100), text="SET GLOBAL x=1")
+    return run
+
+
+def test_an_imported_run_shows_the_same_report_figures(a_run):
+    before = report_figures(a_run)
+    assert before[4] > 0 and before[7]  # transactions counted, waits ranked: figures worth comparing
+    data = export([a_run])
+    fresh_store()
+    done = import_file(data)
+    run = Run.objects.get(name="oltp_rw 64")
+    assert done.runs == [run] and run.notes == "neighbors=1" and not run.server.enabled
+    assert report_figures(run) == before
+    assert Annotation.objects.get(run=run).text == "SET GLOBAL x=1"
+    recorded = json.loads(gzip.decompress(data))["servers"][0]["runs"][0]["report"]
+    assert recorded["transactions"] == before[4] and recorded["tps"]["p95"] == before[2].p95
+
+
+def test_an_imported_sweep_shows_the_same_scalability_figures():
+    server = Server.objects.create(name="sweeper", host="10.0.0.9", user="u", poll_interval=10)
+    write_sweep(server, "flush", "neighbors=1", TEN_MINUTES[0], BASELINE, host=True)
+    before = sweep_figures("flush")
+    assert len(before) == len(BASELINE) and all(level[1] for level in before)
+    data = export(list(Run.objects.filter(sweep="flush")))
+    fresh_store()
+    import_file(data)
+    assert sweep_figures("flush") == before
+
+
+def test_importing_twice_stores_once(a_run):
+    data = export([a_run])
+    fresh_store()
+    import_file(data)
+    rows, runs, notes = stored_rows(), Run.objects.count(), Annotation.objects.count()
+    import_file(data)
+    assert (stored_rows(), Run.objects.count(), Annotation.objects.count()) == (rows, runs, notes)
+
+
+@pytest.mark.parametrize("damage, words", [
+    (lambda d: d[: len(d) // 2], "truncated"),
+    (lambda d: d[:20] + bytes(b ^ 0xFF for b in d[20:40]) + d[40:], "damaged"),
+    (lambda d: gzip.compress(json.dumps({**json.loads(gzip.decompress(d)), "version": 2}).encode()), "version 2"),
+])
+def test_a_bad_run_file_stores_nothing(a_run, damage, words):
+    data = export([a_run])
+    fresh_store()
+    with pytest.raises(RunFileError, match=words):
+        import_file(damage(data))
+    assert not Server.objects.exists() and stored_rows() == 0
+
+
+def test_the_commands_move_a_run(a_run, tmp_path):
+    path = tmp_path / "run.json.gz"
+    call_command("export_run", "--run", str(a_run.id), "-o", str(path))
+    before = report_figures(a_run)
+    fresh_store()
+    call_command("import_run", str(path), "--as", "colleague-db")
+    run = Run.objects.get(server__name="colleague-db")
+    assert report_figures(run) == before
+
+
+def test_a_run_file_goes_from_a_report_link_to_the_import_page(a_run, client, admin_user):
+    client.force_login(admin_user)
+    assert f'href="/runs/{a_run.id}/export/"'.encode() in client.get(f"/runs/{a_run.id}/report/").content
+    download = client.get(f"/runs/{a_run.id}/export/")
+    assert download.status_code == 200 and 'filename="lab-db-oltp_rw-64.run.json.gz"' in download["Content-Disposition"]
+    before = report_figures(a_run)
+    fresh_store()
+    bad = client.post("/servers/import-run/", {"file": SimpleUploadedFile("r.gz", download.content[:-9])})
+    assert bad.status_code == 400 and b"Not imported, nothing was stored" in bad.content
+    assert not Server.objects.exists()
+    done = client.post("/servers/import-run/", {"file": SimpleUploadedFile("r.gz", download.content)})
+    run = Run.objects.get(name="oltp_rw 64")
+    assert done.status_code == 302 and done.url == f"/runs/{run.id}/report/"
+    assert client.get(done.url).status_code == 200 and report_figures(run) == before
