@@ -9,7 +9,7 @@ from django.db.models import Q
 from collectors import registry
 from collectors.connection import parse_version
 from collectors.models import TrxHolder
-from dashboards.analysis.purge_growth import RECENT, Trend, recent_trend
+from dashboards.analysis.purge_growth import REACH, Trend, current_trend
 from dashboards.analysis.topwaits import (
     CONDITION_PREFIX,
     COUNT_PREFIX,
@@ -221,16 +221,16 @@ def top_wait_of(latest: dict, server_id: int, conditions: bool = False) -> TopWa
 
 
 def history_trend(server_id: int, end: datetime) -> Trend:
-    """The history length's recent slope, from every poll of the last few minutes up to `end`."""
-    found = store().within(server_id, [HISTORY], end - RECENT, end)
+    """The history length's current segment and its slope, from every poll of the REACH up to `end`."""
+    found = store().within(server_id, [HISTORY], end - REACH, end)
     polls = found[0] if found else Empty()
-    return recent_trend(polls.ts, polls.values)
+    return current_trend(polls.ts, polls.values)
 
 
 def polls_back(server_id: int, metric: str, start: datetime, end: datetime) -> Iterator[tuple[datetime, float]]:
     """A gauge's readings in [start, end] as polled (never a chart's bucket min or max), newest first,
-    read in windows growing back from `end` (store.query.polls_back) from the trend's 5 minutes."""
-    return store().polls_back(server_id, metric, start, end, RECENT)
+    read in windows growing back from `end` (store.query.polls_back) from the trend's reach."""
+    return store().polls_back(server_id, metric, start, end, REACH)
 
 
 def recent(server_ids: list[int], metric: str, now: datetime, window: timedelta, points: int = 60):

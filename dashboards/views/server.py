@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from dashboards import host_series, reads
 from dashboards.analysis.fleet_state import DOWN, NEVER, STALE, server_state
-from dashboards.analysis.purge_growth import Since, run_since, time_to_threshold
+from dashboards.analysis.purge_growth import REACH, Since, run_since, time_to_threshold
 from dashboards.analysis.stability import (
     DEFAULT_DIP_FRACTION,
     Dip,
@@ -189,7 +189,8 @@ def purge(request: HttpRequest, server_id: int) -> HttpResponse:
         **range_context(request, tr), "server": server, "tab": "purge", **holders,
         "tps_definition": texts.definition,
         "figures": {"purge-chart": fig, **holders["holder_figure"]}, "max_lag": max_lag, "threshold": threshold,
-        "current": current, "trend": trend, "threshold_problem": threshold_problem,
+        "current": current, "trend": trend, "reach_minutes": REACH.seconds // 60,
+        "threshold_problem": threshold_problem,
         "above_since": above_since(server.pk, tr, threshold),
         "eta": time_to_threshold(current, trend, threshold), "missing": missing, "enable_sql": ENABLE_PURGE_SQL,
         "csv": chart_csv(server.pk, [reads.HISTORY, reads.TPS, *collected], tr, points),
