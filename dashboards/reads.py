@@ -16,6 +16,7 @@ from dashboards.analysis.topwaits import (
     TIME_PREFIX,
     Interval,
     WaitRow,
+    is_client,
     is_condition,
     wait_rows,
 )
@@ -70,7 +71,7 @@ def biggest(totals: dict[str, int | float], prefix: str, n: int) -> list[str]:
 
 
 def stability_series(server_id: int, tr: TimeRange, points: int, n_waits: int, n_mutexes: int,
-                     mutex_reach: timedelta = timedelta(0), conditions: bool = False):
+                     mutex_reach: timedelta = timedelta(0), conditions: bool = False, client: bool = False):
     """TPS, the top waits and the top mutexes (short names), in three store reads.
 
     The ranking reads every wait's total over the range at a coarse level (the rollup buckets'
@@ -84,7 +85,8 @@ def stability_series(server_id: int, tr: TimeRange, points: int, n_waits: int, n
     line crosses the range; the figure keeps the page's range on the axis.
 
     Condition waits (wait/synch/cond/*) are not ranked unless `conditions`;
-    the fourth value counts those left out that had time in the range.
+    the fourth value counts those left out that had time in the range. Client time
+    (topwaits.CLIENT_EVENTS) is not ranked unless `client`.
     """
     wide = TimeRange(tr.start - mutex_reach, tr.end + mutex_reach)
     totals = store().ranking_totals(server_id, [WAIT_TIMES], tr.start, tr.end, RANK_POINTS)
@@ -92,6 +94,8 @@ def stability_series(server_id: int, tr: TimeRange, points: int, n_waits: int, n
     conds = {m: t for m, t in totals.items() if m.startswith(TIME_PREFIX + CONDITION_PREFIX)}
     if not conditions:
         totals = {m: t for m, t in totals.items() if m not in conds}
+    if not client:
+        totals = {m: t for m, t in totals.items() if not is_client(m[len(TIME_PREFIX):])}
     waits, mutexes = biggest(totals, TIME_PREFIX, n_waits), biggest(totals, MUTEX_PREFIX, n_mutexes)
     found = series_map(server_id, [TPS, *waits], tr, points)
     found_mutexes = series_map(server_id, mutexes, wide, points)
@@ -205,15 +209,18 @@ class TopWait:
     share: float
 
 
-def top_wait_of(latest: dict, server_id: int, conditions: bool = False) -> TopWait | None:
+def top_wait_of(latest: dict, server_id: int, conditions: bool = False, client: bool = False) -> TopWait | None:
     """The wait with the biggest rate at the server's last poll, and its share of the waits ranked.
 
-    Condition waits (wait/synch/cond/*) are left out unless `conditions`: see topwaits.
+    Condition waits (wait/synch/cond/*) are left out unless `conditions`, client time unless `client`:
+    see topwaits.
     """
     rates = {m[len(TIME_PREFIX):]: v for (sid, m), (_, v) in latest.items()
              if sid == server_id and m.startswith(TIME_PREFIX) and v and v > 0}
     if not conditions:
         rates = {e: v for e, v in rates.items() if not is_condition(e)}
+    if not client:
+        rates = {e: v for e, v in rates.items() if not is_client(e)}
     if not rates:
         return None
     event = max(rates, key=lambda e: (rates[e], e))

@@ -9,7 +9,7 @@ from django.views.decorators.http import require_GET
 from dashboards import host_series
 from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, dip_threshold
 from dashboards.analysis.step_window import Window, run_window, sums_from
-from dashboards.analysis.topwaits import include_conditions, without_conditions
+from dashboards.analysis.topwaits import include_conditions, shown
 from dashboards.export import params
 from dashboards.export.csv_safe import iso_utc
 from dashboards.reports.charts import chart_metrics, purge_chart, stability_chart
@@ -51,7 +51,7 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
     conditions = include_conditions(request.GET)
     window = Window(summary.start, summary.end)
     waits = host_series.run_figures(run.server_id, window)[0]
-    waits, hidden = (waits, None) if conditions else without_conditions(waits)
+    waits, hidden = shown(waits, conditions)
     context = settings_context(run)
     texts = server_texts(run.server)
     stability, dips = stability_chart(summary, texts.title, texts.mutex_title)

@@ -21,7 +21,15 @@ from dashboards.analysis.stability import (
     merge_close,
     summarize,
 )
-from dashboards.analysis.topwaits import Hidden, WaitRow, diff_rows, include_conditions, without_conditions
+from dashboards.analysis.topwaits import (
+    CLIENT_EVENTS,
+    Hidden,
+    WaitRow,
+    client_param,
+    diff_rows,
+    include_conditions,
+    shown,
+)
 from dashboards.figures.purge import purge_figure
 from dashboards.figures.stability import stability_figure
 from dashboards.marks import server_marks
@@ -114,8 +122,11 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     tr, points = page_range(request)
     n_waits, fraction, notes = stability_params(request)
     conditions = include_conditions(request.GET)
+    client, client_problem = client_param(request.GET)
+    notes += [client_problem] if client_problem else []
     tps, waits, mutexes, hidden = reads.stability_series(
-        server.pk, tr, points, n_waits, DEFAULT_MUTEXES, reads.source_interval(server, reads.MUTEX_SOURCE), conditions)
+        server.pk, tr, points, n_waits, DEFAULT_MUTEXES, reads.source_interval(server, reads.MUTEX_SOURCE), conditions,
+        client)
     summary = summarize(tps.values, mean=reads.mean_rate(server.pk, reads.TPS, tr.start, tr.end))
     threshold = dip_threshold(summary, fraction)
     dips = [] if threshold is None else merge_close(
@@ -139,6 +150,7 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
         "pixel": timedelta(seconds=tr.seconds / points),  # what a dip's times are good to
         "csv": chart_csv(server.pk, metrics, tr, points),
         **condition_toggle(request, conditions), "hidden_conditions": hidden, "down": down, "param_notes": notes,
+        **client_toggle(request, client),
     })
 
 
@@ -223,23 +235,24 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
     tr, _ = page_range(request)
     limit, limit_problem = int_param(request, "top", DEFAULT_TOP, 5, MAX_TOP, "the top {} waits")
     conditions = include_conditions(request.GET)
-    rows_a, hidden = shown_waits(reads.interval_waits(server.pk, tr.start, tr.end), conditions)
+    client, client_problem = client_param(request.GET)
+    rows_a, hidden = shown_waits(reads.interval_waits(server.pk, tr.start, tr.end), conditions, client)
     second, problem = second_interval(request.GET, tr.end)
     context = {
         **range_context(request, tr), "server": server, "tab": "waits", "rows": rows_a[:limit],
-        "limit": limit, "csv": topwaits_csv(server.pk, tr, conditions=conditions),
+        "limit": limit, "csv": topwaits_csv(server.pk, tr, conditions=conditions, client=client),
         "from2_value": request.GET.get("from2", ""), "to2_value": request.GET.get("to2", ""),
         **condition_toggle(request, conditions), "hidden": hidden, "second_problem": problem,
         "per_trx": host_series.per_transaction_of(server.pk, tr.start, tr.end, rows_a),
-        "param_notes": [limit_problem] if limit_problem else [],
+        "param_notes": [p for p in (limit_problem, client_problem) if p], **client_toggle(request, client),
     }
     if second is not None:
         tr_b = second
-        rows_b, _ = shown_waits(reads.interval_waits(server.pk, tr_b.start, tr_b.end), conditions)
+        rows_b, _ = shown_waits(reads.interval_waits(server.pk, tr_b.start, tr_b.end), conditions, client)
         spans = reads.interval_span(server.pk, tr.start, tr.end), reads.interval_span(server.pk, tr_b.start, tr_b.end)
         context.update(tr_b=tr_b, diffs=diff_rows(rows_a, rows_b, limit, *spans), spans=spans,
                        per_trx_b=host_series.per_transaction_of(server.pk, tr_b.start, tr_b.end, rows_b),
-                       diff_csv=topwaits_csv(server.pk, tr, tr_b, conditions=conditions))
+                       diff_csv=topwaits_csv(server.pk, tr, tr_b, conditions=conditions, client=client))
     return render(request, "dashboards/waits.html", context)
 
 
@@ -254,6 +267,12 @@ def second_interval(get, now) -> tuple[TimeRange | None, str | None]:
     return tr_b, problem and f"Interval B: {problem}"
 
 
-def shown_waits(rows: list[WaitRow], conditions: bool) -> tuple[list[WaitRow], Hidden | None]:
-    """All rows with the toggle on; else without condition waits, and what was left out."""
-    return (rows, None) if conditions else without_conditions(rows)
+def client_toggle(request: HttpRequest, client: bool) -> dict:
+    """The "rank client time" checkbox (?client=1): a form that keeps every other parameter."""
+    keep = [(k, v) for k, vs in request.GET.lists() if k != "client" for v in vs]
+    return {"client": client, "client_keep": keep, "client_events": sorted(CLIENT_EVENTS)}
+
+
+def shown_waits(rows: list[WaitRow], conditions: bool, client: bool = False) -> tuple[list[WaitRow], Hidden]:
+    """The rows ranked: condition waits and client time left out unless toggled in, and what was left out."""
+    return shown(rows, conditions, client)
