@@ -1,0 +1,132 @@
+"""How stable a TPS line is, as an engineer would say it: the warm-up's end, then steady, periodic dips or drift.
+
+Pure functions over (times, values) with None at holes; docs/dashboards.md ("Stability verdict") defines each.
+"""
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import numpy as np
+
+from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, Dip, find_dips
+
+MIN_POINTS = 10  # fewer polls than this after the warm-up give no verdict
+MIN_DIPS = 3  # periodic: at least this many dips
+PERIOD_SPREAD = 0.2  # ... whose gaps (start to start) stay within this fraction of their median
+DRIFT_MIN = 0.05  # drifting: the fitted line moves at least this fraction of the mean over the range
+CORRELATED = 0.5  # a wait moves with the dips when its correlation with TPS is this negative or more
+
+
+@dataclass(frozen=True)
+class Drift:
+    pct_per_min: float  # the slope as % of the mean TPS a minute
+    low: float  # its 95 % interval, same units
+    high: float
+
+
+@dataclass(frozen=True)
+class Verdict:
+    kind: str  # "steady", "periodic", "drifting", "dips" (irregular), or "" (too few polls)
+    warmup_end: datetime | None  # the end of the warm-up found from the data
+    points: int  # polls judged (after the warm-up)
+    cv: float | None  # of the polls judged
+    period: float | None = None  # s, periodic dips
+    dips: tuple[Dip, ...] = ()
+    dip_seconds: float | None = None  # median dip length
+    drift: Drift | None = None
+    waits: tuple[tuple[str, float], ...] = ()  # (wait, correlation with TPS), most negative first
+
+
+def warmup_end(values: Sequence[float]) -> int:
+    """The index the steady part starts at, by the marginal standard error rule (MSER).
+
+    d minimises the squared standard error of the mean of values[d:], sum((x - mean)^2) / (n - d)^2,
+    over d in the first half: cutting a ramp lowers it faster than the shorter tail raises it.
+    """
+    x = np.asarray(values, dtype=float)
+    n = len(x)
+    if n < 4:
+        return 0
+    tail_sum = np.cumsum(x[::-1])[::-1]
+    tail_sq = np.cumsum((x * x)[::-1])[::-1]
+    d = np.arange(n // 2 + 1)
+    count = n - d
+    sse = tail_sq[d] - tail_sum[d] ** 2 / count
+    return int(np.argmin(sse / count.astype(float) ** 2))
+
+
+def periodic(dips: Sequence[Dip]) -> float | None:
+    """The period of the dips (median gap between their starts, s) when they recur regularly."""
+    if len(dips) < MIN_DIPS:
+        return None
+    gaps = np.diff([d.start.timestamp() for d in dips])
+    period = float(np.median(gaps))
+    return period if period > 0 and np.all(np.abs(gaps - period) <= PERIOD_SPREAD * period) else None
+
+
+def drift(ts: Sequence[datetime], values: Sequence[float]) -> Drift | None:
+    """The least-squares slope of TPS against time with its 95 % interval, as % of the mean a minute."""
+    x = np.array([t.timestamp() for t in ts]) / 60.0
+    y = np.asarray(values, dtype=float)
+    if len(y) < 3 or not y.mean():
+        return None
+    x = x - x.mean()
+    sxx = float((x * x).sum())
+    if not sxx:
+        return None
+    slope = float((x * (y - y.mean())).sum()) / sxx
+    resid = y - y.mean() - slope * x
+    se = (float((resid * resid).sum()) / (len(y) - 2) / sxx) ** 0.5
+    scale = 100.0 / float(y.mean())
+    half = t95(len(y) - 2) * se
+    return Drift(slope * scale, (slope - half) * scale, (slope + half) * scale)
+
+
+def t95(df: int) -> float:
+    """Student's t two-sided 95 % quantile (table to 30 degrees of freedom, then the normal's 1.96 rounded up)."""
+    table = {1: 12.71, 2: 4.30, 3: 3.18, 4: 2.78, 5: 2.57, 6: 2.45, 7: 2.36, 8: 2.31, 9: 2.26, 10: 2.23,
+             15: 2.13, 20: 2.09, 30: 2.04}
+    return next((v for k, v in sorted(table.items()) if df <= k), 2.0)
+
+
+def moving_waits(tps: Sequence[float | None], waits: Mapping[str, Sequence[float | None]]) -> list[tuple[str, float]]:
+    """The waits whose rate falls as TPS rises (Pearson correlation <= -CORRELATED), most negative first."""
+    found = []
+    for name, rates in waits.items():
+        pairs = [(a, b) for a, b in zip(tps, rates, strict=False) if a is not None and b is not None]
+        if len(pairs) < 3:
+            continue
+        a, b = np.array(pairs, dtype=float).T
+        if a.std() and b.std():
+            r = float(np.corrcoef(a, b)[0, 1])
+            if r <= -CORRELATED:
+                found.append((name, r))
+    return sorted(found, key=lambda nr: nr[1])
+
+
+def judge(ts: Sequence[datetime], values: Sequence[float | None],
+          waits: Mapping[str, Sequence[float | None]] | None = None, warmup: int | None = None) -> Verdict:
+    """The verdict on a TPS line: warm-up (found, or `warmup` polls given), then periodic, drifting or steady."""
+    known = [i for i, v in enumerate(values) if v is not None]
+    if len(known) < MIN_POINTS:
+        return Verdict("", None, len(known), None)
+    start = known[warmup_end([values[i] for i in known]) if warmup is None else min(warmup, len(known) - 1)]
+    ts, values = ts[start:], values[start:]
+    kept = [(t, v) for t, v in zip(ts, values, strict=True) if v is not None]
+    y = np.array([v for _, v in kept], dtype=float)
+    cv = float(y.std() / y.mean()) if y.mean() else None
+    dips = tuple(find_dips(ts, values, float(np.median(y)) * DEFAULT_DIP_FRACTION))
+    moving = tuple(moving_waits(values, {k: v[start:] for k, v in (waits or {}).items()}))
+    base = dict(warmup_end=ts[0], points=len(y), cv=cv, dips=dips, waits=moving,
+                dip_seconds=float(np.median([d.seconds for d in dips])) if dips else None)
+    period = periodic(dips)
+    if period is not None:
+        return Verdict("periodic", period=period, **base)
+    if dips:
+        return Verdict("dips", **base)
+    slope = drift([t for t, _ in kept], list(y))
+    span_min = (kept[-1][0] - kept[0][0]) / timedelta(minutes=1)
+    if slope and (slope.low > 0 or slope.high < 0) and abs(slope.pct_per_min) * span_min >= DRIFT_MIN * 100:
+        return Verdict("drifting", drift=slope, **base)
+    return Verdict("steady", **base)
