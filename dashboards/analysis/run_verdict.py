@@ -130,3 +130,14 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
     if slope and (slope.low > 0 or slope.high < 0) and abs(slope.pct_per_min) * span_min >= DRIFT_MIN * 100:
         return Verdict("drifting", drift=slope, **base)
     return Verdict("steady", **base)
+
+
+def aligned(ts: Sequence[datetime], series_ts: Sequence[datetime], values: Sequence[float | None]) -> list:
+    """A wait's rates on the TPS line's times (None where it has no point at that time)."""
+    by_time = dict(zip(series_ts, values, strict=True))
+    return [by_time.get(t) for t in ts]
+
+
+def judge_lines(tps, waits: Sequence[tuple[str, object]]) -> Verdict:
+    """judge() on chart lines (objects with .ts and .values): TPS and the (name, line) of each top wait."""
+    return judge(tps.ts, tps.values, {name: aligned(tps.ts, line.ts, line.values) for name, line in waits})

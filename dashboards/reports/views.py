@@ -54,13 +54,13 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
     waits, hidden = shown(waits, conditions)
     context = settings_context(run)
     texts = server_texts(run.server)
-    stability, dips = stability_chart(summary, texts.title, texts.mutex_title)
+    stability, dips, verdict = stability_chart(summary, texts.title, texts.mutex_title)
     query = range_query(run.server.name, summary.start, summary.end)
     metrics = ",".join(["qps", "Threads_running", *chart_metrics(summary)])
     context.update(
         run=run, summary=summary, waits=waits[:TOP_WAITS], waits_total=len(waits), hidden=hidden,
         **condition_toggle(request, conditions),
-        dips=dips, dip_threshold=dip_threshold(summary.tps),
+        dips=dips, dip_threshold=dip_threshold(summary.tps), verdict=verdict,
         figures={"chart-stability": stability,
                  "chart-purge": purge_chart(summary, context["max_purge_lag"], texts.title)},
         series_csv=f"/export.csv?{query}&" + urlencode({"metrics": metrics}),

@@ -13,6 +13,7 @@ from django.utils import timezone
 from dashboards import host_series, reads
 from dashboards.analysis.fleet_state import DOWN, NEVER, STALE, server_state
 from dashboards.analysis.purge_growth import REACH, Since, run_since, time_to_threshold
+from dashboards.analysis.run_verdict import judge_lines
 from dashboards.analysis.stability import (
     DEFAULT_DIP_FRACTION,
     Dip,
@@ -146,6 +147,7 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
         **range_context(request, tr), "server": server, "tab": "stability", "tps_definition": texts.definition,
         "tps_mixed": reads.tps_mixed(server.pk, tr.start, tr.end, texts.basis),
         "figures": {"stability-chart": fig, **host.figures}, "host_panel": host, "summary": summary, "dips": dips,
+        "verdict": judge_lines(tps, waits),
         "fraction": fraction, "threshold": threshold, "n_waits": n_waits,
         "pixel": timedelta(seconds=tr.seconds / points),  # what a dip's times are good to
         "csv": chart_csv(server.pk, metrics, tr, points),
