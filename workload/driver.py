@@ -24,6 +24,9 @@ HISTORY_LENGTH = "SHOW GLOBAL STATUS LIKE 'Innodb_history_list_length'"
 OPEN_READ_VIEW = "START TRANSACTION WITH CONSISTENT SNAPSHOT"
 # SELECT inside the read view: makes the snapshot a real reader, as a long report query would be.
 READ_IN_VIEW = "SELECT COUNT(*), SUM(balance) FROM `{schema}`.accounts"
+# A global read lock from a connection of its own: every write waits until UNLOCK TABLES, a stall on demand.
+STALL = "FLUSH TABLES WITH READ LOCK"
+UNSTALL = "UNLOCK TABLES"
 
 ACCESS_DENIED = {1044, 1142, 1143, 1227}  # database, table, column, privilege
 
@@ -40,6 +43,8 @@ class StressOptions:
     think_ms: float = 0.0  # pause of each session between transactions
     hold_trx: float = 0.0  # seconds to keep one read view open (0: none)
     hold_every: float = 0.0  # reopen the read view every so many seconds (0: once)
+    stall_every: float = 0.0  # take the global read lock every so many seconds (0: never)
+    stall_for: float = 0.0  # ... and hold it this long
     interval: float = 5.0  # seconds between throughput lines
     rows: int = DEFAULT_ROWS
     schema: str = DEFAULT_SCHEMA
@@ -51,6 +56,10 @@ class StressOptions:
             raise ValueError("concurrency, interval and rows must be positive")
         if self.duration < 0 or self.think_ms < 0 or self.hold_trx < 0 or self.hold_every < 0:
             raise ValueError("duration, think time and hold times cannot be negative")
+        if self.stall_every < 0 or self.stall_for < 0 or (self.stall_every > 0) != (self.stall_for > 0):
+            raise ValueError("--stall-every and --stall-for go together, both positive")
+        if self.stall_every and self.stall_for >= self.stall_every:
+            raise ValueError("--stall-for must be shorter than --stall-every")
         if not re.fullmatch(r"[A-Za-z0-9_]{1,64}", self.schema):
             raise ValueError(f"schema name {self.schema!r}: use letters, digits and _ only")
 
@@ -59,6 +68,8 @@ class StressOptions:
         text += f" duration={self.duration:g}s" if self.duration else " duration=until stopped"
         if self.hold_trx:
             text += f" hold_trx={self.hold_trx:g}s" + (f" every {self.hold_every:g}s" if self.hold_every else "")
+        if self.stall_every:
+            text += f" stall_for={self.stall_for:g}s every {self.stall_every:g}s"
         return text
 
 
@@ -73,6 +84,8 @@ class StressDriver:
         self.report = report
         self.commits = [0] * options.concurrency  # one slot per session: each thread writes only its own
         self.rollbacks = [0] * options.concurrency
+        self.latencies: list[list[float]] = [[] for _ in range(options.concurrency)]  # seconds, per session
+        self.stalls = 0
         self.error = ""
         self._lock = threading.Lock()
 
@@ -96,13 +109,17 @@ class StressDriver:
     def run(self, stop: threading.Event | None = None) -> Summary:
         """Drive the load until the duration is over, `stop` is set, or a session fails."""
         stop = stop or threading.Event()
-        holding = self.options.hold_trx > 0
-        probe, *sessions = self._open_connections(1 + self.options.concurrency + holding)
+        holding, stalling = self.options.hold_trx > 0, self.options.stall_every > 0
+        probe, *sessions = self._open_connections(1 + self.options.concurrency + holding + stalling)
         threads = [threading.Thread(target=self._session, args=(conn, i, stop), daemon=True, name=f"stress-{i}")
                    for i, conn in enumerate(sessions[:self.options.concurrency])]
+        extra = sessions[self.options.concurrency:]
         if holding:
-            threads.append(threading.Thread(target=self._hold, args=(sessions[-1], stop), daemon=True,
+            threads.append(threading.Thread(target=self._hold, args=(extra.pop(0), stop), daemon=True,
                                             name="stress-hold"))
+        if stalling:
+            threads.append(threading.Thread(target=self._stall, args=(extra.pop(0), stop), daemon=True,
+                                            name="stress-stall"))
         summary = Summary()
         started = time.monotonic()
         for thread in threads:
@@ -114,6 +131,8 @@ class StressDriver:
         _close(probe)
         summary.elapsed = time.monotonic() - started
         summary.transactions, summary.rollbacks = sum(self.commits), sum(self.rollbacks)
+        summary.latencies = sorted(t for session in self.latencies for t in session)
+        summary.stalls = self.stalls
         summary.error = self.error
         summary.status = "failed" if self.error else "completed" if reached else "interrupted"
         return summary
@@ -157,8 +176,10 @@ class StressDriver:
         try:
             with conn.cursor() as cur:
                 while not stop.is_set():
+                    began = time.monotonic()
                     if trx.run_one(cur):
                         self.commits[index] += 1
+                        self.latencies[index].append(time.monotonic() - began)
                     else:
                         self.rollbacks[index] += 1
                     if think:
@@ -184,6 +205,26 @@ class StressDriver:
                     if not every or stop.wait(max(0.0, opened + every - time.monotonic())):
                         return
         except pymysql.MySQLError as exc:
+            if not stop.is_set():
+                self._fail(exc, stop)
+        finally:
+            _close(conn)
+
+    def _stall(self, conn: pymysql.Connection, stop: threading.Event) -> None:
+        """Every stall_every seconds from the start, hold the global read lock for stall_for seconds."""
+        every, length = self.options.stall_every, self.options.stall_for
+        started = time.monotonic()
+        try:
+            with conn.cursor() as cur:
+                while not stop.wait(max(0.0, started + (self.stalls + 1) * every - time.monotonic())):
+                    cur.execute(STALL)
+                    self.stalls += 1
+                    self.report(f"stall {self.stalls}: global read lock held for {length:g} s")
+                    stop.wait(length)
+                    cur.execute(UNSTALL)
+        except pymysql.MySQLError as exc:
+            if exc.args and exc.args[0] in ACCESS_DENIED:
+                exc = pymysql.MySQLError(0, f"--stall-every needs the RELOAD privilege for {STALL} ({exc.args[-1]})")
             if not stop.is_set():
                 self._fail(exc, stop)
         finally:

@@ -1,4 +1,4 @@
-"""Throughput figures of a stress run: per-interval TPS and the summary (avg, p5, p95)."""
+"""Throughput figures of a stress run: per-interval TPS and the summary (avg, p5, p95), and its latencies."""
 
 from dataclasses import dataclass, field
 
@@ -13,6 +13,13 @@ class Summary:
     interval_tps: list[float] = field(default_factory=list)
     status: str = "completed"  # completed | interrupted | failed
     error: str = ""
+    latencies: list[float] = field(default_factory=list)  # seconds, each committed transaction's, sorted
+    stalls: int = 0  # global read locks taken (--stall-every)
+
+    def latency_ms(self, pct: float) -> float | None:
+        """The pct-th percentile of the committed transactions' latencies, in ms, measured by the driver."""
+        found = percentile(self.latencies, pct)
+        return None if found is None else found * 1000
 
     @property
     def avg(self) -> float:
@@ -29,5 +36,9 @@ class Summary:
     def line(self) -> str:
         spread = (f"p5 {self.p5:.1f} p95 {self.p95:.1f}" if self.interval_tps
                   else "p5/p95 n/a (no full interval)")
+        latency = (f"latency ms p50 {self.latency_ms(50):.2f} p95 {self.latency_ms(95):.2f} "
+                   f"p99 {self.latency_ms(99):.2f} max {self.latencies[-1] * 1000:.2f}" if self.latencies
+                   else "latency n/a")
+        stalls = f", {self.stalls} stalls" if self.stalls else ""
         return (f"{self.transactions} transactions in {self.elapsed:.1f} s, "
-                f"TPS avg {self.avg:.1f} {spread}, {self.rollbacks} rollbacks")
+                f"TPS avg {self.avg:.1f} {spread}, {latency}, {self.rollbacks} rollbacks{stalls}")

@@ -22,6 +22,17 @@ def stress_target(mariadb) -> Target:
     return Target(name="test", user=STRESS_USER, password=STRESS_PASSWORD, host="127.0.0.1", port=mariadb.port)
 
 
+@pytest.fixture(scope="session")
+def stall_target(mariadb) -> Target:
+    """A stress user that may also take the global read lock (RELOAD), as --stall-every needs."""
+    mariadb.execute(
+        f"CREATE USER IF NOT EXISTS 'staller'@'%' IDENTIFIED BY '{STRESS_PASSWORD}'",
+        "GRANT ALL ON steadystate_stress.* TO 'staller'@'%'",
+        "GRANT RELOAD ON *.* TO 'staller'@'%'",
+    )
+    return Target(name="test", user="staller", password=STRESS_PASSWORD, host="127.0.0.1", port=mariadb.port)
+
+
 @pytest.fixture
 def private_dir():
     """A temp dir of our own: pytest's tmp_path base is pruned by other pytest runs of the same user."""
