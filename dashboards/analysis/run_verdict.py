@@ -14,15 +14,20 @@ from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, Dip, find_dips
 MIN_POINTS = 10  # fewer polls than this after the warm-up give no verdict
 MIN_DIPS = 3  # periodic: at least this many dips
 PERIOD_SPREAD = 0.2  # ... whose gaps (start to start) stay within this fraction of their median
+BRIEF = 1.5  # a dip no longer than this many poll intervals (one low poll) is a blip, not a stall
 DRIFT_MIN = 0.05  # drifting: the fitted line moves at least this fraction of the mean over the range
 CORRELATED = 0.5  # a wait moves with the dips when its correlation with TPS is this negative or more
 
 
 @dataclass(frozen=True)
 class Drift:
-    pct_per_min: float  # the slope as % of the mean TPS a minute
+    pct_per_min: float  # the slope as % of the mean a minute (for the history length: units a minute)
     low: float  # its 95 % interval, same units
     high: float
+
+    @property
+    def significant(self) -> bool:
+        return self.low > 0 or self.high < 0
 
 
 @dataclass(frozen=True)
@@ -32,10 +37,12 @@ class Verdict:
     points: int  # polls judged (after the warm-up)
     cv: float | None  # of the polls judged
     period: float | None = None  # s, periodic dips
-    dips: tuple[Dip, ...] = ()
+    dips: tuple[Dip, ...] = ()  # periodic: the recurring ones; else every dip
     dip_seconds: float | None = None  # median dip length
+    other_dips: int = 0  # one-poll blips besides the dips judged (a loaded host's, not stalls)
     drift: Drift | None = None
     waits: tuple[tuple[str, float], ...] = ()  # (wait, correlation with TPS), most negative first
+    history: Drift | None = None  # the history length's slope (undo logs a minute), when it grows or drains
 
 
 def warmup_end(values: Sequence[float]) -> int:
@@ -43,7 +50,17 @@ def warmup_end(values: Sequence[float]) -> int:
 
     d minimises the squared standard error of the mean of values[d:], sum((x - mean)^2) / (n - d)^2,
     over d in the first half: cutting a ramp lowers it faster than the shorter tail raises it.
+    Dips (below DEFAULT_DIP_FRACTION of the median) are left out of the sums: cutting a stall
+    would lower them too, and a stall is no warm-up.
     """
+    floor = float(np.median(values)) * DEFAULT_DIP_FRACTION if len(values) else 0.0
+    keep = [i for i, v in enumerate(values) if v >= floor]
+    if len(keep) < 4:
+        return 0
+    return keep[_mser([values[i] for i in keep])]
+
+
+def _mser(values: Sequence[float]) -> int:
     x = np.asarray(values, dtype=float)
     n = len(x)
     if n < 4:
@@ -56,6 +73,13 @@ def warmup_end(values: Sequence[float]) -> int:
     return int(np.argmin(sse / count.astype(float) ** 2))
 
 
+def stalls(dips: Sequence[Dip], interval: float) -> list[Dip]:
+    """The dips longer than one poll (or holding a hole): a one-poll blip on a loaded host is no stall.
+    Where every dip is one poll (polls as long as the stalls), all of them."""
+    longer = [d for d in dips if d.stalled or d.seconds > BRIEF * interval]
+    return longer or list(dips)
+
+
 def periodic(dips: Sequence[Dip]) -> float | None:
     """The period of the dips (median gap between their starts, s) when they recur regularly."""
     if len(dips) < MIN_DIPS:
@@ -65,11 +89,11 @@ def periodic(dips: Sequence[Dip]) -> float | None:
     return period if period > 0 and np.all(np.abs(gaps - period) <= PERIOD_SPREAD * period) else None
 
 
-def drift(ts: Sequence[datetime], values: Sequence[float]) -> Drift | None:
-    """The least-squares slope of TPS against time with its 95 % interval, as % of the mean a minute."""
+def drift(ts: Sequence[datetime], values: Sequence[float], relative: bool = True) -> Drift | None:
+    """The least-squares slope against time with its 95 % interval, a minute: as % of the mean, or in units."""
     x = np.array([t.timestamp() for t in ts]) / 60.0
     y = np.asarray(values, dtype=float)
-    if len(y) < 3 or not y.mean():
+    if len(y) < 3 or (relative and not y.mean()):
         return None
     x = x - x.mean()
     sxx = float((x * x).sum())
@@ -78,7 +102,7 @@ def drift(ts: Sequence[datetime], values: Sequence[float]) -> Drift | None:
     slope = float((x * (y - y.mean())).sum()) / sxx
     resid = y - y.mean() - slope * x
     se = (float((resid * resid).sum()) / (len(y) - 2) / sxx) ** 0.5
-    scale = 100.0 / float(y.mean())
+    scale = 100.0 / float(y.mean()) if relative else 1.0
     half = t95(len(y) - 2) * se
     return Drift(slope * scale, (slope - half) * scale, (slope + half) * scale)
 
@@ -106,8 +130,13 @@ def moving_waits(tps: Sequence[float | None], waits: Mapping[str, Sequence[float
 
 
 def judge(ts: Sequence[datetime], values: Sequence[float | None],
-          waits: Mapping[str, Sequence[float | None]] | None = None, warmup: int | None = None) -> Verdict:
-    """The verdict on a TPS line: warm-up (found, or `warmup` polls given), then periodic, drifting or steady."""
+          waits: Mapping[str, Sequence[float | None]] | None = None, warmup: int | None = None,
+          history: Sequence[float | None] | None = None) -> Verdict:
+    """The verdict on a TPS line: warm-up (found, or `warmup` polls given), then periodic, drifting or steady.
+
+    `history`, the history length on the same times, drifts the verdict too when it grows or drains
+    significantly throughout while TPS holds (a read view held open: the cost comes later).
+    """
     known = [i for i, v in enumerate(values) if v is not None]
     if len(known) < MIN_POINTS:
         return Verdict("", None, len(known), None)
@@ -119,17 +148,37 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
     dips = tuple(find_dips(ts, values, float(np.median(y)) * DEFAULT_DIP_FRACTION))
     moving = tuple(moving_waits(values, {k: v[start:] for k, v in (waits or {}).items()}))
     base = dict(warmup_end=ts[0], points=len(y), cv=cv, dips=dips, waits=moving,
-                dip_seconds=float(np.median([d.seconds for d in dips])) if dips else None)
-    period = periodic(dips)
+                dip_seconds=float(np.median([d.seconds for d in dips])) if dips else None,
+                history=history_drift(ts, history[start:]) if history else None)
+    interval = float(np.median(np.diff([t.timestamp() for t, _ in kept])))
+    recurring = stalls(dips, interval)
+    base.update(dips=tuple(recurring), other_dips=len(dips) - len(recurring),
+                dip_seconds=float(np.median([d.seconds for d in recurring])) if recurring else None)
+    period = periodic(recurring)
     if period is not None:
         return Verdict("periodic", period=period, **base)
-    if dips:
+    if any(d.stalled or d.seconds > BRIEF * interval for d in recurring):
         return Verdict("dips", **base)
+    base.update(dips=(), dip_seconds=None, other_dips=len(dips))
     slope = drift([t for t, _ in kept], list(y))
     span_min = (kept[-1][0] - kept[0][0]) / timedelta(minutes=1)
-    if slope and (slope.low > 0 or slope.high < 0) and abs(slope.pct_per_min) * span_min >= DRIFT_MIN * 100:
+    tps_drifts = slope and slope.significant and abs(slope.pct_per_min) * span_min >= DRIFT_MIN * 100
+    if tps_drifts or base["history"]:
         return Verdict("drifting", drift=slope, **base)
     return Verdict("steady", **base)
+
+
+HISTORY_MIN = 1000  # undo logs: a history length that moved less over the range is not drifting
+
+
+def history_drift(ts: Sequence[datetime], values: Sequence[float | None]) -> Drift | None:
+    """The history length's slope (units a minute) when it moved significantly and by HISTORY_MIN or more."""
+    kept = [(t, v) for t, v in zip(ts, values, strict=True) if v is not None]
+    found = drift([t for t, _ in kept], [v for _, v in kept], relative=False) if len(kept) >= 3 else None
+    if found is None or not found.significant:
+        return None
+    span_min = (kept[-1][0] - kept[0][0]) / timedelta(minutes=1)
+    return found if abs(found.pct_per_min) * span_min >= HISTORY_MIN else None
 
 
 def aligned(ts: Sequence[datetime], series_ts: Sequence[datetime], values: Sequence[float | None]) -> list:
@@ -138,6 +187,8 @@ def aligned(ts: Sequence[datetime], series_ts: Sequence[datetime], values: Seque
     return [by_time.get(t) for t in ts]
 
 
-def judge_lines(tps, waits: Sequence[tuple[str, object]]) -> Verdict:
-    """judge() on chart lines (objects with .ts and .values): TPS and the (name, line) of each top wait."""
-    return judge(tps.ts, tps.values, {name: aligned(tps.ts, line.ts, line.values) for name, line in waits})
+def judge_lines(tps, waits: Sequence[tuple[str, object]], history=None) -> Verdict:
+    """judge() on chart lines (objects with .ts and .values): TPS, the (name, line) of each top wait, and
+    the history length's line."""
+    return judge(tps.ts, tps.values, {name: aligned(tps.ts, line.ts, line.values) for name, line in waits},
+                 history=aligned(tps.ts, history.ts, history.values) if history and history.ts else None)

@@ -47,7 +47,8 @@ def stability_chart(summary: RunSummary, tps_title: str = TPS_TITLE,
     fig = stability_figure(tps, waits, mutexes, dips, run_marks(summary, tr), threshold, x_range=(tr.start, tr.end),
                            tps_title=tps_title, mutex_title=mutex_title,
                            per_poll=reads.per_poll(tr, CHART_POINTS))
-    return fig, dips, judge_lines(tps, waits)
+    history = reads.series_map(server_id, [reads.HISTORY], tr, CHART_POINTS).get(reads.HISTORY)
+    return fig, dips, judge_lines(tps, waits, history)
 
 
 def purge_chart(summary: RunSummary, max_purge_lag: float | None, tps_title: str = TPS_TITLE) -> dict:

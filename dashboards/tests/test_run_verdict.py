@@ -24,10 +24,28 @@ def test_the_warmup_ends_where_the_ramp_does():
     assert 27 <= warmup_end(values) <= 31
 
 
+def test_stalls_are_no_warmup():
+    values = noisy(300)
+    for start in (20, 80, 140, 200, 260):
+        values[start:start + 5] = [0.0] * 5
+    assert warmup_end(values) <= 5  # cutting the first stall would lower the spread: it must not
+
+
 def test_a_flat_line_is_steady_with_its_cv():
     values = noisy(600)
     verdict = judge([at(i) for i in range(600)], values)
     assert verdict.kind == "steady" and verdict.cv == pytest.approx(0.02, abs=0.004)
+    values[100] = values[400] = 90.0  # a loaded host's one-poll blips: said, but still steady
+    verdict = judge([at(i) for i in range(600)], values)
+    assert verdict.kind == "steady" and verdict.other_dips == 2 and not verdict.dips
+
+
+def test_stalls_polled_every_10_s_are_one_poll_each_and_still_periodic():
+    values = noisy(60)
+    for i in range(3, 60, 6):
+        values[i] = 400.0  # a 6 s stall in a 10 s poll: 40 % of the TPS
+    verdict = judge([at(i, 10) for i in range(60)], values)
+    assert verdict.kind == "periodic" and verdict.period == 60 and len(verdict.dips) == 10
 
 
 def test_dips_every_60_s_give_period_60_and_the_occurrences():
@@ -43,6 +61,16 @@ def test_dips_every_60_s_give_period_60_and_the_occurrences():
     assert [name for name, _ in verdict.waits] == ["lock"] and verdict.waits[0][1] < -0.9
 
 
+def test_one_poll_blips_do_not_hide_the_period():
+    values = noisy(300)
+    for start in range(20, 300, 40):
+        values[start:start + 5] = [0.0] * 5  # 7 stalls of 5 s, every 40 s
+    values[52] = values[131] = 100.0  # two one-poll blips of a loaded host
+    verdict = judge([at(i) for i in range(300)], values)
+    assert verdict.kind == "periodic" and verdict.period == 40 and len(verdict.dips) == 7
+    assert verdict.other_dips == 2 and verdict.dip_seconds == 5
+
+
 def test_a_line_falling_2_percent_a_minute_is_drifting_with_an_interval_around_it():
     # 10 minutes at 10 s polls, from 1,000 down 20 a minute: -2 % of the start a minute.
     values = [v - 20 * i / 6 for i, v in enumerate(noisy(60, sd=5))]
@@ -51,6 +79,16 @@ def test_a_line_falling_2_percent_a_minute_is_drifting_with_an_interval_around_i
     assert verdict.kind == "drifting"
     assert verdict.drift.low < -2000 / mean < verdict.drift.high < 0
     assert verdict.drift.pct_per_min == pytest.approx(-2000 / mean, rel=0.05)
+
+
+def test_a_history_length_growing_throughout_drifts_a_flat_tps_line():
+    # 5 minutes at 1 s polls, TPS flat, history +40 a second (a read view held open): +2,400 a minute.
+    history = [500 + 40 * i + (7 if i % 2 else -7) for i in range(300)]
+    verdict = judge([at(i) for i in range(300)], noisy(300), history=history)
+    assert verdict.kind == "drifting" and not verdict.drift.significant
+    assert verdict.history.low < 2400 < verdict.history.high
+    assert verdict.history.pct_per_min == pytest.approx(2400, rel=1e-3)
+    assert judge([at(i) for i in range(300)], noisy(300), history=[500 + (i % 2) for i in range(300)]).kind == "steady"
 
 
 def test_too_few_polls_give_no_verdict():

@@ -147,13 +147,18 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
         **range_context(request, tr), "server": server, "tab": "stability", "tps_definition": texts.definition,
         "tps_mixed": reads.tps_mixed(server.pk, tr.start, tr.end, texts.basis),
         "figures": {"stability-chart": fig, **host.figures}, "host_panel": host, "summary": summary, "dips": dips,
-        "verdict": judge_lines(tps, waits),
+        "verdict": judge_lines(tps, waits, history_line(server.pk, tr, points)),
         "fraction": fraction, "threshold": threshold, "n_waits": n_waits,
         "pixel": timedelta(seconds=tr.seconds / points),  # what a dip's times are good to
         "csv": chart_csv(server.pk, metrics, tr, points),
         **condition_toggle(request, conditions), "hidden_conditions": hidden, "down": down, "param_notes": notes,
         **client_toggle(request, client),
     })
+
+
+def history_line(server_id: int, tr: TimeRange, points: int):
+    """The history length over the range at the chart's resolution, for the verdict."""
+    return reads.series_map(server_id, [reads.HISTORY], tr, points).get(reads.HISTORY)
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ import pytest
 from servers.models import Server
 from testing.servers import PASSWORD
 from testing.workload import STRESS_PASSWORD, STRESS_USER
+from testing.workload import stall_target as stall_user
 from workload.target import Target
 
 
@@ -25,12 +26,7 @@ def stress_target(mariadb) -> Target:
 @pytest.fixture(scope="session")
 def stall_target(mariadb) -> Target:
     """A stress user that may also take the global read lock (RELOAD), as --stall-every needs."""
-    mariadb.execute(
-        f"CREATE USER IF NOT EXISTS 'staller'@'%' IDENTIFIED BY '{STRESS_PASSWORD}'",
-        "GRANT ALL ON steadystate_stress.* TO 'staller'@'%'",
-        "GRANT RELOAD ON *.* TO 'staller'@'%'",
-    )
-    return Target(name="test", user="staller", password=STRESS_PASSWORD, host="127.0.0.1", port=mariadb.port)
+    return stall_user(mariadb)
 
 
 @pytest.fixture
