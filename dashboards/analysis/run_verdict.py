@@ -13,7 +13,8 @@ from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, Dip, find_dips
 
 MIN_POINTS = 10  # fewer polls than this after the warm-up give no verdict
 MIN_DIPS = 3  # periodic: at least this many dips
-PERIOD_SPREAD = 0.2  # ... whose gaps (start to start) stay within this fraction of their median
+PERIOD_SPREAD = 0.1  # ... whose starts lie within this fraction of the period of a regular grid
+GRID_COVER = 0.8  # ... and fill at least this fraction of the grid's slots from the first to the last
 BRIEF = 1.5  # a dip no longer than this many poll intervals (one low poll) is a blip, not a stall
 DRIFT_MIN = 0.05  # drifting: the fitted line moves at least this fraction of the mean over the range
 CORRELATED = 0.5  # a wait moves with the dips when its correlation with TPS is this negative or more
@@ -80,13 +81,40 @@ def stalls(dips: Sequence[Dip], interval: float) -> list[Dip]:
     return longer or list(dips)
 
 
-def periodic(dips: Sequence[Dip]) -> float | None:
-    """The period of the dips (median gap between their starts, s) when they recur regularly."""
-    if len(dips) < MIN_DIPS:
+def periodic(dips: Sequence[Dip], interval: float = 0.0) -> tuple[float, list[Dip]] | None:
+    """The period of the dips that recur regularly, and those dips; None when fewer than MIN_DIPS do.
+
+    Each pair of dips proposes a grid (the first's start + k x their gap); a dip is on it when its
+    start lies within PERIOD_SPREAD of the period (at least one poll interval) of a slot. The grid
+    holding the most dips, filling GRID_COVER of its slots, wins (the shorter period on a tie); its
+    period is the least-squares slope of the dips' starts against their slot numbers. Other dips
+    (a loaded host's sags) do not hide it.
+    """
+    starts = [d.start.timestamp() for d in dips]
+    best: tuple[int, float, list[int], list[int]] | None = None
+    for i, a in enumerate(starts):
+        for b in starts[i + 1:]:
+            on, slots = _on_grid(starts, a, b - a, interval)
+            if len(on) >= MIN_DIPS and len(on) >= GRID_COVER * (slots[-1] - slots[0] + 1):
+                if best is None or (len(on), -(b - a)) > (best[0], -best[1]):
+                    best = (len(on), b - a, on, slots)
+    if best is None:
         return None
-    gaps = np.diff([d.start.timestamp() for d in dips])
-    period = float(np.median(gaps))
-    return period if period > 0 and np.all(np.abs(gaps - period) <= PERIOD_SPREAD * period) else None
+    _, _, on, slots = best
+    period = float(np.polyfit(slots, [starts[k] - starts[on[0]] for k in on], 1)[0])
+    return period, [dips[k] for k in on]
+
+
+def _on_grid(starts: Sequence[float], origin: float, period: float, interval: float) -> tuple[list[int], list[int]]:
+    """The dips (indexes) whose start lies near origin + k x period, and their slot numbers k."""
+    slack = max(PERIOD_SPREAD * period, interval)
+    on, slots = [], []
+    for k, s in enumerate(starts):
+        slot = round((s - origin) / period)
+        if slot >= 0 and abs(s - origin - slot * period) <= slack and (not slots or slot > slots[-1]):
+            on.append(k)
+            slots.append(slot)
+    return on, slots
 
 
 def drift(ts: Sequence[datetime], values: Sequence[float], relative: bool = True) -> Drift | None:
@@ -151,20 +179,21 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
                 dip_seconds=float(np.median([d.seconds for d in dips])) if dips else None,
                 history=history_drift(ts, history[start:]) if history else None)
     interval = float(np.median(np.diff([t.timestamp() for t, _ in kept])))
-    recurring = stalls(dips, interval)
-    base.update(dips=tuple(recurring), other_dips=len(dips) - len(recurring),
-                dip_seconds=float(np.median([d.seconds for d in recurring])) if recurring else None)
-    period = periodic(recurring)
-    if period is not None:
-        return Verdict("periodic", period=period, **base)
-    if any(d.stalled or d.seconds > BRIEF * interval for d in recurring):
-        return Verdict("dips", **base)
-    base.update(dips=(), dip_seconds=None, other_dips=len(dips))
+    longer = stalls(dips, interval)
+    found = periodic(longer, interval)
+    if found is not None:
+        base.update(dips=tuple(found[1]), other_dips=len(dips) - len(found[1]),
+                    dip_seconds=float(np.median([d.seconds for d in found[1]])))
+        return Verdict("periodic", period=found[0], **base)
     slope = drift([t for t, _ in kept], list(y))
     span_min = (kept[-1][0] - kept[0][0]) / timedelta(minutes=1)
     tps_drifts = slope and slope.significant and abs(slope.pct_per_min) * span_min >= DRIFT_MIN * 100
     if tps_drifts or base["history"]:
         return Verdict("drifting", drift=slope, **base)
+    if any(d.stalled or d.seconds > BRIEF * interval for d in longer):
+        base.update(dips=tuple(longer), other_dips=len(dips) - len(longer))
+        return Verdict("dips", **base)
+    base.update(dips=(), dip_seconds=None, other_dips=len(dips))
     return Verdict("steady", **base)
 
 
