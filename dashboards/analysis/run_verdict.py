@@ -3,6 +3,7 @@
 Pure functions over (times, values) with None at holes; docs/dashboards.md ("Stability verdict") defines each.
 """
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -84,17 +85,19 @@ def stalls(dips: Sequence[Dip], interval: float) -> list[Dip]:
 def periodic(dips: Sequence[Dip], interval: float = 0.0) -> tuple[float, list[Dip]] | None:
     """The period of the dips that recur regularly, and those dips; None when fewer than MIN_DIPS do.
 
-    Each pair of dips proposes a grid (the first's start + k x their gap); a dip is on it when its
-    start lies within PERIOD_SPREAD of the period (at least one poll interval) of a slot. The grid
+    Each pair of dips proposes a grid (the first's start + k x their gap); a dip is on it when a
+    slot falls inside it, or before its start by at most PERIOD_SPREAD of the period (at least one
+    poll interval): a sag just before a stall merges with it and moves its start. The grid
     holding the most dips, filling GRID_COVER of its slots, wins (the shorter period on a tie); its
     period is the least-squares slope of the dips' starts against their slot numbers. Other dips
     (a loaded host's sags) do not hide it.
     """
     starts = [d.start.timestamp() for d in dips]
+    ends = [d.end.timestamp() for d in dips]
     best: tuple[int, float, list[int], list[int]] | None = None
     for i, a in enumerate(starts):
         for b in starts[i + 1:]:
-            on, slots = _on_grid(starts, a, b - a, interval)
+            on, slots = _on_grid(starts, ends, a, b - a, interval)
             if len(on) >= MIN_DIPS and len(on) >= GRID_COVER * (slots[-1] - slots[0] + 1):
                 if best is None or (len(on), -(b - a)) > (best[0], -best[1]):
                     best = (len(on), b - a, on, slots)
@@ -105,13 +108,14 @@ def periodic(dips: Sequence[Dip], interval: float = 0.0) -> tuple[float, list[Di
     return period, [dips[k] for k in on]
 
 
-def _on_grid(starts: Sequence[float], origin: float, period: float, interval: float) -> tuple[list[int], list[int]]:
-    """The dips (indexes) whose start lies near origin + k x period, and their slot numbers k."""
+def _on_grid(starts: Sequence[float], ends: Sequence[float], origin: float, period: float,
+             interval: float) -> tuple[list[int], list[int]]:
+    """The dips (indexes) that hold a slot origin + k x period (or start just after one), and their k."""
     slack = max(PERIOD_SPREAD * period, interval)
     on, slots = [], []
-    for k, s in enumerate(starts):
-        slot = round((s - origin) / period)
-        if slot >= 0 and abs(s - origin - slot * period) <= slack and (not slots or slot > slots[-1]):
+    for k, (s, e) in enumerate(zip(starts, ends, strict=True)):
+        slot = max(math.ceil((s - slack - origin) / period), 0)
+        if origin + slot * period <= e and (not slots or slot > slots[-1]):
             on.append(k)
             slots.append(slot)
     return on, slots
@@ -211,9 +215,17 @@ def history_drift(ts: Sequence[datetime], values: Sequence[float | None]) -> Dri
 
 
 def aligned(ts: Sequence[datetime], series_ts: Sequence[datetime], values: Sequence[float | None]) -> list:
-    """A wait's rates on the TPS line's times (None where it has no point at that time)."""
-    by_time = dict(zip(series_ts, values, strict=True))
-    return [by_time.get(t) for t in ts]
+    """Another line's values on the TPS line's times: its point nearest each, when within half the TPS
+    line's median poll interval (each source stamps its own reading time in a poll); else None."""
+    if len(ts) < 2 or not series_ts:
+        return [None] * len(ts)
+    at = np.array([t.timestamp() for t in ts])
+    theirs = np.array([t.timestamp() for t in series_ts])
+    reach = float(np.median(np.diff(at))) / 2
+    right = np.clip(np.searchsorted(theirs, at), 1, len(theirs) - 1) if len(theirs) > 1 else np.zeros(len(at), int)
+    left = np.maximum(right - 1, 0)
+    nearest = np.where(np.abs(theirs[left] - at) <= np.abs(theirs[right] - at), left, right)
+    return [values[k] if abs(theirs[k] - t) <= reach else None for k, t in zip(nearest, at, strict=True)]
 
 
 def judge_lines(tps, waits: Sequence[tuple[str, object]], history=None) -> Verdict:

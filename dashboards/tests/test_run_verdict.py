@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from dashboards.analysis.run_verdict import judge, warmup_end
+from dashboards.analysis.run_verdict import aligned, judge, warmup_end
 
 T0 = datetime(2026, 3, 2, 9, tzinfo=UTC)
 
@@ -99,6 +99,12 @@ def test_a_history_length_growing_throughout_drifts_a_flat_tps_line():
     assert verdict.history.low < 2400 < verdict.history.high
     assert verdict.history.pct_per_min == pytest.approx(2400, rel=1e-3)
     assert judge([at(i) for i in range(300)], noisy(300), history=[500 + (i % 2) for i in range(300)]).kind == "steady"
+
+
+def test_lines_of_other_sources_are_aligned_to_the_nearest_tps_poll():
+    ts = [at(i, 10) for i in range(5)]
+    theirs = [t + timedelta(milliseconds=40) for t in ts[1:]] + [ts[-1] + timedelta(seconds=30)]
+    assert aligned(ts, theirs, [1, 2, 3, 4, 5]) == [None, 1, 2, 3, 4]
 
 
 def test_too_few_polls_give_no_verdict():

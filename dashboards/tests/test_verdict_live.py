@@ -72,12 +72,14 @@ def test_stalls_every_20_s_read_periodic_dips_every_20_s(admin_client, mariadb, 
 def test_the_same_load_without_stalls_reads_steady(admin_client, mariadb, server):
     start, end, _ = drive_and_poll(server, stall_target(mariadb), 40)
     verdict, html = verdict_of(admin_client, server, start, end)
-    assert verdict.kind == "steady", (verdict, html)
+    dips = [(f"{d.start:%H:%M:%S}", d.seconds, d.lowest) for d in verdict.dips]
+    assert verdict.kind == "steady", (dips, verdict.cv, verdict.points)
     assert "Steady (CV" in html
 
 
 def test_a_read_view_held_throughout_reads_drifting_with_history_growing(admin_client, mariadb, server):
     start, end, _ = drive_and_poll(server, stall_target(mariadb), 60, hold_trx=70)
     verdict, html = verdict_of(admin_client, server, start, end)
-    assert verdict.kind == "drifting" and verdict.history.pct_per_min > 0, (verdict, html)
+    dips = [(f"{d.start:%H:%M:%S}", d.seconds, d.lowest) for d in verdict.dips]
+    assert verdict.kind == "drifting" and verdict.history.pct_per_min > 0, (dips, verdict.history, verdict.drift)
     assert "history length growing" in html
