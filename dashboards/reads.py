@@ -195,6 +195,26 @@ def purge_counters(server_id: int) -> tuple[list[str], list[str]]:
     return [m for m in wanted if m in have], [m for m in wanted if m not in have]
 
 
+# Purge's work done and to do, for the purge verdict: undo records purged (INNODB_METRICS, off by default),
+# and rows updated or deleted (each leaves an undo record for purge; an insert's undo is freed at commit).
+PURGED = ["innodb_metrics:purge_del_mark_records", "innodb_metrics:purge_upd_exist_or_extern_records"]
+DML_UNDO_SETS = (("Innodb_rows_updated", "Innodb_rows_deleted"), ("Handler_update", "Handler_delete"))
+
+
+def summed_rate(server_id: int, metrics: list[str], start: datetime, end: datetime) -> float | None:
+    """The exact mean rates of counters over (start, end], summed; None when one of them has no polls there."""
+    rates = [mean_rate(server_id, m, start, end) for m in metrics]
+    return None if not rates or any(r is None for r in rates) else sum(rates)
+
+
+def purge_rates(server_id: int, start: datetime, end: datetime) -> tuple[float | None, float | None]:
+    """(undo records purged /s, rows updated + deleted /s) over (start, end]; None where not collected."""
+    have = set(store().metric_names(server_id))
+    dml = next((list(names) for names in DML_UNDO_SETS if all(n in have for n in names)), [])
+    return (summed_rate(server_id, PURGED, start, end) if all(m in have for m in PURGED) else None,
+            summed_rate(server_id, dml, start, end) if dml else None)
+
+
 def fleet_latest(server_ids: list[int]) -> dict[tuple[int, str], tuple[datetime, float]]:
     """The newest TPS, history length, wait rates and replica state of every server, in one store call."""
     if not server_ids:
