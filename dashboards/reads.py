@@ -10,6 +10,7 @@ from collectors import registry
 from collectors.connection import parse_version
 from collectors.models import TrxHolder
 from dashboards.analysis.purge_growth import REACH, Trend, current_trend
+from dashboards.analysis.purge_verdict import Holder, PurgeVerdict, purge_verdict
 from dashboards.analysis.topwaits import (
     CONDITION_PREFIX,
     COUNT_PREFIX,
@@ -213,6 +214,23 @@ def purge_rates(server_id: int, start: datetime, end: datetime) -> tuple[float |
     dml = next((list(names) for names in DML_UNDO_SETS if all(n in have for n in names)), [])
     return (summed_rate(server_id, PURGED, start, end) if all(m in have for m in PURGED) else None,
             summed_rate(server_id, dml, start, end) if dml else None)
+
+
+def holder_at(server_id: int, t: datetime) -> Holder | None:
+    """The holder of the oldest transaction open at t (started by then, not found gone by then)."""
+    for h in holders_in(server_id, t, t):
+        if h.started_at <= t and (h.ended_at is None or h.ended_at > t):
+            return Holder(h.thread_id, h.user, h.host, h.started_at)
+    return None
+
+
+def purge_verdict_at(server_id: int, last: datetime | None, current: float | None, trend: Trend,
+                     threshold: float) -> PurgeVerdict:
+    """The purge verdict at the history poll `last`: its holder then, and the rates over the segment."""
+    if last is None or trend.since is None:
+        return PurgeVerdict("")
+    purged, dml = purge_rates(server_id, trend.since, last)
+    return purge_verdict(current, trend, threshold, holder_at(server_id, last), purged, dml)
 
 
 def fleet_latest(server_ids: list[int]) -> dict[tuple[int, str], tuple[datetime, float]]:

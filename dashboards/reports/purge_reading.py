@@ -6,30 +6,19 @@ from django.template.loader import render_to_string
 
 from dashboards import reads
 from dashboards.analysis.purge_growth import Trend
-from dashboards.analysis.purge_verdict import Holder, PurgeVerdict, purge_verdict
+from dashboards.analysis.purge_verdict import PurgeVerdict
 
 DEFAULT_THRESHOLD = 1_000_000  # the purge page's, without innodb_max_purge_lag
 
 
 def verdict_at(server_id: int, at: datetime, threshold: float) -> tuple[PurgeVerdict, Trend, float | None]:
-    """The purge page's verdict at the last history poll up to `at`: holder, rates over the segment."""
+    """The purge page's verdict at the last history poll up to `at`."""
     newest = next(reads.polls_back(server_id, reads.HISTORY, at - timedelta(hours=1), at), None)
     if newest is None:
         return PurgeVerdict(""), Trend(None, timedelta(0)), None
     last, current = newest
     trend = reads.history_trend(server_id, last)
-    if trend.since is None:
-        return PurgeVerdict(""), trend, current
-    purged, dml = reads.purge_rates(server_id, trend.since, last)
-    return purge_verdict(current, trend, threshold, holder_at(server_id, last), purged, dml), trend, current
-
-
-def holder_at(server_id: int, t: datetime) -> Holder | None:
-    """The holder of the oldest transaction open at t (started by then, not found gone by then)."""
-    for h in reads.holders_in(server_id, t, t):
-        if h.started_at <= t and (h.ended_at is None or h.ended_at > t):
-            return Holder(h.thread_id, h.user, h.host, h.started_at)
-    return None
+    return reads.purge_verdict_at(server_id, last, current, trend, threshold), trend, current
 
 
 def purge_sentence(server_id: int, at: datetime, threshold: float) -> str:

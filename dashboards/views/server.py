@@ -12,8 +12,7 @@ from django.utils import timezone
 
 from dashboards import host_series, reads
 from dashboards.analysis.fleet_state import DOWN, NEVER, STALE, server_state
-from dashboards.analysis.purge_growth import REACH, Since, Trend, run_since, time_to_threshold
-from dashboards.analysis.purge_verdict import Holder, PurgeVerdict, purge_verdict
+from dashboards.analysis.purge_growth import REACH, Since, run_since, time_to_threshold
 from dashboards.analysis.run_verdict import judge_lines
 from dashboards.analysis.stability import (
     DEFAULT_DIP_FRACTION,
@@ -205,7 +204,7 @@ def purge(request: HttpRequest, server_id: int) -> HttpResponse:
         texts.title,
     )
     holders = holders_context(server.pk, tr, points, history)
-    verdict = purge_verdict_of(server.pk, current, trend, threshold, newest[0] if newest else None)
+    verdict = reads.purge_verdict_at(server.pk, newest[0] if newest else None, current, trend, threshold)
     return render(request, "dashboards/purge.html", {
         **range_context(request, tr), "server": server, "tab": "purge", **holders,
         "tps_definition": texts.definition,
@@ -217,23 +216,6 @@ def purge(request: HttpRequest, server_id: int) -> HttpResponse:
         "verdict": verdict,
         "csv": chart_csv(server.pk, [reads.HISTORY, reads.TPS, *collected], tr, points),
     })
-
-
-def purge_verdict_of(server_id: int, current: float | None, trend: Trend, threshold: float,
-                     last: datetime | None) -> PurgeVerdict:
-    """The purge verdict at the range's last history poll: its holder then, and the rates over the segment."""
-    if last is None or trend.since is None:
-        return PurgeVerdict("")
-    purged, dml = reads.purge_rates(server_id, trend.since, last)
-    return purge_verdict(current, trend, threshold, holder_at(server_id, last), purged, dml)
-
-
-def holder_at(server_id: int, t: datetime) -> Holder | None:
-    """The holder of the oldest transaction still open at t (seen by the poll at t, not yet found gone)."""
-    for h in reads.holders_in(server_id, t, t):
-        if h.started_at <= t and (h.ended_at is None or h.ended_at > t):
-            return Holder(h.thread_id, h.user, h.host, h.started_at)
-    return None
 
 
 def above_since(server_id: int, tr: TimeRange, threshold: float) -> Since | None:
