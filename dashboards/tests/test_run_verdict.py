@@ -109,3 +109,26 @@ def test_lines_of_other_sources_are_aligned_to_the_nearest_tps_poll():
 
 def test_too_few_polls_give_no_verdict():
     assert judge([at(i) for i in range(5)], noisy(5)).kind == ""
+
+
+@pytest.mark.django_db
+def test_the_run_report_says_the_verdict_with_its_links(client, admin_user):
+    from store.ingest import write_samples
+    from store.sample import Sample
+
+    from servers.models import Run
+    from testing.servers import make_server
+
+    client.force_login(admin_user)
+    server = make_server("lab")
+    end = datetime.now(UTC).replace(microsecond=0)
+    start = end - timedelta(minutes=10)
+    # 10 s polls of 5,000 transactions, but 1,000 in each poll at 55 s, 175 s, ...: one a 2 minutes.
+    samples = [Sample(server.pk, "global_status", start + timedelta(seconds=10 * i), 10.0,
+                      {"tps": 1000 if i % 12 == 5 else 5000 + 7 * (i % 3)}, frozenset({"tps"})) for i in range(1, 61)]
+    write_samples(samples)
+    run = Run.objects.create(name="stalls", server=server, started_at=start, ended_at=end)
+    body = client.get(f"/runs/{run.pk}/report/").content.decode()
+    verdict = body.split('id="verdict"')[1].split("</section>")[0]
+    assert "Periodic dips every 120 s (5 occurrences, each 10 s long)" in verdict
+    assert 'href="#chart-stability"' in verdict and 'href="#dips"' in verdict
