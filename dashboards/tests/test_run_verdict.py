@@ -113,10 +113,9 @@ def test_too_few_polls_give_no_verdict():
 
 @pytest.mark.django_db
 def test_the_run_report_says_the_verdict_with_its_links(client, admin_user):
+    from servers.models import Run
     from store.ingest import write_samples
     from store.sample import Sample
-
-    from servers.models import Run
     from testing.servers import make_server
 
     client.force_login(admin_user)
