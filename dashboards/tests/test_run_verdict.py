@@ -131,3 +131,30 @@ def test_the_run_report_says_the_verdict_with_its_links(client, admin_user):
     verdict = body.split('id="verdict"')[1].split("</section>")[0]
     assert "Periodic dips every 120 s (5 occurrences, each 10 s long)" in verdict
     assert 'href="#chart-stability"' in verdict and 'href="#dips"' in verdict
+
+
+@pytest.mark.django_db
+def test_a_run_without_a_warmup_is_trimmed_where_the_data_says_it_ends(client, admin_user):
+    from store.ingest import write_samples
+    from store.sample import Sample
+
+    from servers.models import Run
+    from testing.servers import make_server
+
+    client.force_login(admin_user)
+    server = make_server("lab")
+    end = datetime.now(UTC).replace(microsecond=0)
+    start = end - timedelta(minutes=10)
+    # 10 s polls: 6 polls ramping 500, 1,000, ... 3,000 a second, then 5,000 a second: the warm-up is 60 s.
+    rates = [500 * i for i in range(1, 7)] + [5000 + 3 * (i % 2) for i in range(54)]
+    write_samples(Sample(server.pk, "global_status", start + timedelta(seconds=10 * (i + 1)), 10.0,
+                         {"tps": rate * 10}, frozenset({"tps"})) for i, rate in enumerate(rates))
+    run = Run.objects.create(name="ramp", server=server, started_at=start, ended_at=end)
+    response = client.get(f"/runs/{run.pk}/report/")
+    summary = response.context["summary"]
+    assert response.context["warmup_found"] and summary.warmup == 60
+    assert summary.tps.mean == pytest.approx(sum(rates[6:]) / len(rates[6:]))
+    assert "found from the data: the run gave none" in response.content.decode()
+    run.warmup_seconds = 30
+    run.save()
+    assert client.get(f"/runs/{run.pk}/report/").context["summary"].warmup == 30  # the run's own wins
