@@ -135,10 +135,9 @@ def test_the_run_report_says_the_verdict_with_its_links(client, admin_user):
 
 @pytest.mark.django_db
 def test_a_run_without_a_warmup_is_trimmed_where_the_data_says_it_ends(client, admin_user):
+    from servers.models import Run
     from store.ingest import write_samples
     from store.sample import Sample
-
-    from servers.models import Run
     from testing.servers import make_server
 
     client.force_login(admin_user)
