@@ -41,10 +41,6 @@ def client_param(get) -> tuple[bool, str | None]:
     return False, f"{CLIENT_PARAM}={raw[:40]!r} must be 1 (rank client time with the waits) or 0 (show it apart)"
 
 
-def include_client(get) -> bool:
-    return client_param(get)[0]
-
-
 @dataclass(frozen=True)
 class WaitRow:
     event: str
