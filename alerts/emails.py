@@ -67,6 +67,7 @@ def alert_context(n: Notification) -> dict:
         "event_url": f"{settings.SITE_URL}/alerts/events/{event.id}/",
         "has_metric": bool(event.rule.metric), "per_second": per_second(event.server_id, event.rule.metric),
         "holder": holder_facts(snap.get("holder")), "resolved": n.kind == Notification.RESOLVED,
+        "purge_verdict": snap.get("purge_verdict", ""),
     }
 
 

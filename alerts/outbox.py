@@ -6,6 +6,7 @@ from django.conf import settings
 
 from alerts.holders import holder_context
 from alerts.models import Event, Notification, Rule
+from alerts.readings import purge_reading
 from alerts.recipients import default_recipients
 
 
@@ -23,6 +24,7 @@ def enqueue(kind: str, event: Event, rule: Rule, now: datetime) -> Notification:
     holder = holder_context(kind, event, now)
     if holder is not None:
         context["holder"] = holder
+        context["purge_verdict"] = purge_reading(event.server_id, now, _history_threshold(rule))
     if rule.webhook_url and kind in HOOKED_KINDS:
         Notification.objects.create(event=event, kind=kind, channel=Notification.WEBHOOK, url=rule.webhook_url,
                                     context=context, created_at=now, next_attempt_at=now)
@@ -30,6 +32,11 @@ def enqueue(kind: str, event: Event, rule: Rule, now: datetime) -> Notification:
         event=event, kind=kind, recipients=rule.recipients or default_recipients(),
         context=context, created_at=now, next_attempt_at=now,
     )
+
+
+def _history_threshold(rule: Rule) -> float:
+    """A value rule on the history length is its own threshold; other purge rules use the page's default (0)."""
+    return rule.threshold if rule.metric == "history_list_length" and rule.kind == "threshold" else 0.0
 
 
 def enqueue_test(address: str, now: datetime, by: int | None = None) -> Notification:

@@ -10,13 +10,15 @@ from collectors import registry
 from collectors.connection import parse_version
 from collectors.metric import TPS
 from collectors.models import TrxHolder
-from dashboards.analysis.purge_growth import RECENT, Trend, recent_trend
+from dashboards.analysis.purge_growth import REACH, Trend, current_trend
+from dashboards.analysis.purge_verdict import Holder, PurgeVerdict, purge_verdict
 from dashboards.analysis.topwaits import (
     CONDITION_PREFIX,
     COUNT_PREFIX,
     TIME_PREFIX,
     Interval,
     WaitRow,
+    is_client,
     is_condition,
     wait_rows,
 )
@@ -70,7 +72,7 @@ def biggest(totals: dict[str, int | float], prefix: str, n: int) -> list[str]:
 
 
 def stability_series(server_id: int, tr: TimeRange, points: int, n_waits: int, n_mutexes: int,
-                     mutex_reach: timedelta = timedelta(0), conditions: bool = False):
+                     mutex_reach: timedelta = timedelta(0), conditions: bool = False, client: bool = False):
     """TPS, the top waits and the top mutexes (short names), in three store reads.
 
     The ranking reads every wait's total over the range at a coarse level (the rollup buckets'
@@ -84,7 +86,8 @@ def stability_series(server_id: int, tr: TimeRange, points: int, n_waits: int, n
     line crosses the range; the figure keeps the page's range on the axis.
 
     Condition waits (wait/synch/cond/*) are not ranked unless `conditions`;
-    the fourth value counts those left out that had time in the range.
+    the fourth value counts those left out that had time in the range. Client time
+    (topwaits.CLIENT_EVENTS) is not ranked unless `client`.
     """
     wide = TimeRange(tr.start - mutex_reach, tr.end + mutex_reach)
     totals = store().ranking_totals(server_id, [WAIT_TIMES], tr.start, tr.end, RANK_POINTS)
@@ -92,6 +95,8 @@ def stability_series(server_id: int, tr: TimeRange, points: int, n_waits: int, n
     conds = {m: t for m, t in totals.items() if m.startswith(TIME_PREFIX + CONDITION_PREFIX)}
     if not conditions:
         totals = {m: t for m, t in totals.items() if m not in conds}
+    if not client:
+        totals = {m: t for m, t in totals.items() if not is_client(m[len(TIME_PREFIX):])}
     waits, mutexes = biggest(totals, TIME_PREFIX, n_waits), biggest(totals, MUTEX_PREFIX, n_mutexes)
     found = series_map(server_id, [TPS, *waits], tr, points)
     found_mutexes = series_map(server_id, mutexes, wide, points)
@@ -191,6 +196,43 @@ def purge_counters(server_id: int) -> tuple[list[str], list[str]]:
     return [m for m in wanted if m in have], [m for m in wanted if m not in have]
 
 
+# Purge's work done and to do, for the purge verdict: undo records purged (INNODB_METRICS, off by default),
+# and rows updated or deleted (each leaves an undo record for purge; an insert's undo is freed at commit).
+PURGED = ["innodb_metrics:purge_del_mark_records", "innodb_metrics:purge_upd_exist_or_extern_records"]
+DML_UNDO_SETS = (("Innodb_rows_updated", "Innodb_rows_deleted"), ("Handler_update", "Handler_delete"))
+
+
+def summed_rate(server_id: int, metrics: list[str], start: datetime, end: datetime) -> float | None:
+    """The exact mean rates of counters over (start, end], summed; None when one of them has no polls there."""
+    rates = [mean_rate(server_id, m, start, end) for m in metrics]
+    return None if not rates or any(r is None for r in rates) else sum(rates)
+
+
+def purge_rates(server_id: int, start: datetime, end: datetime) -> tuple[float | None, float | None]:
+    """(undo records purged /s, rows updated + deleted /s) over (start, end]; None where not collected."""
+    have = set(store().metric_names(server_id))
+    dml = next((list(names) for names in DML_UNDO_SETS if all(n in have for n in names)), [])
+    return (summed_rate(server_id, PURGED, start, end) if all(m in have for m in PURGED) else None,
+            summed_rate(server_id, dml, start, end) if dml else None)
+
+
+def holder_at(server_id: int, t: datetime) -> Holder | None:
+    """The holder of the oldest transaction open at t (started by then, not found gone by then)."""
+    for h in holders_in(server_id, t, t):
+        if h.started_at <= t and (h.ended_at is None or h.ended_at > t):
+            return Holder(h.thread_id, h.user, h.host, h.started_at)
+    return None
+
+
+def purge_verdict_at(server_id: int, last: datetime | None, current: float | None, trend: Trend,
+                     threshold: float) -> PurgeVerdict:
+    """The purge verdict at the history poll `last`: its holder then, and the rates over the segment."""
+    if last is None or trend.since is None:
+        return PurgeVerdict("")
+    purged, dml = purge_rates(server_id, trend.since, last)
+    return purge_verdict(current, trend, threshold, holder_at(server_id, last), purged, dml)
+
+
 def fleet_latest(server_ids: list[int]) -> dict[tuple[int, str], tuple[datetime, float]]:
     """The newest TPS, history length, wait rates and replica state of every server, in one store call."""
     if not server_ids:
@@ -205,15 +247,18 @@ class TopWait:
     share: float
 
 
-def top_wait_of(latest: dict, server_id: int, conditions: bool = False) -> TopWait | None:
+def top_wait_of(latest: dict, server_id: int, conditions: bool = False, client: bool = False) -> TopWait | None:
     """The wait with the biggest rate at the server's last poll, and its share of the waits ranked.
 
-    Condition waits (wait/synch/cond/*) are left out unless `conditions`: see topwaits.
+    Condition waits (wait/synch/cond/*) are left out unless `conditions`, client time unless `client`:
+    see topwaits.
     """
     rates = {m[len(TIME_PREFIX):]: v for (sid, m), (_, v) in latest.items()
              if sid == server_id and m.startswith(TIME_PREFIX) and v and v > 0}
     if not conditions:
         rates = {e: v for e, v in rates.items() if not is_condition(e)}
+    if not client:
+        rates = {e: v for e, v in rates.items() if not is_client(e)}
     if not rates:
         return None
     event = max(rates, key=lambda e: (rates[e], e))
@@ -221,16 +266,16 @@ def top_wait_of(latest: dict, server_id: int, conditions: bool = False) -> TopWa
 
 
 def history_trend(server_id: int, end: datetime) -> Trend:
-    """The history length's recent slope, from every poll of the last few minutes up to `end`."""
-    found = store().within(server_id, [HISTORY], end - RECENT, end)
+    """The history length's current segment and its slope, from every poll of the REACH up to `end`."""
+    found = store().within(server_id, [HISTORY], end - REACH, end)
     polls = found[0] if found else Empty()
-    return recent_trend(polls.ts, polls.values)
+    return current_trend(polls.ts, polls.values)
 
 
 def polls_back(server_id: int, metric: str, start: datetime, end: datetime) -> Iterator[tuple[datetime, float]]:
     """A gauge's readings in [start, end] as polled (never a chart's bucket min or max), newest first,
-    read in windows growing back from `end` (store.query.polls_back) from the trend's 5 minutes."""
-    return store().polls_back(server_id, metric, start, end, RECENT)
+    read in windows growing back from `end` (store.query.polls_back) from the trend's reach."""
+    return store().polls_back(server_id, metric, start, end, REACH)
 
 
 def recent(server_ids: list[int], metric: str, now: datetime, window: timedelta, points: int = 60):

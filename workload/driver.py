@@ -26,6 +26,9 @@ HISTORY_LENGTH = "SHOW GLOBAL STATUS LIKE 'Innodb_history_list_length'"
 OPEN_READ_VIEW = "START TRANSACTION WITH CONSISTENT SNAPSHOT"
 # SELECT inside the read view: makes the snapshot a real reader, as a long report query would be.
 READ_IN_VIEW = "SELECT COUNT(*), SUM(balance) FROM `{schema}`.accounts"
+# A global read lock from a connection of its own: every write waits until UNLOCK TABLES, a stall on demand.
+STALL = "FLUSH TABLES WITH READ LOCK"
+UNSTALL = "UNLOCK TABLES"
 
 ACCESS_DENIED = {1044, 1142, 1143, 1227}  # database, table, column, privilege
 PAUSE_POLL_S = 0.5  # how often a paused session, and the pause watcher, look again
@@ -43,6 +46,8 @@ class StressOptions:
     think_ms: float = 0.0  # pause of each session between transactions
     hold_trx: float = 0.0  # seconds to keep one read view open (0: none)
     hold_every: float = 0.0  # reopen the read view every so many seconds (0: once)
+    stall_every: float = 0.0  # take the global read lock every so many seconds (0: never)
+    stall_for: float = 0.0  # ... and hold it this long
     interval: float = 5.0  # seconds between throughput lines
     rows: int = DEFAULT_ROWS
     schema: str = DEFAULT_SCHEMA
@@ -56,6 +61,10 @@ class StressOptions:
             raise ValueError("concurrency, interval and rows must be positive")
         if min(self.duration, self.think_ms, self.hold_trx, self.hold_every, self.warmup) < 0:
             raise ValueError("duration, think time, hold times and warm-up cannot be negative")
+        if self.stall_every < 0 or self.stall_for < 0 or (self.stall_every > 0) != (self.stall_for > 0):
+            raise ValueError("--stall-every and --stall-for go together, both positive")
+        if self.stall_every and self.stall_for >= self.stall_every:
+            raise ValueError("--stall-for must be shorter than --stall-every")
         if not re.fullmatch(r"[A-Za-z0-9_]{1,64}", self.schema):
             raise ValueError(f"schema name {self.schema!r}: use letters, digits and _ only")
 
@@ -64,6 +73,8 @@ class StressOptions:
         text += f" duration={self.duration:g}s" if self.duration else " duration=until stopped"
         if self.hold_trx:
             text += f" hold_trx={self.hold_trx:g}s" + (f" every {self.hold_every:g}s" if self.hold_every else "")
+        if self.stall_every:
+            text += f" stall_for={self.stall_for:g}s every {self.stall_every:g}s"
         return text
 
 
@@ -80,6 +91,8 @@ class StressDriver:
         self.rollbacks = [0] * options.concurrency
         self.measured = [Measured() for _ in range(options.concurrency)]
         self.measure_from = 0.0  # monotonic time the warm-up ends
+        self.latencies: list[list[float]] = [[] for _ in range(options.concurrency)]  # seconds, per session
+        self.stalls = 0
         self.error = ""
         self._lock = threading.Lock()
         self.paused = threading.Event()  # set while the pause file exists (watched by its own thread)
@@ -104,16 +117,20 @@ class StressDriver:
     def run(self, stop: threading.Event | None = None) -> Summary:
         """Drive the load until the duration is over, `stop` is set, or a session fails."""
         stop = stop or threading.Event()
-        holding = self.options.hold_trx > 0
-        probe, *sessions = self._open_connections(1 + self.options.concurrency + holding)
+        holding, stalling = self.options.hold_trx > 0, self.options.stall_every > 0
+        probe, *sessions = self._open_connections(1 + self.options.concurrency + holding + stalling)
         threads = [threading.Thread(target=self._session, args=(conn, i, stop), daemon=True, name=f"stress-{i}")
                    for i, conn in enumerate(sessions[:self.options.concurrency])]
+        extra = sessions[self.options.concurrency:]
         if holding:
-            threads.append(threading.Thread(target=self._hold, args=(sessions[-1], stop), daemon=True,
+            threads.append(threading.Thread(target=self._hold, args=(extra.pop(0), stop), daemon=True,
                                             name="stress-hold"))
         if self.options.pause_file:
             self._watch_pause(stop)
             threads.append(threading.Thread(target=self._watch, args=(stop,), daemon=True, name="stress-pause"))
+        if stalling:
+            threads.append(threading.Thread(target=self._stall, args=(extra.pop(0), stop), daemon=True,
+                                            name="stress-stall"))
         summary = Summary()
         started = time.monotonic()
         self.measure_from = started + self.options.warmup
@@ -127,6 +144,8 @@ class StressDriver:
         summary.elapsed = time.monotonic() - started
         summary.transactions, summary.rollbacks = sum(self.commits), sum(self.rollbacks)
         summary.measured = self._measured(started + summary.elapsed)
+        summary.latencies = sorted(t for session in self.latencies for t in session)
+        summary.stalls = self.stalls
         summary.error = self.error
         summary.status = "failed" if self.error else "completed" if reached else "interrupted"
         return summary
@@ -188,6 +207,7 @@ class StressDriver:
         committed = trx.run_one(cur)
         if committed:
             self.commits[index] += 1
+            self.latencies[index].append(time.monotonic() - began)
         else:
             self.rollbacks[index] += 1
         if began >= self.measure_from:
@@ -243,6 +263,25 @@ class StressDriver:
         if paused != self.paused.is_set():
             (self.paused.set if paused else self.paused.clear)()
             self.report("paused: no transaction starts until the pause file is removed" if paused else "resumed")
+    def _stall(self, conn: pymysql.Connection, stop: threading.Event) -> None:
+        """Every stall_every seconds from the start, hold the global read lock for stall_for seconds."""
+        every, length = self.options.stall_every, self.options.stall_for
+        started = time.monotonic()
+        try:
+            with conn.cursor() as cur:
+                while not stop.wait(max(0.0, started + (self.stalls + 1) * every - time.monotonic())):
+                    cur.execute(STALL)
+                    self.stalls += 1
+                    self.report(f"stall {self.stalls}: global read lock held for {length:g} s")
+                    stop.wait(length)
+                    cur.execute(UNSTALL)
+        except pymysql.MySQLError as exc:
+            if exc.args and exc.args[0] in ACCESS_DENIED:
+                exc = pymysql.MySQLError(0, f"--stall-every needs the RELOAD privilege for {STALL} ({exc.args[-1]})")
+            if not stop.is_set():
+                self._fail(exc, stop)
+        finally:
+            _close(conn)
 
     def _fail(self, exc: pymysql.MySQLError, stop: threading.Event) -> None:
         with self._lock:

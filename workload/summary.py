@@ -1,4 +1,4 @@
-"""Throughput figures of a stress run: per-interval TPS and the summary (avg, p5, p95)."""
+"""Throughput figures of a stress run: per-interval TPS and the summary (avg, p5, p95), and its latencies."""
 
 from dataclasses import dataclass, field
 
@@ -15,6 +15,13 @@ class Summary:
     status: str = "completed"  # completed | interrupted | failed
     error: str = ""
     measured: Measured | None = None  # the driver's own figures after the warm-up
+    latencies: list[float] = field(default_factory=list)  # seconds, each committed transaction's, sorted
+    stalls: int = 0  # global read locks taken (--stall-every)
+
+    def latency_ms(self, pct: float) -> float | None:
+        """The pct-th percentile of the committed transactions' latencies, in ms, measured by the driver."""
+        found = percentile(self.latencies, pct)
+        return None if found is None else found * 1000
 
     @property
     def avg(self) -> float:
@@ -31,8 +38,13 @@ class Summary:
     def line(self) -> str:
         spread = (f"p5 {self.p5:.1f} p95 {self.p95:.1f}" if self.interval_tps
                   else "p5/p95 n/a (no full interval)")
+        latency = (f"latency ms p50 {self.latency_ms(50):.2f} p95 {self.latency_ms(95):.2f} "
+                   f"p99 {self.latency_ms(99):.2f} max {self.latencies[-1] * 1000:.2f}" if self.latencies
+                   else "latency n/a")
+        stalls = f", {self.stalls} stalls" if self.stalls else ""
         return (f"{self.transactions} transactions in {self.elapsed:.1f} s, "
-                f"TPS avg {self.avg:.1f} {spread}, {self.rollbacks} rollbacks" + self.measured_line())
+                f"TPS avg {self.avg:.1f} {spread}, {latency}, {self.rollbacks} rollbacks{stalls}"
+                + self.measured_line())
 
     def measured_line(self) -> str:
         """After the warm-up: the driver's TPS and response times, as the scalability page reads them."""

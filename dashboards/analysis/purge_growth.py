@@ -1,19 +1,28 @@
-"""How fast the history list grows now, and when it would reach a threshold at that pace."""
+"""How fast the history list grows now (its current segment), and when it would reach a threshold at that pace."""
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-# The trend is the slope of the last few minutes: over a longer window a read
-# view that closed a minute ago still reads as growth (the climb outweighs the drop).
-RECENT = timedelta(minutes=5)
+from dashboards.analysis.segment import FLAT_NOISE, current_segment, slope
+
+# What the pages read back to find the current segment: a segment longer than this reads "since at least".
+REACH = timedelta(minutes=10)
+MIN_POLLS = 3  # fewer polls since the turn make no trend: two polls give a difference, not a pace to act on
 FLAT_PER_MINUTE = 1.0  # below this many undo log units a minute either way the line is flat
 
 
 @dataclass(frozen=True)
 class Trend:
-    per_second: float | None
-    window: timedelta  # the span of the points the slope was fitted to
+    """The slope of the current segment: the polls since the last turning point (segment.current_segment)."""
+
+    per_second: float | None  # None: fewer than MIN_POLLS polls since the turn, or none at all
+    window: timedelta  # from the segment's first poll to its last
+    since: datetime | None = None  # the segment's first poll: the turning point
+    polls: int = 0
+    noise: float = 0.0  # the series' noise (segment.noise), in undo log units
+    after_hole: bool = False  # the segment starts at the first poll after a hole in polling
+    at_least: bool = False  # it starts at the first poll read: the turn may lie earlier
 
     @property
     def per_minute(self) -> float | None:
@@ -21,32 +30,32 @@ class Trend:
 
     @property
     def direction(self) -> str:
-        """'growing', 'draining', 'flat', or '' when there is nothing to fit."""
-        if self.per_minute is None:
+        """'growing', 'draining', 'flat', or '' when there is no trend."""
+        if self.per_second is None:
             return ""
-        if abs(self.per_minute) < FLAT_PER_MINUTE:
+        moved = abs(self.per_second) * self.window.total_seconds()
+        if abs(self.per_second) * 60 < FLAT_PER_MINUTE or moved <= FLAT_NOISE * self.noise:
             return "flat"
-        return "growing" if self.per_minute > 0 else "draining"
-
-    @property
-    def window_label(self) -> str:
-        seconds = int(self.window.total_seconds())
-        return f"{seconds // 60} min {seconds % 60} s" if seconds % 60 else f"{seconds // 60} min"
+        return "growing" if self.per_second > 0 else "draining"
 
 
-def recent_trend(ts: Sequence[datetime], values: Sequence[float | None], window: timedelta = RECENT) -> Trend:
-    """The least-squares slope over the last `window` of the series, and the span it really used.
+def current_trend(ts: Sequence[datetime], values: Sequence[float | None]) -> Trend:
+    """The least-squares slope of the polls since the last turning point, after the last hole (None).
 
-    Only the polls after the last hole (None) count: a line fitted across an outage is no pace
-    (back at 5,000 and draining read as growing 600/min from the level before it).
+    A line fitted across a turn is no pace (a 5-minute fit over a sawtooth read "growing" right after
+    a drain), nor is one across an outage.
     """
     hole = max((i for i, v in enumerate(values) if v is None), default=-1)
-    ts, values = ts[hole + 1:], values[hole + 1:]
-    pts = [(t, v) for t, v in zip(ts, values, strict=True) if v is not None]
+    pts = [(t, v) for t, v in zip(ts[hole + 1:], values[hole + 1:], strict=True) if v is not None]
     if not pts:
         return Trend(None, timedelta(0))
-    used = [t for t, _ in pts if t >= pts[-1][0] - window]
-    return Trend(growth_per_second(ts, values, window), used[-1] - used[0])
+    xs = [(t - pts[-1][0]).total_seconds() for t, _ in pts]
+    ys = [float(v) for _, v in pts]
+    seg = current_segment(xs, ys)
+    used = pts[seg.start:]
+    per_second = slope(xs[seg.start:], ys[seg.start:]) if len(used) >= MIN_POLLS else None
+    return Trend(per_second, used[-1][0] - used[0][0], used[0][0], len(used), seg.noise,
+                 after_hole=hole >= 0 and seg.start == 0, at_least=hole < 0 and seg.start == 0)
 
 
 def above_since(ts: Sequence[datetime], values: Sequence[float | None], threshold: float) -> datetime | None:

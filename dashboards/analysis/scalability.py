@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from dashboards.analysis.own_load import OwnLoad, differs, others_share, own_load
 from dashboards.analysis.per_transaction import BUSY_SECONDS
 from dashboards.analysis.step_window import Window, WindowTps, run_window, window_sums, window_tps
-from dashboards.analysis.topwaits import TIME_PREFIX, is_condition
+from dashboards.analysis.topwaits import TIME_PREFIX, is_client, is_condition
 from servers.models import Run
 
 DEFAULT_KNEE = 0.5  # of the first level's TPS per thread
@@ -177,13 +177,14 @@ def curves(runs: Iterable[Run], threshold: float = DEFAULT_KNEE) -> list[Curve]:
 
 
 def top_waits(found: list[Curve], n: int = TOP_WAITS) -> list[str]:
-    """The events with the most time per transaction at any level of any curve (condition waits left out)."""
+    """The events with the most time per transaction at any level of any curve (condition waits and
+    client time left out)."""
     worst: dict[str, float] = {}
     for curve in found:
         for level in curve.levels:
             for event in level.waits:
                 per_trx = level.wait_per_trx(event)
-                if per_trx and not is_condition(event):
+                if per_trx and not is_condition(event) and not is_client(event):
                     worst[event] = max(worst.get(event, 0.0), per_trx)
     return [event for event, _ in sorted(worst.items(), key=lambda kv: (-kv[1], kv[0]))[:n]]
 

@@ -23,6 +23,24 @@ def include_conditions(get) -> bool:
     return get.get(CONDITION_PARAM) == "1"
 
 
+# Client time: the server waiting for its client's next statement (the socket read between statements),
+# and idle. It is the application's think time, not contention: shown apart, ranked only with ?client=1.
+CLIENT_EVENTS = frozenset({"wait/io/socket/sql/client_connection", "idle"})
+CLIENT_PARAM = "client"
+
+
+def is_client(event: str) -> bool:
+    return event in CLIENT_EVENTS
+
+
+def client_param(get) -> tuple[bool, str | None]:
+    """?client=1 ranks client time with the waits; 0 or absent leaves it apart; anything else is said."""
+    raw = get.get(CLIENT_PARAM, "")
+    if raw in ("", "0", "1"):
+        return raw == "1", None
+    return False, f"{CLIENT_PARAM}={raw[:40]!r} must be 1 (rank client time with the waits) or 0 (show it apart)"
+
+
 @dataclass(frozen=True)
 class WaitRow:
     event: str
@@ -112,19 +130,30 @@ def wait_rows(totals: Mapping[str, int | float], limit: int | None = None) -> li
 
 @dataclass(frozen=True)
 class Hidden:
-    """What a ranking left out: the condition waits, how many and how long."""
+    """What a ranking left out: the condition waits (how many and how long) and the client time."""
 
     events: int
     time_ps: int
+    client_ps: int = 0  # CLIENT_EVENTS' time, shown apart
+    client_count: int = 0
+
+
+def shown(rows: list[WaitRow], conditions: bool = False, client: bool = False) -> tuple[list[WaitRow], Hidden]:
+    """The rows a ranking shows, shares taken again over them: condition waits and client time
+    left out unless asked for, and what was left out."""
+    conds = [] if conditions else [r for r in rows if is_condition(r.event)]
+    apart = [] if client else [r for r in rows if is_client(r.event)]
+    out = {r.event for r in conds + apart}
+    kept = [r for r in rows if r.event not in out]
+    grand = sum(r.time_ps for r in kept)
+    kept = [WaitRow(r.event, r.count, r.time_ps, r.time_ps / grand if grand else 0.0) for r in kept]
+    return kept, Hidden(len(conds), sum(r.time_ps for r in conds), sum(r.time_ps for r in apart),
+                        sum(r.count for r in apart))
 
 
 def without_conditions(rows: list[WaitRow]) -> tuple[list[WaitRow], Hidden]:
-    """The rows minus condition waits, shares taken again over the waits shown."""
-    kept = [r for r in rows if not is_condition(r.event)]
-    hidden = [r for r in rows if is_condition(r.event)]
-    grand = sum(r.time_ps for r in kept)
-    kept = [WaitRow(r.event, r.count, r.time_ps, r.time_ps / grand if grand else 0.0) for r in kept]
-    return kept, Hidden(len(hidden), sum(r.time_ps for r in hidden))
+    """The rows minus condition waits and client time: the default ranking."""
+    return shown(rows)
 
 
 def diff_rows(a: list[WaitRow], b: list[WaitRow], limit: int | None = None,

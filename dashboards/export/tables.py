@@ -4,7 +4,6 @@ from collections.abc import Iterable, Iterator
 
 from collectors.metric import PS_PER_S
 from dashboards.analysis.per_transaction import PS_PER_MS, PerTransaction
-from dashboards.analysis.purge_growth import RECENT
 from dashboards.analysis.topwaits import WaitDiff, WaitRow
 from dashboards.reports.scalability import Study
 from dashboards.reports.summary import RunSummary, ratio
@@ -30,11 +29,11 @@ HOLDER_HEADER = ["thread", "user", "host", "from (UTC)", "last seen (UTC)", "end
                  "state", "isolation", "statement", "idle"]
 FLEET_HEADER = ["server", "address", "state", "why", "version", "TPS now (/s)", "replica lag now (s)",
                 "replica threads stopped", "history list length now",
-                f"history trend (per min, last {RECENT.seconds // 60} min)", "top wait now", "top wait (s per s)",
+                "history trend (per min, since the last turn)", "top wait now", "top wait (s per s)",
                 "top wait share (%)", "alerts firing", "tags",
                 # Appended, so the columns before keep their places: when each figure was read.
                 "TPS read at (UTC)", "history length read at (UTC)", "top wait read at (UTC)",
-                "history trend fitted over (s)"]
+                "history trend fitted over (s)", "history trend since (UTC)"]
 
 
 def _wait_cells(row: WaitRow | None) -> list:
@@ -146,4 +145,5 @@ def fleet_table_rows(rows: Iterable) -> Iterator[list]:
                r.history_per_min, wait.event if wait else None, wait.per_second if wait else None,
                wait.share * 100 if wait else None, "; ".join(r.alerts), ", ".join(r.server.tags),
                r.at.get("tps"), r.at.get("history"), r.at.get("top_wait"),
-               r.trend.span.total_seconds() if r.history_per_min is not None else None]
+               r.trend.span.total_seconds() if r.history_per_min is not None else None,
+               r.trend.since if r.history_per_min is not None else None]

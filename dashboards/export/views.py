@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET
 
 from dashboards import host_series, reads
 from dashboards.analysis.step_window import Window
-from dashboards.analysis.topwaits import diff_rows, include_conditions, without_conditions
+from dashboards.analysis.topwaits import diff_rows, include_conditions, shown
 from dashboards.export import params
 from dashboards.export.auth import session_or_token
 from dashboards.export.csv_safe import CsvLines, iso_utc
@@ -108,14 +108,14 @@ def topwaits_csv(request: HttpRequest) -> HttpResponse:
         second = params.parse_range(get.get("from2"), get.get("to2"), "2") if get.get("from2") else None
     except params.ExportError as error:
         return bad_request(error)
-    first = waits_of(server.pk, start, end, get.get("cond") != "0")
+    first = waits_of(server.pk, start, end, get.get("cond") != "0", get.get("client") != "0")
     per_trx = host_series.per_transaction_of(server.pk, start, end, first)
     if second is None:
         body = topwaits_rows(first, per_trx)
         name = slug("topwaits", server.name, iso_utc(start), iso_utc(end))
     else:
         spans = reads.interval_span(server.pk, start, end), reads.interval_span(server.pk, *second)
-        waits_b = waits_of(server.pk, *second, get.get("cond") != "0")
+        waits_b = waits_of(server.pk, *second, get.get("cond") != "0", get.get("client") != "0")
         per_trx_b = host_series.per_transaction_of(server.pk, *second, waits_b)
         body = topwaits_diff_rows(diff_rows(first, waits_b, None, *spans), per_trx, per_trx_b)
         name = slug("topwaits", server.name, iso_utc(start), "vs", iso_utc(second[0]))
@@ -128,10 +128,10 @@ def server_and_range(get) -> tuple:
     return (server, *params.parse_range(get.get("from"), get.get("to"), preset=get.get("range")))
 
 
-def waits_of(server_id: int, start, end, conditions: bool) -> list:
-    """Every wait; with cond=0 (as the waits page links it by default) no wait/synch/cond/*."""
-    rows = reads.interval_waits(server_id, start, end)
-    return rows if conditions else without_conditions(rows)[0]
+def waits_of(server_id: int, start, end, conditions: bool, client: bool = True) -> list:
+    """Every wait; with cond=0 (as the waits page links it by default) no wait/synch/cond/*, with client=0
+    no client time."""
+    return shown(reads.interval_waits(server_id, start, end), conditions, client)[0]
 
 
 @session_or_token

@@ -3,6 +3,7 @@
 from datetime import timedelta
 
 from dashboards import reads
+from dashboards.analysis.run_verdict import Verdict, judge_lines
 from dashboards.analysis.stability import Dip, dip_threshold, find_dips, merge_close
 from dashboards.figures.common import Mark
 from dashboards.figures.purge import purge_figure
@@ -30,8 +31,9 @@ def run_marks(summary: RunSummary, tr: TimeRange) -> list[Mark]:
 
 
 def stability_chart(summary: RunSummary, tps_title: str = TPS_TITLE,
-                    mutex_title: str = MUTEX_TITLE) -> tuple[dict, list[Dip]]:
-    """TPS over the top waits over mutex waits, dips marked (the stability page's figure), and the dips."""
+                    mutex_title: str = MUTEX_TITLE) -> tuple[dict, list[Dip], Verdict]:
+    """TPS over the top waits over mutex waits, dips marked (the stability page's figure), the dips, and
+    the stability verdict on the same lines."""
     tr, server_id = run_range(summary), summary.run.server_id
     # The stability page's own reads: condition waits left out of the ranking,
     # mutex waits read across the slower source's interval.
@@ -45,7 +47,8 @@ def stability_chart(summary: RunSummary, tps_title: str = TPS_TITLE,
     fig = stability_figure(tps, waits, mutexes, dips, run_marks(summary, tr), threshold, x_range=(tr.start, tr.end),
                            tps_title=tps_title, mutex_title=mutex_title,
                            per_poll=reads.per_poll(tr, CHART_POINTS))
-    return fig, dips
+    history = reads.series_map(server_id, [reads.HISTORY], tr, CHART_POINTS).get(reads.HISTORY)
+    return fig, dips, judge_lines(tps, waits, history)
 
 
 def purge_chart(summary: RunSummary, max_purge_lag: float | None, tps_title: str = TPS_TITLE) -> dict:

@@ -4,6 +4,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from dashboards.analysis.run_verdict import MIN_POINTS, warmup_end
 from dashboards.analysis.stability import Summary, summarize
 from dashboards.analysis.step_window import Window, run_window, window_sums
 from dashboards.reads import HISTORY, TPS
@@ -71,6 +72,24 @@ def summarize_run(run: Run, warmup: int | None = None) -> RunSummary:
         warmup=run.warmup_seconds if warmup is None else warmup, tps_points=lines.get(TPS),
         covered=covered, resolution=resolution,
     )
+
+
+def summarize_run_trimmed(run: Run) -> tuple[RunSummary, bool]:
+    """summarize_run(); for a run recorded without a warm-up, after the one found from its TPS polls
+    (run_verdict.warmup_end), and whether it was found so."""
+    summary = summarize_run(run)
+    points = summary.tps_points
+    if run.warmup_seconds or points is None:
+        return summary, False
+    known = [(t, v) for t, v in zip(points.ts, points.values, strict=True) if v is not None]
+    if len(known) < MIN_POINTS:
+        return summary, False
+    first = warmup_end([v for _, v in known])
+    if not first:
+        return summary, False
+    # The last warm-up poll's time: the first steady poll measured from it, and its interval must lie inside.
+    seconds = int((known[first - 1][0] - run.started_at).total_seconds())
+    return (summarize_run(run, seconds), True) if seconds > 0 else (summary, False)
 
 
 def run_lines(server_id: int, window: Window) -> tuple[dict[str, Any], str]:

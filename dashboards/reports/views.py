@@ -9,12 +9,12 @@ from django.views.decorators.http import require_GET
 from dashboards import host_series
 from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, dip_threshold
 from dashboards.analysis.step_window import Window, run_window, sums_from
-from dashboards.analysis.topwaits import include_conditions, without_conditions
+from dashboards.analysis.topwaits import include_conditions, shown
 from dashboards.export import params
 from dashboards.export.csv_safe import iso_utc
 from dashboards.reports.charts import chart_metrics, purge_chart, stability_chart
 from dashboards.reports.settings_diff import Change, changes, previous_run, show, snapshot
-from dashboards.reports.summary import ratio, summarize_run, warmup_param
+from dashboards.reports.summary import ratio, summarize_run, summarize_run_trimmed, warmup_param
 from dashboards.timerange import iso_param
 from dashboards.views.common import TPS_DEFINITION, condition_toggle, server_texts
 from dashboards.views.scalability import study_context
@@ -47,20 +47,20 @@ def change_cells(change: Change) -> dict:
 @require_GET
 def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
     run = get_object_or_404(Run.objects.select_related("server"), pk=run_id)
-    summary = summarize_run(run)
+    summary, warmup_found = summarize_run_trimmed(run)
     conditions = include_conditions(request.GET)
     window = Window(summary.start, summary.end)
     waits = host_series.run_figures(run.server_id, window)[0]
-    waits, hidden = (waits, None) if conditions else without_conditions(waits)
+    waits, hidden = shown(waits, conditions)
     context = settings_context(run)
     texts = server_texts(run.server)
-    stability, dips = stability_chart(summary, texts.title, texts.mutex_title)
+    stability, dips, verdict = stability_chart(summary, texts.title, texts.mutex_title)
     query = range_query(run.server.name, summary.start, summary.end)
     metrics = ",".join(["qps", "Threads_running", *chart_metrics(summary)])
     context.update(
         run=run, summary=summary, waits=waits[:TOP_WAITS], waits_total=len(waits), hidden=hidden,
         **condition_toggle(request, conditions),
-        dips=dips, dip_threshold=dip_threshold(summary.tps),
+        dips=dips, dip_threshold=dip_threshold(summary.tps), verdict=verdict, warmup_found=warmup_found,
         figures={"chart-stability": stability,
                  "chart-purge": purge_chart(summary, context["max_purge_lag"], texts.title)},
         series_csv=f"/export.csv?{query}&" + urlencode({"metrics": metrics}),

@@ -82,7 +82,7 @@ def test_the_run_report_ranks_waits_as_the_stability_page_does(lab):
 
     now = datetime.now(UTC)
     run = Run.objects.create(name="r", server=lab, started_at=now - timedelta(minutes=9), ended_at=now)
-    fig, _dips = stability_chart(summarize_run(run))
+    fig, _dips, _verdict = stability_chart(summarize_run(run))
     assert [t["name"] for t in fig["data"] if t["yaxis"] == "y2"] == [TRX_SYS, LOG_SYS_LOCK]
 
 

@@ -73,7 +73,7 @@ def test_it_shows_a_down_servers_last_readings_with_their_time_not_as_now(admin_
     assert "532.1" in tps and said in tps
     assert "2,275" in history and said in history
     assert "0.25 s/s" in wait and said in wait
-    # +10 a poll is +60/min, fitted to the 5 minutes up to that reading, and said to be that old.
+    # +10 a poll is +60/min, fitted to the polls up to that reading, and said to be that old.
     assert "↑ 60.0/min" in trend and f"fitted up to the reading {said}" in trend
     assert "ago" not in row_of(body, "up")  # read 5 s ago: now
 
@@ -83,7 +83,7 @@ def test_it_shows_a_down_servers_last_readings_with_their_time_not_as_now(admin_
         assert rows["down"][header.index(column)] == f"{last.astimezone(UTC):%Y-%m-%dT%H:%M:%S}Z"
     assert header[:15] == ["server", "address", "state", "why", "version", "TPS now (/s)", "replica lag now (s)",
                            "replica threads stopped", "history list length now",
-                           "history trend (per min, last 5 min)", "top wait now", "top wait (s per s)",
+                           "history trend (per min, since the last turn)", "top wait now", "top wait (s per s)",
                            "top wait share (%)", "alerts firing", "tags"]  # the columns before keep their places
 
 
@@ -94,12 +94,13 @@ def test_a_server_stale_for_20_min_shows_its_readings_and_trend_as_of_then(admin
     body = admin_client.get("/").content.decode()
     said = f"at {last.astimezone(UTC):%H:%M:%S} UTC (20 min ago)"
     tps, _, _, history, trend, wait = cells(row_of(body, "stale"))[2:8]
-    # history 1975 + 10 x 60 polls = 2575, its trend +10 a poll: +60/min over the 5 minutes before it.
+    # history 1975 + 10 x 60 polls = 2575, its trend +10 a poll: +60/min over the 10 minutes read before it.
     assert "532.1" in tps and said in tps and "2,575" in history and said in history
     assert "↑ 60.0/min" in trend and said in trend and "0.25 s/s" in wait and said in wait
     header, rows = csv_rows(admin_client)
-    assert float(rows["stale"][header.index("history trend (per min, last 5 min)")]) == 60
-    assert float(rows["stale"][header.index("history trend fitted over (s)")]) == 300
+    assert float(rows["stale"][header.index("history trend (per min, since the last turn)")]) == 60
+    # One straight line: its segment is all the polls read, the 10 minutes up to the reading.
+    assert float(rows["stale"][header.index("history trend fitted over (s)")]) == 600
     assert rows["stale"][header.index("TPS read at (UTC)")] == f"{last.astimezone(UTC):%Y-%m-%dT%H:%M:%S}Z"
 
 
@@ -123,7 +124,8 @@ def test_the_trend_of_a_server_back_from_an_outage_is_fitted_after_the_hole(admi
     assert "↓ draining 60.0/min" in trend and f"over 50 s, since polling resumed at {resumed:%H:%M:%S} UTC" in trend
     assert "↑" not in trend and "ago" not in trend
     header, rows = csv_rows(admin_client)
-    assert float(rows["back"][header.index("history trend (per min, last 5 min)")]) == pytest.approx(-60, abs=1e-9)
+    column = header.index("history trend (per min, since the last turn)")
+    assert float(rows["back"][column]) == pytest.approx(-60, abs=1e-9)
     assert float(rows["back"][header.index("history trend fitted over (s)")]) == 50
 
 
@@ -139,4 +141,4 @@ def test_too_few_polls_after_the_hole_give_no_trend_and_say_why(admin_client, no
     assert (f'title="2 polls since polling resumed at {resumed:%H:%M:%S} UTC after a gap: too few to fit a trend'
             in trend)
     header, rows = csv_rows(admin_client)
-    assert rows["back"][header.index("history trend (per min, last 5 min)")] == ""
+    assert rows["back"][header.index("history trend (per min, since the last turn)")] == ""

@@ -272,14 +272,18 @@ def test_purge_page_says_draining_above_since_and_refuses_a_negative_threshold(a
     write_samples(Sample(server.pk, "history_length", start + timedelta(seconds=10 * i), None,
                          {"history_list_length": v}) for i, v in enumerate(lengths))
     body = admin_client.get(f"/servers/{server.pk}/purge/?range=1h&threshold=20000").content.decode()
-    assert "draining" in body and "reached in" not in body and "above it since" not in body
-    assert "slope of the last 5 min of polls" in body
+    # Drained, then flat at 124 for 21 polls: flat since it came down to 124, not "draining".
+    flat_since = start + timedelta(seconds=10 * 253)
+    assert "reached in" not in body and "above it since" not in body and "below it, not growing" in body
+    trend = body.split('id="trend-now"')[1].split("</section>")[0]
+    assert ">flat<" in trend and f"since {flat_since:%H:%M:%S} UTC: 21 polls over 3 min 20 s" in trend
     body = admin_client.get(f"/servers/{server.pk}/purge/?range=1h&threshold=100").content.decode()
     assert "above it since" in body  # 124 > 100 since the line came down to it
     body = admin_client.get(f"/servers/{server.pk}/purge/?range=1h&threshold=-5").content.decode()
     assert "threshold=&#x27;-5&#x27; must be a positive history length" in body
     fleet = admin_client.get("/").content.decode()
-    assert "↓ draining" in fleet and "↑" not in fleet.split("<tbody>")[1]
+    assert "→ flat" in fleet and "↑" not in fleet.split("<tbody>")[1]
+    assert f"since {flat_since:%H:%M:%S} UTC" in fleet
 
 
 def test_the_explorer_empty_chart_shows_the_range_not_the_year_2000(admin_client):

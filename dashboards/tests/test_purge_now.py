@@ -5,27 +5,30 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.utils import timezone
 
-from dashboards.analysis.purge_growth import Since, recent_trend
+from dashboards.analysis.purge_growth import Since, current_trend
 from store.ingest import write_samples
 from store.sample import Sample
 from testing.dashboards import get_csv
 from testing.servers import make_server
 
 STEP = 5  # seconds between polls
-LAST_POLLS = [40, 49, 38, 39]
+FALL = 61  # the last polls: 340 down to 40 by 5 a poll
 
 
 def history_polls(end):
-    """30 hours of polls up to `end`: a wavy line, then 5 minutes falling by 5 a poll, then LAST_POLLS."""
+    """30 hours of polls up to `end`: a wavy line (1000 to 1370 by 37 a poll, then back to 1000), then
+    5 minutes falling by 5 a poll. The wavy line's last poll reads 1037, up from 1000: the turn."""
     n = 30 * 3600 // STEP + 1
-    values = [1000 + 37 * (i % 11) for i in range(n - 61)] + [340 - 5 * j for j in range(61)]
-    values[-len(LAST_POLLS):] = LAST_POLLS
+    values = [1000 + 37 * (i % 11) for i in range(n - FALL)] + [340 - 5 * j for j in range(FALL)]
+    assert values[-FALL - 2:-FALL] == [1000, 1037]
     return [(end - timedelta(seconds=STEP * (n - 1 - i)), v) for i, v in enumerate(values)]
 
 
-def slope_per_minute(polls, last):
-    """Least squares by hand over the polls of the 5 minutes up to `last` (both ends included)."""
-    pts = [(t, v) for t, v in polls if last - timedelta(minutes=5) <= t <= last]
+def slope_per_minute(polls, last, first=None):
+    """Least squares by hand over the polls from `first` (default: the turn, the poll before the fall)
+    up to `last` (both ends included)."""
+    first = polls[-FALL - 1][0] if first is None else first
+    pts = [(t, v) for t, v in polls if first <= t <= last]
     xs = [(t - pts[0][0]).total_seconds() for t, _ in pts]
     ys = [v for _, v in pts]
     mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
@@ -46,11 +49,11 @@ def test_purge_page_says_the_last_poll_and_its_trend_at_every_range(admin_client
     last_at, last = polls[-1]
     expected = slope_per_minute(polls, last_at)
     assert expected < -1  # draining: the page says so, with no time to the threshold
-    context = admin_client.get(f"/servers/{server.pk}/purge/?{query}&threshold=39").context
-    assert context["current"] == 39 == last
+    context = admin_client.get(f"/servers/{server.pk}/purge/?{query}&threshold=45").context
+    assert context["current"] == 40 == last
     assert context["trend"].per_minute == pytest.approx(expected, rel=1e-9)
-    assert context["trend"].window == timedelta(minutes=5)
-    assert context["above_since"] == Since(last_at, at_least=False)  # 39 >= 39, and the poll before read 38
+    assert context["trend"].since == polls[-FALL - 1][0] and context["trend"].polls == FALL + 1
+    assert context["above_since"] is None  # 40 < 45
 
 
 def test_a_past_range_says_its_last_poll_and_the_trend_up_to_it(admin_client, polled):
@@ -69,12 +72,11 @@ def test_a_past_range_says_its_last_poll_and_the_trend_up_to_it(admin_client, po
 
 
 def test_the_fleet_trend_is_the_purge_pages_slope(admin_client, polled):
-    """Both fit the 5 minutes up to the last poll (2 s before now): a window ending now would
-    leave out the poll 5 min before it."""
+    """Both fit the current segment up to the last poll (2 s before now)."""
     server, polls = polled
     expected = slope_per_minute(polls, polls[-1][0])
     rows = get_csv(admin_client, "/export/fleet.csv")
-    cell = rows[1][rows[0].index("history trend (per min, last 5 min)")]
+    cell = rows[1][rows[0].index("history trend (per min, since the last turn)")]
     assert float(cell) == pytest.approx(expected, rel=1e-6)
 
 
@@ -84,5 +86,6 @@ def test_the_trend_is_fitted_after_the_last_hole_only():
     after = [(t0 + timedelta(seconds=250 + 10 * i), 5000 - 10 * i) for i in range(6)]  # back: draining 60/min
     ts = [t for t, _ in before] + [t0 + timedelta(seconds=150)] + [t for t, _ in after]
     values = [v for _, v in before] + [None] + [v for _, v in after]  # the store's None at the hole
-    trend = recent_trend(ts, values)
+    trend = current_trend(ts, values)
     assert trend.per_second * 60 == pytest.approx(-60.0) and trend.window == timedelta(seconds=50)
+    assert trend.after_hole and trend.since == after[0][0]

@@ -4,7 +4,7 @@ from datetime import timedelta
 
 import pytest
 
-from dashboards.analysis.purge_growth import Trend, above_since, growth_per_second, recent_trend, time_to_threshold
+from dashboards.analysis.purge_growth import Trend, above_since, current_trend, growth_per_second, time_to_threshold
 from dashboards.analysis.stability import dip_threshold, find_dips, merge_close, summarize
 from dashboards.analysis.topwaits import Interval, diff_rows, human_ps, wait_rows
 from testing.dashboards import every
@@ -55,8 +55,8 @@ def test_history_growth_and_time_to_threshold():
     pts = every(60, [1000 + 120 * i for i in range(30)])
     slope = growth_per_second(pts.ts, pts.values, timedelta(minutes=15))
     assert slope == pytest.approx(2.0)
-    trend = recent_trend(pts.ts, pts.values)
-    assert trend.direction == "growing" and trend.window == timedelta(minutes=5)
+    trend = current_trend(pts.ts, pts.values)
+    assert trend.direction == "growing" and trend.window == timedelta(minutes=29) and trend.at_least
     assert time_to_threshold(pts.values[-1], trend, 10480) == timedelta(seconds=3000)
     assert time_to_threshold(20000, trend, 10000) is None  # above it: "above since", no projection
     assert time_to_threshold(100, Trend(-1.0, timedelta(minutes=5)), 10000) is None
@@ -67,8 +67,9 @@ def test_after_the_read_view_closes_the_trend_drains_and_nothing_is_projected():
     grow = [10_000 + 6_000 * i for i in range(26)]
     pts = every(60, grow + [80_000, 20_000, 5_000, 124])
     assert growth_per_second(pts.ts, pts.values, timedelta(minutes=30)) > 0  # the old 30-min slope: "growing"
-    trend = recent_trend(pts.ts, pts.values)
+    trend = current_trend(pts.ts, pts.values)
     assert trend.direction == "draining" and time_to_threshold(124, trend, 20_000) is None
+    assert trend.since == pts.ts[25] and trend.polls == 5  # since the peak: the drain slows as it empties
     assert above_since(pts.ts, pts.values, 20_000) is None
     assert above_since(pts.ts[:26], pts.values[:26], 100_000) == pts.ts[15]  # 100,000 first reached at minute 15
 

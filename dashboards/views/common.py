@@ -122,7 +122,8 @@ def exact_param(ts: datetime) -> str:
     return ts.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds")
 
 
-def topwaits_csv(server_id: int, tr: TimeRange, second: TimeRange | None = None, conditions: bool = True) -> str:
+def topwaits_csv(server_id: int, tr: TimeRange, second: TimeRange | None = None, conditions: bool = True,
+                 client: bool = True) -> str:
     """The top waits CSV of an interval; with a second one, the before/after table (from2/to2).
 
     conditions=False asks for the table as the page shows it by default: no wait/synch/cond/*.
@@ -132,6 +133,8 @@ def topwaits_csv(server_id: int, tr: TimeRange, second: TimeRange | None = None,
         query.update({"from2": iso_param(second.start), "to2": iso_param(second.end)})
     if not conditions:
         query["cond"] = "0"
+    if not client:
+        query["client"] = "0"
     return "/export/topwaits.csv?" + urlencode(query)
 
 

@@ -11,7 +11,7 @@ from django.shortcuts import render
 from dashboards import host_series, reads
 from dashboards.analysis.per_transaction import PerTransaction
 from dashboards.analysis.step_window import Window, run_window
-from dashboards.analysis.topwaits import CONDITION_PARAM, WaitRow, include_conditions, without_conditions
+from dashboards.analysis.topwaits import CONDITION_PARAM, WaitRow, include_conditions, shown
 from dashboards.figures.compare import AlignedRun, compare_figure
 from dashboards.reports.ab_groups import Groups, pick_groups, verdict
 from dashboards.reports.summary import MAX_WARMUP, RunSummary, summarize_run, warmup_param
@@ -125,12 +125,12 @@ def align(run: Run, wait: str, points: int, warmup: int | None = None) -> Aligne
 def run_row(run: Run, warmup: int | None = None, conditions: bool = False) -> RunRow:
     """The same summary as the compare report and CSV (every sample, not the chart's points).
 
-    Condition waits are left out of the top waits unless asked for, as on the stability page;
-    waits per transaction leave them out always (beside host CPU per transaction).
+    Condition waits are left out of the top waits unless asked for, as on the stability page, and client
+    time always; waits per transaction leave both out always (beside host CPU per transaction).
     """
     summary = summarize_run(run, warmup)
     waits, per_trx = host_series.run_figures(run.server_id, Window(summary.start, summary.end))
-    return RunRow(summary, (waits if conditions else without_conditions(waits)[0])[:TOP_WAITS], per_trx)
+    return RunRow(summary, shown(waits, conditions)[0][:TOP_WAITS], per_trx)
 
 
 def run_notes(runs: list[Run], warmup: int | None = None) -> list[tuple[float, str]]:

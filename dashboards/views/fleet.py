@@ -13,24 +13,22 @@ from alerts.numbers import fmt_span
 from alerts.status import firing_for_servers
 from dashboards import host_series, reads
 from dashboards.analysis.fleet_state import DISABLED, DOWN, NEVER, STALE, UP, State, ago, server_state, stale_limit
-from dashboards.analysis.purge_growth import RECENT, Trend, recent_trend
+from dashboards.analysis.purge_growth import MIN_POLLS, REACH, Trend, current_trend
 from dashboards.analysis.replica_now import ReplicaNow, replica_now
 from dashboards.analysis.topwaits import TIME_PREFIX, include_conditions
 from dashboards.views.common import TPS_DEFINITION, TpsBasis, condition_toggle, tps_basis_of
 from servers.models import Server
 
-# Fewer polls than this since a hole make no trend: two polls give a difference, not a pace to act on.
-MIN_TREND_POLLS = 3
-
 
 @dataclass(frozen=True)
 class FleetTrend:
-    """The history length's slope, fitted to the polls of the 5 minutes after the last hole in them."""
+    """The history length's slope over its current segment (purge_growth.current_trend, as the purge page)."""
 
     per_minute: float | None  # 0 when flat; None: no trend (why says so)
     span: timedelta = timedelta(0)  # from the first to the last poll it was fitted to
-    since_hole: datetime | None = None  # the first poll after a hole, when the fit starts there
+    since_hole: datetime | None = None  # the first poll after a hole, when the segment starts there
     why: str = ""
+    since: datetime | None = None  # the segment's first poll: the last turning point
 
 
 @dataclass
@@ -48,7 +46,7 @@ class FleetRow:
     # The figures whose reading is older than the server's staleness limit: "at HH:MM:SS UTC (N min ago)".
     old: dict[str, str] = field(default_factory=dict)
     trend: FleetTrend = FleetTrend(None)
-    trend_note: str = ""  # over what it was fitted, when that is less than the 5 minutes
+    trend_note: str = ""  # since when it holds: the turning point, or the resumed polling
     tps_basis: TpsBasis | None = None  # what its TPS counts, per its latest poll
 
 
@@ -84,9 +82,8 @@ def fleet_rows(servers: list[Server], conditions: bool) -> list[FleetRow]:
     now = timezone.now()
     ids = [s.pk for s in servers]
     latest = reads.fleet_latest(ids)
-    # Twice the trend's window, every poll (1 s polls: 600 points): the trend fits the 5 minutes up to
-    # the last poll, as the purge page does, not up to now (which would drop the first poll).
-    history = reads.recent(ids, reads.HISTORY, now, 2 * RECENT, points=1200)
+    # The trend's reach, every poll (1 s polls: 600 points), as the purge page reads it.
+    history = reads.recent(ids, reads.HISTORY, now, REACH, points=1200)
     alerts = firing_for_servers(ids)
     cpu = host_series.fleet_cpu(ids)
     rows = []
@@ -124,43 +121,42 @@ def old_figures(at: dict[str, datetime], now: datetime, limit: timedelta) -> dic
 def with_trend(row: FleetRow, history) -> None:
     """The trend up to the newest history reading: re-read around it when that is older than the page's read."""
     if "history" in row.old:
-        history = reads.recent([row.server.pk], reads.HISTORY, row.at["history"], 2 * RECENT, points=1200)
+        history = reads.recent([row.server.pk], reads.HISTORY, row.at["history"], REACH, points=1200)
         history = history.get(row.server.pk)
     row.trend = trend_after_hole(history.ts, history.values) if history else FleetTrend(
-        None, why=f"no history length polled in the last {2 * RECENT.seconds // 60} min")
+        None, why=f"no history length polled in the last {REACH.seconds // 60} min")
     row.history_per_min = row.trend.per_minute
     row.trend_note = trend_note(row.trend, row.server.poll_interval)
 
 
-def trend_after_hole(ts: Sequence[datetime], values: Sequence[float | None], window: timedelta = RECENT) -> FleetTrend:
-    """The slope over the window's polls after its last hole: a line across an outage is no pace at all.
+def trend_after_hole(ts: Sequence[datetime], values: Sequence[float | None]) -> FleetTrend:
+    """The slope of the current segment: since the last turning point, or the last hole in polling.
 
     The store marks each hole (store.breaks.cuts on the poll times) with a None between the polls around it.
     """
-    hole = max((i for i, v in enumerate(values) if v is None), default=-1)
-    ts, values = ts[hole + 1:], values[hole + 1:]
-    used = [t for t in ts if ts and t >= ts[-1] - window]
-    after = ts[0] if hole >= 0 and ts and used[0] == ts[0] else None  # the hole lies inside the window
-    if len(used) < MIN_TREND_POLLS:
-        return FleetTrend(None, since_hole=after, why=too_few(len(used), after, window))
-    trend = recent_trend(ts, values, window)
-    return FleetTrend(_per_minute(trend), trend.window, after)
+    trend = current_trend(ts, values)
+    after = trend.since if trend.after_hole else None
+    if trend.per_second is None:
+        return FleetTrend(None, since_hole=after, why=too_few(trend, after))
+    return FleetTrend(_per_minute(trend), trend.window, after, since=trend.since)
 
 
-def too_few(polls: int, after: datetime | None, window: timedelta) -> str:
+def too_few(trend: Trend, after: datetime | None) -> str:
+    polls = trend.polls
     where = (f"since polling resumed at {after.astimezone(UTC):%H:%M:%S} UTC after a gap" if after
-             else f"in the last {fmt_span(window)}")
-    return f"{polls} poll{'' if polls == 1 else 's'} {where}: too few to fit a trend (at least {MIN_TREND_POLLS})"
+             else f"since the turn at {trend.since.astimezone(UTC):%H:%M:%S} UTC" if trend.since
+             else f"in the last {fmt_span(REACH)}")
+    return f"{polls} poll{'' if polls == 1 else 's'} {where}: too few to fit a trend (at least {MIN_POLLS})"
 
 
 def trend_note(trend: FleetTrend, poll_interval: int) -> str:
-    """Said beside the trend when it was fitted to less than the window (by more than a poll)."""
-    if trend.per_minute is None or trend.span >= RECENT - timedelta(seconds=poll_interval):
+    """Said beside the trend: over what and since when it holds (the turning point or the resumed polling)."""
+    if trend.per_minute is None or trend.since is None:
         return ""
     note = f"over {fmt_span(trend.span)}"
     if trend.since_hole:
-        note += f", since polling resumed at {trend.since_hole.astimezone(UTC):%H:%M:%S} UTC"
-    return note
+        return note + f", since polling resumed at {trend.since_hole.astimezone(UTC):%H:%M:%S} UTC"
+    return note + f", since {trend.since.astimezone(UTC):%H:%M:%S} UTC"
 
 
 def _per_minute(trend: Trend | None) -> float | None:

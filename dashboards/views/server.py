@@ -12,7 +12,8 @@ from django.utils import timezone
 
 from dashboards import host_series, reads
 from dashboards.analysis.fleet_state import DOWN, NEVER, STALE, server_state
-from dashboards.analysis.purge_growth import Since, run_since, time_to_threshold
+from dashboards.analysis.purge_growth import REACH, Since, run_since, time_to_threshold
+from dashboards.analysis.run_verdict import judge_lines
 from dashboards.analysis.stability import (
     DEFAULT_DIP_FRACTION,
     Dip,
@@ -21,7 +22,15 @@ from dashboards.analysis.stability import (
     merge_close,
     summarize,
 )
-from dashboards.analysis.topwaits import Hidden, WaitRow, diff_rows, include_conditions, without_conditions
+from dashboards.analysis.topwaits import (
+    CLIENT_EVENTS,
+    Hidden,
+    WaitRow,
+    client_param,
+    diff_rows,
+    include_conditions,
+    shown,
+)
 from dashboards.figures.purge import Reference, purge_figure
 from dashboards.figures.stability import stability_figure
 from dashboards.marks import purge_references, server_marks
@@ -114,8 +123,11 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     tr, points = page_range(request)
     n_waits, fraction, notes = stability_params(request)
     conditions = include_conditions(request.GET)
+    client, client_problem = client_param(request.GET)
+    notes += [client_problem] if client_problem else []
     tps, waits, mutexes, hidden = reads.stability_series(
-        server.pk, tr, points, n_waits, DEFAULT_MUTEXES, reads.source_interval(server, reads.MUTEX_SOURCE), conditions)
+        server.pk, tr, points, n_waits, DEFAULT_MUTEXES, reads.source_interval(server, reads.MUTEX_SOURCE), conditions,
+        client)
     summary = summarize(tps.values, mean=reads.mean_rate(server.pk, reads.TPS, tr.start, tr.end))
     threshold = dip_threshold(summary, fraction)
     dips = [] if threshold is None else merge_close(
@@ -136,11 +148,18 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
         "waits_note": texts.waits_note,
         "tps_mixed": reads.tps_mixed(server.pk, tr.start, tr.end, texts.basis),
         "figures": {"stability-chart": fig, **host.figures}, "host_panel": host, "summary": summary, "dips": dips,
+        "verdict": judge_lines(tps, waits, history_line(server.pk, tr, points)),
         "fraction": fraction, "threshold": threshold, "n_waits": n_waits,
         "pixel": timedelta(seconds=tr.seconds / points),  # what a dip's times are good to
         "csv": chart_csv(server.pk, metrics, tr, points),
         **condition_toggle(request, conditions), "hidden_conditions": hidden, "down": down, "param_notes": notes,
+        **client_toggle(request, client),
     })
+
+
+def history_line(server_id: int, tr: TimeRange, points: int):
+    """The history length over the range at the chart's resolution, for the verdict."""
+    return reads.series_map(server_id, [reads.HISTORY], tr, points).get(reads.HISTORY)
 
 
 @dataclass(frozen=True)
@@ -191,13 +210,16 @@ def purge(request: HttpRequest, server_id: int) -> HttpResponse:
         texts.title,
     )
     holders = holders_context(server.pk, tr, points, history)
+    verdict = reads.purge_verdict_at(server.pk, newest[0] if newest else None, current, trend, threshold)
     return render(request, "dashboards/purge.html", {
         **range_context(request, tr), "server": server, "tab": "purge", **holders,
         "tps_definition": texts.definition,
         "figures": {"purge-chart": fig, **holders["holder_figure"]}, "max_lag": max_lag, "threshold": threshold,
-        "current": current, "trend": trend, "threshold_problem": threshold_problem,
+        "current": current, "trend": trend, "reach_minutes": REACH.seconds // 60,
+        "threshold_problem": threshold_problem,
         "above_since": above_since(server.pk, tr, threshold),
         "eta": time_to_threshold(current, trend, threshold), "missing": missing, "enable_sql": ENABLE_PURGE_SQL,
+        "verdict": verdict,
         "csv": chart_csv(server.pk, [reads.HISTORY, reads.TPS, *collected], tr, points),
     })
 
@@ -228,24 +250,26 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
     tr, _ = page_range(request)
     limit, limit_problem = int_param(request, "top", DEFAULT_TOP, 5, MAX_TOP, "the top {} waits")
     conditions = include_conditions(request.GET)
-    rows_a, hidden = shown_waits(reads.interval_waits(server.pk, tr.start, tr.end), conditions)
+    client, client_problem = client_param(request.GET)
+    rows_a, hidden = shown_waits(reads.interval_waits(server.pk, tr.start, tr.end), conditions, client)
     second, problem = second_interval(request.GET, tr.end)
     waits_note = server_texts(server).waits_note
     context = {
         **range_context(request, tr), "server": server, "tab": "waits", "rows": rows_a[:limit],
-        "limit": limit, "csv": topwaits_csv(server.pk, tr, conditions=conditions),
+        "limit": limit, "csv": topwaits_csv(server.pk, tr, conditions=conditions, client=client),
         "from2_value": request.GET.get("from2", ""), "to2_value": request.GET.get("to2", ""),
         **condition_toggle(request, conditions), "hidden": hidden, "second_problem": problem,
         "per_trx": host_series.per_transaction_of(server.pk, tr.start, tr.end, rows_a),
-        "param_notes": [limit_problem] if limit_problem else [], "waits_note": waits_note,
+        "param_notes": [p for p in (limit_problem, client_problem) if p], **client_toggle(request, client),
+        "waits_note": waits_note,
     }
     if second is not None:
         tr_b = second
-        rows_b, _ = shown_waits(reads.interval_waits(server.pk, tr_b.start, tr_b.end), conditions)
+        rows_b, _ = shown_waits(reads.interval_waits(server.pk, tr_b.start, tr_b.end), conditions, client)
         spans = reads.interval_span(server.pk, tr.start, tr.end), reads.interval_span(server.pk, tr_b.start, tr_b.end)
         context.update(tr_b=tr_b, diffs=diff_rows(rows_a, rows_b, limit, *spans), spans=spans,
                        per_trx_b=host_series.per_transaction_of(server.pk, tr_b.start, tr_b.end, rows_b),
-                       diff_csv=topwaits_csv(server.pk, tr, tr_b, conditions=conditions))
+                       diff_csv=topwaits_csv(server.pk, tr, tr_b, conditions=conditions, client=client))
     return render(request, "dashboards/waits.html", context)
 
 
@@ -260,6 +284,12 @@ def second_interval(get, now) -> tuple[TimeRange | None, str | None]:
     return tr_b, problem and f"Interval B: {problem}"
 
 
-def shown_waits(rows: list[WaitRow], conditions: bool) -> tuple[list[WaitRow], Hidden | None]:
-    """All rows with the toggle on; else without condition waits, and what was left out."""
-    return (rows, None) if conditions else without_conditions(rows)
+def client_toggle(request: HttpRequest, client: bool) -> dict:
+    """The "rank client time" checkbox (?client=1): a form that keeps every other parameter."""
+    keep = [(k, v) for k, vs in request.GET.lists() if k != "client" for v in vs]
+    return {"client": client, "client_keep": keep, "client_events": sorted(CLIENT_EVENTS)}
+
+
+def shown_waits(rows: list[WaitRow], conditions: bool, client: bool = False) -> tuple[list[WaitRow], Hidden]:
+    """The rows ranked: condition waits and client time left out unless toggled in, and what was left out."""
+    return shown(rows, conditions, client)

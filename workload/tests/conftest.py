@@ -9,6 +9,7 @@ import pytest
 from servers.models import Server
 from testing.servers import PASSWORD
 from testing.workload import STRESS_PASSWORD, STRESS_USER
+from testing.workload import stall_target as stall_user
 from workload.target import Target
 
 
@@ -20,6 +21,12 @@ def stress_target(mariadb) -> Target:
         f"GRANT ALL ON steadystate_stress.* TO '{STRESS_USER}'@'%'",
     )
     return Target(name="test", user=STRESS_USER, password=STRESS_PASSWORD, host="127.0.0.1", port=mariadb.port)
+
+
+@pytest.fixture(scope="session")
+def stall_target(mariadb) -> Target:
+    """A stress user that may also take the global read lock (RELOAD), as --stall-every needs."""
+    return stall_user(mariadb)
 
 
 @pytest.fixture

@@ -106,3 +106,32 @@ def test_a_run_shorter_than_an_interval_says_it_has_no_spread():
     from workload.summary import Summary
 
     assert "p5/p95 n/a" in Summary(transactions=10, elapsed=2.0).line()
+
+
+def test_periodic_stalls_hold_the_global_read_lock_and_show_in_the_latencies(mariadb, stall_target):
+    lines = []
+    driver = drive(stall_target, lines, mode="rw", concurrency=2, duration=7, interval=1,
+                   stall_every=2, stall_for=1)
+    flushes = status(mariadb, "Com_flush")
+    summary = driver.run()
+    assert summary.status == "completed", summary.error
+    # Stalls at 2, 4 and 6 s into the 7 s run: three FLUSH TABLES WITH READ LOCK the server counted.
+    assert summary.stalls == 3 == status(mariadb, "Com_flush") - flushes
+    assert sum("global read lock held for 1 s" in line for line in lines) == 3
+    # A write caught by a stall waits for the rest of it: the slowest commits took most of a second,
+    # while the median one took far less (the driver's own clock, around each transaction).
+    assert summary.latencies[-1] >= 0.5 and summary.latency_ms(50) < 100
+    assert summary.latency_ms(99) <= summary.latencies[-1] * 1000
+    assert "latency ms p50" in summary.line() and "3 stalls" in summary.line()
+
+
+def test_stalls_without_reload_say_so(stress_target):
+    summary = drive(stress_target, mode="rw", concurrency=1, duration=3, interval=1, stall_every=1, stall_for=0.5).run()
+    assert summary.status == "failed" and "--stall-every needs the RELOAD privilege" in summary.error
+
+
+def test_stall_options_go_together():
+    with pytest.raises(ValueError, match="go together"):
+        StressOptions(stall_every=60)
+    with pytest.raises(ValueError, match="shorter"):
+        StressOptions(stall_every=5, stall_for=5)

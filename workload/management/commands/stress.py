@@ -32,6 +32,9 @@ class Command(BaseCommand):
                             help="keep one read view open this many seconds, so history length grows")
         parser.add_argument("--hold-every", type=float, default=0,
                             help="reopen that read view every so many seconds (default: once)")
+        parser.add_argument("--stall-every", type=float, default=0,
+                            help="take FLUSH TABLES WITH READ LOCK every so many seconds (needs RELOAD; 0: never)")
+        parser.add_argument("--stall-for", type=float, default=0, help="seconds to hold each stall's lock")
         parser.add_argument("--interval", type=float, default=5, help="seconds between TPS lines (default 5)")
         parser.add_argument("--pause-file", default="", metavar="PATH",
                             help="while this file exists the load pauses (no transaction, no held read view); "
@@ -105,6 +108,7 @@ class Command(BaseCommand):
             return StressOptions(
                 mode=opts["mode"], concurrency=opts["concurrency"], duration=opts["duration"],
                 think_ms=opts["think_ms"], hold_trx=opts["hold_trx"], hold_every=opts["hold_every"],
+                stall_every=opts["stall_every"], stall_for=opts["stall_for"],
                 interval=opts["interval"], rows=opts["rows"], schema=opts["schema"], warmup=opts["warmup"],
                 pause_file=opts["pause_file"],
             )

@@ -1,0 +1,235 @@
+"""How stable a TPS line is, as an engineer would say it: the warm-up's end, then steady, periodic dips or drift.
+
+Pure functions over (times, values) with None at holes; docs/dashboards.md ("Stability verdict") defines each.
+"""
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import numpy as np
+
+from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, Dip, find_dips
+
+MIN_POINTS = 10  # fewer polls than this after the warm-up give no verdict
+MIN_DIPS = 3  # periodic: at least this many dips
+PERIOD_SPREAD = 0.1  # ... whose starts lie within this fraction of the period of a regular grid
+GRID_COVER = 0.8  # ... and fill at least this fraction of the grid's slots from the first to the last
+BRIEF = 1.5  # a dip no longer than this many poll intervals (one low poll) is a blip, not a stall
+DRIFT_MIN = 0.05  # drifting: the fitted line moves at least this fraction of the mean over the range
+CORRELATED = 0.5  # a wait moves with the dips when its correlation with TPS is this negative or more
+
+
+@dataclass(frozen=True)
+class Drift:
+    pct_per_min: float  # the slope as % of the mean a minute (for the history length: units a minute)
+    low: float  # its 95 % interval, same units
+    high: float
+
+    @property
+    def significant(self) -> bool:
+        return self.low > 0 or self.high < 0
+
+
+@dataclass(frozen=True)
+class Verdict:
+    kind: str  # "steady", "periodic", "drifting", "dips" (irregular), or "" (too few polls)
+    warmup_end: datetime | None  # the end of the warm-up found from the data
+    points: int  # polls judged (after the warm-up)
+    cv: float | None  # of the polls judged
+    period: float | None = None  # s, periodic dips
+    dips: tuple[Dip, ...] = ()  # periodic: the recurring ones; else every dip
+    dip_seconds: float | None = None  # median dip length
+    other_dips: int = 0  # one-poll blips besides the dips judged (a loaded host's, not stalls)
+    drift: Drift | None = None
+    waits: tuple[tuple[str, float], ...] = ()  # (wait, correlation with TPS), most negative first
+    history: Drift | None = None  # the history length's slope (undo logs a minute), when it grows or drains
+
+
+def warmup_end(values: Sequence[float]) -> int:
+    """The index the steady part starts at, by the marginal standard error rule (MSER).
+
+    d minimises the squared standard error of the mean of values[d:], sum((x - mean)^2) / (n - d)^2,
+    over d in the first half: cutting a ramp lowers it faster than the shorter tail raises it.
+    Dips (below DEFAULT_DIP_FRACTION of the median) are left out of the sums: cutting a stall
+    would lower them too, and a stall is no warm-up.
+    """
+    floor = float(np.median(values)) * DEFAULT_DIP_FRACTION if len(values) else 0.0
+    keep = [i for i, v in enumerate(values) if v >= floor]
+    if len(keep) < 4:
+        return 0
+    return keep[_mser([values[i] for i in keep])]
+
+
+def _mser(values: Sequence[float]) -> int:
+    x = np.asarray(values, dtype=float)
+    n = len(x)
+    if n < 4:
+        return 0
+    tail_sum = np.cumsum(x[::-1])[::-1]
+    tail_sq = np.cumsum((x * x)[::-1])[::-1]
+    d = np.arange(n // 2 + 1)
+    count = n - d
+    sse = tail_sq[d] - tail_sum[d] ** 2 / count
+    return int(np.argmin(sse / count.astype(float) ** 2))
+
+
+def stalls(dips: Sequence[Dip], interval: float) -> list[Dip]:
+    """The dips longer than one poll (or holding a hole): a one-poll blip on a loaded host is no stall.
+    Where every dip is one poll (polls as long as the stalls), all of them."""
+    longer = [d for d in dips if d.stalled or d.seconds > BRIEF * interval]
+    return longer or list(dips)
+
+
+def periodic(dips: Sequence[Dip], interval: float = 0.0) -> tuple[float, list[Dip]] | None:
+    """The period of the dips that recur regularly, and those dips; None when fewer than MIN_DIPS do.
+
+    Each pair of dips proposes a grid (the first's start + k x their gap); a dip is on it when a
+    slot falls inside it, or before its start by at most PERIOD_SPREAD of the period (at least one
+    poll interval): a sag just before a stall merges with it and moves its start. The grid
+    holding the most dips, filling GRID_COVER of its slots, wins (the shorter period on a tie); its
+    period is the least-squares slope of the dips' starts against their slot numbers. Other dips
+    (a loaded host's sags) do not hide it.
+    """
+    starts = [d.start.timestamp() for d in dips]
+    ends = [d.end.timestamp() for d in dips]
+    best: tuple[int, float, list[int], list[int]] | None = None
+    for i, a in enumerate(starts):
+        for b in starts[i + 1:]:
+            on, slots = _on_grid(starts, ends, a, b - a, interval)
+            if len(on) >= MIN_DIPS and len(on) >= GRID_COVER * (slots[-1] - slots[0] + 1):
+                if best is None or (len(on), -(b - a)) > (best[0], -best[1]):
+                    best = (len(on), b - a, on, slots)
+    if best is None:
+        return None
+    _, _, on, slots = best
+    period = float(np.polyfit(slots, [starts[k] - starts[on[0]] for k in on], 1)[0])
+    return period, [dips[k] for k in on]
+
+
+def _on_grid(starts: Sequence[float], ends: Sequence[float], origin: float, period: float,
+             interval: float) -> tuple[list[int], list[int]]:
+    """The dips (indexes) that hold a slot origin + k x period (or start just after one), and their k."""
+    slack = max(PERIOD_SPREAD * period, interval)
+    on, slots = [], []
+    for k, (s, e) in enumerate(zip(starts, ends, strict=True)):
+        slot = max(math.ceil((s - slack - origin) / period), 0)
+        if origin + slot * period <= e and (not slots or slot > slots[-1]):
+            on.append(k)
+            slots.append(slot)
+    return on, slots
+
+
+def drift(ts: Sequence[datetime], values: Sequence[float], relative: bool = True) -> Drift | None:
+    """The least-squares slope against time with its 95 % interval, a minute: as % of the mean, or in units."""
+    x = np.array([t.timestamp() for t in ts]) / 60.0
+    y = np.asarray(values, dtype=float)
+    if len(y) < 3 or (relative and not y.mean()):
+        return None
+    x = x - x.mean()
+    sxx = float((x * x).sum())
+    if not sxx:
+        return None
+    slope = float((x * (y - y.mean())).sum()) / sxx
+    resid = y - y.mean() - slope * x
+    se = (float((resid * resid).sum()) / (len(y) - 2) / sxx) ** 0.5
+    scale = 100.0 / float(y.mean()) if relative else 1.0
+    half = t95(len(y) - 2) * se
+    return Drift(slope * scale, (slope - half) * scale, (slope + half) * scale)
+
+
+def t95(df: int) -> float:
+    """Student's t two-sided 95 % quantile (table to 30 degrees of freedom, then the normal's 1.96 rounded up)."""
+    table = {1: 12.71, 2: 4.30, 3: 3.18, 4: 2.78, 5: 2.57, 6: 2.45, 7: 2.36, 8: 2.31, 9: 2.26, 10: 2.23,
+             15: 2.13, 20: 2.09, 30: 2.04}
+    return next((v for k, v in sorted(table.items()) if df <= k), 2.0)
+
+
+def moving_waits(tps: Sequence[float | None], waits: Mapping[str, Sequence[float | None]]) -> list[tuple[str, float]]:
+    """The waits whose rate falls as TPS rises (Pearson correlation <= -CORRELATED), most negative first."""
+    found = []
+    for name, rates in waits.items():
+        pairs = [(a, b) for a, b in zip(tps, rates, strict=False) if a is not None and b is not None]
+        if len(pairs) < 3:
+            continue
+        a, b = np.array(pairs, dtype=float).T
+        if a.std() and b.std():
+            r = float(np.corrcoef(a, b)[0, 1])
+            if r <= -CORRELATED:
+                found.append((name, r))
+    return sorted(found, key=lambda nr: nr[1])
+
+
+def judge(ts: Sequence[datetime], values: Sequence[float | None],
+          waits: Mapping[str, Sequence[float | None]] | None = None, warmup: int | None = None,
+          history: Sequence[float | None] | None = None) -> Verdict:
+    """The verdict on a TPS line: warm-up (found, or `warmup` polls given), then periodic, drifting or steady.
+
+    `history`, the history length on the same times, drifts the verdict too when it grows or drains
+    significantly throughout while TPS holds (a read view held open: the cost comes later).
+    """
+    known = [i for i, v in enumerate(values) if v is not None]
+    if len(known) < MIN_POINTS:
+        return Verdict("", None, len(known), None)
+    start = known[warmup_end([values[i] for i in known]) if warmup is None else min(warmup, len(known) - 1)]
+    ts, values = ts[start:], values[start:]
+    kept = [(t, v) for t, v in zip(ts, values, strict=True) if v is not None]
+    y = np.array([v for _, v in kept], dtype=float)
+    cv = float(y.std() / y.mean()) if y.mean() else None
+    dips = tuple(find_dips(ts, values, float(np.median(y)) * DEFAULT_DIP_FRACTION))
+    moving = tuple(moving_waits(values, {k: v[start:] for k, v in (waits or {}).items()}))
+    base = dict(warmup_end=ts[0], points=len(y), cv=cv, dips=dips, waits=moving,
+                dip_seconds=float(np.median([d.seconds for d in dips])) if dips else None,
+                history=history_drift(ts, history[start:]) if history else None)
+    interval = float(np.median(np.diff([t.timestamp() for t, _ in kept])))
+    longer = stalls(dips, interval)
+    found = periodic(longer, interval)
+    if found is not None:
+        base.update(dips=tuple(found[1]), other_dips=len(dips) - len(found[1]),
+                    dip_seconds=float(np.median([d.seconds for d in found[1]])))
+        return Verdict("periodic", period=found[0], **base)
+    slope = drift([t for t, _ in kept], list(y))
+    span_min = (kept[-1][0] - kept[0][0]) / timedelta(minutes=1)
+    tps_drifts = slope and slope.significant and abs(slope.pct_per_min) * span_min >= DRIFT_MIN * 100
+    if tps_drifts or base["history"]:
+        return Verdict("drifting", drift=slope, **base)
+    if any(d.stalled or d.seconds > BRIEF * interval for d in longer):
+        base.update(dips=tuple(longer), other_dips=len(dips) - len(longer))
+        return Verdict("dips", **base)
+    base.update(dips=(), dip_seconds=None, other_dips=len(dips))
+    return Verdict("steady", **base)
+
+
+HISTORY_MIN = 1000  # undo logs: a history length that moved less over the range is not drifting
+
+
+def history_drift(ts: Sequence[datetime], values: Sequence[float | None]) -> Drift | None:
+    """The history length's slope (units a minute) when it moved significantly and by HISTORY_MIN or more."""
+    kept = [(t, v) for t, v in zip(ts, values, strict=True) if v is not None]
+    found = drift([t for t, _ in kept], [v for _, v in kept], relative=False) if len(kept) >= 3 else None
+    if found is None or not found.significant:
+        return None
+    span_min = (kept[-1][0] - kept[0][0]) / timedelta(minutes=1)
+    return found if abs(found.pct_per_min) * span_min >= HISTORY_MIN else None
+
+
+def aligned(ts: Sequence[datetime], series_ts: Sequence[datetime], values: Sequence[float | None]) -> list:
+    """Another line's values on the TPS line's times: its point nearest each, when within half the TPS
+    line's median poll interval (each source stamps its own reading time in a poll); else None."""
+    if len(ts) < 2 or not series_ts:
+        return [None] * len(ts)
+    at = np.array([t.timestamp() for t in ts])
+    theirs = np.array([t.timestamp() for t in series_ts])
+    reach = float(np.median(np.diff(at))) / 2
+    right = np.clip(np.searchsorted(theirs, at), 1, len(theirs) - 1) if len(theirs) > 1 else np.zeros(len(at), int)
+    left = np.maximum(right - 1, 0)
+    nearest = np.where(np.abs(theirs[left] - at) <= np.abs(theirs[right] - at), left, right)
+    return [values[k] if abs(theirs[k] - t) <= reach else None for k, t in zip(nearest, at, strict=True)]
+
+
+def judge_lines(tps, waits: Sequence[tuple[str, object]], history=None) -> Verdict:
+    """judge() on chart lines (objects with .ts and .values): TPS, the (name, line) of each top wait, and
+    the history length's line."""
+    return judge(tps.ts, tps.values, {name: aligned(tps.ts, line.ts, line.values) for name, line in waits},
+                 history=aligned(tps.ts, history.ts, history.values) if history and history.ts else None)

@@ -1,0 +1,71 @@
+"""The purge verdict: held by a read view, purge-bound, or draining with the time left."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from django.utils import timezone
+
+from collectors.models import TrxHolder
+from dashboards.analysis.purge_growth import current_trend
+from dashboards.analysis.purge_verdict import Holder, purge_verdict
+from store.ingest import write_samples
+from store.sample import Sample
+from testing.servers import make_server
+
+T0 = datetime(2026, 3, 2, 9, tzinfo=UTC)
+HOLDER = Holder(42, "report", "10.0.0.7", T0)
+
+
+def trend_of(values, step=10):
+    return current_trend([T0 + timedelta(seconds=step * i) for i in range(len(values))], values)
+
+
+def test_growing_with_a_transaction_open_is_held_by_it():
+    verdict = purge_verdict(5000, trend_of([1000 + 100 * i for i in range(30)]), 1_000_000, HOLDER)
+    assert verdict.kind == "held" and verdict.holder == HOLDER
+
+
+def test_growing_with_none_open_is_purge_bound_with_the_rates():
+    verdict = purge_verdict(5000, trend_of([1000 + 100 * i for i in range(30)]), 1_000_000, None, 800.0, 1200.0)
+    assert verdict.kind == "purge-bound" and (verdict.purged_per_s, verdict.dml_per_s) == (800.0, 1200.0)
+
+
+def test_draining_says_when_it_falls_below_the_threshold_and_empties():
+    # 60,000 down 500 every 10 s (3,000/min): at 45,500 now; 20,000 below 40,000 in 5,500/50 = 110 s.
+    values = [60_000 - 500 * i for i in range(30)]
+    verdict = purge_verdict(values[-1], trend_of(values), 40_000, HOLDER)
+    assert verdict.kind == "draining"
+    assert verdict.to_threshold == timedelta(seconds=(45_500 - 40_000) / 50)
+    assert verdict.to_empty == timedelta(seconds=45_500 / 50)
+    assert purge_verdict(values[-1], trend_of(values), 50_000, None).to_threshold is None  # already below
+
+
+def test_flat_and_no_trend():
+    assert purge_verdict(300, trend_of([300] * 20), 1000, None).kind == "flat"
+    assert purge_verdict(300, trend_of([300, 301]), 1000, None).kind == ""
+
+
+@pytest.mark.django_db
+def test_the_purge_page_names_the_holder_and_the_rates(admin_client):
+    server = make_server()
+    now = timezone.now().replace(microsecond=0)
+    polls = [now - timedelta(seconds=10 * (40 - i)) for i in range(41)]
+    write_samples(Sample(server.pk, "history_length", t, None, {"history_list_length": 1000 + 300 * i})
+                  for i, t in enumerate(polls))
+    # Purge counters and DML: 700 records purged and 400 + 100 rows updated and deleted a 10 s poll.
+    write_samples(Sample(server.pk, "innodb_metrics", t, 10.0, {
+        "innodb_metrics:purge_del_mark_records": 500, "innodb_metrics:purge_upd_exist_or_extern_records": 200},
+        frozenset({"innodb_metrics:purge_del_mark_records", "innodb_metrics:purge_upd_exist_or_extern_records"}))
+        for t in polls[1:])
+    write_samples(Sample(server.pk, "global_status", t, 10.0, {"Handler_update": 400, "Handler_delete": 100},
+                         frozenset({"Handler_update", "Handler_delete"})) for t in polls[1:])
+    body = admin_client.get(f"/servers/{server.pk}/purge/?range=15m").content.decode()
+    verdict = body.split('id="purge-verdict"')[1].split("</section>")[0]
+    assert "Purge-bound" in verdict and "purging 70 undo records/s while DML adds 50/s" in verdict
+    assert "grows 1,800.0 / min" in verdict
+    TrxHolder.objects.create(server=server, thread_id=4711, trx_key="k", user="report", host="10.0.0.7",
+                             started_at=polls[0] - timedelta(minutes=5), seen_at=polls[-1])
+    verdict = admin_client.get(f"/servers/{server.pk}/purge/?range=15m").content.decode()
+    verdict = verdict.split('id="purge-verdict"')[1].split("</section>")[0]
+    assert "Held by a read view" in verdict and "thread 4711, report@10.0.0.7" in verdict
+    assert f"open since {polls[0] - timedelta(minutes=5):%Y-%m-%d %H:%M:%S} UTC" in verdict

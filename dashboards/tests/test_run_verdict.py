@@ -1,0 +1,159 @@
+"""The stability verdict on constructed TPS lines whose answer is known."""
+
+import random
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from dashboards.analysis.run_verdict import aligned, judge, warmup_end
+
+T0 = datetime(2026, 3, 2, 9, tzinfo=UTC)
+
+
+def at(i: int, step: int = 1) -> datetime:
+    return T0 + timedelta(seconds=step * i)
+
+
+def noisy(n: int, level: float = 1000.0, sd: float = 20.0, seed: int = 1) -> list[float]:
+    rng = random.Random(seed)
+    return [level + rng.gauss(0, sd) for _ in range(n)]
+
+
+def test_the_warmup_ends_where_the_ramp_does():
+    values = [100 + 30 * i for i in range(30)] + noisy(300)  # 30 s ramp to ~1,000, then flat
+    assert 27 <= warmup_end(values) <= 31
+
+
+def test_stalls_are_no_warmup():
+    values = noisy(300)
+    for start in (20, 80, 140, 200, 260):
+        values[start:start + 5] = [0.0] * 5
+    assert warmup_end(values) <= 5  # cutting the first stall would lower the spread: it must not
+
+
+def test_a_flat_line_is_steady_with_its_cv():
+    values = noisy(600)
+    verdict = judge([at(i) for i in range(600)], values)
+    assert verdict.kind == "steady" and verdict.cv == pytest.approx(0.02, abs=0.004)
+    values[100] = values[400] = 90.0  # a loaded host's one-poll blips: said, but still steady
+    verdict = judge([at(i) for i in range(600)], values)
+    assert verdict.kind == "steady" and verdict.other_dips == 2 and not verdict.dips
+
+
+def test_sags_of_a_loaded_host_between_the_stalls_do_not_hide_the_period():
+    values = noisy(120)
+    for start in range(20, 120, 20):
+        values[start:start + 4] = [0.0] * 4  # 5 stalls of 4 s, every 20 s
+    values[28:31] = values[76:79] = [300.0] * 3  # two 3 s sags at irregular times
+    verdict = judge([at(i) for i in range(120)], values)
+    assert verdict.kind == "periodic" and verdict.period == pytest.approx(20) and len(verdict.dips) == 5
+    assert verdict.other_dips == 2
+
+
+def test_stalls_polled_every_10_s_are_one_poll_each_and_still_periodic():
+    values = noisy(60)
+    for i in range(3, 60, 6):
+        values[i] = 400.0  # a 6 s stall in a 10 s poll: 40 % of the TPS
+    verdict = judge([at(i, 10) for i in range(60)], values)
+    assert verdict.kind == "periodic" and verdict.period == pytest.approx(60) and len(verdict.dips) == 10
+
+
+def test_dips_every_60_s_give_period_60_and_the_occurrences():
+    # 10 minutes at 1 s polls; TPS falls to ~0 for 6 s at 45 s, 105 s, ... 585 s: 10 stalls.
+    values = noisy(600)
+    for start in range(45, 600, 60):
+        values[start:start + 6] = [3.0] * 6
+    lock = [0.01 if v > 100 else 5.8 for v in values]  # a wait that piles up during the stalls
+    cpu = noisy(600, 2.0, 0.1, seed=9)  # one that does not
+    verdict = judge([at(i) for i in range(600)], values, {"lock": lock, "cpu": cpu})
+    assert verdict.kind == "periodic" and verdict.period == 60
+    assert len(verdict.dips) == 10 and verdict.dip_seconds == 6
+    assert [name for name, _ in verdict.waits] == ["lock"] and verdict.waits[0][1] < -0.9
+
+
+def test_one_poll_blips_do_not_hide_the_period():
+    values = noisy(300)
+    for start in range(20, 300, 40):
+        values[start:start + 5] = [0.0] * 5  # 7 stalls of 5 s, every 40 s
+    values[52] = values[131] = 100.0  # two one-poll blips of a loaded host
+    verdict = judge([at(i) for i in range(300)], values)
+    assert verdict.kind == "periodic" and verdict.period == pytest.approx(40) and len(verdict.dips) == 7
+    assert verdict.other_dips == 2 and verdict.dip_seconds == 5
+
+
+def test_a_line_falling_2_percent_a_minute_is_drifting_with_an_interval_around_it():
+    # 10 minutes at 10 s polls, from 1,000 down 20 a minute: -2 % of the start a minute.
+    values = [v - 20 * i / 6 for i, v in enumerate(noisy(60, sd=5))]
+    verdict = judge([at(i, 10) for i in range(60)], values, warmup=0)
+    mean = sum(values) / len(values)
+    assert verdict.kind == "drifting"
+    assert verdict.drift.low < -2000 / mean < verdict.drift.high < 0
+    assert verdict.drift.pct_per_min == pytest.approx(-2000 / mean, rel=0.05)
+
+
+def test_a_history_length_growing_throughout_drifts_a_flat_tps_line():
+    # 5 minutes at 1 s polls, TPS flat, history +40 a second (a read view held open): +2,400 a minute.
+    history = [500 + 40 * i + (7 if i % 2 else -7) for i in range(300)]
+    verdict = judge([at(i) for i in range(300)], noisy(300), history=history)
+    assert verdict.kind == "drifting" and not verdict.drift.significant
+    assert verdict.history.low < 2400 < verdict.history.high
+    assert verdict.history.pct_per_min == pytest.approx(2400, rel=1e-3)
+    assert judge([at(i) for i in range(300)], noisy(300), history=[500 + (i % 2) for i in range(300)]).kind == "steady"
+
+
+def test_lines_of_other_sources_are_aligned_to_the_nearest_tps_poll():
+    ts = [at(i, 10) for i in range(5)]
+    theirs = [t + timedelta(milliseconds=40) for t in ts[1:]] + [ts[-1] + timedelta(seconds=30)]
+    assert aligned(ts, theirs, [1, 2, 3, 4, 5]) == [None, 1, 2, 3, 4]
+
+
+def test_too_few_polls_give_no_verdict():
+    assert judge([at(i) for i in range(5)], noisy(5)).kind == ""
+
+
+@pytest.mark.django_db
+def test_the_run_report_says_the_verdict_with_its_links(client, admin_user):
+    from servers.models import Run
+    from store.ingest import write_samples
+    from store.sample import Sample
+    from testing.servers import make_server
+
+    client.force_login(admin_user)
+    server = make_server("lab")
+    end = datetime.now(UTC).replace(microsecond=0)
+    start = end - timedelta(minutes=10)
+    # 10 s polls of 5,000 transactions, but 1,000 in each poll at 55 s, 175 s, ...: one a 2 minutes.
+    samples = [Sample(server.pk, "global_status", start + timedelta(seconds=10 * i), 10.0,
+                      {"tps": 1000 if i % 12 == 5 else 5000 + 7 * (i % 3)}, frozenset({"tps"})) for i in range(1, 61)]
+    write_samples(samples)
+    run = Run.objects.create(name="stalls", server=server, started_at=start, ended_at=end)
+    body = client.get(f"/runs/{run.pk}/report/").content.decode()
+    verdict = body.split('id="verdict"')[1].split("</section>")[0]
+    assert "Periodic dips every 120 s (5 occurrences, each 10 s long)" in verdict
+    assert 'href="#chart-stability"' in verdict and 'href="#dips"' in verdict
+
+
+@pytest.mark.django_db
+def test_a_run_without_a_warmup_is_trimmed_where_the_data_says_it_ends(client, admin_user):
+    from servers.models import Run
+    from store.ingest import write_samples
+    from store.sample import Sample
+    from testing.servers import make_server
+
+    client.force_login(admin_user)
+    server = make_server("lab")
+    end = datetime.now(UTC).replace(microsecond=0)
+    start = end - timedelta(minutes=10)
+    # 10 s polls: 6 polls ramping 500, 1,000, ... 3,000 a second, then 5,000 a second: the warm-up is 60 s.
+    rates = [500 * i for i in range(1, 7)] + [5000 + 3 * (i % 2) for i in range(54)]
+    write_samples(Sample(server.pk, "global_status", start + timedelta(seconds=10 * (i + 1)), 10.0,
+                         {"tps": rate * 10}, frozenset({"tps"})) for i, rate in enumerate(rates))
+    run = Run.objects.create(name="ramp", server=server, started_at=start, ended_at=end)
+    response = client.get(f"/runs/{run.pk}/report/")
+    summary = response.context["summary"]
+    assert response.context["warmup_found"] and summary.warmup == 60
+    assert summary.tps.mean == pytest.approx(sum(rates[6:]) / len(rates[6:]))
+    assert "found from the data: the run gave none" in response.content.decode()
+    run.warmup_seconds = 30
+    run.save()
+    assert client.get(f"/runs/{run.pk}/report/").context["summary"].warmup == 30  # the run's own wins

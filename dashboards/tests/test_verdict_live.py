@@ -1,0 +1,88 @@
+"""The stability verdict over real polls of the suite's MariaDB under the stress driver.
+
+Shorter than the 10-minute run the verdict is meant for, so the suite stays bearable: a stall
+(FLUSH TABLES WITH READ LOCK, 4 s) every 20 s over 110 s, polled every second, must read
+"periodic dips every 20 s" with 5 occurrences (stalls at 20, 40, 60, 80 and 100 s); the same
+load without stalls reads steady; under a read view held throughout it reads drifting with
+the history length growing.
+"""
+
+import threading
+import time
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from collectors.batch import poll_server
+from dashboards.figures.common import iso
+from servers.models import Server
+from testing.workload import stall_target
+from workload.driver import StressDriver, StressOptions
+
+pytestmark = pytest.mark.django_db
+SOURCES = ["global_status", "pfs_waits", "history_length"]
+
+
+@pytest.fixture
+def server(mariadb, monitor_credentials) -> Server:
+    server = Server(name="live", host="127.0.0.1", port=mariadb.port, user="steady", poll_interval=1)
+    server.password = monitor_credentials["password"]
+    server.save()
+    return server
+
+
+def drive_and_poll(server: Server, target, seconds: float, **options) -> tuple:
+    """Run the driver for `seconds` while polling the server every second; the range polled.
+
+    Sessions pause 20 ms between transactions, so TPS is set by them more than by the CPU the suite's
+    host has left (shared with other test runs): a flat load stays flat there."""
+    lines: list[str] = []
+    driver = StressDriver(target, StressOptions(mode="rw", concurrency=4, think_ms=20, duration=seconds,
+                                                interval=seconds, **options), report=lines.append)
+    driver.prepare()
+    poll_server(server.pk, only=SOURCES)  # the counters' first reading: no delta yet
+    start = timezone.now()
+    run = threading.Thread(target=driver.run, daemon=True)
+    run.start()
+    tick = time.monotonic()
+    while run.is_alive():
+        for source in poll_server(server.pk, only=SOURCES).sources:
+            assert source.ok, source.error
+        tick += 1.0
+        time.sleep(max(0.0, tick - time.monotonic()))
+    assert not driver.error, driver.error
+    return start, timezone.now(), lines
+
+
+def verdict_of(client, server: Server, start, end):
+    response = client.get(f"/servers/{server.pk}/stability/",
+                          {"from": iso(start - timedelta(seconds=1))[:23], "to": iso(end)[:23]})
+    return response.context["verdict"], response.content.decode().split('id="verdict"')[1].split("</section>")[0]
+
+
+def test_stalls_every_20_s_read_periodic_dips_every_20_s(admin_client, mariadb, server):
+    start, end, lines = drive_and_poll(server, stall_target(mariadb), 110, stall_every=20, stall_for=4)
+    assert sum("global read lock held" in line for line in lines) == 5
+    verdict, html = verdict_of(admin_client, server, start, end)
+    dips = [(f"{d.start:%H:%M:%S}", d.seconds, d.lowest) for d in verdict.dips]
+    assert verdict.kind == "periodic", (dips, f"{start:%H:%M:%S}", lines)
+    assert abs(verdict.period - 20) <= 5 and len(verdict.dips) == 5
+    assert 3 <= verdict.dip_seconds <= 7
+    assert "Periodic dips every 20 s (5 occurrences" in html
+
+
+def test_the_same_load_without_stalls_reads_steady(admin_client, mariadb, server):
+    start, end, _ = drive_and_poll(server, stall_target(mariadb), 40)
+    verdict, html = verdict_of(admin_client, server, start, end)
+    dips = [(f"{d.start:%H:%M:%S}", d.seconds, d.lowest) for d in verdict.dips]
+    assert verdict.kind == "steady", (dips, verdict.cv, verdict.points)
+    assert "Steady (CV" in html
+
+
+def test_a_read_view_held_throughout_reads_drifting_with_history_growing(admin_client, mariadb, server):
+    start, end, _ = drive_and_poll(server, stall_target(mariadb), 60, hold_trx=70)
+    verdict, html = verdict_of(admin_client, server, start, end)
+    dips = [(f"{d.start:%H:%M:%S}", d.seconds, d.lowest) for d in verdict.dips]
+    assert verdict.kind == "drifting" and verdict.history.pct_per_min > 0, (dips, verdict.history, verdict.drift)
+    assert "history length growing" in html
