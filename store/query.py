@@ -37,6 +37,30 @@ def series_windows(windows: list[tuple[int, datetime, datetime]], metrics: list[
                    mode: str = "rate") -> list[Series]:
     """series() of servers each over its own range (server id, start, end; one range per server), in the
     order given. Ranges read at full resolution are read for every server at once."""
+    return _as_series(_picked(windows, metrics, max_points, mode))
+
+
+@dataclass
+class SeriesArrays:
+    """A Series as numpy arrays: times as Unix microseconds, values with NaN for a break."""
+
+    server_id: int
+    metric: str
+    kind: str
+    ts: np.ndarray
+    values: np.ndarray
+
+
+def series_arrays(server_ids: list[int], metrics: list[str], start: datetime, end: datetime,
+                  max_points: int = 1200, mode: str = "rate") -> list[SeriesArrays]:
+    """series() without building a datetime and a float object per point: for readers that work in arrays."""
+    picked = _picked([(server_id, start, end) for server_id in server_ids], metrics, max_points, mode)
+    return [SeriesArrays(sid, m.name, m.kind, ts, vals) for sid, m, ts, vals in picked]
+
+
+def _picked(windows: list[tuple[int, datetime, datetime]], metrics: list[str], max_points: int,
+            mode: str) -> list[tuple]:
+    """(server id, metric, ts, values) of each series of the windows, values with NaN for a break."""
     if mode not in ("rate", "delta"):
         raise ValueError(f"store: unknown series mode {mode!r}: use 'rate' or 'delta'")
     by_server = _by_server(list(dict.fromkeys(w[0] for w in windows)), metrics)
@@ -58,7 +82,7 @@ def series_windows(windows: list[tuple[int, datetime, datetime]], metrics: list[
         for m in infos:
             ts, vals = breaks.downsample_with_breaks(*points[m.id], max_points)
             picked.append((server_id, m, ts, vals))
-    return _as_series(picked)
+    return picked
 
 
 def within(server_id: int, metrics: list[str], start: datetime, end: datetime,
@@ -285,6 +309,31 @@ def counter_samples(server_id: int, metrics: list[str], start: datetime, end: da
         known = pts.iv > 0
         out[m.name] = CounterSamples(datetimes(pts.ts[known]), (pts.iv[known] / 1000.0).tolist(),
                                      pts.vals[known].tolist())
+    return out
+
+
+@dataclass
+class CounterArrays:
+    """CounterSamples as numpy arrays: times as Unix microseconds, each delta covering (ts - seconds, ts]."""
+
+    ts: np.ndarray
+    seconds: np.ndarray
+    deltas: np.ndarray
+
+    def spanning(self) -> np.ndarray:
+        """CounterSamples.spanning, as a bool array."""
+        return breaks.spanning(self.seconds * 1000, self.ts)
+
+
+def counter_arrays(server_id: int, metrics: list[str], start: datetime, end: datetime) -> dict[str, CounterArrays]:
+    """counter_samples() without a datetime and a Python number per sample (a wide export reads millions)."""
+    infos = [m for m in catalog.matching(catalog.server_metrics([server_id], metrics), metrics) if m.counter]
+    found = read_full.read(server_id, infos, start, end)
+    out = {}
+    for m in infos:
+        pts = found.get(m.id, SampleArrays.empty())
+        known = pts.iv > 0
+        out[m.name] = CounterArrays(pts.ts[known], pts.iv[known] / 1000.0, pts.vals[known])
     return out
 
 
