@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
-from dashboards.export.csv_safe import MAX_EXACT, cell
+from dashboards.export.csv_safe import MAX_EXACT
 from store.points import from_micros, micros
 
 NICE_STEPS = [1, 2, 5, 10, 15, 20, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400]
@@ -190,9 +190,24 @@ def texts(values: np.ndarray) -> list[str]:
     for i, v in zip(at.tolist(), values[at].astype(np.int64).tolist(), strict=True):
         out[i] = str(v)
     at = np.flatnonzero(finite & ~whole)
-    for i, v in zip(at.tolist(), values[at].tolist(), strict=True):
-        out[i] = repr(cell(rounded(v)))
+    for i, v, keep in zip(at.tolist(), values[at].tolist(), _decimals(values[at]), strict=True):
+        r = round(v, keep)
+        out[i] = str(int(r)) if r.is_integer() and -MAX_EXACT < r < MAX_EXACT else repr(r)  # csv_safe.cell
     return out
+
+
+def _decimals(values: np.ndarray) -> list[int]:
+    """rounded()'s decimals for each (finite, non-zero) value, from math.log10 as rounded() takes them.
+
+    numpy's log10 may differ from the C library's by an ulp: where that could move the floor (a value
+    within a hair of a power of ten) the value's own math.log10 decides.
+    """
+    logs = np.log10(np.abs(values))
+    near = np.abs(logs - np.round(logs)) < 1e-9
+    floors = np.floor(logs)
+    for i in np.flatnonzero(near).tolist():
+        floors[i] = math.floor(math.log10(abs(values[i])))
+    return np.maximum(0, 5 - floors).astype(np.int64).tolist()
 
 
 def bucket_span(g: Grid, k: int) -> tuple[datetime, datetime]:
