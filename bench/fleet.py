@@ -156,7 +156,10 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--compact", action="store_true",
                         help="compact the closed hours (store maintenance): ~0.1 s a server-hour")
-    parser.add_argument("--profile", action="store_true", help="cProfile one fleet request, top 25 by cumulative")
+    parser.add_argument("--profile", action="store_true", help="cProfile one fleet request (CPU time), top 30")
+    parser.add_argument("--reuse", action="store_true",
+                        help="keep the servers and data already there (DATABASE_URL pointing at a kept PostgreSQL): "
+                             "their readings age, so the page shows them as old")
     args = parser.parse_args()
 
     import django
@@ -166,21 +169,17 @@ def main() -> None:
     from django.core.management import call_command
     from django.test import Client
 
-    from store import maintenance
-
     call_command("migrate", verbosity=0)
-    end = datetime.now(UTC).replace(microsecond=0) - timedelta(seconds=5)
-    servers = register(args.servers, end, args)
-    values, spent = write(servers, end, args)
-    t = time.perf_counter()
-    if args.compact:
-        maintenance.run(datetime.now(UTC))
-    print(f"data: {args.servers} servers, {args.hours:g} h each ({values:,} values written in {spent:.0f} s, "
-          f"{'compacted in %.0f s' % (time.perf_counter() - t) if args.compact else 'not compacted'}); "
-          f"load average {load()}")
+    from servers.models import Server
 
+    end = datetime.now(UTC).replace(microsecond=0) - timedelta(seconds=5)
+    if args.reuse and Server.objects.exists():
+        print(f"data: reused, {Server.objects.count()} servers; load average {load()}")
+    else:
+        write_all(args, end)
     client = Client(HTTP_HOST="localhost")  # an ALLOWED_HOSTS name
-    client.force_login(User.objects.create_superuser("bench", "bench@example.com", "x"))
+    user = User.objects.filter(username="bench").first() or User.objects.create_superuser("bench", "b@example.com", "x")
+    client.force_login(user)
     for name, url in (("fleet page", "/"), ("fleet page, one tag", "/?tag=rack3"), ("Servers list", "/servers/")):
         times, cpu, queries, size = timed(client, url, args.repeat)
         total = statistics.median(times)
@@ -188,11 +187,24 @@ def main() -> None:
         print(f"{name} ({url}): median {total:.0f} ms server time, min {min(times):.0f}, max {max(times):.0f} "
               f"over {args.repeat} requests (of which this process's CPU: median {statistics.median(cpu):.0f} ms, "
               f"the rest PostgreSQL and waiting); {statistics.median(queries):.0f} SQL statements; "
-              f"{size / 1024:.0f} KiB{goal}; load average {load()}")
+              f"{size / 1024:.0f} KiB{goal}; load average {load()}", flush=True)
     if args.profile:
-        profile = cProfile.Profile()
+        profile = cProfile.Profile(time.process_time)
         profile.runcall(client.get, "/")
-        pstats.Stats(profile).sort_stats("cumulative").print_stats(25)
+        pstats.Stats(profile).sort_stats("tottime").print_stats(30)
+
+
+def write_all(args, end: datetime) -> None:
+    from store import maintenance
+
+    servers = register(args.servers, end, args)
+    values, spent = write(servers, end, args)
+    t = time.perf_counter()
+    if args.compact:
+        maintenance.run(datetime.now(UTC))
+    print(f"data: {args.servers} servers, {args.hours:g} h each ({values:,} values written in {spent:.0f} s, "
+          f"{'compacted in %.0f s' % (time.perf_counter() - t) if args.compact else 'not compacted'}); "
+          f"load average {load()}", flush=True)
 
 
 if __name__ == "__main__":
