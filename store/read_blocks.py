@@ -38,13 +38,14 @@ SELECT_SERIES_MANY = (
     "SELECT p.sid, p.id, b.source_id, (extract(epoch from b.hour) * 1000000)::bigint, b.data "
     "FROM unnest(%s::int[], %s::int[], %s::timestamptz[], %s::timestamptz[]) WITH ORDINALITY AS p(sid, id, lo, hi, k) "
     "CROSS JOIN LATERAL (SELECT source_id, hour, data FROM store_block_series WHERE server_id = p.sid "
-    "AND metric_id = p.id AND hour >= p.lo AND hour <= p.hi OFFSET 0) b ORDER BY p.k, b.hour"
-)
+    "AND metric_id = p.id AND hour >= p.lo AND hour <= p.hi AND hour >= %s AND hour <= %s OFFSET 0) b "
+    "ORDER BY p.k, b.hour"
+)  # (the constant bounds, the windows' union, let the planner leave the other partitions out)
 SELECT_TIMES_MANY = (
     "SELECT b.server_id, b.source_id, (extract(epoch from b.hour) * 1000000)::bigint, b.n, b.times "
     "FROM unnest(%s::int[], %s::timestamptz[], %s::timestamptz[]) AS p(sid, lo, hi) CROSS JOIN LATERAL ("
     "SELECT server_id, source_id, hour, n, times FROM store_block "
-    "WHERE server_id = p.sid AND hour >= p.lo AND hour <= p.hi OFFSET 0) b"
+    "WHERE server_id = p.sid AND hour >= p.lo AND hour <= p.hi AND hour >= %s AND hour <= %s OFFSET 0) b"
 )
 SELECT_NEWEST_MANY = (
     "SELECT p.sid, b.metric_id, b.source_id, (extract(epoch from b.hour) * 1000000)::bigint, b.data "
@@ -130,12 +131,14 @@ def read_many(wanted: dict[int, list[int]],
         return {}
     first = {sid: hour_floor(start) for sid, (start, _end) in windows.items()}
     with connection.cursor() as cur:
-        cur.execute(SELECT_SERIES_MANY, [sids, mids, [first[s] for s in sids], [windows[s][1] for s in sids]])
+        los, his = [first[s] for s in sids], [windows[s][1] for s in sids]
+        cur.execute(SELECT_SERIES_MANY, [sids, mids, los, his, min(los), max(his)])
         rows = cur.fetchall()
         if not rows:
             return {}
         found = sorted({r[0] for r in rows})
-        cur.execute(SELECT_TIMES_MANY, [found, [first[s] for s in found], [windows[s][1] for s in found]])
+        los, his = [first[s] for s in found], [windows[s][1] for s in found]
+        cur.execute(SELECT_TIMES_MANY, [found, los, his, min(los), max(his)])
         times = _times_by_server(cur.fetchall())
     out = {}
     for sid, mine in _rows_by_server(rows).items():

@@ -26,8 +26,9 @@ _COLUMNS = "(extract(epoch from ts) * 1000000)::bigint, coalesce(interval_ms, -1
 SELECT_RAW_MANY = (
     "SELECT p.k, r.* FROM unnest(%s::int[], %s::int[], %s::timestamptz[], %s::timestamptz[]) WITH ORDINALITY "
     f"AS p(sid, src, lo, hi, k) CROSS JOIN LATERAL (SELECT {_COLUMNS} FROM store_raw "
-    "WHERE server_id = p.sid AND source_id = p.src AND ts >= p.lo AND ts <= p.hi ORDER BY ts OFFSET 0) r ORDER BY 1, 2"
-)
+    "WHERE server_id = p.sid AND source_id = p.src AND ts >= p.lo AND ts <= p.hi "
+    "AND ts >= %s AND ts <= %s ORDER BY ts OFFSET 0) r ORDER BY 1, 2"
+)  # (the constant bounds, the windows' union, let the planner leave the other partitions out)
 # The newest hot rows of many pairs, newest first, since a time (so only the recent partitions are
 # scanned; pairs with fewer rows there are asked again without it: SELECT_NEWEST_MANY_ALL).
 SELECT_NEWEST_MANY = (
@@ -128,8 +129,8 @@ def rows_many(pairs: list[Pair], windows: dict[int, tuple[datetime, datetime]]) 
     if not pairs:
         return {}
     with connection.cursor() as cur:
-        cur.execute(SELECT_RAW_MANY, [[p[0] for p in pairs], [p[1] for p in pairs],
-                                      [windows[p[0]][0] for p in pairs], [windows[p[0]][1] for p in pairs]])
+        los, his = [windows[p[0]][0] for p in pairs], [windows[p[0]][1] for p in pairs]
+        cur.execute(SELECT_RAW_MANY, [[p[0] for p in pairs], [p[1] for p in pairs], los, his, min(los), max(his)])
         return _by_pair(pairs, cur.fetchall())
 
 
