@@ -1,6 +1,11 @@
 """Export benchmark: 30 days at 10 s of 20 series as one CSV, streamed.
 
     .venv/bin/python bench/export_csv.py [--days 30] [--series 20] [--no-compact] [--via-gunicorn [--sync]]
+    .venv/bin/python bench/export_csv.py --wide 1 [--profile]     # an hour of every metric, ~700 series
+
+The wide case (the per-series cost): every metric (metrics=*) of 5 sources, about 700
+series, polled every 5 s, over --wide HOURS; values per second is rows x columns over
+the time.
 
 --via-gunicorn downloads it instead from gunicorn started as `up` starts it
 (threaded workers, monitor/gunicorn_conf.py) with gunicorn's default 30 s worker
@@ -27,12 +32,49 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "monitor.settings_test")
 os.environ.setdefault("STORE_RAW_RETENTION_DAYS", "60")  # keep the whole range at full resolution
 
 STEP = 10
+WIDE_STEP = 5  # the wide case: a new user's hour of every metric, 720 rows
 NAMES = [
     "tps", "qps", "Com_commit", "Com_rollback", "Com_select", "Com_insert", "Com_update", "Com_delete",
     "Innodb_rows_read", "Innodb_rows_inserted", "Innodb_rows_updated", "Innodb_rows_deleted",
     "Innodb_data_reads", "Innodb_data_writes", "Innodb_log_writes", "Innodb_os_log_written",
     "Bytes_received", "Bytes_sent", "Questions", "Handler_read_key", "Handler_write", "Select_scan",
 ]
+
+
+def wide_names() -> dict[str, tuple[list[str], list[str]]]:
+    """Per source, (counters, gauges): about 700 series, a MariaDB's every metric."""
+    events = [f"wait/synch/mutex/innodb/event_{i}" for i in range(120)]
+    return {
+        "global_status": ([f"Counter_{i}" for i in range(180)] + ["tps", "qps"], [f"Gauge_{i}" for i in range(150)]),
+        "pfs_waits": ([f"wait.count:{e}" for e in events] + [f"wait.time_ps:{e}" for e in events], []),
+        "innodb_mutex": ([f"mutex.waits:trx0sys.cc:{100 + i}" for i in range(50)], []),
+        "innodb_metrics": ([f"innodb_metrics:counter_{i}" for i in range(54)], []),
+        "history_length": ([], ["history_list_length"]),
+    }
+
+
+def write_wide(server_id: int, start: datetime, polls: int, step: int) -> tuple[float, int]:
+    """Every source's polls every `step` s (values that move, zeros, picosecond timers)."""
+    import numpy as np
+
+    from store.ingest import write_samples
+    from store.sample import Sample
+
+    rng, began, batch, ncols = np.random.default_rng(7), time.perf_counter(), [], 0
+    shape = wide_names()
+    for i in range(1, polls + 1):
+        ts = start + timedelta(seconds=step * i)
+        for source, (counters, gauges) in shape.items():
+            moves = rng.poisson(3, len(counters)) * (rng.random(len(counters)) < 0.6)
+            values = {n: int(v) * (10**9 if "time_ps" in n else 1) for n, v in zip(counters, moves, strict=True)}
+            values |= {n: int(v) for n, v in zip(gauges, rng.integers(0, 5000, len(gauges)), strict=True)}
+            batch.append(Sample(server_id, source, ts, float(step), values, frozenset(counters)))
+        if len(batch) >= 5_000:
+            write_samples(batch)
+            batch = []
+    write_samples(batch)
+    ncols = sum(len(c) + len(g) for c, g in shape.values())
+    return time.perf_counter() - began, ncols
 
 
 def rss_mb() -> float:
@@ -57,7 +99,8 @@ def write(server_id: int, start: datetime, polls: int, names: list[str]) -> floa
     return time.perf_counter() - began
 
 
-def export(server: str, names: list[str], start: datetime, end: datetime, trace: bool = True) -> None:
+def export(server: str, names: list[str], start: datetime, end: datetime, trace: bool = True,
+           profile: bool = False) -> None:
     from django.contrib.auth.models import User
     from django.test import RequestFactory
 
@@ -70,22 +113,37 @@ def export(server: str, names: list[str], start: datetime, end: datetime, trace:
     rss_before = rss_mb()
     if trace:
         tracemalloc.start()
-    began = time.perf_counter()
+    if profile:
+        import cProfile
+
+        profiler = cProfile.Profile(time.process_time if os.getenv("PROFILE_CPU") else time.perf_counter)
+        profiler.enable()
+    began, cpu = time.perf_counter(), time.process_time()
     response = series_csv(request)
     first = first_row = None
-    size = rows = 0
+    size = rows = cells = 0
     for chunk in response.streaming_content:
         now = time.perf_counter() - began
         first = first if first is not None else now
         rows += chunk.count(b"\n")
+        cells += chunk.count(b",")  # every value cell follows a comma (the bench's names hold none)
         if first_row is None and rows > 1:
             first_row = now
         size += len(chunk)
-    total = time.perf_counter() - began
+    total, cpu = time.perf_counter() - began, time.process_time() - cpu
     peak = tracemalloc.get_traced_memory()[1] if trace else 0
     tracemalloc.stop()
-    print(f"export: {rows - 1:,} rows x {len(names)} series, {size / 1e6:.1f} MB of CSV in {total:.1f} s "
-          f"({(rows - 1) / total:,.0f} rows/s)")
+    columns = cells // max(rows, 1)
+    values = (rows - 1) * columns
+    print(f"export: {rows - 1:,} rows x {columns} series ({values:,} values), {size / 1e6:.1f} MB of CSV in "
+          f"{total:.2f} s ({(rows - 1) / total:,.0f} rows/s, {values / total:,.0f} values/s; this process's CPU "
+          f"{cpu:.2f} s, {values / max(cpu, 1e-9):,.0f} values per CPU second); load average "
+          + "/".join(f"{x:.2f}" for x in os.getloadavg()))
+    if profile:
+        import pstats
+
+        profiler.disable()
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
     print(f"  first byte after {first * 1000:.0f} ms, first data row after {first_row * 1000:.0f} ms")
     traced = f"Python memory peak (tracemalloc) {peak / 1e6:.1f} MB; " if trace else "(not traced) "
     print(f"  {traced}RSS {rss_before:.0f} -> {rss_mb():.0f} MB")
@@ -140,6 +198,9 @@ def main() -> None:
     parser.add_argument("--no-compact", action="store_true", help="leave every hour as hot rows")
     parser.add_argument("--no-trace", action="store_true", help="time without tracemalloc's overhead")
     parser.add_argument("--via-gunicorn", action="store_true", help="download it from gunicorn as up runs it")
+    parser.add_argument("--wide", type=float, metavar="HOURS",
+                        help="instead: HOURS of every metric (metrics=*, ~700 series of 5 sources) polled every 5 s")
+    parser.add_argument("--profile", action="store_true", help="cProfile the export (CPU time), top 25 by own time")
     parser.add_argument("--sync", action="store_true", help="with --via-gunicorn: gunicorn's sync worker")
     args = parser.parse_args()
     import django
@@ -151,12 +212,18 @@ def main() -> None:
     from servers.models import Server
 
     names = NAMES[: args.series]
-    polls = args.days * 86_400 // STEP
+    step = WIDE_STEP if args.wide else STEP
+    polls = int(args.wide * 3600 // step) if args.wide else args.days * 86_400 // STEP
     end = datetime.now(UTC).replace(minute=0, second=0, microsecond=0) - timedelta(hours=1)
-    start = end - timedelta(seconds=STEP * polls)
-    server = Server.objects.create(name="bench", host="127.0.0.1", user="steady", poll_interval=STEP)
-    spent = write(server.pk, start, polls, names)
-    print(f"wrote {polls:,} polls x {len(names)} series in {spent:.1f} s")
+    start = end - timedelta(seconds=step * polls)
+    server = Server.objects.create(name="bench", host="127.0.0.1", user="steady", poll_interval=step)
+    if args.wide:
+        spent, ncols = write_wide(server.pk, start, polls, step)
+        names = ["*"]
+        print(f"wrote {polls:,} polls x {ncols} series of 5 sources in {spent:.1f} s")
+    else:
+        spent = write(server.pk, start, polls, names)
+        print(f"wrote {polls:,} polls x {len(names)} series in {spent:.1f} s")
     if not args.no_compact:
         from store import maintenance
 
@@ -164,11 +231,11 @@ def main() -> None:
         maintenance.run()
         print(f"maintain (compaction, rollups) in {time.perf_counter() - began:.1f} s")
     if args.via_gunicorn:
-        via_gunicorn(names, start, end + timedelta(seconds=STEP), args.sync)
+        via_gunicorn(names, start, end + timedelta(seconds=step), args.sync)
         if args.sync:  # the same file from up's threaded workers, for comparison
-            via_gunicorn(names, start, end + timedelta(seconds=STEP), False)
+            via_gunicorn(names, start, end + timedelta(seconds=step), False)
         return
-    export("bench", names, start, end + timedelta(seconds=STEP), trace=not args.no_trace)
+    export("bench", names, start, end + timedelta(seconds=step), trace=not args.no_trace, profile=args.profile)
 
 
 if __name__ == "__main__":

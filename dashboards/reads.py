@@ -33,6 +33,7 @@ REPLICA = "replica.*"  # the replication source's lag and thread states, per cha
 MUTEX_PREFIX = "mutex.waits:"
 MUTEX_WAITS = MUTEX_PREFIX + "*"
 PURGE_DELAY = "innodb_metrics:purge_dml_delay_usec"
+FLEET_NOW = [TPS, HISTORY, WAIT_TIMES, REPLICA]  # the fleet page's figures of now
 RANK_POINTS = 60  # resolution at which the top waits of a chart are chosen
 # The purge counters the purge-lag view draws when the server has them enabled.
 PURGE_COUNTERS = [
@@ -237,7 +238,13 @@ def fleet_latest(server_ids: list[int]) -> dict[tuple[int, str], tuple[datetime,
     """The newest TPS, history length, wait rates and replica state of every server, in one store call."""
     if not server_ids:
         return {}
-    return store().latest(server_ids, [TPS, HISTORY, WAIT_TIMES, REPLICA])
+    return store().latest(server_ids, FLEET_NOW)
+
+
+def fleet_latest_by_server(server_ids: list[int]) -> dict[int, dict[tuple[int, str], tuple[datetime, float]]]:
+    """fleet_latest() split by server (every server given has its dict): each row reads only its own."""
+    found = store().latest_by_server(server_ids, FLEET_NOW) if server_ids else {}
+    return {sid: {(sid, m): v for m, v in found.get(sid, {}).items()} for sid in server_ids}
 
 
 @dataclass(frozen=True)
@@ -283,6 +290,15 @@ def recent(server_ids: list[int], metric: str, now: datetime, window: timedelta,
     if not server_ids:
         return {}
     found = store().series(server_ids, [metric], now - window, now, max_points=points)
+    return {s.server_id: s for s in found}
+
+
+def recent_windows(ends: dict[int, datetime], metric: str, window: timedelta, points: int = 60):
+    """server id -> points of one metric over the window up to each server's own end, in one store read."""
+    if not ends:
+        return {}
+    found = store().series_windows([(sid, end - window, end) for sid, end in ends.items()], [metric],
+                                   max_points=points)
     return {s.server_id: s for s in found}
 
 

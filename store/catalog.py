@@ -8,6 +8,7 @@ check once per write that the cached ids still exist (tests roll back).
 """
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
@@ -36,6 +37,8 @@ SELECT_LAYOUT = "SELECT id FROM store_layout WHERE digest = %s"
 EXISTING_LAYOUTS = "SELECT id FROM store_layout WHERE id = ANY(%b::bigint[])"
 # Readers: all metrics and layouts of some servers.
 SERVER_METRICS = "SELECT id, server_id, name, counter FROM store_metric WHERE server_id = ANY(%s)"
+# The same, only the names equal to one of a list or LIKE one of another (the '*' patterns).
+SERVER_METRICS_NAMED = SERVER_METRICS + " AND (name = ANY(%s) OR name LIKE ANY(%s))"
 SERVER_LAYOUTS = (
     "SELECT l.id, l.server_id, l.source_id, l.int_ids, l.float_ids, s.name "
     "FROM store_layout l JOIN store_source s ON s.id = l.source_id WHERE l.server_id = ANY(%s)"
@@ -135,10 +138,23 @@ def extend(server_id: int, source: str, old: WriteLayout | None,
     return layout
 
 
-def server_metrics(server_ids: list[int]) -> list[MetricInfo]:
+def server_metrics(server_ids: list[int], patterns: list[str] | None = None) -> list[MetricInfo]:
+    """The servers' metrics; with patterns, only those matching one (PostgreSQL filters: a fleet has
+    hundreds of thousands, and a page wants a few of each server's)."""
     with connection.cursor() as cur:
-        cur.execute(SERVER_METRICS, [list(server_ids)])
+        if patterns is None:
+            cur.execute(SERVER_METRICS, [list(server_ids)])
+        else:
+            exact = [p for p in patterns if "*" not in p]
+            likes = [_like(p) for p in patterns if "*" in p]
+            cur.execute(SERVER_METRICS_NAMED, [list(server_ids), exact, likes])
         return [MetricInfo(*r) for r in cur.fetchall()]
+
+
+def _like(pattern: str) -> str:
+    """A '*' pattern as LIKE spells it (backslash, '%' and '_' taken literally)."""
+    escaped = pattern.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return escaped.replace("*", "%")
 
 
 def server_layouts(server_ids: list[int]) -> list[ReadLayout]:
@@ -151,9 +167,25 @@ def matching(metrics: list[MetricInfo], patterns: list[str]) -> list[MetricInfo]
     """Metrics whose name equals a pattern or matches it with '*' wildcards, in pattern order."""
     out: dict[int, MetricInfo] = {}
     by_name = sorted(metrics, key=lambda m: (m.server_id, m.name))
+    named: dict[str, list[MetricInfo]] = {}  # an exact name is looked up, not tested against every metric
+    for m in by_name:
+        named.setdefault(m.name, []).append(m)
     for pattern in patterns:
-        glob = pattern.replace("[", "[[]").replace("?", "[?]")  # only '*' is special
+        if "*" not in pattern:
+            for m in named.get(pattern, ()):
+                out.setdefault(m.id, m)
+            continue
+        test = _matcher(pattern)
         for m in by_name:
-            if m.name == pattern or ("*" in pattern and fnmatchcase(m.name, glob)):
+            if test(m.name):
                 out.setdefault(m.id, m)
     return list(out.values())
+
+
+def _matcher(pattern: str) -> Callable[[str], bool]:
+    """The test of one '*' pattern, cheapest first: a prefix, else fnmatch's (a fleet's names are many)."""
+    if pattern.count("*") == 1 and pattern.endswith("*"):
+        prefix = pattern[:-1]
+        return lambda name: name.startswith(prefix)
+    glob = pattern.replace("[", "[[]").replace("?", "[?]")  # only '*' is special
+    return lambda name: name == pattern or fnmatchcase(name, glob)

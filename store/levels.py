@@ -1,5 +1,6 @@
 """Which data answers a range: full resolution, 1-minute or 1-hour rollups."""
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 from store import config, partitions
@@ -33,9 +34,20 @@ def finest_rollup(start: datetime) -> str:
 
 def choose(start: datetime, end: datetime, max_points: int) -> str:
     """The coarsest level still at least as fine as one point per max_points-th of the range."""
-    width = (end - start).total_seconds() / max(max_points, 1)
-    if width < 60 and start >= available_since(FULL):
-        return FULL
-    if width < 3600 and start >= available_since(MINUTE):
-        return MINUTE
-    return HOUR
+    return chooser()(start, end, max_points)
+
+
+def chooser() -> Callable[[datetime, datetime, int], str]:
+    """choose() for many ranges, each level's availability read once (it lists partitions)."""
+    since: dict[str, datetime] = {}
+
+    def pick(start: datetime, end: datetime, max_points: int) -> str:
+        width = (end - start).total_seconds() / max(max_points, 1)
+        for level, finer_than in ((FULL, 60), (MINUTE, 3600)):
+            if width < finer_than:
+                if level not in since:
+                    since[level] = available_since(level)
+                if start >= since[level]:
+                    return level
+        return HOUR
+    return pick

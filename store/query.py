@@ -30,14 +30,50 @@ class Series:
 def series(server_ids: list[int], metrics: list[str], start: datetime, end: datetime,
            max_points: int = 1200, mode: str = "rate") -> list[Series]:
     """Series for each server and each metric name or '*' pattern, at most max_points each."""
+    return series_windows([(server_id, start, end) for server_id in server_ids], metrics, max_points, mode)
+
+
+def series_windows(windows: list[tuple[int, datetime, datetime]], metrics: list[str], max_points: int = 1200,
+                   mode: str = "rate") -> list[Series]:
+    """series() of servers each over its own range (server id, start, end; one range per server), in the
+    order given. Ranges read at full resolution are read for every server at once."""
+    return _as_series(_picked(windows, metrics, max_points, mode))
+
+
+@dataclass
+class SeriesArrays:
+    """A Series as numpy arrays: times as Unix microseconds, values with NaN for a break."""
+
+    server_id: int
+    metric: str
+    kind: str
+    ts: np.ndarray
+    values: np.ndarray
+
+
+def series_arrays(server_ids: list[int], metrics: list[str], start: datetime, end: datetime,
+                  max_points: int = 1200, mode: str = "rate") -> list[SeriesArrays]:
+    """series() without building a datetime and a float object per point: for readers that work in arrays."""
+    picked = _picked([(server_id, start, end) for server_id in server_ids], metrics, max_points, mode)
+    return [SeriesArrays(sid, m.name, m.kind, ts, vals) for sid, m, ts, vals in picked]
+
+
+def _picked(windows: list[tuple[int, datetime, datetime]], metrics: list[str], max_points: int,
+            mode: str) -> list[tuple]:
+    """(server id, metric, ts, values) of each series of the windows, values with NaN for a break."""
     if mode not in ("rate", "delta"):
         raise ValueError(f"store: unknown series mode {mode!r}: use 'rate' or 'delta'")
-    level = levels.choose(start, end, max_points)
+    by_server = _by_server(list(dict.fromkeys(w[0] for w in windows)), metrics)
+    choose = levels.chooser()
+    levels_of = [choose(start, end, max_points) for _sid, start, end in windows]
+    at_full = {sid: (start, end) for (sid, start, end), level in zip(windows, levels_of, strict=True)
+               if level == levels.FULL}
+    full = read_full.read_many({sid: by_server[sid] for sid in at_full}, at_full)
     picked = []
-    for server_id in server_ids:
-        infos = catalog.matching(catalog.server_metrics([server_id]), metrics)
+    for (server_id, start, end), level in zip(windows, levels_of, strict=True):
+        infos = by_server[server_id]
         if level == levels.FULL:
-            data = read_full.read(server_id, infos, start, end)
+            data = full.get(server_id, {})
             points = {m.id: _full_points(m, data.get(m.id, SampleArrays.empty()), mode) for m in infos}
         else:
             data = read_rollups.read(server_id, infos, level, start, end)
@@ -46,7 +82,7 @@ def series(server_ids: list[int], metrics: list[str], start: datetime, end: date
         for m in infos:
             ts, vals = breaks.downsample_with_breaks(*points[m.id], max_points)
             picked.append((server_id, m, ts, vals))
-    return _as_series(picked)
+    return picked
 
 
 def within(server_id: int, metrics: list[str], start: datetime, end: datetime,
@@ -58,7 +94,7 @@ def within(server_id: int, metrics: list[str], start: datetime, end: datetime,
     statistics of a window use only what was measured inside it. Holes are
     None, as in series(). Samples past retention are gone: nothing is read.
     """
-    infos = catalog.matching(catalog.server_metrics([server_id]), metrics)
+    infos = catalog.matching(catalog.server_metrics([server_id], metrics), metrics)
     data = read_full.read(server_id, infos, start, end)
     lo = micros(start)
     picked = []
@@ -173,7 +209,7 @@ def totals_and_seconds(server_id: int, metrics: list[str], start: datetime,
     measured time before the range and its last may end before the range does:
     a total over (start, end] divided by end - start is off by up to an interval at each end.
     """
-    infos = [m for m in catalog.matching(catalog.server_metrics([server_id]), metrics) if m.counter]
+    infos = [m for m in catalog.matching(catalog.server_metrics([server_id], metrics), metrics) if m.counter]
     sums: dict[int, list] = {m.id: [] for m in infos}
     ms: dict[int, list] = {m.id: [] for m in infos}
     for level, lo, hi in _total_parts(start, end):
@@ -265,7 +301,7 @@ def counter_samples(server_id: int, metrics: list[str], start: datetime, end: da
 
     Samples of unknown interval carry no delta that a rate could use: left out.
     """
-    infos = [m for m in catalog.matching(catalog.server_metrics([server_id]), metrics) if m.counter]
+    infos = [m for m in catalog.matching(catalog.server_metrics([server_id], metrics), metrics) if m.counter]
     found = read_full.read(server_id, infos, start, end)
     out = {}
     for m in infos:
@@ -276,12 +312,37 @@ def counter_samples(server_id: int, metrics: list[str], start: datetime, end: da
     return out
 
 
+@dataclass
+class CounterArrays:
+    """CounterSamples as numpy arrays: times as Unix microseconds, each delta covering (ts - seconds, ts]."""
+
+    ts: np.ndarray
+    seconds: np.ndarray
+    deltas: np.ndarray
+
+    def spanning(self) -> np.ndarray:
+        """CounterSamples.spanning, as a bool array."""
+        return breaks.spanning(self.seconds * 1000, self.ts)
+
+
+def counter_arrays(server_id: int, metrics: list[str], start: datetime, end: datetime) -> dict[str, CounterArrays]:
+    """counter_samples() without a datetime and a Python number per sample (a wide export reads millions)."""
+    infos = [m for m in catalog.matching(catalog.server_metrics([server_id], metrics), metrics) if m.counter]
+    found = read_full.read(server_id, infos, start, end)
+    out = {}
+    for m in infos:
+        pts = found.get(m.id, SampleArrays.empty())
+        known = pts.iv > 0
+        out[m.name] = CounterArrays(pts.ts[known], pts.iv[known] / 1000.0, pts.vals[known])
+    return out
+
+
 def ranking_totals(server_id: int, metrics: list[str], start: datetime, end: datetime,
                    max_points: int) -> dict[str, int | float]:
     """Counters' totals over [start, end] for choosing which to draw, in one read at the level a chart of
     max_points reads: the polls' deltas, or the rollup buckets' exact sums (those wholly inside the range:
     a partial bucket at each end is left out, which ranks as well and costs no second read)."""
-    infos = [m for m in catalog.matching(catalog.server_metrics([server_id]), metrics) if m.counter]
+    infos = [m for m in catalog.matching(catalog.server_metrics([server_id], metrics), metrics) if m.counter]
     level = levels.choose(start, end, max_points)
     if level == levels.FULL:
         found = {mid: p.vals for mid, p in read_full.read(server_id, infos, start, end).items()}
@@ -301,7 +362,7 @@ def rollup_sums(server_id: int, metrics: list[str], start: datetime, end: dateti
     sum holds an outage's delta (the rollups keep no per-poll intervals to tell).
     """
     level = level or levels.finest_rollup(start)
-    infos = [m for m in catalog.matching(catalog.server_metrics([server_id]), metrics) if m.counter]
+    infos = [m for m in catalog.matching(catalog.server_metrics([server_id], metrics), metrics) if m.counter]
     found = read_rollups.read(server_id, infos, level, start, end)
     width, lo, hi = read_rollups.WIDTH[level], micros(start), micros(end)
     out = {}
@@ -329,15 +390,29 @@ def window_samples(server_id: int, metrics: list[str], start: datetime,
 def latest(server_ids: list[int], metrics: list[str]) -> dict[tuple[int, str], tuple[datetime, float]]:
     """The newest value (rate for counters) per server and metric."""
     out = {}
-    for server_id in server_ids:
-        infos = catalog.matching(catalog.server_metrics([server_id]), metrics)
-        for m, (ts, value) in read_full.latest(server_id, infos).items():
-            out[(server_id, m.name)] = (ts, value)
+    for server_id, found in latest_by_server(server_ids, metrics).items():
+        for m, (ts, value) in found.items():
+            out[(server_id, m)] = (ts, value)
+    return out
+
+
+def latest_by_server(server_ids: list[int], metrics: list[str]) -> dict[int, dict[str, tuple[datetime, float]]]:
+    """latest() grouped by server (every server given, those with nothing empty), read for all at once:
+    a fleet's page makes the same few statements for 1,000 servers as for one."""
+    found = read_full.latest_many(_by_server(server_ids, metrics))
+    return {sid: {m.name: v for m, v in found.get(sid, {}).items()} for sid in server_ids}
+
+
+def _by_server(server_ids: list[int], metrics: list[str]) -> dict[int, list[catalog.MetricInfo]]:
+    """The servers' metrics matching the names or patterns, per server in matching() order, in one read."""
+    out: dict[int, list[catalog.MetricInfo]] = {sid: [] for sid in server_ids}
+    for m in catalog.matching(catalog.server_metrics(list(server_ids), metrics), metrics):
+        out[m.server_id].append(m)
     return out
 
 
 def metric_names(server_id: int, pattern: str = "*") -> list[str]:
-    return sorted(m.name for m in catalog.matching(catalog.server_metrics([server_id]), [pattern]))
+    return sorted(m.name for m in catalog.matching(catalog.server_metrics([server_id], [pattern]), [pattern]))
 
 
 def gaps(server_id: int, start: datetime, end: datetime) -> list[tuple[datetime, datetime, str]]:

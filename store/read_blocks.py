@@ -32,6 +32,33 @@ SELECT_ONE_TIMES = (
     "AND hour = to_timestamp(%s / 1000000.0)"
 )
 
+# The same for many servers in one statement each: values per (server, metric) pair, poll times per
+# (server, hour) of the servers that have values there.
+SELECT_SERIES_MANY = (
+    "SELECT p.sid, p.id, b.source_id, (extract(epoch from b.hour) * 1000000)::bigint, b.data "
+    "FROM unnest(%s::int[], %s::int[], %s::timestamptz[], %s::timestamptz[]) WITH ORDINALITY AS p(sid, id, lo, hi, k) "
+    "CROSS JOIN LATERAL (SELECT source_id, hour, data FROM store_block_series WHERE server_id = p.sid "
+    "AND metric_id = p.id AND hour >= p.lo AND hour <= p.hi AND hour >= %s AND hour <= %s OFFSET 0) b "
+    "ORDER BY p.k, b.hour"
+)  # (the constant bounds, the windows' union, let the planner leave the other partitions out)
+SELECT_TIMES_MANY = (
+    "SELECT b.server_id, b.source_id, (extract(epoch from b.hour) * 1000000)::bigint, b.n, b.times "
+    "FROM unnest(%s::int[], %s::timestamptz[], %s::timestamptz[]) AS p(sid, lo, hi) CROSS JOIN LATERAL ("
+    "SELECT server_id, source_id, hour, n, times FROM store_block "
+    "WHERE server_id = p.sid AND hour >= p.lo AND hour <= p.hi AND hour >= %s AND hour <= %s OFFSET 0) b"
+)
+SELECT_NEWEST_MANY = (
+    "SELECT p.sid, b.metric_id, b.source_id, (extract(epoch from b.hour) * 1000000)::bigint, b.data "
+    "FROM unnest(%s::int[], %s::int[]) WITH ORDINALITY AS p(sid, id, k) CROSS JOIN LATERAL ("
+    "SELECT metric_id, source_id, hour, data FROM store_block_series WHERE server_id = p.sid "
+    "AND metric_id = p.id ORDER BY hour DESC LIMIT 1) b ORDER BY p.k"
+)
+SELECT_SOME_TIMES = (
+    "SELECT b.server_id, b.source_id, k.us, b.n, b.times "
+    "FROM unnest(%s::int[], %s::int[], %s::bigint[]) AS k(sid, src, us) JOIN store_block b "
+    "ON b.server_id = k.sid AND b.source_id = k.src AND b.hour = to_timestamp(k.us / 1000000.0)"
+)
+
 
 def hour_floor(t: datetime) -> datetime:
     return t.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
@@ -94,3 +121,64 @@ def _clip(p: SampleArrays, lo: int, hi: int) -> SampleArrays:
     return SampleArrays(p.ts[a:b], p.vals[a:b], p.iv[a:b])
 
 
+
+
+def read_many(wanted: dict[int, list[int]],
+              windows: dict[int, tuple[datetime, datetime]]) -> dict[int, dict[int, SampleArrays]]:
+    """read() of many servers (server id -> metric ids, each server over its window) in two statements."""
+    sids, mids = _pairs(wanted)
+    if not sids:
+        return {}
+    first = {sid: hour_floor(start) for sid, (start, _end) in windows.items()}
+    with connection.cursor() as cur:
+        los, his = [first[s] for s in sids], [windows[s][1] for s in sids]
+        cur.execute(SELECT_SERIES_MANY, [sids, mids, los, his, min(los), max(his)])
+        rows = cur.fetchall()
+        if not rows:
+            return {}
+        found = sorted({r[0] for r in rows})
+        los, his = [first[s] for s in found], [windows[s][1] for s in found]
+        cur.execute(SELECT_TIMES_MANY, [found, los, his, min(los), max(his)])
+        times = _times_by_server(cur.fetchall())
+    out = {}
+    for sid, mine in _rows_by_server(rows).items():
+        lo, hi = micros(windows[sid][0]), micros(windows[sid][1])
+        out[sid] = {mid: _clip(p, lo, hi) for mid, p in _decode(mine, times.get(sid, {})).items()}
+    return out
+
+
+def newest_many(wanted: dict[int, list[int]]) -> dict[int, dict[int, SampleArrays]]:
+    """newest() of many servers (server id -> metric ids) in two statements."""
+    sids, mids = _pairs(wanted)
+    if not sids:
+        return {}
+    with connection.cursor() as cur:
+        cur.execute(SELECT_NEWEST_MANY, [sids, mids])
+        rows = cur.fetchall()
+        if not rows:
+            return {}
+        keys = sorted({(r[0], r[2], r[3]) for r in rows})
+        cur.execute(SELECT_SOME_TIMES, [[k[0] for k in keys], [k[1] for k in keys], [k[2] for k in keys]])
+        times = _times_by_server(cur.fetchall())
+    return {sid: _decode(mine, times.get(sid, {})) for sid, mine in _rows_by_server(rows).items()}
+
+
+def _pairs(wanted: dict[int, list[int]]) -> tuple[list[int], list[int]]:
+    pairs = [(sid, mid) for sid, ids in wanted.items() for mid in ids]
+    return [p[0] for p in pairs], [p[1] for p in pairs]
+
+
+def _rows_by_server(rows: list[tuple]) -> dict[int, list[tuple]]:
+    """(sid, metric_id, source_id, hour_us, data) -> per server the rows _decode reads, in the same order."""
+    out: dict[int, list[tuple]] = defaultdict(list)
+    for r in rows:
+        out[r[0]].append(r[1:])
+    return out
+
+
+def _times_by_server(rows: list[tuple]) -> dict[int, dict]:
+    """(sid, source_id, hour_us, n, times) -> per server {(source_id, hour_us): (n, times)}."""
+    out: dict[int, dict] = defaultdict(dict)
+    for sid, source_id, hour_us, n, blob in rows:
+        out[sid][(source_id, hour_us)] = (n, blob)
+    return out

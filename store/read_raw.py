@@ -1,7 +1,7 @@
 """Reading hot rows (store_raw): decode the varint slots of each layout in one numpy pass."""
 
 from collections import defaultdict
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import numpy as np
 from django.db import connection
@@ -21,6 +21,29 @@ SELECT_NEWEST = (
     "FROM store_raw WHERE server_id = %s AND source_id = %s ORDER BY ts DESC LIMIT %s"
 )
 
+# The same for many (server, source) pairs in one statement (one index range scan per pair).
+_COLUMNS = "(extract(epoch from ts) * 1000000)::bigint, coalesce(interval_ms, -1), layout_id, ivals, fvals"
+SELECT_RAW_MANY = (
+    "SELECT p.k, r.* FROM unnest(%s::int[], %s::int[], %s::timestamptz[], %s::timestamptz[]) WITH ORDINALITY "
+    f"AS p(sid, src, lo, hi, k) CROSS JOIN LATERAL (SELECT {_COLUMNS} FROM store_raw "
+    "WHERE server_id = p.sid AND source_id = p.src AND ts >= p.lo AND ts <= p.hi "
+    "AND ts >= %s AND ts <= %s ORDER BY ts OFFSET 0) r ORDER BY 1, 2"
+)  # (the constant bounds, the windows' union, let the planner leave the other partitions out)
+# The newest hot rows of many pairs, newest first, since a time (so only the recent partitions are
+# scanned; pairs with fewer rows there are asked again without it: SELECT_NEWEST_MANY_ALL).
+SELECT_NEWEST_MANY = (
+    f"SELECT p.k, r.* FROM unnest(%s::int[], %s::int[]) WITH ORDINALITY AS p(sid, src, k) CROSS JOIN LATERAL ("
+    f"SELECT {_COLUMNS} FROM store_raw WHERE server_id = p.sid AND source_id = p.src AND ts >= %s "
+    "ORDER BY ts DESC LIMIT %s) r ORDER BY 1, 2 DESC"
+)
+SELECT_NEWEST_MANY_ALL = (
+    f"SELECT p.k, r.* FROM unnest(%s::int[], %s::int[]) WITH ORDINALITY AS p(sid, src, k) CROSS JOIN LATERAL ("
+    f"SELECT {_COLUMNS} FROM store_raw WHERE server_id = p.sid AND source_id = p.src "
+    "ORDER BY ts DESC LIMIT %s) r ORDER BY 1, 2 DESC"
+)
+NEWEST_ROWS = 6  # latest(): enough neighbours to tell whether the newest delta spans a hole
+RECENT = timedelta(hours=2)  # the newest rows are looked for here first
+
 
 def read(server_id: int, metrics: list[MetricInfo], layouts: list[ReadLayout],
          start: datetime, end: datetime) -> dict[int, SampleArrays]:
@@ -29,7 +52,7 @@ def read(server_id: int, metrics: list[MetricInfo], layouts: list[ReadLayout],
 
 
 def newest(server_id: int, metrics: list[MetricInfo], layouts: list[ReadLayout],
-           rows: int = 6) -> dict[int, SampleArrays]:
+           rows: int = NEWEST_ROWS) -> dict[int, SampleArrays]:
     """SampleArrays per metric id from the newest hot rows (newest first)."""
     return _per_source(server_id, metrics, layouts, SELECT_NEWEST, [rows])
 
@@ -83,4 +106,53 @@ def _decode_group(group: list[tuple], layout: ReadLayout, ids: set[int]) -> dict
             keep = np.array([v is not None for v in col], dtype=bool)
             if keep.any():
                 out[mid] = SampleArrays(ts[keep], np.array([v for v in col if v is not None], np.float64), iv[keep])
+    return out
+
+
+Pair = tuple[int, int]  # (server id, source id)
+
+
+def sources_holding(layouts: list[ReadLayout], wanted: dict[int, set[int]]) -> dict[Pair, dict[int, ReadLayout]]:
+    """The (server, source) pairs whose layouts hold a wanted metric id (wanted: server id -> ids),
+    each with its layouts by id."""
+    out: dict[Pair, dict[int, ReadLayout]] = {}
+    for lay in layouts:
+        ids = wanted.get(lay.server_id)
+        if ids:
+            out.setdefault((lay.server_id, lay.source_id), {})[lay.id] = lay
+    return {pair: out[pair] for pair in sorted(out)  # by source within a server, as _per_source reads them
+            if any(not wanted[pair[0]].isdisjoint(lay.int_ids + lay.float_ids) for lay in out[pair].values())}
+
+
+def rows_many(pairs: list[Pair], windows: dict[int, tuple[datetime, datetime]]) -> dict[Pair, list[tuple]]:
+    """The hot rows of each pair with start <= ts <= end (its server's window), oldest first, in one statement."""
+    if not pairs:
+        return {}
+    with connection.cursor() as cur:
+        los, his = [windows[p[0]][0] for p in pairs], [windows[p[0]][1] for p in pairs]
+        cur.execute(SELECT_RAW_MANY, [[p[0] for p in pairs], [p[1] for p in pairs], los, his, min(los), max(his)])
+        return _by_pair(pairs, cur.fetchall())
+
+
+def newest_rows_many(pairs: list[Pair], now: datetime, rows: int = NEWEST_ROWS) -> dict[Pair, list[tuple]]:
+    """The newest `rows` hot rows of each pair, oldest first (as newest() reads them for one server)."""
+    if not pairs:
+        return {}
+    with connection.cursor() as cur:
+        cur.execute(SELECT_NEWEST_MANY, [[p[0] for p in pairs], [p[1] for p in pairs], now - RECENT, rows])
+        found = _by_pair(pairs, cur.fetchall())
+        short = [p for p in pairs if len(found.get(p, ())) < rows]  # stopped, new, or older rows only
+        if short:
+            cur.execute(SELECT_NEWEST_MANY_ALL, [[p[0] for p in short], [p[1] for p in short], rows])
+            found |= _by_pair(short, cur.fetchall())
+    for got in found.values():
+        got.reverse()  # oldest first, like every SampleArrays
+    return found
+
+
+def _by_pair(pairs: list[Pair], rows: list[tuple]) -> dict[Pair, list[tuple]]:
+    """Rows (k, ts_us, interval_ms, layout_id, ivals, fvals) by pair (k: its 1-based place in pairs)."""
+    out: dict[Pair, list[tuple]] = {}
+    for r in rows:
+        out.setdefault(pairs[r[0] - 1], []).append(r[1:])
     return out

@@ -46,6 +46,10 @@ def cell(value: object) -> object:
     return safe_text(str(value))
 
 
+class Line(str):
+    """A row already written as CSV text (its cells made safe and joined), without the line end."""
+
+
 class CsvLines:
     """Formats rows into CSV text, for a streaming response or a file."""
 
@@ -70,7 +74,11 @@ class CsvLines:
             yield self.line(row)
             break
         for row in rows:
-            self._writer.writerow([cell(v) for v in row])
+            if type(row) is Line:
+                self._buffer.write(row)
+                self._buffer.write("\r\n")
+            else:
+                self._writer.writerow([cell(v) for v in row])
             if self._buffer.tell() >= size:
                 yield self._take()
         rest = self._take()

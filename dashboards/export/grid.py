@@ -22,6 +22,7 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
+from dashboards.export.csv_safe import MAX_EXACT
 from store.points import from_micros, micros
 
 NICE_STEPS = [1, 2, 5, 10, 15, 20, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400]
@@ -113,6 +114,12 @@ class Groups:
         out[self.keys] = part
         return [None if x != x else rounded(x) for x in out.tolist()]
 
+    def dense_array(self, part: np.ndarray) -> np.ndarray:
+        """dense() unrounded, NaN where a bucket has no sample: for texts(), which rounds as it writes."""
+        out = np.full(self.n, np.nan)
+        out[self.keys] = part
+        return out
+
     def sums(self, v: np.ndarray) -> np.ndarray:
         return np.add.reduceat(v, self.first) if len(v) else v
 
@@ -122,30 +129,38 @@ class Groups:
         return [np.minimum.reduceat(v, self.first), np.maximum.reduceat(v, self.first)]
 
 
-def groups(g: Grid, k0: int, k1: int, ts: list[datetime]) -> Groups:
-    """Sort times (ascending) into buckets k0..k1."""
-    k = (np.array([micros(t) for t in ts], np.int64) - g.origin) // g.step - k0
+def groups(g: Grid, k0: int, k1: int, ts: list[datetime] | np.ndarray) -> Groups:
+    """Sort times (ascending; datetimes, or Unix microseconds as an int64 array) into buckets k0..k1."""
+    us = ts if isinstance(ts, np.ndarray) else np.array([micros(t) for t in ts], np.int64)
+    k = (us - g.origin) // g.step - k0
     inside = (k >= 0) & (k <= k1 - k0)
     keys, first = np.unique(k[inside], return_index=True)
     return Groups(k1 - k0 + 1, keys, first, inside)
 
 
-def bucketize(g: Grid, k0: int, k1: int, ts: list[datetime], values: list[float | None],
-              total: bool = False, minmax: bool = False) -> list[list[float | None]]:
+def bucketize(g: Grid, k0: int, k1: int, ts: list[datetime] | np.ndarray, values: list[float | None] | np.ndarray,
+              total: bool = False, minmax: bool = False, as_array: bool = False) -> list:
     """Columns for buckets k0..k1: the mean (or the sum) of each bucket's samples, then its min and
-    max if asked; None where a bucket has no sample. For gauges, and for counters read from rollups."""
-    pairs = [(t, v) for t, v in zip(ts, values, strict=True) if v is not None]
-    found = groups(g, k0, k1, [t for t, _ in pairs])
-    v = np.array([v for _, v in pairs], np.float64)[found.inside]
+    max if asked; None where a bucket has no sample. For gauges, and for counters read from rollups.
+    as_array: each column as Groups.dense_array gives it."""
+    if isinstance(values, np.ndarray):  # times as microseconds, NaN for none
+        keep = ~np.isnan(values)
+        found = groups(g, k0, k1, ts[keep])
+        v = values[keep][found.inside]
+    else:
+        pairs = [(t, v) for t, v in zip(ts, values, strict=True) if v is not None]
+        found = groups(g, k0, k1, [t for t, _ in pairs])
+        v = np.array([v for _, v in pairs], np.float64)[found.inside]
     sums = found.sums(v)
     parts = [sums if total else sums / np.diff(np.r_[found.first, len(v)])]
     if minmax:
         parts += found.extremes(v)
-    return [found.dense(p) for p in parts]
+    return [found.dense_array(p) if as_array else found.dense(p) for p in parts]
 
 
-def counter_buckets(g: Grid, k0: int, k1: int, ts: list[datetime], seconds: list[float], deltas: list[float],
-                    rate: bool = True, minmax: bool = False, covered: bool = False) -> list[list[float | None]]:
+def counter_buckets(g: Grid, k0: int, k1: int, ts: list[datetime] | np.ndarray, seconds: list[float] | np.ndarray,
+                    deltas: list[float] | np.ndarray, rate: bool = True, minmax: bool = False, covered: bool = False,
+                    as_array: bool = False) -> list:
     """Columns for buckets k0..k1 of a counter from its polls' deltas and the seconds each covers.
 
     A row is the sum of its polls' deltas, or (rate) that sum over the sum of
@@ -161,7 +176,7 @@ def counter_buckets(g: Grid, k0: int, k1: int, ts: list[datetime], seconds: list
         parts += found.extremes(d / s if rate else d)
     if covered:
         parts.append(found.sums(s))
-    return [found.dense(p) for p in parts]
+    return [found.dense_array(p) if as_array else found.dense(p) for p in parts]
 
 
 def rounded(value: float | None, digits: int = 6) -> float | None:
@@ -170,6 +185,39 @@ def rounded(value: float | None, digits: int = 6) -> float | None:
         return value
     keep = max(0, digits - 1 - math.floor(math.log10(abs(value))))
     return round(value, keep)
+
+
+def texts(values: np.ndarray) -> list[str]:
+    """Each value as the CSV writes csv_safe.cell(rounded(value)): empty where it is NaN or infinite.
+
+    Whole numbers (most counters' deltas, many gauges) are rounded to themselves and written as
+    integers: formatted in one pass; the others one by one, as before.
+    """
+    out = [""] * len(values)
+    finite = np.isfinite(values)
+    whole = finite & (np.floor(values) == values) & (np.abs(values) < MAX_EXACT)
+    at = np.flatnonzero(whole)
+    for i, v in zip(at.tolist(), values[at].astype(np.int64).tolist(), strict=True):
+        out[i] = str(v)
+    at = np.flatnonzero(finite & ~whole)
+    for i, v, keep in zip(at.tolist(), values[at].tolist(), _decimals(values[at]), strict=True):
+        r = round(v, keep)
+        out[i] = str(int(r)) if r.is_integer() and -MAX_EXACT < r < MAX_EXACT else repr(r)  # csv_safe.cell
+    return out
+
+
+def _decimals(values: np.ndarray) -> list[int]:
+    """rounded()'s decimals for each (finite, non-zero) value, from math.log10 as rounded() takes them.
+
+    numpy's log10 may differ from the C library's by an ulp: where that could move the floor (a value
+    within a hair of a power of ten) the value's own math.log10 decides.
+    """
+    logs = np.log10(np.abs(values))
+    near = np.abs(logs - np.round(logs)) < 1e-9
+    floors = np.floor(logs)
+    for i in np.flatnonzero(near).tolist():
+        floors[i] = math.floor(math.log10(abs(values[i])))
+    return np.maximum(0, 5 - floors).astype(np.int64).tolist()
 
 
 def bucket_span(g: Grid, k: int) -> tuple[datetime, datetime]:

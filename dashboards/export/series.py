@@ -8,25 +8,28 @@ import math
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from fnmatch import fnmatchcase
-from itertools import compress
 
+import numpy as np
 from django.conf import settings
 
 from dashboards.export import grid
+from dashboards.export.csv_safe import Line, iso_utc
 from dashboards.export.grid import Grid
 from dashboards.export.params import ExportError, SeriesExport
 from dashboards.export.units import column_name, scale
 from store import query
+from store.points import from_micros, micros
 from store.query import TICK
 
 ROLLED_AT_LEAST = timedelta(minutes=1)  # the narrowest rollup bucket
 CHUNK_POINTS = 2000  # rows per series per store query, at most
 CHUNK_VALUES = 20_000  # values per store query: fewer rows a chunk when there are many columns
 MIN_CHUNK_ROWS = 100
+TEXT_CELLS = 5_000  # cells formatted at once (as text they take twice the memory of the numbers)
 RAW_CHUNK = 20_000  # full-resolution points per series a store query reads (it downsamples in memory)
 
 Key = tuple[int, str]  # (server id, metric)
-EMPTY = query.Series(0, "", "gauge", [], [])
+EMPTY = query.SeriesArrays(0, "", "gauge", np.zeros(0, np.int64), np.zeros(0))
 
 
 def columns(export: SeriesExport) -> list[tuple[Key, str]]:
@@ -127,7 +130,7 @@ def chunk_buckets(export: SeriesExport, g: Grid, ncols: int) -> int:
 
 
 def rows(export: SeriesExport, cols: list[tuple[Key, str]]) -> Iterator[list]:
-    """One row per bucket of the grid: time, then each column's value (empty where no sample)."""
+    """One row per bucket of the grid: time, then each column's value (empty where no sample), as CSV lines."""
     firsts = first_polls(export) if export.step is None else {}
     g = grid_of(export, firsts)
     grids = server_grids(export, g, firsts)
@@ -135,15 +138,19 @@ def rows(export: SeriesExport, cols: list[tuple[Key, str]]) -> Iterator[list]:
     per_chunk = chunk_buckets(export, g, len(cols))
     for k0 in range(first, last + 1, per_chunk):
         k1 = min(last, k0 + per_chunk - 1)
-        columns = read_chunk(export, cols, grids, k0, k1)
-        for n, row in enumerate(zip(*columns, strict=True)):
-            yield [g.label(k0 + n), *row]
-        del columns
+        values = np.column_stack(read_chunk(export, cols, grids, k0, k1))  # a row per bucket
+        width = values.shape[1]
+        block = max(1, TEXT_CELLS // width)
+        for b0 in range(0, len(values), block):  # written a block of rows at a time: few strings held
+            cells = grid.texts(values[b0:b0 + block].ravel())
+            for n in range(min(block, len(values) - b0)):
+                yield Line(iso_utc(g.label(k0 + b0 + n)) + "," + ",".join(cells[n * width:(n + 1) * width]))
+        del values
 
 
 def read_chunk(export: SeriesExport, cols: list[tuple[Key, str]], grids: dict[int, Grid],
-               k0: int, k1: int) -> list[list]:
-    """Each column's buckets k0..k1, from the samples (never from downsampled points)."""
+               k0: int, k1: int) -> list[np.ndarray]:
+    """Each column's buckets k0..k1 (NaN where none), from the samples (never from downsampled points)."""
     lo = max(min(g.start_of(k0) for g in grids.values()), export.start)
     hi = min(max(grid.bucket_span(g, k1)[1] for g in grids.values()), export.end)
     deltas = counter_deltas(cols, lo, hi)
@@ -153,12 +160,13 @@ def read_chunk(export: SeriesExport, cols: list[tuple[Key, str]], grids: dict[in
         g = grids[key[0]]
         if key in deltas:
             out += grid.counter_buckets(g, k0, k1, *deltas[key], export.mode == "rate", export.minmax,
-                                        export.seconds)
+                                        export.seconds, as_array=True)
             continue
         s = points.get(key) or EMPTY
         factor = scale(key[1])
-        values = s.values if factor == 1 else [None if v is None else v * factor for v in s.values]
-        out += grid.bucketize(g, k0, k1, s.ts, values, export.mode == "delta" and kind == "counter", export.minmax)
+        values = s.values if factor == 1 else s.values * factor
+        out += grid.bucketize(g, k0, k1, s.ts, values, export.mode == "delta" and kind == "counter", export.minmax,
+                              as_array=True)
     return out
 
 
@@ -171,40 +179,50 @@ def counter_deltas(cols: list[tuple[Key, str]], lo: datetime, hi: datetime) -> d
             wanted.setdefault(server_id, []).append(metric)
     out = {}
     for server_id, metrics in wanted.items():
-        polls = {m: s for m, s in query.counter_samples(server_id, metrics, lo, hi).items() if s.ts}
+        polls = {m: s for m, s in query.counter_arrays(server_id, metrics, lo, hi).items() if len(s.ts)}
         for metric in metrics:
             parts = [measured(polls[metric])] if metric in polls else []
-            until = polls[metric].began(0) - TICK if metric in polls else hi
+            until = began(polls[metric]) - TICK if metric in polls else hi
             if until - lo >= ROLLED_AT_LEAST:  # room for a whole rollup bucket before the polls
                 rolled = query.rollup_sums(server_id, [metric], lo, until).get(metric)
-                parts = ([(rolled.ts, rolled.seconds, rolled.deltas)] if rolled else []) + parts
+                parts = ([as_arrays(rolled)] if rolled else []) + parts
             if parts:
                 out[(server_id, metric)] = joined(parts, scale(metric))
     return out
 
 
-def measured(samples: query.CounterSamples) -> tuple[list, list, list]:
+def began(samples: query.CounterArrays) -> datetime:
+    """When the first delta began to be counted: the poll before it."""
+    return from_micros(int(samples.ts[0])) - timedelta(seconds=float(samples.seconds[0]))
+
+
+def as_arrays(samples: query.CounterSamples) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return (np.array([micros(t) for t in samples.ts], np.int64), np.array(samples.seconds, np.float64),
+            np.array(samples.deltas, np.float64))
+
+
+def measured(samples: query.CounterArrays) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The polls a row may count: not one whose interval spans an outage.
 
     Its delta is the work of the whole outage, which belongs to no one step; the
     charts leave its rate out (CounterSamples.spanning), and so do both CSV modes,
     so a delta row and a rate row always hold the same polls.
     """
-    keep = [not s for s in samples.spanning()]
-    return list(compress(samples.ts, keep)), list(compress(samples.seconds, keep)), list(compress(samples.deltas, keep))
+    keep = ~samples.spanning()
+    return samples.ts[keep], samples.seconds[keep], samples.deltas[keep]
 
 
-def joined(parts: list[tuple[list, list, list]], factor: float) -> tuple[list, list, list]:
+def joined(parts: list[tuple[np.ndarray, ...]], factor: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Times, seconds and deltas of the parts one after the other, deltas in the CSV's unit."""
-    return ([t for p in parts for t in p[0]], [s for p in parts for s in p[1]],
-            [d * factor for p in parts for d in p[2]])
+    return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
+            np.concatenate([p[2].astype(np.float64) for p in parts]) * factor)
 
 
-def series_points(keys: list[Key], mode: str, lo: datetime, hi: datetime) -> dict[Key, query.Series]:
-    """Gauges' values (and rollup-only counters' points) in [lo, hi], by (server, metric)."""
+def series_points(keys: list[Key], mode: str, lo: datetime, hi: datetime) -> dict[Key, query.SeriesArrays]:
+    """Gauges' values (and rollup-only counters' points) in [lo, hi], by (server, metric); NaN: a break."""
     if not keys:
         return {}
-    found = query.series(sorted({k[0] for k in keys}), sorted({k[1] for k in keys}), lo, hi,
+    found = query.series_arrays(sorted({k[0] for k in keys}), sorted({k[1] for k in keys}), lo, hi,
                          max_points=math.ceil((hi - lo).total_seconds()) + 2, mode=mode)
     wanted = set(keys)
     return {(s.server_id, s.metric): s for s in found if (s.server_id, s.metric) in wanted}

@@ -174,7 +174,7 @@ def annotations_csv(request: HttpRequest) -> HttpResponse:
 def fleet_csv(request: HttpRequest) -> HttpResponse:
     """/export/fleet.csv?tag=..&cond=1: the fleet page's table, problems first."""
     tag = request.GET.get("tag", "").strip()
-    servers = [s for s in Server.objects.all() if not tag or tag in s.tags]
+    servers = [s for s in Server.objects.select_related("health") if not tag or tag in s.tags]  # one statement
     rows = fleet_rows(servers, include_conditions(request.GET))
     return csv_response(fleet_table_rows(rows), slug("fleet", tag) + ".csv", _flag(request, "bom"))
 

@@ -65,7 +65,7 @@ STATE_ORDER = {DOWN: 0, STALE: 1, NEVER: 2, UP: 3, DISABLED: 4}
 def fleet(request: HttpRequest) -> HttpResponse:
     tag = request.GET.get("tag", "").strip()
     conditions = include_conditions(request.GET)
-    servers = list(Server.objects.all())
+    servers = list(Server.objects.select_related("health"))  # one statement, not one per server
     tags = sorted({t for s in servers for t in s.tags})
     rows = fleet_rows([s for s in servers if tag in s.tags] if tag else servers, conditions)
     return render(request, "dashboards/fleet.html", {
@@ -81,24 +81,29 @@ def fleet_rows(servers: list[Server], conditions: bool) -> list[FleetRow]:
     """Each server now, problems first (down, stale, never polled), then by name."""
     now = timezone.now()
     ids = [s.pk for s in servers]
-    latest = reads.fleet_latest(ids)
-    # The trend's reach, every poll (1 s polls: 600 points), as the purge page reads it.
-    history = reads.recent(ids, reads.HISTORY, now, REACH, points=1200)
+    # Every figure of every server in a few statements whatever the fleet's size: each server's
+    # newest readings (keyed (server id, metric), as store.query.latest gives them) apart.
+    latest = reads.fleet_latest_by_server(ids)
     alerts = firing_for_servers(ids)
     cpu = host_series.fleet_cpu(ids)
     rows = []
     for s in servers:
-        top_wait = reads.top_wait_of(latest, s.pk, conditions)
+        top_wait = reads.top_wait_of(latest[s.pk], s.pk, conditions)
         row = FleetRow(
             server=s, state=server_state(s, health_of(s), now),
-            tps=_value(latest, s.pk, reads.TPS), history=_value(latest, s.pk, reads.HISTORY), history_per_min=None,
-            top_wait=top_wait, alerts=alerts.get(s.pk, []), cpu_busy=cpu.get(s.pk), replica=replica_now(latest, s.pk),
-            at=reading_times(latest, s.pk, top_wait),
+            tps=_value(latest[s.pk], s.pk, reads.TPS), history=_value(latest[s.pk], s.pk, reads.HISTORY),
+            history_per_min=None, top_wait=top_wait, alerts=alerts.get(s.pk, []), cpu_busy=cpu.get(s.pk),
+            replica=replica_now(latest[s.pk], s.pk), at=reading_times(latest[s.pk], s.pk, top_wait),
         )
         row.old = old_figures(row.at, now, stale_limit(s))
         row.tps_basis = tps_basis_of(s, getattr(health_of(s), "sources", None))
-        with_trend(row, history.get(s.pk))
         rows.append(row)
+    # The trend's reach, every poll (1 s polls: 600 points), as the purge page reads it: up to the
+    # newest history reading where that is older than the page's "now". Every server in one read.
+    history = reads.recent_windows({r.server.pk: r.at["history"] if "history" in r.old else now for r in rows},
+                                   reads.HISTORY, REACH, points=1200)
+    for row in rows:
+        with_trend(row, history.get(row.server.pk))
     return sorted(rows, key=lambda r: (STATE_ORDER.get(r.state.name, 9), r.server.name))
 
 
@@ -119,10 +124,7 @@ def old_figures(at: dict[str, datetime], now: datetime, limit: timedelta) -> dic
 
 
 def with_trend(row: FleetRow, history) -> None:
-    """The trend up to the newest history reading: re-read around it when that is older than the page's read."""
-    if "history" in row.old:
-        history = reads.recent([row.server.pk], reads.HISTORY, row.at["history"], REACH, points=1200)
-        history = history.get(row.server.pk)
+    """The trend up to the newest history reading (history: read up to it when it is older than the page's read)."""
     row.trend = trend_after_hole(history.ts, history.values) if history else FleetTrend(
         None, why=f"no history length polled in the last {REACH.seconds // 60} min")
     row.history_per_min = row.trend.per_minute

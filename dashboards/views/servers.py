@@ -1,7 +1,8 @@
 """Server registry pages: list, add, edit, delete, and "Test connection"."""
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_POST
@@ -13,13 +14,21 @@ from dashboards.server_form import ServerForm
 from dashboards.views.common import tps_basis_of
 from servers.models import Server
 
+PER_PAGE = 100  # a fleet of 1,000 servers is ten pages, each answered as fast as a small fleet's
+
 
 def server_list(request: HttpRequest) -> HttpResponse:
-    servers = list(Server.objects.select_related("health"))  # the collectors' latest poll outcome
-    for server in servers:
+    servers = Server.objects.select_related("health")  # the collectors' latest poll outcome
+    pages = Paginator(servers, PER_PAGE, allow_empty_first_page=True)
+    asked = request.GET.get("page", "1")
+    if not asked.isascii() or not asked.isdigit() or not 1 <= int(asked) <= pages.num_pages:
+        return HttpResponseBadRequest(f"page: a whole number from 1 to {pages.num_pages}, not {asked[:40]!r}\n",
+                                      content_type="text/plain; charset=utf-8")
+    page = pages.page(int(asked))
+    for server in page.object_list:
         health = getattr(server, "health", None)
         server.tps_basis = tps_basis_of(server, health.sources if health else None)
-    return render(request, "servers/list.html", {"servers": servers})
+    return render(request, "servers/list.html", {"servers": page.object_list, "page": page})
 
 
 @sensitive_post_parameters("password")  # masked in error reports too
