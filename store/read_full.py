@@ -102,7 +102,7 @@ def _pair_latest(rows: list[tuple], layouts: dict[int, ReadLayout], ids: set[int
         whole = present.all(axis=0)  # in every row: they share the rows' times, valued below at once
         for j in np.flatnonzero(~whole & present.any(axis=0)).tolist():
             rest.add(cols[j][1])
-        found.update(mid for (_, mid), w in zip(cols, whole, strict=True) if w)
+        found.update(cols[j][1] for j in np.flatnonzero(whole).tolist())
         valued.update(_whole_latest(rows, vals[:, slots[whole]], [cols[j][1] for j in np.flatnonzero(whole)], info))
     if rest:
         f, v = _each_latest(read_raw.decode_rows(rows, layouts, rest), info)
