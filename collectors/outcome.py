@@ -18,7 +18,7 @@ def succeeded(target: Target, source: Source, reading: Reading, previous: delta.
     """The result of a reading read since t0, and the snapshot the next reading is compared with."""
     duration = elapsed_ms(t0)
     read_at = time.time()
-    change, snapshot = delta.compute(previous, reading, read_at, boot)
+    change, snapshot = (source.compute or delta.compute)(previous, reading, read_at, boot)
     sample = None
     if change.values:
         sample = Sample(target.server_id, source.name, datetime.fromtimestamp(read_at, UTC), change.interval,

@@ -161,7 +161,7 @@ def run_one(target: Target, source: Source, entry: Pooled, previous: delta.Snaps
                             unavailable=True), None, entry
     t0 = time.perf_counter() - shared.seconds_each(source.name)  # its part of the shared statement
     try:
-        reading = read(source, entry, readings, shared.texts.get(source.name))
+        reading = read(source, entry, readings, shared.texts.get(source.name), previous)
     except SourceUnavailable as exc:
         return SourceResult(source.name, False, elapsed_ms(t0), f"{target.name}: {source.name}: {exc}",
                             unavailable=True), None, entry
@@ -192,12 +192,17 @@ def run_one(target: Target, source: Source, entry: Pooled, previous: delta.Snaps
     return outcome, snapshot, entry
 
 
-def read(source: Source, entry: Pooled, readings: dict[str, Reading], texts: tuple | None = None) -> Reading:
+def read(source: Source, entry: Pooled, readings: dict[str, Reading], texts: tuple | None = None,
+         previous: delta.Snapshot | None = None) -> Reading:
     """From this poll's earlier readings, else from its texts of the shared statement, else its own statement."""
     found = source.derive(readings, entry.info) if source.derive else None
     if found is None and texts is not None:
         found = source.from_shared(texts, entry.conn, entry.info)
-    return found if found is not None else source.collect(entry.conn, entry.info)
+    if found is not None:
+        return found
+    if source.since:  # it reads only what moved since its previous read
+        return source.collect(entry.conn, entry.info, previous)
+    return source.collect(entry.conn, entry.info)
 
 
 def describe(exc: Exception) -> str:
