@@ -1,6 +1,7 @@
 """Reading statement digests back: each digest's sums over a range, its line over time, its text.
 
-A range holds the rows whose interval ended in it (start <= ts <= end, as store.query).
+A range holds the rows whose interval ended in it, start < ts <= end (as the pages' exact interval
+totals, dashboards.reads.interval_totals).
 Sums are PostgreSQL's numeric sums of the bigint deltas, returned as Python ints: exactly
 the sum an engineer would add up from the rows. max_ps, p95_ps and p99_ps are levels the
 server keeps since the digest's FIRST_SEEN: the range's newest reading of each is given.
@@ -20,20 +21,20 @@ SELECT s.digest_id, t.schema_name, t.digest, t.digest_text, t.sample_text, count
        max(s.max_ps), (array_agg(s.p95_ps ORDER BY s.ts DESC))[1], (array_agg(s.p99_ps ORDER BY s.ts DESC))[1],
        min(s.ts), max(s.ts)
 FROM store_statement s JOIN store_statement_text t ON t.id = s.digest_id
-WHERE s.server_id = %s AND s.ts >= %s AND s.ts <= %s {{only}}
+WHERE s.server_id = %s AND s.ts > %s AND s.ts <= %s {{only}}
 GROUP BY s.digest_id, t.schema_name, t.digest, t.digest_text, t.sample_text
 """
 # The reads of the range (interval ends and lengths), whatever digests they kept.
 READS_SQL = ("SELECT DISTINCT ts, interval_ms FROM store_statement"
-             " WHERE server_id = %s AND ts >= %s AND ts <= %s ORDER BY ts")
+             " WHERE server_id = %s AND ts > %s AND ts <= %s ORDER BY ts")
 # Given digests' rows over the range, for their lines.
 LINES_SQL = ("SELECT digest_id, ts, interval_ms, execs, time_ps, rows_examined, rows_sent, errors FROM store_statement"
-             " WHERE server_id = %s AND ts >= %s AND ts <= %s AND digest_id = ANY(%s) ORDER BY digest_id, ts")
+             " WHERE server_id = %s AND ts > %s AND ts <= %s AND digest_id = ANY(%s) ORDER BY digest_id, ts")
 TEXT_SQL = ("SELECT id, schema_name, digest, digest_text, sample_text, first_stored FROM store_statement_text"
             " WHERE id = %s")
 # Whether a digest has rows in each of several ranges (the runs it appeared in).
 SEEN_IN_SQL = ("SELECT EXISTS (SELECT 1 FROM store_statement WHERE server_id = %s AND digest_id = %s"
-               " AND ts >= %s AND ts <= %s)")
+               " AND ts > %s AND ts <= %s)")
 
 
 @dataclass
