@@ -10,6 +10,8 @@ from collectors import registry
 from collectors.connection import parse_version
 from collectors.models import TrxHolder
 from dashboards.analysis.purge_growth import RECENT, Trend, recent_trend
+from dashboards.analysis.statements import StatementDiff, TopStatement, changed_most, top_statements
+from dashboards.analysis.step_window import run_window
 from dashboards.analysis.topwaits import (
     CONDITION_PREFIX,
     COUNT_PREFIX,
@@ -312,3 +314,31 @@ def statements_inside(server_id: int, start: datetime, end: datetime) -> Stateme
     if not inside:
         return StatementsRange([], [], None)
     return statements_in(server_id, inside[0][0] - AFTER_START, end, with_overflow=False)
+
+
+def run_statements(run, warmup: int | None = None) -> StatementsRange:
+    """A run's digests after its warm-up: the reads whose whole interval lies inside it."""
+    window = run_window(run, warmup)
+    return statements_inside(run.server_id, window.start, window.end)
+
+
+def run_top_statements(run, limit: int, warmup: int | None = None) -> list[TopStatement]:
+    found = run_statements(run, warmup)
+    return top_statements(found.rows, found.transactions, limit)
+
+
+def statements_changed(runs: list, limit: int, warmup: int | None = None) -> list[StatementDiff]:
+    """The first two runs' statements by how much their time per transaction changed ([] for fewer runs)."""
+    if len(runs) < 2:
+        return []
+    a, b = (run_statements(run, warmup) for run in runs[:2])
+    return changed_most(a.rows, b.rows, a.transactions, b.transactions, limit)
+
+
+def statements_changed_context(runs: list, limit: int, warmup: int | None = None) -> dict:
+    """What _statements_changed.html shows, for the compare page and the compare report."""
+    if len(runs) < 2:
+        return {}
+    csv = f"/export/statements.csv?runs={runs[0].pk},{runs[1].pk}" + ("" if warmup is None else f"&warmup={warmup}")
+    return {"changed": statements_changed(runs, limit, warmup), "changed_a": runs[0], "changed_b": runs[1],
+            "changed_csv": csv}

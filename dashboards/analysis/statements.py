@@ -45,6 +45,23 @@ def rank(rows: list[DigestTotals], order: str = DEFAULT_ORDER, limit: int | None
 
 
 @dataclass(frozen=True)
+class TopStatement:
+    """A digest of a run's (or a range's) top: its share of all statement time and its cost per transaction."""
+
+    row: DigestTotals
+    share: float
+    time_per_trx: float | None  # picoseconds
+    execs_per_trx: float | None
+
+
+def top_statements(rows: list[DigestTotals], transactions, limit: int) -> list[TopStatement]:
+    """The digests with the most time (the rest row left out), biggest first."""
+    ranked = rank(rows, DEFAULT_ORDER, limit)
+    return [TopStatement(r, ranked.share(r), r.sums["time_ps"] / transactions if transactions else None,
+                         r.sums["execs"] / transactions if transactions else None) for r in ranked.rows]
+
+
+@dataclass(frozen=True)
 class Bins:
     """A line over the range in equal bins: per bin the seconds the reads in it cover (0: no read, a gap)."""
 
@@ -140,6 +157,14 @@ class StatementDiff:
 
     def execs_per_trx(self, side: DigestTotals | None, transactions) -> float | None:
         return (side.sums["execs"] if side else 0) / transactions if transactions else None
+
+    @property
+    def a_execs_per_trx(self) -> float | None:
+        return self.execs_per_trx(self.a, self.a_transactions)
+
+    @property
+    def b_execs_per_trx(self) -> float | None:
+        return self.execs_per_trx(self.b, self.b_transactions)
 
 
 def changed_most(a: list[DigestTotals], b: list[DigestTotals], a_trx, b_trx, limit: int | None = None

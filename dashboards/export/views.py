@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET
 
 from dashboards import host_series, reads
 from dashboards.analysis.statements import DEFAULT_ORDER, ORDERS, changed_most, rank
-from dashboards.analysis.step_window import Window, run_window
+from dashboards.analysis.step_window import Window
 from dashboards.analysis.topwaits import diff_rows, include_conditions, without_conditions
 from dashboards.export import params
 from dashboards.export.auth import session_or_token
@@ -213,7 +213,7 @@ def statements_csv(request: HttpRequest) -> HttpResponse:
     get = request.GET
     try:
         if get.get("runs"):
-            return statements_diff_csv(request, params.find_runs(get.getlist("runs")))
+            return statements_of_runs_csv(request, params.find_runs(get.getlist("runs")), warmup_param(get))
         server, start, end = server_and_range(get)
         order = statement_order(get.get("order"))
     except params.ExportError as error:
@@ -232,18 +232,17 @@ def statement_order(raw: str | None) -> str:
     return raw
 
 
-def statements_diff_csv(request: HttpRequest, runs: list) -> HttpResponse:
-    if len(runs) != 2:
-        raise params.ExportError(f"runs= takes two runs to compare (got {len(runs)})")
-    a, b = (statements_of_run(run) for run in runs)
-    diffs = changed_most(a.rows, b.rows, a.transactions, b.transactions)
+def statements_of_runs_csv(request: HttpRequest, runs: list, warmup: int | None) -> HttpResponse:
+    """One run: its statements ranked by time; two: by how much their time per transaction changed."""
+    if len(runs) > 2:
+        raise params.ExportError(f"runs= takes one run, or two to compare (got {len(runs)})")
+    found = [reads.run_statements(run, warmup) for run in runs]
+    if len(runs) == 1:
+        body = top_rows(rank(found[0].rows), found[0].transactions)
+        return csv_response(body, slug("statements", runs[0].name) + ".csv", _flag(request, "bom"))
+    diffs = changed_most(found[0].rows, found[1].rows, found[0].transactions, found[1].transactions)
     name = slug("statements", runs[0].name, "vs", runs[1].name) + ".csv"
     return csv_response(statement_diff_rows(diffs), name, _flag(request, "bom"))
-
-
-def statements_of_run(run) -> reads.StatementsRange:
-    window = run_window(run)
-    return reads.statements_inside(run.server_id, window.start, window.end)
 
 
 @session_or_token
