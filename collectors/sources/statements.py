@@ -25,6 +25,7 @@ from collectors.statement_rows import COUNTERS, DigestRow, Interval, interval_se
 
 NAME = "statements"
 STATEMENT_TIME_LIMIT_S = 1  # the digest read gives up rather than run longer (MySQL 5.7.8+, MariaDB 10.1.2+)
+SIZE_EVERY = 60  # reads between two reads of performance_schema_digests_size
 FORGET_AFTER = timedelta(days=1)  # a digest not seen for this long leaves the snapshot (it would be a baseline)
 
 # The counters, in the order of statement_rows.COUNTERS, then the levels and the two times.
@@ -85,7 +86,7 @@ def collect(conn: pymysql.Connection, info: ServerInfo, previous: delta.Snapshot
     kept = top_rows(interval.rows)
     texts = read_texts(conn, info, [r for r in kept if r.digest and not state.has_text(r.key)])
     state.note_texts(texts)
-    size, lost = overflow(conn)
+    size, lost = overflow(conn, state, any(not r.digest for r in rows))
     values = {"statements.digest_lost": lost, "statements.digests_size": size, "statements.digests_read": len(rows)}
     extra = {"interval": Interval(kept, interval.resets, texts), "state": state.dumps()}
     return Reading({k: v for k, v in values.items() if v is not None},
@@ -138,14 +139,23 @@ def text(value) -> str:
     return value.decode(errors="replace") if isinstance(value, bytes) else str(value)
 
 
-def overflow(conn: pymysql.Connection) -> tuple[int | None, int | None]:
-    """(performance_schema_digests_size, Performance_schema_digest_lost); None where the server has no such thing."""
-    try:
-        size = query(conn, SIZE_SQL)[0][0]
-    except pymysql.MySQLError:
-        size = None
-    lost = query(conn, LOST_SQL)
-    return (None if size is None else int(size)), (int(lost[0][1]) if lost else None)
+def overflow(conn: pymysql.Connection, state: "State", null_row_moved: bool) -> tuple[int | None, int | None]:
+    """(performance_schema_digests_size, Performance_schema_digest_lost), each read only when it may have changed.
+
+    The size changes only with a restart: read once an hour. digest_lost counts only when the table is
+    full, and every such statement also moves the NULL-digest row: read when that row moved (else the
+    last value stands, a delta of 0). One statement a read in the steady state instead of three.
+    """
+    if state.size_age is None or state.size_age >= SIZE_EVERY:
+        try:
+            state.size, state.size_age = int(query(conn, SIZE_SQL)[0][0]), 0
+        except pymysql.MySQLError:
+            state.size, state.size_age = None, 0
+    state.size_age += 1
+    if state.lost is None or null_row_moved:
+        lost = query(conn, LOST_SQL)
+        state.lost = int(lost[0][1]) if lost else None
+    return state.size, state.lost
 
 
 class State:
@@ -154,18 +164,21 @@ class State:
     The watermark is None before the first read, '' after a read that found the table empty.
     """
 
-    def __init__(self, watermark: str | None, digests: dict[str, list]):
+    def __init__(self, watermark: str | None, digests: dict[str, list], size: int | None = None,
+                 size_age: int | None = None, lost: int | None = None):
         self.watermark, self.digests = watermark, digests
+        self.size, self.size_age, self.lost = size, size_age, lost  # see overflow()
 
     @classmethod
     def of(cls, previous: delta.Snapshot | None) -> "State":
         if previous is None or "state" not in previous.values:
             return cls(None, {})
         data = json.loads(previous.values["state"])
-        return cls(data["w"], data["d"])
+        return cls(data["w"], data["d"], data.get("s"), data.get("sa"), data.get("l"))
 
     def dumps(self) -> str:
-        return json.dumps({"w": self.watermark, "d": self.digests}, separators=(",", ":"))
+        return json.dumps({"w": self.watermark, "d": self.digests, "s": self.size, "sa": self.size_age,
+                           "l": self.lost}, separators=(",", ":"))
 
     def has_text(self, key: str) -> bool:
         return bool(self.digests.get(key, [0, 0, 0])[2])

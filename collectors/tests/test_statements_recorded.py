@@ -77,9 +77,26 @@ def test_the_next_read_after_a_reset_counts_from_the_new_baseline():
     assert by_digest(third)["a1b2"].counts[0] == 15
 
 
-def test_mysql_56_has_no_time_limit_hint_and_the_overflow_figures_are_counters():
+def test_digest_lost_is_read_again_only_when_the_null_digest_row_moved():
     _, _, change, conn = two_reads("5.7", lost=(100, 130))
-    assert change.values["statements.digest_lost"] == 30 and change.values["statements.digests_size"] == 10000
+    # Read 2 has no NULL-digest row: the table did not overflow since, the counter is not asked again.
+    assert change.values["statements.digest_lost"] == 0 and change.values["statements.digests_size"] == 10000
+    assert not any("digest_lost" in sql or "digests_size" in sql for sql in conn.executed)
+    info = mysql("5.7.44")
+    _, snapshot = statements.compute(None, statements.collect(
+        RecordedConnection(digest_answers("5.7", 1, 100)), info, None), T0, None)
+    answers = digest_answers("5.7", 2, 130)
+    answers["COUNT_STAR"].append((None, None, "70", "9000000000", "0", "0", "0", "0", "70", "7000", "3", "70", "0",
+                                  "400000000", "2026-11-26 03:05:00", "2026-11-26 03:10:40"))
+    conn = RecordedConnection(answers)
+    reading = statements.collect(conn, info, snapshot)
+    change, _ = statements.compute(snapshot, reading, T0 + 60, None)
+    assert change.values["statements.digest_lost"] == 30  # 100 -> 130 while the NULL row counted 30 more
+    null_row = next(r for r in reading.extra["interval"].rows if not r.digest)
+    assert null_row.counts[0] == 30
+
+
+def test_mysql_56_has_no_time_limit_hint():
     conn = RecordedConnection(digest_answers("5.7", 1))
     assert statements.collect(conn, mysql("5.6.51"), None).extra["interval"].rows == []
     assert conn.executed[0].startswith("SELECT SCHEMA_NAME") and "MAX_EXECUTION_TIME" not in conn.executed[0]
