@@ -1,40 +1,32 @@
 """Reading statement digests back: each digest's sums over a range, its line over time, its text.
 
-A range holds the rows whose interval ended in it, start < ts <= end (as the pages' exact interval
-totals, dashboards.reads.interval_totals).
-Sums are PostgreSQL's numeric sums of the bigint deltas, returned as Python ints: exactly
-the sum an engineer would add up from the rows. max_ps, p95_ps and p99_ps are levels the
-server keeps since the digest's FIRST_SEEN: the range's newest reading of each is given.
+A range holds the reads that ended in it, start < ts <= end (as the pages' exact interval
+totals, dashboards.reads.interval_totals). Each read's row is decoded (store.statements) and
+the deltas summed exactly: every value is split into its high and low 32 bits, each half
+summed in int64 (no overflow for 2**31 reads), and the halves joined as Python ints, so
+picosecond totals over months stay exact, as an engineer adding the rows up would get them.
+max_ps, p95_ps and p99_ps are levels the server keeps since the digest's FIRST_SEEN: the
+range's highest max, and the newest reading of each quantile, are given.
 """
 
 from dataclasses import dataclass
 from datetime import datetime
 
+import numpy as np
 from django.db import connection
 
-from store.statements import COUNTERS, REST
+from store import codec
+from store.statements import COUNTERS, REST, decode_read
 
-SUMS = ", ".join(f"sum(s.{name})" for name in COUNTERS)
-# One row per digest with rows in the range, with its text.
-TOTALS_SQL = f"""
-SELECT s.digest_id, t.schema_name, t.digest, t.digest_text, t.sample_text, count(*), {SUMS},
-       max(s.max_ps), (array_agg(s.p95_ps ORDER BY s.ts DESC))[1], (array_agg(s.p99_ps ORDER BY s.ts DESC))[1],
-       min(s.ts), max(s.ts)
-FROM store_statement s JOIN store_statement_text t ON t.id = s.digest_id
-WHERE s.server_id = %s AND s.ts > %s AND s.ts <= %s {{only}}
-GROUP BY s.digest_id, t.schema_name, t.digest, t.digest_text, t.sample_text
-"""
-# The reads of the range (interval ends and lengths), whatever digests they kept.
-READS_SQL = ("SELECT DISTINCT ts, interval_ms FROM store_statement"
+READS_SQL = ("SELECT ts, interval_ms, n, ids, data FROM store_statement"
              " WHERE server_id = %s AND ts > %s AND ts <= %s ORDER BY ts")
-# Given digests' rows over the range, for their lines.
-LINES_SQL = ("SELECT digest_id, ts, interval_ms, execs, time_ps, rows_examined, rows_sent, errors FROM store_statement"
-             " WHERE server_id = %s AND ts > %s AND ts <= %s AND digest_id = ANY(%s) ORDER BY digest_id, ts")
+TIMES_SQL = "SELECT ts, interval_ms FROM store_statement WHERE server_id = %s AND ts > %s AND ts <= %s ORDER BY ts"
+IDS_SQL = "SELECT n, ids FROM store_statement WHERE server_id = %s AND ts > %s AND ts <= %s"
+TEXTS_SQL = "SELECT id, schema_name, digest, digest_text, sample_text FROM store_statement_text WHERE id = ANY(%s)"
 TEXT_SQL = ("SELECT id, schema_name, digest, digest_text, sample_text, first_stored FROM store_statement_text"
             " WHERE id = %s")
-# Whether a digest has rows in each of several ranges (the runs it appeared in).
-SEEN_IN_SQL = ("SELECT EXISTS (SELECT 1 FROM store_statement WHERE server_id = %s AND digest_id = %s"
-               " AND ts > %s AND ts <= %s)")
+MAX, P95, P99 = len(COUNTERS), len(COUNTERS) + 1, len(COUNTERS) + 2  # the levels' columns
+LOW = np.int64(0xFFFFFFFF)
 
 
 @dataclass
@@ -79,28 +71,77 @@ class Text:
     first_stored: datetime
 
 
+@dataclass
+class Decoded:
+    """Every digest row of a range's reads, stacked: which read each came from, its id, figures, nulls."""
+
+    times: list[datetime]  # per read
+    read: np.ndarray  # per row: index into times
+    ids: np.ndarray
+    values: np.ndarray  # rows x WIDTH
+    nulls: np.ndarray
+
+
+def decoded(server_id: int, start: datetime, end: datetime) -> Decoded:
+    with connection.cursor() as cur:
+        cur.execute(READS_SQL, [server_id, start, end])
+        stored = cur.fetchall()
+    parts = [decode_read(n, bytes(ids), bytes(data)) for _, _, n, ids, data in stored]
+    if not parts:
+        empty = np.empty((0, MAX + 3), np.int64)
+        return Decoded([], np.empty(0, np.int64), np.empty(0, np.int64), empty, empty.astype(bool))
+    return Decoded([row[0] for row in stored], np.repeat(np.arange(len(parts)), [len(p[0]) for p in parts]),
+                   np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
+                   np.concatenate([p[2] for p in parts]))
+
+
 def totals(server_id: int, start: datetime, end: datetime, digest_ids: list[int] | None = None) -> list[DigestTotals]:
     """Every digest's sums over the range (the 'everything else' row included), in no particular order."""
-    only, params = "", [server_id, start, end]
-    if digest_ids is not None:
-        only, params = "AND s.digest_id = ANY(%s)", params + [list(digest_ids)]
+    found = decoded(server_id, start, end)
+    keep = np.ones(len(found.ids), bool) if digest_ids is None else np.isin(found.ids, list(digest_ids))
+    order = np.argsort(found.ids[keep], kind="stable")  # by id, each digest's reads in time order
+    ids, values = found.ids[keep][order], found.values[keep][order]
+    nulls, reads = found.nulls[keep][order], found.read[keep][order]
+    if not len(ids):
+        return []
+    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+    sums = exact_sums(values[:, :MAX], starts)
+    texts = texts_of(ids[starts].tolist())
+    out = []
+    for k, first in enumerate(starts.tolist()):
+        last = (starts[k + 1] if k + 1 < len(starts) else len(ids)) - 1
+        out.append(DigestTotals(
+            int(ids[first]), *texts.get(int(ids[first]), ("", "", "", "")), int(last - first + 1),
+            dict(zip(COUNTERS, sums[k], strict=True)), int(values[first:last + 1, MAX].max()),
+            newest(values, nulls, first, last, P95), newest(values, nulls, first, last, P99),
+            found.times[reads[first]], found.times[reads[last]]))
+    return out
+
+
+def exact_sums(values: np.ndarray, starts: np.ndarray) -> list[list[int]]:
+    """Per group of rows (starting at starts), each column's sum as Python ints (high and low halves apart)."""
+    high = np.add.reduceat(values >> np.int64(32), starts, axis=0).tolist()
+    low = np.add.reduceat(values & LOW, starts, axis=0).tolist()
+    return [[(h << 32) + lo for h, lo in zip(hs, ls, strict=True)] for hs, ls in zip(high, low, strict=True)]
+
+
+def newest(values: np.ndarray, nulls: np.ndarray, first: int, last: int, column: int) -> int | None:
+    for i in range(last, first - 1, -1):
+        if not nulls[i, column]:
+            return int(values[i, column])
+    return None
+
+
+def texts_of(digest_ids: list[int]) -> dict[int, tuple[str, str, str, str]]:
     with connection.cursor() as cur:
-        cur.execute(TOTALS_SQL.format(only=only), params)
-        return [as_totals(row) for row in cur.fetchall()]
-
-
-def as_totals(row: tuple) -> DigestTotals:
-    n = len(COUNTERS)
-    sums = {name: int(value) for name, value in zip(COUNTERS, row[6:6 + n], strict=True)}
-    max_ps, p95, p99, first, last = row[6 + n:]
-    return DigestTotals(row[0], row[1], row[2], row[3], row[4], row[5], sums, int(max_ps),
-                        None if p95 is None else int(p95), None if p99 is None else int(p99), first, last)
+        cur.execute(TEXTS_SQL, [digest_ids])
+        return {row[0]: tuple(row[1:]) for row in cur.fetchall()}
 
 
 def reads(server_id: int, start: datetime, end: datetime) -> list[tuple[datetime, int]]:
     """(interval end, interval ms) of each stored read in the range."""
     with connection.cursor() as cur:
-        cur.execute(READS_SQL, [server_id, start, end])
+        cur.execute(TIMES_SQL, [server_id, start, end])
         return cur.fetchall()
 
 
@@ -110,9 +151,13 @@ def lines(server_id: int, digest_ids: list[int], start: datetime, end: datetime)
     if not digest_ids:
         return found
     with connection.cursor() as cur:
-        cur.execute(LINES_SQL, [server_id, start, end, list(digest_ids)])
-        for digest_id, *rest in cur.fetchall():
-            found[digest_id].append(tuple(rest))
+        cur.execute(READS_SQL, [server_id, start, end])
+        stored = cur.fetchall()
+    columns = [COUNTERS.index(name) for name in ("execs", "time_ps", "rows_examined", "rows_sent", "errors")]
+    for ts, interval_ms, n, ids, data in stored:
+        read_ids, values, _ = decode_read(n, bytes(ids), bytes(data))
+        for i in np.flatnonzero(np.isin(read_ids, digest_ids)).tolist():
+            found[int(read_ids[i])].append((ts, interval_ms, *(int(v) for v in values[i, columns])))
     return found
 
 
@@ -124,9 +169,14 @@ def text(digest_id: int) -> Text | None:
 
 
 def seen_in(server_id: int, digest_id: int, ranges: list[tuple[datetime, datetime]]) -> list[bool]:
+    """Whether the digest has a row in each range (only the ids are decoded)."""
     found = []
     with connection.cursor() as cur:
         for start, end in ranges:
-            cur.execute(SEEN_IN_SQL, [server_id, digest_id, start, end])
-            found.append(cur.fetchone()[0])
+            cur.execute(IDS_SQL, [server_id, start, end])
+            found.append(any(digest_id in decode_read_ids(ids) for _, ids in cur.fetchall()))
     return found
+
+
+def decode_read_ids(ids) -> set[int]:
+    return set(codec.decode(bytes(ids))[0].tolist())

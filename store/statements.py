@@ -1,23 +1,29 @@
-"""Statement digests' per-interval rows: written in one statement per batch, read summed over a range.
+"""Statement digests' per-interval rows: one compact row per server and read, written in one statement per batch.
 
 The sample store keeps fixed metric catalogs per source; digests are an open-ended keyed
-set, so they get a table of their own: one narrow row per server, interval end and digest
-(about 200 per server per read), daily partitions dropped by STORE_STATEMENTS_RETENTION_DAYS.
-A digest's text is stored once, in store_statement_text, keyed by (schema, digest). Sums
-over a range are done by PostgreSQL on bigint columns: sum(bigint) is numeric, so picosecond
-totals never overflow, and come back as Python ints.
+set, so they get a table of their own: per server and read (about 200 digests), the digest
+ids and an n x 14 matrix of the interval's figures (COUNTERS then LEVELS), both as zigzag
+varints (store.codec): small counts take a byte, picosecond times five to seven, and the
+row's overhead is shared by its digests (docs/benchmarks.md, "Statement digests"). Daily
+partitions dropped by STORE_STATEMENTS_RETENTION_DAYS. A digest's text is stored once, in
+store_statement_text, keyed by (schema, digest); reads decode and sum exactly
+(store.statement_reads).
 """
 
+from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
 
-from store import partitions
+import numpy as np
+
+from store import codec, partitions
 from store.binary_params import fetch_all
 
 # The summed columns, in the order the collector counts them (collectors.statement_rows).
 COUNTERS = ("execs", "time_ps", "lock_ps", "errors", "warnings", "rows_affected", "rows_sent", "rows_examined",
             "tmp_disk_tables", "no_index", "no_good_index")
 LEVELS = ("max_ps", "p95_ps", "p99_ps")  # as read: since the digest's FIRST_SEEN, not per interval
+WIDTH = len(COUNTERS) + len(LEVELS)  # columns of a read's matrix
 REST = ("", "*")  # (schema, digest) of each interval's row summing the digests not kept
 NULL_DIGEST = ("", "")  # the table's row for statements that found it full
 FIXED_TEXTS = {REST: "(all other statements: the digests not among the interval's top N, summed)",
@@ -35,11 +41,12 @@ SELECT_IDS = """
 SELECT t.id, t.schema_name, t.digest FROM store_statement_text t
 JOIN unnest(%b::text[], %b::text[]) AS k(schema_name, digest) USING (schema_name, digest)
 """
-INSERT_ROWS = """
-INSERT INTO store_statement (ts, server_id, digest_id, interval_ms, {columns})
-SELECT * FROM unnest(%b::timestamptz[], %b::int[], %b::int[], %b::int[], {arrays})
+# One row per server and read; a read written twice is stored once.
+INSERT_READS = """
+INSERT INTO store_statement (ts, server_id, interval_ms, n, ids, data)
+SELECT * FROM unnest(%b::timestamptz[], %b::int[], %b::int[], %b::int[], %b::bytea[], %b::bytea[])
 ON CONFLICT DO NOTHING
-""".format(columns=", ".join(COUNTERS + LEVELS), arrays=", ".join(["%b::bigint[]"] * (len(COUNTERS) + len(LEVELS))))
+"""
 
 
 @dataclass
@@ -56,18 +63,39 @@ class StatementRow:
 
 
 def write(rows: list[StatementRow], texts: dict[tuple[str, str], tuple[str, str]]) -> int:
-    """Store the rows (a row already stored is kept as it was); texts: (schema, digest) -> (text, sample)."""
+    """Store the rows, one compact row per server and read (a read already stored is kept as it was);
+    texts: (schema, digest) -> (text, sample)."""
     if not rows:
         return 0
     ids = digest_ids({(r.schema, r.digest) for r in rows}, texts)
-    for day in {partitions.STATEMENT.floor(r.ts) for r in rows}:
+    reads: dict[tuple[int, datetime, int], list[StatementRow]] = defaultdict(list)
+    for row in rows:
+        reads[(row.server_id, row.ts, row.interval_ms)].append(row)
+    for day in {partitions.STATEMENT.floor(ts) for _, ts, _ in reads}:
         partitions.ensure(partitions.STATEMENT, day)
-    columns = [[r.ts for r in rows], [r.server_id for r in rows], [ids[(r.schema, r.digest)] for r in rows],
-               [r.interval_ms for r in rows]]
-    columns += [[r.counts[i] for r in rows] for i in range(len(COUNTERS))]
-    columns += [[r.max_ps for r in rows], [r.p95_ps for r in rows], [r.p99_ps for r in rows]]
-    fetch_all(INSERT_ROWS, columns)
+    keys = sorted(reads, key=lambda k: (k[0], k[1]))  # key order: overlapping writers wait, never deadlock
+    encoded = [encode_read([ids[(r.schema, r.digest)] for r in reads[k]], reads[k]) for k in keys]
+    fetch_all(INSERT_READS, [[k[1] for k in keys], [k[0] for k in keys], [k[2] for k in keys],
+                             [len(reads[k]) for k in keys], [e[0] for e in encoded], [e[1] for e in encoded]])
     return len(rows)
+
+
+def encode_read(ids: list[int], rows: list[StatementRow]) -> tuple[bytes, bytes]:
+    """(the digest ids, the n x WIDTH matrix row by row) as varints; a missing quantile is a NULL.
+
+    Zigzag varints hold values below 2**62: one read's delta of picoseconds up to 53 days of statement time.
+    """
+    matrix = np.array([[*r.counts, r.max_ps, r.p95_ps or 0, r.p99_ps or 0] for r in rows], dtype=np.int64)
+    nulls = np.zeros(matrix.shape, dtype=bool)
+    nulls[:, -2] = [r.p95_ps is None for r in rows]
+    nulls[:, -1] = [r.p99_ps is None for r in rows]
+    return codec.encode(np.array(ids, dtype=np.int64)), codec.encode(matrix.ravel(), nulls.ravel())
+
+
+def decode_read(n: int, ids: bytes, data: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(digest ids, n x WIDTH int64 matrix, its null mask) of one stored read."""
+    values, nulls = codec.decode(data)
+    return codec.decode(ids)[0], values.reshape(n, WIDTH), nulls.reshape(n, WIDTH)
 
 
 def digest_ids(keys: set[tuple[str, str]], texts: dict[tuple[str, str], tuple[str, str]]) -> dict:

@@ -8,7 +8,7 @@ from django.test import Client
 from servers.models import Run
 from store.statement_reads import totals
 from testing.dashboards import TEN_MINUTES, figures, get_csv, make_server, tps_delta, write_run_data
-from testing.statements import MS, POINT, REST_EXECS, SLEEPY, UPDATE, write_reads
+from testing.statements import MS, POINT, REST_EXECS, SHAPES, SLEEPY, UPDATE, write_reads
 
 pytestmark = pytest.mark.django_db
 START, END = TEN_MINUTES  # polls every 10 s; ten statement reads every 60 s, the first ending at START + 60 s
@@ -16,10 +16,10 @@ RANGE = {"from": START.isoformat(), "to": END.isoformat()}
 TRANSACTIONS = sum(tps_delta(i) for i in range(1, 61))  # the TPS polls in (START, END]
 
 
-def ten_reads(name="db1"):
+def ten_reads(name="db1", shapes=SHAPES):
     server = make_server(name, poll_interval=10)
     write_run_data(server.pk, START, 61)
-    write_reads(server.pk, START, 10)
+    write_reads(server.pk, START, 10, shapes=shapes)
     return server
 
 
@@ -82,8 +82,7 @@ def test_a_statements_page_draws_its_lines_and_lists_its_runs(admin_client):
 def test_the_table_full_row_is_shown_not_hidden(admin_client):
     from testing.statements import Shape
 
-    server = ten_reads()
-    write_reads(server.pk, START, 10, shapes=(Shape("", "", 40, MS, schema=""),))
+    server = ten_reads(shapes=SHAPES + (Shape("", "", 40, MS, schema=""),))  # the NULL-digest row
     body = admin_client.get(f"/servers/{server.pk}/statements/", RANGE).content.decode()
     assert "The digest table was full in this range: 400 executions" in body
 
