@@ -27,6 +27,7 @@ NAME = "statements"
 STATEMENT_TIME_LIMIT_S = 1  # the digest read gives up rather than run longer (MySQL 5.7.8+, MariaDB 10.1.2+)
 SIZE_EVERY = 60  # reads between two reads of performance_schema_digests_size
 FORGET_AFTER = timedelta(days=1)  # a digest not seen for this long leaves the snapshot (it would be a baseline)
+TEXTS_PER_READ = 1000  # digest texts read at most per read (the rest at their next move)
 
 # The counters, in the order of statement_rows.COUNTERS, then the levels and the two times.
 COLUMNS = ("SCHEMA_NAME, DIGEST, COUNT_STAR, SUM_TIMER_WAIT, SUM_LOCK_TIME, SUM_ERRORS, SUM_WARNINGS,"
@@ -84,7 +85,7 @@ def collect(conn: pymysql.Connection, info: ServerInfo, previous: delta.Snapshot
     rows = [parse(row) for row in raw]
     interval = state.advance(rows)
     kept = top_rows(interval.rows)
-    texts = read_texts(conn, info, [r for r in kept if r.digest and not state.has_text(r.key)])
+    texts = read_texts(conn, info, texts_wanted(rows, state))
     state.note_texts(texts)
     size, lost = overflow(conn, state, any(not r.digest for r in rows))
     values = {"statements.digest_lost": lost, "statements.digests_size": size, "statements.digests_read": len(rows)}
@@ -117,6 +118,14 @@ def seen(value) -> str:
     if isinstance(value, datetime):
         return value.isoformat(sep=" ")
     return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def texts_wanted(rows: list[DigestRow], state: "State") -> list[DigestRow]:
+    """The moved digests whose text is not stored yet (not only the kept ones: the top N's boundary moves
+    from read to read, and each text is then read once in a digest's life); none on the first read."""
+    if state.first:
+        return []
+    return [r for r in rows if r.digest and not state.has_text(r.key)][:TEXTS_PER_READ]
 
 
 def read_texts(conn: pymysql.Connection, info: ServerInfo, rows: list[DigestRow]) -> dict[str, tuple[str, str]]:
@@ -167,6 +176,7 @@ class State:
     def __init__(self, watermark: str | None, digests: dict[str, list], size: int | None = None,
                  size_age: int | None = None, lost: int | None = None):
         self.watermark, self.digests = watermark, digests
+        self.first = watermark is None  # this read only takes the baseline
         self.size, self.size_age, self.lost = size, size_age, lost  # see overflow()
 
     @classmethod
