@@ -50,13 +50,14 @@ def populate(root, count: int) -> None:
 
 
 def move(root, count: int, moved: int, turn: list[int]) -> None:
-    """moved of the count digests run again, a different slice each time."""
+    """moved of the count digests run again: the same ones each time (a working set), or with
+    --churn a different slice each time (each read then meets digests it has no text of)."""
     with root.cursor() as cur:
         for k in range(moved):
             i = (turn[0] + k) % count
             cur.execute(f"SELECT {i} AS c{i}")
             cur.fetchall()
-    turn[0] += moved
+    turn[0] += turn[1]
 
 
 class Chain:
@@ -85,7 +86,7 @@ def run(args, server) -> None:
 
 def one_size(meter, root, conn, info, count: int, args) -> None:
     populate(root, count)
-    chain, turn = Chain(conn, info), [0]
+    chain, turn = Chain(conn, info), [0, moved_step(args, count)]
     chain.read()  # the first read: the whole table, the baseline
     moved = min(count, args.moved)
     back: list[int] = []
@@ -94,6 +95,7 @@ def one_size(meter, root, conn, info, count: int, args) -> None:
         ("ours: the moved-rows statement alone", lambda: Alone(conn, info, chain).read),
         ("PMM: SELECT * (whole table, with text)", lambda: lambda: query(conn, PMM_SQL)),
         ("whole table, our columns", lambda: lambda: query(conn, statements.digest_sql(info, False))),
+        ("control: SELECT 1 (this machine's floor)", lambda: lambda: query(conn, "SELECT 1")),
     ]
     for name, make in cases:
         call, stopped = make(), []
@@ -102,6 +104,10 @@ def one_size(meter, root, conn, info, count: int, args) -> None:
         rows = f"{sum(back) / len(back):.0f}" if back and name.startswith("ours: the statements") else ""
         note = f"  {len(stopped)} stopped at the 1 s limit" if stopped else ""
         print(f"{count:>8} {name:<44} {figures[0]:>10.2f} {figures[1]:>8.3f} {rows:>10}{note}", flush=True)
+
+
+def moved_step(args, count: int) -> int:
+    return min(count, args.moved) if args.churn else 0
 
 
 def limited(call, stopped: list) -> None:
@@ -130,6 +136,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reads", type=int, default=20)
     parser.add_argument("--moved", type=int, default=200, help="digests that moved between two reads")
+    parser.add_argument("--churn", action="store_true", help="move a different slice of digests each read")
     parser.add_argument("--shared-cpus", action="store_true")
     args = parser.parse_args()
     split = None if args.shared_cpus else cpus.split()

@@ -5,10 +5,11 @@ from datetime import timedelta
 import pytest
 from django.test import Client
 
+from dashboards.models import ApiToken
 from servers.models import Run
 from store.statement_reads import totals
-from testing.dashboards import TEN_MINUTES, figures, get_csv, make_server, tps_delta, write_run_data
-from testing.statements import MS, POINT, REST_EXECS, SHAPES, SLEEPY, UPDATE, write_reads
+from testing.dashboards import TEN_MINUTES, figures, get_csv, make_server, tps_delta, write_polls, write_run_data
+from testing.statements import MS, POINT, REST_EXECS, SHAPES, SLEEPY, UPDATE, Shape, write_reads
 
 pytestmark = pytest.mark.django_db
 START, END = TEN_MINUTES  # polls every 10 s; ten statement reads every 60 s, the first ending at START + 60 s
@@ -80,8 +81,6 @@ def test_a_statements_page_draws_its_lines_and_lists_its_runs(admin_client):
 
 
 def test_the_table_full_row_is_shown_not_hidden(admin_client):
-    from testing.statements import Shape
-
     server = ten_reads(shapes=SHAPES + (Shape("", "", 40, MS, schema=""),))  # the NULL-digest row
     body = admin_client.get(f"/servers/{server.pk}/statements/", RANGE).content.decode()
     assert "The digest table was full in this range: 400 executions" in body
@@ -104,11 +103,16 @@ def test_statement_pages_need_a_login():
 
 
 def test_the_stability_page_links_each_dip_and_the_range_to_its_statements(admin_client):
-    from testing.dashboards import write_polls
-
     server = make_server("dippy")
     write_polls(server, 90)  # a dip at polls 30..35
     body = admin_client.get(f"/servers/{server.pk}/stability/?range=1h").content.decode()
     assert f'data-keeps-range="1" href="/servers/{server.pk}/statements/?range=1h"' in body
     dip_link = body.split('<table class="dips">')[1].split("</table>")[0]
     assert f"/servers/{server.pk}/statements/?from=" in dip_link and "&amp;to=" in dip_link
+
+
+def test_the_statements_csv_answers_an_api_token(admin_user):
+    server = ten_reads()
+    token = ApiToken.issue(admin_user, "script")[1]
+    rows = get_csv(Client(HTTP_AUTHORIZATION=f"Bearer {token}"), "/export/statements.csv", server=server.pk, **RANGE)
+    assert rows[1][2] == SLEEPY.digest and Client().get("/export/statements.csv").status_code in (302, 401, 403)
