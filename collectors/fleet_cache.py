@@ -18,7 +18,7 @@ log = logging.getLogger(__name__)
 
 KEY = "collectors:registry"
 FIELDS = ("id", "name", "host", "port", "socket", "user", "password_encrypted", "tls_mode", "tls_ca", "tls_cert",
-          "tls_key", "poll_interval", "enabled", "flavor", "version", "node_exporter_url")
+          "tls_key", "poll_interval", "enabled", "flavor", "version", "node_exporter_url", "statements_interval")
 DB_DOWN = (OperationalError, InterfaceError)
 
 

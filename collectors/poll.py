@@ -41,6 +41,8 @@ def is_due(source: Source, poll_interval: int, last_attempt: float | None, now: 
     if last_attempt is None:
         return True
     every = source.interval_for(poll_interval, *((target.flavor, target.version) if target else ()))
+    if source.interval_of is not None and target is not None:
+        every = max(poll_interval, source.interval_of(target))
     if source.quiet_interval and target is not None and schedule.is_quiet(target.server_id, source.name):
         every = max(every, source.quiet_interval)
     if every <= poll_interval:

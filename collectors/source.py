@@ -87,6 +87,8 @@ class Source:
     # In place of collectors.delta.compute (previous, reading, ts, boot) -> (Delta, Snapshot), for a
     # source whose snapshot is more than running totals (the statement digests' per-digest state).
     compute: Callable | None = None
+    # Seconds between reads on this server, where the server says (Server.statements_interval).
+    interval_of: Callable[[Target], int] | None = None
 
     def unsupported_reason(self, info: ServerInfo) -> str | None:
         """Why this source cannot run on this server, or None if it can."""

@@ -80,10 +80,6 @@ def top_n() -> int:
     return int(getattr(settings, "STATEMENTS_TOP_N", 200))
 
 
-def interval_seconds() -> int:
-    return int(getattr(settings, "STATEMENTS_INTERVAL_SECONDS", 60))
-
-
 def top_rows(rows: list[DigestRow], keep: int | None = None) -> list[DigestRow]:
     """The keep digests with the most time, then one row summing all the others (if any)."""
     keep = top_n() if keep is None else keep

@@ -21,7 +21,7 @@ import pymysql
 from collectors import delta
 from collectors.connection import ServerInfo
 from collectors.source import Reading, Source, SourceUnavailable, query, require_performance_schema
-from collectors.statement_rows import COUNTERS, DigestRow, Interval, interval_seconds, top_rows
+from collectors.statement_rows import COUNTERS, DigestRow, Interval, top_rows
 
 NAME = "statements"
 STATEMENT_TIME_LIMIT_S = 1  # the digest read gives up rather than run longer (MySQL 5.7.8+, MariaDB 10.1.2+)
@@ -254,7 +254,8 @@ SOURCE = Source(
          " the rest (store_statement); statements.digest_lost, statements.digests_size, statements.digests_read",
     flavors=frozenset(("mysql", "mariadb")),
     min_version={"mysql": (5, 6, 5), "mariadb": (10, 0, 0)},
-    interval=interval_seconds(),  # STATEMENTS_INTERVAL_SECONDS, 60 by default
+    interval=60,  # where the server is not known; else its own (Server.statements_interval, 60 s by default)
+    interval_of=lambda target: target.statements_interval,
     collect=collect,
     since=True,
     compute=compute,

@@ -6,6 +6,7 @@ import pytest
 from django.test import Client
 
 from dashboards.models import ApiToken
+from dashboards.server_form import ServerForm
 from servers.models import Run
 from store.statement_reads import totals
 from testing.dashboards import TEN_MINUTES, figures, get_csv, make_server, tps_delta, write_polls, write_run_data
@@ -116,3 +117,11 @@ def test_the_statements_csv_answers_an_api_token(admin_user):
     token = ApiToken.issue(admin_user, "script")[1]
     rows = get_csv(Client(HTTP_AUTHORIZATION=f"Bearer {token}"), "/export/statements.csv", server=server.pk, **RANGE)
     assert rows[1][2] == SLEEPY.digest and Client().get("/export/statements.csv").status_code in (302, 401, 403)
+
+
+def test_the_server_form_takes_10_s_and_refuses_less():
+    base = {"name": "db", "host": "h", "port": 3306, "user": "u", "password": "p", "poll_interval": 10}
+    assert ServerForm(base).is_valid() and ServerForm(base).save(commit=False).statements_interval == 60
+    assert ServerForm({**base, "statements_interval": 10}).is_valid()
+    form = ServerForm({**base, "statements_interval": 5})
+    assert not form.is_valid() and "statements_interval" in form.errors
