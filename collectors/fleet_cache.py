@@ -19,7 +19,7 @@ log = logging.getLogger(__name__)
 KEY = "collectors:registry"
 FIELDS = ("id", "name", "host", "port", "socket", "user", "password_encrypted", "tls_mode", "tls_ca", "tls_cert",
           "tls_key", "poll_interval", "enabled", "flavor", "version", "node_exporter_url", "pinned_kind",
-          "pinned_sha256", "pinned_key")
+          "pinned_sha256", "pinned_key", "statements_interval")
 DB_DOWN = (OperationalError, InterfaceError)
 
 

@@ -19,7 +19,8 @@ def succeeded(target: Target, source: Source, reading: Reading, previous: delta.
     """The result of a reading read since t0, and the snapshot the next reading is compared with."""
     duration = elapsed_ms(t0)
     read_at = time.time()
-    change, snapshot, sample = sample_of(target.server_id, source.name, reading, previous, read_at, boot)
+    change, snapshot, sample = sample_of(target.server_id, source.name, reading, previous, read_at, boot,
+                                         source.compute or delta.compute)
     note = "; ".join(text for text in (reading.note, change.dropped) if text)
     outcome = SourceResult(source.name, OK, duration, note=note, reset=change.reset, sample=sample,
                            extra=reading.extra)
@@ -36,12 +37,12 @@ def elapsed_ms(t0: float) -> float:
 
 
 def sample_of(server_id: int, source: str, reading: Reading, previous: delta.Snapshot | None, read_at: float,
-              boot: float | None) -> tuple[delta.Delta, delta.Snapshot, Sample | None]:
+              boot: float | None, compute=delta.compute) -> tuple[delta.Delta, delta.Snapshot, Sample | None]:
     """The delta engine's answer for one reading, and the sample it stores (None when it has no values).
 
     The poll and the load of a collection file (collectors.replay) both go through here.
     """
-    change, snapshot = delta.compute(previous, reading, read_at, boot)
+    change, snapshot = compute(previous, reading, read_at, boot)  # a source's own (statements), else the engine
     sample = None
     if change.values:
         sample = Sample(server_id, source, datetime.fromtimestamp(read_at, UTC), change.interval,

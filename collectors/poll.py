@@ -42,6 +42,8 @@ def is_due(source: Source, poll_interval: int, last_attempt: float | None, now: 
     if last_attempt is None:
         return True
     every = source.interval_for(poll_interval, *((target.flavor, target.version) if target else ()))
+    if source.interval_of is not None and target is not None:
+        every = max(poll_interval, source.interval_of(target))
     if source.quiet_interval and target is not None and schedule.is_quiet(target.server_id, source.name):
         every = max(every, source.quiet_interval)
     if every <= poll_interval:
@@ -168,7 +170,7 @@ def run_one(target: Target, source: Source, entry: Pooled, previous: delta.Snaps
         return SourceResult(source.name, UNSUPPORTED, error=f"{target.name}: {source.name}: {reason}"), None, entry
     t0 = time.perf_counter() - shared.seconds_each(source.name)  # its part of the shared statement
     try:
-        reading = read(source, entry, readings, shared.texts.get(source.name))
+        reading = read(source, entry, readings, shared.texts.get(source.name), previous)
     except SourceUnavailable as exc:
         return failed(target, source, t0, str(exc), status=OFF), None, entry
     except SourceError as exc:
@@ -199,12 +201,17 @@ def run_one(target: Target, source: Source, entry: Pooled, previous: delta.Snaps
     return outcome, snapshot, entry
 
 
-def read(source: Source, entry: Pooled, readings: dict[str, Reading], texts: tuple | None = None) -> Reading:
+def read(source: Source, entry: Pooled, readings: dict[str, Reading], texts: tuple | None = None,
+         previous: delta.Snapshot | None = None) -> Reading:
     """From this poll's earlier readings, else from its texts of the shared statement, else its own statement."""
     found = source.derive(readings, entry.info) if source.derive else None
     if found is None and texts is not None and source.from_shared:
         found = source.from_shared(texts, entry.conn, entry.info)
-    return found if found is not None else source.collect(entry.conn, entry.info)
+    if found is not None:
+        return found
+    if source.since:  # it reads only what moved since its previous read
+        return source.collect(entry.conn, entry.info, previous)
+    return source.collect(entry.conn, entry.info)
 
 
 def describe(exc: Exception) -> str:

@@ -41,12 +41,13 @@ class Target:
     version: tuple[int, int, int] = (0, 0, 0)
     node_exporter_url: str = ""  # the host's node_exporter, read by the http source of that name
     pin: Pin = NO_PIN  # what the server must prove for the stored password to be sent (collectors.pinning)
+    statements_interval: int = 60  # seconds between reads of the statement digests (the statements source)
 
     @classmethod
     def from_server(cls, server) -> "Target":
         return cls(server.id, server.name, server.host, server.port, server.socket, server.user, server.password,
                    TLS.of(server), server.flavor, parse_version(server.version), server.node_exporter_url,
-                   Pin.of(server))
+                   Pin.of(server), server.statements_interval)
 
     @property
     def address(self) -> str:

@@ -11,6 +11,7 @@ from django.db import InterfaceError, OperationalError, connection
 from collectors.holders import record_holders
 from collectors.models import HISTORY_SLOTS, PollRecord, ServerHealth
 from collectors.results import PollResult
+from collectors.statement_record import record_statements
 from servers.models import Server
 from store.binary_params import fetch_all
 from store.ingest import write_samples as store_write
@@ -67,6 +68,7 @@ def record(servers: list, results: list[PollResult]) -> None:
         write_history(results, polls, store_error)
         update_versions(servers, results)
         record_holders(results)
+        record_statements(results)
     except (OperationalError, InterfaceError) as exc:  # the samples are in the store's buffer already
         log.warning("health of %d polls not recorded: PostgreSQL unreachable (%s)", len(results), exc)
 

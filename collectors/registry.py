@@ -14,6 +14,7 @@ from collectors.sources import (
     pfs_waits,
     redo_log,
     replication,
+    statements,
     variables,
 )
 
@@ -21,7 +22,7 @@ from collectors.sources import (
 SOURCES: dict[str, Source] = {
     module.SOURCE.name: module.SOURCE
     for module in (global_status, pfs_waits, innodb_mutex, innodb_metrics, history_length, oldest_trx, variables,
-                   replication, redo_log, node_exporter)
+                   replication, redo_log, statements, node_exporter)
 }
 
 

@@ -84,6 +84,13 @@ class Source:
     # their texts (None: they did not add up, collect() then).
     shared: Callable[[ServerInfo], tuple[str, ...]] | None = None
     from_shared: Callable[[tuple, Any, ServerInfo], Reading | None] | None = None
+    # collect(conn, info, previous snapshot): a source that reads only what moved since its last read.
+    since: bool = False
+    # In place of collectors.delta.compute (previous, reading, ts, boot) -> (Delta, Snapshot), for a
+    # source whose snapshot is more than running totals (the statement digests' per-digest state).
+    compute: Callable | None = None
+    # Seconds between reads on this server, where the server says (Server.statements_interval).
+    interval_of: Callable[[Target], int] | None = None
 
     def unsupported_reason(self, info: ServerInfo) -> str | None:
         """Why this source cannot run on this server, or None if it can."""

@@ -12,6 +12,8 @@ from collectors.metric import TPS
 from collectors.models import TrxHolder
 from dashboards.analysis.purge_growth import REACH, Trend, current_trend
 from dashboards.analysis.purge_verdict import Holder, PurgeVerdict, purge_verdict
+from dashboards.analysis.statements import StatementDiff, TopStatement, changed_most, top_statements
+from dashboards.analysis.step_window import run_window
 from dashboards.analysis.topwaits import (
     CONDITION_PREFIX,
     COUNT_PREFIX,
@@ -24,7 +26,7 @@ from dashboards.analysis.topwaits import (
 )
 from dashboards.figures.common import ChartPoints
 from dashboards.timerange import TimeRange
-from store import levels, query
+from store import levels, query, statement_reads
 
 HISTORY = "history_list_length"
 MAX_PURGE_LAG = "var:innodb_max_purge_lag"
@@ -309,3 +311,95 @@ def holders_in(server_id: int, start: datetime, end: datetime) -> list:
     """Who held the oldest transaction at some time in [start, end], oldest first (collectors' events)."""
     return list(TrxHolder.objects.filter(server_id=server_id, started_at__lte=end)
                 .filter(Q(ended_at__gte=start) | Q(ended_at=None)).order_by("started_at", "id"))
+
+
+# Statement digests (store.statement_reads): their own table, read whole over a range.
+DIGEST_LOST = "statements.digest_lost"
+DIGESTS_SIZE = "statements.digests_size"
+
+
+@dataclass
+class StatementsRange:
+    """Every digest's sums over a range, the reads they came from, and the transactions those reads cover."""
+
+    rows: list[statement_reads.DigestTotals]
+    reads: list[tuple[datetime, int]]  # (end, interval ms) of each read in the range
+    transactions: int | float | None  # tps deltas over the seconds the reads cover; None: unknown
+    digest_lost: int | float | None = None  # statements that found the digest table full, over the range
+    digests_size: float | None = None  # performance_schema_digests_size, as last read
+
+    @property
+    def covered(self) -> tuple[datetime, datetime] | None:
+        """From the start of the first read's interval to the last read: what the sums are over."""
+        if not self.reads:
+            return None
+        return self.reads[0][0] - timedelta(milliseconds=self.reads[0][1]), self.reads[-1][0]
+
+    @property
+    def seconds(self) -> float:
+        return sum(ms for _, ms in self.reads) / 1000
+
+
+def statements_in(server_id: int, start: datetime, end: datetime, with_overflow: bool = True) -> StatementsRange:
+    """Digests over (start, end]. Transactions are counted over the reads' own span (the first read began
+    before start), to the TPS poll at each edge: what a statement's time per transaction is divided by."""
+    found = StatementsRange(statement_reads.totals(server_id, start, end), statement_reads.reads(server_id, start, end),
+                            None)
+    if found.covered is not None:
+        found.transactions = polled_total(server_id, TPS, *found.covered)[0]
+    if with_overflow:
+        found.digest_lost = interval_totals(server_id, [DIGEST_LOST], start, end).get(DIGEST_LOST)
+        found.digests_size = latest_value(server_id, DIGESTS_SIZE)
+    return found
+
+
+def statement_lines(server_id: int, digest_ids: list[int], start: datetime, end: datetime) -> dict[int, list[tuple]]:
+    return statement_reads.lines(server_id, digest_ids, start, end)
+
+
+def statement_text(digest_id: int) -> statement_reads.Text | None:
+    return statement_reads.text(digest_id)
+
+
+def runs_with_statement(server_id: int, digest_id: int, runs: list) -> list:
+    """The runs (newest first, as given) during which this digest has rows."""
+    ranges = [(run.started_at, run.ended_at or datetime.now(run.started_at.tzinfo)) for run in runs]
+    return [run for run, seen in zip(runs, statement_reads.seen_in(server_id, digest_id, ranges), strict=True) if seen]
+
+
+def statements_inside(server_id: int, start: datetime, end: datetime) -> StatementsRange:
+    """The digests of the reads whose whole interval lies inside [start, end] (a run after its warm-up):
+    the first read after the start measured mostly the time before it, as a run's first poll does."""
+    inside = [(ts, ms) for ts, ms in statement_reads.reads(server_id, start, end)
+              if ts - timedelta(milliseconds=ms) >= start]
+    if not inside:
+        return StatementsRange([], [], None)
+    return statements_in(server_id, inside[0][0] - AFTER_START, end, with_overflow=False)
+
+
+def run_statements(run, warmup: int | None = None) -> StatementsRange:
+    """A run's digests after its warm-up: the reads whose whole interval lies inside it."""
+    window = run_window(run, warmup)
+    return statements_inside(run.server_id, window.start, window.end)
+
+
+def run_top_statements(run, limit: int, warmup: int | None = None) -> list[TopStatement]:
+    found = run_statements(run, warmup)
+    return top_statements(found.rows, found.transactions, limit)
+
+
+def statements_changed(runs: list, limit: int, warmup: int | None = None) -> list[StatementDiff]:
+    """The first two runs' statements by how much their time per transaction changed ([] for fewer runs)."""
+    if len(runs) < 2:
+        return []
+    a, b = (run_statements(run, warmup) for run in runs[:2])
+    return changed_most(a.rows, b.rows, a.transactions, b.transactions, limit)
+
+
+def statements_changed_context(runs: list, limit: int, warmup: int | None = None) -> dict:
+    """What _statements_changed.html shows, for the compare page and the compare report."""
+    if len(runs) < 2:
+        return {}
+    csv = f"/export/statements.csv?runs={runs[0].pk},{runs[1].pk}" + ("" if warmup is None else f"&warmup={warmup}")
+    return {"changed": statements_changed(runs, limit, warmup), "changed_a": runs[0], "changed_b": runs[1],
+            "changed_csv": csv}

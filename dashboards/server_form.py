@@ -37,7 +37,7 @@ class ServerForm(forms.ModelForm):
     class Meta:
         model = Server
         fields = ["name", "host", "port", "socket", "user", "password", "tls_mode", "tls_ca", "tls_cert", "tls_key",
-                  "tags", "poll_interval", "node_exporter_url", "enabled"]
+                  "tags", "poll_interval", "statements_interval", "node_exporter_url", "enabled"]
         error_messages = {
             "name": {"unique": "A server with this name already exists: choose another name."},
             "port": {"invalid": "The port must be a number from 1 to 65535."},
@@ -52,6 +52,8 @@ class ServerForm(forms.ModelForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["poll_interval"].label = "Poll interval (seconds)"
+        self.fields["statements_interval"].label = "Statements interval (seconds)"
+        self.fields["statements_interval"].required = False  # not given: the model's default (60 s)
         self.fields["tls_mode"].required = False  # not given: preferred, as before TLS modes existed
         # Where the stored password was stored for, before this form changes the instance.
         self.stored_destination = self.instance.destination() if self.instance.pk else None
@@ -78,6 +80,10 @@ class ServerForm(forms.ModelForm):
 
     def clean_socket(self) -> str:
         return self.cleaned_data["socket"].strip()
+
+    def clean_statements_interval(self) -> int:
+        value = self.cleaned_data.get("statements_interval")
+        return Server._meta.get_field("statements_interval").default if value is None else value
 
     def clean_tls_mode(self) -> str:
         return self.cleaned_data["tls_mode"] or tls.PREFERRED

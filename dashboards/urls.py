@@ -12,6 +12,7 @@ from dashboards.views import (
     runs,
     scalability,
     server,
+    statements,
     tokens,
 )
 
@@ -26,6 +27,8 @@ urlpatterns = [
     path("servers/<int:server_id>/replication/", replication.replication, name="replication"),
     path("servers/<int:server_id>/host/", host.host, name="host"),
     path("servers/<int:server_id>/demo-load/", demo_load.demo_load, name="demo-load"),
+    path("servers/<int:server_id>/statements/", statements.statements, name="statements"),
+    path("servers/<int:server_id>/statements/<int:digest_id>/", statements.statement, name="statement"),
     path("explore/", explore.explore, name="explore"),
     path("runs/", runs.runs, name="runs"),
     path("compare/", compare.compare, name="compare"),

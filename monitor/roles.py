@@ -45,6 +45,8 @@ POLICY: dict[str, tuple[str | None, str | None]] = {
     "dashboards:waits": (VIEWER, OPERATOR),
     "dashboards:host": (VIEWER, OPERATOR),
     "dashboards:demo-load": (OPERATOR, OPERATOR),  # POST: pause or resume the demo's load
+    "dashboards:statements": (VIEWER, OPERATOR),
+    "dashboards:statement": (VIEWER, OPERATOR),
     "dashboards:explore": (VIEWER, OPERATOR),
     "dashboards:runs": (VIEWER, OPERATOR),
     "dashboards:compare": (VIEWER, OPERATOR),
@@ -63,6 +65,8 @@ POLICY: dict[str, tuple[str | None, str | None]] = {
     "export-fleet": (VIEWER, VIEWER),
     "export-scalability": (VIEWER, VIEWER),
     "export-holders": (VIEWER, VIEWER),
+    "export-statements": (VIEWER, VIEWER),
+    "export-statement": (VIEWER, VIEWER),
     "run-report": (VIEWER, OPERATOR),
     "run-export": (VIEWER, VIEWER),  # the run's file for another installation (GET only)
     "compare-report": (VIEWER, OPERATOR),

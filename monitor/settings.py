@@ -188,6 +188,10 @@ STORE_ROLLUP_1H_RETENTION_DAYS = envint("STORE_ROLLUP_1H_RETENTION_DAYS", 730, l
 STORE_BUFFER_MAX_SAMPLES = envint("STORE_BUFFER_MAX_SAMPLES", 100_000, lo=1)
 STORE_COMPACT_GRACE_SECONDS = envint("STORE_COMPACT_GRACE_SECONDS", 300, lo=0)
 STORE_PARTITIONS_AHEAD_HOURS = envint("STORE_PARTITIONS_AHEAD_HOURS", 6, lo=1)
+# Statement digests (collectors/sources/statements.py): digests kept per read (the others summed into
+# one row), days their per-interval rows are kept (store/statements.py). The interval is per server.
+STATEMENTS_TOP_N = envint("STATEMENTS_TOP_N", 200, lo=1, hi=10_000)
+STORE_STATEMENTS_RETENTION_DAYS = envint("STORE_STATEMENTS_RETENTION_DAYS", 14, lo=1)
 
 # Collectors: servers per Celery task, and polls at once per worker process.
 COLLECTORS_BATCH_SIZE = envint("COLLECTORS_BATCH_SIZE", 10, lo=1)

@@ -37,6 +37,10 @@ class Server(models.Model):
         default=10, validators=[MinValueValidator(1), MaxValueValidator(3600)],
         help_text="seconds between polls of the cheap sources",
     )
+    statements_interval = models.PositiveIntegerField(
+        "statements interval", default=60, validators=[MinValueValidator(10), MaxValueValidator(3600)],
+        help_text="seconds between reads of the statement digest table (10 to 3600)",
+    )
     enabled = models.BooleanField(default=True)
     node_exporter_url = models.URLField(
         "node_exporter URL", max_length=500, blank=True,

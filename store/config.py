@@ -22,6 +22,11 @@ def rollup_1h_retention() -> timedelta:
     return timedelta(days=_setting("STORE_ROLLUP_1H_RETENTION_DAYS", 730))
 
 
+def statements_retention() -> timedelta:
+    """Statement digests' per-interval rows (store.statements)."""
+    return timedelta(days=_setting("STORE_STATEMENTS_RETENTION_DAYS", 14))
+
+
 def buffer_max_samples() -> int:
     """Bound of the Redis buffer used while PostgreSQL is unreachable."""
     return _setting("STORE_BUFFER_MAX_SAMPLES", 100_000)

@@ -32,6 +32,7 @@ def create_ahead(now: datetime) -> int:
     """Partitions for the hours and days about to come, so ingest never waits on DDL."""
     ahead = now + timedelta(hours=config.hours_ahead())
     partitions.ensure_range(partitions.RAW, now - timedelta(hours=1), ahead)
-    for scheme in (partitions.BLOCK, partitions.BLOCK_SERIES, partitions.ROLLUP_1M, partitions.ROLLUP_1H):
+    for scheme in (partitions.BLOCK, partitions.BLOCK_SERIES, partitions.ROLLUP_1M, partitions.ROLLUP_1H,
+                   partitions.STATEMENT):
         partitions.ensure_range(scheme, now - timedelta(days=1), ahead)
     return sum(len(partitions.existing(s)) for s in partitions.ALL)

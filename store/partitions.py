@@ -67,7 +67,8 @@ BLOCK = Scheme("store_block", "day")
 BLOCK_SERIES = Scheme("store_block_series", "day")
 ROLLUP_1M = Scheme("store_rollup_1m", "day")
 ROLLUP_1H = Scheme("store_rollup_1h", "month")
-ALL = (RAW, BLOCK, BLOCK_SERIES, ROLLUP_1M, ROLLUP_1H)
+STATEMENT = Scheme("store_statement", "day")  # statement digests' per-interval rows (store.statements)
+ALL = (RAW, BLOCK, BLOCK_SERIES, ROLLUP_1M, ROLLUP_1H, STATEMENT)
 
 _known: set[str] = set()  # partitions this process has seen exist
 

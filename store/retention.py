@@ -29,6 +29,7 @@ def apply(now: datetime) -> list[str]:
         _touch_pending(now - config.rollup_1m_retention())
     dropped += minutes
     dropped += partitions.drop_older_than(partitions.ROLLUP_1H, now - config.rollup_1h_retention())
+    dropped += partitions.drop_older_than(partitions.STATEMENT, now - config.statements_retention())
     dropped += _drop_empty_hot(now - EMPTY_HOT_KEPT)
     return dropped
 

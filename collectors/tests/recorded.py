@@ -87,3 +87,11 @@ class RecordedCursor:
 
     def fetchone(self):
         return self.rows[0] if self.rows else None
+
+
+def digest_answers(version: str, read: int, lost: int = 0, size: int = 10000) -> dict:
+    """A MySQL server's answers to the statements source: its digest rows at one read, texts, overflow figures."""
+    return {"DIGEST IN (": table(f"mysql-{version}-digest-texts.tsv"),
+            "COUNT_STAR": table(f"mysql-{version}-digests-{read}.tsv"),
+            "digests_size": [(size,)],
+            "digest_lost": [("Performance_schema_digest_lost", str(lost))]}

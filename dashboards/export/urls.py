@@ -11,6 +11,8 @@ urlpatterns = [
     path("export/runs.csv", views.runs_csv, name="export-runs"),
     path("export/scalability.csv", views.scalability_csv, name="export-scalability"),
     path("export/holders.csv", views.holders_csv, name="export-holders"),
+    path("export/statements.csv", views.statements_csv, name="export-statements"),
+    path("export/statement.csv", views.statement_csv, name="export-statement"),
     path("export/annotations.csv", views.annotations_csv, name="export-annotations"),
     path("export/fleet.csv", views.fleet_csv, name="export-fleet"),
 ]

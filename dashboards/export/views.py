@@ -13,12 +13,15 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, Strea
 from django.views.decorators.http import require_GET
 
 from dashboards import host_series, reads
+from dashboards.analysis.statements import DEFAULT_ORDER, ORDERS, changed_most, rank
 from dashboards.analysis.step_window import Window
 from dashboards.analysis.topwaits import diff_rows, include_conditions, shown
 from dashboards.export import params
 from dashboards.export.auth import session_or_token
 from dashboards.export.csv_safe import CsvLines, iso_utc
 from dashboards.export.series import checked_columns, header, rows
+from dashboards.export.statement_tables import diff_rows as statement_diff_rows
+from dashboards.export.statement_tables import line_rows, top_rows
 from dashboards.export.tables import (
     annotation_rows,
     compare_rows,
@@ -222,3 +225,59 @@ def holders_csv(request: HttpRequest) -> HttpResponse:
         return bad_request(error)
     name = slug("holders", server.name, iso_utc(start), iso_utc(end)) + ".csv"
     return csv_response(holder_rows(reads.holders_in(server.pk, start, end)), name, _flag(request, "bom"))
+
+
+@session_or_token
+@require_GET
+def statements_csv(request: HttpRequest) -> HttpResponse:
+    """/export/statements.csv: a range's statements ranked (order=), or with runs=A,B the changed-most table."""
+    get = request.GET
+    try:
+        if get.get("runs"):
+            return statements_of_runs_csv(request, params.find_runs(get.getlist("runs")), warmup_param(get))
+        server, start, end = server_and_range(get)
+        order = statement_order(get.get("order"))
+    except params.ExportError as error:
+        return bad_request(error)
+    found = reads.statements_in(server.pk, start, end, with_overflow=False)
+    body = top_rows(rank(found.rows, order), found.transactions)
+    return csv_response(body, slug("statements", server.name, iso_utc(start), iso_utc(end)) + ".csv",
+                        _flag(request, "bom"))
+
+
+def statement_order(raw: str | None) -> str:
+    if not raw:
+        return DEFAULT_ORDER
+    if raw not in ORDERS:
+        raise params.ExportError(f"order={raw!r}: use one of {', '.join(ORDERS)}")
+    return raw
+
+
+def statements_of_runs_csv(request: HttpRequest, runs: list, warmup: int | None) -> HttpResponse:
+    """One run: its statements ranked by time; two: by how much their time per transaction changed."""
+    if len(runs) > 2:
+        raise params.ExportError(f"runs= takes one run, or two to compare (got {len(runs)})")
+    found = [reads.run_statements(run, warmup) for run in runs]
+    if len(runs) == 1:
+        body = top_rows(rank(found[0].rows), found[0].transactions)
+        return csv_response(body, slug("statements", runs[0].name) + ".csv", _flag(request, "bom"))
+    diffs = changed_most(found[0].rows, found[1].rows, found[0].transactions, found[1].transactions)
+    name = slug("statements", runs[0].name, "vs", runs[1].name) + ".csv"
+    return csv_response(statement_diff_rows(diffs), name, _flag(request, "bom"))
+
+
+@session_or_token
+@require_GET
+def statement_csv(request: HttpRequest) -> HttpResponse:
+    """/export/statement.csv: one digest's stored reads over a range (digest= its id on the statement page)."""
+    get = request.GET
+    try:
+        server, start, end = server_and_range(get)
+        digest_id = parse_id(get.get("digest", ""))
+        if digest_id is None:
+            raise params.ExportError(f"digest={get.get('digest', '')!r}: give a statement's digest id (a number)")
+    except params.ExportError as error:
+        return bad_request(error)
+    line = reads.statement_lines(server.pk, [digest_id], start, end)[digest_id]
+    name = slug("statement", server.name, digest_id, iso_utc(start), iso_utc(end)) + ".csv"
+    return csv_response(line_rows(line), name, _flag(request, "bom"))

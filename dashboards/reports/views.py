@@ -6,7 +6,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
-from dashboards import host_series
+from dashboards import host_series, reads
 from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, dip_threshold
 from dashboards.analysis.step_window import Window, run_window, sums_from
 from dashboards.analysis.topwaits import include_conditions, shown
@@ -21,6 +21,7 @@ from dashboards.views.scalability import study_context
 from servers.models import Run
 
 TOP_WAITS = 15
+TOP_STATEMENTS, CHANGED_STATEMENTS = 10, 10
 
 
 def range_query(server: str, start, end, **extra) -> str:
@@ -67,6 +68,8 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
         series_full_csv=f"/export.csv?{query}&" + urlencode({"metrics": metrics, "full": 1}),
         range_params={"from": iso_param(summary.start), "to": iso_param(summary.end)},
         tps_definition=texts.definition, dip_fraction=DEFAULT_DIP_FRACTION,
+        top_statements=reads.run_top_statements(run, TOP_STATEMENTS),
+        statements_csv=f"/export/statements.csv?runs={run.pk}",
         # the interval export ((from, to]) from just before the first poll inside the run
         waits_csv=f"/export/topwaits.csv?{range_query(run.server.name, sums_from(run.server_id, window), window.end)}"
                   + ("" if conditions else "&cond=0"),
@@ -101,7 +104,7 @@ def compare_report(request: HttpRequest) -> HttpResponse:
         "rows": rows, "ids": ids, "warmup": warmup,
         "compare_csv": "/export/compare.csv?" + urlencode(
             {"runs": ids} | ({} if warmup is None else {"warmup": warmup})),
-        "tps_definition": TPS_DEFINITION,
+        "tps_definition": TPS_DEFINITION, **reads.statements_changed_context(runs, CHANGED_STATEMENTS, warmup),
     })
 
 

@@ -34,9 +34,10 @@ EXPECTED = {
     "export-csv": (VIEWER, VIEWER), "export-topwaits": (VIEWER, VIEWER), "export-compare": (VIEWER, VIEWER),
     "export-annotations": (VIEWER, VIEWER), "export-runs": (VIEWER, VIEWER), "export-fleet": (VIEWER, VIEWER),
     "export-scalability": (VIEWER, VIEWER), "export-holders": (VIEWER, VIEWER),
+    "export-statements": (VIEWER, VIEWER), "export-statement": (VIEWER, VIEWER),
 }
 PAGES = ("fleet", "stability", "purge", "waits", "explore", "runs", "compare", "pressure", "replication",
-         "scalability", "host")
+         "scalability", "host", "statements", "statement")
 EXPECTED |= {f"dashboards:{p}": (VIEWER, OPERATOR) for p in PAGES}
 EXPECTED |= {"run-export": (VIEWER, VIEWER), "run-report": (VIEWER, OPERATOR), "compare-report": (VIEWER, OPERATOR),
              "scalability-report": (VIEWER, OPERATOR)}

@@ -1,6 +1,6 @@
 """Compare runs "apples to apples": each run's lines aligned at its own start."""
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC
 from urllib.parse import urlencode
 
@@ -21,6 +21,7 @@ from dashboards.views.common import TPS_DEFINITION, TpsBasis, condition_toggle, 
 from servers.models import Annotation, Run
 
 TOP_WAITS = 5
+TOP_STATEMENTS, CHANGED_STATEMENTS = 5, 10
 
 
 @dataclass
@@ -31,6 +32,7 @@ class RunRow:
     waits: list[WaitRow]
     per_trx: PerTransaction | None = None  # condition waits left out, host CPU from node_exporter
     basis: TpsBasis | None = None  # what its server's TPS counts
+    statements: list = field(default_factory=list)  # its top statements by time (reads.run_top_statements)
 
 
 def run_ids(request: HttpRequest) -> tuple[list[int], list[str]]:
@@ -92,8 +94,9 @@ def compare(request: HttpRequest) -> HttpResponse:
         "all_runs": Run.objects.select_related("server")[:200], "ids": ids,
         "figures": {"compare-chart": compare_figure(aligned, wait, run_notes(runs, warmup))},
         "tps_definition": TPS_DEFINITION, "warmup": warmup, **condition_toggle(request, conditions),
-        "param_notes": notes, "groups": groups,
+        "param_notes": notes, "groups": groups, "top_statements": TOP_STATEMENTS,
         "ab": verdict(groups, {row.summary.run.pk: row.summary.tps.mean for row in summaries}) if groups else None,
+        **reads.statements_changed_context(runs, CHANGED_STATEMENTS, warmup),
         "csv": "/export/compare.csv?" + compare_query(runs, warmup, conditions),
         "report": "/reports/compare/?" + compare_query(runs, warmup, conditions),
     })
@@ -130,7 +133,8 @@ def run_row(run: Run, warmup: int | None = None, conditions: bool = False) -> Ru
     """
     summary = summarize_run(run, warmup)
     waits, per_trx = host_series.run_figures(run.server_id, Window(summary.start, summary.end))
-    return RunRow(summary, shown(waits, conditions)[0][:TOP_WAITS], per_trx)
+    return RunRow(summary, shown(waits, conditions)[0][:TOP_WAITS], per_trx,
+                  statements=reads.run_top_statements(run, TOP_STATEMENTS, warmup))
 
 
 def run_notes(runs: list[Run], warmup: int | None = None) -> list[tuple[float, str]]:

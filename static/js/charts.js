@@ -69,6 +69,14 @@
     url.searchParams.set("to", plotlyTime(range[1]));
     window.history.replaceState(null, "", url.href);  // the address keeps the view: share it
     if (link) { link.href = url.href; link.hidden = false; }
+    // Links to another page of the same range (the stability page's "Statements in this range") follow the zoom.
+    document.querySelectorAll("a[data-keeps-range]").forEach(function (a) {
+      const target = new URL(a.href);
+      target.searchParams.delete("range");
+      target.searchParams.set("from", url.searchParams.get("from"));
+      target.searchParams.set("to", url.searchParams.get("to"));
+      a.href = target.href;
+    });
   }
 
   const drawn = [];

@@ -27,6 +27,8 @@ class Command(BaseCommand):
         parser.add_argument("--tls-key", default="", help="the client certificate's key file (PEM)")
         parser.add_argument("--tag", action="append", default=[], help="a tag; repeat for more")
         parser.add_argument("--interval", type=int, default=10, help="seconds between polls (default 10)")
+        parser.add_argument("--statements-interval", type=int, default=60,
+                            help="seconds between reads of the statement digests (default 60, at least 10)")
         parser.add_argument("--node-exporter", default="", metavar="URL",
                             help="the host's Prometheus node_exporter, e.g. http://db1:9100/metrics (host statistics)")
         parser.add_argument("--disabled", action="store_true", help="register it without polling it yet")
@@ -59,14 +61,15 @@ class Command(BaseCommand):
                 "user": opts["user"], "password": password, "tags": ",".join(opts["tag"]),
                 "tls_mode": opts["tls_mode"], "tls_ca": opts["tls_ca"], "tls_cert": opts["tls_cert"],
                 "tls_key": opts["tls_key"],
-                "poll_interval": opts["interval"], "node_exporter_url": opts["node_exporter"]}
+                "poll_interval": opts["interval"], "node_exporter_url": opts["node_exporter"],
+                "statements_interval": opts["statements_interval"]}
         if not opts["disabled"]:
             data["enabled"] = "on"
         return data
 
 
 OPTION_NAMES = {"__all__": "error", "name": "NAME", "poll_interval": "--interval", "password": "--password-env",
-                "node_exporter_url": "--node-exporter"}
+                "node_exporter_url": "--node-exporter", "statements_interval": "--statements-interval"}
 
 
 def describe_errors(form: ServerForm) -> str:

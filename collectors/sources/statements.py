@@ -1,0 +1,271 @@
+# SELECT ... FROM performance_schema.events_statements_summary_by_digest WHERE LAST_SEEN >= <last read>.
+"""Statement digests: per-interval deltas per (schema, digest), read from the rows that moved.
+
+Only the rows whose LAST_SEEN reached the previous read's newest LAST_SEEN are read: a
+row that did not move since has no delta. The previous totals of every digest live in the
+source's snapshot (collectors.snapshots, one JSON text so that other sources' polls do not
+decode it). Timers are picoseconds, summed as Python ints. Per digest: a digest new since
+the previous read (FIRST_SEEN at or after it: created, or evicted and re-created, or
+re-created after a TRUNCATE or a restart) counts its whole totals, which all happened since;
+one whose FIRST_SEEN is older but is not in the snapshot only sets its baseline; one whose
+counters went down without a new FIRST_SEEN is a reset of that digest only (baseline).
+The top digests by time of the interval are kept, the others summed into one row
+(collectors.statement_rows), so the stored rows add up to the table's totals.
+"""
+
+import json
+from datetime import datetime, timedelta
+
+import pymysql
+
+from collectors import delta
+from collectors.connection import ServerInfo
+from collectors.metric import Metric
+from collectors.source import Reading, Source, SourceUnavailable, query, require_performance_schema
+from collectors.statement_rows import COUNTERS, DigestRow, Interval, top_rows
+
+NAME = "statements"
+STATEMENT_TIME_LIMIT_S = 1  # the digest read gives up rather than run longer (MySQL 5.7.8+, MariaDB 10.1.2+)
+SIZE_EVERY = 60  # reads between two reads of performance_schema_digests_size
+FORGET_AFTER = timedelta(days=1)  # a digest not seen for this long leaves the snapshot (it would be a baseline)
+TEXTS_PER_READ = 1000  # digest texts read at most per read (the rest at their next move)
+
+# The counters, in the order of statement_rows.COUNTERS, then the levels and the two times.
+COLUMNS = ("SCHEMA_NAME, DIGEST, COUNT_STAR, SUM_TIMER_WAIT, SUM_LOCK_TIME, SUM_ERRORS, SUM_WARNINGS,"
+           " SUM_ROWS_AFFECTED, SUM_ROWS_SENT, SUM_ROWS_EXAMINED, SUM_CREATED_TMP_DISK_TABLES,"
+           " SUM_NO_INDEX_USED, SUM_NO_GOOD_INDEX_USED, MAX_TIMER_WAIT, FIRST_SEEN, LAST_SEEN")
+QUANTILES = ", QUANTILE_95, QUANTILE_99"  # MySQL 8.0.3+: latency quantiles since the digest's FIRST_SEEN
+TABLE = "performance_schema.events_statements_summary_by_digest"
+# %s is the previous read's newest LAST_SEEN: >= because LAST_SEEN has whole seconds on MySQL 5.x and MariaDB.
+MOVED_SQL = "SELECT {hint}{columns} FROM " + TABLE + " WHERE LAST_SEEN >= %s"
+ALL_SQL = "SELECT {hint}{columns} FROM " + TABLE
+# The texts of the digests kept this interval and not yet sent to the store (once per digest).
+TEXT_SQL = "SELECT SCHEMA_NAME, DIGEST, DIGEST_TEXT{sample} FROM " + TABLE + " WHERE DIGEST IN ({marks})"
+SAMPLE = ", QUERY_SAMPLE_TEXT"  # MySQL 8.0.3+: one statement of the digest as it ran
+# How full the table is: rows it may hold, and statements that found it full (status counter).
+SIZE_SQL = "SELECT @@GLOBAL.performance_schema_digests_size"
+LOST_SQL = "SHOW GLOBAL STATUS LIKE 'Performance_schema_digest_lost'"
+# Asked only when nothing moved: is the consumer that fills the table on?
+CONSUMER_SQL = ("SELECT NAME, ENABLED FROM performance_schema.setup_consumers"
+                " WHERE NAME IN ('global_instrumentation', 'statements_digest')")
+CONSUMER_FIX = ("UPDATE performance_schema.setup_consumers SET ENABLED = 'YES'"
+                " WHERE NAME IN ('global_instrumentation', 'statements_digest')")
+NO_SUCH_TABLE = 1146
+
+
+def has_quantiles(info: ServerInfo) -> bool:
+    return info.flavor == "mysql" and info.version_tuple >= (8, 0, 3)
+
+
+def time_limit_hint(info: ServerInfo) -> tuple[str, str]:
+    """(prefix before SELECT, hint after it) bounding the read's time where the server can."""
+    if info.flavor == "mariadb" and info.version_tuple >= (10, 1, 2):
+        return f"SET STATEMENT max_statement_time = {STATEMENT_TIME_LIMIT_S} FOR ", ""
+    if info.flavor == "mysql" and info.version_tuple >= (5, 7, 8):
+        return "", f"/*+ MAX_EXECUTION_TIME({STATEMENT_TIME_LIMIT_S * 1000}) */ "
+    return "", ""
+
+
+def digest_sql(info: ServerInfo, moved: bool) -> str:
+    prefix, hint = time_limit_hint(info)
+    columns = COLUMNS + (QUANTILES if has_quantiles(info) else "")
+    return prefix + (MOVED_SQL if moved else ALL_SQL).format(hint=hint, columns=columns)
+
+
+def collect(conn: pymysql.Connection, info: ServerInfo, previous: delta.Snapshot | None = None) -> Reading:
+    require_performance_schema(info, NAME)
+    state = State.of(previous)
+    try:
+        raw = query(conn, digest_sql(info, bool(state.watermark)), (state.watermark,) if state.watermark else None)
+    except pymysql.MySQLError as exc:
+        if exc.args and exc.args[0] == NO_SUCH_TABLE:
+            raise SourceUnavailable(f"{TABLE} does not exist on {info.label} (MySQL 5.6.5+, MariaDB 10.0+)") from None
+        raise
+    if not raw and not state.digests:
+        check_consumer(conn)
+    rows = [parse(row) for row in raw]
+    interval = state.advance(rows)
+    kept = top_rows(interval.rows)
+    texts = read_texts(conn, info, texts_wanted(rows, state))
+    state.note_texts(texts)
+    size, lost = overflow(conn, state, any(not r.digest for r in rows))
+    values = {"statements.digest_lost": lost, "statements.digests_size": size, "statements.digests_read": len(rows)}
+    extra = {"interval": Interval(kept, interval.resets, texts), "state": state.dumps()}
+    return Reading({k: v for k, v in values.items() if v is not None},
+                   frozenset({"statements.digest_lost"}) if lost is not None else frozenset(),
+                   note=interval.note(), extra=extra)
+
+
+def check_consumer(conn: pymysql.Connection) -> None:
+    off = [name for name, enabled in query(conn, CONSUMER_SQL) if str(enabled).upper() != "YES"]
+    if off:
+        raise SourceUnavailable(f"the performance_schema consumer(s) {', '.join(off)} are off, so the digest table"
+                                f" stays empty; run: {CONSUMER_FIX} (and set them in my.cnf to keep them after"
+                                " a restart: performance-schema-consumer-statements-digest=ON)")
+
+
+def parse(row: tuple) -> DigestRow:
+    schema, digest = row[0] or "", row[1] or ""
+    counts = tuple(int(v or 0) for v in row[2:2 + len(COUNTERS)])
+    rest = row[2 + len(COUNTERS):]
+    max_ps, first, last = int(rest[0] or 0), seen(rest[1]), seen(rest[2])
+    p95 = int(rest[3]) if len(rest) > 3 and rest[3] is not None else None
+    p99 = int(rest[4]) if len(rest) > 4 and rest[4] is not None else None
+    return DigestRow(schema, digest, counts, max_ps, first, last, p95, p99)
+
+
+def seen(value) -> str:
+    """FIRST_SEEN / LAST_SEEN as text that sorts in time order ('YYYY-MM-DD HH:MM:SS[.ffffff]')."""
+    if isinstance(value, datetime):
+        return value.isoformat(sep=" ")
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def texts_wanted(rows: list[DigestRow], state: "State") -> list[DigestRow]:
+    """The moved digests whose text is not stored yet (not only the kept ones: the top N's boundary moves
+    from read to read, and each text is then read once in a digest's life); none on the first read."""
+    if state.first:
+        return []
+    return [r for r in rows if r.digest and not state.has_text(r.key)][:TEXTS_PER_READ]
+
+
+def read_texts(conn: pymysql.Connection, info: ServerInfo, rows: list[DigestRow]) -> dict[str, tuple[str, str]]:
+    """key -> (digest text, sample text or '') for the kept digests whose text is not stored yet."""
+    if not rows:
+        return {}
+    sql = TEXT_SQL.format(sample=SAMPLE if has_quantiles(info) else "", marks=", ".join(["%s"] * len(rows)))
+    wanted = {r.key for r in rows}
+    found = {}
+    for row in query(conn, sql, [r.digest for r in rows]):
+        key = DigestRow.make_key(row[0] or "", row[1] or "")
+        if key in wanted:
+            found[key] = (text(row[2]), text(row[3]) if len(row) > 3 else "")
+    return found
+
+
+def text(value) -> str:
+    if value is None:
+        return ""
+    return value.decode(errors="replace") if isinstance(value, bytes) else str(value)
+
+
+def overflow(conn: pymysql.Connection, state: "State", null_row_moved: bool) -> tuple[int | None, int | None]:
+    """(performance_schema_digests_size, Performance_schema_digest_lost), each read only when it may have changed.
+
+    The size changes only with a restart: read once an hour. digest_lost counts only when the table is
+    full, and every such statement also moves the NULL-digest row: read when that row moved (else the
+    last value stands, a delta of 0). One statement a read in the steady state instead of three.
+    """
+    if state.size_age is None or state.size_age >= SIZE_EVERY:
+        try:
+            state.size, state.size_age = int(query(conn, SIZE_SQL)[0][0]), 0
+        except pymysql.MySQLError:
+            state.size, state.size_age = None, 0
+    state.size_age += 1
+    if state.lost is None or null_row_moved:
+        lost = query(conn, LOST_SQL)
+        state.lost = int(lost[0][1]) if lost else None
+    return state.size, state.lost
+
+
+class State:
+    """The previous read's newest LAST_SEEN and each digest's totals then: [first, last, text stored, *counters].
+
+    The watermark is None before the first read, '' after a read that found the table empty.
+    """
+
+    def __init__(self, watermark: str | None, digests: dict[str, list], size: int | None = None,
+                 size_age: int | None = None, lost: int | None = None):
+        self.watermark, self.digests = watermark, digests
+        self.first = watermark is None  # this read only takes the baseline
+        self.size, self.size_age, self.lost = size, size_age, lost  # see overflow()
+
+    @classmethod
+    def of(cls, previous: delta.Snapshot | None) -> "State":
+        if previous is None or "state" not in previous.values:
+            return cls(None, {})
+        data = json.loads(str(previous.values["state"]))  # kept as JSON text beside the numbers
+        return cls(data["w"], data["d"], data.get("s"), data.get("sa"), data.get("l"))
+
+    def dumps(self) -> str:
+        return json.dumps({"w": self.watermark, "d": self.digests, "s": self.size, "sa": self.size_age,
+                           "l": self.lost}, separators=(",", ":"))
+
+    def has_text(self, key: str) -> bool:
+        return bool(self.digests.get(key, [0, 0, 0])[2])
+
+    def note_texts(self, texts: dict) -> None:
+        for key in texts:
+            self.digests[key][2] = 1
+
+    def advance(self, rows: list[DigestRow]) -> "Deltas":
+        """This read's deltas against the stored totals; the totals become this read's."""
+        out = Deltas([], [], self.watermark is None)
+        for row in rows:
+            old = self.digests.get(row.key)
+            change = row.delta_since(old, self.watermark)
+            if change is None and old is not None:
+                out.resets.append(row.label)
+            elif change is not None and any(change.counts):
+                out.rows.append(change)
+            self.digests[row.key] = [row.first_seen, row.last_seen, old[2] if old else 0, *row.counts]
+        # Read once now: '' when the table was empty, so that every row found later is new.
+        self.watermark = max([r.last_seen for r in rows] + [self.watermark or ""])
+        self.forget_old()
+        return out
+
+    def forget_old(self) -> None:
+        if not self.watermark:
+            return
+        cut = (datetime.fromisoformat(self.watermark) - FORGET_AFTER).isoformat(sep=" ")
+        for key in [k for k, v in self.digests.items() if v[1] < cut]:
+            del self.digests[key]
+
+
+class Deltas:
+    def __init__(self, rows: list[DigestRow], resets: list[str], first: bool):
+        self.rows, self.resets, self.first = rows, resets, first
+
+    def note(self) -> str:
+        if self.first:
+            return "first read: every digest's totals kept as its baseline"
+        if self.resets:
+            shown = ", ".join(self.resets[:5]) + (f" and {len(self.resets) - 5} more" if len(self.resets) > 5 else "")
+            return f"digest counters went down (reset of those digests), no delta this interval for: {shown}"
+        return ""
+
+
+def compute(prev: delta.Snapshot | None, reading: Reading, ts: float, boot: float | None
+            ) -> tuple[delta.Delta, delta.Snapshot]:
+    """The digest state is the snapshot; the table's overflow figures go through the delta engine as usual."""
+    plain = Reading(reading.values, reading.counters)
+    previous = None if prev is None else delta.Snapshot(prev.ts, prev.boot, {
+        k: v for k, v in prev.values.items() if k != "state"})
+    change, snapshot = delta.compute(previous, plain, ts, boot)
+    snapshot.values["state"] = reading.extra["state"]
+    interval = reading.extra["interval"]
+    interval.seconds = None if prev is None else ts - prev.ts
+    interval.extra["at"] = ts
+    return change, snapshot
+
+
+METRICS = (
+    Metric.counter("statements.digest_lost", "statements", "Performance_schema_digest_lost: digest table full"),
+    Metric.gauge("statements.digests_size", "rows", "performance_schema_digests_size: the digest table's capacity"),
+    Metric.gauge("statements.digests_read", "rows", "digest rows that moved since the previous read"),
+)
+
+
+SOURCE = Source(
+    name=NAME,
+    help="performance_schema statement digests: per-interval deltas per (schema, digest), top N by time plus"
+         " the rest (store_statement); statements.digest_lost, statements.digests_size, statements.digests_read",
+    flavors=frozenset(("mysql", "mariadb")),
+    min_version={"mysql": (5, 6, 5), "mariadb": (10, 0, 0)},
+    interval=60,  # where the server is not known; else its own (Server.statements_interval, 60 s by default)
+    interval_of=lambda target: target.statements_interval,
+    collect=collect,
+    metrics=METRICS,
+    since=True,
+    compute=compute,
+)

@@ -1,0 +1,176 @@
+"""Statement digests over a range: rankings, lines binned over time, and two ranges compared per transaction.
+
+Pure: rows in (store.statement_reads.DigestTotals and line tuples), figures out. Every
+figure is one an engineer gets from the stored rows by hand: sums of the interval deltas,
+and ratios of those sums (an average latency is the range's time over its executions).
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from store.statement_reads import DigestTotals
+
+# ?order= -> (label, key; larger first). Averages and ratios of digests with no execution rank last.
+ORDERS: dict[str, tuple[str, Callable[[DigestTotals], float]]] = {
+    "time": ("total time", lambda r: r.sums["time_ps"]),
+    "execs": ("executions", lambda r: r.sums["execs"]),
+    "avg": ("average latency", lambda r: r.avg_ps or 0),
+    "max": ("max latency", lambda r: r.max_ps),
+    "examined": ("rows examined per row sent", lambda r: r.examined_per_sent or 0),
+    "errors": ("errors", lambda r: r.sums["errors"]),
+    "scans": ("full scans", lambda r: r.full_scans),
+}
+DEFAULT_ORDER = "time"
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """The digests ranked, the rest row (the digests no read kept) and the range's grand totals."""
+
+    rows: list[DigestTotals]
+    rest: DigestTotals | None
+    grand: dict[str, int]  # every stored row's sums: the table's change over the range
+
+    def share(self, row: DigestTotals) -> float:
+        return row.sums["time_ps"] / self.grand["time_ps"] if self.grand.get("time_ps") else 0.0
+
+
+def rank(rows: list[DigestTotals], order: str = DEFAULT_ORDER, limit: int | None = None) -> Ranked:
+    key = ORDERS.get(order, ORDERS[DEFAULT_ORDER])[1]
+    digests = sorted((r for r in rows if not r.is_rest), key=lambda r: (-key(r), r.digest_id))
+    rest = next((r for r in rows if r.is_rest), None)
+    grand = {name: sum(r.sums[name] for r in rows) for name in (rows[0].sums if rows else {})}
+    return Ranked(digests[:limit] if limit else digests, rest, grand)
+
+
+@dataclass(frozen=True)
+class TopStatement:
+    """A digest of a run's (or a range's) top: its share of all statement time and its cost per transaction."""
+
+    row: DigestTotals
+    share: float
+    time_per_trx: float | None  # picoseconds
+    execs_per_trx: float | None
+
+
+def top_statements(rows: list[DigestTotals], transactions, limit: int) -> list[TopStatement]:
+    """The digests with the most time (the rest row left out), biggest first."""
+    ranked = rank(rows, DEFAULT_ORDER, limit)
+    return [TopStatement(r, ranked.share(r), r.sums["time_ps"] / transactions if transactions else None,
+                         r.sums["execs"] / transactions if transactions else None) for r in ranked.rows]
+
+
+@dataclass(frozen=True)
+class Bins:
+    """A line over the range in equal bins: per bin the seconds the reads in it cover (0: no read, a gap)."""
+
+    starts: list[datetime]
+    seconds: list[float]
+
+
+def bins_of(reads: list[tuple[datetime, int]], start: datetime, end: datetime, count: int) -> Bins:
+    """Equal bins over (start, end], each with the seconds covered by the reads that ended in it."""
+    width = (end - start) / count
+    seconds = [0.0] * count
+    for ts, interval_ms in reads:
+        seconds[bin_index(ts, start, width, count)] += interval_ms / 1000
+    return Bins([start + width * i for i in range(count)], seconds)
+
+
+def bin_index(ts: datetime, start: datetime, width, count: int) -> int:
+    return min(count - 1, max(0, int((ts - start) / width)))
+
+
+def per_second(line: list[tuple], bins: Bins, start: datetime, end: datetime, column: int) -> list[float | None]:
+    """A column of the line (2: executions) per second in each bin; None where no read ended (a gap)."""
+    count = len(bins.seconds)
+    width = (end - start) / count
+    sums = [0] * count
+    for row in line:
+        sums[bin_index(row[0], start, width, count)] += row[column]
+    return [s / sec if sec else None for s, sec in zip(sums, bins.seconds, strict=True)]
+
+
+def average_latency(line: list[tuple], bins: Bins, start: datetime, end: datetime) -> list[float | None]:
+    """Time over executions of the reads in each bin, picoseconds; None where it ran not at all or no read ended."""
+    count = len(bins.seconds)
+    width = (end - start) / count
+    execs, times = [0] * count, [0] * count
+    for row in line:
+        i = bin_index(row[0], start, width, count)
+        execs[i] += row[2]
+        times[i] += row[3]
+    return [t / e if e and sec else None for t, e, sec in zip(times, execs, bins.seconds, strict=True)]
+
+
+def spark_points(values: list[float | None], width: int = 120, height: int = 24) -> list[str]:
+    """SVG polyline point lists of a small line, one per run of values without a gap; scaled to its own max."""
+    top = max((v for v in values if v is not None), default=0) or 1
+    step = width / max(1, len(values) - 1)
+    runs, current = [], []
+    for i, value in enumerate(values):
+        if value is None:
+            runs, current = (runs + [current] if current else runs), []
+            continue
+        current.append(f"{i * step:.1f},{height - value / top * (height - 2) - 1:.1f}")
+    if current:
+        runs.append(current)
+    return [" ".join(run) for run in runs]
+
+
+@dataclass(frozen=True)
+class StatementDiff:
+    """One digest in two ranges (two runs): its time per transaction in each."""
+
+    digest_id: int
+    a: DigestTotals | None
+    b: DigestTotals | None
+    a_transactions: int | float | None
+    b_transactions: int | float | None
+
+    @property
+    def row(self) -> DigestTotals:
+        return self.a or self.b
+
+    def per_trx(self, side: DigestTotals | None, transactions) -> float | None:
+        return (side.sums["time_ps"] if side else 0) / transactions if transactions else None
+
+    @property
+    def a_per_trx(self) -> float | None:
+        return self.per_trx(self.a, self.a_transactions)
+
+    @property
+    def b_per_trx(self) -> float | None:
+        return self.per_trx(self.b, self.b_transactions)
+
+    @property
+    def change(self) -> float | None:
+        """B - A, picoseconds per transaction."""
+        a, b = self.a_per_trx, self.b_per_trx
+        return None if a is None or b is None else b - a
+
+    @property
+    def ratio(self) -> float | None:
+        a, b = self.a_per_trx, self.b_per_trx
+        return None if not a or b is None else b / a
+
+    def execs_per_trx(self, side: DigestTotals | None, transactions) -> float | None:
+        return (side.sums["execs"] if side else 0) / transactions if transactions else None
+
+    @property
+    def a_execs_per_trx(self) -> float | None:
+        return self.execs_per_trx(self.a, self.a_transactions)
+
+    @property
+    def b_execs_per_trx(self) -> float | None:
+        return self.execs_per_trx(self.b, self.b_transactions)
+
+
+def changed_most(a: list[DigestTotals], b: list[DigestTotals], a_trx, b_trx, limit: int | None = None
+                 ) -> list[StatementDiff]:
+    """Digests of either range by how much their time per transaction changed (either way), largest first."""
+    by_a, by_b = {r.digest_id: r for r in a}, {r.digest_id: r for r in b}
+    diffs = [StatementDiff(i, by_a.get(i), by_b.get(i), a_trx, b_trx) for i in set(by_a) | set(by_b)]
+    diffs.sort(key=lambda d: (-abs(d.change or 0), d.digest_id))
+    return diffs[:limit] if limit else diffs

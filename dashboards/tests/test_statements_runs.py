@@ -1,0 +1,68 @@
+"""Top statements per run (report, compare) and the statements whose time per transaction changed most."""
+
+from dataclasses import replace
+from datetime import timedelta
+
+import pytest
+
+from servers.models import Run
+from testing.dashboards import TEN_MINUTES, get_csv, make_server, tps_delta, write_run_data
+from testing.statements import MS, POINT, SLEEPY, UPDATE, write_reads
+
+pytestmark = pytest.mark.django_db
+START, END = TEN_MINUTES
+TRANSACTIONS = sum(tps_delta(i) for i in range(1, 61))  # each server's TPS polls in (START, END]
+SLOWER = replace(SLEEPY, latency_ps=100 * MS)  # the same digest, twice as slow on server B
+
+
+def two_runs():
+    runs = []
+    for name, shapes in (("a", (SLEEPY, POINT, UPDATE)), ("b", (SLOWER, POINT, UPDATE))):
+        server = make_server(name, poll_interval=10)
+        write_run_data(server.pk, START, 61)
+        write_reads(server.pk, START, 10, shapes=shapes)
+        runs.append(Run.objects.create(name=f"run-{name}", server=server, started_at=START, ended_at=END))
+    return runs
+
+
+def test_the_statement_that_slowed_down_changed_most_per_transaction(admin_client):
+    a, b = two_runs()
+    rows = get_csv(admin_client, "/export/statements.csv", runs=f"{a.pk},{b.pk}")
+    first = dict(zip(rows[0], rows[1], strict=True))
+    assert first["digest"] == SLEEPY.digest
+    # 100 executions at 50 ms, then at 100 ms, over the same transactions: 5 s more per TRANSACTIONS.
+    assert float(first["A time per transaction (ms)"]) == pytest.approx(5e12 / TRANSACTIONS / 1e9)
+    assert float(first["change B-A per transaction (ms)"]) == pytest.approx(5e12 / TRANSACTIONS / 1e9)
+    assert float(first["ratio B/A per transaction"]) == pytest.approx(2.0)
+    assert all(float(dict(zip(rows[0], r, strict=True))["change B-A per transaction (ms)"]) == 0 for r in rows[2:])
+    body = admin_client.get("/compare/", {"runs": f"{a.pk},{b.pk}"}).content.decode()
+    section = body.split('id="statements-changed"')[1]
+    assert section.index("SLEEP") < section.index("UPDATE") and "×2.00" in section
+    assert "top 5 statements" in body
+    report = admin_client.get("/reports/compare/", {"runs": f"{a.pk},{b.pk}"}).content.decode()
+    assert "Statements whose time per transaction changed most" in report and "×2.00" in report
+
+
+def test_a_run_report_lists_its_top_statements(admin_client):
+    a, _ = two_runs()
+    body = admin_client.get(f"/runs/{a.pk}/report/").content.decode()
+    section = body.split('id="top-statements"')[1].split("</section>")[0]
+    assert section.index("SLEEP") < section.index("UPDATE") < section.index("SELECT `v`")
+    rows = get_csv(admin_client, "/export/statements.csv", runs=str(a.pk))
+    assert rows[1][2] == SLEEPY.digest and rows[1][4] == "100"
+
+
+def test_a_run_shorter_than_a_read_has_no_statements_and_says_why(admin_client):
+    server = make_server("short", poll_interval=10)
+    write_run_data(server.pk, START, 61)
+    write_reads(server.pk, START, 10)
+    run = Run.objects.create(name="short", server=server, started_at=START + timedelta(seconds=70),
+                             ended_at=START + timedelta(seconds=150))  # no read's whole interval inside
+    body = admin_client.get(f"/runs/{run.pk}/report/").content.decode()
+    assert "No statement digests inside this run" in body
+
+
+def test_three_runs_are_refused_by_the_statements_csv(admin_client):
+    a, b = two_runs()
+    response = admin_client.get("/export/statements.csv", {"runs": f"{a.pk},{b.pk},{a.pk + b.pk + 1000}"})
+    assert response.status_code == 400
