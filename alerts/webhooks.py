@@ -40,7 +40,7 @@ def payload(n: Notification) -> dict:
         "event": state, "rule": c["rule"].name, "condition": c["condition"], "server": c["server"].name,
         "since": c["since"], "at": c["at"], "value": n.context.get("value"), "peak": n.context.get("peak"),
         "growth": n.context.get("growth"), "growth_span": c["growth_span"], "per_second": c["per_second"],
-        "detail": c["detail"], "url": c["event_url"], "purge_url": c["purge_url"], "text": text,
+        "detail": c["detail"], "url": c["event_url"], "page": c["page_label"], "page_url": c["page_url"], "text": text,
     }
 
 

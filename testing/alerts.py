@@ -2,14 +2,19 @@
 
 import email
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from email import policy
+
+from aiosmtpd.controller import Controller
 
 from alerts.models import Rule
 from servers.models import Server
 from store import query
 from store.ingest import write_samples
 from store.sample import Sample
+from testing.mariadb import free_port
 
 
 class Inbox:
@@ -73,3 +78,19 @@ def until(condition, seconds: float = 60) -> None:
     while not condition():
         assert time.monotonic() < deadline, "gave up waiting"
         time.sleep(0.3)
+
+
+@contextmanager
+def smtp_inbox(settings, recipients: list[str]) -> Iterator["Inbox"]:
+    """A real SMTP server (aiosmtpd) on a free port, which this process's settings mail."""
+    handler = Inbox()
+    controller = Controller(handler, hostname="127.0.0.1", port=free_port())
+    controller.start()
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", controller.port
+    settings.EMAIL_USE_TLS, settings.EMAIL_HOST_USER, settings.EMAIL_HOST_PASSWORD = False, "", ""
+    settings.ALERT_RECIPIENTS = recipients
+    try:
+        yield handler
+    finally:
+        controller.stop()
