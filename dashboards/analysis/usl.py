@@ -83,8 +83,7 @@ def refine(n: np.ndarray, x: np.ndarray, sigma: float, kappa: float) -> tuple[fl
     p = np.array([sigma, kappa])
     ss = float(residual_ss(n, x, p[:1], p[1:])[0])
     for _ in range(STEPS):
-        jac, res = jacobian(n, x, p)
-        step = np.linalg.lstsq(jac, -res, rcond=None)[0]
+        step = bounded_step(*jacobian(n, x, p), p)
         for _ in range(30):
             trial = np.maximum(p + step, 0.0)
             trial_ss = float(residual_ss(n, x, trial[:1], trial[1:])[0])
@@ -98,6 +97,23 @@ def refine(n: np.ndarray, x: np.ndarray, sigma: float, kappa: float) -> tuple[fl
             break
         p, ss = trial, trial_ss
     return float(p[0]), float(p[1])
+
+
+def bounded_step(jac: np.ndarray, res: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """The Gauss-Newton step with a parameter held at 0 left out where the step would push it below.
+
+    Clamping such a step afterwards moves the other parameter as if the held one had moved too,
+    which stops short of the least-squares optimum along the bound: re-solving without it reaches it.
+    """
+    free = np.ones(len(p), dtype=bool)
+    while free.any():
+        step = np.zeros(len(p))
+        step[free] = np.linalg.lstsq(jac[:, free], -res, rcond=None)[0]
+        held = free & (p <= 0) & (step < 0)
+        if not held.any():
+            return step
+        free &= ~held
+    return np.zeros(len(p))
 
 
 def residuals(n: np.ndarray, x: np.ndarray, p: np.ndarray) -> np.ndarray:
