@@ -30,6 +30,8 @@ class UslFit:
     kappa: float  # coherency (crosstalk)
     r2: float  # 1 - residual / total sum of squares of the TPS
     levels: int  # points fitted
+    lowest: float = 1.0  # the smallest and largest concurrency fitted
+    highest: float = 1.0
 
     def predict(self, n: float) -> float:
         return float(throughput(np.array([n], dtype=float), self.lam, self.sigma, self.kappa)[0])
@@ -40,6 +42,16 @@ class UslFit:
         if self.kappa <= 0 or self.sigma >= 1:
             return None
         return math.sqrt((1 - self.sigma) / self.kappa)
+
+    @property
+    def r2_text(self) -> str:
+        """R² as the legend and the sentence both print it."""
+        return f"{self.r2:.3f}"
+
+    @property
+    def extrapolated(self) -> bool:
+        """The peak lies outside the levels measured: the law's guess, not a measured turn."""
+        return self.peak is not None and not self.lowest <= self.peak <= self.highest
 
     @property
     def ceiling(self) -> float | None:
@@ -144,7 +156,7 @@ def fit_usl(levels: Sequence[float], tps: Sequence[float | None]) -> UslFit | No
     lam = float(best_lambda(x, f))
     total = float(((x - x.mean()) ** 2).sum())
     r2 = 1 - float(((x - lam * f) ** 2).sum()) / total if total else 1.0
-    return UslFit(lam, sigma, kappa, r2, len(points))
+    return UslFit(lam, sigma, kappa, r2, len(points), float(n[0]), float(n[-1]))
 
 
 def leave_one_out(levels: Sequence[float], tps: Sequence[float | None], left: float) -> float | None:

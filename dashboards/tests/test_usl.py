@@ -87,3 +87,17 @@ def test_with_sigma_held_at_zero_kappa_and_lambda_are_the_least_squares_optimum(
     assert fit.kappa == pytest.approx(lo, rel=1e-5) and fit.lam == pytest.approx(best_lam, rel=1e-6)
     total = sum((a - sum(x) / 4) ** 2 for a in x)
     assert fit.r2 == pytest.approx(1 - best_rss / total, abs=1e-9)
+
+
+def test_a_peak_beyond_the_levels_measured_is_extrapolated():
+    peak = math.sqrt((1 - 0.05) / 0.001)  # 30.8 threads
+    swept = [1, 2, 4, 8, 16, 32, 64]
+    inside = fit_usl(swept, [law(n, 1000.0, 0.05, 0.001) for n in swept])
+    short = fit_usl(swept[:5], [law(n, 1000.0, 0.05, 0.001) for n in swept[:5]])
+    assert inside.peak == pytest.approx(peak, rel=1e-4) and not inside.extrapolated
+    assert short.peak == pytest.approx(peak, rel=1e-4) and short.extrapolated and short.highest == 16
+
+
+def test_r2_is_printed_to_three_places_not_rounded_up_to_one():
+    fit = fit_usl([1, 2, 4, 8], [82.9456, 147.0346, 215.8440, 189.7032])
+    assert fit.r2_text == "0.999" and f"{fit.r2:.2f}" == "1.00"
