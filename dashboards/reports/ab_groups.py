@@ -95,6 +95,10 @@ def verdict(groups: Groups, means: dict[int, float | None]) -> dict:
 def others_note(rows: list[dict], by_own: bool) -> str:
     """Where the ratio's TPS came from when other clients ran part of the server's transactions."""
     shares = [r["others"] for r in rows if r["others"] is not None]
+    if by_own and min(shares) < 0:  # some server counted fewer than its load: no other clients to name
+        more = f"; other clients ran up to {max(shares) * 100:.1f} %" if differs(max(shares)) else ""
+        return (f"from the load's own counts: the server counted up to {-min(shares) * 100:.1f} % fewer "
+                f"transactions than the load itself{more}")
     if by_own:
         return (f"from the load's own counts: other clients ran {min(shares) * 100:.1f}-{max(shares) * 100:.1f} % "
                 "of the server's transactions")

@@ -109,3 +109,14 @@ def test_own_counts_within_five_per_cent_keep_the_servers_tps(admin_client, grou
     give_own(b, [1400.0, 1500.0, 1600.0])
     section = ab_section(admin_client.get("/compare/", {"a_label": "flush=2", "b_label": "flush=0"}))
     assert "B is 1.50 times A (95 %" in section and "own counts" not in section and "Warning" not in section
+
+
+def test_a_server_counting_fewer_than_the_load_is_not_called_other_clients(admin_client, groups):
+    a, b = groups
+    give_own(a, [1000.0, 1000.0, 1100.0])  # the server counted 1000: (1000 - 1100) / 1000, 10 % fewer, on the third
+    give_own(b, [1400.0, 1500.0, 1600.0])
+    section = ab_section(admin_client.get("/compare/", {"a_label": "flush=2", "b_label": "flush=0"}))
+    own_ratio = 1500.0 / (3100.0 / 3)
+    assert f"B is {own_ratio:.2f} times A" in section
+    assert escape("from the load's own counts: the server counted up to 10.0 % fewer transactions "
+                  "than the load itself.") in section
