@@ -39,10 +39,10 @@ def payload(n: Notification) -> dict:
             f"value {c['value']}{rate} since {c['since']} <{c['event_url']}>")
     return {
         "event": state, "rule": c["rule"].name, "condition": c["condition"], "server": c["server"].name,
+        "rule_edited": c["rule_edited"], "condition_now": c["condition_now"],
         "since": c["since"], "at": c["at"], "value": n.context.get("value"), "peak": n.context.get("peak"),
         "growth": n.context.get("growth"), "growth_span": c["growth_span"], "per_second": c["per_second"],
-        "detail": c["detail"], "rule_edited": c["rule_edited"], "condition_now": c["condition_now"],
-        "url": c["event_url"], "page_url": c["page_url"], "purge_url": c["page_url"], "text": text,
+        "detail": c["detail"], "url": c["event_url"], "page": c["page_label"], "page_url": c["page_url"], "text": text,
     }
 
 
