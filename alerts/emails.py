@@ -59,7 +59,8 @@ def alert_context(n: Notification) -> dict:
     end = event.resolved_at if n.kind == Notification.RESOLVED and event.resolved_at else at
     return {
         "n": n, "event": event, "rule": event.rule, "server": event.server,
-        "condition": event.rule.condition_text, "detail": snap.get("detail", ""),
+        "condition": snap.get("condition") or event.rule.condition_text, "rule_edited": bool(snap.get("rule_edited")),
+        "condition_now": snap.get("condition_now", ""), "detail": snap.get("detail", ""),
         "value": fmt(snap.get("value")), "peak": fmt(snap.get("peak")), "growth": fmt_growth(snap.get("growth")),
         "growth_span": snap.get("growth_span") or growth_window(event.rule),
         "since": utc(event.since), "at": utc(at), "duration": str(at - event.since).split(".")[0],

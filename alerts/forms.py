@@ -1,6 +1,7 @@
 """Rule input, refused with a message that says what to change."""
 
 import re
+from urllib.parse import urlsplit
 
 from django import forms
 from django.core.exceptions import ValidationError
@@ -9,6 +10,15 @@ from django.core.validators import URLValidator
 from alerts import catalog, kinds
 from alerts.models import Rule
 from alerts.recipients import invalid
+
+PORT = re.compile(r":(\d+)$")
+
+
+def port_in_range(url: str) -> None:
+    """URLValidator accepts any digits as a port; a TCP port is 1-65535."""
+    found = PORT.search(urlsplit(url).netloc)
+    if found and not 1 <= int(found.group(1)) <= 65535:
+        raise ValidationError(f"port {found.group(1)} is not a TCP port: give one from 1 to 65535")
 
 
 class RecipientsField(forms.CharField):
@@ -40,7 +50,7 @@ class RuleForm(forms.ModelForm):
     recipients = RecipientsField(required=False, help_text="empty: the ALERT_RECIPIENTS setting")
     webhook_url = forms.URLField(
         label="Webhook URL", required=False, max_length=500, assume_scheme="https",
-        validators=[URLValidator(schemes=["http", "https"])],
+        validators=[URLValidator(schemes=["http", "https"]), port_in_range],
         help_text="optional: firing and resolved events are also POSTed here as JSON (a Slack incoming webhook works)")
     webhook_secret = forms.CharField(
         label="Webhook secret", required=False, max_length=200, widget=forms.PasswordInput(render_value=False),

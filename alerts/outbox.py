@@ -21,6 +21,7 @@ HOOKED_KINDS = (Notification.FIRING, Notification.RESOLVED)
 
 def enqueue(kind: str, event: Event, rule: Rule, now: datetime) -> Notification:
     context = snapshot(event, now)
+    context.update(condition_then(kind, event, rule))
     holder = holder_context(kind, event, now)
     if holder is not None:
         context["holder"] = holder
@@ -32,6 +33,21 @@ def enqueue(kind: str, event: Event, rule: Rule, now: datetime) -> Notification:
         event=event, kind=kind, recipients=rule.recipients or default_recipients(),
         context=context, created_at=now, next_attempt_at=now,
     )
+
+
+def condition_then(kind: str, event: Event, rule: Rule) -> dict:
+    """The condition the event fired under, kept with every notification of it: the rule may be edited since.
+
+    A reminder or resolution repeats the firing's condition, and says when the rule's has changed
+    (editing a rule so that its condition no longer holds resolves the event).
+    """
+    now_text = rule.condition_text
+    firing = (Notification.objects.filter(event=event, kind=Notification.FIRING).order_by("created_at").first()
+              if kind != Notification.FIRING else None)
+    fired = (firing.context.get("condition") if firing else None) or now_text
+    if fired == now_text:
+        return {"condition": fired}
+    return {"condition": fired, "rule_edited": True, "condition_now": now_text}
 
 
 def _history_threshold(rule: Rule) -> float:

@@ -34,10 +34,12 @@ def payload(n: Notification) -> dict:
     c = alert_context(n)
     state = "resolved" if c["resolved"] else "firing"
     rate = "/s" if c["per_second"] else ""
-    text = (f"[{state.upper()}] {c['rule'].name} on {c['server'].name}: {c['condition']}; "
+    edited = "; resolved: the rule was edited" if c["resolved"] and c["rule_edited"] else ""
+    text = (f"[{state.upper()}] {c['rule'].name} on {c['server'].name}: {c['condition']}{edited}; "
             f"value {c['value']}{rate} since {c['since']} <{c['event_url']}>")
     return {
         "event": state, "rule": c["rule"].name, "condition": c["condition"], "server": c["server"].name,
+        "rule_edited": c["rule_edited"], "condition_now": c["condition_now"],
         "since": c["since"], "at": c["at"], "value": n.context.get("value"), "peak": n.context.get("peak"),
         "growth": n.context.get("growth"), "growth_span": c["growth_span"], "per_second": c["per_second"],
         "detail": c["detail"], "url": c["event_url"], "page": c["page_label"], "page_url": c["page_url"], "text": text,

@@ -128,3 +128,15 @@ def test_the_admin_checks_rules_as_the_alerts_page_does(admin_client):
     body = response.content.decode()
     assert "The window must be a positive number of minutes" in body and "not a pattern" in body
     assert not Rule.objects.filter(name=GOOD["name"]).exists()
+
+
+@pytest.mark.parametrize("port", ["99999", "65536", "0"])
+def test_it_refuses_a_webhook_port_outside_1_to_65535(port):
+    assert errors(webhook_url=f"https://hooks.example.com:{port}/x")["webhook_url"] == [
+        f"port {port} is not a TCP port: give one from 1 to 65535"]
+
+
+@pytest.mark.parametrize("url", ["https://hooks.example.com:65535/x", "http://[::1]:1/x", "https://hooks.example.com/x"])
+def test_it_accepts_a_webhook_port_from_1_to_65535(url):
+    form = RuleForm({**GOOD, "webhook_url": url})
+    assert form.is_valid(), form.errors

@@ -56,6 +56,24 @@ def test_it_mails_a_firing_alert_with_server_rule_value_and_link(inbox):
 
 
 @pytest.mark.django_db
+def test_the_resolved_mail_keeps_the_condition_it_fired_under_after_an_edit(inbox):
+    server, rule, now = make_server("db-edited"), make_rule(threshold=1), timezone.now()
+    history(server, [900, 1500, 2345], now)
+    evaluate_all(now)
+    rule.threshold = 1_000_000_000
+    rule.save()
+    history(server, [2400], now + timedelta(seconds=10))
+    evaluate_all(now + timedelta(seconds=10))
+    assert sending.send_due(now + timedelta(seconds=10)) == 2
+    assert [s.split(":")[0] for s in inbox.subjects()] == ["[SteadyState] FIRING", "[SteadyState] RESOLVED"]
+    for k in (0, 1):
+        assert f"Rule:      {rule.name} (history_list_length above 1)" in inbox.text(k)
+    assert "Resolved: the rule was edited (its condition is now history_list_length above 1,000,000,000)." in (
+        inbox.text(1))
+    assert "the rule was edited" not in inbox.text(0)
+
+
+@pytest.mark.django_db
 def test_it_retries_after_a_refusal(inbox):
     inbox.refuse = 1
     server, now = make_server(), timezone.now()

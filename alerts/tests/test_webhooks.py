@@ -63,6 +63,29 @@ def test_it_posts_firing_then_resolved_signed_with_the_rules_secret(sink):
 
 
 @pytest.mark.django_db
+def test_the_resolved_call_names_the_condition_it_fired_under_after_an_edit(sink):
+    server, now = make_server("db-edited"), timezone.now()
+    rule = hooked_rule(sink.url)
+    rule.threshold = 1
+    rule.save()
+    history(server, [900, 1500, 2345], now)
+    evaluate_all(now)
+    sending.send_due(now)
+    rule.threshold = 1_000_000_000  # the edit that clears it: the history is still 2,400
+    rule.save()
+    history(server, [2400], now + timedelta(seconds=10))
+    evaluate_all(now + timedelta(seconds=10))
+    sending.send_due(now + timedelta(seconds=10))
+
+    firing, resolved = (c.json for c in sink.calls)
+    assert (firing["event"], resolved["event"]) == ("firing", "resolved")
+    assert firing["condition"] == resolved["condition"] == "history_list_length above 1"
+    assert resolved["rule_edited"] is True and resolved["condition_now"] == "history_list_length above 1,000,000,000"
+    assert "history_list_length above 1; resolved: the rule was edited;" in resolved["text"]
+    assert firing["rule_edited"] is False and "the rule was edited" not in firing["text"]
+
+
+@pytest.mark.django_db
 def test_a_tampered_body_does_not_match_its_signature(sink):
     server, now = make_server(), timezone.now()
     hooked_rule(sink.url)

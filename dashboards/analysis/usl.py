@@ -30,6 +30,8 @@ class UslFit:
     kappa: float  # coherency (crosstalk)
     r2: float  # 1 - residual / total sum of squares of the TPS
     levels: int  # points fitted
+    lowest: float = 1.0  # the smallest and largest concurrency fitted
+    highest: float = 1.0
 
     def predict(self, n: float) -> float:
         return float(throughput(np.array([n], dtype=float), self.lam, self.sigma, self.kappa)[0])
@@ -40,6 +42,16 @@ class UslFit:
         if self.kappa <= 0 or self.sigma >= 1:
             return None
         return math.sqrt((1 - self.sigma) / self.kappa)
+
+    @property
+    def r2_text(self) -> str:
+        """R² as the legend and the sentence both print it."""
+        return f"{self.r2:.3f}"
+
+    @property
+    def extrapolated(self) -> bool:
+        """The peak lies outside the levels measured: the law's guess, not a measured turn."""
+        return self.peak is not None and not self.lowest <= self.peak <= self.highest
 
     @property
     def ceiling(self) -> float | None:
@@ -83,8 +95,7 @@ def refine(n: np.ndarray, x: np.ndarray, sigma: float, kappa: float) -> tuple[fl
     p = np.array([sigma, kappa])
     ss = float(residual_ss(n, x, p[:1], p[1:])[0])
     for _ in range(STEPS):
-        jac, res = jacobian(n, x, p)
-        step = np.linalg.lstsq(jac, -res, rcond=None)[0]
+        step = bounded_step(*jacobian(n, x, p), p)
         for _ in range(30):
             trial = np.maximum(p + step, 0.0)
             trial_ss = float(residual_ss(n, x, trial[:1], trial[1:])[0])
@@ -98,6 +109,23 @@ def refine(n: np.ndarray, x: np.ndarray, sigma: float, kappa: float) -> tuple[fl
             break
         p, ss = trial, trial_ss
     return float(p[0]), float(p[1])
+
+
+def bounded_step(jac: np.ndarray, res: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """The Gauss-Newton step with a parameter held at 0 left out where the step would push it below.
+
+    Clamping such a step afterwards moves the other parameter as if the held one had moved too,
+    which stops short of the least-squares optimum along the bound: re-solving without it reaches it.
+    """
+    free = np.ones(len(p), dtype=bool)
+    while free.any():
+        step = np.zeros(len(p))
+        step[free] = np.linalg.lstsq(jac[:, free], -res, rcond=None)[0]
+        held = free & (p <= 0) & (step < 0)
+        if not held.any():
+            return step
+        free &= ~held
+    return np.zeros(len(p))
 
 
 def residuals(n: np.ndarray, x: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -128,7 +156,7 @@ def fit_usl(levels: Sequence[float], tps: Sequence[float | None]) -> UslFit | No
     lam = float(best_lambda(x, f))
     total = float(((x - x.mean()) ** 2).sum())
     r2 = 1 - float(((x - lam * f) ** 2).sum()) / total if total else 1.0
-    return UslFit(lam, sigma, kappa, r2, len(points))
+    return UslFit(lam, sigma, kappa, r2, len(points), float(n[0]), float(n[-1]))
 
 
 def leave_one_out(levels: Sequence[float], tps: Sequence[float | None], left: float) -> float | None:

@@ -33,7 +33,7 @@ FLEET_HEADER = ["server", "address", "state", "why", "version", "TPS now (/s)", 
                 "top wait share (%)", "alerts firing", "tags",
                 # Appended, so the columns before keep their places: when each figure was read.
                 "TPS read at (UTC)", "history length read at (UTC)", "top wait read at (UTC)",
-                "history trend fitted over (s)", "history trend since (UTC)"]
+                "history trend fitted over (s)", "history trend since (UTC)", "CPU busy now (%)"]
 
 
 def _wait_cells(row: WaitRow | None) -> list:
@@ -146,4 +146,4 @@ def fleet_table_rows(rows: Iterable) -> Iterator[list]:
                wait.share * 100 if wait else None, "; ".join(r.alerts), ", ".join(r.server.tags),
                r.at.get("tps"), r.at.get("history"), r.at.get("top_wait"),
                r.trend.span.total_seconds() if r.history_per_min is not None else None,
-               r.trend.since if r.history_per_min is not None else None]
+               r.trend.since if r.history_per_min is not None else None, r.cpu_busy]

@@ -79,7 +79,7 @@ def fit_line(curve: Curve, fit: UslFit, color: str, group: str) -> dict:
     """The law's TPS across the levels swept (log-spaced), dashed: how well it follows the points."""
     lo, hi = curve.levels[0].concurrency, curve.levels[-1].concurrency
     x = [lo * (hi / lo) ** (k / (FIT_POINTS - 1)) for k in range(FIT_POINTS)]
-    return {"type": "scatter", "mode": "lines", "name": esc(f"{curve.name} · USL fit (R² {fit.r2:.2f})"),
+    return {"type": "scatter", "mode": "lines", "name": esc(f"{curve.name} · USL fit (R² {fit.r2_text})"),
             "legendgroup": group, "x": x, "y": [fit.predict(n) for n in x], "hoverinfo": "x+y",
             "line": {"width": 1.5, "color": color, "dash": "dash"}, "meta": "fit"}
 

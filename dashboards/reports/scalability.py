@@ -149,11 +149,12 @@ def host_data(found: list[Curve]) -> bool:
 
 
 def sweeps() -> list[dict]:
-    """Every sweep for the picker: its server, label, levels and when it ran, newest first."""
+    """Every sweep for the picker: its server, label, levels and when its first step started, newest first."""
     rows: dict[str, dict] = {}
     for run in Run.objects.exclude(sweep="").select_related("server").order_by("-started_at")[:5000]:
         row = rows.setdefault(run.sweep, {"name": run.sweep, "server": run.server.name, "label": run.label,
                                           "started_at": run.started_at, "levels": []})
+        row["started_at"] = run.started_at  # newest first: the last one seen is the sweep's first step
         if run.concurrency:
             row["levels"].append(run.concurrency)
     for row in rows.values():

@@ -2,9 +2,11 @@
 
 import math
 from datetime import timedelta
+from html import escape
 
 import pytest
 
+from servers.models import Run
 from testing.ab import write_runs
 from testing.dashboards import RECENT_T0, make_server
 
@@ -59,3 +61,62 @@ def test_bad_group_values_are_named_not_a_500(admin_client, groups):
     assert response.status_code == 200
     assert "a: &#x27;x&#x27; is not a run id" in html and f"run {a[0].pk} is in both groups: kept in A only" in html
     assert admin_client.get("/compare/", {"a_label": "nul\x00"}).status_code == 200
+
+
+SERVER_A, SERVER_B = [116.7, 223.8, 196.1], [365.6, 390.5, 154.8]
+OWN_A, OWN_B = [54.7, 132.8, 109.8], [224.8, 260.7, 88.9]
+
+
+def give_own(runs, own_tps) -> None:
+    for run, tps in zip(runs, own_tps, strict=True):
+        Run.objects.filter(pk=run.pk).update(client_figures={"tool": "stress", "tps": tps})
+
+
+@pytest.fixture
+def shared():
+    """The demo's case: each run's server TPS counts other clients' transactions beside the load's own."""
+    server = make_server("ab-shared")
+    a = write_runs(server, "ab-A", RECENT_T0, SERVER_A, label="ab-A")
+    b = write_runs(server, "ab-B", RECENT_T0 + timedelta(hours=1), SERVER_B, label="ab-B")
+    return a, b
+
+
+def test_the_ratio_reads_the_loads_own_tps_when_other_clients_ran(admin_client, shared):
+    a, b = shared
+    give_own(a, OWN_A)
+    give_own(b, OWN_B)
+    section = ab_section(admin_client.get("/compare/", {"a_label": "ab-A", "b_label": "ab-B"}))
+    own_ratio = (sum(OWN_B) / 3) / (sum(OWN_A) / 3)  # 1.93, where the server's TPS gives 1.70
+    assert f"B is {own_ratio:.2f} times A" in section and f"{own_ratio:.2f}" == "1.93"
+    shares = [1 - o / s for o, s in zip(OWN_A + OWN_B, SERVER_A + SERVER_B, strict=True)]
+    assert escape(f"from the load's own counts: other clients ran {min(shares) * 100:.1f}-{max(shares) * 100:.1f} % "
+                  "of the server's transactions") in section
+
+
+def test_a_run_without_its_own_count_warns_and_keeps_the_servers_tps(admin_client, shared):
+    a, b = shared
+    give_own(a, OWN_A)
+    give_own(b[:2], OWN_B[:2])
+    section = ab_section(admin_client.get("/compare/", {"a_label": "ab-A", "b_label": "ab-B"}))
+    server_ratio = (sum(SERVER_B) / 3) / (sum(SERVER_A) / 3)
+    assert f"B is {server_ratio:.2f} times A" in section and f"{server_ratio:.2f}" == "1.70"
+    assert "Warning: other clients ran up to" in section and f"but {b[2].name} kept no count of its own" in section
+
+
+def test_own_counts_within_five_per_cent_keep_the_servers_tps(admin_client, groups):
+    a, b = groups
+    give_own(a, [980.0, 1000.0, 1020.0])  # 2 % off the server's 1000: nobody else ran
+    give_own(b, [1400.0, 1500.0, 1600.0])
+    section = ab_section(admin_client.get("/compare/", {"a_label": "flush=2", "b_label": "flush=0"}))
+    assert "B is 1.50 times A (95 %" in section and "own counts" not in section and "Warning" not in section
+
+
+def test_a_server_counting_fewer_than_the_load_is_not_called_other_clients(admin_client, groups):
+    a, b = groups
+    give_own(a, [1000.0, 1000.0, 1100.0])  # the server counted 1000: (1000 - 1100) / 1000, 10 % fewer, on the third
+    give_own(b, [1400.0, 1500.0, 1600.0])
+    section = ab_section(admin_client.get("/compare/", {"a_label": "flush=2", "b_label": "flush=0"}))
+    own_ratio = 1500.0 / (3100.0 / 3)
+    assert f"B is {own_ratio:.2f} times A" in section
+    assert escape("from the load's own counts: the server counted up to 10.0 % fewer transactions "
+                  "than the load itself.") in section

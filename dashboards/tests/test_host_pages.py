@@ -70,6 +70,11 @@ def test_the_fleet_shows_cpu_busy_beside_tps(admin_client):
     assert rows["db2"].cpu_busy is None
     fleet = admin_client.get("/").content.decode()
     assert f'<a href="/servers/{with_agent.pk}/host/">{40 + (POLLS - 1) % 5} %</a>' in fleet
+    table = csv_rows(admin_client, "/export/fleet.csv")
+    col = table[0].index("CPU busy now (%)")
+    assert col == len(table[0]) - 1  # appended: the columns before keep their places
+    by_name = {row[0]: row[col] for row in table[1:]}
+    assert float(by_name["db1"]) == 40 + (POLLS - 1) % 5 and by_name["db2"] == ""
 
 
 def test_top_waits_and_compare_show_cpu_and_waits_per_transaction(admin_client):

@@ -179,3 +179,13 @@ def test_the_page_says_what_tps_counts_on_each_server_drawn(client, admin_user, 
     ServerHealth.objects.create(server=server, sources={"global_status": {"ok": True, "note": DEFINITIONS[EXPLICIT]}})
     body = page(client, admin_user, sweep="baseline").content.decode()
     assert f"on {server.name}: <span class=\"warn\">explicit transactions only</span>" in body
+
+
+def test_the_picker_says_when_each_sweeps_first_step_started(client, admin_user, sweeps):
+    html = page(client, admin_user).content.decode()
+    for name, start in (("baseline", RECENT_T0), ("no neighbors", RECENT_T0 + timedelta(hours=1))):
+        row = html[html.index(f'value="{name}"'):]
+        row = row[:row.index("</tr>")]
+        last = start + timedelta(seconds=(60 + 30) * (len(BASELINE) - 1))  # three steps 60 s long, 30 s apart
+        assert f"<td>{start:%Y-%m-%d %H:%M}</td>" in row and f"{last:%H:%M}" != f"{start:%H:%M}"
+        assert f"<td>{last:%Y-%m-%d %H:%M}</td>" not in row

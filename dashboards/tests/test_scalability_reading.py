@@ -42,7 +42,9 @@ def test_the_law_fitted_to_the_levels_is_the_one_they_were_made_from(admin_clien
     peak = ((1 - SIGMA) / KAPPA) ** 0.5  # 30.8 threads, beyond the levels swept
     assert f"peaks at <b>{peak:.0f} threads</b> ({law(peak, LAM, SIGMA, KAPPA):,.1f} TPS)" in html
     assert "R² = 1.000" in html and 'href="#curve-0-levels"' in html and 'id="curve-0-levels"' in html
+    assert "extrapolated</b>: outside the levels measured (1-16 threads)" in html
     fit = next(t for t in figures(response)["chart-scalability"]["data"] if t["meta"] == "fit")
+    assert fit["name"].endswith("USL fit (R² 1.000)")  # as the sentence prints it
     assert fit["x"][0] == 1 and fit["x"][-1] == pytest.approx(16)
     assert fit["y"][-1] == pytest.approx(TPS[16], rel=1e-6) and fit["y"][0] == pytest.approx(TPS[1], rel=1e-6)
 

@@ -65,3 +65,39 @@ def test_the_seed_articles_memcached_set_table_fits_the_law():
     assert fit.r2 > 0.95 and fit.peak is not None and 128 < fit.peak < 512  # it peaked between the two
     for left in (32, 128):  # the inner levels, each from the three others
         assert leave_one_out(list(levels), list(tps), left) == pytest.approx(SEED_SET[left], rel=0.15)
+
+
+def test_with_sigma_held_at_zero_kappa_and_lambda_are_the_least_squares_optimum():
+    """Best fit with sigma at its bound: kappa and lambda re-solved there, not left where the step stopped."""
+    n, x = [1, 2, 4, 8], [82.9456, 147.0346, 215.8440, 189.7032]
+
+    def rss_at(kappa: float) -> tuple[float, float]:  # sigma 0: X = lambda * N / (1 + kappa N (N - 1))
+        f = [c / (1 + kappa * c * (c - 1)) for c in n]
+        lam = sum(a * b for a, b in zip(x, f, strict=True)) / sum(b * b for b in f)
+        return sum((a - lam * b) ** 2 for a, b in zip(x, f, strict=True)), lam
+
+    lo, hi = 0.0, 1.0  # the residual is unimodal in kappa here: a ternary search down to 1e-12
+    while hi - lo > 1e-12:
+        m1, m2 = lo + (hi - lo) / 3, hi - (hi - lo) / 3
+        lo, hi = (lo, m2) if rss_at(m1)[0] < rss_at(m2)[0] else (m1, hi)
+    best_rss, best_lam = rss_at(lo)
+    fit = fit_usl(n, x)
+    assert round(lo, 6) == 0.043066 and round(best_lam, 2) == 81.20 and round(best_rss, 2) == 12.64
+    assert fit.sigma == 0.0
+    assert fit.kappa == pytest.approx(lo, rel=1e-5) and fit.lam == pytest.approx(best_lam, rel=1e-6)
+    total = sum((a - sum(x) / 4) ** 2 for a in x)
+    assert fit.r2 == pytest.approx(1 - best_rss / total, abs=1e-9)
+
+
+def test_a_peak_beyond_the_levels_measured_is_extrapolated():
+    peak = math.sqrt((1 - 0.05) / 0.001)  # 30.8 threads
+    swept = [1, 2, 4, 8, 16, 32, 64]
+    inside = fit_usl(swept, [law(n, 1000.0, 0.05, 0.001) for n in swept])
+    short = fit_usl(swept[:5], [law(n, 1000.0, 0.05, 0.001) for n in swept[:5]])
+    assert inside.peak == pytest.approx(peak, rel=1e-4) and not inside.extrapolated
+    assert short.peak == pytest.approx(peak, rel=1e-4) and short.extrapolated and short.highest == 16
+
+
+def test_r2_is_printed_to_three_places_not_rounded_up_to_one():
+    fit = fit_usl([1, 2, 4, 8], [82.9456, 147.0346, 215.8440, 189.7032])
+    assert fit.r2_text == "0.999" and f"{fit.r2:.2f}" == "1.00"
