@@ -23,8 +23,9 @@ class BadRecord(ValueError):
 
 def poll_record(result: PollResult) -> dict:
     """One poll as a record: its readings, and the sources that failed (their errors, for the load's report)."""
+    # Statement digests (a source reading only what moved, into its own table) are not in format 1.
     readings = [reading_dict(s.name, s.raw, result.snapshots.get(s.name)) for s in result.sources
-                if s.raw is not None]
+                if s.raw is not None and not registry.get(s.name).since]
     failed = [{"source": s.name, "error": s.error, "unavailable": s.unavailable} for s in result.sources if not s.ok]
     record = {"type": "poll", "at": result.started_at.timestamp(), "readings": readings, "failed": failed}
     if result.info is not None:
