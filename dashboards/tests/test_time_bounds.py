@@ -115,8 +115,8 @@ def test_the_upgrade_clamps_rows_stored_before_the_check_and_keeps_their_times(c
             cur.execute(f"ALTER TABLE servers_run DROP CONSTRAINT {name}")
         cur.execute("ALTER TABLE servers_annotation DROP CONSTRAINT annotation_at_within_bounds")
         cur.execute("INSERT INTO servers_run (name, server_id, started_at, ended_at, notes, created_at, warmup_seconds,"
-                    " sweep, label, command, tool_summary) VALUES ('bad', %s, '0001-01-01 00:00+01',"
-                    " '9999-12-31 23:59:59-01', 'build 7', now(), 0, '', '', '', '') RETURNING id", [server.pk])
+                    " sweep, label, command, tool_summary, client_figures) VALUES ('bad', %s, '0001-01-01 00:00+01',"
+                    " '9999-12-31 23:59:59-01', 'build 7', now(), 0, '', '', '', '', '{}') RETURNING id", [server.pk])
         run_id = cur.fetchone()[0]
         cur.execute("INSERT INTO servers_annotation (server_id, at, text, created_at)"
                     " VALUES (%s, '0001-01-01 00:00+01', 'typo', now())", [server.pk])
