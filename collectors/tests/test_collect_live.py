@@ -35,6 +35,7 @@ def test_it_collects_through_a_kill_and_loads_what_the_raw_readings_say(tmp_path
     wait_for_polls(path, 12, 120)  # a minute of polls
     first.send_signal(signal.SIGKILL)
     first.wait()
+    time.sleep(2 * INTERVAL)  # down for more than a poll interval, whatever the machine's speed: a real gap
     second = start_collect(mariadb.port, path, "--interval", str(INTERVAL), "--duration", "60")
     wait_for_polls(path, 22, 120)
     writer.stop()
