@@ -2,7 +2,7 @@
 
 import json
 import time
-from datetime import timedelta
+from datetime import UTC, timedelta
 
 import pytest
 from django.utils import timezone
@@ -109,7 +109,8 @@ def test_compare_aligns_two_runs_at_zero(page, live_server):
     open_chart(page, f"{live_server.url}/compare/?runs={runs[0].pk},{runs[1].pk}", "compare-chart")
     firsts = page.evaluate("""() => document.getElementById('compare-chart').data
                                .filter(t => t.yaxis === 'y').map(t => [t.name, t.x[0], t.x[t.x.length - 1]])""")
-    assert [f[0] for f in firsts] == ["run-a (a)", "run-b (b)"]
+    started = [f"{t.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC" for t in (start_a, start_b)]
+    assert [f[0] for f in firsts] == [f"run-a (a, {started[0]})", f"run-b (b, {started[1]})"]
     assert all(0 <= f[1] <= 10 and 300 <= f[2] <= 360 for f in firsts), firsts
     assert page.locator("table.compare-summary tbody tr").count() == 2
     screenshot(page, "dashboards-compare-two-servers")

@@ -97,10 +97,11 @@ def test_up_gets_the_load_as_a_child_and_stops_the_sandbox_after_it(settings, pr
     assert demo.up_children({"demo": None}, {}) == []  # with an external Postgres, only on request
     assert demo.up_children({"demo": False}, {}) == []
     settings.EMBEDDED_DB = True
-    child, *agent = demo.up_children({"demo": None}, {"PATH": "/usr/bin"})
+    child, watched, *agent = demo.up_children({"demo": None}, {"PATH": "/usr/bin"})
     mariadbd = psutil.Process(int((private_dir / "demo-mariadb" / "data" / "mariadbd.pid").read_text()))
     try:
         assert child.name == "demo-load" and child.argv[2:4] == ["stress", "local"]
+        assert watched.name == "demo-mariadb" and watched.alive()  # restarted by up should it die
         if node_exporter.find():  # the demo server's host statistics, on a port of its own
             port = int((private_dir / "demo-mariadb" / "node_exporter.port").read_text())
             assert [a.name for a in agent] == ["demo-node-exporter"]
