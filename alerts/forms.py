@@ -16,7 +16,10 @@ PORT = re.compile(r":(\d+)$")
 
 def port_in_range(url: str) -> None:
     """URLValidator accepts any digits as a port; a TCP port is 1-65535."""
-    found = PORT.search(urlsplit(url).netloc)
+    try:
+        found = PORT.search(urlsplit(url).netloc)
+    except ValueError:  # "Invalid IPv6 URL": the URL validator has said it is not a valid URL
+        return
     if found and not 1 <= int(found.group(1)) <= 65535:
         raise ValidationError(f"port {found.group(1)} is not a TCP port: give one from 1 to 65535")
 
