@@ -110,8 +110,12 @@ def growth_per_second(
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / var
 
 
+FARTHEST = timedelta(days=100 * 365)  # a time to the threshold beyond this is no forecast (and overflows)
+
+
 def time_to_threshold(current: float | None, trend: Trend, threshold: float) -> timedelta | None:
-    """At the recent pace; None unless the line is growing and still below the threshold."""
+    """At the recent pace; None unless the line is growing, still below the threshold and within FARTHEST."""
     if current is None or trend.direction != "growing" or current >= threshold:
         return None
-    return timedelta(seconds=(threshold - current) / trend.per_second)
+    seconds = (threshold - current) / trend.per_second
+    return timedelta(seconds=seconds) if seconds <= FARTHEST.total_seconds() else None

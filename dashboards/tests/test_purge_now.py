@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.utils import timezone
 
-from dashboards.analysis.purge_growth import Since, current_trend
+from dashboards.analysis.purge_growth import Since, Trend, current_trend, time_to_threshold
 from store.ingest import write_samples
 from store.sample import Sample
 from testing.dashboards import get_csv
@@ -89,3 +89,9 @@ def test_the_trend_is_fitted_after_the_last_hole_only():
     trend = current_trend(ts, values)
     assert trend.per_second * 60 == pytest.approx(-60.0) and trend.window == timedelta(seconds=50)
     assert trend.after_hole and trend.since == after[0][0]
+
+
+def test_a_threshold_beyond_any_forecast_gives_no_time_instead_of_an_error():
+    growing = Trend(per_second=1.0, window=timedelta(minutes=5), polls=30, noise=1.0)
+    assert time_to_threshold(100, growing, 100 + 3600) == timedelta(hours=1)  # 3,600 to go at 1 / s
+    assert time_to_threshold(100, growing, 1e30) is None  # 3e22 years: the fuzz's threshold made a 500
