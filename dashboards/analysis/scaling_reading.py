@@ -9,11 +9,9 @@ that growth (µs per transaction added), condition waits and the client's own ti
 from dataclasses import dataclass
 
 from dashboards.analysis.scalability import Curve, Level
-from dashboards.analysis.topwaits import is_condition
+from dashboards.analysis.topwaits import is_client, is_condition
 from dashboards.analysis.usl import UslFit, fit_usl
 
-# The client's time and idle sessions are not contention (ARCHITECTURE: shown apart, not ranked).
-CLIENT_TIME = ("wait/io/socket/sql/client_connection", "idle")
 PS_PER_US = 1e6
 GROWERS = 3  # waits named per step
 
@@ -59,7 +57,8 @@ class Step:
 
 
 def ranked_wait(event: str) -> bool:
-    return not is_condition(event) and event not in CLIENT_TIME
+    """Contention only: condition waits, the client's time and idle sessions are shown apart, not ranked."""
+    return not is_condition(event) and not is_client(event)
 
 
 def per_trx_us(level: Level, event: str) -> float:
