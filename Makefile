@@ -2,6 +2,8 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
+# Test processes run at once; the `serial` tests (a live load with timing asserted) run alone after them.
+PYTEST_WORKERS ?= 3
 
 .PHONY: run test lint bench-deps clean
 
@@ -26,7 +28,8 @@ test: $(VENV)/.test-installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy
-	$(VENV)/bin/pytest
+	$(VENV)/bin/pytest -n $(PYTEST_WORKERS) -m 'not serial'
+	$(VENV)/bin/pytest -m serial
 
 bench-deps: $(VENV)/.test-installed
 	@bash scripts/system-deps.sh bench

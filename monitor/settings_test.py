@@ -15,10 +15,18 @@ _var = Path(tempfile.mkdtemp(prefix="steadystate-test-"))
 os.chmod(_var, 0o755)  # pgserver runs postgres as its own user when root
 atexit.register(shutil.rmtree, _var, True)  # registered first: runs after the servers stop
 os.environ["STEADYSTATE_VAR"] = str(_var)
+# pytest-xdist's workers inherit the controller's environment, and with it the servers its settings started:
+# a worker starts its own (a test's child process, same worker, still shares its parent's).
+_worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+if os.environ.get("STEADYSTATE_TEST_SERVERS_OF", _worker) != _worker:
+    os.environ.pop("DATABASE_URL", None)
+    os.environ.pop("REDIS_URL", None)
 if not os.getenv("DATABASE_URL"):
     os.environ["DATABASE_URL"] = embedded.postgres_url(_var, stop_at_exit=True)
+    os.environ["STEADYSTATE_TEST_SERVERS_OF"] = _worker
 if not os.getenv("REDIS_URL"):
     os.environ["REDIS_URL"] = embedded.redis_start(_var, stop_at_exit=True)
+    os.environ["STEADYSTATE_TEST_SERVERS_OF"] = _worker
 
 from monitor.settings import *  # noqa: E402,F403
 

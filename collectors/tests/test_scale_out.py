@@ -16,6 +16,7 @@ from testing.scale_out import beat_until, due_time_faults, polled_since, run_bea
 from testing.workers import connections_to, start_worker, stop_worker, wait_alive
 
 TARGETS, INTERVAL = 20, 3  # seconds
+pytestmark = pytest.mark.serial  # the takeover is timed against the interval
 HEARTBEAT = "1"  # seconds a killed worker still counts as alive (6 in production)
 
 

@@ -16,7 +16,7 @@ from dashboards.analysis.ab_ratio import ab_ratio
 from servers.models import Run
 from testing.sweeps import PollEachLine, expected
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.serial]  # a busy machine widens the runs' spread
 SENTENCE = re.compile(r"B is ([\d.]+) times A \(95 %: ([\d.]+)-([\d.]+), N=3, M=3\)\.")
 
 
