@@ -94,11 +94,17 @@ class Demo:
 
     def restart(self) -> None:
         """The sandbox MariaDB again after it died (InnoDB recovers its data); re-registered if its port moved."""
-        port = self.sandbox.port
-        self.sandbox.start()
-        if self.sandbox.port != port:
-            (self.dir / "port").write_text(str(self.sandbox.port))
+        sandbox = self._started()
+        port = sandbox.port
+        sandbox.start()
+        if sandbox.port != port:
+            (self.dir / "port").write_text(str(sandbox.port))
             self._register()
+
+    def _started(self) -> SandboxMariaDB:
+        if self.sandbox is None:  # restart, configure and register follow a start() that made one
+            raise RuntimeError("the demo's sandbox MariaDB was never started")
+        return self.sandbox
 
     def stop(self) -> None:
         if self.sandbox:
@@ -112,7 +118,7 @@ class Demo:
 
     def node_exporter_command(self) -> list[str] | None:
         """The supervised node_exporter giving server 'local' its host statistics (None when not installed)."""
-        if not self.node_exporter_port:
+        if not self.node_exporter or not self.node_exporter_port:
             return None
         return node_exporter.command(self.node_exporter, self.node_exporter_port)
 
@@ -130,8 +136,9 @@ class Demo:
 
     def _configure(self) -> None:
         monitor_pw, load_pw = self._secret("monitor"), self._secret("load")
-        self.sandbox.create_monitor_user(MONITOR_USER, monitor_pw)
-        self.sandbox.execute(
+        sandbox = self._started()
+        sandbox.create_monitor_user(MONITOR_USER, monitor_pw)
+        sandbox.execute(
             SET_PASSWORD.format(user=MONITOR_USER, password=monitor_pw),
             CREATE_LOAD_USER.format(user=LOAD_USER, password=load_pw),
             SET_PASSWORD.format(user=LOAD_USER, password=load_pw),
@@ -149,7 +156,7 @@ class Demo:
     def _register(self) -> None:
         server = Server.objects.filter(name=SERVER_NAME).first() or Server(
             name=SERVER_NAME, tags=["demo"], poll_interval=5)
-        server.host, server.port, server.socket, server.user = "127.0.0.1", self.sandbox.port, "", MONITOR_USER
+        server.host, server.port, server.socket, server.user = "127.0.0.1", self._started().port, "", MONITOR_USER
         server.password = self._secret("monitor")
         port = self.node_exporter_port
         server.node_exporter_url = node_exporter.metrics_url(port) if port else ""
