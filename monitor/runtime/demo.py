@@ -194,7 +194,7 @@ def add_up_arguments(parser) -> None:
                              "default: on when no DATABASE_URL is set")
 
 
-def up_children(opts: dict, env: dict[str, str]) -> list:
+def up_children(opts: dict, env: dict[str, str]) -> list[Child | Daemon]:
     """The demo load as a child of `up`; the sandbox stops after the group (on_stop), so the load ends first."""
     wanted = opts.get("demo")
     if not (settings.EMBEDDED_DB if wanted is None else wanted):
@@ -209,7 +209,7 @@ def up_children(opts: dict, env: dict[str, str]) -> list:
              "Carrying on without the demo (`manage.py up --no-demo` skips it).")
         return []
     # The sandbox is watched too: if it dies it is started again, the product never stops for the demo.
-    children = [Child("demo-load", demo.load_command(), demo.load_env(env), on_stop=demo.stop),
+    children: list[Child | Daemon] = [Child("demo-load", demo.load_command(), demo.load_env(env), on_stop=demo.stop),
                 Daemon("demo-mariadb", demo.running, demo.restart)]
     agent = demo.node_exporter_command()
     if agent:
