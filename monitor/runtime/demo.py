@@ -39,9 +39,7 @@ LOAD_ARGS = [
 CREATE_LOAD_USER = "CREATE USER IF NOT EXISTS '{user}'@'%' IDENTIFIED BY '{password}'"
 SET_PASSWORD = "ALTER USER '{user}'@'%' IDENTIFIED BY '{password}'"
 GRANT_LOAD = "GRANT ALL ON steadystate_stress.* TO '{user}'@'%'"
-# SET GLOBAL: the purge counters (off by default) give the purge lag view its purge rate, and a
-# max purge lag at the scale of the demo's history length gives it a reference line. InnoDB's
-# commit counters (off by default too) let TPS count autocommit transactions (docs/metrics.md).
+# SET GLOBAL: the purge and commit counters (off by default) and a purge lag line at the demo's scale.
 PURGE_SETTINGS = (
     "SET GLOBAL innodb_monitor_enable = 'purge%'",
     "SET GLOBAL innodb_monitor_enable = 'trx_undo%'",
