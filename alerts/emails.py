@@ -27,9 +27,7 @@ def purge_url(server_id: int, start: datetime, end: datetime) -> str:
     return settings.SITE_URL + purge_path(server_id, start, end)
 
 
-# The page an event is about, by the rule: purge lag for the history and transaction metrics, replication
-# for a replica's, the stability page (TPS, waits, and the outage as a gap) for the rest and for an
-# unreachable server or a failing source, whose mails used to link to the purge page.
+# Metrics whose events link to the purge page; the rest go to replication or stability (docs/alerts.md).
 PURGE_METRICS = ("history_list_length", "trx_", "innodb_metrics:purge", "innodb_metrics:trx_")
 
 

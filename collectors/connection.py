@@ -17,11 +17,7 @@ UNKNOWN_SYSTEM_VARIABLE = 1193
 CONNECT_TIMEOUT = 3  # seconds: an unreachable server must not hold a poll slot
 READ_TIMEOUT = 5  # seconds: a server that accepts and never answers fails fast too
 
-# Our statements must never show up in the slow log nor wait on a metadata lock
-# held by the workload. Each guard names the servers that have it: a SET of an
-# unknown variable is an error in the monitored server's statement statistics
-# (and its log, with log_warnings), so only the ones this server knows are sent,
-# as one statement. (flavor, first version) per guard; None: every version.
+# Each guard with the (flavor, first version) having it, None for all; one SET of the known ones (docs/sources.md).
 SESSION_GUARDS = (
     ("long_query_time = 31536000", None),
     ("lock_wait_timeout = 2", {"mysql": (5, 5, 3), "mariadb": (5, 5, 0)}),

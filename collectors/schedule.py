@@ -10,20 +10,11 @@ from collectors import state
 
 DUE_KEY = "collectors:due"
 GOLDEN = 0.6180339887  # spreads new servers' first polls evenly over their interval
-# A server's first poll opens its connection and reads every source, and its second stores every
-# counter for the first time: several times a later poll's work. Servers that arrive together (a
-# fleet registered, a dispatcher restarted with an empty Redis) have their first polls spread over
-# their interval, or longer where more than this many a second would be due. At 1,000 servers and
-# 10 s (bench/poll_scale.py, docs/benchmarks.md): all within 10 s, p99 lag 3.2 s over the first two
-# minutes; at 40 a second 1.1 s; at 25 a second 82 ms (1,000 servers in 40 s).
-FIRST_POLLS_PER_SECOND = 25
+FIRST_POLLS_PER_SECOND = 25  # a first poll costs several later ones: at most this many a second (docs/sources.md)
 
 LOOKAHEAD = 1.0  # seconds: one beat tick; claimed early, polls wait in the worker until they are due
 
-# KEYS[1] = the due set; ARGV = now, horizon, first polls a second, then (id, interval, fraction) per
-# enabled server. A new server's first poll is due at now + fraction x (its interval, or the time the
-# new servers of this call take at that rate if longer). Returns [id, due_at, ...] for the servers due
-# before the horizon; missed slots are skipped, not replayed.
+# KEYS[1] = the due set; ARGV = now, horizon, first polls a second, then (id, interval, fraction) per server.
 CLAIM_LUA = """
 local now, horizon, rate = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local due = {}

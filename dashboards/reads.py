@@ -179,7 +179,7 @@ def mean_rate(server_id: int, metric: str, start: datetime, end: datetime) -> fl
     are rollup buckets, whose mean would weigh a short minute as much as a full one.
     """
     total, seconds = polled_total(server_id, metric, start, end)
-    return total / seconds if seconds else None
+    return total / seconds if total is not None and seconds else None
 
 
 def polled_total(server_id: int, metric: str, start: datetime, end: datetime) -> tuple[int | float | None, float]:
@@ -208,7 +208,8 @@ DML_UNDO_SETS = (("Innodb_rows_updated", "Innodb_rows_deleted"), ("Handler_updat
 def summed_rate(server_id: int, metrics: list[str], start: datetime, end: datetime) -> float | None:
     """The exact mean rates of counters over (start, end], summed; None when one of them has no polls there."""
     rates = [mean_rate(server_id, m, start, end) for m in metrics]
-    return None if not rates or any(r is None for r in rates) else sum(rates)
+    known = [r for r in rates if r is not None]
+    return None if not rates or len(known) < len(rates) else sum(known)
 
 
 def purge_rates(server_id: int, start: datetime, end: datetime) -> tuple[float | None, float | None]:

@@ -108,8 +108,9 @@ def read_range(get: QueryDict, now: datetime, default: str = DEFAULT_PRESET) -> 
         tr = TimeRange(now - PRESETS[default], now, default)
         return tr, (f"from={raw_from!r} is in the future and no 'to' is given: nothing to show there,"
                     f" showing the {tr.label} instead.")
-    if not bad and (start or end):
-        start = start or (end - PRESETS[preset] if end > now - OLDEST else end)  # no overflow near year 1
+    if not bad and start is None and end is not None:
+        start = end - PRESETS[preset] if end > now - OLDEST else end  # no overflow near year 1
+    if not bad and start is not None:
         return _fixed(start, end or now, now, default, swapped=bool(end and end < start))
     tr = TimeRange(now - PRESETS[preset], now, preset)
     return tr, (f"{'; '.join(bad)}: showing the {tr.label} instead." if bad else None)

@@ -11,10 +11,7 @@ import numpy as np
 from store import downsample
 
 GAP_FACTOR = 1.5  # a step this many usual intervals long is a hole, not jitter
-# The usual interval at a point: the median of this many distances around it. Local, so that a
-# server whose poll interval changed (60 s to 1 s for a test, and back) keeps its own on each side;
-# a median, so that an outage among them is not taken for the usual.
-WINDOW = 9
+WINDOW = 9  # distances around a point whose median is its usual interval: local, and blind to one outage
 
 
 def typical_step(ts: np.ndarray) -> int:

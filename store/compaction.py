@@ -79,7 +79,7 @@ def _compact_one(cur, name, hour, server_id, source_id, infos, layouts) -> None:
                          np.array([r[1] for r in rows], np.int64))
     data = read_raw.decode_rows(rows, mine, ids)
     old_polls, old = _old_block(cur, hour, hour_us, server_id, source_id)
-    data = {mid: concat([old[mid], data[mid]]) if mid in old and mid in data else data.get(mid, old.get(mid))
+    data = {mid: concat([old[mid], data[mid]]) if mid in old and mid in data else data[mid] if mid in data else old[mid]
             for mid in set(data) | set(old)}
     ts, iv = _poll_times([old_polls, polls])
     _write(cur, hour, hour_us, server_id, source_id, ts, iv, data, infos)
@@ -145,7 +145,7 @@ def _encode(hour_us, ts, iv, data, ids, infos) -> tuple[dict[int, bytes], dict[i
     counters = np.array([counter[mid] for mid in ints])
     series.update(zip(ints, blocks.encode_series_matrix(vals, present, counters), strict=True))
     # metrics read at every poll share their buckets: aggregate them as one matrix
-    full = present.all(axis=1) & (int(np.abs(vals).max(initial=0)) * len(ts) < 2**63)
+    full = np.asarray(present.all(axis=1) & (int(np.abs(vals).max(initial=0)) * len(ts) < 2**63))
     if full.any():
         aggs = rollups.aggregate_matrix(ts, iv, vals[full], rollups.MINUTE_US, hour_us)
         full_ids = [mid for mid, f in zip(ints, full, strict=True) if f]

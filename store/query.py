@@ -76,9 +76,9 @@ def _picked(windows: list[tuple[int, datetime, datetime]], metrics: list[str], m
             data = full.get(server_id, {})
             points = {m.id: _full_points(m, data.get(m.id, SampleArrays.empty()), mode) for m in infos}
         else:
-            data = read_rollups.read(server_id, infos, level, start, end)
+            buckets = read_rollups.read(server_id, infos, level, start, end)
             width = read_rollups.WIDTH[level]
-            points = {m.id: _bucket_points(m, data[m.id], width, mode) for m in infos}
+            points = {m.id: _bucket_points(m, buckets[m.id], width, mode) for m in infos}
         for m in infos:
             ts, vals = breaks.downsample_with_breaks(*points[m.id], max_points)
             picked.append((server_id, m, ts, vals))
@@ -162,7 +162,8 @@ def _full_points(m: catalog.MetricInfo, pts: SampleArrays, mode: str) -> tuple[n
     return pts.ts[keep], vals[keep], before[at[1:]] > before[at[:-1]] if len(at) else np.zeros(0, dtype=bool)
 
 
-def _bucket_points(m: catalog.MetricInfo, b: dict, width_us: int, mode: str) -> tuple[np.ndarray, ...]:
+def _bucket_points(m: catalog.MetricInfo, b: dict, width_us: int, mode: str
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Two points per bucket, its min then its max (one if they are equal), so spikes survive.
 
     A counter's rate points are the lowest and highest rate a poll of the bucket
@@ -241,7 +242,7 @@ def _total_parts(start: datetime, end: datetime) -> list[tuple[str, datetime, da
              (levels.MINUTE, h2, m2), (levels.FULL, m2, stop)]
     full_since = levels.available_since(levels.FULL)
     minute_since = levels.available_since(levels.MINUTE)
-    out = []
+    out: list[tuple[str, datetime, datetime]] = []
     for level, lo, hi in parts:
         if lo >= hi:
             continue

@@ -34,8 +34,8 @@ def read(server_id: int, metrics: list[MetricInfo], level: str, start: datetime,
     stored = _stored(server_id, ids, level, lo, end)
     if level == "1h":
         with connection.cursor() as cur:
-            for mid, b in pending_hours.hours(cur, server_id, ids, start, end).items():
-                stored.setdefault(mid, []).extend(b)
+            for mid, hours in pending_hours.hours(cur, server_id, ids, start, end).items():
+                stored.setdefault(mid, []).extend(hours)
     hot = read_raw.read(server_id, metrics, catalog.server_layouts([server_id]), start, end)
     out = {}
     for m in metrics:

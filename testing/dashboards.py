@@ -5,6 +5,7 @@ pure-function tests (shaped like store.query.Series)."""
 import csv
 import io
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -136,7 +137,7 @@ def purge(server_id: int, start: datetime, polls: int, interval: float = 10.0):
         yield Sample(server_id, "innodb_metrics", ts, interval, values, frozenset(counters))
 
 
-def variables(server_id: int, ts: datetime, values: dict[str, float]) -> Sample:
+def variables(server_id: int, ts: datetime, values: Mapping[str, float]) -> Sample:
     return Sample(server_id, "variables", ts, None, {f"var:{k}": v for k, v in values.items()})
 
 

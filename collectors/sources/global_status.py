@@ -46,12 +46,7 @@ IS_STATUS_JOINED_SQL = joined_sql("VARIABLE_NAME, VARIABLE_VALUE",
 # MySQL 5.7+ (whose information_schema table is off by default), as one text.
 PFS_STATUS_JOINED_SQL = joined_sql("VARIABLE_NAME, VARIABLE_VALUE",
                                    f"FROM performance_schema.global_status WHERE {STATUS_FILTER}")
-# MariaDB 10.5.2+ with performance_schema ON: its global_status table holds every status variable
-# but the Com_ counters and four Slave_ ones, and costs the server a third of what the
-# information_schema table costs (0.45-0.55 ms against 1.4 ms for the filtered read, MariaDB 10.11,
-# docs/benchmarks.md); information_schema adds those few by name (a filter it applies before
-# computing values). One statement, two joined texts; the left-out families are dropped here, as
-# a REGEXP in the statement would cost more than the rows.
+# MariaDB 10.5.2+: performance_schema's table costs a third of information_schema's, which adds the few it lacks.
 MARIADB_PFS_SINCE = (10, 5, 2)
 NOT_IN_PFS = (*KEPT_COM, "Slave_heartbeat_period", "Slave_received_heartbeats", "Slave_retried_transactions",
               "Slave_running")
@@ -62,11 +57,7 @@ MARIADB_PFS_PARTS = (
 )
 MARIADB_PFS_STATUS_SQL = "SELECT " + ", ".join(MARIADB_PFS_PARTS)  # also a part of the poll's shared statement
 LEFT_OUT_NAMES = re.compile("^({})".format("|".join(LEFT_OUT)), re.IGNORECASE)
-# Status variables that are levels, not running totals, in every supported version's manual
-# (MySQL 5.1-8.4, MariaDB 10.x-11.x; docs/metrics.md lists them by family). Everything else
-# numeric is a counter. A level read as a counter loses its deltas whenever it goes down
-# (a decrease drops that counter's delta, collectors.delta); a counter read as a level is
-# stored as a running total: both are bugs, hence the review per family.
+# The status variables that are levels, not running totals (docs/metrics.md, "Levels and running totals").
 GAUGES = re.compile(
     r"^(Threads_(running|connected|cached)|Threadpool_\w*threads"
     r"|Open_\w+|Slave_open_temp_tables|Replica_open_temp_tables|Slaves_connected|Replicas_connected"

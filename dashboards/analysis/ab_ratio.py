@@ -92,7 +92,7 @@ def ab_ratio(a: list[float], b: list[float], level: float = LEVEL) -> AbRatio:
     """mean(B) / mean(A) over the runs' average TPS, with Fieller's interval where it exists."""
     n, m = len(a), len(b)
     mean_a, mean_b = (fmean(a) if a else None), (fmean(b) if b else None)
-    if not n or not m or not mean_a:
+    if not mean_a or mean_b is None:  # a group without runs, or A's mean 0
         why = "a group has no run with a TPS" if not n or not m else "A's mean TPS is 0"
         return AbRatio(None, None, None, n, m, mean_a, mean_b, why=why)
     ratio = mean_b / mean_a

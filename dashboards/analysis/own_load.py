@@ -48,7 +48,7 @@ def differs(share: float | None) -> bool:
 
 def others_sentence(share: float | None) -> str:
     """'other clients: 49.6 % of the transactions', or why the server counted fewer; '' within the threshold."""
-    if not differs(share):
+    if share is None or not differs(share):
         return ""
     if share > 0:
         return f"other clients: {share * 100:.1f} % of the transactions"

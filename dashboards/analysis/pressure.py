@@ -95,13 +95,13 @@ class Capacity:
 
 def redo_capacity(values: dict[str, float | None]) -> Capacity | None:
     """What the checkpoint age is drawn against, from the capacity metrics' values in force."""
-    if values.get(MAX_AGE):
-        return Capacity(values[MAX_AGE], "status Innodb_checkpoint_max_age (where InnoDB forces a checkpoint)")
-    if values.get(REDO_CAPACITY):
-        return Capacity(values[REDO_CAPACITY], "innodb_redo_log_capacity")
-    if values.get(LOG_FILE_SIZE):
+    if max_age := values.get(MAX_AGE):
+        return Capacity(max_age, "status Innodb_checkpoint_max_age (where InnoDB forces a checkpoint)")
+    if redo := values.get(REDO_CAPACITY):
+        return Capacity(redo, "innodb_redo_log_capacity")
+    if file_size := values.get(LOG_FILE_SIZE):
         files = values.get(LOG_FILES) or 1  # MariaDB 10.5+ and MySQL 8.0.30+ have one setting, no group
-        return Capacity(values[LOG_FILE_SIZE] * files, f"innodb_log_file_size x {files:g} files")
+        return Capacity(file_size * files, f"innodb_log_file_size x {files:g} files")
     return None
 
 

@@ -115,7 +115,7 @@ FARTHEST = timedelta(days=100 * 365)  # a time to the threshold beyond this is n
 
 def time_to_threshold(current: float | None, trend: Trend, threshold: float) -> timedelta | None:
     """At the recent pace; None unless the line is growing, still below the threshold and within FARTHEST."""
-    if current is None or trend.direction != "growing" or current >= threshold:
+    if current is None or trend.per_second is None or trend.direction != "growing" or current >= threshold:
         return None
     seconds = (threshold - current) / trend.per_second
     return timedelta(seconds=seconds) if seconds <= FARTHEST.total_seconds() else None

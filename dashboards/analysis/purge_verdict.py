@@ -35,7 +35,7 @@ def purge_verdict(current: float | None, trend: Trend, threshold: float, holder:
 
     The drain is the segment's slope carried on: (length - threshold) / pace and length / pace.
     """
-    if current is None or not trend.direction:
+    if current is None or trend.per_second is None or not trend.direction:
         return PurgeVerdict("")
     if trend.direction == "draining":
         pace = -trend.per_second

@@ -5,8 +5,9 @@ Pure functions over (times, values) with None at holes; docs/dashboards.md ("Sta
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from typing import Protocol
 
 import numpy as np
 
@@ -112,7 +113,8 @@ def _on_grid(starts: Sequence[float], ends: Sequence[float], origin: float, peri
              interval: float) -> tuple[list[int], list[int]]:
     """The dips (indexes) that hold a slot origin + k x period (or start just after one), and their k."""
     slack = max(PERIOD_SPREAD * period, interval)
-    on, slots = [], []
+    on: list[int] = []
+    slots: list[int] = []
     for k, (s, e) in enumerate(zip(starts, ends, strict=True)):
         slot = max(math.ceil((s - slack - origin) / period), 0)
         if origin + slot * period <= e and (not slots or slot > slots[-1]):
@@ -172,33 +174,31 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
     known = [i for i, v in enumerate(values) if v is not None]
     if len(known) < MIN_POINTS:
         return Verdict("", None, len(known), None)
-    start = known[warmup_end([values[i] for i in known]) if warmup is None else min(warmup, len(known) - 1)]
+    start = known[warmup_end([v for v in values if v is not None]) if warmup is None else min(warmup, len(known) - 1)]
     ts, values = ts[start:], values[start:]
     kept = [(t, v) for t, v in zip(ts, values, strict=True) if v is not None]
     y = np.array([v for _, v in kept], dtype=float)
     cv = float(y.std() / y.mean()) if y.mean() else None
     dips = tuple(find_dips(ts, values, float(np.median(y)) * DEFAULT_DIP_FRACTION))
     moving = tuple(moving_waits(values, {k: v[start:] for k, v in (waits or {}).items()}))
-    base = dict(warmup_end=ts[0], points=len(y), cv=cv, dips=dips, waits=moving,
-                dip_seconds=float(np.median([d.seconds for d in dips])) if dips else None,
-                history=history_drift(ts, history[start:]) if history else None)
+    base = Verdict("", ts[0], len(y), cv, dips=dips, waits=moving,
+                   dip_seconds=float(np.median([d.seconds for d in dips])) if dips else None,
+                   history=history_drift(ts, history[start:]) if history else None)
     interval = float(np.median(np.diff([t.timestamp() for t, _ in kept])))
     longer = stalls(dips, interval)
     found = periodic(longer, interval)
     if found is not None:
-        base.update(dips=tuple(found[1]), other_dips=len(dips) - len(found[1]),
-                    dip_seconds=float(np.median([d.seconds for d in found[1]])))
-        return Verdict("periodic", period=found[0], **base)
+        return replace(base, kind="periodic", period=found[0], dips=tuple(found[1]),
+                       other_dips=len(dips) - len(found[1]),
+                       dip_seconds=float(np.median([d.seconds for d in found[1]])))
     slope = drift([t for t, _ in kept], list(y))
     span_min = (kept[-1][0] - kept[0][0]) / timedelta(minutes=1)
     tps_drifts = slope and slope.significant and abs(slope.pct_per_min) * span_min >= DRIFT_MIN * 100
-    if tps_drifts or base["history"]:
-        return Verdict("drifting", drift=slope, **base)
+    if tps_drifts or base.history:
+        return replace(base, kind="drifting", drift=slope)
     if any(d.stalled or d.seconds > BRIEF * interval for d in longer):
-        base.update(dips=tuple(longer), other_dips=len(dips) - len(longer))
-        return Verdict("dips", **base)
-    base.update(dips=(), dip_seconds=None, other_dips=len(dips))
-    return Verdict("steady", **base)
+        return replace(base, kind="dips", dips=tuple(longer), other_dips=len(dips) - len(longer))
+    return replace(base, kind="steady", dips=(), dip_seconds=None, other_dips=len(dips))
 
 
 HISTORY_MIN = 1000  # undo logs: a history length that moved less over the range is not drifting
@@ -228,7 +228,17 @@ def aligned(ts: Sequence[datetime], series_ts: Sequence[datetime], values: Seque
     return [values[k] if abs(theirs[k] - t) <= reach else None for k, t in zip(nearest, at, strict=True)]
 
 
-def judge_lines(tps, waits: Sequence[tuple[str, object]], history=None) -> Verdict:
+class Line(Protocol):
+    """A chart line (figures.common.ChartPoints has this shape; analysis sits below figures)."""
+
+    @property
+    def ts(self) -> Sequence[datetime]: ...
+
+    @property
+    def values(self) -> Sequence[float | None]: ...
+
+
+def judge_lines(tps: Line, waits: Sequence[tuple[str, Line]], history: Line | None = None) -> Verdict:
     """judge() on chart lines (objects with .ts and .values): TPS, the (name, line) of each top wait, and
     the history length's line."""
     return judge(tps.ts, tps.values, {name: aligned(tps.ts, line.ts, line.values) for name, line in waits},

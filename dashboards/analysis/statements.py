@@ -108,7 +108,8 @@ def spark_points(values: list[float | None], width: int = 120, height: int = 24)
     """SVG polyline point lists of a small line, one per run of values without a gap; scaled to its own max."""
     top = max((v for v in values if v is not None), default=0) or 1
     step = width / max(1, len(values) - 1)
-    runs, current = [], []
+    runs: list[list[str]] = []
+    current: list[str] = []
     for i, value in enumerate(values):
         if value is None:
             runs, current = (runs + [current] if current else runs), []
@@ -131,7 +132,10 @@ class StatementDiff:
 
     @property
     def row(self) -> DigestTotals:
-        return self.a or self.b
+        row = self.a or self.b
+        if row is None:  # changed_most builds a diff only for a digest in either range
+            raise ValueError(f"digest {self.digest_id} is in neither range")
+        return row
 
     def per_trx(self, side: DigestTotals | None, transactions) -> float | None:
         return (side.sums["time_ps"] if side else 0) / transactions if transactions else None

@@ -65,7 +65,7 @@ def sums_from(server_id: int, window: Window) -> datetime:
     """
     samples = samples_in(server_id, [TPS], window)[0].get(TPS)
     keep = inside(samples, window) if samples else []
-    if not keep:
+    if samples is None or not keep:
         return window.end
     return samples.ts[keep[0]] - timedelta(seconds=samples.seconds[keep[0]] / 2)
 
@@ -92,7 +92,9 @@ def window_tps(server_id: int, window: Window) -> WindowTps:
 
 def tps_inside(samples: CounterSamples | None, window: Window, resolution: str = "polls") -> WindowTps:
     """Every inside delta counts in the totals; p5/p95 are of the polls' own rates, not an outage's average."""
-    keep = inside(samples, window) if samples else []
+    if samples is None:
+        return WindowTps(samples=0, seconds=0, transactions=0, p5=None, p95=None, resolution=resolution)
+    keep = inside(samples, window)
     spans = samples.spanning() if keep else []
     rates = sorted(samples.deltas[i] / samples.seconds[i] for i in keep if not spans[i])
     return WindowTps(
@@ -111,7 +113,7 @@ ONE_READ_SPAN = timedelta(days=2)  # runs of a server within this span: one read
 
 def runs_tps(runs: list[Run]) -> dict[int, WindowTps]:
     """Each run's TPS, reading a server's samples once for all its runs that lie close together."""
-    out = {}
+    out: dict[int, WindowTps] = {}
     for batch in close_batches(runs):
         windows = {run.pk: run_window(run) for run in batch}
         start, end = min(w.start for w in windows.values()), max(w.end for w in windows.values())

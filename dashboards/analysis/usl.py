@@ -67,7 +67,7 @@ def throughput(n: np.ndarray, lam: float, sigma: float, kappa: float) -> np.ndar
     return lam * n / (1 + sigma * (n - 1) + kappa * n * (n - 1))
 
 
-def shape(n: np.ndarray, sigma: np.ndarray, kappa: np.ndarray) -> np.ndarray:
+def shape(n: np.ndarray, sigma: np.ndarray | float, kappa: np.ndarray | float) -> np.ndarray:
     """X / lambda for every (sigma, kappa) given (broadcast): the part of the law lambda scales."""
     return n / (1 + sigma * (n - 1) + kappa * n * (n - 1))
 

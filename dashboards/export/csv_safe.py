@@ -30,14 +30,13 @@ def iso_utc(ts: datetime) -> str:
 
 def cell(value: object) -> object:
     """One value as the csv module should write it."""
-    kind = type(value)
-    if kind is float:  # the common case first: most cells are rates
+    if type(value) is float:  # the common case first: most cells are rates
         if value.is_integer():  # False for nan and inf
             return int(value) if -MAX_EXACT < value < MAX_EXACT else value  # 5719, not 5719.0
         return value if math.isfinite(value) else ""
     if value is None:
         return ""
-    if kind is bool:
+    if type(value) is bool:
         return int(value)
     if isinstance(value, int | float):
         return value  # csv writes repr(): exact, and a minus sign stays a number

@@ -139,7 +139,7 @@ def parse_step(
         return None
     if not text:
         count = parse_width(points) or CHART_POINTS
-        step = nice_step((end - start).total_seconds() / count)
+        step: float = nice_step((end - start).total_seconds() / count)
         return None if step <= interval or not whole_rows(start, end, step) else step
     try:
         step = float(text)
@@ -180,10 +180,10 @@ def series_export(
     run=<id> stands for its server and its start and end (each may still be given).
     """
     if run:
-        found = find_runs([run])[0]
-        servers = servers or [str(found.server_id)]
-        start = start or found.started_at.isoformat()
-        end = end or (found.ended_at.isoformat() if found.ended_at else None)
+        given = find_runs([run])[0]
+        servers = servers or [str(given.server_id)]
+        start = start or given.started_at.isoformat()
+        end = end or (given.ended_at.isoformat() if given.ended_at else None)
     parse_width(points)  # refused even where a step or full=1 makes it unused
     mode = mode or "rate"
     if mode not in ("rate", "delta"):

@@ -5,7 +5,7 @@ each row goes out as soon as it is formatted.
 """
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import datetime, timedelta
 from fnmatch import fnmatchcase
 
@@ -129,7 +129,7 @@ def chunk_buckets(export: SeriesExport, g: Grid, ncols: int) -> int:
     return max(1, min(rows, int(RAW_CHUNK * interval * 1e6 / g.step)))
 
 
-def rows(export: SeriesExport, cols: list[tuple[Key, str]]) -> Iterator[list]:
+def rows(export: SeriesExport, cols: list[tuple[Key, str]]) -> Iterator[Line]:
     """One row per bucket of the grid: time, then each column's value (empty where no sample), as CSV lines."""
     firsts = first_polls(export) if export.step is None else {}
     g = grid_of(export, firsts)
@@ -170,7 +170,8 @@ def read_chunk(export: SeriesExport, cols: list[tuple[Key, str]], grids: dict[in
     return out
 
 
-def counter_deltas(cols: list[tuple[Key, str]], lo: datetime, hi: datetime) -> dict[Key, tuple[list, list, list]]:
+def counter_deltas(cols: list[tuple[Key, str]], lo: datetime, hi: datetime
+                   ) -> dict[Key, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Each counter's deltas in [lo, hi] with the seconds each covers, in the CSV's unit: its polls and,
     where they are gone (past the raw retention), before the first of them its rollup buckets' sums."""
     wanted: dict[int, list[str]] = {}
@@ -212,7 +213,7 @@ def measured(samples: query.CounterArrays) -> tuple[np.ndarray, np.ndarray, np.n
     return samples.ts[keep], samples.seconds[keep], samples.deltas[keep]
 
 
-def joined(parts: list[tuple[np.ndarray, ...]], factor: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def joined(parts: Sequence[tuple[np.ndarray, ...]], factor: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Times, seconds and deltas of the parts one after the other, deltas in the CSV's unit."""
     return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
             np.concatenate([p[2].astype(np.float64) for p in parts]) * factor)
@@ -252,7 +253,7 @@ def check_size(export: SeriesExport, ncols: int) -> None:
                           "a larger step or fewer metrics")
 
 
-def csv_rows(export: SeriesExport) -> Iterator[list]:
+def csv_rows(export: SeriesExport) -> Iterator[list[str] | Line]:
     """Header, then rows: what export.csv and the export_csv command write."""
     cols = checked_columns(export)
     yield header(export, cols)

@@ -17,10 +17,13 @@ LABEL_SHIFT, LABEL_STEP = 18, 16  # pixels above the plot area for annotation la
 
 
 class ChartPoints(Protocol):
-    """A series as the store returns it (store.query.Series has these)."""
+    """A series as the store returns it (store.query.Series has these); read-only, so frozen ones fit."""
 
-    ts: Sequence[datetime]
-    values: Sequence[float | None]
+    @property
+    def ts(self) -> Sequence[datetime]: ...
+
+    @property
+    def values(self) -> Sequence[float | None]: ...
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ transaction and the host CPU per transaction against threads. Pure: curves in, f
 import math
 from collections.abc import Sequence
 
-from dashboards.analysis.scalability import Curve
+from dashboards.analysis.scalability import Curve, Level
 from dashboards.analysis.usl import UslFit
 from dashboards.figures.common import PALETTE, base_layout, empty_note, esc
 
@@ -50,19 +50,19 @@ def tps_line(curve: Curve, color: str, group: str) -> dict:
 
 def own_line(curve: Curve, color: str, group: str) -> dict:
     """The load's own TPS, dotted: drawn where other clients ran part of the server's transactions."""
-    measured = [lv for lv in curve.levels if lv.own and lv.own.tps is not None]
-    hover = [f"{esc(lv.run.name)}<br>{lv.concurrency} threads: {lv.own.tps:,.1f} TPS counted by {esc(lv.own.tool)}"
-             for lv in measured]
+    measured = [(lv, own) for lv in curve.levels if (own := lv.own) and own.tps is not None]
+    hover = [f"{esc(lv.run.name)}<br>{lv.concurrency} threads: {own.tps:,.1f} TPS counted by {esc(own.tool)}"
+             for lv, own in measured]
     return {"type": "scatter", "mode": "lines+markers", "name": esc(f"{curve.name} · the load's own TPS"),
-            "legendgroup": group, "x": [lv.concurrency for lv in measured], "y": [lv.own.tps for lv in measured],
+            "legendgroup": group, "x": [lv.concurrency for lv, _ in measured], "y": [own.tps for _, own in measured],
             "text": hover, "hoverinfo": "text", "line": {"width": 2, "color": color, "dash": "dot"},
             "marker": {"size": 6, "symbol": "diamond"}, "meta": "own"}
 
 
-def knee_mark(curve: Curve, color: str) -> dict:
+def knee_mark(knee: Level, color: str) -> dict:
     # On a log axis an annotation's x is given as log10 of the value.
-    return {"x": math.log10(curve.knee.concurrency), "y": curve.knee.rate, "xref": "x", "yref": "y",
-            "text": esc(f"knee: {curve.knee.concurrency} threads"), "showarrow": True, "arrowhead": 2,
+    return {"x": math.log10(knee.concurrency), "y": knee.rate, "xref": "x", "yref": "y",
+            "text": esc(f"knee: {knee.concurrency} threads"), "showarrow": True, "arrowhead": 2,
             "ax": 0, "ay": -36, "font": {"size": 11, "color": KNEE_COLOR}, "arrowcolor": color,
             "bgcolor": "rgba(255,255,255,0.85)"}
 
@@ -92,10 +92,11 @@ def tps_figure(curves: Sequence[Curve], fits: Sequence[UslFit | None] = ()) -> d
         data += band(curve, color, group) + [tps_line(curve, color, group)]
         if curve.others_levels:
             data.append(own_line(curve, color, group))
-        if i < len(fits) and fits[i] is not None:
-            data.append(fit_line(curve, fits[i], color, group))
+        fit = fits[i] if i < len(fits) else None
+        if fit is not None:
+            data.append(fit_line(curve, fit, color, group))
         if curve.knee is not None:
-            layout["annotations"].append(knee_mark(curve, color))
+            layout["annotations"].append(knee_mark(curve.knee, color))
     if not any(c.levels for c in curves):
         empty_note(layout, "no runs with a concurrency picked: record a sweep with stress --sweep or bench_run")
     return {"data": data, "layout": layout}

@@ -3,6 +3,7 @@ is cut into one stack per stretch between holes (the stability waits, the host C
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from dashboards.figures.common import ChartPoints
 
@@ -13,13 +14,15 @@ MAX_PIECES = 20  # beyond this many holes a series is stacked as one piece (its 
 class Piece:
     """A stretch of a series between two holes."""
 
-    ts: list
-    values: list
+    ts: list[datetime]
+    values: list[float]
 
 
 def pieces(points: ChartPoints) -> list[Piece]:
     """The series cut at its holes (None): a stacked area cannot break, but separate stacks can."""
-    out, ts, values = [], [], []
+    out: list[Piece] = []
+    ts: list[datetime] = []
+    values: list[float] = []
     for t, v in zip(points.ts, points.values, strict=True):
         if v is None:
             out.append(Piece(ts, values))
@@ -31,7 +34,7 @@ def pieces(points: ChartPoints) -> list[Piece]:
     return [p for p in out if p.ts]
 
 
-def stack_pieces(points: ChartPoints) -> list[ChartPoints]:
+def stack_pieces(points: ChartPoints) -> Sequence[ChartPoints]:
     """What to stack separately, the k-th piece of each series in stack k (their holes are the same polls')."""
     parts = pieces(points)
     return parts if len(parts) <= MAX_PIECES else [points]

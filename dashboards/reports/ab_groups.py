@@ -5,6 +5,7 @@ the Runs page the ticked runs (runs=) as A with the runs ticked in its B column 
 """
 
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 from django.http import QueryDict
 
@@ -15,6 +16,15 @@ from servers.models import Run
 
 MAX_GROUP = 100
 KEYS = ("a", "b", "a_label", "b_label")
+
+
+class AbRow(TypedDict):
+    group: str  # "A" or "B"
+    run: Run
+    server_tps: float | None
+    own_tps: float | None
+    others: float | None  # own_load.others_share
+    tps: float | None  # what the ratio reads: own_tps or server_tps
 
 
 @dataclass
@@ -76,13 +86,13 @@ def verdict(groups: Groups, means: dict[int, float | None]) -> dict:
     and some run's server TPS differs from it by more than own_load's threshold, the ratio reads
     the load's own TPS, else the server's (with a warning where others ran but a run has no count).
     """
-    rows = []
+    rows: list[AbRow] = []
     for side, runs in (("A", groups.a), ("B", groups.b)):
         for run in runs:
             own = own_load(run)
             server, mine = means.get(run.pk), own.tps if own else None
             rows.append({"group": side, "run": run, "server_tps": server, "own_tps": mine,
-                         "others": others_share(server, mine)})
+                         "others": others_share(server, mine), "tps": None})
     by_own = bool(rows) and all(r["own_tps"] is not None for r in rows) and any(differs(r["others"]) for r in rows)
     for row in rows:
         row["tps"] = row["own_tps"] if by_own else row["server_tps"]
@@ -92,7 +102,7 @@ def verdict(groups: Groups, means: dict[int, float | None]) -> dict:
             "by_own": by_own, "others_note": others_note(rows, by_own)}
 
 
-def others_note(rows: list[dict], by_own: bool) -> str:
+def others_note(rows: list[AbRow], by_own: bool) -> str:
     """Where the ratio's TPS came from when other clients ran part of the server's transactions."""
     shares = [r["others"] for r in rows if r["others"] is not None]
     if by_own and min(shares) < 0:  # some server counted fewer than its load: no other clients to name

@@ -44,8 +44,8 @@ def run_lines(runs: QuerySet, sort: str, limit: int = LISTED) -> list[RunLine]:
     found = runs_tps(picked)
     lines = [RunLine(run, found[run.pk]) for run in picked]
     if sort.lstrip("-") == "tps":  # runs without samples last either way
-        known = sorted((ln for ln in lines if ln.tps.avg is not None), key=lambda ln: ln.tps.avg,
-                       reverse=sort.startswith("-"))
+        rated = [(avg, ln) for ln in lines if (avg := ln.tps.avg) is not None]
+        known = [ln for _, ln in sorted(rated, key=lambda pair: pair[0], reverse=sort.startswith("-"))]
         lines = known + [ln for ln in lines if ln.tps.avg is None]
     return lines
 

@@ -41,7 +41,7 @@ def run_ids(get: QueryDict) -> list[int]:
     ids = [parse_id(p) for p in parts]
     if None in ids:
         raise StudyError(f"runs: {parts[ids.index(None)]!r} is not a run id; give ids like runs=3,5,8")
-    return ids
+    return [i for i in ids if i is not None]
 
 
 def sweep_name(name: str) -> str:

@@ -42,8 +42,8 @@ def snapshot(server_id: int, start: datetime, end: datetime) -> list[Setting]:
                      math.ceil((end - since).total_seconds() / FULL_WIDTH) + 2)
     older = [n for n, pts in points.items() if not any(t <= start for t, _ in pts)]
     if older:
-        before = _points(server_id, older, start - LOOKBACK, since - timedelta(microseconds=1), OLD_POINTS)
-        for name, pts in before.items():
+        earlier = _points(server_id, older, start - LOOKBACK, since - timedelta(microseconds=1), OLD_POINTS)
+        for name, pts in earlier.items():
             points[name] = pts[-1:] + points[name]
     settings = []
     for name, pts in points.items():

@@ -20,6 +20,7 @@ def figure(client, server) -> dict:
     end = RECENT_T0 + timedelta(seconds=10 * len(CLIMB))
     page = client.get(f"/servers/{server.pk}/purge/", {"from": RECENT_T0.isoformat(), "to": end.isoformat()})
     found = re.search(r'<script id="figures" type="application/json">(.*?)</script>', page.content.decode(), re.S)
+    assert found, "the page has no figures"
     return json.loads(found.group(1))["purge-chart"]
 
 

@@ -17,6 +17,7 @@ pytestmark = pytest.mark.django_db
 
 def figures(response) -> dict:
     found = re.search(r'<script id="figures" type="application/json">(.*?)</script>', response.content.decode(), re.S)
+    assert found, "the page has no figures"
     return json.loads(found.group(1))
 
 

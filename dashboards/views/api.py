@@ -3,6 +3,7 @@
 import json
 from datetime import UTC, datetime
 from functools import wraps
+from typing import overload
 
 from django.contrib.auth.decorators import login_not_required
 from django.http import HttpRequest, JsonResponse
@@ -59,6 +60,10 @@ def json_body(request: HttpRequest) -> dict:
     return body
 
 
+@overload
+def when(body: dict, key: str, default: datetime) -> datetime: ...
+@overload
+def when(body: dict, key: str, default: None = None) -> datetime | None: ...
 def when(body: dict, key: str, default: datetime | None = None) -> datetime | None:
     """An ISO 8601 time within servers.time_bounds; naive times are taken as UTC."""
     raw = body.get(key)
@@ -118,7 +123,8 @@ STUDY_TEXTS = {"sweep": 200, "label": 200, "command": 10_000, "tool_summary": 10
 
 
 def study_fields(body: dict) -> dict:
-    fields = {key: text(body, key, limit, required=False) for key, limit in STUDY_TEXTS.items()}
+    fields: dict[str, str | int | None] = {key: text(body, key, limit, required=False)
+                                           for key, limit in STUDY_TEXTS.items()}
     fields["concurrency"] = count(body, "concurrency", MAX_THREADS, minimum=1)
     fields["warmup_seconds"] = count(body, "warmup_seconds", MAX_WARMUP) or 0
     return fields

@@ -12,6 +12,7 @@ from dashboards.marks import marks_for
 from dashboards.url_ids import parse_id
 from dashboards.views.common import chart_csv, page_range, range_context
 from servers.models import Server
+from store.query import Series
 
 MAX_SERIES = 40
 MAX_LISTED = 2000
@@ -31,7 +32,7 @@ def picked_metrics(request: HttpRequest) -> list[str]:
     return list(dict.fromkeys(request.GET.getlist("metric") + typed))
 
 
-def in_units(server: Server, s) -> tuple[str, object]:
+def in_units(server: Server, s: Series) -> tuple[str, Series]:
     """(legend label with the unit, points): picosecond timers in seconds, as every other page and the CSV show them."""
     scale = units.scale(s.metric)
     if scale != 1.0:

@@ -4,6 +4,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from urllib.parse import urlencode
 
+from collectors.models import TrxHolder
 from dashboards import reads
 from dashboards.figures.holders import HolderSpan, oldest_trx_figure
 from dashboards.timerange import TimeRange
@@ -21,7 +22,7 @@ class HolderRow:
     found gone, not when it ended, and after an outage that can be hours later.
     """
 
-    holder: object  # collectors.models.TrxHolder
+    holder: TrxHolder
     at_least: bool  # it may have been held longer: no poll within about an interval found it gone
 
     @property
@@ -41,7 +42,7 @@ class HolderRow:
         return self.holder.seen_at - self.holder.started_at
 
 
-def holder_rows(holders: list) -> list[HolderRow]:
+def holder_rows(holders: list[TrxHolder]) -> list[HolderRow]:
     intervals = dict(Server.objects.filter(pk__in={h.server_id for h in holders}).values_list("pk", "poll_interval"))
     return [HolderRow(h, h.end_unseen(intervals[h.server_id])) for h in holders]
 

@@ -7,6 +7,7 @@ from collectors.models import ServerHealth
 from collectors.sources.replication import IO, LAG, SQL
 from collectors.sources.replication import NAME as SOURCE  # the collectors' source of replica.* metrics
 from dashboards import reads
+from dashboards.figures.common import ChartPoints
 from dashboards.figures.replication import replication_figure
 from dashboards.views.common import chart_csv, page_range, range_context
 from servers.models import Server
@@ -16,7 +17,7 @@ def channel_name(metric: str) -> str:
     return metric.partition(":")[2] or "default"
 
 
-def named(found: dict, prefix: str, what: str) -> list[tuple[str, object]]:
+def named(found: dict[str, ChartPoints], prefix: str, what: str) -> list[tuple[str, ChartPoints]]:
     return [(f"{what} ({channel_name(m)})", p) for m, p in sorted(found.items())
             if m == prefix or m.startswith(prefix + ":")]
 

@@ -39,9 +39,7 @@ LOAD_ARGS = [
 CREATE_LOAD_USER = "CREATE USER IF NOT EXISTS '{user}'@'%' IDENTIFIED BY '{password}'"
 SET_PASSWORD = "ALTER USER '{user}'@'%' IDENTIFIED BY '{password}'"
 GRANT_LOAD = "GRANT ALL ON steadystate_stress.* TO '{user}'@'%'"
-# SET GLOBAL: the purge counters (off by default) give the purge lag view its purge rate, and a
-# max purge lag at the scale of the demo's history length gives it a reference line. InnoDB's
-# commit counters (off by default too) let TPS count autocommit transactions (docs/metrics.md).
+# SET GLOBAL: the purge and commit counters (off by default) and a purge lag line at the demo's scale.
 PURGE_SETTINGS = (
     "SET GLOBAL innodb_monitor_enable = 'purge%'",
     "SET GLOBAL innodb_monitor_enable = 'trx_undo%'",
@@ -94,11 +92,17 @@ class Demo:
 
     def restart(self) -> None:
         """The sandbox MariaDB again after it died (InnoDB recovers its data); re-registered if its port moved."""
-        port = self.sandbox.port
-        self.sandbox.start()
-        if self.sandbox.port != port:
-            (self.dir / "port").write_text(str(self.sandbox.port))
+        sandbox = self._started()
+        port = sandbox.port
+        sandbox.start()
+        if sandbox.port != port:
+            (self.dir / "port").write_text(str(sandbox.port))
             self._register()
+
+    def _started(self) -> SandboxMariaDB:
+        if self.sandbox is None:  # restart, configure and register follow a start() that made one
+            raise RuntimeError("the demo's sandbox MariaDB was never started")
+        return self.sandbox
 
     def stop(self) -> None:
         if self.sandbox:
@@ -112,7 +116,7 @@ class Demo:
 
     def node_exporter_command(self) -> list[str] | None:
         """The supervised node_exporter giving server 'local' its host statistics (None when not installed)."""
-        if not self.node_exporter_port:
+        if not self.node_exporter or not self.node_exporter_port:
             return None
         return node_exporter.command(self.node_exporter, self.node_exporter_port)
 
@@ -130,8 +134,9 @@ class Demo:
 
     def _configure(self) -> None:
         monitor_pw, load_pw = self._secret("monitor"), self._secret("load")
-        self.sandbox.create_monitor_user(MONITOR_USER, monitor_pw)
-        self.sandbox.execute(
+        sandbox = self._started()
+        sandbox.create_monitor_user(MONITOR_USER, monitor_pw)
+        sandbox.execute(
             SET_PASSWORD.format(user=MONITOR_USER, password=monitor_pw),
             CREATE_LOAD_USER.format(user=LOAD_USER, password=load_pw),
             SET_PASSWORD.format(user=LOAD_USER, password=load_pw),
@@ -149,7 +154,7 @@ class Demo:
     def _register(self) -> None:
         server = Server.objects.filter(name=SERVER_NAME).first() or Server(
             name=SERVER_NAME, tags=["demo"], poll_interval=5)
-        server.host, server.port, server.socket, server.user = "127.0.0.1", self.sandbox.port, "", MONITOR_USER
+        server.host, server.port, server.socket, server.user = "127.0.0.1", self._started().port, "", MONITOR_USER
         server.password = self._secret("monitor")
         port = self.node_exporter_port
         server.node_exporter_url = node_exporter.metrics_url(port) if port else ""
@@ -187,7 +192,7 @@ def add_up_arguments(parser) -> None:
                              "default: on when no DATABASE_URL is set")
 
 
-def up_children(opts: dict, env: dict[str, str]) -> list:
+def up_children(opts: dict, env: dict[str, str]) -> list[Child | Daemon]:
     """The demo load as a child of `up`; the sandbox stops after the group (on_stop), so the load ends first."""
     wanted = opts.get("demo")
     if not (settings.EMBEDDED_DB if wanted is None else wanted):
@@ -202,7 +207,7 @@ def up_children(opts: dict, env: dict[str, str]) -> list:
              "Carrying on without the demo (`manage.py up --no-demo` skips it).")
         return []
     # The sandbox is watched too: if it dies it is started again, the product never stops for the demo.
-    children = [Child("demo-load", demo.load_command(), demo.load_env(env), on_stop=demo.stop),
+    children: list[Child | Daemon] = [Child("demo-load", demo.load_command(), demo.load_env(env), on_stop=demo.stop),
                 Daemon("demo-mariadb", demo.running, demo.restart)]
     agent = demo.node_exporter_command()
     if agent:

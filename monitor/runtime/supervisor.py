@@ -63,6 +63,8 @@ class Child:
 
     @property
     def pid(self) -> int:
+        if self.process is None:
+            raise RuntimeError(f"{self.name} has no pid before start()")
         return self.process.pid
 
     def exited(self) -> int | None:
@@ -75,6 +77,8 @@ class Child:
         return f"exited with code {self.exited()}"
 
     def signal_group(self, sig: int) -> None:
+        if self.process is None:
+            return  # never started: no group to signal
         try:
             os.killpg(self.process.pid, sig)
         except (ProcessLookupError, PermissionError):
@@ -82,6 +86,8 @@ class Child:
 
     def wait_group_gone(self, timeout: float = 5.0) -> None:
         """SIGKILL is asynchronous: wait until no process of the group is left (orphans included)."""
+        if self.process is None:
+            return  # never started: no group to wait for
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             try:
@@ -187,18 +193,18 @@ class Group:
 
     def stop(self, timeout: float = STOP_TIMEOUT) -> None:
         """SIGTERM every group, wait, then SIGKILL whatever is left (grandchildren included)."""
-        running = [c for c in self.children if isinstance(c, Child) and c.process]
-        for child in running:
+        running = [(c, c.process) for c in self.children if isinstance(c, Child) and c.process]
+        for child, _ in running:
             child.signal_group(signal.SIGTERM)
         began = time.monotonic()
-        for child in running:
+        for child, process in running:
             try:
-                child.process.wait(max(0.1, began + timeout - time.monotonic()))
+                process.wait(max(0.1, began + timeout - time.monotonic()))
                 self.log(f"up: {child.name} stopped ({time.monotonic() - began:.1f} s)")
             except subprocess.TimeoutExpired:
                 self.log(f"up: {child.name} did not stop within {timeout:.0f} s: killing it")
             child.signal_group(signal.SIGKILL)
-            child.process.wait()
+            process.wait()
             child.wait_group_gone()
         for child in self.children:
             if child.on_stop:

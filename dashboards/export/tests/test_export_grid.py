@@ -28,7 +28,7 @@ def at(seconds: float) -> str:
 def tps_polls(server_id: int) -> list[Sample]:
     out = []
     for (offset, interval, rate), threads in zip(POLLS, THREADS, strict=True):
-        counters = {} if interval is None else {"tps": interval * rate}
+        counters = {} if interval is None or rate is None else {"tps": interval * rate}
         out.append(Sample(server_id, "global_status", T0 + timedelta(seconds=offset),
                           None if interval is None else float(interval), {**counters, "Threads_running": threads},
                           frozenset(counters)))

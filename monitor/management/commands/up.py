@@ -10,7 +10,6 @@ the group and the embedded servers.
 """
 
 import fcntl
-import importlib
 import os
 import secrets
 import signal
@@ -33,15 +32,8 @@ from redis.retry import Retry
 
 from alerts.recipients import default_recipients, invalid
 from monitor.roles import ADMIN
-from monitor.runtime import embedded
+from monitor.runtime import demo, embedded
 from monitor.runtime.supervisor import Child, Daemon, Group
-
-# Other features add children to `up` here, as "module:function" strings, e.g.
-# the sandbox-MariaDB demo. The function is called as function(options, env)
-# with the parsed options and the children's environment, and returns a list
-# of monitor.runtime.supervisor.Child or Daemon (or [] when its option is off). Its module may
-# define add_up_arguments(parser) to add options to `up`.
-EXTENSIONS: list[str] = ["monitor.runtime.demo:up_children"]  # the sandbox MariaDB demo, server 'local'
 
 READY_TIMEOUT = 90  # seconds for gunicorn to answer the login page
 
@@ -58,9 +50,7 @@ class Command(BaseCommand):
                             help="gunicorn worker processes (env WEB_WORKERS, default 2)")
         parser.add_argument("--worker-concurrency", type=int, default=settings.WORKER_CONCURRENCY,
                             help="Celery worker threads polling servers (env WORKER_CONCURRENCY, default 16)")
-        for extension in extension_modules():
-            if hasattr(extension, "add_up_arguments"):
-                extension.add_up_arguments(parser)
+        demo.add_up_arguments(parser)
 
     def handle(self, *args, **opts) -> None:
         started = time.monotonic()
@@ -112,13 +102,13 @@ class Command(BaseCommand):
         self.ensure_admin(var)
         return env
 
-    def children(self, opts: dict, env: dict[str, str], var: Path) -> list[Child]:
+    def children(self, opts: dict, env: dict[str, str], var: Path) -> list[Child | Daemon]:
         py = sys.executable
         level = settings.LOG_LEVEL
         # Beat sends a dispatch every second: at INFO the worker and beat would
         # log three lines a second and bury what matters.
         celery_level = settings.CELERY_LOG_LEVEL
-        children = [
+        children: list[Child | Daemon] = [
             Child("web", [py, "-m", "gunicorn", "monitor.wsgi:application", *gunicorn_args(opts, level)], env),
             Child("worker", [py, "-m", "celery", "-A", "monitor", "worker", "--pool", "threads",
                              "--concurrency", str(opts["worker_concurrency"]), "--loglevel", celery_level,
@@ -128,10 +118,7 @@ class Command(BaseCommand):
             # Outside Celery on purpose: it must notice when the worker or beat stops.
             Child("watchdog", [py, str(settings.BASE_DIR / "manage.py"), "watchdog"], env),
         ]
-        for extension in EXTENSIONS:
-            module, _, function = extension.partition(":")
-            children += getattr(importlib.import_module(module), function)(opts, env)
-        return children
+        return children + demo.up_children(opts, env)  # the sandbox MariaDB demo, server 'local'
 
     def embedded_daemons(self, var: Path) -> list[Daemon]:
         """The embedded Redis and PostgreSQL, watched and started again should they die."""
@@ -202,10 +189,6 @@ def gunicorn_args(opts: dict, level: str) -> list[str]:
     return ["--config", str(settings.BASE_DIR / "monitor" / "gunicorn_conf.py"),
             "--bind", f"{opts['host']}:{opts['port']}", "--workers", str(opts["web_workers"]),
             "--access-logfile", "-", "--log-level", level.lower()]
-
-
-def extension_modules() -> list:
-    return [importlib.import_module(e.partition(":")[0]) for e in EXTENSIONS]
 
 
 def raise_interrupt(signum, frame) -> None:
