@@ -42,7 +42,7 @@ def in_units(server: Server, s) -> tuple[str, object]:
 def unmatched(metrics: list[str], chosen: list[Server]) -> list[str]:
     """A note for each name or pattern that matches no metric of the chosen servers (the CSV would refuse it)."""
     return [f"{m!r} matches no metric of {', '.join(s.name for s in chosen)}" for m in metrics
-            if not any(reads.store().metric_names(s.pk, m) for s in chosen)]
+            if not any(reads.metric_names(s.pk, m) for s in chosen)]
 
 
 def explore(request: HttpRequest) -> HttpResponse:
@@ -54,10 +54,10 @@ def explore(request: HttpRequest) -> HttpResponse:
     metrics = picked_metrics(request)
     series, names = [], []
     for server in chosen:
-        names += reads.store().metric_names(server.pk, "*")
+        names += reads.metric_names(server.pk, "*")
         if metrics:
-            found = reads.store().series([server.pk], metrics, tr.start, tr.end, max_points=points)
-            series += [in_units(server, s) for s in found]
+            found = reads.series_map(server.pk, metrics, tr, points)
+            series += [in_units(server, s) for s in found.values()]
     if chosen:
         notes += unmatched(metrics, chosen)
     truncated = len(series) > MAX_SERIES

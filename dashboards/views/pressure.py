@@ -111,7 +111,7 @@ def source_rows(chosen: dict, dml: tuple[str, ...]) -> list[SourceRow]:
 def pressure(request: HttpRequest, server_id: int) -> HttpResponse:
     server = get_object_or_404(Server, pk=server_id)
     tr, points = page_range(request)
-    have = set(reads.store().metric_names(server.pk))
+    have = set(reads.metric_names(server.pk))
     chosen, dml = spec.choose(spec.LINES, have), spec.dml_set(have)
     drawn = [m for m in chosen.values() if m]
     found = reads.series_map(server.pk, drawn, tr, points)

@@ -29,7 +29,7 @@ def source_state(server_id: int) -> dict:
 def replication(request: HttpRequest, server_id: int) -> HttpResponse:
     server = get_object_or_404(Server, pk=server_id)
     tr, points = page_range(request)
-    metrics = reads.store().metric_names(server.pk, "replica.*")
+    metrics = reads.metric_names(server.pk, "replica.*")
     found = reads.series_map(server.pk, metrics, tr, points)
     threads = named(found, IO, "I/O thread") + named(found, SQL, "SQL thread")
     fig = replication_figure(named(found, LAG, "lag s"), threads, (tr.start, tr.end))
