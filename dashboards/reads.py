@@ -25,6 +25,7 @@ from dashboards.analysis.topwaits import (
     wait_rows,
 )
 from dashboards.figures.common import ChartPoints
+from dashboards.links import link
 from dashboards.timerange import TimeRange
 from store import levels, query, statement_reads
 
@@ -400,6 +401,7 @@ def statements_changed_context(runs: list, limit: int, warmup: int | None = None
     """What _statements_changed.html shows, for the compare page and the compare report."""
     if len(runs) < 2:
         return {}
-    csv = f"/export/statements.csv?runs={runs[0].pk},{runs[1].pk}" + ("" if warmup is None else f"&warmup={warmup}")
+    query = {"runs": f"{runs[0].pk},{runs[1].pk}"} | ({} if warmup is None else {"warmup": warmup})
+    csv = link("export-statements", query=query, safe=",")
     return {"changed": statements_changed(runs, limit, warmup), "changed_a": runs[0], "changed_b": runs[1],
             "changed_csv": csv}

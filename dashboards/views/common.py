@@ -3,7 +3,6 @@
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import NamedTuple
-from urllib.parse import urlencode
 
 from django.http import HttpRequest, QueryDict
 from django.utils import timezone
@@ -13,6 +12,7 @@ from collectors.connection import parse_version
 from collectors.models import ServerHealth
 from collectors.sources import innodb_mutex, pfs_waits
 from dashboards.analysis.topwaits import CONDITION_PARAM, CONDITION_PREFIX
+from dashboards.links import link
 from dashboards.timerange import PRESETS, TimeRange, from_query, iso_param, max_points, read_range
 
 REFRESH_SECONDS = {"15m": 15, "1h": 30, "6h": 60, "24h": 120, "7d": 300}
@@ -111,7 +111,7 @@ def chart_csv(server_id: int, metrics: list[str], tr: TimeRange, points: int) ->
     3.27 s, so the CSV's bins and rows would differ from the chart's; nor would
     times cut to the second.
     """
-    return "/export.csv?" + urlencode({
+    return link("export-csv", query={
         "server": server_id, "metrics": ",".join(metrics), "from": exact_param(tr.start),
         "to": exact_param(tr.end), "w": points,
     })
@@ -135,7 +135,7 @@ def topwaits_csv(server_id: int, tr: TimeRange, second: TimeRange | None = None,
         query["cond"] = "0"
     if not client:
         query["client"] = "0"
-    return "/export/topwaits.csv?" + urlencode(query)
+    return link("export-topwaits", query=query)
 
 
 def condition_toggle(request: HttpRequest, conditions: bool) -> dict:

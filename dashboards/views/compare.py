@@ -2,7 +2,6 @@
 
 from dataclasses import dataclass, field, replace
 from datetime import UTC
-from urllib.parse import urlencode
 
 from django.db.models import Q
 from django.http import HttpRequest, HttpResponse, QueryDict
@@ -13,6 +12,7 @@ from dashboards.analysis.per_transaction import PerTransaction
 from dashboards.analysis.step_window import Window, run_window
 from dashboards.analysis.topwaits import CONDITION_PARAM, WaitRow, include_conditions, shown
 from dashboards.figures.compare import AlignedRun, compare_figure
+from dashboards.links import link
 from dashboards.reports.ab_groups import Groups, pick_groups, verdict
 from dashboards.reports.summary import MAX_WARMUP, RunSummary, summarize_run, warmup_param
 from dashboards.timerange import DEFAULT_POINTS, TimeRange, max_points
@@ -97,19 +97,19 @@ def compare(request: HttpRequest) -> HttpResponse:
         "param_notes": notes, "groups": groups, "top_statements": TOP_STATEMENTS,
         "ab": verdict(groups, {row.summary.run.pk: row.summary.tps.mean for row in summaries}) if groups else None,
         **reads.statements_changed_context(runs, CHANGED_STATEMENTS, warmup),
-        "csv": "/export/compare.csv?" + compare_query(runs, warmup, conditions),
-        "report": "/reports/compare/?" + compare_query(runs, warmup, conditions),
+        "csv": link("export-compare", query=compare_query(runs, warmup, conditions)),
+        "report": link("compare-report", query=compare_query(runs, warmup, conditions)),
     })
 
 
-def compare_query(runs: list[Run], warmup: int | None, conditions: bool) -> str:
+def compare_query(runs: list[Run], warmup: int | None, conditions: bool) -> dict[str, str]:
     """runs=.., with the page's warm-up trim and condition toggle carried to the report and CSV."""
     query = {"runs": ",".join(str(r.pk) for r in runs)}
     if warmup is not None:
         query["warmup"] = str(warmup)
     if conditions:
         query[CONDITION_PARAM] = "1"
-    return urlencode(query)
+    return query
 
 
 def align(run: Run, wait: str, points: int, warmup: int | None = None) -> AlignedRun:

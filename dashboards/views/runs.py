@@ -5,6 +5,7 @@ from dataclasses import replace
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils import timezone
 
 from dashboards.forms import AnnotationForm, RunForm
@@ -58,7 +59,7 @@ def runs(request: HttpRequest) -> HttpResponse:
     return render(request, "dashboards/runs.html", {
         "lines": with_bases(run_lines(run_list, sort, LISTED)), "notes": notes[:LISTED], "run_form": run_form,
         "note_form": note_form, "server_id": server_id, "columns": sort_links(request.GET, sort),
-        "runs_csv": "/export/runs.csv" + with_params(request.GET), "server_problem": problem,
+        "runs_csv": reverse("export-runs") + with_params(request.GET), "server_problem": problem,
     })
 
 

@@ -1,7 +1,6 @@
 """Per-server Statements tab (digests ranked over a range, with small lines) and one statement's page."""
 
 from dataclasses import dataclass
-from urllib.parse import urlencode
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
@@ -19,6 +18,7 @@ from dashboards.analysis.statements import (
     spark_points,
 )
 from dashboards.figures.statements import statement_figure
+from dashboards.links import link
 from dashboards.timerange import TimeRange
 from dashboards.views.common import exact_param, page_range, range_context
 from dashboards.views.fleet import health_of
@@ -55,8 +55,8 @@ def order_param(request: HttpRequest) -> tuple[str, str | None]:
 
 
 def statements_csv(server_id: int, tr: TimeRange, order: str) -> str:
-    return "/export/statements.csv?" + urlencode({"server": server_id, "from": exact_param(tr.start),
-                                                  "to": exact_param(tr.end), "order": order})
+    return link("export-statements", query={"server": server_id, "from": exact_param(tr.start),
+                                            "to": exact_param(tr.end), "order": order})
 
 
 def statements(request: HttpRequest, server_id: int) -> HttpResponse:
@@ -115,8 +115,8 @@ def statement(request: HttpRequest, server_id: int, digest_id: int) -> HttpRespo
         **range_context(request, tr), "server": server, "tab": "statements", "text": text, "totals": totals,
         "found": found, "figures": {CHART_ID: figure}, "chart_id": CHART_ID,
         "runs": reads.runs_with_statement(server.pk, digest_id, runs), "runs_looked_at": RUNS_LOOKED_AT,
-        "csv": "/export/statement.csv?" + urlencode({"server": server.pk, "digest": digest_id,
-                                                     "from": exact_param(tr.start), "to": exact_param(tr.end)}),
+        "csv": link("export-statement", query={"server": server.pk, "digest": digest_id,
+                                               "from": exact_param(tr.start), "to": exact_param(tr.end)}),
         "time_per_trx": totals.sums["time_ps"] / found.transactions if totals and found.transactions else None,
     }
     return render(request, "dashboards/statement.html", context)
