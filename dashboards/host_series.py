@@ -4,7 +4,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from dashboards.analysis.per_transaction import BUSY_SECONDS, TPS, PerTransaction, per_transaction
-from dashboards.analysis.step_window import Window, window_sums
+from dashboards.analysis.step_window import Window
 from dashboards.analysis.topwaits import WaitRow, wait_rows, without_conditions
 from dashboards.figures.common import ChartPoints
 from dashboards.reads import (
@@ -18,6 +18,7 @@ from dashboards.reads import (
     series_map,
 )
 from dashboards.timerange import TimeRange
+from dashboards.window_reads import window_sums
 from store import query
 
 WAIT_PREFIXES = (TIME_PREFIX, COUNT_PREFIX)

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from django.http import QueryDict
 
 from dashboards.analysis.ab_ratio import AbRatio, ab_ratio
-from dashboards.analysis.own_load import differs, others_share, own_load
+from dashboards.analysis.own_load import differs, others_share
+from dashboards.own_load_reads import own_load
 from dashboards.url_ids import parse_id
 from servers.models import Run
 

@@ -5,7 +5,8 @@ from typing import Any
 
 from django.db.models import F, QuerySet
 
-from dashboards.analysis.step_window import WindowTps, runs_tps
+from dashboards.analysis.step_window import WindowTps
+from dashboards.window_reads import runs_tps
 from servers.models import Run
 
 LISTED = 200

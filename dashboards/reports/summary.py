@@ -6,9 +6,10 @@ from typing import Any
 
 from dashboards.analysis.run_verdict import MIN_POINTS, warmup_end
 from dashboards.analysis.stability import Summary, summarize
-from dashboards.analysis.step_window import Window, run_window, window_sums
+from dashboards.analysis.step_window import Window, run_window
 from dashboards.reads import HISTORY, TPS
 from dashboards.url_ids import parse_id
+from dashboards.window_reads import window_sums
 from servers.models import Run
 from store import levels, query
 

@@ -7,7 +7,7 @@ from django.views.decorators.http import require_GET
 
 from dashboards import host_series, reads
 from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, dip_threshold
-from dashboards.analysis.step_window import Window, run_window, sums_from
+from dashboards.analysis.step_window import Window, run_window
 from dashboards.analysis.topwaits import include_conditions, shown
 from dashboards.export import params
 from dashboards.export.csv_safe import iso_utc
@@ -18,6 +18,7 @@ from dashboards.reports.summary import ratio, summarize_run, summarize_run_trimm
 from dashboards.timerange import iso_param
 from dashboards.views.common import TPS_DEFINITION, condition_toggle, server_texts
 from dashboards.views.scalability import study_context
+from dashboards.window_reads import sums_from
 from servers.models import Run
 
 TOP_WAITS = 15
