@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 
 from django.http import QueryDict
 
-from dashboards.analysis.ab_ratio import AbRatio, ab_ratio
-from dashboards.analysis.own_load import differs, others_share
+from dashboards.analysis.ab_verdict import ab_verdict
+from dashboards.analysis.own_load import others_share
 from dashboards.own_load_reads import own_load
 from dashboards.url_ids import parse_id
 from servers.models import Run
@@ -71,12 +71,7 @@ def pick_groups(get: QueryDict) -> Groups | None:
 
 
 def verdict(groups: Groups, means: dict[int, float | None]) -> dict:
-    """The A/B ratio over the runs' average TPS, and the per-run rows it was computed from.
-
-    The server's TPS counts every client's transactions: where each run's load counted its own
-    and some run's server TPS differs from it by more than own_load's threshold, the ratio reads
-    the load's own TPS, else the server's (with a warning where others ran but a run has no count).
-    """
+    """The A/B ratio over the runs' average TPS, and the per-run rows it was computed from (analysis/ab_verdict)."""
     rows = []
     for side, runs in (("A", groups.a), ("B", groups.b)):
         for run in runs:
@@ -84,28 +79,4 @@ def verdict(groups: Groups, means: dict[int, float | None]) -> dict:
             server, mine = means.get(run.pk), own.tps if own else None
             rows.append({"group": side, "run": run, "server_tps": server, "own_tps": mine,
                          "others": others_share(server, mine)})
-    by_own = bool(rows) and all(r["own_tps"] is not None for r in rows) and any(differs(r["others"]) for r in rows)
-    for row in rows:
-        row["tps"] = row["own_tps"] if by_own else row["server_tps"]
-    ratio: AbRatio = ab_ratio([r["tps"] for r in rows if r["group"] == "A" and r["tps"] is not None],
-                              [r["tps"] for r in rows if r["group"] == "B" and r["tps"] is not None])
-    return {"ratio": ratio, "rows": rows, "unmeasured": [r["run"] for r in rows if r["tps"] is None],
-            "by_own": by_own, "others_note": others_note(rows, by_own)}
-
-
-def others_note(rows: list[dict], by_own: bool) -> str:
-    """Where the ratio's TPS came from when other clients ran part of the server's transactions."""
-    shares = [r["others"] for r in rows if r["others"] is not None]
-    if by_own and min(shares) < 0:  # some server counted fewer than its load: no other clients to name
-        more = f"; other clients ran up to {max(shares) * 100:.1f} %" if differs(max(shares)) else ""
-        return (f"from the load's own counts: the server counted up to {-min(shares) * 100:.1f} % fewer "
-                f"transactions than the load itself{more}")
-    if by_own:
-        return (f"from the load's own counts: other clients ran {min(shares) * 100:.1f}-{max(shares) * 100:.1f} % "
-                "of the server's transactions")
-    if not any(differs(s) for s in shares):
-        return ""
-    missing = ", ".join(r["run"].name for r in rows if r["own_tps"] is None)
-    return (f"other clients ran up to {max(shares) * 100:.1f} % of the server's transactions in runs whose load "
-            f"counted its own, but {missing} kept no count of its own: the ratio reads the server's TPS, "
-            "which includes the other clients'")
+    return ab_verdict(rows)

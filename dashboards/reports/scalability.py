@@ -11,8 +11,9 @@ from django.http import QueryDict
 from dashboards.analysis.own_load import others_sentence
 from dashboards.analysis.scalability import DEFAULT_KNEE, Curve, gains, has_cpu, ratio_table, top_waits
 from dashboards.analysis.scaling_reading import bottleneck_steps, curve_fit, efficiency, moves
+from dashboards.analysis.settings_diff import Setting, changes
 from dashboards.host_series import has_host_metrics
-from dashboards.reports.settings_diff import Setting, changes, show, snapshot
+from dashboards.reports.settings_diff import show, snapshot
 from dashboards.scalability_levels import curves
 from dashboards.url_ids import parse_id
 from servers.models import Run

@@ -6,6 +6,8 @@ from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
 from dashboards import host_series, reads
+from dashboards.analysis.run_summary import ratio
+from dashboards.analysis.settings_diff import Change, changes
 from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, dip_threshold
 from dashboards.analysis.step_window import Window, run_window
 from dashboards.analysis.topwaits import include_conditions, shown
@@ -13,8 +15,8 @@ from dashboards.export import params
 from dashboards.export.csv_safe import iso_utc
 from dashboards.links import link
 from dashboards.reports.charts import chart_metrics, purge_chart, stability_chart
-from dashboards.reports.settings_diff import Change, changes, previous_run, show, snapshot
-from dashboards.reports.summary import ratio, summarize_run, summarize_run_trimmed, warmup_param
+from dashboards.reports.settings_diff import previous_run, show, snapshot
+from dashboards.reports.summary import summarize_run, summarize_run_trimmed, warmup_param
 from dashboards.timerange import iso_param
 from dashboards.views.common import TPS_DEFINITION, condition_toggle, server_texts
 from dashboards.views.scalability import study_context
