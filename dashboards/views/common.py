@@ -1,7 +1,6 @@
-"""What every dashboard page shares: its time range, links that keep the view, CSV links."""
+"""What every dashboard page shares: its time range, links that keep the view (CSV links: dashboards/links.py)."""
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import NamedTuple
 
 from django.http import HttpRequest, QueryDict
@@ -12,7 +11,6 @@ from collectors.connection import parse_version
 from collectors.models import ServerHealth
 from collectors.sources import innodb_mutex, pfs_waits
 from dashboards.analysis.topwaits import CONDITION_PARAM, CONDITION_PREFIX
-from dashboards.links import link
 from dashboards.timerange import PRESETS, TimeRange, from_query, iso_param, max_points, read_range
 
 REFRESH_SECONDS = {"15m": 15, "1h": 30, "6h": 60, "24h": 120, "7d": 300}
@@ -102,40 +100,6 @@ def range_context(request: HttpRequest, tr: TimeRange) -> dict:
 
 def page_range(request: HttpRequest) -> tuple[TimeRange, int]:
     return from_query(request.GET, timezone.now()), max_points(request.GET)
-
-
-def chart_csv(server_id: int, metrics: list[str], tr: TimeRange, points: int) -> str:
-    """The CSV of exactly what a chart shows: the same range and the same point budget (w).
-
-    A rounded step would not do: over 1h at 1,100 points it is 3 s instead of
-    3.27 s, so the CSV's bins and rows would differ from the chart's; nor would
-    times cut to the second.
-    """
-    return link("export-csv", query={
-        "server": server_id, "metrics": ",".join(metrics), "from": exact_param(tr.start),
-        "to": exact_param(tr.end), "w": points,
-    })
-
-
-def exact_param(ts: datetime) -> str:
-    """ISO with microseconds: a live range ends at "now", and the newest poll may be within its last second."""
-    return ts.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds")
-
-
-def topwaits_csv(server_id: int, tr: TimeRange, second: TimeRange | None = None, conditions: bool = True,
-                 client: bool = True) -> str:
-    """The top waits CSV of an interval; with a second one, the before/after table (from2/to2).
-
-    conditions=False asks for the table as the page shows it by default: no wait/synch/cond/*.
-    """
-    query = {"server": server_id, "from": iso_param(tr.start), "to": iso_param(tr.end)}
-    if second is not None:
-        query.update({"from2": iso_param(second.start), "to2": iso_param(second.end)})
-    if not conditions:
-        query["cond"] = "0"
-    if not client:
-        query["client"] = "0"
-    return link("export-topwaits", query=query)
 
 
 def condition_toggle(request: HttpRequest, conditions: bool) -> dict:

@@ -8,9 +8,10 @@ from django.shortcuts import render
 from dashboards import reads
 from dashboards.export import units
 from dashboards.figures.explore import explore_figure
+from dashboards.links import chart_csv
 from dashboards.marks import marks_for
 from dashboards.url_ids import parse_id
-from dashboards.views.common import chart_csv, page_range, range_context
+from dashboards.views.common import page_range, range_context
 from servers.models import Server
 
 MAX_SERIES = 40

@@ -8,7 +8,8 @@ from collectors.sources.replication import IO, LAG, SQL
 from collectors.sources.replication import NAME as SOURCE  # the collectors' source of replica.* metrics
 from dashboards import reads
 from dashboards.figures.replication import replication_figure
-from dashboards.views.common import chart_csv, page_range, range_context
+from dashboards.links import chart_csv
+from dashboards.views.common import page_range, range_context
 from servers.models import Server
 
 

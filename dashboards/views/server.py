@@ -1,10 +1,8 @@
 """Per-server pages: stability, purge lag, top waits."""
 
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from itertools import chain
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
@@ -12,7 +10,7 @@ from django.utils import timezone
 
 from dashboards import host_series, reads
 from dashboards.analysis.fleet_state import DOWN, NEVER, STALE, server_state
-from dashboards.analysis.purge_growth import REACH, Since, run_since, time_to_threshold
+from dashboards.analysis.purge_growth import REACH, time_to_threshold
 from dashboards.analysis.run_verdict import judge_lines
 from dashboards.analysis.stability import (
     DEFAULT_DIP_FRACTION,
@@ -33,21 +31,15 @@ from dashboards.analysis.topwaits import (
 )
 from dashboards.figures.purge import Reference, purge_figure
 from dashboards.figures.stability import stability_figure
+from dashboards.holder_panel import holders_context
+from dashboards.host_panel import host_panel
+from dashboards.links import chart_csv, topwaits_csv
 from dashboards.marks import purge_references, server_marks
+from dashboards.purge_reads import above_since
 from dashboards.timerange import TimeRange, parse_time_lenient, read_points, read_range
-from dashboards.views.common import (
-    chart_csv,
-    condition_toggle,
-    page_range,
-    range_context,
-    server_texts,
-    topwaits_csv,
-)
+from dashboards.views.common import condition_toggle, page_range, range_context, server_texts
 from dashboards.views.fleet import health_of
-from dashboards.views.holders import holders_context
-from dashboards.views.host import host_panel
 from servers.models import Server
-from store import levels
 
 DEFAULT_WAITS, DEFAULT_MUTEXES, MAX_WAITS = 8, 6, 20  # waits ranked on the stability chart
 DEFAULT_TOP, MAX_TOP = 20, 200  # rows of the waits page's table
@@ -222,26 +214,6 @@ def purge(request: HttpRequest, server_id: int) -> HttpResponse:
         "verdict": verdict,
         "csv": chart_csv(server.pk, [reads.HISTORY, reads.TPS, *collected], tr, points),
     })
-
-
-def above_since(server_id: int, tr: TimeRange, threshold: float) -> Since | None:
-    """When the history length last rose to the threshold, read back past the range's start if need be.
-
-    A run that began before the range is not the range's start: where it held at the range's
-    first poll, the polls before it are read too, back to the oldest kept at full resolution.
-    """
-    in_range = reads.polls_back(server_id, reads.HISTORY, tr.start, tr.end)
-    return run_since(chain(in_range, history_before(server_id, tr.start)), threshold)
-
-
-def history_before(server_id: int, t: datetime) -> Iterator[tuple[datetime, float]]:
-    """The history length's polls before t, newest first.
-
-    A generator: run_since() stops at the first poll below the threshold, so where the run
-    began inside the range nothing here runs, not even the look-up of the retention's edge.
-    """
-    oldest = levels.available_since(levels.FULL)
-    yield from reads.polls_back(server_id, reads.HISTORY, oldest, t - timedelta(microseconds=1))  # t is the range's
 
 
 def waits(request: HttpRequest, server_id: int) -> HttpResponse:

@@ -1,7 +1,5 @@
 """Per-server Statements tab (digests ranked over a range, with small lines) and one statement's page."""
 
-from dataclasses import dataclass
-
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
@@ -10,40 +8,26 @@ from dashboards import reads
 from dashboards.analysis.statements import (
     DEFAULT_ORDER,
     ORDERS,
-    Ranked,
     average_latency,
     bins_of,
     per_second,
     rank,
-    spark_points,
 )
 from dashboards.figures.statements import statement_figure
-from dashboards.links import link
+from dashboards.links import exact_param, link
+from dashboards.statement_lines import lines_of
 from dashboards.timerange import TimeRange
-from dashboards.views.common import exact_param, page_range, range_context
+from dashboards.views.common import page_range, range_context
 from dashboards.views.fleet import health_of
 from dashboards.views.server import int_param
 from servers.models import Run, Server
 from store.statements import NULL_DIGEST
 
 DEFAULT_TOP, MAX_TOP = 50, 500
-SPARK_BINS = 40
 CHART_ID = "statement-chart"
 RUNS_LOOKED_AT = 200  # the newest runs of the server checked for a digest
 CONSUMER_SQL = ("UPDATE performance_schema.setup_consumers SET ENABLED = 'YES'"
                 " WHERE NAME IN ('global_instrumentation', 'statements_digest');")
-
-
-@dataclass
-class Line:
-    """A ranked digest with its small line of executions per second."""
-
-    row: object
-    share: float
-    spark: list[str]
-    time_per_trx: float | None
-    execs_per_trx: float | None
-    table_full: bool
 
 
 def order_param(request: HttpRequest) -> tuple[str, str | None]:
@@ -77,17 +61,6 @@ def statements(request: HttpRequest, server_id: int) -> HttpResponse:
         "table_full": next((line for line in found.rows if (line.schema, line.digest) == NULL_DIGEST), None),
     }
     return render(request, "dashboards/statements.html", context)
-
-
-def lines_of(server_id: int, tr: TimeRange, found: reads.StatementsRange, ranked: Ranked) -> list[Line]:
-    ids = [row.digest_id for row in ranked.rows]
-    drawn = reads.statement_lines(server_id, ids, tr.start, tr.end)
-    bins = bins_of(found.reads, tr.start, tr.end, SPARK_BINS)
-    trx = found.transactions
-    return [Line(row, ranked.share(row), spark_points(per_second(drawn[row.digest_id], bins, tr.start, tr.end, 2)),
-                 row.sums["time_ps"] / trx if trx else None, row.sums["execs"] / trx if trx else None,
-                 (row.schema, row.digest) == NULL_DIGEST)
-            for row in ranked.rows]
 
 
 def source_state(server: Server) -> dict:

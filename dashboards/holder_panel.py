@@ -5,9 +5,8 @@ from datetime import datetime, timedelta
 
 from dashboards import reads
 from dashboards.figures.holders import HolderSpan, oldest_trx_figure
-from dashboards.links import link
+from dashboards.links import chart_csv, exact_param, link
 from dashboards.timerange import TimeRange
-from dashboards.views.common import chart_csv, exact_param
 from servers.models import Server
 
 CHART_ID = "oldest-trx-chart"
