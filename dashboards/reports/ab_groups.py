@@ -11,11 +11,10 @@ from django.http import QueryDict
 from dashboards.analysis.ab_verdict import ab_verdict
 from dashboards.analysis.own_load import others_share
 from dashboards.own_load_reads import own_load
-from dashboards.url_ids import parse_id
+from dashboards.query_params import ab_asked, ab_label, listed_ids
 from servers.models import Run
 
 MAX_GROUP = 100
-KEYS = ("a", "b", "a_label", "b_label")
 
 
 @dataclass
@@ -29,22 +28,17 @@ class Groups:
         return self.a + self.b
 
 
-def asked(get: QueryDict) -> bool:
-    return any(get.getlist(key) and any(v.strip() for v in get.getlist(key)) for key in KEYS)
-
-
 def ids_of(get: QueryDict, key: str, problems: list[str]) -> list[int]:
-    parts = [p.strip() for p in ",".join(get.getlist(key)).split(",") if p.strip()]
-    ids = [parse_id(p) for p in parts]
-    problems += [f"{key}: {p!r} is not a run id" for p, i in zip(parts, ids, strict=True) if i is None]
-    return list(dict.fromkeys(i for i in ids if i is not None))
+    ids, bad = listed_ids(get, key)
+    problems += [f"{key}: {p!r} is not a run id" for p in bad]
+    return list(dict.fromkeys(ids))
 
 
 def group(get: QueryDict, side: str, problems: list[str]) -> list[Run]:
     """One side's runs: by label, else by ids (side A falls back to the ticked runs=)."""
-    label = get.get(f"{side}_label", "").strip()
-    if "\x00" in label:
-        problems.append(f"{side}_label holds a NUL byte, which no label has")
+    label, problem = ab_label(get, side)
+    if problem:
+        problems.append(problem)
         return []
     if label:
         found = list(Run.objects.filter(label=label).select_related("server")[:MAX_GROUP])
@@ -60,7 +54,7 @@ def group(get: QueryDict, side: str, problems: list[str]) -> list[Run]:
 
 def pick_groups(get: QueryDict) -> Groups | None:
     """The two groups asked for, None when the address asks for none; a run in both is kept in A only."""
-    if not asked(get):
+    if not ab_asked(get):
         return None
     problems: list[str] = []
     a, b = group(get, "a", problems), group(get, "b", problems)

@@ -26,12 +26,6 @@ class RunLine:
     basis: Any = None  # what its server's TPS counts (views.common.TpsBasis), set by the page
 
 
-def sort_key(raw: str | None) -> str:
-    """A known sort key (default: newest first); anything else falls back to the default."""
-    raw = raw or DEFAULT_SORT
-    return raw if raw.lstrip("-") in SORTS else DEFAULT_SORT
-
-
 def ordered(runs: QuerySet, sort: str) -> QuerySet:
     field = SORTS[sort.lstrip("-")]
     if field is None:

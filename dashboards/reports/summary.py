@@ -8,12 +8,10 @@ from dashboards.analysis.run_summary import known, rate, warmup_found
 from dashboards.analysis.stability import Summary, summarize
 from dashboards.analysis.step_window import Window, run_window
 from dashboards.reads import HISTORY, TPS
-from dashboards.url_ids import parse_id
 from dashboards.window_reads import window_sums
 from servers.models import Run
 from store import levels, query
 
-MAX_WARMUP = 7 * 86400
 ALL_POINTS = 10**6  # no downsampling of a run's rollup points
 QPS = "qps"
 
@@ -37,12 +35,6 @@ class RunSummary:
     @property
     def seconds(self) -> float:
         return (self.end - self.start).total_seconds()
-
-
-def warmup_param(get) -> int | None:
-    """?warmup=N seconds for every run compared; None (each run's own) when absent or unreadable."""
-    warmup = parse_id(get.get("warmup"))
-    return warmup if warmup is not None and warmup <= MAX_WARMUP else None
 
 
 def summarize_run(run: Run, warmup: int | None = None) -> RunSummary:

@@ -10,13 +10,14 @@ from dashboards.analysis.run_summary import ratio
 from dashboards.analysis.settings_diff import Change, changes
 from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, dip_threshold
 from dashboards.analysis.step_window import Window, run_window
-from dashboards.analysis.topwaits import include_conditions, shown
+from dashboards.analysis.topwaits import shown
 from dashboards.export import params
 from dashboards.export.csv_safe import iso_utc
 from dashboards.links import link
+from dashboards.query_params import include_conditions, warmup_param
 from dashboards.reports.charts import chart_metrics, purge_chart, stability_chart
 from dashboards.reports.settings_diff import previous_run, show, snapshot
-from dashboards.reports.summary import summarize_run, summarize_run_trimmed, warmup_param
+from dashboards.reports.summary import summarize_run, summarize_run_trimmed
 from dashboards.timerange import iso_param
 from dashboards.views.common import TPS_DEFINITION, condition_toggle, server_texts
 from dashboards.views.scalability import study_context

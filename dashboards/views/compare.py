@@ -4,19 +4,19 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC
 
 from django.db.models import Q
-from django.http import HttpRequest, HttpResponse, QueryDict
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from dashboards import host_series, reads
 from dashboards.analysis.per_transaction import PerTransaction
 from dashboards.analysis.step_window import Window, run_window
-from dashboards.analysis.topwaits import CONDITION_PARAM, WaitRow, include_conditions, shown
+from dashboards.analysis.topwaits import CONDITION_PARAM, WaitRow, shown
 from dashboards.figures.compare import AlignedRun, compare_figure
 from dashboards.links import link
+from dashboards.query_params import include_conditions, listed_ids, warmup_param, warmup_problem
 from dashboards.reports.ab_groups import Groups, pick_groups, verdict
-from dashboards.reports.summary import MAX_WARMUP, RunSummary, summarize_run, warmup_param
+from dashboards.reports.summary import RunSummary, summarize_run
 from dashboards.timerange import DEFAULT_POINTS, TimeRange, max_points
-from dashboards.url_ids import parse_id
 from dashboards.views.common import TPS_DEFINITION, TpsBasis, condition_toggle, tps_bases
 from servers.models import Annotation, Run
 
@@ -35,18 +35,10 @@ class RunRow:
     statements: list = field(default_factory=list)  # its top statements by time (reads.run_top_statements)
 
 
-def run_ids(request: HttpRequest) -> tuple[list[int], list[str]]:
-    """?runs=1,2 or ?runs=1&runs=2, in the order given, and what is wrong with each value that is not an id."""
-    raw = ",".join(request.GET.getlist("runs"))
-    parts = [p.strip() for p in raw.split(",") if p.strip()]  # runs=1,,2 and a trailing comma are no mistake
-    ids = [parse_id(p) for p in parts]
-    bad = [f"{p!r} is not a run id" for p, i in zip(parts, ids, strict=True) if i is None]
-    return list(dict.fromkeys(i for i in ids if i is not None)), bad
-
-
 def picked_runs(request: HttpRequest) -> tuple[list[int], list[Run], str | None]:
     """The ids asked for, the runs among them that exist, and a note naming the rest and what is compared instead."""
-    ids, bad = run_ids(request)
+    ids, bad_parts = listed_ids(request.GET, "runs")
+    ids, bad = list(dict.fromkeys(ids)), [f"{p!r} is not a run id" for p in bad_parts]
     by_id = {r.pk: r for r in Run.objects.filter(pk__in=ids).select_related("server")}
     runs = [by_id[i] for i in ids if i in by_id]
     bad += [f"there is no run {i}" for i in ids if i not in by_id]
@@ -55,15 +47,6 @@ def picked_runs(request: HttpRequest) -> tuple[list[int], list[Run], str | None]
     kept = ", ".join(str(r.pk) for r in runs)
     shown = f"comparing only {'runs' if len(runs) > 1 else 'run'} {kept}" if runs else "no run left to compare"
     return ids, runs, f"runs: {'; '.join(bad)}: {shown}."
-
-
-def warmup_problem(get: QueryDict, warmup: int | None) -> str | None:
-    """What is wrong with ?warmup= when warmup_param could not use it (the report and CSV read it the same way)."""
-    raw = (get.get("warmup") or "").strip()
-    if not raw or warmup is not None:
-        return None
-    return (f"warmup={raw!r} is not a whole number of seconds from 0 to {MAX_WARMUP:,}:"
-            " trimming each run's own warm-up instead.")
 
 
 def run_range(run: Run, warmup: int | None = None) -> TimeRange:

@@ -6,7 +6,6 @@ from django.shortcuts import get_object_or_404, render
 from collectors.statement_rows import top_n
 from dashboards import reads
 from dashboards.analysis.statements import (
-    DEFAULT_ORDER,
     ORDERS,
     average_latency,
     bins_of,
@@ -15,11 +14,11 @@ from dashboards.analysis.statements import (
 )
 from dashboards.figures.statements import statement_figure
 from dashboards.links import exact_param, link
+from dashboards.query_params import int_param, order_param
 from dashboards.statement_lines import lines_of
 from dashboards.timerange import TimeRange
 from dashboards.views.common import page_range, range_context
 from dashboards.views.fleet import health_of
-from dashboards.views.server import int_param
 from servers.models import Run, Server
 from store.statements import NULL_DIGEST
 
@@ -28,14 +27,6 @@ CHART_ID = "statement-chart"
 RUNS_LOOKED_AT = 200  # the newest runs of the server checked for a digest
 CONSUMER_SQL = ("UPDATE performance_schema.setup_consumers SET ENABLED = 'YES'"
                 " WHERE NAME IN ('global_instrumentation', 'statements_digest');")
-
-
-def order_param(request: HttpRequest) -> tuple[str, str | None]:
-    raw = request.GET.get("order", "").strip()
-    if not raw or raw in ORDERS:
-        return raw or DEFAULT_ORDER, None
-    return DEFAULT_ORDER, (f"order={raw!r} is not one of {', '.join(ORDERS)}: ranking by "
-                           f"{ORDERS[DEFAULT_ORDER][0]} instead.")
 
 
 def statements_csv(server_id: int, tr: TimeRange, order: str) -> str:
@@ -47,8 +38,8 @@ def statements(request: HttpRequest, server_id: int) -> HttpResponse:
     """The range's statements ranked by the chosen figure, each with its line over the range."""
     server = get_object_or_404(Server, pk=server_id)
     tr, _ = page_range(request)
-    limit, limit_problem = int_param(request, "top", DEFAULT_TOP, 5, MAX_TOP, "the top {} statements")
-    order, order_problem = order_param(request)
+    limit, limit_problem = int_param(request.GET, "top", DEFAULT_TOP, 5, MAX_TOP, "the top {} statements")
+    order, order_problem = order_param(request.GET)
     found = reads.statements_in(server.pk, tr.start, tr.end)
     ranked = rank(found.rows, order, limit)
     context = {
