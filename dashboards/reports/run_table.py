@@ -23,7 +23,7 @@ HEADER = ["run id", "run", "server", "started (UTC)", "ended (UTC)", "warm-up (s
 class RunLine:
     run: Run
     tps: WindowTps
-    basis: Any = None  # what its server's TPS counts (views.common.TpsBasis), set by the page
+    basis: Any = None  # what its server's TPS counts (server_texts.TpsBasis), set by the page
 
 
 def ordered(runs: QuerySet, sort: str) -> QuerySet:

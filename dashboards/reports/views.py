@@ -18,8 +18,9 @@ from dashboards.query_params import include_conditions, warmup_param
 from dashboards.reports.charts import chart_metrics, purge_chart, stability_chart
 from dashboards.reports.settings_diff import previous_run, show, snapshot
 from dashboards.reports.summary import summarize_run, summarize_run_trimmed
+from dashboards.server_texts import server_texts
 from dashboards.timerange import iso_param
-from dashboards.views.common import TPS_DEFINITION, condition_toggle, server_texts
+from dashboards.views.common import TPS_DEFINITION, condition_toggle
 from dashboards.views.scalability import study_context
 from dashboards.window_reads import sums_from
 from servers.models import Run

@@ -16,8 +16,9 @@ from dashboards.links import link
 from dashboards.query_params import include_conditions, listed_ids, warmup_param, warmup_problem
 from dashboards.reports.ab_groups import Groups, pick_groups, verdict
 from dashboards.reports.summary import RunSummary, summarize_run
+from dashboards.server_texts import TpsBasis, tps_bases
 from dashboards.timerange import DEFAULT_POINTS, TimeRange, max_points
-from dashboards.views.common import TPS_DEFINITION, TpsBasis, condition_toggle, tps_bases
+from dashboards.views.common import TPS_DEFINITION, condition_toggle
 from servers.models import Annotation, Run
 
 TOP_WAITS = 5

@@ -17,7 +17,8 @@ from dashboards.analysis.purge_growth import MIN_POLLS, REACH, Trend, current_tr
 from dashboards.analysis.replica_now import ReplicaNow, replica_now
 from dashboards.analysis.topwaits import TIME_PREFIX
 from dashboards.query_params import include_conditions
-from dashboards.views.common import TPS_DEFINITION, TpsBasis, condition_toggle, tps_basis_of
+from dashboards.server_texts import TpsBasis, tps_basis_of
+from dashboards.views.common import TPS_DEFINITION, condition_toggle
 from servers.models import Server
 
 

@@ -11,7 +11,8 @@ from django.utils import timezone
 from dashboards.forms import AnnotationForm, RunForm
 from dashboards.query_params import runs_sort, server_param
 from dashboards.reports.run_table import DEFAULT_SORT, SORTS, RunLine, run_lines
-from dashboards.views.common import tps_bases, with_params
+from dashboards.server_texts import tps_bases
+from dashboards.views.common import with_params
 from servers.models import Annotation, Run, Server
 
 LISTED = 200

@@ -8,7 +8,8 @@ from django.views.decorators.http import require_http_methods
 from dashboards.figures.scalability import cpu_figure, tps_figure, waits_figure
 from dashboards.query_params import BadParam, sweep_name
 from dashboards.reports.scalability import study, sweeps
-from dashboards.views.common import TPS_DEFINITION, tps_bases
+from dashboards.server_texts import tps_bases
+from dashboards.views.common import TPS_DEFINITION
 from servers.models import Run
 
 LABEL_LIMIT = Run._meta.get_field("label").max_length

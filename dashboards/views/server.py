@@ -34,8 +34,9 @@ from dashboards.query_params import (
     second_interval,
     threshold_param,
 )
+from dashboards.server_texts import server_texts
 from dashboards.timerange import TimeRange, read_points
-from dashboards.views.common import condition_toggle, page_range, range_context, server_texts
+from dashboards.views.common import condition_toggle, page_range, range_context
 from dashboards.views.fleet import health_of
 from servers.models import Server
 

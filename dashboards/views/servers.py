@@ -12,7 +12,7 @@ from collectors.probe import check_server
 from collectors.tls import VERIFYING
 from dashboards.query_params import BadParam, page_number
 from dashboards.server_form import ServerForm
-from dashboards.views.common import tps_basis_of
+from dashboards.server_texts import tps_basis_of
 from servers.models import Server
 
 PER_PAGE = 100  # a fleet of 1,000 servers is ten pages, each answered as fast as a small fleet's
