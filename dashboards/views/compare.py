@@ -1,39 +1,23 @@
 """Compare runs "apples to apples": each run's lines aligned at its own start."""
 
-from dataclasses import dataclass, field, replace
-from datetime import UTC
+from dataclasses import replace
 
-from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from dashboards import host_series, reads
-from dashboards.analysis.per_transaction import PerTransaction
-from dashboards.analysis.step_window import Window, run_window
-from dashboards.analysis.topwaits import CONDITION_PARAM, WaitRow, shown
-from dashboards.figures.compare import AlignedRun, compare_figure
+from dashboards import reads
+from dashboards.analysis.topwaits import CONDITION_PARAM
+from dashboards.figures.compare import compare_figure
 from dashboards.links import link
 from dashboards.query_params import include_conditions, listed_ids, warmup_param, warmup_problem
 from dashboards.reports.ab_groups import Groups, pick_groups, verdict
-from dashboards.reports.summary import RunSummary, summarize_run
-from dashboards.server_texts import TpsBasis, tps_bases
-from dashboards.timerange import DEFAULT_POINTS, TimeRange, max_points
+from dashboards.reports.compare_rows import TOP_STATEMENTS, TOP_WAITS, align, run_notes, run_row
+from dashboards.server_texts import tps_bases
+from dashboards.timerange import DEFAULT_POINTS, max_points
 from dashboards.views.common import TPS_DEFINITION, condition_toggle
-from servers.models import Annotation, Run
+from servers.models import Run
 
-TOP_WAITS = 5
-TOP_STATEMENTS, CHANGED_STATEMENTS = 5, 10
-
-
-@dataclass
-class RunRow:
-    """A run's line in the per-run table: the report's exact summary and its top waits."""
-
-    summary: RunSummary
-    waits: list[WaitRow]
-    per_trx: PerTransaction | None = None  # condition waits left out, host CPU from node_exporter
-    basis: TpsBasis | None = None  # what its server's TPS counts
-    statements: list = field(default_factory=list)  # its top statements by time (reads.run_top_statements)
+CHANGED_STATEMENTS = 10
 
 
 def picked_runs(request: HttpRequest) -> tuple[list[int], list[Run], str | None]:
@@ -48,10 +32,6 @@ def picked_runs(request: HttpRequest) -> tuple[list[int], list[Run], str | None]
     kept = ", ".join(str(r.pk) for r in runs)
     shown = f"comparing only {'runs' if len(runs) > 1 else 'run'} {kept}" if runs else "no run left to compare"
     return ids, runs, f"runs: {'; '.join(bad)}: {shown}."
-
-
-def run_range(run: Run, warmup: int | None = None) -> TimeRange:
-    return TimeRange(*run_window(run, warmup))
 
 
 def grouped_runs(request: HttpRequest) -> tuple[Groups | None, list[int], list[Run], str | None]:
@@ -94,38 +74,3 @@ def compare_query(runs: list[Run], warmup: int | None, conditions: bool) -> dict
     if conditions:
         query[CONDITION_PARAM] = "1"
     return query
-
-
-def align(run: Run, wait: str, points: int, warmup: int | None = None) -> AlignedRun:
-    """The run after its warm-up, aligned at the end of the warm-up."""
-    tr = run_range(run, warmup)
-    metrics = [reads.TPS, reads.HISTORY] + ([reads.TIME_PREFIX + wait] if wait else [])
-    found = reads.series_map(run.server_id, metrics, tr, points)
-    return AlignedRun(
-        # Two runs of one name (the same test repeated) told apart by when they started.
-        f"{run.name} ({run.server.name}, {run.started_at.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC)", tr.start,
-        found.get(reads.TPS) or reads.Empty(), found.get(reads.HISTORY) or reads.Empty(),
-        found.get(reads.TIME_PREFIX + wait) or reads.Empty(), tr.seconds,
-    )
-
-
-def run_row(run: Run, warmup: int | None = None, conditions: bool = False) -> RunRow:
-    """The same summary as the compare report and CSV (every sample, not the chart's points).
-
-    Condition waits are left out of the top waits unless asked for, as on the stability page, and client
-    time always; waits per transaction leave both out always (beside host CPU per transaction).
-    """
-    summary = summarize_run(run, warmup)
-    waits, per_trx = host_series.run_figures(run.server_id, Window(summary.start, summary.end))
-    return RunRow(summary, shown(waits, conditions)[0][:TOP_WAITS], per_trx,
-                  statements=reads.run_top_statements(run, TOP_STATEMENTS, warmup))
-
-
-def run_notes(runs: list[Run], warmup: int | None = None) -> list[tuple[float, str]]:
-    """Each run's annotations (its own, or its server's within its time), at their offset from the aligned start."""
-    notes = []
-    for run in runs:
-        tr = run_range(run, warmup)
-        found = Annotation.objects.filter(Q(run=run) | Q(server=run.server, at__gte=tr.start, at__lte=tr.end))
-        notes += [((n.at - tr.start).total_seconds(), f"{run.name}: {n.text}") for n in found.distinct()]
-    return sorted(notes)
