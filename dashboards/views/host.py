@@ -8,6 +8,7 @@ from dashboards.figures.host import host_figure
 from dashboards.host_panel import NO_AGENT
 from dashboards.links import chart_csv
 from dashboards.marks import server_marks
+from dashboards.source_health import source_health
 from dashboards.views.common import page_range, range_context
 from servers.models import Server
 
@@ -25,13 +26,5 @@ def host(request: HttpRequest, server_id: int) -> HttpResponse:
         **range_context(request, tr), "server": server, "tab": "host", "figures": {HOST_ID: figure},
         "csv": chart_csv(server.pk, found.metrics, tr, points) if found.metrics else "",
         "missing": "" if server.node_exporter_url or found.metrics else NO_AGENT,
-        "source": health_of_source(server, "node_exporter"),
+        "source": source_health(server, "node_exporter"),
     })
-
-
-def health_of_source(server: Server, name: str) -> dict | None:
-    """The collectors' last word on one source of this server (ok, error, note), None before any poll."""
-    try:
-        return (server.health.sources or {}).get(name)
-    except Exception:  # noqa: BLE001 - RelatedObjectDoesNotExist: never polled
-        return None

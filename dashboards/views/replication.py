@@ -3,12 +3,12 @@
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
-from collectors.models import ServerHealth
 from collectors.sources.replication import IO, LAG, SQL
 from collectors.sources.replication import NAME as SOURCE  # the collectors' source of replica.* metrics
 from dashboards import reads
 from dashboards.figures.replication import replication_figure
 from dashboards.links import chart_csv
+from dashboards.source_health import source_health
 from dashboards.views.common import page_range, range_context
 from servers.models import Server
 
@@ -22,11 +22,6 @@ def named(found: dict, prefix: str, what: str) -> list[tuple[str, object]]:
             if m == prefix or m.startswith(prefix + ":")]
 
 
-def source_state(server_id: int) -> dict:
-    health = ServerHealth.objects.filter(server_id=server_id).first()
-    return ((health.sources or {}).get(SOURCE) or {}) if health else {}
-
-
 def replication(request: HttpRequest, server_id: int) -> HttpResponse:
     server = get_object_or_404(Server, pk=server_id)
     tr, points = page_range(request)
@@ -36,7 +31,7 @@ def replication(request: HttpRequest, server_id: int) -> HttpResponse:
     fig = replication_figure(named(found, LAG, "lag s"), threads, (tr.start, tr.end))
     return render(request, "dashboards/replication.html", {
         **range_context(request, tr), "server": server, "tab": "replication",
-        "figures": {"replication-chart": fig} if metrics else {}, "state": source_state(server.pk),
+        "figures": {"replication-chart": fig} if metrics else {}, "state": source_health(server, SOURCE) or {},
         "is_replica": bool(metrics),
         "csv": chart_csv(server.pk, metrics, tr, points),
     })

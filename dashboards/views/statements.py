@@ -15,10 +15,10 @@ from dashboards.analysis.statements import (
 from dashboards.figures.statements import statement_figure
 from dashboards.links import exact_param, link
 from dashboards.query_params import int_param, order_param
+from dashboards.source_health import source_health
 from dashboards.statement_lines import lines_of
 from dashboards.timerange import TimeRange
 from dashboards.views.common import page_range, range_context
-from dashboards.views.fleet import health_of
 from servers.models import Run, Server
 from store.statements import NULL_DIGEST
 
@@ -47,17 +47,11 @@ def statements(request: HttpRequest, server_id: int) -> HttpResponse:
         "lines": lines_of(server.pk, tr, found, ranked), "order": order, "orders": ORDERS.items(),
         "order_label": ORDERS[order][0], "limit": limit, "csv": statements_csv(server.pk, tr, order),
         "param_notes": [p for p in (limit_problem, order_problem) if p],
-        "source": source_state(server), "consumer_sql": CONSUMER_SQL,
+        "source": source_health(server, "statements") or {}, "consumer_sql": CONSUMER_SQL,
         "rest_share": ranked.share(ranked.rest) if ranked.rest else None, "top_n": top_n(),
         "table_full": next((line for line in found.rows if (line.schema, line.digest) == NULL_DIGEST), None),
     }
     return render(request, "dashboards/statements.html", context)
-
-
-def source_state(server: Server) -> dict:
-    """The statements source's newest health entry: why there may be nothing to show."""
-    health = health_of(server)
-    return (health.sources or {}).get("statements", {}) if health is not None else {}
 
 
 def statement(request: HttpRequest, server_id: int, digest_id: int) -> HttpResponse:
