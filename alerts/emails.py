@@ -1,10 +1,12 @@
 """The e-mails: one function per kind, bodies rendered from templates/emails/."""
 
 from datetime import UTC, datetime, timedelta
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
 from django.template.loader import render_to_string
+from django.urls import reverse
 
 from alerts.models import Notification, Rule
 from alerts.numbers import fmt, fmt_growth, fmt_minutes
@@ -18,9 +20,15 @@ def utc(ts: datetime) -> str:
     return ts.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def page_path(page: str, server_id: int, start: datetime, end: datetime) -> str:
+    """A dashboards page of one server over [start, end], by its URL name (alerts never import dashboards)."""
+    query = urlencode({"from": utc(start), "to": utc(end)}, safe=":")
+    return reverse(f"dashboards:{page}", args=[server_id]) + "?" + query
+
+
 def purge_path(server_id: int, start: datetime, end: datetime) -> str:
     """The dashboards' purge-lag view of one server over [start, end]."""
-    return f"/servers/{server_id}/purge/?from={utc(start)}&to={utc(end)}"
+    return page_path("purge", server_id, start, end)
 
 
 def purge_url(server_id: int, start: datetime, end: datetime) -> str:
@@ -37,9 +45,9 @@ def event_page(rule, server_id: int, start: datetime, end: datetime) -> tuple[st
     if metric.startswith(PURGE_METRICS):
         return "Purge lag for this time range", purge_path(server_id, start, end)
     if metric.startswith("replica."):
-        return "Replication for this time range", f"/servers/{server_id}/replication/?from={utc(start)}&to={utc(end)}"
+        return "Replication for this time range", page_path("replication", server_id, start, end)
     what = "at the outage" if rule.kind == Rule.UNREACHABLE else "for this time range"
-    return f"The server's stability {what}", f"/servers/{server_id}/stability/?from={utc(start)}&to={utc(end)}"
+    return f"The server's stability {what}", page_path("stability", server_id, start, end)
 
 
 def message(name: str, recipients: list[str], context: dict) -> EmailMultiAlternatives:

@@ -4,7 +4,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from dashboards.analysis.per_transaction import BUSY_SECONDS, TPS, PerTransaction, per_transaction
-from dashboards.analysis.step_window import Window, window_sums
+from dashboards.analysis.step_window import Window
 from dashboards.analysis.topwaits import WaitRow, wait_rows, without_conditions
 from dashboards.figures.common import ChartPoints
 from dashboards.reads import (
@@ -16,9 +16,10 @@ from dashboards.reads import (
     biggest,
     interval_sums,
     series_map,
-    store,
 )
 from dashboards.timerange import TimeRange
+from dashboards.window_reads import window_sums
+from store import query
 
 WAIT_PREFIXES = (TIME_PREFIX, COUNT_PREFIX)
 
@@ -79,16 +80,16 @@ def fleet_cpu(server_ids: list[int]) -> dict[int, float]:
     """server id -> CPU busy % at its last node_exporter poll (servers without one are left out)."""
     if not server_ids:
         return {}
-    return {sid: value for (sid, _metric), (_ts, value) in store().latest(server_ids, [BUSY]).items()}
+    return {sid: value for (sid, _metric), (_ts, value) in query.latest(server_ids, [BUSY]).items()}
 
 
 def has_host_metrics(server_id: int) -> bool:
-    return bool(store().metric_names(server_id, BUSY))
+    return bool(query.metric_names(server_id, BUSY))
 
 
 def busiest_device(server_id: int, tr: TimeRange) -> str | None:
     """The device with the highest mean utilisation over the range (ranked at a coarse resolution)."""
-    coarse = store().series([server_id], [UTIL + "*"], tr.start, tr.end, max_points=RANK_POINTS)
+    coarse = query.series([server_id], [UTIL + "*"], tr.start, tr.end, max_points=RANK_POINTS)
     means = {s.metric: sum(v for v in s.values if v) / max(1, len(s.values)) for s in coarse}  # a gauge's
     top = biggest(means, UTIL, 1)
     return top[0][len(UTIL):] if top else None
@@ -128,7 +129,7 @@ HOST_ROWS = {
 
 def host_series(server_id: int, tr: TimeRange, points: int) -> HostSeries:
     patterns = [p for row in HOST_ROWS.values() for p in row]
-    found = store().series([server_id], patterns, tr.start, tr.end, max_points=points)
+    found = query.series([server_id], patterns, tr.start, tr.end, max_points=points)
     found = [s for s in found if s.server_id == server_id]
     rows = {name: row_series(found, wanted) for name, wanted in HOST_ROWS.items()}
     return HostSeries(rows, [metric for row in rows.values() for metric, _ in row])

@@ -24,7 +24,7 @@ from dashboards.analysis.topwaits import (
     is_condition,
     wait_rows,
 )
-from dashboards.figures.common import ChartPoints
+from dashboards.links import link
 from dashboards.timerange import TimeRange
 from store import levels, query, statement_reads
 
@@ -44,11 +44,6 @@ PURGE_COUNTERS = [
 ]
 
 
-def store():
-    # Imported on use: the store app is built in parallel and must not break importing the views.
-    return query
-
-
 @dataclass
 class Empty:
     """No samples: charts say so instead of failing."""
@@ -57,10 +52,10 @@ class Empty:
     values: list = field(default_factory=list)
 
 
-def series_map(server_id: int, metrics: Sequence[str], tr: TimeRange, points: int) -> dict[str, ChartPoints]:
+def series_map(server_id: int, metrics: Sequence[str], tr: TimeRange, points: int) -> dict[str, query.Series]:
     if not metrics:
         return {}
-    found = store().series([server_id], list(metrics), tr.start, tr.end, max_points=points)
+    found = query.series([server_id], list(metrics), tr.start, tr.end, max_points=points)
     return {s.metric: s for s in found if s.server_id == server_id}
 
 
@@ -93,8 +88,8 @@ def stability_series(server_id: int, tr: TimeRange, points: int, n_waits: int, n
     (topwaits.CLIENT_EVENTS) is not ranked unless `client`.
     """
     wide = TimeRange(tr.start - mutex_reach, tr.end + mutex_reach)
-    totals = store().ranking_totals(server_id, [WAIT_TIMES], tr.start, tr.end, RANK_POINTS)
-    totals |= store().ranking_totals(server_id, [MUTEX_WAITS], wide.start, wide.end, RANK_POINTS)
+    totals = query.ranking_totals(server_id, [WAIT_TIMES], tr.start, tr.end, RANK_POINTS)
+    totals |= query.ranking_totals(server_id, [MUTEX_WAITS], wide.start, wide.end, RANK_POINTS)
     conds = {m: t for m, t in totals.items() if m.startswith(TIME_PREFIX + CONDITION_PREFIX)}
     if not conditions:
         totals = {m: t for m, t in totals.items() if m not in conds}
@@ -129,19 +124,19 @@ AFTER_START = timedelta(microseconds=1)
 
 def interval_waits(server_id: int, start: datetime, end: datetime) -> list[WaitRow]:
     """Exact deltas of every wait event over (start, end] (never from downsampled points)."""
-    names = store().metric_names(server_id, WAIT_TIMES) + store().metric_names(server_id, COUNT_PREFIX + "*")
+    names = query.metric_names(server_id, WAIT_TIMES) + query.metric_names(server_id, COUNT_PREFIX + "*")
     return wait_rows(interval_totals(server_id, names, start, end)) if names else []
 
 
 def interval_totals(server_id: int, metrics: list[str], start: datetime, end: datetime) -> dict[str, int | float]:
     """Exact counter sums over the polls in (start, end]: every figure of an interval counts the same polls."""
-    return store().totals(server_id, metrics, start + AFTER_START, end)
+    return query.totals(server_id, metrics, start + AFTER_START, end)
 
 
 def interval_sums(server_id: int, metrics: list[str], start: datetime,
                   end: datetime) -> dict[str, tuple[int | float, float]]:
     """interval_totals(), each with the seconds its polls cover: what each is a rate over."""
-    return store().totals_and_seconds(server_id, metrics, start + AFTER_START, end)
+    return query.totals_and_seconds(server_id, metrics, start + AFTER_START, end)
 
 
 def tps_mixed(server_id: int, start: datetime, end: datetime, basis: str | None) -> bool:
@@ -184,17 +179,22 @@ def mean_rate(server_id: int, metric: str, start: datetime, end: datetime) -> fl
 
 def polled_total(server_id: int, metric: str, start: datetime, end: datetime) -> tuple[int | float | None, float]:
     """A counter's exact total over the polls in (start, end] and the seconds they cover; (None, 0) unknown."""
-    return store().totals_and_seconds(server_id, [metric], start + AFTER_START, end).get(metric, (None, 0.0))
+    return query.totals_and_seconds(server_id, [metric], start + AFTER_START, end).get(metric, (None, 0.0))
+
+
+def metric_names(server_id: int, pattern: str = "*") -> list[str]:
+    """The names of the server's collected metrics that match pattern ('*' allowed)."""
+    return query.metric_names(server_id, pattern)
 
 
 def latest_value(server_id: int, metric: str) -> float | None:
-    found = store().latest([server_id], [metric]).get((server_id, metric))
+    found = query.latest([server_id], [metric]).get((server_id, metric))
     return found[1] if found else None
 
 
 def purge_counters(server_id: int) -> tuple[list[str], list[str]]:
     """(collected, missing) purge counters: missing ones are off on the server."""
-    have = set(store().metric_names(server_id, "innodb_metrics:purge_*"))
+    have = set(query.metric_names(server_id, "innodb_metrics:purge_*"))
     wanted = PURGE_COUNTERS + [PURGE_DELAY]
     return [m for m in wanted if m in have], [m for m in wanted if m not in have]
 
@@ -214,7 +214,7 @@ def summed_rate(server_id: int, metrics: list[str], start: datetime, end: dateti
 
 def purge_rates(server_id: int, start: datetime, end: datetime) -> tuple[float | None, float | None]:
     """(undo records purged /s, rows updated + deleted /s) over (start, end]; None where not collected."""
-    have = set(store().metric_names(server_id))
+    have = set(query.metric_names(server_id))
     dml = next((list(names) for names in DML_UNDO_SETS if all(n in have for n in names)), [])
     return (summed_rate(server_id, PURGED, start, end) if all(m in have for m in PURGED) else None,
             summed_rate(server_id, dml, start, end) if dml else None)
@@ -241,12 +241,12 @@ def fleet_latest(server_ids: list[int]) -> dict[tuple[int, str], tuple[datetime,
     """The newest TPS, history length, wait rates and replica state of every server, in one store call."""
     if not server_ids:
         return {}
-    return store().latest(server_ids, FLEET_NOW)
+    return query.latest(server_ids, FLEET_NOW)
 
 
 def fleet_latest_by_server(server_ids: list[int]) -> dict[int, dict[tuple[int, str], tuple[datetime, float]]]:
     """fleet_latest() split by server (every server given has its dict): each row reads only its own."""
-    found = store().latest_by_server(server_ids, FLEET_NOW) if server_ids else {}
+    found = query.latest_by_server(server_ids, FLEET_NOW) if server_ids else {}
     return {sid: {(sid, m): v for m, v in found.get(sid, {}).items()} for sid in server_ids}
 
 
@@ -277,7 +277,7 @@ def top_wait_of(latest: dict, server_id: int, conditions: bool = False, client: 
 
 def history_trend(server_id: int, end: datetime) -> Trend:
     """The history length's current segment and its slope, from every poll of the REACH up to `end`."""
-    found = store().within(server_id, [HISTORY], end - REACH, end)
+    found = query.within(server_id, [HISTORY], end - REACH, end)
     polls = found[0] if found else Empty()
     return current_trend(polls.ts, polls.values)
 
@@ -285,14 +285,14 @@ def history_trend(server_id: int, end: datetime) -> Trend:
 def polls_back(server_id: int, metric: str, start: datetime, end: datetime) -> Iterator[tuple[datetime, float]]:
     """A gauge's readings in [start, end] as polled (never a chart's bucket min or max), newest first,
     read in windows growing back from `end` (store.query.polls_back) from the trend's reach."""
-    return store().polls_back(server_id, metric, start, end, REACH)
+    return query.polls_back(server_id, metric, start, end, REACH)
 
 
 def recent(server_ids: list[int], metric: str, now: datetime, window: timedelta, points: int = 60):
     """server id -> recent points of one metric, for trends on the fleet page."""
     if not server_ids:
         return {}
-    found = store().series(server_ids, [metric], now - window, now, max_points=points)
+    found = query.series(server_ids, [metric], now - window, now, max_points=points)
     return {s.server_id: s for s in found}
 
 
@@ -300,7 +300,7 @@ def recent_windows(ends: dict[int, datetime], metric: str, window: timedelta, po
     """server id -> points of one metric over the window up to each server's own end, in one store read."""
     if not ends:
         return {}
-    found = store().series_windows([(sid, end - window, end) for sid, end in ends.items()], [metric],
+    found = query.series_windows([(sid, end - window, end) for sid, end in ends.items()], [metric],
                                    max_points=points)
     return {s.server_id: s for s in found}
 
@@ -401,6 +401,7 @@ def statements_changed_context(runs: list, limit: int, warmup: int | None = None
     """What _statements_changed.html shows, for the compare page and the compare report."""
     if len(runs) < 2:
         return {}
-    csv = f"/export/statements.csv?runs={runs[0].pk},{runs[1].pk}" + ("" if warmup is None else f"&warmup={warmup}")
+    query = {"runs": f"{runs[0].pk},{runs[1].pk}"} | ({} if warmup is None else {"warmup": warmup})
+    csv = link("export-statements", query=query, safe=",")
     return {"changed": statements_changed(runs, limit, warmup), "changed_a": runs[0], "changed_b": runs[1],
             "changed_csv": csv}

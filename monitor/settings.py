@@ -83,7 +83,7 @@ AXES_DISABLE_ACCESS_LOG = True  # successful logins are not what this is for, an
 ROOT_URLCONF = "monitor.urls"
 WSGI_APPLICATION = "monitor.wsgi.application"
 LOGIN_URL = "login"
-LOGIN_REDIRECT_URL = "/"
+LOGIN_REDIRECT_URL = "dashboards:fleet"
 LOGOUT_REDIRECT_URL = "login"
 
 TEMPLATES = [

@@ -7,9 +7,6 @@ test) ran the difference, and a curve drawn from the server's TPS is not the loa
 
 from dataclasses import dataclass
 
-from servers.models import Run
-from workload.external import sysbench_figures
-
 OTHERS_THRESHOLD = 0.05  # of the server's TPS
 
 
@@ -23,9 +20,8 @@ class OwnLoad:
     qps: float | None = None  # sysbench's queries per second
 
 
-def own_load(run: Run) -> OwnLoad | None:
-    """The run's own figures: kept by the stress driver, else read from sysbench's summary; None for neither."""
-    figures = run.client_figures or sysbench_figures(run.tool_summary or "")
+def from_figures(figures: dict | None) -> OwnLoad | None:
+    """The load's own figures as the stress driver keeps them (or sysbench's summary, parsed); None for neither."""
     if not figures:
         return None
     return OwnLoad(figures.get("tool", ""), figures.get("tps"), figures.get("latency_avg_ms"),

@@ -11,14 +11,15 @@ server's transactions at some level of the curve and the load counted its own at
 every level: then the knee, gains and ratios read the load's own TPS (own_load).
 """
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
-from dashboards.analysis.own_load import OwnLoad, differs, others_share, own_load
-from dashboards.analysis.per_transaction import BUSY_SECONDS
-from dashboards.analysis.step_window import Window, WindowTps, run_window, window_sums, window_tps
+from dashboards.analysis.own_load import OwnLoad, differs, others_share
+from dashboards.analysis.step_window import Window, WindowTps
 from dashboards.analysis.topwaits import TIME_PREFIX, is_client, is_condition
-from servers.models import Run
+
+Run = Any  # a servers.models.Run: analysis reads its fields, never the database
 
 DEFAULT_KNEE = 0.5  # of the first level's TPS per thread
 FEW_SAMPLES = 3  # below this many samples inside its window, a level's average is one or two polls
@@ -108,15 +109,6 @@ def curve_name(run: Run) -> str:
     return run.sweep or run.label or f"{run.server.name} (no sweep)"
 
 
-def measure(run: Run) -> Level:
-    window = run_window(run)
-    sums = window_sums(run.server_id, [WAIT_TIMES, BUSY_SECONDS, QPS], window)
-    waits = {name[len(TIME_PREFIX):]: (int(total), seconds) for name, (total, seconds) in sums.items()
-             if total and name.startswith(TIME_PREFIX)}
-    return Level(run, window, window_tps(run.server_id, window), waits, sums.get(BUSY_SECONDS), own_load(run),
-                 sums.get(QPS))
-
-
 def read_own(levels: list[Level]) -> bool:
     """Whether a curve reads the load's own TPS: others ran part of some level, and every level counted its own."""
     return (any(differs(lv.others) for lv in levels)
@@ -162,7 +154,8 @@ def group(runs: Iterable[Run]) -> dict[str, list[Run]]:
     return curves
 
 
-def build_curve(name: str, runs: list[Run], threshold: float = DEFAULT_KNEE) -> Curve:
+def build_curve(name: str, runs: list[Run], measure: Callable[[Run], Level], threshold: float = DEFAULT_KNEE) -> Curve:
+    """A curve of the newest run at each level, each measured by `measure` (dashboards/scalability_levels)."""
     newest = {run.concurrency: run for run in runs}  # oldest first: a re-run at a level replaces it
     left_out = [run for run in runs if newest[run.concurrency] is not run]
     levels = [measure(newest[c]) for c in sorted(newest)]
@@ -172,8 +165,8 @@ def build_curve(name: str, runs: list[Run], threshold: float = DEFAULT_KNEE) -> 
     return Curve(name, label, levels, left_out, knee(levels, threshold), by_own)
 
 
-def curves(runs: Iterable[Run], threshold: float = DEFAULT_KNEE) -> list[Curve]:
-    return [build_curve(name, group_runs, threshold) for name, group_runs in group(runs).items()]
+def curves(runs: Iterable[Run], measure: Callable[[Run], Level], threshold: float = DEFAULT_KNEE) -> list[Curve]:
+    return [build_curve(name, group_runs, measure, threshold) for name, group_runs in group(runs).items()]
 
 
 def top_waits(found: list[Curve], n: int = TOP_WAITS) -> list[str]:

@@ -4,19 +4,16 @@ A step's figures come only from samples whose whole interval (ts - interval, ts]
 lies inside [start + warm-up, end]: a sample that straddles the start still holds
 warm-up (or idle) time, one that straddles the end holds the next step's load.
 Once the polls are past the raw retention the samples are the rollup buckets
-lying wholly inside the window (store.query.window_samples): the sums and the
-averages stay exact over those whole minutes (or hours); the spread is then of
+lying wholly inside the window (store.query.window_samples, read in dashboards/window_reads.py): the sums
+and the averages stay exact over those whole minutes (or hours); the spread is then of
 the buckets' rates, and `resolution` says so.
 """
 
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-from collectors.metric import TPS
-from servers.models import Run
-from store import query
 from store.query import CounterSamples
 from store.stats import percentile
 
@@ -42,7 +39,7 @@ class WindowTps:
         return self.transactions / self.seconds if self.seconds else None
 
 
-def run_window(run: Run, warmup: int | None = None) -> Window:
+def run_window(run: Any, warmup: int | None = None) -> Window:
     """The run after its warm-up (the run's own, unless one is given); a run still going ends now."""
     trim = run.warmup_seconds if warmup is None else warmup
     end = run.ended_at or datetime.now(UTC)
@@ -52,42 +49,6 @@ def run_window(run: Run, warmup: int | None = None) -> Window:
 def inside(samples: CounterSamples, window: Window) -> list[int]:
     """Indexes of the samples whose interval lies inside the window."""
     return [i for i, ts in enumerate(samples.ts) if ts <= window.end and samples.began(i) >= window.start]
-
-
-def sums_from(server_id: int, window: Window) -> datetime:
-    """Where an interval export of the window (store totals over (from, end]: the run report's top-waits
-    CSV link) begins: before its first poll inside it.
-
-    The first poll after the start measured mostly the time before it, which inside() leaves out
-    of the window's statistics; the interval must leave it out too. Half the
-    first inside poll's interval back: that poll's other sources, read milliseconds apart, are
-    in, the poll before it is not. No poll inside: the window's end (nothing to sum).
-    """
-    samples = samples_in(server_id, [TPS], window)[0].get(TPS)
-    keep = inside(samples, window) if samples else []
-    if samples is None or not keep:
-        return window.end
-    return samples.ts[keep[0]] - timedelta(seconds=samples.seconds[keep[0]] / 2)
-
-
-def window_sums(server_id: int, metrics: list[str], window: Window) -> dict[str, tuple[float, float]]:
-    """Per counter: (sum of the inside deltas, seconds they cover)."""
-    found = samples_in(server_id, metrics, window)[0]
-    sums = {}
-    for name, samples in found.items():
-        keep = inside(samples, window)
-        sums[name] = (sum(samples.deltas[i] for i in keep), sum(samples.seconds[i] for i in keep))
-    return sums
-
-
-def samples_in(server_id: int, metrics: list[str], window: Window) -> tuple[dict[str, CounterSamples], str]:
-    """The counters' samples for the window: its polls, or past the raw retention its rollup buckets."""
-    return query.window_samples(server_id, metrics, window.start, window.end)
-
-
-def window_tps(server_id: int, window: Window) -> WindowTps:
-    found, resolution = samples_in(server_id, [TPS], window)
-    return tps_inside(found.get(TPS), window, resolution)
 
 
 def tps_inside(samples: CounterSamples | None, window: Window, resolution: str = "polls") -> WindowTps:
@@ -104,27 +65,12 @@ def tps_inside(samples: CounterSamples | None, window: Window, resolution: str =
     )
 
 
-def run_tps(run: Run) -> WindowTps:
-    return window_tps(run.server_id, run_window(run))
-
-
 ONE_READ_SPAN = timedelta(days=2)  # runs of a server within this span: one read of their samples
 
 
-def runs_tps(runs: list[Run]) -> dict[int, WindowTps]:
-    """Each run's TPS, reading a server's samples once for all its runs that lie close together."""
-    out: dict[int, WindowTps] = {}
-    for batch in close_batches(runs):
-        windows = {run.pk: run_window(run) for run in batch}
-        start, end = min(w.start for w in windows.values()), max(w.end for w in windows.values())
-        found, resolution = samples_in(batch[0].server_id, [TPS], Window(start, end))
-        out |= {pk: tps_inside(cut(found.get(TPS), w), w, resolution) for pk, w in windows.items()}
-    return out
-
-
-def close_batches(runs: list[Run]) -> list[list[Run]]:
+def close_batches(runs: list[Any]) -> list[list[Any]]:
     """Runs per server, in time order, cut where a batch would span more than ONE_READ_SPAN."""
-    batches: list[list[Run]] = []
+    batches: list[list[Any]] = []
     for run in sorted(runs, key=lambda r: (r.server_id, r.started_at)):
         batch = batches[-1] if batches else None
         if batch and batch[0].server_id == run.server_id and run_window(run).end - batch[0].started_at <= ONE_READ_SPAN:

@@ -9,18 +9,13 @@ COUNT_PREFIX = "wait.count:"
 
 # Condition waits are threads asleep until signalled: on MariaDB mostly background threads
 # idling (mysys COND_timer, Aria's SERVICE_THREAD_CONTROL::COND_control), time that does not
-# limit TPS but would top every ranking. Rankings leave them out unless asked (?cond=1).
+# limit TPS but would top every ranking. Rankings leave them out unless asked (?cond=1: query_params).
 CONDITION_PREFIX = "wait/synch/cond/"
 CONDITION_PARAM = "cond"
 
 
 def is_condition(event: str) -> bool:
     return event.startswith(CONDITION_PREFIX)
-
-
-def include_conditions(get) -> bool:
-    """The page's toggle "include condition waits", kept in the URL as cond=1 (default: left out)."""
-    return get.get(CONDITION_PARAM) == "1"
 
 
 # Client time: the server waiting for its client's next statement (the socket read between statements),
@@ -31,14 +26,6 @@ CLIENT_PARAM = "client"
 
 def is_client(event: str) -> bool:
     return event in CLIENT_EVENTS
-
-
-def client_param(get) -> tuple[bool, str | None]:
-    """?client=1 ranks client time with the waits; 0 or absent leaves it apart; anything else is said."""
-    raw = get.get(CLIENT_PARAM, "")
-    if raw in ("", "0", "1"):
-        return raw == "1", None
-    return False, f"{CLIENT_PARAM}={raw[:40]!r} must be 1 (rank client time with the waits) or 0 (show it apart)"
 
 
 @dataclass(frozen=True)

@@ -4,9 +4,10 @@ from collections.abc import Iterable, Iterator
 
 from collectors.metric import PS_PER_S
 from dashboards.analysis.per_transaction import PS_PER_MS, PerTransaction
+from dashboards.analysis.run_summary import ratio
 from dashboards.analysis.topwaits import WaitDiff, WaitRow
 from dashboards.reports.scalability import Study
-from dashboards.reports.summary import RunSummary, ratio
+from dashboards.reports.summary import RunSummary
 from servers.models import Annotation
 
 WAIT_HEADER = ["rank", "event", "time waited (s)", "share of time waited (%)", "count",

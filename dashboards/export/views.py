@@ -15,7 +15,7 @@ from django.views.decorators.http import require_GET
 from dashboards import host_series, reads
 from dashboards.analysis.statements import DEFAULT_ORDER, ORDERS, changed_most, rank
 from dashboards.analysis.step_window import Window
-from dashboards.analysis.topwaits import diff_rows, include_conditions, shown
+from dashboards.analysis.topwaits import diff_rows, shown
 from dashboards.export import params
 from dashboards.export.auth import session_or_token
 from dashboards.export.csv_safe import CsvLines, iso_utc
@@ -31,9 +31,10 @@ from dashboards.export.tables import (
     topwaits_diff_rows,
     topwaits_rows,
 )
-from dashboards.reports.run_table import run_lines, sort_key, table_rows
-from dashboards.reports.scalability import StudyError, study
-from dashboards.reports.summary import summarize_run, warmup_param
+from dashboards.query_params import BadParam, include_conditions, runs_sort, warmup_param
+from dashboards.reports.run_table import DEFAULT_SORT, SORTS, run_lines, table_rows
+from dashboards.reports.scalability import study
+from dashboards.reports.summary import summarize_run
 from dashboards.url_ids import parse_id
 from dashboards.views.fleet import fleet_rows
 from servers.models import Annotation, Run, Server
@@ -189,7 +190,7 @@ def scalability_csv(request: HttpRequest) -> HttpResponse:
     """/export/scalability.csv?sweep=A&sweep=B: every level of every curve, as the Scalability page shows it."""
     try:
         found = study(request.GET)
-    except StudyError as error:
+    except BadParam as error:
         return bad_request(params.ExportError(str(error)))
     name = slug("scalability", *(c.name for c in found.curves)) + ".csv"
     return csv_response(scalability_rows(found), name, _flag(request, "bom"))
@@ -210,7 +211,7 @@ def runs_csv(request: HttpRequest) -> HttpResponse:
         if server_id is None:
             return bad_request(params.ExportError(f"server={server!r}: give the server's id, as the runs page does"))
         runs = runs.filter(server_id=server_id)
-    lines = run_lines(runs, sort_key(request.GET.get("sort")), RUNS_CSV_LIMIT)
+    lines = run_lines(runs, runs_sort(request.GET, SORTS, DEFAULT_SORT), RUNS_CSV_LIMIT)
     return csv_response(table_rows(lines), "runs.csv", _flag(request, "bom"))
 
 

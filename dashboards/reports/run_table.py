@@ -5,7 +5,8 @@ from typing import Any
 
 from django.db.models import F, QuerySet
 
-from dashboards.analysis.step_window import WindowTps, runs_tps
+from dashboards.analysis.step_window import WindowTps
+from dashboards.window_reads import runs_tps
 from servers.models import Run
 
 LISTED = 200
@@ -22,13 +23,7 @@ HEADER = ["run id", "run", "server", "started (UTC)", "ended (UTC)", "warm-up (s
 class RunLine:
     run: Run
     tps: WindowTps
-    basis: Any = None  # what its server's TPS counts (views.common.TpsBasis), set by the page
-
-
-def sort_key(raw: str | None) -> str:
-    """A known sort key (default: newest first); anything else falls back to the default."""
-    raw = raw or DEFAULT_SORT
-    return raw if raw.lstrip("-") in SORTS else DEFAULT_SORT
+    basis: Any = None  # what its server's TPS counts (server_texts.TpsBasis), set by the page
 
 
 def ordered(runs: QuerySet, sort: str) -> QuerySet:

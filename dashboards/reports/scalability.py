@@ -9,18 +9,20 @@ from urllib.parse import urlencode
 from django.http import QueryDict
 
 from dashboards.analysis.own_load import others_sentence
-from dashboards.analysis.scalability import DEFAULT_KNEE, Curve, curves, gains, has_cpu, ratio_table, top_waits
+from dashboards.analysis.scalability import Curve, gains, has_cpu, ratio_table, top_waits
 from dashboards.analysis.scaling_reading import bottleneck_steps, curve_fit, efficiency, moves
+from dashboards.analysis.settings_diff import Setting, changes
 from dashboards.host_series import has_host_metrics
-from dashboards.reports.settings_diff import Setting, changes, show, snapshot
-from dashboards.url_ids import parse_id
+from dashboards.query_params import BadParam, knee_threshold, listed_ids, sweep_names
+from dashboards.reports.settings_diff import show, snapshot
+from dashboards.scalability_levels import curves
 from servers.models import Run
 
 MAX_CURVES = 12
 MAX_RUNS = 500
 
 
-class StudyError(ValueError):
+class StudyError(BadParam):
     """A selection the page cannot draw, worded for the user."""
 
 
@@ -35,33 +37,18 @@ class Study:
     host: bool = False  # a server of the study has node_exporter data: CPU per transaction is drawn
 
 
-def run_ids(get: QueryDict) -> list[int]:
-    raw = ",".join(get.getlist("runs"))
-    parts = [p.strip() for p in raw.split(",") if p.strip()]
-    ids = [parse_id(p) for p in parts]
-    if None in ids:
-        raise StudyError(f"runs: {parts[ids.index(None)]!r} is not a run id; give ids like runs=3,5,8")
-    return [i for i in ids if i is not None]
-
-
-def sweep_name(name: str) -> str:
-    """A sweep name as given, refused if it holds a NUL byte: no sweep's name does, and
-    PostgreSQL refuses such text outright (a DataError, an HTTP 500), as for server= (export.params)."""
-    if "\x00" in name:
-        raise StudyError(f"sweep={name!r} holds a NUL byte, which no sweep name has: pick a sweep from the list")
-    return name
-
-
 def pick_runs(get: QueryDict) -> list[Run]:
     """The steps of the sweeps named (sweep=A&sweep=B) and the runs listed (runs=1,2)."""
-    names = [sweep_name(n) for n in get.getlist("sweep") if n.strip()]
+    names = sweep_names(get)
     if not names and not get.get("runs", "").strip():
         raise StudyError("pick sweeps (sweep=NAME) or runs with a concurrency (runs=3,5,8)")
     known = set(Run.objects.filter(sweep__in=names).values_list("sweep", flat=True))
     missing = [n for n in names if n not in known]
     if missing:
         raise StudyError(f"no sweep named {missing[0]!r}: pick one from the list")
-    ids = run_ids(get)
+    ids, bad = listed_ids(get, "runs")
+    if bad:
+        raise StudyError(f"runs: {bad[0]!r} is not a run id; give ids like runs=3,5,8")
     runs = list(Run.objects.filter(sweep__in=names).select_related("server")[:MAX_RUNS])
     listed = Run.objects.filter(pk__in=ids).exclude(sweep__in=names).select_related("server")
     runs += list(listed)
@@ -72,20 +59,6 @@ def pick_runs(get: QueryDict) -> list[Run]:
         raise StudyError(f"run '{without[0]}' has no concurrency: record it with stress --sweep, bench_run or "
                          "the API's concurrency field")
     return runs
-
-
-def knee_threshold(get: QueryDict) -> float:
-    """?knee=50: the share (%) of the first level's TPS per thread a step up must still gain."""
-    raw = get.get("knee", "")
-    if raw == "":
-        return DEFAULT_KNEE
-    try:
-        value = float(raw)
-    except ValueError:
-        raise StudyError(f"knee={raw!r}: give a percentage such as 50") from None
-    if not 0 < value <= 100:
-        raise StudyError(f"knee={raw}: give a percentage between 0 and 100")
-    return value / 100
 
 
 def curve_settings(curve: Curve) -> tuple[list[Setting], list[str]]:

@@ -4,15 +4,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from dashboards.analysis.run_verdict import MIN_POINTS, warmup_end
+from dashboards.analysis.run_summary import known, rate, warmup_found
 from dashboards.analysis.stability import Summary, summarize
-from dashboards.analysis.step_window import Window, run_window, window_sums
+from dashboards.analysis.step_window import Window, run_window
 from dashboards.reads import HISTORY, TPS
-from dashboards.url_ids import parse_id
+from dashboards.window_reads import window_sums
 from servers.models import Run
 from store import levels, query
 
-MAX_WARMUP = 7 * 86400
 ALL_POINTS = 10**6  # no downsampling of a run's rollup points
 QPS = "qps"
 
@@ -38,20 +37,6 @@ class RunSummary:
         return (self.end - self.start).total_seconds()
 
 
-def warmup_param(get) -> int | None:
-    """?warmup=N seconds for every run compared; None (each run's own) when absent or unreadable."""
-    warmup = parse_id(get.get("warmup"))
-    return warmup if warmup is not None and warmup <= MAX_WARMUP else None
-
-
-def _known(series) -> list[float]:
-    return [v for v in series.values if v is not None] if series else []
-
-
-def _rate(total: float, seconds: float) -> float | None:
-    return total / seconds if seconds else None
-
-
 def summarize_run(run: Run, warmup: int | None = None) -> RunSummary:
     """Statistics from every sample whose interval lies inside the run (after the warm-up), never downsampled.
 
@@ -63,11 +48,11 @@ def summarize_run(run: Run, warmup: int | None = None) -> RunSummary:
     lines, resolution = run_lines(run.server_id, window)
     sums = window_sums(run.server_id, [TPS, QPS], window)
     done, covered = sums.get(TPS, (0, 0.0))
-    history = _known(lines.get(HISTORY))
+    history = known(lines.get(HISTORY))
     return RunSummary(
         run=run, start=window.start, end=window.end,
-        tps=summarize(_known(lines.get(TPS)), mean=_rate(done, covered)),
-        qps=_rate(*sums.get(QPS, (0, 0.0))), transactions=done if covered else None,
+        tps=summarize(known(lines.get(TPS)), mean=rate(done, covered)),
+        qps=rate(*sums.get(QPS, (0, 0.0))), transactions=done if covered else None,
         max_history=max(history) if history else None,
         warmup=run.warmup_seconds if warmup is None else warmup, tps_points=lines.get(TPS),
         covered=covered, resolution=resolution,
@@ -81,14 +66,7 @@ def summarize_run_trimmed(run: Run) -> tuple[RunSummary, bool]:
     points = summary.tps_points
     if run.warmup_seconds or points is None:
         return summary, False
-    known = [(t, v) for t, v in zip(points.ts, points.values, strict=True) if v is not None]
-    if len(known) < MIN_POINTS:
-        return summary, False
-    first = warmup_end([v for _, v in known])
-    if not first:
-        return summary, False
-    # The last warm-up poll's time: the first steady poll measured from it, and its interval must lie inside.
-    seconds = int((known[first - 1][0] - run.started_at).total_seconds())
+    seconds = warmup_found(run.started_at, points)
     return (summarize_run(run, seconds), True) if seconds > 0 else (summary, False)
 
 
@@ -101,10 +79,3 @@ def run_lines(server_id: int, window: Window) -> tuple[dict[str, Any], str]:
         return {s.metric: s for s in query.within(server_id, [TPS, HISTORY], *window)}, "polls"
     found = query.series([server_id], [TPS, HISTORY], window.start, window.end, max_points=ALL_POINTS)
     return {s.metric: s for s in found}, level
-
-
-def ratio(value: float | None, reference: float | None) -> float | None:
-    """value / reference, the seeds' 'X faster' column; None when undefined."""
-    if value is None or not reference:
-        return None
-    return value / reference

@@ -1,31 +1,36 @@
 """Printable reports: one run (settings, summary, charts, top waits) and a comparison of runs."""
 
-from urllib.parse import urlencode
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
 from dashboards import host_series, reads
+from dashboards.analysis.run_summary import ratio
+from dashboards.analysis.settings_diff import Change, changes
 from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, dip_threshold
-from dashboards.analysis.step_window import Window, run_window, sums_from
-from dashboards.analysis.topwaits import include_conditions, shown
+from dashboards.analysis.step_window import Window, run_window
+from dashboards.analysis.topwaits import shown
 from dashboards.export import params
 from dashboards.export.csv_safe import iso_utc
+from dashboards.links import link
+from dashboards.query_params import include_conditions, warmup_param
 from dashboards.reports.charts import chart_metrics, purge_chart, stability_chart
-from dashboards.reports.settings_diff import Change, changes, previous_run, show, snapshot
-from dashboards.reports.summary import ratio, summarize_run, summarize_run_trimmed, warmup_param
+from dashboards.reports.settings_diff import previous_run, show, snapshot
+from dashboards.reports.summary import summarize_run, summarize_run_trimmed
+from dashboards.server_texts import server_texts
 from dashboards.timerange import iso_param
-from dashboards.views.common import TPS_DEFINITION, condition_toggle, server_texts
+from dashboards.views.common import TPS_DEFINITION, condition_toggle
 from dashboards.views.scalability import study_context
+from dashboards.window_reads import sums_from
 from servers.models import Run
 
 TOP_WAITS = 15
 TOP_STATEMENTS, CHANGED_STATEMENTS = 10, 10
 
 
-def range_query(server: str, start, end, **extra) -> str:
-    return urlencode({"server": server, "from": iso_utc(start), "to": iso_utc(end), **extra})
+def range_query(server: str, start, end, **extra) -> dict:
+    return {"server": server, "from": iso_utc(start), "to": iso_utc(end), **extra}
 
 
 def settings_context(run: Run) -> dict:
@@ -64,15 +69,15 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
         dips=dips, dip_threshold=dip_threshold(summary.tps), verdict=verdict, warmup_found=warmup_found,
         figures={"chart-stability": stability,
                  "chart-purge": purge_chart(summary, context["max_purge_lag"], texts.title)},
-        series_csv=f"/export.csv?{query}&" + urlencode({"metrics": metrics}),
-        series_full_csv=f"/export.csv?{query}&" + urlencode({"metrics": metrics, "full": 1}),
+        series_csv=link("export-csv", query={**query, "metrics": metrics}),
+        series_full_csv=link("export-csv", query={**query, "metrics": metrics, "full": 1}),
         range_params={"from": iso_param(summary.start), "to": iso_param(summary.end)},
         tps_definition=texts.definition, dip_fraction=DEFAULT_DIP_FRACTION,
         top_statements=reads.run_top_statements(run, TOP_STATEMENTS),
-        statements_csv=f"/export/statements.csv?runs={run.pk}",
+        statements_csv=link("export-statements", query={"runs": run.pk}),
         # the interval export ((from, to]) from just before the first poll inside the run
-        waits_csv=f"/export/topwaits.csv?{range_query(run.server.name, sums_from(run.server_id, window), window.end)}"
-                  + ("" if conditions else "&cond=0"),
+        waits_csv=link("export-topwaits", query=range_query(run.server.name, sums_from(run.server_id, window),
+                                                            window.end, **({} if conditions else {"cond": 0}))),
     )
     return render(request, "reports/run.html", context)
 
@@ -102,8 +107,7 @@ def compare_report(request: HttpRequest) -> HttpResponse:
     ids = ",".join(str(r.pk) for r in runs)
     return render(request, "reports/compare.html", {
         "rows": rows, "ids": ids, "warmup": warmup,
-        "compare_csv": "/export/compare.csv?" + urlencode(
-            {"runs": ids} | ({} if warmup is None else {"warmup": warmup})),
+        "compare_csv": link("export-compare", query={"runs": ids} | ({} if warmup is None else {"warmup": warmup})),
         "tps_definition": TPS_DEFINITION, **reads.statements_changed_context(runs, CHANGED_STATEMENTS, warmup),
     })
 

@@ -9,8 +9,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from dashboards import purge_reads
 from dashboards.analysis.purge_growth import Since, run_since
-from dashboards.views import server as server_view
 from store.ingest import write_samples
 from store.sample import Sample
 from testing.servers import make_server
@@ -127,7 +127,7 @@ class NoRetentionLookup:
 def test_it_reads_nothing_before_the_range_when_the_run_began_inside_it(admin_client, now, monkeypatch):
     server = make_server()
     history_polls(server.pk, now, 40_000, 50_000)
-    monkeypatch.setattr(server_view, "levels", NoRetentionLookup)
+    monkeypatch.setattr(purge_reads, "levels", NoRetentionLookup)
     response = admin_client.get(f"/servers/{server.pk}/purge/?range=6h&threshold=50000")
     assert response.context["above_since"] == Since(now - timedelta(seconds=3590), at_least=False)
 

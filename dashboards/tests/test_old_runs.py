@@ -5,8 +5,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from dashboards.analysis.step_window import run_tps
 from dashboards.reports.summary import summarize_run
+from dashboards.window_reads import run_tps
 from servers.models import Run
 from store import compaction, retention
 from store.ingest import write_samples

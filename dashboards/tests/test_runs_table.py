@@ -5,7 +5,7 @@ from datetime import timedelta
 
 import pytest
 
-from dashboards.analysis.step_window import run_tps, runs_tps
+from dashboards.window_reads import run_tps, runs_tps
 from servers.models import Run
 from testing.dashboards import EVIL, RECENT_T0, make_server
 from testing.scalability import POLL, inside_rates, write_sweep

@@ -1,78 +1,15 @@
-"""What every dashboard page shares: its time range, links that keep the view, CSV links."""
-
-from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import NamedTuple
-from urllib.parse import urlencode
+"""What every dashboard page shares: its time range, links that keep the view (CSV links: dashboards/links.py)."""
 
 from django.http import HttpRequest, QueryDict
 from django.utils import timezone
 
-from collectors import transactions
-from collectors.connection import parse_version
-from collectors.models import ServerHealth
-from collectors.sources import innodb_mutex, pfs_waits
 from dashboards.analysis.topwaits import CONDITION_PARAM, CONDITION_PREFIX
 from dashboards.timerange import PRESETS, TimeRange, from_query, iso_param, max_points, read_range
 
 REFRESH_SECONDS = {"15m": 15, "1h": 30, "6h": 60, "24h": 120, "7d": 300}
-# Pages about several servers; a server's own pages say how its TPS is counted (server_texts).
+# Pages about several servers; a server's own pages say how its TPS is counted (dashboards/server_texts.py).
 TPS_DEFINITION = ("TPS = transactions per second, counted on each server by the best counter it has on "
                   "(docs/metrics.md; each server's stability page says which)")
-
-
-class ServerTexts(NamedTuple):
-    definition: str  # the page's sentence: how this server's TPS is counted
-    title: str  # the TPS row's title on its charts: the counter the line comes from
-    mutex_title: str  # the mutex row's: OS waits, or every latch acquisition (performance_schema)
-    basis: str | None = None  # the counter the latest poll's tps came from (collectors.transactions)
-    waits_note: str = ""  # the wait instruments the server leaves off, and how to turn them on
-
-
-def server_texts(server) -> ServerTexts:
-    """What this server's latest polls said their counters are (one read of its health row)."""
-    health = ServerHealth.objects.filter(server=server).values_list("sources", flat=True).first() or {}
-    status = health.get("global_status")
-    note = (health.get("pfs_waits") or {}).get("note") or ""
-    return ServerTexts(transactions.definition(status), transactions.chart_title(status),
-                       innodb_mutex.chart_title(health.get("innodb_mutex")), transactions.basis_of(status),
-                       note[note.find(pfs_waits.OFF_PREFIX):] if pfs_waits.OFF_PREFIX in note else "")
-
-
-@dataclass(frozen=True)
-class TpsBasis:
-    """What a server's TPS counts, per its latest poll: a few words for tables, the page's sentence."""
-
-    short: str
-    sentence: str
-    explicit_only: bool  # autocommit statements are not counted: 0 TPS under an autocommit load
-    fix: str = ""  # explicit only: what turns on a counter of every transaction on that server
-
-
-def tps_basis_of(server, sources: dict | None) -> TpsBasis | None:
-    """One server's TPS basis from its health row's sources, with the statement that turns a better one on."""
-    sources = sources or {}
-    status = sources.get("global_status")
-    basis = transactions.basis_of(status)
-    if not basis:
-        return None
-    explicit = basis == transactions.EXPLICIT
-    performance_schema = not (sources.get("pfs_waits") or {}).get("unavailable")
-    fix = transactions.enable_hint(server.flavor, parse_version(server.version or ""), performance_schema)
-    return TpsBasis(transactions.SHORT[basis], transactions.definition(status), explicit, fix if explicit else "")
-
-
-def tps_bases(server_ids: list[int]) -> dict[int, TpsBasis]:
-    """Each server's TPS basis, from one read of the health rows (servers never polled are left out)."""
-    out = {}
-    for server_id, sources in ServerHealth.objects.filter(server_id__in=server_ids).values_list("server_id",
-                                                                                                 "sources"):
-        status = (sources or {}).get("global_status")
-        basis = transactions.basis_of(status)
-        if basis:
-            out[server_id] = TpsBasis(transactions.SHORT[basis], transactions.definition(status),
-                                      basis == transactions.EXPLICIT)
-    return out
 
 
 def with_params(get: QueryDict, drop: tuple[str, ...] = (), **changes: str | int | None) -> str:
@@ -102,40 +39,6 @@ def range_context(request: HttpRequest, tr: TimeRange) -> dict:
 
 def page_range(request: HttpRequest) -> tuple[TimeRange, int]:
     return from_query(request.GET, timezone.now()), max_points(request.GET)
-
-
-def chart_csv(server_id: int, metrics: list[str], tr: TimeRange, points: int) -> str:
-    """The CSV of exactly what a chart shows: the same range and the same point budget (w).
-
-    A rounded step would not do: over 1h at 1,100 points it is 3 s instead of
-    3.27 s, so the CSV's bins and rows would differ from the chart's; nor would
-    times cut to the second.
-    """
-    return "/export.csv?" + urlencode({
-        "server": server_id, "metrics": ",".join(metrics), "from": exact_param(tr.start),
-        "to": exact_param(tr.end), "w": points,
-    })
-
-
-def exact_param(ts: datetime) -> str:
-    """ISO with microseconds: a live range ends at "now", and the newest poll may be within its last second."""
-    return ts.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds")
-
-
-def topwaits_csv(server_id: int, tr: TimeRange, second: TimeRange | None = None, conditions: bool = True,
-                 client: bool = True) -> str:
-    """The top waits CSV of an interval; with a second one, the before/after table (from2/to2).
-
-    conditions=False asks for the table as the page shows it by default: no wait/synch/cond/*.
-    """
-    query = {"server": server_id, "from": iso_param(tr.start), "to": iso_param(tr.end)}
-    if second is not None:
-        query.update({"from2": iso_param(second.start), "to2": iso_param(second.end)})
-    if not conditions:
-        query["cond"] = "0"
-    if not client:
-        query["client"] = "0"
-    return "/export/topwaits.csv?" + urlencode(query)
 
 
 def condition_toggle(request: HttpRequest, conditions: bool) -> dict:

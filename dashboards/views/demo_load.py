@@ -2,6 +2,7 @@
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
+from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
@@ -22,4 +23,4 @@ def demo_load(request: HttpRequest, server_id: int) -> HttpResponse:
     set_paused(demo_flag(), action == "pause")
     back = request.POST.get("next", "")
     safe = url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()})
-    return redirect(back if safe and back.startswith("/") else f"/servers/{server.pk}/stability/")
+    return redirect(back if safe and back.startswith("/") else reverse("dashboards:stability", args=[server.pk]))

@@ -8,28 +8,15 @@ from django.shortcuts import render
 from dashboards import reads
 from dashboards.export import units
 from dashboards.figures.explore import explore_figure
+from dashboards.links import chart_csv
 from dashboards.marks import marks_for
-from dashboards.url_ids import parse_id
-from dashboards.views.common import chart_csv, page_range, range_context
+from dashboards.query_params import ids_in, log_scale, metric_names
+from dashboards.views.common import page_range, range_context
 from servers.models import Server
 from store.query import Series
 
 MAX_SERIES = 40
 MAX_LISTED = 2000
-
-
-def picked_ids(request: HttpRequest) -> tuple[list[int], list[str]]:
-    """The server ids asked for, and a note for each value that is not one."""
-    raw = request.GET.getlist("server")
-    ids = [parse_id(v) for v in raw]
-    bad = [f"server={v!r} is not a server id" for v, i in zip(raw, ids, strict=True) if i is None]
-    return [i for i in ids if i is not None], bad
-
-
-def picked_metrics(request: HttpRequest) -> list[str]:
-    """Selected names plus typed ones (comma separated, '*' patterns allowed)."""
-    typed = [m.strip() for m in request.GET.get("pattern", "").split(",") if m.strip()]
-    return list(dict.fromkeys(request.GET.getlist("metric") + typed))
 
 
 def in_units(server: Server, s: Series) -> tuple[str, Series]:
@@ -43,31 +30,32 @@ def in_units(server: Server, s: Series) -> tuple[str, Series]:
 def unmatched(metrics: list[str], chosen: list[Server]) -> list[str]:
     """A note for each name or pattern that matches no metric of the chosen servers (the CSV would refuse it)."""
     return [f"{m!r} matches no metric of {', '.join(s.name for s in chosen)}" for m in metrics
-            if not any(reads.store().metric_names(s.pk, m) for s in chosen)]
+            if not any(reads.metric_names(s.pk, m) for s in chosen)]
 
 
 def explore(request: HttpRequest) -> HttpResponse:
     tr, points = page_range(request)
     servers = list(Server.objects.all())
-    ids, notes = picked_ids(request)
+    ids, bad = ids_in(request.GET.getlist("server"))
+    notes = [f"server={v!r} is not a server id" for v in bad]
     chosen = [s for s in servers if s.pk in ids]
     notes += [f"server={i} is not a server" for i in ids if i not in {s.pk for s in servers}]
-    metrics = picked_metrics(request)
+    metrics = metric_names(request.GET)
     series, names = [], []
     for server in chosen:
-        names += reads.store().metric_names(server.pk, "*")
+        names += reads.metric_names(server.pk, "*")
         if metrics:
-            found = reads.store().series([server.pk], metrics, tr.start, tr.end, max_points=points)
-            series += [in_units(server, s) for s in found]
+            found = reads.series_map(server.pk, metrics, tr, points)
+            series += [in_units(server, s) for s in found.values()]
     if chosen:
         notes += unmatched(metrics, chosen)
     truncated = len(series) > MAX_SERIES
-    fig = explore_figure(series[:MAX_SERIES], marks_for(ids, tr.start, tr.end), request.GET.get("log") == "1",
+    fig = explore_figure(series[:MAX_SERIES], marks_for(ids, tr.start, tr.end), log_scale(request.GET),
                          (tr.start, tr.end))
     return render(request, "dashboards/explore.html", {
         **range_context(request, tr), "servers": servers, "ids": ids, "metrics": metrics,
         "names": sorted(set(names))[:MAX_LISTED], "pattern": request.GET.get("pattern", ""),
         "figures": {"explore-chart": fig}, "truncated": truncated, "max_series": MAX_SERIES,
-        "log": request.GET.get("log") == "1", "notes": notes,
+        "log": log_scale(request.GET), "notes": notes,
         "csvs": [(s.name, chart_csv(s.pk, metrics, tr, points)) for s in chosen] if metrics else [],
     })

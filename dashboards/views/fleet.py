@@ -15,8 +15,10 @@ from dashboards import host_series, reads
 from dashboards.analysis.fleet_state import DISABLED, DOWN, NEVER, STALE, UP, State, ago, server_state, stale_limit
 from dashboards.analysis.purge_growth import MIN_POLLS, REACH, Trend, current_trend
 from dashboards.analysis.replica_now import ReplicaNow, replica_now
-from dashboards.analysis.topwaits import TIME_PREFIX, include_conditions
-from dashboards.views.common import TPS_DEFINITION, TpsBasis, condition_toggle, tps_basis_of
+from dashboards.analysis.topwaits import TIME_PREFIX
+from dashboards.query_params import include_conditions
+from dashboards.server_texts import TpsBasis, tps_basis_of
+from dashboards.views.common import TPS_DEFINITION, condition_toggle
 from servers.models import Server
 
 

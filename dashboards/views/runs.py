@@ -5,12 +5,14 @@ from dataclasses import replace
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils import timezone
 
 from dashboards.forms import AnnotationForm, RunForm
-from dashboards.reports.run_table import RunLine, run_lines, sort_key
-from dashboards.url_ids import parse_id
-from dashboards.views.common import tps_bases, with_params
+from dashboards.query_params import runs_sort, server_param
+from dashboards.reports.run_table import DEFAULT_SORT, SORTS, RunLine, run_lines
+from dashboards.server_texts import tps_bases
+from dashboards.views.common import with_params
 from servers.models import Annotation, Run, Server
 
 LISTED = 200
@@ -31,7 +33,7 @@ def sort_links(get, sort: str) -> list[dict]:
 
 
 def runs(request: HttpRequest) -> HttpResponse:
-    server_id = request.GET.get("server", "")
+    server_id, picked = server_param(request.GET)
     run_form = RunForm(prefix="run", initial={"started_at": timezone.now(), "server": server_id or None})
     note_form = AnnotationForm(prefix="note", initial={"at": timezone.now(), "server": server_id or None})
     if request.method == "POST":
@@ -49,16 +51,15 @@ def runs(request: HttpRequest) -> HttpResponse:
                 return redirect(request.get_full_path())
     run_list = Run.objects.select_related("server")
     notes = Annotation.objects.select_related("server", "run").order_by("-at")
-    picked = parse_id(server_id)
     if picked is not None:
         run_list = run_list.filter(server_id=picked)
         notes = notes.filter(server_id=picked)
     problem = server_problem(server_id, picked)
-    sort = sort_key(request.GET.get("sort"))
+    sort = runs_sort(request.GET, SORTS, DEFAULT_SORT)
     return render(request, "dashboards/runs.html", {
         "lines": with_bases(run_lines(run_list, sort, LISTED)), "notes": notes[:LISTED], "run_form": run_form,
         "note_form": note_form, "server_id": server_id, "columns": sort_links(request.GET, sort),
-        "runs_csv": "/export/runs.csv" + with_params(request.GET), "server_problem": problem,
+        "runs_csv": reverse("export-runs") + with_params(request.GET), "server_problem": problem,
     })
 
 

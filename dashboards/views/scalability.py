@@ -6,8 +6,10 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from dashboards.figures.scalability import cpu_figure, tps_figure, waits_figure
-from dashboards.reports.scalability import StudyError, study, sweep_name, sweeps
-from dashboards.views.common import TPS_DEFINITION, tps_bases
+from dashboards.query_params import BadParam, sweep_name
+from dashboards.reports.scalability import study, sweeps
+from dashboards.server_texts import tps_bases
+from dashboards.views.common import TPS_DEFINITION
 from servers.models import Run
 
 LABEL_LIMIT = Run._meta.get_field("label").max_length
@@ -21,7 +23,7 @@ def study_context(request: HttpRequest) -> tuple[dict, int]:
         return context, 200
     try:
         found = study(request.GET)
-    except StudyError as error:
+    except BadParam as error:
         return {**context, "error": str(error)}, 400
     context.update(study=found, knee=f"{found.threshold * 100:g}", bases=curve_bases(found), figures={
         "chart-scalability": tps_figure(found.curves, [section["fit"] for section in found.sections]),
@@ -57,7 +59,7 @@ def label_sweep(request: HttpRequest) -> HttpResponse:
     name, label = request.POST.get("sweep", ""), request.POST.get("label", "").strip()
     try:
         sweep_name(name)
-    except StudyError as error:
+    except BadParam as error:
         return refused(request, str(error))
     if "\x00" in label:
         return refused(request, "label holds a NUL byte, which cannot be stored: remove it")

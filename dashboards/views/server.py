@@ -1,10 +1,7 @@
 """Per-server pages: stability, purge lag, top waits."""
 
-import math
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from itertools import chain
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
@@ -12,108 +9,47 @@ from django.utils import timezone
 
 from dashboards import host_series, reads
 from dashboards.analysis.fleet_state import DOWN, NEVER, STALE, server_state
-from dashboards.analysis.purge_growth import REACH, Since, run_since, time_to_threshold
+from dashboards.analysis.purge_growth import REACH, time_to_threshold
 from dashboards.analysis.run_verdict import judge_lines
 from dashboards.analysis.stability import (
-    DEFAULT_DIP_FRACTION,
     Dip,
     dip_threshold,
     find_dips,
     merge_close,
     summarize,
 )
-from dashboards.analysis.topwaits import (
-    CLIENT_EVENTS,
-    Hidden,
-    WaitRow,
-    client_param,
-    diff_rows,
-    include_conditions,
-    shown,
-)
+from dashboards.analysis.topwaits import CLIENT_EVENTS, Hidden, WaitRow, diff_rows, shown
 from dashboards.figures.purge import Reference, purge_figure
 from dashboards.figures.stability import stability_figure
+from dashboards.holder_panel import holders_context
+from dashboards.host_panel import host_panel
+from dashboards.links import chart_csv, topwaits_csv
 from dashboards.marks import purge_references, server_marks
-from dashboards.timerange import TimeRange, parse_time_lenient, read_points, read_range
-from dashboards.views.common import (
-    chart_csv,
-    condition_toggle,
-    page_range,
-    range_context,
-    server_texts,
-    topwaits_csv,
+from dashboards.purge_reads import above_since
+from dashboards.query_params import (
+    client_param,
+    dip_param,
+    include_conditions,
+    int_param,
+    second_interval,
+    threshold_param,
 )
+from dashboards.server_texts import server_texts
+from dashboards.timerange import TimeRange, read_points
+from dashboards.views.common import condition_toggle, page_range, range_context
 from dashboards.views.fleet import health_of
-from dashboards.views.holders import holders_context
-from dashboards.views.host import host_panel
 from servers.models import Server
-from store import levels
 
 DEFAULT_WAITS, DEFAULT_MUTEXES, MAX_WAITS = 8, 6, 20  # waits ranked on the stability chart
 DEFAULT_TOP, MAX_TOP = 20, 200  # rows of the waits page's table
-MIN_DIP, MAX_DIP = 0.05, 0.95  # the dip form's bounds (stability.html): at 1 half the line would be a "dip"
 DEFAULT_THRESHOLD = 1_000_000  # history length a person would want to hear about
 ENABLE_PURGE_SQL = "SET GLOBAL innodb_monitor_enable = 'module_purge';"
 
 
-def int_param(request: HttpRequest, name: str, default: int, lo: int, hi: int,
-              shown: str) -> tuple[int, str | None]:
-    """A whole number from lo to hi, and what was wrong with the one given (said on the page, never silently replaced).
-
-    Unreadable gives the default, out of bounds the nearer bound; shown says what the value means
-    on the page ("the top {} waits"), so the note can say what is shown instead.
-    """
-    raw = request.GET.get(name, "").strip()
-    if not raw:
-        return default, None  # absent, or a form's empty field
-    try:
-        value = int(raw)
-    except ValueError:
-        return default, f"{name}={raw!r} is not a whole number: showing {shown.format(default)} instead."
-    kept = max(lo, min(hi, value))
-    if kept != value:
-        return kept, f"{name}={raw!r} is outside {lo}-{hi}: showing {shown.format(kept)} instead."
-    return value, None
-
-
-def float_param(request: HttpRequest, name: str, default: float) -> float:
-    try:
-        value = float(request.GET.get(name, default))
-    except ValueError:
-        return default
-    return value if math.isfinite(value) else default
-
-
-def threshold_param(request: HttpRequest, default: float) -> tuple[float, str | None]:
-    """The purge page's threshold, or the default and why the one given is refused."""
-    raw = request.GET.get("threshold", "").strip()
-    if not raw:
-        return default, None
-    value = float_param(request, "threshold", -1)
-    if value <= 0:
-        return default, f"threshold={raw!r} must be a positive history length: using {default:,.0f}."
-    return value, None
-
-
-def dip_param(request: HttpRequest) -> tuple[float, str | None]:
-    """The stability page's dip fraction of the median, and what was wrong with the one given."""
-    raw = request.GET.get("dip", "").strip()
-    if not raw:
-        return DEFAULT_DIP_FRACTION, None
-    value = float_param(request, "dip", math.nan)  # NaN back for text, nan and inf alike
-    if math.isnan(value):
-        return DEFAULT_DIP_FRACTION, (f"dip={raw!r} is not a fraction of the median such as 0.5:"
-                                      f" using {DEFAULT_DIP_FRACTION} instead.")
-    kept = max(MIN_DIP, min(MAX_DIP, value))
-    if kept != value:
-        return kept, f"dip={raw!r} is outside {MIN_DIP}-{MAX_DIP} of the median: using {kept} instead."
-    return value, None
-
-
 def stability_params(request: HttpRequest) -> tuple[int, float, list[str]]:
     """waits= and dip=, and a note for each value (w= too) the page could not use as given."""
-    n_waits, waits_problem = int_param(request, "waits", DEFAULT_WAITS, 1, MAX_WAITS, "the top {} waits")
-    fraction, dip_problem = dip_param(request)
+    n_waits, waits_problem = int_param(request.GET, "waits", DEFAULT_WAITS, 1, MAX_WAITS, "the top {} waits")
+    fraction, dip_problem = dip_param(request.GET)
     width_problem = read_points(request.GET)[1]
     return n_waits, fraction, [p for p in (width_problem, waits_problem, dip_problem) if p]
 
@@ -196,7 +132,7 @@ def purge(request: HttpRequest, server_id: int) -> HttpResponse:
     references = purge_references(server, max_lag)
     # The page's threshold: the server's own, else the lowest of its rules' (the built-in 1,000,000 among them).
     default = max_lag or min((r.value for r in references), default=DEFAULT_THRESHOLD)
-    threshold, threshold_problem = threshold_param(request, default)
+    threshold, threshold_problem = threshold_param(request.GET, default)
     if all(r.value != threshold for r in references):
         references.append(Reference(f"threshold {threshold:,.0f} (this page's)", threshold))
     # The figures above the chart come from the polls: its points at long ranges are bucket mins and maxes.
@@ -224,31 +160,11 @@ def purge(request: HttpRequest, server_id: int) -> HttpResponse:
     })
 
 
-def above_since(server_id: int, tr: TimeRange, threshold: float) -> Since | None:
-    """When the history length last rose to the threshold, read back past the range's start if need be.
-
-    A run that began before the range is not the range's start: where it held at the range's
-    first poll, the polls before it are read too, back to the oldest kept at full resolution.
-    """
-    in_range = reads.polls_back(server_id, reads.HISTORY, tr.start, tr.end)
-    return run_since(chain(in_range, history_before(server_id, tr.start)), threshold)
-
-
-def history_before(server_id: int, t: datetime) -> Iterator[tuple[datetime, float]]:
-    """The history length's polls before t, newest first.
-
-    A generator: run_since() stops at the first poll below the threshold, so where the run
-    began inside the range nothing here runs, not even the look-up of the retention's edge.
-    """
-    oldest = levels.available_since(levels.FULL)
-    yield from reads.polls_back(server_id, reads.HISTORY, oldest, t - timedelta(microseconds=1))  # t is the range's
-
-
 def waits(request: HttpRequest, server_id: int) -> HttpResponse:
     """Top waits over the range; with from2/to2, a second interval side by side."""
     server = get_object_or_404(Server, pk=server_id)
     tr, _ = page_range(request)
-    limit, limit_problem = int_param(request, "top", DEFAULT_TOP, 5, MAX_TOP, "the top {} waits")
+    limit, limit_problem = int_param(request.GET, "top", DEFAULT_TOP, 5, MAX_TOP, "the top {} waits")
     conditions = include_conditions(request.GET)
     client, client_problem = client_param(request.GET)
     rows_a, hidden = shown_waits(reads.interval_waits(server.pk, tr.start, tr.end), conditions, client)
@@ -271,17 +187,6 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
                        per_trx_b=host_series.per_transaction_of(server.pk, tr_b.start, tr_b.end, rows_b),
                        diff_csv=topwaits_csv(server.pk, tr, tr_b, conditions=conditions, client=client))
     return render(request, "dashboards/waits.html", context)
-
-
-def second_interval(get, now) -> tuple[TimeRange | None, str | None]:
-    """The waits page's interval B (from2/to2), or what is wrong with it."""
-    raw_from, raw_to = get.get("from2") or "", get.get("to2") or ""
-    if not raw_from and not raw_to:
-        return None, None
-    if not (parse_time_lenient(raw_from) and parse_time_lenient(raw_to)):
-        return None, f"interval B needs two times such as 2026-01-31T12:00 (got from {raw_from!r}, to {raw_to!r})."
-    tr_b, problem = read_range({"from": raw_from, "to": raw_to}, now)
-    return tr_b, problem and f"Interval B: {problem}"
 
 
 def client_toggle(request: HttpRequest, client: bool) -> dict:

@@ -10,8 +10,9 @@ from django.views.decorators.http import require_POST
 from collectors.pinning import Pin
 from collectors.probe import check_server
 from collectors.tls import VERIFYING
+from dashboards.query_params import BadParam, page_number
 from dashboards.server_form import ServerForm
-from dashboards.views.common import tps_basis_of
+from dashboards.server_texts import tps_basis_of
 from servers.models import Server
 
 PER_PAGE = 100  # a fleet of 1,000 servers is ten pages, each answered as fast as a small fleet's
@@ -20,11 +21,10 @@ PER_PAGE = 100  # a fleet of 1,000 servers is ten pages, each answered as fast a
 def server_list(request: HttpRequest) -> HttpResponse:
     servers = Server.objects.select_related("health")  # the collectors' latest poll outcome
     pages = Paginator(servers, PER_PAGE, allow_empty_first_page=True)
-    asked = request.GET.get("page", "1")
-    if not asked.isascii() or not asked.isdigit() or not 1 <= int(asked) <= pages.num_pages:
-        return HttpResponseBadRequest(f"page: a whole number from 1 to {pages.num_pages}, not {asked[:40]!r}\n",
-                                      content_type="text/plain; charset=utf-8")
-    page = pages.page(int(asked))
+    try:
+        page = pages.page(page_number(request.GET, pages.num_pages))
+    except BadParam as error:
+        return HttpResponseBadRequest(f"{error}\n", content_type="text/plain; charset=utf-8")
     for server in page.object_list:
         health = getattr(server, "health", None)
         server.tps_basis = tps_basis_of(server, health.sources if health else None)

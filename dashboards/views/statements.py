@@ -1,70 +1,45 @@
 """Per-server Statements tab (digests ranked over a range, with small lines) and one statement's page."""
 
-from dataclasses import dataclass
-from urllib.parse import urlencode
-
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from collectors.statement_rows import top_n
 from dashboards import reads
 from dashboards.analysis.statements import (
-    DEFAULT_ORDER,
     ORDERS,
-    Ranked,
     average_latency,
     bins_of,
     per_second,
     rank,
-    spark_points,
 )
 from dashboards.figures.statements import statement_figure
+from dashboards.links import exact_param, link
+from dashboards.query_params import int_param, order_param
+from dashboards.source_health import source_health
+from dashboards.statement_lines import lines_of
 from dashboards.timerange import TimeRange
-from dashboards.views.common import exact_param, page_range, range_context
-from dashboards.views.fleet import health_of
-from dashboards.views.server import int_param
+from dashboards.views.common import page_range, range_context
 from servers.models import Run, Server
 from store.statements import NULL_DIGEST
 
 DEFAULT_TOP, MAX_TOP = 50, 500
-SPARK_BINS = 40
 CHART_ID = "statement-chart"
 RUNS_LOOKED_AT = 200  # the newest runs of the server checked for a digest
 CONSUMER_SQL = ("UPDATE performance_schema.setup_consumers SET ENABLED = 'YES'"
                 " WHERE NAME IN ('global_instrumentation', 'statements_digest');")
 
 
-@dataclass
-class Line:
-    """A ranked digest with its small line of executions per second."""
-
-    row: object
-    share: float
-    spark: list[str]
-    time_per_trx: float | None
-    execs_per_trx: float | None
-    table_full: bool
-
-
-def order_param(request: HttpRequest) -> tuple[str, str | None]:
-    raw = request.GET.get("order", "").strip()
-    if not raw or raw in ORDERS:
-        return raw or DEFAULT_ORDER, None
-    return DEFAULT_ORDER, (f"order={raw!r} is not one of {', '.join(ORDERS)}: ranking by "
-                           f"{ORDERS[DEFAULT_ORDER][0]} instead.")
-
-
 def statements_csv(server_id: int, tr: TimeRange, order: str) -> str:
-    return "/export/statements.csv?" + urlencode({"server": server_id, "from": exact_param(tr.start),
-                                                  "to": exact_param(tr.end), "order": order})
+    return link("export-statements", query={"server": server_id, "from": exact_param(tr.start),
+                                            "to": exact_param(tr.end), "order": order})
 
 
 def statements(request: HttpRequest, server_id: int) -> HttpResponse:
     """The range's statements ranked by the chosen figure, each with its line over the range."""
     server = get_object_or_404(Server, pk=server_id)
     tr, _ = page_range(request)
-    limit, limit_problem = int_param(request, "top", DEFAULT_TOP, 5, MAX_TOP, "the top {} statements")
-    order, order_problem = order_param(request)
+    limit, limit_problem = int_param(request.GET, "top", DEFAULT_TOP, 5, MAX_TOP, "the top {} statements")
+    order, order_problem = order_param(request.GET)
     found = reads.statements_in(server.pk, tr.start, tr.end)
     ranked = rank(found.rows, order, limit)
     context = {
@@ -72,28 +47,11 @@ def statements(request: HttpRequest, server_id: int) -> HttpResponse:
         "lines": lines_of(server.pk, tr, found, ranked), "order": order, "orders": ORDERS.items(),
         "order_label": ORDERS[order][0], "limit": limit, "csv": statements_csv(server.pk, tr, order),
         "param_notes": [p for p in (limit_problem, order_problem) if p],
-        "source": source_state(server), "consumer_sql": CONSUMER_SQL,
+        "source": source_health(server, "statements") or {}, "consumer_sql": CONSUMER_SQL,
         "rest_share": ranked.share(ranked.rest) if ranked.rest else None, "top_n": top_n(),
         "table_full": next((line for line in found.rows if (line.schema, line.digest) == NULL_DIGEST), None),
     }
     return render(request, "dashboards/statements.html", context)
-
-
-def lines_of(server_id: int, tr: TimeRange, found: reads.StatementsRange, ranked: Ranked) -> list[Line]:
-    ids = [row.digest_id for row in ranked.rows]
-    drawn = reads.statement_lines(server_id, ids, tr.start, tr.end)
-    bins = bins_of(found.reads, tr.start, tr.end, SPARK_BINS)
-    trx = found.transactions
-    return [Line(row, ranked.share(row), spark_points(per_second(drawn[row.digest_id], bins, tr.start, tr.end, 2)),
-                 row.sums["time_ps"] / trx if trx else None, row.sums["execs"] / trx if trx else None,
-                 (row.schema, row.digest) == NULL_DIGEST)
-            for row in ranked.rows]
-
-
-def source_state(server: Server) -> dict:
-    """The statements source's newest health entry: why there may be nothing to show."""
-    health = health_of(server)
-    return (health.sources or {}).get("statements", {}) if health is not None else {}
 
 
 def statement(request: HttpRequest, server_id: int, digest_id: int) -> HttpResponse:
@@ -115,8 +73,8 @@ def statement(request: HttpRequest, server_id: int, digest_id: int) -> HttpRespo
         **range_context(request, tr), "server": server, "tab": "statements", "text": text, "totals": totals,
         "found": found, "figures": {CHART_ID: figure}, "chart_id": CHART_ID,
         "runs": reads.runs_with_statement(server.pk, digest_id, runs), "runs_looked_at": RUNS_LOOKED_AT,
-        "csv": "/export/statement.csv?" + urlencode({"server": server.pk, "digest": digest_id,
-                                                     "from": exact_param(tr.start), "to": exact_param(tr.end)}),
+        "csv": link("export-statement", query={"server": server.pk, "digest": digest_id,
+                                               "from": exact_param(tr.start), "to": exact_param(tr.end)}),
         "time_per_trx": totals.sums["time_ps"] / found.transactions if totals and found.transactions else None,
     }
     return render(request, "dashboards/statement.html", context)

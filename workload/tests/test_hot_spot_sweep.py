@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from dashboards.analysis.own_load import own_load
 from dashboards.analysis.usl import fit_usl
+from dashboards.own_load_reads import own_load
 from servers.models import Run
 from testing.workload import STRESS_PASSWORD, STRESS_USER
 

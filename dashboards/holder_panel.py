@@ -2,13 +2,12 @@
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from urllib.parse import urlencode
 
 from collectors.models import TrxHolder
 from dashboards import reads
 from dashboards.figures.holders import HolderSpan, oldest_trx_figure
+from dashboards.links import chart_csv, exact_param, link
 from dashboards.timerange import TimeRange
-from dashboards.views.common import chart_csv, exact_param
 from servers.models import Server
 
 CHART_ID = "oldest-trx-chart"
@@ -52,7 +51,7 @@ def span_label(row: HolderRow) -> str:
 
 
 def holders_csv(server_id: int, tr: TimeRange) -> str:
-    return "/export/holders.csv?" + urlencode({"server": server_id, "from": exact_param(tr.start),
+    return link("export-holders", query={"server": server_id, "from": exact_param(tr.start),
                                                "to": exact_param(tr.end)})
 
 

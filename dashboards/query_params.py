@@ -1,0 +1,215 @@
+"""The query parameters the pages read, parsed in one place (times: timerange.py; the CSV exports: export/params.py).
+
+A page shows what it can: a value it cannot use as given comes back with a note the page says,
+never silently replaced; a value that leaves nothing to show raises BadParam, a 400 naming the parameter.
+"""
+
+import math
+from collections.abc import Mapping
+from datetime import datetime
+
+from django.http import QueryDict
+
+from dashboards.analysis.scalability import DEFAULT_KNEE
+from dashboards.analysis.stability import DEFAULT_DIP_FRACTION
+from dashboards.analysis.statements import DEFAULT_ORDER, ORDERS
+from dashboards.analysis.topwaits import CLIENT_PARAM, CONDITION_PARAM
+from dashboards.timerange import TimeRange, parse_time_lenient, read_range
+from dashboards.url_ids import parse_id
+
+MIN_DIP, MAX_DIP = 0.05, 0.95  # the dip form's bounds (stability.html): at 1 half the line would be a "dip"
+MAX_WARMUP = 7 * 86400
+
+
+class BadParam(ValueError):
+    """A parameter the page cannot use at all: answered 400 with this message, which names it."""
+
+
+# Yes/no toggles: "1" turns one on, anything else leaves it off (the pages' checkboxes send 1).
+def include_conditions(get: Mapping) -> bool:
+    """The toggle "include condition waits", kept in the URL as cond=1 (default: left out)."""
+    return get.get(CONDITION_PARAM) == "1"
+
+
+def client_param(get: Mapping) -> tuple[bool, str | None]:
+    """?client=1 ranks client time with the waits; 0 or absent leaves it apart; anything else is said."""
+    raw = get.get(CLIENT_PARAM, "")
+    if raw in ("", "0", "1"):
+        return raw == "1", None
+    return False, f"{CLIENT_PARAM}={raw[:40]!r} must be 1 (rank client time with the waits) or 0 (show it apart)"
+
+
+def log_scale(get: Mapping) -> bool:
+    """The explorer's log=1: a logarithmic y axis."""
+    return get.get("log") == "1"
+
+
+def int_param(get: Mapping, name: str, default: int, lo: int, hi: int, shown: str) -> tuple[int, str | None]:
+    """A whole number from lo to hi, and what was wrong with the one given.
+
+    Unreadable gives the default, out of bounds the nearer bound; shown says what the value means
+    on the page ("the top {} waits"), so the note can say what is shown instead.
+    """
+    raw = get.get(name, "").strip()
+    if not raw:
+        return default, None  # absent, or a form's empty field
+    try:
+        value = int(raw)
+    except ValueError:
+        return default, f"{name}={raw!r} is not a whole number: showing {shown.format(default)} instead."
+    kept = max(lo, min(hi, value))
+    if kept != value:
+        return kept, f"{name}={raw!r} is outside {lo}-{hi}: showing {shown.format(kept)} instead."
+    return value, None
+
+
+def float_param(get: Mapping, name: str, default: float) -> float:
+    try:
+        value = float(get.get(name, default))
+    except ValueError:
+        return default
+    return value if math.isfinite(value) else default
+
+
+def threshold_param(get: Mapping, default: float) -> tuple[float, str | None]:
+    """The purge page's threshold, or the default and why the one given is refused."""
+    raw = get.get("threshold", "").strip()
+    if not raw:
+        return default, None
+    value = float_param(get, "threshold", -1)
+    if value <= 0:
+        return default, f"threshold={raw!r} must be a positive history length: using {default:,.0f}."
+    return value, None
+
+
+def dip_param(get: Mapping) -> tuple[float, str | None]:
+    """The stability page's dip fraction of the median, and what was wrong with the one given."""
+    raw = get.get("dip", "").strip()
+    if not raw:
+        return DEFAULT_DIP_FRACTION, None
+    value = float_param(get, "dip", math.nan)  # NaN back for text, nan and inf alike
+    if math.isnan(value):
+        return DEFAULT_DIP_FRACTION, (f"dip={raw!r} is not a fraction of the median such as 0.5:"
+                                      f" using {DEFAULT_DIP_FRACTION} instead.")
+    kept = max(MIN_DIP, min(MAX_DIP, value))
+    if kept != value:
+        return kept, f"dip={raw!r} is outside {MIN_DIP}-{MAX_DIP} of the median: using {kept} instead."
+    return value, None
+
+
+def warmup_param(get: Mapping) -> int | None:
+    """?warmup=N seconds for every run compared; None (each run's own) when absent or unreadable."""
+    warmup = parse_id(get.get("warmup"))
+    return warmup if warmup is not None and warmup <= MAX_WARMUP else None
+
+
+def warmup_problem(get: Mapping, warmup: int | None) -> str | None:
+    """What is wrong with ?warmup= when warmup_param could not use it (the report and CSV read it the same way)."""
+    raw = (get.get("warmup") or "").strip()
+    if not raw or warmup is not None:
+        return None
+    return (f"warmup={raw!r} is not a whole number of seconds from 0 to {MAX_WARMUP:,}:"
+            " trimming each run's own warm-up instead.")
+
+
+def knee_threshold(get: Mapping) -> float:
+    """?knee=50: the share (%) of the first level's TPS per thread a step up must still gain."""
+    raw = get.get("knee", "")
+    if raw == "":
+        return DEFAULT_KNEE
+    try:
+        value = float(raw)
+    except ValueError:
+        raise BadParam(f"knee={raw!r}: give a percentage such as 50") from None
+    if not 0 < value <= 100:
+        raise BadParam(f"knee={raw}: give a percentage between 0 and 100")
+    return value / 100
+
+
+def order_param(get: Mapping) -> tuple[str, str | None]:
+    """The Statements tab's ranking (order=), and what was wrong with the one given."""
+    raw = get.get("order", "").strip()
+    if not raw or raw in ORDERS:
+        return raw or DEFAULT_ORDER, None
+    return DEFAULT_ORDER, (f"order={raw!r} is not one of {', '.join(ORDERS)}: ranking by "
+                           f"{ORDERS[DEFAULT_ORDER][0]} instead.")
+
+
+def runs_sort(get: Mapping, sorts: Mapping, default: str) -> str:
+    """The runs table's sort= (a key of sorts, "-" first to reverse); anything else falls back to the default."""
+    raw = get.get("sort") or default
+    return raw if raw.lstrip("-") in sorts else default
+
+
+def page_number(get: Mapping, pages: int) -> int:
+    """?page=N of a list of `pages` pages."""
+    asked = get.get("page", "1")
+    if not asked.isascii() or not asked.isdigit() or not 1 <= int(asked) <= pages:
+        raise BadParam(f"page: a whole number from 1 to {pages}, not {asked[:40]!r}")
+    return int(asked)
+
+
+def ids_in(values: list[str]) -> tuple[list[int], list[str]]:
+    """The ids among values, in order, and the values that are not ids."""
+    ids = [parse_id(v) for v in values]
+    return [i for i in ids if i is not None], [v for v, i in zip(values, ids, strict=True) if i is None]
+
+
+def listed_ids(get: QueryDict, name: str) -> tuple[list[int], list[str]]:
+    """name=1,2 or name=1&name=2: the ids in the order given, and the parts that are not ids.
+
+    Empty parts (runs=1,,2, a trailing comma) are no mistake.
+    """
+    raw = ",".join(get.getlist(name))
+    return ids_in([p.strip() for p in raw.split(",") if p.strip()])
+
+
+def server_param(get: Mapping) -> tuple[str, int | None]:
+    """?server= as given (a form keeps it), and the server id it names (None: absent or not an id)."""
+    raw = get.get("server", "")
+    return raw, parse_id(raw)
+
+
+AB_KEYS = ("a", "b", "a_label", "b_label")
+
+
+def ab_asked(get: QueryDict) -> bool:
+    """Whether the compare page's address names A/B groups (a=, b=, a_label=, b_label=)."""
+    return any(get.getlist(key) and any(v.strip() for v in get.getlist(key)) for key in AB_KEYS)
+
+
+def ab_label(get: Mapping, side: str) -> tuple[str | None, str | None]:
+    """A side's label (a_label=, b_label=), or None and why it cannot be one."""
+    label = get.get(f"{side}_label", "").strip()
+    if "\x00" in label:
+        return None, f"{side}_label holds a NUL byte, which no label has"
+    return label, None
+
+
+def sweep_name(name: str) -> str:
+    """A sweep name as given, refused if it holds a NUL byte: no sweep's name does (as for server= in the export)."""
+    if "\x00" in name:
+        raise BadParam(f"sweep={name!r} holds a NUL byte, which no sweep name has: pick a sweep from the list")
+    return name
+
+
+def sweep_names(get: QueryDict) -> list[str]:
+    """The sweeps picked (sweep=A&sweep=B), blanks left out."""
+    return [sweep_name(n) for n in get.getlist("sweep") if n.strip()]
+
+
+def metric_names(get: QueryDict) -> list[str]:
+    """The explorer's metrics: those selected (metric=) and those typed (pattern=, comma separated, '*' allowed)."""
+    typed = [m.strip() for m in get.get("pattern", "").split(",") if m.strip()]
+    return list(dict.fromkeys(get.getlist("metric") + typed))
+
+
+def second_interval(get: Mapping, now: datetime) -> tuple[TimeRange | None, str | None]:
+    """The waits page's interval B (from2/to2), or what is wrong with it."""
+    raw_from, raw_to = get.get("from2") or "", get.get("to2") or ""
+    if not raw_from and not raw_to:
+        return None, None
+    if not (parse_time_lenient(raw_from) and parse_time_lenient(raw_to)):
+        return None, f"interval B needs two times such as 2026-01-31T12:00 (got from {raw_from!r}, to {raw_to!r})."
+    tr_b, problem = read_range({"from": raw_from, "to": raw_to}, now)
+    return tr_b, problem and f"Interval B: {problem}"

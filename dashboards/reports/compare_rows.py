@@ -1,0 +1,69 @@
+"""The compare page's rows: each run's summary, top waits and statements, and its lines aligned at its start."""
+
+from dataclasses import dataclass, field
+from datetime import UTC
+
+from django.db.models import Q
+
+from dashboards import host_series, reads
+from dashboards.analysis.per_transaction import PerTransaction
+from dashboards.analysis.step_window import Window, run_window
+from dashboards.analysis.topwaits import WaitRow, shown
+from dashboards.figures.compare import AlignedRun
+from dashboards.reports.summary import RunSummary, summarize_run
+from dashboards.server_texts import TpsBasis
+from dashboards.timerange import TimeRange
+from servers.models import Annotation, Run
+
+TOP_WAITS = 5
+TOP_STATEMENTS = 5
+
+
+@dataclass
+class RunRow:
+    """A run's line in the per-run table: the report's exact summary and its top waits."""
+
+    summary: RunSummary
+    waits: list[WaitRow]
+    per_trx: PerTransaction | None = None  # condition waits left out, host CPU from node_exporter
+    basis: TpsBasis | None = None  # what its server's TPS counts
+    statements: list = field(default_factory=list)  # its top statements by time (reads.run_top_statements)
+
+
+def run_range(run: Run, warmup: int | None = None) -> TimeRange:
+    return TimeRange(*run_window(run, warmup))
+
+
+def align(run: Run, wait: str, points: int, warmup: int | None = None) -> AlignedRun:
+    """The run after its warm-up, aligned at the end of the warm-up."""
+    tr = run_range(run, warmup)
+    metrics = [reads.TPS, reads.HISTORY] + ([reads.TIME_PREFIX + wait] if wait else [])
+    found = reads.series_map(run.server_id, metrics, tr, points)
+    return AlignedRun(
+        # Two runs of one name (the same test repeated) told apart by when they started.
+        f"{run.name} ({run.server.name}, {run.started_at.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC)", tr.start,
+        found.get(reads.TPS) or reads.Empty(), found.get(reads.HISTORY) or reads.Empty(),
+        found.get(reads.TIME_PREFIX + wait) or reads.Empty(), tr.seconds,
+    )
+
+
+def run_row(run: Run, warmup: int | None = None, conditions: bool = False) -> RunRow:
+    """The same summary as the compare report and CSV (every sample, not the chart's points).
+
+    Condition waits are left out of the top waits unless asked for, as on the stability page, and client
+    time always; waits per transaction leave both out always (beside host CPU per transaction).
+    """
+    summary = summarize_run(run, warmup)
+    waits, per_trx = host_series.run_figures(run.server_id, Window(summary.start, summary.end))
+    return RunRow(summary, shown(waits, conditions)[0][:TOP_WAITS], per_trx,
+                  statements=reads.run_top_statements(run, TOP_STATEMENTS, warmup))
+
+
+def run_notes(runs: list[Run], warmup: int | None = None) -> list[tuple[float, str]]:
+    """Each run's annotations (its own, or its server's within its time), at their offset from the aligned start."""
+    notes = []
+    for run in runs:
+        tr = run_range(run, warmup)
+        found = Annotation.objects.filter(Q(run=run) | Q(server=run.server, at__gte=tr.start, at__lte=tr.end))
+        notes += [((n.at - tr.start).total_seconds(), f"{run.name}: {n.text}") for n in found.distinct()]
+    return sorted(notes)

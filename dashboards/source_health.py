@@ -1,0 +1,14 @@
+"""The collectors' last word on one source of a server (ok, error, note): why a page may have nothing to show."""
+
+from django.core.exceptions import ObjectDoesNotExist
+
+from servers.models import Server
+
+
+def source_health(server: Server, name: str) -> dict | None:
+    """The source's entry in the server's health row; None before any poll of it."""
+    try:
+        sources = server.health.sources or {}
+    except ObjectDoesNotExist:  # never polled: no health row yet
+        return None
+    return sources.get(name)
