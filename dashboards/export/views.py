@@ -31,11 +31,11 @@ from dashboards.export.tables import (
     topwaits_diff_rows,
     topwaits_rows,
 )
+from dashboards.fleet_rows import fleet_rows
 from dashboards.reports.run_table import run_lines, sort_key, table_rows
 from dashboards.reports.scalability import StudyError, study
 from dashboards.reports.summary import summarize_run, warmup_param
 from dashboards.url_ids import parse_id
-from dashboards.views.fleet import fleet_rows
 from servers.models import Annotation, Run, Server
 
 BOM = "\ufeff"  # lets Excel read UTF-8; off unless asked (bom=1), scripts rarely want it
