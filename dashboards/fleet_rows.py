@@ -34,11 +34,11 @@ class FleetTrend:
 class FleetRow:
     server: Server
     state: State
-    tps: float | None
-    history: float | None
-    history_per_min: float | None
-    top_wait: reads.TopWait | None
     alerts: list[str]
+    tps: float | None = None
+    history: float | None = None
+    history_per_min: float | None = None
+    top_wait: reads.TopWait | None = None
     cpu_busy: float | None = None  # % of the host at the last node_exporter poll
     replica: ReplicaNow | None = None  # None: never read as a replica
     at: dict[str, datetime] = field(default_factory=dict)  # each figure's reading time: tps, history, top_wait
@@ -61,32 +61,40 @@ STATE_ORDER = {DOWN: 0, STALE: 1, NEVER: 2, UP: 3, DISABLED: 4}
 
 
 def fleet_rows(servers: list[Server], conditions: bool) -> list[FleetRow]:
-    """Each server now, problems first (down, stale, never polled), then by name."""
+    """Each server now, worst first (ranked()), with its figures."""
     now = timezone.now()
-    ids = [s.pk for s in servers]
-    # Every figure of every server in a few statements whatever the fleet's size: each server's
-    # newest readings (keyed (server id, metric), as store.query.latest gives them) apart.
+    rows = ranked(servers, now)
+    with_figures(rows, conditions, now)
+    return rows
+
+
+def ranked(servers: list[Server], now: datetime) -> list[FleetRow]:
+    """Every server's state and alerts, worst first: down, stale, never polled, then up (those with an alert
+    firing first), then disabled; by name within each. No figures yet: a page fills only the rows it shows."""
+    alerts = firing_for_servers([s.pk for s in servers])
+    rows = [FleetRow(s, server_state(s, health_of(s), now), alerts.get(s.pk, [])) for s in servers]
+    return sorted(rows, key=lambda r: (STATE_ORDER.get(r.state.name, 9), not r.alerts, r.server.name))
+
+
+def with_figures(rows: list[FleetRow], conditions: bool, now: datetime) -> None:
+    """The figures of now of these rows, read for all of them in the same few statements whatever their number."""
+    ids = [r.server.pk for r in rows]
+    # Each server's newest readings (keyed (server id, metric), as store.query.latest gives them) apart.
     latest = reads.fleet_latest_by_server(ids)
-    alerts = firing_for_servers(ids)
     cpu = host_series.fleet_cpu(ids)
-    rows = []
-    for s in servers:
-        top_wait = reads.top_wait_of(latest[s.pk], s.pk, conditions)
-        row = FleetRow(
-            server=s, state=server_state(s, health_of(s), now),
-            tps=_value(latest[s.pk], s.pk, reads.TPS), history=_value(latest[s.pk], s.pk, reads.HISTORY),
-            history_per_min=None, top_wait=top_wait, alerts=alerts.get(s.pk, []), cpu_busy=cpu.get(s.pk),
-            replica=replica_now(latest[s.pk], s.pk), at=reading_times(latest[s.pk], s.pk, top_wait),
-        )
-        row.old = old_figures(row.at, now, stale_limit(s))
-        rows.append(row)
+    for row in rows:
+        sid, mine = row.server.pk, latest[row.server.pk]
+        row.top_wait = reads.top_wait_of(mine, sid, conditions)
+        row.tps, row.history = _value(mine, sid, reads.TPS), _value(mine, sid, reads.HISTORY)
+        row.cpu_busy, row.replica = cpu.get(sid), replica_now(mine, sid)
+        row.at = reading_times(mine, sid, row.top_wait)
+        row.old = old_figures(row.at, now, stale_limit(row.server))
     # The trend's reach, every poll (1 s polls: 600 points), as the purge page reads it: up to the
     # newest history reading where that is older than the page's "now". Every server in one read.
     history = reads.recent_windows({r.server.pk: r.at["history"] if "history" in r.old else now for r in rows},
                                    reads.HISTORY, REACH, points=1200)
     for row in rows:
         with_trend(row, history.get(row.server.pk))
-    return sorted(rows, key=lambda r: (STATE_ORDER.get(r.state.name, 9), r.server.name))
 
 
 def reading_times(latest: dict, server_id: int, top_wait: reads.TopWait | None) -> dict[str, datetime]:
