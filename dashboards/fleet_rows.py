@@ -73,7 +73,12 @@ def ranked(servers: list[Server], now: datetime) -> list[FleetRow]:
     firing first), then disabled; by name within each. No figures yet: a page fills only the rows it shows."""
     alerts = firing_for_servers([s.pk for s in servers])
     rows = [FleetRow(s, server_state(s, health_of(s), now), alerts.get(s.pk, [])) for s in servers]
-    return sorted(rows, key=lambda r: (STATE_ORDER.get(r.state.name, 9), not r.alerts, r.server.name))
+    return sorted(rows, key=lambda r: rank(r.state.name, r.alerts, r.server.name))
+
+
+def rank(state: str, alerts: list[str], name: str) -> tuple[int, bool, str]:
+    """A server's place in the fleet's order (ranked())."""
+    return STATE_ORDER.get(state, 9), not alerts, name
 
 
 def with_figures(rows: list[FleetRow], conditions: bool, now: datetime) -> None:
@@ -161,11 +166,3 @@ def _per_minute(trend: Trend | None) -> float | None:
 def _value(latest: dict, server_id: int, metric: str) -> float | None:
     found = latest.get((server_id, metric))
     return found[1] if found else None
-
-
-def state_counts(rows: list[FleetRow]) -> dict[str, int]:
-    """How many servers are in each state, in the rows' order."""
-    counts: dict[str, int] = {}
-    for row in rows:
-        counts[row.state.name] = counts.get(row.state.name, 0) + 1
-    return counts
