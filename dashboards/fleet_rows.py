@@ -56,6 +56,7 @@ def health_of(server: Server):
         return None
 
 
+FIGURES = [*reads.FLEET_NOW, host_series.BUSY]  # TPS, history length, wait rates, replica state, CPU busy
 # Problems first: a server that is down must not hide below the healthy ones.
 STATE_ORDER = {DOWN: 0, STALE: 1, NEVER: 2, UP: 3, DISABLED: 4}
 
@@ -83,15 +84,12 @@ def rank(state: str, alerts: list[str], name: str) -> tuple[int, bool, str]:
 
 def with_figures(rows: list[FleetRow], conditions: bool, now: datetime) -> None:
     """The figures of now of these rows, read for all of them in the same few statements whatever their number."""
-    ids = [r.server.pk for r in rows]
-    # Each server's newest readings (keyed (server id, metric), as store.query.latest gives them) apart.
-    latest = reads.fleet_latest_by_server(ids)
-    cpu = host_series.fleet_cpu(ids)
+    latest = newest([r.server.pk for r in rows])
     for row in rows:
         sid, mine = row.server.pk, latest[row.server.pk]
         row.top_wait = reads.top_wait_of(mine, sid, conditions)
         row.tps, row.history = _value(mine, sid, reads.TPS), _value(mine, sid, reads.HISTORY)
-        row.cpu_busy, row.replica = cpu.get(sid), replica_now(mine, sid)
+        row.cpu_busy, row.replica = _value(mine, sid, host_series.BUSY), replica_now(mine, sid)
         row.at = reading_times(mine, sid, row.top_wait)
         row.old = old_figures(row.at, now, stale_limit(row.server))
     # The trend's reach, every poll (1 s polls: 600 points), as the purge page reads it: up to the
@@ -100,6 +98,13 @@ def with_figures(rows: list[FleetRow], conditions: bool, now: datetime) -> None:
                                    reads.HISTORY, REACH, points=1200)
     for row in rows:
         with_trend(row, history.get(row.server.pk))
+
+
+def newest(server_ids: list[int]) -> dict[int, dict[tuple[int, str], tuple[datetime, float]]]:
+    """Each server's newest readings of the row's figures, in one store read (every server given has its dict),
+    keyed (server id, metric) as store.query.latest gives them: a row looks only at its own."""
+    found = reads.store().latest_by_server(server_ids, FIGURES) if server_ids else {}
+    return {sid: {(sid, m): v for m, v in found.get(sid, {}).items()} for sid in server_ids}
 
 
 def reading_times(latest: dict, server_id: int, top_wait: reads.TopWait | None) -> dict[str, datetime]:
