@@ -29,6 +29,7 @@ class Standing:
     alerts: list[str]
 
 
+# What server_state() reads of a server and its health row to name the state, from the light read.
 @dataclass(frozen=True)
 class _Server:
     enabled: bool

@@ -1,6 +1,7 @@
 """The fleet overview's rows: every server now, its state and why, and the figures that matter now.
 
-The page and its CSV build them here; the view only renders them.
+The CSV builds every server's row here (fleet_rows()); the page (dashboards.fleet_page) orders every
+server and builds the rows of the servers it shows.
 """
 
 from collections.abc import Sequence

@@ -7,7 +7,7 @@ from django.shortcuts import render
 from django.utils.safestring import SafeString
 
 from dashboards.analysis.topwaits import include_conditions
-from dashboards.fleet_page import FleetPage, NoSuchPage, fleet_page
+from dashboards.fleet_page import NoSuchPage, fleet_page
 from dashboards.fleet_rows import FleetRow, health_of
 from dashboards.views.common import TPS_DEFINITION, condition_toggle, tps_basis_of, with_params
 from dashboards.views.fleet_table import table_rows
@@ -19,7 +19,7 @@ def fleet(request: HttpRequest) -> HttpResponse:
     tag = request.GET.get("tag", "").strip()
     conditions = include_conditions(request.GET)
     try:
-        found: FleetPage = fleet_page(tag, conditions, request.GET.get("page", "1"))
+        found = fleet_page(tag, conditions, request.GET.get("page", "1"))
     except NoSuchPage as e:
         return HttpResponseBadRequest(f"{e}\n", content_type="text/plain; charset=utf-8")
     page = found.page
