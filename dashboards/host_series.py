@@ -76,13 +76,6 @@ def waits_seconds(sums: dict[str, tuple[int | float, float]]) -> float:
     return max((seconds for name, (_t, seconds) in sums.items() if name.startswith(TIME_PREFIX)), default=0.0)
 
 
-def fleet_cpu(server_ids: list[int]) -> dict[int, float]:
-    """server id -> CPU busy % at its last node_exporter poll (servers without one are left out)."""
-    if not server_ids:
-        return {}
-    return {sid: value for (sid, _metric), (_ts, value) in query.latest(server_ids, [BUSY]).items()}
-
-
 def has_host_metrics(server_id: int) -> bool:
     return bool(query.metric_names(server_id, BUSY))
 

@@ -237,19 +237,6 @@ def purge_verdict_at(server_id: int, last: datetime | None, current: float | Non
     return purge_verdict(current, trend, threshold, holder_at(server_id, last), purged, dml)
 
 
-def fleet_latest(server_ids: list[int]) -> dict[tuple[int, str], tuple[datetime, float]]:
-    """The newest TPS, history length, wait rates and replica state of every server, in one store call."""
-    if not server_ids:
-        return {}
-    return query.latest(server_ids, FLEET_NOW)
-
-
-def fleet_latest_by_server(server_ids: list[int]) -> dict[int, dict[tuple[int, str], tuple[datetime, float]]]:
-    """fleet_latest() split by server (every server given has its dict): each row reads only its own."""
-    found = query.latest_by_server(server_ids, FLEET_NOW) if server_ids else {}
-    return {sid: {(sid, m): v for m, v in found.get(sid, {}).items()} for sid in server_ids}
-
-
 @dataclass(frozen=True)
 class TopWait:
     event: str

@@ -136,7 +136,7 @@ def holder_rows(holders: Iterable) -> Iterator[list]:
 
 
 def fleet_table_rows(rows: Iterable) -> Iterator[list]:
-    """The fleet page's table (dashboards.views.fleet.FleetRow), one server a row."""
+    """The fleet page's table (dashboards.fleet_rows.FleetRow), one server a row."""
     yield FLEET_HEADER
     for r in rows:
         wait = r.top_wait

@@ -31,12 +31,12 @@ from dashboards.export.tables import (
     topwaits_diff_rows,
     topwaits_rows,
 )
+from dashboards.fleet_rows import fleet_rows
 from dashboards.query_params import BadParam, include_conditions, runs_sort, warmup_param
 from dashboards.reports.run_table import DEFAULT_SORT, SORTS, run_lines, table_rows
 from dashboards.reports.scalability import study
 from dashboards.reports.summary import summarize_run
 from dashboards.url_ids import parse_id
-from dashboards.views.fleet import fleet_rows
 from servers.models import Annotation, Run, Server
 
 BOM = "\ufeff"  # lets Excel read UTF-8; off unless asked (bom=1), scripts rarely want it

@@ -1,182 +1,42 @@
-"""The fleet overview: every server, its state and why, and the figures that matter now."""
+"""The fleet overview page: its rows come from dashboards.fleet_page, this only renders them."""
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 from urllib.parse import urlencode
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
-from django.utils import timezone
+from django.utils.safestring import SafeString
 
-from alerts.numbers import fmt_span
-from alerts.status import firing_for_servers
-from dashboards import host_series, reads
-from dashboards.analysis.fleet_state import DISABLED, DOWN, NEVER, STALE, UP, State, ago, server_state, stale_limit
-from dashboards.analysis.purge_growth import MIN_POLLS, REACH, Trend, current_trend
-from dashboards.analysis.replica_now import ReplicaNow, replica_now
-from dashboards.analysis.topwaits import TIME_PREFIX
+from dashboards.fleet_page import NoSuchPage, fleet_page
+from dashboards.fleet_rows import FleetRow, health_of
 from dashboards.query_params import include_conditions
-from dashboards.server_texts import TpsBasis, tps_basis_of
-from dashboards.views.common import TPS_DEFINITION, condition_toggle
-from servers.models import Server
+from dashboards.server_texts import tps_basis_of
+from dashboards.views.common import TPS_DEFINITION, condition_toggle, with_params
+from dashboards.views.fleet_table import table_rows
 
-
-@dataclass(frozen=True)
-class FleetTrend:
-    """The history length's slope over its current segment (purge_growth.current_trend, as the purge page)."""
-
-    per_minute: float | None  # 0 when flat; None: no trend (why says so)
-    span: timedelta = timedelta(0)  # from the first to the last poll it was fitted to
-    since_hole: datetime | None = None  # the first poll after a hole, when the segment starts there
-    why: str = ""
-    since: datetime | None = None  # the segment's first poll: the last turning point
-
-
-@dataclass
-class FleetRow:
-    server: Server
-    state: State
-    tps: float | None
-    history: float | None
-    history_per_min: float | None
-    top_wait: reads.TopWait | None
-    alerts: list[str]
-    cpu_busy: float | None = None  # % of the host at the last node_exporter poll
-    replica: ReplicaNow | None = None  # None: never read as a replica
-    at: dict[str, datetime] = field(default_factory=dict)  # each figure's reading time: tps, history, top_wait
-    # The figures whose reading is older than the server's staleness limit: "at HH:MM:SS UTC (N min ago)".
-    old: dict[str, str] = field(default_factory=dict)
-    trend: FleetTrend = FleetTrend(None)
-    trend_note: str = ""  # since when it holds: the turning point, or the resumed polling
-    tps_basis: TpsBasis | None = None  # what its TPS counts, per its latest poll
-
-
-def health_of(server: Server):
-    """The collectors' ServerHealth row, or None before the first poll."""
-    try:
-        return server.health
-    except Exception:  # noqa: BLE001 - RelatedObjectDoesNotExist, or the model not there yet
-        return None
-
-
-# Problems first: a server that is down must not hide below the healthy ones.
-STATE_ORDER = {DOWN: 0, STALE: 1, NEVER: 2, UP: 3, DISABLED: 4}
+__all__ = ["fleet", "health_of"]  # the server and statements views import health_of from here
 
 
 def fleet(request: HttpRequest) -> HttpResponse:
     tag = request.GET.get("tag", "").strip()
     conditions = include_conditions(request.GET)
-    servers = list(Server.objects.select_related("health"))  # one statement, not one per server
-    tags = sorted({t for s in servers for t in s.tags})
-    rows = fleet_rows([s for s in servers if tag in s.tags] if tag else servers, conditions)
+    try:
+        found = fleet_page(tag, conditions, request.GET.get("page", "1"))
+    except NoSuchPage as e:
+        return HttpResponseBadRequest(f"{e}\n", content_type="text/plain; charset=utf-8")
+    page = found.page
     return render(request, "dashboards/fleet.html", {
-        "rows": rows, "tags": tags, "tag": tag, "tps_definition": TPS_DEFINITION,
-        "counts": _counts(rows), "refresh": 30, **condition_toggle(request, conditions),
-        "waits_query": "range=15m" + ("&cond=1" if conditions else ""),
-        "csv": "/export/fleet.csv?" + urlencode({k: v for k, v in (("tag", tag), ("cond", "1" if conditions else ""))
-                                                  if v}),
+        "rows": found.rows, "table_rows": drawn(found.rows, conditions), "page": page,
+        "page_links": [(n, with_params(request.GET, page=n)) for n in page.paginator.page_range],
+        "tags": found.tags, "tag": tag, "counts": found.counts, "tps_definition": TPS_DEFINITION, "refresh": 30,
+        **condition_toggle(request, conditions), "csv": csv_link(tag, conditions),
     })
 
 
-def fleet_rows(servers: list[Server], conditions: bool) -> list[FleetRow]:
-    """Each server now, problems first (down, stale, never polled), then by name."""
-    now = timezone.now()
-    ids = [s.pk for s in servers]
-    # Every figure of every server in a few statements whatever the fleet's size: each server's
-    # newest readings (keyed (server id, metric), as store.query.latest gives them) apart.
-    latest = reads.fleet_latest_by_server(ids)
-    alerts = firing_for_servers(ids)
-    cpu = host_series.fleet_cpu(ids)
-    rows = []
-    for s in servers:
-        top_wait = reads.top_wait_of(latest[s.pk], s.pk, conditions)
-        row = FleetRow(
-            server=s, state=server_state(s, health_of(s), now),
-            tps=_value(latest[s.pk], s.pk, reads.TPS), history=_value(latest[s.pk], s.pk, reads.HISTORY),
-            history_per_min=None, top_wait=top_wait, alerts=alerts.get(s.pk, []), cpu_busy=cpu.get(s.pk),
-            replica=replica_now(latest[s.pk], s.pk), at=reading_times(latest[s.pk], s.pk, top_wait),
-        )
-        row.old = old_figures(row.at, now, stale_limit(s))
-        row.tps_basis = tps_basis_of(s, getattr(health_of(s), "sources", None))
-        rows.append(row)
-    # The trend's reach, every poll (1 s polls: 600 points), as the purge page reads it: up to the
-    # newest history reading where that is older than the page's "now". Every server in one read.
-    history = reads.recent_windows({r.server.pk: r.at["history"] if "history" in r.old else now for r in rows},
-                                   reads.HISTORY, REACH, points=1200)
-    for row in rows:
-        with_trend(row, history.get(row.server.pk))
-    return sorted(rows, key=lambda r: (STATE_ORDER.get(r.state.name, 9), r.server.name))
+def drawn(rows: list[FleetRow], conditions: bool) -> SafeString:
+    """The table's HTML, with what each server's TPS counts (its health row's sources)."""
+    bases = [tps_basis_of(r.server, getattr(health_of(r.server), "sources", None)) for r in rows]
+    return table_rows(list(zip(rows, bases, strict=True)), "range=15m" + ("&cond=1" if conditions else ""))
 
 
-def reading_times(latest: dict, server_id: int, top_wait: reads.TopWait | None) -> dict[str, datetime]:
-    """When each figure of the row was read: the poll its value comes from."""
-    found = {"tps": latest.get((server_id, reads.TPS)), "history": latest.get((server_id, reads.HISTORY)),
-             "top_wait": latest.get((server_id, TIME_PREFIX + top_wait.event)) if top_wait else None}
-    return {name: reading[0] for name, reading in found.items() if reading}
-
-
-def old_figures(at: dict[str, datetime], now: datetime, limit: timedelta) -> dict[str, str]:
-    """The figures read longer ago than the server may go unpolled before it is stale: not "now" any more."""
-    old = {name: f"at {t.astimezone(UTC):%H:%M:%S} UTC ({ago(now - t)} ago)" for name, t in at.items()
-           if now - t > limit}
-    if "history" in old:
-        old["trend"] = old["history"]  # fitted up to that same reading
-    return old
-
-
-def with_trend(row: FleetRow, history) -> None:
-    """The trend up to the newest history reading (history: read up to it when it is older than the page's read)."""
-    row.trend = trend_after_hole(history.ts, history.values) if history else FleetTrend(
-        None, why=f"no history length polled in the last {REACH.seconds // 60} min")
-    row.history_per_min = row.trend.per_minute
-    row.trend_note = trend_note(row.trend, row.server.poll_interval)
-
-
-def trend_after_hole(ts: Sequence[datetime], values: Sequence[float | None]) -> FleetTrend:
-    """The slope of the current segment: since the last turning point, or the last hole in polling.
-
-    The store marks each hole (store.breaks.cuts on the poll times) with a None between the polls around it.
-    """
-    trend = current_trend(ts, values)
-    after = trend.since if trend.after_hole else None
-    if trend.per_second is None:
-        return FleetTrend(None, since_hole=after, why=too_few(trend, after))
-    return FleetTrend(_per_minute(trend), trend.window, after, since=trend.since)
-
-
-def too_few(trend: Trend, after: datetime | None) -> str:
-    polls = trend.polls
-    where = (f"since polling resumed at {after.astimezone(UTC):%H:%M:%S} UTC after a gap" if after
-             else f"since the turn at {trend.since.astimezone(UTC):%H:%M:%S} UTC" if trend.since
-             else f"in the last {fmt_span(REACH)}")
-    return f"{polls} poll{'' if polls == 1 else 's'} {where}: too few to fit a trend (at least {MIN_POLLS})"
-
-
-def trend_note(trend: FleetTrend, poll_interval: int) -> str:
-    """Said beside the trend: over what and since when it holds (the turning point or the resumed polling)."""
-    if trend.per_minute is None or trend.since is None:
-        return ""
-    note = f"over {fmt_span(trend.span)}"
-    if trend.since_hole:
-        return note + f", since polling resumed at {trend.since_hole.astimezone(UTC):%H:%M:%S} UTC"
-    return note + f", since {trend.since.astimezone(UTC):%H:%M:%S} UTC"
-
-
-def _per_minute(trend: Trend | None) -> float | None:
-    """The recent history trend a minute, 0 when flat (so the page says so)."""
-    if trend is None or trend.per_minute is None:
-        return None
-    return 0.0 if trend.direction == "flat" else trend.per_minute
-
-
-def _value(latest: dict, server_id: int, metric: str) -> float | None:
-    found = latest.get((server_id, metric))
-    return found[1] if found else None
-
-
-def _counts(rows: list[FleetRow]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for row in rows:
-        counts[row.state.name] = counts.get(row.state.name, 0) + 1
-    return counts
+def csv_link(tag: str, conditions: bool) -> str:
+    return "/export/fleet.csv?" + urlencode({k: v for k, v in (("tag", tag), ("cond", "1" if conditions else "")) if v})

@@ -21,6 +21,7 @@ from dashboards.analysis.stability import (
 from dashboards.analysis.topwaits import CLIENT_EVENTS, Hidden, WaitRow, diff_rows, shown
 from dashboards.figures.purge import Reference, purge_figure
 from dashboards.figures.stability import stability_figure
+from dashboards.fleet_rows import health_of
 from dashboards.holder_panel import holders_context
 from dashboards.host_panel import host_panel
 from dashboards.links import chart_csv, topwaits_csv
@@ -37,7 +38,6 @@ from dashboards.query_params import (
 from dashboards.server_texts import server_texts
 from dashboards.timerange import TimeRange, read_points
 from dashboards.views.common import condition_toggle, page_range, range_context
-from dashboards.views.fleet import health_of
 from servers.models import Server
 
 DEFAULT_WAITS, DEFAULT_MUTEXES, MAX_WAITS = 8, 6, 20  # waits ranked on the stability chart
