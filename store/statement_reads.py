@@ -180,3 +180,30 @@ def seen_in(server_id: int, digest_id: int, ranges: list[tuple[datetime, datetim
 
 def decode_read_ids(ids) -> set[int]:
     return set(codec.decode(bytes(ids))[0].tolist())
+
+
+@dataclass
+class StoredRead:
+    """One stored read as written: its end, its interval, and per digest (schema, digest) its WIDTH figures
+    (None where a quantile is NULL)."""
+
+    ts: datetime
+    interval_ms: int
+    rows: list[tuple[tuple[str, str], list[int | None]]]
+
+
+def stored_reads(server_id: int, start: datetime, end: datetime
+                 ) -> tuple[list[StoredRead], dict[tuple[str, str], tuple[str, str]]]:
+    """The reads of the range as stored (to write them elsewhere: store.statements.write), and the texts
+    of their digests: (schema, digest) -> (digest text, sample text)."""
+    with connection.cursor() as cur:
+        cur.execute(READS_SQL, [server_id, start, end])
+        stored = cur.fetchall()
+    decoded_reads = [(ts, ms, *decode_read(n, bytes(ids), bytes(data))) for ts, ms, n, ids, data in stored]
+    texts = texts_of(sorted({int(i) for read in decoded_reads for i in read[2].tolist()}))
+    out = []
+    for ts, ms, ids, values, nulls in decoded_reads:
+        rows = [((texts[i][0], texts[i][1]), [None if null else int(v) for v, null in zip(vs, ns, strict=True)])
+                for i, vs, ns in zip(ids.tolist(), values.tolist(), nulls.tolist(), strict=True) if i in texts]
+        out.append(StoredRead(ts, ms, rows))
+    return out, {(s, d): (text, sample) for s, d, text, sample in texts.values()}
