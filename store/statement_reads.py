@@ -10,16 +10,18 @@ range's highest max, and the newest reading of each quantile, are given.
 """
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 
 import numpy as np
 from django.db import connection
 
 from store import codec
-from store.statements import COUNTERS, REST, decode_read
+from store.statements import COUNTERS, HOUR, REST, decode_hour, decode_read, hour_of
 
 READS_SQL = ("SELECT ts, interval_ms, n, ids, data FROM store_statement"
              " WHERE server_id = %s AND ts > %s AND ts <= %s ORDER BY ts")
+HOURS_SQL = ("SELECT hour, reads, n, ids, data FROM store_statement_hour"
+             " WHERE server_id = %s AND hour >= %s AND hour <= %s")
 TIMES_SQL = "SELECT ts, interval_ms FROM store_statement WHERE server_id = %s AND ts > %s AND ts <= %s ORDER BY ts"
 IDS_SQL = "SELECT n, ids FROM store_statement WHERE server_id = %s AND ts > %s AND ts <= %s"
 TEXTS_SQL = "SELECT id, schema_name, digest, digest_text, sample_text FROM store_statement_text WHERE id = ANY(%s)"
@@ -72,49 +74,121 @@ class Text:
 
 
 @dataclass
-class Decoded:
-    """Every digest row of a range's reads, stacked: which read each came from, its id, figures, nulls."""
+class Pieces:
+    """Digest rows of a range, stacked: each a read's row (reads 1) or an hour's rollup row (its reads summed).
 
-    times: list[datetime]  # per read
-    read: np.ndarray  # per row: index into times
+    key orders them in time (a read's end, an hour's end); first and last are the times of the first and
+    last read each covers; times are epoch microseconds.
+    """
+
     ids: np.ndarray
-    values: np.ndarray  # rows x WIDTH
-    nulls: np.ndarray
+    sums: np.ndarray  # rows x len(COUNTERS)
+    reads: np.ndarray
+    max_ps: np.ndarray
+    quantiles: np.ndarray  # rows x 2: p95, p99
+    missing: np.ndarray  # rows x 2: the quantile is NULL
+    first: np.ndarray
+    last: np.ndarray
+    key: np.ndarray
+
+    @classmethod
+    def join(cls, parts: list["Pieces"]) -> "Pieces":
+        if not parts:
+            empty = np.empty(0, np.int64)
+            return cls(empty, np.empty((0, MAX), np.int64), empty, empty, np.empty((0, 2), np.int64),
+                       np.empty((0, 2), bool), empty, empty, empty)
+        return cls(*(np.concatenate([getattr(p, f) for p in parts]) for f in cls.__dataclass_fields__))
+
+    def take(self, keep: np.ndarray) -> "Pieces":
+        return Pieces(*(getattr(self, f)[keep] for f in self.__dataclass_fields__))
 
 
-def decoded(server_id: int, start: datetime, end: datetime) -> Decoded:
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+TICK = timedelta(microseconds=1)
+
+
+def micros(t: datetime) -> int:
+    return (t - EPOCH) // TICK
+
+
+def of_read(ts: datetime, n: int, ids: bytes, data: bytes) -> Pieces:
+    read_ids, values, nulls = decode_read(n, ids, data)
+    at = np.full(n, micros(ts), np.int64)
+    return Pieces(read_ids, values[:, :MAX], np.ones(n, np.int64), values[:, MAX], values[:, P95:P99 + 1],
+                  nulls[:, P95:P99 + 1], at, at, at)
+
+
+def of_hour(hour: datetime, n: int, ids: bytes, data: bytes) -> Pieces:
+    hour_ids, values, nulls = decode_hour(n, ids, data)
+    start = micros(hour)
+    return Pieces(hour_ids, values[:, :MAX], values[:, MAX], values[:, MAX + 1], values[:, MAX + 2:MAX + 4],
+                  nulls[:, MAX + 2:MAX + 4], start + values[:, MAX + 4], start + values[:, MAX + 5],
+                  np.full(n, micros(hour + HOUR), np.int64))
+
+
+def pieces(server_id: int, start: datetime, end: datetime, rollups: bool = True) -> Pieces:
+    """The range's digest rows: the rollups of the closed hours wholly inside it that still hold every read
+    of their hour (a read stored after its hour was rolled up is read raw until maintenance rolls it again),
+    and the reads of the rest."""
+    rolled = rolled_hours(server_id, start, end) if rollups else {}
+    parts = [of_hour(hour, n, bytes(ids), bytes(data)) for hour, (n, ids, data) in rolled.items()]
     with connection.cursor() as cur:
-        cur.execute(READS_SQL, [server_id, start, end])
-        stored = cur.fetchall()
-    parts = [decode_read(n, bytes(ids), bytes(data)) for _, _, n, ids, data in stored]
-    if not parts:
-        empty = np.empty((0, MAX + 3), np.int64)
-        return Decoded([], np.empty(0, np.int64), np.empty(0, np.int64), empty, empty.astype(bool))
-    return Decoded([row[0] for row in stored], np.repeat(np.arange(len(parts)), [len(p[0]) for p in parts]),
-                   np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
-                   np.concatenate([p[2] for p in parts]))
+        for a, b in segments(start, end, sorted(rolled)):
+            cur.execute(READS_SQL, [server_id, a, b])
+            parts += [of_read(ts, n, bytes(ids), bytes(data)) for ts, _, n, ids, data in cur.fetchall()]
+    return Pieces.join(parts)
 
 
-def totals(server_id: int, start: datetime, end: datetime, digest_ids: list[int] | None = None) -> list[DigestTotals]:
+def rolled_hours(server_id: int, start: datetime, end: datetime) -> dict[datetime, tuple]:
+    """hour -> (n, ids, data) of the usable rollups of the hours (hour, hour + 1 h] inside (start, end]."""
+    first = hour_of(start + HOUR)  # the first hour starting at or after start
+    if first + HOUR > end:
+        return {}
+    counts: dict[datetime, int] = {}
+    for ts, _ in reads(server_id, first, end):
+        counts[hour_of(ts)] = counts.get(hour_of(ts), 0) + 1
+    with connection.cursor() as cur:
+        cur.execute(HOURS_SQL, [server_id, first, end - HOUR])
+        return {hour: (n, ids, data) for hour, stored, n, ids, data in cur.fetchall() if counts.get(hour) == stored}
+
+
+def segments(start: datetime, end: datetime, hours: list[datetime]) -> list[tuple[datetime, datetime]]:
+    """(start, end] without the hours (hour, hour + 1 h], as (a, b] ranges; adjacent hours leave no range."""
+    out, at = [], start
+    for hour in hours:
+        if hour > at:
+            out.append((at, hour))
+        at = hour + HOUR
+    if end > at:
+        out.append((at, end))
+    return out
+
+
+def totals(server_id: int, start: datetime, end: datetime, digest_ids: list[int] | None = None,
+           rollups: bool = True) -> list[DigestTotals]:
     """Every digest's sums over the range (the 'everything else' row included), in no particular order."""
-    found = decoded(server_id, start, end)
-    keep = np.ones(len(found.ids), bool) if digest_ids is None else np.isin(found.ids, list(digest_ids))
-    order = np.argsort(found.ids[keep], kind="stable")  # by id, each digest's reads in time order
-    ids, values = found.ids[keep][order], found.values[keep][order]
-    nulls, reads = found.nulls[keep][order], found.read[keep][order]
-    if not len(ids):
+    found = pieces(server_id, start, end, rollups)
+    if digest_ids is not None:
+        found = found.take(np.isin(found.ids, list(digest_ids)))
+    found = found.take(np.lexsort((found.key, found.ids)))  # by id, each digest's rows in time order
+    if not len(found.ids):
         return []
-    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
-    sums = exact_sums(values[:, :MAX], starts)
-    texts = texts_of(ids[starts].tolist())
+    starts = np.flatnonzero(np.r_[True, found.ids[1:] != found.ids[:-1]])
+    sums = exact_sums(found.sums, starts)
+    reads_of = np.add.reduceat(found.reads, starts).tolist()
+    maxes = np.maximum.reduceat(found.max_ps, starts).tolist()
+    firsts, lasts = np.minimum.reduceat(found.first, starts).tolist(), np.maximum.reduceat(found.last, starts).tolist()
+    texts = texts_of(found.ids[starts].tolist())
+    quantiles, missing = found.quantiles, found.missing
     out = []
     for k, first in enumerate(starts.tolist()):
-        last = (starts[k + 1] if k + 1 < len(starts) else len(ids)) - 1
+        last = (starts[k + 1] if k + 1 < len(starts) else len(found.ids)) - 1
+        digest_id = int(found.ids[first])
         out.append(DigestTotals(
-            int(ids[first]), *texts.get(int(ids[first]), ("", "", "", "")), int(last - first + 1),
-            dict(zip(COUNTERS, sums[k], strict=True)), int(values[first:last + 1, MAX].max()),
-            newest(values, nulls, first, last, P95), newest(values, nulls, first, last, P99),
-            found.times[reads[first]], found.times[reads[last]]))
+            digest_id, *texts.get(digest_id, ("", "", "", "")), int(reads_of[k]),
+            dict(zip(COUNTERS, sums[k], strict=True)), int(maxes[k]),
+            newest(quantiles, missing, first, last, 0), newest(quantiles, missing, first, last, 1),
+            EPOCH + firsts[k] * TICK, EPOCH + lasts[k] * TICK))
     return out
 
 
