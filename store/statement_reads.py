@@ -20,8 +20,14 @@ from store.statements import COUNTERS, HOUR, REST, decode_hour, decode_read, hou
 
 READS_SQL = ("SELECT ts, interval_ms, n, ids, data FROM store_statement"
              " WHERE server_id = %s AND ts > %s AND ts <= %s ORDER BY ts")
-HOURS_SQL = ("SELECT hour, reads, n, ids, data FROM store_statement_hour"
-             " WHERE server_id = %s AND hour >= %s AND hour <= %s")
+# The rollups of the hours in a range that hold as many reads as their hour has now (a read written after
+# its hour was rolled up makes the rollup wait for the next one). A read ending on the hour is the hour's last.
+HOURS_SQL = """
+SELECT h.hour, h.n, h.ids, h.data FROM store_statement_hour h
+JOIN (SELECT date_trunc('hour', ts - interval '1 microsecond', 'UTC') AS hour, count(*) AS reads
+      FROM store_statement WHERE server_id = %s AND ts > %s AND ts <= %s GROUP BY 1) c USING (hour, reads)
+WHERE h.server_id = %s AND h.hour >= %s AND h.hour <= %s
+"""
 TIMES_SQL = "SELECT ts, interval_ms FROM store_statement WHERE server_id = %s AND ts > %s AND ts <= %s ORDER BY ts"
 IDS_SQL = "SELECT n, ids FROM store_statement WHERE server_id = %s AND ts > %s AND ts <= %s"
 TEXTS_SQL = "SELECT id, schema_name, digest, digest_text, sample_text FROM store_statement_text WHERE id = ANY(%s)"
@@ -144,12 +150,9 @@ def rolled_hours(server_id: int, start: datetime, end: datetime) -> dict[datetim
     first = hour_of(start + HOUR)  # the first hour starting at or after start
     if first + HOUR > end:
         return {}
-    counts: dict[datetime, int] = {}
-    for ts, _ in reads(server_id, first, end):
-        counts[hour_of(ts)] = counts.get(hour_of(ts), 0) + 1
     with connection.cursor() as cur:
-        cur.execute(HOURS_SQL, [server_id, first, end - HOUR])
-        return {hour: (n, ids, data) for hour, stored, n, ids, data in cur.fetchall() if counts.get(hour) == stored}
+        cur.execute(HOURS_SQL, [server_id, first, end, server_id, first, end - HOUR])
+        return {hour: (n, ids, data) for hour, n, ids, data in cur.fetchall()}
 
 
 def segments(start: datetime, end: datetime, hours: list[datetime]) -> list[tuple[datetime, datetime]]:
