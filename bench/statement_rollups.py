@@ -26,7 +26,7 @@ from django.db import connection  # noqa: E402
 
 from bench.statement_store import DIGESTS, INTERVAL, T0, read_rows  # noqa: E402  (sets Django up)
 from store import statement_hours, statement_reads  # noqa: E402
-from store.statements import write  # noqa: E402
+from store.statements import COUNTERS, decode_read, write  # noqa: E402
 
 SIZE_SQL = ("SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0) FROM pg_inherits i"
             " JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = %s::regclass")
@@ -84,7 +84,29 @@ def main() -> None:
             (t.digest_id, t.sums, t.intervals) for t in rolled)
         print(f"top over {label:>5}: every read {raw_ms:8.1f} ms, with rollups {rolled_ms:7.1f} ms"
               f" ({raw_ms / rolled_ms:.0f}x); same sums: {same}", flush=True)
+    for label, span in (("24 h", timedelta(days=1)), (f"{args.days} d", timedelta(days=args.days, minutes=-41))):
+        start = end - span
+        ranked = sorted(statement_reads.totals(1, start, end), key=lambda t: -t.sums["time_ps"])
+        top = [t.digest_id for t in ranked[:50]]
+        before_ms, before = timed(lambda s=start, ids=top: read_by_read_lines(1, ids, s, end))
+        after_ms, after = timed(lambda s=start, ids=top: statement_reads.lines(1, ids, s, end))
+        print(f"lines of the top 50 over {label:>5}: read by read {before_ms:8.1f} ms, all reads decoded at once"
+              f" {after_ms:7.1f} ms; same: {before == after}", flush=True)
     print(f"load average {os.getloadavg()}")
+
+
+def read_by_read_lines(server_id: int, digest_ids: list[int], start, end) -> dict:
+    """statement_reads.lines as it was: each read decoded by itself (the before of the bench)."""
+    found: dict = {digest_id: [] for digest_id in digest_ids}
+    with connection.cursor() as cur:
+        cur.execute(statement_reads.READS_SQL, [server_id, start, end])
+        stored = cur.fetchall()
+    columns = [COUNTERS.index(name) for name in ("execs", "time_ps", "rows_examined", "rows_sent", "errors")]
+    for ts, interval_ms, n, ids, data in stored:
+        read_ids, values, _ = decode_read(n, bytes(ids), bytes(data))
+        for i in np.flatnonzero(np.isin(read_ids, digest_ids)).tolist():
+            found[int(read_ids[i])].append((ts, interval_ms, *(int(v) for v in values[i, columns])))
+    return found
 
 
 if __name__ == "__main__":

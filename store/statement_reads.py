@@ -16,7 +16,7 @@ import numpy as np
 from django.db import connection
 
 from store import codec
-from store.statements import COUNTERS, HOUR, REST, decode_hour, decode_read, hour_of
+from store.statements import COUNTERS, HOUR, REST, WIDTH, decode_hour, decode_read, hour_of
 
 READS_SQL = ("SELECT ts, interval_ms, n, ids, data FROM store_statement"
              " WHERE server_id = %s AND ts > %s AND ts <= %s ORDER BY ts")
@@ -117,10 +117,10 @@ def micros(t: datetime) -> int:
     return (t - EPOCH) // TICK
 
 
-def of_read(ts: datetime, n: int, ids: bytes, data: bytes) -> Pieces:
-    read_ids, values, nulls = decode_read(n, ids, data)
-    at = np.full(n, micros(ts), np.int64)
-    return Pieces(read_ids, values[:, :MAX], np.ones(n, np.int64), values[:, MAX], values[:, P95:P99 + 1],
+def of_reads(stored: list[tuple]) -> "Pieces":
+    read, ids, values, nulls = decode_reads(stored)
+    at = np.array([micros(row[0]) for row in stored], np.int64)[read]
+    return Pieces(ids, values[:, :MAX], np.ones(len(ids), np.int64), values[:, MAX], values[:, P95:P99 + 1],
                   nulls[:, P95:P99 + 1], at, at, at)
 
 
@@ -141,7 +141,7 @@ def pieces(server_id: int, start: datetime, end: datetime, rollups: bool = True)
     with connection.cursor() as cur:
         for a, b in segments(start, end, sorted(rolled)):
             cur.execute(READS_SQL, [server_id, a, b])
-            parts += [of_read(ts, n, bytes(ids), bytes(data)) for ts, _, n, ids, data in cur.fetchall()]
+            parts.append(of_reads(cur.fetchall()))
     return Pieces.join(parts)
 
 
@@ -230,12 +230,23 @@ def lines(server_id: int, digest_ids: list[int], start: datetime, end: datetime)
     with connection.cursor() as cur:
         cur.execute(READS_SQL, [server_id, start, end])
         stored = cur.fetchall()
+    read, ids, values, _ = decode_reads(stored)
     columns = [COUNTERS.index(name) for name in ("execs", "time_ps", "rows_examined", "rows_sent", "errors")]
-    for ts, interval_ms, n, ids, data in stored:
-        read_ids, values, _ = decode_read(n, bytes(ids), bytes(data))
-        for i in np.flatnonzero(np.isin(read_ids, digest_ids)).tolist():
-            found[int(read_ids[i])].append((ts, interval_ms, *(int(v) for v in values[i, columns])))
+    keep = np.flatnonzero(np.isin(ids, digest_ids))
+    for r, digest_id, row in zip(read[keep].tolist(), ids[keep].tolist(), values[keep][:, columns].tolist(),
+                                 strict=True):
+        found[digest_id].append((stored[r][0], stored[r][1], *row))
     return found
+
+
+def decode_reads(stored: list[tuple]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(the read each row came from, digest ids, rows x WIDTH figures, their null mask) of stored reads
+    (ts, interval_ms, n, ids, data), decoded at once: the varints of consecutive reads are one stream."""
+    counts = np.array([row[2] for row in stored], np.int64)
+    ids = codec.decode(b"".join(bytes(row[3]) for row in stored))[0]
+    values, nulls = codec.decode(b"".join(bytes(row[4]) for row in stored))
+    return (np.repeat(np.arange(len(stored)), counts), ids, values.reshape(len(ids), WIDTH),
+            nulls.reshape(len(ids), WIDTH))
 
 
 def text(digest_id: int) -> Text | None:
