@@ -96,3 +96,20 @@ def test_an_hour_whose_sums_pass_the_varints_stays_raw():
     statement_hours.roll_closed(T0 + timedelta(hours=3))
     found = statement_reads.totals(1, T0, T0 + timedelta(hours=1))
     assert found[0].sums["time_ps"] == sum(BIG + k for k in range(1, 11))
+
+
+def test_binned_sums_equal_the_lines_binned_by_hand_over_rollups_and_reads():
+    rows = [r for k in range(1, 181) for r in hour_rows(k)]
+    write(rows, {})
+    statement_hours.roll_closed(T0 + timedelta(hours=3, minutes=2))
+    start, end = T0 - timedelta(minutes=15), T0 + timedelta(hours=2, minutes=20)
+    ids = [t.digest_id for t in statement_reads.totals(1, start, end)]
+    for count in (2, 7, 40):  # bins wider than an hour (most hours from their rollup), and narrower
+        width = (end - start) / count
+        expected = {i: [[0, 0] for _ in range(count)] for i in ids}
+        for digest_id, line in statement_reads.lines(1, ids, start, end).items():
+            for ts, _, execs, time_ps, *_ in line:
+                cell = expected[digest_id][min(count - 1, max(0, int((ts - start) / width)))]
+                cell[0] += execs
+                cell[1] += time_ps
+        assert statement_reads.binned(1, ids, start, end, count) == expected
