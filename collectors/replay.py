@@ -64,14 +64,14 @@ class LoadReport:
     annotations: int
     ended: bool
     note: str = ""
-    digest_rows: int = 0  # statement digest rows (collectors.statement_record) the reads gave
+    digest_rows: int = 0  # statement digest rows (collectors.statement_record) stored, not by an earlier load
 
 
     def lines(self) -> list[str]:
         span = f"{self.first:%Y-%m-%d %H:%M:%S} to {self.last:%H:%M:%S} UTC" if self.first else "no polls"
         again = "" if self.new == self.samples else f", {self.new} of them new (an earlier load stored the others)"
         out = [f"loaded into server {self.server.name!r}: {self.polls} polls ({self.failed_polls} failed), "
-               f"{span}, {self.samples} samples{again}, {self.digest_rows} statement digest rows",
+               f"{span}, {self.samples} samples{again}, {self.digest_rows} statement digest rows stored",
                f"runs: {', '.join(self.runs) or 'none'}; annotations: {self.annotations}"]
         if not self.ended:
             out.append("the collection has no end record: it was killed or is still running; "

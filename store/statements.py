@@ -56,6 +56,7 @@ INSERT_READS = """
 INSERT INTO store_statement (ts, server_id, interval_ms, n, ids, data)
 SELECT * FROM unnest(%b::timestamptz[], %b::int[], %b::int[], %b::int[], %b::bytea[], %b::bytea[])
 ON CONFLICT DO NOTHING
+RETURNING n
 """
 
 
@@ -74,7 +75,7 @@ class StatementRow:
 
 def write(rows: list[StatementRow], texts: dict[tuple[str, str], tuple[str, str]]) -> int:
     """Store the rows, one compact row per server and read (a read already stored is kept as it was);
-    texts: (schema, digest) -> (text, sample)."""
+    texts: (schema, digest) -> (text, sample). Returns the digest rows stored (not those of reads kept)."""
     if not rows:
         return 0
     ids = digest_ids({(r.schema, r.digest) for r in rows}, texts)
@@ -85,11 +86,11 @@ def write(rows: list[StatementRow], texts: dict[tuple[str, str], tuple[str, str]
         partitions.ensure(partitions.STATEMENT, day)
     keys = sorted(reads, key=lambda k: (k[0], k[1]))  # key order: overlapping writers wait, never deadlock
     encoded = [encode_read([ids[(r.schema, r.digest)] for r in reads[k]], reads[k]) for k in keys]
-    fetch_all(INSERT_READS, [[k[1] for k in keys], [k[0] for k in keys], [k[2] for k in keys],
-                             [len(reads[k]) for k in keys], [e[0] for e in encoded], [e[1] for e in encoded]])
+    stored = fetch_all(INSERT_READS, [[k[1] for k in keys], [k[0] for k in keys], [k[2] for k in keys],
+                                      [len(reads[k]) for k in keys], [e[0] for e in encoded], [e[1] for e in encoded]])
     hours = sorted({(server_id, hour_of(ts)) for server_id, ts, _ in keys})
     fetch_all(MARK_HOURS, [[h[0] for h in hours], [h[1] for h in hours]])
-    return len(rows)
+    return sum(n for (n,) in stored)
 
 
 def hour_of(ts: datetime) -> datetime:
