@@ -22,10 +22,16 @@ CREATE TABLE store_statement_pending (
     PRIMARY KEY (server_id, hour)
 );
 """
+# The hours of the reads stored before: rolled up by the next maintenance passes like new ones.
+PENDING = """
+INSERT INTO store_statement_pending (server_id, hour)
+SELECT DISTINCT server_id, date_trunc('hour', ts - interval '1 microsecond', 'UTC') FROM store_statement
+ON CONFLICT DO NOTHING
+"""
 DROP = "DROP TABLE IF EXISTS store_statement_hour, store_statement_pending"
 
 
 class Migration(migrations.Migration):
     dependencies = [("store", "0006_statement_tables")]
 
-    operations = [migrations.RunSQL(TABLES, DROP)]
+    operations = [migrations.RunSQL(TABLES, DROP), migrations.RunSQL(PENDING, migrations.RunSQL.noop)]

@@ -1,8 +1,10 @@
 """Statement digests' compact rows: exact sums past 64 bits, one row per read, levels as read."""
 
+import importlib
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from django.db import connection
 
 from store import statement_hours, statement_reads
 from store.statements import COUNTERS, StatementRow, write
@@ -113,3 +115,19 @@ def test_binned_sums_equal_the_lines_binned_by_hand_over_rollups_and_reads():
                 cell[0] += execs
                 cell[1] += time_ps
         assert statement_reads.binned(1, ids, start, end, count) == expected
+
+
+def test_the_upgrade_marks_the_hours_of_reads_stored_before_it():
+    upgrade = importlib.import_module("store.migrations.0007_statement_hour_rollups")
+    rows = [r for k in range(1, 181) for r in hour_rows(k)]
+    write(rows, {})
+    with connection.cursor() as cur:
+        cur.execute("DELETE FROM store_statement_pending")  # as stored before the rollups existed
+        cur.execute(upgrade.PENDING)
+        cur.execute("SELECT hour FROM store_statement_pending ORDER BY hour")
+        marked = [hour for (hour,) in cur.fetchall()]
+    assert marked == [T0 + timedelta(hours=h) for h in (-1, 0, 1, 2)]  # reads from 09:31 to 12:30
+    statement_hours.roll_closed(T0 + timedelta(hours=4))
+    start, end = T0 - timedelta(hours=1), T0 + timedelta(hours=3)
+    assert len(statement_reads.pieces(1, start, end).ids) == 4 * 3  # every hour from its rollup
+    assert got(start, end) == expected(rows, start, end)
