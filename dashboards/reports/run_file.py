@@ -224,7 +224,8 @@ def write_statements(server: Server, part: dict) -> None:
     texts = {key: (str(t[2]), str(t[3])) for key, t in zip(keys, part["texts"], strict=True)}
     found = part["reads"]
     for first in range(0, len(found), STATEMENT_READS_CHUNK):
-        rows = [statement_row(server.id, parse_time(ts), checked(interval_ms, 1, 2**31 - 1), keys[digest], values)
+        rows = [statement_row(server.id, parse_time(ts), checked(interval_ms, 1, 2**31 - 1),
+                              keys[checked(digest, 0, len(keys) - 1)], values)
                 for ts, interval_ms, entries in found[first:first + STATEMENT_READS_CHUNK]
                 for digest, *values in entries]
         statement_store.write(rows, texts)

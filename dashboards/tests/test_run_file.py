@@ -127,10 +127,21 @@ def test_importing_twice_stores_once(a_run):
     assert (stored_rows(), Run.objects.count(), Annotation.objects.count()) == (rows, runs, notes)
 
 
+def with_statements(data: bytes, statements: dict) -> bytes:
+    """The run file with its server's statement digests replaced."""
+    document = json.loads(gzip.decompress(data))
+    document["servers"][0]["statements"] = statements
+    return gzip.compress(json.dumps(document).encode())
+
+
 @pytest.mark.parametrize("damage, words", [
     (lambda d: d[: len(d) // 2], "truncated"),
     (lambda d: d[:20] + bytes(b ^ 0xFF for b in d[20:40]) + d[40:], "damaged"),
     (lambda d: gzip.compress(json.dumps({**json.loads(gzip.decompress(d)), "version": 2}).encode()), "version 2"),
+    (lambda d: with_statements(d, {"texts": [["s", "d", "t", ""]], "reads": [["2026-01-05T00:00:00+00:00", 60000,
+                                                                            [[5, *[0] * 14]]]]}), "damaged"),
+    (lambda d: with_statements(d, {"texts": [["s", "d", "t", ""]], "reads": [["2026-01-05T00:00:00+00:00", 60000,
+                                                                            [[0, 2**70, *[0] * 13]]]]}), "damaged"),
 ])
 def test_a_bad_run_file_stores_nothing(a_run, damage, words):
     data = export([a_run])
