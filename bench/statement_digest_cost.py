@@ -12,9 +12,13 @@ the round trip. Each "minute" some digests move first (from root: not counted), 
   every column including DIGEST_TEXT), what pmm-agent's perfschema reader does;
 - the whole table with only our columns (what the LAST_SEEN filter saves apart from the text).
 
+With --variants, also variants of the moved-rows statement (no statement time limit, the limit set once
+for the session, 6 columns, a TIMESTAMP literal) to see what each part costs.
+
 MariaDB gets a CPU of its own (bench/cpus.py) unless --shared-cpus.
 
-    .venv/bin/python bench/statement_digest_cost.py [--reads 20] [--moved 200]
+    .venv/bin/python bench/statement_digest_cost.py [--reads 20] [--moved 200] [--churn] [--variants]
+        [--sizes 200,2000,10000]
 """
 
 import argparse
