@@ -12,9 +12,13 @@ the round trip. Each "minute" some digests move first (from root: not counted), 
   every column including DIGEST_TEXT), what pmm-agent's perfschema reader does;
 - the whole table with only our columns (what the LAST_SEEN filter saves apart from the text).
 
+With --variants, also variants of the moved-rows statement (no statement time limit, the limit set once
+for the session, 6 columns, a TIMESTAMP literal) to see what each part costs.
+
 MariaDB gets a CPU of its own (bench/cpus.py) unless --shared-cpus.
 
-    .venv/bin/python bench/statement_digest_cost.py [--reads 20] [--moved 200]
+    .venv/bin/python bench/statement_digest_cost.py [--reads 20] [--moved 200] [--churn] [--variants]
+        [--sizes 200,2000,10000]
 """
 
 import argparse
@@ -80,12 +84,13 @@ def run(args, server) -> None:
           f" {args.reads} reads per case; statement time of the monitoring user from"
           f" performance_schema; {args.moved} digests moved before each read")
     print(f"{'digests':>8} {'case':<44} {'stmts/read':>10} {'ms/read':>8} {'rows back':>10}")
-    for count in SIZES:
+    for count in (int(n) for n in args.sizes.split(",")):
         one_size(meter, root, conn, info, count, args)
 
 
 def one_size(meter, root, conn, info, count: int, args) -> None:
     populate(root, count)
+    query(conn, "SET SESSION max_statement_time = 0")  # a variant's session limit off again
     chain, turn = Chain(conn, info), [0, moved_step(args, count)]
     chain.read()  # the first read: the whole table, the baseline
     moved = min(count, args.moved)
@@ -96,6 +101,7 @@ def one_size(meter, root, conn, info, count: int, args) -> None:
         ("PMM: SELECT * (whole table, with text)", lambda: lambda: query(conn, PMM_SQL)),
         ("whole table, our columns", lambda: lambda: query(conn, statements.digest_sql(info, False))),
         ("control: SELECT 1 (this machine's floor)", lambda: lambda: query(conn, "SELECT 1")),
+        *(variants(conn, info, chain) if args.variants else []),
     ]
     for name, make in cases:
         call, stopped = make(), []
@@ -121,15 +127,37 @@ def limited(call, stopped: list) -> None:
 
 
 class Alone:
-    """The moved-rows statement by itself, its watermark kept as the source keeps it."""
+    """A moved-rows statement by itself (the source's, or a variant), its watermark kept as the source keeps it."""
 
-    def __init__(self, conn, info, chain: Chain):
-        self.conn, self.sql = conn, statements.digest_sql(info, True)
+    def __init__(self, conn, info, chain: Chain, sql: str | None = None, setup: str = ""):
+        self.conn, self.sql = conn, sql or statements.digest_sql(info, True)
         self.watermark = statements.State.of(chain.snapshot).watermark or ""
+        self.setup = setup
 
     def read(self) -> None:
+        if self.setup:  # once, before the first read: not a statement of each read
+            query(self.conn, self.setup)
+            self.setup = ""
         rows = query(self.conn, self.sql, (self.watermark,))
-        self.watermark = max([statements.seen(r[15]) for r in rows] + [self.watermark])
+        self.watermark = max([statements.seen(r[-1]) for r in rows] + [self.watermark])
+
+
+# Variants of the moved-rows statement, to see what each part costs (--variants): LAST_SEEN last in each.
+PLAIN = "SELECT {columns} FROM " + statements.TABLE + " WHERE LAST_SEEN >= %s"
+FEW = "SCHEMA_NAME, DIGEST, COUNT_STAR, SUM_TIMER_WAIT, FIRST_SEEN, LAST_SEEN"
+
+
+def variants(conn, info, chain: Chain) -> list[tuple[str, object]]:
+    ours = statements.COLUMNS
+    return [
+        ("variant: no statement time limit", lambda: Alone(conn, info, chain, PLAIN.format(columns=ours)).read),
+        ("variant: 6 columns, no time limit", lambda: Alone(conn, info, chain, PLAIN.format(columns=FEW)).read),
+        ("variant: LAST_SEEN > TIMESTAMP literal",
+         lambda: Alone(conn, info, chain, PLAIN.format(columns=ours).replace(">= %s", ">= TIMESTAMP(%s)")).read),
+        ("variant: time limit set once for the session",  # last: it stays on the session to the next size
+         lambda: Alone(conn, info, chain, PLAIN.format(columns=ours),
+                       f"SET SESSION max_statement_time = {statements.STATEMENT_TIME_LIMIT_S}").read),
+    ]
 
 
 def main() -> None:
@@ -138,6 +166,8 @@ def main() -> None:
     parser.add_argument("--moved", type=int, default=200, help="digests that moved between two reads")
     parser.add_argument("--churn", action="store_true", help="move a different slice of digests each read")
     parser.add_argument("--shared-cpus", action="store_true")
+    parser.add_argument("--variants", action="store_true", help="also time variants of the moved-rows statement")
+    parser.add_argument("--sizes", default=",".join(str(n) for n in SIZES), help="digest counts, comma-separated")
     args = parser.parse_args()
     split = None if args.shared_cpus else cpus.split()
     if split:

@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 MAGIC = "steadystate-collection"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the statement digests' raw reads (docs/collect.md); 1 still loads
 GZIP_WBITS = 31  # zlib's window bits for one gzip member (header and trailer checked)
 CHUNK = 64 * 1024  # bytes fed to zlib at a time: a record is ~10 kB compressed
 HELD = (signal.SIGINT, signal.SIGTERM)  # what a record's write finishes before acting on

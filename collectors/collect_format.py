@@ -4,7 +4,8 @@ What the delta engine needs of a reading is written as read (the running totals,
 counters, how the source's resets show), so that loading the file replays the same engine on the
 same inputs. A reading's derive (node_exporter's CPU percentages) is a partial of a function of a
 registered source's module: written as its name and arguments, and resolved at load only among
-those modules (a file never names code to run elsewhere).
+those modules (a file never names code to run elsewhere). The statement digests' reading keeps
+only its raw read (format 2): the load applies it to the replayed state as the poll did.
 """
 
 import importlib
@@ -15,6 +16,7 @@ from collectors.connection import ServerInfo
 from collectors.delta import RawReading, Snapshot
 from collectors.results import PollResult
 from collectors.source import Reading
+from collectors.sources import statements
 
 
 class BadRecord(ValueError):
@@ -23,9 +25,7 @@ class BadRecord(ValueError):
 
 def poll_record(result: PollResult) -> dict:
     """One poll as a record: its readings, and the sources that failed (their errors, for the load's report)."""
-    # Statement digests (a source reading only what moved, into its own table) are not in format 1.
-    readings = [reading_dict(s.name, s.raw, result.snapshots.get(s.name)) for s in result.sources
-                if s.raw is not None and not registry.get(s.name).since]
+    readings = [reading_dict(s.name, s.raw, result.snapshots.get(s.name)) for s in result.sources if s.raw is not None]
     failed = [{"source": s.name, "error": s.error, "unavailable": s.unavailable} for s in result.sources if not s.ok]
     record = {"type": "poll", "at": result.started_at.timestamp(), "readings": readings, "failed": failed}
     if result.info is not None:
@@ -45,9 +45,22 @@ def reading_dict(source: str, raw: RawReading, snapshot: Snapshot | None) -> dic
                 "reset_markers": list(r.reset_markers), "reset_together": r.reset_together,
                 "aliases": {k: list(v) for k, v in r.aliases.items()}, "stored_on_change": r.stored_on_change,
                 "reading_boot": r.boot, "derive": derive_spec(r.derive), "unstored": sorted(r.unstored),
-                "extra": r.extra}
+                "extra": file_extra(source, r.extra)}
     out.update({k: v for k, v in optional.items() if v})
     return out
+
+
+def file_extra(source: str, extra: dict) -> dict:
+    """What a reading's extra keeps in the file: the statement digests' raw read only (the rest is derived)."""
+    if source == statements.NAME:
+        return {"raw": extra["raw"].as_json()}
+    return extra
+
+
+def extra_of_file(source: str, extra: dict) -> dict:
+    if source == statements.NAME:
+        return {"raw": statements.RawRead.of_json(extra["raw"])}
+    return extra
 
 
 def derive_spec(fn) -> dict | None:
@@ -68,7 +81,7 @@ def reading_of(data: dict) -> RawReading:
             aliases={k: tuple(v) for k, v in data.get("aliases", {}).items()},
             stored_on_change=bool(data.get("stored_on_change")), boot=data.get("reading_boot"),
             derive=derive_of(data.get("derive")), unstored=frozenset(data.get("unstored", ())),
-            extra=dict(data.get("extra", {})))
+            extra=extra_of_file(str(data["source"]), dict(data.get("extra", {}))))
         check_reading(reading)
         return RawReading(reading, float(data["read_at"]), number_or_none(data.get("boot")),
                           number_or_none(data.get("next_boot")))

@@ -13,19 +13,22 @@ from datetime import UTC, datetime
 
 from django.db import DataError, transaction
 
-from collectors import collect_file, holders
+from collectors import collect_file, delta, holders, registry, statement_record
 from collectors.collect_format import BadRecord, reading_of
 from collectors.delta import RawReading, Snapshot
 from collectors.models import TrxHolder
 from collectors.outcome import sample_of
 from collectors.sources.oldest_trx import NAME as OLDEST_TRX
+from collectors.sources.statements import NAME as STATEMENTS
 from servers.models import Annotation, Run, Server
 from store import catalog, config, partitions
+from store import statements as statement_store
 from store.ingest import write_now
 from store.read_samples import poll_times
 from store.sample import Sample
 
 WRITE_CHUNK = 2000  # samples per COPY: a day's file does not become one statement in memory
+DIGEST_CHUNK = 20_000  # statement digest rows per write (a hundred reads of 200 digests)
 
 
 class LoadError(Exception):
@@ -61,12 +64,14 @@ class LoadReport:
     annotations: int
     ended: bool
     note: str = ""
+    digest_rows: int = 0  # statement digest rows (collectors.statement_record) stored, not by an earlier load
+
 
     def lines(self) -> list[str]:
         span = f"{self.first:%Y-%m-%d %H:%M:%S} to {self.last:%H:%M:%S} UTC" if self.first else "no polls"
         again = "" if self.new == self.samples else f", {self.new} of them new (an earlier load stored the others)"
         out = [f"loaded into server {self.server.name!r}: {self.polls} polls ({self.failed_polls} failed), "
-               f"{span}, {self.samples} samples{again}",
+               f"{span}, {self.samples} samples{again}, {self.digest_rows} statement digest rows stored",
                f"runs: {', '.join(self.runs) or 'none'}; annotations: {self.annotations}"]
         if not self.ended:
             out.append("the collection has no end record: it was killed or is still running; "
@@ -140,7 +145,8 @@ def load(data: bytes, name: str, source: str = "the file", partial: bool = False
             if found.first is not None and found.last is not None:  # the window's holders are written again
                 TrxHolder.objects.filter(server=server, seen_at__gte=at(found.first),
                                          seen_at__lte=at(found.last)).delete()
-            samples, new = store_polls(server, polls(data, found), existed)
+            digests = Digests(server.id)
+            samples, new = store_polls(server, polls(data, found), existed, digests)
             runs, annotations = store_marks(server, found)
     except (KeyError, TypeError, ValueError, AttributeError, ArithmeticError, DataError) as exc:
         forget()
@@ -154,7 +160,7 @@ def load(data: bytes, name: str, source: str = "the file", partial: bool = False
     if first is not None and first < datetime.now(UTC) - config.raw_retention():
         found.note = "; ".join(filter(None, (found.note, retention_note(first))))
     return LoadReport(server, found.polls, found.failed, samples, new, first, last,
-                      runs, annotations, found.ended, found.note)
+                      runs, annotations, found.ended, found.note, digests.written)
 
 
 def retention_note(first: datetime) -> str:
@@ -188,15 +194,40 @@ def server_for(name: str, found: Plan) -> tuple[Server, bool]:
         host, socket = str(theirs.get("host") or ""), str(theirs.get("socket") or "")
         server = Server(name=name, host=host or ("" if socket else "collected"), port=int(theirs.get("port") or 3306),
                         socket=socket, user=str(theirs.get("user") or "")[:80], enabled=False,
-                        poll_interval=min(3600, max(1, int(found.header.get("interval") or 10))))
+                        poll_interval=min(3600, max(1, int(found.header.get("interval") or 10))),
+                        statements_interval=min(3600, max(10, int(theirs.get("statements_interval") or 60))))
     info = found.info or {}
     server.flavor, server.version = str(info.get("flavor", server.flavor))[:10], str(info.get("version", ""))[:100]
     server.save()
     return server, existed
 
 
-def store_polls(server: Server, found: Iterator, existed: bool) -> tuple[int, int]:
-    """Replay every reading through the delta engine in collection order; write the samples and holders.
+class Digests:
+    """The statement digest rows of the replayed reads, written to their table a chunk at a time."""
+
+    def __init__(self, server_id: int):
+        self.server_id, self.written = server_id, 0
+        self.rows: list[statement_store.StatementRow] = []
+        self.texts: dict[tuple[str, str], tuple[str, str]] = {}
+
+    def add(self, raw: RawReading) -> None:
+        statement_record.add_interval(self.server_id, raw.reading.extra.get("interval"), self.rows, self.texts)
+        if len(self.rows) >= DIGEST_CHUNK:
+            self.flush()
+
+    def flush(self) -> None:
+        self.written += statement_store.write(self.rows, self.texts)  # a read stored already is kept
+        self.rows, self.texts = [], {}
+
+
+def compute_of(source: str):
+    """The source's own delta computation (the statement digests'), else the engine's."""
+    found = registry.SOURCES.get(source)
+    return found.compute if found is not None and found.compute else delta.compute
+
+
+def store_polls(server: Server, found: Iterator, existed: bool, digests: Digests) -> tuple[int, int]:
+    """Replay every reading through the delta engine in collection order; write the samples, holders and digests.
 
     Returns the samples and how many of them the server did not hold yet (an earlier load stored the others).
     """
@@ -208,7 +239,7 @@ def store_polls(server: Server, found: Iterator, existed: bool) -> tuple[int, in
         seen: tuple[datetime, dict | None] | None = None  # this poll's oldest transaction, when read
         for source, raw in got:
             _change, snapshot, sample = sample_of(server.id, source, raw.reading, previous.get(source),
-                                                  raw.read_at, raw.boot)
+                                                  raw.read_at, raw.boot, compute_of(source))
             if raw.next_boot is not None:
                 snapshot.boot = raw.next_boot
             previous[source] = snapshot
@@ -217,12 +248,15 @@ def store_polls(server: Server, found: Iterator, existed: bool) -> tuple[int, in
             if source == OLDEST_TRX and "holder" in raw.reading.extra:  # as holders.readings() takes it
                 seen = (sample.ts if sample is not None else at(poll_at),
                         holders.worth_keeping(raw.reading.extra["holder"]))
+            if source == STATEMENTS:
+                digests.add(raw)
         holder_open = replay_holders(server, seen, holder_open)
         if len(pending) >= WRITE_CHUNK:
             new += write(server, pending, existed)
             written, pending = written + len(pending), []
     if pending:
         new += write(server, pending, existed)
+    digests.flush()
     return written + len(pending), new
 
 

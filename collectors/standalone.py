@@ -12,7 +12,7 @@ import signal
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -35,6 +35,9 @@ URL_HELP = ("mysql://USER[:PASSWORD]@HOST[:PORT][?tls=MODE&ca=FILE&cert=FILE&key
 
 class UsageError(ValueError):
     """A bad argument, worded for the command line."""
+
+
+DEFAULT_STATEMENTS_INTERVAL = 60  # as a registered server's (Server.statements_interval)
 
 
 def parse_url(url: str, environ=os.environ) -> Target:
@@ -65,7 +68,8 @@ def parse_url(url: str, environ=os.environ) -> Target:
 def server_fields(target: Target) -> dict:
     """What the file's header says of the server (never its password)."""
     return {"address": target.address, "host": target.host, "port": target.port, "socket": target.socket,
-            "user": target.user, "tls": target.tls.mode, "node_exporter_url": target.node_exporter_url}
+            "user": target.user, "tls": target.tls.mode, "node_exporter_url": target.node_exporter_url,
+            "statements_interval": target.statements_interval}
 
 
 @dataclass
@@ -197,6 +201,8 @@ def add_collect_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("url", metavar="SERVER-URL", help=URL_HELP)
     parser.add_argument("--to", required=True, metavar="FILE", help="the collection file (appended to if it exists)")
     parser.add_argument("--interval", type=int, default=DEFAULT_INTERVAL, help="seconds between polls (1-3600)")
+    parser.add_argument("--statements-interval", type=int, default=DEFAULT_STATEMENTS_INTERVAL, metavar="SECONDS",
+                        help="seconds between reads of the statement digests (1-3600, at least --interval)")
     parser.add_argument("--duration", help="stop after this long (90, 15m, 2h); default: until Ctrl-C")
     parser.add_argument("--run", default="", help="the collection is a run of this name (its start to its end)")
     parser.add_argument("--annotate", default="", help="an annotation at the collection's start")
@@ -216,9 +222,12 @@ def run_collect(options, out: Callable[[str], None] = print) -> int:
         raise UsageError(f"--interval {options.interval}: expected seconds from 1 to 3600")
     duration = parse_duration(options.duration) if options.duration else None
     stop_on_sigterm()
+    if not 1 <= options.statements_interval <= 3600:
+        raise UsageError(f"--statements-interval {options.statements_interval}: expected seconds from 1 to 3600")
     if not 0 <= options.api <= 65535:
         raise UsageError(f"--api {options.api}: expected a port from 1 to 65535")
-    return collect(parse_url(options.url), Path(options.to), options.interval, duration,
+    target = replace(parse_url(options.url), statements_interval=options.statements_interval)
+    return collect(target, Path(options.to), options.interval, duration,
                    options.run.strip(), options.annotate.strip(), out, options.api)
 
 

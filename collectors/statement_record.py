@@ -16,15 +16,24 @@ log = logging.getLogger(__name__)
 
 
 def rows_of(results: list[PollResult]) -> tuple[list[store.StatementRow], dict]:
-    rows, texts = [], {}
+    rows: list[store.StatementRow] = []
+    texts: dict = {}
     for result in results:
         for source in result.sources:
-            interval = source.extra.get("interval") if source.ok and source.name == SOURCE else None
-            if isinstance(interval, Interval) and interval.seconds is not None:
-                at = datetime.fromtimestamp(interval.extra["at"], UTC)
-                rows += [stored(result.server_id, at, interval.seconds, row) for row in interval.rows]
-                texts.update({split(key): text for key, text in interval.texts.items()})
+            if source.ok and source.name == SOURCE:
+                add_interval(result.server_id, source.extra.get("interval"), rows, texts)
     return rows, texts
+
+
+def add_interval(server_id: int, interval, rows: list[store.StatementRow], texts: dict) -> None:
+    """One read's rows and new texts, as the store takes them (none for a first read: only a baseline).
+
+    The poll's record and the load of a collection file (collectors.replay) both come here.
+    """
+    if isinstance(interval, Interval) and interval.seconds is not None:
+        at = datetime.fromtimestamp(interval.extra["at"], UTC)
+        rows += [stored(server_id, at, interval.seconds, row) for row in interval.rows]
+        texts.update({split(key): text for key, text in interval.texts.items()})
 
 
 def stored(server_id: int, at: datetime, seconds: float, row: DigestRow) -> store.StatementRow:

@@ -68,7 +68,8 @@ BLOCK_SERIES = Scheme("store_block_series", "day")
 ROLLUP_1M = Scheme("store_rollup_1m", "day")
 ROLLUP_1H = Scheme("store_rollup_1h", "month")
 STATEMENT = Scheme("store_statement", "day")  # statement digests' per-interval rows (store.statements)
-ALL = (RAW, BLOCK, BLOCK_SERIES, ROLLUP_1M, ROLLUP_1H, STATEMENT)
+STATEMENT_HOUR = Scheme("store_statement_hour", "day")  # their hourly rollups (store.statement_hours)
+ALL = (RAW, BLOCK, BLOCK_SERIES, ROLLUP_1M, ROLLUP_1H, STATEMENT, STATEMENT_HOUR)
 
 _known: set[str] = set()  # partitions this process has seen exist
 

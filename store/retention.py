@@ -30,6 +30,7 @@ def apply(now: datetime) -> list[str]:
     dropped += minutes
     dropped += partitions.drop_older_than(partitions.ROLLUP_1H, now - config.rollup_1h_retention())
     dropped += partitions.drop_older_than(partitions.STATEMENT, now - config.statements_retention())
+    dropped += partitions.drop_older_than(partitions.STATEMENT_HOUR, now - config.statements_retention())
     dropped += _drop_empty_hot(now - EMPTY_HOT_KEPT)
     return dropped
 

@@ -10,16 +10,24 @@ range's highest max, and the newest reading of each quantile, are given.
 """
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 
 import numpy as np
 from django.db import connection
 
 from store import codec
-from store.statements import COUNTERS, REST, decode_read
+from store.statements import COUNTERS, HOUR, HOUR_COLUMNS, REST, WIDTH, decode_hour, decode_read, hour_of
 
 READS_SQL = ("SELECT ts, interval_ms, n, ids, data FROM store_statement"
              " WHERE server_id = %s AND ts > %s AND ts <= %s ORDER BY ts")
+# The rollups of the hours in a range that hold as many reads as their hour has now (a read written after
+# its hour was rolled up makes the rollup wait for the next one). A read ending on the hour is the hour's last.
+HOURS_SQL = """
+SELECT h.hour, h.n, h.ids, h.data FROM store_statement_hour h
+JOIN (SELECT date_trunc('hour', ts - interval '1 microsecond', 'UTC') AS hour, count(*) AS reads
+      FROM store_statement WHERE server_id = %s AND ts > %s AND ts <= %s GROUP BY 1) c USING (hour, reads)
+WHERE h.server_id = %s AND h.hour >= %s AND h.hour <= %s
+"""
 TIMES_SQL = "SELECT ts, interval_ms FROM store_statement WHERE server_id = %s AND ts > %s AND ts <= %s ORDER BY ts"
 IDS_SQL = "SELECT n, ids FROM store_statement WHERE server_id = %s AND ts > %s AND ts <= %s"
 TEXTS_SQL = "SELECT id, schema_name, digest, digest_text, sample_text FROM store_statement_text WHERE id = ANY(%s)"
@@ -27,6 +35,7 @@ TEXT_SQL = ("SELECT id, schema_name, digest, digest_text, sample_text, first_sto
             " WHERE id = %s")
 MAX, P95, P99 = len(COUNTERS), len(COUNTERS) + 1, len(COUNTERS) + 2  # the levels' columns
 LOW = np.int64(0xFFFFFFFF)
+DECODE_READS = 240  # reads decoded in one call (about 50,000 digest rows: a few MB of arrays)
 
 
 @dataclass
@@ -72,49 +81,118 @@ class Text:
 
 
 @dataclass
-class Decoded:
-    """Every digest row of a range's reads, stacked: which read each came from, its id, figures, nulls."""
+class Pieces:
+    """Digest rows of a range, stacked: each a read's row (reads 1) or an hour's rollup row (its reads summed).
 
-    times: list[datetime]  # per read
-    read: np.ndarray  # per row: index into times
+    key orders them in time (a read's end, an hour's end); first and last are the times of the first and
+    last read each covers; times are epoch microseconds.
+    """
+
     ids: np.ndarray
-    values: np.ndarray  # rows x WIDTH
-    nulls: np.ndarray
+    sums: np.ndarray  # rows x len(COUNTERS)
+    reads: np.ndarray
+    max_ps: np.ndarray
+    quantiles: np.ndarray  # rows x 2: p95, p99
+    missing: np.ndarray  # rows x 2: the quantile is NULL
+    first: np.ndarray
+    last: np.ndarray
+    key: np.ndarray
+
+    @classmethod
+    def join(cls, parts: list["Pieces"]) -> "Pieces":
+        if not parts:
+            empty = np.empty(0, np.int64)
+            return cls(empty, np.empty((0, MAX), np.int64), empty, empty, np.empty((0, 2), np.int64),
+                       np.empty((0, 2), bool), empty, empty, empty)
+        return cls(*(np.concatenate([getattr(p, f) for p in parts]) for f in cls.__dataclass_fields__))
+
+    def take(self, keep: np.ndarray) -> "Pieces":
+        return Pieces(*(getattr(self, f)[keep] for f in self.__dataclass_fields__))
 
 
-def decoded(server_id: int, start: datetime, end: datetime) -> Decoded:
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+TICK = timedelta(microseconds=1)
+
+
+def micros(t: datetime) -> int:
+    return (t - EPOCH) // TICK
+
+
+def of_reads(stored: list[tuple]) -> "Pieces":
+    read, ids, values, nulls = decode_reads(stored)
+    at = np.array([micros(row[0]) for row in stored], np.int64)[read]
+    return Pieces(ids, values[:, :MAX], np.ones(len(ids), np.int64), values[:, MAX], values[:, P95:P99 + 1],
+                  nulls[:, P95:P99 + 1], at, at, at)
+
+
+def of_hour(hour: datetime, n: int, ids: bytes, data: bytes) -> Pieces:
+    hour_ids, values, nulls = decode_hour(n, ids, data)
+    start = micros(hour)
+    return Pieces(hour_ids, values[:, :MAX], values[:, MAX], values[:, MAX + 1], values[:, MAX + 2:MAX + 4],
+                  nulls[:, MAX + 2:MAX + 4], start + values[:, MAX + 4], start + values[:, MAX + 5],
+                  np.full(n, micros(hour + HOUR), np.int64))
+
+
+def pieces(server_id: int, start: datetime, end: datetime, rollups: bool = True) -> Pieces:
+    """The range's digest rows: the rollups of the closed hours wholly inside it that still hold every read
+    of their hour (a read stored after its hour was rolled up is read raw until maintenance rolls it again),
+    and the reads of the rest."""
+    rolled = rolled_hours(server_id, start, end) if rollups else {}
+    parts = [of_hour(hour, n, bytes(ids), bytes(data)) for hour, (n, ids, data) in rolled.items()]
     with connection.cursor() as cur:
-        cur.execute(READS_SQL, [server_id, start, end])
-        stored = cur.fetchall()
-    parts = [decode_read(n, bytes(ids), bytes(data)) for _, _, n, ids, data in stored]
-    if not parts:
-        empty = np.empty((0, MAX + 3), np.int64)
-        return Decoded([], np.empty(0, np.int64), np.empty(0, np.int64), empty, empty.astype(bool))
-    return Decoded([row[0] for row in stored], np.repeat(np.arange(len(parts)), [len(p[0]) for p in parts]),
-                   np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
-                   np.concatenate([p[2] for p in parts]))
+        for a, b in segments(start, end, sorted(rolled)):
+            cur.execute(READS_SQL, [server_id, a, b])
+            parts += [of_reads(part) for part in chunks(cur.fetchall())]
+    return Pieces.join(parts)
 
 
-def totals(server_id: int, start: datetime, end: datetime, digest_ids: list[int] | None = None) -> list[DigestTotals]:
+def rolled_hours(server_id: int, start: datetime, end: datetime) -> dict[datetime, tuple]:
+    """hour -> (n, ids, data) of the usable rollups of the hours (hour, hour + 1 h] inside (start, end]."""
+    first = hour_of(start + HOUR)  # the first hour starting at or after start
+    if first + HOUR > end:
+        return {}
+    with connection.cursor() as cur:
+        cur.execute(HOURS_SQL, [server_id, first, end, server_id, first, end - HOUR])
+        return {hour: (n, ids, data) for hour, n, ids, data in cur.fetchall()}
+
+
+def segments(start: datetime, end: datetime, hours: list[datetime]) -> list[tuple[datetime, datetime]]:
+    """(start, end] without the hours (hour, hour + 1 h], as (a, b] ranges; adjacent hours leave no range."""
+    out, at = [], start
+    for hour in hours:
+        if hour > at:
+            out.append((at, hour))
+        at = hour + HOUR
+    if end > at:
+        out.append((at, end))
+    return out
+
+
+def totals(server_id: int, start: datetime, end: datetime, digest_ids: list[int] | None = None,
+           rollups: bool = True) -> list[DigestTotals]:
     """Every digest's sums over the range (the 'everything else' row included), in no particular order."""
-    found = decoded(server_id, start, end)
-    keep = np.ones(len(found.ids), bool) if digest_ids is None else np.isin(found.ids, list(digest_ids))
-    order = np.argsort(found.ids[keep], kind="stable")  # by id, each digest's reads in time order
-    ids, values = found.ids[keep][order], found.values[keep][order]
-    nulls, reads = found.nulls[keep][order], found.read[keep][order]
-    if not len(ids):
+    found = pieces(server_id, start, end, rollups)
+    if digest_ids is not None:
+        found = found.take(np.isin(found.ids, list(digest_ids)))
+    found = found.take(np.lexsort((found.key, found.ids)))  # by id, each digest's rows in time order
+    if not len(found.ids):
         return []
-    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
-    sums = exact_sums(values[:, :MAX], starts)
-    texts = texts_of(ids[starts].tolist())
+    starts = np.flatnonzero(np.r_[True, found.ids[1:] != found.ids[:-1]])
+    sums = exact_sums(found.sums, starts)
+    reads_of = np.add.reduceat(found.reads, starts).tolist()
+    maxes = np.maximum.reduceat(found.max_ps, starts).tolist()
+    firsts, lasts = np.minimum.reduceat(found.first, starts).tolist(), np.maximum.reduceat(found.last, starts).tolist()
+    texts = texts_of(found.ids[starts].tolist())
+    quantiles, missing = found.quantiles, found.missing
     out = []
     for k, first in enumerate(starts.tolist()):
-        last = (starts[k + 1] if k + 1 < len(starts) else len(ids)) - 1
+        last = (starts[k + 1] if k + 1 < len(starts) else len(found.ids)) - 1
+        digest_id = int(found.ids[first])
         out.append(DigestTotals(
-            int(ids[first]), *texts.get(int(ids[first]), ("", "", "", "")), int(last - first + 1),
-            dict(zip(COUNTERS, sums[k], strict=True)), int(values[first:last + 1, MAX].max()),
-            newest(values, nulls, first, last, P95), newest(values, nulls, first, last, P99),
-            found.times[reads[first]], found.times[reads[last]]))
+            digest_id, *texts.get(digest_id, ("", "", "", "")), int(reads_of[k]),
+            dict(zip(COUNTERS, sums[k], strict=True)), int(maxes[k]),
+            newest(quantiles, missing, first, last, 0), newest(quantiles, missing, first, last, 1),
+            EPOCH + firsts[k] * TICK, EPOCH + lasts[k] * TICK))
     return out
 
 
@@ -154,11 +232,71 @@ def lines(server_id: int, digest_ids: list[int], start: datetime, end: datetime)
         cur.execute(READS_SQL, [server_id, start, end])
         stored = cur.fetchall()
     columns = [COUNTERS.index(name) for name in ("execs", "time_ps", "rows_examined", "rows_sent", "errors")]
-    for ts, interval_ms, n, ids, data in stored:
-        read_ids, values, _ = decode_read(n, bytes(ids), bytes(data))
-        for i in np.flatnonzero(np.isin(read_ids, digest_ids)).tolist():
-            found[int(read_ids[i])].append((ts, interval_ms, *(int(v) for v in values[i, columns])))
+    for part in chunks(stored):
+        read, ids, values, _ = decode_reads(part)
+        keep = np.flatnonzero(np.isin(ids, digest_ids))
+        for r, digest_id, row in zip(read[keep].tolist(), ids[keep].tolist(), values[keep][:, columns].tolist(),
+                                     strict=True):
+            found[digest_id].append((part[r][0], part[r][1], *row))
     return found
+
+
+def chunks(stored: list[tuple]) -> list[list[tuple]]:
+    """The reads in groups decoded at once: one call per group, and memory bounded (a week is 10,080 reads)."""
+    return [stored[i:i + DECODE_READS] for i in range(0, len(stored), DECODE_READS)]
+
+
+def binned(server_id: int, digest_ids: list[int], start: datetime, end: datetime, count: int,
+           columns: tuple[str, ...] = ("execs", "time_ps")) -> dict[int, list[list[int]]]:
+    """digest id -> per bin of (start, end] in count equal bins, the columns summed over the reads ending in it.
+
+    A read goes to the bin its end falls in, as dashboards.analysis.statements.bin_index puts it. An hour's
+    rollup stands for its reads where they all fall in one bin (a week in 40 bins reads most hours rolled
+    up); the other reads are decoded. Sums exact (high and low 32 bits apart).
+    """
+    width = (end - start) / count
+
+    def bin_of(ts: datetime) -> int:
+        return min(count - 1, max(0, int((ts - start) / width)))
+
+    wanted = np.array(sorted(set(digest_ids)), np.int64)
+    high, low = (np.zeros((len(wanted), count, len(columns)), np.int64) for _ in range(2))
+    rolled = {hour: v for hour, v in rolled_hours(server_id, start, end).items()
+              if bin_of(hour + TICK) == bin_of(hour + HOUR)}
+    hour_columns = [HOUR_COLUMNS.index(name) for name in columns]
+    for hour, (n, ids, data) in rolled.items():
+        hour_ids, values, _ = decode_hour(n, bytes(ids), bytes(data))
+        add_rows(high, low, wanted, hour_ids, np.full(n, bin_of(hour + HOUR)), values[:, hour_columns])
+    read_columns = [COUNTERS.index(name) for name in columns]
+    with connection.cursor() as cur:
+        for a, b in segments(start, end, sorted(rolled)):
+            cur.execute(READS_SQL, [server_id, a, b])
+            for part in chunks(cur.fetchall()):
+                read, ids, values, _ = decode_reads(part)
+                bins = np.array([bin_of(row[0]) for row in part], np.int64)[read]
+                add_rows(high, low, wanted, ids, bins, values[:, read_columns])
+    return {int(digest_id): [[(h << 32) + lo for h, lo in zip(hs, ls, strict=True)]
+                             for hs, ls in zip(high[k].tolist(), low[k].tolist(), strict=True)]
+            for k, digest_id in enumerate(wanted.tolist())}
+
+
+def add_rows(high: np.ndarray, low: np.ndarray, wanted: np.ndarray, ids: np.ndarray, bins: np.ndarray,
+             values: np.ndarray) -> None:
+    """Add the rows of the wanted digests into their (digest, bin) cells, high and low 32 bits apart."""
+    keep = np.isin(ids, wanted)
+    at = (np.searchsorted(wanted, ids[keep]), bins[keep])
+    np.add.at(high, at, values[keep] >> np.int64(32))
+    np.add.at(low, at, values[keep] & LOW)
+
+
+def decode_reads(stored: list[tuple]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(the read each row came from, digest ids, rows x WIDTH figures, their null mask) of stored reads
+    (ts, interval_ms, n, ids, data), decoded at once: the varints of consecutive reads are one stream."""
+    counts = np.array([row[2] for row in stored], np.int64)
+    ids = codec.decode(b"".join(bytes(row[3]) for row in stored))[0]
+    values, nulls = codec.decode(b"".join(bytes(row[4]) for row in stored))
+    return (np.repeat(np.arange(len(stored)), counts), ids, values.reshape(len(ids), WIDTH),
+            nulls.reshape(len(ids), WIDTH))
 
 
 def text(digest_id: int) -> Text | None:
@@ -180,3 +318,30 @@ def seen_in(server_id: int, digest_id: int, ranges: list[tuple[datetime, datetim
 
 def decode_read_ids(ids) -> set[int]:
     return set(codec.decode(bytes(ids))[0].tolist())
+
+
+@dataclass
+class StoredRead:
+    """One stored read as written: its end, its interval, and per digest (schema, digest) its WIDTH figures
+    (None where a quantile is NULL)."""
+
+    ts: datetime
+    interval_ms: int
+    rows: list[tuple[tuple[str, str], list[int | None]]]
+
+
+def stored_reads(server_id: int, start: datetime, end: datetime
+                 ) -> tuple[list[StoredRead], dict[tuple[str, str], tuple[str, str]]]:
+    """The reads of the range as stored (to write them elsewhere: store.statements.write), and the texts
+    of their digests: (schema, digest) -> (digest text, sample text)."""
+    with connection.cursor() as cur:
+        cur.execute(READS_SQL, [server_id, start, end])
+        stored = cur.fetchall()
+    decoded_reads = [(ts, ms, *decode_read(n, bytes(ids), bytes(data))) for ts, ms, n, ids, data in stored]
+    texts = texts_of(sorted({int(i) for read in decoded_reads for i in read[2].tolist()}))
+    out = []
+    for ts, ms, ids, values, nulls in decoded_reads:
+        rows = [((texts[i][0], texts[i][1]), [None if null else int(v) for v, null in zip(vs, ns, strict=True)])
+                for i, vs, ns in zip(ids.tolist(), values.tolist(), nulls.tolist(), strict=True) if i in texts]
+        out.append(StoredRead(ts, ms, rows))
+    return out, {(s, d): (text, sample) for s, d, text, sample in texts.values()}

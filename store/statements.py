@@ -12,7 +12,7 @@ store_statement_text, keyed by (schema, digest); reads decode and sum exactly
 
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 
 import numpy as np
 
@@ -41,11 +41,22 @@ SELECT_IDS = """
 SELECT t.id, t.schema_name, t.digest FROM store_statement_text t
 JOIN unnest(%b::text[], %b::text[]) AS k(schema_name, digest) USING (schema_name, digest)
 """
+# The hours that got reads (store.statement_hours rolls them up, again, once they are closed).
+MARK_HOURS = """
+INSERT INTO store_statement_pending (server_id, hour)
+SELECT * FROM unnest(%b::int[], %b::timestamptz[])
+ON CONFLICT DO NOTHING
+"""
+# Per digest of an hour's rollup: COUNTERS summed, then these (first_us and last_us from the hour's start).
+HOUR_COLUMNS = (*COUNTERS, "reads", "max_ps", "p95_ps", "p99_ps", "first_us", "last_us")
+HOUR_WIDTH = len(HOUR_COLUMNS)
+HOUR = timedelta(hours=1)
 # One row per server and read; a read written twice is stored once.
 INSERT_READS = """
 INSERT INTO store_statement (ts, server_id, interval_ms, n, ids, data)
 SELECT * FROM unnest(%b::timestamptz[], %b::int[], %b::int[], %b::int[], %b::bytea[], %b::bytea[])
 ON CONFLICT DO NOTHING
+RETURNING n
 """
 
 
@@ -64,7 +75,7 @@ class StatementRow:
 
 def write(rows: list[StatementRow], texts: dict[tuple[str, str], tuple[str, str]]) -> int:
     """Store the rows, one compact row per server and read (a read already stored is kept as it was);
-    texts: (schema, digest) -> (text, sample)."""
+    texts: (schema, digest) -> (text, sample). Returns the digest rows stored (not those of reads kept)."""
     if not rows:
         return 0
     ids = digest_ids({(r.schema, r.digest) for r in rows}, texts)
@@ -75,9 +86,16 @@ def write(rows: list[StatementRow], texts: dict[tuple[str, str], tuple[str, str]
         partitions.ensure(partitions.STATEMENT, day)
     keys = sorted(reads, key=lambda k: (k[0], k[1]))  # key order: overlapping writers wait, never deadlock
     encoded = [encode_read([ids[(r.schema, r.digest)] for r in reads[k]], reads[k]) for k in keys]
-    fetch_all(INSERT_READS, [[k[1] for k in keys], [k[0] for k in keys], [k[2] for k in keys],
-                             [len(reads[k]) for k in keys], [e[0] for e in encoded], [e[1] for e in encoded]])
-    return len(rows)
+    stored = fetch_all(INSERT_READS, [[k[1] for k in keys], [k[0] for k in keys], [k[2] for k in keys],
+                                      [len(reads[k]) for k in keys], [e[0] for e in encoded], [e[1] for e in encoded]])
+    hours = sorted({(server_id, hour_of(ts)) for server_id, ts, _ in keys})
+    fetch_all(MARK_HOURS, [[h[0] for h in hours], [h[1] for h in hours]])
+    return sum(n for (n,) in stored)
+
+
+def hour_of(ts: datetime) -> datetime:
+    """The hour whose rollup holds a read ending at ts: (hour, hour + 1 h], as a range holds its reads."""
+    return (ts.astimezone(UTC) - timedelta(microseconds=1)).replace(minute=0, second=0, microsecond=0)
 
 
 def encode_read(ids: list[int], rows: list[StatementRow]) -> tuple[bytes, bytes]:
@@ -90,6 +108,18 @@ def encode_read(ids: list[int], rows: list[StatementRow]) -> tuple[bytes, bytes]
     nulls[:, -2] = [r.p95_ps is None for r in rows]
     nulls[:, -1] = [r.p99_ps is None for r in rows]
     return codec.encode(np.array(ids, dtype=np.int64)), codec.encode(matrix.ravel(), nulls.ravel())
+
+
+def encode_hour(ids: list[int], rows: list[list[int | None]]) -> tuple[bytes, bytes]:
+    """(the digest ids, the n x HOUR_WIDTH matrix) as varints; None (a quantile never read) is a NULL."""
+    matrix = np.array([[0 if v is None else v for v in row] for row in rows], dtype=np.int64)
+    nulls = np.array([[v is None for v in row] for row in rows], dtype=bool)
+    return codec.encode(np.array(ids, dtype=np.int64)), codec.encode(matrix.ravel(), nulls.ravel())
+
+
+def decode_hour(n: int, ids: bytes, data: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    values, nulls = codec.decode(data)
+    return codec.decode(ids)[0], values.reshape(n, HOUR_WIDTH), nulls.reshape(n, HOUR_WIDTH)
 
 
 def decode_read(n: int, ids: bytes, data: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

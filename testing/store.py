@@ -24,7 +24,7 @@ def truncate_tables() -> None:
     """Transactional tests commit: empty the partitioned tables afterwards."""
     with connection.cursor() as cur:
         cur.execute("TRUNCATE store_raw, store_block, store_block_series, store_rollup_1m, store_rollup_1h,"
-                    " store_statement, store_statement_text")
+                    " store_statement, store_statement_text, store_statement_hour, store_statement_pending")
 
 
 def poll(server_id: int, i: int, source: str = "global_status", t0: datetime = T0, step: int = 10) -> Sample:

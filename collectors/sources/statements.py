@@ -14,6 +14,7 @@ The top digests by time of the interval are kept, the others summed into one row
 """
 
 import json
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 import pymysql
@@ -22,7 +23,7 @@ from collectors import delta
 from collectors.connection import ServerInfo
 from collectors.metric import Metric
 from collectors.source import Reading, Source, SourceUnavailable, query, require_performance_schema
-from collectors.statement_rows import COUNTERS, DigestRow, Interval, top_rows
+from collectors.statement_rows import COUNTERS, KEY_SEP, DigestRow, Interval, top_rows
 
 NAME = "statements"
 STATEMENT_TIME_LIMIT_S = 1  # the digest read gives up rather than run longer (MySQL 5.7.8+, MariaDB 10.1.2+)
@@ -75,6 +76,11 @@ def digest_sql(info: ServerInfo, moved: bool) -> str:
 def collect(conn: pymysql.Connection, info: ServerInfo, previous: delta.Snapshot | None = None) -> Reading:
     require_performance_schema(info, NAME)
     state = State.of(previous)
+    return reading_of(state, read(conn, info, state))
+
+
+def read(conn: pymysql.Connection, info: ServerInfo, state: "State") -> "RawRead":
+    """What the server says this time: the rows that moved, the texts not stored yet, the overflow figures asked."""
     try:
         raw = query(conn, digest_sql(info, bool(state.watermark)), (state.watermark,) if state.watermark else None)
     except pymysql.MySQLError as exc:
@@ -84,13 +90,22 @@ def collect(conn: pymysql.Connection, info: ServerInfo, previous: delta.Snapshot
     if not raw and not state.digests:
         check_consumer(conn)
     rows = [parse(row) for row in raw]
-    interval = state.advance(rows)
+    found = RawRead(rows, read_texts(conn, info, texts_wanted(rows, state)))
+    read_overflow(conn, state, found)
+    return found
+
+
+def reading_of(state: "State", raw: "RawRead") -> Reading:
+    """The read applied to the previous state: the interval's kept deltas, and the state the next read starts from.
+
+    The poll and the load of a collection file (compute) both come here, so a file's raw reads give the same rows.
+    """
+    interval = state.advance(raw.rows)
     kept = top_rows(interval.rows)
-    texts = read_texts(conn, info, texts_wanted(rows, state))
-    state.note_texts(texts)
-    size, lost = overflow(conn, state, any(not r.digest for r in rows))
-    values = {"statements.digest_lost": lost, "statements.digests_size": size, "statements.digests_read": len(rows)}
-    extra = {"interval": Interval(kept, interval.resets, texts), "state": state.dumps()}
+    state.note_texts(raw.texts)
+    size, lost = state.apply_overflow(raw)
+    values = {"statements.digest_lost": lost, "statements.digests_size": size, "statements.digests_read": len(raw.rows)}
+    extra = {"interval": Interval(kept, interval.resets, raw.texts), "state": state.dumps(), "raw": raw}
     return Reading({k: v for k, v in values.items() if v is not None},
                    frozenset({"statements.digest_lost"}) if lost is not None else frozenset(),
                    note=interval.note(), extra=extra)
@@ -149,23 +164,79 @@ def text(value) -> str:
     return value.decode(errors="replace") if isinstance(value, bytes) else str(value)
 
 
-def overflow(conn: pymysql.Connection, state: "State", null_row_moved: bool) -> tuple[int | None, int | None]:
-    """(performance_schema_digests_size, Performance_schema_digest_lost), each read only when it may have changed.
+def read_overflow(conn: pymysql.Connection, state: "State", found: "RawRead") -> None:
+    """performance_schema_digests_size and Performance_schema_digest_lost, each asked only when it may have changed.
 
-    The size changes only with a restart: read once an hour. digest_lost counts only when the table is
-    full, and every such statement also moves the NULL-digest row: read when that row moved (else the
+    The size changes only with a restart: asked once an hour. digest_lost counts only when the table is
+    full, and every such statement also moves the NULL-digest row: asked when that row moved (else the
     last value stands, a delta of 0). One statement a read in the steady state instead of three.
     """
     if state.size_age is None or state.size_age >= SIZE_EVERY:
+        found.asked.append("size")
         try:
-            state.size, state.size_age = int(query(conn, SIZE_SQL)[0][0]), 0
+            found.size = int(query(conn, SIZE_SQL)[0][0])
         except pymysql.MySQLError:
-            state.size, state.size_age = None, 0
-    state.size_age += 1
-    if state.lost is None or null_row_moved:
+            found.size = None
+    if state.lost is None or any(not r.digest for r in found.rows):
+        found.asked.append("lost")
         lost = query(conn, LOST_SQL)
-        state.lost = int(lost[0][1]) if lost else None
-    return state.size, state.lost
+        found.lost = int(lost[0][1]) if lost else None
+
+
+@dataclass
+class RawRead:
+    """One read as the server answered it: what a collection file keeps of the source (as_json, of_json)."""
+
+    rows: list[DigestRow]
+    texts: dict[str, tuple[str, str]]  # key -> (digest text, sample text), for digests not stored yet
+    asked: list[str] = field(default_factory=list)  # the overflow figures asked this time: "size", "lost"
+    size: int | None = None
+    lost: int | None = None
+
+    def as_json(self) -> dict:
+        rows = [[r.schema, r.digest, r.max_ps, r.first_seen, r.last_seen, r.p95_ps, r.p99_ps, *r.counts]
+                for r in self.rows]
+        texts = [[*split_key(key), text, sample] for key, (text, sample) in self.texts.items()]
+        return {"rows": rows, "texts": texts, "asked": self.asked, "size": self.size, "lost": self.lost}
+
+    @classmethod
+    def of_json(cls, data: dict) -> "RawRead":
+        """The read a file holds; TypeError or ValueError where it is not one."""
+        rows = [json_row(row) for row in data["rows"]]
+        if not all(len(t) == 4 for t in data["texts"]) or not set(data["asked"]) <= {"size", "lost"}:
+            raise ValueError("a digest text is not [schema, digest, text, sample], or an unknown figure was asked")
+        texts = {DigestRow.make_key(schema, digest): (text, sample)
+                 for schema, digest, text, sample in (texts_of(t) for t in data["texts"])}
+        return cls(rows, texts, list(data["asked"]), optional_int(data.get("size")), optional_int(data.get("lost")))
+
+
+def json_row(row: list) -> DigestRow:
+    if len(row) != 7 + len(COUNTERS):
+        raise ValueError(f"a digest row has {len(row)} fields, not {7 + len(COUNTERS)}")
+    schema, digest, first, last = texts_of([row[0], row[1], row[3], row[4]])
+    counts = tuple(whole(v) for v in row[7:])
+    return DigestRow(schema, digest, counts, whole(row[2]), first, last, optional_int(row[5]), optional_int(row[6]))
+
+
+def texts_of(values: list) -> list[str]:
+    if not all(isinstance(v, str) for v in values):
+        raise TypeError("a digest's schema, digest, text or times are not all text")
+    return values
+
+
+def whole(value) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ValueError(f"{value!r} is not a count or a time of the digest table")
+    return value
+
+
+def optional_int(value) -> int | None:
+    return None if value is None else whole(value)
+
+
+def split_key(key: str) -> tuple[str, str]:
+    schema, _, digest = key.partition(KEY_SEP)
+    return schema, digest
 
 
 class State:
@@ -190,6 +261,15 @@ class State:
     def dumps(self) -> str:
         return json.dumps({"w": self.watermark, "d": self.digests, "s": self.size, "sa": self.size_age,
                            "l": self.lost}, separators=(",", ":"))
+
+    def apply_overflow(self, raw: RawRead) -> tuple[int | None, int | None]:
+        """(size, lost) after this read: the figures asked replace the known ones, the others stand."""
+        if "size" in raw.asked:
+            self.size, self.size_age = raw.size, 0
+        self.size_age = (self.size_age or 0) + 1
+        if "lost" in raw.asked:
+            self.lost = raw.lost
+        return self.size, self.lost
 
     def has_text(self, key: str) -> bool:
         return bool(self.digests.get(key, [0, 0, 0])[2])
@@ -237,7 +317,15 @@ class Deltas:
 
 def compute(prev: delta.Snapshot | None, reading: Reading, ts: float, boot: float | None
             ) -> tuple[delta.Delta, delta.Snapshot]:
-    """The digest state is the snapshot; the table's overflow figures go through the delta engine as usual."""
+    """The digest state is the snapshot; the table's overflow figures go through the delta engine as usual.
+
+    A reading from a collection file holds only the raw read: it is applied to the previous state here,
+    as the poll's collect() applied it (the reading then carries the interval as a polled one does).
+    """
+    if "interval" not in reading.extra:
+        made = reading_of(State.of(prev), reading.extra["raw"])
+        reading.values, reading.counters, reading.note = made.values, made.counters, made.note
+        reading.extra.update(made.extra)
     plain = Reading(reading.values, reading.counters)
     previous = None if prev is None else delta.Snapshot(prev.ts, prev.boot, {
         k: v for k, v in prev.values.items() if k != "state"})

@@ -20,6 +20,7 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 
 from collectors.collect_file import (
+    FORMAT_VERSION,
     CollectionFileError,
     CorruptFile,
     NewerFormat,
@@ -113,9 +114,9 @@ def test_a_truncated_file_stores_nothing_unless_asked_for_its_complete_records(c
 
 def test_a_file_from_a_newer_format_stores_nothing(collected, db):
     lines = records(collected)
-    lines[0]["version"] = 2
+    lines[0]["version"] = FORMAT_VERSION + 1
     message = nothing_stored_after(NewerFormat, reencode(lines))
-    assert "version 2" in message and "newer" in message
+    assert f"version {FORMAT_VERSION + 1}" in message and "newer" in message
 
 
 def test_other_files_are_not_collections(db, tmp_path):

@@ -1,7 +1,11 @@
 """Statement digests from recorded MySQL 5.6/5.7/8.0 rows: deltas per digest, resets, texts, the rest row."""
 
+import json
+
 from django.test import override_settings
 
+from collectors.collect_format import reading_dict, reading_of
+from collectors.delta import RawReading
 from collectors.sources import statements
 from collectors.statement_rows import DigestRow, top_rows
 from collectors.tests.recorded import RecordedConnection, digest_answers, mysql
@@ -117,3 +121,27 @@ def test_a_digest_missing_from_the_snapshot_with_an_older_first_seen_is_only_a_b
     assert row.delta_since(None, "2026-11-26 03:10:00") is None
     assert row.delta_since(None, "2026-11-26 02:59:59").counts[0] == 5  # created after the previous read
     assert row.delta_since(None, None) is None  # the first read
+
+
+def test_a_collection_files_raw_reads_replay_to_the_rows_the_poll_stored():
+    """What `collect` writes of each read, through JSON and back, gives the load the poll's rows and state."""
+    info = mysql("8.0.36")
+    polled_snapshot = loaded_snapshot = None
+    for read, lost in ((1, 100), (2, 130)):
+        answers = digest_answers("8.0", read, lost)
+        if read == 2:  # the NULL-digest row moved: digest_lost is asked again
+            answers["COUNT_STAR"].append((None, None, "70", "9000000000", "0", "0", "0", "0", "70", "7000", "3",
+                                          "70", "0", "400000000", "2026-11-26 03:05:00", "2026-11-26 03:10:40",
+                                          None, None))
+        polled = statements.collect(RecordedConnection(answers), info, polled_snapshot)
+        at = T0 + 60 * read
+        polled_change, polled_snapshot = statements.compute(polled_snapshot, polled, at, None)
+        entry = json.loads(json.dumps(reading_dict(statements.NAME, RawReading(polled, at, None), polled_snapshot)))
+        assert set(entry["extra"]) == {"raw"}  # only what the server said: the rest is computed at load
+        loaded = reading_of(entry).reading
+        loaded_change, loaded_snapshot = statements.compute(loaded_snapshot, loaded, at, None)
+        assert loaded.extra["interval"].rows == polled.extra["interval"].rows
+        assert loaded.extra["interval"].texts == polled.extra["interval"].texts
+        assert (loaded_change.values, loaded.note) == (polled_change.values, polled.note)
+        assert loaded_snapshot.values == polled_snapshot.values  # the digest state the next read starts from
+    assert polled.extra["interval"].rows and loaded_change.values["statements.digest_lost"] == 30

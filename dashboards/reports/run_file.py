@@ -1,5 +1,6 @@
-"""A run (or a sweep) as one file for another installation: its server's series over its window, runs,
-annotations, holders of the oldest transaction, and its report figures as they were (docs/collect.md).
+"""A run (or a sweep) as one file for another installation: its server's series and statement digests over
+its window, runs, annotations, holders of the oldest transaction, and its report figures as they were
+(docs/collect.md).
 
 The file is gzip-compressed JSON. Import writes the same samples into the other store in one
 transaction (matching a server of the same name and address, or making one, not polled), so the
@@ -17,11 +18,12 @@ from django.core.exceptions import ValidationError
 from django.db import DataError, transaction
 
 from collectors.models import TrxHolder
-from dashboards import host_series
+from dashboards import host_series, reads
 from dashboards.analysis.step_window import Window
 from dashboards.reports.summary import summarize_run
 from servers.models import Annotation, Run, Server
-from store import catalog, partitions
+from store import catalog, partitions, statement_reads
+from store import statements as statement_store
 from store.ingest import write_now
 from store.read_samples import samples as stored_samples
 from store.sample import Sample
@@ -33,6 +35,8 @@ SERVER_FIELDS = ("name", "host", "port", "socket", "user", "tags", "poll_interva
                  "flavor", "version", "tls_mode")  # never the password, nor this host's TLS file paths
 RUN_FIELDS = ("name", "notes", "warmup_seconds", "concurrency", "sweep", "label", "command", "tool_summary")
 HOLDER_FIELDS = ("thread_id", "trx_key", "user", "host", "isolation", "state", "statement", "idle")
+STATEMENT_READS_CHUNK = 200  # digest reads per write (about 200 digests each)
+TOP_STATEMENTS = 15  # the report's top statements recorded with each run, for reference
 MAX_BYTES = 2 * 1024**3  # a decompressed file larger than this is refused (a run of a day at 10 s is ~100 MB)
 
 
@@ -73,7 +77,17 @@ def server_part(runs: list[Run]) -> dict:
                     for h in holders],
         "samples": [{"source": s.source, "ts": stamp(s.ts), "interval": s.interval, "values": s.values,
                      "counters": sorted(s.counters)} for s in stored_samples(server.id, start, end)],
+        "statements": statements_part(server.id, start, end),
     }
+
+
+def statements_part(server_id: int, start: datetime, end: datetime) -> dict:
+    """The digest reads of the window as stored: each digest's text once, each read's rows by text index."""
+    found, texts = statement_reads.stored_reads(server_id, start, end)
+    keys = sorted(texts)
+    index = {key: i for i, key in enumerate(keys)}
+    return {"texts": [[*key, *texts[key]] for key in keys],
+            "reads": [[stamp(r.ts), r.interval_ms, [[index[key], *values] for key, values in r.rows]] for r in found]}
 
 
 def run_part(run: Run) -> dict:
@@ -83,7 +97,9 @@ def run_part(run: Run) -> dict:
             "started_at": stamp(run.started_at), "ended_at": stamp(run.ended_at) if run.ended_at else None,
             "report": {"tps": asdict(summary.tps), "qps": summary.qps, "transactions": summary.transactions,
                        "max_history": summary.max_history,
-                       "top_waits": [[w.event, w.count, w.time_ps] for w in waits[:15]]}}
+                       "top_waits": [[w.event, w.count, w.time_ps] for w in waits[:15]],
+                       "top_statements": [[t.row.schema, t.row.digest, t.row.sums["execs"], t.row.sums["time_ps"]]
+                                          for t in reads.run_top_statements(run, TOP_STATEMENTS)]}}
 
 
 def stamp(t: datetime) -> str:
@@ -154,6 +170,7 @@ def forget() -> None:
 def import_server(part: dict, rename: str) -> tuple[Server, list[Run], int]:
     server = server_for(part["server"], rename)
     written = write(server, part["samples"])
+    write_statements(server, part.get("statements") or {"texts": [], "reads": []})  # none in older files
     runs = [import_run(server, r) for r in part["runs"]]
     by_name = {r.name: r for r in runs}
     for note in part["annotations"]:
@@ -199,6 +216,39 @@ def write(server: Server, entries: list[dict]) -> int:
     if batch:
         write_now(batch)
     return len(entries)
+
+
+def write_statements(server: Server, part: dict) -> None:
+    """The file's digest reads into this store (a read stored already is kept: importing again adds nothing)."""
+    keys = [(str(schema), str(digest)) for schema, digest, _, _ in part["texts"]]
+    texts = {key: (str(t[2]), str(t[3])) for key, t in zip(keys, part["texts"], strict=True)}
+    found = part["reads"]
+    for first in range(0, len(found), STATEMENT_READS_CHUNK):
+        rows = [statement_row(server.id, parse_time(ts), checked(interval_ms, 1, 2**31 - 1),
+                              keys[checked(digest, 0, len(keys) - 1)], values)
+                for ts, interval_ms, entries in found[first:first + STATEMENT_READS_CHUNK]
+                for digest, *values in entries]
+        statement_store.write(rows, texts)
+
+
+def statement_row(server_id: int, ts: datetime, interval_ms: int, key: tuple[str, str], values: list
+                  ) -> statement_store.StatementRow:
+    if len(values) != statement_store.WIDTH:
+        raise ValueError(f"a digest row has {len(values)} figures, not {statement_store.WIDTH}")
+    counts = tuple(checked(v, -LIMIT, LIMIT) for v in values[:len(statement_store.COUNTERS)])
+    max_ps, p95, p99 = values[len(statement_store.COUNTERS):]
+    return statement_store.StatementRow(server_id, ts, interval_ms, *key, counts, checked(max_ps, -LIMIT, LIMIT),
+                                        None if p95 is None else checked(p95, 0, LIMIT),
+                                        None if p99 is None else checked(p99, 0, LIMIT))
+
+
+LIMIT = 2**62 - 1  # what the store's varints hold (store.statements.encode_read)
+
+
+def checked(value, low: int, high: int) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise ValueError(f"{value!r} is not an integer from {low} to {high}")
+    return value
 
 
 def import_run(server: Server, fields: dict) -> Run:

@@ -11,7 +11,7 @@ from django.core.management import call_command
 from django.db import connection
 from django.http import QueryDict
 
-from dashboards import host_series
+from dashboards import host_series, reads
 from dashboards.analysis.step_window import Window
 from dashboards.reports.run_file import RunFileError, export, import_file
 from dashboards.reports.scalability import study
@@ -19,6 +19,7 @@ from dashboards.reports.summary import summarize_run
 from servers.models import Annotation, Run, Server
 from testing.dashboards import TEN_MINUTES, ten_minutes
 from testing.scalability import BASELINE, write_sweep
+from testing.statements import write_reads
 from testing.store import reset_caches, truncate_tables
 
 pytestmark = pytest.mark.django_db
@@ -30,6 +31,16 @@ def report_figures(run: Run) -> tuple:
     waits = host_series.run_figures(run.server_id, Window(s.start, s.end))[0]
     return (s.start, s.end, s.tps, s.qps, s.transactions, s.max_history, s.covered,
             [(w.event, w.count, w.time_ps) for w in waits])
+
+
+def statement_figures(runs: list[Run]) -> tuple:
+    """What the run report shows of each run's top statements, and the compare page's most changed ones
+    (by schema and digest: the digest ids are the installation's own)."""
+    top = [[(t.row.schema, t.row.digest, t.row.text, t.row.sums, t.row.max_ps, t.row.intervals, t.share,
+             t.time_per_trx, t.execs_per_trx) for t in reads.run_top_statements(run, 10)] for run in runs]
+    changed = [(d.row.schema, d.row.digest, d.a_per_trx, d.b_per_trx, d.change)
+               for d in reads.statements_changed(runs, 10)]
+    return top, changed
 
 
 def sweep_figures(name: str) -> list:
@@ -73,6 +84,29 @@ def test_an_imported_run_shows_the_same_report_figures(a_run):
     assert recorded["transactions"] == before[4] and recorded["tps"]["p95"] == before[2].p95
 
 
+def test_an_imported_run_shows_the_same_statements():
+    server = ten_minutes("stmt-db")
+    t0 = TEN_MINUTES[0]
+    write_reads(server.pk, t0, 5)  # reads end every 60 s to t0 + 300 s
+    write_reads(server.pk, t0 + timedelta(seconds=300), 5, scale=2)  # then twice the statement time a read
+    a = Run.objects.create(server=server, name="a", started_at=t0 + timedelta(seconds=60),
+                           ended_at=t0 + timedelta(seconds=300), warmup_seconds=0)
+    b = Run.objects.create(server=server, name="b", started_at=t0 + timedelta(seconds=300),
+                           ended_at=t0 + timedelta(seconds=600), warmup_seconds=0)
+    before = statement_figures([a, b])
+    assert all(before[0]) and before[1] and all(change for *_, change in before[1])  # worth comparing
+    assert before[0][0][0][3]["execs"] == 4 * 10  # SLEEPY's 10 a read, the 4 reads inside run a
+    data = export([a, b])
+    fresh_store()
+    import_file(data)
+    runs = list(Run.objects.filter(server__name="stmt-db").order_by("started_at"))
+    assert statement_figures(runs) == before
+    import_file(data)  # again: no read stored twice
+    assert statement_figures(runs) == before
+    recorded = json.loads(gzip.decompress(data))["servers"][0]["runs"][0]["report"]["top_statements"]
+    assert recorded[0] == ["app", "d-sleep", 40, 40 * 50 * 10**9]  # 40 statements of 50 ms
+
+
 def test_an_imported_sweep_shows_the_same_scalability_figures():
     server = Server.objects.create(name="sweeper", host="10.0.0.9", user="u", poll_interval=10)
     write_sweep(server, "flush", "neighbors=1", TEN_MINUTES[0], BASELINE, host=True)
@@ -93,10 +127,21 @@ def test_importing_twice_stores_once(a_run):
     assert (stored_rows(), Run.objects.count(), Annotation.objects.count()) == (rows, runs, notes)
 
 
+def with_statements(data: bytes, statements: dict) -> bytes:
+    """The run file with its server's statement digests replaced."""
+    document = json.loads(gzip.decompress(data))
+    document["servers"][0]["statements"] = statements
+    return gzip.compress(json.dumps(document).encode())
+
+
 @pytest.mark.parametrize("damage, words", [
     (lambda d: d[: len(d) // 2], "truncated"),
     (lambda d: d[:20] + bytes(b ^ 0xFF for b in d[20:40]) + d[40:], "damaged"),
     (lambda d: gzip.compress(json.dumps({**json.loads(gzip.decompress(d)), "version": 2}).encode()), "version 2"),
+    (lambda d: with_statements(d, {"texts": [["s", "d", "t", ""]], "reads": [["2026-01-05T00:00:00+00:00", 60000,
+                                                                            [[5, *[0] * 14]]]]}), "damaged"),
+    (lambda d: with_statements(d, {"texts": [["s", "d", "t", ""]], "reads": [["2026-01-05T00:00:00+00:00", 60000,
+                                                                            [[0, 2**70, *[0] * 13]]]]}), "damaged"),
 ])
 def test_a_bad_run_file_stores_nothing(a_run, damage, words):
     data = export([a_run])
