@@ -4,6 +4,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+import numpy as np
 from django.db.models import Q
 
 from collectors import registry
@@ -12,7 +13,7 @@ from collectors.metric import TPS
 from collectors.models import TrxHolder
 from dashboards.analysis.purge_growth import REACH, Trend, current_trend
 from dashboards.analysis.purge_verdict import Holder, PurgeVerdict, purge_verdict
-from dashboards.analysis.statements import StatementDiff, TopStatement, changed_most, top_statements
+from dashboards.analysis.statements import LineArrays, StatementDiff, TopStatement, changed_most, top_statements
 from dashboards.analysis.step_window import run_window
 from dashboards.analysis.topwaits import (
     CONDITION_PREFIX,
@@ -27,6 +28,8 @@ from dashboards.analysis.topwaits import (
 from dashboards.figures.common import ChartPoints
 from dashboards.timerange import TimeRange
 from store import levels, query, statement_reads
+from store.points import micros
+from store.statements import COUNTERS
 
 HISTORY = "history_list_length"
 MAX_PURGE_LAG = "var:innodb_max_purge_lag"
@@ -355,6 +358,20 @@ def statements_in(server_id: int, start: datetime, end: datetime, with_overflow:
 
 def statement_lines(server_id: int, digest_ids: list[int], start: datetime, end: datetime) -> dict[int, list[tuple]]:
     return statement_reads.lines(server_id, digest_ids, start, end)
+
+
+def statement_line_arrays(server_id: int, digest_ids: list[int], start: datetime,
+                          end: datetime) -> dict[int, LineArrays]:
+    """statement_lines() as arrays of the executions and time, picked from one decode of the range's reads:
+    a tuple per digest and read is millions over days (statement_reads.lines builds them)."""
+    found = statement_reads.decoded(server_id, start, end)
+    read_us = np.array([micros(t) for t in found.times], np.int64)
+    execs, time_ps = COUNTERS.index("execs"), COUNTERS.index("time_ps")
+    out = {}
+    for digest_id in digest_ids:
+        rows = np.flatnonzero(found.ids == digest_id)
+        out[digest_id] = LineArrays(read_us[found.read[rows]], found.values[rows, execs], found.values[rows, time_ps])
+    return out
 
 
 def statement_text(digest_id: int) -> statement_reads.Text | None:

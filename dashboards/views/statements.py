@@ -12,9 +12,9 @@ from dashboards.analysis.statements import (
     DEFAULT_ORDER,
     ORDERS,
     Ranked,
-    average_latency,
     bins_of,
-    per_second,
+    executions_per_second,
+    latency_of,
     rank,
     spark_points,
 )
@@ -81,10 +81,11 @@ def statements(request: HttpRequest, server_id: int) -> HttpResponse:
 
 def lines_of(server_id: int, tr: TimeRange, found: reads.StatementsRange, ranked: Ranked) -> list[Line]:
     ids = [row.digest_id for row in ranked.rows]
-    drawn = reads.statement_lines(server_id, ids, tr.start, tr.end)
+    drawn = reads.statement_line_arrays(server_id, ids, tr.start, tr.end)
     bins = bins_of(found.reads, tr.start, tr.end, SPARK_BINS)
     trx = found.transactions
-    return [Line(row, ranked.share(row), spark_points(per_second(drawn[row.digest_id], bins, tr.start, tr.end, 2)),
+    return [Line(row, ranked.share(row), spark_points(executions_per_second(drawn[row.digest_id], bins, tr.start,
+                                                                            tr.end)),
                  row.sums["time_ps"] / trx if trx else None, row.sums["execs"] / trx if trx else None,
                  (row.schema, row.digest) == NULL_DIGEST)
             for row in ranked.rows]
@@ -107,9 +108,9 @@ def statement(request: HttpRequest, server_id: int, digest_id: int) -> HttpRespo
     totals = next((row for row in found.rows if row.digest_id == digest_id), None)
     count = max(10, min(240, points // 8))
     bins = bins_of(found.reads, tr.start, tr.end, count)
-    line = reads.statement_lines(server.pk, [digest_id], tr.start, tr.end)[digest_id]
-    figure = statement_figure(bins.starts, per_second(line, bins, tr.start, tr.end, 2),
-                              average_latency(line, bins, tr.start, tr.end), f"{text.schema or '-'}: {text.digest}")
+    line = reads.statement_line_arrays(server.pk, [digest_id], tr.start, tr.end)[digest_id]
+    figure = statement_figure(bins.starts, executions_per_second(line, bins, tr.start, tr.end),
+                              latency_of(line, bins, tr.start, tr.end), f"{text.schema or '-'}: {text.digest}")
     runs = list(Run.objects.filter(server=server).order_by("-started_at")[:RUNS_LOOKED_AT])
     context = {
         **range_context(request, tr), "server": server, "tab": "statements", "text": text, "totals": totals,
