@@ -16,7 +16,13 @@ from dataclasses import dataclass, field, replace
 
 from dashboards.analysis.own_load import OwnLoad, differs, others_share, own_load
 from dashboards.analysis.per_transaction import BUSY_SECONDS
-from dashboards.analysis.step_window import Window, WindowTps, run_window, window_sums, window_tps
+from dashboards.analysis.step_window import (
+    Window,
+    WindowTps,
+    run_window,
+    runs_sums,
+    runs_window_tps,
+)
 from dashboards.analysis.topwaits import TIME_PREFIX, is_client, is_condition
 from servers.models import Run
 
@@ -108,13 +114,19 @@ def curve_name(run: Run) -> str:
     return run.sweep or run.label or f"{run.server.name} (no sweep)"
 
 
-def measure(run: Run) -> Level:
-    window = run_window(run)
-    sums = window_sums(run.server_id, [WAIT_TIMES, BUSY_SECONDS, QPS], window)
+LEVEL_SUMS = [WAIT_TIMES, BUSY_SECONDS, QPS]
+
+
+def measure_all(runs: list[Run]) -> list[Level]:
+    """measure() of each run, the samples of close runs read once (step_window.runs_sums)."""
+    sums, tps = runs_sums(runs, LEVEL_SUMS), runs_window_tps(runs)
+    return [level_of(run, sums[run.pk], tps[run.pk]) for run in runs]
+
+
+def level_of(run: Run, sums: dict[str, tuple[float, float]], tps: WindowTps) -> Level:
     waits = {name[len(TIME_PREFIX):]: (int(total), seconds) for name, (total, seconds) in sums.items()
              if total and name.startswith(TIME_PREFIX)}
-    return Level(run, window, window_tps(run.server_id, window), waits, sums.get(BUSY_SECONDS), own_load(run),
-                 sums.get(QPS))
+    return Level(run, run_window(run), tps, waits, sums.get(BUSY_SECONDS), own_load(run), sums.get(QPS))
 
 
 def read_own(levels: list[Level]) -> bool:
@@ -165,7 +177,7 @@ def group(runs: Iterable[Run]) -> dict[str, list[Run]]:
 def build_curve(name: str, runs: list[Run], threshold: float = DEFAULT_KNEE) -> Curve:
     newest = {run.concurrency: run for run in runs}  # oldest first: a re-run at a level replaces it
     left_out = [run for run in runs if newest[run.concurrency] is not run]
-    levels = [measure(newest[c]) for c in sorted(newest)]
+    levels = measure_all([newest[c] for c in sorted(newest)])
     by_own = read_own(levels)
     levels = [replace(lv, by_own=by_own) for lv in levels]
     label = next((run.label for run in reversed(runs) if run.label), "")

@@ -14,10 +14,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import NamedTuple
 
+import numpy as np
+
 from collectors.metric import TPS
 from servers.models import Run
-from store import query
-from store.query import CounterSamples
+from store import levels, query
+from store.points import micros
+from store.query import CounterArrays, CounterSamples
 from store.stats import percentile
 
 
@@ -72,12 +75,50 @@ def sums_from(server_id: int, window: Window) -> datetime:
 
 def window_sums(server_id: int, metrics: list[str], window: Window) -> dict[str, tuple[float, float]]:
     """Per counter: (sum of the inside deltas, seconds they cover)."""
+    if levels.finest(window.start) == levels.FULL:
+        return polls_sums(query.counter_arrays(server_id, metrics, window.start, window.end), window)
     found = samples_in(server_id, metrics, window)[0]
     sums = {}
     for name, samples in found.items():
         keep = inside(samples, window)
         sums[name] = (sum(samples.deltas[i] for i in keep), sum(samples.seconds[i] for i in keep))
     return sums
+
+
+def polls_sums(found: dict[str, CounterArrays], window: Window) -> dict[str, tuple[float, float]]:
+    """window_sums() of the polls as arrays: inside() in numpy (a run's waits are ~700 counters of hundreds of
+    polls), the kept values summed in Python in their order, as the loop did."""
+    lo, hi = micros(window.start), micros(window.end)
+    sums = {}
+    for name, a in found.items():
+        began = a.ts - np.rint(a.seconds * 1e6).astype(np.int64)  # CounterSamples.began, in microseconds
+        keep = (a.ts <= hi) & (began >= lo)
+        sums[name] = (sum(a.deltas[keep].tolist()), sum(a.seconds[keep].tolist()))
+    return sums
+
+
+def runs_sums(runs: list[Run], metrics: list[str]) -> dict[int, dict[str, tuple[float, float]]]:
+    """window_sums() of each run's window, reading the polls of close runs (close_batches) once: a sweep's
+    steps are minutes each within an hour or two, and each read decodes the same stored hours.
+    A batch that reaches past the raw retention is read run by run, as window_sums() reads it."""
+    out = {}
+    for batch in close_batches(runs):
+        windows = {run.pk: run_window(run) for run in batch}
+        start, end = min(w.start for w in windows.values()), max(w.end for w in windows.values())
+        if levels.finest(start) != levels.FULL:
+            out |= {pk: window_sums(batch[0].server_id, metrics, w) for pk, w in windows.items()}
+            continue
+        found = query.counter_arrays(batch[0].server_id, metrics, start, end)
+        out |= {pk: polls_sums(found, w) for pk, w in windows.items()}
+    return out
+
+
+def runs_window_tps(runs: list[Run]) -> dict[int, WindowTps]:
+    """window_tps() of each run's window, close runs read at once where the polls are kept (runs_tps() reads
+    a batch at the resolution its first run's start is kept at)."""
+    if all(levels.finest(min(run_window(r).start for r in batch)) == levels.FULL for batch in close_batches(runs)):
+        return runs_tps(runs)
+    return {run.pk: window_tps(run.server_id, run_window(run)) for run in runs}
 
 
 def samples_in(server_id: int, metrics: list[str], window: Window) -> tuple[dict[str, CounterSamples], str]:
