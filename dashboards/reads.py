@@ -408,23 +408,27 @@ def run_statements(run, warmup: int | None = None) -> StatementsRange:
     return statements_inside(run.server_id, window.start, window.end)
 
 
-def run_top_statements(run, limit: int, warmup: int | None = None) -> list[TopStatement]:
-    found = run_statements(run, warmup)
+def run_top_statements(run, limit: int, warmup: int | None = None,
+                       found: StatementsRange | None = None) -> list[TopStatement]:
+    """The run's top statements; found: its run_statements(), when the page has read them already."""
+    found = found or run_statements(run, warmup)
     return top_statements(found.rows, found.transactions, limit)
 
 
-def statements_changed(runs: list, limit: int, warmup: int | None = None) -> list[StatementDiff]:
-    """The first two runs' statements by how much their time per transaction changed ([] for fewer runs)."""
+def statements_changed(runs: list, limit: int, warmup: int | None = None,
+                       found: dict | None = None) -> list[StatementDiff]:
+    """The first two runs' statements by how much their time per transaction changed ([] for fewer runs);
+    found: run id -> its run_statements(), those the page has read already."""
     if len(runs) < 2:
         return []
-    a, b = (run_statements(run, warmup) for run in runs[:2])
+    a, b = ((found or {}).get(run.pk) or run_statements(run, warmup) for run in runs[:2])
     return changed_most(a.rows, b.rows, a.transactions, b.transactions, limit)
 
 
-def statements_changed_context(runs: list, limit: int, warmup: int | None = None) -> dict:
+def statements_changed_context(runs: list, limit: int, warmup: int | None = None, found: dict | None = None) -> dict:
     """What _statements_changed.html shows, for the compare page and the compare report."""
     if len(runs) < 2:
         return {}
     csv = f"/export/statements.csv?runs={runs[0].pk},{runs[1].pk}" + ("" if warmup is None else f"&warmup={warmup}")
-    return {"changed": statements_changed(runs, limit, warmup), "changed_a": runs[0], "changed_b": runs[1],
+    return {"changed": statements_changed(runs, limit, warmup, found), "changed_a": runs[0], "changed_b": runs[1],
             "changed_csv": csv}

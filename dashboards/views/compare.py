@@ -85,7 +85,9 @@ def compare(request: HttpRequest) -> HttpResponse:
     warmup, conditions = warmup_param(request.GET), include_conditions(request.GET)
     notes = [p for p in (runs_problem, warmup_problem(request.GET, warmup)) if p]
     bases = tps_bases(list({run.server_id for run in runs}))
-    summaries = [replace(run_row(run, warmup, conditions), basis=bases.get(run.server_id)) for run in runs]
+    found = {run.pk: reads.run_statements(run, warmup) for run in runs}  # the tops and the changes read them
+    summaries = [replace(run_row(run, warmup, conditions, found[run.pk]), basis=bases.get(run.server_id))
+                 for run in runs]
     wait = request.GET.get("wait") or next((s.waits[0].event for s in summaries if s.waits), "")
     aligned = [align(run, wait, points, warmup) for run in runs]
     events = sorted({w.event for s in summaries for w in s.waits})
@@ -96,7 +98,7 @@ def compare(request: HttpRequest) -> HttpResponse:
         "tps_definition": TPS_DEFINITION, "warmup": warmup, **condition_toggle(request, conditions),
         "param_notes": notes, "groups": groups, "top_statements": TOP_STATEMENTS,
         "ab": verdict(groups, {row.summary.run.pk: row.summary.tps.mean for row in summaries}) if groups else None,
-        **reads.statements_changed_context(runs, CHANGED_STATEMENTS, warmup),
+        **reads.statements_changed_context(runs, CHANGED_STATEMENTS, warmup, found),
         "csv": "/export/compare.csv?" + compare_query(runs, warmup, conditions),
         "report": "/reports/compare/?" + compare_query(runs, warmup, conditions),
     })
@@ -125,7 +127,8 @@ def align(run: Run, wait: str, points: int, warmup: int | None = None) -> Aligne
     )
 
 
-def run_row(run: Run, warmup: int | None = None, conditions: bool = False) -> RunRow:
+def run_row(run: Run, warmup: int | None = None, conditions: bool = False,
+            statements: reads.StatementsRange | None = None) -> RunRow:
     """The same summary as the compare report and CSV (every sample, not the chart's points).
 
     Condition waits are left out of the top waits unless asked for, as on the stability page, and client
@@ -134,7 +137,7 @@ def run_row(run: Run, warmup: int | None = None, conditions: bool = False) -> Ru
     summary = summarize_run(run, warmup)
     waits, per_trx = host_series.run_figures(run.server_id, Window(summary.start, summary.end))
     return RunRow(summary, shown(waits, conditions)[0][:TOP_WAITS], per_trx,
-                  statements=reads.run_top_statements(run, TOP_STATEMENTS, warmup))
+                  statements=reads.run_top_statements(run, TOP_STATEMENTS, warmup, statements))
 
 
 def run_notes(runs: list[Run], warmup: int | None = None) -> list[tuple[float, str]]:
