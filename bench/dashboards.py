@@ -305,7 +305,9 @@ def profile(client, url: str, top: int = 40) -> None:
     prof.enable()
     client.get(url)
     prof.disable()
-    pstats.Stats(prof).sort_stats("cumulative").print_stats(top)
+    stats = pstats.Stats(prof)
+    stats.sort_stats("cumulative").print_stats(r"/(dashboards|store|servers|collectors)/", top)
+    stats.sort_stats("tottime").print_stats(top // 2)
 
 
 def load() -> str:
