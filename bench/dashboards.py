@@ -13,8 +13,9 @@ holders of the oldest transaction, annotations, two runs and two scalability swe
 store's maintenance (compaction and rollups), and every page is asked with Django's test client
 over the last 24 hours and the whole range: median server time over --repeat requests, this
 process's CPU time in them, the SQL statements and their time (every psycopg execute, Django's
-cursors and the store's binary ones). Goals: under 150 ms over 24 h, 250 ms over 7 days, on a quiet
-machine. --profile PAGE prints cProfile's top functions of one request of that page (7 days).
+cursors and the store's binary ones), and the time inside the store's reads (SQL and decoding).
+Goals: under 150 ms over 24 h, 250 ms over 7 days, on a quiet machine. --profile PAGE[@24h]
+prints cProfile's top functions of one request of that page (7 days, or 24 hours).
 Results go to docs/benchmarks.md ("Dashboards").
 """
 
@@ -257,6 +258,36 @@ class SqlClock:
         return timed
 
 
+class StoreClock:
+    """Time inside the store's reads (store.query, store.statement_reads, store.levels): SQL and decoding."""
+
+    READS = {"query": ("series_windows", "series_arrays", "within", "totals_and_seconds", "ranking_totals",
+                       "latest_by_server", "metric_names", "counter_samples", "counter_arrays", "rollup_sums"),
+             "statement_reads": ("decoded", "totals", "reads", "lines", "text", "seen_in"),
+             "levels": ("available_since",)}
+
+    def __init__(self):
+        import importlib
+
+        self.spent, self.depth = 0.0, 0
+        for module, names in self.READS.items():
+            found = importlib.import_module(f"store.{module}")
+            for name in names:
+                setattr(found, name, self.wrap(getattr(found, name)))
+
+    def wrap(self, fn):
+        def timed(*args, **kwargs):
+            t = time.perf_counter()
+            self.depth += 1
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.depth -= 1
+                if not self.depth:  # a store read inside another is counted there
+                    self.spent += time.perf_counter() - t
+        return timed
+
+
 def pages(server_id: int, start: datetime, end: datetime) -> dict[str, str]:
     """Every page of one server (name -> URL) over a range; runs and sweeps are their own ranges."""
     from servers.models import Run
@@ -282,21 +313,22 @@ def pages(server_id: int, start: datetime, end: datetime) -> dict[str, str]:
 RANGE_FREE = ("run report", "compare", "compare report", "scalability", "scalability report")
 
 
-def timed(client, url: str, repeat: int, clock: SqlClock) -> dict:
+def timed(client, url: str, repeat: int, clock: SqlClock, store: StoreClock) -> dict:
     client.get(url)  # warm: catalog caches, connection
-    wall, cpu, sql, sql_ms = [], [], [], []
+    wall, cpu, sql, sql_ms, store_ms = [], [], [], [], []
     for _ in range(repeat):
-        clock.count, clock.spent = 0, 0.0
+        clock.count, clock.spent, store.spent = 0, 0.0, 0.0
         t, c = time.perf_counter(), time.process_time()
         response = client.get(url)
         wall.append((time.perf_counter() - t) * 1000)
         cpu.append((time.process_time() - c) * 1000)
         sql.append(clock.count)
         sql_ms.append(clock.spent * 1000)
+        store_ms.append(store.spent * 1000)
         assert response.status_code == 200, (url, response.status_code)
     med = statistics.median
     return {"wall": med(wall), "min": min(wall), "cpu": med(cpu), "sql": med(sql), "sql_ms": med(sql_ms),
-            "kib": len(response.content) / 1024}
+            "store_ms": med(store_ms), "kib": len(response.content) / 1024}
 
 
 def profile(client, url: str, top: int = 40) -> None:
@@ -320,7 +352,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--only", default="", help="comma-separated page names (see pages())")
     parser.add_argument("--ranges", default="24h,7d")
-    parser.add_argument("--profile", default="", help="a page name: cProfile one request over the whole range")
+    parser.add_argument("--profile", default="", help="a page name: cProfile one request over the whole range "
+                                                      "(NAME@24h: over the last 24 hours)")
     parser.add_argument("--reuse", action="store_true", help="keep the data already there (a kept DATABASE_URL)")
     args = parser.parse_args()
 
@@ -344,19 +377,21 @@ def main() -> None:
     client.force_login(user)
     ranges = {"24h": end - timedelta(hours=24), "7d": end - timedelta(days=args.days)}
     if args.profile:
-        profile(client, pages(server.pk, ranges["7d"], end)[args.profile])
+        name, _, label = args.profile.partition("@")
+        profile(client, pages(server.pk, ranges[label or "7d"], end)[name])
         return
-    clock = SqlClock()
+    clock, store = SqlClock(), StoreClock()
     only = [p for p in args.only.split(",") if p]
     for label in args.ranges.split(","):
         for name, url in pages(server.pk, ranges[label], end).items():
             if (only and name not in only) or (label != "24h" and name in RANGE_FREE):
                 continue
-            r = timed(client, url, args.repeat, clock)
+            r = timed(client, url, args.repeat, clock, store)
             goal = "" if name in RANGE_FREE else f"; goal < {GOALS_MS[label]} ms: " + (
                 "met" if r["wall"] < GOALS_MS[label] else "NOT met")
             print(f"{name:18} {'' if name in RANGE_FREE else label:3}: median {r['wall']:6.0f} ms "
                   f"(min {r['min']:.0f}), CPU {r['cpu']:5.0f} ms, {r['sql']:3.0f} SQL in {r['sql_ms']:5.0f} ms, "
+                  f"store reads {r['store_ms']:5.0f} ms, "
                   f"{r['kib']:5.0f} KiB{goal}; load {load()}", flush=True)
 
 
