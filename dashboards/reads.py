@@ -218,7 +218,12 @@ DML_UNDO_SETS = (("Innodb_rows_updated", "Innodb_rows_deleted"), ("Handler_updat
 
 def summed_rate(server_id: int, metrics: list[str], start: datetime, end: datetime) -> float | None:
     """The exact mean rates of counters over (start, end], summed; None when one of them has no polls there."""
-    rates = [mean_rate(server_id, m, start, end) for m in metrics]
+    return summed_in(interval_sums(server_id, metrics, start, end), metrics)
+
+
+def summed_in(sums: dict[str, tuple[int | float, float]], metrics: list[str]) -> float | None:
+    """summed_rate() from interval_sums() that hold the metrics."""
+    rates = [rate_in(sums, m) for m in metrics]
     return None if not rates or any(r is None for r in rates) else sum(rates)
 
 
@@ -226,8 +231,9 @@ def purge_rates(server_id: int, start: datetime, end: datetime) -> tuple[float |
     """(undo records purged /s, rows updated + deleted /s) over (start, end]; None where not collected."""
     have = set(store().metric_names(server_id))
     dml = next((list(names) for names in DML_UNDO_SETS if all(n in have for n in names)), [])
-    return (summed_rate(server_id, PURGED, start, end) if all(m in have for m in PURGED) else None,
-            summed_rate(server_id, dml, start, end) if dml else None)
+    purged = PURGED if all(m in have for m in PURGED) else []
+    sums = interval_sums(server_id, purged + dml, start, end) if purged or dml else {}  # one read for both
+    return (summed_in(sums, purged) if purged else None, summed_in(sums, dml) if dml else None)
 
 
 def holder_at(server_id: int, t: datetime) -> Holder | None:

@@ -44,6 +44,7 @@ from dashboards.views.common import (
     topwaits_csv,
 )
 from dashboards.views.fleet import health_of
+from dashboards.views.holders import SERIES as HOLDER_SERIES
 from dashboards.views.holders import holders_context
 from dashboards.views.host import host_panel
 from servers.models import Server
@@ -192,7 +193,7 @@ def purge(request: HttpRequest, server_id: int) -> HttpResponse:
     tr, points = page_range(request)
     collected, missing = reads.purge_counters(server.pk)
     counters = [m for m in collected if m != reads.PURGE_DELAY]
-    found = reads.series_map(server.pk, [reads.HISTORY, reads.TPS, *collected], tr, points)
+    found = reads.series_map(server.pk, [reads.HISTORY, reads.TPS, *collected, *HOLDER_SERIES], tr, points)
     history, tps = found.get(reads.HISTORY) or reads.Empty(), found.get(reads.TPS) or reads.Empty()
     max_lag = reads.latest_value(server.pk, reads.MAX_PURGE_LAG)
     references = purge_references(server, max_lag)
@@ -211,7 +212,7 @@ def purge(request: HttpRequest, server_id: int) -> HttpResponse:
         found.get(reads.PURGE_DELAY), references, server_marks(server.pk, tr.start, tr.end), (tr.start, tr.end),
         texts.title,
     )
-    holders = holders_context(server.pk, tr, points, history)
+    holders = holders_context(server.pk, tr, points, history, found)
     verdict = reads.purge_verdict_at(server.pk, newest[0] if newest else None, current, trend, threshold)
     return render(request, "dashboards/purge.html", {
         **range_context(request, tr), "server": server, "tab": "purge", **holders,
