@@ -304,6 +304,23 @@ def polls_back(server_id: int, metric: str, start: datetime, end: datetime) -> I
     return store().polls_back(server_id, metric, start, end, REACH)
 
 
+def newest_polls(server_id: int, metrics: list[str], start: datetime, end: datetime) -> dict[str, float]:
+    """Each gauge's newest reading in [start, end] as polled, for several at once: polls_back() of each, whose
+    windows growing back from `end` are read for all the metrics not found yet in one store read each."""
+    found: dict[str, float] = {}
+    span, wanted = REACH, list(metrics)
+    while wanted and start <= end:
+        lo = max(start, end - span)
+        for s in store().within(server_id, wanted, lo, end):
+            newest = next((v for t, v in zip(reversed(s.ts), reversed(s.values), strict=True)
+                           if v is not None and t >= lo), None)
+            if newest is not None and s.metric in wanted:
+                found[s.metric] = newest
+        wanted = [m for m in wanted if m not in found]
+        end, span = lo - query.TICK, span * 24  # as store.query.polls_back steps back
+    return found
+
+
 def recent(server_ids: list[int], metric: str, now: datetime, window: timedelta, points: int = 60):
     """server id -> recent points of one metric, for trends on the fleet page."""
     if not server_ids:

@@ -37,22 +37,25 @@ class SourceRow:
     enable: str
 
 
-def reading_before(server_id: int, metric: str, t: datetime, full_since: datetime) -> float | None:
-    """A gauge's last reading before t: exact from the samples, else from the rollups (older than them)."""
-    for _ts, value in reads.polls_back(server_id, metric, full_since, t - TICK):
-        return value
-    older = reads.series_map(server_id, [metric], TimeRange(t - LOOKBACK, min(t, full_since) - TICK), PER_POLL)
-    values = [v for v in older[metric].values if v is not None] if metric in older else []
-    return values[-1] if values else None
+def readings_before(server_id: int, metrics: list[str], t: datetime, full_since: datetime) -> dict[str, float]:
+    """Each gauge's last reading before t: exact from the samples, else from the rollups (older than them)."""
+    found = reads.newest_polls(server_id, metrics, full_since, t - TICK)
+    missing = [m for m in metrics if m not in found]
+    older = reads.series_map(server_id, missing, TimeRange(t - LOOKBACK, min(t, full_since) - TICK), PER_POLL)
+    for m in missing:
+        values = [v for v in older[m].values if v is not None] if m in older else []
+        if values:
+            found[m] = values[-1]
+    return found
 
 
 def settings_in_force(server_id: int, metrics: list[str], tr: TimeRange, points: int) -> dict[str, spec.InForce]:
     """Each setting as it was during the range, not as it is now: a past range is drawn against its own."""
     full_since = levels.available_since(levels.FULL)
     during = reads.series_map(server_id, metrics, tr, points)
-    found = {m: spec.in_force(reading_before(server_id, m, tr.start, full_since),
-                              during[m].values if m in during else [],
-                              reading_before(server_id, m, tr.end + TICK, full_since)) for m in metrics}
+    before = readings_before(server_id, metrics, tr.start, full_since)
+    last = readings_before(server_id, metrics, tr.end + TICK, full_since)
+    found = {m: spec.in_force(before.get(m), during[m].values if m in during else [], last.get(m)) for m in metrics}
     return {m: found.get(m, spec.InForce(None, None, False)) for m in SETTINGS}
 
 
