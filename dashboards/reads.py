@@ -385,11 +385,13 @@ class StatementsRange:
         return sum(ms for _, ms in self.reads) / 1000
 
 
-def statements_in(server_id: int, start: datetime, end: datetime, with_overflow: bool = True) -> StatementsRange:
-    """Digests over (start, end]. Transactions are counted over the reads' own span (the first read began
-    before start), to the TPS poll at each edge: what a statement's time per transaction is divided by."""
-    found = StatementsRange(statement_reads.totals(server_id, start, end), statement_reads.reads(server_id, start, end),
-                            None)
+def statements_in(server_id: int, start: datetime, end: datetime, with_overflow: bool = True,
+                  digest_ids: list[int] | None = None) -> StatementsRange:
+    """Digests over (start, end] (only those of digest_ids, when given). Transactions are counted over the
+    reads' own span (the first read began before start), to the TPS poll at each edge: what a statement's
+    time per transaction is divided by."""
+    found = StatementsRange(statement_reads.totals(server_id, start, end, digest_ids),
+                            statement_reads.reads(server_id, start, end), None)
     if found.covered is not None:
         found.transactions = polled_total(server_id, TPS, *found.covered)[0]
     if with_overflow:

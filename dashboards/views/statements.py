@@ -104,7 +104,7 @@ def statement(request: HttpRequest, server_id: int, digest_id: int) -> HttpRespo
     if text is None:
         raise Http404(f"there is no statement digest {digest_id}")
     tr, points = page_range(request)
-    found = reads.statements_in(server.pk, tr.start, tr.end, with_overflow=False)
+    found = reads.statements_in(server.pk, tr.start, tr.end, with_overflow=False, digest_ids=[digest_id])
     totals = next((row for row in found.rows if row.digest_id == digest_id), None)
     count = max(10, min(240, points // 8))
     bins = bins_of(found.reads, tr.start, tr.end, count)
