@@ -55,9 +55,16 @@ def holders_csv(server_id: int, tr: TimeRange) -> str:
                                                "to": exact_param(tr.end)})
 
 
-def holders_context(server_id: int, tr: TimeRange, points: int, history) -> dict:
-    """The figure (to merge into the page's figures), the table rows and their CSV links."""
-    found = reads.series_map(server_id, [reads.OLDEST_TRX, reads.READ_VIEW], tr, points)
+SERIES = [reads.OLDEST_TRX, reads.READ_VIEW]
+
+
+def holders_context(server_id: int, tr: TimeRange, points: int, history, read: dict | None = None) -> dict:
+    """The figure (to merge into the page's figures), the table rows and their CSV links.
+
+    read: the page's series_map() of the range, when it read SERIES with its own lines (one store read).
+    """
+    found = {m: s for m, s in (read if read is not None else reads.series_map(server_id, SERIES, tr, points)).items()
+             if m in SERIES}
     rows = holder_rows(reads.holders_in(server_id, tr.start, tr.end))
     spans = [HolderSpan(max(r.holder.started_at, tr.start), min(r.until, tr.end), span_label(r)) for r in rows]
     figure = oldest_trx_figure(history, found.get(reads.OLDEST_TRX) or reads.Empty(), found.get(reads.READ_VIEW),

@@ -63,6 +63,19 @@ def per_transaction_of(server_id: int, start: datetime, end: datetime, waits: li
     return per_transaction(sums, waits, waits_seconds(sums))
 
 
+def interval_figures(server_id: int, start: datetime,
+                     end: datetime) -> tuple[list[WaitRow], dict[str, tuple[int | float, float]]]:
+    """Every wait over the polls in (start, end] (reads.interval_waits()) and the sums per_transaction_from()
+    needs, in one store read: the waits page read every wait's time twice, once for each."""
+    sums = interval_sums(server_id, [TPS, BUSY_SECONDS, WAIT_TIMES, COUNT_PREFIX + "*"], start, end)
+    return wait_rows({name: total for name, (total, _s) in sums.items() if name.startswith(WAIT_PREFIXES)}), sums
+
+
+def per_transaction_from(sums: dict[str, tuple[int | float, float]], waits: list[WaitRow]) -> PerTransaction:
+    """per_transaction_of() from interval_figures()'s sums."""
+    return per_transaction(sums, waits, waits_seconds(sums))
+
+
 def run_figures(server_id: int, window: Window) -> tuple[list[WaitRow], PerTransaction]:
     """A run's waits (every event, biggest first) and per-transaction figures from the polls whose whole
     interval lies inside its window, as its TPS (step_window); condition waits left out of the latter."""

@@ -5,7 +5,7 @@ from datetime import datetime, timedelta
 from dashboards import reads
 from dashboards.analysis import pressure as spec
 from dashboards.timerange import TimeRange
-from store import config, levels
+from store import config, levels, query
 from store.query import TICK
 
 SETTINGS = [spec.MAX_AGE, spec.REDO_CAPACITY, spec.LOG_FILE_SIZE, spec.LOG_FILES, spec.MAX_PURGE_LAG,
@@ -19,22 +19,25 @@ EDGE_MARGIN = timedelta(minutes=1)
 LOOKBACK = timedelta(days=400)
 
 
-def reading_before(server_id: int, metric: str, t: datetime, full_since: datetime) -> float | None:
-    """A gauge's last reading before t: exact from the samples, else from the rollups (older than them)."""
-    for _ts, value in reads.polls_back(server_id, metric, full_since, t - TICK):
-        return value
-    older = reads.series_map(server_id, [metric], TimeRange(t - LOOKBACK, min(t, full_since) - TICK), PER_POLL)
-    values = [v for v in older[metric].values if v is not None] if metric in older else []
-    return values[-1] if values else None
+def readings_before(server_id: int, metrics: list[str], t: datetime, full_since: datetime) -> dict[str, float]:
+    """Each gauge's last reading before t: exact from the samples, else from the rollups (older than them)."""
+    found = reads.newest_polls(server_id, metrics, full_since, t - TICK)
+    missing = [m for m in metrics if m not in found]
+    older = reads.series_map(server_id, missing, TimeRange(t - LOOKBACK, min(t, full_since) - TICK), PER_POLL)
+    for m in missing:
+        values = [v for v in older[m].values if v is not None] if m in older else []
+        if values:
+            found[m] = values[-1]
+    return found
 
 
 def settings_in_force(server_id: int, metrics: list[str], tr: TimeRange, points: int) -> dict[str, spec.InForce]:
     """Each setting as it was during the range, not as it is now: a past range is drawn against its own."""
     full_since = levels.available_since(levels.FULL)
     during = reads.series_map(server_id, metrics, tr, points)
-    found = {m: spec.in_force(reading_before(server_id, m, tr.start, full_since),
-                              during[m].values if m in during else [],
-                              reading_before(server_id, m, tr.end + TICK, full_since)) for m in metrics}
+    before = readings_before(server_id, metrics, tr.start, full_since)
+    last = readings_before(server_id, metrics, tr.end + TICK, full_since)
+    found = {m: spec.in_force(before.get(m), during[m].values if m in during else [], last.get(m)) for m in metrics}
     return {m: found.get(m, spec.InForce(None, None, False)) for m in SETTINGS}
 
 
@@ -62,10 +65,15 @@ def dml_line(server_id: int, dml: tuple[str, ...], tr: TimeRange, points: int) -
     if since is None:
         return None, (f"DML rows /s is not drawn: it is summed poll by poll, and the polls are kept "
                       f"{config.raw_retention().days} days (STORE_RAW_RETENTION_DAYS); this range is older.")
-    found = reads.series_map(server_id, list(dml), TimeRange(since, tr.end), PER_POLL)
+    # As arrays: a week of polls as datetimes and floats, only to be cut to the chart's points, cost more than the read.
+    found = {a.metric: a for a in query.series_arrays([server_id], list(dml), since, tr.end, PER_POLL)}
     if not all(m in found for m in dml):
         return None, ""
     note = "" if since == tr.start else (
         f"DML rows /s is drawn from {since:%Y-%m-%d %H:%M} UTC on: it is summed poll by poll, and the polls "
         f"are kept {config.raw_retention().days} days (STORE_RAW_RETENTION_DAYS).")
-    return spec.downsampled(spec.summed([found[m] for m in dml]), points), note
+    arrays = spec.summed_arrays([found[m] for m in dml])
+    if arrays is not None:
+        return spec.downsampled_arrays(*arrays, points), note
+    lines = reads.series_map(server_id, list(dml), TimeRange(since, tr.end), PER_POLL)  # polls that differ
+    return spec.downsampled(spec.summed([lines[m] for m in dml]), points), note

@@ -4,6 +4,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+import numpy as np
 from django.db.models import Q
 
 from collectors import registry
@@ -12,7 +13,7 @@ from collectors.metric import TPS
 from collectors.models import TrxHolder
 from dashboards.analysis.purge_growth import REACH, Trend, current_trend
 from dashboards.analysis.purge_verdict import Holder, PurgeVerdict, purge_verdict
-from dashboards.analysis.statements import StatementDiff, TopStatement, changed_most, top_statements
+from dashboards.analysis.statements import LineArrays, StatementDiff, TopStatement, changed_most, top_statements
 from dashboards.analysis.step_window import run_window
 from dashboards.analysis.topwaits import (
     CONDITION_PREFIX,
@@ -27,6 +28,7 @@ from dashboards.analysis.topwaits import (
 from dashboards.links import link
 from dashboards.timerange import TimeRange
 from store import levels, query, statement_reads
+from store.statements import COUNTERS
 
 HISTORY = "history_list_length"
 MAX_PURGE_LAG = "var:innodb_max_purge_lag"
@@ -57,6 +59,17 @@ def series_map(server_id: int, metrics: Sequence[str], tr: TimeRange, points: in
         return {}
     found = query.series([server_id], list(metrics), tr.start, tr.end, max_points=points)
     return {s.metric: s for s in found if s.server_id == server_id}
+
+
+def first_matching(server_id: int, patterns: list[str], n: int) -> list[str]:
+    """The first n of the server's metrics that series(patterns) would return, in its order (each pattern's
+    matches by name, a metric once): a chart that draws n reads only those, not a whole family."""
+    found: dict[str, None] = {}
+    for pattern in patterns:
+        found |= dict.fromkeys(m for m in query.metric_names(server_id, pattern) if m not in found)
+        if len(found) >= n:
+            break
+    return list(found)[:n]
 
 
 def biggest(totals: dict[str, int | float], prefix: str, n: int) -> list[str]:
@@ -144,10 +157,18 @@ def tps_mixed(server_id: int, start: datetime, end: datetime, basis: str | None)
     turned on or off meanwhile, and the page's sentence describes the latest polls only. tps holds, at
     each poll, the delta of the counter that reading counted by, so it sums to basis's total only if
     every poll counted by basis."""
-    if basis is None:
-        return False
-    sums = interval_sums(server_id, [TPS, basis], start, end)
-    return TPS in sums and sums[TPS][0] != sums.get(basis, (0, 0.0))[0]
+    return basis is not None and mixed_in(interval_sums(server_id, [TPS, basis], start, end), basis)
+
+
+def mixed_in(sums: dict[str, tuple[int | float, float]], basis: str | None) -> bool:
+    """tps_mixed() from interval_sums() that hold tps and basis."""
+    return basis is not None and TPS in sums and sums[TPS][0] != sums.get(basis, (0, 0.0))[0]
+
+
+def rate_in(sums: dict[str, tuple[int | float, float]], metric: str) -> float | None:
+    """mean_rate() from interval_sums() that hold the metric."""
+    total, seconds = sums.get(metric, (0, 0.0))
+    return total / seconds if seconds else None
 
 
 def per_poll(tr: TimeRange, points: int) -> bool:
@@ -207,7 +228,12 @@ DML_UNDO_SETS = (("Innodb_rows_updated", "Innodb_rows_deleted"), ("Handler_updat
 
 def summed_rate(server_id: int, metrics: list[str], start: datetime, end: datetime) -> float | None:
     """The exact mean rates of counters over (start, end], summed; None when one of them has no polls there."""
-    rates = [mean_rate(server_id, m, start, end) for m in metrics]
+    return summed_in(interval_sums(server_id, metrics, start, end), metrics)
+
+
+def summed_in(sums: dict[str, tuple[int | float, float]], metrics: list[str]) -> float | None:
+    """summed_rate() from interval_sums() that hold the metrics."""
+    rates = [rate_in(sums, m) for m in metrics]
     known = [r for r in rates if r is not None]
     return None if not rates or len(known) < len(rates) else sum(known)
 
@@ -216,8 +242,9 @@ def purge_rates(server_id: int, start: datetime, end: datetime) -> tuple[float |
     """(undo records purged /s, rows updated + deleted /s) over (start, end]; None where not collected."""
     have = set(query.metric_names(server_id))
     dml = next((list(names) for names in DML_UNDO_SETS if all(n in have for n in names)), [])
-    return (summed_rate(server_id, PURGED, start, end) if all(m in have for m in PURGED) else None,
-            summed_rate(server_id, dml, start, end) if dml else None)
+    purged = PURGED if all(m in have for m in PURGED) else []
+    sums = interval_sums(server_id, purged + dml, start, end) if purged or dml else {}  # one read for both
+    return (summed_in(sums, purged) if purged else None, summed_in(sums, dml) if dml else None)
 
 
 def holder_at(server_id: int, t: datetime) -> Holder | None:
@@ -275,6 +302,23 @@ def polls_back(server_id: int, metric: str, start: datetime, end: datetime) -> I
     return query.polls_back(server_id, metric, start, end, REACH)
 
 
+def newest_polls(server_id: int, metrics: list[str], start: datetime, end: datetime) -> dict[str, float]:
+    """Each gauge's newest reading in [start, end] as polled, for several at once: polls_back() of each, whose
+    windows growing back from `end` are read for all the metrics not found yet in one store read each."""
+    found: dict[str, float] = {}
+    span, wanted = REACH, list(metrics)
+    while wanted and start <= end:
+        lo = max(start, end - span)
+        for s in query.within(server_id, wanted, lo, end):
+            newest = next((v for t, v in zip(reversed(s.ts), reversed(s.values), strict=True)
+                           if v is not None and t >= lo), None)
+            if newest is not None and s.metric in wanted:
+                found[s.metric] = newest
+        wanted = [m for m in wanted if m not in found]
+        end, span = lo - query.TICK, span * 24  # as store.query.polls_back steps back
+    return found
+
+
 def recent(server_ids: list[int], metric: str, now: datetime, window: timedelta, points: int = 60):
     """server id -> recent points of one metric, for trends on the fleet page."""
     if not server_ids:
@@ -328,11 +372,13 @@ class StatementsRange:
         return sum(ms for _, ms in self.reads) / 1000
 
 
-def statements_in(server_id: int, start: datetime, end: datetime, with_overflow: bool = True) -> StatementsRange:
-    """Digests over (start, end]. Transactions are counted over the reads' own span (the first read began
-    before start), to the TPS poll at each edge: what a statement's time per transaction is divided by."""
-    found = StatementsRange(statement_reads.totals(server_id, start, end), statement_reads.reads(server_id, start, end),
-                            None)
+def statements_in(server_id: int, start: datetime, end: datetime, with_overflow: bool = True,
+                  digest_ids: list[int] | None = None) -> StatementsRange:
+    """Digests over (start, end] (only those of digest_ids, when given). Transactions are counted over the
+    reads' own span (the first read began before start), to the TPS poll at each edge: what a statement's
+    time per transaction is divided by."""
+    found = StatementsRange(statement_reads.totals(server_id, start, end, digest_ids),
+                            statement_reads.reads(server_id, start, end), None)
     if found.covered is not None:
         found.transactions = polled_total(server_id, TPS, *found.covered)[0]
     if with_overflow:
@@ -343,6 +389,19 @@ def statements_in(server_id: int, start: datetime, end: datetime, with_overflow:
 
 def statement_lines(server_id: int, digest_ids: list[int], start: datetime, end: datetime) -> dict[int, list[tuple]]:
     return statement_reads.lines(server_id, digest_ids, start, end)
+
+
+def statement_line_arrays(server_id: int, digest_ids: list[int], start: datetime,
+                          end: datetime) -> dict[int, LineArrays]:
+    """statement_lines() as arrays of the executions and time, picked from one decode of the range's reads:
+    a tuple per digest and read is millions over days (statement_reads.lines builds them)."""
+    found = statement_reads.pieces(server_id, start, end, rollups=False)  # key: each read's end, in microseconds
+    execs, time_ps = COUNTERS.index("execs"), COUNTERS.index("time_ps")
+    out = {}
+    for digest_id in digest_ids:
+        rows = np.flatnonzero(found.ids == digest_id)
+        out[digest_id] = LineArrays(found.key[rows], found.sums[rows, execs], found.sums[rows, time_ps])
+    return out
 
 
 def statement_text(digest_id: int) -> statement_reads.Text | None:
@@ -371,24 +430,28 @@ def run_statements(run, warmup: int | None = None) -> StatementsRange:
     return statements_inside(run.server_id, window.start, window.end)
 
 
-def run_top_statements(run, limit: int, warmup: int | None = None) -> list[TopStatement]:
-    found = run_statements(run, warmup)
+def run_top_statements(run, limit: int, warmup: int | None = None,
+                       found: StatementsRange | None = None) -> list[TopStatement]:
+    """The run's top statements; found: its run_statements(), when the page has read them already."""
+    found = found or run_statements(run, warmup)
     return top_statements(found.rows, found.transactions, limit)
 
 
-def statements_changed(runs: list, limit: int, warmup: int | None = None) -> list[StatementDiff]:
-    """The first two runs' statements by how much their time per transaction changed ([] for fewer runs)."""
+def statements_changed(runs: list, limit: int, warmup: int | None = None,
+                       found: dict | None = None) -> list[StatementDiff]:
+    """The first two runs' statements by how much their time per transaction changed ([] for fewer runs);
+    found: run id -> its run_statements(), those the page has read already."""
     if len(runs) < 2:
         return []
-    a, b = (run_statements(run, warmup) for run in runs[:2])
+    a, b = ((found or {}).get(run.pk) or run_statements(run, warmup) for run in runs[:2])
     return changed_most(a.rows, b.rows, a.transactions, b.transactions, limit)
 
 
-def statements_changed_context(runs: list, limit: int, warmup: int | None = None) -> dict:
+def statements_changed_context(runs: list, limit: int, warmup: int | None = None, found: dict | None = None) -> dict:
     """What _statements_changed.html shows, for the compare page and the compare report."""
     if len(runs) < 2:
         return {}
     query = {"runs": f"{runs[0].pk},{runs[1].pk}"} | ({} if warmup is None else {"warmup": warmup})
     csv = link("export-statements", query=query, safe=",")
-    return {"changed": statements_changed(runs, limit, warmup), "changed_a": runs[0], "changed_b": runs[1],
+    return {"changed": statements_changed(runs, limit, warmup, found), "changed_a": runs[0], "changed_b": runs[1],
             "changed_csv": csv}

@@ -3,9 +3,18 @@
 from datetime import datetime, timedelta
 
 from collectors.metric import TPS
-from dashboards.analysis.step_window import Window, WindowTps, close_batches, cut, inside, run_window, tps_inside
+from dashboards.analysis.step_window import (
+    Window,
+    WindowTps,
+    close_batches,
+    cut,
+    inside,
+    polls_sums,
+    run_window,
+    tps_inside,
+)
 from servers.models import Run
-from store import query
+from store import levels, query
 from store.query import CounterSamples
 
 
@@ -27,6 +36,8 @@ def sums_from(server_id: int, window: Window) -> datetime:
 
 def window_sums(server_id: int, metrics: list[str], window: Window) -> dict[str, tuple[float, float]]:
     """Per counter: (sum of the inside deltas, seconds they cover)."""
+    if levels.finest(window.start) == levels.FULL:
+        return polls_sums(query.counter_arrays(server_id, metrics, window.start, window.end), window)
     found = samples_in(server_id, metrics, window)[0]
     sums = {}
     for name, samples in found.items():
@@ -58,3 +69,27 @@ def runs_tps(runs: list[Run]) -> dict[int, WindowTps]:
         found, resolution = samples_in(batch[0].server_id, [TPS], Window(start, end))
         out |= {pk: tps_inside(cut(found.get(TPS), w), w, resolution) for pk, w in windows.items()}
     return out
+
+
+def runs_sums(runs: list[Run], metrics: list[str]) -> dict[int, dict[str, tuple[float, float]]]:
+    """window_sums() of each run's window, reading the polls of close runs (close_batches) once: a sweep's
+    steps are minutes each within an hour or two, and each read decodes the same stored hours.
+    A batch that reaches past the raw retention is read run by run, as window_sums() reads it."""
+    out: dict[int, dict[str, tuple[float, float]]] = {}
+    for batch in close_batches(runs):
+        windows = {run.pk: run_window(run) for run in batch}
+        start, end = min(w.start for w in windows.values()), max(w.end for w in windows.values())
+        if levels.finest(start) != levels.FULL:
+            out |= {pk: window_sums(batch[0].server_id, metrics, w) for pk, w in windows.items()}
+            continue
+        found = query.counter_arrays(batch[0].server_id, metrics, start, end)
+        out |= {pk: polls_sums(found, w) for pk, w in windows.items()}
+    return out
+
+
+def runs_window_tps(runs: list[Run]) -> dict[int, WindowTps]:
+    """window_tps() of each run's window, close runs read at once where the polls are kept (runs_tps() reads
+    a batch at the resolution its first run's start is kept at)."""
+    if all(levels.finest(min(run_window(r).start for r in batch)) == levels.FULL for batch in close_batches(runs)):
+        return runs_tps(runs)
+    return {run.pk: window_tps(run.server_id, run_window(run)) for run in runs}

@@ -129,11 +129,23 @@ def summed(parts: Sequence) -> Summed:
     return Summed(times, values)
 
 
+def summed_arrays(parts: Sequence) -> tuple[np.ndarray, np.ndarray] | None:
+    """summed() of parts as arrays (store.query.SeriesArrays: Unix microseconds, NaN for a hole) when they
+    share their polls, the usual case: (times, sums, NaN where any part has none); None when they do not."""
+    if not parts or not all(np.array_equal(p.ts, parts[0].ts) for p in parts[1:]):
+        return None
+    return parts[0].ts, np.sum([np.asarray(p.values, dtype=np.float64) for p in parts], axis=0)
+
+
 def downsampled(points: Summed, max_points: int) -> Summed:
     """At most max_points points keeping each bin's lowest and highest poll, and the holes (None)."""
     # Unix microseconds; through float seconds, exact to the microsecond after rounding, and fast.
     ts = np.round(np.array([t.timestamp() for t in points.ts], dtype=np.float64) * 1e6).astype(np.int64)
-    vals = np.array(points.values, dtype=np.float64)
+    return downsampled_arrays(ts, np.array(points.values, dtype=np.float64), max_points)
+
+
+def downsampled_arrays(ts: np.ndarray, vals: np.ndarray, max_points: int) -> Summed:
+    """downsampled() of times in Unix microseconds and values with NaN for a hole."""
     known = ~np.isnan(vals)
     holes_before = np.cumsum(~known)[known]  # a hole lies between two known polls where this count grows
     cut = np.diff(holes_before) > 0

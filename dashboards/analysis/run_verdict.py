@@ -3,7 +3,6 @@
 Pure functions over (times, values) with None at holes; docs/dashboards.md ("Stability verdict") defines each.
 """
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
@@ -93,15 +92,15 @@ def periodic(dips: Sequence[Dip], interval: float = 0.0) -> tuple[float, list[Di
     period is the least-squares slope of the dips' starts against their slot numbers. Other dips
     (a loaded host's sags) do not hide it.
     """
-    starts = [d.start.timestamp() for d in dips]
-    ends = [d.end.timestamp() for d in dips]
+    starts = np.array([d.start.timestamp() for d in dips])
+    ends = np.array([d.end.timestamp() for d in dips])
     best: tuple[int, float, list[int], list[int]] | None = None
-    for i, a in enumerate(starts):
-        for b in starts[i + 1:]:
-            on, slots = _on_grid(starts, ends, a, b - a, interval)
-            if len(on) >= MIN_DIPS and len(on) >= GRID_COVER * (slots[-1] - slots[0] + 1):
-                if best is None or (len(on), -(b - a)) > (best[0], -best[1]):
-                    best = (len(on), b - a, on, slots)
+    for i in range(len(dips) - 1):
+        gaps = starts[i + 1:] - starts[i]
+        for gap, on, slots in _on_grids(starts, ends, starts[i], gaps, interval):
+            if len(on) >= GRID_COVER * (slots[-1] - slots[0] + 1):
+                if best is None or (len(on), -gap) > (best[0], -best[1]):
+                    best = (len(on), gap, on, slots)
     if best is None:
         return None
     _, _, on, slots = best
@@ -109,18 +108,23 @@ def periodic(dips: Sequence[Dip], interval: float = 0.0) -> tuple[float, list[Di
     return period, [dips[k] for k in on]
 
 
-def _on_grid(starts: Sequence[float], ends: Sequence[float], origin: float, period: float,
-             interval: float) -> tuple[list[int], list[int]]:
-    """The dips (indexes) that hold a slot origin + k x period (or start just after one), and their k."""
-    slack = max(PERIOD_SPREAD * period, interval)
-    on: list[int] = []
-    slots: list[int] = []
-    for k, (s, e) in enumerate(zip(starts, ends, strict=True)):
-        slot = max(math.ceil((s - slack - origin) / period), 0)
-        if origin + slot * period <= e and (not slots or slot > slots[-1]):
-            on.append(k)
-            slots.append(slot)
-    return on, slots
+def _on_grids(starts: np.ndarray, ends: np.ndarray, origin: float, periods: np.ndarray,
+              interval: float) -> list[tuple[float, list[int], list[int]]]:
+    """The dips that hold a slot origin + k x period (or start just after one), and their k, for several
+    periods at once: (period, dips, slots) of each grid holding MIN_DIPS or more.
+
+    A dip is taken, in order, when its slot is past the last slot taken; the slots taken rise, so that
+    is the largest slot of the dips before it that hold one, which numpy finds for every dip at once.
+    """
+    slack = np.maximum(PERIOD_SPREAD * periods, interval)[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slot = np.maximum(np.ceil((starts[None, :] - slack - origin) / periods[:, None]), 0)
+    holds = origin + slot * periods[:, None] <= ends[None, :]
+    before = np.maximum.accumulate(np.where(holds, slot, -1.0), axis=1)
+    taken = holds & (slot > np.concatenate([np.full((len(periods), 1), -1.0), before[:, :-1]], axis=1))
+    rows = np.flatnonzero(taken.sum(axis=1) >= MIN_DIPS).tolist()
+    return [(float(periods[r]), np.flatnonzero(taken[r]).tolist(), slot[r][taken[r]].astype(np.int64).tolist())
+            for r in rows]
 
 
 def drift(ts: Sequence[datetime], values: Sequence[float], relative: bool = True) -> Drift | None:

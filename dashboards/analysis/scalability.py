@@ -154,19 +154,21 @@ def group(runs: Iterable[Run]) -> dict[str, list[Run]]:
     return curves
 
 
-def build_curve(name: str, runs: list[Run], measure: Callable[[Run], Level], threshold: float = DEFAULT_KNEE) -> Curve:
-    """A curve of the newest run at each level, each measured by `measure` (dashboards/scalability_levels)."""
+def build_curve(name: str, runs: list[Run], measure_all: Callable[[list[Run]], list[Level]],
+                threshold: float = DEFAULT_KNEE) -> Curve:
+    """A curve of the newest run at each level, measured by `measure_all` (dashboards/scalability_levels)."""
     newest = {run.concurrency: run for run in runs}  # oldest first: a re-run at a level replaces it
     left_out = [run for run in runs if newest[run.concurrency] is not run]
-    levels = [measure(newest[c]) for c in sorted(newest)]
+    levels = measure_all([newest[c] for c in sorted(newest)])
     by_own = read_own(levels)
     levels = [replace(lv, by_own=by_own) for lv in levels]
     label = next((run.label for run in reversed(runs) if run.label), "")
     return Curve(name, label, levels, left_out, knee(levels, threshold), by_own)
 
 
-def curves(runs: Iterable[Run], measure: Callable[[Run], Level], threshold: float = DEFAULT_KNEE) -> list[Curve]:
-    return [build_curve(name, group_runs, measure, threshold) for name, group_runs in group(runs).items()]
+def curves(runs: Iterable[Run], measure_all: Callable[[list[Run]], list[Level]],
+           threshold: float = DEFAULT_KNEE) -> list[Curve]:
+    return [build_curve(name, group_runs, measure_all, threshold) for name, group_runs in group(runs).items()]
 
 
 def top_waits(found: list[Curve], n: int = TOP_WAITS) -> list[str]:

@@ -14,7 +14,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple
 
-from store.query import CounterSamples
+import numpy as np
+
+from store.points import micros
+from store.query import CounterArrays, CounterSamples
 from store.stats import percentile
 
 
@@ -86,3 +89,15 @@ def cut(samples: CounterSamples | None, window: Window) -> CounterSamples | None
         return None
     lo, hi = bisect_left(samples.ts, window.start), bisect_right(samples.ts, window.end)
     return CounterSamples(samples.ts[lo:hi], samples.seconds[lo:hi], samples.deltas[lo:hi])
+
+
+def polls_sums(found: dict[str, CounterArrays], window: Window) -> dict[str, tuple[float, float]]:
+    """Per counter, the sum of the deltas whose poll interval lies inside the window and the seconds they cover:
+    inside() in numpy (a run's waits are ~700 counters of hundreds of polls), summed in their order as the loop did."""
+    lo, hi = micros(window.start), micros(window.end)
+    sums = {}
+    for name, a in found.items():
+        began = a.ts - np.rint(a.seconds * 1e6).astype(np.int64)  # CounterSamples.began, in microseconds
+        keep = (a.ts <= hi) & (began >= lo)
+        sums[name] = (sum(a.deltas[keep].tolist()), sum(a.seconds[keep].tolist()))
+    return sums

@@ -47,7 +47,8 @@ def align(run: Run, wait: str, points: int, warmup: int | None = None) -> Aligne
     )
 
 
-def run_row(run: Run, warmup: int | None = None, conditions: bool = False) -> RunRow:
+def run_row(run: Run, warmup: int | None = None, conditions: bool = False,
+            statements: reads.StatementsRange | None = None) -> RunRow:
     """The same summary as the compare report and CSV (every sample, not the chart's points).
 
     Condition waits are left out of the top waits unless asked for, as on the stability page, and client
@@ -56,7 +57,7 @@ def run_row(run: Run, warmup: int | None = None, conditions: bool = False) -> Ru
     summary = summarize_run(run, warmup)
     waits, per_trx = host_series.run_figures(run.server_id, Window(summary.start, summary.end))
     return RunRow(summary, shown(waits, conditions)[0][:TOP_WAITS], per_trx,
-                  statements=reads.run_top_statements(run, TOP_STATEMENTS, warmup))
+                  statements=reads.run_top_statements(run, TOP_STATEMENTS, warmup, statements))
 
 
 def run_notes(runs: list[Run], warmup: int | None = None) -> list[tuple[float, str]]:

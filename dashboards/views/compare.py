@@ -49,7 +49,9 @@ def compare(request: HttpRequest) -> HttpResponse:
     warmup, conditions = warmup_param(request.GET), include_conditions(request.GET)
     notes = [p for p in (runs_problem, warmup_problem(request.GET, warmup)) if p]
     bases = tps_bases(list({run.server_id for run in runs}))
-    summaries = [replace(run_row(run, warmup, conditions), basis=bases.get(run.server_id)) for run in runs]
+    found = {run.pk: reads.run_statements(run, warmup) for run in runs}  # the tops and the changes read them
+    summaries = [replace(run_row(run, warmup, conditions, found[run.pk]), basis=bases.get(run.server_id))
+                 for run in runs]
     wait = request.GET.get("wait") or next((s.waits[0].event for s in summaries if s.waits), "")
     aligned = [align(run, wait, points, warmup) for run in runs]
     events = sorted({w.event for s in summaries for w in s.waits})
@@ -60,7 +62,7 @@ def compare(request: HttpRequest) -> HttpResponse:
         "tps_definition": TPS_DEFINITION, "warmup": warmup, **condition_toggle(request, conditions),
         "param_notes": notes, "groups": groups, "top_statements": TOP_STATEMENTS,
         "ab": verdict(groups, {row.summary.run.pk: row.summary.tps.mean for row in summaries}) if groups else None,
-        **reads.statements_changed_context(runs, CHANGED_STATEMENTS, warmup),
+        **reads.statements_changed_context(runs, CHANGED_STATEMENTS, warmup, found),
         "csv": link("export-compare", query=compare_query(runs, warmup, conditions)),
         "report": link("compare-report", query=compare_query(runs, warmup, conditions)),
     })

@@ -22,6 +22,7 @@ from dashboards.analysis.topwaits import CLIENT_EVENTS, Hidden, WaitRow, diff_ro
 from dashboards.figures.purge import Reference, purge_figure
 from dashboards.figures.stability import stability_figure
 from dashboards.fleet_rows import health_of
+from dashboards.holder_panel import SERIES as HOLDER_SERIES
 from dashboards.holder_panel import holders_context
 from dashboards.host_panel import host_panel
 from dashboards.links import chart_csv, topwaits_csv
@@ -64,7 +65,10 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     tps, waits, mutexes, hidden = reads.stability_series(
         server.pk, tr, points, n_waits, DEFAULT_MUTEXES, reads.source_interval(server, reads.MUTEX_SOURCE), conditions,
         client)
-    summary = summarize(tps.values, mean=reads.mean_rate(server.pk, reads.TPS, tr.start, tr.end))
+    texts = server_texts(server)
+    # One read for the mean and tps_mixed: the same exact sums over the polls in the range.
+    sums = reads.interval_sums(server.pk, [reads.TPS, *([texts.basis] if texts.basis else [])], tr.start, tr.end)
+    summary = summarize(tps.values, mean=reads.rate_in(sums, reads.TPS))
     threshold = dip_threshold(summary, fraction)
     dips = [] if threshold is None else merge_close(
         find_dips(tps.ts, tps.values, threshold), timedelta(seconds=2 * tr.seconds / points))
@@ -72,7 +76,6 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     if down and tps.ts and down.since and down.since < tr.end:
         dips.append(Dip(max(tps.ts[-1], down.since), tr.end, None, stalled=True))  # the outage goes on
     marks = server_marks(server.pk, tr.start, tr.end)
-    texts = server_texts(server)
     fig = stability_figure(tps, waits, mutexes, dips, marks, threshold, x_range=(tr.start, tr.end),
                            per_poll=reads.per_poll(tr, points),
                            empty_reason=down.text if down else None, tps_title=texts.title,
@@ -82,7 +85,7 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     return render(request, "dashboards/stability.html", {
         **range_context(request, tr), "server": server, "tab": "stability", "tps_definition": texts.definition,
         "waits_note": texts.waits_note,
-        "tps_mixed": reads.tps_mixed(server.pk, tr.start, tr.end, texts.basis),
+        "tps_mixed": reads.mixed_in(sums, texts.basis),
         "figures": {"stability-chart": fig, **host.figures}, "host_panel": host, "summary": summary, "dips": dips,
         "verdict": judge_lines(tps, waits, history_line(server.pk, tr, points)),
         "fraction": fraction, "threshold": threshold, "n_waits": n_waits,
@@ -126,7 +129,7 @@ def purge(request: HttpRequest, server_id: int) -> HttpResponse:
     tr, points = page_range(request)
     collected, missing = reads.purge_counters(server.pk)
     counters = [m for m in collected if m != reads.PURGE_DELAY]
-    found = reads.series_map(server.pk, [reads.HISTORY, reads.TPS, *collected], tr, points)
+    found = reads.series_map(server.pk, [reads.HISTORY, reads.TPS, *collected, *HOLDER_SERIES], tr, points)
     history, tps = found.get(reads.HISTORY) or reads.Empty(), found.get(reads.TPS) or reads.Empty()
     max_lag = reads.latest_value(server.pk, reads.MAX_PURGE_LAG)
     references = purge_references(server, max_lag)
@@ -145,7 +148,7 @@ def purge(request: HttpRequest, server_id: int) -> HttpResponse:
         found.get(reads.PURGE_DELAY), references, server_marks(server.pk, tr.start, tr.end), (tr.start, tr.end),
         texts.title,
     )
-    holders = holders_context(server.pk, tr, points, history)
+    holders = holders_context(server.pk, tr, points, history, found)
     verdict = reads.purge_verdict_at(server.pk, newest[0] if newest else None, current, trend, threshold)
     return render(request, "dashboards/purge.html", {
         **range_context(request, tr), "server": server, "tab": "purge", **holders,
@@ -167,7 +170,8 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
     limit, limit_problem = int_param(request.GET, "top", DEFAULT_TOP, 5, MAX_TOP, "the top {} waits")
     conditions = include_conditions(request.GET)
     client, client_problem = client_param(request.GET)
-    rows_a, hidden = shown_waits(reads.interval_waits(server.pk, tr.start, tr.end), conditions, client)
+    waits_a, sums_a = host_series.interval_figures(server.pk, tr.start, tr.end)
+    rows_a, hidden = shown_waits(waits_a, conditions, client)
     second, problem = second_interval(request.GET, tr.end)
     waits_note = server_texts(server).waits_note
     context = {
@@ -175,16 +179,17 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
         "limit": limit, "csv": topwaits_csv(server.pk, tr, conditions=conditions, client=client),
         "from2_value": request.GET.get("from2", ""), "to2_value": request.GET.get("to2", ""),
         **condition_toggle(request, conditions), "hidden": hidden, "second_problem": problem,
-        "per_trx": host_series.per_transaction_of(server.pk, tr.start, tr.end, rows_a),
+        "per_trx": host_series.per_transaction_from(sums_a, rows_a),
         "param_notes": [p for p in (limit_problem, client_problem) if p], **client_toggle(request, client),
         "waits_note": waits_note,
     }
     if second is not None:
         tr_b = second
-        rows_b, _ = shown_waits(reads.interval_waits(server.pk, tr_b.start, tr_b.end), conditions, client)
+        waits_b, sums_b = host_series.interval_figures(server.pk, tr_b.start, tr_b.end)
+        rows_b, _ = shown_waits(waits_b, conditions, client)
         spans = reads.interval_span(server.pk, tr.start, tr.end), reads.interval_span(server.pk, tr_b.start, tr_b.end)
         context.update(tr_b=tr_b, diffs=diff_rows(rows_a, rows_b, limit, *spans), spans=spans,
-                       per_trx_b=host_series.per_transaction_of(server.pk, tr_b.start, tr_b.end, rows_b),
+                       per_trx_b=host_series.per_transaction_from(sums_b, rows_b),
                        diff_csv=topwaits_csv(server.pk, tr, tr_b, conditions=conditions, client=client))
     return render(request, "dashboards/waits.html", context)
 

@@ -7,9 +7,9 @@ from collectors.statement_rows import top_n
 from dashboards import reads
 from dashboards.analysis.statements import (
     ORDERS,
-    average_latency,
     bins_of,
-    per_second,
+    executions_per_second,
+    latency_of,
     rank,
 )
 from dashboards.figures.statements import statement_figure
@@ -61,13 +61,13 @@ def statement(request: HttpRequest, server_id: int, digest_id: int) -> HttpRespo
     if text is None:
         raise Http404(f"there is no statement digest {digest_id}")
     tr, points = page_range(request)
-    found = reads.statements_in(server.pk, tr.start, tr.end, with_overflow=False)
+    found = reads.statements_in(server.pk, tr.start, tr.end, with_overflow=False, digest_ids=[digest_id])
     totals = next((row for row in found.rows if row.digest_id == digest_id), None)
     count = max(10, min(240, points // 8))
     bins = bins_of(found.reads, tr.start, tr.end, count)
-    line = reads.statement_lines(server.pk, [digest_id], tr.start, tr.end)[digest_id]
-    figure = statement_figure(bins.starts, per_second(line, bins, tr.start, tr.end, 2),
-                              average_latency(line, bins, tr.start, tr.end), f"{text.schema or '-'}: {text.digest}")
+    line = reads.statement_line_arrays(server.pk, [digest_id], tr.start, tr.end)[digest_id]
+    figure = statement_figure(bins.starts, executions_per_second(line, bins, tr.start, tr.end),
+                              latency_of(line, bins, tr.start, tr.end), f"{text.schema or '-'}: {text.digest}")
     runs = list(Run.objects.filter(server=server).order_by("-started_at")[:RUNS_LOOKED_AT])
     context = {
         **range_context(request, tr), "server": server, "tab": "statements", "text": text, "totals": totals,
