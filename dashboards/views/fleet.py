@@ -14,8 +14,6 @@ from dashboards.server_texts import tps_basis_of
 from dashboards.views.common import TPS_DEFINITION, condition_toggle, with_params
 from dashboards.views.fleet_table import table_rows
 
-__all__ = ["fleet", "health_of"]  # the server and statements views import health_of from here
-
 
 def fleet(request: HttpRequest) -> HttpResponse:
     tag = request.GET.get("tag", "").strip()
