@@ -4,9 +4,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from dashboards.analysis.per_transaction import BUSY_SECONDS, TPS, PerTransaction, per_transaction
+from dashboards.analysis.points import ChartPoints
 from dashboards.analysis.step_window import Window
 from dashboards.analysis.topwaits import WaitRow, wait_rows, without_conditions
-from dashboards.figures.common import ChartPoints
 from dashboards.reads import (
     COUNT_PREFIX,
     RANK_POINTS,

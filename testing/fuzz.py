@@ -45,7 +45,10 @@ def fill(route: str, ints: list[str], texts: list[str]) -> list[str]:
     return sorted(paths)
 
 
-PARAM = re.compile(r"""\b(?:GET|POST|get|query|params|data|body)\.(?:get|getlist)\(\s*["'](\w+)["']""")
+# A parameter read by its literal name, GET.get("top"), or handed by it to a parser with the query
+# dict, int_param(request.GET, "top", ...): a name held only in a variable (get.get(name)) is not seen.
+PARAM = re.compile(r"""\b(?:(?:GET|POST|get|query|params|data|body)\.(?:get|getlist)\(|(?:GET|POST|get)\s*,)"""
+                   r"""\s*["'](\w+)["']""")
 FIELD = re.compile(r"""name="([A-Za-z_][\w-]*)\"""")
 
 

@@ -136,6 +136,14 @@ def test_the_command_says_why_and_a_name_of_another_server_is_refused(collected,
         load(collected.read_bytes(), " ")
 
 
+def test_a_file_it_cannot_read_is_named_without_a_traceback(db, tmp_path):
+    missing = tmp_path / "gone.ssc"
+    with pytest.raises(CommandError) as error:
+        call_command("load", str(missing), "--as", "other")
+    assert str(error.value) == f"{missing}: cannot read it (No such file or directory)"
+    assert not Server.objects.filter(name="other").exists()
+
+
 def test_records_larger_than_a_read_chunk_are_read_whole_and_a_cut_inside_one_is_found():
     values = {f"wait.time_ps:event/{i}": random.getrandbits(70) for i in range(20_000)}  # several 64 kB chunks packed
     lines = [{"type": "header", "format": "steadystate-collection", "version": 1, "server": {}},

@@ -6,10 +6,10 @@ Pure functions over (times, values) with None at holes; docs/dashboards.md ("Sta
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import Protocol
 
 import numpy as np
 
+from dashboards.analysis.points import ChartPoints
 from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, Dip, find_dips
 
 MIN_POINTS = 10  # fewer polls than this after the warm-up give no verdict
@@ -232,17 +232,9 @@ def aligned(ts: Sequence[datetime], series_ts: Sequence[datetime], values: Seque
     return [values[k] if abs(theirs[k] - t) <= reach else None for k, t in zip(nearest, at, strict=True)]
 
 
-class Line(Protocol):
-    """A chart line (figures.common.ChartPoints has this shape; analysis sits below figures)."""
-
-    @property
-    def ts(self) -> Sequence[datetime]: ...
-
-    @property
-    def values(self) -> Sequence[float | None]: ...
-
-
-def judge_lines(tps: Line, waits: Sequence[tuple[str, Line]], history: Line | None = None) -> Verdict:
+def judge_lines(
+    tps: ChartPoints, waits: Sequence[tuple[str, ChartPoints]], history: ChartPoints | None = None,
+) -> Verdict:
     """judge() on chart lines (objects with .ts and .values): TPS, the (name, line) of each top wait, and
     the history length's line."""
     return judge(tps.ts, tps.values, {name: aligned(tps.ts, line.ts, line.values) for name, line in waits},

@@ -191,6 +191,8 @@ def series_export(
     names = split_list(metrics)
     if not names:
         raise ExportError("metrics is missing: give names or patterns such as tps,wait.time_ps:*")
+    if any("\x00" in name for name in names):  # PostgreSQL refuses the text outright: a 500, not "no such metric"
+        raise ExportError(f"metrics={','.join(names)!r} holds a NUL byte, which no metric name has")
     first, last = parse_range(start, end, preset=preset)
     found = find_servers(servers)
     step_s = parse_step(step, first, last, full, points, min(s.poll_interval for s in found))

@@ -9,7 +9,7 @@ from functools import wraps
 from itertools import chain
 
 from django.db.models import Q
-from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, QueryDict, StreamingHttpResponse
 from django.views.decorators.http import require_GET
 
 from dashboards import host_series, reads
@@ -62,9 +62,9 @@ def bad_request(error: params.ExportError) -> HttpResponse:
     return HttpResponseBadRequest(f"CSV export: {error}\n", content_type="text/plain; charset=utf-8")
 
 
-def _flag(request: HttpRequest, name: str) -> bool:
+def _flag(get: QueryDict, name: str) -> bool:
     """A yes/no parameter; a value that is neither is an ExportError (a 400 through refuses_bad_params)."""
-    return params.parse_flag(request.GET.get(name), name)
+    return params.parse_flag(get.get(name), name)
 
 
 def refuses_bad_params(view):
@@ -86,9 +86,9 @@ def series_csv(request: HttpRequest) -> HttpResponse:
     try:
         export = params.series_export(
             request.GET.getlist("server"), request.GET.getlist("metrics"), request.GET.get("from"),
-            request.GET.get("to"), request.GET.get("step"), request.GET.get("mode"), _flag(request, "full"),
+            request.GET.get("to"), request.GET.get("step"), request.GET.get("mode"), _flag(request.GET, "full"),
             preset=request.GET.get("range"), points=request.GET.get("w") or request.GET.get("points"),
-            run=request.GET.get("run"), minmax=_flag(request, "minmax"), seconds=_flag(request, "seconds"),
+            run=request.GET.get("run"), minmax=_flag(request.GET, "minmax"), seconds=_flag(request.GET, "seconds"),
         )
     except params.ExportError as error:
         return bad_request(error)
@@ -98,7 +98,7 @@ def series_csv(request: HttpRequest) -> HttpResponse:
         return bad_request(error)
     body = chain([header(export, cols)], rows(export, cols) if cols else [])
     name = slug(*(s.name for s in export.servers), iso_utc(export.start), iso_utc(export.end)) + ".csv"
-    return csv_response(body, name, _flag(request, "bom"))
+    return csv_response(body, name, _flag(request.GET, "bom"))
 
 
 @session_or_token
@@ -123,7 +123,7 @@ def topwaits_csv(request: HttpRequest) -> HttpResponse:
         per_trx_b = host_series.per_transaction_of(server.pk, *second, waits_b)
         body = topwaits_diff_rows(diff_rows(first, waits_b, None, *spans), per_trx, per_trx_b)
         name = slug("topwaits", server.name, iso_utc(start), "vs", iso_utc(second[0]))
-    return csv_response(body, name + ".csv", _flag(request, "bom"))
+    return csv_response(body, name + ".csv", _flag(request.GET, "bom"))
 
 
 def server_and_range(get) -> tuple:
@@ -150,7 +150,7 @@ def compare_csv(request: HttpRequest) -> HttpResponse:
     summaries = [summarize_run(run, warmup_param(request.GET)) for run in runs]
     per_trx = [host_series.run_figures(s.run.server_id, Window(s.start, s.end))[1] for s in summaries]
     return csv_response(compare_rows(summaries, per_trx), slug("compare-runs", *(r.pk for r in runs)) + ".csv",
-                        _flag(request, "bom"))
+                        _flag(request.GET, "bom"))
 
 
 @session_or_token
@@ -169,7 +169,7 @@ def annotations_csv(request: HttpRequest) -> HttpResponse:
         .select_related("server", "run").order_by("at")
     )
     name = slug("annotations", *(s.name for s in servers), iso_utc(start), iso_utc(end)) + ".csv"
-    return csv_response(annotation_rows(marks.iterator()), name, _flag(request, "bom"))
+    return csv_response(annotation_rows(marks.iterator()), name, _flag(request.GET, "bom"))
 
 
 @session_or_token
@@ -180,7 +180,7 @@ def fleet_csv(request: HttpRequest) -> HttpResponse:
     tag = request.GET.get("tag", "").strip()
     servers = [s for s in Server.objects.select_related("health") if not tag or tag in s.tags]  # one statement
     rows = fleet_rows(servers, include_conditions(request.GET))
-    return csv_response(fleet_table_rows(rows), slug("fleet", tag) + ".csv", _flag(request, "bom"))
+    return csv_response(fleet_table_rows(rows), slug("fleet", tag) + ".csv", _flag(request.GET, "bom"))
 
 
 @session_or_token
@@ -193,7 +193,7 @@ def scalability_csv(request: HttpRequest) -> HttpResponse:
     except BadParam as error:
         return bad_request(params.ExportError(str(error)))
     name = slug("scalability", *(c.name for c in found.curves)) + ".csv"
-    return csv_response(scalability_rows(found), name, _flag(request, "bom"))
+    return csv_response(scalability_rows(found), name, _flag(request.GET, "bom"))
 
 
 RUNS_CSV_LIMIT = 10_000
@@ -212,7 +212,7 @@ def runs_csv(request: HttpRequest) -> HttpResponse:
             return bad_request(params.ExportError(f"server={server!r}: give the server's id, as the runs page does"))
         runs = runs.filter(server_id=server_id)
     lines = run_lines(runs, runs_sort(request.GET, SORTS, DEFAULT_SORT), RUNS_CSV_LIMIT)
-    return csv_response(table_rows(lines), "runs.csv", _flag(request, "bom"))
+    return csv_response(table_rows(lines), "runs.csv", _flag(request.GET, "bom"))
 
 
 @session_or_token
@@ -225,7 +225,7 @@ def holders_csv(request: HttpRequest) -> HttpResponse:
     except params.ExportError as error:
         return bad_request(error)
     name = slug("holders", server.name, iso_utc(start), iso_utc(end)) + ".csv"
-    return csv_response(holder_rows(reads.holders_in(server.pk, start, end)), name, _flag(request, "bom"))
+    return csv_response(holder_rows(reads.holders_in(server.pk, start, end)), name, _flag(request.GET, "bom"))
 
 
 @session_or_token
@@ -243,7 +243,7 @@ def statements_csv(request: HttpRequest) -> HttpResponse:
     found = reads.statements_in(server.pk, start, end, with_overflow=False)
     body = top_rows(rank(found.rows, order), found.transactions)
     return csv_response(body, slug("statements", server.name, iso_utc(start), iso_utc(end)) + ".csv",
-                        _flag(request, "bom"))
+                        _flag(request.GET, "bom"))
 
 
 def statement_order(raw: str | None) -> str:
@@ -261,10 +261,10 @@ def statements_of_runs_csv(request: HttpRequest, runs: list, warmup: int | None)
     found = [reads.run_statements(run, warmup) for run in runs]
     if len(runs) == 1:
         body = top_rows(rank(found[0].rows), found[0].transactions)
-        return csv_response(body, slug("statements", runs[0].name) + ".csv", _flag(request, "bom"))
+        return csv_response(body, slug("statements", runs[0].name) + ".csv", _flag(request.GET, "bom"))
     diffs = changed_most(found[0].rows, found[1].rows, found[0].transactions, found[1].transactions)
     name = slug("statements", runs[0].name, "vs", runs[1].name) + ".csv"
-    return csv_response(statement_diff_rows(diffs), name, _flag(request, "bom"))
+    return csv_response(statement_diff_rows(diffs), name, _flag(request.GET, "bom"))
 
 
 @session_or_token
@@ -281,4 +281,4 @@ def statement_csv(request: HttpRequest) -> HttpResponse:
         return bad_request(error)
     line = reads.statement_lines(server.pk, [digest_id], start, end)[digest_id]
     name = slug("statement", server.name, digest_id, iso_utc(start), iso_utc(end)) + ".csv"
-    return csv_response(line_rows(line), name, _flag(request, "bom"))
+    return csv_response(line_rows(line), name, _flag(request.GET, "bom"))

@@ -4,7 +4,8 @@ import html
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Protocol
+
+from dashboards.analysis.points import ChartPoints
 
 PALETTE = [
     "#1f6feb", "#d97706", "#059669", "#dc2626", "#7c3aed", "#0891b2",
@@ -14,16 +15,6 @@ MARK_COLOR = "#7c3aed"
 RUN_FILL = "rgba(31, 111, 235, 0.06)"
 GAP_FILL = "rgba(102, 112, 133, 0.18)"
 LABEL_SHIFT, LABEL_STEP = 18, 16  # pixels above the plot area for annotation labels
-
-
-class ChartPoints(Protocol):
-    """A series as the store returns it (store.query.Series has these); read-only, so frozen ones fit."""
-
-    @property
-    def ts(self) -> Sequence[datetime]: ...
-
-    @property
-    def values(self) -> Sequence[float | None]: ...
 
 
 @dataclass(frozen=True)

@@ -5,16 +5,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from collectors.metric import PS_PER_S
-from dashboards.figures.common import (
-    LABEL_SHIFT,
-    LABEL_STEP,
-    MARK_COLOR,
-    PALETTE,
-    ChartPoints,
-    base_layout,
-    esc,
-    labels_for,
-)
+from dashboards.analysis.points import ChartPoints
+from dashboards.figures.common import LABEL_SHIFT, LABEL_STEP, MARK_COLOR, PALETTE, base_layout, esc, labels_for
 from dashboards.figures.stability import TPS_TITLE, note_row, shared_axes
 
 ROWS = [(0.56, 1.0), (0.28, 0.48), (0.0, 0.20)]

@@ -3,16 +3,8 @@
 from collections.abc import Sequence
 from datetime import datetime
 
-from dashboards.figures.common import (
-    PALETTE,
-    ChartPoints,
-    Mark,
-    add_marks,
-    base_layout,
-    empty_note,
-    line,
-    pin_time_axis,
-)
+from dashboards.analysis.points import ChartPoints
+from dashboards.figures.common import PALETTE, Mark, add_marks, base_layout, empty_note, line, pin_time_axis
 
 
 def explore_figure(

@@ -4,7 +4,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from dashboards.figures.common import ChartPoints, base_layout, esc, iso, line
+from dashboards.analysis.points import ChartPoints
+from dashboards.figures.common import base_layout, esc, iso, line
 
 HOLDER_FILL = "rgba(181, 71, 8, 0.08)"
 

@@ -3,7 +3,8 @@
 from collections.abc import Sequence
 from datetime import datetime
 
-from dashboards.figures.common import PALETTE, ChartPoints, Mark, add_marks, axis_ref, base_layout, line, pin_time_axis
+from dashboards.analysis.points import ChartPoints
+from dashboards.figures.common import PALETTE, Mark, add_marks, axis_ref, base_layout, line, pin_time_axis
 from dashboards.figures.stability import note_row, shared_axes
 from dashboards.figures.stacks import stack_pieces, stackable
 

@@ -3,7 +3,8 @@
 from collections.abc import Sequence
 from datetime import datetime
 
-from dashboards.figures.common import PALETTE, ChartPoints, Mark, add_marks, base_layout, line, pin_time_axis
+from dashboards.analysis.points import ChartPoints
+from dashboards.figures.common import PALETTE, Mark, add_marks, base_layout, line, pin_time_axis
 from dashboards.figures.stability import flat, note_row, shared_axes
 
 TITLES = ["Redo: checkpoint age against capacity (MiB)", "Buffer pool pages: dirty and free",

@@ -4,16 +4,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from dashboards.figures.common import (
-    PALETTE,
-    ChartPoints,
-    Mark,
-    add_marks,
-    base_layout,
-    hole_shapes,
-    line,
-    pin_time_axis,
-)
+from dashboards.analysis.points import ChartPoints
+from dashboards.figures.common import PALETTE, Mark, add_marks, base_layout, hole_shapes, line, pin_time_axis
 from dashboards.figures.stability import TPS_TITLE, flat, note_row, shared_axes
 
 ROWS = [(0.58, 1.0), (0.40, 0.51), (0.20, 0.32), (0.0, 0.12)]

@@ -3,7 +3,8 @@
 from collections.abc import Sequence
 from datetime import datetime
 
-from dashboards.figures.common import PALETTE, ChartPoints, base_layout, line, pin_time_axis
+from dashboards.analysis.points import ChartPoints
+from dashboards.figures.common import PALETTE, base_layout, line, pin_time_axis
 from dashboards.figures.stability import note_row, shared_axes
 
 ROWS = [(0.42, 1.0), (0.0, 0.30)]

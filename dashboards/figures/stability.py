@@ -5,10 +5,10 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from collectors.metric import PS_PER_S
+from dashboards.analysis.points import ChartPoints
 from dashboards.analysis.stability import Dip
 from dashboards.figures.common import (
     PALETTE,
-    ChartPoints,
     Mark,
     add_marks,
     axis_key,

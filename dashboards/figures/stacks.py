@@ -5,7 +5,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from dashboards.figures.common import ChartPoints
+from dashboards.analysis.points import ChartPoints
 
 MAX_PIECES = 20  # beyond this many holes a series is stacked as one piece (its holes drop to zero)
 

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.db import connection
 from django.http import QueryDict
 
@@ -159,6 +159,13 @@ def test_the_commands_move_a_run(a_run, tmp_path):
     call_command("import_run", str(path), "--as", "colleague-db")
     run = Run.objects.get(server__name="colleague-db")
     assert report_figures(run) == before
+
+
+def test_import_run_names_a_file_it_cannot_read(tmp_path):
+    with pytest.raises(CommandError) as error:
+        call_command("import_run", str(tmp_path))  # a directory: read_bytes() fails
+    assert str(error.value) == f"{tmp_path}: cannot read it (Is a directory)"
+    assert not Run.objects.exists()
 
 
 def test_a_run_file_goes_from_a_report_link_to_the_import_page(a_run, client, admin_user):

@@ -4,6 +4,7 @@ from urllib.parse import urlencode
 
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
+from django.urls import reverse
 from django.utils.safestring import SafeString
 
 from dashboards.fleet_page import NoSuchPage, fleet_page
@@ -12,8 +13,6 @@ from dashboards.query_params import include_conditions
 from dashboards.server_texts import tps_basis_of
 from dashboards.views.common import TPS_DEFINITION, condition_toggle, with_params
 from dashboards.views.fleet_table import table_rows
-
-__all__ = ["fleet", "health_of"]  # the server and statements views import health_of from here
 
 
 def fleet(request: HttpRequest) -> HttpResponse:
@@ -39,4 +38,5 @@ def drawn(rows: list[FleetRow], conditions: bool) -> SafeString:
 
 
 def csv_link(tag: str, conditions: bool) -> str:
-    return "/export/fleet.csv?" + urlencode({k: v for k, v in (("tag", tag), ("cond", "1" if conditions else "")) if v})
+    query = {k: v for k, v in (("tag", tag), ("cond", "1" if conditions else "")) if v}
+    return reverse("export-fleet") + "?" + urlencode(query)

@@ -8,7 +8,7 @@ from django.shortcuts import get_object_or_404, render
 from collectors.sources.replication import IO, LAG, SQL
 from collectors.sources.replication import NAME as SOURCE  # the collectors' source of replica.* metrics
 from dashboards import reads
-from dashboards.figures.common import ChartPoints
+from dashboards.analysis.points import ChartPoints
 from dashboards.figures.replication import replication_figure
 from dashboards.links import chart_csv
 from dashboards.source_health import source_health

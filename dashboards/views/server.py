@@ -1,14 +1,11 @@
 """Per-server pages: stability, purge lag, top waits."""
 
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
-from django.utils import timezone
 
 from dashboards import host_series, reads
-from dashboards.analysis.fleet_state import DOWN, NEVER, STALE, server_state
 from dashboards.analysis.purge_growth import REACH, time_to_threshold
 from dashboards.analysis.run_verdict import judge_lines
 from dashboards.analysis.stability import (
@@ -21,7 +18,6 @@ from dashboards.analysis.stability import (
 from dashboards.analysis.topwaits import CLIENT_EVENTS, Hidden, WaitRow, diff_rows, shown
 from dashboards.figures.purge import Reference, purge_figure
 from dashboards.figures.stability import stability_figure
-from dashboards.fleet_rows import health_of
 from dashboards.holder_panel import SERIES as HOLDER_SERIES
 from dashboards.holder_panel import holders_context
 from dashboards.host_panel import host_panel
@@ -38,6 +34,7 @@ from dashboards.query_params import (
 )
 from dashboards.server_texts import server_texts
 from dashboards.timerange import TimeRange, read_points
+from dashboards.unreachable import unreachable
 from dashboards.views.common import condition_toggle, page_range, range_context
 from servers.models import Server
 
@@ -99,29 +96,6 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
 def history_line(server_id: int, tr: TimeRange, points: int):
     """The history length over the range at the chart's resolution, for the verdict."""
     return reads.series_map(server_id, [reads.HISTORY], tr, points).get(reads.HISTORY)
-
-
-@dataclass(frozen=True)
-class Unreachable:
-    since: datetime | None  # the last successful poll
-    why: str
-
-    @property
-    def text(self) -> str:
-        when = f"since {self.since:%Y-%m-%d %H:%M:%S} UTC" if self.since else "never polled successfully"
-        return f"unreachable {when}: {self.why}"
-
-
-def unreachable(server: Server, tr) -> Unreachable | None:
-    """Whether polls of the server fail now (or have stopped), for a range that reaches now."""
-    now = timezone.now()
-    if tr.end < now - timedelta(minutes=1):
-        return None  # a past range: its own data says what happened
-    health = health_of(server)
-    state = server_state(server, health, now)
-    if state.name not in (DOWN, STALE, NEVER):
-        return None
-    return Unreachable(health.last_success_at if health else None, state.why)
 
 
 def purge(request: HttpRequest, server_id: int) -> HttpResponse:

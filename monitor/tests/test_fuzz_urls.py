@@ -113,3 +113,8 @@ def test_no_url_answers_500_to_hostile_parameters(world, admin_user, settings_ex
 def settings_export_bounds_off(settings):
     """The fuzz reads only the start of each download: slots would otherwise stay taken (429s, not 500s)."""
     settings.EXPORT_PER_USER = settings.EXPORT_PER_PROCESS = 1_000_000
+
+
+def test_it_fuzzes_the_parameters_handed_to_a_parser_by_name():
+    """waits= (int_param) and the CSV flags (_flag) are read through a parser, not GET.get("x")."""
+    assert {"waits", "bom", "full", "minmax", "seconds"} <= set(parameter_names(settings.BASE_DIR))

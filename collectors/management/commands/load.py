@@ -5,6 +5,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from collectors import collect_file
+from collectors.file_arg import read_file_arg
 from collectors.replay import LoadError, load
 
 
@@ -20,10 +21,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         path = Path(options["file"])
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            raise CommandError(f"{path}: cannot read it ({exc.strerror})") from None
+        data = read_file_arg(path)
         try:
             report = load(data, options["name"], str(path), options["partial"])
         except (LoadError, collect_file.CollectionFileError) as exc:

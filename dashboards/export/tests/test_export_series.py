@@ -149,6 +149,7 @@ def test_it_neutralises_and_round_trips_odd_server_names(client, admin_user):
     ({"metrics": "tps"}, "server is missing"),
     ({"server": "nope", "metrics": "tps"}, "server 'nope' is unknown"),
     ({"server": "db1"}, "metrics is missing"),
+    ({"server": "db1", "metrics": "tps,a\x00b"}, "metrics='tps,a\\x00b' holds a NUL byte"),
     ({"server": "db1", "metrics": "tps", "mode": "avg"}, "mode='avg'"),
     ({"server": "db1", "metrics": "tps", "from": "yesterday"}, "is not an ISO 8601 time"),
     ({"server": "db1", "metrics": "tps", "step": "-5"}, "step must be a positive"),

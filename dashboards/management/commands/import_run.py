@@ -4,6 +4,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from collectors.file_arg import read_file_arg
 from dashboards.reports.run_file import RunFileError, import_file
 
 
@@ -18,10 +19,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         path = Path(options["file"])
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            raise CommandError(f"{path}: cannot read it ({exc.strerror})") from None
+        data = read_file_arg(path)
         try:
             done = import_file(data, str(path), options["name"])
         except RunFileError as exc:
