@@ -143,7 +143,7 @@ def export(server: str, names: list[str], start: datetime, end: datetime, trace:
         import pstats
 
         profiler.disable()
-        pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
+        pstats.Stats(profiler).sort_stats(os.getenv("PROFILE_SORT", "tottime")).print_stats(25)
     print(f"  first byte after {first * 1000:.0f} ms, first data row after {first_row * 1000:.0f} ms")
     traced = f"Python memory peak (tracemalloc) {peak / 1e6:.1f} MB; " if trace else "(not traced) "
     print(f"  {traced}RSS {rss_before:.0f} -> {rss_mb():.0f} MB")

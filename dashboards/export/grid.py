@@ -22,7 +22,7 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
-from dashboards.export.csv_safe import MAX_EXACT
+from dashboards.export import csv_numbers
 from store.points import from_micros, micros
 
 NICE_STEPS = [1, 2, 5, 10, 15, 20, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400]
@@ -188,36 +188,8 @@ def rounded(value: float | None, digits: int = 6) -> float | None:
 
 
 def texts(values: np.ndarray) -> list[str]:
-    """Each value as the CSV writes csv_safe.cell(rounded(value)): empty where it is NaN or infinite.
-
-    Whole numbers (most counters' deltas, many gauges) are rounded to themselves and written as
-    integers: formatted in one pass; the others one by one, as before.
-    """
-    out = [""] * len(values)
-    finite = np.isfinite(values)
-    whole = finite & (np.floor(values) == values) & (np.abs(values) < MAX_EXACT)
-    at = np.flatnonzero(whole)
-    for i, v in zip(at.tolist(), values[at].astype(np.int64).tolist(), strict=True):
-        out[i] = str(v)
-    at = np.flatnonzero(finite & ~whole)
-    for i, v, keep in zip(at.tolist(), values[at].tolist(), _decimals(values[at]), strict=True):
-        r = round(v, keep)
-        out[i] = str(int(r)) if r.is_integer() and -MAX_EXACT < r < MAX_EXACT else repr(r)  # csv_safe.cell
-    return out
-
-
-def _decimals(values: np.ndarray) -> list[int]:
-    """rounded()'s decimals for each (finite, non-zero) value, from math.log10 as rounded() takes them.
-
-    numpy's log10 may differ from the C library's by an ulp: where that could move the floor (a value
-    within a hair of a power of ten) the value's own math.log10 decides.
-    """
-    logs = np.log10(np.abs(values))
-    near = np.abs(logs - np.round(logs)) < 1e-9
-    floors = np.floor(logs)
-    for i in np.flatnonzero(near).tolist():
-        floors[i] = math.floor(math.log10(abs(values[i])))
-    return np.maximum(0, 5 - floors).astype(np.int64).tolist()
+    """Each value as the CSV writes csv_safe.cell(rounded(value)): empty where it is NaN or infinite."""
+    return csv_numbers.texts(values)
 
 
 def bucket_span(g: Grid, k: int) -> tuple[datetime, datetime]:
