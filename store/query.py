@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
-from store import breaks, buffer, catalog, levels, read_full, read_rollups
+from store import breaks, buffer, catalog, levels, read_full, read_matrix, read_rollups
 from store.models import Gap
 from store.points import SampleArrays, datetimes, from_micros, micros
 
@@ -335,6 +335,44 @@ def counter_arrays(server_id: int, metrics: list[str], start: datetime, end: dat
         known = pts.iv > 0
         out[m.name] = CounterArrays(pts.ts[known], pts.iv[known] / 1000.0, pts.vals[known])
     return out
+
+
+@dataclass
+class PollColumns:
+    """Metrics of one server polled together (one source), as one matrix: for readers that treat every column
+    alike. values[i, j] is metric names[j] at poll i, as stored (a counter's delta), NaN where not read."""
+
+    names: list[str]
+    counter: np.ndarray  # bool per column
+    ts: np.ndarray  # int64 Unix microseconds, ascending
+    iv: np.ndarray  # int64 interval in ms per poll, -1 where unknown
+    values: np.ndarray  # float64, (len(ts), len(names))
+
+
+def poll_columns(server_id: int, metrics: list[str], start: datetime, end: datetime) -> list[PollColumns]:
+    """The full-resolution samples of the metrics (names or '*' patterns) with start <= ts <= end, one matrix
+    per source holding any. A source whose polls do not line up (a poll stored twice) is left out: its
+    metrics are read with counter_arrays() and series_arrays() instead."""
+    infos = {m.id: m for m in catalog.matching(catalog.server_metrics([server_id], metrics), metrics)}
+    return [PollColumns([infos[i].name for i in m.ids], np.array([infos[i].counter for i in m.ids], bool),
+                        m.ts, m.iv, m.values)
+            for m in read_matrix.read(server_id, list(infos.values()), start, end)]
+
+
+def reads_polls(start: datetime, end: datetime, max_points: int) -> bool:
+    """Whether series() answers this range from the polls themselves (not from rollups)."""
+    return levels.choose(start, end, max_points) == levels.FULL
+
+
+def keeps_every_poll(ts: np.ndarray, max_points: int) -> bool:
+    """Whether series() at full resolution returns every one of a series' polls at these times (not
+    downsampled to max_points, holes included)."""
+    holes = int(breaks.cuts(ts).sum())
+    if not holes:
+        return len(ts) <= max_points
+    if 3 * holes <= max_points // 2:
+        return len(ts) <= max_points - 3 * holes
+    return len(ts) <= max_points // 2
 
 
 def ranking_totals(server_id: int, metrics: list[str], start: datetime, end: datetime,
