@@ -128,6 +128,21 @@ class Groups:
             return [v, v]
         return [np.minimum.reduceat(v, self.first), np.maximum.reduceat(v, self.first)]
 
+    def dense_matrix(self, part: np.ndarray) -> np.ndarray:
+        """dense_array() of columns: (buckets, columns)."""
+        out = np.full((self.n, part.shape[1]), np.nan)
+        out[self.keys] = part
+        return out
+
+    def sums_matrix(self, v: np.ndarray) -> np.ndarray:
+        """sums() of each column (rows: samples), summed in the order sums() sums one column."""
+        return np.add.reduceat(v, self.first, axis=0) if len(v) else v
+
+    def extremes_matrix(self, v: np.ndarray) -> list[np.ndarray]:
+        if not len(v):
+            return [v, v]
+        return [np.minimum.reduceat(v, self.first, axis=0), np.maximum.reduceat(v, self.first, axis=0)]
+
 
 def groups(g: Grid, k0: int, k1: int, ts: list[datetime] | np.ndarray) -> Groups:
     """Sort times (ascending; datetimes, or Unix microseconds as an int64 array) into buckets k0..k1."""
@@ -177,6 +192,34 @@ def counter_buckets(g: Grid, k0: int, k1: int, ts: list[datetime] | np.ndarray, 
     if covered:
         parts.append(found.sums(s))
     return [found.dense_array(p) if as_array else found.dense(p) for p in parts]
+
+
+def bucketize_matrix(g: Grid, k0: int, k1: int, ts: np.ndarray, values: np.ndarray,
+                     minmax: bool = False) -> list[np.ndarray]:
+    """bucketize() of columns read at every one of the same polls (values: a row per time, no NaN), all at once:
+    the mean of each bucket, then its min and max if asked; (buckets, columns) each, NaN where no poll."""
+    found = groups(g, k0, k1, ts)
+    v = values[found.inside]
+    parts = [found.sums_matrix(v) / np.diff(np.r_[found.first, len(v)])[:, None]]
+    if minmax:
+        parts += found.extremes_matrix(v)
+    return [found.dense_matrix(p) for p in parts]
+
+
+def counter_matrix(g: Grid, k0: int, k1: int, ts: np.ndarray, seconds: np.ndarray, deltas: np.ndarray,
+                   rate: bool = True, minmax: bool = False, covered: bool = False) -> list[np.ndarray]:
+    """counter_buckets() of counters read at every one of the same polls (deltas: a row per poll), all at once;
+    (buckets, columns) each (covered: the same seconds in every column)."""
+    found = groups(g, k0, k1, ts)
+    d = deltas[found.inside]
+    s = seconds[found.inside]
+    per = found.sums(s)[:, None]
+    parts = [found.sums_matrix(d) / per if rate else found.sums_matrix(d)]
+    if minmax:
+        parts += found.extremes_matrix(d / s[:, None] if rate else d)
+    if covered:
+        parts.append(np.repeat(per, d.shape[1], axis=1))
+    return [found.dense_matrix(p) for p in parts]
 
 
 def rounded(value: float | None, digits: int = 6) -> float | None:

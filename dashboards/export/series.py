@@ -12,7 +12,8 @@ from fnmatch import fnmatchcase
 import numpy as np
 from django.conf import settings
 
-from dashboards.export import csv_numbers, grid
+from dashboards.export import by_source, csv_numbers, grid
+from dashboards.export.by_source import ROLLED_AT_LEAST
 from dashboards.export.csv_safe import Lines, iso_utc_many
 from dashboards.export.grid import Grid
 from dashboards.export.params import ExportError, SeriesExport
@@ -21,7 +22,6 @@ from store import query
 from store.points import from_micros, micros
 from store.query import TICK
 
-ROLLED_AT_LEAST = timedelta(minutes=1)  # the narrowest rollup bucket
 CHUNK_POINTS = 2000  # rows per series per store query, at most
 CHUNK_VALUES = 20_000  # values per store query: fewer rows a chunk when there are many columns
 MIN_CHUNK_ROWS = 100
@@ -138,7 +138,7 @@ def rows(export: SeriesExport, cols: list[tuple[Key, str]]) -> Iterator[Lines]:
     per_chunk = chunk_buckets(export, g, len(cols))
     for k0 in range(first, last + 1, per_chunk):
         k1 = min(last, k0 + per_chunk - 1)
-        values = np.column_stack(read_chunk(export, cols, grids, k0, k1))  # a row per bucket
+        values = read_chunk(export, cols, grids, k0, k1)  # a row per bucket
         block = max(1, TEXT_CELLS // values.shape[1])
         for b0 in range(0, len(values), block):  # written a block of rows at a time: the text stays small
             ks = np.arange(k0 + b0, k0 + min(b0 + block, len(values)))
@@ -148,24 +148,34 @@ def rows(export: SeriesExport, cols: list[tuple[Key, str]]) -> Iterator[Lines]:
 
 
 def read_chunk(export: SeriesExport, cols: list[tuple[Key, str]], grids: dict[int, Grid],
-               k0: int, k1: int) -> list[np.ndarray]:
-    """Each column's buckets k0..k1 (NaN where none), from the samples (never from downsampled points)."""
+               k0: int, k1: int) -> np.ndarray:
+    """Each column's buckets k0..k1 (NaN where none), from the samples (never from downsampled points): a row
+    per bucket. The columns of a source read at every poll are done together (by_source), the rest one by one."""
     lo = max(min(g.start_of(k0) for g in grids.values()), export.start)
     hi = min(max(grid.bucket_span(g, k1)[1] for g in grids.values()), export.end)
+    done = by_source.columns(export, cols, grids, k0, k1, lo, hi)
+    rest = [(key, kind) for key, kind in cols if key not in done]
+    each = dict(zip([key for key, _ in rest], read_columns(export, rest, grids, k0, k1, lo, hi), strict=True))
+    return np.column_stack([done[key] if key in done else np.column_stack(each[key]) for key, _ in cols])
+
+
+def read_columns(export: SeriesExport, cols: list[tuple[Key, str]], grids: dict[int, Grid], k0: int, k1: int,
+                 lo: datetime, hi: datetime) -> list[list[np.ndarray]]:
+    """Each column's parts (value, then min and max, then seconds covered) over buckets k0..k1, one by one."""
     deltas = counter_deltas(cols, lo, hi)
     points = series_points([key for key, _ in cols if key not in deltas], export.mode, lo, hi)
     out = []
     for key, kind in cols:
         g = grids[key[0]]
         if key in deltas:
-            out += grid.counter_buckets(g, k0, k1, *deltas[key], export.mode == "rate", export.minmax,
-                                        export.seconds, as_array=True)
+            out.append(grid.counter_buckets(g, k0, k1, *deltas[key], export.mode == "rate", export.minmax,
+                                            export.seconds, as_array=True))
             continue
         s = points.get(key) or EMPTY
         factor = scale(key[1])
         values = s.values if factor == 1 else s.values * factor
-        out += grid.bucketize(g, k0, k1, s.ts, values, export.mode == "delta" and kind == "counter", export.minmax,
-                              as_array=True)
+        out.append(grid.bucketize(g, k0, k1, s.ts, values, export.mode == "delta" and kind == "counter",
+                                  export.minmax, as_array=True))
     return out
 
 

@@ -1,0 +1,81 @@
+"""A chunk's columns a source at a time: the metrics of a server's source read at every poll of the chunk are
+bucketed together, in one pass over the store's matrix of them (query.poll_columns).
+
+The figures are those series.read_columns computes one column at a time, from the same samples summed in the
+same order. A column this cannot do is left to it: a metric missing at some poll, one stored by two sources,
+a counter whose polls begin after the chunk does (its rollups come first), a gauge that series() would read
+from rollups or downsample.
+"""
+
+import math
+from collections import Counter
+from datetime import datetime, timedelta
+
+import numpy as np
+
+from dashboards.export import grid
+from dashboards.export.grid import Grid
+from dashboards.export.params import SeriesExport
+from dashboards.export.units import scale
+from store import query
+from store.points import from_micros
+from store.query import TICK
+
+ROLLED_AT_LEAST = timedelta(minutes=1)  # as series.ROLLED_AT_LEAST: the narrowest rollup bucket
+
+Key = tuple[int, str]  # (server id, metric)
+
+
+def columns(export: SeriesExport, cols: list[tuple[Key, str]], grids: dict[int, Grid], k0: int, k1: int,
+            lo: datetime, hi: datetime) -> dict[Key, np.ndarray]:
+    """The (buckets, parts) block of each column done here: its value, then min and max, then seconds covered."""
+    wanted: dict[int, set[str]] = {}
+    for (server_id, metric), _kind in cols:
+        wanted.setdefault(server_id, set()).add(metric)
+    max_points = math.ceil((hi - lo).total_seconds()) + 2  # as series.series_points asks
+    polls = query.reads_polls(lo, hi, max_points)
+    out: dict[Key, np.ndarray] = {}
+    for server_id, names in wanted.items():
+        found = query.poll_columns(server_id, export.metrics, lo, hi)
+        once = Counter(name for m in found for name in m.names)
+        for m in found:
+            whole = ~np.isnan(m.values).any(axis=0)  # read at every poll
+            mine = [j for j, name in enumerate(m.names) if name in names and once[name] == 1 and whole[j]]
+            counters = [j for j in mine if m.counter[j]]
+            gauges = [j for j in mine if not m.counter[j]] if polls and query.keeps_every_poll(m.ts, max_points) \
+                else []
+            g = grids[server_id]
+            done = _counters(export, g, k0, k1, lo, m, counters) | _gauges(export, g, k0, k1, m, gauges)
+            out.update({(server_id, m.names[j]): block for j, block in done.items()})
+    return out
+
+
+def _counters(export: SeriesExport, g: Grid, k0: int, k1: int, lo: datetime, m: query.PollColumns,
+              js: list[int]) -> dict[int, np.ndarray]:
+    """Counters' columns from their polls' deltas, as series.counter_deltas and grid.counter_buckets make them."""
+    known = m.iv > 0
+    if not js or not known.any():
+        return {}
+    samples = query.CounterArrays(m.ts[known], m.iv[known] / 1000.0, m.values[known][:, js])
+    began = from_micros(int(samples.ts[0])) - timedelta(seconds=float(samples.seconds[0]))
+    if began - TICK - lo >= ROLLED_AT_LEAST:
+        return {}  # rollup buckets come before these polls: series.counter_deltas joins them
+    keep = ~samples.spanning()
+    factors = np.array([scale(m.names[j]) for j in js])
+    parts = grid.counter_matrix(g, k0, k1, samples.ts[keep], samples.seconds[keep], samples.deltas[keep] * factors,
+                                export.mode == "rate", export.minmax, export.seconds)
+    return _by_column(js, parts)
+
+
+def _gauges(export: SeriesExport, g: Grid, k0: int, k1: int, m: query.PollColumns,
+            js: list[int]) -> dict[int, np.ndarray]:
+    """Gauges' columns from their values, as series.series_points and grid.bucketize make them."""
+    if not js:
+        return {}
+    factors = np.array([scale(m.names[j]) for j in js])
+    return _by_column(js, grid.bucketize_matrix(g, k0, k1, m.ts, m.values[:, js] * factors, export.minmax))
+
+
+def _by_column(js: list[int], parts: list[np.ndarray]) -> dict[int, np.ndarray]:
+    stacked = np.stack(parts, axis=2)  # (buckets, columns, parts)
+    return {j: stacked[:, i, :] for i, j in enumerate(js)}
