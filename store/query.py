@@ -16,6 +16,7 @@ import numpy as np
 from store import breaks, buffer, catalog, levels, read_full, read_matrix, read_rollups
 from store.models import Gap
 from store.points import SampleArrays, datetimes, from_micros, micros
+from store.read_matrix import HoursKept
 
 
 @dataclass
@@ -349,14 +350,16 @@ class PollColumns:
     values: np.ndarray  # float64, (len(ts), len(names))
 
 
-def poll_columns(server_id: int, metrics: list[str], start: datetime, end: datetime) -> list[PollColumns]:
+def poll_columns(server_id: int, metrics: list[str], start: datetime, end: datetime,
+                 kept: HoursKept | None = None) -> list[PollColumns]:
     """The full-resolution samples of the metrics (names or '*' patterns) with start <= ts <= end, one matrix
     per source holding any. A source whose polls do not line up (a poll stored twice) is left out: its
-    metrics are read with counter_arrays() and series_arrays() instead."""
+    metrics are read with counter_arrays() and series_arrays() instead. kept: a reader going forward in
+    time in ranges shorter than an hour passes the same one each time (each hour is decoded once)."""
     infos = {m.id: m for m in catalog.matching(catalog.server_metrics([server_id], metrics), metrics)}
     return [PollColumns([infos[i].name for i in m.ids], np.array([infos[i].counter for i in m.ids], bool),
                         m.ts, m.iv, m.values)
-            for m in read_matrix.read(server_id, list(infos.values()), start, end)]
+            for m in read_matrix.read(server_id, list(infos.values()), start, end, kept)]
 
 
 def reads_polls(start: datetime, end: datetime, max_points: int) -> bool:
@@ -447,6 +450,12 @@ def _by_server(server_ids: list[int], metrics: list[str]) -> dict[int, list[cata
     for m in catalog.matching(catalog.server_metrics(list(server_ids), metrics), metrics):
         out[m.server_id].append(m)
     return out
+
+
+def metric_kinds(server_ids: list[int], metrics: list[str]) -> dict[tuple[int, str], str]:
+    """Each (server id, metric) that series() answers for these names or '*' patterns, with its kind
+    ("counter" | "gauge"), without reading a point."""
+    return {(m.server_id, m.name): m.kind for ms in _by_server(server_ids, metrics).values() for m in ms}
 
 
 def metric_names(server_id: int, pattern: str = "*") -> list[str]:

@@ -13,7 +13,7 @@ by one (read_full), as it would any metric missing here.
 
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import numpy as np
 
@@ -39,35 +39,70 @@ class PollMatrix:
     values: np.ndarray  # float64, (len(ts), len(ids))
 
 
-def read(server_id: int, metrics: list[MetricInfo], start: datetime, end: datetime) -> list[PollMatrix]:
+class HoursKept:
+    """The last compacted hour a reader moving forward in time has read, decoded: its next range mostly
+    starts in that hour (a wide export reads an hour in several chunks), so it is decoded once."""
+
+    def __init__(self) -> None:
+        self.asked: tuple = ()
+        self.hour = -1  # Unix microseconds of the hour kept
+        self.matrices: dict[int, PollMatrix] = {}  # by source
+
+    def take(self, asked: tuple, hour: int) -> dict[int, PollMatrix]:
+        """The matrices kept of this hour for the same metrics asked, if any."""
+        return self.matrices if (asked, hour) == (self.asked, self.hour) else {}
+
+    def keep(self, asked: tuple, hour: int, matrices: dict[int, PollMatrix]) -> None:
+        self.asked, self.hour, self.matrices = asked, hour, matrices
+
+
+def read(server_id: int, metrics: list[MetricInfo], start: datetime, end: datetime,
+         kept: HoursKept | None = None) -> list[PollMatrix]:
     """The metrics' samples with start <= ts <= end, one matrix per source holding any."""
     ids = {m.id for m in metrics}
     if not ids:
         return []
     pairs = read_raw.sources_holding(catalog.server_layouts([server_id]), {server_id: ids})
     hot = read_raw.rows_many(list(pairs), {server_id: (start, end)})
-    old = _compacted(server_id, sorted(ids), start, end)
+    old = _compacted(server_id, sorted(ids), start, end, kept or HoursKept())
     out = []
     for source_id in sorted({p[1] for p in pairs} | set(old)):
-        parts = [p for p in (old.get(source_id), _hot((server_id, source_id), hot, pairs, ids)) if p is not None]
+        parts = [p for p in (*old.get(source_id, []), _hot((server_id, source_id), hot, pairs, ids)) if p is not None]
         found = _joined(parts, source_id, micros(start), micros(end)) if parts else None
         if found is not None and len(found.ts):
             out.append(found)
     return out
 
 
-def _compacted(server_id: int, ids: list[int], start: datetime, end: datetime) -> dict[int, PollMatrix]:
-    """The compacted hours of the metrics, as a matrix per source (whole hours: clipped by _joined)."""
+def _compacted(server_id: int, ids: list[int], start: datetime, end: datetime,
+               kept: HoursKept) -> dict[int, list[PollMatrix]]:
+    """The compacted hours of the metrics, as matrices per source (whole hours: clipped by _joined); the first
+    hour from `kept` if it is there, and the last one left there."""
     first = read_blocks.hour_floor(start)
+    asked = (server_id, tuple(ids))
+    out = {source_id: [m] for source_id, m in kept.take(asked, micros(first)).items()}
+    if out:
+        first += timedelta(hours=1)
     rows = fetch_all(SELECT_SERIES, [ids, server_id, first, end])
     if not rows:
-        return {}
+        return out
     times = {(r[0], r[1]): (r[2], r[3]) for r in fetch_all(SELECT_TIMES, [server_id, first, end])}
     by_source: dict[int, list[tuple]] = defaultdict(list)
     for mid, source_id, hour_us, data in rows:
         if (source_id, hour_us) in times:
             by_source[source_id].append((mid, hour_us, data))
-    return {source_id: _hours(source_id, found, times) for source_id, found in by_source.items()}
+    found = {source_id: _hours(source_id, mine, times) for source_id, mine in by_source.items()}
+    last = max(r[2] for r in rows)
+    kept.keep(asked, last, {source_id: _from(m, last) for source_id, m in found.items() if m.ts[-1] >= last})
+    for source_id, m in found.items():
+        out.setdefault(source_id, []).append(m)
+    return out
+
+
+def _from(m: PollMatrix, us: int) -> PollMatrix:
+    """A copy of m's rows from us on."""
+    a = int(np.searchsorted(m.ts, us))
+    return PollMatrix(m.source_id, m.ids, m.ts[a:].copy(), m.iv[a:].copy(), m.values[a:].copy())
 
 
 def _hours(source_id: int, rows: list[tuple], times: dict) -> PollMatrix:
