@@ -27,16 +27,17 @@ Key = tuple[int, str]  # (server id, metric)
 
 
 def columns(export: SeriesExport, cols: list[tuple[Key, str]], grids: dict[int, Grid], k0: int, k1: int,
-            lo: datetime, hi: datetime) -> dict[Key, np.ndarray]:
-    """The (buckets, parts) block of each column done here: its value, then min and max, then seconds covered."""
+            lo: datetime, hi: datetime, kept: dict[int, query.HoursKept]) -> dict[Key, np.ndarray]:
+    """The (buckets, parts) block of each column done here: its value, then min and max, then seconds covered.
+    kept: per server, what the store keeps decoded from one chunk to the next."""
     wanted: dict[int, set[str]] = {}
     for (server_id, metric), _kind in cols:
         wanted.setdefault(server_id, set()).add(metric)
     max_points = math.ceil((hi - lo).total_seconds()) + 2  # as series.series_points asks
-    polls = query.reads_polls(lo, hi, max_points)
+    polls = any(kind == "gauge" for _key, kind in cols) and query.reads_polls(lo, hi, max_points)
     out: dict[Key, np.ndarray] = {}
     for server_id, names in wanted.items():
-        found = query.poll_columns(server_id, export.metrics, lo, hi)
+        found = query.poll_columns(server_id, export.metrics, lo, hi, kept.setdefault(server_id, query.HoursKept()))
         once = Counter(name for m in found for name in m.names)
         for m in found:
             whole = ~np.isnan(m.values).any(axis=0)  # read at every poll

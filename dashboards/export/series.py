@@ -33,16 +33,9 @@ EMPTY = query.SeriesArrays(0, "", "gauge", np.zeros(0, np.int64), np.zeros(0))
 
 
 def columns(export: SeriesExport) -> list[tuple[Key, str]]:
-    """Every series the servers have for these names or patterns, in the order asked.
-
-    The store answers a zero-length range with each matching metric (and its
-    kind) but reads no points: the header is known before any data is read.
-    """
-    found = query.series(
-        [s.pk for s in export.servers], export.metrics, export.start, export.start, max_points=2,
-        mode=export.mode,
-    )
-    kinds = {(s.server_id, s.metric): s.kind for s in found}
+    """Every series the servers have for these names or patterns, in the order asked: the header is known
+    before any data is read."""
+    kinds = query.metric_kinds([s.pk for s in export.servers], export.metrics)
     order = {s.pk: i for i, s in enumerate(export.servers)}
     keys = sorted(kinds, key=lambda k: (order.get(k[0], len(order)), _metric_rank(export.metrics, k[1]), k[1]))
     return [(k, kinds[k]) for k in keys]
@@ -136,9 +129,10 @@ def rows(export: SeriesExport, cols: list[tuple[Key, str]]) -> Iterator[Lines]:
     grids = server_grids(export, g, firsts)
     first, last = row_span(export, g)
     per_chunk = chunk_buckets(export, g, len(cols))
+    kept: dict[int, query.HoursKept] = {}
     for k0 in range(first, last + 1, per_chunk):
         k1 = min(last, k0 + per_chunk - 1)
-        values = read_chunk(export, cols, grids, k0, k1)  # a row per bucket
+        values = read_chunk(export, cols, grids, k0, k1, kept)  # a row per bucket
         block = max(1, TEXT_CELLS // values.shape[1])
         for b0 in range(0, len(values), block):  # written a block of rows at a time: the text stays small
             ks = np.arange(k0 + b0, k0 + min(b0 + block, len(values)))
@@ -148,12 +142,12 @@ def rows(export: SeriesExport, cols: list[tuple[Key, str]]) -> Iterator[Lines]:
 
 
 def read_chunk(export: SeriesExport, cols: list[tuple[Key, str]], grids: dict[int, Grid],
-               k0: int, k1: int) -> np.ndarray:
+               k0: int, k1: int, kept: dict[int, query.HoursKept]) -> np.ndarray:
     """Each column's buckets k0..k1 (NaN where none), from the samples (never from downsampled points): a row
     per bucket. The columns of a source read at every poll are done together (by_source), the rest one by one."""
     lo = max(min(g.start_of(k0) for g in grids.values()), export.start)
     hi = min(max(grid.bucket_span(g, k1)[1] for g in grids.values()), export.end)
-    done = by_source.columns(export, cols, grids, k0, k1, lo, hi)
+    done = by_source.columns(export, cols, grids, k0, k1, lo, hi, kept)
     rest = [(key, kind) for key, kind in cols if key not in done]
     each = dict(zip([key for key, _ in rest], read_columns(export, rest, grids, k0, k1, lo, hi), strict=True))
     return np.column_stack([done[key] if key in done else np.column_stack(each[key]) for key, _ in cols])

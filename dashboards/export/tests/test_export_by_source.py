@@ -5,8 +5,9 @@ from datetime import timedelta
 import pytest
 
 from dashboards.export import by_source
+from dashboards.export import series as export_series
 from dashboards.export.csv_safe import iso_utc
-from store import compaction
+from store import compaction, read_matrix
 from store.ingest import write_samples
 from store.sample import Sample
 from testing import dashboards as data
@@ -74,7 +75,11 @@ def csv_text(client, **params) -> str:
     {"metrics": "*", "step": 25, "mode": "delta", "seconds": 1},
     {"metrics": "Com_*,load", "step": 900},
 ])
-def test_it_writes_the_file_the_per_column_path_writes(client, two_servers, monkeypatch, params):
+@pytest.mark.parametrize("chunk", [None, 47])  # 47 rows a chunk: an hour read in several, kept decoded between
+def test_it_writes_the_file_the_per_column_path_writes(client, two_servers, monkeypatch, params, chunk):
+    if chunk:
+        monkeypatch.setattr(export_series, "CHUNK_POINTS", chunk)
+        monkeypatch.setattr(export_series, "MIN_CHUNK_ROWS", 1)
     together = []
     columns = by_source.columns
 
@@ -84,8 +89,12 @@ def test_it_writes_the_file_the_per_column_path_writes(client, two_servers, monk
         return found
 
     monkeypatch.setattr(by_source, "columns", counted)
+    take, reused = read_matrix.HoursKept.take, []
+    monkeypatch.setattr(read_matrix.HoursKept, "take", lambda kept, *a: reused.append(take(kept, *a)) or reused[-1])
     fast = csv_text(client, **params)
     assert sum(together) > 0  # the test compares something
+    if chunk and "full" in params:
+        assert any(reused)  # an hour read by several chunks was decoded once
     monkeypatch.setattr(by_source, "columns", lambda *args: {})
     assert fast == csv_text(client, **params)
     assert len(fast.splitlines()) > 10
