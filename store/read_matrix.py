@@ -7,8 +7,9 @@ series of every metric are decoded in one pass over their joined varints, and
 each layout's hot rows in another.
 
 A source whose rows cannot be put on one time axis (a poll stored both hot and
-compacted, rows out of order) gets no matrix: the caller reads its metrics one
-by one (read_full), as it would any metric missing here.
+compacted, rows out of order) gets no matrix, and its metrics are left out of the
+others': the caller reads them one by one (read_full), as it would any metric
+missing here.
 """
 
 from collections import defaultdict
@@ -65,13 +66,21 @@ def read(server_id: int, metrics: list[MetricInfo], start: datetime, end: dateti
     pairs = read_raw.sources_holding(catalog.server_layouts([server_id]), {server_id: ids})
     hot = read_raw.rows_many(list(pairs), {server_id: (start, end)})
     old = _compacted(server_id, sorted(ids), start, end, kept or HoursKept())
-    out = []
+    out, left_out = [], set()
     for source_id in sorted({p[1] for p in pairs} | set(old)):
         parts = [p for p in (*old.get(source_id, []), _hot((server_id, source_id), hot, pairs, ids)) if p is not None]
         found = _joined(parts, source_id, micros(start), micros(end)) if parts else None
-        if found is not None and len(found.ts):
+        if found is None:
+            left_out.update(mid for p in parts for mid in p.ids)
+        elif len(found.ts):
             out.append(found)
-    return out
+    return [_without(m, left_out) for m in out] if left_out else out
+
+
+def _without(m: PollMatrix, ids: set[int]) -> PollMatrix:
+    """m without the columns of these metrics (also held by a source left out: read them one by one)."""
+    keep = [j for j, mid in enumerate(m.ids) if mid not in ids]
+    return PollMatrix(m.source_id, [m.ids[j] for j in keep], m.ts, m.iv, m.values[:, keep])
 
 
 def _compacted(server_id: int, ids: list[int], start: datetime, end: datetime,

@@ -76,3 +76,13 @@ def test_it_keeps_fractions_and_the_exactness_of_float64():
     timer = m.values[:, m.names.index(PS_TIMER)]
     assert math.isnan(timer[0]) and timer[1] == float(5 * 10**15 + 123_456_789)
 
+
+
+def test_it_leaves_out_a_source_whose_polls_are_stored_twice():
+    samples = [varied(i) for i in range(400)]
+    write_samples(samples)
+    compaction.compact_closed(T0 + timedelta(hours=2, minutes=10))
+    write_samples(samples[100:103])  # three polls written again after their hour was compacted: held twice
+    assert query.poll_columns(1, ["*"], T0, T0 + timedelta(hours=2)) == []  # read_full merges them instead
+    (m,) = query.poll_columns(1, ["*"], T0 + timedelta(hours=1), T0 + timedelta(hours=2))  # not in this range
+    assert m.ts.tolist() == [micros(s.ts) for s in samples[360:]]
