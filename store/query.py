@@ -7,7 +7,7 @@ for more than ~1.5 intervals a series holds a None (store.breaks). totals() sums
 deltas exactly, in Python integers.
 """
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -355,16 +355,26 @@ def poll_columns(server_id: int, metrics: list[str], start: datetime, end: datet
     """The full-resolution samples of the metrics (names or '*' patterns) with start <= ts <= end, one matrix
     per source holding any. A source whose polls do not line up (a poll stored twice) is left out: its
     metrics are read with counter_arrays() and series_arrays() instead. kept: a reader going forward in
-    time in ranges shorter than an hour passes the same one each time (each hour is decoded once)."""
-    infos = {m.id: m for m in catalog.matching(catalog.server_metrics([server_id], metrics), metrics)}
+    time in ranges shorter than an hour passes the same one each time (each hour is decoded once, and the
+    metrics are those matched at its first read)."""
+    asked = (server_id, tuple(metrics))
+    if kept is None or kept.matched[0] != asked:
+        found = catalog.matching(catalog.server_metrics([server_id], metrics), metrics)
+        if kept is not None:
+            kept.matched = (asked, found)
+    else:
+        found = kept.matched[1]
+    infos = {m.id: m for m in found}
     return [PollColumns([infos[i].name for i in m.ids], np.array([infos[i].counter for i in m.ids], bool),
                         m.ts, m.iv, m.values)
             for m in read_matrix.read(server_id, list(infos.values()), start, end, kept)]
 
 
-def reads_polls(start: datetime, end: datetime, max_points: int) -> bool:
-    """Whether series() answers this range from the polls themselves (not from rollups)."""
-    return levels.choose(start, end, max_points) == levels.FULL
+def polls_judge() -> Callable[[datetime, datetime, int], bool]:
+    """Whether series() answers a range (start, end, max_points) from the polls themselves, not from rollups:
+    for many ranges, the levels' availability read once."""
+    pick = levels.chooser()
+    return lambda start, end, max_points: pick(start, end, max_points) == levels.FULL
 
 
 def keeps_every_poll(ts: np.ndarray, max_points: int) -> bool:

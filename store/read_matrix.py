@@ -48,6 +48,7 @@ class HoursKept:
         self.asked: tuple = ()
         self.hour = -1  # Unix microseconds of the hour kept
         self.matrices: dict[int, PollMatrix] = {}  # by source
+        self.matched: tuple = ((), [])  # what the reader asked, and the metrics it matched at its first read
 
     def take(self, asked: tuple, hour: int) -> dict[int, PollMatrix]:
         """The matrices kept of this hour for the same metrics asked, if any."""
@@ -66,7 +67,8 @@ def read(server_id: int, metrics: list[MetricInfo], start: datetime, end: dateti
     pairs = read_raw.sources_holding(catalog.server_layouts([server_id]), {server_id: ids})
     hot = read_raw.rows_many(list(pairs), {server_id: (start, end)})
     old = _compacted(server_id, sorted(ids), start, end, kept or HoursKept())
-    out, left_out = [], set()
+    out: list[PollMatrix] = []
+    left_out: set[int] = set()
     for source_id in sorted({p[1] for p in pairs} | set(old)):
         parts = [p for p in (*old.get(source_id, []), _hot((server_id, source_id), hot, pairs, ids)) if p is not None]
         found = _joined(parts, source_id, micros(start), micros(end)) if parts else None
@@ -92,6 +94,8 @@ def _compacted(server_id: int, ids: list[int], start: datetime, end: datetime,
     out = {source_id: [m] for source_id, m in kept.take(asked, micros(first)).items()}
     if out:
         first += timedelta(hours=1)
+        if first > end:
+            return out  # the range lies in the hour kept
     rows = fetch_all(SELECT_SERIES, [ids, server_id, first, end])
     if not rows:
         return out

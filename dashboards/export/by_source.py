@@ -24,20 +24,36 @@ from store.query import TICK
 ROLLED_AT_LEAST = timedelta(minutes=1)  # as series.ROLLED_AT_LEAST: the narrowest rollup bucket
 
 Key = tuple[int, str]  # (server id, metric)
+NONE = np.zeros((0, 0, 0))
 
 
-def columns(export: SeriesExport, cols: list[tuple[Key, str]], grids: dict[int, Grid], k0: int, k1: int,
-            lo: datetime, hi: datetime, kept: dict[int, query.HoursKept]) -> dict[Key, np.ndarray]:
-    """The (buckets, parts) block of each column done here: its value, then min and max, then seconds covered.
-    kept: per server, what the store keeps decoded from one chunk to the next."""
-    wanted: dict[int, set[str]] = {}
-    for (server_id, metric), _kind in cols:
-        wanted.setdefault(server_id, set()).add(metric)
+class Carry:
+    """What an export keeps from one chunk to the next: its columns' names by server, per server what the
+    store keeps decoded, and the judge of which ranges series() reads from the polls (it lists the store's
+    partitions once)."""
+
+    def __init__(self, cols: list[tuple[Key, str]]) -> None:
+        self.wanted: dict[int, set[str]] = {}
+        for (server_id, metric), _kind in cols:
+            self.wanted.setdefault(server_id, set()).add(metric)
+        self.gauges = any(kind == "gauge" for _key, kind in cols)
+        self.kept: dict[int, query.HoursKept] = {}
+        self.reads_polls = query.polls_judge()
+
+
+Block = tuple[list[Key], np.ndarray]  # columns, and their (buckets, columns, parts) values
+
+
+def columns(export: SeriesExport, grids: dict[int, Grid], k0: int, k1: int, lo: datetime, hi: datetime,
+            carry: Carry) -> list[Block]:
+    """The columns done here (of those carry was made for), in blocks: each column's value, then min and max,
+    then seconds covered."""
     max_points = math.ceil((hi - lo).total_seconds()) + 2  # as series.series_points asks
-    polls = any(kind == "gauge" for _key, kind in cols) and query.reads_polls(lo, hi, max_points)
-    out: dict[Key, np.ndarray] = {}
-    for server_id, names in wanted.items():
-        found = query.poll_columns(server_id, export.metrics, lo, hi, kept.setdefault(server_id, query.HoursKept()))
+    polls = carry.gauges and carry.reads_polls(lo, hi, max_points)
+    out: list[Block] = []
+    for server_id, names in carry.wanted.items():
+        kept = carry.kept.setdefault(server_id, query.HoursKept())
+        found = query.poll_columns(server_id, export.metrics, lo, hi, kept)
         once = Counter(name for m in found for name in m.names)
         for m in found:
             whole = ~np.isnan(m.values).any(axis=0)  # read at every poll
@@ -46,37 +62,34 @@ def columns(export: SeriesExport, cols: list[tuple[Key, str]], grids: dict[int, 
             gauges = [j for j in mine if not m.counter[j]] if polls and query.keeps_every_poll(m.ts, max_points) \
                 else []
             g = grids[server_id]
-            done = _counters(export, g, k0, k1, lo, m, counters) | _gauges(export, g, k0, k1, m, gauges)
-            out.update({(server_id, m.names[j]): block for j, block in done.items()})
+            for js, block in (_counters(export, g, k0, k1, lo, m, counters), _gauges(export, g, k0, k1, m, gauges)):
+                if js:
+                    out.append(([(server_id, m.names[j]) for j in js], block))
     return out
 
 
 def _counters(export: SeriesExport, g: Grid, k0: int, k1: int, lo: datetime, m: query.PollColumns,
-              js: list[int]) -> dict[int, np.ndarray]:
+              js: list[int]) -> tuple[list[int], np.ndarray]:
     """Counters' columns from their polls' deltas, as series.counter_deltas and grid.counter_buckets make them."""
     known = m.iv > 0
     if not js or not known.any():
-        return {}
+        return [], NONE
     samples = query.CounterArrays(m.ts[known], m.iv[known] / 1000.0, m.values[known][:, js])
     began = from_micros(int(samples.ts[0])) - timedelta(seconds=float(samples.seconds[0]))
     if began - TICK - lo >= ROLLED_AT_LEAST:
-        return {}  # rollup buckets come before these polls: series.counter_deltas joins them
+        return [], NONE  # rollup buckets come before these polls: series.counter_deltas joins them
     keep = ~samples.spanning()
     factors = np.array([scale(m.names[j]) for j in js])
     parts = grid.counter_matrix(g, k0, k1, samples.ts[keep], samples.seconds[keep], samples.deltas[keep] * factors,
                                 export.mode == "rate", export.minmax, export.seconds)
-    return _by_column(js, parts)
+    return js, np.stack(parts, axis=2)
 
 
 def _gauges(export: SeriesExport, g: Grid, k0: int, k1: int, m: query.PollColumns,
-            js: list[int]) -> dict[int, np.ndarray]:
+            js: list[int]) -> tuple[list[int], np.ndarray]:
     """Gauges' columns from their values, as series.series_points and grid.bucketize make them."""
     if not js:
-        return {}
+        return [], NONE
     factors = np.array([scale(m.names[j]) for j in js])
-    return _by_column(js, grid.bucketize_matrix(g, k0, k1, m.ts, m.values[:, js] * factors, export.minmax))
-
-
-def _by_column(js: list[int], parts: list[np.ndarray]) -> dict[int, np.ndarray]:
-    stacked = np.stack(parts, axis=2)  # (buckets, columns, parts)
-    return {j: stacked[:, i, :] for i, j in enumerate(js)}
+    parts = grid.bucketize_matrix(g, k0, k1, m.ts, m.values[:, js] * factors, export.minmax)
+    return js, np.stack(parts, axis=2)

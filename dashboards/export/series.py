@@ -129,10 +129,10 @@ def rows(export: SeriesExport, cols: list[tuple[Key, str]]) -> Iterator[Lines]:
     grids = server_grids(export, g, firsts)
     first, last = row_span(export, g)
     per_chunk = chunk_buckets(export, g, len(cols))
-    kept: dict[int, query.HoursKept] = {}
+    carry = by_source.Carry(cols)
     for k0 in range(first, last + 1, per_chunk):
         k1 = min(last, k0 + per_chunk - 1)
-        values = read_chunk(export, cols, grids, k0, k1, kept)  # a row per bucket
+        values = read_chunk(export, cols, grids, k0, k1, carry)  # a row per bucket
         block = max(1, TEXT_CELLS // values.shape[1])
         for b0 in range(0, len(values), block):  # written a block of rows at a time: the text stays small
             ks = np.arange(k0 + b0, k0 + min(b0 + block, len(values)))
@@ -142,15 +142,24 @@ def rows(export: SeriesExport, cols: list[tuple[Key, str]]) -> Iterator[Lines]:
 
 
 def read_chunk(export: SeriesExport, cols: list[tuple[Key, str]], grids: dict[int, Grid],
-               k0: int, k1: int, kept: dict[int, query.HoursKept]) -> np.ndarray:
+               k0: int, k1: int, carry: by_source.Carry) -> np.ndarray:
     """Each column's buckets k0..k1 (NaN where none), from the samples (never from downsampled points): a row
     per bucket. The columns of a source read at every poll are done together (by_source), the rest one by one."""
     lo = max(min(g.start_of(k0) for g in grids.values()), export.start)
     hi = min(max(grid.bucket_span(g, k1)[1] for g in grids.values()), export.end)
-    done = by_source.columns(export, cols, grids, k0, k1, lo, hi, kept)
-    rest = [(key, kind) for key, kind in cols if key not in done]
+    blocks = by_source.columns(export, grids, k0, k1, lo, hi, carry)
+    width = {key: block.shape[2] for keys, block in blocks for key in keys}
+    rest = [(key, kind) for key, kind in cols if key not in width]
     each = dict(zip([key for key, _ in rest], read_columns(export, rest, grids, k0, k1, lo, hi), strict=True))
-    return np.column_stack([done[key] if key in done else np.column_stack(each[key]) for key, _ in cols])
+    width |= {key: len(parts) for key, parts in each.items()}
+    at = dict(zip([key for key, _ in cols], np.cumsum([0] + [width[key] for key, _ in cols]).tolist(), strict=False))
+    out = np.empty((k1 - k0 + 1, sum(width.values())))
+    for keys, block in blocks:
+        places = np.array([at[key] for key in keys])[:, None] + np.arange(block.shape[2])
+        out[:, places.ravel()] = block.reshape(len(block), -1)
+    for key, parts in each.items():
+        out[:, at[key]:at[key] + len(parts)] = np.column_stack(parts)
+    return out
 
 
 def read_columns(export: SeriesExport, cols: list[tuple[Key, str]], grids: dict[int, Grid], k0: int, k1: int,
