@@ -2,9 +2,10 @@
 bucketed together, in one pass over the store's matrix of them (query.poll_columns).
 
 The figures are those series.read_columns computes one column at a time, from the same samples summed in the
-same order. A column this cannot do is left to it: a metric missing at some poll, one stored by two sources,
-a counter whose polls begin after the chunk does (its rollups come first), a gauge that series() would read
-from rollups or downsample.
+same order. A column this cannot do is left to it: a metric missing at some poll (a counter: at some poll
+with a known interval, the polls its deltas are read from), one stored by two sources, a counter whose polls
+begin after the chunk does (its rollups come first), a gauge that series() would read from rollups or
+downsample.
 """
 
 import math
@@ -56,11 +57,12 @@ def columns(export: SeriesExport, grids: dict[int, Grid], k0: int, k1: int, lo: 
         found = query.poll_columns(server_id, export.metrics, lo, hi, kept)
         once = Counter(name for m in found for name in m.names)
         for m in found:
-            whole = ~np.isnan(m.values).any(axis=0)  # read at every poll
-            mine = [j for j, name in enumerate(m.names) if name in names and once[name] == 1 and whole[j]]
-            counters = [j for j in mine if m.counter[j]]
-            gauges = [j for j in mine if not m.counter[j]] if polls and query.keeps_every_poll(m.ts, max_points) \
-                else []
+            mine = [j for j, name in enumerate(m.names) if name in names and once[name] == 1]
+            every = ~np.isnan(m.values).any(axis=0)  # read at every poll
+            counted = ~np.isnan(m.values[m.iv > 0]).any(axis=0)  # at every poll a counter's delta is used from
+            counters = [j for j in mine if m.counter[j] and counted[j]]
+            gauges = [j for j in mine if not m.counter[j] and every[j]] \
+                if polls and query.keeps_every_poll(m.ts, max_points) else []
             g = grids[server_id]
             for js, block in (_counters(export, g, k0, k1, lo, m, counters), _gauges(export, g, k0, k1, m, gauges)):
                 if js:
