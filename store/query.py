@@ -350,13 +350,20 @@ class PollColumns:
     values: np.ndarray  # float64, (len(ts), len(names))
 
 
+@dataclass
+class Polled:
+    """poll_columns()'s answer: a matrix per source, and the metrics left out of them (a source whose
+    polls do not line up, such as a poll stored twice, holds them: read them one by one)."""
+
+    sources: list[PollColumns]
+    left_out: list[str]
+
+
 def poll_columns(server_id: int, metrics: list[str], start: datetime, end: datetime,
-                 kept: HoursKept | None = None) -> list[PollColumns]:
+                 kept: HoursKept | None = None) -> Polled:
     """The full-resolution samples of the metrics (names or '*' patterns) with start <= ts <= end, one matrix
-    per source holding any. A source whose polls do not line up (a poll stored twice) is left out: its
-    metrics are read with counter_arrays() and series_arrays() instead. kept: a reader going forward in
-    time in ranges shorter than an hour passes the same one each time (each hour is decoded once, and the
-    metrics are those matched at its first read)."""
+    per source holding any. kept: a reader going forward in time in ranges shorter than an hour passes the
+    same one each time (each hour is decoded once, and the metrics are those matched at its first read)."""
     asked = (server_id, tuple(metrics))
     if kept is None or kept.matched[0] != asked:
         found = catalog.matching(catalog.server_metrics([server_id], metrics), metrics)
@@ -365,9 +372,10 @@ def poll_columns(server_id: int, metrics: list[str], start: datetime, end: datet
     else:
         found = kept.matched[1]
     infos = {m.id: m for m in found}
-    return [PollColumns([infos[i].name for i in m.ids], np.array([infos[i].counter for i in m.ids], bool),
-                        m.ts, m.iv, m.values)
-            for m in read_matrix.read(server_id, list(infos.values()), start, end, kept)]
+    matrices, left_out = read_matrix.read(server_id, found, start, end, kept)
+    return Polled([PollColumns([infos[i].name for i in m.ids], np.array([infos[i].counter for i in m.ids], bool),
+                               m.ts, m.iv, m.values) for m in matrices],
+                  sorted(infos[i].name for i in left_out))
 
 
 def polls_judge() -> Callable[[datetime, datetime, int], bool]:
@@ -375,6 +383,12 @@ def polls_judge() -> Callable[[datetime, datetime, int], bool]:
     for many ranges, the levels' availability read once."""
     pick = levels.chooser()
     return lambda start, end, max_points: pick(start, end, max_points) == levels.FULL
+
+
+def spanning(iv_ms: np.ndarray, ts: np.ndarray) -> np.ndarray:
+    """Per poll of a counter (interval in ms, time in microseconds): does its delta span a hole? series()
+    leaves its rate out (store.breaks)."""
+    return breaks.spanning(iv_ms, ts)
 
 
 def keeps_every_poll(ts: np.ndarray, max_points: int) -> bool:

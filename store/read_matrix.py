@@ -59,11 +59,12 @@ class HoursKept:
 
 
 def read(server_id: int, metrics: list[MetricInfo], start: datetime, end: datetime,
-         kept: HoursKept | None = None) -> list[PollMatrix]:
-    """The metrics' samples with start <= ts <= end, one matrix per source holding any."""
+         kept: HoursKept | None = None) -> tuple[list[PollMatrix], set[int]]:
+    """The metrics' samples with start <= ts <= end, one matrix per source holding any; and the ids of those
+    left out of every matrix (held by a source whose polls do not line up)."""
     ids = {m.id for m in metrics}
     if not ids:
-        return []
+        return [], set()
     pairs = read_raw.sources_holding(catalog.server_layouts([server_id]), {server_id: ids})
     hot = read_raw.rows_many(list(pairs), {server_id: (start, end)})
     old = _compacted(server_id, sorted(ids), start, end, kept or HoursKept())
@@ -76,7 +77,7 @@ def read(server_id: int, metrics: list[MetricInfo], start: datetime, end: dateti
             left_out.update(mid for p in parts for mid in p.ids)
         elif len(found.ts):
             out.append(found)
-    return [_without(m, left_out) for m in out] if left_out else out
+    return ([_without(m, left_out) for m in out] if left_out else out), left_out
 
 
 def _without(m: PollMatrix, ids: set[int]) -> PollMatrix:

@@ -54,7 +54,7 @@ def columns(export: SeriesExport, grids: dict[int, Grid], k0: int, k1: int, lo: 
     out: list[Block] = []
     for server_id, names in carry.wanted.items():
         kept = carry.kept.setdefault(server_id, query.HoursKept())
-        found = query.poll_columns(server_id, export.metrics, lo, hi, kept)
+        found = query.poll_columns(server_id, export.metrics, lo, hi, kept).sources
         once = Counter(name for m in found for name in m.names)
         for m in found:
             mine = [j for j, name in enumerate(m.names) if name in names and once[name] == 1]
@@ -68,6 +68,49 @@ def columns(export: SeriesExport, grids: dict[int, Grid], k0: int, k1: int, lo: 
                 if js:
                     out.append(([(server_id, m.names[j]) for j in js], block))
     return out
+
+
+def first_points(export: SeriesExport, carry: Carry, start: datetime, end: datetime,
+                 max_points: int) -> dict[int, int] | None:
+    """Each server's first point (Unix microseconds) among the series series() gives over [start, end] at
+    max_points, from the poll matrices; None if a server's cannot be told that way (series() answers then).
+
+    A gauge's (or a delta's) first point is its first sample; a counter's rate's, the first poll whose
+    interval is known and spans no hole, judged on the counter's own samples: so only counters read at
+    every poll of their source are done here. None also where series() would read rollups or downsample.
+    """
+    if not carry.reads_polls(start, end, max_points):
+        return None
+    out: dict[int, int] = {}
+    for server_id in carry.wanted:
+        found = query.poll_columns(server_id, export.metrics, start, end,
+                                   carry.kept.setdefault(server_id, query.HoursKept()))
+        names = [name for m in found.sources for name in m.names]
+        if found.left_out or len(names) != len(set(names)):
+            return None
+        firsts = [_first_point(m, export.mode == "rate", max_points) for m in found.sources]
+        if any(f is None for f in firsts):
+            return None
+        known = [f for f in firsts if f is not None and f >= 0]
+        if known:
+            out[server_id] = min(known)
+    return out
+
+
+def _first_point(m: query.PollColumns, rates: bool, max_points: int) -> int | None:
+    """The first point of m's columns as series() gives them (-1: none has one); None if not told here."""
+    present = ~np.isnan(m.values)
+    if len(m.ts) > max_points // 2:
+        return None  # series() might downsample the first point away
+    counted = m.counter & present.any(axis=0) if rates else np.zeros(len(m.names), bool)
+    if not present[:, counted].all():
+        return None
+    plain = present.any(axis=0) & ~counted
+    firsts = [int(m.ts[np.argmax(present[:, plain].any(axis=1))])] if plain.any() else []
+    if counted.any():
+        kept = np.flatnonzero((m.iv > 0) & ~query.spanning(m.iv, m.ts))
+        firsts += [int(m.ts[kept[0]])] if len(kept) else []
+    return min(firsts, default=-1)
 
 
 def _counters(export: SeriesExport, g: Grid, k0: int, k1: int, lo: datetime, m: query.PollColumns,

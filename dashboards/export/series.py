@@ -73,12 +73,17 @@ def header(export: SeriesExport, cols: list[tuple[Key, str]]) -> list[str]:
     return out
 
 
-def first_polls(export: SeriesExport) -> dict[int, datetime]:
-    """Each server's first poll near the range's start (within 10 poll intervals)."""
+def first_polls(export: SeriesExport, carry: by_source.Carry | None = None) -> dict[int, datetime]:
+    """Each server's first poll near the range's start (within 10 poll intervals): the first point of any of
+    its series, from the poll matrices where by_source can tell it (with carry), else from series()."""
     interval = min(s.poll_interval for s in export.servers)
     probe_end = min(export.end, export.start + timedelta(seconds=10 * interval))
+    max_points = 10 * interval + 2
+    quick = by_source.first_points(export, carry, export.start, probe_end, max_points) if carry else None
+    if quick is not None:
+        return {server_id: from_micros(us) for server_id, us in quick.items()}
     found = query.series([s.pk for s in export.servers], export.metrics, export.start, probe_end,
-                         max_points=10 * interval + 2, mode=export.mode)
+                         max_points=max_points, mode=export.mode)
     firsts: dict[int, datetime] = {}
     for s in found:
         if s.ts:
@@ -124,12 +129,12 @@ def chunk_buckets(export: SeriesExport, g: Grid, ncols: int) -> int:
 
 def rows(export: SeriesExport, cols: list[tuple[Key, str]]) -> Iterator[Lines]:
     """One row per bucket of the grid: time, then each column's value (empty where no sample), as CSV lines."""
-    firsts = first_polls(export) if export.step is None else {}
+    carry = by_source.Carry(cols)
+    firsts = first_polls(export, carry) if export.step is None else {}
     g = grid_of(export, firsts)
     grids = server_grids(export, g, firsts)
     first, last = row_span(export, g)
     per_chunk = chunk_buckets(export, g, len(cols))
-    carry = by_source.Carry(cols)
     for k0 in range(first, last + 1, per_chunk):
         k1 = min(last, k0 + per_chunk - 1)
         values = read_chunk(export, cols, grids, k0, k1, carry)  # a row per bucket

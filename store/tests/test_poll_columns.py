@@ -39,7 +39,7 @@ def written(samples: list[Sample], name: str, lo: int, hi: int) -> tuple[list[in
 
 
 def check(samples: dict[str, list[Sample]], lo, hi) -> None:
-    found = query.poll_columns(1, ["*"], lo, hi)
+    found = query.poll_columns(1, ["*"], lo, hi).sources
     assert len(found) == len(samples)
     for m in found:
         source = next(src for src, ss in samples.items() if micros(ss[0].ts) % 10_000_000 == m.ts[0] % 10_000_000)
@@ -63,13 +63,13 @@ def test_it_reads_hot_rows_and_compacted_hours_as_one_matrix_a_source():
     check(samples, T0, T0 + timedelta(hours=3))
     check(samples, T0 + timedelta(minutes=17, seconds=5), T0 + timedelta(hours=2, minutes=3))  # cut mid-hour
     check(samples, T0 + timedelta(hours=1, minutes=30), T0 + timedelta(hours=1, minutes=40))  # compacted only
-    assert query.poll_columns(1, ["*"], T0 - timedelta(hours=3), T0 - timedelta(hours=2)) == []
+    assert query.poll_columns(1, ["*"], T0 - timedelta(hours=3), T0 - timedelta(hours=2)) == query.Polled([], [])
 
 
 def test_it_keeps_fractions_and_the_exactness_of_float64():
     samples = [varied(i) for i in range(40)]
     write_samples(samples)
-    (m,) = query.poll_columns(1, ["load", PS_TIMER], T0, LATER)
+    (m,) = query.poll_columns(1, ["load", PS_TIMER], T0, LATER).sources
     assert sorted(m.names) == sorted(["load", PS_TIMER])
     load = m.values[:, m.names.index("load")]
     assert load.tolist() == [s.values["load"] for s in samples]
@@ -83,6 +83,8 @@ def test_it_leaves_out_a_source_whose_polls_are_stored_twice():
     write_samples(samples)
     compaction.compact_closed(T0 + timedelta(hours=2, minutes=10))
     write_samples(samples[100:103])  # three polls written again after their hour was compacted: held twice
-    assert query.poll_columns(1, ["*"], T0, T0 + timedelta(hours=2)) == []  # read_full merges them instead
-    (m,) = query.poll_columns(1, ["*"], T0 + timedelta(hours=1), T0 + timedelta(hours=2))  # not in this range
+    held_twice = query.poll_columns(1, ["*"], T0, T0 + timedelta(hours=2))
+    assert held_twice.sources == []  # read_full merges them instead
+    assert held_twice.left_out == sorted(samples[0].values.keys() | samples[-1].values.keys())
+    (m,) = query.poll_columns(1, ["*"], T0 + timedelta(hours=1), T0 + timedelta(hours=2)).sources  # not here
     assert m.ts.tolist() == [micros(s.ts) for s in samples[360:]]

@@ -4,7 +4,7 @@ from datetime import timedelta
 
 import pytest
 
-from dashboards.export import by_source
+from dashboards.export import by_source, params
 from dashboards.export import series as export_series
 from dashboards.export.csv_safe import iso_utc
 from store import compaction, read_matrix
@@ -97,5 +97,22 @@ def test_it_writes_the_file_the_per_column_path_writes(client, two_servers, monk
     if chunk and "full" in params:
         assert any(reused)  # an hour read by several chunks was decoded once
     monkeypatch.setattr(by_source, "columns", lambda *args: [])
+    monkeypatch.setattr(by_source, "first_points", lambda *args: None)  # series() finds the first polls
     assert fast == csv_text(client, **params)
     assert len(fast.splitlines()) > 10
+
+
+@pytest.mark.parametrize("metrics", ["*", "tps,Threads_running,wait.*,load"])  # with and without Com_select
+@pytest.mark.parametrize("mode", ["rate", "delta"])
+@pytest.mark.parametrize("minutes", [0, 69, 71, 73, 74, 125, 150])  # the start, an outage (70-73), hot rows
+def test_it_finds_the_first_polls_series_finds(two_servers, metrics, mode, minutes):
+    start = START + timedelta(minutes=minutes, seconds=3)
+    export = params.series_export(["db1", "db2"], [metrics], iso_utc(start), iso_utc(start + timedelta(hours=1)),
+                                  mode=mode, full=True)
+    cols = export_series.columns(export)
+    assert export_series.first_polls(export, by_source.Carry(cols)) == export_series.first_polls(export)
+    quick = by_source.first_points(export, by_source.Carry(cols), export.start,
+                                   export.start + timedelta(seconds=100), 102)
+    if metrics != "*":  # (with Com_select, missing at some polls, the rates are often left to series())
+        # a first reading (the data's start, the end of the outage) has no counter: series() finds the rate's
+        assert (quick is None) == (mode == "rate" and minutes in (0, 73))
