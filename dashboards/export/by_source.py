@@ -22,7 +22,7 @@ from store import query
 from store.points import from_micros
 from store.query import TICK
 
-ROLLED_AT_LEAST = timedelta(minutes=1)  # as series.ROLLED_AT_LEAST: the narrowest rollup bucket
+ROLLED_AT_LEAST = timedelta(minutes=1)  # the narrowest rollup bucket: room for one before a counter's polls
 
 Key = tuple[int, str]  # (server id, metric)
 NONE = np.zeros((0, 0, 0))

@@ -50,8 +50,9 @@ def one_text(v: float) -> str:
 
 
 class Parts:
-    """Each value split for writing: its integer part and its decimals (`places` of them, as one whole number),
-    rounded as grid.rounded() rounds; `slow`: where the value is written by one_text() instead."""
+    """Each value rounded as grid.rounded() rounds and split for writing: its integer part (`ints`) and its
+    decimals as one whole number of `places` digits (`fraction`: the block's most decimals, so 0.25 among
+    values of 6 decimals is 250000); `slow`: where the value is written by one_text() instead."""
 
     def __init__(self, values: np.ndarray) -> None:
         size = np.abs(values)
