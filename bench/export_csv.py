@@ -1,11 +1,15 @@
 """Export benchmark: 30 days at 10 s of 20 series as one CSV, streamed.
 
     .venv/bin/python bench/export_csv.py [--days 30] [--series 20] [--no-compact] [--via-gunicorn [--sync]]
-    .venv/bin/python bench/export_csv.py --wide 1 [--profile]     # an hour of every metric, ~700 series
+    .venv/bin/python bench/export_csv.py --wide 1 [--profile] [--repeat 3]  # an hour of every metric, ~700 series
+    DATABASE_URL=... .venv/bin/python bench/export_csv.py --wide 168 --reuse END  # the data a run left there
 
 The wide case (the per-series cost): every metric (metrics=*) of 5 sources, about 700
 series, polled every 5 s, over --wide HOURS; values per second is rows x columns over
 the time.
+
+--profile prints cProfile's top 25 by own time in wall time (PROFILE_CPU=1: CPU time;
+PROFILE_SORT=cumulative: by cumulative time).
 
 --via-gunicorn downloads it instead from gunicorn started as `up` starts it
 (threaded workers, monitor/gunicorn_conf.py) with gunicorn's default 30 s worker
@@ -20,6 +24,7 @@ Python memory (tracemalloc) and the process RSS before and after.
 """
 
 import argparse
+import hashlib
 import os
 import sys
 import time
@@ -30,6 +35,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "monitor.settings_test")
 os.environ.setdefault("STORE_RAW_RETENTION_DAYS", "60")  # keep the whole range at full resolution
+os.environ.setdefault("EXPORT_MAX_CELLS", str(10**9))  # 7 days of 677 series is 82 million values
 
 STEP = 10
 WIDE_STEP = 5  # the wide case: a new user's hour of every metric, 720 rows
@@ -122,7 +128,9 @@ def export(server: str, names: list[str], start: datetime, end: datetime, trace:
     response = series_csv(request)
     first = first_row = None
     size = rows = cells = 0
+    digest = hashlib.sha256()
     for chunk in response.streaming_content:
+        digest.update(chunk)
         now = time.perf_counter() - began
         first = first if first is not None else now
         rows += chunk.count(b"\n")
@@ -143,8 +151,9 @@ def export(server: str, names: list[str], start: datetime, end: datetime, trace:
         import pstats
 
         profiler.disable()
-        pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
-    print(f"  first byte after {first * 1000:.0f} ms, first data row after {first_row * 1000:.0f} ms")
+        pstats.Stats(profiler).sort_stats(os.getenv("PROFILE_SORT", "tottime")).print_stats(25)
+    print(f"  first byte after {first * 1000:.0f} ms, first data row after {first_row * 1000:.0f} ms; "
+          f"sha256 of the file {digest.hexdigest()[:16]}")
     traced = f"Python memory peak (tracemalloc) {peak / 1e6:.1f} MB; " if trace else "(not traced) "
     print(f"  {traced}RSS {rss_before:.0f} -> {rss_mb():.0f} MB")
 
@@ -202,6 +211,11 @@ def main() -> None:
                         help="instead: HOURS of every metric (metrics=*, ~700 series of 5 sources) polled every 5 s")
     parser.add_argument("--profile", action="store_true", help="cProfile the export (CPU time), top 25 by own time")
     parser.add_argument("--sync", action="store_true", help="with --via-gunicorn: gunicorn's sync worker")
+    parser.add_argument("--repeat", type=int, default=1, help="export it this many times (the first pays the "
+                                                              "process's one-off caches: a web worker's first export)")
+    parser.add_argument("--reuse", metavar="END",
+                        help="export the data a previous run wrote up to END (its 'range' line), with DATABASE_URL "
+                             "pointing at that run's kept PostgreSQL: the same data for two versions of the code")
     args = parser.parse_args()
     import django
 
@@ -209,17 +223,33 @@ def main() -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
-    from servers.models import Server
-
     names = NAMES[: args.series]
     step = WIDE_STEP if args.wide else STEP
     polls = int(args.wide * 3600 // step) if args.wide else args.days * 86_400 // STEP
-    end = datetime.now(UTC).replace(minute=0, second=0, microsecond=0) - timedelta(hours=1)
+    if args.reuse:
+        end = datetime.fromisoformat(args.reuse)
+    else:
+        end = datetime.now(UTC).replace(minute=0, second=0, microsecond=0) - timedelta(hours=1)
+        fill(args, names, end - timedelta(seconds=step * polls), polls, step)
     start = end - timedelta(seconds=step * polls)
+    print(f"range {start.isoformat()} .. {end.isoformat()} (--reuse {end.isoformat()})")
+    names = ["*"] if args.wide else names
+    if args.via_gunicorn:
+        via_gunicorn(names, start, end + timedelta(seconds=step), args.sync)
+        if args.sync:  # the same file from up's threaded workers, for comparison
+            via_gunicorn(names, start, end + timedelta(seconds=step), False)
+        return
+    for _ in range(args.repeat):
+        export("bench", names, start, end + timedelta(seconds=step), trace=not args.no_trace, profile=args.profile)
+
+
+def fill(args: argparse.Namespace, names: list[str], start: datetime, polls: int, step: int) -> None:
+    """Register the server "bench" and write its polls, then compact as `maintain` would."""
+    from servers.models import Server
+
     server = Server.objects.create(name="bench", host="127.0.0.1", user="steady", poll_interval=step)
     if args.wide:
         spent, ncols = write_wide(server.pk, start, polls, step)
-        names = ["*"]
         print(f"wrote {polls:,} polls x {ncols} series of 5 sources in {spent:.1f} s")
     else:
         spent = write(server.pk, start, polls, names)
@@ -230,13 +260,6 @@ def main() -> None:
         began = time.perf_counter()
         maintenance.run()
         print(f"maintain (compaction, rollups) in {time.perf_counter() - began:.1f} s")
-    if args.via_gunicorn:
-        via_gunicorn(names, start, end + timedelta(seconds=step), args.sync)
-        if args.sync:  # the same file from up's threaded workers, for comparison
-            via_gunicorn(names, start, end + timedelta(seconds=step), False)
-        return
-    export("bench", names, start, end + timedelta(seconds=step), trace=not args.no_trace, profile=args.profile)
-
 
 if __name__ == "__main__":
     main()

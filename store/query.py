@@ -7,15 +7,16 @@ for more than ~1.5 intervals a series holds a None (store.breaks). totals() sums
 deltas exactly, in Python integers.
 """
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import numpy as np
 
-from store import breaks, buffer, catalog, levels, read_full, read_rollups
+from store import breaks, buffer, catalog, levels, read_full, read_matrix, read_rollups
 from store.models import Gap
 from store.points import SampleArrays, datetimes, from_micros, micros
+from store.read_matrix import HoursKept
 
 
 @dataclass
@@ -338,6 +339,70 @@ def counter_arrays(server_id: int, metrics: list[str], start: datetime, end: dat
     return out
 
 
+@dataclass
+class PollColumns:
+    """Metrics of one server polled together (one source), as one matrix: for readers that treat every column
+    alike. values[i, j] is metric names[j] at poll i, as stored (a counter's delta), NaN where not read."""
+
+    names: list[str]
+    counter: np.ndarray  # bool per column
+    ts: np.ndarray  # int64 Unix microseconds, ascending
+    iv: np.ndarray  # int64 interval in ms per poll, -1 where unknown
+    values: np.ndarray  # float64, (len(ts), len(names))
+
+
+@dataclass
+class Polled:
+    """poll_columns()'s answer: a matrix per source, and the metrics left out of them (a source whose
+    polls do not line up, such as a poll stored twice, holds them: read them one by one)."""
+
+    sources: list[PollColumns]
+    left_out: list[str]
+
+
+def poll_columns(server_id: int, metrics: list[str], start: datetime, end: datetime,
+                 kept: HoursKept | None = None) -> Polled:
+    """The full-resolution samples of the metrics (names or '*' patterns) with start <= ts <= end, one matrix
+    per source holding any. kept: a reader going forward in time in ranges shorter than an hour passes the
+    same one each time (each hour is decoded once, and the metrics are those matched at its first read)."""
+    asked = (server_id, tuple(metrics))
+    if kept is None or kept.matched[0] != asked:
+        found = catalog.matching(catalog.server_metrics([server_id], metrics), metrics)
+        if kept is not None:
+            kept.matched = (asked, found)
+    else:
+        found = kept.matched[1]
+    infos = {m.id: m for m in found}
+    matrices, left_out = read_matrix.read(server_id, found, start, end, kept)
+    return Polled([PollColumns([infos[i].name for i in m.ids], np.array([infos[i].counter for i in m.ids], bool),
+                               m.ts, m.iv, m.values) for m in matrices],
+                  sorted(infos[i].name for i in left_out))
+
+
+def polls_judge() -> Callable[[datetime, datetime, int], bool]:
+    """Whether series() answers a range (start, end, max_points) from the polls themselves, not from rollups:
+    for many ranges, the levels' availability read once."""
+    pick = levels.chooser()
+    return lambda start, end, max_points: pick(start, end, max_points) == levels.FULL
+
+
+def spanning(iv_ms: np.ndarray, ts: np.ndarray) -> np.ndarray:
+    """Per poll of a counter (interval in ms, time in microseconds): does its delta span a hole? series()
+    leaves its rate out (store.breaks)."""
+    return breaks.spanning(iv_ms, ts)
+
+
+def keeps_every_poll(ts: np.ndarray, max_points: int) -> bool:
+    """Whether series() at full resolution returns every one of a series' polls at these times (not
+    downsampled to max_points, holes included)."""
+    holes = int(breaks.cuts(ts).sum())
+    if not holes:
+        return len(ts) <= max_points
+    if 3 * holes <= max_points // 2:
+        return len(ts) <= max_points - 3 * holes
+    return len(ts) <= max_points // 2
+
+
 def ranking_totals(server_id: int, metrics: list[str], start: datetime, end: datetime,
                    max_points: int) -> dict[str, int | float]:
     """Counters' totals over [start, end] for choosing which to draw, in one read at the level a chart of
@@ -410,6 +475,12 @@ def _by_server(server_ids: list[int], metrics: list[str]) -> dict[int, list[cata
     for m in catalog.matching(catalog.server_metrics(list(server_ids), metrics), metrics):
         out[m.server_id].append(m)
     return out
+
+
+def metric_kinds(server_ids: list[int], metrics: list[str]) -> dict[tuple[int, str], str]:
+    """Each (server id, metric) that series() answers for these names or '*' patterns, with its kind
+    ("counter" | "gauge"), without reading a point."""
+    return {(m.server_id, m.name): m.kind for ms in _by_server(server_ids, metrics).values() for m in ms}
 
 
 def metric_names(server_id: int, pattern: str = "*") -> list[str]:

@@ -11,6 +11,10 @@ import math
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 
+import numpy as np
+
+from store.points import from_micros
+
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 MAX_EXACT = 2**53  # integral floats below this are written as integers
 BATCH_CHARS = 32_768  # a streamed piece: big enough to be cheap, small enough to flow
@@ -26,6 +30,18 @@ def iso_utc(ts: datetime) -> str:
     ts = ts.astimezone(UTC)
     spec = "microseconds" if ts.microsecond else "seconds"
     return ts.isoformat(timespec=spec).replace("+00:00", "Z")
+
+
+def iso_utc_many(us: np.ndarray) -> np.ndarray:
+    """iso_utc() of Unix microseconds (1970 on), as ASCII bytes: whole seconds at once, others one by one."""
+    whole = us % 1_000_000 == 0
+    out = np.char.add(np.datetime_as_string(us.astype("datetime64[us]"), unit="s").astype("S"), b"Z")
+    if whole.all():
+        return out
+    texts = out.astype(object)
+    for i in np.flatnonzero(~whole).tolist():
+        texts[i] = iso_utc(from_micros(int(us[i]))).encode()
+    return texts.astype("S")
 
 
 def cell(value: object) -> object:
@@ -47,6 +63,10 @@ def cell(value: object) -> object:
 
 class Line(str):
     """A row already written as CSV text (its cells made safe and joined), without the line end."""
+
+
+class Lines(str):
+    """Rows already written as CSV text, each with its line end."""
 
 
 class CsvLines:
@@ -73,7 +93,9 @@ class CsvLines:
             yield self.line(row)
             break
         for row in rows:
-            if type(row) is Line:
+            if isinstance(row, Lines):
+                self._buffer.write(row)
+            elif isinstance(row, Line):
                 self._buffer.write(row)
                 self._buffer.write("\r\n")
             else:

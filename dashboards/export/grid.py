@@ -22,7 +22,7 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
-from dashboards.export.csv_safe import MAX_EXACT
+from dashboards.export import csv_numbers
 from store.points import from_micros, micros
 
 NICE_STEPS = [1, 2, 5, 10, 15, 20, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400]
@@ -128,6 +128,21 @@ class Groups:
             return [v, v]
         return [np.minimum.reduceat(v, self.first), np.maximum.reduceat(v, self.first)]
 
+    def dense_matrix(self, part: np.ndarray) -> np.ndarray:
+        """dense_array() of columns: (buckets, columns)."""
+        out = np.full((self.n, part.shape[1]), np.nan)
+        out[self.keys] = part
+        return out
+
+    def sums_matrix(self, v: np.ndarray) -> np.ndarray:
+        """sums() of each column (rows: samples), summed in the order sums() sums one column."""
+        return np.add.reduceat(v, self.first, axis=0) if len(v) else v
+
+    def extremes_matrix(self, v: np.ndarray) -> list[np.ndarray]:
+        if not len(v):
+            return [v, v]
+        return [np.minimum.reduceat(v, self.first, axis=0), np.maximum.reduceat(v, self.first, axis=0)]
+
 
 def groups(g: Grid, k0: int, k1: int, ts: list[datetime] | np.ndarray) -> Groups:
     """Sort times (ascending; datetimes, or Unix microseconds as an int64 array) into buckets k0..k1."""
@@ -179,6 +194,34 @@ def counter_buckets(g: Grid, k0: int, k1: int, ts: list[datetime] | np.ndarray, 
     return [found.dense_array(p) if as_array else found.dense(p) for p in parts]
 
 
+def bucketize_matrix(g: Grid, k0: int, k1: int, ts: np.ndarray, values: np.ndarray,
+                     minmax: bool = False) -> list[np.ndarray]:
+    """bucketize() of columns read at every one of the same polls (values: a row per time, no NaN), all at once:
+    the mean of each bucket, then its min and max if asked; (buckets, columns) each, NaN where no poll."""
+    found = groups(g, k0, k1, ts)
+    v = values[found.inside]
+    parts = [found.sums_matrix(v) / np.diff(np.r_[found.first, len(v)])[:, None]]
+    if minmax:
+        parts += found.extremes_matrix(v)
+    return [found.dense_matrix(p) for p in parts]
+
+
+def counter_matrix(g: Grid, k0: int, k1: int, ts: np.ndarray, seconds: np.ndarray, deltas: np.ndarray,
+                   rate: bool = True, minmax: bool = False, covered: bool = False) -> list[np.ndarray]:
+    """counter_buckets() of counters read at every one of the same polls (deltas: a row per poll), all at once;
+    (buckets, columns) each (covered: the same seconds in every column)."""
+    found = groups(g, k0, k1, ts)
+    d = deltas[found.inside]
+    s = seconds[found.inside]
+    per = found.sums(s)[:, None]
+    parts = [found.sums_matrix(d) / per if rate else found.sums_matrix(d)]
+    if minmax:
+        parts += found.extremes_matrix(d / s[:, None] if rate else d)
+    if covered:
+        parts.append(np.repeat(per, d.shape[1], axis=1))
+    return [found.dense_matrix(p) for p in parts]
+
+
 def rounded(value: float | None, digits: int = 6) -> float | None:
     """At least `digits` significant digits, the integer part always whole: 5719.33, not 5719.333333333."""
     if value is None or value == 0 or not math.isfinite(value):
@@ -188,36 +231,8 @@ def rounded(value: float | None, digits: int = 6) -> float | None:
 
 
 def texts(values: np.ndarray) -> list[str]:
-    """Each value as the CSV writes csv_safe.cell(rounded(value)): empty where it is NaN or infinite.
-
-    Whole numbers (most counters' deltas, many gauges) are rounded to themselves and written as
-    integers: formatted in one pass; the others one by one, as before.
-    """
-    out = [""] * len(values)
-    finite = np.isfinite(values)
-    whole = finite & (np.floor(values) == values) & (np.abs(values) < MAX_EXACT)
-    at = np.flatnonzero(whole)
-    for i, v in zip(at.tolist(), values[at].astype(np.int64).tolist(), strict=True):
-        out[i] = str(v)
-    at = np.flatnonzero(finite & ~whole)
-    for i, v, keep in zip(at.tolist(), values[at].tolist(), _decimals(values[at]), strict=True):
-        r = round(v, keep)
-        out[i] = str(int(r)) if r.is_integer() and -MAX_EXACT < r < MAX_EXACT else repr(r)  # csv_safe.cell
-    return out
-
-
-def _decimals(values: np.ndarray) -> list[int]:
-    """rounded()'s decimals for each (finite, non-zero) value, from math.log10 as rounded() takes them.
-
-    numpy's log10 may differ from the C library's by an ulp: where that could move the floor (a value
-    within a hair of a power of ten) the value's own math.log10 decides.
-    """
-    logs = np.log10(np.abs(values))
-    near = np.abs(logs - np.round(logs)) < 1e-9
-    floors = np.floor(logs)
-    for i in np.flatnonzero(near).tolist():
-        floors[i] = math.floor(math.log10(abs(values[i])))
-    return np.maximum(0, 5 - floors).astype(np.int64).tolist()
+    """Each value as the CSV writes csv_safe.cell(rounded(value)): empty where it is NaN or infinite."""
+    return csv_numbers.texts(values)
 
 
 def bucket_span(g: Grid, k: int) -> tuple[datetime, datetime]:

@@ -12,8 +12,9 @@ from fnmatch import fnmatchcase
 import numpy as np
 from django.conf import settings
 
-from dashboards.export import grid
-from dashboards.export.csv_safe import Line, iso_utc
+from dashboards.export import by_source, csv_numbers, grid
+from dashboards.export.by_source import ROLLED_AT_LEAST
+from dashboards.export.csv_safe import Lines, iso_utc_many
 from dashboards.export.grid import Grid
 from dashboards.export.params import ExportError, SeriesExport
 from dashboards.export.units import column_name, scale
@@ -21,11 +22,10 @@ from store import query
 from store.points import from_micros, micros
 from store.query import TICK
 
-ROLLED_AT_LEAST = timedelta(minutes=1)  # the narrowest rollup bucket
 CHUNK_POINTS = 2000  # rows per series per store query, at most
 CHUNK_VALUES = 20_000  # values per store query: fewer rows a chunk when there are many columns
 MIN_CHUNK_ROWS = 100
-TEXT_CELLS = 5_000  # cells formatted at once (as text they take twice the memory of the numbers)
+TEXT_CELLS = 50_000  # cells formatted at once (csv_numbers lays each out in ~15 bytes and a mask)
 RAW_CHUNK = 20_000  # full-resolution points per series a store query reads (it downsamples in memory)
 
 Key = tuple[int, str]  # (server id, metric)
@@ -33,16 +33,9 @@ EMPTY = query.SeriesArrays(0, "", "gauge", np.zeros(0, np.int64), np.zeros(0))
 
 
 def columns(export: SeriesExport) -> list[tuple[Key, str]]:
-    """Every series the servers have for these names or patterns, in the order asked.
-
-    The store answers a zero-length range with each matching metric (and its
-    kind) but reads no points: the header is known before any data is read.
-    """
-    found = query.series(
-        [s.pk for s in export.servers], export.metrics, export.start, export.start, max_points=2,
-        mode=export.mode,
-    )
-    kinds = {(s.server_id, s.metric): s.kind for s in found}
+    """Every series the servers have for these names or patterns, in the order asked: the header is known
+    before any data is read."""
+    kinds = query.metric_kinds([s.pk for s in export.servers], export.metrics)
     order = {s.pk: i for i, s in enumerate(export.servers)}
     keys = sorted(kinds, key=lambda k: (order.get(k[0], len(order)), _metric_rank(export.metrics, k[1]), k[1]))
     return [(k, kinds[k]) for k in keys]
@@ -80,12 +73,17 @@ def header(export: SeriesExport, cols: list[tuple[Key, str]]) -> list[str]:
     return out
 
 
-def first_polls(export: SeriesExport) -> dict[int, datetime]:
-    """Each server's first poll near the range's start (within 10 poll intervals)."""
+def first_polls(export: SeriesExport, carry: by_source.Carry | None = None) -> dict[int, datetime]:
+    """Each server's first poll near the range's start (within 10 poll intervals): the first point of any of
+    its series, from the poll matrices where by_source can tell it (with carry), else from series()."""
     interval = min(s.poll_interval for s in export.servers)
     probe_end = min(export.end, export.start + timedelta(seconds=10 * interval))
+    max_points = 10 * interval + 2
+    quick = by_source.first_points(export, carry, export.start, probe_end, max_points) if carry else None
+    if quick is not None:
+        return {server_id: from_micros(us) for server_id, us in quick.items()}
     found = query.series([s.pk for s in export.servers], export.metrics, export.start, probe_end,
-                         max_points=10 * interval + 2, mode=export.mode)
+                         max_points=max_points, mode=export.mode)
     firsts: dict[int, datetime] = {}
     for s in found:
         if s.ts:
@@ -129,44 +127,63 @@ def chunk_buckets(export: SeriesExport, g: Grid, ncols: int) -> int:
     return max(1, min(rows, int(RAW_CHUNK * interval * 1e6 / g.step)))
 
 
-def rows(export: SeriesExport, cols: list[tuple[Key, str]]) -> Iterator[Line]:
+def rows(export: SeriesExport, cols: list[tuple[Key, str]]) -> Iterator[Lines]:
     """One row per bucket of the grid: time, then each column's value (empty where no sample), as CSV lines."""
-    firsts = first_polls(export) if export.step is None else {}
+    carry = by_source.Carry(cols)
+    firsts = first_polls(export, carry) if export.step is None else {}
     g = grid_of(export, firsts)
     grids = server_grids(export, g, firsts)
     first, last = row_span(export, g)
     per_chunk = chunk_buckets(export, g, len(cols))
     for k0 in range(first, last + 1, per_chunk):
         k1 = min(last, k0 + per_chunk - 1)
-        values = np.column_stack(read_chunk(export, cols, grids, k0, k1))  # a row per bucket
-        width = values.shape[1]
-        block = max(1, TEXT_CELLS // width)
-        for b0 in range(0, len(values), block):  # written a block of rows at a time: few strings held
-            cells = grid.texts(values[b0:b0 + block].ravel())
-            for n in range(min(block, len(values) - b0)):
-                yield Line(iso_utc(g.label(k0 + b0 + n)) + "," + ",".join(cells[n * width:(n + 1) * width]))
+        values = read_chunk(export, cols, grids, k0, k1, carry)  # a row per bucket
+        block = max(1, TEXT_CELLS // values.shape[1])
+        for b0 in range(0, len(values), block):  # written a block of rows at a time: the text stays small
+            ks = np.arange(k0 + b0, k0 + min(b0 + block, len(values)))
+            labels = iso_utc_many(g.origin + ks * g.step + g.label_shift)
+            yield Lines(csv_numbers.block(labels, values[b0:b0 + block]))
         del values
 
 
 def read_chunk(export: SeriesExport, cols: list[tuple[Key, str]], grids: dict[int, Grid],
-               k0: int, k1: int) -> list[np.ndarray]:
-    """Each column's buckets k0..k1 (NaN where none), from the samples (never from downsampled points)."""
+               k0: int, k1: int, carry: by_source.Carry) -> np.ndarray:
+    """Each column's buckets k0..k1 (NaN where none), from the samples (never from downsampled points): a row
+    per bucket. The columns of a source read at every poll are done together (by_source), the rest one by one."""
     lo = max(min(g.start_of(k0) for g in grids.values()), export.start)
     hi = min(max(grid.bucket_span(g, k1)[1] for g in grids.values()), export.end)
+    blocks = by_source.columns(export, grids, k0, k1, lo, hi, carry)
+    width = {key: block.shape[2] for keys, block in blocks for key in keys}
+    rest = [(key, kind) for key, kind in cols if key not in width]
+    each = dict(zip([key for key, _ in rest], read_columns(export, rest, grids, k0, k1, lo, hi), strict=True))
+    width |= {key: len(parts) for key, parts in each.items()}
+    at = dict(zip([key for key, _ in cols], np.cumsum([0] + [width[key] for key, _ in cols]).tolist(), strict=False))
+    out = np.empty((k1 - k0 + 1, sum(width.values())))
+    for keys, block in blocks:
+        places = np.array([at[key] for key in keys])[:, None] + np.arange(block.shape[2])
+        out[:, places.ravel()] = block.reshape(len(block), -1)
+    for key, parts in each.items():
+        out[:, at[key]:at[key] + len(parts)] = np.column_stack(parts)
+    return out
+
+
+def read_columns(export: SeriesExport, cols: list[tuple[Key, str]], grids: dict[int, Grid], k0: int, k1: int,
+                 lo: datetime, hi: datetime) -> list[list[np.ndarray]]:
+    """Each column's parts (value, then min and max, then seconds covered) over buckets k0..k1, one by one."""
     deltas = counter_deltas(cols, lo, hi)
     points = series_points([key for key, _ in cols if key not in deltas], export.mode, lo, hi)
     out = []
     for key, kind in cols:
         g = grids[key[0]]
         if key in deltas:
-            out += grid.counter_buckets(g, k0, k1, *deltas[key], export.mode == "rate", export.minmax,
-                                        export.seconds, as_array=True)
+            out.append(grid.counter_buckets(g, k0, k1, *deltas[key], export.mode == "rate", export.minmax,
+                                            export.seconds, as_array=True))
             continue
         s = points.get(key) or EMPTY
         factor = scale(key[1])
         values = s.values if factor == 1 else s.values * factor
-        out += grid.bucketize(g, k0, k1, s.ts, values, export.mode == "delta" and kind == "counter", export.minmax,
-                              as_array=True)
+        out.append(grid.bucketize(g, k0, k1, s.ts, values, export.mode == "delta" and kind == "counter",
+                                  export.minmax, as_array=True))
     return out
 
 
@@ -253,7 +270,7 @@ def check_size(export: SeriesExport, ncols: int) -> None:
                           "a larger step or fewer metrics")
 
 
-def csv_rows(export: SeriesExport) -> Iterator[list[str] | Line]:
+def csv_rows(export: SeriesExport) -> Iterator[list[str] | Lines]:
     """Header, then rows: what export.csv and the export_csv command write."""
     cols = checked_columns(export)
     yield header(export, cols)

@@ -1,5 +1,7 @@
 """The unit of a metric as a CSV header shows it: the unit its source declares (docs/metrics.md)."""
 
+from functools import lru_cache
+
 from collectors.metric import PS, PS_PER_S
 from collectors.registry import declared
 
@@ -9,6 +11,7 @@ def base_unit(metric: str) -> str:
     return "s" if is_timer(metric) else ""
 
 
+@lru_cache(maxsize=65536)  # a wide export asks once per column and chunk
 def scale(metric: str) -> float:
     """From the store's unit to the CSV's: picosecond timers as seconds."""
     return 1 / PS_PER_S if is_timer(metric) else 1.0
