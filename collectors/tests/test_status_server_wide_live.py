@@ -12,6 +12,7 @@ import pytest
 
 from collectors.batch import poll_server
 from collectors.sources import global_status
+from store import query
 from testing.collectors import values_of
 
 SLEEPERS = 4
@@ -67,3 +68,6 @@ def test_every_poll_stores_the_servers_threads_running_and_memory_used(server, m
         assert values["Threads_running"] >= SLEEPERS, poll
         low, high = min(before, after), max(before, after)
         assert low * (1 - TOLERANCE) <= values["Memory_used"] <= high * (1 + TOLERANCE), (poll, before, after)
+        stored = query.latest([server.id], ["Threads_running", "Memory_used"])
+        assert {name: value for (_, name), (_, value) in stored.items()} == {
+            "Threads_running": values["Threads_running"], "Memory_used": values["Memory_used"]}
