@@ -166,7 +166,7 @@ def resolve(rule: Rule, event: Event, v: Verdict | None, now: datetime, notify: 
 def cleared(event: Event, v: Verdict | None, now: datetime) -> Cleared | None:
     """When the data shows the condition stopped holding; None where it cannot tell (the rule or its scope
     was edited: the condition held at every poll as the event started it), and the end is now."""
-    found = v.cleared() if v is not None and v.cleared is not None else None
+    found = v.cleared(event.since) if v is not None and v.cleared is not None else None
     return found if found is not None and event.since < found.at <= now else None
 
 

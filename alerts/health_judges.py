@@ -33,7 +33,7 @@ def unreachable_verdicts(rule: Rule, servers: list[Server], now: datetime) -> di
     return answer
 
 
-def answered_again(server_id: int) -> Cleared | None:
+def answered_again(server_id: int, _started: datetime) -> Cleared | None:
     """The first successful poll after the last failed one (from the poll history, a ring)."""
     polls = PollRecord.objects.filter(server_id=server_id)
     failed = polls.filter(ok=False).aggregate(last=Max("started_at"))["last"]
@@ -88,7 +88,7 @@ def source_verdict(server: Server, name: str, state: dict, polled_at) -> Verdict
     detail = (f"{server.name}: source {name} ok" if ok
               else f"{server.name}: source {name} failing: {state.get('error') or 'no error text'}")
     # The poll the health row holds: a later one than the first without the failure when evaluations were late.
-    cleared = (lambda: Cleared(polled_at)) if ok and polled_at else None
+    cleared = (lambda _started: Cleared(polled_at)) if ok and polled_at else None
     return Verdict(not ok, key=name, since=None if ok else polled_at, detail=detail, cleared=cleared)
 
 

@@ -124,9 +124,24 @@ def judge_threshold(rule: Rule, server: Server, p: RulePoints, now: datetime, sp
     covered = covered_text(grown_from, grown_to)
     detail = (f"{rule.metric} on {server.name} = {fmt(value)} ({'above' if firing else 'not above'} "
               f"{fmt(rule.threshold)}); {fmt_growth(growth)} in the last {covered}")
-    cleared = None if firing else (lambda: clearing(p, lambda v: v > rule.threshold, stale_after(server)))
+    cleared = None if firing else (lambda started: threshold_cleared(rule, server, p, started))
     return Verdict(firing, value=value, growth=growth, since=since, detail=detail, growth_span=covered,
                    cleared=cleared)
+
+
+def threshold_cleared(rule: Rule, server: Server, p: RulePoints, started: datetime) -> Cleared | None:
+    """clearing(); where every point read is at or below X (evaluations stopped for longer than they
+    read), the polls before are read too, back to the last above X (not before the event's start)."""
+    gap = stale_after(server)
+    found = clearing(p, lambda v: v > rule.threshold, gap)
+    if found is None or found.data_stopped or found.at != p.ts[0]:
+        return found
+    first = p.ts[0]
+    for t, v in query.polls_back(server.id, rule.metric, started, first - TICK, READ_BACK, reach=gap):
+        if v > rule.threshold:
+            return Cleared(t, data_stopped=True) if first - t > gap else Cleared(first)
+        first = t
+    return Cleared(first)
 
 
 def threshold_since(rule: Rule, server: Server, p: RulePoints) -> datetime:
@@ -159,7 +174,7 @@ def judge_growth(rule: Rule, server: Server, p: RulePoints, now: datetime, span:
     covered = covered_text(grown_from, grown_to)
     detail = (f"{rule.metric} on {server.name} changed by {fmt_growth(growth)} in "
               f"{covered} (limit {fmt(rule.threshold)}); now {fmt(value)}")
-    cleared = None if firing else (lambda: growth_cleared(rule, server, p.kind, now, span))
+    cleared = None if firing else (lambda _started: growth_cleared(rule, server, p.kind, now, span))
     return Verdict(firing, value=value, growth=growth, since=since, detail=detail, growth_span=covered,
                    cleared=cleared)
 
@@ -219,7 +234,7 @@ def judge_sustained(rule: Rule, server: Server, p: RulePoints, now: datetime, sp
     covered = covered_text(p.ts[start], p.ts[-1])  # less than W when the last poll is late
     detail = (f"{where} {'rising' if rising else 'not rising'} over the last "
               f"{covered}: {fmt_growth(growth)}; now {fmt(values[-1])}")
-    cleared = None if rising else (lambda: first_fall(p, start, stale_after(server)))
+    cleared = None if rising else (lambda _started: first_fall(p, start, stale_after(server)))
     return Verdict(rising, value=values[-1], growth=growth, since=since, detail=detail, growth_span=covered,
                    cleared=cleared)
 

@@ -65,7 +65,7 @@ def lag_verdict(rule: Rule, server: Server, channel: str, p: RulePoints) -> Verd
     detail = (f"{channel_label(channel)} on {server.name}: {fmt(value)} s behind its source "
               f"({'above' if firing else 'not above'} {fmt(rule.threshold)} s)")
     since = run_start(p, lambda v: v > rule.threshold) if firing else None
-    cleared = None if firing else (lambda: clearing(p, lambda v: v > rule.threshold, stale_after(server)))
+    cleared = None if firing else (lambda _started: clearing(p, lambda v: v > rule.threshold, stale_after(server)))
     return Verdict(firing, key=channel, value=value, since=since, detail=detail, cleared=cleared)
 
 
@@ -91,7 +91,7 @@ def stopped_verdict(server: Server, channel: str, io: RulePoints, sql: RulePoint
     stopped = [name for name, p in (("I/O", io), ("SQL", sql)) if not p.values[-1]]
     if not stopped:
         return Verdict(False, key=channel, detail=f"{channel_label(channel)} on {server.name}: both threads run",
-                       cleared=lambda: both_running(io, sql, stale_after(server)))
+                       cleared=lambda _started: both_running(io, sql, stale_after(server)))
     since = min(run_start(p, lambda v: not v) for p in (io, sql) if not p.values[-1])
     detail = (f"{channel_label(channel)} on {server.name}: {' and '.join(stopped)} thread not running"
               + (f"; {note}" if note else ""))

@@ -37,9 +37,9 @@ class Verdict:
     since: datetime | None = None
     detail: str = ""
     growth_span: str = ""  # what the growth covers: the window, or the data's own span where it is shorter
-    # For a verdict that does not fire: when the condition stopped holding. Called only when an event
-    # resolves (some judges read the store for it, and most verdicts resolve nothing).
-    cleared: Callable[[], Cleared | None] | None = field(default=None, compare=False)
+    # For a verdict that does not fire: when the condition stopped holding, given when it started. Called
+    # only when an event resolves (some judges read the store for it, and most verdicts resolve nothing).
+    cleared: Callable[[datetime], Cleared | None] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

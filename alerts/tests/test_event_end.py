@@ -96,3 +96,17 @@ def test_an_event_stored_before_the_end_was_kept_shows_its_resolution_time(admin
                          resolved_at=t0)
     page = admin_client.get("/alerts/").content.decode().split("<h2>Past events", 1)[1]
     assert f"{t0:%Y-%m-%d %H:%M:%S}" in page and "<td>56 s</td>" in page
+
+
+def test_the_end_is_read_back_when_evaluations_stopped_for_longer_than_they_read(settings):
+    settings.ALERT_RECIPIENTS = []
+    server, t0 = make_server("db-late"), whole_second()
+    rule = make_rule(threshold=100)
+    history(server, [50, 150, 200], t0, step=10)  # above from t0-10
+    evaluate_all(t0 + timedelta(seconds=1))
+    # Below from t0+10 on, polled every 10 s for 20 minutes; the next evaluation reads only the last 11.
+    history(server, [40] * 120, t0 + timedelta(minutes=20), step=10)
+    evaluate_all(t0 + timedelta(minutes=20, seconds=5))
+    event = Event.objects.get(rule=rule)
+    assert (event.ended_at, event.data_stopped) == (t0 + timedelta(seconds=10), False)
+    assert event.held_for == timedelta(seconds=20)
