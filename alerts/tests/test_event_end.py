@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from alerts import sending
 from alerts.evaluation import evaluate_all
-from alerts.models import Event
+from alerts.models import Event, Rule
 from testing.alerts import history, make_rule
 from testing.servers import make_server
 from testing.webhook_sink import running_sink
@@ -110,3 +110,17 @@ def test_the_end_is_read_back_when_evaluations_stopped_for_longer_than_they_read
     event = Event.objects.get(rule=rule)
     assert (event.ended_at, event.data_stopped) == (t0 + timedelta(seconds=10), False)
     assert event.held_for == timedelta(seconds=20)
+
+
+def test_a_growths_end_is_the_first_poll_whose_growth_over_the_window_is_x_or_less(settings):
+    settings.ALERT_RECIPIENTS = []
+    server, t0 = make_server("db-grows"), whole_second()
+    rule = make_rule(kind=Rule.GROWTH, threshold=100, window_minutes=1)
+    history(server, [0] * 7 + [200], t0, step=10)  # +200 in the minute to t0: firing since t0
+    evaluate_all(t0 + timedelta(seconds=1))
+    history(server, [200] * 6, t0 + timedelta(seconds=60), step=10)  # flat from t0 on
+    evaluate_all(t0 + timedelta(seconds=75))
+    event = Event.objects.get(rule=rule)
+    # Growth over 1 min at t0+50: 200 - 0 (t0-10); at t0+60: 200 - 200 (t0) = 0, the first at 100 or less.
+    assert (event.since, event.ended_at) == (t0, t0 + timedelta(seconds=60))
+    assert event.held_for == timedelta(seconds=60)
