@@ -47,13 +47,18 @@ def last_step(ys: Sequence[float]) -> int:
     from 90,047 to 464 in one poll; a drain that slows as it empties moves each poll by about what
     all the later polls move together, a tenth of a step's ratio. One poll out is a stray, not a step.
     """
-    lo = hi = ys[-1] if ys else 0.0
-    for k in range(len(ys) - 2, 0, -1):
-        lo, hi = min(lo, ys[k]), max(hi, ys[k])
-        way = _beyond(ys, k, STEP_RATIO * max(hi - lo, NOISE_FLOOR))
+    if len(ys) < 3:
+        return 0
+    y = np.asarray(ys, dtype=float)
+    # The span of the polls from k to the newest, for every k at once (numpy: the fleet does this per server).
+    span = np.maximum.accumulate(y[::-1])[::-1] - np.minimum.accumulate(y[::-1])[::-1]
+    reach = STEP_RATIO * np.maximum(span, NOISE_FLOOR)
+    before = np.abs(y[:-1] - y[1:]) > reach[1:]  # before[k - 1]: ys[k - 1] is beyond ys[k]'s reach
+    for k in np.flatnonzero(before[:-1])[::-1] + 1:  # k <= len - 2: at least two polls from k on
+        way = _beyond(ys, int(k), float(reach[k]))
         # The noise (a median over the series) only where the span allows a step: rare, and O(n) each.
-        if way and _beyond(ys, k, STEP_RATIO * noise(ys, k)) == way:
-            return k
+        if way and _beyond(ys, int(k), STEP_RATIO * noise(ys, int(k))) == way:
+            return int(k)
     return 0
 
 
