@@ -10,6 +10,7 @@ from dashboards.analysis.purge_growth import REACH, time_to_threshold
 from dashboards.analysis.run_verdict import judge_lines
 from dashboards.analysis.stability import (
     Dip,
+    counts_nothing,
     dip_threshold,
     find_dips,
     merge_close,
@@ -81,6 +82,7 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     metrics = [reads.TPS] + [reads.TIME_PREFIX + w for w, _ in waits] + [reads.MUTEX_PREFIX + m for m, _ in mutexes]
     return render(request, "dashboards/stability.html", {
         **range_context(request, tr), "server": server, "tab": "stability", "tps_definition": texts.definition,
+        "tps_fix": texts.fix, "no_tps": counts_nothing(summary),
         "waits_note": texts.waits_note,
         "tps_mixed": reads.mixed_in(sums, texts.basis),
         "figures": {"stability-chart": fig, **host.figures}, "host_panel": host, "summary": summary, "dips": dips,
@@ -126,7 +128,7 @@ def purge(request: HttpRequest, server_id: int) -> HttpResponse:
     verdict = reads.purge_verdict_at(server.pk, newest[0] if newest else None, current, trend, threshold)
     return render(request, "dashboards/purge.html", {
         **range_context(request, tr), "server": server, "tab": "purge", **holders,
-        "tps_definition": texts.definition,
+        "tps_definition": texts.definition, "tps_fix": texts.fix,
         "figures": {"purge-chart": fig, **holders["holder_figure"]}, "max_lag": max_lag, "threshold": threshold,
         "current": current, "trend": trend, "reach_minutes": REACH.seconds // 60,
         "threshold_problem": threshold_problem,
