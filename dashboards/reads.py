@@ -37,6 +37,7 @@ REPLICA = "replica.*"  # the replication source's lag and thread states, per cha
 MUTEX_PREFIX = "mutex.waits:"
 MUTEX_WAITS = MUTEX_PREFIX + "*"
 PURGE_DELAY = "innodb_metrics:purge_dml_delay_usec"
+INNODB_METRICS = "innodb_metrics:*"  # every counter the server has enabled, read together once a minute
 FLEET_NOW = [TPS, HISTORY, WAIT_TIMES, REPLICA]  # the fleet page's figures of now
 RANK_POINTS = 60  # resolution at which the top waits of a chart are chosen
 # The purge counters the purge-lag view draws when the server has them enabled.
@@ -214,10 +215,18 @@ def latest_value(server_id: int, metric: str) -> float | None:
 
 
 def purge_counters(server_id: int) -> tuple[list[str], list[str]]:
-    """(collected, missing) purge counters: missing ones are off on the server."""
-    have = set(query.metric_names(server_id, "innodb_metrics:purge_*"))
+    """(collected, off now) purge counters: the charts draw the collected ones over any range.
+
+    Off now: not in the innodb_metrics source's newest sample, which holds every counter the server
+    has enabled (collectors/sources/innodb_metrics.py): switched off since (innodb_monitor_disable),
+    lost at a restart without the option file's line, or never on. What the store once had is no
+    sign they are on now.
+    """
     wanted = PURGE_COUNTERS + [PURGE_DELAY]
-    return [m for m in wanted if m in have], [m for m in wanted if m not in have]
+    newest = {m: t for (_, m), (t, _) in query.latest([server_id], [INNODB_METRICS]).items()}
+    last = max(newest.values(), default=None)
+    have = set(query.metric_names(server_id, "innodb_metrics:purge_*"))
+    return [m for m in wanted if m in have], [m for m in wanted if last is None or newest.get(m) != last]
 
 
 # Purge's work done and to do, for the purge verdict: undo records purged (INNODB_METRICS, off by default),

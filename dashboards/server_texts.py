@@ -15,6 +15,7 @@ class ServerTexts(NamedTuple):
     mutex_title: str  # the mutex row's: OS waits, or every latch acquisition (performance_schema)
     basis: str | None = None  # the counter the latest poll's tps came from (collectors.transactions)
     waits_note: str = ""  # the wait instruments the server leaves off, and how to turn them on
+    fix: str = ""  # explicit transactions only: what turns on a counter of every transaction (as the fleet says)
 
 
 def server_texts(server) -> ServerTexts:
@@ -22,9 +23,11 @@ def server_texts(server) -> ServerTexts:
     health = ServerHealth.objects.filter(server=server).values_list("sources", flat=True).first() or {}
     status = health.get("global_status")
     note = (health.get("pfs_waits") or {}).get("note") or ""
+    basis = tps_basis_of(server, health)
     return ServerTexts(transactions.definition(status), transactions.chart_title(status),
                        innodb_mutex.chart_title(health.get("innodb_mutex")), transactions.basis_of(status),
-                       note[note.find(pfs_waits.OFF_PREFIX):] if pfs_waits.OFF_PREFIX in note else "")
+                       note[note.find(pfs_waits.OFF_PREFIX):] if pfs_waits.OFF_PREFIX in note else "",
+                       basis.fix if basis else "")
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from django.views.decorators.http import require_GET
 from dashboards import host_series, reads
 from dashboards.analysis.run_summary import ratio
 from dashboards.analysis.settings_diff import Change, changes
-from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, dip_threshold
+from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, counts_nothing, dip_threshold
 from dashboards.analysis.step_window import Window, run_window
 from dashboards.analysis.topwaits import shown
 from dashboards.export import params
@@ -72,7 +72,8 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
         series_csv=link("export-csv", query={**query, "metrics": metrics}),
         series_full_csv=link("export-csv", query={**query, "metrics": metrics, "full": 1}),
         range_params={"from": iso_param(summary.start), "to": iso_param(summary.end)},
-        tps_definition=texts.definition, dip_fraction=DEFAULT_DIP_FRACTION,
+        tps_definition=texts.definition, tps_fix=texts.fix, no_tps=counts_nothing(summary.tps),
+        dip_fraction=DEFAULT_DIP_FRACTION,
         top_statements=reads.run_top_statements(run, TOP_STATEMENTS),
         statements_csv=link("export-statements", query={"runs": run.pk}),
         # the interval export ((from, to]) from just before the first poll inside the run
