@@ -13,13 +13,13 @@ from dashboards.analysis.step_window import Window, run_window
 from dashboards.analysis.topwaits import shown
 from dashboards.export import params
 from dashboards.export.csv_safe import iso_utc
-from dashboards.links import link
+from dashboards.links import link, topwaits_csv
 from dashboards.query_params import include_conditions, warmup_param
 from dashboards.reports.charts import chart_metrics, purge_chart, stability_chart
 from dashboards.reports.settings_diff import previous_run, show, snapshot
 from dashboards.reports.summary import summarize_run, summarize_run_trimmed
 from dashboards.server_texts import server_texts
-from dashboards.timerange import iso_param
+from dashboards.timerange import TimeRange, iso_param
 from dashboards.views.common import TPS_DEFINITION, condition_toggle
 from dashboards.views.scalability import study_context
 from dashboards.window_reads import sums_from
@@ -75,9 +75,9 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
         tps_definition=texts.definition, dip_fraction=DEFAULT_DIP_FRACTION,
         top_statements=reads.run_top_statements(run, TOP_STATEMENTS),
         statements_csv=link("export-statements", query={"runs": run.pk}),
-        # the interval export ((from, to]) from just before the first poll inside the run
-        waits_csv=link("export-topwaits", query=range_query(run.server.name, sums_from(run.server_id, window),
-                                                            window.end, **({} if conditions else {"cond": 0}))),
+        # the interval export ((from, to]) from just before the first poll inside the run, ranked as the table
+        waits_csv=topwaits_csv(run.server_id, TimeRange(sums_from(run.server_id, window), window.end),
+                               conditions=conditions, client=False),
     )
     return render(request, "reports/run.html", context)
 
