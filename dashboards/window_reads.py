@@ -1,6 +1,7 @@
 """The counter samples inside a run's statistics window, read from the store (analysis/step_window says which count)."""
 
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
 from collectors.metric import TPS
 from dashboards.analysis.run_summary import Warmup, warmup_in
@@ -28,11 +29,23 @@ def sums_from(server_id: int, window: Window) -> datetime:
     first inside poll's interval back: that poll's other sources, read milliseconds apart, are
     in, the poll before it is not. No poll inside: the window's end (nothing to sum).
     """
+    found = inside_polls(server_id, window)
+    return window.end if found is None else found.first - timedelta(seconds=found.first_seconds / 2)
+
+
+class InsidePolls(NamedTuple):
+    first: datetime  # read time of the first TPS poll inside the window
+    first_seconds: float  # its interval
+    last: datetime  # read time of the last
+
+
+def inside_polls(server_id: int, window: Window) -> InsidePolls | None:
+    """The first and last TPS polls whose interval lies inside the window (the run's statistics'); None: none."""
     samples = samples_in(server_id, [TPS], window)[0].get(TPS)
     keep = inside(samples, window) if samples else []
     if samples is None or not keep:
-        return window.end
-    return samples.ts[keep[0]] - timedelta(seconds=samples.seconds[keep[0]] / 2)
+        return None
+    return InsidePolls(samples.ts[keep[0]], samples.seconds[keep[0]], samples.ts[keep[-1]])
 
 
 def window_sums(server_id: int, metrics: list[str], window: Window) -> dict[str, tuple[float, float]]:

@@ -16,6 +16,7 @@ from dashboards.export.csv_safe import iso_utc
 from dashboards.links import link, topwaits_csv
 from dashboards.query_params import include_conditions, warmup_param
 from dashboards.reports.charts import chart_metrics, purge_chart, stability_chart
+from dashboards.reports.run_links import series_range
 from dashboards.reports.settings_diff import previous_run, show, snapshot
 from dashboards.reports.summary import RunSummary, summarize_run
 from dashboards.server_texts import server_texts
@@ -61,7 +62,7 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
     context = settings_context(run, window)
     texts = server_texts(run.server)
     stability, dips, verdict = stability_chart(summary, texts.title, texts.mutex_title)
-    query = range_query(run.server.name, summary.start, summary.end)
+    query = range_query(run.server.name, *series_range(run.server, window))  # the polls the figures use
     metrics = ",".join(["qps", "Threads_running", *chart_metrics(summary)])
     context.update(
         run=run, summary=summary, waits=waits[:TOP_WAITS], waits_total=len(waits), hidden=hidden,
