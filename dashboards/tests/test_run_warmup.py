@@ -67,7 +67,9 @@ def test_every_page_and_csv_gives_the_run_one_warm_up_and_one_average(admin_clie
     runs = csv_rows(admin_client, "/export/runs.csv")
     assert float(runs[0]["avg TPS after warm-up (/s)"]) == pytest.approx(STEADY_MEAN)
     assert runs[0]["warm-up (s)"] == "10" and runs[0]["warm-up found from the data (1: the run gave none)"] == "1"
-    compare = admin_client.get("/compare/", {"runs": str(run_18.pk)}).context["summaries"][0].summary
+    page = admin_client.get("/compare/", {"runs": str(run_18.pk)})
+    assert ">10 s<br><span" in page.content.decode() and ">found</span>" in page.content.decode()
+    compare = page.context["summaries"][0].summary
     assert (compare.warmup, compare.tps.mean, compare.tps.p5) == (10, pytest.approx(STEADY_MEAN), summary.tps.p5)
     printed = admin_client.get("/reports/compare/", {"runs": str(run_18.pk)}).context["rows"][0]["summary"]
     assert (printed.warmup, printed.tps.mean, printed.tps.cv) == (10, pytest.approx(STEADY_MEAN), summary.tps.cv)
