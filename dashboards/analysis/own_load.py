@@ -50,10 +50,6 @@ def others_ran(share: float | None) -> bool:
     return share is not None and share > OTHERS_THRESHOLD
 
 
-def counted_fewer(share: float | None) -> bool:
-    return share is not None and share < -OTHERS_THRESHOLD
-
-
 def others_sentence(share: float | None, covered: float | None = None, span: float | None = None) -> str:
     """'other clients: 49.6 % of the transactions', or why the server counted fewer; '' within the threshold.
 

@@ -57,7 +57,7 @@ def warmup_end(values: Sequence[float]) -> int:
     The steady part is the polls after the first third, its dips (below DEFAULT_DIP_FRACTION of their
     median: a stall is no level) left out; its lower band is its mean - RAMP_BAND population standard
     deviations. The warm-up is the polls from the first one on that lie below that band, at most a third
-    of them: a ramp is cut, a line that drifts up on a busy host keeps its first polls inside the band.
+    of them: a ramp is cut, while a noisy line drifting up on a busy host has its third poll inside the band.
     """
     cap = len(values) // RAMP_SHARE
     rest = np.asarray(values[cap:], dtype=float)

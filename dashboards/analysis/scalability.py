@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from dashboards.analysis.own_load import OwnLoad, counted_fewer, others_ran, others_share
+from dashboards.analysis.own_load import OwnLoad, others_ran, others_share
 from dashboards.analysis.step_window import Window, WindowTps
 from dashboards.analysis.topwaits import TIME_PREFIX, is_client, is_condition
 
@@ -100,11 +100,6 @@ class Curve:
     def others_levels(self) -> list[Level]:
         """Levels where the server counted more than the load by more than the threshold: other clients ran."""
         return [lv for lv in self.levels if others_ran(lv.others)]
-
-    @property
-    def fewer_levels(self) -> list[Level]:
-        """Levels where the server counted fewer than the load by more than the threshold (no other client)."""
-        return [lv for lv in self.levels if counted_fewer(lv.others)]
 
     @property
     def thin_levels(self) -> list[int]:
