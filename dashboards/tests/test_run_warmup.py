@@ -63,6 +63,8 @@ def test_every_page_and_csv_gives_the_run_one_warm_up_and_one_average(admin_clie
     assert (summary.warmup, summary.warmup_found, summary.tps.points) == (10, True, 29)
     assert summary.tps.mean == pytest.approx(STEADY_MEAN)
     assert "after a warm-up of 10 s (found from the data: the run gave none" in report.content.decode()
+    verdict = report.context["verdict"]  # judges the polls the figures are of
+    assert verdict.points == 29 and verdict.cv == pytest.approx(summary.tps.cv)
     assert f"{STEADY_MEAN:,.1f}" in admin_client.get("/runs/").content.decode()
     runs = csv_rows(admin_client, "/export/runs.csv")
     assert float(runs[0]["avg TPS after warm-up (/s)"]) == pytest.approx(STEADY_MEAN)
