@@ -27,6 +27,7 @@ from dashboards.analysis.topwaits import (
 )
 from dashboards.links import link
 from dashboards.timerange import TimeRange
+from dashboards.window_reads import run_warmup
 from store import levels, query, statement_reads
 from store.statements import COUNTERS
 
@@ -434,8 +435,9 @@ def statements_inside(server_id: int, start: datetime, end: datetime) -> Stateme
 
 
 def run_statements(run, warmup: int | None = None) -> StatementsRange:
-    """A run's digests after its warm-up: the reads whose whole interval lies inside it."""
-    window = run_window(run, warmup)
+    """A run's digests after its warm-up (`warmup` seconds, else the run's own or the one found: run_warmup):
+    the reads whose whole interval lies inside it."""
+    window = run_window(run, run_warmup(run, warmup).seconds)
     return statements_inside(run.server_id, window.start, window.end)
 
 
