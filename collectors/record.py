@@ -6,7 +6,7 @@ A few statements per batch whatever its size, so the database is not the bottlen
 import json
 import logging
 
-from django.db import InterfaceError, OperationalError, connection
+from django.db import InterfaceError, OperationalError
 
 from collectors.holders import record_holders
 from collectors.models import HISTORY_SLOTS, PollRecord, ServerHealth
@@ -54,8 +54,8 @@ ON CONFLICT (server_id, slot) DO UPDATE SET
 
 # The health entries of sources a server no longer has (its node_exporter URL removed): one
 # statement per batch, touching only rows that still hold such an entry.
-FORGET_SOURCES = (f"UPDATE {HEALTH} SET sources = sources - %s::text[]"
-                  " WHERE server_id = ANY(%s) AND sources ?| %s::text[]")
+FORGET_SOURCES = (f"UPDATE {HEALTH} SET sources = sources - %b::text[]"
+                  " WHERE server_id = ANY(%b::bigint[]) AND sources ?| %b::text[]")
 
 
 def record(servers: list, results: list[PollResult]) -> None:
@@ -114,9 +114,8 @@ def forget_unconfigured(results: list[PollResult]) -> None:
     for result in results:
         if result.unconfigured:
             groups.setdefault(tuple(result.unconfigured), []).append(result.server_id)
-    with connection.cursor() as cur:
-        for names, server_ids in groups.items():
-            cur.execute(FORGET_SOURCES, [list(names), server_ids, list(names)])
+    for names, server_ids in groups.items():  # usually one group: the servers without a node_exporter URL
+        fetch_all(FORGET_SOURCES, [list(names), server_ids, list(names)])
 
 
 def errors(result: PollResult, store_error: str) -> str:
