@@ -56,6 +56,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--interval", type=int, default=1,
                         help="the servers' poll interval; rounds are half of it apart, so at 10 the 60 s sources"
                              " come in on every sixth poll as in a fleet at 10 s (at 1, on every sixtieth)")
+    parser.add_argument("--warmup", type=float, default=130,
+                        help="seconds of rounds before measuring: each 60 s source read twice on every server")
     parser.add_argument("--top", type=int, default=35)
     parser.add_argument("--sort", default="tottime")
     parser.add_argument("--callers", help="also print who calls the functions matching this pattern")
@@ -89,14 +91,25 @@ def pause(interval: int) -> None:
     time.sleep(max(0.6, interval / 2 + 0.05))
 
 
-def warm_up(ids: list[int], batch: int, interval: int) -> None:
-    """The first two rounds, whose CPU is not a steady poll's: the first connects and keeps baselines,
-    the second stores the first deltas (the store's layouts grow by the counters); each printed."""
+def warm_up(ids: list[int], batch: int, interval: int, seconds: float) -> None:
+    """Rounds whose CPU is not a steady poll's, each kind printed: the first connects and keeps baselines,
+    the second stores the first deltas (the store's layouts grow by the counters), and until seconds
+    passed, the 60 s sources' first and second reads on each server's turn (their layouts grow too)."""
+    start = time.monotonic()
     for label in ("first polls (connect, every source, baselines)", "second polls (first deltas, layouts grow)"):
         pause(interval)
         cpu0 = time.process_time()
         poll_round(ids, batch)
         print(f"{label}: {(time.process_time() - cpu0) * 1000 / len(ids):.2f} ms CPU per poll")
+    cpu, rounds = 0.0, 0
+    while time.monotonic() - start < seconds:
+        pause(interval)
+        cpu0 = time.process_time()
+        poll_round(ids, batch)
+        cpu, rounds = cpu + time.process_time() - cpu0, rounds + 1
+    if rounds:
+        print(f"until {seconds:.0f} s (the 60 s sources' first reads on their turns): "
+              f"{cpu * 1000 / (len(ids) * rounds):.2f} ms CPU per poll")
 
 
 def measure(ids: list[int], args: argparse.Namespace, profiler: cProfile.Profile | None,
@@ -163,7 +176,7 @@ def main() -> None:
         if args.node_exporter:
             return profile_node_exporter(args, mariadb.port)
         ids = register(args.targets, mariadb.port, interval=args.interval)
-        warm_up(ids, args.batch, args.interval)
+        warm_up(ids, args.batch, args.interval, args.warmup)
         polls = args.targets * args.rounds
         cpu = measure(ids, args, None)
         print(f"{datetime.now(UTC):%H:%M:%S} load {os.getloadavg()[0]:.1f}: {polls} polls at a {args.interval} s "
