@@ -71,13 +71,17 @@ def flush_buffer() -> int:
 
 
 def write_now(samples: list[Sample]) -> None:
-    """Write to PostgreSQL now; raises if it is unreachable."""
+    """Write to PostgreSQL now; raises if it is unreachable.
+
+    Only the COPY is a transaction: layouts and partitions are idempotent and only grow, so they need
+    not roll back with it, and a COPY that is the outermost transaction takes no savepoint (two
+    round trips of every batch's write, when it ran inside a transaction of its own).
+    """
     rows = _dedupe(samples)
-    with transaction.atomic():
-        data, hours = _encode(rows)
-        for hour in hours:
-            partitions.ensure(partitions.RAW, hour)
-        _copy(data, hours)
+    data, hours = _encode(rows)
+    for hour in hours:
+        partitions.ensure(partitions.RAW, hour)
+    _copy(data, hours)
 
 
 def _dedupe(samples: list[Sample]) -> list[Sample]:
@@ -228,11 +232,12 @@ def _copy(data: bytes, hours: set[datetime]) -> None:
             partitions.forget()  # a partition was dropped since we cached it
             for hour in hours:
                 partitions.ensure(partitions.RAW, hour)
-        cur.execute(CREATE_STAGE)
-        cur.execute(CLEAR_STAGE)
-        _copy_into(cur.cursor, COPY_STAGE, data)
-        cur.execute(MERGE_STAGE)
-        cur.execute(CLEAR_STAGE)
+        with transaction.atomic():  # the stage's rows live until the commit
+            cur.execute(CREATE_STAGE)
+            cur.execute(CLEAR_STAGE)
+            _copy_into(cur.cursor, COPY_STAGE, data)
+            cur.execute(MERGE_STAGE)
+            cur.execute(CLEAR_STAGE)
 
 
 def _copy_into(pg_cursor, sql: str, data: bytes) -> None:
