@@ -61,8 +61,9 @@ def message(name: str, recipients: list[str], context: dict) -> EmailMultiAltern
 
 def alert_context(n: Notification) -> dict:
     event, snap = n.event, n.context
-    at = datetime.fromisoformat(snap["at"])
-    end = event.resolved_at if n.kind == Notification.RESOLVED and event.resolved_at else at
+    resolved = n.kind == Notification.RESOLVED
+    # A resolution's time is the data's (the first poll at which the condition no longer held), not the queue's.
+    at = event.end if resolved and event.end else datetime.fromisoformat(snap["at"])
     return {
         "n": n, "event": event, "rule": event.rule, "server": event.server,
         "condition": snap.get("condition") or event.rule.condition_text, "rule_edited": bool(snap.get("rule_edited")),
@@ -70,10 +71,10 @@ def alert_context(n: Notification) -> dict:
         "value": fmt(snap.get("value")), "peak": fmt(snap.get("peak")), "growth": fmt_growth(snap.get("growth")),
         "growth_span": snap.get("growth_span") or growth_window(event.rule),
         "since": utc(event.since), "at": utc(at), "duration": str(at - event.since).split(".")[0],
-        **page_link(event, end),
+        "data_stopped": resolved and event.data_stopped, **page_link(event, at),
         "event_url": f"{settings.SITE_URL}/alerts/events/{event.id}/",
         "has_metric": bool(event.rule.metric), "per_second": per_second(event.server_id, event.rule.metric),
-        "holder": holder_facts(snap.get("holder")), "resolved": n.kind == Notification.RESOLVED,
+        "holder": holder_facts(snap.get("holder")), "resolved": resolved,
         "purge_verdict": snap.get("purge_verdict", ""),
     }
 

@@ -15,7 +15,8 @@ from django.utils import timezone
 from alerts import kinds, outbox
 from alerts.builtin import ensure_builtin_rules
 from alerts.models import Event, Notification, Rule
-from alerts.verdicts import Verdict, stale_after
+from alerts.verdicts import Cleared, Verdict, stale_after
+from collectors.models import ServerHealth
 from servers.models import Server
 from store import query
 from store.outage import DOWN_ERRORS
@@ -93,7 +94,7 @@ def apply(rule: Rule, answer: dict[int, list[Verdict]], scope: set[int], now: da
                 changes += resolve(rule, event, verdict, now)
         for (sid, key), event in open_events.items():
             if sid == server_id and key not in keys:
-                changes += resolve(rule, event, None, now)  # e.g. a source no longer polled
+                changes += resolve(rule, event, None, now, stopped=True)  # e.g. a source no longer polled
     return changes
 
 
@@ -148,8 +149,11 @@ def cooldown_over(rule: Rule, event: Event, now: datetime) -> bool:
     return not recent.exclude(pk=event.pk).exists()
 
 
-def resolve(rule: Rule, event: Event, v: Verdict | None, now: datetime, notify: bool = True) -> int:
+def resolve(rule: Rule, event: Event, v: Verdict | None, now: datetime, notify: bool = True,
+            stopped: bool = False) -> int:
     event.resolved_at = now
+    found = last_poll(event, now) if stopped else cleared(event, v, now)
+    event.ended_at, event.data_stopped = (found.at, found.data_stopped) if found else (now, False)
     if v is not None:
         event.value, event.growth, event.detail, event.growth_span = v.value, v.growth, v.detail, v.growth_span
         event.peak = peak(rule, event, v, now)  # polls since the last evaluation count too
@@ -157,3 +161,17 @@ def resolve(rule: Rule, event: Event, v: Verdict | None, now: datetime, notify: 
     if notify and event.notified_at is not None:
         outbox.enqueue(Notification.RESOLVED, event, rule, now)
     return 1
+
+
+def cleared(event: Event, v: Verdict | None, now: datetime) -> Cleared | None:
+    """When the data shows the condition stopped holding; None where it cannot tell (the rule or its scope
+    was edited: the condition held at every poll as the event started it), and the end is now."""
+    found = v.cleared(event.since) if v is not None and v.cleared is not None else None
+    return found if found is not None and event.since < found.at <= now else None
+
+
+def last_poll(event: Event, now: datetime) -> Cleared | None:
+    """What its verdict no longer names (a source or channel no longer polled) ended with the server's last
+    successful poll: the last one that could have seen it."""
+    at = ServerHealth.objects.filter(server_id=event.server_id).values_list("last_success_at", flat=True).first()
+    return Cleared(at, data_stopped=True) if at is not None and event.since < at <= now else None

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from functools import partial
 from typing import TYPE_CHECKING
 
-from django.db.models import Count, Min
+from django.db.models import Count, Max, Min
 
-from alerts.verdicts import Verdict
+from alerts.verdicts import Cleared, Verdict
 from collectors.models import PollRecord, ServerHealth
 from collectors.status import is_failing
 from servers.models import Server
@@ -27,8 +28,18 @@ def unreachable_verdicts(rule: Rule, servers: list[Server], now: datetime) -> di
         if h is None or 0 < h.consecutive_failures < rule.threshold:
             continue  # never polled, or failing but not for long enough to fire nor recovered
         answer[server.id] = [unreachable_verdict(server, h) if h.consecutive_failures
-                             else Verdict(False, value=0, detail=f"{server.name} answers again")]
+                             else Verdict(False, value=0, detail=f"{server.name} answers again",
+                                          cleared=partial(answered_again, server.id))]
     return answer
+
+
+def answered_again(server_id: int, _started: datetime) -> Cleared | None:
+    """The first successful poll after the last failed one (from the poll history, a ring)."""
+    polls = PollRecord.objects.filter(server_id=server_id)
+    failed = polls.filter(ok=False).aggregate(last=Max("started_at"))["last"]
+    ok = polls.filter(ok=True)
+    first = (ok.filter(started_at__gt=failed) if failed else ok).aggregate(first=Min("started_at"))["first"]
+    return Cleared(first) if first else None
 
 
 def unreachable_verdict(server: Server, h: ServerHealth) -> Verdict:
@@ -76,7 +87,9 @@ def source_verdict(server: Server, name: str, state: dict, polled_at) -> Verdict
     ok = not is_failing(state)
     detail = (f"{server.name}: source {name} ok" if ok
               else f"{server.name}: source {name} failing: {state.get('error') or 'no error text'}")
-    return Verdict(not ok, key=name, since=None if ok else polled_at, detail=detail)
+    # The poll the health row holds: a later one than the first without the failure when evaluations were late.
+    cleared = (lambda _started: Cleared(polled_at)) if ok and polled_at else None
+    return Verdict(not ok, key=name, since=None if ok else polled_at, detail=detail, cleared=cleared)
 
 
 # Replication (collectors' source "replication"): one verdict per channel, keyed by its name.

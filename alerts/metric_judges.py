@@ -9,7 +9,18 @@ from itertools import accumulate
 from typing import TYPE_CHECKING
 
 from alerts.numbers import fmt, fmt_growth, fmt_span
-from alerts.verdicts import MAX_POINTS, Judge, RulePoints, Verdict, clean, run_start, stale_after, window
+from alerts.verdicts import (
+    MAX_POINTS,
+    Cleared,
+    Judge,
+    RulePoints,
+    Verdict,
+    clean,
+    clearing,
+    run_start,
+    stale_after,
+    window,
+)
 from servers.models import Server
 from store import levels, query
 from store.query import TICK
@@ -113,7 +124,24 @@ def judge_threshold(rule: Rule, server: Server, p: RulePoints, now: datetime, sp
     covered = covered_text(grown_from, grown_to)
     detail = (f"{rule.metric} on {server.name} = {fmt(value)} ({'above' if firing else 'not above'} "
               f"{fmt(rule.threshold)}); {fmt_growth(growth)} in the last {covered}")
-    return Verdict(firing, value=value, growth=growth, since=since, detail=detail, growth_span=covered)
+    cleared = None if firing else (lambda started: threshold_cleared(rule, server, p, started))
+    return Verdict(firing, value=value, growth=growth, since=since, detail=detail, growth_span=covered,
+                   cleared=cleared)
+
+
+def threshold_cleared(rule: Rule, server: Server, p: RulePoints, started: datetime) -> Cleared | None:
+    """clearing(); where every point read is at or below X (evaluations stopped for longer than they
+    read), the polls before are read too, back to the last above X (not before the event's start)."""
+    gap = stale_after(server)
+    found = clearing(p, lambda v: v > rule.threshold, gap)
+    if found is None or found.data_stopped or found.at != p.ts[0]:
+        return found
+    first = p.ts[0]
+    for t, v in query.polls_back(server.id, rule.metric, started, first - TICK, READ_BACK, reach=gap):
+        if v > rule.threshold:
+            return Cleared(t, data_stopped=True) if first - t > gap else Cleared(first)
+        first = t
+    return Cleared(first)
 
 
 def threshold_since(rule: Rule, server: Server, p: RulePoints) -> datetime:
@@ -146,7 +174,9 @@ def judge_growth(rule: Rule, server: Server, p: RulePoints, now: datetime, span:
     covered = covered_text(grown_from, grown_to)
     detail = (f"{rule.metric} on {server.name} changed by {fmt_growth(growth)} in "
               f"{covered} (limit {fmt(rule.threshold)}); now {fmt(value)}")
-    return Verdict(firing, value=value, growth=growth, since=since, detail=detail, growth_span=covered)
+    cleared = None if firing else (lambda _started: growth_cleared(rule, server, p.kind, now, span))
+    return Verdict(firing, value=value, growth=growth, since=since, detail=detail, growth_span=covered,
+                   cleared=cleared)
 
 
 def growth_since(rule: Rule, server: Server, p: RulePoints, now: datetime, span: timedelta) -> datetime:
@@ -160,6 +190,15 @@ def growth_since(rule: Rule, server: Server, p: RulePoints, now: datetime, span:
     while j > first and growth_at(ts, values, j - 1, span, reach) > rule.threshold:
         j -= 1
     return ts[j]
+
+
+def growth_cleared(rule: Rule, server: Server, kind: str, now: datetime, span: timedelta) -> Cleared | None:
+    """The first poll of the trailing run whose growth over the window ending at it is X or less."""
+    ts, values = readings(rule, server, kind, now - 2 * span - stale_after(server), now)
+    reach = stale_after(server)
+    first = bisect_left(ts, now - span)
+    grown = [growth_at(ts, values, j, span, reach) for j in range(first, len(ts))]
+    return clearing(RulePoints(kind, ts[first:], grown), lambda g: g > rule.threshold, reach)
 
 
 def readings(rule: Rule, server: Server, kind: str, start: datetime, end: datetime) -> tuple[list, list]:
@@ -195,7 +234,19 @@ def judge_sustained(rule: Rule, server: Server, p: RulePoints, now: datetime, sp
     covered = covered_text(p.ts[start], p.ts[-1])  # less than W when the last poll is late
     detail = (f"{where} {'rising' if rising else 'not rising'} over the last "
               f"{covered}: {fmt_growth(growth)}; now {fmt(values[-1])}")
-    return Verdict(rising, value=values[-1], growth=growth, since=since, detail=detail, growth_span=covered)
+    cleared = None if rising else (lambda _started: first_fall(p, start, stale_after(server)))
+    return Verdict(rising, value=values[-1], growth=growth, since=since, detail=detail, growth_span=covered,
+                   cleared=cleared)
+
+
+def first_fall(p: RulePoints, start: int, gap: timedelta) -> Cleared | None:
+    """The first poll in the window lower than the one before: the rise it broke held until then (the last
+    evaluation saw no fall in its window). None where it stopped for a growth of X or less instead."""
+    for i in range(start + 1, len(p.values)):
+        if p.values[i] < p.values[i - 1]:
+            stopped = p.ts[i] - p.ts[i - 1] > gap
+            return Cleared(p.ts[i - 1], data_stopped=True) if stopped else Cleared(p.ts[i])
+    return None
 
 
 def run_start_rising(p: RulePoints) -> datetime:

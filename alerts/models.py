@@ -1,5 +1,7 @@
 """Alert rules, the events they open and close, and the outbox of e-mails."""
 
+from datetime import datetime, timedelta
+
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import Q
@@ -75,7 +77,13 @@ class Event(models.Model):
     key = models.CharField(max_length=100, blank=True, help_text="what inside the server, e.g. the source name")
     since = models.DateTimeField(help_text="when the condition started to hold, as the data shows")
     opened_at = models.DateTimeField()
-    resolved_at = models.DateTimeField(null=True, blank=True)
+    resolved_at = models.DateTimeField(null=True, blank=True, help_text="when the evaluation closed it")
+    # Empty on events resolved before it was kept: their end is resolved_at, the evaluation's clock.
+    ended_at = models.DateTimeField(null=True, blank=True, help_text=(
+        "when the condition stopped holding, as the data shows: the first poll at which it no longer held, "
+        "or the last poll when the data stopped"))
+    data_stopped = models.BooleanField(
+        default=False, help_text="it ended because polls stopped: ended_at is the last poll")
     value = models.FloatField(null=True, blank=True)
     peak = models.FloatField(null=True, blank=True)
     growth = models.FloatField(null=True, blank=True)
@@ -99,6 +107,15 @@ class Event(models.Model):
     @property
     def firing(self) -> bool:
         return self.resolved_at is None
+
+    @property
+    def end(self) -> datetime | None:
+        """When the condition stopped holding: from the data where known, else when it was resolved."""
+        return self.ended_at or self.resolved_at
+
+    @property
+    def held_for(self) -> timedelta | None:
+        return None if self.end is None else self.end - self.since
 
 
 class Notification(models.Model):

@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from alerts.health_judges import health_rows
 from alerts.numbers import fmt
-from alerts.verdicts import DEFAULT_LOOKBACK, MAX_POINTS, RulePoints, Verdict, clean, run_start, stale_after
+from alerts.verdicts import (
+    DEFAULT_LOOKBACK,
+    MAX_POINTS,
+    Cleared,
+    RulePoints,
+    Verdict,
+    clean,
+    clearing,
+    run_start,
+    stale_after,
+)
 from servers.models import Server
 from store import query
 
@@ -43,19 +53,20 @@ def channel_label(channel: str) -> str:
 
 def replica_lag_verdicts(rule: Rule, servers: list[Server], now: datetime) -> dict[int, list[Verdict]]:
     """Lag above X seconds, per channel; a channel whose lag is NULL (a thread stopped) is unknown."""
-    names = {s.id: s.name for s in servers}
+    by_id = {s.id: s for s in servers}
     answer = {}
     for server_id, channels in replica_points(servers, REPLICA_LAG, now).items():
-        answer[server_id] = [lag_verdict(rule, names[server_id], channel, p) for channel, p in sorted(channels.items())]
+        answer[server_id] = [lag_verdict(rule, by_id[server_id], channel, p) for channel, p in sorted(channels.items())]
     return answer
 
 
-def lag_verdict(rule: Rule, server_name: str, channel: str, p: RulePoints) -> Verdict:
+def lag_verdict(rule: Rule, server: Server, channel: str, p: RulePoints) -> Verdict:
     value, firing = p.values[-1], p.values[-1] > rule.threshold
-    detail = (f"{channel_label(channel)} on {server_name}: {fmt(value)} s behind its source "
+    detail = (f"{channel_label(channel)} on {server.name}: {fmt(value)} s behind its source "
               f"({'above' if firing else 'not above'} {fmt(rule.threshold)} s)")
     since = run_start(p, lambda v: v > rule.threshold) if firing else None
-    return Verdict(firing, key=channel, value=value, since=since, detail=detail)
+    cleared = None if firing else (lambda _started: clearing(p, lambda v: v > rule.threshold, stale_after(server)))
+    return Verdict(firing, key=channel, value=value, since=since, detail=detail, cleared=cleared)
 
 
 def replica_stopped_verdicts(rule: Rule, servers: list[Server], now: datetime) -> dict[int, list[Verdict]]:
@@ -79,8 +90,15 @@ def replication_note(h) -> str:
 def stopped_verdict(server: Server, channel: str, io: RulePoints, sql: RulePoints, note: str) -> Verdict:
     stopped = [name for name, p in (("I/O", io), ("SQL", sql)) if not p.values[-1]]
     if not stopped:
-        return Verdict(False, key=channel, detail=f"{channel_label(channel)} on {server.name}: both threads run")
+        return Verdict(False, key=channel, detail=f"{channel_label(channel)} on {server.name}: both threads run",
+                       cleared=lambda _started: both_running(io, sql, stale_after(server)))
     since = min(run_start(p, lambda v: not v) for p in (io, sql) if not p.values[-1])
     detail = (f"{channel_label(channel)} on {server.name}: {' and '.join(stopped)} thread not running"
               + (f"; {note}" if note else ""))
     return Verdict(True, key=channel, value=len(stopped), since=since, detail=detail)
+
+
+def both_running(io: RulePoints, sql: RulePoints, gap: timedelta) -> Cleared | None:
+    """The first poll from which both threads ran: the later of the two threads' restarts."""
+    found = [c for c in (clearing(p, lambda v: not v, gap) for p in (io, sql)) if c is not None]
+    return max(found, key=lambda c: c.at, default=None)

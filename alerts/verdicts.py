@@ -7,7 +7,7 @@ keep their state rather than flap. The judges: metric_judges, health_judges, rep
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -21,6 +21,14 @@ MAX_POINTS = 5000  # enough to see every poll of a 1 h window at 1 s
 
 
 @dataclass(frozen=True)
+class Cleared:
+    """When a condition stopped holding, as the data shows."""
+
+    at: datetime  # the first poll at which it no longer held; the last poll at which it did when data stopped
+    data_stopped: bool = False  # no poll for longer than the server's staleness after the last at which it held
+
+
+@dataclass(frozen=True)
 class Verdict:
     firing: bool
     key: str = ""
@@ -29,6 +37,9 @@ class Verdict:
     since: datetime | None = None
     detail: str = ""
     growth_span: str = ""  # what the growth covers: the window, or the data's own span where it is shorter
+    # For a verdict that does not fire: when the condition stopped holding, given when it started. Called
+    # only when an event resolves (some judges read the store for it, and most verdicts resolve nothing).
+    cleared: Callable[[datetime], Cleared | None] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -63,3 +74,16 @@ def run_start(p: RulePoints, holds) -> datetime:
     while i > 0 and holds(p.values[i - 1]):
         i -= 1
     return p.ts[i]
+
+
+def clearing(p: RulePoints, holds, gap: timedelta) -> Cleared | None:
+    """The first point of the trailing run for which holds(value) is false; where the point before it is
+    more than gap earlier, the data stopped: the last point at which it held. None while it still holds."""
+    i = len(p.values) - 1
+    if i < 0 or holds(p.values[i]):
+        return None
+    while i > 0 and not holds(p.values[i - 1]):
+        i -= 1
+    if i > 0 and p.ts[i] - p.ts[i - 1] > gap:
+        return Cleared(p.ts[i - 1], data_stopped=True)
+    return Cleared(p.ts[i])

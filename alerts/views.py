@@ -47,7 +47,7 @@ def with_units(events) -> list[Event]:
         e.mails = mails.get(e.id, [])  # what became of each e-mail: "sent" only when one was
         e.per_second = emails.per_second(e.server_id, e.rule.metric)
         e.growth_label = e.growth_span or emails.growth_window(e.rule)
-        e.lasted = fmt_span(e.resolved_at - e.since) if e.resolved_at else ""
+        e.lasted = fmt_span(e.held_for) if e.resolved_at and e.held_for is not None else ""
     return found
 
 
@@ -95,6 +95,7 @@ def event_detail(request, event_id: int):
     return render(request, "alerts/event.html", {
         "event": event, "notifications": event.notifications.order_by("created_at", "id"),
         "per_second": emails.per_second(event.server_id, event.rule.metric),
+        "lasted": fmt_span(event.held_for) if event.held_for is not None else "",
         **metric_line(event), "width": sparkline.WIDTH, "height": sparkline.HEIGHT,
         "page": emails.event_page(event.rule, event.server_id, event.since - emails.PURGE_BEFORE,
                                   (event.resolved_at or timezone.now()) + emails.PURGE_AFTER),

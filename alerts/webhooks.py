@@ -36,14 +36,25 @@ def payload(n: Notification) -> dict:
     rate = "/s" if c["per_second"] else ""
     edited = "; resolved: the rule was edited" if c["resolved"] and c["rule_edited"] else ""
     text = (f"[{state.upper()}] {c['rule'].name} on {c['server'].name}: {c['condition']}{edited}; "
-            f"value {c['value']}{rate} since {c['since']} <{c['event_url']}>")
+            f"{resolved_text(c, rate) if c['resolved'] else firing_text(c, rate)} <{c['event_url']}>")
     return {
         "event": state, "rule": c["rule"].name, "condition": c["condition"], "server": c["server"].name,
         "rule_edited": c["rule_edited"], "condition_now": c["condition_now"],
         "since": c["since"], "at": c["at"], "value": n.context.get("value"), "peak": n.context.get("peak"),
         "growth": n.context.get("growth"), "growth_span": c["growth_span"], "per_second": c["per_second"],
         "detail": c["detail"], "url": c["event_url"], "page": c["page_label"], "page_url": c["page_url"], "text": text,
+        "data_stopped": c["data_stopped"],
     }
+
+
+def firing_text(c: dict, rate: str) -> str:
+    return f"value {c['value']}{rate} since {c['since']}"
+
+
+def resolved_text(c: dict, rate: str) -> str:
+    """When it ended, from the data, and the value the resolution read (not a value held since the start)."""
+    ended = f"data stopped after {c['at']} (its last poll)" if c["data_stopped"] else f"cleared at {c['at']}"
+    return f"{ended}, held since {c['since']} ({c['duration']}); value {c['value']}{rate} when resolved"
 
 
 def signature(secret: str, timestamp: str, body: bytes) -> str:

@@ -34,6 +34,7 @@ django.setup()
 from collectors.poll import poll_target  # noqa: E402
 from collectors.pool import POOL  # noqa: E402
 from collectors.pool import Target as PollTarget  # noqa: E402
+from collectors.snapshots import Saved  # noqa: E402
 from monitor.runtime.node_exporter import running  # noqa: E402
 from monitor.runtime.sandbox import SandboxMariaDB  # noqa: E402
 from testing.mariadb import running_sandbox  # noqa: E402
@@ -45,10 +46,17 @@ CPU_FIGURES = ("busy", "user", "system", "iowait")
 CASES = {"cpu-bound": {"mode": "ro"}, "lock-bound": {"mode": "rw", "rows": 1}}
 
 
-def poll_loop(target: PollTarget, stop: threading.Event, samples: list) -> None:
+def poll_once(target: PollTarget, saved: Saved) -> dict:
+    """One poll of the sources, the previous readings kept in saved (as the standalone collector keeps them)."""
+    result = poll_target(target, 2, only=SOURCES, saved=saved)
+    saved[0].update(result.snapshots)
+    saved[1].update(result.attempts)
+    return {s.name: s.sample for s in result.sources if s.sample is not None}
+
+
+def poll_loop(target: PollTarget, stop: threading.Event, samples: list, saved: Saved) -> None:
     while not stop.wait(2.0):
-        result = poll_target(target, 2, only=SOURCES)
-        samples.append({s.name: s.sample for s in result.sources if s.sample is not None})
+        samples.append(poll_once(target, saved))
 
 
 def figures(samples: list) -> dict[str, float]:
@@ -79,9 +87,9 @@ def run_case(server: SandboxMariaDB, url: str, name: str, args) -> dict:
                           options, report=lambda _: None)
     driver.prepare()
     target = PollTarget(1, "bench", "127.0.0.1", server.port, "", "steady", "s3cret!", node_exporter_url=url)
-    samples, stop = [], threading.Event()
-    poll_target(target, 2, only=SOURCES)  # baseline
-    poller = threading.Thread(target=poll_loop, args=(target, stop, samples))
+    samples, stop, saved = [], threading.Event(), ({}, {})
+    poll_once(target, saved)  # baseline
+    poller = threading.Thread(target=poll_loop, args=(target, stop, samples, saved))
     poller.start()
     try:
         driver.run()

@@ -3,7 +3,7 @@
 Starts its own MariaDB sandbox, private Postgres and Redis (monitor.settings_test),
 registers N servers pointing at the sandbox, polls them once (connects), then
 polls them R more times in batches as collectors.tasks.poll_batch does (load the
-batch's servers, poll, record; a 1 s interval so the cheap sources are due each round),
+batch's servers, poll, record; rounds half an --interval apart so the every-poll sources are due each round),
 single-threaded so the profile sees everything.
 Prints CPU ms per poll and the top functions.
 
@@ -39,6 +39,7 @@ from django.core.management import call_command  # noqa: E402
 
 from collectors import delta  # noqa: E402
 from collectors.batch import poll_servers  # noqa: E402
+from collectors.fleet_cache import servers_by_id  # noqa: E402
 from collectors.http_poll import fetch  # noqa: E402
 from collectors.pool import Target  # noqa: E402
 from collectors.sources import node_exporter  # noqa: E402
@@ -52,6 +53,11 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--targets", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=5, help="measured polls per target")
     parser.add_argument("--batch", type=int, default=10)
+    parser.add_argument("--interval", type=int, default=1,
+                        help="the servers' poll interval; rounds are half of it apart, so at 10 the 60 s sources"
+                             " come in on every sixth poll as in a fleet at 10 s (at 1, on every sixtieth)")
+    parser.add_argument("--warmup", type=float, default=130,
+                        help="seconds of rounds before measuring: each 60 s source read twice on every server")
     parser.add_argument("--top", type=int, default=35)
     parser.add_argument("--sort", default="tottime")
     parser.add_argument("--callers", help="also print who calls the functions matching this pattern")
@@ -62,10 +68,10 @@ def parse_args() -> argparse.Namespace:
     return parser.parse_args()
 
 
-def register(count: int, port: int, node_exporter_url: str = "") -> list[int]:
+def register(count: int, port: int, node_exporter_url: str = "", interval: int = 1) -> list[int]:
     servers = []
     for i in range(count):
-        server = Server(name=f"profile-{i:04d}", host="127.0.0.1", port=port, user="steady", poll_interval=1,
+        server = Server(name=f"profile-{i:04d}", host="127.0.0.1", port=port, user="steady", poll_interval=interval,
                         node_exporter_url=node_exporter_url)
         server.password = "s3cret!"
         servers.append(server)
@@ -73,12 +79,37 @@ def register(count: int, port: int, node_exporter_url: str = "") -> list[int]:
 
 
 def poll_round(ids: list[int], batch: int, only: list[str] | None = None) -> None:
-    """Every target once, batch by batch, as the worker's tasks would (minus the thread pool)."""
+    """Every target once, batch by batch, as collectors.tasks.poll_batch would (minus the thread pool)."""
     now = time.time()
     for start in range(0, len(ids), batch):
         chunk = ids[start:start + batch]
-        servers = list(Server.objects.filter(pk__in=chunk, enabled=True))
-        poll_servers(servers, {sid: datetime.fromtimestamp(now, UTC) for sid in chunk}, only)
+        poll_servers(servers_by_id(chunk), {sid: datetime.fromtimestamp(now, UTC) for sid in chunk}, only)
+
+
+def pause(interval: int) -> None:
+    """Until the every-poll sources are due again (half an interval after their last read)."""
+    time.sleep(max(0.6, interval / 2 + 0.05))
+
+
+def warm_up(ids: list[int], batch: int, interval: int, seconds: float) -> None:
+    """Rounds whose CPU is not a steady poll's, each kind printed: the first connects and keeps baselines,
+    the second stores the first deltas (the store's layouts grow by the counters), and until seconds
+    passed, the 60 s sources' first and second reads on each server's turn (their layouts grow too)."""
+    start = time.monotonic()
+    for label in ("first polls (connect, every source, baselines)", "second polls (first deltas, layouts grow)"):
+        pause(interval)
+        cpu0 = time.process_time()
+        poll_round(ids, batch)
+        print(f"{label}: {(time.process_time() - cpu0) * 1000 / len(ids):.2f} ms CPU per poll")
+    cpu, rounds = 0.0, 0
+    while time.monotonic() - start < seconds:
+        pause(interval)
+        cpu0 = time.process_time()
+        poll_round(ids, batch)
+        cpu, rounds = cpu + time.process_time() - cpu0, rounds + 1
+    if rounds:
+        print(f"until {seconds:.0f} s (the 60 s sources' first reads on their turns): "
+              f"{cpu * 1000 / (len(ids) * rounds):.2f} ms CPU per poll")
 
 
 def measure(ids: list[int], args: argparse.Namespace, profiler: cProfile.Profile | None,
@@ -86,7 +117,7 @@ def measure(ids: list[int], args: argparse.Namespace, profiler: cProfile.Profile
     """CPU seconds of this process for args.rounds polls of every target."""
     cpu = 0.0
     for _ in range(args.rounds):
-        time.sleep(0.6)  # attempts must age for the cheap sources to be due again
+        pause(args.interval)
         cpu0 = time.process_time()
         if profiler:
             profiler.enable()
@@ -144,15 +175,12 @@ def main() -> None:
         mariadb.create_monitor_user()
         if args.node_exporter:
             return profile_node_exporter(args, mariadb.port)
-        ids = register(args.targets, mariadb.port)
-        cpu0 = time.process_time()
-        poll_round(ids, args.batch)  # connect and take the first snapshots
-        first = (time.process_time() - cpu0) * 1000 / len(ids)
-        print(f"first polls (connect, every source, new metrics in the store): {first:.2f} ms CPU per poll")
+        ids = register(args.targets, mariadb.port, interval=args.interval)
+        warm_up(ids, args.batch, args.interval, args.warmup)
         polls = args.targets * args.rounds
         cpu = measure(ids, args, None)
-        print(f"{datetime.now(UTC):%H:%M:%S} load {os.getloadavg()[0]:.1f}: {polls} polls, "
-              f"{cpu * 1000 / polls:.2f} ms CPU per poll")
+        print(f"{datetime.now(UTC):%H:%M:%S} load {os.getloadavg()[0]:.1f}: {polls} polls at a {args.interval} s "
+              f"interval, {cpu * 1000 / polls:.2f} ms CPU per poll (process CPU, the store write included)")
         if args.no_cprofile:
             return
         profiler = cProfile.Profile(time.process_time)  # CPU time: waiting on a socket is not our cost

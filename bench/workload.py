@@ -35,6 +35,7 @@ django.setup()
 from collectors.poll import poll_target  # noqa: E402
 from collectors.pool import POOL  # noqa: E402
 from collectors.pool import Target as PollTarget  # noqa: E402
+from collectors.snapshots import Saved  # noqa: E402
 from monitor.runtime.sandbox import SandboxMariaDB  # noqa: E402
 from workload.driver import StressDriver, StressOptions  # noqa: E402
 from workload.target import Target  # noqa: E402
@@ -71,10 +72,13 @@ def polled(server: SandboxMariaDB, run):
     """run() while our cheap sources poll the server every second, as the monitoring user."""
     target = PollTarget(1, "bench", "127.0.0.1", server.port, "", "steady", "s3cret!")
     stop = threading.Event()
+    saved: Saved = ({}, {})  # the previous readings, kept here as the standalone collector keeps them
 
     def poll():
         while not stop.wait(1.0):
-            poll_target(target, 1, only=CHEAP)
+            result = poll_target(target, 1, only=CHEAP, saved=saved)
+            saved[0].update(result.snapshots)
+            saved[1].update(result.attempts)
 
     settle(server)
     poller = threading.Thread(target=poll)

@@ -59,10 +59,10 @@ def save_snapshots(polled: list[PollResult]) -> None:
 
 
 def safe_poll(target: Target, poll_interval: int, due_at: datetime | None, only: list[str] | None,
-              saved: snapshots.Saved | None = None) -> PollResult:
+              saved: snapshots.Saved) -> PollResult:
     """poll_target, with any failure of ours (Redis down, a bug) recorded as this server's poll error."""
     try:
-        return poll_target(target, poll_interval, due_at, only, saved)
+        return poll_target(target, poll_interval, due_at, only, saved=saved)
     except Exception as exc:  # noqa: BLE001 - the other servers of the batch must still be recorded
         log.exception("poll of %s failed", target.name)
         return PollResult(target.server_id, target.name, datetime.now(UTC), due_at,

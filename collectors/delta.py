@@ -54,8 +54,11 @@ def compute(prev: Snapshot | None, reading: Reading, ts: float, boot: float | No
     if reading.stored_on_change:
         return changed_values(prev, reading, ts, boot)
     values, counters = reading.values, reading.counters
-    gauges = {k: v for k, v in values.items() if k not in counters}
-    kept = {k: values[k] for k in counters}
+    if len(counters) == len(values):  # every value a counter (the wait and latch summaries): copies, no loops
+        gauges, kept = {}, dict(values)
+    else:
+        gauges = {k: v for k, v in values.items() if k not in counters}
+        kept = {k: values[k] for k in counters}
     kept.update({k: values[k] for k in reading.reset_markers if k in values})
     snapshot = Snapshot(ts, boot, kept)
     if prev is None:

@@ -12,10 +12,13 @@ from datetime import datetime, timedelta
 from collectors.models import TrxHolder
 from collectors.results import PollResult
 from collectors.sources.oldest_trx import NAME as SOURCE
+from store.binary_params import fetch_all
 
 log = logging.getLogger(__name__)
 
 TEXT_FIELDS = {"user": 128, "host": 255, "isolation": 20, "statement": 200, "statement_missing": 400}
+# Whether any of the servers has an open row.
+ANY_OPEN = f"SELECT 1 FROM {TrxHolder._meta.db_table} WHERE server_id = ANY(%b::bigint[]) AND ended_at IS NULL LIMIT 1"
 # Younger than this (whole seconds as the server counts them), the oldest transaction is everyday OLTP
 # that holds nothing back: a row per poll for those would bury the holders that matter.
 MIN_AGE_S = 1
@@ -48,6 +51,8 @@ def record_holders(results: list[PollResult]) -> None:
 
 
 def apply(found: dict[int, tuple[datetime, dict | None]]) -> None:
+    if all(holder is None for _, holder in found.values()) and not fetch_all(ANY_OPEN, [list(found)]):
+        return  # the usual batch: nothing held, nothing to end (one plain statement, no ORM query)
     open_rows = {h.server_id: h for h in TrxHolder.objects.filter(server_id__in=list(found), ended_at=None)}
     for server_id, (at, holder) in found.items():
         current = open_rows.get(server_id)

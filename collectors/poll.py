@@ -66,16 +66,16 @@ def due_sources(poll_interval: int, attempts: dict[str, float], now: float,
 
 
 def poll_target(target: Target, poll_interval: int, due_at: datetime | None = None,
-                only: list[str] | None = None, saved: snapshots.Saved | None = None) -> PollResult:
+                only: list[str] | None = None, *, saved: snapshots.Saved) -> PollResult:
     """Poll one server when due (now if due_at is past or None): no ORM access, so many can run in threads.
 
-    Given its saved snapshots (a batch loads them at once), it leaves the new ones on the
-    result for the batch to save; alone, it loads and saves them itself.
+    The caller has its saved snapshots (a batch loads them from Redis at once, the standalone
+    collector keeps them in memory) and saves the new ones this leaves on the result.
     """
     wait_until_due(due_at)
     start = time.time()
     result = PollResult(target.server_id, target.name, datetime.fromtimestamp(start, UTC), due_at)
-    previous, attempts = saved if saved is not None else snapshots.store().load(target.server_id)
+    previous, attempts = saved
     slot_at = due_at.timestamp() if due_at is not None else None
     sources = due_sources(poll_interval, attempts, start, only, target, slot_at)
     result.unconfigured = [s.name for s in registry.all_sources() if not s.configured(target)]
@@ -84,8 +84,6 @@ def poll_target(target: Target, poll_interval: int, due_at: datetime | None = No
         return result
     result.snapshots = run_sources(target, sources, previous, result)
     result.attempts = {r.name: time.time() for r in result.sources}
-    if saved is None:
-        snapshots.store().save(target.server_id, result.snapshots, result.attempts)
     result.duration_ms = (time.time() - start) * 1000
     return result
 

@@ -45,7 +45,7 @@ class Target:
 
     @classmethod
     def from_server(cls, server) -> "Target":
-        return cls(server.id, server.name, server.host, server.port, server.socket, server.user, server.password,
+        return cls(server.id, server.name, server.host, server.port, server.socket, server.user, plain_password(server),
                    TLS.of(server), server.flavor, parse_version(server.version), server.node_exporter_url,
                    Pin.of(server), server.statements_interval)
 
@@ -55,6 +55,25 @@ class Target:
 
     def fingerprint(self) -> tuple:
         return (self.host, self.port, self.socket, self.user, self.password, self.tls, self.pin)
+
+
+# The stored (encrypted) password -> the plain one: decrypting each server's password for every poll
+# was a twentieth of a poll's CPU. A new password is a new token; a pooled connection holds the
+# plain password anyway.
+PLAIN: dict[str, str] = {}
+MAX_PLAIN = 100_000
+
+
+def plain_password(server) -> str:
+    """server.password, decrypted once per process for each stored token."""
+    token = server.password_encrypted
+    plain = PLAIN.get(token)
+    if plain is None:
+        plain = server.password
+        if len(PLAIN) >= MAX_PLAIN:
+            PLAIN.clear()
+        PLAIN[token] = plain
+    return plain
 
 
 @dataclass

@@ -6,7 +6,7 @@ A few statements per batch whatever its size, so the database is not the bottlen
 import json
 import logging
 
-from django.db import InterfaceError, OperationalError, connection
+from django.db import InterfaceError, OperationalError
 
 from collectors.holders import record_holders
 from collectors.models import HISTORY_SLOTS, PollRecord, ServerHealth
@@ -20,29 +20,31 @@ log = logging.getLogger(__name__)
 
 HEALTH = ServerHealth._meta.db_table
 HISTORY = PollRecord._meta.db_table
-# One statement per batch over binary column arrays, no model instances: the ORM cost 0.35 ms a poll (docs/sources.md).
-UPSERT_HEALTH = f"""
-INSERT INTO {HEALTH} AS h (server_id, last_poll_at, last_success_at, consecutive_failures, last_error,
-                           sources, polls, last_duration_ms, last_lag_ms)
-SELECT id, at, success, failures, error, src::jsonb, 1, duration, lag
-FROM unnest(%b::bigint[], %b::timestamptz[], %b::timestamptz[], %b::int[], %b::text[], %b::text[],
-            %b::float8[], %b::float8[]) AS t(id, at, success, failures, error, src, duration, lag)
-ON CONFLICT (server_id) DO UPDATE SET
-    last_poll_at = EXCLUDED.last_poll_at,
-    last_success_at = COALESCE(EXCLUDED.last_success_at, h.last_success_at),
-    consecutive_failures = CASE WHEN EXCLUDED.consecutive_failures = 0 THEN 0 ELSE h.consecutive_failures + 1 END,
-    last_error = EXCLUDED.last_error,
-    sources = h.sources || EXCLUDED.sources,
-    polls = h.polls + 1,
-    last_duration_ms = EXCLUDED.last_duration_ms,
-    last_lag_ms = EXCLUDED.last_lag_ms
-RETURNING server_id, polls
-"""
-UPSERT_HISTORY = f"""
+# One statement per batch over binary column arrays, no model instances: the ORM cost 0.35 ms a poll
+# (docs/sources.md); each history row takes its server's next ring slot from the health upsert's count.
+UPSERT_HEALTH_AND_HISTORY = f"""
+WITH t AS (
+    SELECT * FROM unnest(%b::bigint[], %b::timestamptz[], %b::timestamptz[], %b::int[], %b::text[], %b::text[],
+                         %b::float8[], %b::float8[], %b::timestamptz[], %b::bool[], %b::text[])
+        AS t(id, at, success, failures, error, src, duration, lag, due, ok, history_src)
+), h AS (
+    INSERT INTO {HEALTH} AS h (server_id, last_poll_at, last_success_at, consecutive_failures, last_error,
+                               sources, polls, last_duration_ms, last_lag_ms)
+    SELECT id, at, success, failures, error, src::jsonb, 1, duration, lag FROM t
+    ON CONFLICT (server_id) DO UPDATE SET
+        last_poll_at = EXCLUDED.last_poll_at,
+        last_success_at = COALESCE(EXCLUDED.last_success_at, h.last_success_at),
+        consecutive_failures = CASE WHEN EXCLUDED.consecutive_failures = 0 THEN 0 ELSE h.consecutive_failures + 1 END,
+        last_error = EXCLUDED.last_error,
+        sources = h.sources || EXCLUDED.sources,
+        polls = h.polls + 1,
+        last_duration_ms = EXCLUDED.last_duration_ms,
+        last_lag_ms = EXCLUDED.last_lag_ms
+    RETURNING server_id, polls
+)
 INSERT INTO {HISTORY} (server_id, slot, started_at, due_at, lag_ms, duration_ms, ok, error, sources)
-SELECT id, slot, started, due, lag, duration, ok, error, src::jsonb
-FROM unnest(%b::bigint[], %b::int[], %b::timestamptz[], %b::timestamptz[], %b::float8[], %b::float8[],
-            %b::bool[], %b::text[], %b::text[]) AS t(id, slot, started, due, lag, duration, ok, error, src)
+SELECT t.id, h.polls %% {HISTORY_SLOTS}, t.at, t.due, t.lag, t.duration, t.ok, t.error, t.history_src::jsonb
+FROM t JOIN h ON h.server_id = t.id
 ON CONFLICT (server_id, slot) DO UPDATE SET
     started_at = EXCLUDED.started_at, due_at = EXCLUDED.due_at, lag_ms = EXCLUDED.lag_ms,
     duration_ms = EXCLUDED.duration_ms, ok = EXCLUDED.ok, error = EXCLUDED.error, sources = EXCLUDED.sources
@@ -50,8 +52,8 @@ ON CONFLICT (server_id, slot) DO UPDATE SET
 
 # The health entries of sources a server no longer has (its node_exporter URL removed): one
 # statement per batch, touching only rows that still hold such an entry.
-FORGET_SOURCES = (f"UPDATE {HEALTH} SET sources = sources - %s::text[]"
-                  " WHERE server_id = ANY(%s) AND sources ?| %s::text[]")
+FORGET_SOURCES = (f"UPDATE {HEALTH} SET sources = sources - %b::text[]"
+                  " WHERE server_id = ANY(%b::bigint[]) AND sources ?| %b::text[]")
 
 
 def record(servers: list, results: list[PollResult]) -> None:
@@ -59,9 +61,8 @@ def record(servers: list, results: list[PollResult]) -> None:
         return
     store_error = write_samples([s for r in results for s in r.samples])
     try:
-        polls = update_health(results, store_error)
+        update_health_and_history(results, store_error)
         forget_unconfigured(results)
-        write_history(results, polls, store_error)
         update_versions(servers, results)
         record_holders(results)
         record_statements(results)
@@ -81,23 +82,17 @@ def write_samples(samples: list) -> str:
     return ""
 
 
-def update_health(results: list[PollResult], store_error: str) -> dict[int, int]:
-    """One upsert for the batch's health rows (the counts and merges done by PostgreSQL): server -> polls."""
+def update_health_and_history(results: list[PollResult], store_error: str) -> None:
+    """One statement for the batch's health rows (the counts and merges done by PostgreSQL) and its history
+    rows, each into its server's next ring slot."""
     rows = [(r.server_id, r.started_at, r.started_at if r.ok else None, 0 if r.ok else 1, errors(r, store_error),
-             json.dumps({s.name: s.health(r.started_at) for s in r.sources}), ms(r.duration_ms), ms(r.lag_ms))
-            for r in results]
-    return dict(fetch_all(UPSERT_HEALTH, columns(rows)))
-
-
-def write_history(results: list[PollResult], polls: dict[int, int], store_error: str) -> None:
-    """One upsert for the batch's history rows, each into its server's next ring slot."""
-    rows = [(r.server_id, polls[r.server_id] % HISTORY_SLOTS, r.started_at, r.due_at, ms(r.lag_ms), ms(r.duration_ms),
-             bool(r.ok and not store_error), errors(r, store_error),
+             json.dumps({s.name: s.health(r.started_at) for s in r.sources}), ms(r.duration_ms), ms(r.lag_ms),
+             r.due_at, bool(r.ok and not store_error),
              json.dumps({s.name: {"status": s.status, "ok": s.ok, "error": s.error,
                                   "duration_ms": round(s.duration_ms, 3)}
                          for s in r.sources}))
             for r in results]
-    fetch_all(UPSERT_HISTORY, columns(rows))
+    fetch_all(UPSERT_HEALTH_AND_HISTORY, columns(rows))
 
 
 def ms(value: float | None) -> float | None:
@@ -110,9 +105,8 @@ def forget_unconfigured(results: list[PollResult]) -> None:
     for result in results:
         if result.unconfigured:
             groups.setdefault(tuple(result.unconfigured), []).append(result.server_id)
-    with connection.cursor() as cur:
-        for names, server_ids in groups.items():
-            cur.execute(FORGET_SOURCES, [list(names), server_ids, list(names)])
+    for names, server_ids in groups.items():  # usually one group: the servers without a node_exporter URL
+        fetch_all(FORGET_SOURCES, [list(names), server_ids, list(names)])
 
 
 def errors(result: PollResult, store_error: str) -> str:

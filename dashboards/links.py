@@ -6,7 +6,7 @@ from urllib.parse import urlencode
 
 from django.urls import reverse
 
-from dashboards.timerange import TimeRange, iso_param
+from dashboards.timerange import TimeRange
 
 PLACEHOLDER = 0  # the id id_path() reverses with, to cut the path around it
 
@@ -54,11 +54,13 @@ def topwaits_csv(server_id: int, tr: TimeRange, second: TimeRange | None = None,
                  client: bool = True) -> str:
     """The top waits CSV of an interval; with a second one, the before/after table (from2/to2).
 
-    conditions=False asks for the table as the page shows it by default: no wait/synch/cond/*.
+    conditions=False asks for the table as the page shows it by default: no wait/synch/cond/*; client=False
+    leaves client time out, as every ranking does unless asked. Times to the microsecond: a run's window
+    starts between two polls, and a time cut to the second may take in the poll before it.
     """
-    query = {"server": server_id, "from": iso_param(tr.start), "to": iso_param(tr.end)}
+    query = {"server": server_id, "from": exact_param(tr.start), "to": exact_param(tr.end)}
     if second is not None:
-        query.update({"from2": iso_param(second.start), "to2": iso_param(second.end)})
+        query.update({"from2": exact_param(second.start), "to2": exact_param(second.end)})
     if not conditions:
         query["cond"] = "0"
     if not client:

@@ -27,6 +27,7 @@ from dashboards.analysis.topwaits import (
 )
 from dashboards.links import link
 from dashboards.timerange import TimeRange
+from dashboards.window_reads import run_warmup
 from store import levels, query, statement_reads
 from store.statements import COUNTERS
 
@@ -37,6 +38,7 @@ REPLICA = "replica.*"  # the replication source's lag and thread states, per cha
 MUTEX_PREFIX = "mutex.waits:"
 MUTEX_WAITS = MUTEX_PREFIX + "*"
 PURGE_DELAY = "innodb_metrics:purge_dml_delay_usec"
+INNODB_METRICS = "innodb_metrics:*"  # every counter the server has enabled, read together once a minute
 FLEET_NOW = [TPS, HISTORY, WAIT_TIMES, REPLICA]  # the fleet page's figures of now
 RANK_POINTS = 60  # resolution at which the top waits of a chart are chosen
 # The purge counters the purge-lag view draws when the server has them enabled.
@@ -214,10 +216,18 @@ def latest_value(server_id: int, metric: str) -> float | None:
 
 
 def purge_counters(server_id: int) -> tuple[list[str], list[str]]:
-    """(collected, missing) purge counters: missing ones are off on the server."""
-    have = set(query.metric_names(server_id, "innodb_metrics:purge_*"))
+    """(collected, off now) purge counters: the charts draw the collected ones over any range.
+
+    Off now: not in the innodb_metrics source's newest sample, which holds every counter the server
+    has enabled (collectors/sources/innodb_metrics.py): switched off since (innodb_monitor_disable),
+    lost at a restart without the option file's line, or never on. What the store once had is no
+    sign they are on now.
+    """
     wanted = PURGE_COUNTERS + [PURGE_DELAY]
-    return [m for m in wanted if m in have], [m for m in wanted if m not in have]
+    newest = {m: t for (_, m), (t, _) in query.latest([server_id], [INNODB_METRICS]).items()}
+    last = max(newest.values(), default=None)
+    have = set(query.metric_names(server_id, "innodb_metrics:purge_*"))
+    return [m for m in wanted if m in have], [m for m in wanted if last is None or newest.get(m) != last]
 
 
 # Purge's work done and to do, for the purge verdict: undo records purged (INNODB_METRICS, off by default),
@@ -425,8 +435,9 @@ def statements_inside(server_id: int, start: datetime, end: datetime) -> Stateme
 
 
 def run_statements(run, warmup: int | None = None) -> StatementsRange:
-    """A run's digests after its warm-up: the reads whose whole interval lies inside it."""
-    window = run_window(run, warmup)
+    """A run's digests after its warm-up (`warmup` seconds, else the run's own or the one found: run_warmup):
+    the reads whose whole interval lies inside it."""
+    window = run_window(run, run_warmup(run, warmup).seconds)
     return statements_inside(run.server_id, window.start, window.end)
 
 

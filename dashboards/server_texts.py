@@ -17,14 +17,17 @@ class ServerTexts(NamedTuple):
     title: str  # the TPS row's title on its charts: the counter the line comes from
     mutex_title: str  # the mutex row's: OS waits, or every latch acquisition (performance_schema)
     basis: str | None = None  # the counter the latest poll's tps came from (collectors.transactions)
+    fix: str = ""  # explicit transactions only: what turns on a counter of every transaction (as the fleet says)
 
 
 def server_texts(server) -> ServerTexts:
     """What this server's latest polls said their counters are (one read of its health row)."""
     health = ServerHealth.objects.filter(server=server).values_list("sources", flat=True).first() or {}
     status = health.get("global_status")
+    basis = tps_basis_of(server, health)
     return ServerTexts(transactions.definition(status), transactions.chart_title(status),
-                       innodb_mutex.chart_title(health.get("innodb_mutex")), transactions.basis_of(status))
+                       innodb_mutex.chart_title(health.get("innodb_mutex")), transactions.basis_of(status),
+                       basis.fix if basis else "")
 
 
 INSTRUMENT_GAUGES = [gauge + family for gauge in (wait_instruments.OFF_GAUGE, wait_instruments.ALL_GAUGE)

@@ -1,8 +1,10 @@
 """The counter samples inside a run's statistics window, read from the store (analysis/step_window says which count)."""
 
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
 from collectors.metric import TPS
+from dashboards.analysis.run_summary import Warmup, warmup_in
 from dashboards.analysis.step_window import (
     Window,
     WindowTps,
@@ -27,11 +29,23 @@ def sums_from(server_id: int, window: Window) -> datetime:
     first inside poll's interval back: that poll's other sources, read milliseconds apart, are
     in, the poll before it is not. No poll inside: the window's end (nothing to sum).
     """
+    found = inside_polls(server_id, window)
+    return window.end if found is None else found.first - timedelta(seconds=found.first_seconds / 2)
+
+
+class InsidePolls(NamedTuple):
+    first: datetime  # read time of the first TPS poll inside the window
+    first_seconds: float  # its interval
+    last: datetime  # read time of the last
+
+
+def inside_polls(server_id: int, window: Window) -> InsidePolls | None:
+    """The first and last TPS polls whose interval lies inside the window (the run's statistics'); None: none."""
     samples = samples_in(server_id, [TPS], window)[0].get(TPS)
     keep = inside(samples, window) if samples else []
     if samples is None or not keep:
-        return window.end
-    return samples.ts[keep[0]] - timedelta(seconds=samples.seconds[keep[0]] / 2)
+        return None
+    return InsidePolls(samples.ts[keep[0]], samples.seconds[keep[0]], samples.ts[keep[-1]])
 
 
 def window_sums(server_id: int, metrics: list[str], window: Window) -> dict[str, tuple[float, float]]:
@@ -56,40 +70,61 @@ def window_tps(server_id: int, window: Window) -> WindowTps:
     return tps_inside(found.get(TPS), window, resolution)
 
 
+def run_warmup(run: Run, given: int | None = None) -> Warmup:
+    """The warm-up every figure of the run leaves out: a page's trim when given, else the run's own, else the
+    one found in its TPS polls (run_summary.warmup_in: one read of the whole run)."""
+    if given is not None:
+        return Warmup(given)
+    if run.warmup_seconds:
+        return Warmup(run.warmup_seconds)
+    return warmup_in(run, samples_in(run.server_id, [TPS], run_window(run, 0))[0].get(TPS))
+
+
 def run_tps(run: Run) -> WindowTps:
-    return window_tps(run.server_id, run_window(run))
+    return runs_tps([run])[run.pk]
+
+
+def runs_trimmed(runs: list[Run]) -> dict[int, tuple[Warmup, WindowTps]]:
+    """Each run's warm-up (run_warmup) and its TPS after it, reading a server's TPS samples once for all its
+    runs that lie close together, from their starts: the warm-up found is in them."""
+    out: dict[int, tuple[Warmup, WindowTps]] = {}
+    for batch in close_batches(runs):
+        whole = {run.pk: run_window(run, 0) for run in batch}
+        start, end = min(w.start for w in whole.values()), max(w.end for w in whole.values())
+        found, resolution = samples_in(batch[0].server_id, [TPS], Window(start, end))
+        samples = found.get(TPS)
+        for run in batch:
+            warmup = warmup_in(run, cut(samples, whole[run.pk]))
+            window = run_window(run, warmup.seconds)
+            out[run.pk] = (warmup, tps_inside(cut(samples, window), window, resolution))
+    return out
 
 
 def runs_tps(runs: list[Run]) -> dict[int, WindowTps]:
-    """Each run's TPS, reading a server's samples once for all its runs that lie close together."""
-    out: dict[int, WindowTps] = {}
-    for batch in close_batches(runs):
-        windows = {run.pk: run_window(run) for run in batch}
-        start, end = min(w.start for w in windows.values()), max(w.end for w in windows.values())
-        found, resolution = samples_in(batch[0].server_id, [TPS], Window(start, end))
-        out |= {pk: tps_inside(cut(found.get(TPS), w), w, resolution) for pk, w in windows.items()}
-    return out
+    """Each run's TPS after its warm-up (runs_trimmed)."""
+    return {pk: tps for pk, (_, tps) in runs_trimmed(runs).items()}
 
 
-def runs_sums(runs: list[Run], metrics: list[str]) -> dict[int, dict[str, tuple[float, float]]]:
-    """window_sums() of each run's window, reading the polls of close runs (close_batches) once: a sweep's
-    steps are minutes each within an hour or two, and each read decodes the same stored hours.
-    A batch that reaches past the raw retention is read run by run, as window_sums() reads it."""
+def runs_sums(runs: list[Run], metrics: list[str],
+              windows: dict[int, Window] | None = None) -> dict[int, dict[str, tuple[float, float]]]:
+    """window_sums() of each run's window (`windows`, else the run's own warm-up on), reading the polls of close
+    runs (close_batches) once: a sweep's steps are minutes each within an hour or two, and each read decodes the
+    same stored hours. A batch that reaches past the raw retention is read run by run, as window_sums() reads it."""
     out: dict[int, dict[str, tuple[float, float]]] = {}
     for batch in close_batches(runs):
-        windows = {run.pk: run_window(run) for run in batch}
-        start, end = min(w.start for w in windows.values()), max(w.end for w in windows.values())
+        picked = {run.pk: (windows or {}).get(run.pk) or run_window(run) for run in batch}
+        start, end = min(w.start for w in picked.values()), max(w.end for w in picked.values())
         if levels.finest(start) != levels.FULL:
-            out |= {pk: window_sums(batch[0].server_id, metrics, w) for pk, w in windows.items()}
+            out |= {pk: window_sums(batch[0].server_id, metrics, w) for pk, w in picked.items()}
             continue
         found = query.counter_arrays(batch[0].server_id, metrics, start, end)
-        out |= {pk: polls_sums(found, w) for pk, w in windows.items()}
+        out |= {pk: polls_sums(found, w) for pk, w in picked.items()}
     return out
 
 
-def runs_window_tps(runs: list[Run]) -> dict[int, WindowTps]:
-    """window_tps() of each run's window, close runs read at once where the polls are kept (runs_tps() reads
-    a batch at the resolution its first run's start is kept at)."""
-    if all(levels.finest(min(run_window(r).start for r in batch)) == levels.FULL for batch in close_batches(runs)):
-        return runs_tps(runs)
-    return {run.pk: window_tps(run.server_id, run_window(run)) for run in runs}
+def runs_window_trimmed(runs: list[Run]) -> dict[int, tuple[Warmup, WindowTps]]:
+    """runs_trimmed(), close runs read at once where the polls are kept (a batch is read at the resolution its
+    first run's start is kept at: past the raw retention each run is read at its own)."""
+    if all(levels.finest(min(r.started_at for r in batch)) == levels.FULL for batch in close_batches(runs)):
+        return runs_trimmed(runs)
+    return {run.pk: runs_trimmed([run])[run.pk] for run in runs}

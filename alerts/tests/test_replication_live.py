@@ -2,6 +2,7 @@
 read by the replication source and judged by the built-in replication rules."""
 
 import time
+from datetime import datetime
 
 import pytest
 
@@ -39,6 +40,21 @@ def values(result) -> dict:
     outcome = next(s for s in result.sources if s.name == replication.NAME)
     assert outcome.ok, outcome.error
     return outcome.sample.values if outcome.sample else {}
+
+
+def poll_until(server_id: int, metric: str, value: float) -> datetime:
+    """Poll replication until metric reads value; the time of that reading."""
+    found: list[datetime] = []
+
+    def reads_it() -> bool:
+        outcome = next(s for s in poll_server(server_id, only=[replication.NAME]).sources
+                       if s.name == replication.NAME)
+        if outcome.sample is not None and outcome.sample.values.get(metric) == value:
+            found.append(outcome.sample.ts)
+        return bool(found)
+
+    until(reads_it)
+    return found[0]
 
 
 def test_a_server_that_is_no_replica_stores_nothing_and_fires_nothing(pair):
@@ -92,9 +108,10 @@ def test_a_stopped_sql_thread_fires_replication_stopped_until_it_runs_again(pair
         assert "stopped: SQL" in fleet_replica_cell(admin_client.get("/").content.decode(), "replica-stopped")
     finally:
         replica.execute("START SLAVE SQL_THREAD")
-    until(lambda: values(poll_server(server.id, only=[replication.NAME])).get("replica.sql_running") == 1)
+    running_again = poll_until(server.id, "replica.sql_running", 1)
     evaluate_all()
-    assert not Event.objects.get(rule__builtin="replica-stopped", server=server).firing
+    event = Event.objects.get(rule__builtin="replica-stopped", server=server)
+    assert not event.firing and event.ended_at == running_again  # the poll that saw it run, not the evaluation
 
 
 def test_the_lag_rule_is_built_in_and_off_and_the_stopped_rule_on(pair):

@@ -9,6 +9,7 @@ from alerts.builtin import ensure_builtin_rules
 from alerts.evaluation import evaluate_all
 from alerts.models import Event, Rule
 from collectors.batch import poll_server
+from collectors.models import PollRecord
 from testing.mariadb import running_sandbox
 from testing.servers import make_server
 
@@ -51,6 +52,9 @@ def test_it_mails_once_when_a_server_stops_answering_and_once_when_it_is_back(ow
     cycle(server.id, "global_status")
     cycle(server.id, "global_status")
     assert inbox.subjects()[1:] == [f"[SteadyState] RESOLVED: {rule.name} on lab-db"]
+    # It ended at the first successful poll after the failures (the second of the test), not at the evaluation.
+    back = PollRecord.objects.filter(server=server, ok=True).order_by("started_at")[1].started_at
+    assert Event.objects.get(rule=rule).ended_at == back
 
 
 def test_it_mails_when_performance_schema_is_turned_off(own_mariadb, inbox):

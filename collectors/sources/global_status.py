@@ -4,7 +4,10 @@
 """Global status: every numeric status variable; counters become deltas, gauges stay values."""
 
 import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
+from itertools import filterfalse
 
 import pymysql
 
@@ -15,10 +18,12 @@ from collectors.pool import is_connection_error
 from collectors.source import (
     Reading,
     Source,
+    counted_fields,
     counted_sql,
     joined_rows,
     joined_sql,
     number,
+    picker,
     query,
     split_counted,
     sql_list,
@@ -165,7 +170,7 @@ def spelled(conn: pymysql.Connection, rows: list[tuple]) -> list[tuple]:
 
 
 def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:
-    return reading(numeric(read_status(conn, info)), conn, info)
+    return reading(numeric(read_status(conn, info)), conn=conn, info=info)
 
 
 def shared(info: ServerInfo) -> tuple[str, ...]:
@@ -177,17 +182,100 @@ def shared(info: ServerInfo) -> tuple[str, ...]:
 
 
 def from_shared(texts: tuple, conn: pymysql.Connection, info: ServerInfo) -> Reading | None:
-    rows = mariadb_pfs_rows(texts[:2])
-    if rows is None:
-        return None
+    planned = planned_values(texts[:2])
+    values, counters = planned if planned is not None else (None, None)
+    if values is None:
+        rows = mariadb_pfs_rows(texts[:2])
+        if rows is None:
+            return None
+        values = numeric(spelled(conn, rows))
     counter = transactions.from_part(texts[2], info.tps_basis) if len(texts) > 2 else None
-    return reading(numeric(spelled(conn, rows)), conn, info, counter)
+    return reading(values, counters, conn=conn, info=info, counter=counter)
 
 
-def reading(values: dict[str, int | float], conn: pymysql.Connection, info: ServerInfo,
-            counter: dict[str, int] | None = None) -> Reading:
-    """counter: the transaction counter as the shared statement read it; None: read it now."""
-    counters = {name for name in values if not is_gauge(name)}
+@dataclass(frozen=True)
+class StatusPlan:
+    """What to keep of one list of status names (a server sends the same list every poll), as SHOW spells it."""
+
+    ints: Callable[[Sequence], tuple]  # the texts that held integers when the plan was made
+    int_names: tuple[str, ...]
+    int_counters: frozenset[str]  # those of int_names that are counters (not is_gauge)
+    decimals: tuple[tuple[int, str], ...]  # (position, name) of the texts that held other numbers
+    words: tuple[tuple[int, str, str], ...]  # (position, name, text) of those that held no number
+
+
+# The names of both texts -> their plan: the filter, the spelling and the integer parse of ~400 rows
+# a poll, done row by row in Python, were most of the CPU of reading the status.
+PLANS: dict[tuple[str, ...], StatusPlan] = {}
+MAX_PLANS = 256  # distinct lists (versions, plugins): past this the plans are made again
+
+
+def planned_values(texts: tuple) -> tuple[dict[str, int | float], set[str]] | None:
+    """The values numeric(spelled(mariadb_pfs_rows(texts))) gives, and which are counters, by the names'
+    plan; None: ask those."""
+    pfs, by_name = (counted_fields(text, 2) for text in texts)
+    if not pfs or by_name is None:
+        return None
+    fields = pfs + by_name
+    names, values = tuple(fields[0::2]), fields[1::2]
+    plan = PLANS.get(names) or make_plan(names, values)
+    if plan is None:
+        return None
+    try:
+        found: dict[str, int | float] = dict(zip(plan.int_names, map(int, plan.ints(values)), strict=True))
+    except ValueError:  # a value that was an integer is not now: its plan is made again
+        PLANS.pop(names, None)
+        return None
+    # The same word is still no number: only the decimals and another text are parsed.
+    changed = [(position, name) for position, name, word in plan.words if values[position] != word]
+    counters = set(plan.int_counters)
+    for position, name in plan.decimals + tuple(changed):
+        value = number(values[position])
+        if value is not None:
+            found[name] = value
+            if not is_gauge(name):
+                counters.add(name)
+    return found, counters
+
+
+def make_plan(names: tuple[str, ...], values: list[str]) -> StatusPlan | None:
+    """None while a name has no SHOW spelling yet (spelled() learns it) or two rows have one name."""
+    kept: list[tuple[int, str]] = []
+    for i, name in enumerate(names):
+        if LEFT_OUT_NAMES.match(name) and name.upper() not in KEPT_UPPER:
+            continue
+        spelt = SPELLING.get(name.upper())
+        if spelt is None:
+            return None
+        kept.append((i, spelt))
+    if len({spelt for _, spelt in kept}) != len(kept):
+        return None
+    ints = [(i, spelt) for i, spelt in kept if is_integer(values[i])]
+    decimals = tuple((i, spelt) for i, spelt in kept if not is_integer(values[i]) and number(values[i]) is not None)
+    words = tuple((i, spelt, values[i]) for i, spelt in kept if number(values[i]) is None)
+    int_names = tuple(spelt for _, spelt in ints)
+    plan = StatusPlan(picker([i for i, _ in ints]), int_names, frozenset(filterfalse(is_gauge, int_names)),
+                      decimals, words)
+    if len(PLANS) >= MAX_PLANS:
+        PLANS.clear()
+    PLANS[names] = plan
+    return plan
+
+
+def is_integer(text: str) -> bool:
+    try:
+        int(text)
+    except ValueError:
+        return False
+    return True
+
+
+def reading(values: dict[str, int | float], counters: set[str] | None = None, *, conn: pymysql.Connection,
+            info: ServerInfo, counter: dict[str, int] | None = None) -> Reading:
+    """counters: the names of values that are counters, if known; counter: the transaction counter as the
+    shared statement read it (None: read it now)."""
+    if counters is None:
+        counters = {name for name in values if not is_gauge(name)}
     # Derived counters: their deltas are the sums of their parts' deltas.
     values[transactions.EXPLICIT] = values.get("Com_commit", 0) + values.get("Com_rollback", 0)
     values["qps"] = values.get("Questions", values.get("Queries", 0))

@@ -13,12 +13,13 @@
 """
 
 import re
+from collections.abc import Callable, Mapping
 
 import pymysql
 
 from collectors.connection import ServerInfo
 from collectors.metric import PS, Metric
-from collectors.source import Reading, Source, SourceUnavailable, joined_rows, joined_sql, query
+from collectors.source import Reading, Source, SourceUnavailable, joined_rows, joined_sql, picker, query
 
 NAME = "innodb_mutex"
 
@@ -115,12 +116,28 @@ def derive(readings: dict[str, Reading], info: ServerInfo) -> Reading | None:
     waits = readings.get("pfs_waits")
     if waits is None or not reads_pfs(info.flavor, info.version_tuple):
         return None
-    values: dict[str, int] = {}
-    for name, value in waits.values.items():
+    sources, names = LATCHES.get(waits.counters) or latch_names(waits.counters)
+    # Counts and picosecond sums: integers.
+    return pfs_reading(dict(zip(names, map(int, sources(waits.values)), strict=True)))
+
+
+# The names of a pfs_waits reading -> what to take of it (its names are the same object every poll
+# of a server, so this is one look-up, not a walk through a few hundred names).
+LATCHES: dict[frozenset[str], tuple[Callable[[Mapping], tuple], tuple[str, ...]]] = {}
+MAX_LATCHES = 256
+
+
+def latch_names(waits: frozenset[str]) -> tuple[Callable[[Mapping], tuple], tuple[str, ...]]:
+    """(the picker of the latch rows' values, their metric names)."""
+    found: dict[str, str] = {}
+    for name in waits:
         kind, _, event = name.partition(":")
         if event.startswith(LATCH_PREFIXES):
-            values[f"{LATCH_METRIC[kind]}:{event}"] = int(value)  # counts and picosecond sums: integers
-    return pfs_reading(values)
+            found[name] = f"{LATCH_METRIC[kind]}:{event}"
+    if len(LATCHES) >= MAX_LATCHES:
+        LATCHES.clear()
+    LATCHES[waits] = (picker(list(found)), tuple(found.values()))
+    return LATCHES[waits]
 
 
 def collect_from_pfs(conn: pymysql.Connection, info: ServerInfo) -> Reading:

@@ -1,8 +1,10 @@
 """What the load under test counted itself: the stress driver's figures or sysbench's summary.
 
 The server's TPS counts every client's transactions; the driver counts its own. Where the
-two differ by more than OTHERS_THRESHOLD, other clients (the demo's own load, another
-test) ran the difference, and a curve drawn from the server's TPS is not the load's.
+server counts more by more than OTHERS_THRESHOLD, other clients (the demo's own load, another
+test) ran the difference, and a curve drawn from the server's TPS is not the load's. Where it
+counts fewer, no other client explains it: its polls cover part of the step, or its counter
+misses some transactions.
 """
 
 from dataclasses import dataclass
@@ -42,10 +44,24 @@ def differs(share: float | None) -> bool:
     return share is not None and abs(share) > OTHERS_THRESHOLD
 
 
-def others_sentence(share: float | None) -> str:
-    """'other clients: 49.6 % of the transactions', or why the server counted fewer; '' within the threshold."""
+def others_ran(share: float | None) -> bool:
+    """The server counted more than the load by the threshold: other clients ran the difference. Only
+    this: other clients can make the server count more, never fewer."""
+    return share is not None and share > OTHERS_THRESHOLD
+
+
+def others_sentence(share: float | None, covered: float | None = None, span: float | None = None) -> str:
+    """'other clients: 49.6 % of the transactions', or why the server counted fewer; '' within the threshold.
+
+    Fewer: where the polls inside the step (covered seconds) leave part of its span out, the server's TPS
+    is of that part and the load's of the whole step: said with both, in whole seconds.
+    """
     if share is None or not differs(share):
         return ""
     if share > 0:
         return f"other clients: {share * 100:.1f} % of the transactions"
-    return f"the server counted {-share * 100:.1f} % fewer transactions than the load itself"
+    fewer = f"the server counted {-share * 100:.1f} % fewer transactions than the load itself"
+    if covered is not None and span and round(covered) < round(span):
+        return (f"{fewer}: the polls inside the step cover {covered:.0f} of its {span:.0f} s, so the server's "
+                "TPS is of that part, the load's of the whole step")
+    return f"{fewer} over the whole step: its counter misses some of them"

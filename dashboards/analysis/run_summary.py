@@ -1,9 +1,12 @@
 """A run's summary arithmetic: rates over the seconds covered, ratios to a reference, the warm-up in its TPS."""
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from dashboards.analysis.run_verdict import MIN_POINTS, warmup_end
+from dashboards.analysis.step_window import cut, poll_rates, run_window
+from store.query import CounterSamples
 
 
 def known(series: Any) -> list[float]:
@@ -22,9 +25,27 @@ def ratio(value: float | None, reference: float | None) -> float | None:
     return value / reference
 
 
-def warmup_found(started_at: datetime, points: Any) -> int:
+@dataclass(frozen=True)
+class Warmup:
+    """The seconds left out at a run's start: the run's own, a page's trim, or found from its TPS polls."""
+
+    seconds: int
+    found: bool = False  # found from the data: the run gave none
+
+
+def warmup_in(run: Any, samples: CounterSamples | None) -> Warmup:
+    """The run's warm-up: its own warmup_seconds, else the one found in the TPS samples of the whole run
+    (warmup_end over the per-poll rates of the polls inside it); 0 when none is found."""
+    if run.warmup_seconds:
+        return Warmup(run.warmup_seconds)
+    whole = run_window(run, 0)
+    polls = poll_rates(cut(samples, whole), whole) if samples is not None else []
+    seconds = warmup_found(run.started_at, polls)
+    return Warmup(seconds, seconds > 0)
+
+
+def warmup_found(started_at: datetime, polls: list[tuple[datetime, float]]) -> int:
     """Seconds from the run's start to its last warm-up poll (run_verdict.warmup_end over its TPS polls); 0 for none."""
-    polls = [(t, v) for t, v in zip(points.ts, points.values, strict=True) if v is not None]
     if len(polls) < MIN_POINTS:
         return 0
     first = warmup_end([v for _, v in polls])

@@ -47,32 +47,25 @@ class Verdict:
     history: Drift | None = None  # the history length's slope (undo logs a minute), when it grows or drains
 
 
+RAMP_SHARE = 3  # the warm-up found is at most a third of the polls
+RAMP_BAND = 2.0  # a warm-up poll lies more than this many standard deviations below the steady mean
+
+
 def warmup_end(values: Sequence[float]) -> int:
-    """The index the steady part starts at, by the marginal standard error rule (MSER).
+    """The index the steady part starts at: the leading polls below the steady part's lower band.
 
-    d minimises the squared standard error of the mean of values[d:], sum((x - mean)^2) / (n - d)^2,
-    over d in the first half: cutting a ramp lowers it faster than the shorter tail raises it.
-    Dips (below DEFAULT_DIP_FRACTION of the median) are left out of the sums: cutting a stall
-    would lower them too, and a stall is no warm-up.
+    The steady part is the polls after the first third, its dips (below DEFAULT_DIP_FRACTION of their
+    median: a stall is no level) left out; its lower band is its mean - RAMP_BAND population standard
+    deviations. The warm-up is the polls from the first one on that lie below that band, at most a third
+    of them: a ramp is cut, while a noisy line drifting up on a busy host has its third poll inside the band.
     """
-    floor = float(np.median(values)) * DEFAULT_DIP_FRACTION if len(values) else 0.0
-    keep = [i for i, v in enumerate(values) if v >= floor]
-    if len(keep) < 4:
+    cap = len(values) // RAMP_SHARE
+    rest = np.asarray(values[cap:], dtype=float)
+    rest = rest[rest >= float(np.median(rest)) * DEFAULT_DIP_FRACTION] if len(rest) else rest
+    if not cap or len(rest) < 2:
         return 0
-    return keep[_mser([values[i] for i in keep])]
-
-
-def _mser(values: Sequence[float]) -> int:
-    x = np.asarray(values, dtype=float)
-    n = len(x)
-    if n < 4:
-        return 0
-    tail_sum = np.cumsum(x[::-1])[::-1]
-    tail_sq = np.cumsum((x * x)[::-1])[::-1]
-    d = np.arange(n // 2 + 1)
-    count = n - d
-    sse = tail_sq[d] - tail_sum[d] ** 2 / count
-    return int(np.argmin(sse / count.astype(float) ** 2))
+    band = float(rest.mean() - RAMP_BAND * rest.std())
+    return next((i for i in range(cap) if values[i] >= band), cap)
 
 
 def stalls(dips: Sequence[Dip], interval: float) -> list[Dip]:
@@ -234,8 +227,10 @@ def aligned(ts: Sequence[datetime], series_ts: Sequence[datetime], values: Seque
 
 def judge_lines(
     tps: ChartPoints, waits: Sequence[tuple[str, ChartPoints]], history: ChartPoints | None = None,
+    warmup: int | None = None,
 ) -> Verdict:
     """judge() on chart lines (objects with .ts and .values): TPS, the (name, line) of each top wait, and
-    the history length's line."""
+    the history length's line; `warmup` polls left out (a run's own), else the warm-up found."""
     return judge(tps.ts, tps.values, {name: aligned(tps.ts, line.ts, line.values) for name, line in waits},
+                 warmup=warmup,
                  history=aligned(tps.ts, history.ts, history.values) if history and history.ts else None)

@@ -7,15 +7,16 @@ step up in threads still gained at least `threshold` of what one thread did at
 the first level: past it, added threads buy little.
 
 A level's `rate` is the server's TPS, unless other clients ran more than 5 % of the
-server's transactions at some level of the curve and the load counted its own at
-every level: then the knee, gains and ratios read the load's own TPS (own_load).
+server's transactions at some level of the curve (the server counted more than the load)
+and the load counted its own at every level: then the knee, gains and ratios read the
+load's own TPS (own_load).
 """
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from dashboards.analysis.own_load import OwnLoad, differs, others_share
+from dashboards.analysis.own_load import OwnLoad, others_ran, others_share
 from dashboards.analysis.step_window import Window, WindowTps
 from dashboards.analysis.topwaits import TIME_PREFIX, is_client, is_condition
 
@@ -49,6 +50,11 @@ class Level:
     def others(self) -> float | None:
         """The share of the server's transactions that other clients ran (own_load.others_share)."""
         return others_share(self.tps.avg, self.own.tps if self.own else None)
+
+    @property
+    def span(self) -> float:
+        """Seconds from the end of the warm-up to the step's end: what the load's own TPS divides by."""
+        return (self.window.end - self.window.start).total_seconds()
 
     @property
     def server_qps(self) -> float | None:
@@ -92,8 +98,8 @@ class Curve:
 
     @property
     def others_levels(self) -> list[Level]:
-        """Levels where the server's TPS and the load's own differ by more than the threshold."""
-        return [lv for lv in self.levels if differs(lv.others)]
+        """Levels where the server counted more than the load by more than the threshold: other clients ran."""
+        return [lv for lv in self.levels if others_ran(lv.others)]
 
     @property
     def thin_levels(self) -> list[int]:
@@ -110,8 +116,9 @@ def curve_name(run: Run) -> str:
 
 
 def read_own(levels: list[Level]) -> bool:
-    """Whether a curve reads the load's own TPS: others ran part of some level, and every level counted its own."""
-    return (any(differs(lv.others) for lv in levels)
+    """Whether a curve reads the load's own TPS: others ran part of some level (the server counted more than the
+    load by the threshold), and every level counted its own. A server that counted fewer keeps its TPS."""
+    return (any(others_ran(lv.others) for lv in levels)
             and all(lv.own is not None and lv.own.tps is not None for lv in levels))
 
 

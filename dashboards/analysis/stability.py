@@ -47,6 +47,11 @@ def summarize(values: Sequence[float | None], mean: float | None = None) -> Summ
     )
 
 
+def counts_nothing(summary: Summary) -> bool:
+    """Polls that counted no transaction at all: a 0 line is no steady one (it has no CV, nor a warm-up)."""
+    return summary.points > 0 and not summary.mean
+
+
 def find_dips(
     ts: Sequence[datetime], values: Sequence[float | None], threshold: float
 ) -> list[Dip]:

@@ -54,6 +54,15 @@ def inside(samples: CounterSamples, window: Window) -> list[int]:
     return [i for i, ts in enumerate(samples.ts) if ts <= window.end and samples.began(i) >= window.start]
 
 
+def poll_rates(samples: CounterSamples | None, window: Window) -> list[tuple[datetime, float]]:
+    """(time, rate) of each poll inside the window that measured one: a delta spanning an outage is no reading."""
+    if samples is None:
+        return []
+    keep = inside(samples, window)
+    spans = samples.spanning() if keep else []
+    return [(samples.ts[i], samples.deltas[i] / samples.seconds[i]) for i in keep if not spans[i]]
+
+
 def tps_inside(samples: CounterSamples | None, window: Window, resolution: str = "polls") -> WindowTps:
     """Every inside delta counts in the totals; p5/p95 are of the polls' own rates, not an outage's average."""
     if samples is None:

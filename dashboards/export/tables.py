@@ -100,11 +100,14 @@ LEVEL_HEADER = ["curve", "label", "server", "threads", "run id", "run", "window 
 
 
 CPU_COLUMN = "host CPU per transaction (ms)"
+# After the CPU column, so the columns before keep their places: the TPS the ratio, gain, knee, efficiency and
+# fit read, so each recomputes from the rows (the server's, or the load's own where the curve says so).
+RATE_COLUMNS = ["TPS the ratio, gain, knee and efficiency read (/s)", "that TPS is (server or own)"]
 
 
 def scalability_rows(study: Study) -> Iterator[list]:
     """One row per level of every curve, the host CPU (ms) and the top waits (µs) per transaction last."""
-    yield LEVEL_HEADER + [CPU_COLUMN] + [f"{event} (µs per transaction)" for event in study.events]
+    yield LEVEL_HEADER + [CPU_COLUMN] + RATE_COLUMNS + [f"{event} (µs per transaction)" for event in study.events]
     ratios = {(c["level"].run.pk): c["ratio"] for row in study.table for c in row["cells"] if c["level"]}
     for section in study.sections:
         curve = section["curve"]
@@ -120,7 +123,8 @@ def scalability_rows(study: Study) -> Iterator[list]:
                    "knee" if row["knee"] else "", differs, moved, own.tps if own else None, lv.others,
                    row["efficiency"], lv.server_qps, own.latency_avg_ms if own else None,
                    own.latency_p95_ms if own else None, own.errors if own else None,
-                   fit.predict(lv.concurrency) if fit else None, lv.cpu_ms_per_trx, *waits]
+                   fit.predict(lv.concurrency) if fit else None, lv.cpu_ms_per_trx,
+                   lv.rate, "own" if lv.by_own else "server", *waits]
 
 
 def holder_rows(holders: Iterable) -> Iterator[list]:

@@ -3,6 +3,7 @@
 from datetime import timedelta
 
 from dashboards import reads
+from dashboards.analysis.points import ChartPoints
 from dashboards.analysis.run_verdict import Verdict, judge_lines
 from dashboards.analysis.stability import Dip, dip_threshold, find_dips, merge_close
 from dashboards.figures.common import Mark
@@ -48,7 +49,14 @@ def stability_chart(summary: RunSummary, tps_title: str = TPS_TITLE,
                            tps_title=tps_title, mutex_title=mutex_title,
                            per_poll=reads.per_poll(tr, CHART_POINTS))
     history = reads.series_map(server_id, [reads.HISTORY], tr, CHART_POINTS).get(reads.HISTORY)
-    return fig, dips, judge_lines(tps, waits, history)
+    return fig, dips, judge_lines(tps, waits, history, warmup_polls(summary, tps))
+
+
+def warmup_polls(summary: RunSummary, tps: ChartPoints) -> int:
+    """The charted TPS polls before the summary's first poll: the verdict judges what the figures are of."""
+    first = next((t for t, v in zip(summary.tps_points.ts, summary.tps_points.values, strict=True) if v is not None),
+                 summary.end) if summary.tps_points is not None else summary.end
+    return sum(1 for t, v in zip(tps.ts, tps.values, strict=True) if v is not None and t < first)
 
 
 def purge_chart(summary: RunSummary, max_purge_lag: float | None, tps_title: str = TPS_TITLE) -> dict:

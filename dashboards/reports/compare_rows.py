@@ -1,5 +1,6 @@
 """The compare page's rows: each run's summary, top waits and statements, and its lines aligned at its start."""
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC
 
@@ -10,7 +11,7 @@ from dashboards.analysis.per_transaction import PerTransaction
 from dashboards.analysis.step_window import Window, run_window
 from dashboards.analysis.topwaits import WaitRow, shown
 from dashboards.figures.compare import AlignedRun
-from dashboards.reports.summary import RunSummary, summarize_run
+from dashboards.reports.summary import RunSummary
 from dashboards.server_texts import TpsBasis
 from dashboards.timerange import TimeRange
 from servers.models import Annotation, Run
@@ -30,12 +31,12 @@ class RunRow:
     statements: list = field(default_factory=list)  # its top statements by time (reads.run_top_statements)
 
 
-def run_range(run: Run, warmup: int | None = None) -> TimeRange:
+def run_range(run: Run, warmup: int) -> TimeRange:
     return TimeRange(*run_window(run, warmup))
 
 
-def align(run: Run, wait: str, points: int, warmup: int | None = None) -> AlignedRun:
-    """The run after its warm-up, aligned at the end of the warm-up."""
+def align(run: Run, wait: str, points: int, warmup: int) -> AlignedRun:
+    """The run after its warm-up (its summary's), aligned at the end of the warm-up."""
     tr = run_range(run, warmup)
     metrics = [reads.TPS, reads.HISTORY] + ([reads.TIME_PREFIX + wait] if wait else [])
     found = reads.series_map(run.server_id, metrics, tr, points)
@@ -47,24 +48,25 @@ def align(run: Run, wait: str, points: int, warmup: int | None = None) -> Aligne
     )
 
 
-def run_row(run: Run, warmup: int | None = None, conditions: bool = False,
+def run_row(summary: RunSummary, conditions: bool = False,
             statements: reads.StatementsRange | None = None) -> RunRow:
     """The same summary as the compare report and CSV (every sample, not the chart's points).
 
     Condition waits are left out of the top waits unless asked for, as on the stability page, and client
     time always; waits per transaction leave both out always (beside host CPU per transaction).
     """
-    summary = summarize_run(run, warmup)
+    run = summary.run
     waits, per_trx = host_series.run_figures(run.server_id, Window(summary.start, summary.end))
     return RunRow(summary, shown(waits, conditions)[0][:TOP_WAITS], per_trx,
-                  statements=reads.run_top_statements(run, TOP_STATEMENTS, warmup, statements))
+                  statements=reads.run_top_statements(run, TOP_STATEMENTS, summary.warmup, statements))
 
 
-def run_notes(runs: list[Run], warmup: int | None = None) -> list[tuple[float, str]]:
-    """Each run's annotations (its own, or its server's within its time), at their offset from the aligned start."""
+def run_notes(runs: list[Run], warmups: Mapping[int, int]) -> list[tuple[float, str]]:
+    """Each run's annotations (its own, or its server's within its time), at their offset from the aligned start
+    (the end of its warm-up: warmups by run id)."""
     notes = []
     for run in runs:
-        tr = run_range(run, warmup)
+        tr = run_range(run, warmups[run.pk])
         found = Annotation.objects.filter(Q(run=run) | Q(server=run.server, at__gte=tr.start, at__lte=tr.end))
         notes += [((n.at - tr.start).total_seconds(), f"{run.name}: {n.text}") for n in found.distinct()]
     return sorted(notes)

@@ -99,7 +99,7 @@ def run_part(run: Run) -> dict:
                        "max_history": summary.max_history,
                        "top_waits": [[w.event, w.count, w.time_ps] for w in waits[:15]],
                        "top_statements": [[t.row.schema, t.row.digest, t.row.sums["execs"], t.row.sums["time_ps"]]
-                                          for t in reads.run_top_statements(run, TOP_STATEMENTS)]}}
+                                          for t in reads.run_top_statements(run, TOP_STATEMENTS, summary.warmup)]}}
 
 
 def stamp(t: datetime) -> str:

@@ -5,8 +5,9 @@ from typing import Any
 
 from django.db.models import F, QuerySet
 
+from dashboards.analysis.run_summary import Warmup
 from dashboards.analysis.step_window import WindowTps
-from dashboards.window_reads import runs_tps
+from dashboards.window_reads import runs_trimmed
 from servers.models import Run
 
 LISTED = 200
@@ -16,13 +17,16 @@ SORTS = {"name": "name", "server": "server__name", "started": "started_at", "con
 DEFAULT_SORT = "-started"
 HEADER = ["run id", "run", "server", "started (UTC)", "ended (UTC)", "warm-up (s)", "threads", "sweep", "label",
           "avg TPS after warm-up (/s)", "samples", "notes", "command", "tool summary",
-          "samples are (polls; 1m or 1h rollups past the raw retention)"]
+          "samples are (polls; 1m or 1h rollups past the raw retention)",
+          # Appended, so the columns before keep their places: the warm-up is the run's own, else found.
+          "warm-up found from the data (1: the run gave none)"]
 
 
 @dataclass(frozen=True)
 class RunLine:
     run: Run
     tps: WindowTps
+    warmup: Warmup = Warmup(0)  # what the avg TPS leaves out: the run's own, else found (window_reads.run_warmup)
     basis: Any = None  # what its server's TPS counts (server_texts.TpsBasis), set by the page
 
 
@@ -36,8 +40,8 @@ def ordered(runs: QuerySet, sort: str) -> QuerySet:
 
 def run_lines(runs: QuerySet, sort: str, limit: int = LISTED) -> list[RunLine]:
     picked = list(ordered(runs.select_related("server"), sort)[:limit])
-    found = runs_tps(picked)
-    lines = [RunLine(run, found[run.pk]) for run in picked]
+    found = runs_trimmed(picked)
+    lines = [RunLine(run, found[run.pk][1], found[run.pk][0]) for run in picked]
     if sort.lstrip("-") == "tps":  # runs without samples last either way
         rated = [(avg, ln) for ln in lines if (avg := ln.tps.avg) is not None]
         known = [ln for _, ln in sorted(rated, key=lambda pair: pair[0], reverse=sort.startswith("-"))]
@@ -49,5 +53,6 @@ def table_rows(lines: list[RunLine]):
     yield HEADER
     for line in lines:
         r = line.run
-        yield [r.pk, r.name, r.server.name, r.started_at, r.ended_at, r.warmup_seconds, r.concurrency, r.sweep,
-               r.label, line.tps.avg, line.tps.samples, r.notes, r.command, r.tool_summary, line.tps.resolution]
+        yield [r.pk, r.name, r.server.name, r.started_at, r.ended_at, line.warmup.seconds, r.concurrency, r.sweep,
+               r.label, line.tps.avg, line.tps.samples, r.notes, r.command, r.tool_summary, line.tps.resolution,
+               int(line.warmup.found)]

@@ -90,8 +90,8 @@ def section(curve: Curve, settings: dict, index: int) -> dict:
 
     `anchor` names the curve's levels table on the page, which each verdict sentence links to.
     """
-    levels = [{"level": lv, "gain": gain, "knee": lv is curve.knee, "others": others_sentence(lv.others),
-               "efficiency": eff}
+    levels = [{"level": lv, "gain": gain, "knee": lv is curve.knee,
+               "others": others_sentence(lv.others, lv.tps.seconds, lv.span), "efficiency": eff}
               for lv, gain, eff in zip(curve.levels, gains(curve.levels), efficiency(curve.levels), strict=True)]
     steps = bottleneck_steps(curve.levels)
     return {"curve": curve, "levels": levels, "changes": settings["differ"], "moved": settings["moved"],

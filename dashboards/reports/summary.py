@@ -4,11 +4,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from dashboards.analysis.run_summary import known, rate, warmup_found
+from dashboards.analysis.run_summary import known, rate
 from dashboards.analysis.stability import Summary, summarize
 from dashboards.analysis.step_window import Window, run_window
 from dashboards.reads import HISTORY, TPS
-from dashboards.window_reads import window_sums
+from dashboards.window_reads import run_warmup, window_sums
 from servers.models import Run
 from store import levels, query
 
@@ -28,6 +28,7 @@ class RunSummary:
     transactions: float | None
     max_history: float | None
     warmup: int = 0  # seconds trimmed from the start
+    warmup_found: bool = False  # found from the TPS polls: the run gave none (window_reads.run_warmup)
     tps_points: Any = None  # the TPS samples summarized (None at holes), for the dips
     covered: float = 0.0  # seconds the TPS polls inside the run cover: what the avg TPS divides by
     resolution: str = "polls"  # or "1m" / "1h": a run past the raw retention, summed from its rollups
@@ -38,13 +39,15 @@ class RunSummary:
 
 
 def summarize_run(run: Run, warmup: int | None = None) -> RunSummary:
-    """Statistics from every sample whose interval lies inside the run (after the warm-up), never downsampled.
+    """Statistics from every sample whose interval lies inside the run (after the warm-up: `warmup` seconds
+    when given, else the run's own, else the one found from its TPS polls), never downsampled.
 
     The averages are the exact ones of the runs page (step_window: deltas over the seconds they cover).
     The per-poll rates leave out a poll whose delta spans missed polls: its rate is an average over
     the outage, not a reading, so it counts in the totals and the averages but not in p5/p95/CV.
     """
-    window = run_window(run, warmup)
+    trim = run_warmup(run, warmup)
+    window = run_window(run, trim.seconds)
     lines, resolution = run_lines(run.server_id, window)
     sums = window_sums(run.server_id, [TPS, QPS], window)
     done, covered = sums.get(TPS, (0, 0.0))
@@ -54,20 +57,9 @@ def summarize_run(run: Run, warmup: int | None = None) -> RunSummary:
         tps=summarize(known(lines.get(TPS)), mean=rate(done, covered)),
         qps=rate(*sums.get(QPS, (0, 0.0))), transactions=done if covered else None,
         max_history=max(history) if history else None,
-        warmup=run.warmup_seconds if warmup is None else warmup, tps_points=lines.get(TPS),
+        warmup=trim.seconds, warmup_found=trim.found, tps_points=lines.get(TPS),
         covered=covered, resolution=resolution,
     )
-
-
-def summarize_run_trimmed(run: Run) -> tuple[RunSummary, bool]:
-    """summarize_run(); for a run recorded without a warm-up, after the one found from its TPS polls
-    (run_verdict.warmup_end), and whether it was found so."""
-    summary = summarize_run(run)
-    points = summary.tps_points
-    if run.warmup_seconds or points is None:
-        return summary, False
-    seconds = warmup_found(run.started_at, points)
-    return (summarize_run(run, seconds), True) if seconds > 0 else (summary, False)
 
 
 def run_lines(server_id: int, window: Window) -> tuple[dict[str, Any], str]:

@@ -8,18 +8,19 @@ from django.views.decorators.http import require_GET
 from dashboards import host_series, reads
 from dashboards.analysis.run_summary import ratio
 from dashboards.analysis.settings_diff import Change, changes
-from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, dip_threshold
+from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, counts_nothing, dip_threshold
 from dashboards.analysis.step_window import Window, run_window
 from dashboards.analysis.topwaits import shown
 from dashboards.export import params
 from dashboards.export.csv_safe import iso_utc
-from dashboards.links import link
+from dashboards.links import link, topwaits_csv
 from dashboards.query_params import include_conditions, warmup_param
 from dashboards.reports.charts import chart_metrics, purge_chart, stability_chart
+from dashboards.reports.run_links import series_range
 from dashboards.reports.settings_diff import previous_run, show, snapshot
-from dashboards.reports.summary import summarize_run, summarize_run_trimmed
+from dashboards.reports.summary import RunSummary, summarize_run
 from dashboards.server_texts import server_texts
-from dashboards.timerange import iso_param
+from dashboards.timerange import TimeRange, iso_param
 from dashboards.views.common import TPS_DEFINITION, condition_toggle
 from dashboards.views.scalability import study_context
 from dashboards.window_reads import sums_from
@@ -33,8 +34,8 @@ def range_query(server: str, start, end, **extra) -> dict:
     return {"server": server, "from": iso_utc(start), "to": iso_utc(end), **extra}
 
 
-def settings_context(run: Run) -> dict:
-    start, end = run_window(run)
+def settings_context(run: Run, window: Window) -> dict:
+    start, end = window
     settings = snapshot(run.server_id, start, end)
     previous = previous_run(run)
     before = snapshot(previous.server_id, *run_window(previous)) if previous else []
@@ -53,33 +54,42 @@ def change_cells(change: Change) -> dict:
 @require_GET
 def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
     run = get_object_or_404(Run.objects.select_related("server"), pk=run_id)
-    summary, warmup_found = summarize_run_trimmed(run)
+    summary = summarize_run(run)
     conditions = include_conditions(request.GET)
     window = Window(summary.start, summary.end)
     waits = host_series.run_figures(run.server_id, window)[0]
     waits, hidden = shown(waits, conditions)
-    context = settings_context(run)
+    context = settings_context(run, window)
     texts = server_texts(run.server)
     stability, dips, verdict = stability_chart(summary, texts.title, texts.mutex_title)
-    query = range_query(run.server.name, summary.start, summary.end)
+    query = range_query(run.server.name, *series_range(run.server, window))  # the polls the figures use
     metrics = ",".join(["qps", "Threads_running", *chart_metrics(summary)])
     context.update(
         run=run, summary=summary, waits=waits[:TOP_WAITS], waits_total=len(waits), hidden=hidden,
         **condition_toggle(request, conditions),
-        dips=dips, dip_threshold=dip_threshold(summary.tps), verdict=verdict, warmup_found=warmup_found,
+        dips=dips, dip_threshold=dip_threshold(summary.tps), verdict=verdict, warmup_found=summary.warmup_found,
+        verdict_warmup=warmup_said(summary),
         figures={"chart-stability": stability,
                  "chart-purge": purge_chart(summary, context["max_purge_lag"], texts.title)},
         series_csv=link("export-csv", query={**query, "metrics": metrics}),
         series_full_csv=link("export-csv", query={**query, "metrics": metrics, "full": 1}),
         range_params={"from": iso_param(summary.start), "to": iso_param(summary.end)},
-        tps_definition=texts.definition, dip_fraction=DEFAULT_DIP_FRACTION,
-        top_statements=reads.run_top_statements(run, TOP_STATEMENTS),
+        tps_definition=texts.definition, tps_fix=texts.fix, no_tps=counts_nothing(summary.tps),
+        dip_fraction=DEFAULT_DIP_FRACTION,
+        top_statements=reads.run_top_statements(run, TOP_STATEMENTS, summary.warmup),
         statements_csv=link("export-statements", query={"runs": run.pk}),
-        # the interval export ((from, to]) from just before the first poll inside the run
-        waits_csv=link("export-topwaits", query=range_query(run.server.name, sums_from(run.server_id, window),
-                                                            window.end, **({} if conditions else {"cond": 0}))),
+        # the interval export ((from, to]) from just before the first poll inside the run, ranked as the table
+        waits_csv=topwaits_csv(run.server_id, TimeRange(sums_from(run.server_id, window), window.end),
+                               conditions=conditions, client=False),
     )
     return render(request, "reports/run.html", context)
+
+
+def warmup_said(summary: RunSummary) -> str:
+    """Where the verdict's warm-up comes from: the report's own trim, said as the summary says it."""
+    if summary.warmup_found:
+        return "found from the data: the run gave none"
+    return "the run's own" if summary.warmup else "no warm-up: the run's first poll"
 
 
 @require_GET

@@ -85,7 +85,7 @@ def test_purge_page_shows_growth_and_the_counters_that_are_off(admin_client):
     names = [t["name"] for t in fig["data"]]
     assert "innodb_max_purge_lag 50,000 (above this scale)" in names and "purge_del_mark_records" in names
     assert "150.0 / min" in body  # 25 per 10 s poll
-    assert "innodb_metrics:purge_undo_log_pages" in body and "module_purge" in body
+    assert "innodb_metrics:purge_undo_log_pages" in body and "innodb_monitor_enable = &#x27;purge%&#x27;" in body
 
 
 def test_top_waits_table_and_two_intervals(admin_client):

@@ -153,3 +153,39 @@ def test_a_runs_waits_and_costs_per_transaction_leave_out_the_poll_before_it(cli
     assert float(rows[0]["transactions"]) == transactions
     assert float(rows[0]["waits per transaction (ms, condition waits left out)"]) == pytest.approx(
         waited_ms / transactions)
+
+
+@pytest.mark.parametrize("offset", [3.7, 1.2])
+def test_the_reports_series_csv_holds_exactly_the_polls_of_its_figures(client, admin_user, offset):
+    """Polls every 5 s read 3.7 s past the 5 s marks, so each sits on the row of the next mark (or 1.2 s past,
+    on the row of the mark before). The run starts at 4.5 s (its warm-up of 4 s from 0.5 s) and ends at
+    74 s: inside are the polls read at 13.7 .. 73.7 s (the one at 8.7 s measured from 3.7 s, before the
+    start). Their rows are 15 .. 75 s: the row of the poll at 8.7 s (10 s) lies after the start, the last
+    one (75 s) after the end. The CSV must hold the 13 inside polls and no other, so its rates give the
+    report's mean, p5, p95 and CV."""
+    server = make_server(poll_interval=5)
+    rates = {i: 1000.0 + (i * 7919) % 600 for i in range(20)}
+    at = T0 + timedelta(seconds=offset)
+    counted = {i: {"tps": rates[i] * 5, "qps": rates[i] * 45} for i in range(1, 20)}
+    write_samples([Sample(server.pk, "global_status", at, None, {"Threads_running": 1})]
+                  + [Sample(server.pk, "global_status", at + timedelta(seconds=5 * i), 5.0,
+                            counted[i] | {"Threads_running": 4}, frozenset(counted[i])) for i in range(1, 20)]
+                  + [Sample(server.pk, "history_length", at + timedelta(seconds=5 * i), None,
+                            {"history_list_length": 100}) for i in range(20)])
+    run = Run.objects.create(name="rows", server=server, started_at=T0 + timedelta(seconds=0.5),
+                             ended_at=T0 + timedelta(seconds=74), warmup_seconds=4)
+    client.force_login(admin_user)
+    context = client.get(f"/runs/{run.pk}/report/").context
+    summary, inside = context["summary"], [rates[i] for i in range(2, 15)]
+    assert summary.tps.points == 13 and summary.tps.mean == pytest.approx(statistics.fmean(inside))
+    for link in (context["series_csv"], context["series_full_csv"]):
+        response = client.get(link)
+        assert response.status_code == 200, (link, response.content)
+        rows = list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode())))
+        column = rows[0].index(f"{server.name} tps (/s)")
+        tps = [float(row[column]) for row in rows[1:] if row[column]]
+        assert tps == pytest.approx(inside), link
+        assert statistics.fmean(tps) == pytest.approx(summary.tps.mean)
+        assert statistics.pstdev(tps) / statistics.fmean(tps) == pytest.approx(summary.tps.cv)
+        p5, *_, p95 = statistics.quantiles(tps, n=20, method="inclusive")
+        assert (p5, p95) == (pytest.approx(summary.tps.p5), pytest.approx(summary.tps.p95))

@@ -2,6 +2,7 @@
 
 import csv
 import io
+from datetime import timedelta
 
 import pytest
 
@@ -57,3 +58,46 @@ def test_a_level_without_its_own_count_keeps_the_server_tps(admin_client):
     html = admin_client.get("/scalability/", {"sweep": "half"}).content.decode()
     assert "other clients: 51.9 % of the transactions" in html
     assert "not every level counted its own" in html
+
+
+def test_a_server_that_counted_fewer_keeps_its_tps_and_says_what_its_polls_cover(admin_client):
+    """The audit's sweep: at 4 threads the server counted 5.8 % fewer transactions than the driver, its
+    polls covering 50 of the step's 55 s (the step ends 5 s after its last poll). No other client can make
+    the server count fewer: no "other clients", the server's TPS is read (knee at 2, as BASELINE's), and
+    the CSV's ratio and gain recompute from the TPS column it says they read."""
+    runs = write_sweep(make_server("paused"), "alone", "", RECENT_T0, BASELINE)
+    Run.objects.filter(pk=runs[2].pk).update(ended_at=runs[2].ended_at + timedelta(seconds=5))
+    own(runs, {1: by_hand(1000)[0] * 0.99, 2: by_hand(2000)[0] * 1.01, 4: by_hand(2500)[0] * 1.058})
+    response = admin_client.get("/scalability/", {"sweep": "alone"})
+    html = response.content.decode()
+    assert "others-note" not in html and "other clients:" not in html and "demo pause" not in html
+    assert ("the server counted 5.8 % fewer transactions than the load itself: the polls inside the step "
+            "cover 50 of its 55 s, so the server&#x27;s TPS is of that part") in html
+    fig = figures(response)["chart-scalability"]
+    assert [a["text"] for a in fig["layout"]["annotations"]] == ["knee: 2 threads"]
+    assert not [t for t in fig["data"] if t["meta"] == "own"]
+    rows = list(csv.DictReader(io.StringIO(b"".join(
+        admin_client.get("/export/scalability.csv", {"sweep": "alone"}).streaming_content).decode())))
+    read = [float(r["TPS the ratio, gain, knee and efficiency read (/s)"]) for r in rows]
+    assert read == pytest.approx([by_hand(base)[0] for base in BASELINE.values()])
+    assert {r["that TPS is (server or own)"] for r in rows} == {"server"}
+    # gain at 2 threads: (TPS(2) - TPS(1)) / (2 - 1) / (TPS(1) / 1); at 4: (TPS(4) - TPS(2)) / 2 / TPS(1)
+    assert float(rows[1]["gain per added thread (share of first level's TPS per thread)"]) == \
+        pytest.approx((read[1] - read[0]) / read[0])
+    assert float(rows[2]["gain per added thread (share of first level's TPS per thread)"]) == \
+        pytest.approx((read[2] - read[1]) / 2 / read[0])
+
+
+def test_the_csvs_ratio_reads_the_tps_its_row_says(admin_client):
+    """Curve 1 read by the load's own TPS (other clients ran), curve 2 by the server's: each row's ratio to
+    the first curve is its read TPS over curve 1's read TPS at the same threads."""
+    server = make_server("demo")
+    own(write_sweep(server, "busy", "", RECENT_T0, BASELINE), OWN)
+    write_sweep(server, "later", "", RECENT_T0 + timedelta(hours=1), BASELINE)
+    rows = list(csv.DictReader(io.StringIO(b"".join(admin_client.get(
+        "/export/scalability.csv", {"sweep": ["busy", "later"]}).streaming_content).decode())))
+    read = {(r["curve"], r["threads"]): float(r["TPS the ratio, gain, knee and efficiency read (/s)"]) for r in rows}
+    assert [r["that TPS is (server or own)"] for r in rows] == ["own"] * 3 + ["server"] * 3
+    for r in rows[3:]:
+        assert float(r["TPS ratio to first curve"]) == pytest.approx(read[("later", r["threads"])] /
+                                                                     read[("busy", r["threads"])])

@@ -12,6 +12,7 @@ from dashboards.links import link
 from dashboards.query_params import include_conditions, listed_ids, warmup_param, warmup_problem
 from dashboards.reports.ab_groups import Groups, pick_groups, verdict
 from dashboards.reports.compare_rows import TOP_STATEMENTS, TOP_WAITS, align, run_notes, run_row
+from dashboards.reports.summary import summarize_run
 from dashboards.server_texts import tps_bases
 from dashboards.timerange import DEFAULT_POINTS, max_points
 from dashboards.views.common import TPS_DEFINITION, condition_toggle
@@ -49,16 +50,19 @@ def compare(request: HttpRequest) -> HttpResponse:
     warmup, conditions = warmup_param(request.GET), include_conditions(request.GET)
     notes = [p for p in (runs_problem, warmup_problem(request.GET, warmup)) if p]
     bases = tps_bases(list({run.server_id for run in runs}))
-    found = {run.pk: reads.run_statements(run, warmup) for run in runs}  # the tops and the changes read them
-    summaries = [replace(run_row(run, warmup, conditions, found[run.pk]), basis=bases.get(run.server_id))
+    # Each run's warm-up (the page's trim, else the run's own, else found from its TPS) as its summary's.
+    trims = {run.pk: summarize_run(run, warmup) for run in runs}
+    warmups = {pk: s.warmup for pk, s in trims.items()}
+    found = {run.pk: reads.run_statements(run, warmups[run.pk]) for run in runs}  # the tops and the changes read them
+    summaries = [replace(run_row(trims[run.pk], conditions, found[run.pk]), basis=bases.get(run.server_id))
                  for run in runs]
     wait = request.GET.get("wait") or next((s.waits[0].event for s in summaries if s.waits), "")
-    aligned = [align(run, wait, points, warmup) for run in runs]
+    aligned = [align(run, wait, points, warmups[run.pk]) for run in runs]
     events = sorted({w.event for s in summaries for w in s.waits})
     return render(request, "dashboards/compare.html", {
         "runs": runs, "summaries": summaries, "wait": wait, "events": events, "top_waits": TOP_WAITS,
         "all_runs": Run.objects.select_related("server")[:200], "ids": ids,
-        "figures": {"compare-chart": compare_figure(aligned, wait, run_notes(runs, warmup))},
+        "figures": {"compare-chart": compare_figure(aligned, wait, run_notes(runs, warmups))},
         "tps_definition": TPS_DEFINITION, "warmup": warmup, **condition_toggle(request, conditions),
         "param_notes": notes, "groups": groups, "top_statements": TOP_STATEMENTS,
         "ab": verdict(groups, {row.summary.run.pk: row.summary.tps.mean for row in summaries}) if groups else None,

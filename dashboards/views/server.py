@@ -5,11 +5,13 @@ from datetime import timedelta
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
+from collectors.weakened import PURGE_METRICS_ON
 from dashboards import host_series, reads
 from dashboards.analysis.purge_growth import REACH, time_to_threshold
 from dashboards.analysis.run_verdict import judge_lines
 from dashboards.analysis.stability import (
     Dip,
+    counts_nothing,
     dip_threshold,
     find_dips,
     merge_close,
@@ -41,7 +43,10 @@ from servers.models import Server
 DEFAULT_WAITS, DEFAULT_MUTEXES, MAX_WAITS = 8, 6, 20  # waits ranked on the stability chart
 DEFAULT_TOP, MAX_TOP = 20, 200  # rows of the waits page's table
 DEFAULT_THRESHOLD = 1_000_000  # history length a person would want to hear about
-ENABLE_PURGE_SQL = "SET GLOBAL innodb_monitor_enable = 'module_purge';"
+# What Test connection says for the same counters (collectors/weakened.py): 'purge%' turns on every purge_*
+# counter the page draws by name, whatever module a version files it under.
+ENABLE_PURGE_SQL = PURGE_METRICS_ON
+ENABLE_PURGE_CONFIG = "innodb_monitor_enable=purge%,trx_undo%"  # the option file line Test connection gives
 
 
 def stability_params(request: HttpRequest) -> tuple[int, float, list[str]]:
@@ -81,6 +86,7 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     metrics = [reads.TPS] + [reads.TIME_PREFIX + w for w, _ in waits] + [reads.MUTEX_PREFIX + m for m, _ in mutexes]
     return render(request, "dashboards/stability.html", {
         **range_context(request, tr), "server": server, "tab": "stability", "tps_definition": texts.definition,
+        "tps_fix": texts.fix, "no_tps": counts_nothing(summary),
         "waits_note": waits_note(server.pk, tr.start, tr.end),
         "tps_mixed": reads.mixed_in(sums, texts.basis),
         "figures": {"stability-chart": fig, **host.figures}, "host_panel": host, "summary": summary, "dips": dips,
@@ -126,12 +132,13 @@ def purge(request: HttpRequest, server_id: int) -> HttpResponse:
     verdict = reads.purge_verdict_at(server.pk, newest[0] if newest else None, current, trend, threshold)
     return render(request, "dashboards/purge.html", {
         **range_context(request, tr), "server": server, "tab": "purge", **holders,
-        "tps_definition": texts.definition,
+        "tps_definition": texts.definition, "tps_fix": texts.fix,
         "figures": {"purge-chart": fig, **holders["holder_figure"]}, "max_lag": max_lag, "threshold": threshold,
         "current": current, "trend": trend, "reach_minutes": REACH.seconds // 60,
         "threshold_problem": threshold_problem,
         "above_since": above_since(server.pk, tr, threshold),
         "eta": time_to_threshold(current, trend, threshold), "missing": missing, "enable_sql": ENABLE_PURGE_SQL,
+        "enable_config": ENABLE_PURGE_CONFIG, "collected_before": any(m in collected for m in missing),
         "verdict": verdict,
         "csv": chart_csv(server.pk, [reads.HISTORY, reads.TPS, *collected], tr, points),
     })

@@ -1,0 +1,31 @@
+"""The run report's CSV links: each selects exactly the polls the report's figures are computed from."""
+
+from datetime import datetime, timedelta
+
+from dashboards.analysis.step_window import Window
+from dashboards.export import grid
+from dashboards.window_reads import InsidePolls, inside_polls
+from servers.models import Server
+from store import levels
+
+
+def series_range(server: Server, window: Window) -> tuple[datetime, datetime]:
+    """from and to for /export.csv (one row per poll) holding the window's inside polls and no other.
+
+    The export puts each poll on the row of the interval multiple nearest it and keeps the rows labelled
+    inside [from, to]: a row's time may lie up to half an interval from its poll. From half the first
+    inside poll's interval back (the poll before it is out, as the top waits link has it: sums_from); to
+    the last inside poll's row, or the poll itself where its row is labelled before it (the next row out).
+    A run past the raw retention is summed from whole rollup buckets: its own window.
+    """
+    found = inside_polls(server.pk, window) if levels.finest(window.start) == levels.FULL else None
+    if found is None:
+        return window.start, window.end
+    return found.first - timedelta(seconds=found.first_seconds / 2), last_row(server, found)
+
+
+def last_row(server: Server, found: InsidePolls) -> datetime:
+    """The row time of the last inside poll on the export's grid (export.series.grid_of, server_grids), or
+    the poll's time when later: to must reach the poll for the export to read it."""
+    g = grid.in_phase(grid.poll_grid(found.first, server.poll_interval), found.first)
+    return max(g.label(g.bucket(found.last)), found.last)

@@ -1,0 +1,67 @@
+"""A server counting explicit transactions only under an autocommit load: 0 TPS is no steady line, and each
+page that shows TPS says the statement that turns a better counter on (as the fleet and Servers list do)."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils.html import escape
+
+from collectors.models import ServerHealth
+from collectors.transactions import DEFINITIONS, EXPLICIT, INNODB_TRX_ON, TRX_SUMMARY_ON
+from servers.models import Run
+from store.ingest import write_samples
+from store.sample import Sample
+from testing import dashboards as data
+
+pytestmark = pytest.mark.django_db
+T0 = data.RECENT_T0
+POLLS = 18  # as in the finding: 18 points over 90 s
+
+
+@pytest.fixture
+def autocommit():
+    """MariaDB 10.11 at its defaults (InnoDB trx counters off): 30,000 autocommit UPDATEs, no COMMIT."""
+    server = data.make_server("defaults", poll_interval=5, flavor="mariadb", version="10.11.19")
+    values = {"tps": 0, "tps_explicit": 0, "qps": 2_000}
+    write_samples([Sample(server.pk, "global_status", T0 + timedelta(seconds=5 * i), 5.0, values, frozenset(values))
+                   for i in range(1, POLLS + 1)])
+    ServerHealth.objects.create(server=server, sources={"global_status": {"ok": True, "note": DEFINITIONS[EXPLICIT]}})
+    return server
+
+
+def window() -> dict:
+    return {"from": T0.isoformat(), "to": (T0 + timedelta(seconds=5 * POLLS + 2)).isoformat()}
+
+
+def verdict_of(body: str) -> str:
+    return body.split('id="verdict"')[1].split("</section>")[0]
+
+
+def test_the_stability_page_says_no_transactions_counted_and_how_to_count_them(admin_client, autocommit):
+    body = admin_client.get(f"/servers/{autocommit.pk}/stability/", window()).content.decode()
+    verdict = verdict_of(body)
+    assert "Steady" not in verdict and "warm-up" not in verdict and "CV" not in verdict
+    assert "No transactions counted in this range" in verdict
+    # MariaDB 10.11 has both better counters: the statements the fleet's basis gives (server_texts.tps_basis_of).
+    assert escape(INNODB_TRX_ON) in verdict and escape(TRX_SUMMARY_ON) in verdict
+    assert body.count(escape(INNODB_TRX_ON)) >= 2  # beside the chart's TPS sentence too
+
+
+def test_the_purge_page_and_run_report_say_the_statement_where_they_show_tps(admin_client, autocommit):
+    purge = admin_client.get(f"/servers/{autocommit.pk}/purge/", window()).content.decode()
+    assert escape(INNODB_TRX_ON) in purge
+    run = Run.objects.create(server=autocommit, name="autocommit updates", started_at=T0,
+                             ended_at=T0 + timedelta(seconds=5 * POLLS))
+    report = admin_client.get(f"/runs/{run.pk}/report/").content.decode()
+    verdict = verdict_of(report)
+    assert "No transactions counted in this run" in verdict and "Steady" not in verdict
+    assert escape(INNODB_TRX_ON) in verdict
+
+
+def test_a_server_that_counts_its_transactions_keeps_its_verdict_and_says_no_statement(admin_client):
+    server = data.make_server("counted", poll_interval=5, flavor="mariadb", version="10.11.19")
+    values = {"tps": 500, "qps": 2_000}
+    write_samples([Sample(server.pk, "global_status", T0 + timedelta(seconds=5 * i), 5.0, values, frozenset(values))
+                   for i in range(1, POLLS + 1)])
+    body = admin_client.get(f"/servers/{server.pk}/stability/", window()).content.decode()
+    assert "Steady (CV 0.0" in verdict_of(body) and escape(INNODB_TRX_ON) not in body

@@ -1,0 +1,64 @@
+"""Purge counters switched off after they were collected: the purge page flags them from the newest poll,
+with the statement Test connection gives for them."""
+
+import pytest
+from django.utils.html import escape
+
+from collectors.batch import poll_server
+from collectors.probe import check_server
+from dashboards import reads
+from dashboards.views.server import ENABLE_PURGE_CONFIG, ENABLE_PURGE_SQL
+from servers.models import Server
+
+pytestmark = pytest.mark.django_db
+WANTED = reads.PURGE_COUNTERS + [reads.PURGE_DELAY]
+STATUS_SQL = "SELECT NAME, ENABLED FROM information_schema.INNODB_METRICS WHERE NAME LIKE 'purge%'"  # MariaDB 10.5+
+
+
+@pytest.fixture
+def server(mariadb, monitor_credentials) -> Server:
+    server = Server(name="purge-off", host="127.0.0.1", port=mariadb.port, user="steady", poll_interval=1)
+    server.password = monitor_credentials["password"]
+    server.save()
+    return server
+
+
+@pytest.fixture
+def purge_counters_back(mariadb):
+    """Each purge counter's state put back as it was: the suite's MariaDB is shared."""
+    before = mariadb.execute(STATUS_SQL)
+    yield
+    for name, status in before:
+        verb = "enable" if int(status) else "disable"
+        mariadb.execute(f"SET GLOBAL innodb_monitor_{verb} = '{name}'")
+
+
+def poll_metrics(server: Server, times: int = 2) -> None:
+    for _ in range(times):  # a counter's first read is its baseline: the second gives its sample
+        (source,) = poll_server(server.pk, only=["innodb_metrics"]).sources
+        assert source.ok, source.error
+
+
+def test_counters_turned_off_after_being_collected_are_flagged(admin_client, mariadb, server, purge_counters_back):
+    mariadb.execute("SET GLOBAL innodb_monitor_enable = 'purge%'")
+    poll_metrics(server)
+    collected, off = reads.purge_counters(server.pk)
+    assert collected == WANTED and off == []
+    page = admin_client.get(f"/servers/{server.pk}/purge/").content.decode()
+    assert "Purge counters that are off" not in page
+
+    mariadb.execute("SET GLOBAL innodb_monitor_disable = 'purge_%'")  # the finding's statement
+    poll_metrics(server)
+    collected, off = reads.purge_counters(server.pk)
+    assert collected == WANTED and off == WANTED  # the store still has them; the newest poll does not
+    page = admin_client.get(f"/servers/{server.pk}/purge/").content.decode()
+    card = page.split("Purge counters that are off on this server")[1].split("</section>")[0]
+    assert all(f"<code>{m}</code>" in card for m in WANTED)
+    assert escape(ENABLE_PURGE_SQL) in card and escape(ENABLE_PURGE_CONFIG) in card
+    # Test connection names the same statement and option file line for the same counters.
+    (purge,) = [w for w in check_server(server).weakened if w.figure == "purge counters"]
+    assert ENABLE_PURGE_SQL in purge.fix and ENABLE_PURGE_CONFIG in purge.fix
+
+    mariadb.execute("SET GLOBAL innodb_monitor_enable = 'purge%'")  # the page's statement turns every one on
+    poll_metrics(server)
+    assert reads.purge_counters(server.pk)[1] == []
