@@ -16,13 +16,14 @@ from collectors.sources import (
     replication,
     statements,
     variables,
+    wait_instruments,
 )
 
 # In the order a poll runs them: history_length after the two reads that may already hold its value.
 SOURCES: dict[str, Source] = {
     module.SOURCE.name: module.SOURCE
-    for module in (global_status, pfs_waits, innodb_mutex, innodb_metrics, history_length, oldest_trx, variables,
-                   replication, redo_log, statements, node_exporter)
+    for module in (global_status, pfs_waits, wait_instruments, innodb_mutex, innodb_metrics, history_length,
+                   oldest_trx, variables, replication, redo_log, statements, node_exporter)
 }
 
 

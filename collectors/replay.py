@@ -13,8 +13,9 @@ from datetime import UTC, datetime
 
 from django.db import DataError, transaction
 
-from collectors import collect_file, delta, holders, registry, statement_record
+from collectors import collect_file, collect_runs, delta, holders, registry, statement_record
 from collectors.collect_format import BadRecord, reading_of
+from collectors.collect_runs import MarkSeen
 from collectors.delta import RawReading, Snapshot
 from collectors.models import TrxHolder
 from collectors.outcome import sample_of
@@ -45,7 +46,8 @@ class Plan:
     failed: int = 0
     first: float | None = None
     last: float | None = None
-    marks: list[dict] = field(default_factory=list)
+    marks: list[MarkSeen] = field(default_factory=list)
+    collection: int = 0  # the collection processes that wrote the file so far, less one
     info: dict | None = None
     ended: bool = False
     note: str = ""
@@ -119,7 +121,10 @@ def add_record(found: Plan, record: dict) -> None:
         found.info = record.get("info") or found.info
     elif kind == "mark":
         float(record["at"])
-        found.marks.append(record)
+        found.collection += record.get("resumed") is True  # the first mark of a collection resumed into the file
+        found.marks.append(MarkSeen(record, found.last, found.collection))
+    elif kind == "end":
+        found.collection += 1  # what follows was written by a collection resumed into the file
 
 
 def readings(record: dict) -> list[tuple[str, RawReading]]:
@@ -285,44 +290,22 @@ def write(server: Server, batch: list[Sample], existed: bool) -> int:
     return sum((s.source, s.ts) not in known for s in batch)
 
 
-RUN_TEXTS = {"notes": 100_000, "sweep": 200, "label": 200, "command": 100_000, "tool_summary": 100_000}
-RUN_NUMBERS = {"concurrency": 1, "warmup_seconds": 0}  # the least each may be
-
-
-def run_fields(given) -> dict:
-    """A run's fields from a mark, those of the right type only (the file is not trusted)."""
-    if not isinstance(given, dict):
-        return {}
-    out = {k: v[:RUN_TEXTS[k]] for k, v in given.items() if k in RUN_TEXTS and isinstance(v, str)}
-    out.update({k: v for k, v in given.items() if k in RUN_NUMBERS and isinstance(v, int)
-                and not isinstance(v, bool) and RUN_NUMBERS[k] <= v <= 2**31 - 1})
-    return out
-
-
 def store_marks(server: Server, found: Plan) -> tuple[list[str], int]:
-    """Runs from their start and end marks (a run never ended ends at the last poll), and the annotations."""
-    starts: dict[str, float] = {}
-    ends: dict[str, float] = {}
-    fields: dict[str, dict] = {}  # what the API said of each run (notes, concurrency, sweep...)
+    """Runs from their start and end marks (collectors.collect_runs; a run never ended ends at the last poll),
+    and the annotations."""
     annotations = 0
-    for entry in found.marks:
-        when = float(entry["at"])
-        if entry.get("run_start"):
-            starts.setdefault(str(entry["run_start"])[:200], when)
-        if entry.get("run_start") or entry.get("run_end"):
-            fields.setdefault(str(entry.get("run_start") or entry["run_end"])[:200], {}).update(
-                run_fields(entry.get("fields")))
-        if entry.get("run_end"):
-            ends[str(entry["run_end"])[:200]] = when
-        elif entry.get("annotate"):
-            Annotation.objects.get_or_create(server=server, at=at(when), text=str(entry["annotate"])[:500])
+    for seen in found.marks:
+        entry = seen.record
+        if entry.get("annotate") and not entry.get("run_end"):
+            Annotation.objects.get_or_create(server=server, at=at(float(entry["at"])),
+                                             text=str(entry["annotate"])[:500])
             annotations += 1
-    last = found.last
-    for name, start in starts.items():
-        end = ends.get(name) if ends.get(name, 0) >= start else last
-        run, _ = Run.objects.get_or_create(server=server, name=name, started_at=at(start))
-        run.ended_at = at(end) if end is not None and end >= start else None
-        for key, value in fields.get(name, {}).items():
+    runs = collect_runs.runs_of(found.marks)
+    for span in runs:
+        end = span.end if span.end is not None and span.end >= span.start else found.last
+        run, _ = Run.objects.get_or_create(server=server, name=span.name, started_at=at(span.start))
+        run.ended_at = at(end) if end is not None and end >= span.start else None
+        for key, value in span.fields.items():
             setattr(run, key, value)
         run.save()
-    return list(starts), annotations
+    return [span.name for span in runs], annotations

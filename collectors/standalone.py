@@ -116,6 +116,7 @@ def collect(target: Target, path: Path, interval: int = DEFAULT_INTERVAL, durati
             run: str = "", annotate: str = "", out: Callable[[str], None] = print, api_port: int = 0) -> int:
     """Poll target every interval into path until duration (seconds) passed or Ctrl-C; the number of polls."""
     start = time.time()
+    resumed = path.exists() and path.stat().st_size > 0
     writer, note = collect_file.open_for_collection(path, server_fields(target), interval, start)
     out(f"collecting {target.user}@{target.address} every {interval} s "
         f"{'for ' + str(int(duration)) + ' s ' if duration else 'until Ctrl-C '}into {note}")
@@ -124,8 +125,8 @@ def collect(target: Target, path: Path, interval: int = DEFAULT_INTERVAL, durati
     api = mark_api.serve(path, api_port) if api_port else None
     if api is not None:
         out(f"runs and annotations API (docs/api.md) on http://127.0.0.1:{api_port}/api/")
-    if run:
-        writer.write(mark_record(start, run_start=run))
+    if run:  # a resumed collection's run is a run of its own (collectors.collect_runs)
+        writer.write({**mark_record(start, run_start=run), **({"resumed": True} if resumed else {})})
     if annotate:
         writer.write(mark_record(start, annotate=annotate))
     due, printed = start, start

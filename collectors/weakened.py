@@ -82,18 +82,25 @@ def consumers_off(conn: pymysql.Connection) -> list[Weakened]:
                      STATEMENT_LOST, consumers_fix(off))]
 
 
+def instrument_counts(conn: pymysql.Connection) -> dict[str, tuple[int, int]]:
+    """Per wait family: (instruments not both enabled and timed, all of them); none without the privilege."""
+    return {family: (int(total) - int(on or 0), int(total))
+            for family, on, total in answer(conn, INSTRUMENTS_SQL) if family in WAIT_FAMILIES}
+
+
 def instruments_off(conn: pymysql.Connection) -> list[Weakened]:
-    out = []
-    for family, on, total in answer(conn, INSTRUMENTS_SQL):
-        if family in WAIT_FAMILIES and int(on or 0) < int(total):
-            out.append(Weakened(
-                f"{int(total) - int(on or 0)} of {int(total)} {family}/% instruments (enabled and timed)",
-                "waits and mutex waits",
-                f"waits of the instruments that are off are not counted: the waits rows and top-waits tables leave "
-                f"them out{' (and the MariaDB 10.6+ mutex row)' if family == 'wait/synch' else ''}",
-                f"run UPDATE performance_schema.setup_instruments SET ENABLED='YES', TIMED='YES' WHERE NAME LIKE "
-                f"'{family}/%' (and add performance-schema-instrument='{family}/%=ON' to the server configuration)"))
-    return out
+    return [family_off(family, off, total) for family, (off, total) in instrument_counts(conn).items() if off]
+
+
+def family_off(family: str, off: int, total: int) -> Weakened:
+    """off of a family's total wait instruments are off: what the waits figures lose, and the statement."""
+    return Weakened(
+        f"{off} of {total} {family}/% instruments (enabled and timed)",
+        "waits and mutex waits",
+        f"waits of the instruments that are off are not counted: the waits rows and top-waits tables leave "
+        f"them out{' (and the MariaDB 10.6+ mutex row)' if family == 'wait/synch' else ''}",
+        f"run UPDATE performance_schema.setup_instruments SET ENABLED='YES', TIMED='YES' WHERE NAME LIKE "
+        f"'{family}/%' (and add performance-schema-instrument='{family}/%=ON' to the server configuration)")
 
 
 def purge_counters_off(conn: pymysql.Connection, info: ServerInfo) -> list[Weakened]:

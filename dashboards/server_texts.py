@@ -1,12 +1,15 @@
-"""What a server's latest polls say its counters are: how its TPS is counted, its charts' titles, its TPS basis."""
+"""What a server's polls say its counters are: how its TPS is counted, its charts' titles, its TPS basis (the
+latest polls), and which wait instruments were off (the polls of a range)."""
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import NamedTuple
 
-from collectors import transactions
+from collectors import transactions, weakened
 from collectors.connection import parse_version
 from collectors.models import ServerHealth
-from collectors.sources import innodb_mutex, pfs_waits
+from collectors.sources import innodb_mutex, wait_instruments
+from store import query
 
 
 class ServerTexts(NamedTuple):
@@ -14,7 +17,6 @@ class ServerTexts(NamedTuple):
     title: str  # the TPS row's title on its charts: the counter the line comes from
     mutex_title: str  # the mutex row's: OS waits, or every latch acquisition (performance_schema)
     basis: str | None = None  # the counter the latest poll's tps came from (collectors.transactions)
-    waits_note: str = ""  # the wait instruments the server leaves off, and how to turn them on
     fix: str = ""  # explicit transactions only: what turns on a counter of every transaction (as the fleet says)
 
 
@@ -22,12 +24,30 @@ def server_texts(server) -> ServerTexts:
     """What this server's latest polls said their counters are (one read of its health row)."""
     health = ServerHealth.objects.filter(server=server).values_list("sources", flat=True).first() or {}
     status = health.get("global_status")
-    note = (health.get("pfs_waits") or {}).get("note") or ""
     basis = tps_basis_of(server, health)
     return ServerTexts(transactions.definition(status), transactions.chart_title(status),
                        innodb_mutex.chart_title(health.get("innodb_mutex")), transactions.basis_of(status),
-                       note[note.find(pfs_waits.OFF_PREFIX):] if pfs_waits.OFF_PREFIX in note else "",
                        basis.fix if basis else "")
+
+
+INSTRUMENT_GAUGES = [gauge + family for gauge in (wait_instruments.OFF_GAUGE, wait_instruments.ALL_GAUGE)
+                     for family in weakened.WAIT_FAMILIES]
+
+
+def waits_note(server_id: int, start: datetime, end: datetime) -> str:
+    """Which wait instruments the range's polls found off (the gauges wait_instruments stores), and how to turn them on;
+    "" when none was. A range before the instruments went off, or after they came back on, says nothing."""
+    found = {s.metric: [v for v in s.values if v is not None]
+             for s in query.series([server_id], INSTRUMENT_GAUGES, start, end, max_points=200)}
+    lines = []
+    for family in weakened.WAIT_FAMILIES:
+        off = found.get(wait_instruments.OFF_GAUGE + family) or [0]
+        if max(off) > 0:
+            total = max(found.get(wait_instruments.ALL_GAUGE + family) or off)
+            lost = weakened.family_off(family, int(max(off)), int(total))
+            during = "in every poll of this range" if min(off) > 0 else "in part of this range"
+            lines.append(f"{lost.setting} off {during}: {lost.lost}; {lost.fix}")
+    return "; ".join(lines)
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
-# GLOBAL_STATUS table as one text (MariaDB 10.5.2+: performance_schema.global_status and the Com_ counters by name;
-# or SHOW GLOBAL STATUS), plus the transaction counter of collectors.transactions.
+# GLOBAL_STATUS table as one text (MariaDB 10.5.2+: performance_schema.global_status, and information_schema's rows
+# of the Com_ counters and the two gauges performance_schema misreports; or SHOW GLOBAL STATUS),
+# plus the transaction counter of collectors.transactions.
 """Global status: every numeric status variable; counters become deltas, gauges stay values."""
 
 import re
@@ -53,10 +54,15 @@ PFS_STATUS_JOINED_SQL = joined_sql("VARIABLE_NAME, VARIABLE_VALUE",
                                    f"FROM performance_schema.global_status WHERE {STATUS_FILTER}")
 # MariaDB 10.5.2+: performance_schema's table costs a third of information_schema's, which adds the few it lacks.
 MARIADB_PFS_SINCE = (10, 5, 2)
+# MariaDB's performance_schema.global_status sums these over the instrumented threads' own counts only:
+# Threads_running 0 under any load, Memory_used ~1/500 of SHOW GLOBAL STATUS's (10.11: 707,760 against
+# 380,705,384); the only two of its ~400 rows that differ (docs/sources.md). information_schema's are the server's.
+SERVER_WIDE = ("Threads_running", "Memory_used")
 NOT_IN_PFS = (*KEPT_COM, "Slave_heartbeat_period", "Slave_received_heartbeats", "Slave_retried_transactions",
-              "Slave_running")
+              "Slave_running", *SERVER_WIDE)
 MARIADB_PFS_PARTS = (
-    counted_sql("VARIABLE_NAME, VARIABLE_VALUE", "FROM performance_schema.global_status"),
+    counted_sql("VARIABLE_NAME, VARIABLE_VALUE",
+                f"FROM performance_schema.global_status WHERE VARIABLE_NAME NOT IN ({sql_list(SERVER_WIDE)})"),
     counted_sql("VARIABLE_NAME, VARIABLE_VALUE",
                 f"FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME IN ({sql_list(NOT_IN_PFS)})"),
 )

@@ -1,14 +1,12 @@
 # SELECT ... FROM performance_schema.events_waits_summary_global_by_event_name: count and time per wait event.
 """Wait events: how often and how long each wait happened, in picoseconds (Python ints)."""
 
-import time
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 import pymysql
 
-from collectors import weakened
 from collectors.connection import ServerInfo
 from collectors.metric import PS, Metric
 from collectors.source import (
@@ -21,6 +19,7 @@ from collectors.source import (
     joined_sql,
     require_performance_schema,
 )
+from collectors.sources import wait_instruments
 
 NAME = "pfs_waits"
 
@@ -37,23 +36,9 @@ WAITS_JOINED_SQL = joined_sql(WAITS_COLUMNS, WAITS_FROM)
 WAITS_COUNTED = counted_sql(WAITS_COLUMNS, WAITS_FROM)
 
 
-INSTRUMENTS_EVERY_S = 600  # how often a connection reads which wait instruments are off
-OFF_PREFIX = "wait instruments off: "  # the note the waits pages show (dashboards.views.common.server_texts)
-# connection -> (when read, the note): the instruments change rarely; each poll's note repeats the last read.
-CHECKED: dict[tuple, tuple[float, str]] = {}
-
-
 def instruments_note(conn: pymysql.Connection) -> str:
     """Which wait instruments the server leaves off, and how to turn them on; "" when all are on."""
-    key = (getattr(conn, "host", ""), getattr(conn, "port", 0), conn.thread_id())
-    found = CHECKED.get(key)
-    if found is None or time.monotonic() - found[0] >= INSTRUMENTS_EVERY_S:
-        off = weakened.instruments_off(conn)
-        note = OFF_PREFIX + "; ".join(f"{w.setting}: {w.lost}; {w.fix}" for w in off) if off else ""
-        if len(CHECKED) >= 10_000:
-            CHECKED.clear()
-        found = CHECKED[key] = (time.monotonic(), note)
-    return found[1]
+    return wait_instruments.instruments_check(conn)[0]
 
 
 def noted(make: Callable[[list[tuple]], Reading]) -> Callable[[tuple, Any, ServerInfo], Reading | None]:

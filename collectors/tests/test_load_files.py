@@ -12,7 +12,7 @@ import signal
 import time
 import urllib.error
 import urllib.request
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from urllib.parse import urlencode
 
 import pytest
@@ -302,3 +302,39 @@ def test_a_restart_during_the_collection_resets_without_a_spike(db):
     stored = query.counter_samples(report.server.id, ["Com_commit"], *span)["Com_commit"]
     assert stored.deltas == [60, 20]  # 5 commits since the restart are no interval's: no -155, no 5
     assert [t.timestamp() for t in stored.ts] == [polls[1]["at"], polls[3]["at"]]
+
+
+def status_reads_by_collection(path) -> list[list[float]]:
+    """Each collection process's global_status read times, as the file's end records divide them."""
+    found: list[list[float]] = [[]]
+    for record in records(path):
+        if record["type"] == "poll":
+            found[-1] += [r["read_at"] for r in record["readings"] if r["source"] == "global_status"]
+        elif record["type"] == "end":
+            found.append([])
+    return [reads for reads in found if reads]
+
+
+def test_a_collection_resumed_with_the_same_run_loads_as_two_runs_each_with_its_own_polls(tmp_path, mariadb, db):
+    path = tmp_path / "resumed.ssc"
+    for _ in range(2):  # docs/walkthrough-collect-offline.md: run the same command again
+        proc = start_collect(mariadb.port, path, "--interval", "1", "--duration", "3", "--run", "again", module=True)
+        out, _ = proc.communicate(timeout=60)
+        assert proc.returncode == 0, out
+        time.sleep(3)  # nobody collects: the first poll after the gap carries its delta
+    report = load(path.read_bytes(), "resumed-db")
+    collections = status_reads_by_collection(path)
+    resumed_at = [r["at"] for r in records(path) if r.get("run_start") == "again"][1]
+    runs = list(Run.objects.filter(server=report.server).order_by("started_at"))
+    assert [run.name for run in runs] == [
+        "again", f"again (resumed {datetime.fromtimestamp(resumed_at, UTC):%Y-%m-%d %H:%M:%S} UTC)"]
+    assert report.runs == [run.name for run in runs] and len(collections) == 2
+    span = (report.first - timedelta(minutes=1), report.last + timedelta(minutes=1))
+    stored = query.counter_samples(report.server.id, ["Questions"], *span)["Questions"]
+    samples = [(ts.timestamp(), seconds) for ts, seconds in zip(stored.ts, stored.seconds, strict=True)]
+    for run, reads in zip(runs, collections, strict=True):
+        inside = [ts for ts, seconds in samples
+                  if ts - seconds >= run.started_at.timestamp() and ts <= run.ended_at.timestamp()]
+        assert inside == pytest.approx(reads[1:], abs=1e-3)  # its first poll is a baseline, or spans the gap
+    gap = next(seconds for ts, seconds in samples if ts == pytest.approx(collections[1][0], abs=1e-3))
+    assert gap >= 3  # that delta is stored, in neither run

@@ -34,7 +34,7 @@ from dashboards.query_params import (
     second_interval,
     threshold_param,
 )
-from dashboards.server_texts import server_texts
+from dashboards.server_texts import server_texts, waits_note
 from dashboards.timerange import TimeRange, read_points
 from dashboards.unreachable import unreachable
 from dashboards.views.common import condition_toggle, page_range, range_context
@@ -87,7 +87,7 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     return render(request, "dashboards/stability.html", {
         **range_context(request, tr), "server": server, "tab": "stability", "tps_definition": texts.definition,
         "tps_fix": texts.fix, "no_tps": counts_nothing(summary),
-        "waits_note": texts.waits_note,
+        "waits_note": waits_note(server.pk, tr.start, tr.end),
         "tps_mixed": reads.mixed_in(sums, texts.basis),
         "figures": {"stability-chart": fig, **host.figures}, "host_panel": host, "summary": summary, "dips": dips,
         "verdict": judge_lines(tps, waits, history_line(server.pk, tr, points)),
@@ -154,7 +154,6 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
     waits_a, sums_a = host_series.interval_figures(server.pk, tr.start, tr.end)
     rows_a, hidden = shown_waits(waits_a, conditions, client)
     second, problem = second_interval(request.GET, tr.end)
-    waits_note = server_texts(server).waits_note
     context = {
         **range_context(request, tr), "server": server, "tab": "waits", "rows": rows_a[:limit],
         "limit": limit, "csv": topwaits_csv(server.pk, tr, conditions=conditions, client=client),
@@ -162,7 +161,7 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
         **condition_toggle(request, conditions), "hidden": hidden, "second_problem": problem,
         "per_trx": host_series.per_transaction_from(sums_a, rows_a),
         "param_notes": [p for p in (limit_problem, client_problem) if p], **client_toggle(request, client),
-        "waits_note": waits_note,
+        "waits_note": waits_note(server.pk, tr.start, tr.end),
     }
     if second is not None:
         tr_b = second
