@@ -5,6 +5,7 @@ so whichever worker takes the next poll computes the same deltas.
 """
 
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -76,6 +77,12 @@ def compute(prev: Snapshot | None, reading: Reading, ts: float, boot: float | No
         deltas = {name: value for name, value in deltas.items() if name not in reading.unstored}
     gauges.update(deltas)
     return Delta(gauges, frozenset(deltas), interval, dropped=dropped), snapshot
+
+
+def from_before_restart(prev: Snapshot) -> Snapshot:
+    """prev, marked as read before a restart this poll found by Uptime going down: a restart quicker than
+    RESTART_SLACK leaves the boot times too close to show it, and a source without a marker would miss it."""
+    return Snapshot(prev.ts, -math.inf, prev.values)
 
 
 def restarted(prev: Snapshot, boot: float | None) -> bool:

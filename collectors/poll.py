@@ -124,9 +124,13 @@ def run_sql_sources(target: Target, sources: list[Source], previous: dict[str, d
     readings: dict[str, Reading] = {}
     shared = shared_read.read(entry.conn, entry.info, sources)
     checked = not entry.reused  # the server info was read on this connection during this poll
+    restart_seen = False  # an earlier source of this poll found the server restarted
     for index, source in enumerate(sources):
         assert entry is not None  # the loop ends when the connection is gone
-        outcome, snapshot, entry = run_one(target, source, entry, previous.get(source.name), readings, shared)
+        prev = previous.get(source.name)
+        if restart_seen and prev is not None:
+            prev = delta.from_before_restart(prev)
+        outcome, snapshot, entry = run_one(target, source, entry, prev, readings, shared)
         if outcome.unavailable and entry is not None and not checked:
             # Maybe told by stale info (the server restarted with other settings): read it again, once.
             entry, checked = refresh(target, entry), True
@@ -134,7 +138,8 @@ def run_sql_sources(target: Target, sources: list[Source], previous: dict[str, d
                 outcome = SourceResult(source.name, CONNECTION_LOST, error=f"{target.name}: {source.name}: "
                                        "not polled, the connection was lost and could not be reopened")
             else:
-                outcome, snapshot, entry = run_one(target, source, entry, previous.get(source.name), readings)
+                outcome, snapshot, entry = run_one(target, source, entry, prev, readings)
+        restart_seen = restart_seen or delta.is_restart(outcome.reset)
         checked = checked or (entry is not None and (not entry.reused or not outcome.unavailable))
         result.sources.append(outcome)
         if snapshot is not None:
