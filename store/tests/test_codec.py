@@ -159,3 +159,18 @@ def test_it_decodes_float_rows_of_many_metrics_bit_for_bit():
                 b, i = kept[idx]
                 assert [bits(got[key][k][j:j + 1]) for k in ("sum", "min", "max", "last")] == \
                        [bits(b[k][i:i + 1].astype(np.float64)) for k in ("sum", "min", "max", "last")]
+
+
+def test_it_decodes_the_codes_at_some_places_as_the_whole_decode_does():
+    for _ in range(50):
+        n = int(RNG.integers(1, 400))
+        bits = RNG.integers(0, 63, n)  # 1 to 10 bytes a code, mixed
+        values = (RNG.integers(0, 2**62, n) >> (62 - bits)) * RNG.choice([-1, 1], n)
+        nulls = RNG.random(n) < 0.1
+        data = codec.encode(values, nulls)
+        which = RNG.choice(n, int(RNG.integers(0, n + 1)), replace=False)
+        got, got_nulls = codec.decode_at(data, which)
+        assert (got_nulls == nulls[which]).all() and (got[~nulls[which]] == values[which][~nulls[which]]).all()
+        whole, whole_nulls = codec.decode(data)
+        assert (got == whole[which]).all() and (got_nulls == whole_nulls[which]).all()
+    assert codec.decode_at(codec.encode(np.arange(5)), np.array([0, 4, 0])).__getitem__(0).tolist() == [0, 4, 0]
