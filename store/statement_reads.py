@@ -16,6 +16,7 @@ import numpy as np
 from django.db import connection
 
 from store import codec
+from store.binary_params import binary_cursor
 from store.statements import COUNTERS, HOUR, HOUR_COLUMNS, REST, WIDTH, decode_hour, decode_read, hour_of
 
 READS_SQL = ("SELECT ts, interval_ms, n, ids, data FROM store_statement"
@@ -268,9 +269,9 @@ def binned(server_id: int, digest_ids: list[int], start: datetime, end: datetime
         hour_ids, values, _ = decode_hour(n, bytes(ids), bytes(data))
         add_rows(high, low, wanted, hour_ids, np.full(n, bin_of(hour + HOUR)), values[:, hour_columns])
     read_columns = [COUNTERS.index(name) for name in columns]
-    with connection.cursor() as cur:
+    with binary_cursor() as cur:  # binary results: bytea as stored, not hex text twice its size
         for a, b in segments(start, end, sorted(rolled)):
-            cur.execute(READS_SQL, [server_id, a, b])
+            cur.execute(READS_SQL, [server_id, a, b], binary=True)
             for part in chunks(cur.fetchall()):
                 read, ids, values = decode_columns(part, wanted, read_columns)
                 bins = np.array([bin_of(row[0]) for row in part], np.int64)[read]
