@@ -263,7 +263,7 @@ class StoreClock:
 
     READS = {"query": ("series_windows", "series_arrays", "within", "totals_and_seconds", "ranking_totals",
                        "latest_by_server", "metric_names", "counter_samples", "counter_arrays", "rollup_sums"),
-             "statement_reads": ("decoded", "totals", "reads", "lines", "text", "seen_in"),
+             "statement_reads": ("pieces", "binned", "totals", "reads", "lines", "text", "seen_in"),
              "levels": ("available_since",)}
 
     def __init__(self):

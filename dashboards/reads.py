@@ -4,7 +4,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-import numpy as np
 from django.db.models import Q
 
 from collectors import registry
@@ -13,7 +12,7 @@ from collectors.metric import TPS
 from collectors.models import TrxHolder
 from dashboards.analysis.purge_growth import REACH, Trend, current_trend
 from dashboards.analysis.purge_verdict import Holder, PurgeVerdict, purge_verdict
-from dashboards.analysis.statements import LineArrays, StatementDiff, TopStatement, changed_most, top_statements
+from dashboards.analysis.statements import StatementDiff, TopStatement, changed_most, top_statements
 from dashboards.analysis.step_window import run_window
 from dashboards.analysis.topwaits import (
     CONDITION_PREFIX,
@@ -29,7 +28,6 @@ from dashboards.links import link
 from dashboards.timerange import TimeRange
 from dashboards.window_reads import run_warmup
 from store import levels, query, statement_reads
-from store.statements import COUNTERS
 
 HISTORY = "history_list_length"
 MAX_PURGE_LAG = "var:innodb_max_purge_lag"
@@ -401,17 +399,11 @@ def statement_lines(server_id: int, digest_ids: list[int], start: datetime, end:
     return statement_reads.lines(server_id, digest_ids, start, end)
 
 
-def statement_line_arrays(server_id: int, digest_ids: list[int], start: datetime,
-                          end: datetime) -> dict[int, LineArrays]:
-    """statement_lines() as arrays of the executions and time, picked from one decode of the range's reads:
-    a tuple per digest and read is millions over days (statement_reads.lines builds them)."""
-    found = statement_reads.pieces(server_id, start, end, rollups=False)  # key: each read's end, in microseconds
-    execs, time_ps = COUNTERS.index("execs"), COUNTERS.index("time_ps")
-    out = {}
-    for digest_id in digest_ids:
-        rows = np.flatnonzero(found.ids == digest_id)
-        out[digest_id] = LineArrays(found.key[rows], found.sums[rows, execs], found.sums[rows, time_ps])
-    return out
+def statement_bins(server_id: int, digest_ids: list[int], start: datetime, end: datetime,
+                   count: int) -> dict[int, list[list[int]]]:
+    """digest id -> per bin of bins_of(..., count) its [executions, time (ps)]: summed from the hourly rollups
+    where an hour falls in one bin, so days are not decoded read by read."""
+    return statement_reads.binned(server_id, digest_ids, start, end, count, ("execs", "time_ps"))
 
 
 def statement_text(digest_id: int) -> statement_reads.Text | None:

@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 
 from dashboards import reads
-from dashboards.analysis.statements import Ranked, bins_of, executions_per_second, spark_points
+from dashboards.analysis.statements import Ranked, bins_of, rates, spark_points
 from dashboards.timerange import TimeRange
 from store.statements import NULL_DIGEST
 
@@ -24,11 +24,10 @@ class Line:
 
 def lines_of(server_id: int, tr: TimeRange, found: reads.StatementsRange, ranked: Ranked) -> list[Line]:
     ids = [row.digest_id for row in ranked.rows]
-    drawn = reads.statement_line_arrays(server_id, ids, tr.start, tr.end)
+    drawn = reads.statement_bins(server_id, ids, tr.start, tr.end, SPARK_BINS)
     bins = bins_of(found.reads, tr.start, tr.end, SPARK_BINS)
     trx = found.transactions
-    return [Line(row, ranked.share(row), spark_points(executions_per_second(drawn[row.digest_id], bins, tr.start,
-                                                                            tr.end)),
+    return [Line(row, ranked.share(row), spark_points(rates([b[0] for b in drawn[row.digest_id]], bins)),
                  row.sums["time_ps"] / trx if trx else None, row.sums["execs"] / trx if trx else None,
                  (row.schema, row.digest) == NULL_DIGEST)
             for row in ranked.rows]

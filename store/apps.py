@@ -1,6 +1,14 @@
 from django.apps import AppConfig
+from django.core.signals import request_finished, request_started
 
 
 class StoreConfig(AppConfig):
     name = "store"
     label = "store"
+
+    def ready(self) -> None:
+        from store import partitions
+
+        # A page asks which levels hold data 15-32 times: a request lists each table's partitions once.
+        request_started.connect(partitions.keep_oldest, dispatch_uid="store.partitions.keep_oldest")
+        request_finished.connect(partitions.stop_keeping_oldest, dispatch_uid="store.partitions.stop_keeping")

@@ -219,6 +219,8 @@ def decode_buckets_grouped(groups: dict) -> dict:
     unpacked = {key: [(split_rates(*unpack(blob)), o) for blob, o in rows] for key, rows in groups.items()}
     out = _integer_rows({key: rows for key, rows in unpacked.items()
                          if all(kind in (REGULAR, INT_PLAIN) for (kind, _b, _r), _o in rows)})
+    out |= _float_rows({key: rows for key, rows in unpacked.items()
+                        if all(kind == FLOAT for (kind, _b, _r), _o in rows)})
     for key, rows in unpacked.items():
         if key not in out or not _increasing(out[key]["idx"]):
             out[key] = _row_by_row(rows)
@@ -273,6 +275,52 @@ def _integer_rows(groups: dict) -> dict:
     edges = [edges[c] for c in cuts]
     return {keys[a]: {name: cols[name][lo:hi] for name in FIELDS}
             for a, lo, hi in zip(cuts[:-1], edges[:-1], edges[1:], strict=True)}
+
+
+def _float_rows(groups: dict) -> dict:
+    """Buckets per key of FLOAT rows ({key: [((kind, body, rates), offset), ...]}), in row order.
+
+    A FLOAT body is n, then 3n varints (idx, count, ms), then 4n float64 (sum, min, max, last).
+    Every row's varints are decoded from one array and its floats read from one buffer, as
+    _decode_main reads them a row at a time (the same values, bit for bit). A key whose
+    buckets would be empty is left out (the row-by-row path gives its empty buckets' types).
+    """
+    rows = [(key, body, o, rates) for key, rs in groups.items() for (_kind, body, rates), o in rs]
+    if not rows:
+        return {}
+    joined = np.frombuffer(b"".join(r[1] for r in rows), np.uint8)
+    sizes = np.array([len(r[1]) for r in rows], np.int64)
+    starts = np.cumsum(sizes) - sizes
+    ends = np.flatnonzero(joined < 0x80)  # a varint's last byte (or a float's, past the varints)
+    first = np.searchsorted(ends, starts)  # each row's n ends there
+    n = codec.decode(joined[_spans(starts, ends[first] + 1, len(joined))].tobytes())[0]
+    last_int = ends[first + 3 * n]  # the byte ending the row's 3n-th varint after n
+    floats_at = last_int + 1
+    if len(n) != len(rows) or (starts + sizes - floats_at != 32 * n).any():
+        return {}  # not the layout this reads: the row-by-row path decides
+    ints = codec.decode(joined[_spans(ends[first] + 1, floats_at, len(joined))].tobytes())[0]
+    reals = np.frombuffer(joined[_spans(floats_at, starts + sizes, len(joined))].tobytes(), "<f8")
+    bucket_start = np.cumsum(n) - n
+    p = np.arange(int(n.sum())) - np.repeat(bucket_start, n)  # a bucket's place in its row
+    size, at_int, at_real = np.repeat(n, n), np.repeat(3 * bucket_start, n) + p, np.repeat(4 * bucket_start, n) + p
+    cols = {"idx": ints[at_int] + np.repeat(np.array([r[2] for r in rows], np.int64), n),
+            "count": ints[at_int + size], "ms": ints[at_int + 2 * size]}
+    cols |= {name: reals[at_real + k * size] for k, name in enumerate(("sum", "min", "max", "last"))}
+    cols |= _joined_rates(cols, [r[3] for r in rows], n)
+    keys = [r[0] for r in rows]
+    cuts = [0] + [i for i in range(1, len(keys)) if keys[i] != keys[i - 1]] + [len(keys)]
+    edges = np.append(bucket_start, int(n.sum())).tolist()
+    edges = [edges[c] for c in cuts]
+    return {keys[a]: {name: cols[name][lo:hi] for name in FIELDS}
+            for a, lo, hi in zip(cuts[:-1], edges[:-1], edges[1:], strict=True) if hi > lo}
+
+
+def _spans(lo: np.ndarray, hi: np.ndarray, size: int) -> np.ndarray:
+    """A mask of the positions in [lo, hi) of each span (spans in order, none overlapping)."""
+    marks = np.zeros(size + 1, np.int64)
+    np.add.at(marks, lo, 1)
+    np.add.at(marks, hi, -1)
+    return np.cumsum(marks[:-1]) > 0
 
 
 def _joined_rates(cols: dict[str, np.ndarray], stored: list, n: np.ndarray) -> dict[str, np.ndarray]:

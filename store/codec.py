@@ -48,6 +48,23 @@ def decode(data: bytes | memoryview) -> tuple[np.ndarray, np.ndarray]:
         u = b.astype(np.uint64)
     else:
         u = _multi_byte(b, ends)
+    return _values(u)
+
+
+def decode_at(data: bytes | memoryview, which: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """decode(data) at the places `which` only (ascending or not): every code is delimited, only those
+    are put together (a few columns of a few rows of a matrix cost little more than finding the ends)."""
+    which = np.asarray(which, np.int64)
+    if not len(which):
+        return np.empty(0, np.int64), np.empty(0, bool)
+    b = np.frombuffer(data, dtype=np.uint8)
+    ends = np.flatnonzero(b < 0x80)
+    starts = np.where(which > 0, ends[np.maximum(which - 1, 0)] + 1, 0)
+    return _values(_words(b, starts, ends[which]))
+
+
+def _values(u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(int64 values, null mask) of uint64 codes: zigzag undone, 0 is NULL."""
     nulls = u == 0
     zz = u - np.uint64(1)
     vals = (zz >> np.uint64(1)).view(np.int64) ^ -(zz & np.uint64(1)).view(np.int64)
@@ -71,6 +88,11 @@ def _multi_byte(b: np.ndarray, ends: np.ndarray) -> np.ndarray:
     starts = np.empty_like(ends)
     starts[0] = 0
     starts[1:] = ends[:-1] + 1
+    return _words(b, starts, ends)
+
+
+def _words(b: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """uint64 codes of the varints b[starts[k]:ends[k] + 1] (_multi_byte's packing)."""
     lengths = ends - starts + 1
     padded = np.zeros(len(b) + 8, np.uint8)
     padded[:len(b)] = b

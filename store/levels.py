@@ -18,7 +18,7 @@ def available_since(level: str, now: datetime | None = None) -> datetime:
         schemes, keep = (partitions.ROLLUP_1M,), config.rollup_1m_retention()
     else:
         return datetime.min.replace(tzinfo=UTC)
-    starts = [s.start_of(name) for s in schemes for name in partitions.existing(s)]
+    starts = [start for start in (partitions.oldest(s) for s in schemes) if start is not None]
     return min([now - keep, *starts])
 
 

@@ -3,6 +3,8 @@
 Retention is DROP TABLE of whole partitions, never DELETE.
 """
 
+import threading
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -72,11 +74,44 @@ STATEMENT_HOUR = Scheme("store_statement_hour", "day")  # their hourly rollups (
 ALL = (RAW, BLOCK, BLOCK_SERIES, ROLLUP_1M, ROLLUP_1H, STATEMENT, STATEMENT_HOUR)
 
 _known: set[str] = set()  # partitions this process has seen exist
+KEEP_OLDEST_S = 5.0  # the longest a request keeps a table's oldest partition without listing again
+_oldest = threading.local()  # .found: table -> (monotonic time, changes, oldest start); None outside a request
+_changes = [0]  # partitions this process created or dropped (any thread): a start kept before is listed again
 
 
 def forget() -> None:
     """Drop the cache, e.g. after an insert found a partition missing."""
     _known.clear()
+    _forget_oldest()
+
+
+def keep_oldest(**_signal) -> None:
+    """From now on (a request starts) oldest() answers from what it listed, for up to KEEP_OLDEST_S."""
+    _oldest.found = {}
+
+
+def stop_keeping_oldest(**_signal) -> None:
+    """The request ended: every oldest() lists the partitions again (a worker's maintenance drops them)."""
+    _oldest.found = None
+
+
+def _forget_oldest() -> None:
+    _changes[0] += 1
+
+
+def oldest(scheme: Scheme) -> datetime | None:
+    """The start of the table's oldest partition (None: it has none). Listed on every call, except in a
+    request (store.apps): there a page's 15-32 asks list each table once, again after KEEP_OLDEST_S, and
+    after this process creates or drops a partition."""
+    found = getattr(_oldest, "found", None)
+    kept = found.get(scheme.table) if found is not None else None
+    if kept is not None and time.monotonic() - kept[0] < KEEP_OLDEST_S and kept[1] == _changes[0]:
+        return kept[2]
+    changes = _changes[0]
+    start = min((scheme.start_of(name) for name in existing(scheme)), default=None)
+    if found is not None:
+        found[scheme.table] = (time.monotonic(), changes, start)
+    return start
 
 
 def ensure(scheme: Scheme, t: datetime) -> str:
@@ -96,6 +131,7 @@ def ensure(scheme: Scheme, t: datetime) -> str:
                 cur.execute(LOCK_TIMEOUT)
                 cur.execute(sql)
                 cur.execute(LOCK_TIMEOUT_DEFAULT)
+                _forget_oldest()
     except DatabaseError:
         # Another worker created it between our check and our CREATE.
         if name not in existing(scheme):
@@ -121,6 +157,7 @@ def drop(name: str) -> None:
     with connection.cursor() as cur:
         cur.execute(DROP_PARTITION.format(name=name))
     _known.discard(name)
+    _forget_oldest()
 
 
 def drop_older_than(scheme: Scheme, cutoff: datetime) -> list[str]:

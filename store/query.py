@@ -405,16 +405,37 @@ def keeps_every_poll(ts: np.ndarray, max_points: int) -> bool:
 
 def ranking_totals(server_id: int, metrics: list[str], start: datetime, end: datetime,
                    max_points: int) -> dict[str, int | float]:
-    """Counters' totals over [start, end] for choosing which to draw, in one read at the level a chart of
-    max_points reads: the polls' deltas, or the rollup buckets' exact sums (those wholly inside the range:
-    a partial bucket at each end is left out, which ranks as well and costs no second read)."""
+    """Counters' totals over [start, end] for choosing which to draw, at the level a chart of max_points
+    reads: the polls' deltas, or the rollup buckets' exact sums (those wholly inside the range: a partial
+    bucket at each end is left out, which ranks as well). At the minute level the whole hours are summed
+    from the hour buckets (exact sums of the same minutes: the same integers, 1/60 of the buckets)."""
     infos = [m for m in catalog.matching(catalog.server_metrics([server_id], metrics), metrics) if m.counter]
     level = levels.choose(start, end, max_points)
     if level == levels.FULL:
-        found = {mid: p.vals for mid, p in read_full.read(server_id, infos, start, end).items()}
+        found = {mid: [p.vals] for mid, p in read_full.read(server_id, infos, start, end).items()}
     else:
-        found = {mid: b["sum"] for mid, b in read_rollups.read(server_id, infos, level, start, end).items()}
-    return {m.name: exact_sum(found[m.id]) for m in infos if m.id in found and len(found[m.id])}
+        found = _rollup_sums(server_id, infos, level, start, end)
+    return {m.name: sum(exact_sum(v) for v in found[m.id]) for m in infos
+            if m.id in found and any(len(v) for v in found[m.id])}
+
+
+def _rollup_sums(server_id: int, infos: list[catalog.MetricInfo], level: str, start: datetime,
+                 end: datetime) -> dict[int, list[np.ndarray]]:
+    """The bucket sums of each metric wholly inside [start, end] at the level, in parts: minutes at the
+    edges and hours between them where the level is minutes (floats, whose sum depends on its order,
+    are read whole)."""
+    h1, h2 = _ceil(start, 3600), _floor(end + TICK, 3600)
+    if level != levels.MINUTE or h1 >= h2:
+        return {mid: [b["sum"]] for mid, b in read_rollups.read(server_id, infos, level, start, end).items()}
+    found: dict[int, list[np.ndarray]] = {}
+    for part, lo, hi in ((levels.MINUTE, start, h1 - TICK), (levels.HOUR, h1, h2 - TICK), (levels.MINUTE, h2, end)):
+        if lo <= hi:
+            for mid, b in read_rollups.read(server_id, infos, part, lo, hi, overlapping=False).items():
+                found.setdefault(mid, []).append(b["sum"])
+    floats = [m for m in infos if any(v.dtype.kind == "f" for v in found.get(m.id, []))]
+    if floats:
+        found |= {mid: [b["sum"]] for mid, b in read_rollups.read(server_id, floats, level, start, end).items()}
+    return found
 
 
 def rollup_sums(server_id: int, metrics: list[str], start: datetime, end: datetime,

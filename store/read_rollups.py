@@ -25,8 +25,9 @@ TABLE = {"1m": "store_rollup_1m", "1h": "store_rollup_1h"}
 
 
 def read(server_id: int, metrics: list[MetricInfo], level: str, start: datetime,
-         end: datetime) -> dict[int, dict]:
-    """Buckets per metric id, numbered from the Unix epoch, starting within [start, end]."""
+         end: datetime, overlapping: bool = True) -> dict[int, dict]:
+    """Buckets per metric id, numbered from the Unix epoch, starting within [start, end]; overlapping=False:
+    never a stored bucket not wholly inside (a range read in parts gets the buckets the whole read gets)."""
     if not metrics:
         return {}
     width, ids = WIDTH[level], [m.id for m in metrics]
@@ -40,23 +41,23 @@ def read(server_id: int, metrics: list[MetricInfo], level: str, start: datetime,
     out = {}
     for m in metrics:
         parts = [rollups.aggregate(hot[m.id], width, 0)] if m.id in hot else []
-        b = rollups.concat(parts + [inside(s, width, lo, hi) for s in stored.get(m.id, [])])
+        b = rollups.concat(parts + [inside(s, width, lo, hi, overlapping) for s in stored.get(m.id, [])])
         starts = b["idx"] * width
         keep = (starts >= lo - lo % width) & (starts <= hi)
         out[m.id] = {k: v[keep] for k, v in b.items()}
     return out
 
 
-def inside(b: dict, width: int, lo: int, hi: int) -> dict:
+def inside(b: dict, width: int, lo: int, hi: int, overlapping: bool = True) -> dict:
     """Stored buckets wholly inside [lo, hi]: one that began before lo (or ends after hi) holds polls
     outside the range, which the hot hours' buckets, made of the range's polls only, never do.
     A range shorter than any whole bucket (an expired range zoomed in: only its hours are kept)
-    keeps the buckets it overlaps, the only data there is."""
+    keeps the buckets it overlaps, the only data there is (unless overlapping is False)."""
     starts = b["idx"] * width
     keep = (starts >= lo) & (starts + width <= hi + 1)
     if keep.all():
         return b
-    if not keep.any():
+    if not keep.any() and overlapping:
         keep = (starts + width > lo) & (starts <= hi)
     return {k: v[keep] for k, v in b.items()}
 

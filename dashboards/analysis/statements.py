@@ -7,11 +7,8 @@ and ratios of those sums (an average latency is the range's time over its execut
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
-import numpy as np
-
-from store.points import micros
 from store.statement_reads import DigestTotals
 
 # ?order= -> (label, key; larger first). Averages and ratios of digests with no execution rank last.
@@ -107,45 +104,13 @@ def average_latency(line: list[tuple], bins: Bins, start: datetime, end: datetim
     return [t / e if e and sec else None for t, e, sec in zip(times, execs, bins.seconds, strict=True)]
 
 
-@dataclass(frozen=True)
-class LineArrays:
-    """A digest's reads in a range as arrays (dashboards.reads.statement_line_arrays): when each ended (Unix
-    microseconds), its executions and its time (picoseconds)."""
-
-    ts_us: np.ndarray
-    execs: np.ndarray
-    time_ps: np.ndarray
-
-
-LOW = np.int64(0xFFFFFFFF)
-
-
-def bin_indexes(ts_us: np.ndarray, start: datetime, end: datetime, count: int) -> np.ndarray:
-    """bin_index() of every time at once: the same float quotient of microseconds, truncated and clamped."""
-    width = (end - start) / count
-    quotient = (ts_us - micros(start)) / (width // timedelta(microseconds=1))
-    return np.clip(np.trunc(quotient), 0, count - 1).astype(np.int64)
-
-
-def binned(values: np.ndarray, bins: np.ndarray, count: int) -> list[int]:
-    """Each bin's exact sum of int64 values, as Python ints (high and low 32 bits summed apart: no overflow)."""
-    high, low = np.zeros(count, np.int64), np.zeros(count, np.int64)
-    np.add.at(high, bins, values >> np.int64(32))
-    np.add.at(low, bins, values & LOW)
-    return [(h << 32) + lo for h, lo in zip(high.tolist(), low.tolist(), strict=True)]
-
-
-def executions_per_second(line: LineArrays, bins: Bins, start: datetime, end: datetime) -> list[float | None]:
-    """per_second() of the executions, from arrays: the same exact sums over the same bins."""
-    sums = binned(line.execs, bin_indexes(line.ts_us, start, end, len(bins.seconds)), len(bins.seconds))
+def rates(sums: list[int], bins: Bins) -> list[float | None]:
+    """per_second() from each bin's exact sum (store.statement_reads.binned, over the same bins)."""
     return [s / sec if sec else None for s, sec in zip(sums, bins.seconds, strict=True)]
 
 
-def latency_of(line: LineArrays, bins: Bins, start: datetime, end: datetime) -> list[float | None]:
-    """average_latency() from arrays: each bin's time over its executions, picoseconds."""
-    count = len(bins.seconds)
-    at = bin_indexes(line.ts_us, start, end, count)
-    execs, times = binned(line.execs, at, count), binned(line.time_ps, at, count)
+def latencies(execs: list[int], times: list[int], bins: Bins) -> list[float | None]:
+    """average_latency() from each bin's exact sums of executions and time (picoseconds)."""
     return [t / e if e and sec else None for t, e, sec in zip(times, execs, bins.seconds, strict=True)]
 
 

@@ -8,9 +8,9 @@ from dashboards import reads
 from dashboards.analysis.statements import (
     ORDERS,
     bins_of,
-    executions_per_second,
-    latency_of,
+    latencies,
     rank,
+    rates,
 )
 from dashboards.figures.statements import statement_figure
 from dashboards.links import exact_param, link
@@ -65,9 +65,9 @@ def statement(request: HttpRequest, server_id: int, digest_id: int) -> HttpRespo
     totals = next((row for row in found.rows if row.digest_id == digest_id), None)
     count = max(10, min(240, points // 8))
     bins = bins_of(found.reads, tr.start, tr.end, count)
-    line = reads.statement_line_arrays(server.pk, [digest_id], tr.start, tr.end)[digest_id]
-    figure = statement_figure(bins.starts, executions_per_second(line, bins, tr.start, tr.end),
-                              latency_of(line, bins, tr.start, tr.end), f"{text.schema or '-'}: {text.digest}")
+    execs, times = zip(*reads.statement_bins(server.pk, [digest_id], tr.start, tr.end, count)[digest_id], strict=True)
+    figure = statement_figure(bins.starts, rates(list(execs), bins), latencies(list(execs), list(times), bins),
+                              f"{text.schema or '-'}: {text.digest}")
     runs = list(Run.objects.filter(server=server).order_by("-started_at")[:RUNS_LOOKED_AT])
     context = {
         **range_context(request, tr), "server": server, "tab": "statements", "text": text, "totals": totals,

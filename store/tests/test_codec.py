@@ -117,3 +117,60 @@ def test_it_joins_bucket_parts_by_index_the_last_part_winning():
         got = rollups.concat(parts)
         rows = list(zip(*(got[k].tolist() for k in rollups.KEYS), strict=True))
         assert rows == [want[i] for i in sorted(want)]
+
+
+def float_buckets(n: int, first: int, rates: bool = True) -> dict:
+    b = buckets(n, first, regular=bool(RNG.random() < 0.5), rates=rates)
+    b |= {"count": RNG.integers(1, 400, n), "ms": RNG.integers(0, 10**8, n)}  # a zero interval, long varints
+    special = np.array([np.nan, np.inf, -np.inf, -0.0, 5e-324, 1.7976931348623157e308])
+    for k in ("sum", "min", "max", "last"):
+        b[k] = RNG.normal(0, 1e9, n) * RNG.random(n)
+        b[k][RNG.random(n) < 0.1] = RNG.choice(special)
+    return b
+
+
+def bits(a: np.ndarray) -> np.ndarray:
+    return a.view(np.int64) if a.dtype.kind == "f" else a
+
+
+def test_it_decodes_float_rows_of_many_metrics_bit_for_bit():
+    for _ in range(20):
+        parts = {}
+        for key in range(int(RNG.integers(1, 30))):
+            at, rows = 0, []
+            for _r in range(int(RNG.integers(1, 6))):
+                n = int(RNG.integers(0, 61))
+                rows.append((float_buckets(n, int(RNG.integers(0, 3))), at))
+                at += 60 + int(RNG.integers(0, 5000))
+            parts[key] = rows
+        parts[99] = [(float_buckets(20, 0, rates=False), 0), (float_buckets(9, 5), 10)]  # overlapping: later wins
+        groups = {key: [(blocks.encode_buckets(b), o) for b, o in rows] for key, rows in parts.items()}
+        got = blocks.decode_buckets_grouped(groups)
+        for key, rows in parts.items():
+            by_row = [rollups.shift(blocks.decode_buckets(blob), o) for blob, o in groups[key]]
+            expected = rollups.concat(by_row)
+            assert set(got[key]) == set(expected), key
+            for k in expected:
+                assert got[key][k].dtype == expected[k].dtype and np.array_equal(bits(got[key][k]),
+                                                                                   bits(expected[k])), (key, k)
+            # and what was encoded: every bucket's float columns, bit for bit
+            kept = {b["idx"][i] + o: (b, i) for b, o in rows for i in range(len(b["idx"]))}
+            for j, idx in enumerate(got[key]["idx"].tolist()):
+                b, i = kept[idx]
+                assert [bits(got[key][k][j:j + 1]) for k in ("sum", "min", "max", "last")] == \
+                       [bits(b[k][i:i + 1].astype(np.float64)) for k in ("sum", "min", "max", "last")]
+
+
+def test_it_decodes_the_codes_at_some_places_as_the_whole_decode_does():
+    for _ in range(50):
+        n = int(RNG.integers(1, 400))
+        bits = RNG.integers(0, 63, n)  # 1 to 10 bytes a code, mixed
+        values = (RNG.integers(0, 2**62, n) >> (62 - bits)) * RNG.choice([-1, 1], n)
+        nulls = RNG.random(n) < 0.1
+        data = codec.encode(values, nulls)
+        which = RNG.choice(n, int(RNG.integers(0, n + 1)), replace=False)
+        got, got_nulls = codec.decode_at(data, which)
+        assert (got_nulls == nulls[which]).all() and (got[~nulls[which]] == values[which][~nulls[which]]).all()
+        whole, whole_nulls = codec.decode(data)
+        assert (got == whole[which]).all() and (got_nulls == whole_nulls[which]).all()
+    assert codec.decode_at(codec.encode(np.arange(5)), np.array([0, 4, 0])).__getitem__(0).tolist() == [0, 4, 0]

@@ -10,12 +10,12 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from store import compaction, read_rollups, retention, rollup_days
+from store import compaction, levels, query, read_rollups, retention, rollup_days
 from store.catalog import server_metrics
 from store.ingest import write_samples
 from store.points import micros
 from store.sample import Sample
-from testing.store import T0, poll
+from testing.store import PS_TIMER, T0, poll
 
 pytestmark = pytest.mark.django_db
 STEP = 20
@@ -137,3 +137,18 @@ def test_it_stops_showing_a_pending_day_whose_minutes_retention_dropped():
     retention.apply(day1 + timedelta(days=91))  # 1-minute rollups are kept 90 days, 1-hour ones 2 years
     assert hours_of(day1) == {}  # its hours were never written: nothing is left of it
     assert len(hours_of(DAY0)) == 14
+
+
+@pytest.mark.parametrize("start,end", [
+    (T0 + timedelta(minutes=7, seconds=33), END - timedelta(minutes=3, seconds=10)),  # ragged, ends hot
+    (DAY0 + timedelta(days=1, hours=3, seconds=1), DAY0 + timedelta(days=2, hours=2, seconds=30)),  # ends 30 s in
+    (DAY0 + timedelta(days=1, hours=2, minutes=59, seconds=40), DAY0 + timedelta(days=1, hours=6)),  # starts late
+])
+def test_ranking_totals_are_the_sums_of_the_minutes_wholly_inside(start, end):
+    samples = write_days()
+    assert levels.choose(start, end, 60) == levels.MINUTE  # whole hours summed from the hour buckets
+    names = ["Com_select", "Com_commit", "Com_rollback", PS_TIMER]
+    want = {name: sum(b[1] for b in expected(samples, HOT_FROM, name, "1m", start, end).values()) for name in names}
+    got = query.ranking_totals(1, names, start, end, 60)
+    assert got == want
+    assert all(type(v) is int for v in got.values())
