@@ -38,6 +38,7 @@ def swept_sigma(mariadb, rows: int) -> tuple[float, list[float]]:
     return fit.sigma, tps
 
 
+@pytest.mark.serial  # the sweep scales only on a machine it has to itself
 def test_a_one_row_hot_spot_has_at_least_three_times_the_contention_of_ten_thousand_rows(mariadb, server,
                                                                                         stress_target):
     hot, hot_tps = swept_sigma(mariadb, 1)
