@@ -220,7 +220,7 @@ def totals_and_seconds(server_id: int, metrics: list[str], start: datetime,
             found = {mid: (p.vals, np.where(p.iv > 0, p.iv, 0))
                      for mid, p in read_full.read(server_id, infos, lo, hi - TICK).items()}
         else:
-            buckets = read_rollups.read(server_id, infos, level, lo, hi - TICK)
+            buckets = read_rollups.read(server_id, infos, level, lo, hi - TICK, sums_only=True)
             found = {mid: (b["sum"], b["ms"]) for mid, b in buckets.items()}
         for mid, (vals, iv) in found.items():
             sums[mid].append(vals)
@@ -417,15 +417,18 @@ def _rollup_sums(server_id: int, infos: list[catalog.MetricInfo], level: str, st
     are read whole)."""
     h1, h2 = _ceil(start, 3600), _floor(end + TICK, 3600)
     if level != levels.MINUTE or h1 >= h2:
-        return {mid: [b["sum"]] for mid, b in read_rollups.read(server_id, infos, level, start, end).items()}
+        return {mid: [b["sum"]] for mid, b in read_rollups.read(server_id, infos, level, start, end,
+                                                                 sums_only=True).items()}
     found: dict[int, list[np.ndarray]] = {}
     for part, lo, hi in ((levels.MINUTE, start, h1 - TICK), (levels.HOUR, h1, h2 - TICK), (levels.MINUTE, h2, end)):
         if lo <= hi:
-            for mid, b in read_rollups.read(server_id, infos, part, lo, hi, overlapping=False).items():
+            for mid, b in read_rollups.read(server_id, infos, part, lo, hi, overlapping=False,
+                                            sums_only=True).items():
                 found.setdefault(mid, []).append(b["sum"])
     floats = [m for m in infos if any(v.dtype.kind == "f" for v in found.get(m.id, []))]
     if floats:
-        found |= {mid: [b["sum"]] for mid, b in read_rollups.read(server_id, floats, level, start, end).items()}
+        found |= {mid: [b["sum"]] for mid, b in read_rollups.read(server_id, floats, level, start, end,
+                                                                   sums_only=True).items()}
     return found
 
 
