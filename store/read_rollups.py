@@ -5,7 +5,7 @@ from datetime import datetime
 
 from django.db import connection
 
-from store import blocks, catalog, pending_hours, read_raw, rollups
+from store import blocks, catalog, hot_sums, pending_hours, read_raw, rollups
 from store.binary_params import binary_cursor
 from store.catalog import MetricInfo
 from store.points import micros
@@ -39,12 +39,16 @@ def read(server_id: int, metrics: list[MetricInfo], level: str, start: datetime,
         with connection.cursor() as cur:
             for mid, hours in pending_hours.hours(cur, server_id, ids, start, end).items():
                 stored.setdefault(mid, []).extend(hours)
-    hot = read_raw.read(server_id, metrics, catalog.server_layouts([server_id]), start, end)
-    aggregate = rollups.aggregate_sums if sums_only else rollups.aggregate
+    layouts = catalog.server_layouts([server_id])
+    if sums_only:
+        hot = hot_sums.bucket_sums(server_id, metrics, layouts, start, end, width)
+    else:
+        hot = {mid: rollups.aggregate(pts, width, 0) for mid, pts in read_raw.read(
+            server_id, metrics, layouts, start, end).items()}
     keys = SUMS if sums_only else rollups.KEYS
     out = {}
     for m in metrics:
-        parts = [aggregate(hot[m.id], width, 0)] if m.id in hot else []
+        parts = [hot[m.id]] if m.id in hot else []
         b = rollups.concat(parts + [inside(s, width, lo, hi, overlapping, keys) for s in stored.get(m.id, [])], keys)
         starts = b["idx"] * width
         keep = (starts >= lo - lo % width) & (starts <= hi)

@@ -5,7 +5,8 @@ from datetime import timedelta
 import numpy as np
 import pytest
 
-from store import compaction, query
+from store import compaction, query, read_rollups
+from store.catalog import server_metrics
 from store.exact_sums import exact_sum, group_sums
 from store.ingest import write_samples
 from store.sample import Sample
@@ -79,3 +80,18 @@ def test_totals_over_an_outage_a_reset_and_a_new_counter_are_the_polls_sums(star
     assert got == expected
     assert isinstance(got[PS_TIMER][0], int) and isinstance(got["Com_new"][0], int)
     assert "Threads_running" not in got  # gauges have no total
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("level", ["1m", "1h"])
+def test_sums_only_reads_the_same_sums_as_the_whole_buckets(level):
+    write_samples(samples())
+    compaction.compact_closed(END)
+    infos = server_metrics([1])
+    start, end = T0 + timedelta(minutes=17, seconds=23), END
+    whole = read_rollups.read(1, infos, level, start, end)
+    sums = read_rollups.read(1, infos, level, start, end, sums_only=True)
+    assert set(sums) == set(whole)
+    for mid, b in whole.items():
+        for k in ("idx", "sum", "ms"):
+            assert sums[mid][k].tolist() == b[k].tolist() and sums[mid][k].dtype == b[k].dtype, (mid, k)
