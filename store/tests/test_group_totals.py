@@ -35,7 +35,8 @@ def test_group_sums_are_the_per_array_sums():
 
 
 def samples() -> list[Sample]:
-    out, i, t = [], 0, T0
+    out: list[Sample] = []
+    i, t = 0, T0
     while t < END:
         if not OUTAGE[0] < t < OUTAGE[1]:
             s = poll(1, i)
@@ -43,7 +44,7 @@ def samples() -> list[Sample]:
             if out and out[-1].ts < OUTAGE[0] < t:
                 s = Sample(1, s.source, t, (t - out[-1].ts).total_seconds(), s.values, s.counters)
             if t >= NEW_FROM and s.counters:
-                s = Sample(1, s.source, t, s.interval, s.values | {"Com_new": 1000 + i}, s.counters | {"Com_new"})
+                s = Sample(1, s.source, t, s.interval, {**s.values, "Com_new": 1000 + i}, s.counters | {"Com_new"})
             if t == RESET:
                 s = Sample(1, s.source, t, None, {k: v for k, v in s.values.items() if k not in s.counters},
                            frozenset())
@@ -52,9 +53,9 @@ def samples() -> list[Sample]:
     return out
 
 
-def by_hand(written: list[Sample], start, end) -> dict[str, tuple[int, float]]:
+def by_hand(written: list[Sample], start, end) -> dict[str, tuple[int | float, float]]:
     """Each counter's deltas and intervals summed over the polls with start <= ts <= end."""
-    out: dict[str, tuple[int, float]] = {}
+    out: dict[str, tuple[int | float, float]] = {}
     for s in written:
         if start <= s.ts <= end:
             for name in s.counters:
