@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 import numpy as np
 
 from store import breaks, buffer, catalog, levels, read_full, read_matrix, read_rollups
+from store.exact_sums import group_sums
 from store.models import Gap
 from store.points import SampleArrays, datetimes, from_micros, micros
 from store.read_matrix import HoursKept
@@ -212,19 +213,21 @@ def totals_and_seconds(server_id: int, metrics: list[str], start: datetime,
     a total over (start, end] divided by end - start is off by up to an interval at each end.
     """
     infos = [m for m in catalog.matching(catalog.server_metrics([server_id], metrics), metrics) if m.counter]
-    sums: dict[int, list] = {m.id: [] for m in infos}
-    ms: dict[int, list] = {m.id: [] for m in infos}
+    sums: dict[int, list[np.ndarray]] = {m.id: [] for m in infos}
+    ms: dict[int, list[np.ndarray]] = {m.id: [] for m in infos}
     for level, lo, hi in _total_parts(start, end):
         if level == levels.FULL:
             found = {mid: (p.vals, np.where(p.iv > 0, p.iv, 0))
                      for mid, p in read_full.read(server_id, infos, lo, hi - TICK).items()}
         else:
-            buckets = read_rollups.read(server_id, infos, level, lo, hi - TICK)
+            buckets = read_rollups.read(server_id, infos, level, lo, hi - TICK, sums_only=True)
             found = {mid: (b["sum"], b["ms"]) for mid, b in buckets.items()}
         for mid, (vals, iv) in found.items():
-            sums[mid].append(exact_sum(vals))
-            ms[mid].append(exact_sum(iv))
-    return {m.name: (sum(sums[m.id]), sum(ms[m.id]) / 1000) for m in infos}
+            sums[mid].append(vals)
+            ms[mid].append(iv)
+    totals = group_sums([sums[m.id] for m in infos])  # every metric in one pass: 700 wait counters
+    seconds = group_sums([ms[m.id] for m in infos])
+    return {m.name: (total, s / 1000) for m, total, s in zip(infos, totals, seconds, strict=True)}
 
 
 TICK = timedelta(microseconds=1)  # the store's time resolution: "just before" a timestamp
@@ -265,18 +268,6 @@ def _floor(t: datetime, seconds: int) -> datetime:
 def _ceil(t: datetime, seconds: int) -> datetime:
     f = _floor(t, seconds)
     return f if f == t else f + timedelta(seconds=seconds)
-
-
-def exact_sum(vals: np.ndarray) -> int | float:
-    if vals.dtype.kind == "f":
-        return float(np.sum(vals))
-    if not len(vals):
-        return 0
-    # Sum in int64 chunks small enough not to overflow, then add the chunks in Python.
-    biggest = int(np.abs(vals).max()) or 1
-    step = max(1, min(len(vals), 2**62 // biggest))
-    chunks = np.add.reduceat(vals, np.arange(0, len(vals), step))
-    return sum(chunks.tolist())
 
 
 @dataclass
@@ -415,8 +406,8 @@ def ranking_totals(server_id: int, metrics: list[str], start: datetime, end: dat
         found = {mid: [p.vals] for mid, p in read_full.read(server_id, infos, start, end).items()}
     else:
         found = _rollup_sums(server_id, infos, level, start, end)
-    return {m.name: sum(exact_sum(v) for v in found[m.id]) for m in infos
-            if m.id in found and any(len(v) for v in found[m.id])}
+    kept = [m for m in infos if m.id in found and any(len(v) for v in found[m.id])]
+    return {m.name: total for m, total in zip(kept, group_sums([found[m.id] for m in kept]), strict=True)}
 
 
 def _rollup_sums(server_id: int, infos: list[catalog.MetricInfo], level: str, start: datetime,
@@ -426,15 +417,18 @@ def _rollup_sums(server_id: int, infos: list[catalog.MetricInfo], level: str, st
     are read whole)."""
     h1, h2 = _ceil(start, 3600), _floor(end + TICK, 3600)
     if level != levels.MINUTE or h1 >= h2:
-        return {mid: [b["sum"]] for mid, b in read_rollups.read(server_id, infos, level, start, end).items()}
+        return {mid: [b["sum"]] for mid, b in read_rollups.read(server_id, infos, level, start, end,
+                                                                 sums_only=True).items()}
     found: dict[int, list[np.ndarray]] = {}
     for part, lo, hi in ((levels.MINUTE, start, h1 - TICK), (levels.HOUR, h1, h2 - TICK), (levels.MINUTE, h2, end)):
         if lo <= hi:
-            for mid, b in read_rollups.read(server_id, infos, part, lo, hi, overlapping=False).items():
+            for mid, b in read_rollups.read(server_id, infos, part, lo, hi, overlapping=False,
+                                            sums_only=True).items():
                 found.setdefault(mid, []).append(b["sum"])
     floats = [m for m in infos if any(v.dtype.kind == "f" for v in found.get(m.id, []))]
     if floats:
-        found |= {mid: [b["sum"]] for mid, b in read_rollups.read(server_id, floats, level, start, end).items()}
+        found |= {mid: [b["sum"]] for mid, b in read_rollups.read(server_id, floats, level, start, end,
+                                                                   sums_only=True).items()}
     return found
 
 

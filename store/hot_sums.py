@@ -1,0 +1,79 @@
+"""The hot rows' bucket sums of many counters at once: a total's "sum" and "ms" per bucket, per metric.
+
+rollups.aggregate_sums() of each metric's decoded samples gives the same buckets; here each layout's
+integer slots are summed per bucket as one matrix (the current hour of ~700 wait counters).
+"""
+
+from datetime import datetime
+
+import numpy as np
+from django.db import connection
+
+from store import codec, read_raw, rollups
+from store.catalog import MetricInfo, ReadLayout
+
+Buckets = dict[str, np.ndarray]
+
+
+def bucket_sums(server_id: int, metrics: list[MetricInfo], layouts: list[ReadLayout], start: datetime,
+                end: datetime, width: int) -> dict[int, Buckets]:
+    """idx, sum and ms of the buckets (numbered from the epoch) of the hot rows with start <= ts <= end."""
+    out: dict[int, Buckets] = {}
+    ids = {m.id for m in metrics}
+    for source_id in sorted({lay.source_id for lay in layouts}):
+        mine = {lay.id: lay for lay in layouts if lay.source_id == source_id}
+        if not any(ids & (set(lay.int_ids) | set(lay.float_ids)) for lay in mine.values()):
+            continue
+        with connection.cursor() as cur:
+            cur.execute(read_raw.SELECT_RAW, [server_id, source_id, start, end])
+            rows = cur.fetchall()
+        out.update(_source_sums(rows, mine, ids, width))  # a later source's samples win, as read_raw.read's
+    return out
+
+
+def _source_sums(rows: list[tuple], layouts: dict[int, ReadLayout], ids: set[int], width: int) -> dict[int, Buckets]:
+    layout = layouts.get(rows[0][2]) if rows else None
+    if layout is None or any(r[2] != layout.id for r in rows):
+        # Several layouts (a bucket may hold rows of two): each metric's samples joined, then summed.
+        return {mid: rollups.aggregate_sums(pts, width, 0)
+                for mid, pts in read_raw.decode_rows(rows, layouts, ids).items()}
+    slots = [(k, mid) for k, mid in enumerate(layout.int_ids) if mid in ids]
+    floats = ids & set(layout.float_ids)
+    out = {}
+    if floats:
+        out = {mid: rollups.aggregate_sums(pts, width, 0)
+               for mid, pts in read_raw.decode_rows(rows, layouts, floats).items()}
+    if slots:
+        out |= _matrix_sums(rows, slots, width)
+    return out
+
+
+def _matrix_sums(rows: list[tuple], slots: list[tuple[int, int]], width: int) -> dict[int, Buckets]:
+    """The buckets of one layout's integer slots, summed as one matrix; a slot whose bucket could overflow
+    64 bits is summed as aggregate_sums() sums it (in floats)."""
+    ts = np.array([r[0] for r in rows], dtype=np.int64)
+    iv = np.array([r[1] for r in rows], dtype=np.int64)
+    vals, nulls = codec.decode(b"".join(bytes(r[3]) for r in rows))
+    cols = np.array([k for k, _ in slots])
+    vals, present = vals.reshape(len(rows), -1)[:, cols], ~nulls.reshape(len(rows), -1)[:, cols]
+    b = ts // width
+    starts = np.flatnonzero(np.append(True, b[1:] != b[:-1]))
+    counts = np.add.reduceat(present.astype(np.int64), starts, axis=0)
+    held = np.where(present, vals, 0)
+    big = np.abs(held).max(axis=0).astype(object) * counts.max(axis=0).astype(object) >= 2**63
+    sums = np.add.reduceat(held, starts, axis=0)
+    ms = np.add.reduceat(np.where(present, np.where(iv > 0, iv, 0)[:, None], 0), starts, axis=0)
+    idx = b[starts]
+    out = {}
+    for j, (_k, mid) in enumerate(slots):
+        seen = counts[:, j] > 0
+        if not seen.any():
+            continue
+        if big[j]:
+            keep = present[:, j]
+            s = np.add.reduceat(vals[keep, j].astype(np.float64), np.flatnonzero(
+                np.append(True, b[keep][1:] != b[keep][:-1])))
+        else:
+            s = sums[seen, j]
+        out[mid] = {"idx": idx[seen], "sum": s, "ms": ms[seen, j]}
+    return out

@@ -1,0 +1,98 @@
+"""Counters' totals summed for all metrics at once equal each metric's own exact sum, at every level."""
+
+from datetime import timedelta
+
+import numpy as np
+import pytest
+
+from store import compaction, query, read_rollups
+from store.catalog import server_metrics
+from store.exact_sums import exact_sum, group_sums
+from store.ingest import write_samples
+from store.sample import Sample
+from testing.store import PS_TIMER, T0, poll
+
+STEP = 10
+END = T0 + timedelta(hours=3, minutes=20)  # 13:00-13:20 stays hot
+OUTAGE = (T0 + timedelta(hours=1, minutes=10), T0 + timedelta(hours=1, minutes=25))  # no poll in between
+RESET = T0 + timedelta(hours=2, minutes=5)  # the server restarted: that poll has no deltas
+NEW_FROM = T0 + timedelta(minutes=97)  # a counter first seen mid-range
+
+
+def test_group_sums_are_the_per_array_sums():
+    rng = np.random.default_rng(7)
+    big = np.full(5000, 2**62 + 12345, np.int64)  # their sum is far beyond 64 bits
+    groups = [
+        [big, rng.integers(-(2**40), 2**40, 300)],
+        [],
+        [np.empty(0, np.int64)],
+        [rng.integers(0, 10, 50), np.array([-(2**63), 2**63 - 1], np.int64)],
+        [rng.integers(0, 10, 5), rng.random(7)],  # a float part: summed in the same order as before
+        [np.array([3], np.int64)],
+    ]
+    assert group_sums(groups) == [sum(exact_sum(a) for a in g) for g in groups]
+    assert group_sums(groups)[0] == 5000 * (2**62 + 12345) + int(groups[0][1].sum())
+
+
+def samples() -> list[Sample]:
+    out: list[Sample] = []
+    i, t = 0, T0
+    while t < END:
+        if not OUTAGE[0] < t < OUTAGE[1]:
+            s = poll(1, i)
+            s = Sample(1, s.source, t, s.interval, dict(s.values), s.counters)
+            if out and out[-1].ts < OUTAGE[0] < t:
+                s = Sample(1, s.source, t, (t - out[-1].ts).total_seconds(), s.values, s.counters)
+            if t >= NEW_FROM and s.counters:
+                s = Sample(1, s.source, t, s.interval, {**s.values, "Com_new": 1000 + i}, s.counters | {"Com_new"})
+            if t == RESET:
+                s = Sample(1, s.source, t, None, {k: v for k, v in s.values.items() if k not in s.counters},
+                           frozenset())
+            out.append(s)
+        i, t = i + 1, t + timedelta(seconds=STEP)
+    return out
+
+
+def by_hand(written: list[Sample], start, end) -> dict[str, tuple[int | float, float]]:
+    """Each counter's deltas and intervals summed over the polls with start <= ts <= end."""
+    out: dict[str, tuple[int | float, float]] = {}
+    for s in written:
+        if start <= s.ts <= end:
+            for name in s.counters:
+                total, seconds = out.get(name, (0, 0.0))
+                out[name] = (total + s.values[name], seconds + (s.interval or 0) * 1000)
+    return {name: (total, ms / 1000) for name, (total, ms) in out.items()}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("start, end", [
+    (T0, END),
+    (T0 + timedelta(minutes=17, seconds=23), END - timedelta(minutes=3, seconds=1)),
+    (T0 + timedelta(hours=1, seconds=5), T0 + timedelta(hours=2, minutes=59, seconds=59)),
+    (NEW_FROM + timedelta(seconds=1), T0 + timedelta(hours=3, minutes=5)),
+])
+def test_totals_over_an_outage_a_reset_and_a_new_counter_are_the_polls_sums(start, end):
+    written = samples()
+    write_samples(written)
+    compaction.compact_closed(END)  # every hour but the current one: rollups, blocks and hot rows read
+    names = ["Com_*", PS_TIMER, "Threads_running"]
+    got = query.totals_and_seconds(1, names, start, end)
+    expected = by_hand(written, start, end)
+    assert got == expected
+    assert isinstance(got[PS_TIMER][0], int) and isinstance(got["Com_new"][0], int)
+    assert "Threads_running" not in got  # gauges have no total
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("level", ["1m", "1h"])
+def test_sums_only_reads_the_same_sums_as_the_whole_buckets(level):
+    write_samples(samples())
+    compaction.compact_closed(END)
+    infos = server_metrics([1])
+    start, end = T0 + timedelta(minutes=17, seconds=23), END
+    whole = read_rollups.read(1, infos, level, start, end)
+    sums = read_rollups.read(1, infos, level, start, end, sums_only=True)
+    assert set(sums) == set(whole)
+    for mid, b in whole.items():
+        for k in ("idx", "sum", "ms"):
+            assert sums[mid][k].tolist() == b[k].tolist() and sums[mid][k].dtype == b[k].dtype, (mid, k)
