@@ -70,7 +70,8 @@ def alert_context(n: Notification) -> dict:
         "condition_now": snap.get("condition_now", ""), "detail": snap.get("detail", ""),
         "value": fmt(snap.get("value")), "peak": fmt(snap.get("peak")), "growth": fmt_growth(snap.get("growth")),
         "growth_span": snap.get("growth_span") or growth_window(event.rule),
-        "since": utc(event.since), "at": utc(at), "duration": str(at - event.since).split(".")[0],
+        "since": utc(event.since), "at": utc(at),
+        "duration": str(timedelta(seconds=round((at - event.since).total_seconds()))),  # rounded, as the pages
         "data_stopped": resolved and event.data_stopped, **page_link(event, at),
         "event_url": f"{settings.SITE_URL}/alerts/events/{event.id}/",
         "has_metric": bool(event.rule.metric), "per_second": per_second(event.server_id, event.rule.metric),
