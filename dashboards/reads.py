@@ -152,19 +152,6 @@ def interval_sums(server_id: int, metrics: list[str], start: datetime,
     return query.totals_and_seconds(server_id, metrics, start + AFTER_START, end)
 
 
-def tps_mixed(server_id: int, start: datetime, end: datetime, basis: str | None) -> bool:
-    """Whether some of the range's tps came from another counter than `basis` (the latest poll's): one was
-    turned on or off meanwhile, and the page's sentence describes the latest polls only. tps holds, at
-    each poll, the delta of the counter that reading counted by, so it sums to basis's total only if
-    every poll counted by basis."""
-    return basis is not None and mixed_in(interval_sums(server_id, [TPS, basis], start, end), basis)
-
-
-def mixed_in(sums: dict[str, tuple[int | float, float]], basis: str | None) -> bool:
-    """tps_mixed() from interval_sums() that hold tps and basis."""
-    return basis is not None and TPS in sums and sums[TPS][0] != sums.get(basis, (0, 0.0))[0]
-
-
 def rate_in(sums: dict[str, tuple[int | float, float]], metric: str) -> float | None:
     """mean_rate() from interval_sums() that hold the metric."""
     total, seconds = sums.get(metric, (0, 0.0))

@@ -1,5 +1,5 @@
-"""What a server's polls say its counters are: how its TPS is counted, its charts' titles, its TPS basis (the
-latest polls), and which wait instruments were off (the polls of a range)."""
+"""What a server's polls say its counters are: how its TPS is counted (the polls of a range, else the latest),
+its charts' titles, its TPS basis, and which wait instruments were off (the polls of a range)."""
 
 from dataclasses import dataclass
 from datetime import datetime
@@ -7,6 +7,7 @@ from typing import NamedTuple
 
 from collectors import transactions, weakened
 from collectors.connection import parse_version
+from collectors.metric import TPS
 from collectors.models import ServerHealth
 from collectors.sources import innodb_mutex, wait_instruments
 from store import query
@@ -16,18 +17,71 @@ class ServerTexts(NamedTuple):
     definition: str  # the page's sentence: how this server's TPS is counted
     title: str  # the TPS row's title on its charts: the counter the line comes from
     mutex_title: str  # the mutex row's: OS waits, or every latch acquisition (performance_schema)
-    basis: str | None = None  # the counter the latest poll's tps came from (collectors.transactions)
+    basis: str | None = None  # the counter the polls' tps came from (collectors.transactions); None: unknown, mixed
     fix: str = ""  # explicit transactions only: what turns on a counter of every transaction (as the fleet says)
+    mixed: bool = False  # the range's polls counted TPS by more than one counter
 
 
 def server_texts(server) -> ServerTexts:
     """What this server's latest polls said their counters are (one read of its health row)."""
-    health = ServerHealth.objects.filter(server=server).values_list("sources", flat=True).first() or {}
+    return texts_of(server, health_sources(server))
+
+
+def health_sources(server) -> dict:
+    return ServerHealth.objects.filter(server=server).values_list("sources", flat=True).first() or {}
+
+
+def texts_of(server, health: dict) -> ServerTexts:
     status = health.get("global_status")
     basis = tps_basis_of(server, health)
     return ServerTexts(transactions.definition(status), transactions.chart_title(status),
                        innodb_mutex.chart_title(health.get("innodb_mutex")), transactions.basis_of(status),
                        basis.fix if basis else "")
+
+
+# What range_texts() reads over a range (reads.interval_sums): tps and each counter it may be the delta of.
+BASIS_SERIES = [TPS, *transactions.PREFERENCE]
+# The counter of each basis, for a sentence naming two or three of them.
+COUNTERS = {transactions.TRX_SUMMARY: "performance_schema's transaction summary",
+            transactions.INNODB_TRX: "INNODB_METRICS trx_*_commits",
+            transactions.EXPLICIT: "Com_commit + Com_rollback: autocommit statements not counted"}
+
+
+def range_texts(server, sums: dict[str, tuple[int | float, float]]) -> ServerTexts:
+    """server_texts() as the range's polls counted TPS (sums: reads.interval_sums of BASIS_SERIES over it), not as
+    the latest polls do: a range recorded with a counter off says so after it was turned on. The latest polls'
+    where the range holds no poll that says which counter it used."""
+    health = health_sources(server)
+    now, bases = texts_of(server, health), range_bases(sums)
+    if not bases:
+        return now
+    fix = enable_fix(server, health) if transactions.EXPLICIT in bases else ""
+    if len(bases) == 1:
+        return now._replace(definition=transactions.DEFINITIONS[bases[0]], title=transactions.CHART_TITLES[bases[0]],
+                            basis=bases[0], fix=fix)
+    named = [f"{transactions.SHORT[b]} ({COUNTERS[b]})" for b in bases]
+    parts = (f"{named[0]} in part of this range and {named[1]} in the rest" if len(named) == 2 else
+             f"{named[0]} in part of this range, {named[1]} in another part and {named[2]} in the rest")
+    return now._replace(definition=f"TPS counted {parts}", title=transactions.GENERIC_TITLE, basis=None, fix=fix,
+                        mixed=True)
+
+
+def range_bases(sums: dict[str, tuple[int | float, float]]) -> list[str]:
+    """The counters the range's tps came from, in transactions.PREFERENCE order. A poll's tps is the delta of the
+    first counter it read (collectors.delta.add_aliases), stored beside it under its own name; tps_explicit is
+    stored at every poll, so the seconds it covers that no better counter's do were counted by it."""
+    ms = {name: round(seconds * 1000) for name, (_total, seconds) in sums.items()}
+    better = [b for b in transactions.PREFERENCE if b != transactions.EXPLICIT]
+    bases = [b for b in better if ms.get(b, 0) > 0]
+    # min(): a poll whose better counter had no delta (just turned on) stored tps_explicit but no tps.
+    explicit = min(ms.get(transactions.EXPLICIT, 0), ms.get(TPS, 0)) - sum(ms.get(b, 0) for b in better)
+    return bases + [transactions.EXPLICIT] * (explicit > 0)
+
+
+def enable_fix(server, sources: dict) -> str:
+    """What turns on a counter of every transaction on this server, given its health row's sources."""
+    performance_schema = not (sources.get("pfs_waits") or {}).get("unavailable")
+    return transactions.enable_hint(server.flavor, parse_version(server.version or ""), performance_schema)
 
 
 INSTRUMENT_GAUGES = [gauge + family for gauge in (wait_instruments.OFF_GAUGE, wait_instruments.ALL_GAUGE)
@@ -68,9 +122,8 @@ def tps_basis_of(server, sources: dict | None) -> TpsBasis | None:
     if not basis:
         return None
     explicit = basis == transactions.EXPLICIT
-    performance_schema = not (sources.get("pfs_waits") or {}).get("unavailable")
-    fix = transactions.enable_hint(server.flavor, parse_version(server.version or ""), performance_schema)
-    return TpsBasis(transactions.SHORT[basis], transactions.definition(status), explicit, fix if explicit else "")
+    return TpsBasis(transactions.SHORT[basis], transactions.definition(status), explicit,
+                    enable_fix(server, sources) if explicit else "")
 
 
 def tps_bases(server_ids: list[int]) -> dict[int, TpsBasis]:

@@ -19,7 +19,7 @@ from dashboards.reports.charts import chart_metrics, purge_chart, stability_char
 from dashboards.reports.run_links import series_range
 from dashboards.reports.settings_diff import previous_run, show, snapshot
 from dashboards.reports.summary import RunSummary, summarize_run
-from dashboards.server_texts import server_texts
+from dashboards.server_texts import BASIS_SERIES, range_texts
 from dashboards.timerange import TimeRange, iso_param
 from dashboards.views.common import TPS_DEFINITION, condition_toggle
 from dashboards.views.scalability import study_context
@@ -60,7 +60,7 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
     waits = host_series.run_figures(run.server_id, window)[0]
     waits, hidden = shown(waits, conditions)
     context = settings_context(run, window)
-    texts = server_texts(run.server)
+    texts = range_texts(run.server, reads.interval_sums(run.server_id, BASIS_SERIES, window.start, window.end))
     stability, dips, verdict = stability_chart(summary, texts.title, texts.mutex_title)
     query = range_query(run.server.name, *series_range(run.server, window))  # the polls the figures use
     metrics = ",".join(["qps", "Threads_running", *chart_metrics(summary)])

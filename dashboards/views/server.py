@@ -34,7 +34,7 @@ from dashboards.query_params import (
     second_interval,
     threshold_param,
 )
-from dashboards.server_texts import server_texts, waits_note
+from dashboards.server_texts import BASIS_SERIES, range_texts, waits_note
 from dashboards.timerange import TimeRange, read_points
 from dashboards.unreachable import unreachable
 from dashboards.views.common import condition_toggle, page_range, range_context
@@ -67,9 +67,9 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     tps, waits, mutexes, hidden = reads.stability_series(
         server.pk, tr, points, n_waits, DEFAULT_MUTEXES, reads.source_interval(server, reads.MUTEX_SOURCE), conditions,
         client)
-    texts = server_texts(server)
-    # One read for the mean and tps_mixed: the same exact sums over the polls in the range.
-    sums = reads.interval_sums(server.pk, [reads.TPS, *([texts.basis] if texts.basis else [])], tr.start, tr.end)
+    # One read for the mean and how TPS was counted: the same exact sums over the polls in the range.
+    sums = reads.interval_sums(server.pk, BASIS_SERIES, tr.start, tr.end)
+    texts = range_texts(server, sums)
     summary = summarize(tps.values, mean=reads.rate_in(sums, reads.TPS))
     threshold = dip_threshold(summary, fraction)
     dips = [] if threshold is None else merge_close(
@@ -88,7 +88,7 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
         **range_context(request, tr), "server": server, "tab": "stability", "tps_definition": texts.definition,
         "tps_fix": texts.fix, "no_tps": counts_nothing(summary),
         "waits_note": waits_note(server.pk, tr.start, tr.end),
-        "tps_mixed": reads.mixed_in(sums, texts.basis),
+        "tps_mixed": texts.mixed,
         "figures": {"stability-chart": fig, **host.figures}, "host_panel": host, "summary": summary, "dips": dips,
         "verdict": judge_lines(tps, waits, history_line(server.pk, tr, points)),
         "fraction": fraction, "threshold": threshold, "n_waits": n_waits,
@@ -122,7 +122,7 @@ def purge(request: HttpRequest, server_id: int) -> HttpResponse:
     newest = next(reads.polls_back(server.pk, reads.HISTORY, tr.start, tr.end), None)
     current = newest[1] if newest else None
     trend = reads.history_trend(server.pk, newest[0] if newest else tr.end)
-    texts = server_texts(server)
+    texts = range_texts(server, reads.interval_sums(server.pk, BASIS_SERIES, tr.start, tr.end))
     fig = purge_figure(
         history, tps, [(m.split(":", 1)[1], found[m]) for m in counters if m in found],
         found.get(reads.PURGE_DELAY), references, server_marks(server.pk, tr.start, tr.end), (tr.start, tr.end),

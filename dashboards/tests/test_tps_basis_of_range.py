@@ -1,0 +1,90 @@
+"""The stability page, purge page and run report say how the range's polls counted TPS, from the counters stored
+at those polls, not from the server's health row (its latest polls): a range recorded with InnoDB's trx counters
+off stays "explicit transactions only" after they were turned on."""
+
+import json
+from datetime import timedelta
+
+import pytest
+from django.utils.html import escape
+
+from collectors.models import ServerHealth
+from collectors.transactions import CHART_TITLES, DEFINITIONS, EXPLICIT, INNODB_TRX, INNODB_TRX_ON
+from servers.models import Run
+from store.ingest import write_samples
+from store.sample import Sample
+from testing import dashboards as data
+
+pytestmark = pytest.mark.django_db
+T0 = data.RECENT_T0
+POLLS = 12
+# As the collector stores them: tps is the delta of the first counter the poll read, stored beside it.
+EXPLICIT_POLL = {"tps": 0, "tps_explicit": 0, "qps": 2_000}  # InnoDB counters off: autocommit UPDATEs, no COMMIT
+INNODB_POLL = {"tps": 2_000, "tps_innodb": 2_000, "tps_explicit": 0, "qps": 2_000}  # the same load, counted
+MIXED = ("TPS counted InnoDB transactions (INNODB_METRICS trx_*_commits) in part of this range and explicit "
+         "transactions only (Com_commit + Com_rollback: autocommit statements not counted) in the rest")
+
+
+def server_with(polls: list[dict], now: str):
+    """A MariaDB 10.11 whose polls from T0 on counted as given, and whose health row (its latest poll) says `now`."""
+    server = data.make_server("switched", poll_interval=5, flavor="mariadb", version="10.11.19")
+    write_samples([Sample(server.pk, "global_status", T0 + timedelta(seconds=5 * i), 5.0, values, frozenset(values))
+                   for i, values in enumerate(polls, start=1)])
+    ServerHealth.objects.create(server=server, sources={"global_status": {"ok": True, "note": DEFINITIONS[now]}})
+    return server
+
+
+def window(first: int = 0, last: int = POLLS) -> dict:
+    """The range holding polls first+1 .. last."""
+    return {"from": (T0 + timedelta(seconds=5 * first)).isoformat(),
+            "to": (T0 + timedelta(seconds=5 * last + 2)).isoformat()}
+
+
+def pages(admin_client, server, first: int = 0, last: int = POLLS) -> dict[str, str]:
+    run = Run.objects.create(server=server, name="updates", started_at=T0 + timedelta(seconds=5 * first),
+                             ended_at=T0 + timedelta(seconds=5 * last))
+    return {name: admin_client.get(url, params).content.decode() for name, url, params in (
+        ("stability", f"/servers/{server.pk}/stability/", window(first, last)),
+        ("purge", f"/servers/{server.pk}/purge/", window(first, last)),
+        ("report", f"/runs/{run.pk}/report/", {}))}
+
+
+def test_a_range_recorded_explicit_only_says_so_after_innodb_was_turned_on(admin_client):
+    server = server_with([EXPLICIT_POLL] * POLLS, now=INNODB_TRX)
+    for name, body in pages(admin_client, server).items():
+        assert escape(DEFINITIONS[EXPLICIT]) in body, name
+        assert escape(DEFINITIONS[INNODB_TRX]) not in body, name
+        assert escape(INNODB_TRX_ON) in body, name  # the statement that turns a counter of every transaction on
+    body = pages(admin_client, server)["stability"]
+    verdict = body.split('id="verdict"')[1].split("</section>")[0]
+    assert "No transactions counted in this range" in verdict and escape(DEFINITIONS[EXPLICIT]) in verdict
+    chart = json.dumps(data.figures(admin_client.get(f"/servers/{server.pk}/stability/", window())))
+    assert CHART_TITLES[EXPLICIT] in chart and CHART_TITLES[INNODB_TRX] not in chart
+
+
+def test_a_range_counted_by_innodb_says_so_after_the_counters_were_turned_off(admin_client):
+    server = server_with([INNODB_POLL] * POLLS, now=EXPLICIT)
+    for name, body in pages(admin_client, server).items():
+        assert escape(DEFINITIONS[INNODB_TRX]) in body, name
+        assert escape(DEFINITIONS[EXPLICIT]) not in body and escape(INNODB_TRX_ON) not in body, name
+
+
+def test_a_range_counted_by_both_says_which_counted_part_of_it(admin_client):
+    server = server_with([INNODB_POLL] * 6 + [EXPLICIT_POLL] * 6, now=INNODB_TRX)
+    for name, body in pages(admin_client, server).items():
+        assert escape(MIXED) in body, name
+        assert escape(DEFINITIONS[INNODB_TRX]) not in body and escape(DEFINITIONS[EXPLICIT]) not in body, name
+        assert escape(INNODB_TRX_ON) in body, name  # part of it did not count autocommit statements
+    assert "Part of this range's TPS was counted by another counter" in pages(admin_client, server)["stability"]
+    # The last six polls alone: explicit only, whatever the health row says.
+    for name, body in pages(admin_client, server, first=6).items():
+        assert escape(DEFINITIONS[EXPLICIT]) in body and escape(MIXED) not in body, name
+        assert "counted by another counter" not in body, name
+
+
+def test_a_range_without_polls_says_what_the_latest_polls_counted(admin_client):
+    server = server_with([EXPLICIT_POLL] * POLLS, now=INNODB_TRX)
+    later = {"from": (T0 + timedelta(hours=1)).isoformat(), "to": (T0 + timedelta(hours=1, minutes=5)).isoformat()}
+    for url in (f"/servers/{server.pk}/stability/", f"/servers/{server.pk}/purge/"):
+        body = admin_client.get(url, later).content.decode()
+        assert escape(DEFINITIONS[INNODB_TRX]) in body and escape(DEFINITIONS[EXPLICIT]) not in body, url
