@@ -127,6 +127,10 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # A worker reserves only the poll batches it can start: with several workers, prefetched
 # batches would wait in a busy one (and expire) while another sits idle.
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Celery's Django fixup closes a task thread's PostgreSQL connection around every task unless this
+# is set; monitor.celery keeps it instead, closing only broken or CONN_MAX_AGE-old ones (the fixup
+# still closes one every 2 x this many tasks).
+CELERY_DB_REUSE_MAX = 1_000_000
 CELERY_TIMEZONE = "UTC"
 
 # Monitored-server passwords are encrypted with this Fernet key.
