@@ -60,7 +60,7 @@ def parse_args() -> argparse.Namespace:
                              " (the whole window, warm-up included)")
     parser.add_argument("--concurrency", type=int, default=16, help="Celery worker threads (batches at once)")
     parser.add_argument("--threads", type=int, default=64, help="polls at once inside the worker")
-    parser.add_argument("--batch", type=int, default=10, help="servers per poll task")
+    parser.add_argument("--batch", type=int, default=25, help="servers per poll task (COLLECTORS_BATCH_SIZE)")
     return parser.parse_args()
 
 

@@ -127,6 +127,10 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # A worker reserves only the poll batches it can start: with several workers, prefetched
 # batches would wait in a busy one (and expire) while another sits idle.
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Celery's Django fixup closes a task thread's PostgreSQL connection around every task unless this
+# is set; monitor.celery keeps it instead, closing only broken or CONN_MAX_AGE-old ones (the fixup
+# still closes one every 2 x this many tasks).
+CELERY_DB_REUSE_MAX = 1_000_000
 CELERY_TIMEZONE = "UTC"
 
 # Monitored-server passwords are encrypted with this Fernet key.
@@ -193,8 +197,9 @@ STORE_PARTITIONS_AHEAD_HOURS = envint("STORE_PARTITIONS_AHEAD_HOURS", 6, lo=1)
 STATEMENTS_TOP_N = envint("STATEMENTS_TOP_N", 200, lo=1, hi=10_000)
 STORE_STATEMENTS_RETENTION_DAYS = envint("STORE_STATEMENTS_RETENTION_DAYS", 14, lo=1)
 
-# Collectors: servers per Celery task, and polls at once per worker process.
-COLLECTORS_BATCH_SIZE = envint("COLLECTORS_BATCH_SIZE", 10, lo=1)
+# Collectors: servers per Celery task, and polls at once per worker process. A batch pays ~6-8 ms of
+# fixed CPU (task, locks, snapshots, store write); a hung server holds its batch's write (docs/sources.md).
+COLLECTORS_BATCH_SIZE = envint("COLLECTORS_BATCH_SIZE", 25, lo=1)
 COLLECTORS_THREADS = envint("COLLECTORS_THREADS", 64, lo=1)
 # Seconds a silent worker still counts as alive (collectors.state): its poll locks are taken over after that.
 COLLECTORS_HEARTBEAT_TTL = envint("COLLECTORS_HEARTBEAT_TTL", 6, lo=1)
