@@ -43,6 +43,7 @@ def demo(action: str) -> str:
     return out.getvalue()
 
 
+@pytest.mark.serial  # compares TPS before and after: other tests in parallel shift it
 def test_the_driver_stops_while_paused_and_comes_back_after_resume(mariadb, stress_target, var_dir):
     lines: list[str] = []
     options = StressOptions(mode="rw", concurrency=2, duration=0, interval=0.5, hold_trx=60, hold_every=120,
