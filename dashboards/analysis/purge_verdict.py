@@ -26,28 +26,21 @@ class PurgeVerdict:
     purged_per_s: float | None = None  # undo records purged a second over the segment (None: counters off)
     dml_per_s: float | None = None  # rows updated + deleted a second over the segment: what purge will have to do
     to_threshold: timedelta | None = None  # draining from above the threshold: when it falls below it
-    to_empty: timedelta | None = None  # draining: when it reaches 0 at this pace (None: it is at 0 already)
-
-    @property
-    def within_a_second(self) -> bool:
-        """Empty in less than a second at this pace: said so, never "empty in 0 s"."""
-        return self.to_empty is not None and self.to_empty < timedelta(seconds=1)
+    to_empty: timedelta | None = None  # draining: when it reaches 0 at this pace
 
 
 def purge_verdict(current: float | None, trend: Trend, threshold: float, holder: Holder | None,
                   purged_per_s: float | None = None, dml_per_s: float | None = None) -> PurgeVerdict:
     """Growing with a transaction open: held by it; growing without one: purge-bound; falling: draining.
 
-    The drain is the segment's slope carried on: (length - threshold) / pace and length / pace; at 0
-    it is empty already (no time to empty). A drain that reached its floor is flat (segment.floor_start).
+    The drain is the segment's slope carried on: (length - threshold) / pace and length / pace.
     """
     if current is None or trend.per_second is None or not trend.direction:
         return PurgeVerdict("")
     if trend.direction == "draining":
         pace = -trend.per_second
         below = timedelta(seconds=(current - threshold) / pace) if current >= threshold else None
-        empty = timedelta(seconds=current / pace) if current > 0 else None
-        return PurgeVerdict("draining", to_threshold=below, to_empty=empty)
+        return PurgeVerdict("draining", to_threshold=below, to_empty=timedelta(seconds=current / pace))
     if trend.direction == "growing":
         if holder is not None:
             return PurgeVerdict("held", holder=holder)

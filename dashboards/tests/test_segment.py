@@ -6,9 +6,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from dashboards.analysis.purge_growth import current_trend, growth_per_second
-from dashboards.analysis.purge_verdict import purge_verdict
-from dashboards.analysis.segment import FLOOR_POLLS, current_segment, noise
-from testing.purge_release import RELEASE, TO_ZERO
+from dashboards.analysis.segment import current_segment, noise
 
 T0 = datetime(2026, 3, 2, 9, tzinfo=UTC)
 STEP = 5  # seconds between polls
@@ -110,39 +108,3 @@ def test_the_segment_stops_at_a_hole():
     ts = [at(i) for i in range(len(values))]
     trend = current_trend(ts, values)
     assert trend.after_hole and trend.since == at(11) and trend.per_minute == pytest.approx(-30 * 60 / STEP)
-
-
-
-
-def test_a_released_read_view_is_a_step_the_trend_starts_after_it():
-    """By hand: the drop of 89,583 is 433 x the 207 the 8 polls after it span (464 - 257): a step.
-    The trend never reaches back to 90,047 again, whatever the poll."""
-    for n in range(3, len(RELEASE) + 1):
-        trend = current_trend([at(i) for i in range(n)], RELEASE[:n])
-        assert trend.since is not None and trend.since >= at(2 if n > 3 else 1), n
-        assert trend.per_minute is None or abs(trend.per_minute) < 1_000, (n, trend)  # never 71,957 / min
-
-
-def test_after_the_release_the_history_that_stopped_falling_is_flat_since_its_floor():
-    """By hand at the last poll (07:44:35): noise from the second differences after the step, -60 -12 45 130
-    -77 -80: median -36, MAD 42.5, sigma = 1.4826 x 42.5 / sqrt(6) = 25.7. The newest 5 polls
-    (296 257 348 362 296) have a least-squares slope of +10.5 a poll: 42 over 4 polls, less than 2 sigma
-    (51.4): flat, the drain's floor; with 380 before them -3.74 a poll (18.7: flat), with 452 too -16.1
-    a poll over 6 polls (96.9: not). Flat since 380 (07:44:10), 6 polls: purge keeps up."""
-    ts = [at(i) for i in range(len(RELEASE))]
-    trend = current_trend(ts, RELEASE)
-    assert trend.noise == pytest.approx(1.4826 * 42.5 / 6 ** 0.5)
-    assert trend.direction == "flat" and trend.since == at(4) and trend.polls == 6
-    assert purge_verdict(RELEASE[-1], trend, 20_000, None).kind == "flat"
-
-
-def test_a_history_at_zero_for_several_polls_is_flat_never_draining():
-    values = RELEASE + TO_ZERO
-    for n in range(len(RELEASE) + 1, len(values) + 1):
-        trend = current_trend([at(i) for i in range(n)], values[:n])
-        verdict = purge_verdict(values[n - 1], trend, 20_000, None)
-        assert trend.since >= at(2), n  # never across the release
-        assert values[n - 1] > 0 or verdict.to_empty is None, n  # at 0: "empty now", never "empty in 0 s"
-        if values[n - FLOOR_POLLS:n] == [0] * FLOOR_POLLS:
-            assert trend.direction == "flat" and verdict.kind == "flat", n  # at its floor: keeps up
-    assert trend.since == at(len(RELEASE) + 4)  # flat since the first 0 (the 17 before it is the drain's)
