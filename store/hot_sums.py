@@ -7,7 +7,6 @@ integer slots are summed per bucket as one matrix (the current hour of ~700 wait
 from datetime import datetime
 
 import numpy as np
-from django.db import connection
 
 from store import codec, read_raw, rollups
 from store.catalog import MetricInfo, ReadLayout
@@ -20,13 +19,7 @@ def bucket_sums(server_id: int, metrics: list[MetricInfo], layouts: list[ReadLay
     """idx, sum and ms of the buckets (numbered from the epoch) of the hot rows with start <= ts <= end."""
     out: dict[int, Buckets] = {}
     ids = {m.id for m in metrics}
-    for source_id in sorted({lay.source_id for lay in layouts}):
-        mine = {lay.id: lay for lay in layouts if lay.source_id == source_id}
-        if not any(ids & (set(lay.int_ids) | set(lay.float_ids)) for lay in mine.values()):
-            continue
-        with connection.cursor() as cur:
-            cur.execute(read_raw.SELECT_RAW, [server_id, source_id, start, end])
-            rows = cur.fetchall()
+    for mine, rows in read_raw.source_rows(server_id, ids, layouts, read_raw.SELECT_RAW, [start, end]):
         out.update(_source_sums(rows, mine, ids, width))  # a later source's samples win, as read_raw.read's
     return out
 

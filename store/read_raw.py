@@ -1,6 +1,7 @@
 """Reading hot rows (store_raw): decode the varint slots of each layout in one numpy pass."""
 
 from collections import defaultdict
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 
 import numpy as np
@@ -57,16 +58,22 @@ def newest(server_id: int, metrics: list[MetricInfo], layouts: list[ReadLayout],
     return _per_source(server_id, metrics, layouts, SELECT_NEWEST, [rows])
 
 
-def _per_source(server_id, metrics, layouts, sql, params) -> dict[int, SampleArrays]:
-    out: dict[int, SampleArrays] = {}
-    ids = {m.id for m in metrics}
+def source_rows(server_id: int, ids: set[int], layouts: list[ReadLayout], sql: str,
+                params: list) -> Iterator[tuple[dict[int, ReadLayout], list[tuple]]]:
+    """Each source's layouts and its hot rows by `sql`, in source order; sources holding none of `ids` unread."""
     for source_id in sorted({lay.source_id for lay in layouts}):
         mine = {lay.id: lay for lay in layouts if lay.source_id == source_id}
         if not any(ids & (set(lay.int_ids) | set(lay.float_ids)) for lay in mine.values()):
             continue
         with connection.cursor() as cur:
             cur.execute(sql, [server_id, source_id, *params])
-            rows = cur.fetchall()
+            yield mine, cur.fetchall()
+
+
+def _per_source(server_id, metrics, layouts, sql, params) -> dict[int, SampleArrays]:
+    out: dict[int, SampleArrays] = {}
+    ids = {m.id for m in metrics}
+    for mine, rows in source_rows(server_id, ids, layouts, sql, params):
         if sql is SELECT_NEWEST:
             rows.reverse()  # oldest first, like every SampleArrays
         out.update(decode_rows(rows, mine, ids))
