@@ -1,7 +1,7 @@
 """Links between pages: a URL named in the urls confs, with its query string urlencoded."""
 
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from urllib.parse import urlencode
 
 from django.urls import reverse
@@ -48,6 +48,16 @@ def chart_csv(server_id: int, metrics: list[str], tr: TimeRange, points: int) ->
 def exact_param(ts: datetime) -> str:
     """ISO with microseconds: a live range ends at "now", and the newest poll may be within its last second."""
     return ts.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds")
+
+
+def dip_statements(server_id: int, start: datetime, end: datetime, interval: int) -> str:
+    """The Statements tab over a dip and one statements interval after it.
+
+    The tab sums the digest reads that end in its range; digests are read every `interval` seconds, so the
+    read that covers a dip's last second ends at most one interval after it.
+    """
+    return link("dashboards:statements", server_id, query={
+        "from": exact_param(start), "to": exact_param(end + timedelta(seconds=interval))})
 
 
 def topwaits_csv(server_id: int, tr: TimeRange, second: TimeRange | None = None, conditions: bool = True,

@@ -1,6 +1,8 @@
 """The Statements tab, a statement's page and their CSVs over known digest rows (figures computed here by hand)."""
 
-from datetime import timedelta
+import html
+from datetime import UTC, datetime, timedelta
+from urllib.parse import parse_qs
 
 import pytest
 from django.test import Client
@@ -105,11 +107,17 @@ def test_statement_pages_need_a_login():
 
 def test_the_stability_page_links_each_dip_and_the_range_to_its_statements(admin_client):
     server = make_server("dippy")
-    write_polls(server, 90)  # a dip at polls 30..35
+    start = write_polls(server, 90)  # one dip: polls 30..35 (start + 300 s .. 350 s) count 6 TPS, the rest ~530
     body = admin_client.get(f"/servers/{server.pk}/stability/?range=1h").content.decode()
     assert f'data-keeps-range="1" href="/servers/{server.pk}/statements/?range=1h"' in body
-    dip_link = body.split('<table class="dips">')[1].split("</table>")[0]
-    assert f"/servers/{server.pk}/statements/?from=" in dip_link and "&amp;to=" in dip_link
+    dip_rows = body.split('<table class="dips">')[1].split("</table>")[0]
+    query = parse_qs(html.unescape(dip_rows.split(f'href="/servers/{server.pk}/statements/?')[1].split('"')[0]))
+    since, until = (datetime.fromisoformat(query[k][0]).replace(tzinfo=UTC) for k in ("from", "to"))
+    # The dip's last slow second is its last poll's; the digest read covering it ends within a statements
+    # interval (60 s) of it.
+    first, last = start + timedelta(seconds=300), start + timedelta(seconds=350)
+    assert since <= first and until >= last + timedelta(seconds=60)
+    assert until - since <= timedelta(seconds=50 + 60 + 2 * 10)  # and not much more: a poll either side
 
 
 def test_the_statements_csv_answers_an_api_token(admin_user):

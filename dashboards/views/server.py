@@ -23,7 +23,7 @@ from dashboards.figures.stability import stability_figure
 from dashboards.holder_panel import SERIES as HOLDER_SERIES
 from dashboards.holder_panel import holders_context
 from dashboards.host_panel import host_panel
-from dashboards.links import chart_csv, topwaits_csv
+from dashboards.links import chart_csv, dip_statements, topwaits_csv
 from dashboards.marks import purge_references, server_marks
 from dashboards.purge_reads import above_since
 from dashboards.query_params import (
@@ -89,7 +89,8 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
         "tps_fix": texts.fix, "no_tps": counts_nothing(summary),
         "waits_note": waits_note(server.pk, tr.start, tr.end),
         "tps_mixed": texts.mixed,
-        "figures": {"stability-chart": fig, **host.figures}, "host_panel": host, "summary": summary, "dips": dips,
+        "figures": {"stability-chart": fig, **host.figures}, "host_panel": host, "summary": summary,
+        "dips": [(d, dip_statements(server.pk, d.start, d.end, server.statements_interval)) for d in dips],
         "verdict": judge_lines(tps, waits, history_line(server.pk, tr, points)),
         "fraction": fraction, "threshold": threshold, "n_waits": n_waits,
         "pixel": timedelta(seconds=tr.seconds / points),  # what a dip's times are good to
