@@ -126,6 +126,19 @@ def tps_basis_of(server, sources: dict | None) -> TpsBasis | None:
                     enable_fix(server, sources) if explicit else "")
 
 
+def range_basis(server, sums: dict[str, tuple[int | float, float]]) -> TpsBasis | None:
+    """tps_basis_of() as a range's polls counted TPS (sums as range_texts() takes them): a run recorded with a
+    counter off keeps its words after the counter was turned on. The latest polls' where no poll of it says."""
+    bases = range_bases(sums)
+    if not bases:
+        return tps_basis_of(server, health_sources(server))
+    explicit = transactions.EXPLICIT in bases
+    fix = enable_fix(server, health_sources(server)) if explicit else ""
+    if len(bases) == 1:
+        return TpsBasis(transactions.SHORT[bases[0]], transactions.DEFINITIONS[bases[0]], explicit, fix)
+    return TpsBasis("counted two ways", range_texts(server, sums).definition, explicit, fix)
+
+
 def tps_bases(server_ids: list[int]) -> dict[int, TpsBasis]:
     """Each server's TPS basis, from one read of the health rows (servers never polled are left out)."""
     out = {}

@@ -1,6 +1,6 @@
-"""The stability page, purge page and run report say how the range's polls counted TPS, from the counters stored
-at those polls, not from the server's health row (its latest polls): a range recorded with InnoDB's trx counters
-off stays "explicit transactions only" after they were turned on."""
+"""The stability page, purge page, run report and compare say how the range's polls counted TPS, from the
+counters stored at those polls, not from the server's health row (its latest polls): a range recorded with
+InnoDB's trx counters off stays "explicit transactions only" after they were turned on."""
 
 import json
 from datetime import timedelta
@@ -88,3 +88,18 @@ def test_a_range_without_polls_says_what_the_latest_polls_counted(admin_client):
     for url in (f"/servers/{server.pk}/stability/", f"/servers/{server.pk}/purge/"):
         body = admin_client.get(url, later).content.decode()
         assert escape(DEFINITIONS[INNODB_TRX]) in body and escape(DEFINITIONS[EXPLICIT]) not in body, url
+
+
+def compare_body(admin_client, server, first: int, last: int) -> str:
+    run = Run.objects.create(server=server, name=f"polls {first}-{last}", started_at=T0 + timedelta(seconds=5 * first),
+                             ended_at=T0 + timedelta(seconds=5 * last))
+    return admin_client.get("/compare/", {"runs": str(run.pk)}).content.decode()
+
+
+def test_compare_says_how_each_run_counted_not_how_the_server_counts_now(admin_client):
+    server = server_with([INNODB_POLL] * 6 + [EXPLICIT_POLL] * 6, now=INNODB_TRX)
+    body = compare_body(admin_client, server, 6, POLLS)  # the explicit-only half
+    assert escape(DEFINITIONS[EXPLICIT]) in body and escape(DEFINITIONS[INNODB_TRX]) not in body
+    body = compare_body(admin_client, server, 0, 6)  # the InnoDB half
+    assert escape(DEFINITIONS[INNODB_TRX]) in body and escape(DEFINITIONS[EXPLICIT]) not in body
+    assert escape(MIXED) in compare_body(admin_client, server, 0, POLLS)
