@@ -5,6 +5,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.utils import timezone
 
+from alerts.readings import purge_reading
 from collectors.models import TrxHolder
 from dashboards.analysis.purge_growth import current_trend
 from dashboards.analysis.purge_verdict import Holder, purge_verdict
@@ -40,6 +41,17 @@ def test_draining_says_when_it_falls_below_the_threshold_and_empties():
     assert purge_verdict(values[-1], trend_of(values), 50_000, None).to_threshold is None  # already below
 
 
+def test_a_handful_of_undo_logs_is_nearly_empty_whatever_the_slope():
+    """A load's growth (100 a poll) with the history at 1 now, as right after the load ended: no backlog."""
+    growing = trend_of([1000 + 100 * i for i in range(30)])
+    assert purge_verdict(1, growing, 20_000, None).kind == "nearly-empty"
+    assert purge_verdict(100, growing, 20_000, None).kind == "nearly-empty"
+    assert purge_verdict(101, growing, 20_000, None).kind == "purge-bound"
+    assert purge_verdict(1, growing, 20_000, HOLDER).kind == "held"  # a read view open: its growth is the news
+    draining = trend_of([60_000 - 500 * i for i in range(30)])
+    assert purge_verdict(0, draining, 20_000, None).kind == "nearly-empty"  # never "empty in 0 s"
+
+
 def test_flat_and_no_trend():
     assert purge_verdict(300, trend_of([300] * 20), 1000, None).kind == "flat"
     assert purge_verdict(300, trend_of([300, 301]), 1000, None).kind == ""
@@ -69,3 +81,19 @@ def test_the_purge_page_names_the_holder_and_the_rates(admin_client):
     verdict = verdict.split('id="purge-verdict"')[1].split("</section>")[0]
     assert "Held by a read view" in verdict and "thread 4711, report@10.0.0.7" in verdict
     assert f"open since {polls[0] - timedelta(minutes=5):%Y-%m-%d %H:%M:%S} UTC" in verdict
+
+
+@pytest.mark.django_db
+def test_the_page_and_the_mail_say_nearly_empty_at_a_handful(admin_client):
+    """10 up 1 a 10 s poll to 50: growing (40 in 400 s against a noise of 1), but 50 undo logs are no backlog."""
+    server = make_server()
+    now = timezone.now().replace(microsecond=0)
+    polls = [now - timedelta(seconds=10 * (40 - i)) for i in range(41)]
+    write_samples(Sample(server.pk, "history_length", t, None, {"history_list_length": 10 + i})
+                  for i, t in enumerate(polls))
+    body = admin_client.get(f"/servers/{server.pk}/purge/?range=15m&threshold=20000").content.decode()
+    verdict = body.split('id="purge-verdict"')[1].split("</section>")[0]
+    assert "Nearly empty</strong> at 50" in verdict and "Purge-bound" not in verdict
+    assert "below it, nearly empty" in body and "reached in" not in body
+    assert purge_reading(server.pk, now, 20_000) == (
+        f"Nearly empty at 50: no backlog for purge, whatever the slope of the polls since {polls[0]:%H:%M:%S} UTC.")

@@ -3,10 +3,14 @@
 import random
 from datetime import UTC, datetime, timedelta
 
+import numpy as np
 import pytest
 
 from dashboards.analysis.purge_growth import current_trend, growth_per_second
-from dashboards.analysis.segment import current_segment, noise
+from dashboards.analysis.purge_verdict import purge_verdict
+from dashboards.analysis.segment import current_segment, last_cliff, noise
+from testing.purge_drain import LATE_START, THRESHOLD
+from testing.purge_release import RELEASE, TO_ZERO
 
 T0 = datetime(2026, 3, 2, 9, tzinfo=UTC)
 STEP = 5  # seconds between polls
@@ -60,8 +64,8 @@ def test_right_after_a_drain_there_is_no_trend_until_3_polls_since_the_bottom():
     values = climb + [15.0]
     ts = [at(i) for i in range(len(values))]
     assert growth_per_second(ts, values, timedelta(minutes=5)) > 0  # the old fit: "growing" at 15
-    trend = current_trend(ts, values)
-    assert trend.direction == "" and trend.polls == 2 and trend.since == ts[-2]
+    trend = current_trend(ts, values)  # 9,765 to 15 in a poll is a cliff: the trend starts at its bottom
+    assert trend.direction == "" and trend.polls == 1 and trend.since == ts[-1]
     assert current_trend(ts + [at(41)], values + [265.0]).direction == ""  # the bottom and one poll: 2
     trend = current_trend(ts + [at(41), at(42)], values + [265.0, 515.0])
     assert trend.direction == "growing" and trend.since == at(40) and trend.polls == 3
@@ -108,3 +112,89 @@ def test_the_segment_stops_at_a_hole():
     ts = [at(i) for i in range(len(values))]
     trend = current_trend(ts, values)
     assert trend.after_hole and trend.since == at(11) and trend.per_minute == pytest.approx(-30 * 60 / STEP)
+
+
+HELD = [190_000 + 1_000 * i for i in range(10)]  # a read view held: 190,000 to 199,000, a straight line
+
+
+def test_a_cliff_then_flat_reads_flat_since_its_bottom():
+    """199,000 to 3,000 in a poll: 3,000 is below a quarter of 199,000 and of 198,000; all else is a line (sigma 1)."""
+    values = HELD + [3_000] * 9
+    assert last_cliff(values)[0] == 10
+    trend = current_trend([at(i) for i in range(len(values))], values)
+    assert trend.direction == "flat" and trend.since == at(10) and trend.polls == 9
+    assert purge_verdict(3_000, trend, 20_000, None).kind == "flat"
+
+
+def test_a_cliff_then_a_slower_drain_is_that_drain_at_its_own_pace():
+    """After the cliff, 5,000 down 50 a 5 s poll: 600 / min. At 4,450: below 2,000 in 2,450 / 10 = 245 s,
+    empty in 4,450 / 10 = 445 s. The walk alone fitted the cliff in: draining 77,328 / min."""
+    values = HELD + [5_000 - 50 * j for j in range(12)]
+    trend = current_trend([at(i) for i in range(len(values))], values)
+    assert trend.direction == "draining" and trend.since == at(10) and trend.polls == 12
+    assert trend.per_minute == pytest.approx(-600)
+    verdict = purge_verdict(values[-1], trend, 2_000, None)
+    assert verdict.to_threshold == timedelta(seconds=245) and verdict.to_empty == timedelta(seconds=445)
+
+
+def test_a_steady_drain_keeps_its_slope_from_its_peak():
+    """Purge starting two polls after the read view closed: 3,000 three times, then down 100 a poll to 2,200.
+    From the last 3,000 it is one line of -100 / 5 s = -1,200 / min; at 2,200 below 750 in 1,450 / 20 = 72.5 s."""
+    values = [3_000] * 3 + [2_900 - 100 * j for j in range(8)]
+    trend = current_trend([at(i) for i in range(len(values))], values)
+    assert trend.direction == "draining" and trend.since == at(2) and trend.polls == 9
+    assert trend.per_minute == pytest.approx(-1_200)
+    assert purge_verdict(2_200, trend, 750, None).to_threshold == timedelta(seconds=72.5)
+    straight = [3_000 - 100 * i for i in range(28)]  # to 300: a few percent of the level a poll, no cliff
+    assert last_cliff(straight)[0] == 0 and current_trend([at(i) for i in range(28)], straight).since == at(0)
+
+
+def test_a_recorded_drain_that_started_late_is_fitted_after_its_level_polls_and_predicts_its_time():
+    """The first "draining" over 5 polls, as the live test takes it. Fitted from the first poll, the three
+    level polls of 3,001 halved the pace: at 1.47 s "below 750 in 25.0 s", where it took 6.4 s."""
+    ts = [T0 + timedelta(seconds=s) for s, _ in LATE_START]
+    ys = [v for _, v in LATE_START]
+    n, trend = next((n, t) for n in range(3, len(ys)) if (t := current_trend(ts[:n], ys[:n])).direction == "draining"
+                    and t.polls >= 5)
+    first = ts.index(trend.since)
+    assert first >= 2 and trend.polls == n - first  # from the last 3,001 on
+    pace = -np.polyfit([s for s, _ in LATE_START[first:n]], ys[first:n], 1)[0]
+    assert trend.per_second == pytest.approx(-pace)
+    predicted, taken = (ys[n - 1] - THRESHOLD) / pace, LATE_START[-1][0] - LATE_START[n - 1][0]
+    assert abs(predicted - taken) <= 0.3 * taken, (predicted, taken)
+
+
+def test_a_noisy_drain_is_one_segment_and_idle_jitter_no_cliff():
+    rng = random.Random(11)
+    values = [6_000 - 100 * i + rng.gauss(0, 30) for i in range(40)]
+    trend = current_trend([at(i) for i in range(40)], values)
+    assert last_cliff(values)[0] == 0 and trend.since <= at(3)  # its peak is one of its first polls
+    assert trend.per_minute == pytest.approx(-1_200, rel=0.05) and trend.noise == pytest.approx(30, rel=0.25)
+    rng = random.Random(2)
+    idle = [rng.uniform(0, 10) for _ in range(200)]  # a fall of at most 10 against 4 sigma of about 11.5
+    assert last_cliff(idle)[0] == 0
+
+
+def test_after_the_recorded_release_the_trend_is_the_drain_after_it():
+    """Never back to 90,047 (never 71,957 / min). At the last poll by hand, the 8 polls from 464, 5 s apart:
+    mean 356.875, sum (x - 3.5) y = -880.5 over 42: -20.96 a poll, -251.6 / min; noise from their second
+    differences, -60 -12 45 130 -77 -80: median -36, MAD 42.5, 1.4826 x 42.5 / sqrt(6) = 25.7."""
+    for n in range(3, len(RELEASE) + 1):
+        trend = current_trend([at(i) for i in range(n)], RELEASE[:n])
+        assert trend.since >= at(2) and (trend.per_minute is None or abs(trend.per_minute) < 1_000), (n, trend)
+    trend = current_trend([at(i) for i in range(len(RELEASE))], RELEASE)
+    assert trend.direction == "draining" and trend.since == at(2) and trend.polls == 8
+    assert trend.per_minute == pytest.approx(-880.5 / 42 * 60 / STEP)
+    assert trend.noise == pytest.approx(1.4826 * 42.5 / 6 ** 0.5)
+    verdict = purge_verdict(296, trend, 20_000, None)
+    assert verdict.to_empty == timedelta(seconds=296 / (880.5 / 42 / STEP))
+
+
+def test_at_a_handful_or_less_after_the_release_it_is_never_draining_nor_empty_in_0_s():
+    values = RELEASE + TO_ZERO
+    for n in range(len(RELEASE) + 1, len(values) + 1):
+        trend = current_trend([at(i) for i in range(n)], values[:n])
+        verdict = purge_verdict(values[n - 1], trend, 20_000, None)
+        assert trend.since >= at(2), n  # never across the release
+        assert verdict.kind in ("", "flat", "nearly-empty"), (n, trend, verdict)
+    assert trend.direction == "flat" and trend.since == at(len(RELEASE) + 4)  # at 0 since the first 0
