@@ -186,6 +186,15 @@ def ab_label(get: Mapping, side: str) -> tuple[str | None, str | None]:
     return label, None
 
 
+def wait_param(get: Mapping) -> tuple[str, str | None]:
+    """The wait event asked for (wait=), "" for the page's own choice; one holding a NUL byte (no instrument's
+    name does, and the store cannot be asked for it) is left out with a note."""
+    wait = get.get("wait", "")
+    if "\x00" in wait:
+        return "", "wait= holds a NUL byte, which no wait event's name has: the runs' top wait is drawn"
+    return wait, None
+
+
 def sweep_name(name: str) -> str:
     """A sweep name as given, refused if it holds a NUL byte: no sweep's name does (as for server= in the export)."""
     if "\x00" in name:

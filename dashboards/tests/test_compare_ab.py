@@ -61,6 +61,8 @@ def test_bad_group_values_are_named_not_a_500(admin_client, groups):
     assert response.status_code == 200
     assert "a: &#x27;x&#x27; is not a run id" in html and f"run {a[0].pk} is in both groups: kept in A only" in html
     assert admin_client.get("/compare/", {"a_label": "nul\x00"}).status_code == 200
+    response = admin_client.get("/compare/", {"runs": f"{a[0].pk},{b[0].pk}", "wait": "wait/x\x00y"})
+    assert response.status_code == 200 and "wait= holds a NUL byte" in response.content.decode()
 
 
 SERVER_A, SERVER_B = [116.7, 223.8, 196.1], [365.6, 390.5, 154.8]

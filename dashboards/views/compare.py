@@ -9,7 +9,7 @@ from dashboards import reads
 from dashboards.analysis.topwaits import CONDITION_PARAM
 from dashboards.figures.compare import compare_figure
 from dashboards.links import link
-from dashboards.query_params import include_conditions, listed_ids, warmup_param, warmup_problem
+from dashboards.query_params import include_conditions, listed_ids, wait_param, warmup_param, warmup_problem
 from dashboards.reports.ab_groups import Groups, pick_groups, verdict
 from dashboards.reports.compare_rows import TOP_STATEMENTS, TOP_WAITS, align, run_notes, run_row
 from dashboards.reports.summary import summarize_run
@@ -57,7 +57,9 @@ def compare(request: HttpRequest) -> HttpResponse:
     found = {run.pk: reads.run_statements(run, warmups[run.pk]) for run in runs}  # the tops and the changes read them
     summaries = [replace(run_row(trims[run.pk], conditions, found[run.pk]), basis=bases[run.pk])
                  for run in runs]
-    wait = request.GET.get("wait") or next((s.waits[0].event for s in summaries if s.waits), "")
+    wait, wait_problem = wait_param(request.GET)
+    notes += [wait_problem] if wait_problem else []
+    wait = wait or next((s.waits[0].event for s in summaries if s.waits), "")
     aligned = [align(run, wait, points, warmups[run.pk]) for run in runs]
     events = sorted({w.event for s in summaries for w in s.waits})
     return render(request, "dashboards/compare.html", {
