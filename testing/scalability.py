@@ -46,10 +46,21 @@ def busy_seconds(c: int, j: int) -> float:
     return WARMUP_BUSY if j == 1 else 0.5 * c + 0.01 * j
 
 
-def host_samples(server: Server, start: datetime, c: int) -> list[Sample]:
-    """node_exporter polled with the SQL sources: one host.cpu.busy_seconds delta per poll."""
+HOST_CPUS = 2  # node_exporter's host.cpus in the sweeps written here
+
+
+def busy_at(pct: float, j: int) -> float:
+    """Host CPU-seconds busy in poll j of a step whose host was `pct` % busy over its HOST_CPUS (the warm-up
+    poll reads WARMUP_BUSY)."""
+    return WARMUP_BUSY if j == 1 else pct / 100 * HOST_CPUS * POLL
+
+
+def host_samples(server: Server, start: datetime, c: int, busy_pct: float | None = None) -> list[Sample]:
+    """node_exporter polled with the SQL sources: one host.cpu.busy_seconds delta and host.cpus per poll
+    (busy_seconds(c, j), or `busy_pct` % of the CPUs busy where given)."""
     return [Sample(server.pk, "node_exporter", start + timedelta(seconds=POLL * j), float(POLL),
-                   {"host.cpu.busy_seconds": busy_seconds(c, j)}, frozenset({"host.cpu.busy_seconds"}))
+                   {"host.cpu.busy_seconds": busy_seconds(c, j) if busy_pct is None else busy_at(busy_pct, j),
+                    "host.cpus": HOST_CPUS}, frozenset({"host.cpu.busy_seconds"}))
             for j in range(1, STEP // POLL + 1)]
 
 
@@ -66,15 +77,17 @@ def step_samples(server: Server, start: datetime, c: int, base: float, flush_nei
 
 
 def write_sweep(server: Server, name: str, label: str, start: datetime, tps_by_level: Mapping[int, float],
-                flush_neighbors: float = 1, host: bool = False) -> list[Run]:
-    """One run per level, back to back (with node_exporter's CPU when host); returns them in level order."""
+                flush_neighbors: float = 1, host: bool = False,
+                busy_pct: Mapping[int, float] | None = None) -> list[Run]:
+    """One run per level, back to back (with node_exporter's CPU when host, `busy_pct` % busy per level where
+    given); returns them in level order."""
     runs, samples = [], []
     for c, base in tps_by_level.items():
         runs.append(Run.objects.create(name=f"{name} x{c}", server=server, started_at=start,
                                        ended_at=start + timedelta(seconds=STEP), warmup_seconds=WARMUP,
                                        concurrency=c, sweep=name, label=label))
         samples += step_samples(server, start, c, base, flush_neighbors)
-        samples += host_samples(server, start, c) if host else []
+        samples += host_samples(server, start, c, busy_pct[c] if busy_pct else None) if host or busy_pct else []
         start += timedelta(seconds=STEP + GAP)
     write_samples(samples)
     return runs

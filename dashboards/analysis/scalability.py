@@ -2,9 +2,9 @@
 
 A level's TPS and waits come from the counter samples inside its run's window
 after the warm-up (step_window), and so does its host CPU (node_exporter's
-host.cpu.busy_seconds) where the server has a node_exporter. The knee is the last level up to which every
-step up in threads still gained at least `threshold` of what one thread did at
-the first level: past it, added threads buy little.
+host.cpu.busy_seconds, and its share of host.cpus) where the server has a node_exporter.
+The knee is the last level up to which every step up in threads still gained at least
+`threshold` of what one thread did at the first level: past it, added threads buy little.
 
 A level's `rate` is the server's TPS, unless other clients ran more than 5 % of the
 server's transactions at some level of the curve (the server counted more than the load)
@@ -37,6 +37,7 @@ class Level:
     # Per event: picoseconds waited inside the window, seconds they cover (pfs_waits' own polls).
     waits: dict[str, tuple[int, float]] = field(default_factory=dict)
     cpu: tuple[float, float] | None = None  # host CPU-seconds busy inside the window, seconds they cover
+    cpus: float | None = None  # the host's online CPUs during the window (node_exporter's host.cpus)
     own: OwnLoad | None = None  # what the load counted itself
     qps: tuple[float, float] | None = None  # the server's queries (Questions) inside the window, seconds
     by_own: bool = False  # the curve reads the load's own TPS (other clients ran part of the server's)
@@ -70,6 +71,17 @@ class Level:
         if not self.cpu or not self.cpu[1] or not self.tps.avg:
             return None
         return 1000.0 * self.cpu[0] / self.cpu[1] / self.tps.avg
+
+    @property
+    def cpu_busy_pct(self) -> float | None:
+        """The host's CPU busy (not idle nor iowait) as a share of all its CPUs, over the same polls as the CPU
+        per transaction: busy CPU-seconds / (seconds covered × CPUs).
+
+        Capped at 100: the poll's clock and the kernel's counters may differ by milliseconds per window.
+        """
+        if not self.cpu or not self.cpu[1] or not self.cpus:
+            return None
+        return min(100.0, 100.0 * self.cpu[0] / self.cpu[1] / self.cpus)
 
     @property
     def concurrency(self) -> int:

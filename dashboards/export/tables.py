@@ -103,11 +103,15 @@ CPU_COLUMN = "host CPU per transaction (ms)"
 # After the CPU column, so the columns before keep their places: the TPS the ratio, gain, knee, efficiency and
 # fit read, so each recomputes from the rows (the server's, or the load's own where the curve says so).
 RATE_COLUMNS = ["TPS the ratio, gain, knee and efficiency read (/s)", "that TPS is (server or own)"]
+# Whether the host's CPUs were full at the level: a knee there is the CPU's, not contention (cpu_saturation).
+HOST_COLUMNS = ["host CPU busy (% of all CPUs)", "host CPUs"]
 
 
 def scalability_rows(study: Study) -> Iterator[list]:
-    """One row per level of every curve, the host CPU (ms) and the top waits (µs) per transaction last."""
-    yield LEVEL_HEADER + [CPU_COLUMN] + RATE_COLUMNS + [f"{event} (µs per transaction)" for event in study.events]
+    """One row per level of every curve, the host CPU (ms per transaction, busy share) and the top waits (µs) per
+    transaction last."""
+    waits_header = [f"{event} (µs per transaction)" for event in study.events]
+    yield LEVEL_HEADER + [CPU_COLUMN] + RATE_COLUMNS + HOST_COLUMNS + waits_header
     ratios = {(c["level"].run.pk): c["ratio"] for row in study.table for c in row["cells"] if c["level"]}
     for section in study.sections:
         curve = section["curve"]
@@ -124,7 +128,7 @@ def scalability_rows(study: Study) -> Iterator[list]:
                    row["efficiency"], lv.server_qps, own.latency_avg_ms if own else None,
                    own.latency_p95_ms if own else None, own.errors if own else None,
                    fit.predict(lv.concurrency) if fit else None, lv.cpu_ms_per_trx,
-                   lv.rate, "own" if lv.by_own else "server", *waits]
+                   lv.rate, "own" if lv.by_own else "server", lv.cpu_busy_pct, lv.cpus, *waits]
 
 
 def holder_rows(holders: Iterable) -> Iterator[list]:

@@ -8,6 +8,7 @@ from urllib.parse import urlencode
 
 from django.http import QueryDict
 
+from dashboards.analysis.cpu_saturation import cpu_reading
 from dashboards.analysis.own_load import others_sentence
 from dashboards.analysis.scalability import Curve, gains, has_cpu, ratio_table, top_waits
 from dashboards.analysis.scaling_reading import bottleneck_steps, curve_fit, efficiency, moves
@@ -86,7 +87,8 @@ def setting_changes(found: list[Curve]) -> list[dict]:
 
 
 def section(curve: Curve, settings: dict, index: int) -> dict:
-    """A curve's reading: its levels (gain, efficiency, other clients), the law's fit, where the bottleneck moves.
+    """A curve's reading: its levels (gain, efficiency, other clients), whether the host CPU was saturated (read
+    first: a full CPU bends the law and the waits too), the law's fit, where the bottleneck moves.
 
     `anchor` names the curve's levels table on the page, which each verdict sentence links to.
     """
@@ -95,7 +97,8 @@ def section(curve: Curve, settings: dict, index: int) -> dict:
               for lv, gain, eff in zip(curve.levels, gains(curve.levels), efficiency(curve.levels), strict=True)]
     steps = bottleneck_steps(curve.levels)
     return {"curve": curve, "levels": levels, "changes": settings["differ"], "moved": settings["moved"],
-            "fit": curve_fit(curve), "steps": steps, "moves": moves(steps), "anchor": f"curve-{index}",
+            "cpu": cpu_reading(curve), "fit": curve_fit(curve), "steps": steps, "moves": moves(steps),
+            "anchor": f"curve-{index}",
             "statements": None}  # statements per level: from the statements source, when it is collected
 
 
