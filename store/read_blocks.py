@@ -98,7 +98,7 @@ def newest(server_id: int, metric_ids: list[int]) -> dict[int, SampleArrays]:
 def _decode(rows, times) -> dict[int, SampleArrays]:
     """rows (metric_id, source_id, hour_us, data) ordered by metric and hour."""
     decoded_times: dict = {}
-    per_metric: dict[int, list] = defaultdict(list)
+    kept: list[tuple] = []
     for mid, source_id, hour_us, data in rows:
         key = (source_id, hour_us)
         if key not in times:
@@ -106,13 +106,21 @@ def _decode(rows, times) -> dict[int, SampleArrays]:
         if key not in decoded_times:
             n, blob = times[key]
             decoded_times[key] = (n, *blocks.decode_times(blob, n, hour_us))
-        per_metric[mid].append((data, decoded_times[key]))
+        kept.append((mid, data, decoded_times[key]))
+    if not kept:
+        return {}
+    first = {mid: i for i, mid in reversed(list(enumerate(k[0] for k in kept)))}
+    kept.sort(key=lambda k: first[k[0]])  # each metric's rows together, in their order
+    mids = [k[0] for k in kept]
+    series = blocks.decode_series_grouped(mids, [k[1] for k in kept], [k[2][0] for k in kept])
+    ts = np.concatenate([k[2][1] for k in kept])  # every row's poll times, in row order
+    iv = np.concatenate([k[2][2] for k in kept])
     out = {}
-    for mid, hours in per_metric.items():
-        vals, present = blocks.decode_series_many([h[0] for h in hours], [h[1][0] for h in hours])
-        ts = np.concatenate([h[1][1] for h in hours])
-        iv = np.concatenate([h[1][2] for h in hours])
-        out[mid] = SampleArrays(ts[present], vals, iv[present])
+    at = 0
+    for mid, (vals, present) in series.items():  # in row order: each metric's polls follow the last one's
+        span = slice(at, at + len(present))
+        out[mid] = SampleArrays(ts[span][present], vals, iv[span][present])
+        at += len(present)
     return out
 
 
