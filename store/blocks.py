@@ -325,13 +325,13 @@ def _float_rows(groups: dict) -> dict:
     starts = np.cumsum(sizes) - sizes
     ends = np.flatnonzero(joined < 0x80)  # a varint's last byte (or a float's, past the varints)
     first = np.searchsorted(ends, starts)  # each row's n ends there
-    n = codec.decode(joined[_spans(starts, ends[first] + 1, len(joined))].tobytes())[0]
+    n = codec.decode(joined[_spans(starts, ends[first] + 1)].tobytes())[0]
     last_int = ends[first + 3 * n]  # the byte ending the row's 3n-th varint after n
     floats_at = last_int + 1
     if len(n) != len(rows) or (starts + sizes - floats_at != 32 * n).any():
         return {}  # not the layout this reads: the row-by-row path decides
-    ints = codec.decode(joined[_spans(ends[first] + 1, floats_at, len(joined))].tobytes())[0]
-    reals = np.frombuffer(joined[_spans(floats_at, starts + sizes, len(joined))].tobytes(), "<f8")
+    ints = codec.decode(joined[_spans(ends[first] + 1, floats_at)].tobytes())[0]
+    reals = np.frombuffer(joined[_spans(floats_at, starts + sizes)].tobytes(), "<f8")
     bucket_start = np.cumsum(n) - n
     p = np.arange(int(n.sum())) - np.repeat(bucket_start, n)  # a bucket's place in its row
     size, at_int, at_real = np.repeat(n, n), np.repeat(3 * bucket_start, n) + p, np.repeat(4 * bucket_start, n) + p
@@ -347,12 +347,11 @@ def _float_rows(groups: dict) -> dict:
             for a, lo, hi in zip(cuts[:-1], edges[:-1], edges[1:], strict=True) if hi > lo}
 
 
-def _spans(lo: np.ndarray, hi: np.ndarray, size: int) -> np.ndarray:
-    """A mask of the positions in [lo, hi) of each span (spans in order, none overlapping)."""
-    marks = np.zeros(size + 1, np.int64)
-    np.add.at(marks, lo, 1)
-    np.add.at(marks, hi, -1)
-    return np.cumsum(marks[:-1]) > 0
+def _spans(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """The positions in [lo, hi) of each span, in order (spans in order, none overlapping)."""
+    lengths = np.maximum(hi - lo, 0)
+    before = np.cumsum(lengths) - lengths
+    return np.arange(int(lengths.sum()), dtype=np.int64) + np.repeat(lo - before, lengths)
 
 
 def _joined_rates(cols: dict[str, np.ndarray], stored: list, n: np.ndarray) -> dict[str, np.ndarray]:
