@@ -7,6 +7,7 @@ import numpy as np
 from django.db import connection
 
 from store import blocks
+from store.array_params import int_array
 from store.points import SampleArrays, micros
 
 # Poll times of one server's compacted hours in a range.
@@ -70,7 +71,7 @@ def read(server_id: int, metric_ids: list[int], start: datetime, end: datetime) 
         return {}
     first = hour_floor(start)
     with connection.cursor() as cur:
-        cur.execute(SELECT_SERIES, [list(metric_ids), server_id, first, end])
+        cur.execute(SELECT_SERIES, [int_array(metric_ids), server_id, first, end])
         rows = cur.fetchall()
         if not rows:
             return {}
@@ -134,6 +135,10 @@ def _clip(p: SampleArrays, lo: int, hi: int) -> SampleArrays:
 def read_many(wanted: dict[int, list[int]],
               windows: dict[int, tuple[datetime, datetime]]) -> dict[int, dict[int, SampleArrays]]:
     """read() of many servers (server id -> metric ids, each server over its window) in two statements."""
+    if len(wanted) == 1:  # one server: no per-pair windows to pass (700 timestamps cost 3 ms to quote)
+        (sid, ids), = wanted.items()
+        alone = read(sid, ids, *windows[sid])
+        return {sid: alone} if alone else {}
     sids, mids = _pairs(wanted)
     if not sids:
         return {}

@@ -6,6 +6,7 @@ from datetime import datetime
 from django.db import connection
 
 from store import blocks, catalog, hot_sums, joined_sums, pending_hours, read_raw, rollups
+from store.array_params import int_array
 from store.binary_params import binary_cursor
 from store.catalog import MetricInfo
 from store.points import micros
@@ -80,7 +81,8 @@ def inside(b: dict, width: int, lo: int, hi: int, overlapping: bool = True, keys
 def _stored(server_id: int, ids: list[int], level: str, lo: int, end: datetime) -> dict[int, list[dict]]:
     """The stored rows' buckets per metric id (in a list: more parts are added to it)."""
     with binary_cursor() as cur:  # binary results: bytea as it is stored, in half the time of hex text
-        cur.execute(SELECT.format(table=TABLE[level]), [ids, server_id, lo - lo % ORIGIN[level], end], binary=True)
+        cur.execute(SELECT.format(table=TABLE[level]), [int_array(ids), server_id, lo - lo % ORIGIN[level], end],
+                    binary=True)
         found = cur.fetchall()
     rows = defaultdict(list)
     for mid, period_us, data in found:
