@@ -17,6 +17,7 @@ from django.db import connection
 
 from store import codec
 from store.binary_params import binary_cursor
+from store.points import datetimes
 from store.statements import COUNTERS, HOUR, HOUR_COLUMNS, REST, WIDTH, decode_hour, decode_read, hour_of
 
 READS_SQL = ("SELECT ts, interval_ms, n, ids, data FROM store_statement"
@@ -29,7 +30,8 @@ JOIN (SELECT date_trunc('hour', ts - interval '1 microsecond', 'UTC') AS hour, c
       FROM store_statement WHERE server_id = %s AND ts > %s AND ts <= %s GROUP BY 1) c USING (hour, reads)
 WHERE h.server_id = %s AND h.hour >= %s AND h.hour <= %s
 """
-TIMES_SQL = "SELECT ts, interval_ms FROM store_statement WHERE server_id = %s AND ts > %s AND ts <= %s ORDER BY ts"
+TIMES_SQL = ("SELECT (extract(epoch from ts) * 1000000)::bigint, interval_ms FROM store_statement"
+             " WHERE server_id = %s AND ts > %s AND ts <= %s ORDER BY ts")
 IDS_SQL = "SELECT n, ids FROM store_statement WHERE server_id = %s AND ts > %s AND ts <= %s"
 TEXTS_SQL = "SELECT id, schema_name, digest, digest_text, sample_text FROM store_statement_text WHERE id = ANY(%s)"
 TEXT_SQL = ("SELECT id, schema_name, digest, digest_text, sample_text, first_stored FROM store_statement_text"
@@ -221,7 +223,9 @@ def reads(server_id: int, start: datetime, end: datetime) -> list[tuple[datetime
     """(interval end, interval ms) of each stored read in the range."""
     with connection.cursor() as cur:
         cur.execute(TIMES_SQL, [server_id, start, end])
-        return cur.fetchall()
+        found = cur.fetchall()
+    stamps = datetimes(np.array([row[0] for row in found], np.int64))  # not a timestamp text parsed per read
+    return [(ts, row[1]) for ts, row in zip(stamps, found, strict=True)]
 
 
 def lines(server_id: int, digest_ids: list[int], start: datetime, end: datetime) -> dict[int, list[tuple]]:

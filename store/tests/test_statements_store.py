@@ -41,6 +41,15 @@ def test_a_read_written_twice_is_stored_once_and_a_range_is_start_exclusive():
     assert [r[2] for r in line[after_first[0].digest_id]] == [2, 2, 2]
 
 
+def test_reads_are_each_read_s_end_and_interval_in_the_range():
+    odd = StatementRow(1, T0 + timedelta(seconds=181, microseconds=7), 59_993, "s", "d", (0,) * len(COUNTERS), 1,
+                       None, None)  # a read off the minute, by microseconds
+    write([row(k, "d", 2, 10) for k in (1, 2, 3)] + [odd], {})
+    assert statement_reads.reads(1, T0 + timedelta(seconds=60), T0 + timedelta(hours=1)) == [
+        (datetime(2026, 3, 2, 10, 2, tzinfo=UTC), 60_000), (datetime(2026, 3, 2, 10, 3, tzinfo=UTC), 60_000),
+        (datetime(2026, 3, 2, 10, 3, 1, 7, tzinfo=UTC), 59_993)]
+
+
 def hour_rows(k: int) -> list[StatementRow]:
     """The read ending k minutes after T0 - 30 min: three digests whose figures vary with k."""
     ts = T0 + timedelta(minutes=k - 30)
