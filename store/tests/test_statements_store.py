@@ -126,6 +126,32 @@ def test_binned_sums_equal_the_lines_binned_by_hand_over_rollups_and_reads():
         assert statement_reads.binned(1, ids, start, end, count) == expected
 
 
+@pytest.mark.parametrize("end, count", [
+    (T0 + timedelta(hours=2, minutes=20), 2),  # 11:00-12:00 straddles 11:02:30: its first two reads are read
+    (T0 + timedelta(hours=2, minutes=20), 3),  # the last 24 reads of 10:00-11:00, the first 28 of 11:00-12:00
+    (T0 + timedelta(hours=2, minutes=16), 2),  # 11:00:30: no read of 11:00-12:00 before it, the rollup is bin 1's
+])
+def test_binned_sums_of_hours_across_two_bins_are_the_reads_sums(end, count):
+    rows = [r for k in range(1, 181) for r in hour_rows(k)]
+    write(rows, {})
+    statement_hours.roll_closed(T0 + timedelta(hours=3, minutes=2))
+    late = StatementRow(1, T0 + timedelta(hours=1, minutes=40, seconds=30), 30_000, "s", "b", (5,) * len(COUNTERS),
+                        1, None, None)
+    write([late], {})  # 11:00-12:00 is read raw until it is rolled up again
+    start = T0 - timedelta(minutes=15)
+    ids = {t.digest: t.digest_id for t in statement_reads.totals(1, start, end)}
+    width = (end - start) / count
+    expected = {i: [[0, 0] for _ in range(count)] for i in ids.values()}
+    for r in rows + [late]:
+        if start < r.ts <= end:
+            cell = expected[ids[r.digest]][min(count - 1, int((r.ts - start) / width))]
+            cell[0] += r.counts[COUNTERS.index("execs")]
+            cell[1] += r.counts[COUNTERS.index("time_ps")]
+    assert statement_reads.binned(1, list(ids.values()), start, end, count) == expected
+    statement_hours.roll_closed(T0 + timedelta(hours=3, minutes=4))
+    assert statement_reads.binned(1, list(ids.values()), start, end, count) == expected
+
+
 def test_the_upgrade_marks_the_hours_of_reads_stored_before_it():
     upgrade = importlib.import_module("store.migrations.0007_statement_hour_rollups")
     rows = [r for k in range(1, 181) for r in hour_rows(k)]
