@@ -99,6 +99,25 @@ def test_it_decodes_many_compacted_hours_with_gaps_and_gauges():
     assert (got == np.concatenate([vals[1][present[1]], vals[2][present[2]]])).all()
 
 
+def test_it_decodes_the_compacted_hours_of_many_metrics_at_once():
+    rng = np.random.default_rng(11)  # its own: the other tests' draws stay as they were
+    n = [360, 200, 360, 17]
+    present = [rng.random(k) > 0.1 for k in n]
+    vals = [rng.integers(-1000, 10**12, k) for k in n]
+    counters = [True, False, False, True]  # a gauge's hours are each stored from its own first value
+    blobs = [blocks.encode_series_matrix(v[None], p[None], np.array([c]))[0]
+             for v, p, c in zip(vals, present, counters, strict=True)]
+    floats = rng.random(50)
+    blobs.append(blocks.encode_series(floats, np.ones(50, bool), counter=False))
+    got = blocks.decode_series_grouped(["a", "b", "b", "c", "f"], blobs, n + [50])
+    assert list(got) == ["a", "b", "c", "f"]
+    for key, rows in (("a", [0]), ("b", [1, 2]), ("c", [3])):
+        values, seen = got[key]
+        assert values.tolist() == [x for r in rows for x in vals[r][present[r]].tolist()]
+        assert seen.tolist() == [x for r in rows for x in present[r].tolist()]
+    assert got["f"][0].tolist() == floats.tolist() and got["f"][1].all()
+
+
 def test_it_joins_bucket_parts_by_index_the_last_part_winning():
     for _ in range(300):
         parts, count = [], int(RNG.integers(1, 5))

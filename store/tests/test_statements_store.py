@@ -41,6 +41,15 @@ def test_a_read_written_twice_is_stored_once_and_a_range_is_start_exclusive():
     assert [r[2] for r in line[after_first[0].digest_id]] == [2, 2, 2]
 
 
+def test_reads_are_each_read_s_end_and_interval_in_the_range():
+    odd = StatementRow(1, T0 + timedelta(seconds=181, microseconds=7), 59_993, "s", "d", (0,) * len(COUNTERS), 1,
+                       None, None)  # a read off the minute, by microseconds
+    write([row(k, "d", 2, 10) for k in (1, 2, 3)] + [odd], {})
+    assert statement_reads.reads(1, T0 + timedelta(seconds=60), T0 + timedelta(hours=1)) == [
+        (datetime(2026, 3, 2, 10, 2, tzinfo=UTC), 60_000), (datetime(2026, 3, 2, 10, 3, tzinfo=UTC), 60_000),
+        (datetime(2026, 3, 2, 10, 3, 1, 7, tzinfo=UTC), 59_993)]
+
+
 def hour_rows(k: int) -> list[StatementRow]:
     """The read ending k minutes after T0 - 30 min: three digests whose figures vary with k."""
     ts = T0 + timedelta(minutes=k - 30)
@@ -115,6 +124,32 @@ def test_binned_sums_equal_the_lines_binned_by_hand_over_rollups_and_reads():
                 cell[0] += execs
                 cell[1] += time_ps
         assert statement_reads.binned(1, ids, start, end, count) == expected
+
+
+@pytest.mark.parametrize("end, count", [
+    (T0 + timedelta(hours=2, minutes=20), 2),  # 11:00-12:00 straddles 11:02:30: its first two reads are read
+    (T0 + timedelta(hours=2, minutes=20), 3),  # the last 24 reads of 10:00-11:00, the first 28 of 11:00-12:00
+    (T0 + timedelta(hours=2, minutes=16), 2),  # 11:00:30: no read of 11:00-12:00 before it, the rollup is bin 1's
+])
+def test_binned_sums_of_hours_across_two_bins_are_the_reads_sums(end, count):
+    rows = [r for k in range(1, 181) for r in hour_rows(k)]
+    write(rows, {})
+    statement_hours.roll_closed(T0 + timedelta(hours=3, minutes=2))
+    late = StatementRow(1, T0 + timedelta(hours=1, minutes=40, seconds=30), 30_000, "s", "b", (5,) * len(COUNTERS),
+                        1, None, None)
+    write([late], {})  # 11:00-12:00 is read raw until it is rolled up again
+    start = T0 - timedelta(minutes=15)
+    ids = {t.digest: t.digest_id for t in statement_reads.totals(1, start, end)}
+    width = (end - start) / count
+    expected = {i: [[0, 0] for _ in range(count)] for i in ids.values()}
+    for r in rows + [late]:
+        if start < r.ts <= end:
+            cell = expected[ids[r.digest]][min(count - 1, int((r.ts - start) / width))]
+            cell[0] += r.counts[COUNTERS.index("execs")]
+            cell[1] += r.counts[COUNTERS.index("time_ps")]
+    assert statement_reads.binned(1, list(ids.values()), start, end, count) == expected
+    statement_hours.roll_closed(T0 + timedelta(hours=3, minutes=4))
+    assert statement_reads.binned(1, list(ids.values()), start, end, count) == expected
 
 
 def test_the_upgrade_marks_the_hours_of_reads_stored_before_it():
