@@ -11,6 +11,7 @@ from dashboards.analysis.settings_diff import Change, changes
 from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, counts_nothing, dip_threshold
 from dashboards.analysis.step_window import Window, run_window
 from dashboards.analysis.topwaits import shown
+from dashboards.analysis.verdict_words import verdict_text
 from dashboards.export import params
 from dashboards.export.csv_safe import iso_utc
 from dashboards.links import link, topwaits_csv
@@ -68,7 +69,7 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
         run=run, summary=summary, waits=waits[:TOP_WAITS], waits_total=len(waits), hidden=hidden,
         **condition_toggle(request, conditions),
         dips=dips, dip_threshold=dip_threshold(summary.tps), verdict=verdict, warmup_found=summary.warmup_found,
-        verdict_warmup=warmup_said(summary),
+        verdict_warmup=warmup_said(summary), verdict_text=verdict_text(verdict),
         figures={"chart-stability": stability,
                  "chart-purge": purge_chart(summary, context["max_purge_lag"], texts.title)},
         series_csv=link("export-csv", query={**query, "metrics": metrics}),

@@ -18,6 +18,7 @@ from dashboards.analysis.stability import (
     summarize,
 )
 from dashboards.analysis.topwaits import CLIENT_EVENTS, Hidden, WaitRow, diff_rows, shown
+from dashboards.analysis.verdict_words import verdict_text
 from dashboards.figures.purge import Reference, purge_figure
 from dashboards.figures.stability import stability_figure
 from dashboards.holder_panel import SERIES as HOLDER_SERIES
@@ -91,13 +92,20 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
         "tps_mixed": texts.mixed,
         "figures": {"stability-chart": fig, **host.figures}, "host_panel": host, "summary": summary,
         "dips": [(d, dip_statements(server.pk, d.start, d.end, server.statements_interval)) for d in dips],
-        "verdict": judge_lines(tps, waits, history_line(server.pk, tr, points)),
+        **verdict_context(server.pk, tr, points, tps, waits),
         "fraction": fraction, "threshold": threshold, "n_waits": n_waits,
         "pixel": timedelta(seconds=tr.seconds / points),  # what a dip's times are good to
         "csv": chart_csv(server.pk, metrics, tr, points),
         **condition_toggle(request, conditions), "hidden_conditions": hidden, "down": down, "param_notes": notes,
         **client_toggle(request, client),
     })
+
+
+def verdict_context(server_id: int, tr: TimeRange, points: int, tps, waits) -> dict:
+    """The verdict and its words, the history's humps named after who held them."""
+    verdict = judge_lines(tps, waits, history_line(server_id, tr, points), None,
+                          reads.holders_in(server_id, tr.start, tr.end))
+    return {"verdict": verdict, "verdict_text": verdict_text(verdict)}
 
 
 def history_line(server_id: int, tr: TimeRange, points: int):
