@@ -1,4 +1,4 @@
-"""The stability verdict's clauses that depend on the data: what drifted, the history's humps.
+"""The stability verdict's clauses that depend on the data: what drifted, the history's humps, the warm-up.
 
 Pure: the stability page and the run report say them the same way (templates/dashboards/_verdict.html).
 """
@@ -6,6 +6,7 @@ Pure: the stability page and the run report say them the same way (templates/das
 from datetime import datetime
 
 from dashboards.analysis.history_shape import Hump
+from dashboards.analysis.run_summary import Warmup
 from dashboards.analysis.run_verdict import Drift, Verdict
 
 
@@ -43,6 +44,20 @@ def humps_said(v: Verdict) -> str:
     return "; ".join(hump_said(h) for h in v.humps)
 
 
-def verdict_text(v: Verdict) -> dict[str, str]:
-    """The clauses _verdict.html says."""
-    return {"drifted": drifted(v), "humps": humps_said(v)}
+def warmup_said(v: Verdict, run: Warmup | None) -> str:
+    """Where the polls judged start: after the run's warm-up (its own, or found: the run gave none), or the
+    run's first poll; on a range that is no run's, after the warm-up found, or the range's first poll."""
+    at = f"{hms(v.warmup_end)} UTC" if v.warmup_end else "–"
+    if run is not None and run.seconds:
+        source = "found from the data: the run gave none" if run.found else "the run's own"
+        return f"after the warm-up, which ends at {at} ({source})"
+    if run is not None:
+        return f"no warm-up: from the run's first poll at {at}"
+    if v.warmup_polls:
+        return f"after the warm-up, which ends at {at} (found from the data)"
+    return f"no warm-up found: from the range's first poll at {at}"
+
+
+def verdict_text(v: Verdict, run: Warmup | None = None) -> dict[str, str]:
+    """The clauses _verdict.html says; `run`: the run's warm-up, on a run's pages."""
+    return {"drifted": drifted(v), "humps": humps_said(v), "warmup": warmup_said(v, run)}
