@@ -40,8 +40,21 @@ def hump_said(h: Hump) -> str:
     return f"history length rose to {h.peak:,.0f} at {hms(h.peak_at)} (from {hms(h.rose_at)}), then {fell}"
 
 
+MAX_HUMPS = 3  # more are summed up in one clause: a demo load holds a read view every 3 minutes
+
+
 def humps_said(v: Verdict) -> str:
-    return "; ".join(hump_said(h) for h in v.humps)
+    if len(v.humps) <= MAX_HUMPS:
+        return "; ".join(hump_said(h) for h in v.humps)
+    top = max(v.humps, key=lambda h: h.peak)
+    text = (f"history length rose and fell back {len(v.humps)} times from {hms(v.humps[0].rose_at)} to "
+            f"{hms(v.humps[-1].fell_at)}, highest {top.peak:,.0f} at {hms(top.peak_at)}")
+    held = [h.held_by for h in v.humps if h.held_by]
+    if held:
+        who = sorted(set(held))
+        text += (f"; {len(held)} of them held by a read view ({'; '.join(who[:MAX_HUMPS])}"
+                 + (f" and {len(who) - MAX_HUMPS} more" if len(who) > MAX_HUMPS else "") + ")")
+    return text
 
 
 def warmup_said(v: Verdict, run: Warmup | None) -> str:

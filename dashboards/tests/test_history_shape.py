@@ -92,3 +92,19 @@ def test_the_warmup_is_said_as_the_run_gave_it_or_as_found():
     assert warmup_said(verdict, None) == "after the warm-up, which ends at 09:00:10 UTC (found from the data)"
     level = judge([at(i) for i in range(60)], flat_tps(60))  # a level line: no warm-up found
     assert warmup_said(level, None) == "no warm-up found: from the range's first poll at 09:00:00 UTC"
+
+
+def test_many_humps_are_summed_up_in_one_clause():
+    # Five times: 0 for 10 polls, +1,000 a poll to 5,000 .. 9,000 (the k-th 5,000 + 1,000 k), back to 0 in a poll.
+    history: list[float] = []
+    for k in range(5):
+        history += [0.0] * 10 + [1000.0 * j for j in range(1, 6 + k)]
+    history += [0.0] * 10
+    n = len(history)  # 5 x 10 + (5 + 6 + 7 + 8 + 9) + 10 = 95
+    holders = [Held(13, at(10), at(14), at(15), who="stress@127.0.0.1")]  # the first one's
+    verdict = judge([at(i) for i in range(n)], flat_tps(n), warmup=0, history=history, holders=holders)
+    # The first rise starts at poll 9 (09:00:45); the last falls at poll 85 (09:07:05); the highest, 9,000,
+    # is the fifth's last poll: 4 x 10 + 5 + 6 + 7 + 8 + 10 + 8 = poll 84 (09:07:00).
+    assert humps_said(verdict) == ("history length rose and fell back 5 times from 09:00:45 to 09:07:05, "
+                                   "highest 9,000 at 09:07:00; 1 of them held by a read view "
+                                   "(thread 13, stress@127.0.0.1)")
