@@ -13,9 +13,10 @@ SECOND = timedelta(seconds=1)  # the links give a run's start and end to the sec
 
 
 def run_of_range(server_id: int, tr: TimeRange) -> Run | None:
-    """The run of the server that starts in the range's first second and ends in its last (or goes on)."""
+    """The run of the server that starts in the range's first second and ends within a second of its end
+    (the links round it up, older ones down), or goes on."""
     runs = Run.objects.filter(server_id=server_id, started_at__gte=tr.start, started_at__lt=tr.start + SECOND)
-    return next((r for r in runs if r.ended_at is None or tr.end <= r.ended_at < tr.end + SECOND), None)
+    return next((r for r in runs if r.ended_at is None or abs(r.ended_at - tr.end) < SECOND), None)
 
 
 def run_warmup_polls(run: Run, tps: ChartPoints) -> tuple[int, Warmup]:

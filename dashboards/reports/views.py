@@ -21,7 +21,7 @@ from dashboards.reports.run_links import series_range
 from dashboards.reports.settings_diff import previous_run, show, snapshot
 from dashboards.reports.summary import summarize_run
 from dashboards.server_texts import BASIS_SERIES, range_texts
-from dashboards.timerange import TimeRange, iso_param
+from dashboards.timerange import TimeRange, iso_param, up_to_second
 from dashboards.views.common import TPS_DEFINITION, condition_toggle
 from dashboards.views.scalability import study_context
 from dashboards.window_reads import sums_from
@@ -74,7 +74,8 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
                  "chart-purge": purge_chart(summary, context["max_purge_lag"], texts.title)},
         series_csv=link("export-csv", query={**query, "metrics": metrics}),
         series_full_csv=link("export-csv", query={**query, "metrics": metrics, "full": 1}),
-        range_params={"from": iso_param(run.started_at), "to": iso_param(summary.end)},  # the run's: its warm-up
+        # The run's range (the stability page then judges it with the run's warm-up), its last poll included.
+        range_params={"from": iso_param(run.started_at), "to": iso_param(up_to_second(summary.end))},
         tps_definition=texts.definition, tps_fix=texts.fix, no_tps=counts_nothing(summary.tps),
         dip_fraction=DEFAULT_DIP_FRACTION,
         top_statements=reads.run_top_statements(run, TOP_STATEMENTS, summary.warmup),
