@@ -41,6 +41,11 @@ class TimeRange:
         return f"{iso_param(self.start).replace('T', ' ')} → {iso_param(self.end).replace('T', ' ')} UTC"
 
 
+def up_to_second(ts: datetime) -> datetime:
+    """A time rounded up to its second: a link's `to` that holds the poll read in that second (a run's last)."""
+    return ts if not ts.microsecond else ts.replace(microsecond=0) + timedelta(seconds=1)
+
+
 def iso_param(ts: datetime) -> str:
     return ts.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="seconds")
 

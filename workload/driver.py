@@ -83,10 +83,12 @@ def _print(line: str) -> None:
 
 
 class StressDriver:
-    def __init__(self, target: Target, options: StressOptions, report: Callable[[str], None] = _print):
+    def __init__(self, target: Target, options: StressOptions, report: Callable[[str], None] = _print,
+                 on_pause: Callable[[bool], None] | None = None):
         self.target = target
         self.options = options
         self.report = report
+        self.on_pause = on_pause  # told True when the pause file appears, False when it goes (the run's recorder)
         self.commits = [0] * options.concurrency  # one slot per session: each thread writes only its own
         self.rollbacks = [0] * options.concurrency
         self.measured = [Measured() for _ in range(options.concurrency)]
@@ -213,6 +215,15 @@ class StressDriver:
         if began >= self.measure_from:
             self.measured[index].record(time.monotonic() - began, committed)
 
+    def take_measured(self) -> Measured | None:
+        """The sessions' figures since the last take, and a new count from now (after the warm-up again):
+        a pause ends the load's run, a resume starts the next (workload.runs.PausableRun)."""
+        now = time.monotonic()
+        found = self._measured(now)
+        self.measured = [Measured() for _ in range(self.options.concurrency)]
+        self.measure_from = now + self.options.warmup
+        return found
+
     def _measured(self, ended: float) -> Measured | None:
         """The sessions' after-warm-up figures merged; None when the run ended inside its warm-up."""
         if ended <= self.measure_from:
@@ -260,9 +271,15 @@ class StressDriver:
     def _watch_pause(self, stop: threading.Event) -> None:
         """Follow the pause file, and say when the load pauses or resumes."""
         paused = Path(self.options.pause_file).exists()
-        if paused != self.paused.is_set():
-            (self.paused.set if paused else self.paused.clear)()
-            self.report("paused: no transaction starts until the pause file is removed" if paused else "resumed")
+        if paused == self.paused.is_set():
+            return
+        if paused:
+            self.paused.set()
+        if self.on_pause:  # after the sessions stop, before they start again: no transaction in no run
+            self.on_pause(paused)
+        if not paused:
+            self.paused.clear()
+        self.report("paused: no transaction starts until the pause file is removed" if paused else "resumed")
     def _stall(self, conn: pymysql.Connection, stop: threading.Event) -> None:
         """Every stall_every seconds from the start, hold the global read lock for stall_for seconds."""
         every, length = self.options.stall_every, self.options.stall_for

@@ -1,11 +1,14 @@
 """Record a stress run as a monitor.Run with annotations at its start and end."""
 
+from collections.abc import Callable
+
 from django.core.management.base import CommandError
 from django.db import close_old_connections, connection
 from django.utils import timezone
 
 from servers.models import Annotation, Run, Server
 from workload.driver import StressOptions
+from workload.measured import Measured
 from workload.summary import Summary
 
 NAME_LIMIT = 200  # Run.name, sweep and label
@@ -40,6 +43,26 @@ def open_run(server: Server, name: str, options: StressOptions, warmup: float = 
                              warmup_seconds=round(warmup), sweep=sweep, label=label)
     Annotation.objects.create(server=server, run=run, at=now, text=f"stress start: {name} ({options.describe()})")
     return run
+
+
+class PausableRun:
+    """The run of a load that its pause file pauses (the demo's): a pause ends the run, a resume opens the
+    next under the same name, so no run spans time the load did nothing (other clients' transactions)."""
+
+    def __init__(self, open_next: Callable[[], Run], paused: bool):
+        self.open_next = open_next
+        self.run: Run | None = None if paused else open_next()
+
+    def pause(self, figures: Measured | None) -> None:
+        """End the run, with the load's own figures since it began."""
+        if self.run is not None:
+            end_run(self.run, f"stress paused: {self.run.name}: the load paused; a new run starts when it resumes",
+                    client_figures=figures.figures() if figures else {})
+            self.run = None
+
+    def resume(self) -> None:
+        if self.run is None:
+            self.run = self.open_next()
 
 
 def close_run(run: Run, summary: Summary) -> None:

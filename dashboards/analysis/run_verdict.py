@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
+from dashboards.analysis.history_shape import Holder, Hump, named, shape
 from dashboards.analysis.points import ChartPoints
 from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, Dip, find_dips
 
@@ -35,16 +36,19 @@ class Drift:
 @dataclass(frozen=True)
 class Verdict:
     kind: str  # "steady", "periodic", "drifting", "dips" (irregular), or "" (too few polls)
-    warmup_end: datetime | None  # the end of the warm-up found from the data
+    warmup_end: datetime | None  # the first poll judged: the warm-up (found, or given) ends there
     points: int  # polls judged (after the warm-up)
     cv: float | None  # of the polls judged
     period: float | None = None  # s, periodic dips
     dips: tuple[Dip, ...] = ()  # periodic: the recurring ones; else every dip
     dip_seconds: float | None = None  # median dip length
     other_dips: int = 0  # one-poll blips besides the dips judged (a loaded host's, not stalls)
-    drift: Drift | None = None
+    drift: Drift | None = None  # TPS's slope, when it drifts
     waits: tuple[tuple[str, float], ...] = ()  # (wait, correlation with TPS), most negative first
     history: Drift | None = None  # the history length's slope (undo logs a minute), when it grows or drains
+    humps: tuple[Hump, ...] = ()  # the history length's rises that fell back (read views held, then released)
+    history_since: datetime | None = None  # where `history` is fitted from: after the last hump
+    warmup_polls: int = 0  # polls left out before warmup_end
 
 
 RAMP_SHARE = 3  # the warm-up found is at most a third of the polls
@@ -162,26 +166,29 @@ def moving_waits(tps: Sequence[float | None], waits: Mapping[str, Sequence[float
 
 def judge(ts: Sequence[datetime], values: Sequence[float | None],
           waits: Mapping[str, Sequence[float | None]] | None = None, warmup: int | None = None,
-          history: Sequence[float | None] | None = None) -> Verdict:
+          history: Sequence[float | None] | None = None, holders: Sequence[Holder] = ()) -> Verdict:
     """The verdict on a TPS line: warm-up (found, or `warmup` polls given), then periodic, drifting or steady.
 
-    `history`, the history length on the same times, drifts the verdict too when it grows or drains
-    significantly throughout while TPS holds (a read view held open: the cost comes later).
+    `history`, the history length on the same times: its humps (history_shape: a read view held, then
+    released), named after the `holders` that held them; after the last one, it drifts the verdict too
+    when it grows or drains significantly while TPS holds (a read view held open: the cost comes later).
     """
     known = [i for i, v in enumerate(values) if v is not None]
     if len(known) < MIN_POINTS:
         return Verdict("", None, len(known), None)
-    start = known[warmup_end([v for v in values if v is not None]) if warmup is None else min(warmup, len(known) - 1)]
+    cut = warmup_end([v for v in values if v is not None]) if warmup is None else min(warmup, len(known) - 1)
+    start = known[cut]
     ts, values = ts[start:], values[start:]
     kept = [(t, v) for t, v in zip(ts, values, strict=True) if v is not None]
     y = np.array([v for _, v in kept], dtype=float)
     cv = float(y.std() / y.mean()) if y.mean() else None
     dips = tuple(find_dips(ts, values, float(np.median(y)) * DEFAULT_DIP_FRACTION))
     moving = tuple(moving_waits(values, {k: v[start:] for k, v in (waits or {}).items()}))
+    interval = float(np.median(np.diff([t.timestamp() for t, _ in kept])))
+    humps, trend, since = history_parts(ts, history[start:]) if history else ((), None, None)
     base = Verdict("", ts[0], len(y), cv, dips=dips, waits=moving,
                    dip_seconds=float(np.median([d.seconds for d in dips])) if dips else None,
-                   history=history_drift(ts, history[start:]) if history else None)
-    interval = float(np.median(np.diff([t.timestamp() for t, _ in kept])))
+                   history=trend, humps=named(humps, holders, interval), history_since=since, warmup_polls=cut)
     longer = stalls(dips, interval)
     found = periodic(longer, interval)
     if found is not None:
@@ -192,13 +199,26 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
     span_min = (kept[-1][0] - kept[0][0]) / timedelta(minutes=1)
     tps_drifts = slope and slope.significant and abs(slope.pct_per_min) * span_min >= DRIFT_MIN * 100
     if tps_drifts or base.history:
-        return replace(base, kind="drifting", drift=slope)
+        return replace(base, kind="drifting", drift=slope if tps_drifts else None)
     if any(d.stalled or d.seconds > BRIEF * interval for d in longer):
         return replace(base, kind="dips", dips=tuple(longer), other_dips=len(dips) - len(longer))
     return replace(base, kind="steady", dips=(), dip_seconds=None, other_dips=len(dips))
 
 
 HISTORY_MIN = 1000  # undo logs: a history length that moved less over the range is not drifting
+
+
+def history_parts(ts: Sequence[datetime], values: Sequence[float | None]
+                  ) -> tuple[tuple[Hump, ...], Drift | None, datetime | None]:
+    """The history length's humps, its drift after the last one (history_drift), and where that starts
+    (None without humps: the whole range)."""
+    kept = [(t, v) for t, v in zip(ts, values, strict=True) if v is not None]
+    if len(kept) < 3:
+        return (), None, None
+    found = shape([t for t, _ in kept], [v for _, v in kept])
+    rest = kept[found.rest:]
+    trend = history_drift([t for t, _ in rest], [v for _, v in rest])
+    return found.humps, trend, rest[0][0] if found.humps and trend else None
 
 
 def history_drift(ts: Sequence[datetime], values: Sequence[float | None]) -> Drift | None:
@@ -227,10 +247,12 @@ def aligned(ts: Sequence[datetime], series_ts: Sequence[datetime], values: Seque
 
 def judge_lines(
     tps: ChartPoints, waits: Sequence[tuple[str, ChartPoints]], history: ChartPoints | None = None,
-    warmup: int | None = None,
+    warmup: int | None = None, holders: Sequence[Holder] = (),
 ) -> Verdict:
     """judge() on chart lines (objects with .ts and .values): TPS, the (name, line) of each top wait, and
-    the history length's line; `warmup` polls left out (a run's own), else the warm-up found."""
+    the history length's line; `warmup` polls left out (a run's own), else the warm-up found; `holders`,
+    who held the oldest transaction over the range, name the history's humps."""
     return judge(tps.ts, tps.values, {name: aligned(tps.ts, line.ts, line.values) for name, line in waits},
                  warmup=warmup,
-                 history=aligned(tps.ts, history.ts, history.values) if history and history.ts else None)
+                 history=aligned(tps.ts, history.ts, history.values) if history and history.ts else None,
+                 holders=holders)

@@ -49,7 +49,8 @@ def stability_chart(summary: RunSummary, tps_title: str = TPS_TITLE,
                            tps_title=tps_title, mutex_title=mutex_title,
                            per_poll=reads.per_poll(tr, CHART_POINTS))
     history = reads.series_map(server_id, [reads.HISTORY], tr, CHART_POINTS).get(reads.HISTORY)
-    return fig, dips, judge_lines(tps, waits, history, warmup_polls(summary, tps))
+    return fig, dips, judge_lines(tps, waits, history, warmup_polls(summary, tps),
+                                  reads.holders_in(server_id, tr.start, tr.end))
 
 
 def warmup_polls(summary: RunSummary, tps: ChartPoints) -> int:

@@ -6,11 +6,12 @@ from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
 from dashboards import host_series, reads
-from dashboards.analysis.run_summary import ratio
+from dashboards.analysis.run_summary import Warmup, ratio
 from dashboards.analysis.settings_diff import Change, changes
 from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, counts_nothing, dip_threshold
 from dashboards.analysis.step_window import Window, run_window
 from dashboards.analysis.topwaits import shown
+from dashboards.analysis.verdict_words import verdict_text
 from dashboards.export import params
 from dashboards.export.csv_safe import iso_utc
 from dashboards.links import link, topwaits_csv
@@ -18,9 +19,9 @@ from dashboards.query_params import include_conditions, warmup_param
 from dashboards.reports.charts import chart_metrics, purge_chart, stability_chart
 from dashboards.reports.run_links import series_range
 from dashboards.reports.settings_diff import previous_run, show, snapshot
-from dashboards.reports.summary import RunSummary, summarize_run
+from dashboards.reports.summary import summarize_run
 from dashboards.server_texts import BASIS_SERIES, range_texts
-from dashboards.timerange import TimeRange, iso_param
+from dashboards.timerange import TimeRange, iso_param, up_to_second
 from dashboards.views.common import TPS_DEFINITION, condition_toggle
 from dashboards.views.scalability import study_context
 from dashboards.window_reads import sums_from
@@ -68,12 +69,13 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
         run=run, summary=summary, waits=waits[:TOP_WAITS], waits_total=len(waits), hidden=hidden,
         **condition_toggle(request, conditions),
         dips=dips, dip_threshold=dip_threshold(summary.tps), verdict=verdict, warmup_found=summary.warmup_found,
-        verdict_warmup=warmup_said(summary),
+        verdict_text=verdict_text(verdict, Warmup(summary.warmup, summary.warmup_found)),
         figures={"chart-stability": stability,
                  "chart-purge": purge_chart(summary, context["max_purge_lag"], texts.title)},
         series_csv=link("export-csv", query={**query, "metrics": metrics}),
         series_full_csv=link("export-csv", query={**query, "metrics": metrics, "full": 1}),
-        range_params={"from": iso_param(summary.start), "to": iso_param(summary.end)},
+        # The run's range (the stability page then judges it with the run's warm-up), its last poll included.
+        range_params={"from": iso_param(run.started_at), "to": iso_param(up_to_second(summary.end))},
         tps_definition=texts.definition, tps_fix=texts.fix, no_tps=counts_nothing(summary.tps),
         dip_fraction=DEFAULT_DIP_FRACTION,
         top_statements=reads.run_top_statements(run, TOP_STATEMENTS, summary.warmup),
@@ -83,13 +85,6 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
                                conditions=conditions, client=False),
     )
     return render(request, "reports/run.html", context)
-
-
-def warmup_said(summary: RunSummary) -> str:
-    """Where the verdict's warm-up comes from: the report's own trim, said as the summary says it."""
-    if summary.warmup_found:
-        return "found from the data: the run gave none"
-    return "the run's own" if summary.warmup else "no warm-up: the run's first poll"
 
 
 @require_GET

@@ -1,6 +1,6 @@
 """Number formats the dashboard tables share."""
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from urllib.parse import urlencode
 
 import plotly
@@ -10,6 +10,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from alerts.numbers import fmt_span
+from dashboards import timerange
 from dashboards.analysis.topwaits import human_ps
 from workload.pause import demo_flag, is_paused
 
@@ -19,6 +20,11 @@ register = template.Library()
 @register.filter
 def ps(value: float | None) -> str:
     return human_ps(None if value == "" else value)
+
+
+@register.filter
+def up_to_second(value: datetime | None) -> datetime | None:
+    return None if value is None else timerange.up_to_second(value)
 
 
 @register.filter

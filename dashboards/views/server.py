@@ -8,7 +8,7 @@ from django.shortcuts import get_object_or_404, render
 from collectors.weakened import PURGE_METRICS_ON
 from dashboards import host_series, reads
 from dashboards.analysis.purge_growth import REACH, time_to_threshold
-from dashboards.analysis.run_verdict import judge_lines
+from dashboards.analysis.run_verdict import Verdict, judge_lines
 from dashboards.analysis.stability import (
     Dip,
     counts_nothing,
@@ -18,6 +18,7 @@ from dashboards.analysis.stability import (
     summarize,
 )
 from dashboards.analysis.topwaits import CLIENT_EVENTS, Hidden, WaitRow, diff_rows, shown
+from dashboards.analysis.verdict_words import verdict_text
 from dashboards.figures.purge import Reference, purge_figure
 from dashboards.figures.stability import stability_figure
 from dashboards.holder_panel import SERIES as HOLDER_SERIES
@@ -34,6 +35,7 @@ from dashboards.query_params import (
     second_interval,
     threshold_param,
 )
+from dashboards.range_run import run_of_range, run_warmup_polls
 from dashboards.server_texts import BASIS_SERIES, range_texts, waits_note
 from dashboards.timerange import TimeRange, read_points
 from dashboards.unreachable import unreachable
@@ -91,13 +93,22 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
         "tps_mixed": texts.mixed,
         "figures": {"stability-chart": fig, **host.figures}, "host_panel": host, "summary": summary,
         "dips": [(d, dip_statements(server.pk, d.start, d.end, server.statements_interval)) for d in dips],
-        "verdict": judge_lines(tps, waits, history_line(server.pk, tr, points)),
+        **verdict_context(server.pk, tr, points, tps, waits),
         "fraction": fraction, "threshold": threshold, "n_waits": n_waits,
         "pixel": timedelta(seconds=tr.seconds / points),  # what a dip's times are good to
         "csv": chart_csv(server.pk, metrics, tr, points),
         **condition_toggle(request, conditions), "hidden_conditions": hidden, "down": down, "param_notes": notes,
         **client_toggle(request, client),
     })
+
+
+def verdict_context(server_id: int, tr: TimeRange, points: int, tps, waits) -> dict:
+    """The verdict and its words; on a run's range (the Runs list's link), after the run's own warm-up."""
+    run = run_of_range(server_id, tr)
+    warmup, run_warmup = run_warmup_polls(run, tps) if run else (None, None)
+    verdict: Verdict = judge_lines(tps, waits, history_line(server_id, tr, points), warmup,
+                                   reads.holders_in(server_id, tr.start, tr.end))
+    return {"verdict": verdict, "verdict_text": verdict_text(verdict, run_warmup)}
 
 
 def history_line(server_id: int, tr: TimeRange, points: int):

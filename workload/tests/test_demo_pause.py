@@ -5,6 +5,7 @@ file `manage.py demo pause|resume` and the demo server's button set.
 """
 
 import io
+import re
 import threading
 import time
 
@@ -12,11 +13,12 @@ import pytest
 from django.contrib.auth.models import Group
 from django.core.management import call_command
 from django.test import Client
+from django.utils import timezone
 
 from monitor.roles import OPERATOR, VIEWER
-from servers.models import Server
+from servers.models import Run, Server
 from workload.driver import StressDriver, StressOptions
-from workload.pause import demo_flag
+from workload.pause import demo_flag, set_paused
 
 
 @pytest.fixture
@@ -96,3 +98,47 @@ def test_operators_pause_and_resume_it_from_the_demo_servers_page(django_user_mo
     assert clients[OPERATOR].post(f"/servers/{other.pk}/demo-load/", {"action": "resume"}).status_code == 404
     clients[OPERATOR].post(url, {"action": "resume"})
     assert not demo_flag().exists()
+
+
+class PauseOnce(io.StringIO):
+    """The stress command's output: pause at its first TPS line, resume at the first one that says PAUSED."""
+
+    def __init__(self, flag):
+        super().__init__()
+        self.flag, self.paused_at, self.resumed_at = flag, None, None
+
+    def write(self, text):
+        if " tps " in text and self.paused_at is None:
+            self.paused_at = timezone.now()
+            set_paused(self.flag, True)
+        elif " tps " in text and "PAUSED" in text and self.resumed_at is None:
+            self.resumed_at = timezone.now()
+            set_paused(self.flag, False)
+        return super().write(text)
+
+
+@pytest.mark.django_db(transaction=True)  # the driver's pause watcher writes the runs from its own thread
+def test_a_pause_ends_the_run_and_a_resume_opens_the_next(server, write_user, var_dir):
+    out = PauseOnce(demo_flag())
+    call_command("stress", "bench", "--duration", "4", "--interval", "0.5", "--run", "demo load", "--mode", "rw",
+                 "--pause-file", str(demo_flag()), *write_user, stdout=out)
+    first, second = Run.objects.filter(server=server).order_by("started_at")
+    assert first.name == second.name == "demo load"
+    # The paused time is in no run: the first ends after the pause began, the next opens after the resume.
+    assert out.paused_at <= first.ended_at <= second.started_at and out.resumed_at <= second.started_at
+    said = "stress paused: demo load: the load paused; a new run starts when it resumes"
+    assert first.annotations.last().text == said
+    assert second.ended_at is not None and second.annotations.last().text.startswith("stress end: demo load")
+    total = int(re.search(r"completed: (\d+) transactions", out.getvalue()).group(1))
+    own = [first.client_figures["transactions"], second.client_figures["transactions"]]
+    assert min(own) > 0 and sum(own) <= total  # each run has its own count; none while paused
+
+
+@pytest.mark.django_db
+def test_a_load_paused_from_its_start_opens_no_run_until_it_resumes(server, write_user, var_dir):
+    set_paused(demo_flag(), True)
+    out = io.StringIO()
+    call_command("stress", "bench", "--duration", "1.2", "--interval", "0.5", "--pause-file", str(demo_flag()),
+                 *write_user, stdout=out)
+    assert not Run.objects.exists()
+    assert "paused: the run starts when the load resumes" in out.getvalue()

@@ -2,13 +2,14 @@
 
 import os
 import threading
+from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
 from servers.models import Server
 from workload.driver import DriverError, StressDriver, StressOptions
-from workload.runs import check_lengths, close_run, default_run_name, open_run, server_named
+from workload.runs import PausableRun, check_lengths, close_run, default_run_name, open_run, server_named
 from workload.schema import DEFAULT_ROWS, DEFAULT_SCHEMA
 from workload.signals import stop_on_signals
 from workload.sweep import SweepPlan, SweepStop, drive, parse_levels, run_sweep, short_steps
@@ -72,16 +73,28 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from None
         if plan:
             return self._sweep(server, driver.target, options, plan)
-        run = open_run(server, opts["run"] or default_run_name(options), options, opts["warmup"],
-                       label=opts["label"])
-        self._say(f"run '{run.name}' on server {server.name}: {options.describe()} (Ctrl-C stops)")
+        name = opts["run"] or default_run_name(options)
+        runs = PausableRun(lambda: open_run(server, name, options, opts["warmup"], label=opts["label"]),
+                           paused=bool(options.pause_file) and Path(options.pause_file).exists())
+        driver.on_pause = lambda paused: self._paused(driver, runs, paused)
+        self._say(f"run '{name}' on server {server.name}: {options.describe()} (Ctrl-C stops)"
+                  + ("" if runs.run else "; paused: the run starts when the load resumes"))
         stop = threading.Event()
         with stop_on_signals(stop):
             summary = drive(driver, stop)
-        close_run(run, summary)
+        if runs.run is not None:
+            close_run(runs.run, summary)
         self._say(f"{summary.status}: {summary.line()}")
         if summary.error:
             raise CommandError(summary.error)
+
+    def _paused(self, driver: StressDriver, runs: PausableRun, paused: bool) -> None:
+        """A pause ends the run with the load's figures so far; a resume opens the next, counted from then."""
+        figures = driver.take_measured()
+        if paused:
+            runs.pause(figures)
+        else:
+            runs.resume()
 
     def _sweep(self, server: Server, target: Target, options: StressOptions, plan: SweepPlan) -> None:
         self._say(f"sweep '{plan.name}' on server {server.name}: {len(plan.levels)} steps "

@@ -1,0 +1,111 @@
+"""The history length's shape over a range: each rise that fell back (a read view held, then released), then the rest.
+
+One slope through a hump says "draining" of a history that rose and came back; docs/dashboards.md
+("Stability verdict") defines a hump and the rest fitted after the last one.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from typing import Protocol
+
+import numpy as np
+
+from dashboards.analysis.segment import TURN_SIGMAS, last_cliff, noise
+
+HUMP_MIN = 1000  # undo logs: a rise and a fall both at least this large (and beyond the noise) make a hump
+SETTLED = 0.01  # a drain has settled at the first poll within this share of its fall of the lowest after it
+
+
+@dataclass(frozen=True)
+class Hump:
+    """The history length rose to `peak` and fell back: at once (a cliff: a read view released) or draining."""
+
+    rose_at: datetime  # the lowest poll before the peak, where the rise began
+    peak: float
+    peak_at: datetime
+    fell_at: datetime  # the cliff's bottom poll, or the poll a drain settled at
+    fell_to: float
+    cliff: bool
+    held_by: str = ""  # the transaction that held it (thread, user@host), when the collector saw one
+    held_from: datetime | None = None
+    held_to: datetime | None = None  # the last poll that saw it
+
+
+@dataclass(frozen=True)
+class Shape:
+    humps: tuple[Hump, ...]
+    rest: int  # index of the first point after the last hump (0: none), where a trend is fitted from
+
+
+class Holder(Protocol):
+    """Who held the oldest transaction (collectors.models.TrxHolder has these)."""
+
+    thread_id: int
+    started_at: datetime
+    seen_at: datetime
+    ended_at: datetime | None
+
+    @property
+    def who(self) -> str: ...
+
+
+def shape(ts: Sequence[datetime], ys: Sequence[float]) -> Shape:
+    """The humps, oldest first: each cliff (segment.last_cliff, newest first, each before the last) after a
+    rise of HUMP_MIN, then the drains after the last one that rose and fell HUMP_MIN and beyond the noise.
+
+    A cliff more than two polls after the piece's peak ends a drain (purge emptied most of it first).
+    """
+    cuts = []
+    end = len(ys)
+    while (cut := last_cliff(ys[:end])[0]) > 0:
+        cuts.append(cut)
+        end = cut
+    humps, start = [], 0
+    for cut in reversed(cuts):
+        top = start + int(np.argmax(ys[start:cut]))
+        low = start + newest_lowest(ys[start:top + 1])
+        if ys[top] - ys[low] >= HUMP_MIN:
+            humps.append(Hump(ts[low], ys[top], ts[top], ts[cut], ys[cut], cliff=cut - top <= 2))
+            start = cut
+    sigma = noise(ys[start:])
+    while (found := drain(ts, ys, start, sigma)) is not None:
+        hump, start = found
+        humps.append(hump)
+    return Shape(tuple(humps), start if humps else 0)
+
+
+def drain(ts: Sequence[datetime], ys: Sequence[float], start: int, sigma: float) -> tuple[Hump, int] | None:
+    """The hump of ys[start:] that rose to its highest poll and drained after it, and where it settled."""
+    y = np.asarray(ys[start:], dtype=float)
+    if len(y) < 3:
+        return None
+    top = int(np.argmax(y))
+    low = newest_lowest(y[:top + 1])
+    bottom = float(y[top:].min())
+    least = max(HUMP_MIN, TURN_SIGMAS * sigma)
+    if y[top] - y[low] < least or y[top] - bottom < least:
+        return None
+    settled = top + int(np.flatnonzero(y[top:] <= bottom + SETTLED * (y[top] - bottom))[0])
+    hump = Hump(ts[start + low], float(y[top]), ts[start + top], ts[start + settled], float(y[settled]), cliff=False)
+    return hump, start + settled
+
+
+def newest_lowest(ys: Sequence[float] | np.ndarray) -> int:
+    """The index of the newest of the lowest values: where a rise from a flat floor began."""
+    y = np.asarray(ys, dtype=float)
+    return int(len(y) - 1 - np.argmin(y[::-1]))
+
+
+def named(humps: Sequence[Hump], holders: Sequence[Holder], interval: float) -> tuple[Hump, ...]:
+    """Each hump with the oldest transaction that held it: open at its peak and found gone by its fall
+    (each source stamps its own time in a poll: half an interval either way)."""
+    slack = timedelta(seconds=interval / 2)
+    out = []
+    for hump in humps:
+        fits = [h for h in holders if h.started_at <= hump.peak_at and h.ended_at is not None
+                and hump.peak_at - slack <= h.ended_at <= hump.fell_at + slack]
+        h = min(fits, key=lambda h: h.started_at, default=None)
+        out.append(hump if h is None else replace(
+            hump, held_by=f"thread {h.thread_id}, {h.who}", held_from=h.started_at, held_to=h.seen_at))
+    return tuple(out)

@@ -1,0 +1,76 @@
+"""The stability verdict's clauses that depend on the data: what drifted, the history's humps, the warm-up.
+
+Pure: the stability page and the run report say them the same way (templates/dashboards/_verdict.html).
+"""
+
+from datetime import datetime
+
+from dashboards.analysis.history_shape import Hump
+from dashboards.analysis.run_summary import Warmup
+from dashboards.analysis.run_verdict import Drift, Verdict
+
+
+def hms(t: datetime) -> str:
+    return f"{t:%H:%M:%S}"
+
+
+def drifted(v: Verdict) -> str:
+    """What drifted, and only that: TPS when its interval excludes 0, the history length after its humps."""
+    parts = []
+    if v.drift:
+        parts.append(f"TPS {v.drift.pct_per_min:,.2f} %/min ({interval(v.drift, 2)})")
+    if v.history:
+        way = "growing" if v.history.pct_per_min > 0 else "draining"
+        since = f" since {hms(v.history_since)}" if v.history_since else ""
+        parts.append(f"history length {way} {abs(v.history.pct_per_min):,.0f} / min{since} ({interval(v.history, 0)})")
+    return ", ".join(parts)
+
+
+def interval(d: Drift, digits: int) -> str:
+    return f"95 % interval {d.low:,.{digits}f} to {d.high:,.{digits}f}"
+
+
+def hump_said(h: Hump) -> str:
+    """A rise that fell back: who held it when known, else its shape."""
+    back = f"{h.fell_to:,.0f} at {hms(h.fell_at)}" if h.cliff else f"drained to {h.fell_to:,.0f} by {hms(h.fell_at)}"
+    if h.held_by and h.held_from and h.held_to:
+        return (f"history length held by a read view from {hms(h.held_from)} to {hms(h.held_to)} "
+                f"({h.held_by}; peak {h.peak:,.0f}), released: {back}")
+    fell = f"fell to {back}" if h.cliff else back
+    return f"history length rose to {h.peak:,.0f} at {hms(h.peak_at)} (from {hms(h.rose_at)}), then {fell}"
+
+
+MAX_HUMPS = 3  # more are summed up in one clause: a demo load holds a read view every 3 minutes
+
+
+def humps_said(v: Verdict) -> str:
+    if len(v.humps) <= MAX_HUMPS:
+        return "; ".join(hump_said(h) for h in v.humps)
+    top = max(v.humps, key=lambda h: h.peak)
+    text = (f"history length rose and fell back {len(v.humps)} times from {hms(v.humps[0].rose_at)} to "
+            f"{hms(v.humps[-1].fell_at)}, highest {top.peak:,.0f} at {hms(top.peak_at)}")
+    held = [h.held_by for h in v.humps if h.held_by]
+    if held:
+        who = sorted(set(held))
+        text += (f"; {len(held)} of them held by a read view ({'; '.join(who[:MAX_HUMPS])}"
+                 + (f" and {len(who) - MAX_HUMPS} more" if len(who) > MAX_HUMPS else "") + ")")
+    return text
+
+
+def warmup_said(v: Verdict, run: Warmup | None) -> str:
+    """Where the polls judged start: after the run's warm-up (its own, or found: the run gave none), or the
+    run's first poll; on a range that is no run's, after the warm-up found, or the range's first poll."""
+    at = f"{hms(v.warmup_end)} UTC" if v.warmup_end else "–"
+    if run is not None and run.seconds:
+        source = "found from the data: the run gave none" if run.found else "the run's own"
+        return f"after the warm-up, which ends at {at} ({source})"
+    if run is not None:
+        return f"no warm-up: from the run's first poll at {at}"
+    if v.warmup_polls:
+        return f"after the warm-up, which ends at {at} (found from the data)"
+    return f"no warm-up found: from the range's first poll at {at}"
+
+
+def verdict_text(v: Verdict, run: Warmup | None = None) -> dict[str, str]:
+    """The clauses _verdict.html says; `run`: the run's warm-up, on a run's pages."""
+    return {"drifted": drifted(v), "humps": humps_said(v), "warmup": warmup_said(v, run)}

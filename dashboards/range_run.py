@@ -1,0 +1,28 @@
+"""The run whose range a page shows (the Runs list's and the report's links): judged with the run's warm-up."""
+
+from datetime import timedelta
+
+from dashboards.analysis.points import ChartPoints
+from dashboards.analysis.run_summary import Warmup
+from dashboards.analysis.step_window import run_window
+from dashboards.timerange import TimeRange
+from dashboards.window_reads import inside_polls, run_warmup
+from servers.models import Run
+
+SECOND = timedelta(seconds=1)  # the links give a run's start and end to the second
+
+
+def run_of_range(server_id: int, tr: TimeRange) -> Run | None:
+    """The run of the server that starts in the range's first second and ends within a second of its end
+    (the links round it up, older ones down), or goes on."""
+    runs = Run.objects.filter(server_id=server_id, started_at__gte=tr.start, started_at__lt=tr.start + SECOND)
+    return next((r for r in runs if r.ended_at is None or abs(r.ended_at - tr.end) < SECOND), None)
+
+
+def run_warmup_polls(run: Run, tps: ChartPoints) -> tuple[int, Warmup]:
+    """The charted TPS polls before the run's first poll after its warm-up (the run report's verdict leaves
+    out the same), and that warm-up."""
+    warmup = run_warmup(run)
+    found = inside_polls(run.server_id, run_window(run, warmup.seconds))
+    first = found.first if found else run_window(run, warmup.seconds).end
+    return sum(1 for t, v in zip(tps.ts, tps.values, strict=True) if v is not None and t < first), warmup

@@ -1,0 +1,110 @@
+"""The history length's humps in the stability verdict: a read view held then released is no drain."""
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from dashboards.analysis.run_summary import Warmup
+from dashboards.analysis.run_verdict import judge
+from dashboards.analysis.verdict_words import drifted, humps_said, warmup_said
+
+T0 = datetime(2026, 3, 2, 9, tzinfo=UTC)
+
+
+def at(i: int, step: int = 5) -> datetime:
+    return T0 + timedelta(seconds=step * i)
+
+
+def flat_tps(n: int) -> list[float]:
+    return [1000.0 + (5 if i % 2 else -5) for i in range(n)]
+
+
+def jitter(i: int) -> float:
+    return 7.0 if i % 2 else -7.0
+
+
+# 5 s polls: 0 for 10 polls, +1,000 a poll from poll 10 to 20,000 at poll 29 (09:02:25), 500 +- 7 from poll 30 on.
+CLIFF = [0.0] * 10 + [1000.0 * (i - 9) for i in range(10, 30)] + [500 + jitter(i) for i in range(30, 60)]
+
+
+@dataclass
+class Held:
+    thread_id: int
+    started_at: datetime
+    seen_at: datetime
+    ended_at: datetime | None
+    who: str = "root@localhost"
+
+
+def test_a_read_view_released_is_a_hump_not_a_drain():
+    verdict = judge([at(i) for i in range(60)], flat_tps(60), warmup=0, history=CLIFF)
+    assert verdict.kind == "steady" and verdict.history is None and verdict.drift is None
+    # The newest 0 before the peak is poll 9 (09:00:45); the peak poll 29, the bottom poll 30 (09:02:30).
+    assert humps_said(verdict) == ("history length rose to 20,000 at 09:02:25 (from 09:00:45), "
+                                   "then fell to 493 at 09:02:30")
+
+
+def test_the_hump_is_named_after_the_read_view_that_held_it():
+    # Opened between polls 9 and 10, last seen at the peak's poll, found gone by the bottom's (read 0.4 s later).
+    holder = Held(22, at(9) + timedelta(seconds=2), at(29), at(30) + timedelta(milliseconds=400))
+    other = Held(13, at(40), at(45), at(46), who="stress@127.0.0.1")  # after the release: not it
+    verdict = judge([at(i) for i in range(60)], flat_tps(60), warmup=0, history=CLIFF, holders=[holder, other])
+    assert humps_said(verdict) == ("history length held by a read view from 09:00:47 to 09:02:25 "
+                                   "(thread 22, root@localhost; peak 20,000), released: 493 at 09:02:30")
+
+
+def test_a_rise_that_drains_back_says_where_it_settled():
+    # Up +1,000 a poll to 30,000 at poll 39 (09:03:15), down 2,000 a poll to 2,000 at poll 53, then 1,500,
+    # 1,000, 700 and 500 +- 7: no fall below a quarter in two polls (no cliff). The lowest after the peak is
+    # 493; settled at the first poll within 1 % of the fall (493 + 295.07): 700 at poll 56 (09:04:40).
+    history = ([0.0] * 10 + [1000.0 * (i - 9) for i in range(10, 40)]
+               + [30000.0 - 2000 * (i - 39) for i in range(40, 54)]
+               + [1500.0, 1000.0, 700.0] + [500 + jitter(i) for i in range(57, 80)])
+    verdict = judge([at(i) for i in range(80)], flat_tps(80), warmup=0, history=history)
+    assert verdict.kind == "steady" and verdict.history is None
+    assert humps_said(verdict) == ("history length rose to 30,000 at 09:03:15 (from 09:00:45), "
+                                   "then drained to 700 by 09:04:40")
+
+
+def test_growth_after_a_release_drifts_from_the_release_only():
+    # The cliff above, then from poll 30 on +50 a poll (600 a minute at 5 s polls) for 60 polls: 3,000 more.
+    history = CLIFF[:30] + [500.0 + 50 * (i - 30) for i in range(30, 90)]
+    verdict = judge([at(i) for i in range(90)], flat_tps(90), warmup=0, history=history)
+    assert verdict.kind == "drifting" and verdict.drift is None
+    assert verdict.history is not None and abs(verdict.history.pct_per_min - 600) < 1e-6
+    assert drifted(verdict).startswith("history length growing 600 / min since 09:02:30 (95 % interval ")
+    assert "TPS" not in drifted(verdict)
+
+
+def test_only_tps_that_drifted_is_said():
+    # TPS +-5 around 1,000 (no drift) beside a history growing 40 a 5 s poll: 480 a minute.
+    history = [500.0 + 40 * i + jitter(i) for i in range(60)]
+    verdict = judge([at(i) for i in range(60)], flat_tps(60), warmup=0, history=history)
+    assert verdict.kind == "drifting" and verdict.drift is None and verdict.humps == ()
+    assert drifted(verdict).startswith("history length growing 480 / min (95 % interval ")
+
+
+def test_the_warmup_is_said_as_the_run_gave_it_or_as_found():
+    verdict = judge([at(i) for i in range(60)], flat_tps(60), warmup=2)  # polls 0 and 1 left out
+    assert warmup_said(verdict, Warmup(0)) == "no warm-up: from the run's first poll at 09:00:10 UTC"
+    assert warmup_said(verdict, Warmup(10)) == "after the warm-up, which ends at 09:00:10 UTC (the run's own)"
+    assert warmup_said(verdict, Warmup(10, found=True)) == (
+        "after the warm-up, which ends at 09:00:10 UTC (found from the data: the run gave none)")
+    assert warmup_said(verdict, None) == "after the warm-up, which ends at 09:00:10 UTC (found from the data)"
+    level = judge([at(i) for i in range(60)], flat_tps(60))  # a level line: no warm-up found
+    assert warmup_said(level, None) == "no warm-up found: from the range's first poll at 09:00:00 UTC"
+
+
+def test_many_humps_are_summed_up_in_one_clause():
+    # Five times: 0 for 10 polls, +1,000 a poll to 5,000 .. 9,000 (the k-th 5,000 + 1,000 k), back to 0 in a poll.
+    history: list[float] = []
+    for k in range(5):
+        history += [0.0] * 10 + [1000.0 * j for j in range(1, 6 + k)]
+    history += [0.0] * 10
+    n = len(history)  # 5 x 10 + (5 + 6 + 7 + 8 + 9) + 10 = 95
+    holders = [Held(13, at(10), at(14), at(15), who="stress@127.0.0.1")]  # the first one's
+    verdict = judge([at(i) for i in range(n)], flat_tps(n), warmup=0, history=history, holders=holders)
+    # The first rise starts at poll 9 (09:00:45); the last falls at poll 85 (09:07:05); the highest, 9,000,
+    # is the fifth's last poll: 4 x 10 + 5 + 6 + 7 + 8 + 10 + 8 = poll 84 (09:07:00).
+    assert humps_said(verdict) == ("history length rose and fell back 5 times from 09:00:45 to 09:07:05, "
+                                   "highest 9,000 at 09:07:00; 1 of them held by a read view "
+                                   "(thread 13, stress@127.0.0.1)")
