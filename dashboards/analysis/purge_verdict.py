@@ -34,10 +34,12 @@ class PurgeVerdict:
     dml_per_s: float | None = None  # rows updated + deleted a second over the segment: what purge will have to do
     to_threshold: timedelta | None = None  # draining from above the threshold: when it falls below it
     to_empty: timedelta | None = None  # draining: when it reaches 0 at this pace
+    counters_off: bool = False  # the purge counters are off now (the page's list of counters that are off)
 
 
 def purge_verdict(current: float | None, trend: Trend, threshold: float, holder: Holder | None,
-                  purged_per_s: float | None = None, dml_per_s: float | None = None) -> PurgeVerdict:
+                  purged_per_s: float | None = None, dml_per_s: float | None = None,
+                  counters_off: bool = False) -> PurgeVerdict:
     """Growing with a transaction open: held by it; growing without one: purge-bound; falling: draining;
     but within reach of 0 (nearly_empty), falling or growing with no holder, it is nearly empty: no backlog
     (the slope of a load that just ended, or of a drain's last polls to 0, is no pace to act on).
@@ -59,7 +61,7 @@ def purge_verdict(current: float | None, trend: Trend, threshold: float, holder:
         if holder is not None:
             return PurgeVerdict("held", holder=holder)
         return PurgeVerdict(unheld_growth(trend, purged_per_s, dml_per_s), purged_per_s=purged_per_s,
-                            dml_per_s=dml_per_s)
+                            dml_per_s=dml_per_s, counters_off=counters_off)
     return PurgeVerdict("flat", holder=holder)
 
 

@@ -116,3 +116,27 @@ def test_the_page_and_the_mail_say_nearly_empty_at_a_handful(admin_client):
     assert purge_reading(server.pk, now, 20_000) == (
         f"Nearly empty at 50: no backlog for purge, whatever the slope of the polls since {polls[0]:%H:%M:%S} UTC.")
 
+
+@pytest.mark.django_db
+def test_purge_counters_with_no_poll_in_the_segment_are_not_said_off(admin_client):
+    """The counters, read once a minute, were last polled before the segment's first poll: on, not read yet.
+    The same counters missing from the newest INNODB_METRICS poll are off, as the page's list says."""
+    server = make_server()
+    now = timezone.now().replace(microsecond=0)
+    polls = [now - timedelta(seconds=10 * (40 - i)) for i in range(41)]
+    write_samples(Sample(server.pk, "history_length", t, None, {"history_list_length": 1000 + 300 * i})
+                  for i, t in enumerate(polls))
+    counters = {"innodb_metrics:purge_del_mark_records": 100, "innodb_metrics:purge_upd_exist_or_extern_records": 200}
+    before = [polls[0] - timedelta(seconds=90), polls[0] - timedelta(seconds=30)]
+    write_samples(Sample(server.pk, "innodb_metrics", t, 60.0, counters, frozenset(counters)) for t in before)
+    body = admin_client.get(f"/servers/{server.pk}/purge/?range=15m").content.decode()
+    verdict = body.split('id="purge-verdict"')[1].split("</section>")[0]
+    assert "Purge-bound" in verdict and "counters off" not in verdict
+    assert f"no poll of their counters since {polls[0]:%H:%M:%S} UTC yet" in verdict
+    assert "Purge counters that are off" in body  # purge_invoked and the others: never polled here
+    write_samples([Sample(server.pk, "innodb_metrics", now, 60.0, {"innodb_metrics:trx_rw_commits": 5},
+                          frozenset({"innodb_metrics:trx_rw_commits"}))])
+    body = admin_client.get(f"/servers/{server.pk}/purge/?range=15m").content.decode()
+    verdict = body.split('id="purge-verdict"')[1].split("</section>")[0]
+    assert "(undo records purged: counters off, see below)" in verdict
+    assert "<code>innodb_metrics:purge_del_mark_records</code>" in body.split("Purge counters that are off")[1]
