@@ -79,8 +79,10 @@ def last_cliff(ys: Sequence[float]) -> tuple[int, float]:
     for i in np.flatnonzero(one | two)[::-1]:
         m = 1 if one[i] else 2
         top = y[i - m] if i == m else min(y[i - m], y[i - m - 1])
+        if top - y[i] <= TURN_SIGMAS * _near_noise(ys, int(i)):  # first: 16 polls, not the series
+            continue
         sigma = noise(ys, int(i))
-        if top - y[i] > TURN_SIGMAS * max(sigma, _near_noise(ys, int(i))):
+        if top - y[i] > TURN_SIGMAS * sigma:
             return int(i), sigma
     return 0, noise(ys)
 
@@ -192,29 +194,28 @@ class _Sums:
         return 0 if abs(miss) <= band else (1 if miss > 0 else -1)
 
 
-def slope(xs: Sequence[float], ys: Sequence[float]) -> float | None:
-    """The least-squares slope of the points (None for fewer than two distinct xs)."""
-    return _fit(xs, ys).slope()
+@dataclass(frozen=True)
+class Line:
+    """The least-squares line through a segment's points, and how far its slope is from 0."""
+
+    slope: float | None  # None for fewer than two distinct xs
+    scatter: float  # the points' standard deviation around it (n - 2 degrees of freedom; 0 for fewer than 3)
+    significant: bool  # the slope is told from 0 against that scatter and the noise
 
 
-def scatter(xs: Sequence[float], ys: Sequence[float]) -> float:
-    """The standard deviation of the points around their least-squares line (n - 2 degrees of freedom; 0 for 2)."""
-    return _fit(xs, ys).scatter()
+def line(xs: Sequence[float], ys: Sequence[float], sigma: float) -> Line:
+    """The segment's line, its slope told from 0 at SURE by two tests, both needed.
 
-
-def significant(xs: Sequence[float], ys: Sequence[float], sigma: float) -> bool:
-    """The least-squares slope is told from 0 against the scatter of the points around the line.
-
-    Two tests, both at SURE: Student's t on the points' own scatter (n - 2 degrees of freedom:
-    three polls that happen to line up prove little), and the normal's on the noise sigma, measured
-    on more polls: polls jumping by 900 around a level never make a trend of their slope.
+    Student's t on the points' own scatter (n - 2 degrees of freedom: three polls that happen to
+    line up prove little), and the normal's on the noise sigma, measured on more polls: polls
+    jumping by 900 around a level never make a trend of their slope.
     """
     fit = _fit(xs, ys)
-    b = fit.slope()
+    b, scatter = fit.slope(), fit.scatter()
     if b is None or fit.n < 3:
-        return False
-    moved = abs(b) * fit.spread() ** 0.5  # the slope in units of its standard error, times the deviation
-    return moved > _t(int(fit.n) - 2) * fit.scatter() and moved > _t(0) * sigma
+        return Line(b, scatter, False)
+    moved = abs(b) * fit.spread() ** 0.5  # the slope over its standard error, times the deviation
+    return Line(b, scatter, moved > _t(int(fit.n) - 2) * scatter and moved > _t(0) * sigma)
 
 
 @cache
