@@ -252,11 +252,16 @@ def holder_at(server_id: int, t: datetime) -> Holder | None:
 
 def purge_verdict_at(server_id: int, last: datetime | None, current: float | None, trend: Trend,
                      threshold: float) -> PurgeVerdict:
-    """The purge verdict at the history poll `last`: its holder then, and the rates over the segment."""
+    """The purge verdict at the history poll `last`: its holder then, and the rates over the segment.
+
+    No purged rate is "counters off" only where the page's list says so (purge_counters): read once
+    a minute, they may have no poll yet in a short segment.
+    """
     if last is None or trend.since is None:
         return PurgeVerdict("")
     purged, dml = purge_rates(server_id, trend.since, last)
-    return purge_verdict(current, trend, threshold, holder_at(server_id, last), purged, dml)
+    off = purged is None and any(m in purge_counters(server_id)[1] for m in PURGED)
+    return purge_verdict(current, trend, threshold, holder_at(server_id, last), purged, dml, off)
 
 
 @dataclass(frozen=True)

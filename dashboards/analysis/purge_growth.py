@@ -4,7 +4,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from dashboards.analysis.segment import FLAT_NOISE, current_segment, slope
+from dashboards.analysis.segment import FLAT_NOISE, TURN_SIGMAS, current_segment, line
 
 # What the pages read back to find the current segment: a segment longer than this reads "since at least".
 REACH = timedelta(minutes=10)
@@ -23,6 +23,8 @@ class Trend:
     noise: float = 0.0  # the series' noise (segment.noise), in undo log units
     after_hole: bool = False  # the segment starts at the first poll after a hole in polling
     at_least: bool = False  # it starts at the first poll read: the turn may lie earlier
+    scatter: float = 0.0  # the segment's polls' standard deviation around its line (segment.line)
+    significant: bool = True  # the slope is told from 0 against that scatter and the noise (segment.line)
 
     @property
     def per_minute(self) -> float | None:
@@ -34,7 +36,8 @@ class Trend:
         if self.per_second is None:
             return ""
         moved = abs(self.per_second) * self.window.total_seconds()
-        if abs(self.per_second) * 60 < FLAT_PER_MINUTE or moved <= FLAT_NOISE * self.noise:
+        if (abs(self.per_second) * 60 < FLAT_PER_MINUTE or moved <= FLAT_NOISE * self.noise
+                or moved <= TURN_SIGMAS * self.scatter or not self.significant):
             return "flat"
         return "growing" if self.per_second > 0 else "draining"
 
@@ -53,9 +56,10 @@ def current_trend(ts: Sequence[datetime], values: Sequence[float | None]) -> Tre
     ys = [float(v) for _, v in pts]
     seg = current_segment(xs, ys)
     used = pts[seg.start:]
-    per_second = slope(xs[seg.start:], ys[seg.start:]) if len(used) >= MIN_POLLS else None
-    return Trend(per_second, used[-1][0] - used[0][0], used[0][0], len(used), seg.noise,
-                 after_hole=hole >= 0 and seg.start == 0, at_least=hole < 0 and seg.start == 0)
+    fit = line(xs[seg.start:], ys[seg.start:], seg.noise)
+    return Trend(fit.slope if len(used) >= MIN_POLLS else None, used[-1][0] - used[0][0], used[0][0], len(used),
+                 seg.noise, after_hole=hole >= 0 and seg.start == 0, at_least=hole < 0 and seg.start == 0,
+                 scatter=fit.scatter, significant=fit.significant)
 
 
 def above_since(ts: Sequence[datetime], values: Sequence[float | None], threshold: float) -> datetime | None:

@@ -9,9 +9,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from dashboards.analysis.purge_growth import Trend
+from dashboards.analysis.segment import OWN_POLLS, TURN_SIGMAS
 
 # A history list this short is no backlog, whatever the slope: the demo's wanders 0-90 while purge keeps up.
 HANDFUL = 100
+# Purged and DML rates this close are one pace: 1.9 % and 2.3 % apart over minutes the history stayed bounded
+# (purge counters read once a minute, DML every poll; audit of 2026-11-26).
+KEEP_UP = 0.05
 
 
 @dataclass(frozen=True)
@@ -24,25 +28,30 @@ class Holder:
 
 @dataclass(frozen=True)
 class PurgeVerdict:
-    kind: str  # "held", "purge-bound", "nearly-empty", "draining", "flat", or "" (no trend)
+    kind: str  # "held", "purge-bound", "keeping-up", "early", "nearly-empty", "draining", "flat", or "" (no trend)
     holder: Holder | None = None
     purged_per_s: float | None = None  # undo records purged a second over the segment (None: counters off)
     dml_per_s: float | None = None  # rows updated + deleted a second over the segment: what purge will have to do
     to_threshold: timedelta | None = None  # draining from above the threshold: when it falls below it
     to_empty: timedelta | None = None  # draining: when it reaches 0 at this pace
+    counters_off: bool = False  # the purge counters are off now (the page's list of counters that are off)
 
 
 def purge_verdict(current: float | None, trend: Trend, threshold: float, holder: Holder | None,
-                  purged_per_s: float | None = None, dml_per_s: float | None = None) -> PurgeVerdict:
+                  purged_per_s: float | None = None, dml_per_s: float | None = None,
+                  counters_off: bool = False) -> PurgeVerdict:
     """Growing with a transaction open: held by it; growing without one: purge-bound; falling: draining;
-    but a HANDFUL of undo logs or fewer, falling or growing with no holder, is nearly empty: no backlog
+    but within reach of 0 (nearly_empty), falling or growing with no holder, it is nearly empty: no backlog
     (the slope of a load that just ended, or of a drain's last polls to 0, is no pace to act on).
 
+    Purge-bound needs the growth over OWN_POLLS polls at least (else "early") and, where the counters
+    were read, purge falling behind DML by more than KEEP_UP (else "keeping-up").
     The drain is the segment's slope carried on: (length - threshold) / pace and length / pace.
     """
     if current is None or trend.per_second is None or not trend.direction:
         return PurgeVerdict("")
-    if current <= HANDFUL and (trend.direction == "draining" or trend.direction == "growing" and holder is None):
+    if current <= nearly_empty(trend) and (trend.direction == "draining"
+                                           or trend.direction == "growing" and holder is None):
         return PurgeVerdict("nearly-empty")
     if trend.direction == "draining":
         pace = -trend.per_second
@@ -51,5 +60,21 @@ def purge_verdict(current: float | None, trend: Trend, threshold: float, holder:
     if trend.direction == "growing":
         if holder is not None:
             return PurgeVerdict("held", holder=holder)
-        return PurgeVerdict("purge-bound", purged_per_s=purged_per_s, dml_per_s=dml_per_s)
+        return PurgeVerdict(unheld_growth(trend, purged_per_s, dml_per_s), purged_per_s=purged_per_s,
+                            dml_per_s=dml_per_s, counters_off=counters_off)
     return PurgeVerdict("flat", holder=holder)
+
+
+def nearly_empty(trend: Trend) -> float:
+    """The length at or below which the history is no backlog: a HANDFUL, or TURN_SIGMAS noise deviations
+    (a level a single poll's jitter reaches from 0: 11-998 around 500 at a noise of about 280)."""
+    return max(HANDFUL, TURN_SIGMAS * trend.noise)
+
+
+def unheld_growth(trend: Trend, purged_per_s: float | None, dml_per_s: float | None) -> str:
+    """Growth with no transaction open: "early" over too few polls, "keeping-up" where purge matches DML."""
+    if trend.polls < OWN_POLLS:
+        return "early"
+    if purged_per_s is not None and dml_per_s is not None and purged_per_s >= (1 - KEEP_UP) * dml_per_s:
+        return "keeping-up"
+    return "purge-bound"

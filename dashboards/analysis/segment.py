@@ -2,8 +2,11 @@
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
+
+from dashboards.analysis.ab_ratio import t_quantile
 
 # 1.4826 x the median absolute deviation estimates a normal standard deviation; a second difference of
 # independent noise has sqrt(6) times the noise's deviation.
@@ -13,6 +16,8 @@ NOISE_FLOOR = 1.0  # a line with no jitter at all (whole undo log units) still a
 FLAT_NOISE = 2.0  # a line that moved less than this many noise deviations end to end is flat
 TURN_SIGMAS = 4.0  # a poll further than this many deviations of the line's prediction is off it
 CLIFF_SHARE = 0.25  # a fall within two polls to below this share of the level is a cliff (a released read view)
+SURE = 0.975  # a slope is a trend when its 95 % interval (two-sided) leaves out 0
+OWN_POLLS = 8  # polls enough to measure a stretch's own noise (6 second differences)
 
 
 @dataclass(frozen=True)
@@ -39,12 +44,22 @@ def noise(values: Sequence[float], cut: int = 0) -> float:
 def current_segment(xs: Sequence[float], ys: Sequence[float]) -> Segment:
     """The polls since the last turn: after the newest cliff (last_cliff), walked back (walk_back), from the peak.
 
-    The noise is measured on both sides of the cliff, never across it. A draining segment starts at
-    its peak (drain_start): the polls before it are the level purge had not started on, not its pace.
+    The noise is measured on both sides of the cliff, never across it, and is at least the segment's
+    own (own_noise): a calm stretch before it (a smooth climb, polls at 0) is not its jitter. A draining
+    segment starts at its peak (drain_start): the polls before it are the level purge had not started on.
     """
     cut, sigma = last_cliff(ys)
     start = cut + walk_back(xs[cut:], ys[cut:], sigma)
+    own = own_noise(ys[start:], sigma)
+    if own > sigma:  # walked with too small a noise: jitter read as turns
+        sigma = own
+        start = cut + walk_back(xs[cut:], ys[cut:], sigma)
     return Segment(drain_start(xs, ys, start, sigma), sigma)
+
+
+def own_noise(ys: Sequence[float], sigma: float) -> float:
+    """The noise of a stretch measured on its own polls where it has OWN_POLLS of them, at least `sigma`."""
+    return max(noise(ys), sigma) if len(ys) >= OWN_POLLS else sigma
 
 
 def last_cliff(ys: Sequence[float]) -> tuple[int, float]:
@@ -52,8 +67,9 @@ def last_cliff(ys: Sequence[float]) -> tuple[int, float]:
 
     A cliff's bottom: a poll below CLIFF_SHARE of the poll before it (the top), or of the poll two
     before it when the poll between is no bottom itself, and below the poll before the top too (one
-    poll up is a stray), by more than TURN_SIGMAS deviations of the noise on either side of it. A
-    released read view takes 90,047 to 464 in a poll; a steady drain a few percent of the level a poll.
+    poll up is a stray), by more than TURN_SIGMAS deviations of the noise on either side of it and of
+    the polls next to it (_near_noise). A released read view takes 90,047 to 464 in a poll; a steady
+    drain a few percent of the level a poll.
     """
     y = np.asarray(ys, dtype=float)
     k = np.arange(len(y))
@@ -63,10 +79,19 @@ def last_cliff(ys: Sequence[float]) -> tuple[int, float]:
     for i in np.flatnonzero(one | two)[::-1]:
         m = 1 if one[i] else 2
         top = y[i - m] if i == m else min(y[i - m], y[i - m - 1])
+        if top - y[i] <= TURN_SIGMAS * _near_noise(ys, int(i)):  # first: 16 polls, not the series
+            continue
         sigma = noise(ys, int(i))
         if top - y[i] > TURN_SIGMAS * sigma:
             return int(i), sigma
     return 0, noise(ys)
+
+
+def _near_noise(ys: Sequence[float], i: int) -> float:
+    """The own noise of the OWN_POLLS polls on either side of a cliff's bottom, the larger: a dip to 0 among
+    polls jumping by 900 is their jitter, however calm the rest of the series."""
+    sides = (ys[max(i - OWN_POLLS, 0):i], ys[i:i + OWN_POLLS])
+    return max((noise(side) for side in sides if len(side) >= OWN_POLLS), default=0.0)
 
 
 def _under(y: np.ndarray, m: int) -> np.ndarray:
@@ -109,7 +134,8 @@ def drain_start(xs: Sequence[float], ys: Sequence[float], start: int, sigma: flo
     """A draining segment's peak (its highest poll, the newest of equals); any other segment's `start`.
 
     Purge may start a few polls after a read view closes: 3,001, 3,001, 3,001, 2,970, 2,856 on the
-    suite's MariaDB. Those level polls fitted with the drain's first quartered its pace.
+    suite's MariaDB. Those level polls fitted with the drain's first quartered its pace. A peak more
+    than TURN_SIGMAS deviations above the poll before it is a stray (1,069 amid 18-664), no drain's start.
     """
     fit = _Sums()
     for i in range(start, len(xs)):
@@ -117,14 +143,15 @@ def drain_start(xs: Sequence[float], ys: Sequence[float], start: int, sigma: flo
     if fit.n < 2 or fit.direction(sigma) >= 0:
         return start
     top = max(ys[start:])
-    return max(i for i in range(start, len(ys)) if ys[i] == top)
+    peak = max(i for i in range(start, len(ys)) if ys[i] == top)
+    return peak if peak == start or top - ys[peak - 1] <= TURN_SIGMAS * sigma else start
 
 
 class _Sums:
     """Running sums of a least-squares line."""
 
     def __init__(self) -> None:
-        self.n = self.sx = self.sy = self.sxx = self.sxy = 0.0
+        self.n = self.sx = self.sy = self.sxx = self.sxy = self.syy = 0.0
         self.lo, self.hi = float("inf"), float("-inf")
 
     def add(self, x: float, y: float) -> None:
@@ -133,7 +160,19 @@ class _Sums:
         self.sy += y
         self.sxx += x * x
         self.sxy += x * y
+        self.syy += y * y
         self.lo, self.hi = min(self.lo, x), max(self.hi, x)
+
+    def spread(self) -> float:
+        """The sum of (x - mean x)^2."""
+        return self.sxx - self.sx * self.sx / self.n if self.n else 0.0
+
+    def scatter(self) -> float:
+        """The points' standard deviation around the line, with n - 2 degrees of freedom (0 for fewer than 3)."""
+        if self.n < 3:
+            return 0.0
+        b = self.slope() or 0.0
+        return (max(self.syy - self.sy * self.sy / self.n - b * b * self.spread(), 0.0) / (self.n - 2)) ** 0.5
 
     def slope(self) -> float | None:
         var = self.n * self.sxx - self.sx * self.sx
@@ -155,9 +194,41 @@ class _Sums:
         return 0 if abs(miss) <= band else (1 if miss > 0 else -1)
 
 
-def slope(xs: Sequence[float], ys: Sequence[float]) -> float | None:
-    """The least-squares slope of the points (None for fewer than two distinct xs)."""
+@dataclass(frozen=True)
+class Line:
+    """The least-squares line through a segment's points, and how far its slope is from 0."""
+
+    slope: float | None  # None for fewer than two distinct xs
+    scatter: float  # the points' standard deviation around it (n - 2 degrees of freedom; 0 for fewer than 3)
+    significant: bool  # the slope is told from 0 against that scatter and the noise
+
+
+def line(xs: Sequence[float], ys: Sequence[float], sigma: float) -> Line:
+    """The segment's line, its slope told from 0 at SURE by two tests, both needed.
+
+    Student's t on the points' own scatter (n - 2 degrees of freedom: three polls that happen to
+    line up prove little), and the normal's on the noise sigma, measured on more polls: polls
+    jumping by 900 around a level never make a trend of their slope.
+    """
+    fit = _fit(xs, ys)
+    b, scatter = fit.slope(), fit.scatter()
+    if b is None or fit.n < 3:
+        return Line(b, scatter, False)
+    moved = abs(b) * fit.spread() ** 0.5  # the slope over its standard error, times the deviation
+    return Line(b, scatter, moved > _t(int(fit.n) - 2) * scatter and moved > _t(0) * sigma)
+
+
+@cache
+def _t(df: int) -> float:
+    """The SURE quantile of Student's t with df degrees of freedom; of the normal for 0."""
+    return t_quantile(SURE, df) if df else NORMAL_SURE
+
+
+NORMAL_SURE = 1.959964  # the normal's 0.975 quantile
+
+
+def _fit(xs: Sequence[float], ys: Sequence[float]) -> "_Sums":
     fit = _Sums()
     for x, y in zip(xs, ys, strict=True):
         fit.add(x, y)
-    return fit.slope()
+    return fit

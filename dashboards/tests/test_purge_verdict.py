@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from alerts.readings import purge_reading
 from collectors.models import TrxHolder
-from dashboards.analysis.purge_growth import current_trend
+from dashboards.analysis.purge_growth import Trend, current_trend
 from dashboards.analysis.purge_verdict import Holder, purge_verdict
 from store.ingest import write_samples
 from store.sample import Sample
@@ -29,6 +29,24 @@ def test_growing_with_a_transaction_open_is_held_by_it():
 def test_growing_with_none_open_is_purge_bound_with_the_rates():
     verdict = purge_verdict(5000, trend_of([1000 + 100 * i for i in range(30)]), 1_000_000, None, 800.0, 1200.0)
     assert verdict.kind == "purge-bound" and (verdict.purged_per_s, verdict.dml_per_s) == (800.0, 1200.0)
+
+
+def test_growth_purge_matches_keeps_up_and_few_polls_are_early():
+    """The audit's rates while the history stayed bounded: 1,782 purged a second against 1,809 added (1.5 %
+    apart) is keeping up; 1,700 against 1,809 (6.0 % apart) is purge-bound; 4 polls of growth prove little."""
+    growing = trend_of([1000 + 100 * i for i in range(30)])
+    assert purge_verdict(5000, growing, 1_000_000, None, 1782.0, 1809.0).kind == "keeping-up"
+    assert purge_verdict(5000, growing, 1_000_000, None, 1700.0, 1809.0).kind == "purge-bound"
+    assert purge_verdict(5000, growing, 1_000_000, None, None, 1809.0).kind == "purge-bound"  # not read
+    assert purge_verdict(5000, trend_of([4700, 4800, 4900, 5000]), 1_000_000, None).kind == "early"
+
+
+def test_within_4_noise_deviations_of_0_is_nearly_empty():
+    """Draining 10 a second over a minute at a noise of 280: 4 x 280 = 1,120 is within reach of 0."""
+    draining = Trend(per_second=-10.0, window=timedelta(minutes=1), polls=13, noise=280.0)
+    assert draining.direction == "draining"  # 600 moved against 2 x 280
+    assert purge_verdict(1_120, draining, 20_000, None).kind == "nearly-empty"
+    assert purge_verdict(1_121, draining, 20_000, None).kind == "draining"
 
 
 def test_draining_says_when_it_falls_below_the_threshold_and_empties():
@@ -64,16 +82,16 @@ def test_the_purge_page_names_the_holder_and_the_rates(admin_client):
     polls = [now - timedelta(seconds=10 * (40 - i)) for i in range(41)]
     write_samples(Sample(server.pk, "history_length", t, None, {"history_list_length": 1000 + 300 * i})
                   for i, t in enumerate(polls))
-    # Purge counters and DML: 700 records purged and 400 + 100 rows updated and deleted a 10 s poll.
+    # Purge counters and DML: 300 records purged and 400 + 100 rows updated and deleted a 10 s poll.
     write_samples(Sample(server.pk, "innodb_metrics", t, 10.0, {
-        "innodb_metrics:purge_del_mark_records": 500, "innodb_metrics:purge_upd_exist_or_extern_records": 200},
+        "innodb_metrics:purge_del_mark_records": 100, "innodb_metrics:purge_upd_exist_or_extern_records": 200},
         frozenset({"innodb_metrics:purge_del_mark_records", "innodb_metrics:purge_upd_exist_or_extern_records"}))
         for t in polls[1:])
     write_samples(Sample(server.pk, "global_status", t, 10.0, {"Handler_update": 400, "Handler_delete": 100},
                          frozenset({"Handler_update", "Handler_delete"})) for t in polls[1:])
     body = admin_client.get(f"/servers/{server.pk}/purge/?range=15m").content.decode()
     verdict = body.split('id="purge-verdict"')[1].split("</section>")[0]
-    assert "Purge-bound" in verdict and "purging 70 undo records/s while DML adds 50/s" in verdict
+    assert "Purge-bound" in verdict and "purging 30 undo records/s while DML adds 50/s" in verdict
     assert "grows 1,800.0 / min" in verdict
     TrxHolder.objects.create(server=server, thread_id=4711, trx_key="k", user="report", host="10.0.0.7",
                              started_at=polls[0] - timedelta(minutes=5), seen_at=polls[-1])
@@ -97,3 +115,28 @@ def test_the_page_and_the_mail_say_nearly_empty_at_a_handful(admin_client):
     assert "below it, nearly empty" in body and "reached in" not in body
     assert purge_reading(server.pk, now, 20_000) == (
         f"Nearly empty at 50: no backlog for purge, whatever the slope of the polls since {polls[0]:%H:%M:%S} UTC.")
+
+
+@pytest.mark.django_db
+def test_purge_counters_with_no_poll_in_the_segment_are_not_said_off(admin_client):
+    """The counters, read once a minute, were last polled before the segment's first poll: on, not read yet.
+    The same counters missing from the newest INNODB_METRICS poll are off, as the page's list says."""
+    server = make_server()
+    now = timezone.now().replace(microsecond=0)
+    polls = [now - timedelta(seconds=10 * (40 - i)) for i in range(41)]
+    write_samples(Sample(server.pk, "history_length", t, None, {"history_list_length": 1000 + 300 * i})
+                  for i, t in enumerate(polls))
+    counters = {"innodb_metrics:purge_del_mark_records": 100, "innodb_metrics:purge_upd_exist_or_extern_records": 200}
+    before = [polls[0] - timedelta(seconds=90), polls[0] - timedelta(seconds=30)]
+    write_samples(Sample(server.pk, "innodb_metrics", t, 60.0, counters, frozenset(counters)) for t in before)
+    body = admin_client.get(f"/servers/{server.pk}/purge/?range=15m").content.decode()
+    verdict = body.split('id="purge-verdict"')[1].split("</section>")[0]
+    assert "Purge-bound" in verdict and "counters off" not in verdict
+    assert f"no poll of their counters since {polls[0]:%H:%M:%S} UTC yet" in verdict
+    assert "Purge counters that are off" in body  # purge_invoked and the others: never polled here
+    write_samples([Sample(server.pk, "innodb_metrics", now, 60.0, {"innodb_metrics:trx_rw_commits": 5},
+                          frozenset({"innodb_metrics:trx_rw_commits"}))])
+    body = admin_client.get(f"/servers/{server.pk}/purge/?range=15m").content.decode()
+    verdict = body.split('id="purge-verdict"')[1].split("</section>")[0]
+    assert "(undo records purged: counters off, see below)" in verdict
+    assert "<code>innodb_metrics:purge_del_mark_records</code>" in body.split("Purge counters that are off")[1]

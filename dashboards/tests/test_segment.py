@@ -175,19 +175,21 @@ def test_a_noisy_drain_is_one_segment_and_idle_jitter_no_cliff():
     assert last_cliff(idle)[0] == 0
 
 
-def test_after_the_recorded_release_the_trend_is_the_drain_after_it():
+def test_after_the_recorded_release_the_trend_is_flat_at_its_level():
     """Never back to 90,047 (never 71,957 / min). At the last poll by hand, the 8 polls from 464, 5 s apart:
     mean 356.875, sum (x - 3.5) y = -880.5 over 42: -20.96 a poll, -251.6 / min; noise from their second
-    differences, -60 -12 45 130 -77 -80: median -36, MAD 42.5, 1.4826 x 42.5 / sqrt(6) = 25.7."""
+    differences, -60 -12 45 130 -77 -80: median -36, MAD 42.5, 1.4826 x 42.5 / sqrt(6) = 25.7. Flat: the
+    line moved 20.96 x 7 = 146.75 end to end, inside 4 x the polls' scatter around it (residuals 33.75,
+    42.71, -8.32, -71.36, -89.39, 22.57, 57.54, 12.5: sum of squares 20,091.8 / 6 = 57.87^2)."""
     for n in range(3, len(RELEASE) + 1):
         trend = current_trend([at(i) for i in range(n)], RELEASE[:n])
         assert trend.since >= at(2) and (trend.per_minute is None or abs(trend.per_minute) < 1_000), (n, trend)
     trend = current_trend([at(i) for i in range(len(RELEASE))], RELEASE)
-    assert trend.direction == "draining" and trend.since == at(2) and trend.polls == 8
+    assert trend.since == at(2) and trend.polls == 8
     assert trend.per_minute == pytest.approx(-880.5 / 42 * 60 / STEP)
     assert trend.noise == pytest.approx(1.4826 * 42.5 / 6 ** 0.5)
-    verdict = purge_verdict(296, trend, 20_000, None)
-    assert verdict.to_empty == timedelta(seconds=296 / (880.5 / 42 / STEP))
+    assert trend.scatter == pytest.approx((20_091.82 / 6) ** 0.5, rel=1e-5)
+    assert trend.direction == "flat" and purge_verdict(296, trend, 20_000, None).kind == "flat"
 
 
 def test_at_a_handful_or_less_after_the_release_it_is_never_draining_nor_empty_in_0_s():
