@@ -95,7 +95,10 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
         "fraction": fraction, "threshold": threshold, "n_waits": n_waits,
         "pixel": timedelta(seconds=tr.seconds / points),  # what a dip's times are good to
         "csv": chart_csv(server.pk, metrics, tr, points),
-        **condition_toggle(request, conditions), "hidden_conditions": hidden, "down": down, "param_notes": notes,
+        **condition_toggle(request, conditions), "hidden_conditions": hidden.events,
+        # A hidden condition wait the verdict would name with cond=1: the note must not call it idle.
+        "hidden_moving": judge_lines(tps, hidden.lines).waits if hidden.lines else (),
+        "down": down, "param_notes": notes,
         **client_toggle(request, client),
     })
 
