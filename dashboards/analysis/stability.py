@@ -57,19 +57,21 @@ def find_dips(
 ) -> list[Dip]:
     """Runs of consecutive points below the threshold or holes (None: no poll succeeded, a stall).
 
-    A dip starts at its first low point (at the last poll before a hole) and
-    ends at the first point back above the threshold.
+    A point's rate covers the span since the point before it (a poll's delta since the last poll),
+    so a dip starts at the point before its first low one (or hole) and ends at its last low point;
+    a hole ends at the first point after it, whose delta covers it.
     """
     dips: list[Dip] = []
     current: Dip | None = None
-    prev = None
+    prev: datetime | None = None
+    in_hole = False
     for t, v in zip(ts, values, strict=True):
         if v is None or v < threshold:
-            current = _extend(current, prev if v is None and prev is not None else t, t, v)
+            current = _extend(current, t if prev is None else prev, t, v)
         elif current is not None:
-            dips.append(replace(current, end=t))
+            dips.append(replace(current, end=t) if in_hole else current)
             current = None
-        prev = t
+        prev, in_hole = t, v is None
     if current is not None:
         dips.append(current)
     return dips
