@@ -175,6 +175,14 @@ def per_poll(tr: TimeRange, points: int) -> bool:
     return levels.choose(tr.start, tr.end, points) == levels.FULL
 
 
+ROLLUP_BUCKET = {levels.MINUTE: timedelta(minutes=1), levels.HOUR: timedelta(hours=1)}
+
+
+def point_bucket(tr: TimeRange, points: int) -> timedelta | None:
+    """The width of the rollup buckets a chart of the range reads; None where it reads the polls."""
+    return ROLLUP_BUCKET.get(levels.choose(tr.start, tr.end, points))
+
+
 def interval_span(server_id: int, start: datetime, end: datetime) -> Interval:
     """The seconds an interval's polls cover and their transactions: what its wait times are divided by.
 

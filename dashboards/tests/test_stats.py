@@ -50,6 +50,21 @@ def test_a_stall_is_listed_from_the_poll_before_its_first_low_one_to_its_last_lo
         ("10:13:26", "10:13:36", 10, 15.6)]
 
 
+def test_a_dip_in_minute_rollups_covers_its_whole_bucket():
+    # Rollup points: a bucket's min at its start, its max half-way (one point where they are equal).
+    at = [T0 + timedelta(minutes=m, seconds=s) for m, s in ((0, 0), (1, 0), (2, 0), (2, 30), (3, 0))]
+    dips = find_dips(at, [1000, 1000, 15.6, 1000, 1000], 500, timedelta(minutes=1))
+    # The low poll is somewhere in the bucket 12:02-12:03: the dip is that bucket.
+    assert [(d.start, d.end, d.lowest) for d in dips] == [(T0 + timedelta(minutes=2), T0 + timedelta(minutes=3), 15.6)]
+
+
+def test_a_hole_in_minute_rollups_is_the_buckets_without_polls():
+    at = [T0, T0 + timedelta(minutes=1), T0 + timedelta(minutes=2, seconds=10), T0 + timedelta(minutes=4)]
+    dips = find_dips(at, [1000, 1000, None, 1000], 500, timedelta(minutes=1))
+    # Buckets 12:00 and 12:01 had polls, 12:02 and 12:03 none, 12:04 again.
+    assert [(d.start, d.end, d.stalled) for d in dips] == [(T0 + timedelta(minutes=2), T0 + timedelta(minutes=4), True)]
+
+
 def test_a_dip_on_the_first_point_starts_there():
     pts = every(10, [1, 1, 100])
     assert [(d.start, d.end) for d in find_dips(pts.ts, pts.values, 50)] == [(pts.ts[0], pts.ts[1])]

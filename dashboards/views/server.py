@@ -73,7 +73,8 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     summary = summarize(tps.values, mean=reads.rate_in(sums, reads.TPS))
     threshold = dip_threshold(summary, fraction)
     dips = [] if threshold is None else merge_close(
-        find_dips(tps.ts, tps.values, threshold), timedelta(seconds=2 * tr.seconds / points))
+        find_dips(tps.ts, tps.values, threshold, reads.point_bucket(tr, points)),
+        timedelta(seconds=2 * tr.seconds / points))
     down = unreachable(server, tr)
     if down and tps.ts and down.since and down.since < tr.end:
         dips.append(Dip(max(tps.ts[-1], down.since), tr.end, None, stalled=True))  # the outage goes on
