@@ -15,7 +15,6 @@ from dashboards.analysis.purge_verdict import Holder, PurgeVerdict, purge_verdic
 from dashboards.analysis.statements import StatementDiff, TopStatement, changed_most, top_statements
 from dashboards.analysis.step_window import run_window
 from dashboards.analysis.topwaits import (
-    CONDITION_PREFIX,
     COUNT_PREFIX,
     TIME_PREFIX,
     Interval,
@@ -82,9 +81,20 @@ def biggest(totals: dict[str, int | float], prefix: str, n: int) -> list[str]:
     return [metric for total, metric in sorted(scored, key=lambda x: (-x[0], x[1])) if total > 0][:n]
 
 
+HIDDEN_LINES = 3  # hidden condition waits read as lines, to say when one moves against TPS
+
+
+@dataclass(frozen=True)
+class HiddenConditions:
+    """The condition waits a ranking left out: how many had time, and the lines of the biggest."""
+
+    events: int = 0
+    lines: list = field(default_factory=list)  # (event, ChartPoints), biggest total first
+
+
 def stability_series(server_id: int, tr: TimeRange, points: int, n_waits: int, n_mutexes: int,
                      mutex_reach: timedelta = timedelta(0), conditions: bool = False, client: bool = False):
-    """TPS, the top waits and the top mutexes (short names), in three store reads.
+    """TPS, the top waits, the top mutexes (short names) and the hidden condition waits, in three store reads.
 
     The ranking reads every wait's total over the range at a coarse level (the rollup buckets'
     exact sums over days, store.query.ranking_totals), then only the winners are read at the
@@ -96,26 +106,27 @@ def stability_series(server_id: int, tr: TimeRange, points: int, n_waits: int, n
     They are read over the range widened by `mutex_reach` on both sides, so the
     line crosses the range; the figure keeps the page's range on the axis.
 
-    Condition waits (wait/synch/cond/*) are not ranked unless `conditions`;
-    the fourth value counts those left out that had time in the range. Client time
-    (topwaits.CLIENT_EVENTS) is not ranked unless `client`.
+    Condition waits (topwaits.is_condition: idle ones, not the lock waits) are not ranked unless
+    `conditions`; the fourth value counts those left out that had time in the range, with the lines of
+    the HIDDEN_LINES biggest. Client time (topwaits.CLIENT_EVENTS) is not ranked unless `client`.
     """
     wide = TimeRange(tr.start - mutex_reach, tr.end + mutex_reach)
     totals = query.ranking_totals(server_id, [WAIT_TIMES], tr.start, tr.end, RANK_POINTS)
     totals |= query.ranking_totals(server_id, [MUTEX_WAITS], wide.start, wide.end, RANK_POINTS)
-    conds = {m: t for m, t in totals.items() if m.startswith(TIME_PREFIX + CONDITION_PREFIX)}
-    if not conditions:
-        totals = {m: t for m, t in totals.items() if m not in conds}
+    conds = {} if conditions else {
+        m: t for m, t in totals.items() if m.startswith(TIME_PREFIX) and is_condition(m[len(TIME_PREFIX):])}
+    totals = {m: t for m, t in totals.items() if m not in conds}
     if not client:
         totals = {m: t for m, t in totals.items() if not is_client(m[len(TIME_PREFIX):])}
     waits, mutexes = biggest(totals, TIME_PREFIX, n_waits), biggest(totals, MUTEX_PREFIX, n_mutexes)
-    found = series_map(server_id, [TPS, *waits], tr, points)
+    hidden = biggest(conds, TIME_PREFIX, len(conds))
+    found = series_map(server_id, [TPS, *waits, *hidden[:HIDDEN_LINES]], tr, points)
     found_mutexes = series_map(server_id, mutexes, wide, points)
     return (
         found.get(TPS) or Empty(),
         [(m[len(TIME_PREFIX):], found[m]) for m in waits if m in found],
         [(m[len(MUTEX_PREFIX):], found_mutexes[m]) for m in mutexes if m in found_mutexes],
-        0 if conditions else len(biggest(conds, TIME_PREFIX, len(conds))),
+        HiddenConditions(len(hidden), [(m[len(TIME_PREFIX):], found[m]) for m in hidden[:HIDDEN_LINES] if m in found]),
     )
 
 
@@ -162,6 +173,14 @@ def per_poll(tr: TimeRange, points: int) -> bool:
     """Whether a chart of the range reads polls (the full-resolution level), not rollup buckets: only
     then can its series be stacked (figures.stacks.stackable checks they share their points)."""
     return levels.choose(tr.start, tr.end, points) == levels.FULL
+
+
+ROLLUP_BUCKET = {levels.MINUTE: timedelta(minutes=1), levels.HOUR: timedelta(hours=1)}
+
+
+def point_bucket(tr: TimeRange, points: int) -> timedelta | None:
+    """The width of the rollup buckets a chart of the range reads; None where it reads the polls."""
+    return ROLLUP_BUCKET.get(levels.choose(tr.start, tr.end, points))
 
 
 def interval_span(server_id: int, start: datetime, end: datetime) -> Interval:
@@ -274,8 +293,8 @@ class TopWait:
 def top_wait_of(latest: dict, server_id: int, conditions: bool = False, client: bool = False) -> TopWait | None:
     """The wait with the biggest rate at the server's last poll, and its share of the waits ranked.
 
-    Condition waits (wait/synch/cond/*) are left out unless `conditions`, client time unless `client`:
-    see topwaits.
+    Condition waits (topwaits.is_condition: the idle ones) are left out unless `conditions`, client time
+    unless `client`: see topwaits.
     """
     rates = {m[len(TIME_PREFIX):]: v for (sid, m), (_, v) in latest.items()
              if sid == server_id and m.startswith(TIME_PREFIX) and v and v > 0}

@@ -1,5 +1,5 @@
 """What a server's polls say its counters are: how its TPS is counted (the polls of a range, else the latest),
-its charts' titles, its TPS basis, and which wait instruments were off (the polls of a range)."""
+its charts' titles, its TPS basis, and which wait and statement instruments were off (the polls of a range)."""
 
 from dataclasses import dataclass
 from datetime import datetime
@@ -10,6 +10,7 @@ from collectors.connection import parse_version
 from collectors.metric import TPS
 from collectors.models import ServerHealth
 from collectors.sources import innodb_mutex, wait_instruments
+from collectors.sources import statements as statements_source
 from store import query
 
 
@@ -101,6 +102,35 @@ def waits_note(server_id: int, start: datetime, end: datetime) -> str:
             lost = weakened.family_off(family, int(max(off)), int(total))
             during = "in every poll of this range" if min(off) > 0 else "in part of this range"
             lines.append(f"{lost.setting} off {during}: {lost.lost}; {lost.fix}")
+    return "; ".join(lines)
+
+
+STATEMENT_GAUGES = [statements_source.CONSUMER_OFF + name for name in statements_source.CONSUMERS] + [
+    statements_source.INSTRUMENTS_OFF, statements_source.INSTRUMENTS_ALL]
+
+
+def statements_note(server_id: int, start: datetime, end: datetime) -> str:
+    """Which consumers and statement instruments the range's digest reads found off (the gauges the statements
+    source stores at every read), and how to turn them on; "" when none was."""
+    found = {s.metric: [v for v in s.values if v is not None]
+             for s in query.series([server_id], STATEMENT_GAUGES, start, end, max_points=200)}
+    lines = []
+    consumers = [name for name in statements_source.CONSUMERS
+                 if max(found.get(statements_source.CONSUMER_OFF + name) or [0]) > 0]
+    if consumers:
+        every = all(min(found[statements_source.CONSUMER_OFF + name]) > 0 for name in consumers)
+        config = " ".join(f"performance-schema-consumer-{name.replace('_', '-')}=ON" for name in consumers)
+        lines.append(f"the performance_schema consumer{'s' if len(consumers) > 1 else ''} {' and '.join(consumers)} "
+                     f"off {'in every read of this range' if every else 'in part of this range'}: the digest table "
+                     f"does not count the statements run while it is off; run {statements_source.CONSUMER_FIX} "
+                     f"(and add {config} to the server configuration)")
+    off = found.get(statements_source.INSTRUMENTS_OFF) or [0]
+    if max(off) > 0:
+        total = max(found.get(statements_source.INSTRUMENTS_ALL) or off)
+        lines.append(f"{max(off):.0f} of {total:.0f} statement/% instruments (enabled and timed) off "
+                     f"{'in every read of this range' if min(off) > 0 else 'in part of this range'}: statements of "
+                     f"those instruments are not counted, or not timed; run {statements_source.INSTRUMENTS_FIX} "
+                     "(and add performance-schema-instrument='statement/%=ON' to the server configuration)")
     return "; ".join(lines)
 
 

@@ -46,11 +46,20 @@ SAMPLE = ", QUERY_SAMPLE_TEXT"  # MySQL 8.0.3+: one statement of the digest as i
 # How full the table is: rows it may hold, and statements that found it full (status counter).
 SIZE_SQL = "SELECT @@GLOBAL.performance_schema_digests_size"
 LOST_SQL = "SHOW GLOBAL STATUS LIKE 'Performance_schema_digest_lost'"
-# Asked only when nothing moved: is the consumer that fills the table on?
-CONSUMER_SQL = ("SELECT NAME, ENABLED FROM performance_schema.setup_consumers"
-                " WHERE NAME IN ('global_instrumentation', 'statements_digest')")
+# Asked at every read: the consumers that fill the table and the statement instruments it counts, on or off,
+# stored as gauges so that a range's statements say whether they were weakened (one statement, ~1,000 rows scanned).
+CONSUMERS = ("global_instrumentation", "statements_digest")
+SETUP_SQL = ("SELECT c.gi, c.sd, i.timed, i.total FROM"
+             " (SELECT MAX(IF(NAME = 'global_instrumentation', ENABLED, NULL)) AS gi,"
+             " MAX(IF(NAME = 'statements_digest', ENABLED, NULL)) AS sd FROM performance_schema.setup_consumers) c,"
+             " (SELECT SUM(ENABLED = 'YES' AND TIMED = 'YES') AS timed, COUNT(*) AS total"
+             " FROM performance_schema.setup_instruments WHERE NAME LIKE 'statement/%') i")
 CONSUMER_FIX = ("UPDATE performance_schema.setup_consumers SET ENABLED = 'YES'"
                 " WHERE NAME IN ('global_instrumentation', 'statements_digest')")
+INSTRUMENTS_FIX = ("UPDATE performance_schema.setup_instruments SET ENABLED = 'YES', TIMED = 'YES'"
+                   " WHERE NAME LIKE 'statement/%'")
+CONSUMER_OFF = "statements.consumer_off:"  # + a name of CONSUMERS: 1 when it was off at the read
+INSTRUMENTS_OFF, INSTRUMENTS_ALL = "statements.instruments_off", "statements.instruments"
 NO_SUCH_TABLE = 1146
 
 
@@ -87,10 +96,11 @@ def read(conn: pymysql.Connection, info: ServerInfo, state: "State") -> "RawRead
         if exc.args and exc.args[0] == NO_SUCH_TABLE:
             raise SourceUnavailable(f"{TABLE} does not exist on {info.label} (MySQL 5.6.5+, MariaDB 10.0+)") from None
         raise
+    setup = read_setup(conn)
     if not raw and not state.digests:
-        check_consumer(conn)
+        check_consumer(setup)
     rows = [parse(row) for row in raw]
-    found = RawRead(rows, read_texts(conn, info, texts_wanted(rows, state)))
+    found = RawRead(rows, read_texts(conn, info, texts_wanted(rows, state)), setup=setup)
     read_overflow(conn, state, found)
     return found
 
@@ -104,15 +114,30 @@ def reading_of(state: "State", raw: "RawRead") -> Reading:
     kept = top_rows(interval.rows)
     state.note_texts(raw.texts)
     size, lost = state.apply_overflow(raw)
-    values = {"statements.digest_lost": lost, "statements.digests_size": size, "statements.digests_read": len(raw.rows)}
+    values = {"statements.digest_lost": lost, "statements.digests_size": size, "statements.digests_read": len(raw.rows),
+              **(raw.setup or {})}
     extra = {"interval": Interval(kept, interval.resets, raw.texts), "state": state.dumps(), "raw": raw}
     return Reading({k: v for k, v in values.items() if v is not None},
                    frozenset({"statements.digest_lost"}) if lost is not None else frozenset(),
                    note=interval.note(), extra=extra)
 
 
-def check_consumer(conn: pymysql.Connection) -> None:
-    off = [name for name, enabled in query(conn, CONSUMER_SQL) if str(enabled).upper() != "YES"]
+def read_setup(conn: pymysql.Connection) -> dict[str, int] | None:
+    """The consumers (1 when off) and statement instruments (off, all) as gauges; None where they cannot be read."""
+    try:
+        found = query(conn, SETUP_SQL)
+    except pymysql.MySQLError:
+        return None
+    if not found:
+        return None
+    gi, sd, timed, total = found[0]
+    off = {CONSUMER_OFF + name: int(str(enabled).upper() != "YES")
+           for name, enabled in zip(CONSUMERS, (gi, sd), strict=True) if enabled is not None}
+    return off | {INSTRUMENTS_OFF: int(total or 0) - int(timed or 0), INSTRUMENTS_ALL: int(total or 0)}
+
+
+def check_consumer(setup: dict[str, int] | None) -> None:
+    off = [name for name in CONSUMERS if (setup or {}).get(CONSUMER_OFF + name)]
     if off:
         raise SourceUnavailable(f"the performance_schema consumer(s) {', '.join(off)} are off, so the digest table"
                                 f" stays empty; run: {CONSUMER_FIX} (and set them in my.cnf to keep them after"
@@ -192,12 +217,14 @@ class RawRead:
     asked: list[str] = field(default_factory=list)  # the overflow figures asked this time: "size", "lost"
     size: int | None = None
     lost: int | None = None
+    setup: dict[str, int] | None = None  # read_setup(): the consumers and statement instruments off
 
     def as_json(self) -> dict:
         rows = [[r.schema, r.digest, r.max_ps, r.first_seen, r.last_seen, r.p95_ps, r.p99_ps, *r.counts]
                 for r in self.rows]
         texts = [[*split_key(key), text, sample] for key, (text, sample) in self.texts.items()]
-        return {"rows": rows, "texts": texts, "asked": self.asked, "size": self.size, "lost": self.lost}
+        return {"rows": rows, "texts": texts, "asked": self.asked, "size": self.size, "lost": self.lost,
+                "setup": self.setup}
 
     @classmethod
     def of_json(cls, data: dict) -> "RawRead":
@@ -207,7 +234,8 @@ class RawRead:
             raise ValueError("a digest text is not [schema, digest, text, sample], or an unknown figure was asked")
         texts = {DigestRow.make_key(schema, digest): (text, sample)
                  for schema, digest, text, sample in (texts_of(t) for t in data["texts"])}
-        return cls(rows, texts, list(data["asked"]), optional_int(data.get("size")), optional_int(data.get("lost")))
+        return cls(rows, texts, list(data["asked"]), optional_int(data.get("size")), optional_int(data.get("lost")),
+                   setup_of(data.get("setup")))
 
 
 def json_row(row: list) -> DigestRow:
@@ -216,6 +244,16 @@ def json_row(row: list) -> DigestRow:
     schema, digest, first, last = texts_of([row[0], row[1], row[3], row[4]])
     counts = tuple(whole(v) for v in row[7:])
     return DigestRow(schema, digest, counts, whole(row[2]), first, last, optional_int(row[5]), optional_int(row[6]))
+
+
+def setup_of(data) -> dict[str, int] | None:
+    """A file's setup gauges (None in files written before they were read)."""
+    if data is None:
+        return None
+    known = {CONSUMER_OFF + name for name in CONSUMERS} | {INSTRUMENTS_OFF, INSTRUMENTS_ALL}
+    if not isinstance(data, dict) or not set(data) <= known:
+        raise ValueError("the setup of a digest read names an unknown gauge")
+    return {k: whole(v) for k, v in data.items()}
 
 
 def texts_of(values: list) -> list[str]:
@@ -341,13 +379,18 @@ METRICS = (
     Metric.counter("statements.digest_lost", "statements", "Performance_schema_digest_lost: digest table full"),
     Metric.gauge("statements.digests_size", "rows", "performance_schema_digests_size: the digest table's capacity"),
     Metric.gauge("statements.digests_read", "rows", "digest rows that moved since the previous read"),
+    Metric.gauge(CONSUMER_OFF, "1 = off", "a consumer the digest table needs (global_instrumentation, "
+                 "statements_digest) off (1) or on (0) at the read"),
+    Metric.gauge(INSTRUMENTS_OFF, "instruments", "statement/% instruments not both enabled and timed, at the read"),
+    Metric.gauge(INSTRUMENTS_ALL, "instruments", "statement/% instruments, on or off"),
 )
 
 
 SOURCE = Source(
     name=NAME,
     help="performance_schema statement digests: per-interval deltas per (schema, digest), top N by time plus"
-         " the rest (store_statement); statements.digest_lost, statements.digests_size, statements.digests_read",
+         " the rest (store_statement); statements.digest_lost, statements.digests_size, statements.digests_read,"
+         " statements.consumer_off:<consumer>, statements.instruments_off, statements.instruments",
     flavors=frozenset(("mysql", "mariadb")),
     min_version={"mysql": (5, 6, 5), "mariadb": (10, 0, 0)},
     interval=60,  # where the server is not known; else its own (Server.statements_interval, 60 s by default)

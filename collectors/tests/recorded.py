@@ -94,4 +94,5 @@ def digest_answers(version: str, read: int, lost: int = 0, size: int = 10000) ->
     return {"DIGEST IN (": table(f"mysql-{version}-digest-texts.tsv"),
             "COUNT_STAR": table(f"mysql-{version}-digests-{read}.tsv"),
             "digests_size": [(size,)],
-            "digest_lost": [("Performance_schema_digest_lost", str(lost))]}
+            "digest_lost": [("Performance_schema_digest_lost", str(lost))],
+            "setup_instruments": [("YES", "YES", "213", "213")]}  # consumers on, every statement instrument timed

@@ -3,7 +3,7 @@
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from store.stats import percentile
 
@@ -53,26 +53,46 @@ def counts_nothing(summary: Summary) -> bool:
 
 
 def find_dips(
-    ts: Sequence[datetime], values: Sequence[float | None], threshold: float
+    ts: Sequence[datetime], values: Sequence[float | None], threshold: float, bucket: timedelta | None = None
 ) -> list[Dip]:
     """Runs of consecutive points below the threshold or holes (None: no poll succeeded, a stall).
 
-    A dip starts at its first low point (at the last poll before a hole) and
-    ends at the first point back above the threshold.
+    A point's rate covers the span since the point before it (a poll's delta since the last poll),
+    so a dip starts at the point before its first low one (or hole) and ends at its last low point;
+    a hole ends at the first point after it, whose delta covers it. `bucket`: the points are rollup
+    buckets this wide, stamped at their start and middle: each covers its bucket, so it counts at the
+    bucket's end, and a hole runs from the end of the last bucket with polls to the start of the next.
     """
+    if bucket is not None:
+        ts = bucket_ends(ts, values, bucket)
+    late = bucket or timedelta(0)  # a hole ends where the first bucket with polls again begins
     dips: list[Dip] = []
     current: Dip | None = None
-    prev = None
+    prev: datetime | None = None
+    in_hole = False
     for t, v in zip(ts, values, strict=True):
         if v is None or v < threshold:
-            current = _extend(current, prev if v is None and prev is not None else t, t, v)
-        elif current is not None:
-            dips.append(replace(current, end=t))
+            current = _extend(current, t if prev is None else prev, t, v)
+        elif current is not None and t > current.end:  # a bucket's high point beside its low one ends nothing
+            dips.append(replace(current, end=t - late) if in_hole else current)
             current = None
-        prev = t
+        prev, in_hole = t, v is None
     if current is not None:
         dips.append(current)
     return dips
+
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def bucket_ends(ts: Sequence[datetime], values: Sequence[float | None], bucket: timedelta) -> list[datetime]:
+    """Each rollup point at the end of its bucket (buckets counted from the Unix epoch); a hole's point
+    stays where it is, or at the end of the bucket before it if that is later."""
+    out: list[datetime] = []
+    for t, v in zip(ts, values, strict=True):
+        end = t - (t - EPOCH) % bucket + bucket if v is not None else t
+        out.append(max(end, out[-1]) if out else end)
+    return out
 
 
 def _extend(dip: "Dip | None", start: datetime, t: datetime, v: float | None) -> Dip:

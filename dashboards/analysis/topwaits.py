@@ -9,13 +9,33 @@ COUNT_PREFIX = "wait.count:"
 
 # Condition waits are threads asleep until signalled: on MariaDB mostly background threads
 # idling (mysys COND_timer, Aria's SERVICE_THREAD_CONTROL::COND_control), time that does not
-# limit TPS but would top every ranking. Rankings leave them out unless asked (?cond=1: query_params).
+# limit TPS but would top every ranking. Rankings leave them out unless asked (?cond=1: query_params),
+# except LOCK_WAITS: sessions blocked on a lock another session holds, which is what makes TPS dip.
 CONDITION_PREFIX = "wait/synch/cond/"
 CONDITION_PARAM = "cond"
 
+# Condition waits of sessions blocked by another session (docs/metrics.md, "Condition waits"): ranked as waits.
+# SLEEP() (Item_func_sleep::cond) is left out: the application asked to wait, like client time.
+LOCK_WAITS = {
+    CONDITION_PREFIX + "sql/MDL_context::COND_wait_status":
+        "metadata locks: FLUSH TABLES WITH READ LOCK, DDL against DML, LOCK TABLES, GET_LOCK()",
+    CONDITION_PREFIX + "sql/User_level_lock::cond": "GET_LOCK() before user locks were metadata locks",
+    CONDITION_PREFIX + "sql/COND_global_read_lock": "the global read lock before it was a metadata lock",
+    CONDITION_PREFIX + "sql/COND_refresh": "FLUSH TABLES waiting for tables in use (MySQL 5.5 and older)",
+    CONDITION_PREFIX + "sql/TABLE_SHARE::tdc.COND_release": "Waiting for table flush (MariaDB)",
+    CONDITION_PREFIX + "sql/Query_cache::COND_cache_status_changed": "Waiting for query cache lock",
+    CONDITION_PREFIX + "sql/wait_for_commit::COND_wait_commit":
+        "a commit waiting for an earlier transaction to commit first (MariaDB's commit order)",
+}
+
+
+def is_lock_wait(event: str) -> bool:
+    return event in LOCK_WAITS
+
 
 def is_condition(event: str) -> bool:
-    return event.startswith(CONDITION_PREFIX)
+    """A condition wait rankings leave out unless asked: every wait/synch/cond/ event but the LOCK_WAITS."""
+    return event.startswith(CONDITION_PREFIX) and event not in LOCK_WAITS
 
 
 # Client time: the server waiting for its client's next statement (the socket read between statements),

@@ -43,7 +43,8 @@ def stability_chart(summary: RunSummary, tps_title: str = TPS_TITLE,
         reads.source_interval(summary.run.server, reads.MUTEX_SOURCE))
     threshold = dip_threshold(summary.tps)
     dips = [] if threshold is None or summary.tps_points is None else merge_close(
-        find_dips(summary.tps_points.ts, summary.tps_points.values, threshold),
+        find_dips(summary.tps_points.ts, summary.tps_points.values, threshold,
+                  reads.ROLLUP_BUCKET.get(summary.resolution)),
         timedelta(seconds=2 * tr.seconds / CHART_POINTS))
     fig = stability_figure(tps, waits, mutexes, dips, run_marks(summary, tr), threshold, x_range=(tr.start, tr.end),
                            tps_title=tps_title, mutex_title=mutex_title,

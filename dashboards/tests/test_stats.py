@@ -7,7 +7,7 @@ import pytest
 from dashboards.analysis.purge_growth import Trend, above_since, current_trend, growth_per_second, time_to_threshold
 from dashboards.analysis.stability import dip_threshold, find_dips, merge_close, summarize
 from dashboards.analysis.topwaits import Interval, diff_rows, human_ps, wait_rows
-from testing.dashboards import every
+from testing.dashboards import T0, every
 
 
 def test_it_summarizes_a_tps_line():
@@ -26,8 +26,10 @@ def test_it_finds_dips_below_a_fraction_of_the_median():
     pts = every(10, [100, 100, 30, 20, 100, 100, 10, None, 100])
     s = summarize(pts.values)
     dips = find_dips(pts.ts, pts.values, dip_threshold(s, 0.5))
+    # Each rate covers the 10 s before its poll: the low ones measured (ts[1], ts[3]] and (ts[5], ts[6]],
+    # and the hole's delta at ts[8] covers (ts[6], ts[8]].
     assert [(d.start, d.end, d.lowest, d.stalled) for d in dips] == [
-        (pts.ts[2], pts.ts[4], 20, False), (pts.ts[6], pts.ts[8], 10, True),
+        (pts.ts[1], pts.ts[3], 20, False), (pts.ts[5], pts.ts[8], 10, True),
     ]
     assert dips[0].seconds == 20
 
@@ -40,15 +42,43 @@ def test_a_stall_with_no_polls_is_a_dip():
     assert merge_close(dips + find_dips(pts.ts[3:], [100, 1], 50), timedelta(seconds=10))[0].stalled
 
 
+def test_a_stall_is_listed_from_the_poll_before_its_first_low_one_to_its_last_low_one():
+    # The audit's FTWRL, held 10:13:26-10:13:34 under 5 s polls: the polls at :31 and :36 measured it.
+    pts = every(5, [1000, 1000, 15.6, 400, 1000, 1000], start=T0.replace(hour=10, minute=13, second=21))
+    dips = find_dips(pts.ts, pts.values, 500)
+    assert [(f"{d.start:%H:%M:%S}", f"{d.end:%H:%M:%S}", d.seconds, d.lowest) for d in dips] == [
+        ("10:13:26", "10:13:36", 10, 15.6)]
+
+
+def test_a_dip_in_minute_rollups_covers_its_whole_bucket():
+    # Rollup points: a bucket's min at its start, its max half-way (one point where they are equal).
+    at = [T0 + timedelta(minutes=m, seconds=s) for m, s in ((0, 0), (1, 0), (2, 0), (2, 30), (3, 0))]
+    dips = find_dips(at, [1000, 1000, 15.6, 1000, 1000], 500, timedelta(minutes=1))
+    # The low poll is somewhere in the bucket 12:02-12:03: the dip is that bucket.
+    assert [(d.start, d.end, d.lowest) for d in dips] == [(T0 + timedelta(minutes=2), T0 + timedelta(minutes=3), 15.6)]
+
+
+def test_a_hole_in_minute_rollups_is_the_buckets_without_polls():
+    at = [T0, T0 + timedelta(minutes=1), T0 + timedelta(minutes=2, seconds=10), T0 + timedelta(minutes=4)]
+    dips = find_dips(at, [1000, 1000, None, 1000], 500, timedelta(minutes=1))
+    # Buckets 12:00 and 12:01 had polls, 12:02 and 12:03 none, 12:04 again.
+    assert [(d.start, d.end, d.stalled) for d in dips] == [(T0 + timedelta(minutes=2), T0 + timedelta(minutes=4), True)]
+
+
+def test_a_dip_on_the_first_point_starts_there():
+    pts = every(10, [1, 1, 100])
+    assert [(d.start, d.end) for d in find_dips(pts.ts, pts.values, 50)] == [(pts.ts[0], pts.ts[1])]
+
+
 def test_a_dip_open_at_the_end_is_listed():
     pts = every(10, [100, 100, 1, 1])
-    assert [(d.start, d.end) for d in find_dips(pts.ts, pts.values, 50)] == [(pts.ts[2], pts.ts[3])]
+    assert [(d.start, d.end) for d in find_dips(pts.ts, pts.values, 50)] == [(pts.ts[1], pts.ts[3])]
 
 
 def test_close_dips_merge():
     pts = every(10, [100, 1, 100, 1, 100])
     dips = merge_close(find_dips(pts.ts, pts.values, 50), timedelta(seconds=10))
-    assert len(dips) == 1 and dips[0].start == pts.ts[1] and dips[0].end == pts.ts[4]
+    assert len(dips) == 1 and dips[0].start == pts.ts[0] and dips[0].end == pts.ts[3]
 
 
 def test_history_growth_and_time_to_threshold():

@@ -44,4 +44,7 @@ def page_range(request: HttpRequest) -> tuple[TimeRange, int]:
 def condition_toggle(request: HttpRequest, conditions: bool) -> dict:
     """The "include condition waits" checkbox: a form that keeps every other parameter."""
     keep = [(k, v) for k, vs in request.GET.lists() if k != CONDITION_PARAM for v in vs]
-    return {"conditions": conditions, "condition_keep": keep, "condition_prefix": CONDITION_PREFIX}
+    on = request.GET.copy()
+    on[CONDITION_PARAM] = "1"
+    return {"conditions": conditions, "condition_keep": keep, "condition_prefix": CONDITION_PREFIX,
+            "conditions_on": "?" + on.urlencode()}

@@ -75,7 +75,8 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     summary = summarize(tps.values, mean=reads.rate_in(sums, reads.TPS))
     threshold = dip_threshold(summary, fraction)
     dips = [] if threshold is None else merge_close(
-        find_dips(tps.ts, tps.values, threshold), timedelta(seconds=2 * tr.seconds / points))
+        find_dips(tps.ts, tps.values, threshold, reads.point_bucket(tr, points)),
+        timedelta(seconds=2 * tr.seconds / points))
     down = unreachable(server, tr)
     if down and tps.ts and down.since and down.since < tr.end:
         dips.append(Dip(max(tps.ts[-1], down.since), tr.end, None, stalled=True))  # the outage goes on
@@ -97,7 +98,10 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
         "fraction": fraction, "threshold": threshold, "n_waits": n_waits,
         "pixel": timedelta(seconds=tr.seconds / points),  # what a dip's times are good to
         "csv": chart_csv(server.pk, metrics, tr, points),
-        **condition_toggle(request, conditions), "hidden_conditions": hidden, "down": down, "param_notes": notes,
+        **condition_toggle(request, conditions), "hidden_conditions": hidden.events,
+        # A hidden condition wait the verdict would name with cond=1: the note must not call it idle.
+        "hidden_moving": judge_lines(tps, hidden.lines).waits if hidden.lines else (),
+        "down": down, "param_notes": notes,
         **client_toggle(request, client),
     })
 

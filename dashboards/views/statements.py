@@ -3,6 +3,7 @@
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
+from collectors.sources.statements import CONSUMER_FIX
 from collectors.statement_rows import top_n
 from dashboards import reads
 from dashboards.analysis.statements import (
@@ -15,6 +16,7 @@ from dashboards.analysis.statements import (
 from dashboards.figures.statements import statement_figure
 from dashboards.links import exact_param, link
 from dashboards.query_params import int_param, order_param
+from dashboards.server_texts import statements_note
 from dashboards.source_health import source_health
 from dashboards.statement_lines import lines_of
 from dashboards.timerange import TimeRange
@@ -25,8 +27,7 @@ from store.statements import NULL_DIGEST
 DEFAULT_TOP, MAX_TOP = 50, 500
 CHART_ID = "statement-chart"
 RUNS_LOOKED_AT = 200  # the newest runs of the server checked for a digest
-CONSUMER_SQL = ("UPDATE performance_schema.setup_consumers SET ENABLED = 'YES'"
-                " WHERE NAME IN ('global_instrumentation', 'statements_digest');")
+CONSUMER_SQL = CONSUMER_FIX + ";"
 
 
 def statements_csv(server_id: int, tr: TimeRange, order: str) -> str:
@@ -48,6 +49,7 @@ def statements(request: HttpRequest, server_id: int) -> HttpResponse:
         "order_label": ORDERS[order][0], "limit": limit, "csv": statements_csv(server.pk, tr, order),
         "param_notes": [p for p in (limit_problem, order_problem) if p],
         "source": source_health(server, "statements") or {}, "consumer_sql": CONSUMER_SQL,
+        "weakened": statements_note(server.pk, tr.start, tr.end),
         "rest_share": ranked.share(ranked.rest) if ranked.rest else None, "top_n": top_n(),
         "table_full": next((line for line in found.rows if (line.schema, line.digest) == NULL_DIGEST), None),
     }
