@@ -55,6 +55,7 @@ class Empty:
 
 
 def series_map(server_id: int, metrics: Sequence[str], tr: TimeRange, points: int) -> dict[str, query.Series]:
+    metrics = [m for m in metrics if "\x00" not in m]  # a name from the URL: none has one, PostgreSQL refuses it
     if not metrics:
         return {}
     found = query.series([server_id], list(metrics), tr.start, tr.end, max_points=points)
