@@ -21,6 +21,7 @@ from collectors.models import TrxHolder
 from dashboards import host_series, reads
 from dashboards.analysis.step_window import Window
 from dashboards.reports.summary import summarize_run
+from dashboards.storable import first_unstorable
 from servers.models import Annotation, Run, Server
 from store import catalog, partitions, statement_reads
 from store import statements as statement_store
@@ -126,6 +127,8 @@ def read(data: bytes, source: str = "the file") -> dict:
                            "Nothing was stored.") from None
     if not isinstance(document, dict) or document.get("format") != MAGIC:
         raise RunFileError(f"{source} is not a SteadyState run file (no {MAGIC} format). Nothing was stored.")
+    if problem := first_unstorable(document):  # else its error, quoting the text, could not even be shown
+        raise RunFileError(f"{source} is damaged: a text in it {problem}. Nothing was stored.")
     version = document.get("version")
     if not isinstance(version, int) or version > FORMAT_VERSION:
         raise RunFileError(f"{source} is in run file format version {version}, newer than this SteadyState "
