@@ -23,6 +23,7 @@ from dashboards.analysis.step_window import Window
 from dashboards.reports.summary import summarize_run
 from dashboards.storable import first_unstorable
 from servers.models import Annotation, Run, Server
+from servers.time_bounds import BOUNDS, out_of_bounds
 from store import catalog, partitions, statement_reads
 from store import statements as statement_store
 from store.ingest import write_now
@@ -109,8 +110,8 @@ def stamp(t: datetime) -> str:
 
 def parse_time(text) -> datetime:
     t = datetime.fromisoformat(str(text))
-    if t.tzinfo is None or not 1970 <= t.year <= 2100:
-        raise ValueError(f"time {text!r} has no offset or is out of range")
+    if t.tzinfo is None or out_of_bounds(t):  # the bounds the database's CHECK constraints hold runs to
+        raise ValueError(f"time {text!r} has no offset or is not {BOUNDS}")
     return t
 
 

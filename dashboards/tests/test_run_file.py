@@ -142,6 +142,7 @@ def with_statements(data: bytes, statements: dict) -> bytes:
                                                                             [[5, *[0] * 14]]]]}), "damaged"),
     (lambda d: with_statements(d, {"texts": [["s", "d", "t", ""]], "reads": [["2026-01-05T00:00:00+00:00", 60000,
                                                                             [[0, 2**70, *[0] * 13]]]]}), "damaged"),
+    (lambda d: changed(d, "runs", "started_at", "2100-06-01T00:00:00+00:00"), "1970-01-01 and 2100-01-01"),
 ])
 def test_a_bad_run_file_stores_nothing(a_run, damage, words):
     data = export([a_run])
