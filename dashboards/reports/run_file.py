@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 
 from django.core.exceptions import ValidationError
-from django.db import DataError, transaction
+from django.db import DataError, IntegrityError, transaction
 
 from collectors.models import TrxHolder
 from dashboards import host_series, reads
@@ -157,7 +157,9 @@ def import_file(data: bytes, source: str = "the file", rename: str = "") -> Impo
     try:
         with transaction.atomic():
             done = [import_server(part, rename) for part in parts]
-    except (KeyError, TypeError, ValueError, AttributeError, ValidationError, DataError) as exc:
+    # A null text or an infinite count passes full_clean: the database or int() refuses it.
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError, ValidationError, DataError,
+            IntegrityError) as exc:
         forget()
         raise RunFileError(f"{source} is damaged ({type(exc).__name__}: {exc}). Nothing was stored.") from None
     except Exception:

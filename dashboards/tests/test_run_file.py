@@ -143,6 +143,8 @@ def with_statements(data: bytes, statements: dict) -> bytes:
     (lambda d: with_statements(d, {"texts": [["s", "d", "t", ""]], "reads": [["2026-01-05T00:00:00+00:00", 60000,
                                                                             [[0, 2**70, *[0] * 13]]]]}), "damaged"),
     (lambda d: changed(d, "runs", "started_at", "2100-06-01T00:00:00+00:00"), "1970-01-01 and 2100-01-01"),
+    (lambda d: changed(d, "runs", "notes", None), "damaged"),
+    (lambda d: changed(d, "runs", "concurrency", float("inf")), "damaged"),
 ])
 def test_a_bad_run_file_stores_nothing(a_run, damage, words):
     data = export([a_run])
