@@ -212,9 +212,8 @@ def server_for(fields: dict, rename: str) -> Server:
 def write(server: Server, entries: list[dict]) -> int:
     batch = []
     for entry in entries:
-        interval = entry["interval"]
-        batch.append(Sample(server.id, str(entry["source"]), parse_time(entry["ts"]),
-                            None if interval is None else float(interval), dict(entry["values"]),
+        batch.append(Sample(server.id, str(entry["source"]), parse_time(entry["ts"]), interval_of(entry["interval"]),
+                            dict(entry["values"]),
                             frozenset(entry["counters"])))
         if len(batch) >= WRITE_CHUNK:
             write_now(batch)
@@ -222,6 +221,18 @@ def write(server: Server, entries: list[dict]) -> int:
     if batch:
         write_now(batch)
     return len(entries)
+
+
+MAX_INTERVAL = (2**31 - 1) / 1000  # seconds: the store keeps a sample's interval in milliseconds, a 4-byte integer
+
+
+def interval_of(value) -> float | None:
+    if value is None:
+        return None
+    seconds = float(value)
+    if not 0 <= seconds <= MAX_INTERVAL:  # NaN and the infinities too
+        raise ValueError(f"a sample's interval {value!r} is not a number of seconds from 0 to {MAX_INTERVAL:g}")
+    return seconds
 
 
 def write_statements(server: Server, part: dict) -> None:

@@ -145,6 +145,8 @@ def with_statements(data: bytes, statements: dict) -> bytes:
     (lambda d: changed(d, "runs", "started_at", "2100-06-01T00:00:00+00:00"), "1970-01-01 and 2100-01-01"),
     (lambda d: changed(d, "runs", "notes", None), "damaged"),
     (lambda d: changed(d, "runs", "concurrency", float("inf")), "damaged"),
+    (lambda d: changed(d, "samples", "interval", 1e30), "interval"),
+    (lambda d: changed(d, "samples", "interval", float("inf")), "interval"),
 ])
 def test_a_bad_run_file_stores_nothing(a_run, damage, words):
     data = export([a_run])
