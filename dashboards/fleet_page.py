@@ -10,6 +10,7 @@ from django.utils import timezone
 from alerts.status import firing_for_servers
 from dashboards.analysis.fleet_state import server_state
 from dashboards.fleet_rows import FleetRow, health_of, rank, with_figures
+from dashboards.url_ids import parse_id
 from servers.models import Server
 
 # 1,000 servers are ten pages, each answered about as fast as a fleet of 100.
@@ -63,9 +64,10 @@ def fleet_page(tag: str, conditions: bool, asked: str) -> FleetPage:
     light = list(Server.objects.values_list(*LIGHT))
     ordered = standings([r for r in light if tag in r[2]] if tag else light, now)
     pages = Paginator(ordered, PER_PAGE, allow_empty_first_page=True)
-    if not asked.isascii() or not asked.isdigit() or not 1 <= int(asked) <= pages.num_pages:
+    number = parse_id(asked)  # 5,000 digits pass isdigit() but not int()
+    if number is None or not 1 <= number <= pages.num_pages:
         raise NoSuchPage(f"page: a whole number from 1 to {pages.num_pages}, not {asked[:40]!r}")
-    page = pages.page(int(asked))
+    page = pages.page(number)
     rows = full_rows(list(page.object_list), now)
     with_figures(rows, conditions, now)
     return FleetPage(rows, page, counts(ordered), sorted({t for r in light for t in r[2]}))

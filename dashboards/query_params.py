@@ -144,9 +144,10 @@ def runs_sort(get: Mapping, sorts: Mapping, default: str) -> str:
 def page_number(get: Mapping, pages: int) -> int:
     """?page=N of a list of `pages` pages."""
     asked = get.get("page", "1")
-    if not asked.isascii() or not asked.isdigit() or not 1 <= int(asked) <= pages:
+    number = parse_id(asked)  # 5,000 digits pass isdigit() but not int()
+    if number is None or not 1 <= number <= pages:
         raise BadParam(f"page: a whole number from 1 to {pages}, not {asked[:40]!r}")
-    return int(asked)
+    return number
 
 
 def ids_in(values: list[str]) -> tuple[list[int], list[str]]:

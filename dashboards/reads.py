@@ -54,6 +54,7 @@ class Empty:
 
 
 def series_map(server_id: int, metrics: Sequence[str], tr: TimeRange, points: int) -> dict[str, query.Series]:
+    metrics = [m for m in metrics if "\x00" not in m]  # a name from the URL: none has one, PostgreSQL refuses it
     if not metrics:
         return {}
     found = query.series([server_id], list(metrics), tr.start, tr.end, max_points=points)
@@ -65,7 +66,7 @@ def first_matching(server_id: int, patterns: list[str], n: int) -> list[str]:
     matches by name, a metric once): a chart that draws n reads only those, not a whole family."""
     found: dict[str, None] = {}
     for pattern in patterns:
-        found |= dict.fromkeys(m for m in query.metric_names(server_id, pattern) if m not in found)
+        found |= dict.fromkeys(m for m in metric_names(server_id, pattern) if m not in found)
         if len(found) >= n:
             break
     return list(found)[:n]
@@ -210,8 +211,11 @@ def polled_total(server_id: int, metric: str, start: datetime, end: datetime) ->
 
 
 def metric_names(server_id: int, pattern: str = "*") -> list[str]:
-    """The names of the server's collected metrics that match pattern ('*' allowed)."""
-    return query.metric_names(server_id, pattern)
+    """The names of the server's collected metrics that match pattern ('*' allowed).
+
+    A pattern with a NUL byte matches none: no name holds one, and PostgreSQL refuses the text.
+    """
+    return [] if "\x00" in pattern else query.metric_names(server_id, pattern)
 
 
 def latest_value(server_id: int, metric: str) -> float | None:

@@ -1,6 +1,7 @@
 """Hostile requests for the fuzz test over every URL: routes with their parameters filled, and bad values."""
 
 import re
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from django.urls import URLPattern, URLResolver, get_resolver
@@ -11,6 +12,18 @@ HUGE = "9" * 30
 HOSTILE = ["", "\x00", "a\x00b", "-1", "0", HUGE, "1e309", "nan", "-inf", "0001-01-01T00:00:00+01:00",
            "9999-12-31T23:59:59-01:00", "1969-12-31T23:59:59Z", "[", "'\"<>&%", "\ufffd\U0001f600", "x" * 5000,
            "1,2,,-3", "*"]
+# One value at a time behind valid ids (test_fuzz_valid_ids.py): times past every bound (year 0, 9999,
+# 10**20 s after 1970, days and hours that do not exist), numbers past every integer type and digits
+# int() reads but a database does not, text that turns or only looks like a number.
+TIMES = ["0000-01-01T00:00:00", "0001-01-01", "9999-12-31T23:59:59.999999", "100000000000000000000",
+         "-100000000000000000000", "1e20", "-1e20", "2026-02-30T00:00", "2026-01-05T24:00", "1969-01-01",
+         "2026-01-05T12:00:00+25:00", "253402300800"]
+NUMBERS = ["9223372036854775808", "-9223372036854775809", "2147483648", "1" * 5000, "inf", "-0", "1e-400",
+           "0.5", "\uff11\uff12", "\u00b2", "1_0", "0x10", " 7 "]
+TARGETED = HOSTILE + TIMES + NUMBERS + ["\u202e\u0661", "true"]
+# A JSON body's values of every type, beside the strings above.
+JSON_HOSTILE = [None, True, -1, 0, 10**30, -(10**30), 1.5, float("inf"), float("nan"), [], {}, ["x"], {"a": 1},
+                "\ud800"]
 GROUP = re.compile(r"\(\?P<(\w+)>([^()]*)\)")
 CONVERTER = re.compile(r"<(?:(\w+):)?(\w+)>")
 
@@ -72,3 +85,25 @@ def json_bodies() -> list[bytes]:
                   '"0001-01-01T00:00:00+01:00"', '"9999-12-31T23:59:59-01:00"'):
         bodies.append(("{" + ", ".join(f'"{f}": {value}' for f in fields) + "}").encode())
     return bodies
+
+
+PAIRS = (("from", "to"), ("from2", "to2"), ("started_at", "ended_at"), ("run-started_at", "run-ended_at"))
+
+
+def range_pairs(given: dict, read: set[str]) -> list[dict]:
+    """A range's two ends together: reversed, empty, a microsecond, past every bound, one end alone."""
+    out = []
+    for a, b in PAIRS:
+        if a not in read or b not in read:
+            continue
+        start = datetime.fromisoformat(str(given.get(a) or "2026-01-05T12:00:00+00:00"))
+        end = datetime.fromisoformat(str(given.get(b) or "2026-01-05T13:00:00+00:00"))
+        future = datetime.now(UTC) + timedelta(days=2)
+        for first, last in ((end, start), (start, start), (start, start + timedelta(microseconds=1)),
+                            (start, start + timedelta(seconds=1)), (start - timedelta(days=801), start),
+                            (future, future + timedelta(hours=1)), (future, ""), ("", start),
+                            ("1969-12-31T23:59:59Z", "1970-01-01T00:00:01Z"),
+                            ("0001-01-01T00:00:00", "9999-12-31T23:59:59"), ("-1e20", "1e20"), ("0", "1")):
+            out.append({a: first.isoformat() if isinstance(first, datetime) else first,
+                        b: last.isoformat() if isinstance(last, datetime) else last})
+    return out

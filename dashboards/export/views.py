@@ -230,6 +230,7 @@ def holders_csv(request: HttpRequest) -> HttpResponse:
 
 @session_or_token
 @require_GET
+@refuses_bad_params
 def statements_csv(request: HttpRequest) -> HttpResponse:
     """/export/statements.csv: a range's statements ranked (order=), or with runs=A,B the changed-most table."""
     get = request.GET
@@ -269,6 +270,7 @@ def statements_of_runs_csv(request: HttpRequest, runs: list, warmup: int | None)
 
 @session_or_token
 @require_GET
+@refuses_bad_params
 def statement_csv(request: HttpRequest) -> HttpResponse:
     """/export/statement.csv: one digest's stored reads over a range (digest= its id on the statement page)."""
     get = request.GET

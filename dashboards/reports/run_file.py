@@ -15,13 +15,15 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 
 from django.core.exceptions import ValidationError
-from django.db import DataError, transaction
+from django.db import DataError, IntegrityError, transaction
 
 from collectors.models import TrxHolder
 from dashboards import host_series, reads
 from dashboards.analysis.step_window import Window
 from dashboards.reports.summary import summarize_run
+from dashboards.storable import first_unstorable
 from servers.models import Annotation, Run, Server
+from servers.time_bounds import BOUNDS, out_of_bounds
 from store import catalog, partitions, statement_reads
 from store import statements as statement_store
 from store.ingest import write_now
@@ -108,8 +110,8 @@ def stamp(t: datetime) -> str:
 
 def parse_time(text) -> datetime:
     t = datetime.fromisoformat(str(text))
-    if t.tzinfo is None or not 1970 <= t.year <= 2100:
-        raise ValueError(f"time {text!r} has no offset or is out of range")
+    if t.tzinfo is None or out_of_bounds(t):  # the bounds the database's CHECK constraints hold runs to
+        raise ValueError(f"time {text!r} has no offset or is not {BOUNDS}")
     return t
 
 
@@ -126,6 +128,8 @@ def read(data: bytes, source: str = "the file") -> dict:
                            "Nothing was stored.") from None
     if not isinstance(document, dict) or document.get("format") != MAGIC:
         raise RunFileError(f"{source} is not a SteadyState run file (no {MAGIC} format). Nothing was stored.")
+    if problem := first_unstorable(document):  # else its error, quoting the text, could not even be shown
+        raise RunFileError(f"{source} is damaged: a text in it {problem}. Nothing was stored.")
     version = document.get("version")
     if not isinstance(version, int) or version > FORMAT_VERSION:
         raise RunFileError(f"{source} is in run file format version {version}, newer than this SteadyState "
@@ -153,7 +157,9 @@ def import_file(data: bytes, source: str = "the file", rename: str = "") -> Impo
     try:
         with transaction.atomic():
             done = [import_server(part, rename) for part in parts]
-    except (KeyError, TypeError, ValueError, AttributeError, ValidationError, DataError) as exc:
+    # A null text or an infinite count passes full_clean: the database or int() refuses it.
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError, ValidationError, DataError,
+            IntegrityError) as exc:
         forget()
         raise RunFileError(f"{source} is damaged ({type(exc).__name__}: {exc}). Nothing was stored.") from None
     except Exception:
@@ -206,9 +212,8 @@ def server_for(fields: dict, rename: str) -> Server:
 def write(server: Server, entries: list[dict]) -> int:
     batch = []
     for entry in entries:
-        interval = entry["interval"]
-        batch.append(Sample(server.id, str(entry["source"]), parse_time(entry["ts"]),
-                            None if interval is None else float(interval), dict(entry["values"]),
+        batch.append(Sample(server.id, str(entry["source"]), parse_time(entry["ts"]), interval_of(entry["interval"]),
+                            dict(entry["values"]),
                             frozenset(entry["counters"])))
         if len(batch) >= WRITE_CHUNK:
             write_now(batch)
@@ -216,6 +221,18 @@ def write(server: Server, entries: list[dict]) -> int:
     if batch:
         write_now(batch)
     return len(entries)
+
+
+MAX_INTERVAL = (2**31 - 1) / 1000  # seconds: the store keeps a sample's interval in milliseconds, a 4-byte integer
+
+
+def interval_of(value) -> float | None:
+    if value is None:
+        return None
+    seconds = float(value)
+    if not 0 <= seconds <= MAX_INTERVAL:  # NaN and the infinities too
+        raise ValueError(f"a sample's interval {value!r} is not a number of seconds from 0 to {MAX_INTERVAL:g}")
+    return seconds
 
 
 def write_statements(server: Server, part: dict) -> None:

@@ -56,6 +56,12 @@ def qs(params: dict) -> str:
 
 
 @register.filter
+def query_items(get) -> list[tuple[str, str]]:
+    """A query's (name, last value) pairs: request.GET.items in a template reads a parameter named items."""
+    return list(get.items())
+
+
+@register.filter
 def event(name: str) -> SafeString:
     """An event name, escaped, with line-break chances after its slashes (they are long)."""
     return mark_safe(escape(name).replace("/", "/<wbr>"))

@@ -196,3 +196,19 @@ def test_the_api_refuses_what_is_not_a_whole_number(admin_user, runs, bad):
 def test_the_fleet_csv_names_the_trend_window_it_computes(admin_client, db1):
     header = data.get_csv(admin_client, "/export/fleet.csv")[0]
     assert "history trend (per min, since the last turn)" in header and "history trend since (UTC)" in header
+
+
+@pytest.mark.parametrize("page", ["stability", "purge", "waits", "statements"])
+def test_a_parameter_named_items_is_kept_in_the_form_not_a_500(admin_client, db1, page):
+    """The forms keep the page's parameters as hidden inputs; request.GET.items in a template read ?items=."""
+    response = admin_client.get(f"/servers/{db1.pk}/{page}/", {"items": "x", "range": "1h"})
+    assert response.status_code == 200
+    assert '<input type="hidden" name="items" value="x">' in response.content.decode()
+
+
+def test_a_compared_wait_with_a_nul_byte_is_a_wait_with_no_line_not_a_500(admin_client, runs):
+    """wait= names the wait drawn: one with a NUL byte is no wait's name (PostgreSQL refuses the text)."""
+    response = admin_client.get("/compare/", {"runs": f"{runs[0].pk},{runs[1].pk}", "wait": "a\x00b"})
+    assert response.status_code == 200
+    traces = data.figures(response)["compare-chart"]["data"]
+    assert [t["y"] for t in traces if t["yaxis"] == "y3"] == [[], []]

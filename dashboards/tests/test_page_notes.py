@@ -46,6 +46,14 @@ def test_the_explorer_names_what_matched_nothing(admin_client, db1):
     assert f"&#x27;{TIMER}&#x27; matches no metric" not in body
 
 
+@pytest.mark.parametrize("key", ["metric", "pattern"])
+def test_the_explorer_says_a_name_with_a_nul_byte_matches_nothing(admin_client, db1, key):
+    """PostgreSQL refuses a NUL in the name it is asked to match: the page says no metric has it."""
+    response = admin_client.get("/explore/", {"server": db1.pk, key: "tps\x00", **window()})
+    assert response.status_code == 200
+    assert "&#x27;tps\\x00&#x27; matches no metric of db1" in response.content.decode()
+
+
 def test_the_runs_page_says_a_server_it_cannot_filter_by(admin_client, db1):
     Run.objects.create(server=db1, name="r1", started_at=T0, ended_at=T0 + timedelta(minutes=1))
     body = admin_client.get("/runs/", {"server": "abc"}).content.decode()

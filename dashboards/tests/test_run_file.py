@@ -142,6 +142,11 @@ def with_statements(data: bytes, statements: dict) -> bytes:
                                                                             [[5, *[0] * 14]]]]}), "damaged"),
     (lambda d: with_statements(d, {"texts": [["s", "d", "t", ""]], "reads": [["2026-01-05T00:00:00+00:00", 60000,
                                                                             [[0, 2**70, *[0] * 13]]]]}), "damaged"),
+    (lambda d: changed(d, "runs", "started_at", "2100-06-01T00:00:00+00:00"), "1970-01-01 and 2100-01-01"),
+    (lambda d: changed(d, "runs", "notes", None), "damaged"),
+    (lambda d: changed(d, "runs", "concurrency", float("inf")), "damaged"),
+    (lambda d: changed(d, "samples", "interval", 1e30), "interval"),
+    (lambda d: changed(d, "samples", "interval", float("inf")), "interval"),
 ])
 def test_a_bad_run_file_stores_nothing(a_run, damage, words):
     data = export([a_run])
@@ -182,3 +187,21 @@ def test_a_run_file_goes_from_a_report_link_to_the_import_page(a_run, client, ad
     run = Run.objects.get(name="oltp_rw 64")
     assert done.status_code == 302 and done.url == f"/runs/{run.id}/report/"
     assert client.get(done.url).status_code == 200 and report_figures(run) == before
+
+
+def changed(data: bytes, part: str, key: str, value) -> bytes:
+    """The run file with one value of its first run, sample or annotation (part) replaced."""
+    document = json.loads(gzip.decompress(data))
+    document["servers"][0][part][0][key] = value
+    return gzip.compress(json.dumps(document).encode())  # inf as Infinity, a lone surrogate as \ud800
+
+
+def test_a_lone_surrogate_in_a_run_file_is_a_400_that_says_so(a_run, client, admin_user):
+    """The error once quoted the text, and a page holding a lone surrogate cannot be encoded: a 500."""
+    client.force_login(admin_user)
+    data = changed(export([a_run]), "runs", "notes", "a\ud800")
+    fresh_store()
+    response = client.post("/servers/import-run/", {"file": SimpleUploadedFile("r.gz", data)})
+    assert response.status_code == 400
+    assert b"contains a lone UTF-16 surrogate" in response.content
+    assert not Server.objects.exists()

@@ -18,7 +18,9 @@ def db1():
 WINDOW = {"from": iso_utc(START), "to": iso_utc(END)}
 # Every export's yes/no parameters: bom everywhere, full and minmax on the series export.
 FLAGS = [(url, extra, "bom") for url, extra in (("/export.csv", SERIES), ("/export/topwaits.csv", WINDOW),
-                                                  ("/export/annotations.csv", WINDOW), ("/export/fleet.csv", {}))]
+                                                  ("/export/annotations.csv", WINDOW), ("/export/fleet.csv", {}),
+                                                  ("/export/statements.csv", WINDOW),
+                                                  ("/export/statement.csv", {**WINDOW, "digest": "1"}))]
 FLAGS += [("/export.csv", SERIES, "minmax"), ("/export.csv", SERIES, "full")]
 
 
