@@ -37,7 +37,7 @@ def name_worker(sender: str, **kwargs) -> None:
 def dispatch_due_polls(now: float | None = None) -> int:
     """Enqueue the due servers in batches; each batch expires after its interval."""
     # From PostgreSQL, or through an outage the registry as last read (the samples go to the store's buffer).
-    servers = [(s.id, s.poll_interval) for s in fleet_cache.enabled_servers()]
+    servers = fleet_cache.enabled_intervals()
     intervals = dict(servers)
     due = schedule.claim_due(servers, time.time() if now is None else now)
     due.sort(key=lambda item: (intervals[item[0]], item[1]))  # batches of neighbouring due times
