@@ -27,6 +27,12 @@ DB_DOWN = (OperationalError, InterfaceError)
 ENABLED_SQL = (f"SELECT id, poll_interval, xmin::text, ctid::text FROM {Server._meta.db_table}"
                " WHERE enabled ORDER BY id")
 
+# A batch's servers by one plain statement: the ORM's query building and whole rows were 1 ms of CPU a batch of 25.
+# Columns in the model's order, as Model.from_db() takes them.
+BATCH_FIELDS = tuple(f.attname for f in Server._meta.concrete_fields if f.attname in FIELDS)
+BATCH_SQL = (f"SELECT {', '.join(map(connection.ops.quote_name, BATCH_FIELDS))} FROM {Server._meta.db_table}"
+             " WHERE id = ANY(%s) AND enabled")
+
 
 class NoRegistry(DatabaseError):
     """PostgreSQL is unreachable and no copy of the registry was ever kept."""
@@ -50,9 +56,12 @@ def enabled_intervals() -> list[tuple[int, int]]:
 
 
 def servers_by_id(ids: list[int]) -> list[Server]:
-    """These servers if still enabled (a batch's servers), from PostgreSQL or the last copy."""
+    """These servers if still enabled (a batch's servers, with the fields the copy keeps), from PostgreSQL
+    or the last copy."""
     try:
-        return list(Server.objects.filter(pk__in=ids, enabled=True))
+        with connection.cursor() as cur:
+            cur.execute(BATCH_SQL, [list(ids)])
+            return [Server.from_db(connection.alias, BATCH_FIELDS, row) for row in cur.fetchall()]
     except DB_DOWN as exc:
         wanted = set(ids)
         return [s for s in cached(exc) if s.id in wanted]

@@ -1,5 +1,5 @@
-"""The beat tick reads only what it needs: the registry's ids and intervals (its whole rows when they changed)
-and, once every server is scheduled, only the due ones go to the claim; what it dispatches stays the same."""
+"""The registry read as polling needs it: the beat tick reads the ids and intervals (the whole rows when they
+changed) and, once every server is scheduled, claims only the due ones; a batch reads its servers' fields."""
 
 import json
 
@@ -64,3 +64,20 @@ def test_schedule_reset_leaves_the_next_claim_to_register_every_server(db):
     schedule.reset()
     claim_due([(1, 10), (2, 10)], START + 1)
     assert sorted(scores()) == [1, 2]
+
+
+def test_a_batch_reads_its_enabled_servers_fields(db):
+    kept = Server(name="batch-a", host="10.1.0.1", port=3310, user="mon", poll_interval=15, tls_mode="verify-ca",
+                  tls_ca="/etc/ca.pem", node_exporter_url="http://10.1.0.1:9100/metrics", statements_interval=120)
+    kept.password = "pw-a"
+    gone = Server(name="batch-b", host="10.1.0.2", user="mon", enabled=False)
+    gone.password = "pw-b"
+    for server in (kept, gone):
+        server.save()
+    Server.objects.filter(pk=kept.pk).update(flavor="mariadb", version="10.11.6-MariaDB")
+    [server] = fleet_cache.servers_by_id([kept.id, gone.id])
+    assert (server.id, server.name, server.host, server.port, server.user, server.password) == (
+        kept.id, "batch-a", "10.1.0.1", 3310, "mon", "pw-a")
+    assert (server.tls_mode, server.tls_ca, server.node_exporter_url, server.poll_interval,
+            server.statements_interval) == ("verify-ca", "/etc/ca.pem", "http://10.1.0.1:9100/metrics", 15, 120)
+    assert (server.flavor, server.version) == ("mariadb", "10.11.6-MariaDB")
