@@ -63,7 +63,7 @@ def claim_due(servers: list[tuple[int, int]], now: float, lookahead: float = LOO
     if not servers:
         return []
     if ids == _scheduled and size == len(ids):  # every one has its next-due time: only the due go to the claim
-        due_now = set(map(int, client.zrangebyscore(DUE_KEY, "-inf", now + lookahead)))
+        due_now = due_before(client, now + lookahead)
         servers = [(server_id, interval) for server_id, interval in servers if server_id in due_now]
         if not servers:
             return []
@@ -74,6 +74,11 @@ def claim_due(servers: list[tuple[int, int]], now: float, lookahead: float = LOO
         args += [str(server_id), str(interval), repr(first_fraction(server_id))]
     reply = client.eval(CLAIM_LUA, 1, DUE_KEY, *args)
     return [(int(reply[i]), float(reply[i + 1])) for i in range(0, len(reply), 2)]
+
+
+def due_before(client, horizon: float) -> set[int]:
+    """The ids whose next-due time is at or before horizon."""
+    return {int(member) for member in client.zrangebyscore(DUE_KEY, "-inf", horizon)}
 
 
 def forget_removed(client, enabled: set[str]) -> int:

@@ -2,6 +2,7 @@
 changed) and, once every server is scheduled, claims only the due ones; a batch reads its servers' fields."""
 
 import json
+from typing import cast
 
 from collectors import fleet_cache, schedule, state
 from collectors.schedule import DUE_KEY, claim_due
@@ -11,7 +12,8 @@ START = 5_000_000.0
 
 
 def scores() -> dict[int, float]:
-    return {int(member): score for member, score in state.client().zrange(DUE_KEY, 0, -1, withscores=True)}
+    rows = cast(list[tuple[bytes, float]], state.client().zrange(DUE_KEY, 0, -1, withscores=True))  # any reply
+    return {int(member): score for member, score in rows}
 
 
 def test_it_claims_the_due_servers_of_a_scheduled_fleet_at_their_due_times(db):
@@ -56,7 +58,9 @@ def test_the_registry_copy_follows_every_change_of_a_server(db):
 
 
 def copied_hosts() -> dict[str, str]:
-    return {row["name"]: row["host"] for row in json.loads(state.client().get(fleet_cache.KEY))}
+    raw = state.client().get(fleet_cache.KEY)
+    assert isinstance(raw, bytes)
+    return {row["name"]: row["host"] for row in json.loads(raw)}
 
 
 def test_schedule_reset_leaves_the_next_claim_to_register_every_server(db):
