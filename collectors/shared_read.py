@@ -20,6 +20,8 @@ from collectors.source import Source, query
 
 PART_SEP = "\x1e"  # between the parts' texts in the joined form (the record separator: in no status or name)
 REFUSED: set[tuple[str, str]] = set()  # (flavor, version) of servers that refused the joined form
+# Errors that say the server cannot run the joined form at all: syntax, a mix of collations, no utf8mb4.
+CANNOT_JOIN = frozenset((1064, 1115, 1267, 1270, 1271))
 
 
 @dataclass(frozen=True)
@@ -71,8 +73,9 @@ def joined(conn: pymysql.Connection, info: ServerInfo, exprs: list[str]) -> list
     except pymysql.MySQLError as exc:
         if is_connection_error(exc):
             raise
-        REFUSED.add(key)
-        return None
+        if exc.args and exc.args[0] in CANNOT_JOIN:
+            REFUSED.add(key)
+        return None  # this poll reads them as columns (a timeout, a missing grant: that statement says)
     if isinstance(text, bytes):
         text = text.decode(errors="replace")
     found = text.split(PART_SEP) if text is not None else []

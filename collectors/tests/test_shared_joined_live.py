@@ -17,6 +17,7 @@ def test_each_part_reads_as_its_own_select(mariadb):
     conn = mariadb.connect()
     try:
         info = detect(conn)
+        shared_read.REFUSED.discard((info.flavor, info.version))  # as in a fresh worker
         exprs = ["'alpha'", "(SELECT CONCAT_WS('\n', 2, 'x\ty'))", "NULL", "12", variables.VARIABLES_COUNTED]
         with conn.cursor() as cur:
             cur.execute(f"SELECT {variables.VARIABLES_COUNTED}")
@@ -31,8 +32,21 @@ def test_a_text_holding_the_separator_is_read_as_columns(mariadb):
     conn = mariadb.connect()
     try:
         info = detect(conn)
+        shared_read.REFUSED.discard((info.flavor, info.version))
         assert joined(conn, info, [f"'a{PART_SEP}b'", "'c'"]) is None
         shared = shared_read.read(conn, info, [source("first", f"'a{PART_SEP}b'", "'d'"), source("second", "'c'")])
         assert shared.texts == {"first": (f"a{PART_SEP}b", "d"), "second": ("c",)}
+    finally:
+        conn.close()
+
+
+def test_a_statement_that_fails_for_the_moment_leaves_the_joined_form_on(mariadb):
+    conn = mariadb.connect()
+    try:
+        info = detect(conn)
+        shared_read.REFUSED.discard((info.flavor, info.version))
+        assert joined(conn, info, ["(SELECT COUNT(*) FROM performance_schema.no_such_table)"]) is None
+        assert (info.flavor, info.version) not in shared_read.REFUSED  # 1146: that part's error, not the form's
+        assert joined(conn, info, ["'x'", "'y'"]) == ["x", "y"]
     finally:
         conn.close()
