@@ -18,6 +18,8 @@ source alone (fetch, parse of the kept families, delta engine) split into its pa
 
 import argparse
 import cProfile
+import gc
+import importlib
 import os
 import pstats
 import shutil
@@ -37,9 +39,8 @@ django.setup()
 
 from django.core.management import call_command  # noqa: E402
 
-from collectors import delta  # noqa: E402
+from collectors import delta, fleet_cache  # noqa: E402
 from collectors.batch import poll_servers  # noqa: E402
-from collectors.fleet_cache import servers_by_id  # noqa: E402
 from collectors.http_poll import fetch  # noqa: E402
 from collectors.pool import Target  # noqa: E402
 from collectors.sources import node_exporter  # noqa: E402
@@ -61,6 +62,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--top", type=int, default=35)
     parser.add_argument("--sort", default="tottime")
     parser.add_argument("--callers", help="also print who calls the functions matching this pattern")
+    parser.add_argument("--phases", action="store_true",
+                        help="also the CPU per poll of each step of the batch path (a process-CPU timer around each)")
     parser.add_argument("--no-cprofile", action="store_true",
                         help="only the CPU per poll (e.g. under py-spy, which cProfile would distort)")
     parser.add_argument("--node-exporter", action="store_true",
@@ -83,7 +86,7 @@ def poll_round(ids: list[int], batch: int, only: list[str] | None = None) -> Non
     now = time.time()
     for start in range(0, len(ids), batch):
         chunk = ids[start:start + batch]
-        poll_servers(servers_by_id(chunk), {sid: datetime.fromtimestamp(now, UTC) for sid in chunk}, only)
+        poll_servers(fleet_cache.servers_by_id(chunk), {sid: datetime.fromtimestamp(now, UTC) for sid in chunk}, only)
 
 
 def pause(interval: int) -> None:
@@ -110,6 +113,87 @@ def warm_up(ids: list[int], batch: int, interval: int, seconds: float) -> None:
     if rounds:
         print(f"until {seconds:.0f} s (the 60 s sources' first reads on their turns): "
               f"{cpu * 1000 / (len(ids) * rounds):.2f} ms CPU per poll")
+
+
+# The steps of a batch, each timed where its caller looks it up: (module, attribute, label).
+PHASES = (
+    ("collectors.fleet_cache", "servers_by_id", "the batch's servers (PostgreSQL)"),
+    ("collectors.batch", "state", "locks (Redis)"),
+    ("collectors.snapshots", "SnapshotStore.load_many", "snapshots read (Redis)"),
+    ("collectors.poll", "shared_read", "the shared statement (PyMySQL)"),
+    ("collectors.poll", "read", "read and parse: "),
+    ("collectors.poll", "succeeded", "delta engine and sample: "),
+    ("collectors.batch", "save_snapshots", "snapshots saved (JSON, Redis)"),
+    ("collectors.record", "write_samples", "store write"),
+    ("collectors.record", "update_health_and_history", "health and history"),
+    ("collectors.record", "forget_unconfigured", "forget unconfigured sources"),
+    ("collectors.record", "record_holders", "holders"),
+    ("collectors.record", "record_statements", "statement digests"),
+)
+
+
+class PhaseTimer:
+    """Process CPU spent inside each step (single-threaded, so process time is the step's own), and in
+    garbage collection."""
+
+    def __init__(self) -> None:
+        self.spent: dict[str, float] = {}
+        self.gc_seconds, self._gc_start = 0.0, 0.0
+        self.gc_by_gen: dict[int, tuple[int, float]] = {}  # generation -> (collections, seconds)
+
+    def install(self) -> None:
+        gc.callbacks.append(self.collected)
+        for module_name, attribute, label in PHASES:
+            owner = importlib.import_module(module_name)
+            *path, name = attribute.split(".")
+            for part in path:
+                owner = getattr(owner, part)
+            setattr(owner, name, self.timed(getattr(owner, name), label))
+
+    def collected(self, phase: str, info: dict) -> None:
+        """Garbage collection, counted apart (it also falls inside the step that triggered it)."""
+        if phase == "start":
+            self._gc_start = time.process_time()
+            return
+        seconds = time.process_time() - self._gc_start
+        count, before = self.gc_by_gen.get(info["generation"], (0, 0.0))
+        self.gc_seconds += seconds
+        self.gc_by_gen[info["generation"]] = (count + 1, before + seconds)
+
+    def timed(self, target, label: str):
+        timer = self
+        if not callable(target):  # a module: time the calls of its functions
+            return _Proxy(target, timer, label)
+
+        def wrapper(*args, **kwargs):
+            t0 = time.process_time()
+            try:
+                return target(*args, **kwargs)
+            finally:
+                # "...: " labels are per source (the call's Source argument)
+                key = label + next(a.name for a in args if hasattr(a, "from_shared")) if label.endswith(": ") else label
+                timer.spent[key] = timer.spent.get(key, 0.0) + time.process_time() - t0
+        return wrapper
+
+    def report(self, polls: int, total: float) -> None:
+        for label, seconds in self.spent.items():
+            print(f"  {label:40} {seconds * 1000 / polls:6.3f} ms per poll")
+        rest = total - sum(self.spent.values())
+        print(f"  {'the rest (poll loop, GC, bench)':40} {rest * 1000 / polls:6.3f} ms per poll")
+        print(f"  {'garbage collection, within the above':40} {self.gc_seconds * 1000 / polls:6.3f} ms per poll")
+        for generation, (count, seconds) in sorted(self.gc_by_gen.items()):
+            print(f"    generation {generation}: {count} collections, {seconds * 1000:.1f} ms in all")
+
+
+class _Proxy:
+    """A module's functions (state.acquire_locks, shared_read.read) timed as one step when called through it."""
+
+    def __init__(self, target, timer: PhaseTimer, label: str) -> None:
+        self._target, self._timer, self._label = target, timer, label
+
+    def __getattr__(self, name: str):
+        value = getattr(self._target, name)
+        return self._timer.timed(value, self._label) if callable(value) else value
 
 
 def measure(ids: list[int], args: argparse.Namespace, profiler: cProfile.Profile | None,
@@ -181,6 +265,13 @@ def main() -> None:
         cpu = measure(ids, args, None)
         print(f"{datetime.now(UTC):%H:%M:%S} load {os.getloadavg()[0]:.1f}: {polls} polls at a {args.interval} s "
               f"interval, {cpu * 1000 / polls:.2f} ms CPU per poll (process CPU, the store write included)")
+        if args.phases:
+            timer = PhaseTimer()
+            timer.install()
+            cpu = measure(ids, args, None)
+            print(f"{datetime.now(UTC):%H:%M:%S} load {os.getloadavg()[0]:.1f}: with the phase timer "
+                  f"{cpu * 1000 / polls:.2f} ms CPU per poll, of which:")
+            timer.report(polls, cpu)
         if args.no_cprofile:
             return
         profiler = cProfile.Profile(time.process_time)  # CPU time: waiting on a socket is not our cost
