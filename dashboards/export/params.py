@@ -5,8 +5,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from dashboards import timerange
+from dashboards.analysis.step_window import Window
 from dashboards.export.csv_safe import iso_utc
 from dashboards.export.grid import nice_step, step_grid, whole_buckets, whole_rows
+from dashboards.reports.run_links import series_range
 from dashboards.timerange import PRESETS, BadTime, parse_time_strict
 from dashboards.url_ids import parse_id
 from servers.models import Run, Server
@@ -182,8 +184,9 @@ def series_export(
     if run:
         given = find_runs([run])[0]
         servers = servers or [str(given.server_id)]
-        start = start or given.started_at.isoformat()
-        end = end or (given.ended_at.isoformat() if given.ended_at else None)
+        first_row, last_row = run_rows(given)
+        start = start or first_row.isoformat()
+        end = end or last_row.isoformat()
     parse_width(points)  # refused even where a step or full=1 makes it unused
     mode = mode or "rate"
     if mode not in ("rate", "delta"):
@@ -199,6 +202,13 @@ def series_export(
     if step and step_s is not None:
         check_step(step_s, found)
     return SeriesExport(found, names, first, last, step_s, mode, minmax, seconds)
+
+
+def run_rows(run: Run) -> tuple[datetime, datetime]:
+    """from and to holding exactly the run's polls (those whose interval lies inside it), as the run report's
+    CSV links do: its start alone would take in the poll that began before the run."""
+    end = run.ended_at or datetime.now(UTC)
+    return series_range(run.server, Window(run.started_at, end))
 
 
 def check_step(step: float, servers: list[Server]) -> None:

@@ -2,7 +2,7 @@
 
 import csv
 import io
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.core.management import call_command
@@ -204,6 +204,20 @@ def test_a_run_stands_for_its_server_and_range(client, db1, capsys):
     assert len(rows) == 1 + 30  # polls 1..30: the first has no delta
     call_command("export_csv", "--run", str(run.pk), "--metrics", "tps")  # to stdout
     assert list(csv.reader(io.StringIO(capsys.readouterr().out, newline=""))) == rows
+
+
+def test_a_run_between_two_polls_exports_its_own_polls_only(client, db1):
+    """A run from 5 s after a poll: the poll after its start began before it, and is not the run's (as the report
+    counts); its last poll, 5 s before its end, is."""
+    from servers.models import Run
+
+    run = Run.objects.create(name="r2", server=db1, started_at=START + timedelta(seconds=5),
+                             ended_at=START + timedelta(seconds=305))
+    rows = get_csv(client, run=run.pk, metrics="tps", full=1)
+    polls = [datetime.fromisoformat(r[0].removesuffix("Z")).replace(tzinfo=UTC) for r in rows[1:]]
+    # Polls every 10 s from START: those whose 10 s lie inside the run are START + 20 s .. START + 300 s.
+    assert polls[0] == START + timedelta(seconds=20) and polls[-1] == START + timedelta(seconds=300)
+    assert len(polls) == 29
 
 
 def test_the_command_says_what_to_fix(db1):
