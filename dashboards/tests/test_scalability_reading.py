@@ -40,7 +40,8 @@ def test_the_law_fitted_to_the_levels_is_the_one_they_were_made_from(admin_clien
     html = response.content.decode()
     assert f"σ = {SIGMA:.4f}" in html and f"κ = {KAPPA:.6f}" in html and f"λ = {LAM:,.1f} TPS" in html
     peak = ((1 - SIGMA) / KAPPA) ** 0.5  # 30.8 threads, beyond the levels swept
-    assert f"peaks at <b>{peak:.0f} threads</b> ({law(peak, LAM, SIGMA, KAPPA):,.1f} TPS)" in html
+    top = law(peak, LAM, SIGMA, KAPPA)
+    assert f"peaks at <b>{peak:.1f} threads</b> ({top:,.1f} TPS, the law's own maximum)" in html
     assert "R² = 1.000" in html and 'href="#curve-0-levels"' in html and 'id="curve-0-levels"' in html
     assert "extrapolated</b>: outside the levels measured (1-16 threads)" in html
     fit = next(t for t in figures(response)["chart-scalability"]["data"] if t["meta"] == "fit")
