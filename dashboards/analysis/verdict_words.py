@@ -63,11 +63,11 @@ def warmup_said(v: Verdict, run: Warmup | None) -> str:
     at = f"{hms(v.warmup_end)} UTC" if v.warmup_end else "–"
     if run is not None and run.seconds:
         source = "found from the data: the run gave none" if run.found else "the run's own"
-        return f"after the warm-up, which ends at {at} ({source})"
+        return f"after the warm-up ({source}): judged from the poll at {at}"
     if run is not None:
         return f"no warm-up: from the run's first poll at {at}"
     if v.warmup_polls:
-        return f"after the warm-up, which ends at {at} (found from the data)"
+        return f"after the warm-up (found from the data): judged from the poll at {at}"
     return f"no warm-up found: from the range's first poll at {at}"
 
 

@@ -86,10 +86,10 @@ def test_only_tps_that_drifted_is_said():
 def test_the_warmup_is_said_as_the_run_gave_it_or_as_found():
     verdict = judge([at(i) for i in range(60)], flat_tps(60), warmup=2)  # polls 0 and 1 left out
     assert warmup_said(verdict, Warmup(0)) == "no warm-up: from the run's first poll at 09:00:10 UTC"
-    assert warmup_said(verdict, Warmup(10)) == "after the warm-up, which ends at 09:00:10 UTC (the run's own)"
+    assert warmup_said(verdict, Warmup(10)) == "after the warm-up (the run's own): judged from the poll at 09:00:10 UTC"
     assert warmup_said(verdict, Warmup(10, found=True)) == (
-        "after the warm-up, which ends at 09:00:10 UTC (found from the data: the run gave none)")
-    assert warmup_said(verdict, None) == "after the warm-up, which ends at 09:00:10 UTC (found from the data)"
+        "after the warm-up (found from the data: the run gave none): judged from the poll at 09:00:10 UTC")
+    assert warmup_said(verdict, None) == "after the warm-up (found from the data): judged from the poll at 09:00:10 UTC"
     level = judge([at(i) for i in range(60)], flat_tps(60))  # a level line: no warm-up found
     assert warmup_said(level, None) == "no warm-up found: from the range's first poll at 09:00:00 UTC"
 
