@@ -6,6 +6,7 @@ from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
 from dashboards import host_series, reads
+from dashboards.analysis.own_load import from_figures, others_ran, others_sentence, others_share
 from dashboards.analysis.run_summary import Warmup, ratio
 from dashboards.analysis.settings_diff import Change, changes
 from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, counts_nothing, dip_threshold
@@ -52,6 +53,13 @@ def change_cells(change: Change) -> dict:
     return {"name": change.name, "before": show(change.before), "after": show(change.after)}
 
 
+def others_context(run: Run, server_tps: float | None) -> dict:
+    """Where the server counted more than the load's own count by the threshold: other clients ran the rest."""
+    own = from_figures(run.client_figures)
+    share = others_share(server_tps, own.tps if own else None)
+    return {"others": others_sentence(share), "own_tps": own.tps} if own and others_ran(share) else {}
+
+
 @require_GET
 def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
     run = get_object_or_404(Run.objects.select_related("server"), pk=run_id)
@@ -68,6 +76,7 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
     context.update(
         run=run, summary=summary, waits=waits[:TOP_WAITS], waits_total=len(waits), hidden=hidden,
         **condition_toggle(request, conditions),
+        **others_context(run, summary.tps.mean),
         dips=dips, dip_threshold=dip_threshold(summary.tps), verdict=verdict, warmup_found=summary.warmup_found,
         verdict_text=verdict_text(verdict, Warmup(summary.warmup, summary.warmup_found)),
         figures={"chart-stability": stability,
