@@ -24,6 +24,7 @@ from dashboards.analysis.topwaits import (
     wait_rows,
 )
 from dashboards.links import link
+from dashboards.prepared_note import unseen_prepared
 from dashboards.timerange import TimeRange
 from dashboards.window_reads import run_warmup
 from store import levels, query, statement_reads
@@ -371,6 +372,7 @@ def holders_in(server_id: int, start: datetime, end: datetime) -> list:
 # Statement digests (store.statement_reads): their own table, read whole over a range.
 DIGEST_LOST = "statements.digest_lost"
 DIGESTS_SIZE = "statements.digests_size"
+STMT_EXECUTE = "Com_stmt_execute"  # server-side prepared executions, which MariaDB's digest table leaves out
 
 
 @dataclass
@@ -382,6 +384,7 @@ class StatementsRange:
     transactions: int | float | None  # tps deltas over the seconds the reads cover; None: unknown
     digest_lost: int | float | None = None  # statements that found the digest table full, over the range
     digests_size: float | None = None  # performance_schema_digests_size, as last read
+    stmt_executions: int | float | None = None  # Com_stmt_execute over the same span (None: not collected)
 
     @property
     def covered(self) -> tuple[datetime, datetime] | None:
@@ -402,8 +405,11 @@ def statements_in(server_id: int, start: datetime, end: datetime, with_overflow:
     time per transaction is divided by."""
     found = StatementsRange(statement_reads.totals(server_id, start, end, digest_ids),
                             statement_reads.reads(server_id, start, end), None)
+    span = found.covered or (start, end)
+    sums = interval_sums(server_id, [TPS, STMT_EXECUTE], *span)
     if found.covered is not None:
-        found.transactions = polled_total(server_id, TPS, *found.covered)[0]
+        found.transactions = sums.get(TPS, (None, 0.0))[0]
+    found.stmt_executions = sums.get(STMT_EXECUTE, (None, 0.0))[0]
     if with_overflow:
         found.digest_lost = interval_totals(server_id, [DIGEST_LOST], start, end).get(DIGEST_LOST)
         found.digests_size = latest_value(server_id, DIGESTS_SIZE)
@@ -471,5 +477,8 @@ def statements_changed_context(runs: list, limit: int, warmup: int | None = None
         return {}
     query = {"runs": f"{runs[0].pk},{runs[1].pk}"} | ({} if warmup is None else {"warmup": warmup})
     csv = link("export-statements", query=query, safe=",")
-    return {"changed": statements_changed(runs, limit, warmup, found), "changed_a": runs[0], "changed_b": runs[1],
-            "changed_csv": csv}
+    pair = {run.pk: (found or {}).get(run.pk) or run_statements(run, warmup) for run in runs[:2]}
+    unseen = [(f"run {run.name}", count) for run in runs[:2]
+              if (count := unseen_prepared(run.server.flavor, pair[run.pk]))]
+    return {"changed": statements_changed(runs, limit, warmup, pair), "changed_a": runs[0], "changed_b": runs[1],
+            "changed_csv": csv, "changed_unseen": unseen}

@@ -16,6 +16,7 @@ from dashboards.analysis.verdict_words import verdict_text
 from dashboards.export import params
 from dashboards.export.csv_safe import iso_utc
 from dashboards.links import link, topwaits_csv
+from dashboards.prepared_note import unseen_prepared
 from dashboards.query_params import include_conditions, warmup_param
 from dashboards.reports.charts import chart_metrics, purge_chart, stability_chart
 from dashboards.reports.run_links import series_range
@@ -69,6 +70,7 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
     waits = host_series.run_figures(run.server_id, window)[0]
     waits, hidden = shown(waits, conditions)
     context = settings_context(run, window)
+    found = reads.run_statements(run, summary.warmup)  # its top statements and what they leave out
     texts = range_texts(run.server, reads.interval_sums(run.server_id, BASIS_SERIES, window.start, window.end))
     stability, dips, verdict = stability_chart(summary, texts.title, texts.mutex_title)
     query = range_query(run.server.name, *series_range(run.server, window))  # the polls the figures use
@@ -87,7 +89,8 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
         range_params={"from": iso_param(run.started_at), "to": iso_param(up_to_second(summary.end))},
         tps_definition=texts.definition, tps_fix=texts.fix, no_tps=counts_nothing(summary.tps),
         dip_fraction=DEFAULT_DIP_FRACTION,
-        top_statements=reads.run_top_statements(run, TOP_STATEMENTS, summary.warmup),
+        top_statements=reads.run_top_statements(run, TOP_STATEMENTS, summary.warmup, found),
+        prepared_unseen=unseen_prepared(run.server.flavor, found),
         statements_csv=link("export-statements", query={"runs": run.pk}),
         # the interval export ((from, to]) from just before the first poll inside the run, ranked as the table
         waits_csv=topwaits_csv(run.server_id, TimeRange(sums_from(run.server_id, window), window.end),

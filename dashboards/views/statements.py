@@ -15,6 +15,7 @@ from dashboards.analysis.statements import (
 )
 from dashboards.figures.statements import statement_figure
 from dashboards.links import exact_param, link
+from dashboards.prepared_note import unseen_prepared
 from dashboards.query_params import int_param, order_param
 from dashboards.server_texts import statements_note
 from dashboards.source_health import source_health
@@ -50,6 +51,7 @@ def statements(request: HttpRequest, server_id: int) -> HttpResponse:
         "param_notes": [p for p in (limit_problem, order_problem) if p],
         "source": source_health(server, "statements") or {}, "consumer_sql": CONSUMER_SQL,
         "weakened": statements_note(server.pk, tr.start, tr.end),
+        "prepared_unseen": unseen_prepared(server.flavor, found),
         "rest_share": ranked.share(ranked.rest) if ranked.rest else None, "top_n": top_n(),
         "table_full": next((line for line in found.rows if (line.schema, line.digest) == NULL_DIGEST), None),
     }
