@@ -1,4 +1,5 @@
-"""The history length's shape over a range: each rise that fell back (a read view held, then released), then the rest.
+"""The history length's shape over a range: each rise that fell back (a read view held, then released), then the rest,
+and a rise at its end that has not fallen back yet.
 
 One slope through a hump says "draining" of a history that rose and came back; docs/dashboards.md
 ("Stability verdict") defines a hump and the rest fitted after the last one.
@@ -14,6 +15,7 @@ import numpy as np
 from dashboards.analysis.segment import TURN_SIGMAS, last_cliff, noise
 
 HUMP_MIN = 1000  # undo logs: a rise and a fall both at least this large (and beyond the noise) make a hump
+RISE_SHARE = 3  # a rise at the end is at most a third of the polls after the last hump: a longer one is a drift
 SETTLED = 0.01  # a drain has settled at the first poll within this share of its fall of the lowest after it
 
 
@@ -36,6 +38,19 @@ class Hump:
 class Shape:
     humps: tuple[Hump, ...]
     rest: int  # index of the first point after the last hump (0: none), where a trend is fitted from
+
+
+@dataclass(frozen=True)
+class Rise:
+    """The last `polls` polls of the history length rose from about `level` to `to`, not fallen back (an open hump)."""
+
+    level: float  # the median of the polls before it
+    to: float  # the last poll
+    polls: int
+    rose_at: datetime  # its first poll
+    last_at: datetime
+    held_by: str = ""  # the transaction open at the last poll (thread, user@host), when the collector saw one
+    held_from: datetime | None = None
 
 
 class Holder(Protocol):
@@ -109,3 +124,36 @@ def named(humps: Sequence[Hump], holders: Sequence[Holder], interval: float) -> 
         out.append(hump if h is None else replace(
             hump, held_by=f"thread {h.thread_id}, {h.who}", held_from=h.started_at, held_to=h.seen_at))
     return tuple(out)
+
+
+def rising(ys: Sequence[float]) -> int:
+    """How many of the last polls rose and have not fallen back (0: none): the most, at most a third, each
+    at least a hump's rise (HUMP_MIN, and 4 noise deviations of the polls before) above the median of the
+    polls before, none of which reaches that far (a line growing throughout is a drift, not a rise)."""
+    y = np.asarray(ys, dtype=float)
+    if len(y) < RISE_SHARE:
+        return 0
+    tail_min = np.minimum.accumulate(y[::-1])  # tail_min[k - 1]: the lowest of the last k polls
+    head_max = np.maximum.accumulate(y)  # head_max[len(y) - k - 1]: the highest of the polls before them
+    for k in range(len(y) // RISE_SHARE, 0, -1):
+        before = y[:-k]
+        if tail_min[k - 1] <= head_max[len(y) - k - 1]:
+            continue
+        top = float(np.median(before)) + max(HUMP_MIN, TURN_SIGMAS * noise(before.tolist()))
+        if tail_min[k - 1] >= top > head_max[len(y) - k - 1]:
+            return k
+    return 0
+
+
+def open_rise(ts: Sequence[datetime], ys: Sequence[float], holders: Sequence[Holder], interval: float) -> Rise | None:
+    """The rise at the end (rising), with the oldest transaction open at its last poll: begun by it and not
+    found gone by it (half an interval either way, as in named)."""
+    k = rising(ys)
+    if not k:
+        return None
+    rise = Rise(float(np.median(ys[:-k])), float(ys[-1]), k, ts[-k], ts[-1])
+    slack = timedelta(seconds=interval / 2)
+    fits = [h for h in holders if h.started_at <= rise.last_at + slack
+            and (h.ended_at is None or h.ended_at > rise.last_at + slack)]
+    h = min(fits, key=lambda h: h.started_at, default=None)
+    return rise if h is None else replace(rise, held_by=f"thread {h.thread_id}, {h.who}", held_from=h.started_at)

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
-from dashboards.analysis.history_shape import Holder, Hump, named, shape
+from dashboards.analysis.history_shape import Holder, Hump, Rise, named, open_rise, shape
 from dashboards.analysis.points import ChartPoints
 from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, Dip, find_dips
 
@@ -48,6 +48,7 @@ class Verdict:
     history: Drift | None = None  # the history length's slope (undo logs a minute), when it grows or drains
     humps: tuple[Hump, ...] = ()  # the history length's rises that fell back (read views held, then released)
     history_since: datetime | None = None  # where `history` is fitted from: after the last hump
+    rising: Rise | None = None  # the history length's rise at the end, not fallen back yet (left out of `history`)
     warmup_polls: int = 0  # polls left out before warmup_end
 
 
@@ -185,10 +186,12 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
     dips = tuple(find_dips(ts, values, float(np.median(y)) * DEFAULT_DIP_FRACTION))
     moving = tuple(moving_waits(values, {k: v[start:] for k, v in (waits or {}).items()}))
     interval = float(np.median(np.diff([t.timestamp() for t, _ in kept])))
-    humps, trend, since = history_parts(ts, history[start:]) if history else ((), None, None)
+    parts = history_parts(ts, history[start:], holders, interval) if history else ((), None, None, None)
+    humps, trend, since, rise = parts
     base = Verdict("", ts[0], len(y), cv, dips=dips, waits=moving,
                    dip_seconds=float(np.median([d.seconds for d in dips])) if dips else None,
-                   history=trend, humps=named(humps, holders, interval), history_since=since, warmup_polls=cut)
+                   history=trend, humps=named(humps, holders, interval), history_since=since, rising=rise,
+                   warmup_polls=cut)
     longer = stalls(dips, interval)
     found = periodic(longer, interval)
     if found is not None:
@@ -208,17 +211,21 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
 HISTORY_MIN = 1000  # undo logs: a history length that moved less over the range is not drifting
 
 
-def history_parts(ts: Sequence[datetime], values: Sequence[float | None]
-                  ) -> tuple[tuple[Hump, ...], Drift | None, datetime | None]:
-    """The history length's humps, its drift after the last one (history_drift), and where that starts
-    (None without humps: the whole range)."""
+def history_parts(ts: Sequence[datetime], values: Sequence[float | None], holders: Sequence[Holder] = (),
+                  interval: float = 0.0) -> tuple[tuple[Hump, ...], Drift | None, datetime | None, Rise | None]:
+    """The history length's humps, its drift after the last one (history_drift) and before a rise at the
+    end (history_shape.open_rise: a read view still open is no drift), where that starts (None without
+    humps: the whole range), and that rise."""
     kept = [(t, v) for t, v in zip(ts, values, strict=True) if v is not None]
     if len(kept) < 3:
-        return (), None, None
+        return (), None, None, None
     found = shape([t for t, _ in kept], [v for _, v in kept])
     rest = kept[found.rest:]
+    rise = open_rise([t for t, _ in rest], [v for _, v in rest], holders, interval)
+    if rise:
+        rest = rest[:-rise.polls]
     trend = history_drift([t for t, _ in rest], [v for _, v in rest])
-    return found.humps, trend, rest[0][0] if found.humps and trend else None
+    return found.humps, trend, rest[0][0] if found.humps and trend else None, rise
 
 
 def history_drift(ts: Sequence[datetime], values: Sequence[float | None]) -> Drift | None:

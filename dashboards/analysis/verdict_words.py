@@ -5,7 +5,7 @@ Pure: the stability page and the run report say them the same way (templates/das
 
 from datetime import datetime
 
-from dashboards.analysis.history_shape import Hump
+from dashboards.analysis.history_shape import Hump, Rise
 from dashboards.analysis.run_summary import Warmup
 from dashboards.analysis.run_verdict import Drift, Verdict
 
@@ -43,7 +43,24 @@ def hump_said(h: Hump) -> str:
 MAX_HUMPS = 3  # more are summed up in one clause: a demo load holds a read view every 3 minutes
 
 
+def rise_said(r: Rise) -> str:
+    """A rise at the end that has not fallen back: who holds it when known."""
+    held = f" (held by a read view: {r.held_by}, open since {hms(r.held_from)})" if r.held_by and r.held_from else ""
+    last = "the last poll" if r.polls == 1 else f"the last {r.polls} polls"
+    return f"history length rising at the end: from ~{r.level:,.0f} to {r.to:,.0f} in {last}{held}"
+
+
 def humps_said(v: Verdict) -> str:
+    """The humps, then the rise at the end."""
+    text = humps_only(v)
+    if v.rising:
+        return f"{text}; {rise_said(v.rising)}" if text else rise_said(v.rising)
+    return text
+
+
+def humps_only(v: Verdict) -> str:
+    if not v.humps:
+        return ""
     if len(v.humps) <= MAX_HUMPS:
         return "; ".join(hump_said(h) for h in v.humps)
     top = max(v.humps, key=lambda h: h.peak)

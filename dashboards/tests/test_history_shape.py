@@ -108,3 +108,31 @@ def test_many_humps_are_summed_up_in_one_clause():
     assert humps_said(verdict) == ("history length rose and fell back 5 times from 09:00:45 to 09:07:05, "
                                    "highest 9,000 at 09:07:00; 1 of them held by a read view "
                                    "(thread 13, stress@127.0.0.1)")
+
+
+# 5 s polls: 500, 900, 700, 600, 800 repeated for 40 polls (median 700), then a read view opened at 09:03:17
+# lifts poll 40 (09:03:20) to 6,665 and poll 41 (09:03:25) to 11,196: the audit's run, by hand.
+FLAT_THEN_RISE = [[500.0, 900.0, 700.0, 600.0, 800.0][i % 5] for i in range(40)] + [6665.0, 11196.0]
+
+
+def test_a_rise_at_the_end_is_said_as_such_and_no_drift():
+    verdict = judge([at(i) for i in range(42)], flat_tps(42), warmup=0, history=FLAT_THEN_RISE)
+    assert verdict.kind == "steady" and verdict.history is None and drifted(verdict) == ""
+    assert humps_said(verdict) == "history length rising at the end: from ~700 to 11,196 in the last 2 polls"
+
+
+def test_a_rise_at_the_end_names_the_read_view_open_at_the_last_poll():
+    gone = Held(22, at(5), at(8), at(9))  # released long before: not it
+    open_one = Held(13, at(39) + timedelta(seconds=2), at(41), None, who="stress@127.0.0.1")
+    verdict = judge([at(i) for i in range(42)], flat_tps(42), warmup=0, history=FLAT_THEN_RISE,
+                    holders=[gone, open_one])
+    assert verdict.kind == "steady" and verdict.history is None
+    assert humps_said(verdict) == ("history length rising at the end: from ~700 to 11,196 in the last 2 polls "
+                                   "(held by a read view: thread 13, stress@127.0.0.1, open since 09:03:17)")
+
+
+def test_a_last_poll_less_than_a_hump_above_the_level_is_no_rise():
+    # 1,500 is 800 above the level of 700: less than a hump's rise of 1,000.
+    history = FLAT_THEN_RISE[:40] + [1500.0]
+    verdict = judge([at(i) for i in range(41)], flat_tps(41), warmup=0, history=history)
+    assert verdict.rising is None and humps_said(verdict) == ""

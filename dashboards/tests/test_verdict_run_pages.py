@@ -69,3 +69,23 @@ def test_a_range_that_is_no_runs_says_its_own_first_poll(admin_client, run_with_
         "from": f"{start + timedelta(seconds=5):%Y-%m-%dT%H:%M:%S}",
         "to": f"{start + timedelta(seconds=600):%Y-%m-%dT%H:%M:%S}"}).content.decode())
     assert f"no warm-up found: from the range's first poll at {hms(start, 10)} UTC" in page
+
+
+def test_a_read_view_opened_near_the_runs_end_is_a_rise_not_a_drift(admin_client, db):
+    server = make_server("late")
+    start = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=11)
+    polls = [start + timedelta(seconds=10 * i + 0.3) for i in range(1, 61)]
+    # 500 to 900 (median 700) until poll 58, then 6,665 and 11,196 at the last two polls (+590.3 s, +600.3 s).
+    history = [[500.0, 900.0, 700.0, 600.0, 800.0][i % 5] for i in range(1, 59)] + [6665.0, 11196.0]
+    write_samples([Sample(server.pk, "global_status", t, 10.0, {"tps": 50_000 + 30 * (i % 2)}, frozenset({"tps"}))
+                   for i, t in enumerate(polls, 1)]
+                  + [Sample(server.pk, "history_length", t, None, {"history_list_length": h})
+                     for t, h in zip(polls, history, strict=True)])
+    TrxHolder.objects.create(server=server, thread_id=13, trx_key="13/1", user="stress", host="127.0.0.1",
+                             started_at=start + timedelta(seconds=585), seen_at=start + timedelta(seconds=600.3))
+    run = Run.objects.create(name="late", server=server, started_at=start + timedelta(seconds=3.5),
+                             ended_at=start + timedelta(seconds=600.5))
+    report = verdict_text(admin_client.get(f"/runs/{run.pk}/report/").content.decode())
+    assert "Steady" in report and "Drifting" not in report
+    assert (f"History length rising at the end: from ~700 to 11,196 in the last 2 polls (held by a read view: "
+            f"thread 13, stress@127.0.0.1, open since {hms(start, 585)}).") in report
