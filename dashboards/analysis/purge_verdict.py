@@ -40,7 +40,8 @@ class PurgeVerdict:
 def purge_verdict(current: float | None, trend: Trend, threshold: float, holder: Holder | None,
                   purged_per_s: float | None = None, dml_per_s: float | None = None,
                   counters_off: bool = False) -> PurgeVerdict:
-    """Growing with a transaction open: held by it; growing without one: purge-bound; falling: draining;
+    """Growing, or no trend yet (a turn's first polls), with a transaction open: held by it; growing
+    without one: purge-bound; falling: draining;
     but within reach of 0 (nearly_empty), falling or growing with no holder, it is nearly empty: no backlog
     (the slope of a load that just ended, or of a drain's last polls to 0, is no pace to act on).
 
@@ -48,6 +49,8 @@ def purge_verdict(current: float | None, trend: Trend, threshold: float, holder:
     were read, purge falling behind DML by more than KEEP_UP (else "keeping-up").
     The drain is the segment's slope carried on: (length - threshold) / pace and length / pace.
     """
+    if current is not None and holder is not None and trend.direction in ("", "growing"):
+        return PurgeVerdict("held", holder=holder)  # the holder is known apart from the trend: no turn loses it
     if current is None or trend.per_second is None or not trend.direction:
         return PurgeVerdict("")
     if current <= nearly_empty(trend) and (trend.direction == "draining"
@@ -58,8 +61,6 @@ def purge_verdict(current: float | None, trend: Trend, threshold: float, holder:
         below = timedelta(seconds=(current - threshold) / pace) if current >= threshold else None
         return PurgeVerdict("draining", to_threshold=below, to_empty=timedelta(seconds=current / pace))
     if trend.direction == "growing":
-        if holder is not None:
-            return PurgeVerdict("held", holder=holder)
         return PurgeVerdict(unheld_growth(trend, purged_per_s, dml_per_s), purged_per_s=purged_per_s,
                             dml_per_s=dml_per_s, counters_off=counters_off)
     return PurgeVerdict("flat", holder=holder)

@@ -75,6 +75,15 @@ def test_flat_and_no_trend():
     assert purge_verdict(300, trend_of([300, 301]), 1000, None).kind == ""
 
 
+def test_a_held_read_view_keeps_its_verdict_through_a_turn():
+    """Audit 2, R2 at 11:22:13: two polls since a turn, no trend, thread 35 still holding its snapshot; the page
+    said "No verdict" between two "Held by a read view". The holder is known apart from the trend."""
+    no_trend = trend_of([61_911, 66_417])
+    assert no_trend.direction == "" and purge_verdict(66_417, no_trend, 20_000, HOLDER).kind == "held"
+    assert purge_verdict(66_417, no_trend, 20_000, HOLDER).holder == HOLDER
+    assert purge_verdict(300, trend_of([300] * 20), 1000, HOLDER).kind == "flat"  # not growing: no news
+
+
 @pytest.mark.django_db
 def test_the_purge_page_names_the_holder_and_the_rates(admin_client):
     server = make_server()
@@ -140,3 +149,24 @@ def test_purge_counters_with_no_poll_in_the_segment_are_not_said_off(admin_clien
     verdict = body.split('id="purge-verdict"')[1].split("</section>")[0]
     assert "(undo records purged: counters off, see below)" in verdict
     assert "<code>innodb_metrics:purge_del_mark_records</code>" in body.split("Purge counters that are off")[1]
+
+
+@pytest.mark.django_db
+def test_the_page_and_the_mail_name_the_holder_with_no_trend_yet(admin_client):
+    """A climb of 300 a poll, then a cliff to 500 and one poll more (600): two polls since the turn, no trend,
+    with thread 4711 holding a transaction: held by it, and the length said instead of a pace."""
+    server = make_server()
+    now = timezone.now().replace(microsecond=0)
+    polls = [now - timedelta(seconds=10 * (40 - i)) for i in range(41)]
+    values = [1000 + 300 * i for i in range(39)] + [500, 600]
+    write_samples(Sample(server.pk, "history_length", t, None, {"history_list_length": v})
+                  for t, v in zip(polls, values, strict=True))
+    TrxHolder.objects.create(server=server, thread_id=4711, trx_key="k", user="report", host="10.0.0.7",
+                             started_at=polls[-2], seen_at=polls[-1])
+    body = admin_client.get(f"/servers/{server.pk}/purge/?range=15m&threshold=20000").content.decode()
+    verdict = body.split('id="purge-verdict"')[1].split("</section>")[0]
+    assert "Held by a read view" in verdict and "thread 4711, report@10.0.0.7" in verdict
+    assert "the history length is 600 (too few polls since the turn for a trend)" in verdict
+    assert purge_reading(server.pk, now, 20_000).startswith("Held by a read view: thread 4711, report@10.0.0.7")
+    assert purge_reading(server.pk, now, 20_000).endswith(
+        "the history length is 600 (too few polls since the turn for a trend).")
