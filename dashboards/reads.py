@@ -1,7 +1,7 @@
 """What the pages read from the store (store.query), sized to the chart."""
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from django.db.models import Q
@@ -11,7 +11,7 @@ from collectors.connection import parse_version
 from collectors.metric import TPS
 from collectors.models import TrxHolder
 from dashboards.analysis.purge_growth import REACH, Trend, current_trend
-from dashboards.analysis.purge_verdict import Holder, PurgeVerdict, purge_verdict
+from dashboards.analysis.purge_verdict import KEEP_UP, Holder, PurgeVerdict, purge_verdict
 from dashboards.analysis.statements import StatementDiff, TopStatement, changed_most, top_statements
 from dashboards.analysis.step_window import run_window
 from dashboards.analysis.topwaits import (
@@ -257,13 +257,38 @@ def summed_in(sums: dict[str, tuple[int | float, float]], metrics: list[str]) ->
     return None if not rates or len(known) < len(rates) else sum(known)
 
 
-def purge_rates(server_id: int, start: datetime, end: datetime) -> tuple[float | None, float | None]:
-    """(undo records purged /s, rows updated + deleted /s) over (start, end]; None where not collected."""
+def purge_rates(server_id: int, start: datetime, end: datetime,
+                whole: bool = False) -> tuple[float | None, float | None, datetime, datetime]:
+    """(undo records purged /s, rows updated + deleted /s, from, to): both over the same seconds (from, to];
+    None where not collected.
+
+    The purge counters are read once a minute: over (start, end] where none was polled in it, else from their
+    first poll in it to their last, or over the minute their only poll covers (it may reach before `start`),
+    the DML over the same seconds: a minute holding a drain's purging is no pace to match against 5 s of DML.
+    With `whole`, both over (start, end].
+    """
     have = set(query.metric_names(server_id))
     dml = next((list(names) for names in DML_UNDO_SETS if all(n in have for n in names)), [])
     purged = PURGED if all(m in have for m in PURGED) else []
-    sums = interval_sums(server_id, purged + dml, start, end) if purged or dml else {}  # one read for both
-    return (summed_in(sums, purged) if purged else None, summed_in(sums, dml) if dml else None)
+    lo, hi = purge_window(server_id, start, end) if purged and not whole else (start, end)
+    sums = interval_sums(server_id, purged + dml, lo, hi) if purged or dml else {}  # one read for both
+    return (summed_in(sums, purged) if purged else None, summed_in(sums, dml) if dml else None, lo, hi)
+
+
+def purge_window(server_id: int, start: datetime, end: datetime) -> tuple[datetime, datetime]:
+    """The seconds the purge counters' polls in (start, end] cover: see purge_rates()."""
+    found = query.within(server_id, PURGED[:1], start - PURGE_READS, end)
+    ts = [t for t, v in zip(found[0].ts, found[0].values, strict=True) if v is not None] if found else []
+    inside = [t for t in ts if start < t <= end]
+    before = [t for t in ts if t <= start]
+    if len(inside) >= 2:
+        return inside[0], inside[-1]
+    if inside and before:
+        return before[-1], inside[0]
+    return start, end
+
+
+PURGE_READS = timedelta(minutes=3)  # back far enough for the poll before a segment's first purge-counter poll
 
 
 def holder_at(server_id: int, t: datetime) -> Holder | None:
@@ -283,9 +308,14 @@ def purge_verdict_at(server_id: int, last: datetime | None, current: float | Non
     """
     if last is None or trend.since is None:
         return PurgeVerdict("")
-    purged, dml = purge_rates(server_id, trend.since, last)
+    purged, dml, lo, hi = purge_rates(server_id, trend.since, last)
+    if lo < trend.since and purged is not None and dml and abs(purged - dml) <= KEEP_UP * dml:
+        # A match over a minute that began before the turn may be the seconds before it (audit 2's R9: DML
+        # lower before its load began): no reading of the segment yet, as before the counters' first poll.
+        purged, (_, dml, lo, hi) = None, purge_rates(server_id, trend.since, last, whole=True)
     off = purged is None and any(m in purge_counters(server_id)[1] for m in PURGED)
-    return purge_verdict(current, trend, threshold, holder_at(server_id, last), purged, dml, off)
+    verdict = purge_verdict(current, trend, threshold, holder_at(server_id, last), purged, dml, off)
+    return replace(verdict, rates_from=lo, rates_to=hi) if verdict.dml_per_s is not None else verdict
 
 
 @dataclass(frozen=True)

@@ -28,26 +28,31 @@ class Holder:
 
 @dataclass(frozen=True)
 class PurgeVerdict:
-    kind: str  # "held", "purge-bound", "keeping-up", "early", "nearly-empty", "draining", "flat", or "" (no trend)
+    kind: str  # "held", "purge-bound", "keeping-up", "ahead", "early", "nearly-empty", "draining", "flat", or ""
     holder: Holder | None = None
     purged_per_s: float | None = None  # undo records purged a second over the segment (None: counters off)
     dml_per_s: float | None = None  # rows updated + deleted a second over the segment: what purge will have to do
     to_threshold: timedelta | None = None  # draining from above the threshold: when it falls below it
     to_empty: timedelta | None = None  # draining: when it reaches 0 at this pace
     counters_off: bool = False  # the purge counters are off now (the page's list of counters that are off)
+    rates_from: datetime | None = None  # the seconds (rates_from, rates_to] both rates cover (reads.purge_rates)
+    rates_to: datetime | None = None
 
 
 def purge_verdict(current: float | None, trend: Trend, threshold: float, holder: Holder | None,
                   purged_per_s: float | None = None, dml_per_s: float | None = None,
                   counters_off: bool = False) -> PurgeVerdict:
-    """Growing with a transaction open: held by it; growing without one: purge-bound; falling: draining;
+    """Growing, or no trend yet (a turn's first polls), with a transaction open: held by it; growing
+    without one: purge-bound; falling: draining;
     but within reach of 0 (nearly_empty), falling or growing with no holder, it is nearly empty: no backlog
     (the slope of a load that just ended, or of a drain's last polls to 0, is no pace to act on).
 
     Purge-bound needs the growth over OWN_POLLS polls at least (else "early") and, where the counters
-    were read, purge falling behind DML by more than KEEP_UP (else "keeping-up").
+    were read, purge falling behind DML by more than KEEP_UP (else "keeping-up", or "ahead" above it).
     The drain is the segment's slope carried on: (length - threshold) / pace and length / pace.
     """
+    if current is not None and holder is not None and trend.direction in ("", "growing"):
+        return PurgeVerdict("held", holder=holder)  # the holder is known apart from the trend: no turn loses it
     if current is None or trend.per_second is None or not trend.direction:
         return PurgeVerdict("")
     if current <= nearly_empty(trend) and (trend.direction == "draining"
@@ -58,8 +63,6 @@ def purge_verdict(current: float | None, trend: Trend, threshold: float, holder:
         below = timedelta(seconds=(current - threshold) / pace) if current >= threshold else None
         return PurgeVerdict("draining", to_threshold=below, to_empty=timedelta(seconds=current / pace))
     if trend.direction == "growing":
-        if holder is not None:
-            return PurgeVerdict("held", holder=holder)
         return PurgeVerdict(unheld_growth(trend, purged_per_s, dml_per_s), purged_per_s=purged_per_s,
                             dml_per_s=dml_per_s, counters_off=counters_off)
     return PurgeVerdict("flat", holder=holder)
@@ -72,9 +75,11 @@ def nearly_empty(trend: Trend) -> float:
 
 
 def unheld_growth(trend: Trend, purged_per_s: float | None, dml_per_s: float | None) -> str:
-    """Growth with no transaction open: "early" over too few polls, "keeping-up" where purge matches DML."""
+    """Growth with no transaction open: "early" over too few polls, "keeping-up" where purge matches DML
+    within KEEP_UP, "ahead" where it purged more (a backlog's drain in the counters' minute): never
+    "matches" between figures further apart."""
     if trend.polls < OWN_POLLS:
         return "early"
     if purged_per_s is not None and dml_per_s is not None and purged_per_s >= (1 - KEEP_UP) * dml_per_s:
-        return "keeping-up"
+        return "keeping-up" if purged_per_s <= (1 + KEEP_UP) * dml_per_s else "ahead"
     return "purge-bound"

@@ -18,6 +18,8 @@ TURN_SIGMAS = 4.0  # a poll further than this many deviations of the line's pred
 CLIFF_SHARE = 0.25  # a fall within two polls to below this share of the level is a cliff (a released read view)
 SURE = 0.975  # a slope is a trend when its 95 % interval (two-sided) leaves out 0
 OWN_POLLS = 8  # polls enough to measure a stretch's own noise (6 second differences)
+RECENT = 2 * OWN_POLLS  # the newest polls, whose own noise is the jitter of now
+NEW_JITTER = 2.0  # their noise this many times the series' is another regime (one estimate varies ±25 %)
 
 
 @dataclass(frozen=True)
@@ -49,12 +51,22 @@ def current_segment(xs: Sequence[float], ys: Sequence[float]) -> Segment:
     segment starts at its peak (drain_start): the polls before it are the level purge had not started on.
     """
     cut, sigma = last_cliff(ys)
+    recent = recent_noise(ys[cut:])
+    if recent > NEW_JITTER * sigma:  # the jitter of now, not the calm before it
+        sigma = recent
     start = cut + walk_back(xs[cut:], ys[cut:], sigma)
     own = own_noise(ys[start:], sigma)
     if own > sigma:  # walked with too small a noise: jitter read as turns
         sigma = own
         start = cut + walk_back(xs[cut:], ys[cut:], sigma)
     return Segment(drain_start(xs, ys, start, sigma), sigma)
+
+
+def recent_noise(ys: Sequence[float]) -> float:
+    """The noise of the newest RECENT polls (after the cliff), 0 for fewer: a climb jittering by 3,000 a poll
+    after ten calm minutes is no series of turns (audit 2, 2026-11-26: a noise of 80 from the calm minutes
+    read a purge-bound climb's wobble as a turn every one or two polls)."""
+    return noise(ys[-RECENT:]) if len(ys) >= RECENT else 0.0
 
 
 def own_noise(ys: Sequence[float], sigma: float) -> float:

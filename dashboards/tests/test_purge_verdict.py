@@ -41,6 +41,14 @@ def test_growth_purge_matches_keeps_up_and_few_polls_are_early():
     assert purge_verdict(5000, trend_of([4700, 4800, 4900, 5000]), 1_000_000, None).kind == "early"
 
 
+def test_purging_more_than_the_margin_above_dml_is_ahead_never_a_match():
+    """Audit 2: "purging 4,235 undo records/s matches the 2,284/s DML adds (within 5 %)", 85 % apart."""
+    growing = trend_of([1000 + 100 * i for i in range(30)])
+    assert purge_verdict(5000, growing, 1_000_000, None, 4235.0, 2284.0).kind == "ahead"
+    assert purge_verdict(5000, growing, 1_000_000, None, 1.05 * 2284.0, 2284.0).kind == "keeping-up"
+    assert purge_verdict(5000, growing, 1_000_000, None, 1.06 * 2284.0, 2284.0).kind == "ahead"
+
+
 def test_within_4_noise_deviations_of_0_is_nearly_empty():
     """Draining 10 a second over a minute at a noise of 280: 4 x 280 = 1,120 is within reach of 0."""
     draining = Trend(per_second=-10.0, window=timedelta(minutes=1), polls=13, noise=280.0)
@@ -73,6 +81,15 @@ def test_a_handful_of_undo_logs_is_nearly_empty_whatever_the_slope():
 def test_flat_and_no_trend():
     assert purge_verdict(300, trend_of([300] * 20), 1000, None).kind == "flat"
     assert purge_verdict(300, trend_of([300, 301]), 1000, None).kind == ""
+
+
+def test_a_held_read_view_keeps_its_verdict_through_a_turn():
+    """Audit 2, R2 at 11:22:13: two polls since a turn, no trend, thread 35 still holding its snapshot; the page
+    said "No verdict" between two "Held by a read view". The holder is known apart from the trend."""
+    no_trend = trend_of([61_911, 66_417])
+    assert no_trend.direction == "" and purge_verdict(66_417, no_trend, 20_000, HOLDER).kind == "held"
+    assert purge_verdict(66_417, no_trend, 20_000, HOLDER).holder == HOLDER
+    assert purge_verdict(300, trend_of([300] * 20), 1000, HOLDER).kind == "flat"  # not growing: no news
 
 
 @pytest.mark.django_db
@@ -132,7 +149,7 @@ def test_purge_counters_with_no_poll_in_the_segment_are_not_said_off(admin_clien
     body = admin_client.get(f"/servers/{server.pk}/purge/?range=15m").content.decode()
     verdict = body.split('id="purge-verdict"')[1].split("</section>")[0]
     assert "Purge-bound" in verdict and "counters off" not in verdict
-    assert f"no poll of their counters since {polls[0]:%H:%M:%S} UTC yet" in verdict
+    assert f"no minute of their counters read wholly since {polls[0]:%H:%M:%S} UTC yet" in verdict
     assert "Purge counters that are off" in body  # purge_invoked and the others: never polled here
     write_samples([Sample(server.pk, "innodb_metrics", now, 60.0, {"innodb_metrics:trx_rw_commits": 5},
                           frozenset({"innodb_metrics:trx_rw_commits"}))])
@@ -140,3 +157,48 @@ def test_purge_counters_with_no_poll_in_the_segment_are_not_said_off(admin_clien
     verdict = body.split('id="purge-verdict"')[1].split("</section>")[0]
     assert "(undo records purged: counters off, see below)" in verdict
     assert "<code>innodb_metrics:purge_del_mark_records</code>" in body.split("Purge counters that are off")[1]
+
+
+@pytest.mark.django_db
+def test_the_page_and_the_mail_name_the_holder_with_no_trend_yet(admin_client):
+    """A climb of 300 a poll, then a cliff to 500 and one poll more (600): two polls since the turn, no trend,
+    with thread 4711 holding a transaction: held by it, and the length said instead of a pace."""
+    server = make_server()
+    now = timezone.now().replace(microsecond=0)
+    polls = [now - timedelta(seconds=10 * (40 - i)) for i in range(41)]
+    values = [1000 + 300 * i for i in range(39)] + [500, 600]
+    write_samples(Sample(server.pk, "history_length", t, None, {"history_list_length": v})
+                  for t, v in zip(polls, values, strict=True))
+    TrxHolder.objects.create(server=server, thread_id=4711, trx_key="k", user="report", host="10.0.0.7",
+                             started_at=polls[-2], seen_at=polls[-1])
+    body = admin_client.get(f"/servers/{server.pk}/purge/?range=15m&threshold=20000").content.decode()
+    verdict = body.split('id="purge-verdict"')[1].split("</section>")[0]
+    assert "Held by a read view" in verdict and "thread 4711, report@10.0.0.7" in verdict
+    assert "the history length is 600 (too few polls since the turn for a trend)" in verdict
+    assert purge_reading(server.pk, now, 20_000).startswith("Held by a read view: thread 4711, report@10.0.0.7")
+    assert purge_reading(server.pk, now, 20_000).endswith(
+        "the history length is 600 (too few polls since the turn for a trend).")
+
+
+@pytest.mark.django_db
+def test_purge_and_dml_rates_are_compared_over_the_same_seconds(admin_client):
+    """Purge counters read once a minute, DML every 10 s poll at 50 rows/s. The first minute read purged 90/s (a
+    drain), the second 50/s: over the seconds of the second, 50 against 50 keep up; over the whole segment the
+    page said 70 "matches" 50."""
+    server = make_server()
+    now = timezone.now().replace(microsecond=0)
+    polls = [now - timedelta(seconds=10 * (40 - i)) for i in range(41)]
+    write_samples(Sample(server.pk, "history_length", t, None, {"history_list_length": 1000 + 300 * i})
+                  for i, t in enumerate(polls))
+    names = frozenset({"innodb_metrics:purge_del_mark_records", "innodb_metrics:purge_upd_exist_or_extern_records"})
+    write_samples(Sample(server.pk, "innodb_metrics", t, 60.0, {
+        "innodb_metrics:purge_del_mark_records": 0, "innodb_metrics:purge_upd_exist_or_extern_records": per_s * 60},
+        names) for t, per_s in ((polls[6], 90), (polls[12], 50)))
+    write_samples(Sample(server.pk, "global_status", t, 10.0, {"Handler_update": 400, "Handler_delete": 100},
+                         frozenset({"Handler_update", "Handler_delete"})) for t in polls[1:])
+    body = admin_client.get(f"/servers/{server.pk}/purge/?range=15m").content.decode()
+    verdict = body.split('id="purge-verdict"')[1].split("</section>")[0]
+    assert "Purge keeps up" in verdict and "purging 50 undo records/s matches the 50/s DML adds" in verdict
+    assert f"from {polls[6]:%H:%M:%S} to {polls[12]:%H:%M:%S} UTC" in verdict
+    assert purge_reading(server.pk, now, 1_000_000).endswith(
+        f"from {polls[6]:%H:%M:%S} to {polls[12]:%H:%M:%S} UTC: not purge-bound.")
