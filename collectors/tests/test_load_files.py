@@ -204,9 +204,14 @@ def test_ctrl_c_while_a_record_is_written_waits_for_its_end(tmp_path, monkeypatc
         os.kill(os.getpid(), signal.SIGINT)
         return half
 
+    # Python's own Ctrl-C handler, whatever an earlier test in this process left installed.
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
     monkeypatch.setattr(os, "write", interrupted)
-    with pytest.raises(KeyboardInterrupt):
-        writer.write(hand_made([1])[1])
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            writer.write(hand_made([1])[1])
+    finally:
+        signal.signal(signal.SIGINT, before)
     monkeypatch.undo()
     writer.close()
     assert survey(path.read_bytes()).count == 1  # the record is whole: the interrupt waited for its end
