@@ -6,7 +6,7 @@ from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
 from dashboards import host_series, reads
-from dashboards.analysis.own_load import from_figures, others_ran, others_sentence, others_share
+from dashboards.analysis.own_load import others_ran, others_sentence, others_share
 from dashboards.analysis.run_summary import Warmup, ratio
 from dashboards.analysis.settings_diff import Change, changes
 from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, counts_nothing, dip_threshold
@@ -16,6 +16,7 @@ from dashboards.analysis.verdict_words import verdict_text
 from dashboards.export import params
 from dashboards.export.csv_safe import iso_utc
 from dashboards.links import link, topwaits_csv
+from dashboards.own_load_reads import own_load
 from dashboards.prepared_note import unseen_prepared
 from dashboards.query_params import include_conditions, warmup_param
 from dashboards.reports.charts import chart_metrics, purge_chart, stability_chart
@@ -56,7 +57,7 @@ def change_cells(change: Change) -> dict:
 
 def others_context(run: Run, server_tps: float | None) -> dict:
     """Where the server counted more than the load's own count by the threshold: other clients ran the rest."""
-    own = from_figures(run.client_figures)
+    own = own_load(run)
     share = others_share(server_tps, own.tps if own else None)
     return {"others": others_sentence(share), "own_tps": own.tps} if own and others_ran(share) else {}
 
