@@ -1,7 +1,9 @@
 """Fleet-scale polling: N targets at one interval, one Celery worker process.
 
 Starts its own MariaDB sandbox, private Postgres and Redis (monitor.settings_test),
-registers N servers that all point at the sandbox, runs the real dispatcher
+registers N servers that point at the sandbox (--sandboxes spreads them over several:
+MariaDB sums its global status over every connection, so one server holding 2,500 monitor
+connections pays 2,500 times that per poll, a cost no real fleet's servers pay), runs the real dispatcher
 (dispatch_due_polls, once a second as beat would) and one real Celery worker
 (threads pool; the polls of a batch run in the worker's thread pool), then reads
 the per-poll records: sustained polls/s, lag (poll start minus due time) p50/p99,
@@ -61,13 +63,15 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--concurrency", type=int, default=16, help="Celery worker threads (batches at once)")
     parser.add_argument("--threads", type=int, default=64, help="polls at once inside the worker")
     parser.add_argument("--batch", type=int, default=25, help="servers per poll task (COLLECTORS_BATCH_SIZE)")
+    parser.add_argument("--sandboxes", type=int, default=1, help="MariaDB sandboxes the targets are spread over")
     return parser.parse_args()
 
 
-def register_targets(count: int, port: int, interval: int) -> None:
+def register_targets(count: int, ports: list[int], interval: int) -> None:
     servers = []
     for i in range(count):
-        server = Server(name=f"target-{i:05d}", host="127.0.0.1", port=port, user="steady", poll_interval=interval)
+        server = Server(name=f"target-{i:05d}", host="127.0.0.1", port=ports[i % len(ports)], user="steady",
+                        poll_interval=interval)
         server.password = "s3cret!"
         servers.append(server)
     Server.objects.bulk_create(servers, batch_size=500)
@@ -118,7 +122,7 @@ def report(args, start: datetime, end: datetime, worker_cpu: float, mariadb_cpu:
     cpu_per_poll = worker_cpu / 100 * seconds / max(1, len(rows)) * 1000
     print(f"worker CPU: {worker_cpu:.0f}% of one core, {cpu_per_poll:.1f} ms CPU per poll"
           f" (one core would sustain ~{1000 / cpu_per_poll:.0f} polls/s), of which in the kernel {worker_system:.0f}%"
-          f" of one core; sandbox MariaDB CPU: {mariadb_cpu:.0f}%")
+          f" of one core; sandbox MariaDB CPU ({args.sandboxes} of them): {mariadb_cpu:.0f}%")
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} (shared with other work)")
     goal = "met" if percentile(lags, 99) < 1000 and len(rows) / seconds >= 0.95 * expected else "MISSED"
     print(f"goal (p99 lag < 1 s at {expected:.0f} polls/s): {goal}")
@@ -137,34 +141,38 @@ def main() -> None:
     args = parse_args()
     call_command("migrate", verbosity=0)
     base = Path(tempfile.mkdtemp(prefix="bench-poll-scale-"))
-    # One monitoring connection per target on the one sandbox (its default allows 2,000).
-    mariadb = SandboxMariaDB(base / "data", extra_args=[f"--max-connections={max(2000, args.targets + 200)}"])
+    # One monitoring connection per target on its sandbox (the default allows 2,000).
+    connections = max(2000, math.ceil(args.targets / args.sandboxes) + 200)
+    sandboxes = [SandboxMariaDB(base / f"data{i}", extra_args=[f"--max-connections={connections}"])
+                 for i in range(args.sandboxes)]
     worker = None
     try:
-        mariadb.start()
-        mariadb.create_monitor_user()
-        register_targets(args.targets, mariadb.port, args.interval)
+        for mariadb in sandboxes:
+            mariadb.start()
+            mariadb.create_monitor_user()
+        register_targets(args.targets, [m.port for m in sandboxes], args.interval)
         worker = start_scale_worker(args, base / "worker.log")
         print(f"warming up: until each of {args.targets} targets was polled 3 times (at most {args.warmup}s)",
               flush=True)
         spent = dispatch_for(args.warmup, until=lambda: warmed_up(args.targets))
         print(f"warm-up {'done' if warmed_up(args.targets) else 'NOT done'} after {spent:.0f}s", flush=True)
-        worker_ps, db_ps = psutil.Process(worker.pid), psutil.Process(mariadb.process.pid)
-        cpu0, db0, t0 = cpu_seconds(worker_ps), cpu_seconds(db_ps), time.monotonic()
+        worker_ps, db_ps = psutil.Process(worker.pid), [psutil.Process(m.process.pid) for m in sandboxes]
+        cpu0, db0, t0 = cpu_seconds(worker_ps), sum(map(cpu_seconds, db_ps)), time.monotonic()
         system0 = worker_ps.cpu_times().system
         start = datetime.now(UTC)
         dispatch_for(args.duration)
         end = datetime.now(UTC)
         seconds = time.monotonic() - t0
         worker_cpu = (cpu_seconds(worker_ps) - cpu0) / seconds * 100
-        mariadb_cpu = (cpu_seconds(db_ps) - db0) / seconds * 100
+        mariadb_cpu = (sum(map(cpu_seconds, db_ps)) - db0) / seconds * 100
         worker_system = (worker_ps.cpu_times().system - system0) / seconds * 100
         time.sleep(3)  # let the last batches record themselves
         report(args, start, end, worker_cpu, mariadb_cpu, seconds, worker_system)
     finally:
         if worker:
             stop_worker(worker, timeout=30)
-        mariadb.stop()
+        for mariadb in sandboxes:
+            mariadb.stop()
         shutil.rmtree(base, ignore_errors=True)
 
 
