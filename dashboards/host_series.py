@@ -18,7 +18,7 @@ from dashboards.reads import (
     series_map,
 )
 from dashboards.timerange import TimeRange
-from dashboards.window_reads import window_sums
+from dashboards.window_reads import WindowPolls, window_sums
 from store import query
 
 WAIT_PREFIXES = (TIME_PREFIX, COUNT_PREFIX)
@@ -76,10 +76,16 @@ def per_transaction_from(sums: dict[str, tuple[int | float, float]], waits: list
     return per_transaction(sums, waits, waits_seconds(sums))
 
 
-def run_figures(server_id: int, window: Window) -> tuple[list[WaitRow], PerTransaction]:
+# What run_figures() sums over a run's window.
+RUN_SUMS = (TPS, BUSY_SECONDS, WAIT_TIMES, COUNT_PREFIX + "*")
+
+
+def run_figures(server_id: int, window: Window,
+                polls: WindowPolls | None = None) -> tuple[list[WaitRow], PerTransaction]:
     """A run's waits (every event, biggest first) and per-transaction figures from the polls whose whole
-    interval lies inside its window, as its TPS (step_window); condition waits left out of the latter."""
-    sums = window_sums(server_id, [TPS, BUSY_SECONDS, WAIT_TIMES, COUNT_PREFIX + "*"], window)
+    interval lies inside its window, as its TPS (step_window); condition waits left out of the latter.
+    polls: the window's, read with RUN_SUMS."""
+    sums = polls.sums(list(RUN_SUMS)) if polls else window_sums(server_id, list(RUN_SUMS), window)
     waits = wait_rows({name: total for name, (total, _s) in sums.items() if name.startswith(WAIT_PREFIXES)})
     return waits, per_transaction(sums, without_conditions(waits)[0], waits_seconds(sums))
 

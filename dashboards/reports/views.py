@@ -22,7 +22,7 @@ from dashboards.query_params import include_conditions, warmup_param
 from dashboards.reports.charts import chart_metrics, purge_chart, stability_chart
 from dashboards.reports.run_links import series_range
 from dashboards.reports.settings_diff import previous_run, show, snapshot
-from dashboards.reports.summary import summarize_run
+from dashboards.reports.summary import WINDOW_FIGURES, summarize_run
 from dashboards.server_texts import BASIS_SERIES, range_texts
 from dashboards.timerange import TimeRange, iso_param, up_to_second
 from dashboards.views.common import TPS_DEFINITION, condition_toggle
@@ -65,16 +65,16 @@ def others_context(run: Run, server_tps: float | None) -> dict:
 @require_GET
 def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
     run = get_object_or_404(Run.objects.select_related("server"), pk=run_id)
-    summary = summarize_run(run)
-    conditions = include_conditions(request.GET)
+    summary = summarize_run(run, also=WINDOW_FIGURES)  # the window's polls read once for its figures
+    conditions, polls = include_conditions(request.GET), summary.polls
     window = Window(summary.start, summary.end)
-    waits = host_series.run_figures(run.server_id, window)[0]
+    waits = host_series.run_figures(run.server_id, window, polls)[0]
     waits, hidden = shown(waits, conditions)
     context = settings_context(run, window)
-    found = reads.run_statements(run, summary.warmup)  # its top statements and what they leave out
-    texts = range_texts(run.server, reads.interval_sums(run.server_id, BASIS_SERIES, window.start, window.end))
+    found = reads.run_statements(run, summary.warmup, polls)  # its top statements and what they leave out
+    texts = range_texts(run.server, reads.interval_sums(run.server_id, BASIS_SERIES, window.start, window.end, polls))
     stability, dips, verdict = stability_chart(summary, texts.title, texts.mutex_title)
-    query = range_query(run.server.name, *series_range(run.server, window))  # the polls the figures use
+    query = range_query(run.server.name, *series_range(run.server, window, polls))  # the polls the figures use
     metrics = ",".join(["qps", "Threads_running", *chart_metrics(summary)])
     context.update(
         run=run, summary=summary, waits=waits[:TOP_WAITS], waits_total=len(waits), hidden=hidden,
@@ -94,7 +94,7 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
         prepared_unseen=unseen_prepared(run.server.flavor, found),
         statements_csv=link("export-statements", query={"runs": run.pk}),
         # the interval export ((from, to]) from just before the first poll inside the run, ranked as the table
-        waits_csv=topwaits_csv(run.server_id, TimeRange(sums_from(run.server_id, window), window.end),
+        waits_csv=topwaits_csv(run.server_id, TimeRange(sums_from(run.server_id, window, polls), window.end),
                                conditions=conditions, client=False),
     )
     return render(request, "reports/run.html", context)
