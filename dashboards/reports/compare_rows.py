@@ -58,10 +58,11 @@ def run_row(summary: RunSummary, conditions: bool = False,
 
     Condition waits are left out of the top waits unless asked for, as on the stability page, and client
     time always; waits per transaction leave both out always (beside host CPU per transaction).
-    The summary's polls hold summary.WINDOW_FIGURES (summarize_run(also=...)).
+    Its waits are read without their counts (the row shows none: each is 0), the summary's polls with
+    summary.WINDOW_FIGURES.
     """
     run, polls = summary.run, summary.polls
-    waits, per_trx = host_series.run_figures(run.server_id, Window(summary.start, summary.end), polls)
+    waits, per_trx = host_series.run_figures(run.server_id, Window(summary.start, summary.end), polls, counts=False)
     sums = reads.interval_sums(run.server_id, BASIS_SERIES, summary.start, summary.end, polls)
     return RunRow(summary, shown(waits, conditions)[0][:TOP_WAITS], per_trx, range_basis(run.server, sums),
                   statements=reads.run_top_statements(run, TOP_STATEMENTS, summary.warmup, statements))

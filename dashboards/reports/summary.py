@@ -7,7 +7,7 @@ from typing import Any
 from dashboards.analysis.run_summary import known, rate
 from dashboards.analysis.stability import Summary, summarize
 from dashboards.analysis.step_window import Window, run_window
-from dashboards.host_series import RUN_SUMS
+from dashboards.host_series import RUN_TIMES
 from dashboards.reads import HISTORY, STATEMENT_SUMS, TPS
 from dashboards.server_texts import BASIS_SERIES
 from dashboards.window_reads import WindowPolls, run_warmup
@@ -16,9 +16,9 @@ from store import levels, query
 
 ALL_POINTS = 10**6  # no downsampling of a run's rollup points
 QPS = "qps"
-# The other figures of a run's window (its waits and host CPU, its TPS basis, its statements' transactions), for
-# a page that shows them to read with its summary's polls: summarize_run(also=WINDOW_FIGURES).
-WINDOW_FIGURES = (*RUN_SUMS, *BASIS_SERIES, *STATEMENT_SUMS)
+# The other figures of a run's window (its waits' times and host CPU, its TPS basis, its statements'
+# transactions), for a page that shows them to read with its summary's polls: summarize_run(also=WINDOW_FIGURES).
+WINDOW_FIGURES = (*RUN_TIMES, *BASIS_SERIES, *STATEMENT_SUMS)
 
 
 @dataclass(frozen=True)

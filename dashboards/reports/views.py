@@ -11,7 +11,6 @@ from dashboards.analysis.run_summary import Warmup, ratio
 from dashboards.analysis.settings_diff import Change, changes
 from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, counts_nothing, dip_threshold
 from dashboards.analysis.step_window import Window, run_window
-from dashboards.analysis.topwaits import shown
 from dashboards.analysis.verdict_words import verdict_text
 from dashboards.export import params
 from dashboards.export.csv_safe import iso_utc
@@ -68,8 +67,7 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
     summary = summarize_run(run, also=WINDOW_FIGURES)  # the window's polls read once for its figures
     conditions, polls = include_conditions(request.GET), summary.polls
     window = Window(summary.start, summary.end)
-    waits = host_series.run_figures(run.server_id, window, polls)[0]
-    waits, hidden = shown(waits, conditions)
+    waits, hidden = host_series.run_waits(run.server_id, window, polls, conditions, TOP_WAITS)
     context = settings_context(run, window)
     found = reads.run_statements(run, summary.warmup, polls)  # its top statements and what they leave out
     texts = range_texts(run.server, reads.interval_sums(run.server_id, BASIS_SERIES, window.start, window.end, polls))
