@@ -73,7 +73,8 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
     texts = range_texts(run.server, reads.interval_sums(run.server_id, BASIS_SERIES, window.start, window.end, polls))
     stability, dips, verdict = stability_chart(summary, texts.title, texts.mutex_title)
     query = range_query(run.server.name, *series_range(run.server, window, polls))  # the polls the figures use
-    metrics = ",".join(["qps", "Threads_running", *chart_metrics(summary)])
+    collected = reads.purge_counters(run.server_id)[0]  # for the purge chart and its CSV link
+    metrics = ",".join(["qps", "Threads_running", *chart_metrics(collected)])
     context.update(
         run=run, summary=summary, waits=waits[:TOP_WAITS], waits_total=len(waits), hidden=hidden,
         **condition_toggle(request, conditions),
@@ -81,7 +82,7 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
         dips=dips, dip_threshold=dip_threshold(summary.tps), verdict=verdict, warmup_found=summary.warmup_found,
         verdict_text=verdict_text(verdict, Warmup(summary.warmup, summary.warmup_found)),
         figures={"chart-stability": stability,
-                 "chart-purge": purge_chart(summary, context["max_purge_lag"], texts.title)},
+                 "chart-purge": purge_chart(summary, context["max_purge_lag"], texts.title, collected)},
         series_csv=link("export-csv", query={**query, "metrics": metrics}),
         series_full_csv=link("export-csv", query={**query, "metrics": metrics, "full": 1}),
         # The run's range (the stability page then judges it with the run's warm-up), its last poll included.
