@@ -262,7 +262,7 @@ class StoreClock:
     """Time inside the store's reads (store.query, store.statement_reads, store.levels): SQL and decoding."""
 
     READS = {"query": ("series_windows", "series_arrays", "within", "totals_and_seconds", "ranking_totals",
-                       "latest_by_server", "metric_names", "counter_samples", "counter_arrays", "rollup_sums"),
+                       "latest_by_server", "metric_names", "counter_samples", "counter_arrays", "rollup_sums", "polls"),
              "statement_reads": ("pieces", "binned", "totals", "reads", "lines", "text", "seen_in"),
              "levels": ("available_since",)}
 

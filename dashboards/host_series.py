@@ -1,12 +1,12 @@
 """What the host panels read from the store (node_exporter's host.* metrics), sized to the chart."""
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from dashboards.analysis.per_transaction import BUSY_SECONDS, TPS, PerTransaction, per_transaction
 from dashboards.analysis.points import ChartPoints
 from dashboards.analysis.step_window import Window
-from dashboards.analysis.topwaits import WaitRow, wait_rows, without_conditions
+from dashboards.analysis.topwaits import Hidden, WaitRow, is_client, shown, wait_rows, without_conditions
 from dashboards.reads import (
     COUNT_PREFIX,
     RANK_POINTS,
@@ -18,7 +18,7 @@ from dashboards.reads import (
     series_map,
 )
 from dashboards.timerange import TimeRange
-from dashboards.window_reads import window_sums
+from dashboards.window_reads import WindowPolls, window_sums
 from store import query
 
 WAIT_PREFIXES = (TIME_PREFIX, COUNT_PREFIX)
@@ -76,12 +76,33 @@ def per_transaction_from(sums: dict[str, tuple[int | float, float]], waits: list
     return per_transaction(sums, waits, waits_seconds(sums))
 
 
-def run_figures(server_id: int, window: Window) -> tuple[list[WaitRow], PerTransaction]:
+# What run_figures() sums over a run's window; without the waits' counts, where a page shows only their times.
+RUN_SUMS = (TPS, BUSY_SECONDS, WAIT_TIMES, COUNT_PREFIX + "*")
+RUN_TIMES = (TPS, BUSY_SECONDS, WAIT_TIMES)
+
+
+def run_figures(server_id: int, window: Window, polls: WindowPolls | None = None,
+                counts: bool = True) -> tuple[list[WaitRow], PerTransaction]:
     """A run's waits (every event, biggest first) and per-transaction figures from the polls whose whole
-    interval lies inside its window, as its TPS (step_window); condition waits left out of the latter."""
-    sums = window_sums(server_id, [TPS, BUSY_SECONDS, WAIT_TIMES, COUNT_PREFIX + "*"], window)
+    interval lies inside its window, as its TPS (step_window); condition waits left out of the latter.
+    polls: the window's, read with RUN_SUMS (RUN_TIMES without counts). Without counts, the 347 count counters
+    are not read: each row's count is 0 (a page showing times only, and the per-transaction figures, which
+    do not use them)."""
+    metrics = list(RUN_SUMS if counts else RUN_TIMES)
+    sums = polls.sums(metrics) if polls else window_sums(server_id, metrics, window)
     waits = wait_rows({name: total for name, (total, _s) in sums.items() if name.startswith(WAIT_PREFIXES)})
     return waits, per_transaction(sums, without_conditions(waits)[0], waits_seconds(sums))
+
+
+def run_waits(server_id: int, window: Window, polls: WindowPolls | None, conditions: bool,
+              top: int) -> tuple[list[WaitRow], Hidden]:
+    """shown() of a run's waits (run_figures), the counts read for the `top` rows shown and the client time left
+    out alone (a report's table): the other rows' counts are 0. polls: the window's, read with RUN_TIMES."""
+    rows = run_figures(server_id, window, polls, counts=False)[0]
+    wanted = [r.event for r in shown(rows, conditions)[0][:top]] + [r.event for r in rows if is_client(r.event)]
+    sums = window_sums(server_id, [COUNT_PREFIX + event for event in wanted], window) if wanted else {}
+    counts = {name[len(COUNT_PREFIX):]: int(total) for name, (total, _s) in sums.items()}
+    return shown([replace(r, count=counts[r.event]) if r.event in counts else r for r in rows], conditions)
 
 
 def waits_seconds(sums: dict[str, tuple[int | float, float]]) -> float:

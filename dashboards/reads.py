@@ -26,7 +26,7 @@ from dashboards.analysis.topwaits import (
 from dashboards.links import link
 from dashboards.prepared_note import unseen_prepared
 from dashboards.timerange import TimeRange
-from dashboards.window_reads import run_warmup
+from dashboards.window_reads import WindowPolls, run_warmup
 from store import levels, query, statement_reads
 
 HISTORY = "history_list_length"
@@ -159,9 +159,12 @@ def interval_totals(server_id: int, metrics: list[str], start: datetime, end: da
     return query.totals(server_id, metrics, start + AFTER_START, end)
 
 
-def interval_sums(server_id: int, metrics: list[str], start: datetime,
-                  end: datetime) -> dict[str, tuple[int | float, float]]:
-    """interval_totals(), each with the seconds its polls cover: what each is a rate over."""
+def interval_sums(server_id: int, metrics: list[str], start: datetime, end: datetime,
+                  polls: WindowPolls | None = None) -> dict[str, tuple[int | float, float]]:
+    """interval_totals(), each with the seconds its polls cover: what each is a rate over. polls: a window's
+    holding (start, end], read with the metrics (the same sums from the polls already read)."""
+    if polls:
+        return polls.interval_sums(metrics, start, end)
     return query.totals_and_seconds(server_id, metrics, start + AFTER_START, end)
 
 
@@ -403,6 +406,7 @@ def holders_in(server_id: int, start: datetime, end: datetime) -> list:
 DIGEST_LOST = "statements.digest_lost"
 DIGESTS_SIZE = "statements.digests_size"
 STMT_EXECUTE = "Com_stmt_execute"  # server-side prepared executions, which MariaDB's digest table leaves out
+STATEMENT_SUMS = (TPS, STMT_EXECUTE)  # what statements_in() sums over the span its reads cover
 
 
 @dataclass
@@ -429,14 +433,16 @@ class StatementsRange:
 
 
 def statements_in(server_id: int, start: datetime, end: datetime, with_overflow: bool = True,
-                  digest_ids: list[int] | None = None) -> StatementsRange:
+                  digest_ids: list[int] | None = None, listed: list[tuple[datetime, int]] | None = None,
+                  polls: WindowPolls | None = None) -> StatementsRange:
     """Digests over (start, end] (only those of digest_ids, when given). Transactions are counted over the
     reads' own span (the first read began before start), to the TPS poll at each edge: what a statement's
-    time per transaction is divided by."""
-    found = StatementsRange(statement_reads.totals(server_id, start, end, digest_ids),
-                            statement_reads.reads(server_id, start, end), None)
+    time per transaction is divided by. listed: the range's reads (statement_reads.reads), when known;
+    polls: a window's holding that span, read with STATEMENT_SUMS."""
+    listed = statement_reads.reads(server_id, start, end) if listed is None else listed
+    found = StatementsRange(statement_reads.totals(server_id, start, end, digest_ids), listed, None)
     span = found.covered or (start, end)
-    sums = interval_sums(server_id, [TPS, STMT_EXECUTE], *span)
+    sums = interval_sums(server_id, list(STATEMENT_SUMS), *span, polls)
     if found.covered is not None:
         found.transactions = sums.get(TPS, (None, 0.0))[0]
     found.stmt_executions = sums.get(STMT_EXECUTE, (None, 0.0))[0]
@@ -467,21 +473,25 @@ def runs_with_statement(server_id: int, digest_id: int, runs: list) -> list:
     return [run for run, seen in zip(runs, statement_reads.seen_in(server_id, digest_id, ranges), strict=True) if seen]
 
 
-def statements_inside(server_id: int, start: datetime, end: datetime) -> StatementsRange:
+def statements_inside(server_id: int, start: datetime, end: datetime,
+                      polls: WindowPolls | None = None) -> StatementsRange:
     """The digests of the reads whose whole interval lies inside [start, end] (a run after its warm-up):
-    the first read after the start measured mostly the time before it, as a run's first poll does."""
-    inside = [(ts, ms) for ts, ms in statement_reads.reads(server_id, start, end)
-              if ts - timedelta(milliseconds=ms) >= start]
+    the first read after the start measured mostly the time before it, as a run's first poll does.
+    polls: the window's, read with STATEMENT_SUMS."""
+    listed = statement_reads.reads(server_id, start, end)
+    inside = [(ts, ms) for ts, ms in listed if ts - timedelta(milliseconds=ms) >= start]
     if not inside:
         return StatementsRange([], [], None)
-    return statements_in(server_id, inside[0][0] - AFTER_START, end, with_overflow=False)
+    first = inside[0][0]  # the reads of (first - AFTER_START, end] are those listed from it on
+    return statements_in(server_id, first - AFTER_START, end, with_overflow=False,
+                         listed=[read for read in listed if read[0] >= first], polls=polls)
 
 
-def run_statements(run, warmup: int | None = None) -> StatementsRange:
+def run_statements(run, warmup: int | None = None, polls: WindowPolls | None = None) -> StatementsRange:
     """A run's digests after its warm-up (`warmup` seconds, else the run's own or the one found: run_warmup):
-    the reads whose whole interval lies inside it."""
-    window = run_window(run, run_warmup(run, warmup).seconds)
-    return statements_inside(run.server_id, window.start, window.end)
+    the reads whose whole interval lies inside it. polls: that window's (summarize_run's), read with STATEMENT_SUMS."""
+    window = polls.window if polls else run_window(run, run_warmup(run, warmup).seconds)
+    return statements_inside(run.server_id, window.start, window.end, polls)
 
 
 def run_top_statements(run, limit: int, warmup: int | None = None,

@@ -20,7 +20,7 @@ from store import levels, query
 from store.query import CounterSamples
 
 
-def sums_from(server_id: int, window: Window) -> datetime:
+def sums_from(server_id: int, window: Window, polls: "WindowPolls | None" = None) -> datetime:
     """Where an interval export of the window (store totals over (from, end]: the run report's top-waits
     CSV link) begins: before its first poll inside it.
 
@@ -29,7 +29,7 @@ def sums_from(server_id: int, window: Window) -> datetime:
     first inside poll's interval back: that poll's other sources, read milliseconds apart, are
     in, the poll before it is not. No poll inside: the window's end (nothing to sum).
     """
-    found = inside_polls(server_id, window)
+    found = inside_polls(server_id, window, polls)
     return window.end if found is None else found.first - timedelta(seconds=found.first_seconds / 2)
 
 
@@ -39,9 +39,10 @@ class InsidePolls(NamedTuple):
     last: datetime  # read time of the last
 
 
-def inside_polls(server_id: int, window: Window) -> InsidePolls | None:
-    """The first and last TPS polls whose interval lies inside the window (the run's statistics'); None: none."""
-    samples = samples_in(server_id, [TPS], window)[0].get(TPS)
+def inside_polls(server_id: int, window: Window, polls: "WindowPolls | None" = None) -> InsidePolls | None:
+    """The first and last TPS polls whose interval lies inside the window (the run's statistics'); None: none.
+    polls: the window's, read with TPS."""
+    samples = (polls.samples([TPS]) if polls else samples_in(server_id, [TPS], window)[0]).get(TPS)
     keep = inside(samples, window) if samples else []
     if samples is None or not keep:
         return None
@@ -58,6 +59,46 @@ def window_sums(server_id: int, metrics: list[str], window: Window) -> dict[str,
         keep = inside(samples, window)
         sums[name] = (sum(samples.deltas[i] for i in keep), sum(samples.seconds[i] for i in keep))
     return sums
+
+
+class WindowPolls:
+    """A window's counters (and gauges) read once, for every figure of the window taken from them, while its polls
+    are kept (store.query.Polls: a run's summary, waits, TPS basis and statements read its polls once, not once
+    each); past the raw retention each figure reads the rollups as it did alone."""
+
+    def __init__(self, server_id: int, metrics: list[str], window: Window):
+        self.server_id, self.window = server_id, window
+        full = levels.finest(window.start) == levels.FULL
+        self.kept = query.polls(server_id, metrics, window.start, window.end) if full else None
+
+    def sums(self, metrics: list[str]) -> dict[str, tuple[float, float]]:
+        """window_sums() of the window."""
+        if self.kept is None:
+            return window_sums(self.server_id, metrics, self.window)
+        return polls_sums(self.kept.counter_arrays(metrics), self.window)
+
+    def within(self, metrics: list[str]) -> list[query.Series]:
+        """query.within() of the window."""
+        if self.kept is None:
+            return query.within(self.server_id, metrics, self.window.start, self.window.end)
+        return self.kept.within(metrics)
+
+    def series(self, metrics: list[str], points: int) -> list[query.Series] | None:
+        """query.series() of the window from these polls, where a chart of `points` reads polls; None where it reads
+        rollups, or a metric was not read with them."""
+        return self.kept.series(metrics, points) if self.kept and self.kept.covers(metrics) else None
+
+    def samples(self, metrics: list[str]) -> dict[str, CounterSamples]:
+        """samples_in() of the window."""
+        if self.kept is None:
+            return samples_in(self.server_id, metrics, self.window)[0]
+        return self.kept.counter_samples(metrics)
+
+    def interval_sums(self, metrics: list[str], start: datetime, end: datetime) -> dict[str, tuple[int | float, float]]:
+        """reads.interval_sums() of (start, end] inside the window."""
+        if self.kept is None:
+            return query.totals_and_seconds(self.server_id, metrics, start + query.TICK, end)
+        return self.kept.totals_and_seconds(metrics, start + query.TICK, end)
 
 
 def samples_in(server_id: int, metrics: list[str], window: Window) -> tuple[dict[str, CounterSamples], str]:

@@ -97,7 +97,12 @@ def within(server_id: int, metrics: list[str], start: datetime, end: datetime,
     None, as in series(). Samples past retention are gone: nothing is read.
     """
     infos = catalog.matching(catalog.server_metrics([server_id], metrics), metrics)
-    data = read_full.read(server_id, infos, start, end)
+    return _within(server_id, infos, read_full.read(server_id, infos, start, end), start, mode)
+
+
+def _within(server_id: int, infos: list[catalog.MetricInfo], data: dict[int, SampleArrays], start: datetime,
+            mode: str) -> list[Series]:
+    """within() of samples read from `start` on."""
     lo = micros(start)
     picked = []
     for m in infos:
@@ -295,7 +300,10 @@ def counter_samples(server_id: int, metrics: list[str], start: datetime, end: da
     Samples of unknown interval carry no delta that a rate could use: left out.
     """
     infos = [m for m in catalog.matching(catalog.server_metrics([server_id], metrics), metrics) if m.counter]
-    found = read_full.read(server_id, infos, start, end)
+    return _counter_samples(infos, read_full.read(server_id, infos, start, end))
+
+
+def _counter_samples(infos: list[catalog.MetricInfo], found: dict[int, SampleArrays]) -> dict[str, CounterSamples]:
     out = {}
     for m in infos:
         pts = found.get(m.id, SampleArrays.empty())
@@ -321,7 +329,10 @@ class CounterArrays:
 def counter_arrays(server_id: int, metrics: list[str], start: datetime, end: datetime) -> dict[str, CounterArrays]:
     """counter_samples() without a datetime and a Python number per sample (a wide export reads millions)."""
     infos = [m for m in catalog.matching(catalog.server_metrics([server_id], metrics), metrics) if m.counter]
-    found = read_full.read(server_id, infos, start, end)
+    return _counter_arrays(infos, read_full.read(server_id, infos, start, end))
+
+
+def _counter_arrays(infos: list[catalog.MetricInfo], found: dict[int, SampleArrays]) -> dict[str, CounterArrays]:
     out = {}
     for m in infos:
         pts = found.get(m.id, SampleArrays.empty())
@@ -466,6 +477,73 @@ def window_samples(server_id: int, metrics: list[str], start: datetime,
     if level == levels.FULL:
         return counter_samples(server_id, metrics, start, end), "polls"
     return rollup_sums(server_id, metrics, start, end, level), level
+
+
+@dataclass
+class Polls:
+    """Some metrics' full-resolution samples over [start, end], read once: within(), counter_samples() and
+    counter_arrays() of that range, and totals_and_seconds() of any range inside it, each from these samples
+    (a run's figures read its polls once, not once per figure). Asking for a metric not read is an error."""
+
+    server_id: int
+    start: datetime
+    end: datetime
+    asked: frozenset[str]
+    infos: list[catalog.MetricInfo]
+    data: dict[int, SampleArrays]
+
+    def covers(self, metrics: list[str]) -> bool:
+        """Whether these names or patterns were read: each one asked, or a name an asked pattern matches."""
+        patterns = list(self.asked)
+        return all(name in self.asked or ("*" not in name and catalog.matching(
+            [catalog.MetricInfo(0, self.server_id, name, False)], patterns)) for name in metrics)
+
+    def _matching(self, metrics: list[str], counters: bool = False) -> list[catalog.MetricInfo]:
+        if not self.covers(metrics):
+            raise ValueError(f"store: {metrics} not all read with these polls")
+        return [m for m in catalog.matching(self.infos, metrics) if m.counter or not counters]
+
+    def within(self, metrics: list[str], mode: str = "rate") -> list[Series]:
+        return _within(self.server_id, self._matching(metrics), self.data, self.start, mode)
+
+    def series(self, metrics: list[str], max_points: int = 1200, mode: str = "rate") -> list[Series] | None:
+        """series() of the range read where it reads the polls (levels.choose); None where it reads rollups."""
+        if levels.choose(self.start, self.end, max_points) != levels.FULL:
+            return None
+        return _as_series([(self.server_id, m, *breaks.downsample_with_breaks(
+            *_full_points(m, self.data.get(m.id, SampleArrays.empty()), mode), max_points))
+            for m in self._matching(metrics)])
+
+    def counter_samples(self, metrics: list[str]) -> dict[str, CounterSamples]:
+        return _counter_samples(self._matching(metrics, counters=True), self.data)
+
+    def counter_arrays(self, metrics: list[str]) -> dict[str, CounterArrays]:
+        return _counter_arrays(self._matching(metrics, counters=True), self.data)
+
+    def totals_and_seconds(self, metrics: list[str], start: datetime,
+                           end: datetime) -> dict[str, tuple[int | float, float]]:
+        """totals_and_seconds() of [start, end] inside the range read, summed from its samples: the same figures,
+        as the rollups' sums are exact sums of the same polls (until the next compaction, a poll stored late in a
+        compacted hour is counted here and not there), float counters excepted, read as that function reads them."""
+        if start < self.start or end > self.end:
+            raise ValueError("store: a total outside the polls read")
+        infos = self._matching(metrics, counters=True)
+        floats = [m.name for m in infos if self.data.get(m.id, SampleArrays.empty()).vals.dtype.kind == "f"]
+        read = totals_and_seconds(self.server_id, floats, start, end) if floats else {}
+        lo, hi = micros(start), micros(end)
+        out = {}
+        for m in infos:
+            pts = self.data.get(m.id, SampleArrays.empty())
+            a, b = np.searchsorted(pts.ts, [lo, hi + 1])
+            ms = np.where(pts.iv[a:b] > 0, pts.iv[a:b], 0)
+            out[m.name] = read.get(m.name) or (group_sums([[pts.vals[a:b]]])[0], group_sums([[ms]])[0] / 1000)
+        return out
+
+
+def polls(server_id: int, metrics: list[str], start: datetime, end: datetime) -> Polls:
+    """The metrics' (names or '*' patterns) full-resolution samples with start <= ts <= end, for Polls' answers."""
+    infos = catalog.matching(catalog.server_metrics([server_id], metrics), metrics)
+    return Polls(server_id, start, end, frozenset(metrics), infos, read_full.read(server_id, infos, start, end))
 
 
 def latest(server_ids: list[int], metrics: list[str]) -> dict[tuple[int, str], tuple[datetime, float]]:

@@ -147,8 +147,9 @@ def compare_csv(request: HttpRequest) -> HttpResponse:
         runs = params.find_runs(request.GET.getlist("runs"))
     except params.ExportError as error:
         return bad_request(error)
-    summaries = [summarize_run(run, warmup_param(request.GET)) for run in runs]
-    per_trx = [host_series.run_figures(s.run.server_id, Window(s.start, s.end))[1] for s in summaries]
+    summaries = [summarize_run(run, warmup_param(request.GET), also=host_series.RUN_TIMES) for run in runs]
+    per_trx = [host_series.run_figures(s.run.server_id, Window(s.start, s.end), s.polls, counts=False)[1]
+               for s in summaries]
     return csv_response(compare_rows(summaries, per_trx), slug("compare-runs", *(r.pk for r in runs)) + ".csv",
                         _flag(request.GET, "bom"))
 

@@ -61,10 +61,12 @@ def warmup_polls(summary: RunSummary, tps: ChartPoints) -> int:
     return sum(1 for t, v in zip(tps.ts, tps.values, strict=True) if v is not None and t < first)
 
 
-def purge_chart(summary: RunSummary, max_purge_lag: float | None, tps_title: str = TPS_TITLE) -> dict:
-    """History length against innodb_max_purge_lag, TPS, purge work, DML delay (the purge page's)."""
+def purge_chart(summary: RunSummary, max_purge_lag: float | None, tps_title: str = TPS_TITLE,
+                collected: list[str] | None = None) -> dict:
+    """History length against innodb_max_purge_lag, TPS, purge work, DML delay (the purge page's).
+    collected: the purge counters collected (reads.purge_counters), when the caller has read them."""
     tr, server_id = run_range(summary), summary.run.server_id
-    collected, _missing = reads.purge_counters(server_id)
+    collected = reads.purge_counters(server_id)[0] if collected is None else collected
     found = reads.series_map(server_id, [reads.HISTORY, reads.TPS, *collected], tr, CHART_POINTS)
     counters = [(m.split(":", 1)[1], found[m]) for m in collected if m != reads.PURGE_DELAY and m in found]
     return purge_figure(
@@ -75,7 +77,6 @@ def purge_chart(summary: RunSummary, max_purge_lag: float | None, tps_title: str
     )
 
 
-def chart_metrics(summary: RunSummary) -> list[str]:
-    """The series the two charts draw, for the report's CSV link."""
-    collected, _missing = reads.purge_counters(summary.run.server_id)
+def chart_metrics(collected: list[str]) -> list[str]:
+    """The series the two charts draw (collected: the purge counters collected), for the report's CSV link."""
     return [reads.TPS, reads.HISTORY, *collected]

@@ -12,8 +12,9 @@ from dashboards.analysis.step_window import Window, run_window
 from dashboards.analysis.topwaits import WaitRow, shown
 from dashboards.figures.compare import AlignedRun
 from dashboards.reports.summary import RunSummary
-from dashboards.server_texts import TpsBasis
+from dashboards.server_texts import BASIS_SERIES, TpsBasis, range_basis
 from dashboards.timerange import TimeRange
+from dashboards.window_reads import WindowPolls
 from servers.models import Annotation, Run
 
 TOP_WAITS = 5
@@ -35,11 +36,13 @@ def run_range(run: Run, warmup: int) -> TimeRange:
     return TimeRange(*run_window(run, warmup))
 
 
-def align(run: Run, wait: str, points: int, warmup: int) -> AlignedRun:
-    """The run after its warm-up (its summary's), aligned at the end of the warm-up."""
+def align(run: Run, wait: str, points: int, warmup: int, polls: WindowPolls | None = None) -> AlignedRun:
+    """The run after its warm-up (its summary's), aligned at the end of the warm-up. polls: that window's, read with
+    TPS, history and the waits."""
     tr = run_range(run, warmup)
     metrics = [reads.TPS, reads.HISTORY] + ([reads.TIME_PREFIX + wait] if wait else [])
-    found = reads.series_map(run.server_id, metrics, tr, points)
+    kept = polls.series(metrics, points) if polls and polls.window == (tr.start, tr.end) else None
+    found = reads.series_map(run.server_id, metrics, tr, points) if kept is None else {s.metric: s for s in kept}
     return AlignedRun(
         # Two runs of one name (the same test repeated) told apart by when they started.
         f"{run.name} ({run.server.name}, {run.started_at.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC)", tr.start,
@@ -50,14 +53,18 @@ def align(run: Run, wait: str, points: int, warmup: int) -> AlignedRun:
 
 def run_row(summary: RunSummary, conditions: bool = False,
             statements: reads.StatementsRange | None = None) -> RunRow:
-    """The same summary as the compare report and CSV (every sample, not the chart's points).
+    """The same summary as the compare report and CSV (every sample, not the chart's points), and what its
+    server's TPS counted over the run (its own polls: a run recorded with a counter off keeps its words).
 
     Condition waits are left out of the top waits unless asked for, as on the stability page, and client
     time always; waits per transaction leave both out always (beside host CPU per transaction).
+    Its waits are read without their counts (the row shows none: each is 0), the summary's polls with
+    summary.WINDOW_FIGURES.
     """
-    run = summary.run
-    waits, per_trx = host_series.run_figures(run.server_id, Window(summary.start, summary.end))
-    return RunRow(summary, shown(waits, conditions)[0][:TOP_WAITS], per_trx,
+    run, polls = summary.run, summary.polls
+    waits, per_trx = host_series.run_figures(run.server_id, Window(summary.start, summary.end), polls, counts=False)
+    sums = reads.interval_sums(run.server_id, BASIS_SERIES, summary.start, summary.end, polls)
+    return RunRow(summary, shown(waits, conditions)[0][:TOP_WAITS], per_trx, range_basis(run.server, sums),
                   statements=reads.run_top_statements(run, TOP_STATEMENTS, summary.warmup, statements))
 
 

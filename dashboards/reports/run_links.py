@@ -4,21 +4,22 @@ from datetime import datetime, timedelta
 
 from dashboards.analysis.step_window import Window
 from dashboards.export import grid
-from dashboards.window_reads import InsidePolls, inside_polls
+from dashboards.window_reads import InsidePolls, WindowPolls, inside_polls
 from servers.models import Server
 from store import levels
 
 
-def series_range(server: Server, window: Window) -> tuple[datetime, datetime]:
+def series_range(server: Server, window: Window, polls: WindowPolls | None = None) -> tuple[datetime, datetime]:
     """from and to for /export.csv (one row per poll) holding the window's inside polls and no other.
 
     The export puts each poll on the row of the interval multiple nearest it and keeps the rows labelled
     inside [from, to]: a row's time may lie up to half an interval from its poll. From half the first
     inside poll's interval back (the poll before it is out, as the top waits link has it: sums_from); to
     the last inside poll's row, or the poll itself where its row is labelled before it (the next row out).
-    A run past the raw retention is summed from whole rollup buckets: its own window.
+    A run past the raw retention is summed from whole rollup buckets: its own window. polls: the window's, read
+    with TPS.
     """
-    found = inside_polls(server.pk, window) if levels.finest(window.start) == levels.FULL else None
+    found = inside_polls(server.pk, window, polls) if levels.finest(window.start) == levels.FULL else None
     if found is None:
         return window.start, window.end
     return found.first - timedelta(seconds=found.first_seconds / 2), last_row(server, found)

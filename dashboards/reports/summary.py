@@ -1,19 +1,24 @@
 """A run's summary figures: TPS (avg, p5, p95, CV), QPS, transactions, max history length."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from dashboards.analysis.run_summary import known, rate
 from dashboards.analysis.stability import Summary, summarize
 from dashboards.analysis.step_window import Window, run_window
-from dashboards.reads import HISTORY, TPS
-from dashboards.window_reads import run_warmup, window_sums
+from dashboards.host_series import RUN_TIMES
+from dashboards.reads import HISTORY, STATEMENT_SUMS, TPS
+from dashboards.server_texts import BASIS_SERIES
+from dashboards.window_reads import WindowPolls, run_warmup
 from servers.models import Run
 from store import levels, query
 
 ALL_POINTS = 10**6  # no downsampling of a run's rollup points
 QPS = "qps"
+# The other figures of a run's window (its waits' times and host CPU, its TPS basis, its statements'
+# transactions), for a page that shows them to read with its summary's polls: summarize_run(also=WINDOW_FIGURES).
+WINDOW_FIGURES = (*RUN_TIMES, *BASIS_SERIES, *STATEMENT_SUMS)
 
 
 @dataclass(frozen=True)
@@ -32,24 +37,28 @@ class RunSummary:
     tps_points: Any = None  # the TPS samples summarized (None at holes), for the dips
     covered: float = 0.0  # seconds the TPS polls inside the run cover: what the avg TPS divides by
     resolution: str = "polls"  # or "1m" / "1h": a run past the raw retention, summed from its rollups
+    # The window's polls as read for the summary, with what the caller asked to read beside it (summarize_run).
+    polls: WindowPolls | None = field(default=None, compare=False, repr=False)
 
     @property
     def seconds(self) -> float:
         return (self.end - self.start).total_seconds()
 
 
-def summarize_run(run: Run, warmup: int | None = None) -> RunSummary:
+def summarize_run(run: Run, warmup: int | None = None, also: tuple[str, ...] = ()) -> RunSummary:
     """Statistics from every sample whose interval lies inside the run (after the warm-up: `warmup` seconds
     when given, else the run's own, else the one found from its TPS polls), never downsampled.
 
     The averages are the exact ones of the runs page (step_window: deltas over the seconds they cover).
     The per-poll rates leave out a poll whose delta spans missed polls: its rate is an average over
     the outage, not a reading, so it counts in the totals and the averages but not in p5/p95/CV.
+    `also`: metrics read with the summary's (its polls), for the caller's other figures of the window.
     """
     trim = run_warmup(run, warmup)
     window = run_window(run, trim.seconds)
-    lines, resolution = run_lines(run.server_id, window)
-    sums = window_sums(run.server_id, [TPS, QPS], window)
+    polls = WindowPolls(run.server_id, [TPS, QPS, HISTORY, *also], window)
+    lines, resolution = run_lines(run.server_id, window, polls)
+    sums = polls.sums([TPS, QPS])
     done, covered = sums.get(TPS, (0, 0.0))
     history = known(lines.get(HISTORY))
     return RunSummary(
@@ -58,16 +67,17 @@ def summarize_run(run: Run, warmup: int | None = None) -> RunSummary:
         qps=rate(*sums.get(QPS, (0, 0.0))), transactions=done if covered else None,
         max_history=max(history) if history else None,
         warmup=trim.seconds, warmup_found=trim.found, tps_points=lines.get(TPS),
-        covered=covered, resolution=resolution,
+        covered=covered, resolution=resolution, polls=polls,
     )
 
 
-def run_lines(server_id: int, window: Window) -> tuple[dict[str, Any], str]:
+def run_lines(server_id: int, window: Window, polls: WindowPolls | None = None) -> tuple[dict[str, Any], str]:
     """The window's TPS and history lines: every poll inside it while the polls are kept; past the raw
     retention, the rollups' points (each minute's or hour's lowest and highest rate, or value), as their
-    sums are what the averages come from then (step_window)."""
+    sums are what the averages come from then (step_window). polls: the window's, read with both."""
     level = levels.finest(window.start)  # as step_window's sums (store.query.window_samples) choose it
     if level == levels.FULL:
-        return {s.metric: s for s in query.within(server_id, [TPS, HISTORY], *window)}, "polls"
+        found = polls.within([TPS, HISTORY]) if polls else query.within(server_id, [TPS, HISTORY], *window)
+        return {s.metric: s for s in found}, "polls"
     found = query.series([server_id], [TPS, HISTORY], window.start, window.end, max_points=ALL_POINTS)
     return {s.metric: s for s in found}, level

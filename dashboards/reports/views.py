@@ -11,7 +11,6 @@ from dashboards.analysis.run_summary import Warmup, ratio
 from dashboards.analysis.settings_diff import Change, changes
 from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, counts_nothing, dip_threshold
 from dashboards.analysis.step_window import Window, run_window
-from dashboards.analysis.topwaits import shown
 from dashboards.analysis.verdict_words import verdict_text
 from dashboards.export import params
 from dashboards.export.csv_safe import iso_utc
@@ -22,7 +21,7 @@ from dashboards.query_params import include_conditions, warmup_param
 from dashboards.reports.charts import chart_metrics, purge_chart, stability_chart
 from dashboards.reports.run_links import series_range
 from dashboards.reports.settings_diff import previous_run, show, snapshot
-from dashboards.reports.summary import summarize_run
+from dashboards.reports.summary import WINDOW_FIGURES, summarize_run
 from dashboards.server_texts import BASIS_SERIES, range_texts
 from dashboards.timerange import TimeRange, iso_param, up_to_second
 from dashboards.views.common import TPS_DEFINITION, condition_toggle
@@ -65,17 +64,17 @@ def others_context(run: Run, server_tps: float | None) -> dict:
 @require_GET
 def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
     run = get_object_or_404(Run.objects.select_related("server"), pk=run_id)
-    summary = summarize_run(run)
-    conditions = include_conditions(request.GET)
+    summary = summarize_run(run, also=WINDOW_FIGURES)  # the window's polls read once for its figures
+    conditions, polls = include_conditions(request.GET), summary.polls
     window = Window(summary.start, summary.end)
-    waits = host_series.run_figures(run.server_id, window)[0]
-    waits, hidden = shown(waits, conditions)
+    waits, hidden = host_series.run_waits(run.server_id, window, polls, conditions, TOP_WAITS)
     context = settings_context(run, window)
-    found = reads.run_statements(run, summary.warmup)  # its top statements and what they leave out
-    texts = range_texts(run.server, reads.interval_sums(run.server_id, BASIS_SERIES, window.start, window.end))
+    found = reads.run_statements(run, summary.warmup, polls)  # its top statements and what they leave out
+    texts = range_texts(run.server, reads.interval_sums(run.server_id, BASIS_SERIES, window.start, window.end, polls))
     stability, dips, verdict = stability_chart(summary, texts.title, texts.mutex_title)
-    query = range_query(run.server.name, *series_range(run.server, window))  # the polls the figures use
-    metrics = ",".join(["qps", "Threads_running", *chart_metrics(summary)])
+    query = range_query(run.server.name, *series_range(run.server, window, polls))  # the polls the figures use
+    collected = reads.purge_counters(run.server_id)[0]  # for the purge chart and its CSV link
+    metrics = ",".join(["qps", "Threads_running", *chart_metrics(collected)])
     context.update(
         run=run, summary=summary, waits=waits[:TOP_WAITS], waits_total=len(waits), hidden=hidden,
         **condition_toggle(request, conditions),
@@ -83,7 +82,7 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
         dips=dips, dip_threshold=dip_threshold(summary.tps), verdict=verdict, warmup_found=summary.warmup_found,
         verdict_text=verdict_text(verdict, Warmup(summary.warmup, summary.warmup_found)),
         figures={"chart-stability": stability,
-                 "chart-purge": purge_chart(summary, context["max_purge_lag"], texts.title)},
+                 "chart-purge": purge_chart(summary, context["max_purge_lag"], texts.title, collected)},
         series_csv=link("export-csv", query={**query, "metrics": metrics}),
         series_full_csv=link("export-csv", query={**query, "metrics": metrics, "full": 1}),
         # The run's range (the stability page then judges it with the run's warm-up), its last poll included.
@@ -94,7 +93,7 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
         prepared_unseen=unseen_prepared(run.server.flavor, found),
         statements_csv=link("export-statements", query={"runs": run.pk}),
         # the interval export ((from, to]) from just before the first poll inside the run, ranked as the table
-        waits_csv=topwaits_csv(run.server_id, TimeRange(sums_from(run.server_id, window), window.end),
+        waits_csv=topwaits_csv(run.server_id, TimeRange(sums_from(run.server_id, window, polls), window.end),
                                conditions=conditions, client=False),
     )
     return render(request, "reports/run.html", context)

@@ -1,7 +1,5 @@
 """Compare runs "apples to apples": each run's lines aligned at its own start."""
 
-from dataclasses import replace
-
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
@@ -12,8 +10,7 @@ from dashboards.links import link
 from dashboards.query_params import include_conditions, listed_ids, wait_param, warmup_param, warmup_problem
 from dashboards.reports.ab_groups import Groups, pick_groups, verdict
 from dashboards.reports.compare_rows import TOP_STATEMENTS, TOP_WAITS, align, run_notes, run_row
-from dashboards.reports.summary import summarize_run
-from dashboards.server_texts import BASIS_SERIES, range_basis
+from dashboards.reports.summary import WINDOW_FIGURES, summarize_run
 from dashboards.timerange import DEFAULT_POINTS, max_points
 from dashboards.views.common import TPS_DEFINITION, condition_toggle
 from servers.models import Run
@@ -49,18 +46,17 @@ def compare(request: HttpRequest) -> HttpResponse:
     points = max_points(request.GET) if "w" in request.GET else DEFAULT_POINTS
     warmup, conditions = warmup_param(request.GET), include_conditions(request.GET)
     notes = [p for p in (runs_problem, warmup_problem(request.GET, warmup)) if p]
-    # Each run's warm-up (the page's trim, else the run's own, else found from its TPS) as its summary's.
-    trims = {run.pk: summarize_run(run, warmup) for run in runs}
-    bases = {pk: range_basis(s.run.server, reads.interval_sums(s.run.server_id, BASIS_SERIES, s.start, s.end))
-             for pk, s in trims.items()}  # how each run's own polls counted TPS
+    # Each run's warm-up (the page's trim, else the run's own, else found from its TPS) as its summary's, its
+    # polls read once for its row.
+    trims = {run.pk: summarize_run(run, warmup, also=WINDOW_FIGURES) for run in runs}
     warmups = {pk: s.warmup for pk, s in trims.items()}
-    found = {run.pk: reads.run_statements(run, warmups[run.pk]) for run in runs}  # the tops and the changes read them
-    summaries = [replace(run_row(trims[run.pk], conditions, found[run.pk]), basis=bases[run.pk])
-                 for run in runs]
+    found = {run.pk: reads.run_statements(run, warmups[run.pk], trims[run.pk].polls)
+             for run in runs}  # the tops and the changes read them
+    summaries = [run_row(trims[run.pk], conditions, found[run.pk]) for run in runs]
     wait, wait_problem = wait_param(request.GET)
     notes += [wait_problem] if wait_problem else []
     wait = wait or next((s.waits[0].event for s in summaries if s.waits), "")
-    aligned = [align(run, wait, points, warmups[run.pk]) for run in runs]
+    aligned = [align(run, wait, points, warmups[run.pk], trims[run.pk].polls) for run in runs]
     events = sorted({w.event for s in summaries for w in s.waits})
     return render(request, "dashboards/compare.html", {
         "runs": runs, "summaries": summaries, "wait": wait, "events": events, "top_waits": TOP_WAITS,
