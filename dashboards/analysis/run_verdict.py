@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 import numpy as np
 
 from dashboards.analysis.history_shape import Holder, Hump, Rise, named, open_rise, shape
-from dashboards.analysis.points import ChartPoints
+from dashboards.analysis.points import ChartPoints, unix_seconds
 from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, Dip, find_dips
 
 MIN_POINTS = 10  # fewer polls than this after the warm-up give no verdict
@@ -243,13 +243,25 @@ def aligned(ts: Sequence[datetime], series_ts: Sequence[datetime], values: Seque
     line's median poll interval (each source stamps its own reading time in a poll); else None."""
     if len(ts) < 2 or not series_ts:
         return [None] * len(ts)
-    at = np.array([t.timestamp() for t in ts])
-    theirs = np.array([t.timestamp() for t in series_ts])
+    return _aligned_at(np.array([t.timestamp() for t in ts]), np.array([t.timestamp() for t in series_ts]), values)
+
+
+def _aligned_at(at: np.ndarray, theirs: np.ndarray, values: Sequence[float | None]) -> list:
+    """aligned() on the two lines' times as Unix seconds (at least two of the TPS line's, one of theirs)."""
     reach = float(np.median(np.diff(at))) / 2
     right = np.clip(np.searchsorted(theirs, at), 1, len(theirs) - 1) if len(theirs) > 1 else np.zeros(len(at), int)
     left = np.maximum(right - 1, 0)
     nearest = np.where(np.abs(theirs[left] - at) <= np.abs(theirs[right] - at), left, right)
-    return [values[k] if abs(theirs[k] - t) <= reach else None for k, t in zip(nearest, at, strict=True)]
+    near = (np.abs(theirs[nearest] - at) <= reach).tolist()
+    return [values[k] if ok else None for k, ok in zip(nearest.tolist(), near, strict=True)]
+
+
+def lines_on(tps: ChartPoints, lines: Sequence[ChartPoints]) -> list[list]:
+    """aligned() of each line on the TPS line's times, those converted to seconds once (unix_seconds)."""
+    if len(tps.ts) < 2:
+        return [[None] * len(tps.ts) for _line in lines]
+    at = unix_seconds(tps)
+    return [_aligned_at(at, unix_seconds(line), line.values) if line.ts else [None] * len(at) for line in lines]
 
 
 def judge_lines(
@@ -259,7 +271,19 @@ def judge_lines(
     """judge() on chart lines (objects with .ts and .values): TPS, the (name, line) of each top wait, and
     the history length's line; `warmup` polls left out (a run's own), else the warm-up found; `holders`,
     who held the oldest transaction over the range, name the history's humps."""
-    return judge(tps.ts, tps.values, {name: aligned(tps.ts, line.ts, line.values) for name, line in waits},
-                 warmup=warmup,
-                 history=aligned(tps.ts, history.ts, history.values) if history and history.ts else None,
-                 holders=holders)
+    drawn = history is not None and bool(history.ts)
+    on = lines_on(tps, [line for _name, line in waits] + ([history] if history is not None and drawn else []))
+    return judge(tps.ts, tps.values, {name: v for (name, _line), v in zip(waits, on, strict=False)}, warmup=warmup,
+                 history=on[-1] if drawn else None, holders=holders)
+
+
+def moving_lines(tps: ChartPoints, lines: Sequence[tuple[str, ChartPoints]]) -> tuple[tuple[str, float], ...]:
+    """judge_lines(tps, lines).waits without the rest of the verdict: the lines moving against TPS after the
+    warm-up found (none where TPS has fewer than MIN_POINTS polls)."""
+    known = [i for i, v in enumerate(tps.values) if v is not None]
+    if len(known) < MIN_POINTS:
+        return ()
+    start = known[warmup_end([v for v in tps.values if v is not None])]
+    aligned_lines = lines_on(tps, [line for _name, line in lines])
+    return tuple(moving_waits(tps.values[start:], {name: v[start:] for (name, _line), v in
+                                                   zip(lines, aligned_lines, strict=True)}))

@@ -8,7 +8,7 @@ from django.shortcuts import get_object_or_404, render
 from collectors.weakened import PURGE_METRICS_ON
 from dashboards import host_series, reads
 from dashboards.analysis.purge_growth import REACH, time_to_threshold
-from dashboards.analysis.run_verdict import Verdict, judge_lines
+from dashboards.analysis.run_verdict import Verdict, judge_lines, moving_lines
 from dashboards.analysis.stability import (
     Dip,
     counts_nothing,
@@ -100,7 +100,7 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
         "csv": chart_csv(server.pk, metrics, tr, points),
         **condition_toggle(request, conditions), "hidden_conditions": hidden.events,
         # A hidden condition wait the verdict would name with cond=1: the note must not call it idle.
-        "hidden_moving": judge_lines(tps, hidden.lines).waits if hidden.lines else (),
+        "hidden_moving": moving_lines(tps, hidden.lines) if hidden.lines else (),
         "down": down, "param_notes": notes,
         **client_toggle(request, client),
     })
