@@ -94,11 +94,9 @@ def periodic(dips: Sequence[Dip], interval: float = 0.0) -> tuple[float, list[Di
     ends = np.array([d.end.timestamp() for d in dips])
     best: tuple[int, float, list[int], list[int]] | None = None
     for i in range(len(dips) - 1):
-        gaps = starts[i + 1:] - starts[i]
-        for gap, on, slots in _on_grids(starts, ends, starts[i], gaps, interval):
-            if len(on) >= GRID_COVER * (slots[-1] - slots[0] + 1):
-                if best is None or (len(on), -gap) > (best[0], -best[1]):
-                    best = (len(on), gap, on, slots)
+        found = _best_grid(starts, ends, starts[i], starts[i + 1:] - starts[i], interval)
+        if found is not None and (best is None or (len(found[1]), -found[0]) > (best[0], -best[1])):
+            best = (len(found[1]), *found)
     if best is None:
         return None
     _, _, on, slots = best
@@ -106,13 +104,13 @@ def periodic(dips: Sequence[Dip], interval: float = 0.0) -> tuple[float, list[Di
     return period, [dips[k] for k in on]
 
 
-def _on_grids(starts: np.ndarray, ends: np.ndarray, origin: float, periods: np.ndarray,
-              interval: float) -> list[tuple[float, list[int], list[int]]]:
-    """The dips that hold a slot origin + k x period (or start just after one), and their k, for several
-    periods at once: (period, dips, slots) of each grid holding MIN_DIPS or more.
+def _best_grid(starts: np.ndarray, ends: np.ndarray, origin: float, periods: np.ndarray,
+               interval: float) -> tuple[float, list[int], list[int]] | None:
+    """Of the grids from one origin, the one periodic() takes: holding the most dips, the shorter period on a
+    tie (the first such), filling GRID_COVER of its slots; None when none does.
 
     A dip is taken, in order, when its slot is past the last slot taken; the slots taken rise, so that
-    is the largest slot of the dips before it that hold one, which numpy finds for every dip at once.
+    is the largest slot of the dips before it that hold one, which numpy finds for every dip and grid at once.
     """
     slack = np.maximum(PERIOD_SPREAD * periods, interval)[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -120,9 +118,14 @@ def _on_grids(starts: np.ndarray, ends: np.ndarray, origin: float, periods: np.n
     holds = origin + slot * periods[:, None] <= ends[None, :]
     before = np.maximum.accumulate(np.where(holds, slot, -1.0), axis=1)
     taken = holds & (slot > np.concatenate([np.full((len(periods), 1), -1.0), before[:, :-1]], axis=1))
-    rows = np.flatnonzero(taken.sum(axis=1) >= MIN_DIPS).tolist()
-    return [(float(periods[r]), np.flatnonzero(taken[r]).tolist(), slot[r][taken[r]].astype(np.int64).tolist())
-            for r in rows]
+    count = taken.sum(axis=1)
+    first = np.where(count > 0, slot[np.arange(len(periods)), np.argmax(taken, axis=1)], 0).astype(np.int64)
+    last = before[:, -1].astype(np.int64)  # the largest slot held: the last one taken
+    fits = np.flatnonzero((count >= MIN_DIPS) & (count >= GRID_COVER * (last - first + 1)))
+    if not len(fits):
+        return None
+    r = int(fits[np.lexsort((fits, periods[fits], -count[fits]))[0]])
+    return float(periods[r]), np.flatnonzero(taken[r]).tolist(), slot[r][taken[r]].astype(np.int64).tolist()
 
 
 def drift(ts: Sequence[datetime], values: Sequence[float], relative: bool = True) -> Drift | None:
