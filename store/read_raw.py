@@ -1,6 +1,8 @@
 """Reading hot rows (store_raw): decode the varint slots of each layout in one numpy pass."""
 
-from collections import defaultdict
+import threading
+import time
+from collections import OrderedDict, defaultdict
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 
@@ -65,16 +67,57 @@ def newest(server_id: int, metrics: list[MetricInfo], layouts: list[ReadLayout],
 
 def source_rows(server_id: int, ids: set[int], layouts: list[ReadLayout], sql: str,
                 params: list) -> Iterator[tuple[dict[int, ReadLayout], list[tuple]]]:
-    """Each source's layouts and its hot rows by `sql`, in source order; sources holding none of `ids` unread."""
+    """Each source's layouts and its hot rows by `sql`, in source order; sources holding none of `ids` unread.
+    In a request, a range read again (a ranking's, then its chart's) is answered from the first read."""
     for source_id in sorted({lay.source_id for lay in layouts}):
         mine = {lay.id: lay for lay in layouts if lay.source_id == source_id}
         ints = any(not ids.isdisjoint(lay.int_ids) for lay in mine.values())
         floats = any(not ids.isdisjoint(lay.float_ids) for lay in mine.values())
         if not ints and not floats:
             continue
+        if sql is SELECT_RAW:
+            yield mine, _range_rows(server_id, source_id, ints, floats, params)
+            continue
         with connection.cursor() as cur:
-            cur.execute(RANGE_COLUMNS[ints, floats] if sql is SELECT_RAW else sql, [server_id, source_id, *params])
+            cur.execute(sql, [server_id, source_id, *params])
             yield mine, cur.fetchall()
+
+
+KEEP_ROWS, KEEP_ROWS_S = 8, 5.0  # a request keeps its last 8 ranges' rows, each for 5 s at most
+_kept = threading.local()  # .rows: OrderedDict key -> (monotonic time, writes, rows); None outside a request
+_writes = [0]  # samples this process wrote (any thread): rows kept before are read again
+
+
+def keep_rows(**_signal) -> None:
+    """A request starts: from now on a range's hot rows read again come from its first read."""
+    _kept.rows = OrderedDict()
+
+
+def stop_keeping_rows(**_signal) -> None:
+    _kept.rows = None
+
+
+def wrote() -> None:
+    """This process wrote samples (store.ingest): no range read before holds them."""
+    _writes[0] += 1
+
+
+def _range_rows(server_id: int, source_id: int, ints: bool, floats: bool, params: list) -> list[tuple]:
+    kept: OrderedDict | None = getattr(_kept, "rows", None)
+    key = (server_id, source_id, ints, floats, *params)
+    found = kept.get(key) if kept is not None else None
+    if found is not None and time.monotonic() - found[0] < KEEP_ROWS_S and found[1] == _writes[0]:
+        return list(found[2])
+    writes = _writes[0]
+    with connection.cursor() as cur:
+        cur.execute(RANGE_COLUMNS[ints, floats], [server_id, source_id, *params])
+        rows = cur.fetchall()
+    if kept is not None:
+        kept[key] = (time.monotonic(), writes, rows)
+        kept.move_to_end(key)
+        while len(kept) > KEEP_ROWS:
+            kept.popitem(last=False)
+    return list(rows)
 
 
 def _per_source(server_id, metrics, layouts, sql, params) -> dict[int, SampleArrays]:
