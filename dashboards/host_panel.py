@@ -24,11 +24,21 @@ class HostPanel:
     missing: str = ""
 
 
-def host_panel(server: Server, tr: TimeRange, points: int, marks=None) -> HostPanel:
-    """The stability view's CPU and disk panel, on the page's time range."""
+def panel_disk(server: Server, tr: TimeRange) -> host_series.CpuDisk | None:
+    """The panel with its disk chosen (the busiest over the range) and no line read yet: its .metrics are what
+    to read, with a page's other lines over the same range; None where the server has no host statistics."""
     if not server.node_exporter_url and not host_series.has_host_metrics(server.pk):
+        return None
+    return host_series.CpuDisk([], host_series.busiest_device(server.pk, tr))
+
+
+def panel_of(server: Server, tr: TimeRange, points: int, chosen: host_series.CpuDisk | None, found: dict,
+             marks=None) -> HostPanel:
+    """The stability view's CPU and disk panel on the page's range: of panel_disk()'s answer and its metrics'
+    lines (found: metric -> line, read at `points` with the page's others)."""
+    if chosen is None:
         return HostPanel(missing=NO_AGENT)
-    panel = host_series.cpu_disk(server.pk, tr, points)
+    panel = host_series.cpu_disk_of(chosen.device, found)
     marks = server_marks(server.pk, tr.start, tr.end) if marks is None else marks
     figure = cpu_disk_figure(panel.cpu, panel.device, panel.await_ms, panel.util, marks, (tr.start, tr.end),
                              reads.per_poll(tr, points))

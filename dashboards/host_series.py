@@ -15,7 +15,6 @@ from dashboards.reads import (
     Empty,
     biggest,
     interval_sums,
-    series_map,
 )
 from dashboards.timerange import TimeRange
 from dashboards.window_reads import WindowPolls, window_sums
@@ -122,10 +121,10 @@ def busiest_device(server_id: int, tr: TimeRange) -> str | None:
     return top[0][len(UTIL):] if top else None
 
 
-def cpu_disk(server_id: int, tr: TimeRange, points: int) -> CpuDisk:
-    device = busiest_device(server_id, tr)
+def cpu_disk_of(device: str | None, found: dict) -> CpuDisk:
+    """The stability view's host panel of the device chosen (busiest_device), from its lines (metric -> line)
+    read with others over the range."""
     panel = CpuDisk([], device)
-    found = series_map(server_id, panel.metrics, tr, points)
     panel.cpu = [(mode, found[cpu_metric(mode)]) for mode in STACKED_MODES if cpu_metric(mode) in found]
     if device:
         panel.await_ms = found.get(AWAIT + device) or Empty()

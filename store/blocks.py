@@ -241,22 +241,40 @@ def decode_buckets_many(blobs: list, offsets: list[int]) -> dict[str, np.ndarray
     return decode_buckets_grouped({0: list(zip(blobs, offsets, strict=True))}).get(0, rollups.empty())
 
 
-def decode_buckets_grouped(groups: dict) -> dict:
+def decode_buckets_grouped(groups: dict, fields: tuple[str, ...] = FIELDS) -> dict:
     """decode_buckets_many for several keys (metrics) at once: {key: [(blob, offset), ...]} -> {key: buckets}.
 
     The integer rows of every key are decoded in one numpy pass (one pass per
     row or per key costs more in numpy calls than in decoding). A key with a
     float row, or whose rows overlap, is decoded as decode_buckets_many did.
+    fields: the columns wanted ("idx" among them): a total's idx, sum and ms
+    skip building the others (the rates above all, stored per row).
     """
-    unpacked = {key: [(split_rates(*unpack(blob)), o) for blob, o in rows] for key, rows in groups.items()}
+    unpacked = {key: [(_unpacked(blob), o) for blob, o in rows] for key, rows in groups.items()}
     out = _integer_rows({key: rows for key, rows in unpacked.items()
-                         if all(kind in (REGULAR, INT_PLAIN) for (kind, _b, _r), _o in rows)})
+                         if all(kind in (REGULAR, INT_PLAIN) for (kind, _b, _r), _o in rows)}, fields)
     out |= _float_rows({key: rows for key, rows in unpacked.items()
-                        if all(kind == FLOAT for (kind, _b, _r), _o in rows)})
+                        if all(kind == FLOAT for (kind, _b, _r), _o in rows)}, fields)
     for key, rows in unpacked.items():
         if key not in out or not _increasing(out[key]["idx"]):
-            out[key] = _row_by_row(rows)
+            whole = _row_by_row(rows)
+            out[key] = whole if fields == FIELDS else {name: whole[name] for name in fields}
     return out
+
+
+def _unpacked(blob) -> tuple[int, bytes, bytes | None]:
+    """split_rates(*unpack(blob)) with the rates left as their bytes and count (the body's tail): rows joined
+    read theirs from one buffer (_joined_rates), and a total reads none."""
+    kind, body = unpack(blob)
+    if not kind & RATES:
+        return kind, body, None
+    at = len(body) - 4 - 16 * int.from_bytes(body[-4:], "little")
+    return kind & ~RATES, body[:at], body[at:]
+
+
+def _rates(tail: bytes | None) -> np.ndarray | None:
+    """The (2, n) rates of an _unpacked() tail, as split_rates gives them."""
+    return None if tail is None else np.frombuffer(tail[:-4], "<f8").reshape(2, int.from_bytes(tail[-4:], "little"))
 
 
 def _increasing(idx: np.ndarray) -> bool:
@@ -267,12 +285,12 @@ def _row_by_row(rows: list) -> dict[str, np.ndarray]:
     """Regular rows together, then every other row on its own, a later part winning an index."""
     regular = [r for r in rows if r[0][0] == REGULAR]
     parts = list(_integer_rows({0: regular}).values())
-    parts += [rollups.shift(with_rates(_decode_main(kind, body), rates), o)
-              for (kind, body, rates), o in rows if kind != REGULAR]
+    parts += [rollups.shift(with_rates(_decode_main(kind, body), _rates(tail)), o)
+              for (kind, body, tail), o in rows if kind != REGULAR]
     return rollups.concat(parts)
 
 
-def _integer_rows(groups: dict) -> dict:
+def _integer_rows(groups: dict, fields: tuple[str, ...] = FIELDS) -> dict:
     """Buckets per key of REGULAR and INT_PLAIN rows ({key: [((kind, body, rates), offset), ...]}), in row order.
 
     A REGULAR body is (n, first index, count, ms, then n sums, mins, maxes,
@@ -294,22 +312,26 @@ def _integer_rows(groups: dict) -> dict:
     p = np.arange(int(n.sum())) - np.repeat(bucket_start, n)  # a bucket's place in its row
     at, size, flat = np.repeat(starts, n), np.repeat(n, n), np.repeat(plain, n)
     at_sum = np.repeat(np.where(plain, starts + 3 * n, starts + 4), n) + p
-    cols = {name: vals[at_sum + k * size] for k, name in enumerate(("sum", "min", "max", "last"))}
+    rated = "rmin" in fields or "rmax" in fields  # their stand-ins need every column
+    cols = {name: vals[at_sum + k * size] for k, name in enumerate(("sum", "min", "max", "last"))
+            if rated or name in fields}
     at_col = at + p  # INT_PLAIN: idx, then count and ms a column (size) further
     cols["idx"] = np.where(flat, vals[at_col], vals[at + 1] + p) + np.repeat(np.array([r[3] for r in rows]), n)
-    cols["count"] = np.where(flat, vals[at_col + size], vals[at + 2])
+    if rated or "count" in fields:
+        cols["count"] = np.where(flat, vals[at_col + size], vals[at + 2])
     cols["ms"] = np.where(flat, vals[at_col + 2 * size], vals[at + 3])
-    cols |= _joined_rates(cols, [r[4] for r in rows], n)
+    if rated:
+        cols |= _joined_rates(cols, [r[4] for r in rows], n)
     # each key's buckets: from its first row's first bucket to its last row's last
     keys = [r[0] for r in rows]
     cuts = [0] + [i for i in range(1, len(keys)) if keys[i] != keys[i - 1]] + [len(keys)]
     edges = np.append(bucket_start, int(n.sum())).tolist()
     edges = [edges[c] for c in cuts]
-    return {keys[a]: {name: cols[name][lo:hi] for name in FIELDS}
+    return {keys[a]: {name: cols[name][lo:hi] for name in fields}
             for a, lo, hi in zip(cuts[:-1], edges[:-1], edges[1:], strict=True)}
 
 
-def _float_rows(groups: dict) -> dict:
+def _float_rows(groups: dict, fields: tuple[str, ...] = FIELDS) -> dict:
     """Buckets per key of FLOAT rows ({key: [((kind, body, rates), offset), ...]}), in row order.
 
     A FLOAT body is n, then 3n varints (idx, count, ms), then 4n float64 (sum, min, max, last).
@@ -338,12 +360,13 @@ def _float_rows(groups: dict) -> dict:
     cols = {"idx": ints[at_int] + np.repeat(np.array([r[2] for r in rows], np.int64), n),
             "count": ints[at_int + size], "ms": ints[at_int + 2 * size]}
     cols |= {name: reals[at_real + k * size] for k, name in enumerate(("sum", "min", "max", "last"))}
-    cols |= _joined_rates(cols, [r[3] for r in rows], n)
+    if "rmin" in fields or "rmax" in fields:
+        cols |= _joined_rates(cols, [r[3] for r in rows], n)
     keys = [r[0] for r in rows]
     cuts = [0] + [i for i in range(1, len(keys)) if keys[i] != keys[i - 1]] + [len(keys)]
     edges = np.append(bucket_start, int(n.sum())).tolist()
     edges = [edges[c] for c in cuts]
-    return {keys[a]: {name: cols[name][lo:hi] for name in FIELDS}
+    return {keys[a]: {name: cols[name][lo:hi] for name in fields}
             for a, lo, hi in zip(cuts[:-1], edges[:-1], edges[1:], strict=True) if hi > lo}
 
 
@@ -354,10 +377,31 @@ def _spans(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     return np.arange(int(lengths.sum()), dtype=np.int64) + np.repeat(lo - before, lengths)
 
 
-def _joined_rates(cols: dict[str, np.ndarray], stored: list, n: np.ndarray) -> dict[str, np.ndarray]:
-    """rmin and rmax of the joined rows: each row's stored rates, or with_rates' stand-in where it has none."""
-    if all(r is None for r in stored):
+def _joined_rates(cols: dict[str, np.ndarray], tails: list, n: np.ndarray) -> dict[str, np.ndarray]:
+    """rmin and rmax of the joined rows: each row's stored rates (_unpacked() tails, read from their joined
+    bytes), or with_rates' stand-in where it has none."""
+    if all(t is None for t in tails):
         return with_rates(cols, None)
+    has_row = np.array([t is not None for t in tails])
+    stored = np.array([int.from_bytes(t[-4:], "little") if t is not None else 0 for t in tails], np.int64)
+    if (stored[has_row] != n[has_row]).any():  # not one rate pair per bucket: as the rows' arrays join
+        return _joined_arrays(cols, [_rates(t) for t in tails], n)
+    kept = np.frombuffer(b"".join(t[:-4] for t in tails if t is not None), "<f8")
+    place = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)  # a bucket's place in its row
+    rmin = np.repeat(2 * (np.cumsum(stored) - stored), n) + place  # a row's rmin, then its rmax
+    has = np.repeat(has_row, n)
+    if has.all():
+        return {"rmin": kept[rmin], "rmax": kept[rmin + np.repeat(n, n)]}
+    if not len(kept):  # no bucket has a stored rate: nothing to gather
+        return _joined_arrays(cols, [_rates(t) for t in tails], n)
+    rmin = np.where(has, rmin, 0)
+    rmax = np.where(has, rmin + np.repeat(n, n), 0)
+    stand_in = with_rates(cols, None)
+    return {k: np.where(has, kept[at], stand_in[k]) for k, at in (("rmin", rmin), ("rmax", rmax))}
+
+
+def _joined_arrays(cols: dict[str, np.ndarray], stored: list, n: np.ndarray) -> dict[str, np.ndarray]:
+    """_joined_rates() of the rows' rates as (2, k) arrays (None: none stored)."""
     parts = [r if r is not None else np.full((2, int(k)), np.nan) for r, k in zip(stored, n, strict=True)]
     kept = np.concatenate(parts, axis=1)
     has = np.repeat(np.array([r is not None for r in stored]), n)

@@ -20,7 +20,7 @@ import redis
 from django.db import connection, transaction
 from django.db.utils import IntegrityError
 
-from store import buffer, catalog, codec, copy_binary, partitions
+from store import buffer, catalog, codec, copy_binary, partitions, read_raw
 from store.outage import DOWN_ERRORS, drop_connection
 from store.sample import Sample
 
@@ -82,6 +82,7 @@ def write_now(samples: list[Sample]) -> None:
     for hour in hours:
         partitions.ensure(partitions.RAW, hour)
     _copy(data, hours)
+    read_raw.wrote()
 
 
 def _dedupe(samples: list[Sample]) -> list[Sample]:

@@ -8,7 +8,7 @@ deltas exactly, in Python integers.
 """
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 import numpy as np
@@ -27,6 +27,8 @@ class Series:
     kind: str  # "counter" | "gauge"
     ts: list[datetime]
     values: list[float | None]
+    # ts as the reads' Unix microseconds, where a reader built them (set after: a replace() drops it, not stale)
+    us: np.ndarray | None = field(default=None, init=False, compare=False, repr=False)
 
 
 def series(server_ids: list[int], metrics: list[str], start: datetime, end: datetime,
@@ -141,8 +143,14 @@ def _as_series(picked: list[tuple]) -> list[Series]:
         return []
     stamps = np.unique(np.concatenate([p[2] for p in picked]))
     objects = np.array(datetimes(stamps) + [None], dtype=object)[:-1]  # [None]: keep a 1-d object array
-    return [Series(sid, m.name, m.kind, objects[np.searchsorted(stamps, ts)].tolist(), _nones(vals))
+    return [_with_us(Series(sid, m.name, m.kind, objects[np.searchsorted(stamps, ts)].tolist(), _nones(vals)), ts)
             for sid, m, ts, vals in picked]
+
+
+def _with_us(s: Series, us: np.ndarray) -> Series:
+    """The series with its times' microseconds kept: figures and verdicts take epoch times from them."""
+    s.us = us
+    return s
 
 
 def _nones(vals: np.ndarray) -> list[float | None]:

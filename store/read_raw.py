@@ -1,6 +1,8 @@
 """Reading hot rows (store_raw): decode the varint slots of each layout in one numpy pass."""
 
-from collections import defaultdict
+import threading
+import time
+from collections import OrderedDict, defaultdict
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 
@@ -16,6 +18,11 @@ SELECT_RAW = (
     "SELECT (extract(epoch from ts) * 1000000)::bigint, coalesce(interval_ms, -1), layout_id, ivals, fvals "
     "FROM store_raw WHERE server_id = %s AND source_id = %s AND ts >= %s AND ts <= %s ORDER BY ts"
 )
+# SELECT_RAW without the slots no wanted metric is in (a row's fvals text of ~80 floats costs more to parse
+# than its ivals): (any integer metric wanted, any float one) -> the statement.
+RANGE_COLUMNS = {(ints, floats): SELECT_RAW.replace("ivals, fvals", f"{'ivals' if ints else 'NULL'}, "
+                                                                   f"{'fvals' if floats else 'NULL'}")
+                 for ints in (True, False) for floats in (True, False)}
 # The newest hot rows of one server and source, for latest().
 SELECT_NEWEST = (
     "SELECT (extract(epoch from ts) * 1000000)::bigint, coalesce(interval_ms, -1), layout_id, ivals, fvals "
@@ -60,14 +67,57 @@ def newest(server_id: int, metrics: list[MetricInfo], layouts: list[ReadLayout],
 
 def source_rows(server_id: int, ids: set[int], layouts: list[ReadLayout], sql: str,
                 params: list) -> Iterator[tuple[dict[int, ReadLayout], list[tuple]]]:
-    """Each source's layouts and its hot rows by `sql`, in source order; sources holding none of `ids` unread."""
+    """Each source's layouts and its hot rows by `sql`, in source order; sources holding none of `ids` unread.
+    In a request, a range read again (a ranking's, then its chart's) is answered from the first read."""
     for source_id in sorted({lay.source_id for lay in layouts}):
         mine = {lay.id: lay for lay in layouts if lay.source_id == source_id}
-        if not any(ids & (set(lay.int_ids) | set(lay.float_ids)) for lay in mine.values()):
+        ints = any(not ids.isdisjoint(lay.int_ids) for lay in mine.values())
+        floats = any(not ids.isdisjoint(lay.float_ids) for lay in mine.values())
+        if not ints and not floats:
+            continue
+        if sql is SELECT_RAW:
+            yield mine, _range_rows(server_id, source_id, ints, floats, params)
             continue
         with connection.cursor() as cur:
             cur.execute(sql, [server_id, source_id, *params])
             yield mine, cur.fetchall()
+
+
+KEEP_ROWS, KEEP_ROWS_S = 8, 5.0  # a request keeps its last 8 ranges' rows, each for 5 s at most
+_kept = threading.local()  # .rows: OrderedDict key -> (monotonic time, writes, rows); None outside a request
+_writes = [0]  # samples this process wrote (any thread): rows kept before are read again
+
+
+def keep_rows(**_signal) -> None:
+    """A request starts: from now on a range's hot rows read again come from its first read."""
+    _kept.rows = OrderedDict()
+
+
+def stop_keeping_rows(**_signal) -> None:
+    _kept.rows = None
+
+
+def wrote() -> None:
+    """This process wrote samples (store.ingest): no range read before holds them."""
+    _writes[0] += 1
+
+
+def _range_rows(server_id: int, source_id: int, ints: bool, floats: bool, params: list) -> list[tuple]:
+    kept: OrderedDict | None = getattr(_kept, "rows", None)
+    key = (server_id, source_id, ints, floats, *params)
+    found = kept.get(key) if kept is not None else None
+    if found is not None and time.monotonic() - found[0] < KEEP_ROWS_S and found[1] == _writes[0]:
+        return list(found[2])
+    writes = _writes[0]
+    with connection.cursor() as cur:
+        cur.execute(RANGE_COLUMNS[ints, floats], [server_id, source_id, *params])
+        rows = cur.fetchall()
+    if kept is not None:
+        kept[key] = (time.monotonic(), writes, rows)
+        kept.move_to_end(key)
+        while len(kept) > KEEP_ROWS:
+            kept.popitem(last=False)
+    return list(rows)
 
 
 def _per_source(server_id, metrics, layouts, sql, params) -> dict[int, SampleArrays]:
@@ -101,12 +151,12 @@ def _decode_group(group: list[tuple], layout: ReadLayout, ids: set[int]) -> dict
     out = {}
     wanted_ints = [(k, mid) for k, mid in enumerate(layout.int_ids) if mid in ids]
     if wanted_ints:
-        vals, nulls = codec.decode(b"".join(bytes(r[3]) for r in group))
-        vals, nulls = vals.reshape(len(group), -1), nulls.reshape(len(group), -1)
-        for k, mid in wanted_ints:
-            keep = ~nulls[:, k]
+        vals, nulls, at = _int_slots(b"".join(bytes(r[3]) for r in group), len(group), len(layout.int_ids),
+                                     [k for k, _mid in wanted_ints])
+        for (_k, mid), j in zip(wanted_ints, at, strict=True):
+            keep = ~nulls[:, j]
             if keep.any():
-                out[mid] = SampleArrays(ts[keep], vals[keep, k], iv[keep])
+                out[mid] = SampleArrays(ts[keep], vals[keep, j], iv[keep])
     for k, mid in enumerate(layout.float_ids):
         if mid in ids:
             col = [r[4][k] if r[4] else None for r in group]
@@ -114,6 +164,18 @@ def _decode_group(group: list[tuple], layout: ReadLayout, ids: set[int]) -> dict
             if keep.any():
                 out[mid] = SampleArrays(ts[keep], np.array([v for v in col if v is not None], np.float64), iv[keep])
     return out
+
+
+def _int_slots(data: bytes, rows: int, slots: int, wanted: list[int]) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """(values, nulls) of rows x slots varints, a row per row, and where each wanted slot is in their columns:
+    only the wanted slots are put together when they are few of many (a wait or two of ~700) and every row
+    holds its slots."""
+    if 4 * len(wanted) < slots and np.count_nonzero(np.frombuffer(data, np.uint8) < 0x80) == rows * slots:
+        which = np.arange(rows)[:, None] * slots + np.array(wanted)[None, :]
+        vals, nulls = codec.decode_at(data, which.ravel())
+        return vals.reshape(rows, -1), nulls.reshape(rows, -1), list(range(len(wanted)))
+    vals, nulls = codec.decode(data)
+    return vals.reshape(rows, -1), nulls.reshape(rows, -1), wanted
 
 
 Pair = tuple[int, int]  # (server id, source id)

@@ -35,7 +35,7 @@ def read(server_id: int, metrics: list[MetricInfo], level: str, start: datetime,
         return {}
     width, ids = WIDTH[level], [m.id for m in metrics]
     lo, hi = micros(start), micros(end)
-    stored = _stored(server_id, ids, level, lo, end)
+    stored = _stored(server_id, ids, level, lo, end, SUMS if sums_only else blocks.FIELDS)
     if level == "1h":
         with connection.cursor() as cur:
             for mid, hours in pending_hours.hours(cur, server_id, ids, start, end).items():
@@ -78,8 +78,9 @@ def inside(b: dict, width: int, lo: int, hi: int, overlapping: bool = True, keys
     return {k: b[k][keep] for k in keys if k in b}
 
 
-def _stored(server_id: int, ids: list[int], level: str, lo: int, end: datetime) -> dict[int, list[dict]]:
-    """The stored rows' buckets per metric id (in a list: more parts are added to it)."""
+def _stored(server_id: int, ids: list[int], level: str, lo: int, end: datetime,
+            fields: tuple[str, ...]) -> dict[int, list[dict]]:
+    """The stored rows' buckets per metric id (in a list: more parts are added to it), their columns of fields."""
     with binary_cursor() as cur:  # binary results: bytea as it is stored, in half the time of hex text
         cur.execute(SELECT.format(table=TABLE[level]), [int_array(ids), server_id, lo - lo % ORIGIN[level], end],
                     binary=True)
@@ -87,4 +88,4 @@ def _stored(server_id: int, ids: list[int], level: str, lo: int, end: datetime) 
     rows = defaultdict(list)
     for mid, period_us, data in found:
         rows[mid].append((data, period_us // WIDTH[level]))
-    return {mid: [b] for mid, b in blocks.decode_buckets_grouped(rows).items()}
+    return {mid: [b] for mid, b in blocks.decode_buckets_grouped(rows, fields).items()}

@@ -4,6 +4,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol
 
+import numpy as np
+
 
 class ChartPoints(Protocol):
     """A series as the store returns it (store.query.Series has these); read-only, so frozen ones fit."""
@@ -13,3 +15,12 @@ class ChartPoints(Protocol):
 
     @property
     def values(self) -> Sequence[float | None]: ...
+
+
+def unix_seconds(points: ChartPoints) -> np.ndarray:
+    """datetime.timestamp() of each of a line's times, as float64: from the Unix microseconds a store line
+    carries (store.query.Series.us; us / 1e6 rounds as timestamp() does), else one call per time."""
+    us = getattr(points, "us", None)
+    if us is not None:
+        return us / 1e6
+    return np.array([t.timestamp() for t in points.ts], dtype=np.float64)

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 import numpy as np
 
 from dashboards.analysis.history_shape import Holder, Hump, Rise, named, open_rise, shape
-from dashboards.analysis.points import ChartPoints
+from dashboards.analysis.points import ChartPoints, unix_seconds
 from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, Dip, find_dips
 
 MIN_POINTS = 10  # fewer polls than this after the warm-up give no verdict
@@ -94,11 +94,9 @@ def periodic(dips: Sequence[Dip], interval: float = 0.0) -> tuple[float, list[Di
     ends = np.array([d.end.timestamp() for d in dips])
     best: tuple[int, float, list[int], list[int]] | None = None
     for i in range(len(dips) - 1):
-        gaps = starts[i + 1:] - starts[i]
-        for gap, on, slots in _on_grids(starts, ends, starts[i], gaps, interval):
-            if len(on) >= GRID_COVER * (slots[-1] - slots[0] + 1):
-                if best is None or (len(on), -gap) > (best[0], -best[1]):
-                    best = (len(on), gap, on, slots)
+        found = _best_grid(starts, ends, starts[i], starts[i + 1:] - starts[i], interval)
+        if found is not None and (best is None or (len(found[1]), -found[0]) > (best[0], -best[1])):
+            best = (len(found[1]), *found)
     if best is None:
         return None
     _, _, on, slots = best
@@ -106,13 +104,13 @@ def periodic(dips: Sequence[Dip], interval: float = 0.0) -> tuple[float, list[Di
     return period, [dips[k] for k in on]
 
 
-def _on_grids(starts: np.ndarray, ends: np.ndarray, origin: float, periods: np.ndarray,
-              interval: float) -> list[tuple[float, list[int], list[int]]]:
-    """The dips that hold a slot origin + k x period (or start just after one), and their k, for several
-    periods at once: (period, dips, slots) of each grid holding MIN_DIPS or more.
+def _best_grid(starts: np.ndarray, ends: np.ndarray, origin: float, periods: np.ndarray,
+               interval: float) -> tuple[float, list[int], list[int]] | None:
+    """Of the grids from one origin, the one periodic() takes: holding the most dips, the shorter period on a
+    tie (the first such), filling GRID_COVER of its slots; None when none does.
 
     A dip is taken, in order, when its slot is past the last slot taken; the slots taken rise, so that
-    is the largest slot of the dips before it that hold one, which numpy finds for every dip at once.
+    is the largest slot of the dips before it that hold one, which numpy finds for every dip and grid at once.
     """
     slack = np.maximum(PERIOD_SPREAD * periods, interval)[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -120,9 +118,14 @@ def _on_grids(starts: np.ndarray, ends: np.ndarray, origin: float, periods: np.n
     holds = origin + slot * periods[:, None] <= ends[None, :]
     before = np.maximum.accumulate(np.where(holds, slot, -1.0), axis=1)
     taken = holds & (slot > np.concatenate([np.full((len(periods), 1), -1.0), before[:, :-1]], axis=1))
-    rows = np.flatnonzero(taken.sum(axis=1) >= MIN_DIPS).tolist()
-    return [(float(periods[r]), np.flatnonzero(taken[r]).tolist(), slot[r][taken[r]].astype(np.int64).tolist())
-            for r in rows]
+    count = taken.sum(axis=1)
+    first = np.where(count > 0, slot[np.arange(len(periods)), np.argmax(taken, axis=1)], 0).astype(np.int64)
+    last = before[:, -1].astype(np.int64)  # the largest slot held: the last one taken
+    fits = np.flatnonzero((count >= MIN_DIPS) & (count >= GRID_COVER * (last - first + 1)))
+    if not len(fits):
+        return None
+    r = int(fits[np.lexsort((fits, periods[fits], -count[fits]))[0]])
+    return float(periods[r]), np.flatnonzero(taken[r]).tolist(), slot[r][taken[r]].astype(np.int64).tolist()
 
 
 def drift(ts: Sequence[datetime], values: Sequence[float], relative: bool = True) -> Drift | None:
@@ -243,13 +246,25 @@ def aligned(ts: Sequence[datetime], series_ts: Sequence[datetime], values: Seque
     line's median poll interval (each source stamps its own reading time in a poll); else None."""
     if len(ts) < 2 or not series_ts:
         return [None] * len(ts)
-    at = np.array([t.timestamp() for t in ts])
-    theirs = np.array([t.timestamp() for t in series_ts])
+    return _aligned_at(np.array([t.timestamp() for t in ts]), np.array([t.timestamp() for t in series_ts]), values)
+
+
+def _aligned_at(at: np.ndarray, theirs: np.ndarray, values: Sequence[float | None]) -> list:
+    """aligned() on the two lines' times as Unix seconds (at least two of the TPS line's, one of theirs)."""
     reach = float(np.median(np.diff(at))) / 2
     right = np.clip(np.searchsorted(theirs, at), 1, len(theirs) - 1) if len(theirs) > 1 else np.zeros(len(at), int)
     left = np.maximum(right - 1, 0)
     nearest = np.where(np.abs(theirs[left] - at) <= np.abs(theirs[right] - at), left, right)
-    return [values[k] if abs(theirs[k] - t) <= reach else None for k, t in zip(nearest, at, strict=True)]
+    near = (np.abs(theirs[nearest] - at) <= reach).tolist()
+    return [values[k] if ok else None for k, ok in zip(nearest.tolist(), near, strict=True)]
+
+
+def lines_on(tps: ChartPoints, lines: Sequence[ChartPoints]) -> list[list]:
+    """aligned() of each line on the TPS line's times, those converted to seconds once (unix_seconds)."""
+    if len(tps.ts) < 2:
+        return [[None] * len(tps.ts) for _line in lines]
+    at = unix_seconds(tps)
+    return [_aligned_at(at, unix_seconds(line), line.values) if line.ts else [None] * len(at) for line in lines]
 
 
 def judge_lines(
@@ -259,7 +274,19 @@ def judge_lines(
     """judge() on chart lines (objects with .ts and .values): TPS, the (name, line) of each top wait, and
     the history length's line; `warmup` polls left out (a run's own), else the warm-up found; `holders`,
     who held the oldest transaction over the range, name the history's humps."""
-    return judge(tps.ts, tps.values, {name: aligned(tps.ts, line.ts, line.values) for name, line in waits},
-                 warmup=warmup,
-                 history=aligned(tps.ts, history.ts, history.values) if history and history.ts else None,
-                 holders=holders)
+    drawn = history is not None and bool(history.ts)
+    on = lines_on(tps, [line for _name, line in waits] + ([history] if history is not None and drawn else []))
+    return judge(tps.ts, tps.values, {name: v for (name, _line), v in zip(waits, on, strict=False)}, warmup=warmup,
+                 history=on[-1] if drawn else None, holders=holders)
+
+
+def moving_lines(tps: ChartPoints, lines: Sequence[tuple[str, ChartPoints]]) -> tuple[tuple[str, float], ...]:
+    """judge_lines(tps, lines).waits without the rest of the verdict: the lines moving against TPS after the
+    warm-up found (none where TPS has fewer than MIN_POINTS polls)."""
+    known = [i for i, v in enumerate(tps.values) if v is not None]
+    if len(known) < MIN_POINTS:
+        return ()
+    start = known[warmup_end([v for v in tps.values if v is not None])]
+    aligned_lines = lines_on(tps, [line for _name, line in lines])
+    return tuple(moving_waits(tps.values[start:], {name: v[start:] for (name, _line), v in
+                                                   zip(lines, aligned_lines, strict=True)}))

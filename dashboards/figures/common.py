@@ -5,7 +5,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from dashboards.analysis.points import ChartPoints
+import numpy as np
+
+from dashboards.analysis.points import ChartPoints, unix_seconds
 
 PALETTE = [
     "#1f6feb", "#d97706", "#059669", "#dc2626", "#7c3aed", "#0891b2",
@@ -44,8 +46,9 @@ def epoch_ms(ts: datetime) -> int:
 
 
 def xy(points: ChartPoints, scale: float = 1.0) -> tuple[list[int], list[float | None]]:
-    """Time as epoch milliseconds (a date axis reads them as UTC; 4x cheaper than ISO strings)."""
-    x = [int(t.timestamp() * 1000) for t in points.ts]
+    """Time as epoch milliseconds (a date axis reads them as UTC; 4x cheaper than ISO strings): epoch_ms()
+    of each, taken from the store's microseconds where the line carries them (unix_seconds)."""
+    x = (unix_seconds(points) * 1000).astype(np.int64).tolist()
     if scale == 1.0:
         return x, list(points.values)
     return x, [None if v is None else v * scale for v in points.values]

@@ -38,9 +38,9 @@ def stability_chart(summary: RunSummary, tps_title: str = TPS_TITLE,
     tr, server_id = run_range(summary), summary.run.server_id
     # The stability page's own reads: condition waits left out of the ranking,
     # mutex waits read across the slower source's interval.
-    tps, waits, mutexes, _hidden = reads.stability_series(
+    tps, waits, mutexes, _hidden, also = reads.stability_series(
         server_id, tr, CHART_POINTS, TOP_WAITS, TOP_MUTEXES,
-        reads.source_interval(summary.run.server, reads.MUTEX_SOURCE))
+        reads.source_interval(summary.run.server, reads.MUTEX_SOURCE), also=[reads.HISTORY])
     threshold = dip_threshold(summary.tps)
     dips = [] if threshold is None or summary.tps_points is None else merge_close(
         find_dips(summary.tps_points.ts, summary.tps_points.values, threshold,
@@ -49,8 +49,7 @@ def stability_chart(summary: RunSummary, tps_title: str = TPS_TITLE,
     fig = stability_figure(tps, waits, mutexes, dips, run_marks(summary, tr), threshold, x_range=(tr.start, tr.end),
                            tps_title=tps_title, mutex_title=mutex_title,
                            per_poll=reads.per_poll(tr, CHART_POINTS))
-    history = reads.series_map(server_id, [reads.HISTORY], tr, CHART_POINTS).get(reads.HISTORY)
-    return fig, dips, judge_lines(tps, waits, history, warmup_polls(summary, tps),
+    return fig, dips, judge_lines(tps, waits, also.get(reads.HISTORY), warmup_polls(summary, tps),
                                   reads.holders_in(server_id, tr.start, tr.end))
 
 

@@ -8,7 +8,7 @@ from django.shortcuts import get_object_or_404, render
 from collectors.weakened import PURGE_METRICS_ON
 from dashboards import host_series, reads
 from dashboards.analysis.purge_growth import REACH, time_to_threshold
-from dashboards.analysis.run_verdict import Verdict, judge_lines
+from dashboards.analysis.run_verdict import Verdict, judge_lines, moving_lines
 from dashboards.analysis.stability import (
     Dip,
     counts_nothing,
@@ -23,7 +23,7 @@ from dashboards.figures.purge import Reference, purge_figure
 from dashboards.figures.stability import stability_figure
 from dashboards.holder_panel import SERIES as HOLDER_SERIES
 from dashboards.holder_panel import holders_context
-from dashboards.host_panel import host_panel
+from dashboards.host_panel import panel_disk, panel_of
 from dashboards.links import chart_csv, dip_statements, topwaits_csv
 from dashboards.marks import purge_references, server_marks
 from dashboards.purge_reads import above_since
@@ -66,9 +66,10 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     conditions = include_conditions(request.GET)
     client, client_problem = client_param(request.GET)
     notes += [client_problem] if client_problem else []
-    tps, waits, mutexes, hidden = reads.stability_series(
+    disk = panel_disk(server, tr)
+    tps, waits, mutexes, hidden, also = reads.stability_series(
         server.pk, tr, points, n_waits, DEFAULT_MUTEXES, reads.source_interval(server, reads.MUTEX_SOURCE), conditions,
-        client)
+        client, also=[reads.HISTORY, *(disk.metrics if disk else [])])  # the verdict's and the host panel's lines
     # One read for the mean and how TPS was counted: the same exact sums over the polls in the range.
     sums = reads.interval_sums(server.pk, BASIS_SERIES, tr.start, tr.end)
     texts = range_texts(server, sums)
@@ -85,7 +86,7 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
                            per_poll=reads.per_poll(tr, points),
                            empty_reason=down.text if down else None, tps_title=texts.title,
                            mutex_title=texts.mutex_title)
-    host = host_panel(server, tr, points, marks)
+    host = panel_of(server, tr, points, disk, also, marks)
     metrics = [reads.TPS] + [reads.TIME_PREFIX + w for w, _ in waits] + [reads.MUTEX_PREFIX + m for m, _ in mutexes]
     return render(request, "dashboards/stability.html", {
         **range_context(request, tr), "server": server, "tab": "stability", "tps_definition": texts.definition,
@@ -94,30 +95,25 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
         "tps_mixed": texts.mixed,
         "figures": {"stability-chart": fig, **host.figures}, "host_panel": host, "summary": summary,
         "dips": [(d, dip_statements(server.pk, d.start, d.end, server.statements_interval)) for d in dips],
-        **verdict_context(server.pk, tr, points, tps, waits),
+        **verdict_context(server.pk, tr, tps, waits, also.get(reads.HISTORY)),
         "fraction": fraction, "threshold": threshold, "n_waits": n_waits,
         "pixel": timedelta(seconds=tr.seconds / points),  # what a dip's times are good to
         "csv": chart_csv(server.pk, metrics, tr, points),
         **condition_toggle(request, conditions), "hidden_conditions": hidden.events,
         # A hidden condition wait the verdict would name with cond=1: the note must not call it idle.
-        "hidden_moving": judge_lines(tps, hidden.lines).waits if hidden.lines else (),
+        "hidden_moving": moving_lines(tps, hidden.lines) if hidden.lines else (),
         "down": down, "param_notes": notes,
         **client_toggle(request, client),
     })
 
 
-def verdict_context(server_id: int, tr: TimeRange, points: int, tps, waits) -> dict:
-    """The verdict and its words; on a run's range (the Runs list's link), after the run's own warm-up."""
+def verdict_context(server_id: int, tr: TimeRange, tps, waits, history) -> dict:
+    """The verdict and its words, with the history length's line over the range at the chart's resolution; on a
+    run's range (the Runs list's link), after the run's own warm-up."""
     run = run_of_range(server_id, tr)
     warmup, run_warmup = run_warmup_polls(run, tps) if run else (None, None)
-    verdict: Verdict = judge_lines(tps, waits, history_line(server_id, tr, points), warmup,
-                                   reads.holders_in(server_id, tr.start, tr.end))
+    verdict: Verdict = judge_lines(tps, waits, history, warmup, reads.holders_in(server_id, tr.start, tr.end))
     return {"verdict": verdict, "verdict_text": verdict_text(verdict, run_warmup)}
-
-
-def history_line(server_id: int, tr: TimeRange, points: int):
-    """The history length over the range at the chart's resolution, for the verdict."""
-    return reads.series_map(server_id, [reads.HISTORY], tr, points).get(reads.HISTORY)
 
 
 def purge(request: HttpRequest, server_id: int) -> HttpResponse:
