@@ -114,11 +114,16 @@ def rates_tail(b: dict[str, np.ndarray]) -> tuple[bytes, int]:
 
 def split_rates(kind: int, body: bytes) -> tuple[int, bytes, np.ndarray | None]:
     """(kind without RATES, the body before the tail, the (2, n) rates or None)."""
+    kind, head, tail = _split_tail(kind, body)
+    return kind, head, _rates(tail)
+
+
+def _split_tail(kind: int, body: bytes) -> tuple[int, bytes, bytes | None]:
+    """split_rates() with the rates left as their tail's bytes (the floats, then their count), or None."""
     if not kind & RATES:
         return kind, body, None
-    n = int.from_bytes(body[-4:], "little")
-    at = len(body) - 4 - 16 * n
-    return kind & ~RATES, body[:at], np.frombuffer(body[at:-4], "<f8").reshape(2, n)
+    at = len(body) - 4 - 16 * int.from_bytes(body[-4:], "little")
+    return kind & ~RATES, body[:at], body[at:]
 
 
 def with_rates(b: dict[str, np.ndarray], rates: np.ndarray | None) -> dict[str, np.ndarray]:
@@ -263,13 +268,9 @@ def decode_buckets_grouped(groups: dict, fields: tuple[str, ...] = FIELDS) -> di
 
 
 def _unpacked(blob) -> tuple[int, bytes, bytes | None]:
-    """split_rates(*unpack(blob)) with the rates left as their bytes and count (the body's tail): rows joined
-    read theirs from one buffer (_joined_rates), and a total reads none."""
-    kind, body = unpack(blob)
-    if not kind & RATES:
-        return kind, body, None
-    at = len(body) - 4 - 16 * int.from_bytes(body[-4:], "little")
-    return kind & ~RATES, body[:at], body[at:]
+    """split_rates(*unpack(blob)) with the rates left as their tail's bytes: rows joined read theirs from one
+    buffer (_joined_rates), and a total reads none."""
+    return _split_tail(*unpack(blob))
 
 
 def _rates(tail: bytes | None) -> np.ndarray | None:
