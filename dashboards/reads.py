@@ -148,7 +148,7 @@ def source_interval(server, source: str) -> timedelta:
 
 
 # A poll exactly at an interval's start measured the time before it: its delta is not the interval's.
-AFTER_START = timedelta(microseconds=1)
+AFTER_START = query.TICK  # the store's resolution: the window's polls (WindowPolls) shift by the same
 
 
 def interval_waits(server_id: int, start: datetime, end: datetime) -> list[WaitRow]:
