@@ -8,8 +8,6 @@ check once per write that the cached ids still exist (tests roll back).
 """
 
 import hashlib
-import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
@@ -17,6 +15,7 @@ from fnmatch import fnmatchcase
 from django.db import connection
 
 from store.binary_params import binary_cursor, fetch_all
+from store.request_memo import RequestMemo
 
 # The statements with arrays bind in binary (%b, store.binary_params): no array quoting in Python.
 # Register a source name (idempotent).
@@ -85,7 +84,7 @@ _current: dict[tuple[int, str], WriteLayout] = {}
 
 def forget() -> None:
     _current.clear()
-    _made[0] += 1
+    _LAYOUTS.changed()
 
 
 def cached(server_id: int, source: str) -> WriteLayout | None:
@@ -138,7 +137,7 @@ def extend(server_id: int, source: str, old: WriteLayout | None,
         (lid,) = cur.fetchone() or (None,)
     layout = WriteLayout(lid, sid, tuple(ints), tuple(floats), frozenset(ints + floats))
     _current[(server_id, source)] = layout
-    _made[0] += 1
+    _LAYOUTS.changed()
     return layout
 
 
@@ -164,32 +163,26 @@ def _like(pattern: str) -> str:
 def server_layouts(server_ids: list[int]) -> list[ReadLayout]:
     """The servers' layouts; in a request, those of the same servers read in the last KEEP_LAYOUTS_S seconds
     (a page's reads ask 8-9 times) unless this process has made one since."""
-    kept = getattr(_kept, "layouts", None)
-    key = tuple(server_ids)
-    found = kept.get(key) if kept is not None else None
-    if found is not None and time.monotonic() - found[0] < KEEP_LAYOUTS_S and found[1] == _made[0]:
-        return list(found[2])
-    made = _made[0]
-    with connection.cursor() as cur:
-        cur.execute(SERVER_LAYOUTS, [list(server_ids)])
-        layouts = [ReadLayout(r[0], r[1], r[2], r[5], tuple(r[3]), tuple(r[4])) for r in cur.fetchall()]
-    if kept is not None:
-        kept[key] = (time.monotonic(), made, layouts)
-    return list(layouts)
+    def read() -> list[ReadLayout]:
+        with connection.cursor() as cur:
+            cur.execute(SERVER_LAYOUTS, [list(server_ids)])
+            return [ReadLayout(r[0], r[1], r[2], r[5], tuple(r[3]), tuple(r[4])) for r in cur.fetchall()]
+
+    return list(_LAYOUTS.get(tuple(server_ids), read))
 
 
 KEEP_LAYOUTS_S = 5.0
-_kept = threading.local()  # .layouts: server ids -> (monotonic time, layouts made, layouts); None outside a request
-_made = [0]  # layouts this process made or forgot (any thread): those kept before are read again
+# Layouts per list of servers, read again after this process makes or forgets one (any thread).
+_LAYOUTS: RequestMemo[list[ReadLayout]] = RequestMemo(KEEP_LAYOUTS_S)
 
 
 def keep_layouts(**_signal) -> None:
     """A request starts: server_layouts() of the same servers answers from its first read."""
-    _kept.layouts = {}
+    _LAYOUTS.start()
 
 
 def stop_keeping_layouts(**_signal) -> None:
-    _kept.layouts = None
+    _LAYOUTS.stop()
 
 
 def matching(metrics: list[MetricInfo], patterns: list[str]) -> list[MetricInfo]:

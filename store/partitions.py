@@ -3,13 +3,13 @@
 Retention is DROP TABLE of whole partitions, never DELETE.
 """
 
-import threading
-import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from django.db import connection, transaction
 from django.db.utils import DatabaseError
+
+from store.request_memo import RequestMemo
 
 # Create one partition; IF NOT EXISTS because other workers may race us.
 CREATE_PARTITION = (
@@ -75,8 +75,8 @@ ALL = (RAW, BLOCK, BLOCK_SERIES, ROLLUP_1M, ROLLUP_1H, STATEMENT, STATEMENT_HOUR
 
 _known: set[str] = set()  # partitions this process has seen exist
 KEEP_OLDEST_S = 5.0  # the longest a request keeps a table's oldest partition without listing again
-_oldest = threading.local()  # .found: table -> (monotonic time, changes, oldest start); None outside a request
-_changes = [0]  # partitions this process created or dropped (any thread): a start kept before is listed again
+# Each table's oldest start, listed again after this process creates or drops a partition.
+_OLDEST: RequestMemo[datetime | None] = RequestMemo(KEEP_OLDEST_S)
 
 
 def forget() -> None:
@@ -87,31 +87,23 @@ def forget() -> None:
 
 def keep_oldest(**_signal) -> None:
     """From now on (a request starts) oldest() answers from what it listed, for up to KEEP_OLDEST_S."""
-    _oldest.found = {}
+    _OLDEST.start()
 
 
 def stop_keeping_oldest(**_signal) -> None:
     """The request ended: every oldest() lists the partitions again (a worker's maintenance drops them)."""
-    _oldest.found = None
+    _OLDEST.stop()
 
 
 def _forget_oldest() -> None:
-    _changes[0] += 1
+    _OLDEST.changed()
 
 
 def oldest(scheme: Scheme) -> datetime | None:
     """The start of the table's oldest partition (None: it has none). Listed on every call, except in a
     request (store.apps): there a page's 15-32 asks list each table once, again after KEEP_OLDEST_S, and
     after this process creates or drops a partition."""
-    found = getattr(_oldest, "found", None)
-    kept = found.get(scheme.table) if found is not None else None
-    if kept is not None and time.monotonic() - kept[0] < KEEP_OLDEST_S and kept[1] == _changes[0]:
-        return kept[2]
-    changes = _changes[0]
-    start = min((scheme.start_of(name) for name in existing(scheme)), default=None)
-    if found is not None:
-        found[scheme.table] = (time.monotonic(), changes, start)
-    return start
+    return _OLDEST.get(scheme.table, lambda: min((scheme.start_of(name) for name in existing(scheme)), default=None))
 
 
 def ensure(scheme: Scheme, t: datetime) -> str:

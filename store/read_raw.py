@@ -1,8 +1,6 @@
 """Reading hot rows (store_raw): decode the varint slots of each layout in one numpy pass."""
 
-import threading
-import time
-from collections import OrderedDict, defaultdict
+from collections import defaultdict
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 
@@ -12,6 +10,7 @@ from django.db import connection
 from store import codec
 from store.catalog import MetricInfo, ReadLayout
 from store.points import SampleArrays, concat
+from store.request_memo import RequestMemo
 
 # Hot rows of one server and source over a time range, oldest first.
 SELECT_RAW = (
@@ -84,40 +83,31 @@ def source_rows(server_id: int, ids: set[int], layouts: list[ReadLayout], sql: s
 
 
 KEEP_ROWS, KEEP_ROWS_S = 8, 5.0  # a request keeps its last 8 ranges' rows, each for 5 s at most
-_kept = threading.local()  # .rows: OrderedDict key -> (monotonic time, writes, rows); None outside a request
-_writes = [0]  # samples this process wrote (any thread): rows kept before are read again
+# A range's hot rows, read again after this process writes samples (store.ingest).
+_ROWS: RequestMemo[list[tuple]] = RequestMemo(KEEP_ROWS_S, KEEP_ROWS)
 
 
 def keep_rows(**_signal) -> None:
     """A request starts: from now on a range's hot rows read again come from its first read."""
-    _kept.rows = OrderedDict()
+    _ROWS.start()
 
 
 def stop_keeping_rows(**_signal) -> None:
-    _kept.rows = None
+    _ROWS.stop()
 
 
 def wrote() -> None:
     """This process wrote samples (store.ingest): no range read before holds them."""
-    _writes[0] += 1
+    _ROWS.changed()
 
 
 def _range_rows(server_id: int, source_id: int, ints: bool, floats: bool, params: list) -> list[tuple]:
-    kept: OrderedDict | None = getattr(_kept, "rows", None)
-    key = (server_id, source_id, ints, floats, *params)
-    found = kept.get(key) if kept is not None else None
-    if found is not None and time.monotonic() - found[0] < KEEP_ROWS_S and found[1] == _writes[0]:
-        return list(found[2])
-    writes = _writes[0]
-    with connection.cursor() as cur:
-        cur.execute(RANGE_COLUMNS[ints, floats], [server_id, source_id, *params])
-        rows = cur.fetchall()
-    if kept is not None:
-        kept[key] = (time.monotonic(), writes, rows)
-        kept.move_to_end(key)
-        while len(kept) > KEEP_ROWS:
-            kept.popitem(last=False)
-    return list(rows)
+    def read() -> list[tuple]:
+        with connection.cursor() as cur:
+            cur.execute(RANGE_COLUMNS[ints, floats], [server_id, source_id, *params])
+            return cur.fetchall()
+
+    return list(_ROWS.get((server_id, source_id, ints, floats, *params), read))
 
 
 def _per_source(server_id, metrics, layouts, sql, params) -> dict[int, SampleArrays]:
