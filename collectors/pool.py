@@ -15,6 +15,7 @@ from collectors import tls as tls_modes
 from collectors import transactions
 from collectors.connection import ServerInfo, detect, open_connection, parse_version
 from collectors.pinning import NO_PIN, Pin
+from collectors.setup_changes import SetupWatch
 from collectors.tls import TLS
 
 # Read once per connection: the boot time tells a restart from a normal poll.
@@ -83,7 +84,8 @@ class Pooled:
     boot: float | None  # epoch seconds the server started, where the server says
     fingerprint: tuple
     reused: bool = False  # False on the poll that opened it
-    basis_checked: float = field(default_factory=time.monotonic)  # when the TPS counter was last chosen
+    # When the TPS counter was last chosen (at the connection's start), and under which switches.
+    basis_watch: SetupWatch = field(default_factory=lambda: SetupWatch(at=time.monotonic()))
 
 
 class ConnectionPool:
@@ -154,13 +156,14 @@ class ConnectionPool:
 
 
 def recheck_basis(entry: Pooled) -> None:
-    """Take a better TPS counter an administrator turned on since the connection chose one (at most once
-    a BASIS_RECHECK_S): Test connection and the pages give the statement, and running it must be enough."""
+    """Take a better TPS counter an administrator turned on since the connection chose one (within
+    BASIS_RECHECK_S, when collectors.setup_changes sees a switch move): Test connection and the pages give
+    the statement, and running it must be enough."""
     info = entry.info
-    if info.tps_basis == transactions.TRX_SUMMARY or time.monotonic() - entry.basis_checked < BASIS_RECHECK_S:
+    if info.tps_basis == transactions.TRX_SUMMARY or not entry.basis_watch.due(entry.conn, info, BASIS_RECHECK_S):
         return
-    entry.basis_checked = time.monotonic()
     better = transactions.basis(entry.conn, info.flavor, info.version_tuple, info.performance_schema)
+    entry.basis_watch.mark()
     if better != info.tps_basis:
         entry.info = replace(info, tps_basis=better)
 

@@ -36,9 +36,9 @@ WAITS_JOINED_SQL = joined_sql(WAITS_COLUMNS, WAITS_FROM)
 WAITS_COUNTED = counted_sql(WAITS_COLUMNS, WAITS_FROM)
 
 
-def instruments_note(conn: pymysql.Connection) -> str:
+def instruments_note(conn: pymysql.Connection, info: ServerInfo) -> str:
     """Which wait instruments the server leaves off, and how to turn them on; "" when all are on."""
-    return wait_instruments.instruments_check(conn)[0]
+    return wait_instruments.instruments_check(conn, info)[0]
 
 
 def noted(make: Callable[[list[tuple]], Reading]) -> Callable[[tuple, Any, ServerInfo], Reading | None]:
@@ -49,7 +49,7 @@ def noted(make: Callable[[list[tuple]], Reading]) -> Callable[[tuple, Any, Serve
     def from_shared(texts: tuple, conn: Any, info: ServerInfo) -> Reading | None:
         fields = counted_fields(texts[0], 3)
         found = plain(texts, conn, info) if fields is None else planned_reading(fields)
-        return None if found is None else with_note(found, instruments_note(conn))
+        return None if found is None else with_note(found, instruments_note(conn, info))
     return from_shared
 
 
@@ -85,7 +85,7 @@ def with_note(found: Reading, note: str) -> Reading:
 
 def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:
     require_performance_schema(info, NAME)
-    return with_note(reading(joined_rows(conn, WAITS_JOINED_SQL, WAITS_SQL)), instruments_note(conn))
+    return with_note(reading(joined_rows(conn, WAITS_JOINED_SQL, WAITS_SQL)), instruments_note(conn, info))
 
 
 def shared(info: ServerInfo) -> tuple[str, ...]:

@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 
 import pymysql
 
-from collectors import delta
+from collectors import delta, setup_changes
 from collectors.connection import ServerInfo
 from collectors.metric import Metric
 from collectors.source import Reading, Source, SourceUnavailable, query, require_performance_schema
@@ -46,8 +46,8 @@ SAMPLE = ", QUERY_SAMPLE_TEXT"  # MySQL 8.0.3+: one statement of the digest as i
 # How full the table is: rows it may hold, and statements that found it full (status counter).
 SIZE_SQL = "SELECT @@GLOBAL.performance_schema_digests_size"
 LOST_SQL = "SHOW GLOBAL STATUS LIKE 'Performance_schema_digest_lost'"
-# Asked at every read: the consumers that fill the table and the statement instruments it counts, on or off,
-# stored as gauges so that a range's statements say whether they were weakened (one statement, ~1,000 rows scanned).
+# Asked at the first read and after a change: the consumers that fill the table and the statement instruments it counts,
+# on or off, stored as gauges at every read so that a range's statements say whether they were weakened.
 CONSUMERS = ("global_instrumentation", "statements_digest")
 SETUP_SQL = ("SELECT c.gi, c.sd, i.timed, i.total FROM"
              " (SELECT MAX(IF(NAME = 'global_instrumentation', ENABLED, NULL)) AS gi,"
@@ -58,6 +58,9 @@ CONSUMER_FIX = ("UPDATE performance_schema.setup_consumers SET ENABLED = 'YES'"
                 " WHERE NAME IN ('global_instrumentation', 'statements_digest')")
 INSTRUMENTS_FIX = ("UPDATE performance_schema.setup_instruments SET ENABLED = 'YES', TIMED = 'YES'"
                    " WHERE NAME LIKE 'statement/%'")
+SETUP_EVERY_S = 60  # the setup is asked again only after a change (collectors.setup_changes), at most this often
+# connection -> (its watch, the setup as last read).
+SETUPS: dict[tuple, tuple[setup_changes.SetupWatch, dict[str, int] | None]] = {}
 CONSUMER_OFF = "statements.consumer_off:"  # + a name of CONSUMERS: 1 when it was off at the read
 INSTRUMENTS_OFF, INSTRUMENTS_ALL = "statements.instruments_off", "statements.instruments"
 NO_SUCH_TABLE = 1146
@@ -96,7 +99,7 @@ def read(conn: pymysql.Connection, info: ServerInfo, state: "State") -> "RawRead
         if exc.args and exc.args[0] == NO_SUCH_TABLE:
             raise SourceUnavailable(f"{TABLE} does not exist on {info.label} (MySQL 5.6.5+, MariaDB 10.0+)") from None
         raise
-    setup = read_setup(conn)
+    setup = read_setup(conn, info)
     if not raw and not state.digests:
         check_consumer(setup)
     rows = [parse(row) for row in raw]
@@ -122,8 +125,22 @@ def reading_of(state: "State", raw: "RawRead") -> Reading:
                    note=interval.note(), extra=extra)
 
 
-def read_setup(conn: pymysql.Connection) -> dict[str, int] | None:
-    """The consumers (1 when off) and statement instruments (off, all) as gauges; None where they cannot be read."""
+def read_setup(conn: pymysql.Connection, info: ServerInfo) -> dict[str, int] | None:
+    """The consumers (1 when off) and statement instruments (off, all) as gauges; None where they cannot be read.
+
+    Read again only when collectors.setup_changes says they may have changed (a minute apart at most)."""
+    key = setup_changes.connection_key(conn)
+    watch, setup = SETUPS.get(key) or (setup_changes.SetupWatch(), None)
+    if watch.due(conn, info, SETUP_EVERY_S):
+        setup = setup_now(conn)
+        watch.mark()
+        if len(SETUPS) >= setup_changes.MAX_SEEN:
+            SETUPS.clear()
+        SETUPS[key] = (watch, setup)
+    return setup
+
+
+def setup_now(conn: pymysql.Connection) -> dict[str, int] | None:
     try:
         found = query(conn, SETUP_SQL)
     except pymysql.MySQLError:

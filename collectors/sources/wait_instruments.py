@@ -2,54 +2,54 @@
 """Wait instruments off, per family: stored every poll, so that a range's waits say whether they were weakened.
 
 The instruments change rarely, and reading them costs the server 0.69 ms (MariaDB 10.11, docs/benchmarks.md):
-a connection reads them once and again every INSTRUMENTS_EVERY_S, and each poll in between repeats that
-read without a statement. pfs_waits says the same in its note, from the same read.
+a connection reads them once, then again when collectors.setup_changes, asked every INSTRUMENTS_EVERY_S, says
+they may have changed; each poll in between repeats that read without a statement. pfs_waits says the same in
+its note, from the same read.
 """
-
-import time
 
 import pymysql
 
-from collectors import weakened
+from collectors import setup_changes, weakened
 from collectors.connection import ServerInfo
 from collectors.metric import Metric
 from collectors.source import Reading, Source, require_performance_schema
 
 NAME = "wait_instruments"
 
-# 0.12 ms per 10 s poll at 60 s, so that a change shows within a minute, as the README says.
+# How often collectors.setup_changes is asked whether they changed: a change shows within a minute, as the README says.
 INSTRUMENTS_EVERY_S = 60
 OFF_PREFIX = "wait instruments off: "  # pfs_waits's note, kept in the health row
 OFF_GAUGE, ALL_GAUGE = "wait.instruments_off:", "wait.instruments:"  # + a family of weakened.WAIT_FAMILIES
-# connection -> (when read, the note, the gauges).
-CHECKED: dict[tuple, tuple[float, str, dict[str, int]]] = {}
+# connection -> (its watch, the note, the gauges).
+CHECKED: dict[tuple, tuple[setup_changes.SetupWatch, str, dict[str, int]]] = {}
 
 
-def instruments_check(conn: pymysql.Connection) -> tuple[str, dict[str, int]]:
+def instruments_check(conn: pymysql.Connection, info: ServerInfo) -> tuple[str, dict[str, int]]:
     """Which wait instruments the server leaves off, and how to turn them on ("" when all are on); the gauges
     (none where the user may not read setup_instruments)."""
-    key = (getattr(conn, "host", ""), getattr(conn, "port", 0), conn.thread_id())
-    found = CHECKED.get(key)
-    if found is None or time.monotonic() - found[0] >= INSTRUMENTS_EVERY_S:
+    key = setup_changes.connection_key(conn)
+    watch, note, gauges = CHECKED.get(key) or (setup_changes.SetupWatch(), "", {})
+    if watch.due(conn, info, INSTRUMENTS_EVERY_S):  # a new watch is due: its first read
         counts = weakened.instrument_counts(conn)
+        watch.mark()
         off = [weakened.family_off(family, n, total) for family, (n, total) in counts.items() if n]
         note = OFF_PREFIX + "; ".join(f"{w.setting}: {w.lost}; {w.fix}" for w in off) if off else ""
         gauges = {OFF_GAUGE + family: n for family, (n, _) in counts.items()}
         gauges |= {ALL_GAUGE + family: total for family, (_, total) in counts.items()}
-        if len(CHECKED) >= 10_000:
+        if len(CHECKED) >= setup_changes.MAX_SEEN:
             CHECKED.clear()
-        found = CHECKED[key] = (time.monotonic(), note, gauges)
-    return found[1], found[2]
+        CHECKED[key] = (watch, note, gauges)
+    return note, gauges
 
 
 def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:
     require_performance_schema(info, NAME)
-    return Reading(instruments_check(conn)[1])
+    return Reading(instruments_check(conn, info)[1])
 
 
 METRICS = (
     Metric.gauge(OFF_GAUGE, "instruments", "wait instruments of a family (wait/synch, wait/io) not both enabled "
-                 "and timed, as last read (every 60 s)"),
+                 "and timed, as last read (within a minute of a change)"),
     Metric.gauge(ALL_GAUGE, "instruments", "wait instruments of a family (wait/synch, wait/io), on or off"),
 )
 
@@ -57,7 +57,7 @@ METRICS = (
 SOURCE = Source(
     name=NAME,
     help="performance_schema.setup_instruments: wait.instruments_off:<family> and wait.instruments:<family> "
-         "(wait/synch, wait/io), read a minute apart, stored every poll",
+         "(wait/synch, wait/io), read again within a minute of a change, stored every poll",
     flavors=frozenset(("mysql", "mariadb")),
     min_version={"mysql": (5, 5, 3), "mariadb": (5, 5, 0)},
     interval=None,

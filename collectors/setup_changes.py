@@ -1,0 +1,88 @@
+# SELECT the sums of performance_schema.setup_instruments and setup_consumers (and InnoDB's enabled counters).
+"""Whether a server's instrumentation changed, so that the sources re-reading it once a minute read it only then.
+
+The TPS counter's choice (collectors.transactions), the wait instruments' gauges (sources.wait_instruments)
+and the statement digests' setup (sources.statements) each read performance_schema.setup_instruments (~1,200
+rows, no index on MariaDB) once a minute: 0.36 ms of the monitored server's time per 10 s poll together, a
+tenth of a poll (docs/benchmarks.md). Those switches move only when an administrator turns something on or
+off. One statement of sums a minute (0.69 ms) tells that, and each source reads again only after a change,
+or FULL_EVERY_S at the latest, so a change still shows within a minute.
+"""
+
+import time
+from dataclasses import dataclass
+
+import pymysql
+
+from collectors import transactions
+from collectors.connection import ServerInfo
+
+FULL_EVERY_S = 600  # a change the sums cannot see (one instrument on, another off) shows within this
+SWITCHES_SQL = (
+    "SELECT (SELECT CONCAT_WS(',', COUNT(*), SUM(ENABLED = 'YES'), SUM(TIMED = 'YES'))"
+    " FROM performance_schema.setup_instruments),"
+    " (SELECT GROUP_CONCAT(NAME, '=', ENABLED ORDER BY NAME) FROM performance_schema.setup_consumers)"
+)
+# InnoDB's trx_* counters, which the TPS counter's choice reads too (SET GLOBAL turns them on, not performance_schema).
+INNODB_PART = ", (SELECT COUNT(*) FROM information_schema.INNODB_METRICS WHERE {enabled})"
+# connection -> (when read, the switches; None where they cannot be read).
+SEEN: dict[tuple, tuple[float, str | None]] = {}
+MAX_SEEN = 10_000
+
+
+def connection_key(conn: pymysql.Connection) -> tuple:
+    """One connection of one server (a reconnect is a new one, whose server may have restarted)."""
+    return getattr(conn, "host", ""), getattr(conn, "port", 0), conn.thread_id()
+
+
+def switches_sql(info: ServerInfo) -> str:
+    if info.version_tuple < transactions.INNODB_TRX_SINCE.get(info.flavor, (99, 0, 0)):
+        return SWITCHES_SQL
+    return SWITCHES_SQL + INNODB_PART.format(enabled=transactions.enabled_column(info.flavor, info.version_tuple))
+
+
+def read_switches(conn: pymysql.Connection, info: ServerInfo) -> str | None:
+    """The sums as one text; None where the user may not read them (each source then reads as it always did)."""
+    try:
+        with conn.cursor() as cur:
+            cur.execute(switches_sql(info))
+            row = cur.fetchone()
+    except pymysql.MySQLError as exc:
+        if exc.args and exc.args[0] in (1044, 1142, 1146, 1227):  # no privilege, no such table
+            return None
+        raise
+    return "|".join(v.decode() if isinstance(v, bytes) else str(v) for v in row) if row else None
+
+
+def switches(conn: pymysql.Connection, info: ServerInfo, every_s: float) -> str | None:
+    """The switches, read at most once every_s per connection whoever asks."""
+    key = connection_key(conn)
+    found = SEEN.get(key)
+    if found is None or time.monotonic() - found[0] >= every_s:
+        if len(SEEN) >= MAX_SEEN:
+            SEEN.clear()
+        found = SEEN[key] = (time.monotonic(), read_switches(conn, info))
+    return found[1]
+
+
+@dataclass
+class SetupWatch:
+    """One source's last read of the setup on one connection: when, and the switches it was read under."""
+
+    at: float = float("-inf")
+    seen: str | None = None
+    now: str | None = None  # as due() last read them: what mark() keeps
+
+    def due(self, conn: pymysql.Connection, info: ServerInfo, every_s: float) -> bool:
+        """every_s after the last read: read again if the switches moved, cannot be read, or FULL_EVERY_S passed.
+
+        The switches are read before the source's own read, so a change between the two is seen next time."""
+        age = time.monotonic() - self.at
+        if age < every_s:
+            return False
+        self.now = switches(conn, info, every_s)
+        return self.now is None or self.now != self.seen or age >= FULL_EVERY_S
+
+    def mark(self) -> None:
+        """The source has just read the setup."""
+        self.at, self.seen = time.monotonic(), self.now

@@ -1,0 +1,69 @@
+"""The instrumentation reads of the suite's MariaDB are made again only after a switch moves.
+
+The wait instruments' families, the statement digests' setup and the TPS counter's choice each scan
+performance_schema.setup_instruments; with nothing turned on or off, the polls after the first one ask
+only the sums (collectors.setup_changes), and one instrument turned off is read again by the next poll.
+"""
+
+import pytest
+
+from collectors import pool
+from collectors.batch import poll_server
+from collectors.sources import statements, wait_instruments
+
+pytestmark = pytest.mark.django_db
+SOURCES = ["global_status", "pfs_waits", "wait_instruments", "statements"]
+INSTRUMENT = "wait/io/file/sql/FRM"  # one wait/io instrument, on and timed in the suite's MariaDB
+# Every statement that read setup_instruments, per digest (the sums and the poll's shared statement use CONCAT_WS).
+READS_SQL = ("SELECT DIGEST_TEXT, COUNT_STAR FROM performance_schema.events_statements_summary_by_digest"
+             " WHERE DIGEST_TEXT LIKE '%setup_instruments%' AND DIGEST_TEXT NOT LIKE '%CONCAT_WS%'"
+             " AND DIGEST_TEXT LIKE 'SELECT%'")
+IO_OFF_SQL = ("SELECT COUNT(*) FROM performance_schema.setup_instruments WHERE NAME LIKE 'wait/io/%'"
+              " AND NOT (ENABLED = 'YES' AND TIMED = 'YES')")
+
+
+def reads(mariadb) -> dict[str, int]:
+    return {text: int(count) for text, count in mariadb.execute(READS_SQL)}
+
+
+def grown(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
+    return {text: count - before.get(text, 0) for text, count in after.items() if count != before.get(text, 0)}
+
+
+def io_off_gauge(server) -> int:
+    found = next(s for s in poll_server(server.id, only=SOURCES).sources if s.name == "wait_instruments")
+    assert found.ok, found.error
+    return found.sample.values["wait.instruments_off:wait/io"]
+
+
+@pytest.fixture
+def every_poll_asks(monkeypatch):
+    """Each poll asks whether the setup changed (a minute apart in the product)."""
+    monkeypatch.setattr(wait_instruments, "INSTRUMENTS_EVERY_S", 0)
+    monkeypatch.setattr(statements, "SETUP_EVERY_S", 0)
+    monkeypatch.setattr(pool, "BASIS_RECHECK_S", 0)
+
+
+@pytest.fixture
+def one_instrument_off(mariadb):
+    def turn_off() -> None:
+        mariadb.execute(f"UPDATE performance_schema.setup_instruments SET ENABLED = 'NO' WHERE NAME = '{INSTRUMENT}'")
+    yield turn_off
+    mariadb.execute(f"UPDATE performance_schema.setup_instruments SET ENABLED = 'YES' WHERE NAME = '{INSTRUMENT}'")
+
+
+def test_it_reads_the_instruments_again_only_after_one_is_turned_off(server, mariadb, every_poll_asks,
+                                                                     one_instrument_off):
+    off_before = int(mariadb.execute(IO_OFF_SQL)[0][0])
+    assert io_off_gauge(server) == off_before  # the first poll reads them all
+    first = reads(mariadb)
+    for _ in range(3):
+        assert io_off_gauge(server) == off_before
+    assert grown(first, reads(mariadb)) == {}  # three polls, nothing changed: not one scan
+
+    one_instrument_off()
+    before = reads(mariadb)
+    assert io_off_gauge(server) == off_before + 1
+    again = grown(before, reads(mariadb))
+    assert any("SUBSTRING_INDEX" in text for text in again)  # the wait families, read again
+    assert len(again) >= 2 and all(count == 1 for count in again.values())  # and the digests' setup, once each
