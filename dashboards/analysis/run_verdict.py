@@ -104,6 +104,16 @@ def periodic(dips: Sequence[Dip], interval: float = 0.0) -> tuple[float, list[Di
     return period, [dips[k] for k in on]
 
 
+def on_grid(dips: Sequence[Dip], period: float, first: Dip, interval: float) -> tuple[Dip, ...]:
+    """The dips on the grid the stalls found (first.start + k x period, as periodic() places a dip on it):
+    a stall that caught one low poll (a 10 s FTWRL across 5 s polls whose neighbours caught up above the
+    threshold) is one more occurrence, not a blip of a loaded host."""
+    slack = max(PERIOD_SPREAD * period, interval)
+    origin = first.start.timestamp()
+    slot = [np.ceil((d.start.timestamp() - slack - origin) / period) for d in dips]
+    return tuple(d for d, k in zip(dips, slot, strict=True) if origin + k * period <= d.end.timestamp())
+
+
 def _best_grid(starts: np.ndarray, ends: np.ndarray, origin: float, periods: np.ndarray,
                interval: float) -> tuple[float, list[int], list[int]] | None:
     """Of the grids from one origin, the one periodic() takes: holding the most dips, the shorter period on a
@@ -198,9 +208,10 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
     longer = stalls(dips, interval)
     found = periodic(longer, interval)
     if found is not None:
-        return replace(base, kind="periodic", period=found[0], dips=tuple(found[1]),
-                       other_dips=len(dips) - len(found[1]),
-                       dip_seconds=float(np.median([d.seconds for d in found[1]])))
+        recurring = on_grid(dips, found[0], found[1][0], interval)
+        return replace(base, kind="periodic", period=found[0], dips=recurring,
+                       other_dips=len(dips) - len(recurring),
+                       dip_seconds=float(np.median([d.seconds for d in recurring])))
     slope = drift([t for t, _ in kept], list(y))
     span_min = (kept[-1][0] - kept[0][0]) / timedelta(minutes=1)
     tps_drifts = slope and slope.significant and abs(slope.pct_per_min) * span_min >= DRIFT_MIN * 100
