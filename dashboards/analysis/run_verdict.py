@@ -107,8 +107,10 @@ def periodic(dips: Sequence[Dip], interval: float = 0.0) -> tuple[float, list[Di
 def on_grid(dips: Sequence[Dip], period: float, first: Dip, interval: float) -> tuple[Dip, ...]:
     """The dips on the grid the stalls found (first.start + k x period, as periodic() places a dip on it):
     a stall that caught one low poll (a 10 s FTWRL across 5 s polls whose neighbours caught up above the
-    threshold) is one more occurrence, not a blip of a loaded host."""
-    slack = max(PERIOD_SPREAD * period, interval)
+    threshold) is one more occurrence, not a blip of a loaded host. Its dip starts at the poll before its low
+    one, a poll later than a stall whose first poll was low as well: a whole interval after its slot, at the
+    edge of periodic()'s slack, so half a poll more is allowed for the polls' jitter."""
+    slack = max(PERIOD_SPREAD * period, interval) + interval / 2
     origin = first.start.timestamp()
     slot = [np.ceil((d.start.timestamp() - slack - origin) / period) for d in dips]
     return tuple(d for d, k in zip(dips, slot, strict=True) if origin + k * period <= d.end.timestamp())
