@@ -189,3 +189,14 @@ def test_a_stall_that_caught_one_low_poll_on_the_period_is_an_occurrence_not_a_b
     sagged[19] = 4.0  # a one-poll sag at 95 s, 15 s before the grid's slot at 110 s: still a blip
     verdict = judge(times, sagged, warmup=0)
     assert len(verdict.dips) == 7 and verdict.other_dips == 1
+
+
+def test_a_one_poll_sag_minutes_after_the_periodic_stalls_is_no_occurrence():
+    """The same polls, then 3 min of steady load and a one-poll sag (a workload's end) that fell on a slot of the
+    40 s grid by chance, 320 s after the first two-poll stall: 8 occurrences in 12 slots is no longer periodic
+    there, so it is a blip and the stalls stay 7 (seen on the stability page of the whole range: "8 occurrences")."""
+    times = [T0 + timedelta(seconds=s) for s in FTWRL_AT] + [T0 + timedelta(seconds=295 + 5 * i) for i in range(36)]
+    values = FTWRL_TPS + [20.0] * 36
+    values[59 + 29] = 5.8  # at 440 s: the grid's slot (150 s + 7 x 40 s = 430 s) lies 10 s before it
+    verdict = judge(times, values, warmup=0)
+    assert verdict.kind == "periodic" and len(verdict.dips) == 7 and verdict.other_dips == 1
