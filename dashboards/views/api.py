@@ -13,7 +13,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
 from dashboards.bearer import accepts_token
-from dashboards.query_params import MAX_WARMUP
+from dashboards.query_params import MAX_THREADS, MAX_WARMUP
 from dashboards.storable import first_unstorable, why_unstorable
 from dashboards.url_ids import parse_id
 from servers.models import Annotation, Run, Server
@@ -128,7 +128,6 @@ def count(body: dict, key: str, limit: int, minimum: int = 0) -> int | None:
     return number
 
 
-MAX_THREADS = 1_000_000
 # Scalability fields: a step of a sweep and what differed in its configuration.
 STUDY_TEXTS = {"sweep": 200, "label": 200, "command": 10_000, "tool_summary": 100_000}
 
