@@ -144,7 +144,7 @@ def purge(request: HttpRequest, server_id: int) -> HttpResponse:
     holders = holders_context(server.pk, tr, points, history, found)
     verdict = reads.purge_verdict_at(server.pk, newest[0] if newest else None, current, trend, threshold)
     return render(request, "dashboards/purge.html", {
-        **range_context(request, tr), "server": server, "tab": "purge", **holders,
+        **range_context(request, tr), "server": server, "tab": "purge", **holders, "down": unreachable(server, tr),
         "tps_definition": texts.definition, "tps_fix": texts.fix,
         "figures": {"purge-chart": fig, **holders["holder_figure"]}, "max_lag": max_lag, "threshold": threshold,
         "current": current, "trend": trend, "reach_minutes": REACH.seconds // 60,
