@@ -2,12 +2,19 @@
 
 from django import forms
 
+from dashboards.query_params import MAX_THREADS, MAX_WARMUP
 from servers.models import Annotation, Run
 
 DT = {"type": "datetime-local", "step": "1"}
 
 
 class RunForm(forms.ModelForm):
+    # The API's bounds: a run of 0 threads was listed with "0" and refused by the Scalability page as having none.
+    concurrency = forms.IntegerField(min_value=1, max_value=MAX_THREADS, required=False,
+                                     help_text="client threads the load used")
+    warmup_seconds = forms.IntegerField(min_value=0, max_value=MAX_WARMUP, required=False,
+                                        help_text="seconds at the start left out of the run's statistics (warm-up)")
+
     class Meta:
         model = Run
         fields = ["name", "server", "started_at", "ended_at", "notes", "concurrency", "warmup_seconds", "sweep",

@@ -19,6 +19,7 @@ from dashboards.url_ids import parse_id
 
 MIN_DIP, MAX_DIP = 0.05, 0.95  # the dip form's bounds (stability.html): at 1 half the line would be a "dip"
 MAX_WARMUP = 7 * 86400  # seconds: the longest warm-up a run may declare (the API) or a page trim (warmup=)
+MAX_THREADS = 1_000_000  # the most client threads a run may declare (the API, the runs page)
 
 
 class BadParam(ValueError):

@@ -3,6 +3,7 @@
 import os
 
 from django import forms
+from django.contrib.postgres.forms import SimpleArrayField
 from django.utils import timezone
 
 from collectors import tls
@@ -12,6 +13,16 @@ from collectors.tls import TLS
 from servers.models import Server
 
 TLS_FILES = ("tls_ca", "tls_cert", "tls_key")
+
+
+class TagsField(SimpleArrayField):
+    """Comma-separated tags, as typed: spaces around a tag and empty items ("prod," or "a,,b") are dropped, where
+    Django's array field refused them with "Item 2 in the array did not validate: This field is required"."""
+
+    def to_python(self, value):
+        if isinstance(value, str):
+            value = ",".join(tag.strip() for tag in value.split(",") if tag.strip())
+        return super().to_python(value)
 
 
 class ServerForm(forms.ModelForm):
@@ -29,6 +40,7 @@ class ServerForm(forms.ModelForm):
         help_text="stored encrypted; leave empty on edit to keep the current one",
     )
 
+    tags = TagsField(forms.CharField(max_length=50), required=False)
     node_exporter_url = forms.URLField(
         label="node_exporter URL", required=False, max_length=500, assume_scheme="http",
         help_text=Server._meta.get_field("node_exporter_url").help_text,

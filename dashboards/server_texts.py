@@ -11,6 +11,7 @@ from collectors.metric import TPS
 from collectors.models import ServerHealth
 from collectors.sources import innodb_mutex, wait_instruments
 from collectors.sources import statements as statements_source
+from collectors.status import OFF, status_of
 from store import query
 
 
@@ -81,7 +82,8 @@ def range_bases(sums: dict[str, tuple[int | float, float]]) -> list[str]:
 
 def enable_fix(server, sources: dict) -> str:
     """What turns on a counter of every transaction on this server, given its health row's sources."""
-    performance_schema = not (sources.get("pfs_waits") or {}).get("unavailable")
+    # The poll marks pfs_waits "off" only when performance_schema is OFF (collectors.source.require_performance_schema).
+    performance_schema = status_of(sources.get("pfs_waits") or {"ok": True}) != OFF
     return transactions.enable_hint(server.flavor, parse_version(server.version or ""), performance_schema)
 
 

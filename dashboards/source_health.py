@@ -2,6 +2,7 @@
 
 from django.core.exceptions import ObjectDoesNotExist
 
+from collectors.status import OK, status_of
 from servers.models import Server
 
 
@@ -12,3 +13,9 @@ def source_health(server: Server, name: str) -> dict | None:
     except ObjectDoesNotExist:  # never polled: no health row yet
         return None
     return sources.get(name)
+
+
+def source_problem(server: Server, name: str) -> str:
+    """What the source's latest poll said went wrong (performance_schema OFF, a failure), "" when it ran."""
+    state = source_health(server, name)
+    return (state.get("error") or "failed") if state and status_of(state) != OK else ""

@@ -104,6 +104,29 @@ def periodic(dips: Sequence[Dip], interval: float = 0.0) -> tuple[float, list[Di
     return period, [dips[k] for k in on]
 
 
+def on_grid(dips: Sequence[Dip], period: float, stalled: Sequence[Dip], interval: float) -> tuple[Dip, ...]:
+    """The stalls periodic() found, and the other dips on their grid (stalled[0].start + k x period, as periodic()
+    places a dip on it) that keep it filled: a stall that caught one low poll (a 10 s FTWRL across 5 s polls whose
+    neighbours caught up above the threshold) is one more occurrence, not a blip of a loaded host.
+
+    Such a dip starts at the poll before its low one, a poll later than a stall whose first poll was low as well:
+    a whole interval after its slot, at the edge of periodic()'s slack, so half a poll more is allowed for the
+    polls' jitter. Nearest the stalls first, each is taken while the occurrences still fill GRID_COVER of the
+    slots from the first to the last: a sag minutes after the stalls ended is no occurrence."""
+    slack = max(PERIOD_SPREAD * period, interval) + interval / 2
+    origin = stalled[0].start.timestamp()
+    taken = {int(round((d.start.timestamp() - origin) / period)): d for d in stalled}
+    candidates = []
+    for d in dips:
+        k = int(np.ceil((d.start.timestamp() - slack - origin) / period))
+        if d not in stalled and k not in taken and origin + k * period <= d.end.timestamp():
+            candidates.append((max(min(taken) - k, k - max(taken)), k, d))
+    for _, k, d in sorted(candidates, key=lambda c: c[:2]):
+        if k not in taken and len(taken) + 1 >= GRID_COVER * (max(*taken, k) - min(*taken, k) + 1):
+            taken[k] = d
+    return tuple(sorted(taken.values(), key=lambda d: d.start))
+
+
 def _best_grid(starts: np.ndarray, ends: np.ndarray, origin: float, periods: np.ndarray,
                interval: float) -> tuple[float, list[int], list[int]] | None:
     """Of the grids from one origin, the one periodic() takes: holding the most dips, the shorter period on a
@@ -198,9 +221,10 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
     longer = stalls(dips, interval)
     found = periodic(longer, interval)
     if found is not None:
-        return replace(base, kind="periodic", period=found[0], dips=tuple(found[1]),
-                       other_dips=len(dips) - len(found[1]),
-                       dip_seconds=float(np.median([d.seconds for d in found[1]])))
+        recurring = on_grid(dips, found[0], found[1], interval)
+        return replace(base, kind="periodic", period=found[0], dips=recurring,
+                       other_dips=len(dips) - len(recurring),
+                       dip_seconds=float(np.median([d.seconds for d in recurring])))
     slope = drift([t for t, _ in kept], list(y))
     span_min = (kept[-1][0] - kept[0][0]) / timedelta(minutes=1)
     tps_drifts = slope and slope.significant and abs(slope.pct_per_min) * span_min >= DRIFT_MIN * 100

@@ -109,6 +109,11 @@ class Curve:
     by_own: bool = False  # the knee, gains and ratios read the load's own TPS
 
     @property
+    def still_scaling(self) -> bool:
+        """The knee is the last level swept: every step up gained, so where scaling stops is beyond the sweep."""
+        return self.knee is not None and self.knee is self.levels[-1]
+
+    @property
     def others_levels(self) -> list[Level]:
         """Levels where the server counted more than the load by more than the threshold: other clients ran."""
         return [lv for lv in self.levels if others_ran(lv.others)]

@@ -59,10 +59,11 @@ def own_line(curve: Curve, color: str, group: str) -> dict:
             "marker": {"size": 6, "symbol": "diamond"}, "meta": "own"}
 
 
-def knee_mark(knee: Level, color: str) -> dict:
+def knee_mark(knee: Level, color: str, still_scaling: bool = False) -> dict:
     # On a log axis an annotation's x is given as log10 of the value.
+    text = f"still scaling at {knee.concurrency} threads" if still_scaling else f"knee: {knee.concurrency} threads"
     return {"x": math.log10(knee.concurrency), "y": knee.rate, "xref": "x", "yref": "y",
-            "text": esc(f"knee: {knee.concurrency} threads"), "showarrow": True, "arrowhead": 2,
+            "text": esc(text), "showarrow": True, "arrowhead": 2,
             "ax": 0, "ay": -36, "font": {"size": 11, "color": KNEE_COLOR}, "arrowcolor": color,
             "bgcolor": "rgba(255,255,255,0.85)"}
 
@@ -96,7 +97,7 @@ def tps_figure(curves: Sequence[Curve], fits: Sequence[UslFit | None] = ()) -> d
         if fit is not None:
             data.append(fit_line(curve, fit, color, group))
         if curve.knee is not None:
-            layout["annotations"].append(knee_mark(curve.knee, color))
+            layout["annotations"].append(knee_mark(curve.knee, color, curve.still_scaling))
     if not any(c.levels for c in curves):
         empty_note(layout, "no runs with a concurrency picked: record a sweep with stress --sweep or bench_run")
     return {"data": data, "layout": layout}

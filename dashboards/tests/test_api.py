@@ -131,3 +131,22 @@ def test_bad_study_fields_are_refused_and_nothing_is_recorded(token, bad, messag
     response = post("/api/runs", {"name": "r", "server": "lab3", **bad}, token)
     assert response.status_code == 400 and message in response.json()["error"]
     assert not Run.objects.exists()
+
+
+@pytest.mark.parametrize("bad, message", [
+    ({"server": True}, "'server' must be an id (a whole number) or a name (a string), got true"),
+    ({"server": [1]}, "'server' must be an id (a whole number) or a name (a string), got [1]"),
+    ({"notes": {"a": 1}}, "'notes' must be a string, got {\"a\": 1}"),
+    ({"name": ["r"]}, "'name' must be a string, got [\"r\"]"),
+    ({"label": 12}, "'label' must be a string, got 12"),
+])
+def test_values_of_the_wrong_json_type_are_refused_not_stored_as_python_text(token, bad, message):
+    """Seen: {"server": true} made a run on server 1 (True == 1 to Python) and {"notes": {"a": 1}} stored the
+    notes "{'a': 1}", Python's repr, which no script sent."""
+    make_server("lab3")
+    response = post("/api/runs", {"name": "r", "server": "lab3", **bad}, token)
+    assert response.status_code == 400 and response.json()["error"] == message
+    assert not Run.objects.exists()
+    note = post("/api/annotations", {"text": ["flush"], "server": "lab3"}, token)
+    assert note.status_code == 400 and note.json()["error"] == "'text' must be a string, got [\"flush\"]"
+

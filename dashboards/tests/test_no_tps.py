@@ -65,3 +65,28 @@ def test_a_server_that_counts_its_transactions_keeps_its_verdict_and_says_no_sta
                    for i in range(1, POLLS + 1)])
     body = admin_client.get(f"/servers/{server.pk}/stability/", window()).content.decode()
     assert "Steady (CV 0.0" in verdict_of(body) and escape(INNODB_TRX_ON) not in body
+
+
+def test_a_server_with_performance_schema_off_is_told_to_restart_not_to_update_setup_instruments(admin_client):
+    """MariaDB 10.11 left at its defaults (performance_schema OFF, as the machine's own server on 3306): the
+    health row as a poll of it stored it. setup_instruments is empty with performance_schema OFF (the manual:
+    performance_schema can only be turned on at startup), so the UPDATE does nothing there: the fix is the
+    configuration line and a restart, or InnoDB's counters, which need no performance_schema."""
+    server = data.make_server("defaults-ps-off", poll_interval=5, flavor="mariadb", version="10.11.19")
+    values = {"tps": 0, "tps_explicit": 0, "qps": 2_000}
+    write_samples([Sample(server.pk, "global_status", T0 + timedelta(seconds=5 * i), 5.0, values, frozenset(values))
+                   for i in range(1, POLLS + 1)])
+    off = ("defaults-ps-off: pfs_waits: performance_schema is OFF on this server, so pfs_waits has nothing to read; "
+           "set performance_schema=ON in the server's configuration and restart it")
+    ServerHealth.objects.create(server=server, sources={
+        "global_status": {"ok": True, "status": "ok", "note": DEFINITIONS[EXPLICIT]},
+        "pfs_waits": {"ok": False, "status": "off", "error": off}})
+    restart = ("set performance_schema=ON and performance-schema-instrument=&#x27;transaction=ON&#x27; in the server "
+               "configuration and restart it")
+    for page in (f"/servers/{server.pk}/stability/", f"/servers/{server.pk}/purge/"):
+        body = admin_client.get(page, window()).content.decode()
+        assert restart in body, page
+        assert escape(TRX_SUMMARY_ON) not in body, page
+        assert escape(INNODB_TRX_ON) in body, page  # InnoDB's counters need no performance_schema
+    fleet = admin_client.get("/").content.decode()
+    assert restart in fleet and escape(TRX_SUMMARY_ON) not in fleet

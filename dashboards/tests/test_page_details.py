@@ -27,6 +27,21 @@ def test_a_down_server_says_unreachable_since_its_last_poll(admin_client):
     assert "no polls: outage or restart" in body  # the outage still going on is a stall
 
 
+@pytest.mark.parametrize("page", ["purge", "pressure"])
+def test_the_purge_and_pressure_pages_of_a_down_server_say_unreachable_too(admin_client, page):
+    """Seen: a server killed mid-run read "unreachable since ..." on its stability page, while its purge page read
+    "No verdict: no trend now" and its pressure page "not known for this range", nothing of why."""
+    from collectors.models import ServerHealth
+
+    server = make_server()
+    write_polls(server, 30, end=timezone.now() - timedelta(minutes=10))
+    last_ok = timezone.now() - timedelta(minutes=10)
+    ServerHealth.objects.create(server=server, last_poll_at=timezone.now(), last_success_at=last_ok,
+                                consecutive_failures=60, last_error="Can't connect to MySQL server on '10.0.0.5'")
+    body = admin_client.get(f"/servers/{server.pk}/{page}/?range=1h").content.decode()
+    assert f"unreachable since {last_ok:%Y-%m-%d %H:%M:%S} UTC" in body and "10.0.0.5" in body
+
+
 def test_firing_alerts_link_to_a_page_that_exists(admin_client):
     from alerts.models import Event, Rule
 

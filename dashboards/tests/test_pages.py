@@ -290,3 +290,18 @@ def test_the_explorer_empty_chart_shows_the_range_not_the_year_2000(admin_client
     fig = figures(admin_client.get("/explore/?range=6h"))["explore-chart"]
     start, end = (datetime.fromisoformat(x).replace(tzinfo=UTC) for x in fig["layout"]["xaxis"]["range"])
     assert end - start == timedelta(hours=6) and abs(end - timezone.now()) < timedelta(minutes=1)
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("run-concurrency", "0", "greater than or equal to 1"),
+    ("run-concurrency", "1000001", "less than or equal to 1000000"),
+    ("run-warmup_seconds", "604801", "less than or equal to 604800"),
+])
+def test_runs_page_refuses_what_the_api_refuses(admin_client, field, value, message):
+    """Seen: a run marked with 0 threads was saved and listed with "0", and the Scalability page then refused it
+    as having no concurrency; POST /api/runs refuses 0 ("a whole number from 1"), and warm-ups over 7 days."""
+    server = make_server()
+    response = admin_client.post("/runs/", {"run-name": "r", "run-server": server.pk,
+                                            "run-started_at": "2026-01-05T12:00:00", field: value})
+    assert response.status_code == 200 and message in response.content.decode()
+    assert not Run.objects.exists()

@@ -157,3 +157,46 @@ def test_a_run_without_a_warmup_is_trimmed_where_the_data_says_it_ends(client, a
     run.warmup_seconds = 30
     run.save()
     assert client.get(f"/runs/{run.pk}/report/").context["summary"].warmup == 30  # the run's own wins
+
+
+# Recorded on MariaDB 10.11 polled every 5 s: sysbench oltp_read_write --rate=20 --threads=2 while FLUSH TABLES WITH
+# READ LOCK was held 10 s every 40 s (from 33 s after the first poll, 7 times). Seconds after the first poll, TPS.
+FTWRL_AT = [0.0, 5.0, 10.001, 15.001, 19.999, 25.001, 30.001, 35.001, 40.001, 45.001, 50.003, 55.01, 60.001, 65.0,
+            70.007, 75.0, 80.008, 85.01, 90.009, 95.001, 100.009, 105.001, 110.001, 115.034, 120.001, 125.002, 130.006,
+            135.001, 140.0, 145.004, 150.004, 155.0, 160.01, 165.009, 170.003, 175.01, 180.001, 185.004, 190.013,
+            195.006, 200.005, 205.009, 210.006, 215.0, 220.014, 225.006, 230.001, 235.019, 240.002, 245.01, 250.01,
+            255.001, 260.001, 265.01, 270.005, 275.006, 280.001, 284.999, 290.0]
+FTWRL_TPS = [17.41, 20.8, 22.995, 19.404, 18.604, 20.392, 17.804, 10.398, 0.0, 49.2, 24.99, 20.371, 21.434, 19.804,
+             20.371, 10.214, 0.0, 46.172, 23.605, 16.426, 20.966, 18.63, 17.003, 12.912, 0.0, 43.982, 21.183, 20.621,
+             17.604, 23.581, 19.8, 9.007, 0.0, 48.2, 18.025, 21.37, 21.038, 20.388, 22.759, 8.814, 0.0, 48.361, 20.412,
+             19.824, 20.542, 18.63, 21.021, 9.566, 0.0, 44.928, 23.2, 16.026, 19.4, 19.166, 21.622, 8.8, 0.0, 48.219,
+             22.795]
+
+
+def test_a_stall_that_caught_one_low_poll_on_the_period_is_an_occurrence_not_a_blip():
+    """Each stall reads as about half a poll's TPS, 0, then sysbench's queue catching up. Four stalls had their
+    first poll below half the median (9.9 TPS), three just above it (10.4, 10.2, 12.9): those caught one low poll,
+    starting a poll later than the others. The verdict said "every 40 s (4 occurrences, each 10 s long), and 3
+    one-poll dips (a blip, not a stall)": 7 stalls by hand, every 40 s."""
+    times = [T0 + timedelta(seconds=s) for s in FTWRL_AT]
+    verdict = judge(times, FTWRL_TPS, warmup=0)
+    assert verdict.kind == "periodic" and verdict.period == pytest.approx(40, abs=0.1)
+    assert len(verdict.dips) == 7 and verdict.other_dips == 0
+    # By hand, first low poll to the first back above, as the dips list measures them: 4 of 10 s, 3 of 5 s.
+    assert [round(d.seconds) for d in verdict.dips] == [5, 5, 5, 10, 10, 10, 10]
+    assert verdict.dip_seconds == pytest.approx(10, abs=0.1)
+    sagged = list(FTWRL_TPS)
+    sagged[19] = 4.0  # a one-poll sag at 95 s, 15 s before the grid's slot at 110 s: still a blip
+    verdict = judge(times, sagged, warmup=0)
+    assert len(verdict.dips) == 7 and verdict.other_dips == 1
+
+
+def test_a_one_poll_sag_minutes_after_the_periodic_stalls_is_no_occurrence():
+    """The same polls, then 3 min of steady load and a one-poll sag (a workload's end) that fell on a slot of the
+    40 s grid by chance, 320 s after the first two-poll stall: 8 occurrences in 12 slots is no longer periodic
+    there, so it is a blip and the stalls stay 7 (seen on the stability page of the whole range: "8 occurrences")."""
+    times = [T0 + timedelta(seconds=s) for s in FTWRL_AT] + [T0 + timedelta(seconds=295 + 5 * i) for i in range(36)]
+    values = FTWRL_TPS + [20.0] * 36
+    values[59 + 29] = 5.8  # at 440 s: the grid's slot (150 s + 7 x 40 s = 430 s) lies 10 s before it
+    verdict = judge(times, values, warmup=0)
+    assert verdict.kind == "periodic" and len(verdict.dips) == 7 and verdict.other_dips == 1

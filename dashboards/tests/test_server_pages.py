@@ -187,3 +187,21 @@ def test_a_failing_node_exporter_is_said_on_the_form(client, admin_user, monitor
     page = client.post("/servers/add/", data).content.decode()
     assert "node_exporter URL gave no usable answer" in page and "connection refused" in page
     assert not Server.objects.filter(name="host-agent-down").exists()
+
+
+@pytest.mark.parametrize("typed, tags", [
+    ("prod,", ["prod"]),  # a trailing comma
+    ("a,,b", ["a", "b"]),
+    (" prod , replica ", ["prod", "replica"]),
+    (",,,", []),
+])
+def test_tags_as_typed_drop_empty_items_instead_of_refusing_them(monitor_credentials, typed, tags):
+    """Seen: "prod," was refused with "Item 2 in the array did not validate: This field is required"."""
+    form = ServerForm(form_data(monitor_credentials, tags=typed))
+    assert "tags" not in form.errors
+    assert form.cleaned_data["tags"] == tags
+
+
+def test_a_tag_too_long_is_still_refused(monitor_credentials):
+    form = ServerForm(form_data(monitor_credentials, tags="prod," + "x" * 51))
+    assert not form.is_valid() and "at most 50 characters" in " ".join(form.errors["tags"])

@@ -13,7 +13,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
 from dashboards.bearer import accepts_token
-from dashboards.query_params import MAX_WARMUP
+from dashboards.query_params import MAX_THREADS, MAX_WARMUP
 from dashboards.storable import first_unstorable, why_unstorable
 from dashboards.url_ids import parse_id
 from servers.models import Annotation, Run, Server
@@ -81,6 +81,12 @@ def when(body: dict, key: str, default: datetime | None = None) -> datetime | No
     return parsed if timezone.is_aware(parsed) else parsed.replace(tzinfo=UTC)
 
 
+def shown(value) -> str:
+    """A JSON value as the script sent it, cut short for an error message."""
+    text = json.dumps(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def find_server(body: dict, required: bool) -> Server | None:
     """By id or by name: scripts know the name they gave the server."""
     ref = body.get("server")
@@ -88,7 +94,9 @@ def find_server(body: dict, required: bool) -> Server | None:
         if required:
             raise BadRequest("'server' (id or name) is required")
         return None
-    lookup = {"pk": ref} if isinstance(ref, int) else {"name": str(ref)}
+    if isinstance(ref, bool) or not isinstance(ref, int | str):  # JSON true is no server 1
+        raise BadRequest(f"'server' must be an id (a whole number) or a name (a string), got {shown(ref)}")
+    lookup = {"pk": ref} if isinstance(ref, int) else {"name": ref}
     server = Server.objects.filter(**lookup).first()
     if server is None:
         raise BadRequest(f"no server {ref!r}: use the id or the exact name shown on /servers/")
@@ -96,7 +104,10 @@ def find_server(body: dict, required: bool) -> Server | None:
 
 
 def text(body: dict, key: str, limit: int, required: bool = True) -> str:
-    value = str(body.get(key) or "").strip()
+    raw = body.get(key)
+    if raw is not None and not isinstance(raw, str):  # a list or object would be kept as Python's repr of it
+        raise BadRequest(f"'{key}' must be a string, got {shown(raw)}")
+    value = (raw or "").strip()
     if required and not value:
         raise BadRequest(f"'{key}' is required")
     if len(value) > limit:
@@ -117,7 +128,6 @@ def count(body: dict, key: str, limit: int, minimum: int = 0) -> int | None:
     return number
 
 
-MAX_THREADS = 1_000_000
 # Scalability fields: a step of a sweep and what differed in its configuration.
 STUDY_TEXTS = {"sweep": 200, "label": 200, "command": 10_000, "tool_summary": 100_000}
 

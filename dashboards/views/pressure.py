@@ -11,6 +11,7 @@ from dashboards.figures.pressure import pressure_figure
 from dashboards.links import chart_csv
 from dashboards.marks import server_marks
 from dashboards.pressure_reads import SETTINGS, capacity_change, dml_line, settings_in_force
+from dashboards.unreachable import unreachable
 from dashboards.views.common import page_range, range_context
 from servers.models import Server
 
@@ -59,6 +60,7 @@ def pressure(request: HttpRequest, server_id: int) -> HttpResponse:
                           server_marks(server.pk, tr.start, tr.end), (tr.start, tr.end))
     return render(request, "dashboards/pressure.html", {
         **range_context(request, tr), "server": server, "tab": "pressure", "figures": {"pressure-chart": fig},
+        "down": unreachable(server, tr),
         "sources": source_rows(chosen, dml), "enable": spec.missing_enables(spec.LINES, chosen),
         "capacity": capacity, "capacity_was": capacity_change(forces), "dml_note": dml_note,
         "max_purge_lag": forces[spec.MAX_PURGE_LAG], "max_purge_delay": forces[spec.MAX_PURGE_DELAY],

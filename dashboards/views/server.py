@@ -37,6 +37,7 @@ from dashboards.query_params import (
 )
 from dashboards.range_run import run_of_range, run_warmup_polls
 from dashboards.server_texts import BASIS_SERIES, range_texts, waits_note
+from dashboards.source_health import source_problem
 from dashboards.timerange import TimeRange, read_points
 from dashboards.unreachable import unreachable
 from dashboards.views.common import condition_toggle, page_range, range_context
@@ -91,7 +92,7 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     return render(request, "dashboards/stability.html", {
         **range_context(request, tr), "server": server, "tab": "stability", "tps_definition": texts.definition,
         "tps_fix": texts.fix, "no_tps": counts_nothing(summary),
-        "waits_note": waits_note(server.pk, tr.start, tr.end),
+        "waits_note": waits_note(server.pk, tr.start, tr.end), "waits_source": source_problem(server, "pfs_waits"),
         "tps_mixed": texts.mixed,
         "figures": {"stability-chart": fig, **host.figures}, "host_panel": host, "summary": summary,
         "dips": [(d, dip_statements(server.pk, d.start, d.end, server.statements_interval)) for d in dips],
@@ -143,7 +144,7 @@ def purge(request: HttpRequest, server_id: int) -> HttpResponse:
     holders = holders_context(server.pk, tr, points, history, found)
     verdict = reads.purge_verdict_at(server.pk, newest[0] if newest else None, current, trend, threshold)
     return render(request, "dashboards/purge.html", {
-        **range_context(request, tr), "server": server, "tab": "purge", **holders,
+        **range_context(request, tr), "server": server, "tab": "purge", **holders, "down": unreachable(server, tr),
         "tps_definition": texts.definition, "tps_fix": texts.fix,
         "figures": {"purge-chart": fig, **holders["holder_figure"]}, "max_lag": max_lag, "threshold": threshold,
         "current": current, "trend": trend, "reach_minutes": REACH.seconds // 60,
@@ -173,7 +174,7 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
         **condition_toggle(request, conditions), "hidden": hidden, "second_problem": problem,
         "per_trx": host_series.per_transaction_from(sums_a, rows_a),
         "param_notes": [p for p in (limit_problem, client_problem) if p], **client_toggle(request, client),
-        "waits_note": waits_note(server.pk, tr.start, tr.end),
+        "waits_note": waits_note(server.pk, tr.start, tr.end), "waits_source": source_problem(server, "pfs_waits"),
     }
     if second is not None:
         tr_b = second

@@ -1,0 +1,33 @@
+"""A server left at its defaults (performance_schema OFF): its waits pages say why they are empty and what to set,
+as the statements page already did, instead of asking whether performance_schema is ON."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils.html import escape
+
+from collectors.models import ServerHealth
+from testing import dashboards as data
+
+pytestmark = pytest.mark.django_db
+T0 = data.RECENT_T0
+# As a poll of MariaDB 10.11 with performance_schema OFF stored it (the machine's own server on 3306).
+OFF = ("defaults: pfs_waits: performance_schema is OFF on this server, so pfs_waits has nothing to read; "
+       "set performance_schema=ON in the server's configuration and restart it")
+
+
+@pytest.mark.parametrize("page", ["waits", "stability"])
+def test_the_waits_pages_say_performance_schema_is_off_and_how_to_turn_it_on(admin_client, page):
+    server = data.make_server("defaults", poll_interval=10, flavor="mariadb", version="10.11.19")
+    ServerHealth.objects.create(server=server, sources={
+        "global_status": {"ok": True, "status": "ok"}, "pfs_waits": {"ok": False, "status": "off", "error": OFF}})
+    window = {"from": T0.isoformat(), "to": (T0 + timedelta(minutes=5)).isoformat()}
+    body = admin_client.get(f"/servers/{server.pk}/{page}/", window).content.decode()
+    assert f"The pfs_waits source on defaults: {escape(OFF)}" in body
+
+
+def test_a_server_whose_waits_are_read_says_nothing_of_the_source(admin_client):
+    server = data.make_server("counted", poll_interval=10, flavor="mariadb", version="10.11.19")
+    ServerHealth.objects.create(server=server, sources={"pfs_waits": {"ok": True, "status": "ok", "error": ""}})
+    body = admin_client.get(f"/servers/{server.pk}/waits/").content.decode()
+    assert "The pfs_waits source on" not in body
