@@ -32,8 +32,8 @@ def grown(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
 
 def io_off_gauge(server) -> int:
     found = next(s for s in poll_server(server.id, only=SOURCES).sources if s.name == "wait_instruments")
-    assert found.ok, found.error
-    return found.sample.values["wait.instruments_off:wait/io"]
+    assert found.ok and found.sample is not None, found.error
+    return int(found.sample.values["wait.instruments_off:wait/io"])
 
 
 @pytest.fixture
