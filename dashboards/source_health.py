@@ -16,6 +16,9 @@ def source_health(server: Server, name: str) -> dict | None:
 
 
 def source_problem(server: Server, name: str) -> str:
-    """What the source's latest poll said went wrong (performance_schema OFF, a failure), "" when it ran."""
+    """What the source's latest poll said went wrong (performance_schema OFF, a failure), "" when it ran; the
+    poll's error names the server and the source already."""
     state = source_health(server, name)
-    return (state.get("error") or "failed") if state and status_of(state) != OK else ""
+    if not state or status_of(state) == OK:
+        return ""
+    return state.get("error") or f"{server.name}: {name}: failed in its latest poll"
