@@ -13,6 +13,8 @@ from collectors.tls import TLS
 from servers.models import Server
 
 TLS_FILES = ("tls_ca", "tls_cert", "tls_key")
+# One message for every bad port: the form field's own bound (0, a positive integer) and the model's (1) differed.
+PORT_RANGE = "The port must be a number from 1 to 65535."
 
 
 class TagsField(SimpleArrayField):
@@ -52,7 +54,7 @@ class ServerForm(forms.ModelForm):
                   "tags", "poll_interval", "statements_interval", "node_exporter_url", "enabled"]
         error_messages = {
             "name": {"unique": "A server with this name already exists: choose another name."},
-            "port": {"invalid": "The port must be a number from 1 to 65535."},
+            "port": {code: PORT_RANGE for code in ("invalid", "min_value", "max_value")},
             "poll_interval": {"invalid": "The interval must be a whole number of seconds (1 to 3600)."},
         }
         help_texts = {

@@ -82,7 +82,9 @@ def test_it_saves_a_server_that_is_down_when_asked_to(client, admin_user, monito
 @pytest.mark.parametrize("overrides, field, message", [
     ({"host": "", "socket": ""}, "host", "both are empty"),
     ({"host": "   ", "socket": ""}, "host", "both are empty"),
-    ({"port": "70000"}, "port", "less than or equal to 65535"),
+    ({"port": "70000"}, "port", "must be a number from 1 to 65535"),
+    ({"port": "-1"}, "port", "must be a number from 1 to 65535"),
+    ({"port": "0"}, "port", "must be a number from 1 to 65535"),
     ({"port": "abc"}, "port", "must be a number from 1 to 65535"),
     ({"poll_interval": "0"}, "poll_interval", "greater than or equal to 1"),
     ({"poll_interval": "ten"}, "poll_interval", "whole number of seconds"),
@@ -93,6 +95,7 @@ def test_it_rejects_bad_input_with_a_clear_message(monitor_credentials, override
     form = ServerForm(form_data(monitor_credentials, **overrides))
     assert not form.is_valid()
     assert message in " ".join(form.errors[field])
+    assert "greater than or equal to 0" not in " ".join(form.errors[field])  # seen for -1: a bound the field lacks
     assert not Server.objects.exists()
 
 
@@ -205,3 +208,9 @@ def test_tags_as_typed_drop_empty_items_instead_of_refusing_them(monitor_credent
 def test_a_tag_too_long_is_still_refused(monitor_credentials):
     form = ServerForm(form_data(monitor_credentials, tags="prod," + "x" * 51))
     assert not form.is_valid() and "at most 50 characters" in " ".join(form.errors["tags"])
+
+
+@pytest.mark.parametrize("port", ["-1", "0", "65536"])
+def test_a_port_out_of_range_gets_one_message_with_the_range(monitor_credentials, port):
+    form = ServerForm(form_data(monitor_credentials, port=port))
+    assert form.errors["port"] == ["The port must be a number from 1 to 65535."]
