@@ -20,6 +20,12 @@ GRID_COVER = 0.8  # ... and fill at least this fraction of the grid's slots from
 BRIEF = 1.5  # a dip no longer than this many poll intervals (one low poll) is a blip, not a stall
 DRIFT_MIN = 0.05  # drifting: the fitted line moves at least this fraction of the mean over the range
 CORRELATED = 0.5  # a wait moves with the dips when its correlation with TPS is this negative or more
+# A level change (a workload or setting changed): TPS's two levels differ by at least SHIFT_MIN of the mean, and
+# two flat levels leave at most SHIFT_FIT of a straight line's squared residuals, each level SHIFT_SIDE polls
+# (and a tenth of the range) at least. A ramp fits a line better than two levels; a step, the other way round.
+SHIFT_MIN = 0.10
+SHIFT_FIT = 0.5
+SHIFT_SIDE = 5
 
 
 @dataclass(frozen=True)
@@ -34,8 +40,21 @@ class Drift:
 
 
 @dataclass(frozen=True)
+class Shift:
+    """TPS moved from one level to another: a workload or setting changed, not a drift."""
+
+    at: datetime  # the first poll of the new level
+    before: float  # mean TPS of the polls before it
+    after: float  # ... and from it on
+
+    @property
+    def pct(self) -> float:
+        return (self.after - self.before) / self.before * 100 if self.before else float("inf")
+
+
+@dataclass(frozen=True)
 class Verdict:
-    kind: str  # "steady", "periodic", "drifting", "dips" (irregular), or "" (too few polls)
+    kind: str  # "steady", "periodic", "shifted", "drifting", "dips" (irregular), or "" (too few polls)
     warmup_end: datetime | None  # the first poll judged: the warm-up (found, or given) ends there
     points: int  # polls judged (after the warm-up)
     cv: float | None  # of the polls judged
@@ -50,6 +69,7 @@ class Verdict:
     history_since: datetime | None = None  # where `history` is fitted from: after the last hump
     rising: Rise | None = None  # the history length's rise at the end, not fallen back yet (left out of `history`)
     warmup_polls: int = 0  # polls left out before warmup_end
+    shift: Shift | None = None  # a level change of TPS
 
 
 RAMP_SHARE = 3  # the warm-up found is at most a third of the polls
@@ -151,6 +171,28 @@ def _best_grid(starts: np.ndarray, ends: np.ndarray, origin: float, periods: np.
     return float(periods[r]), np.flatnonzero(taken[r]).tolist(), slot[r][taken[r]].astype(np.int64).tolist()
 
 
+def level_shift(ts: Sequence[datetime], values: Sequence[float] | np.ndarray) -> Shift | None:
+    """The one split of the polls into two flat levels that fits best, when it is a level change (SHIFT_*)."""
+    y = np.asarray(values, dtype=float)
+    n = len(y)
+    side = max(SHIFT_SIDE, n // 10)
+    if n < 2 * side or not y.mean():
+        return None
+    sums, squares = np.cumsum(y), np.cumsum(y * y)
+    k = np.arange(side, n - side + 1)  # polls on the old level
+    left, right = sums[k - 1], sums[-1] - sums[k - 1]
+    rss = squares[-1] - left * left / k - right * right / (n - k)
+    best = int(np.argmin(rss))
+    x = np.array([t.timestamp() for t in ts])
+    line = np.polyval(np.polyfit(x - x[0], y, 1), x - x[0])
+    line_rss = float(((y - line) ** 2).sum())
+    split = int(k[best])
+    before, after = float(left[best] / split), float(right[best] / (n - split))
+    if abs(after - before) < SHIFT_MIN * float(y.mean()) or float(rss[best]) > SHIFT_FIT * line_rss:
+        return None
+    return Shift(ts[split], before, after)
+
+
 def drift(ts: Sequence[datetime], values: Sequence[float], relative: bool = True) -> Drift | None:
     """The least-squares slope against time with its 95 % interval, a minute: as % of the mean, or in units."""
     x = np.array([t.timestamp() for t in ts]) / 60.0
@@ -176,19 +218,34 @@ def t95(df: int) -> float:
     return next((v for k, v in sorted(table.items()) if df <= k), 2.0)
 
 
-def moving_waits(tps: Sequence[float | None], waits: Mapping[str, Sequence[float | None]]) -> list[tuple[str, float]]:
-    """The waits whose rate falls as TPS rises (Pearson correlation <= -CORRELATED), most negative first."""
+def moving_waits(tps: Sequence[float | None], waits: Mapping[str, Sequence[float | None]],
+                 split: int | None = None) -> list[tuple[str, float]]:
+    """The waits whose rate falls as TPS rises (Pearson correlation <= -CORRELATED), most negative first.
+
+    With `split` (the first poll of a new TPS level), within each level: a workload's change moves its waits
+    and its TPS apart without one slowing the other."""
     found = []
     for name, rates in waits.items():
-        pairs = [(a, b) for a, b in zip(tps, rates, strict=False) if a is not None and b is not None]
+        pairs = [(i, a, b) for i, (a, b) in enumerate(zip(tps, rates, strict=False)) if a is not None and b is not None]
         if len(pairs) < 3:
             continue
-        a, b = np.array(pairs, dtype=float).T
+        at, a, b = np.array(pairs, dtype=float).T
+        if split is not None:
+            a, b = within_levels(at >= split, a), within_levels(at >= split, b)
         if a.std() and b.std():
             r = float(np.corrcoef(a, b)[0, 1])
             if r <= -CORRELATED:
                 found.append((name, r))
     return sorted(found, key=lambda nr: nr[1])
+
+
+def within_levels(later: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """values less the mean of their own level (before the split, or from it on)."""
+    out = values.copy()
+    for side in (later, ~later):
+        if side.any():
+            out[side] -= values[side].mean()
+    return out
 
 
 def judge(ts: Sequence[datetime], values: Sequence[float | None],
@@ -225,6 +282,11 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
         return replace(base, kind="periodic", period=found[0], dips=recurring,
                        other_dips=len(dips) - len(recurring),
                        dip_seconds=float(np.median([d.seconds for d in recurring])))
+    shift = level_shift([t for t, _ in kept], y)
+    if shift is not None:
+        split = next(i for i, t in enumerate(ts) if t >= shift.at)
+        return replace(base, kind="shifted", shift=shift, dips=(), dip_seconds=None, waits=tuple(moving_waits(
+            values, {k: v[start:] for k, v in (waits or {}).items()}, split)))
     slope = drift([t for t, _ in kept], list(y))
     span_min = (kept[-1][0] - kept[0][0]) / timedelta(minutes=1)
     tps_drifts = slope and slope.significant and abs(slope.pct_per_min) * span_min >= DRIFT_MIN * 100

@@ -26,6 +26,15 @@ def drifted(v: Verdict) -> str:
     return ", ".join(parts)
 
 
+def shifted(v: Verdict) -> str:
+    """The level change, then the history length's drift when it drifted too."""
+    if v.shift is None:
+        return ""
+    s = v.shift
+    text = f"TPS from {s.before:,.1f} to {s.after:,.1f} at {hms(s.at)} ({s.pct:+,.0f} %)"
+    return f"{text}; {drifted(v)}" if v.history else text
+
+
 def interval(d: Drift, digits: int) -> str:
     return f"95 % interval {d.low:,.{digits}f} to {d.high:,.{digits}f}"
 
@@ -90,4 +99,4 @@ def warmup_said(v: Verdict, run: Warmup | None) -> str:
 
 def verdict_text(v: Verdict, run: Warmup | None = None) -> dict[str, str]:
     """The clauses _verdict.html says; `run`: the run's warm-up, on a run's pages."""
-    return {"drifted": drifted(v), "humps": humps_said(v), "warmup": warmup_said(v, run)}
+    return {"drifted": drifted(v), "shifted": shifted(v), "humps": humps_said(v), "warmup": warmup_said(v, run)}
