@@ -119,6 +119,9 @@ def test_the_run_report_and_compare_leave_them_out_and_the_csv_keeps_them(admin_
     body = admin_client.get("/compare/", {"runs": f"{a.pk},{b.pk}"}).content.decode()
     changed = body.split('id="statements-changed"')[1]
     assert "CONCAT_WS" not in changed.split("</table>")[0]  # the poll changed most, but is a monitoring read
+    top = body.split('<ol class="statements">')[1:]
+    assert len(top) == 2 and not any("CONCAT_WS" in t.split("</ol>")[0] for t in top)
+    assert "monitoring reads left out" in body
     rows = get_csv(admin_client, "/export/statements.csv", runs=f"{a.pk},{b.pk}")
     first = dict(zip(rows[0], rows[1], strict=True))
     assert first["digest"] == POLL.digest and first["monitoring read"] == "yes"
