@@ -12,7 +12,7 @@ from django.http import QueryDict
 
 from dashboards.analysis.scalability import DEFAULT_KNEE
 from dashboards.analysis.stability import DEFAULT_DIP_FRACTION
-from dashboards.analysis.statements import DEFAULT_ORDER, ORDERS
+from dashboards.analysis.statements import DEFAULT_ORDER, MONITORING_PARAM, ORDERS
 from dashboards.analysis.topwaits import CLIENT_PARAM, CONDITION_PARAM
 from dashboards.timerange import TimeRange, parse_time_lenient, read_range
 from dashboards.url_ids import parse_id
@@ -38,6 +38,15 @@ def client_param(get: Mapping) -> tuple[bool, str | None]:
     if raw in ("", "0", "1"):
         return raw == "1", None
     return False, f"{CLIENT_PARAM}={raw[:40]!r} must be 1 (rank client time with the waits) or 0 (show it apart)"
+
+
+def monitoring_param(get: Mapping) -> tuple[bool, str | None]:
+    """?monitoring=1 ranks the monitoring reads with the other statements; 0 or absent leaves them apart."""
+    raw = get.get(MONITORING_PARAM, "")
+    if raw in ("", "0", "1"):
+        return raw == "1", None
+    return False, (f"{MONITORING_PARAM}={raw[:40]!r} must be 1 (rank the monitoring reads with the other statements)"
+                   " or 0 (show them apart)")
 
 
 def log_scale(get: Mapping) -> bool:

@@ -498,10 +498,11 @@ def run_statements(run, warmup: int | None = None, polls: WindowPolls | None = N
 
 
 def run_top_statements(run, limit: int, warmup: int | None = None,
-                       found: StatementsRange | None = None) -> list[TopStatement]:
-    """The run's top statements; found: its run_statements(), when the page has read them already."""
+                       found: StatementsRange | None = None, monitoring: bool = False) -> list[TopStatement]:
+    """The run's top statements (the monitoring reads among them if monitoring); found: its run_statements(),
+    when the page has read them already."""
     found = found or run_statements(run, warmup)
-    return top_statements(found.rows, found.transactions, limit)
+    return top_statements(found.rows, found.transactions, limit, monitoring)
 
 
 def statements_changed(runs: list, limit: int, warmup: int | None = None,

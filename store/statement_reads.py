@@ -17,6 +17,7 @@ from django.db import connection
 
 from store import codec
 from store.binary_params import binary_cursor
+from store.monitoring_reads import is_monitoring_read
 from store.points import datetimes, from_micros
 from store.statements import COUNTERS, HOUR, HOUR_COLUMNS, REST, WIDTH, decode_hour, decode_read, hour_of
 
@@ -64,6 +65,7 @@ class DigestTotals:
     p99_ps: int | None
     first: datetime
     last: datetime
+    monitoring: bool = False  # a monitoring read (store.monitoring_reads): its text reads only the server's state
 
     @property
     def is_rest(self) -> bool:
@@ -90,6 +92,10 @@ class Text:
     text: str
     sample: str
     first_stored: datetime
+
+    @property
+    def monitoring(self) -> bool:
+        return is_monitoring_read(self.schema, self.text)
 
 
 @dataclass
@@ -200,11 +206,12 @@ def totals(server_id: int, start: datetime, end: datetime, digest_ids: list[int]
     for k, first in enumerate(starts.tolist()):
         last = (starts[k + 1] if k + 1 < len(starts) else len(found.ids)) - 1
         digest_id = int(found.ids[first])
+        schema, digest, text, sample = texts.get(digest_id, ("", "", "", ""))
         out.append(DigestTotals(
-            digest_id, *texts.get(digest_id, ("", "", "", "")), int(reads_of[k]),
+            digest_id, schema, digest, text, sample, int(reads_of[k]),
             dict(zip(COUNTERS, sums[k], strict=True)), int(maxes[k]),
             newest(quantiles, missing, first, last, 0), newest(quantiles, missing, first, last, 1),
-            EPOCH + firsts[k] * TICK, EPOCH + lasts[k] * TICK))
+            EPOCH + firsts[k] * TICK, EPOCH + lasts[k] * TICK, is_monitoring_read(schema, text)))
     return out
 
 

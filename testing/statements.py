@@ -47,4 +47,4 @@ def write_reads(server_id: int, start: datetime, reads: int, shapes=SHAPES, inte
                                      shape.latency_ps * scale))
         rest = (REST_EXECS, REST_PS) + (0,) * (len(COUNTERS) - 2)
         rows.append(StatementRow(server_id, ts, interval_s * 1000, *REST, rest, REST_PS))
-    write(rows, {("app", s.digest): (s.text, "") for s in shapes})
+    write(rows, {(s.schema, s.digest): (s.text, "") for s in shapes})

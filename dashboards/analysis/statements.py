@@ -24,6 +24,26 @@ ORDERS: dict[str, tuple[str, Callable[[DigestTotals], float]]] = {
 DEFAULT_ORDER = "time"
 
 
+MONITORING_PARAM = "monitoring"  # ?monitoring=1 ranks the monitoring reads with the other statements
+
+
+@dataclass(frozen=True)
+class Monitoring:
+    """The range's monitoring reads (store.monitoring_reads): their digests and sums, ranked or left out."""
+
+    rows: list[DigestTotals]  # by the ranking's key, largest first
+    ranked: bool  # ranked with the other statements (?monitoring=1); else left out of the rows and shares
+    of_all: float  # their time's share of every statement's time (0..1)
+
+    @property
+    def execs(self) -> int:
+        return sum(r.sums["execs"] for r in self.rows)
+
+    @property
+    def time_ps(self) -> int:
+        return sum(r.sums["time_ps"] for r in self.rows)
+
+
 @dataclass(frozen=True)
 class Ranked:
     """The digests ranked, the rest row (the digests no read kept) and the range's grand totals."""
@@ -31,22 +51,40 @@ class Ranked:
     rows: list[DigestTotals]
     rest: DigestTotals | None
     grand: dict[str, int]  # every stored row's sums: the table's change over the range
+    monitoring: Monitoring | None = None  # None: the range has no monitoring read
+
+    @property
+    def base_ps(self) -> int:
+        """What a share is of: every statement's time, less the monitoring reads' where they are left out."""
+        apart = self.monitoring.time_ps if self.monitoring and not self.monitoring.ranked else 0
+        return self.grand.get("time_ps", 0) - apart
 
     def share(self, row: DigestTotals) -> float:
+        return row.sums["time_ps"] / self.base_ps if self.base_ps else 0.0
+
+    def share_of_all(self, row: DigestTotals) -> float:
         return row.sums["time_ps"] / self.grand["time_ps"] if self.grand.get("time_ps") else 0.0
 
 
-def rank(rows: list[DigestTotals], order: str = DEFAULT_ORDER, limit: int | None = None) -> Ranked:
+def rank(rows: list[DigestTotals], order: str = DEFAULT_ORDER, limit: int | None = None,
+         monitoring: bool = False) -> Ranked:
+    """The digests by the order's key; the monitoring reads left out of them (and of the shares) unless
+    monitoring, their sums kept apart either way."""
     key = ORDERS.get(order, ORDERS[DEFAULT_ORDER])[1]
     digests = sorted((r for r in rows if not r.is_rest), key=lambda r: (-key(r), r.digest_id))
     rest = next((r for r in rows if r.is_rest), None)
     grand = {name: sum(r.sums[name] for r in rows) for name in (rows[0].sums if rows else {})}
-    return Ranked(digests[:limit] if limit else digests, rest, grand)
+    own = [r for r in digests if r.monitoring]
+    apart = Monitoring(own, monitoring, sum(r.sums["time_ps"] for r in own) / grand["time_ps"]
+                       if grand.get("time_ps") else 0.0) if own else None
+    if not monitoring:
+        digests = [r for r in digests if not r.monitoring]
+    return Ranked(digests[:limit] if limit else digests, rest, grand, apart)
 
 
 @dataclass(frozen=True)
 class TopStatement:
-    """A digest of a run's (or a range's) top: its share of all statement time and its cost per transaction."""
+    """A digest of a run's (or a range's) top: its share of the statement time ranked and its cost per transaction."""
 
     row: DigestTotals
     share: float
@@ -54,9 +92,11 @@ class TopStatement:
     execs_per_trx: float | None
 
 
-def top_statements(rows: list[DigestTotals], transactions, limit: int) -> list[TopStatement]:
-    """The digests with the most time (the rest row left out), biggest first."""
-    ranked = rank(rows, DEFAULT_ORDER, limit)
+def top_statements(rows: list[DigestTotals], transactions, limit: int, monitoring: bool = False
+                   ) -> list[TopStatement]:
+    """The digests with the most time (the rest row left out, and the monitoring reads unless monitoring),
+    biggest first."""
+    ranked = rank(rows, DEFAULT_ORDER, limit, monitoring)
     return [TopStatement(r, ranked.share(r), r.sums["time_ps"] / transactions if transactions else None,
                          r.sums["execs"] / transactions if transactions else None) for r in ranked.rows]
 
@@ -181,10 +221,12 @@ class StatementDiff:
         return self.execs_per_trx(self.b, self.b_transactions)
 
 
-def changed_most(a: list[DigestTotals], b: list[DigestTotals], a_trx, b_trx, limit: int | None = None
-                 ) -> list[StatementDiff]:
-    """Digests of either range by how much their time per transaction changed (either way), largest first."""
-    by_a, by_b = {r.digest_id: r for r in a}, {r.digest_id: r for r in b}
+def changed_most(a: list[DigestTotals], b: list[DigestTotals], a_trx, b_trx, limit: int | None = None,
+                 monitoring: bool = False) -> list[StatementDiff]:
+    """Digests of either range by how much their time per transaction changed (either way), largest first;
+    the monitoring reads left out unless monitoring (a poll's fixed cost per transaction moves with TPS)."""
+    by_a = {r.digest_id: r for r in a if monitoring or not r.monitoring}
+    by_b = {r.digest_id: r for r in b if monitoring or not r.monitoring}
     diffs = [StatementDiff(i, by_a.get(i), by_b.get(i), a_trx, b_trx) for i in set(by_a) | set(by_b)]
     diffs.sort(key=lambda d: (-abs(d.change or 0), d.digest_id))
     return diffs[:limit] if limit else diffs

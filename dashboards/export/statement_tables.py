@@ -12,11 +12,12 @@ TOP_HEADER = ["rank", "schema", "digest", "statement", "executions", "total time
               "p99 since first seen (ms)", "lock time (s)", "rows sent", "rows examined", "rows affected",
               "rows examined per row sent", "errors", "warnings", "full scans (no index used)",
               "no good index used", "tmp disk tables", "time per transaction (ms)", "executions per transaction",
-              "reads it moved in", "total time (ps)", "digest id"]
+              "reads it moved in", "total time (ps)", "digest id", "monitoring read", "share of all statement time (%)"]
 DIFF_HEADER = ["schema", "digest", "statement", "A time per transaction (ms)", "B time per transaction (ms)",
                "change B-A per transaction (ms)", "ratio B/A per transaction", "A executions per transaction",
                "B executions per transaction", "A avg latency (ms)", "B avg latency (ms)", "A total time (s)",
-               "B total time (s)", "A executions", "B executions", "A transactions", "B transactions", "digest id"]
+               "B total time (s)", "A executions", "B executions", "A transactions", "B transactions", "digest id",
+               "monitoring read"]
 LINE_HEADER = ["read at (UTC)", "interval (s)", "executions", "executions per second (/s)", "total time (s)",
                "avg latency (ms)", "rows examined", "rows sent", "errors", "total time (ps)"]
 
@@ -30,10 +31,20 @@ def _per(value: float, by) -> float | None:
 
 
 def top_rows(ranked: Ranked, transactions) -> Iterator[list]:
+    """The ranked rows, the rest row, then the monitoring reads the ranking left out (no rank, no share of
+    the time ranked: their share of all statement time is in the last column, as every row's)."""
     yield TOP_HEADER
     rows = list(ranked.rows) + ([ranked.rest] if ranked.rest else [])
     for rank, row in enumerate(rows, start=1):
-        yield [None if row.is_rest else rank, *identity(row), *figures(row, ranked.share(row), transactions)]
+        yield [None if row.is_rest else rank, *identity(row), *figures(row, ranked.share(row), transactions),
+               *label(row, ranked)]
+    apart = ranked.monitoring.rows if ranked.monitoring and not ranked.monitoring.ranked else []
+    for row in apart:
+        yield [None, *identity(row), *figures(row, None, transactions), *label(row, ranked)]
+
+
+def label(row: DigestTotals, ranked: Ranked) -> list:
+    return ["yes" if row.monitoring else "", ranked.share_of_all(row) * 100]
 
 
 def identity(row: DigestTotals) -> list:
@@ -41,10 +52,11 @@ def identity(row: DigestTotals) -> list:
     return [row.schema, row.digest, text]
 
 
-def figures(row: DigestTotals, share: float, transactions) -> list:
+def figures(row: DigestTotals, share: float | None, transactions) -> list:
     s = row.sums
-    return [s["execs"], s["time_ps"] / PS_PER_S, share * 100, _ms(row.avg_ps), _ms(row.max_ps), _ms(row.p95_ps),
-            _ms(row.p99_ps), s["lock_ps"] / PS_PER_S, s["rows_sent"], s["rows_examined"], s["rows_affected"],
+    return [s["execs"], s["time_ps"] / PS_PER_S, None if share is None else share * 100, _ms(row.avg_ps),
+            _ms(row.max_ps), _ms(row.p95_ps), _ms(row.p99_ps), s["lock_ps"] / PS_PER_S, s["rows_sent"],
+            s["rows_examined"], s["rows_affected"],
             row.examined_per_sent, s["errors"], s["warnings"], s["no_index"], s["no_good_index"],
             s["tmp_disk_tables"], _ms(_per(s["time_ps"], transactions)), _per(s["execs"], transactions),
             row.intervals, s["time_ps"], row.digest_id]
@@ -59,7 +71,7 @@ def diff_rows(diffs: list[StatementDiff]) -> Iterator[list]:
                _ms(a.avg_ps if a else None), _ms(b.avg_ps if b else None),
                (a.sums["time_ps"] if a else 0) / PS_PER_S, (b.sums["time_ps"] if b else 0) / PS_PER_S,
                a.sums["execs"] if a else 0, b.sums["execs"] if b else 0, d.a_transactions, d.b_transactions,
-               d.digest_id]
+               d.digest_id, "yes" if d.row.monitoring else ""]
 
 
 def line_rows(line: list[tuple]) -> Iterator[list]:

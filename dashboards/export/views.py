@@ -13,7 +13,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, Query
 from django.views.decorators.http import require_GET
 
 from dashboards import host_series, reads
-from dashboards.analysis.statements import DEFAULT_ORDER, ORDERS, changed_most, rank
+from dashboards.analysis.statements import DEFAULT_ORDER, MONITORING_PARAM, ORDERS, changed_most, rank
 from dashboards.analysis.step_window import Window
 from dashboards.analysis.topwaits import diff_rows, shown
 from dashboards.export import params
@@ -240,10 +240,11 @@ def statements_csv(request: HttpRequest) -> HttpResponse:
             return statements_of_runs_csv(request, params.find_runs(get.getlist("runs")), warmup_param(get))
         server, start, end = server_and_range(get)
         order = statement_order(get.get("order"))
+        monitoring = _flag(get, MONITORING_PARAM)
     except params.ExportError as error:
         return bad_request(error)
     found = reads.statements_in(server.pk, start, end, with_overflow=False)
-    body = top_rows(rank(found.rows, order), found.transactions)
+    body = top_rows(rank(found.rows, order, monitoring=monitoring), found.transactions)
     return csv_response(body, slug("statements", server.name, iso_utc(start), iso_utc(end)) + ".csv",
                         _flag(request.GET, "bom"))
 
@@ -260,11 +261,13 @@ def statements_of_runs_csv(request: HttpRequest, runs: list, warmup: int | None)
     """One run: its statements ranked by time; two: by how much their time per transaction changed."""
     if len(runs) > 2:
         raise params.ExportError(f"runs= takes one run, or two to compare (got {len(runs)})")
+    monitoring = _flag(request.GET, MONITORING_PARAM)
     found = [reads.run_statements(run, warmup) for run in runs]
     if len(runs) == 1:
-        body = top_rows(rank(found[0].rows), found[0].transactions)
+        body = top_rows(rank(found[0].rows, monitoring=monitoring), found[0].transactions)
         return csv_response(body, slug("statements", runs[0].name) + ".csv", _flag(request.GET, "bom"))
-    diffs = changed_most(found[0].rows, found[1].rows, found[0].transactions, found[1].transactions)
+    # Every digest, the monitoring reads labelled: a CSV drops no row.
+    diffs = changed_most(found[0].rows, found[1].rows, found[0].transactions, found[1].transactions, monitoring=True)
     name = slug("statements", runs[0].name, "vs", runs[1].name) + ".csv"
     return csv_response(statement_diff_rows(diffs), name, _flag(request.GET, "bom"))
 

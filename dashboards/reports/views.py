@@ -10,6 +10,7 @@ from dashboards.analysis.own_load import others_ran, others_sentence, others_sha
 from dashboards.analysis.run_summary import Warmup, ratio
 from dashboards.analysis.settings_diff import Change, changes
 from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, counts_nothing, dip_threshold
+from dashboards.analysis.statements import rank
 from dashboards.analysis.step_window import Window, run_window
 from dashboards.analysis.verdict_words import verdict_text
 from dashboards.export import params
@@ -17,14 +18,14 @@ from dashboards.export.csv_safe import iso_utc
 from dashboards.links import link, topwaits_csv
 from dashboards.own_load_reads import own_load
 from dashboards.prepared_note import unseen_prepared
-from dashboards.query_params import include_conditions, warmup_param
+from dashboards.query_params import include_conditions, monitoring_param, warmup_param
 from dashboards.reports.charts import chart_metrics, purge_chart, stability_chart
 from dashboards.reports.run_links import series_range
 from dashboards.reports.settings_diff import previous_run, show, snapshot
 from dashboards.reports.summary import WINDOW_FIGURES, summarize_run
 from dashboards.server_texts import BASIS_SERIES, range_texts
 from dashboards.timerange import TimeRange, iso_param, up_to_second
-from dashboards.views.common import TPS_DEFINITION, condition_toggle
+from dashboards.views.common import TPS_DEFINITION, condition_toggle, monitoring_toggle
 from dashboards.views.scalability import study_context
 from dashboards.window_reads import sums_from
 from servers.models import Run
@@ -66,6 +67,7 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
     run = get_object_or_404(Run.objects.select_related("server"), pk=run_id)
     summary = summarize_run(run, also=WINDOW_FIGURES)  # the window's polls read once for its figures
     conditions, polls = include_conditions(request.GET), summary.polls
+    monitoring, monitoring_problem = monitoring_param(request.GET)
     window = Window(summary.start, summary.end)
     waits, hidden = host_series.run_waits(run.server_id, window, polls, conditions, TOP_WAITS)
     context = settings_context(run, window)
@@ -89,9 +91,11 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
         range_params={"from": iso_param(run.started_at), "to": iso_param(up_to_second(summary.end))},
         tps_definition=texts.definition, tps_fix=texts.fix, no_tps=counts_nothing(summary.tps),
         dip_fraction=DEFAULT_DIP_FRACTION,
-        top_statements=reads.run_top_statements(run, TOP_STATEMENTS, summary.warmup, found),
+        top_statements=reads.run_top_statements(run, TOP_STATEMENTS, summary.warmup, found, monitoring),
+        statements_monitoring=rank(found.rows, monitoring=monitoring).monitoring, monitoring_problem=monitoring_problem,
+        **monitoring_toggle(request, monitoring),
         prepared_unseen=unseen_prepared(run.server.flavor, found),
-        statements_csv=link("export-statements", query={"runs": run.pk}),
+        statements_csv=link("export-statements", query={"runs": run.pk, **({"monitoring": 1} if monitoring else {})}),
         # the interval export ((from, to]) from just before the first poll inside the run, ranked as the table
         waits_csv=topwaits_csv(run.server_id, TimeRange(sums_from(run.server_id, window, polls), window.end),
                                conditions=conditions, client=False),

@@ -3,6 +3,7 @@
 from django.http import HttpRequest, QueryDict
 from django.utils import timezone
 
+from dashboards.analysis.statements import MONITORING_PARAM
 from dashboards.analysis.topwaits import CONDITION_PARAM, CONDITION_PREFIX
 from dashboards.timerange import PRESETS, TimeRange, from_query, iso_param, max_points, read_range
 
@@ -39,6 +40,12 @@ def range_context(request: HttpRequest, tr: TimeRange) -> dict:
 
 def page_range(request: HttpRequest) -> tuple[TimeRange, int]:
     return from_query(request.GET, timezone.now()), max_points(request.GET)
+
+
+def monitoring_toggle(request: HttpRequest, monitoring: bool) -> dict:
+    """The "rank monitoring reads" checkbox (?monitoring=1): a form that keeps every other parameter."""
+    keep = [(k, v) for k, vs in request.GET.lists() if k != MONITORING_PARAM for v in vs]
+    return {"monitoring": monitoring, "monitoring_keep": keep}
 
 
 def condition_toggle(request: HttpRequest, conditions: bool) -> dict:

@@ -7,6 +7,7 @@ from collectors.sources.statements import CONSUMER_FIX
 from collectors.statement_rows import top_n
 from dashboards import reads
 from dashboards.analysis.statements import (
+    MONITORING_PARAM,
     ORDERS,
     bins_of,
     latencies,
@@ -16,12 +17,12 @@ from dashboards.analysis.statements import (
 from dashboards.figures.statements import statement_figure
 from dashboards.links import exact_param, link
 from dashboards.prepared_note import unseen_prepared
-from dashboards.query_params import int_param, order_param
+from dashboards.query_params import int_param, monitoring_param, order_param
 from dashboards.server_texts import statements_note
 from dashboards.source_health import source_health
 from dashboards.statement_lines import lines_of
 from dashboards.timerange import TimeRange
-from dashboards.views.common import page_range, range_context
+from dashboards.views.common import monitoring_toggle, page_range, range_context
 from servers.models import Run, Server
 from store.statements import NULL_DIGEST
 
@@ -31,9 +32,10 @@ RUNS_LOOKED_AT = 200  # the newest runs of the server checked for a digest
 CONSUMER_SQL = CONSUMER_FIX + ";"
 
 
-def statements_csv(server_id: int, tr: TimeRange, order: str) -> str:
+def statements_csv(server_id: int, tr: TimeRange, order: str, monitoring: bool = False) -> str:
     return link("export-statements", query={"server": server_id, "from": exact_param(tr.start),
-                                            "to": exact_param(tr.end), "order": order})
+                                            "to": exact_param(tr.end), "order": order,
+                                            **({MONITORING_PARAM: "1"} if monitoring else {})})
 
 
 def statements(request: HttpRequest, server_id: int) -> HttpResponse:
@@ -42,13 +44,15 @@ def statements(request: HttpRequest, server_id: int) -> HttpResponse:
     tr, _ = page_range(request)
     limit, limit_problem = int_param(request.GET, "top", DEFAULT_TOP, 5, MAX_TOP, "the top {} statements")
     order, order_problem = order_param(request.GET)
+    monitoring, monitoring_problem = monitoring_param(request.GET)
     found = reads.statements_in(server.pk, tr.start, tr.end)
-    ranked = rank(found.rows, order, limit)
+    ranked = rank(found.rows, order, limit, monitoring)
     context = {
         **range_context(request, tr), "server": server, "tab": "statements", "found": found, "ranked": ranked,
         "lines": lines_of(server.pk, tr, found, ranked), "order": order, "orders": ORDERS.items(),
-        "order_label": ORDERS[order][0], "limit": limit, "csv": statements_csv(server.pk, tr, order),
-        "param_notes": [p for p in (limit_problem, order_problem) if p],
+        "order_label": ORDERS[order][0], "limit": limit, "csv": statements_csv(server.pk, tr, order, monitoring),
+        "param_notes": [p for p in (limit_problem, order_problem, monitoring_problem) if p],
+        **monitoring_toggle(request, monitoring),
         "source": source_health(server, "statements") or {}, "consumer_sql": CONSUMER_SQL,
         "weakened": statements_note(server.pk, tr.start, tr.end),
         "prepared_unseen": unseen_prepared(server.flavor, found),
