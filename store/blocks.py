@@ -82,6 +82,8 @@ def decode_series(blob, n: int) -> tuple[np.ndarray, np.ndarray]:
 # Rollup buckets: start offset (in bucket widths), count, sum, min, max, last, interval ms sum,
 # and a counter's lowest and highest per-poll rate (store.rollups).
 FIELDS = ("idx", "count", "sum", "min", "max", "last", "ms", "rmin", "rmax")
+VALUES = frozenset(("sum", "min", "max", "last"))  # the columns after a row's head
+RATE_LINE = ("idx", "rmin", "rmax")  # what a counter's rate line draws of its buckets (store.query)
 
 
 def encode_buckets(b: dict[str, np.ndarray]) -> bytes:
@@ -302,23 +304,27 @@ def _integer_rows(groups: dict, fields: tuple[str, ...] = FIELDS) -> dict:
     if not rows:
         return {}
     joined = b"".join(r[2] for r in rows)
-    vals, _ = codec.decode(joined)
     ends = np.flatnonzero(np.frombuffer(joined, np.uint8) < 0x80)
     counts = np.diff(np.searchsorted(ends, np.cumsum([0] + [len(r[2]) for r in rows])))  # varints per row
     starts = np.cumsum(counts) - counts
     plain = np.array([r[1] == INT_PLAIN for r in rows])
+    rated = "rmin" in fields or "rmax" in fields
+    stand_in = rated and any(r[4] is None for r in rows)  # a row without rates: its stand-ins need every column
+    if stand_in or not VALUES.isdisjoint(fields):
+        vals, _ = codec.decode(joined)
+    else:  # a rate line's buckets: only the codes before a row's values (REGULAR: n, first, count, ms)
+        vals = _decoded_at(joined, ends, starts, np.where(plain, 3 * (counts // 7), 4))
     head = vals[np.minimum(starts, len(vals) - 1)] if len(vals) else np.zeros(len(rows), np.int64)
     n = np.where(plain, counts // 7, head)
     bucket_start = np.cumsum(n) - n
     p = np.arange(int(n.sum())) - np.repeat(bucket_start, n)  # a bucket's place in its row
     at, size, flat = np.repeat(starts, n), np.repeat(n, n), np.repeat(plain, n)
     at_sum = np.repeat(np.where(plain, starts + 3 * n, starts + 4), n) + p
-    rated = "rmin" in fields or "rmax" in fields  # their stand-ins need every column
     cols = {name: vals[at_sum + k * size] for k, name in enumerate(("sum", "min", "max", "last"))
-            if rated or name in fields}
+            if stand_in or name in fields}
     at_col = at + p  # INT_PLAIN: idx, then count and ms a column (size) further
     cols["idx"] = np.where(flat, vals[at_col], vals[at + 1] + p) + np.repeat(np.array([r[3] for r in rows]), n)
-    if rated or "count" in fields:
+    if stand_in or "count" in fields:
         cols["count"] = np.where(flat, vals[at_col + size], vals[at + 2])
     cols["ms"] = np.where(flat, vals[at_col + 2 * size], vals[at + 3])
     if rated:
@@ -330,6 +336,15 @@ def _integer_rows(groups: dict, fields: tuple[str, ...] = FIELDS) -> dict:
     edges = [edges[c] for c in cuts]
     return {keys[a]: {name: cols[name][lo:hi] for name in fields}
             for a, lo, hi in zip(cuts[:-1], edges[:-1], edges[1:], strict=True)}
+
+
+def _decoded_at(joined: bytes, ends: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """codec.decode(joined)'s values at each row's first `lengths` codes (the row's codes begin at starts), 0
+    elsewhere: a rate line reads no sum, min, max or last, most of a row's bytes."""
+    which = _spans(starts, np.minimum(starts + lengths, len(ends)))
+    vals = np.zeros(len(ends), np.int64)
+    vals[which] = codec.decode_at(joined, which, ends)[0]
+    return vals
 
 
 def _float_rows(groups: dict, fields: tuple[str, ...] = FIELDS) -> dict:

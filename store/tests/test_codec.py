@@ -193,3 +193,28 @@ def test_it_decodes_the_codes_at_some_places_as_the_whole_decode_does():
         whole, whole_nulls = codec.decode(data)
         assert (got == whole[which]).all() and (got_nulls == whole_nulls[which]).all()
     assert codec.decode_at(codec.encode(np.arange(5)), np.array([0, 4, 0])).__getitem__(0).tolist() == [0, 4, 0]
+
+
+def test_a_rate_line_reads_each_rows_rates_and_indexes_as_the_whole_decode_does():
+    rng = np.random.default_rng(23)  # its own: the other tests' draws stay as they were
+    parts = {1: [(buckets(60, 0), 0), (buckets(60, 0, regular=False), 60), (buckets(60, 0), 120)],
+             2: [(buckets(17, 40), 0), (buckets(1, 59), 60)],
+             3: [(float_buckets(12, 1), 0), (float_buckets(60, 0), 60)],  # float sums: read whole, as before
+             4: [(buckets(5, 0), 0), (buckets(9, 0, regular=False, rates=False), 60)],  # a row without rates
+             5: [(buckets(0, 0), 0), (buckets(3, 2), 60)]}
+    for b, _o in parts[1]:
+        b["max"] = rng.integers(0, 2**62, len(b["idx"]))  # codes of up to 10 bytes among one-byte ones
+    groups = {key: [(blocks.encode_buckets(b), o) for b, o in rows] for key, rows in parts.items()}
+    whole = blocks.decode_buckets_grouped(groups)
+    got = blocks.decode_buckets_grouped({k: g for k, g in groups.items() if k != 4}, blocks.RATE_LINE)
+    got |= blocks.decode_buckets_grouped({4: groups[4]}, blocks.RATE_LINE)  # alone: rows with rates read apart
+    assert set(got) == set(parts)
+    for key, rows in parts.items():
+        assert set(got[key]) == {"idx", "rmin", "rmax"}
+        assert same(got[key], {k: whole[key][k] for k in blocks.RATE_LINE}), key
+        kept = {i + o: (b, j) for b, o in rows for j, i in enumerate(b["idx"].tolist())}
+        assert got[key]["idx"].tolist() == sorted(kept)  # every bucket encoded, once, in order
+    b, j = {i + o: (b, j) for b, o in parts[1] for j, i in enumerate(b["idx"].tolist())}[125]
+    assert got[1]["rmax"][got[1]["idx"].tolist().index(125)] == b["rmax"][j]  # what was encoded, by hand
+    expected = stand_in(parts[4][1][0])  # the row without rates: its deltas over the mean interval
+    assert same({k: got[4][k][5:] for k in ("rmin", "rmax")}, {k: expected[k] for k in ("rmin", "rmax")})

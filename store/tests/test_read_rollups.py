@@ -8,6 +8,7 @@ from the samples written, in plain Python.
 
 from datetime import datetime, timedelta
 
+import numpy as np
 import pytest
 
 from store import compaction, levels, query, read_rollups, retention, rollup_days
@@ -76,6 +77,22 @@ def test_it_reads_the_aggregates_of_the_raw_samples_over_every_level(level, star
         assert buckets == expected(samples, HOT_FROM, name, level, start, end), name
     assert len(got["Threads_running"]) > (20 if level == "1h" else 1000)
     assert got == found(1, level, start, end)  # a second read (served from what the first kept) agrees
+
+
+@pytest.mark.parametrize("level", ["1m", "1h"])
+def test_a_rate_line_reads_a_counters_indexes_and_rates_and_a_gauges_every_column(level):
+    write_days()
+    start, end = T0 + timedelta(minutes=7, seconds=33), END - timedelta(minutes=3, seconds=10)  # ragged, ends hot
+    infos = server_metrics([1])
+    whole = read_rollups.read(1, infos, level, start, end)
+    lines = read_rollups.read(1, infos, level, start, end, rate_lines=True)
+    for m in infos:
+        keys = ("idx", "rmin", "rmax") if m.counter else tuple(whole[m.id])
+        assert set(lines[m.id]) == set(keys), m.name
+        for k in keys:
+            assert np.array_equal(lines[m.id][k], whole[m.id][k], equal_nan=True), (m.name, k)
+    assert {m.name for m in infos if not m.counter} == {"Threads_running", "load"}
+    assert len(lines[next(m.id for m in infos if m.name == "Com_select")]["idx"]) > (20 if level == "1h" else 1000)
 
 
 def late(ts: datetime, threads: int) -> Sample:
