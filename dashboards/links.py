@@ -50,14 +50,17 @@ def exact_param(ts: datetime) -> str:
     return ts.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds")
 
 
-def dip_statements(server_id: int, start: datetime, end: datetime, interval: int) -> str:
-    """The Statements tab over a dip and one statements interval after it.
+def dips_statements(server_id: int, dips: list[tuple[datetime, datetime]], interval: int) -> list[str]:
+    """The Statements tab over each dip (start, end) and one statements interval after it; the path reversed
+    once (a week can hold a hundred dips).
 
     The tab sums the digest reads that end in its range; digests are read every `interval` seconds, so the
     read that covers a dip's last second ends at most one interval after it.
     """
-    return link("dashboards:statements", server_id, query={
-        "from": exact_param(start), "to": exact_param(end + timedelta(seconds=interval))})
+    path = link("dashboards:statements", server_id)
+    after = timedelta(seconds=interval)
+    return [f"{path}?{urlencode({'from': exact_param(start), 'to': exact_param(end + after)})}"
+            for start, end in dips]
 
 
 def topwaits_csv(server_id: int, tr: TimeRange, second: TimeRange | None = None, conditions: bool = True,

@@ -5,6 +5,8 @@ times:  the polls of one server/source/hour: microsecond offsets as
 series: one metric's values at those polls, NULL where it was not read:
         counters as plain varints (deltas, mostly zero), integer gauges as
         first value + differences, floats as a presence bitmap + float64.
+rollups: one metric's buckets of an hour (1m) or a day (1h), a counter's with its
+        per-poll rate extremes in a part of their own (pack_buckets).
 Every payload starts with a flags byte; zlib is applied only when it helps.
 """
 
@@ -18,6 +20,10 @@ ZLIB = 1
 INT_PLAIN, INT_DELTA, FLOAT = 0, 2, 4
 REGULAR = 8  # rollup buckets: consecutive, same count and interval sum
 RATES = 16  # rollup buckets with a counter's per-poll rate extremes at the end of the body (rates_tail)
+# Rollup buckets with rates written since: the body before the rates (its head) and the rates tail as two
+# parts, each zlib'd or not (ZLIB says so of the head, TAIL_ZLIB of the tail): pack_buckets().
+SPLIT, TAIL_ZLIB = 32, 64
+SQUEEZE = 0.75  # a part is zlib'd where that takes a quarter off it (inflating what hardly shrinks costs more)
 
 
 def pack(flags: int, payload: bytes) -> bytes:
@@ -32,6 +38,38 @@ def unpack(blob: bytes | memoryview) -> tuple[int, bytes]:
     flags = view[0]
     body = zlib.decompress(view[1:]) if flags & ZLIB else bytes(view[1:])  # no copy before zlib
     return flags & ~ZLIB, body
+
+
+def pack_buckets(flags: int, head: bytes, tail: bytes) -> bytes:
+    """A rollup row: its flags, head and rates tail (rates_tail), each part zlib'd only where that takes a
+    quarter off it (a busy counter's varints or a gauge's floats hardly shrink, and inflating them costs a
+    read more than their bytes; quiet counters' zeros still shrink). Without rates, pack()'s layout; with
+    them (SPLIT), a 4-byte length of the stored head, the head, then the tail: a total inflates no rates."""
+    head_flag, head = _squeezed(head, ZLIB)
+    if not tail:
+        return bytes([flags | head_flag]) + head
+    tail_flag, tail = _squeezed(tail, TAIL_ZLIB)
+    return bytes([flags | SPLIT | head_flag | tail_flag]) + len(head).to_bytes(4, "little") + head + tail
+
+
+def _squeezed(part: bytes, flag: int) -> tuple[int, bytes]:
+    squeezed = zlib.compress(part, 6)
+    return (flag, squeezed) if len(squeezed) <= SQUEEZE * len(part) else (0, part)
+
+
+def unpack_buckets(blob: bytes | memoryview, rates: bool = True) -> tuple[int, bytes, bytes | None]:
+    """(kind, head, rates tail) of a rollup row of either layout (pack_buckets; before SPLIT, pack() of the
+    head and the tail joined): the tail as rates_tail() made it, None where the row has none; rates=False:
+    None for any row (a total reads no rates: a SPLIT row's tail is not inflated)."""
+    view = memoryview(blob)
+    flags = view[0]
+    if not flags & SPLIT:
+        kind, head, tail = _split_tail(*unpack(view))
+        return kind, head, tail if rates else None
+    at = 5 + int.from_bytes(view[1:5], "little")
+    head = zlib.decompress(view[5:at]) if flags & ZLIB else bytes(view[5:at])
+    tail = None if not rates else zlib.decompress(view[at:]) if flags & TAIL_ZLIB else bytes(view[at:])
+    return flags & ~(ZLIB | SPLIT | TAIL_ZLIB | RATES), head, tail
 
 
 def encode_times(ts_us: np.ndarray, iv_ms: np.ndarray, hour_us: int) -> bytes:
@@ -82,6 +120,8 @@ def decode_series(blob, n: int) -> tuple[np.ndarray, np.ndarray]:
 # Rollup buckets: start offset (in bucket widths), count, sum, min, max, last, interval ms sum,
 # and a counter's lowest and highest per-poll rate (store.rollups).
 FIELDS = ("idx", "count", "sum", "min", "max", "last", "ms", "rmin", "rmax")
+VALUES = frozenset(("sum", "min", "max", "last"))  # the columns after a row's head
+RATE_LINE = ("idx", "rmin", "rmax")  # what a counter's rate line draws of its buckets (store.query)
 
 
 def encode_buckets(b: dict[str, np.ndarray]) -> bytes:
@@ -90,21 +130,21 @@ def encode_buckets(b: dict[str, np.ndarray]) -> bytes:
     if b["sum"].dtype.kind == "f":
         floats = np.concatenate([b[k] for k in ("sum", "min", "max", "last")]).astype("<f8")
         head = codec.encode(np.array([len(b["idx"])]))
-        return pack(FLOAT | flag, head + codec.encode(ints) + floats.tobytes() + tail)
+        return pack_buckets(FLOAT | flag, head + codec.encode(ints) + floats.tobytes(), tail)
     if _regular(b):
         regular_head = np.array([len(b["idx"]), b["idx"][0], b["count"][0], b["ms"][0]])
         cols = np.concatenate([regular_head] + [b[k] for k in ("sum", "min", "max", "last")])
-        return pack(REGULAR | flag, codec.encode(cols) + tail)
+        return pack_buckets(REGULAR | flag, codec.encode(cols), tail)
     cols = np.concatenate([ints] + [b[k] for k in ("sum", "min", "max", "last")])
-    return pack(INT_PLAIN | flag, codec.encode(cols) + tail)
+    return pack_buckets(INT_PLAIN | flag, codec.encode(cols), tail)
 
 
 def rates_tail(b: dict[str, np.ndarray]) -> tuple[bytes, int]:
     """(rmin, rmax as float64, then their count as 4 bytes; RATES), or (b"", 0) for buckets without rates.
 
-    At the end of the body, so the rest decodes as before. Gauges' buckets (rollups.without_rates)
-    and rows written before rates were kept have none (split_rates); a counter's always has them,
-    NaN where no poll of a bucket measured a rate.
+    After the head, in a part of its own (pack_buckets; at the end of one body before). Gauges' buckets
+    (rollups.without_rates) and rows written before rates were kept have none (unpack_buckets); a counter's
+    always has them, NaN where no poll of a bucket measured a rate.
     """
     if "rmin" not in b:
         return b"", 0
@@ -112,14 +152,8 @@ def rates_tail(b: dict[str, np.ndarray]) -> tuple[bytes, int]:
     return rates.astype("<f8").tobytes() + len(b["idx"]).to_bytes(4, "little"), RATES
 
 
-def split_rates(kind: int, body: bytes) -> tuple[int, bytes, np.ndarray | None]:
-    """(kind without RATES, the body before the tail, the (2, n) rates or None)."""
-    kind, head, tail = _split_tail(kind, body)
-    return kind, head, _rates(tail)
-
-
 def _split_tail(kind: int, body: bytes) -> tuple[int, bytes, bytes | None]:
-    """split_rates() with the rates left as their tail's bytes (the floats, then their count), or None."""
+    """(kind without RATES, the body before the rates, the rates' tail: the floats, then their count), or None."""
     if not kind & RATES:
         return kind, body, None
     at = len(body) - 4 - 16 * int.from_bytes(body[-4:], "little")
@@ -147,12 +181,8 @@ def _regular(b: dict[str, np.ndarray]) -> bool:
 
 
 def decode_buckets(blob) -> dict[str, np.ndarray]:
-    return _decode_body(*unpack(blob))
-
-
-def _decode_body(kind: int, body: bytes) -> dict[str, np.ndarray]:
-    kind, body, rates = split_rates(kind, body)
-    return with_rates(_decode_main(kind, body), rates)
+    kind, head, tail = unpack_buckets(blob)
+    return with_rates(_decode_main(kind, head), _rates(tail))
 
 
 def _decode_main(kind: int, body: bytes) -> dict[str, np.ndarray]:
@@ -255,7 +285,8 @@ def decode_buckets_grouped(groups: dict, fields: tuple[str, ...] = FIELDS) -> di
     fields: the columns wanted ("idx" among them): a total's idx, sum and ms
     skip building the others (the rates above all, stored per row).
     """
-    unpacked = {key: [(_unpacked(blob), o) for blob, o in rows] for key, rows in groups.items()}
+    rated = "rmin" in fields or "rmax" in fields
+    unpacked = {key: [(unpack_buckets(blob, rated), o) for blob, o in rows] for key, rows in groups.items()}
     out = _integer_rows({key: rows for key, rows in unpacked.items()
                          if all(kind in (REGULAR, INT_PLAIN) for (kind, _b, _r), _o in rows)}, fields)
     out |= _float_rows({key: rows for key, rows in unpacked.items()
@@ -267,14 +298,8 @@ def decode_buckets_grouped(groups: dict, fields: tuple[str, ...] = FIELDS) -> di
     return out
 
 
-def _unpacked(blob) -> tuple[int, bytes, bytes | None]:
-    """split_rates(*unpack(blob)) with the rates left as their tail's bytes: rows joined read theirs from one
-    buffer (_joined_rates), and a total reads none."""
-    return _split_tail(*unpack(blob))
-
-
 def _rates(tail: bytes | None) -> np.ndarray | None:
-    """The (2, n) rates of an _unpacked() tail, as split_rates gives them."""
+    """The (2, n) rmin and rmax of an unpack_buckets() tail."""
     return None if tail is None else np.frombuffer(tail[:-4], "<f8").reshape(2, int.from_bytes(tail[-4:], "little"))
 
 
@@ -302,23 +327,27 @@ def _integer_rows(groups: dict, fields: tuple[str, ...] = FIELDS) -> dict:
     if not rows:
         return {}
     joined = b"".join(r[2] for r in rows)
-    vals, _ = codec.decode(joined)
     ends = np.flatnonzero(np.frombuffer(joined, np.uint8) < 0x80)
     counts = np.diff(np.searchsorted(ends, np.cumsum([0] + [len(r[2]) for r in rows])))  # varints per row
     starts = np.cumsum(counts) - counts
     plain = np.array([r[1] == INT_PLAIN for r in rows])
+    rated = "rmin" in fields or "rmax" in fields
+    stand_in = rated and any(r[4] is None for r in rows)  # a row without rates: its stand-ins need every column
+    if stand_in or not VALUES.isdisjoint(fields):
+        vals, _ = codec.decode(joined)
+    else:  # a rate line's buckets: only the codes before a row's values (REGULAR: n, first, count, ms)
+        vals = _decoded_at(joined, ends, starts, np.where(plain, 3 * (counts // 7), 4))
     head = vals[np.minimum(starts, len(vals) - 1)] if len(vals) else np.zeros(len(rows), np.int64)
     n = np.where(plain, counts // 7, head)
     bucket_start = np.cumsum(n) - n
     p = np.arange(int(n.sum())) - np.repeat(bucket_start, n)  # a bucket's place in its row
     at, size, flat = np.repeat(starts, n), np.repeat(n, n), np.repeat(plain, n)
     at_sum = np.repeat(np.where(plain, starts + 3 * n, starts + 4), n) + p
-    rated = "rmin" in fields or "rmax" in fields  # their stand-ins need every column
     cols = {name: vals[at_sum + k * size] for k, name in enumerate(("sum", "min", "max", "last"))
-            if rated or name in fields}
+            if stand_in or name in fields}
     at_col = at + p  # INT_PLAIN: idx, then count and ms a column (size) further
     cols["idx"] = np.where(flat, vals[at_col], vals[at + 1] + p) + np.repeat(np.array([r[3] for r in rows]), n)
-    if rated or "count" in fields:
+    if stand_in or "count" in fields:
         cols["count"] = np.where(flat, vals[at_col + size], vals[at + 2])
     cols["ms"] = np.where(flat, vals[at_col + 2 * size], vals[at + 3])
     if rated:
@@ -330,6 +359,15 @@ def _integer_rows(groups: dict, fields: tuple[str, ...] = FIELDS) -> dict:
     edges = [edges[c] for c in cuts]
     return {keys[a]: {name: cols[name][lo:hi] for name in fields}
             for a, lo, hi in zip(cuts[:-1], edges[:-1], edges[1:], strict=True)}
+
+
+def _decoded_at(joined: bytes, ends: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """codec.decode(joined)'s values at each row's first `lengths` codes (the row's codes begin at starts), 0
+    elsewhere: a rate line reads no sum, min, max or last, most of a row's bytes."""
+    which = _spans(starts, np.minimum(starts + lengths, len(ends)))
+    vals = np.zeros(len(ends), np.int64)
+    vals[which] = codec.decode_at(joined, which, ends)[0]
+    return vals
 
 
 def _float_rows(groups: dict, fields: tuple[str, ...] = FIELDS) -> dict:
@@ -379,7 +417,7 @@ def _spans(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
 
 
 def _joined_rates(cols: dict[str, np.ndarray], tails: list, n: np.ndarray) -> dict[str, np.ndarray]:
-    """rmin and rmax of the joined rows: each row's stored rates (_unpacked() tails, read from their joined
+    """rmin and rmax of the joined rows: each row's stored rates (unpack_buckets() tails, read from their joined
     bytes), or with_rates' stand-in where it has none."""
     if all(t is None for t in tails):
         return with_rates(cols, None)
@@ -443,7 +481,10 @@ def encode_buckets_matrix(buckets: list[dict[str, np.ndarray]]) -> list[bytes]:
 
 def _split_pack(matrix: np.ndarray, nulls: np.ndarray | None, kinds: np.ndarray,
                 tails: list[tuple[bytes, int]] | None = None) -> list[bytes]:
+    """Each row's varints packed: as rollup rows with their tails (rates_tail) where given, else as pack() does."""
     data, lengths = codec.varints(codec.codes(matrix, nulls))
     offs = np.r_[0, np.cumsum(lengths.reshape(matrix.shape).sum(axis=1))].tolist()
-    tails = tails or [(b"", 0)] * len(matrix)
-    return [pack(int(kinds[i]) | tails[i][1], data[offs[i]:offs[i + 1]] + tails[i][0]) for i in range(len(matrix))]
+    if tails is None:
+        return [pack(int(kinds[i]), data[offs[i]:offs[i + 1]]) for i in range(len(matrix))]
+    return [pack_buckets(int(kinds[i]) | tails[i][1], data[offs[i]:offs[i + 1]], tails[i][0])
+            for i in range(len(matrix))]

@@ -51,14 +51,17 @@ def decode(data: bytes | memoryview) -> tuple[np.ndarray, np.ndarray]:
     return _values(u)
 
 
-def decode_at(data: bytes | memoryview, which: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def decode_at(data: bytes | memoryview, which: np.ndarray,
+              ends: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """decode(data) at the places `which` only (ascending or not): every code is delimited, only those
-    are put together (a few columns of a few rows of a matrix cost little more than finding the ends)."""
+    are put together (a few columns of a few rows of a matrix cost little more than finding the ends).
+    ends: each code's last byte (np.flatnonzero(b < 0x80)), where the caller found them already."""
     which = np.asarray(which, np.int64)
     if not len(which):
         return np.empty(0, np.int64), np.empty(0, bool)
     b = np.frombuffer(data, dtype=np.uint8)
-    ends = np.flatnonzero(b < 0x80)
+    if ends is None:
+        ends = np.flatnonzero(b < 0x80)
     starts = np.where(which > 0, ends[np.maximum(which - 1, 0)] + 1, 0)
     return _values(_words(b, starts, ends[which]))
 

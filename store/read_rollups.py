@@ -27,15 +27,19 @@ SUMS = ("idx", "sum", "ms")  # what a total reads of a bucket
 
 
 def read(server_id: int, metrics: list[MetricInfo], level: str, start: datetime,
-         end: datetime, overlapping: bool = True, sums_only: bool = False) -> dict[int, dict]:
+         end: datetime, overlapping: bool = True, sums_only: bool = False,
+         rate_lines: bool = False) -> dict[int, dict]:
     """Buckets per metric id, numbered from the Unix epoch, starting within [start, end]; overlapping=False:
     never a stored bucket not wholly inside (a range read in parts gets the buckets the whole read gets);
-    sums_only: only their idx, sum and ms (a total of 700 counters skips each one's extremes and rates)."""
+    sums_only: only their idx, sum and ms (a total of 700 counters skips each one's extremes and rates);
+    rate_lines: a counter's only their idx, rmin and rmax (what its rate line draws: blocks.RATE_LINE)."""
     if not metrics:
         return {}
     width, ids = WIDTH[level], [m.id for m in metrics]
     lo, hi = micros(start), micros(end)
-    stored = _stored(server_id, ids, level, lo, end, SUMS if sums_only else blocks.FIELDS)
+    fields: dict[int, tuple[str, ...]] = {
+        m.id: SUMS if sums_only else blocks.RATE_LINE if rate_lines and m.counter else blocks.FIELDS for m in metrics}
+    stored = _stored(server_id, ids, level, lo, end, fields)
     if level == "1h":
         with connection.cursor() as cur:
             for mid, hours in pending_hours.hours(cur, server_id, ids, start, end).items():
@@ -46,7 +50,6 @@ def read(server_id: int, metrics: list[MetricInfo], level: str, start: datetime,
     else:
         hot = {mid: rollups.aggregate(pts, width, 0) for mid, pts in read_raw.read(
             server_id, metrics, layouts, start, end).items()}
-    keys = SUMS if sums_only else rollups.KEYS
     out: dict[int, dict] = {}
     if sums_only:  # the metrics of integer sums joined at once
         of = {m.id: ([hot[m.id]] if m.id in hot else []) + stored.get(m.id, []) for m in metrics}
@@ -56,6 +59,7 @@ def read(server_id: int, metrics: list[MetricInfo], level: str, start: datetime,
     for m in metrics:
         if m.id in out:
             continue
+        keys = fields[m.id]
         parts = [hot[m.id]] if m.id in hot else []
         b = rollups.concat(parts + [inside(s, width, lo, hi, overlapping, keys) for s in stored.get(m.id, [])], keys)
         starts = b["idx"] * width
@@ -79,13 +83,14 @@ def inside(b: dict, width: int, lo: int, hi: int, overlapping: bool = True, keys
 
 
 def _stored(server_id: int, ids: list[int], level: str, lo: int, end: datetime,
-            fields: tuple[str, ...]) -> dict[int, list[dict]]:
-    """The stored rows' buckets per metric id (in a list: more parts are added to it), their columns of fields."""
+            fields: dict[int, tuple[str, ...]]) -> dict[int, list[dict]]:
+    """The stored rows' buckets per metric id (in a list: more parts are added to it), the columns of its fields."""
     with binary_cursor() as cur:  # binary results: bytea as it is stored, in half the time of hex text
         cur.execute(SELECT.format(table=TABLE[level]), [int_array(ids), server_id, lo - lo % ORIGIN[level], end],
                     binary=True)
         found = cur.fetchall()
-    rows = defaultdict(list)
+    rows: dict[tuple[str, ...], dict[int, list]] = defaultdict(lambda: defaultdict(list))  # by the fields read
     for mid, period_us, data in found:
-        rows[mid].append((data, period_us // WIDTH[level]))
-    return {mid: [b] for mid, b in blocks.decode_buckets_grouped(rows, fields).items()}
+        rows[fields[mid]][mid].append((data, period_us // WIDTH[level]))
+    return {mid: [b] for wanted, groups in rows.items()
+            for mid, b in blocks.decode_buckets_grouped(groups, wanted).items()}

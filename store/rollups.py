@@ -107,7 +107,7 @@ def concat(parts: list[dict[str, np.ndarray]], keys: tuple[str, ...] = KEYS) -> 
         return {k: v for k, v in empty().items() if k in keys}
     if len(parts) == 1:
         return parts[0]
-    floats = any(p["sum"].dtype.kind == "f" for p in parts)
+    floats = "sum" in keys and any(p["sum"].dtype.kind == "f" for p in parts)  # (a rate line's have no sums)
     apart = _apart(parts)
     out = {}
     for k in keys:

@@ -24,7 +24,7 @@ from dashboards.figures.stability import stability_figure
 from dashboards.holder_panel import SERIES as HOLDER_SERIES
 from dashboards.holder_panel import holders_context
 from dashboards.host_panel import panel_disk, panel_of
-from dashboards.links import chart_csv, dip_statements, topwaits_csv
+from dashboards.links import chart_csv, dips_statements, topwaits_csv
 from dashboards.marks import purge_references, server_marks
 from dashboards.purge_reads import above_since
 from dashboards.query_params import (
@@ -95,7 +95,8 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
         "waits_note": waits_note(server.pk, tr.start, tr.end), "waits_source": source_problem(server, "pfs_waits"),
         "tps_mixed": texts.mixed,
         "figures": {"stability-chart": fig, **host.figures}, "host_panel": host, "summary": summary,
-        "dips": [(d, dip_statements(server.pk, d.start, d.end, server.statements_interval)) for d in dips],
+        "dips": list(zip(dips, dips_statements(server.pk, [(d.start, d.end) for d in dips],
+                                               server.statements_interval), strict=True)),
         **verdict_context(server.pk, tr, tps, waits, also.get(reads.HISTORY)),
         "fraction": fraction, "threshold": threshold, "n_waits": n_waits,
         "pixel": timedelta(seconds=tr.seconds / points),  # what a dip's times are good to

@@ -193,3 +193,77 @@ def test_it_decodes_the_codes_at_some_places_as_the_whole_decode_does():
         whole, whole_nulls = codec.decode(data)
         assert (got == whole[which]).all() and (got_nulls == whole_nulls[which]).all()
     assert codec.decode_at(codec.encode(np.arange(5)), np.array([0, 4, 0])).__getitem__(0).tolist() == [0, 4, 0]
+
+
+def test_a_rate_line_reads_each_rows_rates_and_indexes_as_the_whole_decode_does():
+    rng = np.random.default_rng(23)  # its own: the other tests' draws stay as they were
+    parts = {1: [(buckets(60, 0), 0), (buckets(60, 0, regular=False), 60), (buckets(60, 0), 120)],
+             2: [(buckets(17, 40), 0), (buckets(1, 59), 60)],
+             3: [(float_buckets(12, 1), 0), (float_buckets(60, 0), 60)],  # float sums: read whole, as before
+             4: [(buckets(5, 0), 0), (buckets(9, 0, regular=False, rates=False), 60)],  # a row without rates
+             5: [(buckets(0, 0), 0), (buckets(3, 2), 60)]}
+    for b, _o in parts[1]:
+        b["max"] = rng.integers(0, 2**62, len(b["idx"]))  # codes of up to 10 bytes among one-byte ones
+    groups = {key: [(blocks.encode_buckets(b), o) for b, o in rows] for key, rows in parts.items()}
+    whole = blocks.decode_buckets_grouped(groups)
+    got = blocks.decode_buckets_grouped({k: g for k, g in groups.items() if k != 4}, blocks.RATE_LINE)
+    got |= blocks.decode_buckets_grouped({4: groups[4]}, blocks.RATE_LINE)  # alone: rows with rates read apart
+    assert set(got) == set(parts)
+    for key, rows in parts.items():
+        assert set(got[key]) == {"idx", "rmin", "rmax"}
+        assert same(got[key], {k: whole[key][k] for k in blocks.RATE_LINE}), key
+        kept = {i + o: (b, j) for b, o in rows for j, i in enumerate(b["idx"].tolist())}
+        assert got[key]["idx"].tolist() == sorted(kept)  # every bucket encoded, once, in order
+    b, j = {i + o: (b, j) for b, o in parts[1] for j, i in enumerate(b["idx"].tolist())}[125]
+    assert got[1]["rmax"][got[1]["idx"].tolist().index(125)] == b["rmax"][j]  # what was encoded, by hand
+    expected = stand_in(parts[4][1][0])  # the row without rates: its deltas over the mean interval
+    assert same({k: got[4][k][5:] for k in ("rmin", "rmax")}, {k: expected[k] for k in ("rmin", "rmax")})
+
+
+def as_before(blob: bytes) -> bytes:
+    """The row as it was written before rates had a part of their own: one body (head, then tail), zlib'd where
+    that helps at all."""
+    kind, head, tail = blocks.unpack_buckets(blob)
+    return blocks.pack(kind | blocks.RATES, head + tail) if tail is not None else blocks.pack(kind, head)
+
+
+def test_rows_written_before_rates_had_a_part_of_their_own_read_the_same():
+    rng = np.random.default_rng(29)  # its own: the other tests' draws stay as they were
+    parts = {1: [(buckets(60, 0), 0), (buckets(60, 0, regular=False), 60), (buckets(60, 0), 120)],
+             2: [(float_buckets(12, 1), 0), (float_buckets(60, 0), 60)],
+             3: [(buckets(5, 0, rates=False), 0), (buckets(9, 0, regular=False), 60)],
+             4: [(buckets(24, 0) | {k: np.zeros(24, np.int64) for k in ("sum", "min", "max", "last")}, 0)]}
+    parts[4][0][0]["rmin"] = parts[4][0][0]["rmax"] = np.zeros(24)  # a quiet counter: every part shrinks
+    parts[1][1][0]["max"] = rng.integers(0, 2**62, 60)
+    new = {key: [(blocks.encode_buckets(b), o) for b, o in rows] for key, rows in parts.items()}
+    old = {key: [(as_before(blob), o) for blob, o in rows] for key, rows in new.items()}
+    mixed = {key: [(as_before(blob) if i % 2 else blob, o) for i, (blob, o) in enumerate(rows)]
+             for key, rows in new.items()}
+    assert all(blob[0] & blocks.SPLIT for blob, _o in new[1]) and not any(b[0] & blocks.SPLIT for b, _o in old[1])
+    assert not new[3][0][0][0] & blocks.SPLIT  # no rates: one body, as before
+    for fields in (blocks.FIELDS, ("idx", "sum", "ms"), blocks.RATE_LINE):
+        got = [blocks.decode_buckets_grouped(groups, fields) for groups in (new, old, mixed)]
+        for key in parts:
+            assert same(got[0][key], got[1][key]) and same(got[2][key], got[1][key]), (fields, key)
+    for key, rows in parts.items():
+        for (blob, _o), (before, _o2), (b, _o3) in zip(new[key], old[key], rows, strict=True):
+            assert same(blocks.decode_buckets(blob), blocks.decode_buckets(before))
+            assert same(blocks.decode_buckets(blob), b if "rmin" in b else stand_in(b))  # what was encoded
+
+
+def test_each_part_of_a_row_is_zlibd_only_where_that_takes_a_quarter_off_it():
+    quiet = buckets(60, 0) | {k: np.zeros(60, np.int64) for k in ("sum", "min", "max", "last")}
+    quiet["rmin"] = quiet["rmax"] = np.zeros(60)
+    busy = buckets(60, 0)  # sums and extremes of up to 10**15: varints that hardly shrink; random rates
+    assert blocks.encode_buckets(quiet)[0] & (blocks.ZLIB | blocks.TAIL_ZLIB) == blocks.ZLIB | blocks.TAIL_ZLIB
+    assert blocks.encode_buckets(busy)[0] & (blocks.ZLIB | blocks.TAIL_ZLIB) == 0
+    gauge = rollups.without_rates(float_buckets(60, 0))  # floats that hardly shrink: stored as they are
+    assert blocks.encode_buckets(gauge)[0] == blocks.FLOAT  # neither zlib'd nor split: no rates
+    assert same(blocks.decode_buckets(blocks.encode_buckets(gauge)), stand_in(gauge))
+    quiet_gauge = rollups.without_rates(quiet)
+    assert blocks.encode_buckets(quiet_gauge)[0] == blocks.REGULAR | blocks.ZLIB  # zeros shrink: zlib'd, as before
+    blob = bytearray(blocks.encode_buckets(quiet))
+    blob[-3:] = b"\xff\xff\xff"  # a broken tail: a total never inflates it
+    got = blocks.decode_buckets_grouped({1: [(bytes(blob), 0)]}, ("idx", "sum", "ms"))[1]
+    assert got["idx"].tolist() == list(range(60)) and got["sum"].tolist() == [0] * 60
+    assert got["ms"].tolist() == [60_000] * 60
