@@ -151,6 +151,15 @@ def runs_sort(get: Mapping, sorts: Mapping, default: str) -> str:
     return raw if raw.lstrip("-") in sorts else default
 
 
+def sort_problem(get: Mapping, sorts: Mapping, default: str) -> str | None:
+    """What is wrong with ?sort=, said on the page whose table falls back to its default order."""
+    raw = get.get("sort") or default
+    if raw.lstrip("-") in sorts:
+        return None
+    return (f"sort={raw[:40]!r} is not a column of this table ({', '.join(sorted(sorts))}, '-' first to reverse):"
+            f" sorted by {default}.")
+
+
 def page_number(get: Mapping, pages: int) -> int:
     """?page=N of a list of `pages` pages."""
     asked = get.get("page", "1")

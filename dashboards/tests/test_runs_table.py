@@ -41,7 +41,10 @@ def test_it_sorts_by_tps_and_by_threads(client, admin_user, runs):
     assert names_in_order(client.get("/runs/", {"sort": "-tps"}).content.decode()) == ["rw x2", "rw x4", "rw x1"]
     assert names_in_order(client.get("/runs/", {"sort": "tps"}).content.decode()) == ["rw x1", "rw x4", "rw x2"]
     assert names_in_order(client.get("/runs/", {"sort": "concurrency"}).content.decode()) == ["rw x1", "rw x2", "rw x4"]
-    assert names_in_order(client.get("/runs/", {"sort": "bogus"}).content.decode()) == ["rw x4", "rw x2", "rw x1"]
+    bogus = client.get("/runs/", {"sort": "bogus"}).content.decode()
+    assert names_in_order(bogus) == ["rw x4", "rw x2", "rw x1"]  # the newest first, as without sort=
+    assert "sort=&#x27;bogus&#x27; is not a column of this table" in bogus and "sorted by -started" in bogus
+    assert "is not a column" not in client.get("/runs/", {"sort": "-tps"}).content.decode()
 
 
 def test_the_run_report_shows_the_tools_command_and_summary(client, admin_user, runs):

@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from dashboards.forms import AnnotationForm, RunForm
-from dashboards.query_params import runs_sort, server_param
+from dashboards.query_params import runs_sort, server_param, sort_problem
 from dashboards.reports.run_table import DEFAULT_SORT, SORTS, RunLine, run_lines
 from dashboards.server_texts import tps_bases
 from dashboards.views.common import with_params
@@ -60,6 +60,7 @@ def runs(request: HttpRequest) -> HttpResponse:
         "lines": with_bases(run_lines(run_list, sort, LISTED)), "notes": notes[:LISTED], "run_form": run_form,
         "note_form": note_form, "server_id": server_id, "columns": sort_links(request.GET, sort),
         "runs_csv": reverse("export-runs") + with_params(request.GET), "server_problem": problem,
+        "sort_problem": sort_problem(request.GET, SORTS, DEFAULT_SORT),
     })
 
 
