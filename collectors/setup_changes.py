@@ -80,7 +80,10 @@ class SetupWatch:
         age = time.monotonic() - self.at
         if age < every_s:
             return False
-        self.now = switches(conn, info, every_s)
+        try:
+            self.now = switches(conn, info, every_s)
+        except pymysql.MySQLError:
+            self.now = None  # the source's own read meets the same trouble and says it, as it always did
         return self.now is None or self.now != self.seen or age >= FULL_EVERY_S
 
     def mark(self) -> None:

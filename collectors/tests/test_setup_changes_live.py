@@ -9,6 +9,8 @@ import pytest
 
 from collectors import pool
 from collectors.batch import poll_server
+from collectors.connection import detect
+from collectors.setup_changes import SetupWatch
 from collectors.sources import statements, wait_instruments
 
 pytestmark = pytest.mark.django_db
@@ -67,3 +69,15 @@ def test_it_reads_the_instruments_again_only_after_one_is_turned_off(server, mar
     again = grown(before, reads(mariadb))
     assert any("SUBSTRING_INDEX" in text for text in again)  # the wait families, read again
     assert len(again) >= 2 and all(count == 1 for count in again.values())  # and the digests' setup, once each
+
+
+def test_a_connection_that_cannot_answer_the_sums_leaves_the_source_to_read(mariadb):
+    """The sums are a shortcut: where they fail, the source's own read runs and reports what is wrong."""
+    conn = mariadb.connect()
+    info = detect(conn)
+    watch = SetupWatch()
+    assert watch.due(conn, info, 0)
+    watch.mark()
+    assert not watch.due(conn, info, 0)  # nothing moved
+    conn.close()
+    assert watch.due(conn, info, 0)  # not raised: the source's read meets the closed connection itself
