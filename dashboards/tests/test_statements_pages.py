@@ -31,6 +31,16 @@ def digest_id(server, shape) -> int:
     return next(r.digest_id for r in totals(server.pk, START, END) if r.digest == shape.digest)
 
 
+def test_it_says_the_first_read_began_before_the_range_only_when_it_did(admin_client):
+    server = ten_reads()  # reads end at START + 60 s, + 120 s, ...: the first covers START to START + 60 s
+    inside = admin_client.get(f"/servers/{server.pk}/statements/", RANGE).content.decode()
+    assert "10 reads covering 600 s" in inside and "began before the range" not in inside
+    later = {"from": (START + timedelta(seconds=30)).isoformat(), "to": END.isoformat()}
+    body = admin_client.get(f"/servers/{server.pk}/statements/", later).content.decode()
+    # the read ending at START + 60 s is in (START + 30 s, END] and began at START, 30 s before the range
+    assert "10 reads covering 600 s" in body and "the first began before the range" in body
+
+
 def test_the_statements_tab_ranks_by_time_with_hand_computed_figures(admin_client):
     server = ten_reads()
     body = admin_client.get(f"/servers/{server.pk}/statements/", RANGE).content.decode()
