@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 import pymysql
 
-from collectors import delta, registry, schedule, shared_read, snapshots
+from collectors import delta, registry, schedule, setup_changes, shared_read, snapshots
 from collectors.connection import ConnectError
 from collectors.http_poll import run_http_sources
 from collectors.outcome import failed, succeeded
@@ -115,6 +115,7 @@ def run_sql_sources(target: Target, sources: list[Source], previous: dict[str, d
         result.sources = [SourceResult(s.name, NOT_POLLED, error=f"{target.name}: {s.name}: not polled, "
                                        f"cannot connect ({exc})") for s in sources]
         return {}
+    setup_changes.poll_started(entry.conn)
     try:
         recheck_basis(entry)
     except (pymysql.MySQLError, OSError):

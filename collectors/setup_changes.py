@@ -25,8 +25,9 @@ SWITCHES_SQL = (
 )
 # InnoDB's trx_* counters, which the TPS counter's choice reads too (SET GLOBAL turns them on, not performance_schema).
 INNODB_PART = ", (SELECT COUNT(*) FROM information_schema.INNODB_METRICS WHERE {enabled})"
-# connection -> (when read, the switches; None where they cannot be read).
-SEEN: dict[tuple, tuple[float, str | None]] = {}
+# connection -> (when read, in which of its polls, the switches; None where they cannot be read).
+SEEN: dict[tuple, tuple[float, int, str | None]] = {}
+POLLS: dict[tuple, int] = {}  # connection -> polls begun on it (poll_started)
 MAX_SEEN = 10_000
 
 
@@ -54,15 +55,23 @@ def read_switches(conn: pymysql.Connection, info: ServerInfo) -> str | None:
     return "|".join(v.decode() if isinstance(v, bytes) else str(v) for v in row) if row else None
 
 
-def switches(conn: pymysql.Connection, info: ServerInfo, every_s: float) -> str | None:
-    """The switches, read at most once every_s per connection whoever asks."""
+def poll_started(conn: pymysql.Connection) -> None:
+    """A poll begins on this connection: switches read in an earlier one are not this poll's (this_poll)."""
     key = connection_key(conn)
-    found = SEEN.get(key)
-    if found is None or time.monotonic() - found[0] >= every_s:
+    if len(POLLS) >= MAX_SEEN:
+        POLLS.clear()
+    POLLS[key] = POLLS.get(key, 0) + 1
+
+
+def switches(conn: pymysql.Connection, info: ServerInfo, every_s: float, this_poll: bool = False) -> str | None:
+    """The switches, read at most once every_s per connection whoever asks; this_poll: as read in this poll."""
+    key = connection_key(conn)
+    found, poll = SEEN.get(key), POLLS.get(key, 0)
+    if found is None or (found[1] != poll if this_poll else time.monotonic() - found[0] >= every_s):
         if len(SEEN) >= MAX_SEEN:
             SEEN.clear()
-        found = SEEN[key] = (time.monotonic(), read_switches(conn, info))
-    return found[1]
+        found = SEEN[key] = (time.monotonic(), poll, read_switches(conn, info))
+    return found[2]
 
 
 @dataclass
@@ -73,15 +82,16 @@ class SetupWatch:
     seen: str | None = None
     now: str | None = None  # as due() last read them: what mark() keeps
 
-    def due(self, conn: pymysql.Connection, info: ServerInfo, every_s: float) -> bool:
-        """every_s after the last read: read again if the switches moved, cannot be read, or FULL_EVERY_S passed.
+    def due(self, conn: pymysql.Connection, info: ServerInfo, every_s: float, this_poll: bool = False) -> bool:
+        """every_s after the last read: read again if the switches moved, cannot be read, or FULL_EVERY_S passed;
+        this_poll: the switches as read in this poll (by this source or another), not up to every_s ago.
 
         The switches are read before the source's own read, so a change between the two is seen next time."""
         age = time.monotonic() - self.at
         if age < every_s:
             return False
         try:
-            self.now = switches(conn, info, every_s)
+            self.now = switches(conn, info, every_s, this_poll)
         except pymysql.MySQLError:
             self.now = None  # the source's own read meets the same trouble and says it, as it always did
         return self.now is None or self.now != self.seen or age >= FULL_EVERY_S

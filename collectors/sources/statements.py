@@ -58,8 +58,8 @@ CONSUMER_FIX = ("UPDATE performance_schema.setup_consumers SET ENABLED = 'YES'"
                 " WHERE NAME IN ('global_instrumentation', 'statements_digest')")
 INSTRUMENTS_FIX = ("UPDATE performance_schema.setup_instruments SET ENABLED = 'YES', TIMED = 'YES'"
                    " WHERE NAME LIKE 'statement/%'")
-# Every read asks whether the setup moved (collectors.setup_changes' sums, read fresh): a consumer turned off
-# between two reads must be said by the next one. The sums it reads serve the other sources' minute checks.
+# Every read asks whether the setup moved (collectors.setup_changes' sums as read in this poll): a consumer
+# turned off between two reads must be said by the next one. The sums it reads serve the other sources' checks.
 SETUP_EVERY_S = 0
 # connection -> (its watch, the setup as last read).
 SETUPS: dict[tuple, tuple[setup_changes.SetupWatch, dict[str, int] | None]] = {}
@@ -130,10 +130,10 @@ def reading_of(state: "State", raw: "RawRead") -> Reading:
 def read_setup(conn: pymysql.Connection, info: ServerInfo) -> dict[str, int] | None:
     """The consumers (1 when off) and statement instruments (off, all) as gauges; None where they cannot be read.
 
-    Read again only when collectors.setup_changes' sums, asked at every read, say they may have changed."""
+    Read again only when collectors.setup_changes' sums, as read in this poll, say they may have changed."""
     key = setup_changes.connection_key(conn)
     watch, setup = SETUPS.get(key) or (setup_changes.SetupWatch(), None)
-    if watch.due(conn, info, SETUP_EVERY_S):
+    if watch.due(conn, info, SETUP_EVERY_S, this_poll=True):
         setup = setup_now(conn)
         watch.mark()
         if len(SETUPS) >= setup_changes.MAX_SEEN:
