@@ -55,7 +55,7 @@ def test_it_refuses_a_failing_check_and_saves_nothing(mariadb, monkeypatch):
 @pytest.mark.parametrize("args, message", [
     (["--user", "u", "--password-env", "NOT_SET_ANYWHERE"], "NOT_SET_ANYWHERE is empty or not set"),
     (["--user", "u", "--password-env", "SANDBOX_PW"], "--host: Give a host (and port), or a socket path"),
-    (["--host", "h", "--port", "0", "--user", "u", "--password-env", "SANDBOX_PW"], "--port: The port must be a number from 1 to 65535."),
+    (["--host", "h", "--port", "0", "--user", "u", "--password-env", "SANDBOX_PW"], "--port: The port must be"),
     (["--host", "h", "--interval", "0", "--user", "u", "--password-env", "SANDBOX_PW"], "--interval: Ensure"),
 ])
 def test_it_explains_bad_input(args, message):
