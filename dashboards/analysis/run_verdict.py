@@ -26,6 +26,7 @@ CORRELATED = 0.5  # a wait moves with the dips when its correlation with TPS is 
 SHIFT_MIN = 0.10
 SHIFT_FIT = 0.5
 SHIFT_SIDE = 5
+SHIFT_FLAT = 0.25  # a first level is flat when its fitted line moves less than this share of the step
 
 
 @dataclass(frozen=True)
@@ -193,6 +194,20 @@ def level_shift(ts: Sequence[datetime], values: Sequence[float] | np.ndarray) ->
     return Shift(ts[split], before, after)
 
 
+def is_first_level(ts: Sequence[datetime], values: Sequence[float], cut: int) -> bool:
+    """Whether the cut polls (a warm-up found from the data) are a lower level the line changed from: a level
+    change after them whose first level is flat (a warm-up climbs to the level it reaches)."""
+    found = level_shift(ts, values)
+    if found is None:
+        return False
+    split = next(i for i, t in enumerate(ts) if t >= found.at)
+    if split < cut:
+        return False
+    x = np.array([t.timestamp() for t in ts[:split]])
+    rise = float(np.polyfit(x - x[0], np.asarray(values[:split], dtype=float), 1)[0]) * float(x[-1] - x[0])
+    return abs(rise) < SHIFT_FLAT * abs(found.after - found.before)
+
+
 def drift(ts: Sequence[datetime], values: Sequence[float], relative: bool = True) -> Drift | None:
     """The least-squares slope against time with its 95 % interval, a minute: as % of the mean, or in units."""
     x = np.array([t.timestamp() for t in ts]) / 60.0
@@ -261,6 +276,8 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
     if len(known) < MIN_POINTS:
         return Verdict("", None, len(known), None)
     cut = warmup_end([v for v in values if v is not None]) if warmup is None else min(warmup, len(known) - 1)
+    if warmup is None and cut and is_first_level([ts[i] for i in known], [values[i] for i in known], cut):
+        cut = 0
     start = known[cut]
     ts, values = ts[start:], values[start:]
     kept = [(t, v) for t, v in zip(ts, values, strict=True) if v is not None]

@@ -70,3 +70,20 @@ def test_the_stability_page_says_the_level_change(admin_client, db):
     part = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", body.split('id="verdict"')[1].split("</section>")[0]))
     assert f"Level change: TPS from 19.6 to 30.8 at {polls[44]:%H:%M:%S} (+57 %)" in part
     assert "Drifting" not in part
+
+
+def test_a_short_lower_first_level_is_a_level_not_a_warm_up():
+    """Seen in a second audit: 16 polls at 30 TPS, then 30 at 90; the warm-up rule cut the first level as the
+    polls below the rest's band, and the line read "Drifting: TPS 4.00 %/min"."""
+    values = stepped(30.0, 90.0, 16)[:16] + [90.0 + JITTER[i % 4] for i in range(32)]
+    verdict = judge([at(i) for i in range(48)], values)
+    assert verdict.warmup_polls == 0 and verdict.kind == "shifted"
+    assert verdict.shift.at == at(16)
+    assert verdict.shift.before == pytest.approx(30.0) and verdict.shift.after == pytest.approx(90.0)
+
+
+def test_a_warm_up_that_climbs_to_its_level_is_still_cut():
+    ramp = [100.0 + 900.0 * i / 20 for i in range(20)]  # cache warming: 100 -> 1,000 over 20 polls
+    values = ramp + [1000.0 + 10 * JITTER[i % 4] for i in range(200)]
+    verdict = judge([at(i) for i in range(220)], values)
+    assert 15 <= verdict.warmup_polls <= 21 and verdict.kind == "steady"
