@@ -109,19 +109,14 @@ def server_grids(export: SeriesExport, g: Grid, firsts: dict[int, datetime]) -> 
     return {s.pk: grid.in_phase(g, firsts[s.pk]) if s.pk in firsts else g for s in export.servers}
 
 
-def row_span(export: SeriesExport, g: Grid, grids: dict[int, Grid]) -> tuple[int, int]:
-    """The first and last bucket to write a row for: none labelled outside the range, and none whose poll is
-    after its end in every server's grid (an empty cell says "no poll": a live export read 1.3 s after a
-    row's time, its poll not yet read, drew a gap at its end)."""
+def row_span(export: SeriesExport, g: Grid) -> tuple[int, int]:
+    """The first and last bucket to write a row for: none labelled outside the range."""
     if export.step is not None:
         return grid.whole_buckets(g, export.start, export.end)
     first = 0 if g.label(0) >= export.start else 1  # bucket 0 holds the range's first poll (or its start)
     last = g.bucket(export.end)
     if g.label(last) > export.end:
         last -= 1  # a bucket holding an end of the range may be labelled past it: no row off the range
-    end = micros(export.end)
-    if all(s.origin + last * s.step + s.step // 2 > end for s in grids.values()):
-        last -= 1  # each server's polls sit mid-bucket (grid.in_phase): this row's come after the range
     return first, last
 
 
@@ -138,7 +133,7 @@ def rows(export: SeriesExport, cols: list[tuple[Key, str]]) -> Iterator[Lines]:
     firsts = first_polls(export, carry) if export.step is None else {}
     g = grid_of(export, firsts)
     grids = server_grids(export, g, firsts)
-    first, last = row_span(export, g, grids)
+    first, last = row_span(export, g)
     per_chunk = chunk_buckets(export, g, len(cols))
     for k0 in range(first, last + 1, per_chunk):
         k1 = min(last, k0 + per_chunk - 1)

@@ -67,22 +67,3 @@ def test_a_step_that_is_not_whole_seconds_is_refused(client, db1):
     response = client.get("/export.csv", {"server": "db1", "metrics": "tps", "step": "2.5",
                                           "from": iso_utc(T0), "to": iso_utc(T0 + timedelta(seconds=120))})
     assert response.status_code == 400 and "step='2.5': give a whole number of seconds" in response.content.decode()
-
-
-def test_a_range_ending_between_a_rows_time_and_its_poll_has_no_empty_last_row(client, admin_user):
-    """Polls read 0.3 s after each multiple of 5 s (as a worker's polls run just after the beat's tick): an export
-    to 16:28:00 (or to now, 1.3 s after a row's time) reached the row of 16:28:00, whose poll comes at
-    16:28:00.3, after the range. Its empty cells said "no poll", a gap that never was."""
-    client.force_login(admin_user)
-    server = data.make_server("late", poll_interval=5)
-    polls = [T0 + timedelta(seconds=0.3 + 5 * k) for k in range(13)]
-    write_samples([Sample(server.pk, "global_status", polls[0], None, {"tps": 0}, frozenset({"tps"}))] +
-                  [Sample(server.pk, "global_status", at, 5.0, {"tps": 100 + k}, frozenset({"tps"}))
-                   for k, at in enumerate(polls[1:], start=1)])
-    rows = data.get_csv(client, "/export.csv", server="late", metrics="tps", mode="delta",
-                        **{"from": iso_utc(T0), "to": iso_utc(T0 + timedelta(seconds=60))})
-    # By hand: the polls inside the range are those read at 0.3 .. 55.3 s, one a row, each on the row of the
-    # whole 5 s nearest it: the first a baseline (no delta, an empty cell, as documented), then deltas 101 .. 111.
-    # The poll of the 60 s row is read at 60.3 s, after the range: no row for it.
-    assert [r[0] for r in rows[1:]] == [iso_utc(T0 + timedelta(seconds=5 * k)) for k in range(12)]
-    assert [r[1] for r in rows[1:]] == [""] + [str(100 + k) for k in range(1, 12)]
