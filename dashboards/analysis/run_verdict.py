@@ -275,8 +275,9 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
     known = [i for i, v in enumerate(values) if v is not None]
     if len(known) < MIN_POINTS:
         return Verdict("", None, len(known), None)
-    cut = warmup_end([v for v in values if v is not None]) if warmup is None else min(warmup, len(known) - 1)
-    if warmup is None and cut and is_first_level([ts[i] for i in known], [values[i] for i in known], cut):
+    polled = [v for v in values if v is not None]
+    cut = warmup_end(polled) if warmup is None else min(warmup, len(known) - 1)
+    if warmup is None and cut and is_first_level([ts[i] for i in known], polled, cut):
         cut = 0
     start = known[cut]
     ts, values = ts[start:], values[start:]
