@@ -61,8 +61,8 @@ INSTRUMENTS_FIX = ("UPDATE performance_schema.setup_instruments SET ENABLED = 'Y
 # Every read asks whether the setup moved (collectors.setup_changes' sums as read in this poll): a consumer
 # turned off between two reads must be said by the next one. The sums it reads serve the other sources' checks.
 SETUP_EVERY_S = 0
-# connection -> (its watch, the setup as last read).
-SETUPS: dict[tuple, tuple[setup_changes.SetupWatch, dict[str, int] | None]] = {}
+# Per connection: the setup as last read.
+SETUPS: setup_changes.KeptSetup[dict[str, int] | None] = setup_changes.KeptSetup()
 CONSUMER_OFF = "statements.consumer_off:"  # + a name of CONSUMERS: 1 when it was off at the read
 INSTRUMENTS_OFF, INSTRUMENTS_ALL = "statements.instruments_off", "statements.instruments"
 NO_SUCH_TABLE = 1146
@@ -131,15 +131,7 @@ def read_setup(conn: pymysql.Connection, info: ServerInfo) -> dict[str, int] | N
     """The consumers (1 when off) and statement instruments (off, all) as gauges; None where they cannot be read.
 
     Read again only when collectors.setup_changes' sums, as read in this poll, say they may have changed."""
-    key = setup_changes.connection_key(conn)
-    watch, setup = SETUPS.get(key) or (setup_changes.SetupWatch(), None)
-    if watch.due(conn, info, SETUP_EVERY_S, this_poll=True):
-        setup = setup_now(conn)
-        watch.mark()
-        if len(SETUPS) >= setup_changes.MAX_SEEN:
-            SETUPS.clear()
-        SETUPS[key] = (watch, setup)
-    return setup
+    return SETUPS.get(conn, info, SETUP_EVERY_S, lambda: setup_now(conn), this_poll=True)
 
 
 def setup_now(conn: pymysql.Connection) -> dict[str, int] | None:

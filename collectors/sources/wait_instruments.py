@@ -20,25 +20,22 @@ NAME = "wait_instruments"
 INSTRUMENTS_EVERY_S = 60
 OFF_PREFIX = "wait instruments off: "  # pfs_waits's note, kept in the health row
 OFF_GAUGE, ALL_GAUGE = "wait.instruments_off:", "wait.instruments:"  # + a family of weakened.WAIT_FAMILIES
-# connection -> (its watch, the note, the gauges).
-CHECKED: dict[tuple, tuple[setup_changes.SetupWatch, str, dict[str, int]]] = {}
+# Per connection: the note and the gauges, as last read.
+CHECKED: setup_changes.KeptSetup[tuple[str, dict[str, int]]] = setup_changes.KeptSetup()
 
 
 def instruments_check(conn: pymysql.Connection, info: ServerInfo) -> tuple[str, dict[str, int]]:
     """Which wait instruments the server leaves off, and how to turn them on ("" when all are on); the gauges
     (none where the user may not read setup_instruments)."""
-    key = setup_changes.connection_key(conn)
-    watch, note, gauges = CHECKED.get(key) or (setup_changes.SetupWatch(), "", {})
-    if watch.due(conn, info, INSTRUMENTS_EVERY_S):  # a new watch is due: its first read
-        counts = weakened.instrument_counts(conn)
-        watch.mark()
-        off = [weakened.family_off(family, n, total) for family, (n, total) in counts.items() if n]
-        note = OFF_PREFIX + "; ".join(f"{w.setting}: {w.lost}; {w.fix}" for w in off) if off else ""
-        gauges = {OFF_GAUGE + family: n for family, (n, _) in counts.items()}
-        gauges |= {ALL_GAUGE + family: total for family, (_, total) in counts.items()}
-        if len(CHECKED) >= setup_changes.MAX_SEEN:
-            CHECKED.clear()
-        CHECKED[key] = (watch, note, gauges)
+    return CHECKED.get(conn, info, INSTRUMENTS_EVERY_S, lambda: instruments_read(conn))
+
+
+def instruments_read(conn: pymysql.Connection) -> tuple[str, dict[str, int]]:
+    counts = weakened.instrument_counts(conn)
+    off = [weakened.family_off(family, n, total) for family, (n, total) in counts.items() if n]
+    note = OFF_PREFIX + "; ".join(f"{w.setting}: {w.lost}; {w.fix}" for w in off) if off else ""
+    gauges = {OFF_GAUGE + family: n for family, (n, _) in counts.items()}
+    gauges |= {ALL_GAUGE + family: total for family, (_, total) in counts.items()}
     return note, gauges
 
 
