@@ -22,7 +22,15 @@ def minmax(ts: np.ndarray, vals: np.ndarray, max_points: int) -> np.ndarray:
     seg = np.repeat(np.arange(len(starts)), counts)
     lows = _first_where(vals == np.repeat(np.minimum.reduceat(vals, starts), counts), seg, len(starts))
     highs = _first_where(vals == np.repeat(np.maximum.reduceat(vals, starts), counts), seg, len(starts))
-    return np.unique(np.concatenate([lows, highs]))
+    return _in_order(lows, highs)
+
+
+def _in_order(lows: np.ndarray, highs: np.ndarray) -> np.ndarray:
+    """np.unique of both without its sort: each bin's two indices lie between those of the bins around it."""
+    pairs = np.column_stack([np.minimum(lows, highs), np.maximum(lows, highs)])
+    keep = np.ones(pairs.shape, bool)
+    keep[:, 1] = pairs[:, 1] != pairs[:, 0]
+    return pairs[keep]
 
 
 def _first_where(mask: np.ndarray, seg: np.ndarray, segments: int) -> np.ndarray:
