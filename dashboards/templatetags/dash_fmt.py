@@ -4,6 +4,7 @@ import json
 from datetime import datetime, timedelta
 from urllib.parse import urlencode
 
+import orjson
 import plotly
 from django import template
 from django.core.serializers.json import DjangoJSONEncoder
@@ -25,9 +26,12 @@ SCRIPT_ESCAPES = (("&", "\\u0026"), ("<", "\\u003C"), (">", "\\u003E"))
 
 @register.filter
 def figures_json(value: object, element_id: str) -> SafeString:
-    """json_script's very text: its escapes made by str.replace, not str.translate, which takes ~10 ms a MB
-    (a week's figures are ~850 kB)."""
-    text = json.dumps(value, cls=DjangoJSONEncoder)
+    """json_script's JSON, compact, with its escapes made by str.replace, not str.translate, which takes ~10 ms
+    a MB (a week's figures are ~850 kB). orjson writes a week's stability figures in 5 ms, json.dumps in 20-30."""
+    try:
+        text = orjson.dumps(value, default=DjangoJSONEncoder().default, option=orjson.OPT_NON_STR_KEYS).decode()
+    except orjson.JSONEncodeError:  # an integer past 64 bits, which json writes
+        text = json.dumps(value, cls=DjangoJSONEncoder)
     for char, code in SCRIPT_ESCAPES:
         text = text.replace(char, code)
     return format_html('<script id="{}" type="application/json">{}</script>', element_id, mark_safe(text))
