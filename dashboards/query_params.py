@@ -4,8 +4,9 @@ A page shows what it can: a value it cannot use as given comes back with a note 
 never silently replaced; a value that leaves nothing to show raises BadParam, a 400 naming the parameter.
 """
 
+import difflib
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 
 from django.http import QueryDict
@@ -225,6 +226,19 @@ def sweep_name(name: str) -> str:
 def sweep_names(get: QueryDict) -> list[str]:
     """The sweeps picked (sweep=A&sweep=B), blanks left out."""
     return [sweep_name(n) for n in get.getlist("sweep") if n.strip()]
+
+
+def unknown_params(get: Mapping, known: Iterable[str]) -> list[str]:
+    """A note for each parameter the page does not read: a misspelt one (servers=) is otherwise ignored silently,
+    and the page looks as if its value had matched nothing."""
+    known = sorted(known)
+    notes = []
+    for name in get:
+        if name not in known:
+            close = difflib.get_close_matches(name, known, n=1)
+            notes.append(f"{name}= is not a parameter of this page, ignored"
+                         + (f" (did you mean {close[0]}=?)" if close else ""))
+    return notes
 
 
 def metric_names(get: QueryDict) -> list[str]:

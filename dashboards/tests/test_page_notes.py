@@ -113,3 +113,13 @@ def test_the_top_waits_are_the_biggest_totals_over_the_range(admin_client):
     fig = data.figures(admin_client.get(f"/servers/{server.pk}/stability/", params))["stability-chart"]
     drawn = {t["name"] for t in fig["data"] if t.get("yaxis") == "y2"}
     assert drawn == {"wait/io/file/innodb/innodb_data_file"}  # 720 s waited against b's 480 s
+
+
+def test_the_explorer_names_a_parameter_it_does_not_read(admin_client, db1):
+    body = admin_client.get("/explore/", {"servers": db1.pk, "metric": TIMER, **window()}).content.decode()
+    assert "servers= is not a parameter of this page, ignored (did you mean server=?)" in body
+    assert "xyzzy= is not a parameter of this page, ignored<" in admin_client.get(
+        "/explore/", {"xyzzy": "1"}).content.decode()
+    known = admin_client.get("/explore/", {"server": db1.pk, "metric": TIMER, "pattern": "tps", "log": "1",
+                                           "range": "1h", "w": "800", **window()}).content.decode()
+    assert "is not a parameter" not in known

@@ -10,13 +10,15 @@ from dashboards.export import units
 from dashboards.figures.explore import explore_figure
 from dashboards.links import chart_csv
 from dashboards.marks import marks_for
-from dashboards.query_params import ids_in, log_scale, metric_names
+from dashboards.query_params import ids_in, log_scale, metric_names, unknown_params
 from dashboards.views.common import page_range, range_context
 from servers.models import Server
 from store.query import Series
 
 MAX_SERIES = 40
 MAX_LISTED = 2000
+# What the explorer reads: its form's fields and the range's (dashboards.timerange: from, to, range, w).
+PARAMS = ("server", "metric", "pattern", "log", "from", "to", "range", "w")
 
 
 def in_units(server: Server, s: Series) -> tuple[str, Series]:
@@ -37,7 +39,7 @@ def explore(request: HttpRequest) -> HttpResponse:
     tr, points = page_range(request)
     servers = list(Server.objects.all())
     ids, bad = ids_in(request.GET.getlist("server"))
-    notes = [f"server={v!r} is not a server id" for v in bad]
+    notes = unknown_params(request.GET, PARAMS) + [f"server={v!r} is not a server id" for v in bad]
     chosen = [s for s in servers if s.pk in ids]
     notes += [f"server={i} is not a server" for i in ids if i not in {s.pk for s in servers}]
     metrics = metric_names(request.GET)
