@@ -67,3 +67,45 @@ def test_a_step_that_is_not_whole_seconds_is_refused(client, db1):
     response = client.get("/export.csv", {"server": "db1", "metrics": "tps", "step": "2.5",
                                           "from": iso_utc(T0), "to": iso_utc(T0 + timedelta(seconds=120))})
     assert response.status_code == 400 and "step='2.5': give a whole number of seconds" in response.content.decode()
+
+
+def test_a_range_ending_between_a_rows_time_and_its_poll_has_no_empty_last_row(client, admin_user):
+    """Polls read 0.3 s after each multiple of 5 s (as a worker's polls run just after the beat's tick): an export
+    to 16:28:00 (or to now, 1.3 s after a row's time) reached the row of 16:28:00, whose poll comes at
+    16:28:00.3, after the range. Its empty cells said "no poll", a gap that never was."""
+    client.force_login(admin_user)
+    server = data.make_server("late", poll_interval=5)
+    polls = [T0 + timedelta(seconds=0.3 + 5 * k) for k in range(13)]
+    write_samples([Sample(server.pk, "global_status", polls[0], None, {"tps": 0}, frozenset({"tps"}))] +
+                  [Sample(server.pk, "global_status", at, 5.0, {"tps": 100 + k}, frozenset({"tps"}))
+                   for k, at in enumerate(polls[1:], start=1)])
+    rows = data.get_csv(client, "/export.csv", server="late", metrics="tps", mode="delta",
+                        **{"from": iso_utc(T0), "to": iso_utc(T0 + timedelta(seconds=60))})
+    # By hand: the polls inside the range are those read at 0.3 .. 55.3 s, one a row, each on the row of the
+    # whole 5 s nearest it: the first a baseline (no delta, an empty cell, as documented), then deltas 101 .. 111.
+    # The poll of the 60 s row is read at 60.3 s, after the range: no row for it.
+    assert [r[0] for r in rows[1:]] == [iso_utc(T0 + timedelta(seconds=5 * k)) for k in range(12)]
+    assert [r[1] for r in rows[1:]] == [""] + [str(100 + k) for k in range(1, 12)]
+
+
+def test_a_last_row_holding_a_poll_inside_the_range_is_kept(client, admin_user):
+    """A host's polls come seconds before the database's: the last row's database poll (60.3 s) is after the
+    range but its host poll (56.0 s) is inside it, and that value is written, with the database's cell empty."""
+    client.force_login(admin_user)
+    server = data.make_server("host", poll_interval=10)
+    db = [T0 + timedelta(seconds=0.3 + 10 * k) for k in range(7)]
+    host = [T0 + timedelta(seconds=6.0 + 10 * k) for k in range(6)]
+    write_samples([Sample(server.pk, "global_status", db[0], None, {"tps": 0}, frozenset({"tps"}))] +
+                  [Sample(server.pk, "global_status", at, 10.0, {"tps": 100 + k}, frozenset({"tps"}))
+                   for k, at in enumerate(db[1:], start=1)] +
+                  [Sample(server.pk, "node_exporter", at, 10.0, {"load1": 1.5 + k}, frozenset())
+                   for k, at in enumerate(host)])
+    rows = data.get_csv(client, "/export.csv", server="host", metrics="tps,load1", mode="delta",
+                        **{"from": iso_utc(T0), "to": (T0 + timedelta(seconds=60.1)).isoformat()})
+    # By hand: rows of 10 s centred on the database's polls (0.3 + 10k s), labelled at the whole 10 s. The host
+    # poll of 56.0 s sits in the row of 60 s, whose database poll (60.3 s) is after the range's end (60.1 s):
+    # that row holds load1 = 1.5 + 5 and no tps delta.
+    header, last = rows[0], rows[-1]
+    assert last[0] == iso_utc(T0 + timedelta(seconds=60))
+    assert [last[header.index(c)] for c in header if c.endswith("tps (per interval)")] == [""]
+    assert [last[header.index(c)] for c in header if c.endswith("load1 (value)")] == ["6.5"]
