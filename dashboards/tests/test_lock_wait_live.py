@@ -31,6 +31,20 @@ def blocked_insert(mariadb, took: list[float]) -> None:
         conn.close()
 
 
+def blocked(conn, within_s: float = 10.0) -> None:
+    """Once the insert waits for the lock (MariaDB 10.4+ names the backup lock FTWRL takes; its thread may start late
+    on a loaded machine)."""
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        with conn.cursor() as cur:
+            cur.execute("SELECT COUNT(*) FROM information_schema.PROCESSLIST"
+                        " WHERE STATE LIKE 'Waiting for %lock' AND INFO LIKE 'INSERT INTO lockwait.t%'")
+            if cur.fetchone()[0]:
+                return
+        time.sleep(0.01)
+    raise AssertionError(f"the insert did not wait for the global read lock within {within_s} s")
+
+
 def test_a_session_waiting_for_the_global_read_lock_is_ranked_as_a_wait(mariadb, db):
     mariadb.execute("CREATE DATABASE IF NOT EXISTS lockwait",
                     "CREATE TABLE IF NOT EXISTS lockwait.t (id INT AUTO_INCREMENT PRIMARY KEY) ENGINE=InnoDB")
@@ -43,6 +57,7 @@ def test_a_session_waiting_for_the_global_read_lock_is_ranked_as_a_wait(mariadb,
             cur.execute("FLUSH TABLES WITH READ LOCK")
         writer = threading.Thread(target=blocked_insert, args=(mariadb, took))
         writer.start()
+        blocked(holder)  # the lock is held HELD_S from the insert's wait, not from its thread's start (a loaded host)
         time.sleep(HELD_S)
         with holder.cursor() as cur:
             cur.execute("UNLOCK TABLES")
