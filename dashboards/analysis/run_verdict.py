@@ -185,10 +185,11 @@ def level_shifts(ts: Sequence[datetime], values: Sequence[float] | np.ndarray) -
     at least, each change judged against the two levels it parts (step_fit).
 
     Binary segmentation: the level whose best split (best_split) lowers the squared residuals most is split,
-    while its two sides differ by SHIFT_MIN of its mean, until MAX_LEVELS; then the change that fails step_fit()
-    over its two neighbouring levels worst is dropped, and the rest judged again, until all pass. The first split
-    alone need not pass: in 30 -> 90 -> 30 its sides (30 and 60) leave 3/4 of a line's squares, the two changes
-    none; a ramp's splits each leave more than a line over their two levels, and go."""
+    until MAX_LEVELS; then the change that fails step_fit() over its two neighbouring levels worst is dropped,
+    and the rest judged again, until all pass. A split need not pass when it is made: in 30 -> 90 -> 30 the
+    first one's sides (30 and 60) leave 3/4 of a line's squares, the two changes none; 6 polls at 70 amid 100s
+    split off the whole range leave sides under SHIFT_MIN apart. A ramp's splits each leave more than a line
+    over their two levels, and go; noise's are less than SHIFT_MIN apart."""
     y = np.asarray(values, dtype=float)
     side = max(SHIFT_SIDE, len(y) // 10)
     if len(y) < 2 * side or not y.mean():
@@ -213,8 +214,8 @@ def segmented(y: np.ndarray, side: int) -> list[int]:
     parts = [(0, len(y))]
     splits: list[int] = []
     while len(parts) < MAX_LEVELS:
-        found = [(gain, lo, hi, at) for lo, hi in parts
-                 if (at := best_split(y[lo:hi], side)) is not None and (gain := _gain(y[lo:hi], at)) is not None]
+        found = [(_gain(y[lo:hi], at), lo, hi, at) for lo, hi in parts
+                 if (at := best_split(y[lo:hi], side)) is not None]
         if not found:
             break
         _, lo, hi, at = max(found)
@@ -236,12 +237,9 @@ def best_split(y: np.ndarray, side: int) -> int | None:
     return int(k[int(np.argmin(rss))])
 
 
-def _gain(y: np.ndarray, at: int) -> float | None:
-    """How much splitting y at `at` lowers its squared residuals; None when the two levels differ by less
-    than SHIFT_MIN of y's mean (noise on one level)."""
+def _gain(y: np.ndarray, at: int) -> float:
+    """How much splitting y at `at` lowers its squared residuals."""
     before, after = y[:at], y[at:]
-    if not apart(before, after):
-        return None
     return float(((y - y.mean()) ** 2).sum() - ((before - before.mean()) ** 2).sum()
                  - ((after - after.mean()) ** 2).sum())
 

@@ -179,3 +179,12 @@ def test_the_stability_page_says_every_level_change(admin_client, db):
     assert (f"Three levels, not a drift: the load or a setting changed at {polls[16]:%H:%M:%S} and "
             f"{polls[32]:%H:%M:%S} UTC (mark them as annotations to keep them)") in part
     assert "Steady" not in part
+
+
+def test_a_sag_of_a_tenth_of_the_range_is_two_level_changes():
+    """6 of 60 polls at 70 amid 100s: no split of the whole range has sides 10 % apart (at poll 20: 100 against
+    (6 x 70 + 34 x 100) / 40 = 95.5), yet the sag's two changes each part levels 30 % apart."""
+    values = levels(100.0, polls=20) + levels(70.0, polls=6) + levels(100.0, polls=34)
+    verdict = judge([at(i) for i in range(60)], values, warmup=0)
+    # JITTER over 6 polls sums to 0.4 - 0.4 + 0.2 - 0.2 + 0.4 - 0.4 = 0: the sag's mean is 70 exactly.
+    assert shifted(verdict) == "TPS from 100.0 to 70.0 at 09:03:20 (-30 %), to 100.0 at 09:04:20 (+43 %)"
