@@ -1,4 +1,5 @@
-"""How stable a TPS line is, as an engineer would say it: the warm-up's end, then steady, periodic dips or drift.
+"""How stable a TPS line is, as an engineer would say it: the warm-up's end, then steady, periodic dips, level
+changes or drift.
 
 Pure functions over (times, values) with None at holes; docs/dashboards.md ("Stability verdict") defines each.
 """
@@ -6,6 +7,7 @@ Pure functions over (times, values) with None at holes; docs/dashboards.md ("Sta
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from itertools import pairwise
 
 import numpy as np
 
@@ -27,6 +29,7 @@ SHIFT_MIN = 0.10
 SHIFT_FIT = 0.5
 SHIFT_SIDE = 5
 SHIFT_FLAT = 0.25  # a first level is flat when its fitted line moves less than this share of the step
+MAX_LEVELS = 5  # a range is read as at most this many levels (four changes)
 
 
 @dataclass(frozen=True)
@@ -70,7 +73,12 @@ class Verdict:
     history_since: datetime | None = None  # where `history` is fitted from: after the last hump
     rising: Rise | None = None  # the history length's rise at the end, not fallen back yet (left out of `history`)
     warmup_polls: int = 0  # polls left out before warmup_end
-    shift: Shift | None = None  # a level change of TPS
+    shifts: tuple[Shift, ...] = ()  # TPS's level changes, in time order
+
+    @property
+    def shift(self) -> Shift | None:
+        """The first level change (the only one, mostly)."""
+        return self.shifts[0] if self.shifts else None
 
 
 RAMP_SHARE = 3  # the warm-up found is at most a third of the polls
@@ -172,40 +180,105 @@ def _best_grid(starts: np.ndarray, ends: np.ndarray, origin: float, periods: np.
     return float(periods[r]), np.flatnonzero(taken[r]).tolist(), slot[r][taken[r]].astype(np.int64).tolist()
 
 
-def level_shift(ts: Sequence[datetime], values: Sequence[float] | np.ndarray) -> Shift | None:
-    """The one split of the polls into two flat levels that fits best, when it is a level change (SHIFT_*)."""
+def level_shifts(ts: Sequence[datetime], values: Sequence[float] | np.ndarray) -> tuple[Shift, ...]:
+    """The level changes of the polls, at most MAX_LEVELS levels of SHIFT_SIDE polls (and a tenth of the range)
+    at least, each change judged against the two levels it parts (step_fit).
+
+    Binary segmentation: the level whose best split (best_split) lowers the squared residuals most is split,
+    until MAX_LEVELS; then the change that fails step_fit() over its two neighbouring levels worst is dropped,
+    and the rest judged again, until all pass. A split need not pass when it is made: in 30 -> 90 -> 30 the
+    first one's sides (30 and 60) leave 3/4 of a line's squares, the two changes none; 6 polls at 70 amid 100s
+    split off the whole range leave sides under SHIFT_MIN apart. A ramp's splits each leave more than a line
+    over their two levels, and go; noise's are less than SHIFT_MIN apart."""
     y = np.asarray(values, dtype=float)
+    side = max(SHIFT_SIDE, len(y) // 10)
+    if len(y) < 2 * side or not y.mean():
+        return ()
+    x = _seconds(ts)
+    splits = segmented(y, side)
+    while splits:
+        bounds = [0, *splits, len(y)]
+        fits = [step_fit(x[lo:hi], y[lo:hi], at - lo)
+                for lo, at, hi in zip(bounds, bounds[1:], bounds[2:], strict=False)]
+        worst = int(np.argmax(fits))
+        if fits[worst] <= SHIFT_FIT:
+            break
+        del splits[worst]
+    bounds = [0, *splits, len(y)]
+    means = [float(y[lo:hi].mean()) for lo, hi in pairwise(bounds)]
+    return tuple(Shift(ts[at], a, b) for at, (a, b) in zip(splits, pairwise(means), strict=True))
+
+
+def segmented(y: np.ndarray, side: int) -> list[int]:
+    """Binary segmentation's splits (the first poll of each new level), in order: up to MAX_LEVELS levels."""
+    parts = [(0, len(y))]
+    splits: list[int] = []
+    while len(parts) < MAX_LEVELS:
+        found = [(_gain(y[lo:hi], at), lo, hi, at) for lo, hi in parts
+                 if (at := best_split(y[lo:hi], side)) is not None]
+        if not found:
+            break
+        _, lo, hi, at = max(found)
+        parts[parts.index((lo, hi)):parts.index((lo, hi)) + 1] = [(lo, lo + at), (lo + at, hi)]
+        splits.append(lo + at)
+    return sorted(splits)
+
+
+def best_split(y: np.ndarray, side: int) -> int | None:
+    """The split of y into two flat levels of `side` polls at least with the least squared residuals: the
+    first poll of the second level; None where y is too short to split."""
     n = len(y)
-    side = max(SHIFT_SIDE, n // 10)
-    if n < 2 * side or not y.mean():
+    if n < 2 * side:
         return None
     sums, squares = np.cumsum(y), np.cumsum(y * y)
     k = np.arange(side, n - side + 1)  # polls on the old level
     left, right = sums[k - 1], sums[-1] - sums[k - 1]
     rss = squares[-1] - left * left / k - right * right / (n - k)
-    best = int(np.argmin(rss))
-    x = np.array([t.timestamp() for t in ts])
+    return int(k[int(np.argmin(rss))])
+
+
+def _gain(y: np.ndarray, at: int) -> float:
+    """How much splitting y at `at` lowers its squared residuals."""
+    before, after = y[:at], y[at:]
+    return float(((y - y.mean()) ** 2).sum() - ((before - before.mean()) ** 2).sum()
+                 - ((after - after.mean()) ** 2).sum())
+
+
+def step_fit(x: np.ndarray, y: np.ndarray, at: int) -> float:
+    """The share of a straight line's squared residuals that two flat levels split at `at` leave; inf where the
+    levels differ by less than SHIFT_MIN of the mean (no level change, however well they fit)."""
+    before, after = y[:at], y[at:]
+    if not apart(before, after):
+        return float("inf")
+    rss = float(((before - before.mean()) ** 2).sum() + ((after - after.mean()) ** 2).sum())
     line = np.polyval(np.polyfit(x - x[0], y, 1), x - x[0])
     line_rss = float(((y - line) ** 2).sum())
-    split = int(k[best])
-    before, after = float(left[best] / split), float(right[best] / (n - split))
-    if abs(after - before) < SHIFT_MIN * float(y.mean()) or float(rss[best]) > SHIFT_FIT * line_rss:
-        return None
-    return Shift(ts[split], before, after)
+    return rss / line_rss if line_rss else (0.0 if not rss else float("inf"))
+
+
+def apart(before: np.ndarray, after: np.ndarray) -> bool:
+    """Whether two levels differ by SHIFT_MIN of their polls' mean at least (and at all: two levels of 0 do not)."""
+    step = abs(float(after.mean()) - float(before.mean()))
+    return step > 0 and step >= SHIFT_MIN * float(np.concatenate([before, after]).mean())
+
+
+def _seconds(ts: Sequence[datetime]) -> np.ndarray:
+    return np.array([t.timestamp() for t in ts])
 
 
 def is_first_level(ts: Sequence[datetime], values: Sequence[float], cut: int) -> bool:
     """Whether the cut polls (a warm-up found from the data) are a lower level the line changed from: a level
     change after them whose first level is flat (a warm-up climbs to the level it reaches)."""
-    found = level_shift(ts, values)
-    if found is None:
+    found = level_shifts(ts, values)
+    if not found:
         return False
-    split = next(i for i, t in enumerate(ts) if t >= found.at)
+    first = found[0]
+    split = next(i for i, t in enumerate(ts) if t >= first.at)
     if split < cut:
         return False
     x = np.array([t.timestamp() for t in ts[:split]])
     rise = float(np.polyfit(x - x[0], np.asarray(values[:split], dtype=float), 1)[0]) * float(x[-1] - x[0])
-    return abs(rise) < SHIFT_FLAT * abs(found.after - found.before)
+    return abs(rise) < SHIFT_FLAT * abs(first.after - first.before)
 
 
 def drift(ts: Sequence[datetime], values: Sequence[float], relative: bool = True) -> Drift | None:
@@ -234,19 +307,20 @@ def t95(df: int) -> float:
 
 
 def moving_waits(tps: Sequence[float | None], waits: Mapping[str, Sequence[float | None]],
-                 split: int | None = None) -> list[tuple[str, float]]:
+                 splits: Sequence[int] = ()) -> list[tuple[str, float]]:
     """The waits whose rate falls as TPS rises (Pearson correlation <= -CORRELATED), most negative first.
 
-    With `split` (the first poll of a new TPS level), within each level: a workload's change moves its waits
-    and its TPS apart without one slowing the other."""
+    With `splits` (the first poll of each new TPS level), within each level: a workload's change moves its
+    waits and its TPS apart without one slowing the other."""
     found = []
     for name, rates in waits.items():
         pairs = [(i, a, b) for i, (a, b) in enumerate(zip(tps, rates, strict=False)) if a is not None and b is not None]
         if len(pairs) < 3:
             continue
         at, a, b = np.array(pairs, dtype=float).T
-        if split is not None:
-            a, b = within_levels(at >= split, a), within_levels(at >= split, b)
+        if splits:
+            level = np.searchsorted(np.asarray(splits), at, side="right")
+            a, b = within_levels(level, a), within_levels(level, b)
         if a.std() and b.std():
             r = float(np.corrcoef(a, b)[0, 1])
             if r <= -CORRELATED:
@@ -254,19 +328,19 @@ def moving_waits(tps: Sequence[float | None], waits: Mapping[str, Sequence[float
     return sorted(found, key=lambda nr: nr[1])
 
 
-def within_levels(later: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """values less the mean of their own level (before the split, or from it on)."""
+def within_levels(level: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """values less the mean of their own level (`level`: each value's level number)."""
     out = values.copy()
-    for side in (later, ~later):
-        if side.any():
-            out[side] -= values[side].mean()
+    for k in np.unique(level):
+        out[level == k] -= values[level == k].mean()
     return out
 
 
 def judge(ts: Sequence[datetime], values: Sequence[float | None],
           waits: Mapping[str, Sequence[float | None]] | None = None, warmup: int | None = None,
           history: Sequence[float | None] | None = None, holders: Sequence[Holder] = ()) -> Verdict:
-    """The verdict on a TPS line: warm-up (found, or `warmup` polls given), then periodic, drifting or steady.
+    """The verdict on a TPS line: warm-up (found, or `warmup` polls given), then periodic, level changes, drifting
+    or steady.
 
     `history`, the history length on the same times: its humps (history_shape: a read view held, then
     released), named after the `holders` that held them; after the last one, it drifts the verdict too
@@ -284,7 +358,9 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
     kept = [(t, v) for t, v in zip(ts, values, strict=True) if v is not None]
     y = np.array([v for _, v in kept], dtype=float)
     cv = float(y.std() / y.mean()) if y.mean() else None
-    dips = tuple(find_dips(ts, values, float(np.median(y)) * DEFAULT_DIP_FRACTION))
+    shifts = level_shifts([t for t, _ in kept], y)
+    splits = [next(i for i, t in enumerate(ts) if t >= s.at) for s in shifts]
+    dips = level_dips(ts, values, splits)
     moving = tuple(moving_waits(values, {k: v[start:] for k, v in (waits or {}).items()}))
     interval = float(np.median(np.diff([t.timestamp() for t, _ in kept])))
     parts = history_parts(ts, history[start:], holders, interval) if history else ((), None, None, None)
@@ -300,11 +376,9 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
         return replace(base, kind="periodic", period=found[0], dips=recurring,
                        other_dips=len(dips) - len(recurring),
                        dip_seconds=float(np.median([d.seconds for d in recurring])))
-    shift = level_shift([t for t, _ in kept], y)
-    if shift is not None:
-        split = next(i for i, t in enumerate(ts) if t >= shift.at)
-        return replace(base, kind="shifted", shift=shift, dips=(), dip_seconds=None, waits=tuple(moving_waits(
-            values, {k: v[start:] for k, v in (waits or {}).items()}, split)))
+    if shifts:
+        return replace(base, kind="shifted", shifts=shifts, dips=(), dip_seconds=None, waits=tuple(moving_waits(
+            values, {k: v[start:] for k, v in (waits or {}).items()}, splits)))
     slope = drift([t for t, _ in kept], list(y))
     span_min = (kept[-1][0] - kept[0][0]) / timedelta(minutes=1)
     tps_drifts = slope and slope.significant and abs(slope.pct_per_min) * span_min >= DRIFT_MIN * 100
@@ -313,6 +387,18 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
     if any(d.stalled or d.seconds > BRIEF * interval for d in longer):
         return replace(base, kind="dips", dips=tuple(longer), other_dips=len(dips) - len(longer))
     return replace(base, kind="steady", dips=(), dip_seconds=None, other_dips=len(dips))
+
+
+def level_dips(ts: Sequence[datetime], values: Sequence[float | None], splits: Sequence[int]) -> tuple[Dip, ...]:
+    """The dips of each level (`splits`: the first poll of each new one) below DEFAULT_DIP_FRACTION of its own
+    median: a lower level is no stall of a higher one (30 TPS, then 60, then 90: the 30s hover at half the
+    median and read as dips of the whole range)."""
+    bounds = [0, *splits, len(values)]
+    found: list[Dip] = []
+    for lo, hi in pairwise(bounds):
+        level = [v for v in values[lo:hi] if v is not None]
+        found += find_dips(ts[lo:hi], values[lo:hi], float(np.median(level)) * DEFAULT_DIP_FRACTION)
+    return tuple(found)
 
 
 HISTORY_MIN = 1000  # undo logs: a history length that moved less over the range is not drifting

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from dashboards.analysis.history_shape import Hump, Rise
 from dashboards.analysis.run_summary import Warmup
-from dashboards.analysis.run_verdict import Drift, Verdict
+from dashboards.analysis.run_verdict import Drift, Shift, Verdict
 
 
 def hms(t: datetime) -> str:
@@ -27,12 +27,32 @@ def drifted(v: Verdict) -> str:
 
 
 def shifted(v: Verdict) -> str:
-    """The level change, then the history length's drift when it drifted too."""
-    if v.shift is None:
+    """The level changes, each from the level before it, then the history length's drift when it drifted too."""
+    if not v.shifts:
         return ""
-    s = v.shift
-    text = f"TPS from {s.before:,.1f} to {s.after:,.1f} at {hms(s.at)} ({s.pct:+,.0f} %)"
+    first = v.shifts[0]
+    text = f"TPS from {first.before:,.1f} to {first.after:,.1f} at {hms(first.at)}{change(first)}"
+    text += "".join(f", to {s.after:,.1f} at {hms(s.at)}{change(s)}" for s in v.shifts[1:])
     return f"{text}; {drifted(v)}" if v.history else text
+
+
+def change(s: Shift) -> str:
+    """The change as % of the level before, where that level counted transactions."""
+    return f" ({s.pct:+,.0f} %)" if s.before else ""
+
+
+LEVELS = {2: "Two", 3: "Three", 4: "Four", 5: "Five"}
+
+
+def levels_said(v: Verdict) -> str:
+    """How many levels, and when the load changed: the times to mark as annotations."""
+    if not v.shifts:
+        return ""
+    times = [f"{hms(s.at)}" for s in v.shifts]
+    when = times[0] if len(times) == 1 else f"{', '.join(times[:-1])} and {times[-1]}"
+    it = "it as an annotation to keep it" if len(times) == 1 else "them as annotations to keep them"
+    return (f"{LEVELS.get(len(times) + 1, len(times) + 1)} levels, not a drift: the load or a setting changed at "
+            f"{when} UTC (mark {it}); each level is read on its own")
 
 
 def interval(d: Drift, digits: int) -> str:
@@ -99,4 +119,5 @@ def warmup_said(v: Verdict, run: Warmup | None) -> str:
 
 def verdict_text(v: Verdict, run: Warmup | None = None) -> dict[str, str]:
     """The clauses _verdict.html says; `run`: the run's warm-up, on a run's pages."""
-    return {"drifted": drifted(v), "shifted": shifted(v), "humps": humps_said(v), "warmup": warmup_said(v, run)}
+    return {"drifted": drifted(v), "shifted": shifted(v), "levels": levels_said(v), "humps": humps_said(v),
+            "warmup": warmup_said(v, run)}

@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from dashboards.analysis.run_verdict import judge
+from dashboards.analysis.verdict_words import levels_said, shifted
 from store.ingest import write_samples
 from store.sample import Sample
 from testing.servers import make_server
@@ -87,3 +88,103 @@ def test_a_warm_up_that_climbs_to_its_level_is_still_cut():
     values = ramp + [1000.0 + 10 * JITTER[i % 4] for i in range(200)]
     verdict = judge([at(i) for i in range(220)], values)
     assert 15 <= verdict.warmup_polls <= 21 and verdict.kind == "steady"
+
+
+def levels(*means: float, polls: int = 16) -> list[float]:
+    """`polls` polls at each mean in turn, each with JITTER (a level's mean is its mean exactly)."""
+    return [m + JITTER[i % 4] for m in means for i in range(polls)]
+
+
+def test_a_load_raised_then_lowered_is_two_level_changes_not_steady():
+    """Seen on the stability page: 30 -> 90 -> 30 TPS read "Steady (CV 62 %)". One split leaves 3/4 of a line's
+    squared residuals (30 | 60 against a flat line at 50), so no single level change passes; the two do."""
+    verdict = judge([at(i) for i in range(48)], levels(30.0, 90.0, 30.0), warmup=0)
+    assert verdict.kind == "shifted" and verdict.drift is None
+    # The new levels start at polls 16 and 32: 09:02:40 and 09:05:20.
+    assert [s.at for s in verdict.shifts] == [at(16), at(32)]
+    assert [(s.before, s.after) for s in verdict.shifts] == [pytest.approx((30.0, 90.0)), pytest.approx((90.0, 30.0))]
+    assert verdict.shifts[0].pct == pytest.approx(200.0) and verdict.shifts[1].pct == pytest.approx(-200 / 3)
+    # Population variance: levels about the mean 50 (2/3 x 20^2 + 1/3 x 40^2 = 800) plus the jitter's 0.1.
+    assert verdict.cv == pytest.approx(800.1 ** 0.5 / 50)
+    assert shifted(verdict) == "TPS from 30.0 to 90.0 at 09:02:40 (+200 %), to 30.0 at 09:05:20 (-67 %)"
+    assert levels_said(verdict) == ("Three levels, not a drift: the load or a setting changed at 09:02:40 and "
+                                    "09:05:20 UTC (mark them as annotations to keep them); each level is read on "
+                                    "its own")
+
+
+def test_two_steps_up_on_flat_levels_are_two_level_changes_not_a_ramp_nor_dips():
+    """The first level sits at half the range's median (60): its polls below 30 are no stalls of the range, and
+    a line through 30, 60, 90 leaves each level's own ramp of 30 TPS while the levels leave the jitter alone."""
+    verdict = judge([at(i) for i in range(48)], levels(30.0, 60.0, 90.0))
+    assert verdict.kind == "shifted" and verdict.warmup_polls == 0 and verdict.dips == ()
+    assert [s.at for s in verdict.shifts] == [at(16), at(32)]
+    assert [(s.before, s.after) for s in verdict.shifts] == [pytest.approx((30.0, 60.0)), pytest.approx((60.0, 90.0))]
+    assert shifted(verdict) == "TPS from 30.0 to 60.0 at 09:02:40 (+100 %), to 90.0 at 09:05:20 (+50 %)"
+
+
+def test_a_ramp_over_the_same_span_is_a_drift_not_levels():
+    ramp = [30.0 + 60.0 * i / 47 for i in range(48)]  # 30 -> 90 over 47 polls of 10 s
+    verdict = judge([at(i) for i in range(48)], ramp, warmup=0)
+    assert verdict.kind == "drifting" and verdict.shifts == ()
+    # 60 TPS in 470 s: 7.66 TPS a minute, of the mean 60: 12.77 %/min.
+    assert verdict.drift.pct_per_min == pytest.approx(60 / 470 * 60 / 60 * 100)
+
+
+def test_one_step_still_reads_one_level_change():
+    verdict = judge([at(i) for i in range(88)], stepped(), warmup=0)
+    assert len(verdict.shifts) == 1
+    assert shifted(verdict) == "TPS from 19.6 to 30.8 at 09:07:20 (+57 %)"  # poll 44: 440 s after 09:00:00
+    assert levels_said(verdict) == ("Two levels, not a drift: the load or a setting changed at 09:07:20 UTC "
+                                    "(mark it as an annotation to keep it); each level is read on its own")
+
+
+def test_noise_on_a_flat_line_is_steady():
+    noise = (6.0, -6.0, 3.0, -3.0, -4.0, 4.0)  # sums to 0: the mean is 100
+    verdict = judge([at(i) for i in range(60)], [100.0 + noise[i % 6] for i in range(60)], warmup=0)
+    assert verdict.kind == "steady" and verdict.shifts == ()
+    assert verdict.cv == pytest.approx((2 * (36 + 9 + 16) / 6) ** 0.5 / 100)  # population sd 4.51: CV 4.5 %
+
+
+def test_waits_are_read_against_tps_within_each_of_three_levels():
+    tps = levels(30.0, 90.0, 30.0)
+    mix = [m + (3 if i % 3 else -6) for m in (100.0, 40.0, 100.0) for i in range(16)]  # steps with the load only
+    lock = [5.0 - 10 * JITTER[i % 4] for i in range(48)]  # rises each time TPS falls inside a level
+    verdict = judge([at(i) for i in range(48)], tps, waits={"mix": mix, "lock": lock}, warmup=0)
+    assert len(verdict.shifts) == 2
+    assert [name for name, _ in verdict.waits] == ["lock"]
+    assert verdict.waits[0][1] == pytest.approx(-1.0)
+
+
+def test_a_level_of_no_transactions_is_said_without_a_percentage_of_nothing():
+    """The load stopped for 16 polls: 90 -> 0 is -100 %; 0 -> 90 has no percentage. The 16 polls at 0 are one
+    level, not three (two levels of 0 are no change)."""
+    values = levels(90.0, polls=16) + [0.0] * 16 + levels(90.0, polls=16)
+    verdict = judge([at(i) for i in range(48)], values, warmup=0)
+    assert shifted(verdict) == "TPS from 90.0 to 0.0 at 09:02:40 (-100 %), to 90.0 at 09:05:20"
+
+
+def test_the_stability_page_says_every_level_change(admin_client, db):
+    server = make_server("raised")
+    start = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=20)
+    polls = [start + timedelta(seconds=10 * i + 0.3) for i in range(1, 49)]
+    write_samples([Sample(server.pk, "global_status", t, 10.0, {"tps": round(rate * 10)}, frozenset({"tps"}))
+                   for t, rate in zip(polls, levels(30.0, 90.0, 30.0), strict=True)])
+    body = admin_client.get(f"/servers/{server.pk}/stability/", {
+        "from": f"{start:%Y-%m-%dT%H:%M:%S}", "to": f"{polls[-1] + timedelta(seconds=1):%Y-%m-%dT%H:%M:%S}",
+    }).content.decode()
+    part = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", body.split('id="verdict"')[1].split("</section>")[0]))
+    # The new levels start at the 17th and the 33rd poll.
+    assert (f"Level changes: TPS from 30.0 to 90.0 at {polls[16]:%H:%M:%S} (+200 %), "
+            f"to 30.0 at {polls[32]:%H:%M:%S} (-67 %)") in part
+    assert (f"Three levels, not a drift: the load or a setting changed at {polls[16]:%H:%M:%S} and "
+            f"{polls[32]:%H:%M:%S} UTC (mark them as annotations to keep them)") in part
+    assert "Steady" not in part
+
+
+def test_a_sag_of_a_tenth_of_the_range_is_two_level_changes():
+    """6 of 60 polls at 70 amid 100s: no split of the whole range has sides 10 % apart (at poll 20: 100 against
+    (6 x 70 + 34 x 100) / 40 = 95.5), yet the sag's two changes each part levels 30 % apart."""
+    values = levels(100.0, polls=20) + levels(70.0, polls=6) + levels(100.0, polls=34)
+    verdict = judge([at(i) for i in range(60)], values, warmup=0)
+    # JITTER over 6 polls sums to 0.4 - 0.4 + 0.2 - 0.2 + 0.4 - 0.4 = 0: the sag's mean is 70 exactly.
+    assert shifted(verdict) == "TPS from 100.0 to 70.0 at 09:03:20 (-30 %), to 100.0 at 09:04:20 (+43 %)"

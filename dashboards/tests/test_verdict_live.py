@@ -4,11 +4,12 @@ Shorter than the 10-minute run the verdict is meant for, so the suite stays bear
 (FLUSH TABLES WITH READ LOCK, 4 s) every 20 s over 110 s, polled every second, must read
 "periodic dips every 20 s" with 5 occurrences (stalls at 20, 40, 60, 80 and 100 s); the same
 load without stalls reads steady; under a read view held throughout it reads drifting with
-the history length growing.
+the history length growing; 2 sessions, then 6, then 2 again, 15 s each, read two level changes.
 """
 
 import threading
 import time
+from collections.abc import Callable
 from datetime import timedelta
 
 import pytest
@@ -32,18 +33,20 @@ def server(mariadb, monitor_credentials) -> Server:
     return server
 
 
-def drive_and_poll(server: Server, target, seconds: float, **options) -> tuple:
-    """Run the driver for `seconds` while polling the server every second; the range polled.
-
-    Sessions pause 20 ms between transactions, so TPS is set by them more than by the CPU the suite's
-    host has left (shared with other test runs): a flat load stays flat there."""
-    lines: list[str] = []
-    driver = StressDriver(target, StressOptions(mode="rw", concurrency=4, think_ms=20, duration=seconds,
+def stress(target, seconds: float, lines: list[str], concurrency: int = 4, **options) -> StressDriver:
+    """The driver for `seconds`, its schema made. Sessions pause 20 ms between transactions, so TPS is set by
+    them more than by the CPU the suite's host has left (shared with other test runs): a flat load stays flat."""
+    driver = StressDriver(target, StressOptions(mode="rw", concurrency=concurrency, think_ms=20, duration=seconds,
                                                 interval=seconds, **options), report=lines.append)
     driver.prepare()
+    return driver
+
+
+def poll_while(server: Server, work: Callable[[], object]) -> tuple:
+    """Run `work` in a thread while polling the server every second; the range polled."""
     poll_server(server.pk, only=SOURCES)  # the counters' first reading: no delta yet
     start = timezone.now()
-    run = threading.Thread(target=driver.run, daemon=True)
+    run = threading.Thread(target=work, daemon=True)
     run.start()
     tick = time.monotonic()
     while run.is_alive():
@@ -51,8 +54,16 @@ def drive_and_poll(server: Server, target, seconds: float, **options) -> tuple:
             assert source.ok, source.error
         tick += 1.0
         time.sleep(max(0.0, tick - time.monotonic()))
+    return start, timezone.now()
+
+
+def drive_and_poll(server: Server, target, seconds: float, **options) -> tuple:
+    """Run the driver for `seconds` while polling the server every second; the range polled."""
+    lines: list[str] = []
+    driver = stress(target, seconds, lines, **options)
+    start, end = poll_while(server, driver.run)
     assert not driver.error, driver.error
-    return start, timezone.now(), lines
+    return start, end, lines
 
 
 def verdict_of(client, server: Server, start, end):
@@ -78,7 +89,7 @@ def test_the_same_load_without_stalls_reads_steady(admin_client, mariadb, server
     start, end, _ = drive_and_poll(server, stall_target(mariadb), 40)
     verdict, html = verdict_of(admin_client, server, start, end)
     dips = [(f"{d.start:%H:%M:%S}", d.seconds, d.lowest) for d in verdict.dips]
-    assert verdict.kind == "steady", (dips, verdict.cv, verdict.points)
+    assert verdict.kind == "steady", (verdict.kind, dips, verdict.cv, verdict.points, verdict.shifts)
     assert "Steady (CV" in html
 
 
@@ -88,3 +99,31 @@ def test_a_read_view_held_throughout_reads_drifting_with_history_growing(admin_c
     dips = [(f"{d.start:%H:%M:%S}", d.seconds, d.lowest) for d in verdict.dips]
     assert verdict.kind == "drifting" and verdict.history.pct_per_min > 0, (dips, verdict.history, verdict.drift)
     assert "history length growing" in html
+
+
+@pytest.mark.serial  # the levels are the load's: a busy machine can bend one
+def test_a_load_raised_then_lowered_reads_two_level_changes(admin_client, mariadb, server):
+    lines: list[str] = []
+    target = stall_target(mariadb)
+    phases = [stress(target, 15, lines, concurrency=c) for c in (2, 6, 2)]
+    changed: list = []
+
+    def levels() -> None:
+        for driver in phases:
+            changed.append(timezone.now())
+            driver.run()
+
+    start, end = poll_while(server, levels)
+    assert not any(d.error for d in phases), [d.error for d in phases]
+    verdict, html = verdict_of(admin_client, server, start, end)
+    found = [(f"{s.at:%H:%M:%S}", round(s.before), round(s.after)) for s in verdict.shifts]
+    said = [f"{t:%H:%M:%S}" for t in changed[1:]]
+    assert verdict.kind == "shifted" and len(verdict.shifts) == 2, (verdict.kind, found, said, verdict.cv)
+    up, down = verdict.shifts
+    # Three times the sessions, each paced by its 20 ms pause: TPS at least doubles, then halves back.
+    assert up.after > 2 * up.before and down.after < down.before / 2, found
+    # Each new level starts with the poll after the phase did (a poll is stamped when it ends), give or take
+    # the poll that straddles the switch.
+    for shift, at in zip(verdict.shifts, changed[1:], strict=True):
+        assert abs((shift.at - at).total_seconds()) <= 3, (found, said)
+    assert "Level changes: TPS from" in html and "Three levels, not a drift" in html
