@@ -30,6 +30,7 @@ SHIFT_FIT = 0.5
 SHIFT_SIDE = 5
 SHIFT_FLAT = 0.25  # a first level is flat when its fitted line moves less than this share of the step
 MAX_LEVELS = 5  # a range is read as at most this many levels (four changes)
+STALL_SHARE = 0.1  # a level under this share of the levels on both sides of it is their stall, no level of its own
 
 
 @dataclass(frozen=True)
@@ -195,7 +196,17 @@ def level_shifts(ts: Sequence[datetime], values: Sequence[float] | np.ndarray) -
     if len(y) < 2 * side or not y.mean():
         return ()
     x = _seconds(ts)
-    splits = segmented(y, side)
+    splits = passing(x, y, segmented(y, side))
+    while (kept := without_stalls(y, splits)) != splits:
+        splits = passing(x, y, kept)
+    bounds = [0, *splits, len(y)]
+    means = [float(y[lo:hi].mean()) for lo, hi in pairwise(bounds)]
+    return tuple(Shift(ts[at], a, b) for at, (a, b) in zip(splits, pairwise(means), strict=True))
+
+
+def passing(x: np.ndarray, y: np.ndarray, splits: list[int]) -> list[int]:
+    """The splits less, one at a time, the one that fails step_fit() over its two neighbouring levels worst."""
+    splits = list(splits)
     while splits:
         bounds = [0, *splits, len(y)]
         fits = [step_fit(x[lo:hi], y[lo:hi], at - lo)
@@ -204,9 +215,20 @@ def level_shifts(ts: Sequence[datetime], values: Sequence[float] | np.ndarray) -
         if fits[worst] <= SHIFT_FIT:
             break
         del splits[worst]
-    bounds = [0, *splits, len(y)]
-    means = [float(y[lo:hi].mean()) for lo, hi in pairwise(bounds)]
-    return tuple(Shift(ts[at], a, b) for at, (a, b) in zip(splits, pairwise(means), strict=True))
+    return splits
+
+
+def without_stalls(y: np.ndarray, splits: list[int]) -> list[int]:
+    """The splits less the two around each level between two others that stays under STALL_SHARE of both: TPS
+    stopped and came back (a lock held for minutes), a stall the dips tell, not two changes of the load."""
+    splits = list(splits)
+    while True:
+        bounds = [0, *splits, len(y)]
+        means = [float(y[lo:hi].mean()) for lo, hi in pairwise(bounds)]
+        stalled = [k for k in range(1, len(means) - 1) if means[k] < STALL_SHARE * min(means[k - 1], means[k + 1])]
+        if not stalled:
+            return splits
+        del splits[stalled[0] - 1:stalled[0] + 1]
 
 
 def segmented(y: np.ndarray, side: int) -> list[int]:

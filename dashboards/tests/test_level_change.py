@@ -156,11 +156,11 @@ def test_waits_are_read_against_tps_within_each_of_three_levels():
 
 
 def test_a_level_of_no_transactions_is_said_without_a_percentage_of_nothing():
-    """The load stopped for 16 polls: 90 -> 0 is -100 %; 0 -> 90 has no percentage. The 16 polls at 0 are one
-    level, not three (two levels of 0 are no change)."""
-    values = levels(90.0, polls=16) + [0.0] * 16 + levels(90.0, polls=16)
+    """A load started for 16 polls, then stopped: 0 -> 90 has no percentage; 90 -> 0 is -100 %. The 16 polls at 0
+    at each end are one level each, not several (two levels of 0 are no change)."""
+    values = [0.0] * 16 + levels(90.0, polls=16) + [0.0] * 16
     verdict = judge([at(i) for i in range(48)], values, warmup=0)
-    assert shifted(verdict) == "TPS from 90.0 to 0.0 at 09:02:40 (-100 %), to 90.0 at 09:05:20"
+    assert shifted(verdict) == "TPS from 0.0 to 90.0 at 09:02:40, to 0.0 at 09:05:20 (-100 %)"
 
 
 def test_the_stability_page_says_every_level_change(admin_client, db):
@@ -188,3 +188,19 @@ def test_a_sag_of_a_tenth_of_the_range_is_two_level_changes():
     verdict = judge([at(i) for i in range(60)], values, warmup=0)
     # JITTER over 6 polls sums to 0.4 - 0.4 + 0.2 - 0.2 + 0.4 - 0.4 = 0: the sag's mean is 70 exactly.
     assert shifted(verdict) == "TPS from 100.0 to 70.0 at 09:03:20 (-30 %), to 100.0 at 09:04:20 (+43 %)"
+
+
+def test_a_long_stall_between_two_equal_levels_is_a_dip_not_two_level_changes():
+    # 30 polls at 90, 12 at 0 (a lock held two minutes), 30 at 90: a tenth of the range and more, so the
+    # segmentation finds three levels; 0 is under a tenth of 90 on both sides, so the stall is the 90 level's dip.
+    tps = [90.0 + JITTER[i % 4] for i in range(30)] + [0.0] * 12 + [90.0 + JITTER[i % 4] for i in range(30)]
+    verdict = judge([at(i) for i in range(72)], tps, warmup=0)
+    assert verdict.kind == "dips" and not verdict.shifts
+    # A dip runs from the poll before its first low one to its last low one.
+    assert [(d.start, d.end) for d in verdict.dips] == [(at(29), at(41))]
+
+
+def test_a_lowered_load_between_two_equal_levels_stays_two_level_changes():
+    tps = [90.0 + JITTER[i % 4] for i in range(30)] + [30.0] * 12 + [90.0 + JITTER[i % 4] for i in range(30)]
+    verdict = judge([at(i) for i in range(72)], tps, warmup=0)
+    assert verdict.kind == "shifted" and [s.at for s in verdict.shifts] == [at(30), at(42)]
