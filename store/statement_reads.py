@@ -19,6 +19,7 @@ from store import codec
 from store.binary_params import binary_cursor
 from store.monitoring_reads import is_monitoring_read
 from store.points import datetimes, from_micros
+from store.request_memo import RequestMemo
 from store.statements import COUNTERS, HOUR, HOUR_COLUMNS, REST, WIDTH, decode_hour, decode_read, hour_of
 
 READS_SQL = ("SELECT ts, interval_ms, n, ids, data FROM store_statement"
@@ -169,9 +170,33 @@ def rolled_hours(server_id: int, start: datetime, end: datetime) -> dict[datetim
     first = hour_of(start + HOUR)  # the first hour starting at or after start
     if first + HOUR > end:
         return {}
-    with connection.cursor() as cur:
-        cur.execute(HOURS_SQL, [server_id, first, end, server_id, first, end - HOUR])
-        return {hour: (n, ids, data) for hour, n, ids, data in cur.fetchall()}
+
+    def read() -> dict[datetime, tuple]:
+        with binary_cursor() as cur:  # binary results: bytea as stored, not hex text twice its size
+            cur.execute(HOURS_SQL, [server_id, first, end, server_id, first, end - HOUR], binary=True)
+            return {hour: (n, ids, data) for hour, n, ids, data in cur.fetchall()}
+
+    return _HOURS.get((server_id, first, end), read)
+
+
+KEEP_HOURS, KEEP_HOURS_S = 8, 5.0  # a request keeps its last 8 ranges' rollups, each for 5 s at most
+# A range's usable rollups: the Statements tab and a statement's page read them for the totals, then the lines.
+_HOURS: RequestMemo[dict[datetime, tuple]] = RequestMemo(KEEP_HOURS_S, KEEP_HOURS)
+
+
+def keep_hours(**_signal) -> None:
+    """A request starts: from now on a range's rollups read again come from its first read."""
+    _HOURS.start()
+
+
+def stop_keeping_hours(**_signal) -> None:
+    _HOURS.stop()
+
+
+def wrote() -> None:
+    """This process wrote digest reads or rollups (store.statements, store.statement_hours): a range's usable
+    rollups are read again."""
+    _HOURS.changed()
 
 
 def segments(start: datetime, end: datetime, hours: list[datetime]) -> list[tuple[datetime, datetime]]:
