@@ -20,7 +20,7 @@ from store.binary_params import binary_cursor
 from store.monitoring_reads import is_monitoring_read
 from store.points import datetimes, from_micros
 from store.request_memo import RequestMemo
-from store.statements import COUNTERS, HOUR, HOUR_COLUMNS, REST, WIDTH, decode_hour, decode_read, hour_of
+from store.statements import COUNTERS, HOUR, HOUR_COLUMNS, HOUR_WIDTH, REST, WIDTH, decode_read, hour_of
 
 READS_SQL = ("SELECT ts, interval_ms, n, ids, data FROM store_statement"
              " WHERE server_id = %s AND ts > %s AND ts <= %s ORDER BY ts")
@@ -137,32 +137,35 @@ def micros(t: datetime) -> int:
     return (t - EPOCH) // TICK
 
 
-def of_reads(stored: list[tuple]) -> "Pieces":
-    read, ids, values, nulls = decode_reads(stored)
-    at = np.array([micros(row[0]) for row in stored], np.int64)[read]
+def of_reads(stored: list[tuple], wanted: np.ndarray | None = None) -> "Pieces":
+    """The digest rows (the wanted digests' only, when given) of stored reads (end as epoch microseconds,
+    interval ms, n, ids, data)."""
+    read, ids, values, nulls = decode_rows([row[2:] for row in stored], WIDTH, wanted)
+    at = np.array([row[0] for row in stored], np.int64)[read]
     return Pieces(ids, values[:, :MAX], np.ones(len(ids), np.int64), values[:, MAX], values[:, P95:P99 + 1],
                   nulls[:, P95:P99 + 1], at, at, at)
 
 
-def of_hour(hour: datetime, n: int, ids: bytes, data: bytes) -> Pieces:
-    hour_ids, values, nulls = decode_hour(n, ids, data)
-    start = micros(hour)
-    return Pieces(hour_ids, values[:, :MAX], values[:, MAX], values[:, MAX + 1], values[:, MAX + 2:MAX + 4],
+def of_hours(rolled: dict[datetime, tuple], wanted: np.ndarray | None = None) -> Pieces:
+    """The rollups' digest rows (the wanted digests' only, when given), the hours decoded at once."""
+    hour, ids, values, nulls = decode_rows(list(rolled.values()), HOUR_WIDTH, wanted)
+    start = np.array([micros(h) for h in rolled], np.int64)[hour]
+    return Pieces(ids, values[:, :MAX], values[:, MAX], values[:, MAX + 1], values[:, MAX + 2:MAX + 4],
                   nulls[:, MAX + 2:MAX + 4], start + values[:, MAX + 4], start + values[:, MAX + 5],
-                  np.full(n, micros(hour + HOUR), np.int64))
+                  start + HOUR // TICK)
 
 
-def pieces(server_id: int, start: datetime, end: datetime, rollups: bool = True) -> Pieces:
-    """The range's digest rows: the rollups of the closed hours wholly inside it that still hold every read
-    of their hour (a read stored after its hour was rolled up is read raw until maintenance rolls it again),
-    and the reads of the rest."""
+def pieces(server_id: int, start: datetime, end: datetime, rollups: bool = True,
+           digest_ids: list[int] | None = None) -> Pieces:
+    """The range's digest rows (of digest_ids only, when given: the other rows are not decoded): the rollups
+    of the closed hours wholly inside it that still hold every read of their hour (a read stored after its
+    hour was rolled up is read raw until maintenance rolls it again), and the reads of the rest."""
+    wanted = None if digest_ids is None else np.array(sorted(set(digest_ids)), np.int64)
     rolled = rolled_hours(server_id, start, end) if rollups else {}
-    parts = [of_hour(hour, n, bytes(ids), bytes(data)) for hour, (n, ids, data) in rolled.items()]
-    with connection.cursor() as cur:
-        for a, b in segments(start, end, sorted(rolled)):
-            cur.execute(READS_SQL, [server_id, a, b])
-            parts += [of_reads(part) for part in chunks(cur.fetchall())]
-    return Pieces.join(parts)
+    parts = [of_hours(rolled, wanted)] if rolled else []
+    with binary_cursor() as cur:  # one statement for every range between the hours, bytea as stored
+        stored = _reads_in(cur, server_id, segments(start, end, sorted(rolled)))
+    return Pieces.join(parts + [of_reads(part, wanted) for part in chunks(stored)])
 
 
 def rolled_hours(server_id: int, start: datetime, end: datetime) -> dict[datetime, tuple]:
@@ -214,9 +217,7 @@ def segments(start: datetime, end: datetime, hours: list[datetime]) -> list[tupl
 def totals(server_id: int, start: datetime, end: datetime, digest_ids: list[int] | None = None,
            rollups: bool = True) -> list[DigestTotals]:
     """Every digest's sums over the range (the 'everything else' row included), in no particular order."""
-    found = pieces(server_id, start, end, rollups)
-    if digest_ids is not None:
-        found = found.take(np.isin(found.ids, list(digest_ids)))
+    found = pieces(server_id, start, end, rollups, digest_ids)
     found = found.take(np.lexsort((found.key, found.ids)))  # by id, each digest's rows in time order
     if not len(found.ids):
         return []
@@ -278,11 +279,10 @@ def lines(server_id: int, digest_ids: list[int], start: datetime, end: datetime)
         cur.execute(READS_SQL, [server_id, start, end])
         stored = cur.fetchall()
     columns = [COUNTERS.index(name) for name in ("execs", "time_ps", "rows_examined", "rows_sent", "errors")]
+    wanted = np.array(sorted(set(digest_ids)), np.int64)
     for part in chunks(stored):
-        read, ids, values, _ = decode_reads(part)
-        keep = np.flatnonzero(np.isin(ids, digest_ids))
-        for r, digest_id, row in zip(read[keep].tolist(), ids[keep].tolist(), values[keep][:, columns].tolist(),
-                                     strict=True):
+        read, ids, values, _ = decode_rows([row[2:] for row in part], WIDTH, wanted, columns)
+        for r, digest_id, row in zip(read.tolist(), ids.tolist(), values.tolist(), strict=True):
             found[digest_id].append((part[r][0], part[r][1], *row))
     return found
 
@@ -309,11 +309,9 @@ def binned(server_id: int, digest_ids: list[int], start: datetime, end: datetime
     rolled = {hour: v for hour, v in usable.items() if bins.of(hour + TICK) + 1 >= bins.of(hour + HOUR)}
     hour_columns = [HOUR_COLUMNS.index(name) for name in columns]
     sides = _smaller_sides(server_id, bins, {h for h in rolled if bins.of(h + TICK) != bins.of(h + HOUR)})
-    for hour, (n, ids, data) in rolled.items():
-        hour_ids, values, _ = decode_hour(n, bytes(ids), bytes(data))
-        side = sides.get(hour)
-        add_rows(high, low, wanted, hour_ids, np.full(n, side[2] if side else bins.of(hour + HOUR)),
-                 values[:, hour_columns])
+    hour_bins = np.array([sides[hour][2] if hour in sides else bins.of(hour + HOUR) for hour in rolled], np.int64)
+    hour, ids, values, _ = decode_rows(list(rolled.values()), HOUR_WIDTH, wanted, hour_columns)
+    add_rows(high, low, wanted, ids, hour_bins[hour], values)
     taken = sorted(side for side in sides.values() if side[0] is not None)  # the sides read, in time order
     ranges = segments(start, end, sorted(rolled)) + [side[:2] for side in taken]
     side_lo, side_hi = (np.array([micros(side[k]) for side in taken], np.int64) for k in (0, 1))
@@ -321,7 +319,7 @@ def binned(server_id: int, digest_ids: list[int], start: datetime, end: datetime
     read_columns = [COUNTERS.index(name) for name in columns]
     with binary_cursor() as cur:  # binary results: bytea as stored, not hex text twice its size
         for part in chunks(_reads_in(cur, server_id, ranges)):
-            read, ids, values = decode_columns(part, wanted, read_columns)
+            read, ids, values, _ = decode_rows([row[2:] for row in part], WIDTH, wanted, read_columns)
             at = np.array([row[0] for row in part], np.int64)
             add_rows(high, low, wanted, ids, bins.of_micros(at)[read], values)
             after = np.searchsorted(side_hi, at)  # the first side ending at or after each read
@@ -393,26 +391,24 @@ def add_rows(high: np.ndarray, low: np.ndarray, wanted: np.ndarray, ids: np.ndar
     np.add.at(low, at, values[keep] & LOW)
 
 
-def decode_columns(stored: list[tuple], wanted: np.ndarray, columns: list[int]
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """decode_reads() of the wanted digests' rows and the columns only: (the read each row came from, their
-    digest ids, rows x columns figures); the other figures are only delimited, not decoded."""
-    counts = np.array([row[2] for row in stored], np.int64)
-    ids = codec.decode(b"".join(bytes(row[3]) for row in stored))[0]
-    rows = np.flatnonzero(np.isin(ids, wanted))
-    at = (rows[:, None] * WIDTH + np.array(columns, np.int64)).ravel()
-    values = codec.decode_at(b"".join(bytes(row[4]) for row in stored), at)[0].reshape(len(rows), len(columns))
-    return np.repeat(np.arange(len(stored)), counts)[rows], ids[rows], values
-
-
-def decode_reads(stored: list[tuple]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(the read each row came from, digest ids, rows x WIDTH figures, their null mask) of stored reads
-    (ts, interval_ms, n, ids, data), decoded at once: the varints of consecutive reads are one stream."""
-    counts = np.array([row[2] for row in stored], np.int64)
-    ids = codec.decode(b"".join(bytes(row[3]) for row in stored))[0]
-    values, nulls = codec.decode(b"".join(bytes(row[4]) for row in stored))
-    return (np.repeat(np.arange(len(stored)), counts), ids, values.reshape(len(ids), WIDTH),
-            nulls.reshape(len(ids), WIDTH))
+def decode_rows(stored: list[tuple], width: int, wanted: np.ndarray | None = None, columns: list[int] | None = None
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(the stored row each digest row came from, digest ids, rows x columns figures, their null mask) of stored
+    (n, ids, data) matrices `width` wide (reads or hours), decoded at once: their varints are one stream. Only
+    the wanted digests' rows and the columns given (all, for None) are put together, the rest only delimited:
+    a page of one digest decodes a two-hundredth of a week."""
+    counts = np.array([row[0] for row in stored], np.int64)
+    ids = codec.decode(b"".join(bytes(row[1]) for row in stored))[0]
+    data = b"".join(bytes(row[2]) for row in stored)
+    source = np.repeat(np.arange(len(stored)), counts)
+    if wanted is None and columns is None:
+        values, nulls = codec.decode(data)
+        return source, ids, values.reshape(len(ids), width), nulls.reshape(len(ids), width)
+    rows = np.arange(len(ids)) if wanted is None else np.flatnonzero(np.isin(ids, wanted))
+    columns = list(range(width)) if columns is None else columns
+    values, nulls = codec.decode_at(data, (rows[:, None] * width + np.array(columns, np.int64)).ravel())
+    shape = (len(rows), len(columns))
+    return source[rows], ids[rows], values.reshape(shape), nulls.reshape(shape)
 
 
 def text(digest_id: int) -> Text | None:

@@ -120,11 +120,6 @@ def encode_hour(ids: list[int], rows: list[list[int | None]]) -> tuple[bytes, by
     return codec.encode(np.array(ids, dtype=np.int64)), codec.encode(matrix.ravel(), nulls.ravel())
 
 
-def decode_hour(n: int, ids: bytes, data: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    values, nulls = codec.decode(data)
-    return codec.decode(ids)[0], values.reshape(n, HOUR_WIDTH), nulls.reshape(n, HOUR_WIDTH)
-
-
 def decode_read(n: int, ids: bytes, data: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(digest ids, n x WIDTH int64 matrix, its null mask) of one stored read."""
     values, nulls = codec.decode(data)
