@@ -227,16 +227,14 @@ def totals(server_id: int, start: datetime, end: datetime, digest_ids: list[int]
     maxes = np.maximum.reduceat(found.max_ps, starts).tolist()
     firsts, lasts = np.minimum.reduceat(found.first, starts).tolist(), np.maximum.reduceat(found.last, starts).tolist()
     texts = texts_of(found.ids[starts].tolist())
-    quantiles, missing = found.quantiles, found.missing
+    p95s, p99s = (newest(found.quantiles, found.missing, starts, column) for column in (0, 1))
     out = []
     for k, first in enumerate(starts.tolist()):
-        last = (starts[k + 1] if k + 1 < len(starts) else len(found.ids)) - 1
         digest_id = int(found.ids[first])
         schema, digest, text, sample = texts.get(digest_id, ("", "", "", ""))
         out.append(DigestTotals(
             digest_id, schema, digest, text, sample, int(reads_of[k]),
-            dict(zip(COUNTERS, sums[k], strict=True)), int(maxes[k]),
-            newest(quantiles, missing, first, last, 0), newest(quantiles, missing, first, last, 1),
+            dict(zip(COUNTERS, sums[k], strict=True)), int(maxes[k]), p95s[k], p99s[k],
             EPOCH + firsts[k] * TICK, EPOCH + lasts[k] * TICK, is_monitoring_read(schema, text)))
     return out
 
@@ -248,11 +246,11 @@ def exact_sums(values: np.ndarray, starts: np.ndarray) -> list[list[int]]:
     return [[(h << 32) + lo for h, lo in zip(hs, ls, strict=True)] for hs, ls in zip(high, low, strict=True)]
 
 
-def newest(values: np.ndarray, nulls: np.ndarray, first: int, last: int, column: int) -> int | None:
-    for i in range(last, first - 1, -1):
-        if not nulls[i, column]:
-            return int(values[i, column])
-    return None
+def newest(values: np.ndarray, nulls: np.ndarray, starts: np.ndarray, column: int) -> list[int | None]:
+    """Per group of rows in time order (starting at starts), the column's value in its last row where it is not
+    NULL (None where it is NULL in every row): the newest reading of a level."""
+    last = np.maximum.reduceat(np.where(nulls[:, column], -1, np.arange(len(values))), starts)
+    return [int(v) if i >= 0 else None for i, v in zip(last.tolist(), values[last, column].tolist(), strict=True)]
 
 
 def texts_of(digest_ids: list[int]) -> dict[int, tuple[str, str, str, str]]:
