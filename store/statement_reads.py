@@ -39,7 +39,7 @@ READS_IN_SQL = (
     "SELECT ts, interval_ms, n, ids, data FROM store_statement WHERE server_id = %s AND ts > r.a AND ts <= r.b "
     "AND ts > %s AND ts <= %s OFFSET 0) s ORDER BY 1"
 )
-EPOCH_TIMES_SQL = ("SELECT (extract(epoch from ts) * 1000000)::bigint FROM store_statement"
+TIMES_SQL = ("SELECT (extract(epoch from ts) * 1000000)::bigint FROM store_statement"
                    " WHERE server_id = %s AND ts > %s AND ts <= %s ORDER BY ts")
 TIMES_SQL = ("SELECT (extract(epoch from ts) * 1000000)::bigint, interval_ms FROM store_statement"
              " WHERE server_id = %s AND ts > %s AND ts <= %s ORDER BY ts")
@@ -182,24 +182,29 @@ def rolled_hours(server_id: int, start: datetime, end: datetime) -> dict[datetim
     return _HOURS.get((server_id, first, end), read)
 
 
-KEEP_HOURS, KEEP_HOURS_S = 8, 5.0  # a request keeps its last 8 ranges' rollups, each for 5 s at most
-# A range's usable rollups: the Statements tab and a statement's page read them for the totals, then the lines.
+KEEP_HOURS, KEEP_HOURS_S = 8, 5.0  # a request keeps its last 8 ranges' rollups and times, each for 5 s at most
+# A range's usable rollups and its reads' times: the Statements tab and a statement's page read them for the
+# totals, then the lines.
 _HOURS: RequestMemo[dict[datetime, tuple]] = RequestMemo(KEEP_HOURS_S, KEEP_HOURS)
+_TIMES: RequestMemo[tuple[np.ndarray, list[int]]] = RequestMemo(KEEP_HOURS_S, KEEP_HOURS)
 
 
 def keep_hours(**_signal) -> None:
-    """A request starts: from now on a range's rollups read again come from its first read."""
+    """A request starts: from now on a range's rollups and times read again come from their first read."""
     _HOURS.start()
+    _TIMES.start()
 
 
 def stop_keeping_hours(**_signal) -> None:
     _HOURS.stop()
+    _TIMES.stop()
 
 
 def wrote() -> None:
     """This process wrote digest reads or rollups (store.statements, store.statement_hours): a range's usable
-    rollups are read again."""
+    rollups and reads' times are read again."""
     _HOURS.changed()
+    _TIMES.changed()
 
 
 def segments(start: datetime, end: datetime, hours: list[datetime]) -> list[tuple[datetime, datetime]]:
@@ -261,11 +266,19 @@ def texts_of(digest_ids: list[int]) -> dict[int, tuple[str, str, str, str]]:
 
 def reads(server_id: int, start: datetime, end: datetime) -> list[tuple[datetime, int]]:
     """(interval end, interval ms) of each stored read in the range."""
-    with connection.cursor() as cur:
-        cur.execute(TIMES_SQL, [server_id, start, end])
-        found = cur.fetchall()
-    stamps = datetimes(np.array([row[0] for row in found], np.int64))  # not a timestamp text parsed per read
-    return [(ts, row[1]) for ts, row in zip(stamps, found, strict=True)]
+    at, ms = read_times(server_id, start, end)
+    return list(zip(datetimes(at), ms, strict=True))  # not a timestamp text parsed per read
+
+
+def read_times(server_id: int, start: datetime, end: datetime) -> tuple[np.ndarray, list[int]]:
+    """(ends as epoch microseconds, intervals in ms) of the stored reads in (start, end], in time order."""
+    def read() -> tuple[np.ndarray, list[int]]:
+        with connection.cursor() as cur:
+            cur.execute(TIMES_SQL, [server_id, start, end])
+            found = cur.fetchall()
+        return np.array([row[0] for row in found], np.int64), [row[1] for row in found]
+
+    return _TIMES.get((server_id, start, end), read)
 
 
 def lines(server_id: int, digest_ids: list[int], start: datetime, end: datetime) -> dict[int, list[tuple]]:
@@ -306,7 +319,7 @@ def binned(server_id: int, digest_ids: list[int], start: datetime, end: datetime
     usable = rolled_hours(server_id, start, end)
     rolled = {hour: v for hour, v in usable.items() if bins.of(hour + TICK) + 1 >= bins.of(hour + HOUR)}
     hour_columns = [HOUR_COLUMNS.index(name) for name in columns]
-    sides = _smaller_sides(server_id, bins, {h for h in rolled if bins.of(h + TICK) != bins.of(h + HOUR)})
+    sides = _smaller_sides(server_id, end, bins, {h for h in rolled if bins.of(h + TICK) != bins.of(h + HOUR)})
     hour_bins = np.array([sides[hour][2] if hour in sides else bins.of(hour + HOUR) for hour in rolled], np.int64)
     hour, ids, values, _ = decode_rows(list(rolled.values()), HOUR_WIDTH, wanted, hour_columns)
     add_rows(high, low, wanted, ids, hour_bins[hour], values)
@@ -348,14 +361,12 @@ class Binning:
         return np.clip(np.trunc(quotient), 0, self.count - 1).astype(np.int64)
 
 
-def _smaller_sides(server_id: int, bins: Binning, hours: set[datetime]) -> dict[datetime, tuple]:
+def _smaller_sides(server_id: int, end: datetime, bins: Binning, hours: set[datetime]) -> dict[datetime, tuple]:
     """Per rolled hour whose reads fall in two bins: the (a, b] range of its reads in the bin holding fewer,
     and the other bin (where the rollup, less them, goes); (None, None, its bin) for an hour all in one."""
     if not hours:
         return {}
-    with connection.cursor() as cur:
-        cur.execute(EPOCH_TIMES_SQL, [server_id, min(hours), max(hours) + HOUR])
-        at = np.array([row[0] for row in cur.fetchall()], np.int64)
+    at = read_times(server_id, bins.start, end)[0]  # the whole range's, as the page's totals read them
     placed = bins.of_micros(at)
     out: dict[datetime, tuple] = {}
     for hour in sorted(hours):

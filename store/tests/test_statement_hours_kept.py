@@ -1,5 +1,6 @@
-"""A request reads a range's hourly digest rollups once (the totals, then the lines), and again after this
-process writes digest reads or rolls an hour up; outside a request every read goes to PostgreSQL."""
+"""A request reads a range's hourly digest rollups and its reads' times once (the totals, then the lines), and
+again after this process writes digest reads or rolls an hour up; outside a request every read goes to
+PostgreSQL."""
 
 from datetime import UTC, datetime, timedelta
 
@@ -41,6 +42,10 @@ def rollup_reads(sent: list) -> int:
     return sum("FROM store_statement_hour" in query for query in sent)
 
 
+def time_reads(sent: list) -> int:
+    return sum(query == statement_reads.TIMES_SQL for query in sent)
+
+
 def test_a_request_reads_a_range_s_rollups_once_until_this_process_writes(sent):
     write([read(k, k) for k in range(1, 121)], {})  # 10:01 to 12:00: 1 + 2 + ... + 120 = 7260 executions
     statement_hours.roll_closed(T0 + timedelta(hours=3))  # 10 h and 11 h from their rollups
@@ -68,3 +73,23 @@ def test_outside_a_request_every_read_goes_to_the_database(sent):
     sent.clear()
     assert execs() == execs() == 7260
     assert rollup_reads(sent) == 2
+
+
+def test_a_request_reads_a_range_s_times_once_for_its_reads_and_its_bins(sent):
+    write([read(k, k) for k in range(1, 121)], {})
+    statement_hours.roll_closed(T0 + timedelta(hours=3))
+    statement_reads.keep_hours()
+    try:
+        sent.clear()
+        assert len(statement_reads.reads(1, START, END)) == 120
+        # Three bins of 40 minutes: 10 h's reads fall in two (10:40 in the second, as bin_index puts it), so
+        # its reads after 10:39 are read: the range's times place them.
+        d = statement_reads.totals(1, START, END)[0].digest_id
+        assert statement_reads.binned(1, [d], START, END, 3)[d][0][0] == sum(range(1, 40))
+        assert time_reads(sent) == 1
+        write([StatementRow(1, T0 + timedelta(minutes=90, seconds=30), 30_000, "s", "d", (0,) * len(COUNTERS), 1)],
+              {})
+        assert len(statement_reads.reads(1, START, END)) == 121  # the late read, in the same request
+        assert time_reads(sent) == 2
+    finally:
+        statement_reads.stop_keeping_hours()
