@@ -43,7 +43,12 @@ TIMES_SQL = ("SELECT (extract(epoch from ts) * 1000000)::bigint FROM store_state
                    " WHERE server_id = %s AND ts > %s AND ts <= %s ORDER BY ts")
 TIMES_SQL = ("SELECT (extract(epoch from ts) * 1000000)::bigint, interval_ms FROM store_statement"
              " WHERE server_id = %s AND ts > %s AND ts <= %s ORDER BY ts")
-IDS_SQL = "SELECT n, ids FROM store_statement WHERE server_id = %s AND ts > %s AND ts <= %s"
+# The digest ids of the reads in some (a, b] ranges, each with its range's number (from 1).
+IDS_IN_SQL = (
+    "SELECT r.k, s.n, s.ids FROM unnest(%s::timestamptz[], %s::timestamptz[]) WITH ORDINALITY AS r(a, b, k) "
+    "CROSS JOIN LATERAL (SELECT n, ids FROM store_statement WHERE server_id = %s AND ts > r.a AND ts <= r.b "
+    "AND ts > %s AND ts <= %s OFFSET 0) s"
+)
 TEXTS_SQL = "SELECT id, schema_name, digest, digest_text, sample_text FROM store_statement_text WHERE id = ANY(%s)"
 TEXT_SQL = ("SELECT id, schema_name, digest, digest_text, sample_text, first_stored FROM store_statement_text"
             " WHERE id = %s")
@@ -428,17 +433,17 @@ def text(digest_id: int) -> Text | None:
 
 
 def seen_in(server_id: int, digest_id: int, ranges: list[tuple[datetime, datetime]]) -> list[bool]:
-    """Whether the digest has a row in each range (only the ids are decoded)."""
-    found = []
-    with connection.cursor() as cur:
-        for start, end in ranges:
-            cur.execute(IDS_SQL, [server_id, start, end])
-            found.append(any(digest_id in decode_read_ids(ids) for _, ids in cur.fetchall()))
-    return found
-
-
-def decode_read_ids(ids) -> set[int]:
-    return set(codec.decode(bytes(ids))[0].tolist())
+    """Whether the digest has a row in each range (only the ids are decoded), in one statement."""
+    if not ranges:
+        return []
+    with binary_cursor() as cur:
+        cur.execute(IDS_IN_SQL, [[a for a, _ in ranges], [b for _, b in ranges], server_id,
+                                 min(a for a, _ in ranges), max(b for _, b in ranges)], binary=True)
+        stored = cur.fetchall()
+    ids = codec.decode(b"".join(row[2] for row in stored))[0]
+    ranges_of = np.repeat(np.array([row[0] for row in stored], np.int64), [row[1] for row in stored])
+    seen = set(ranges_of[ids == digest_id].tolist())
+    return [k + 1 in seen for k in range(len(ranges))]
 
 
 @dataclass
