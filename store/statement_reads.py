@@ -24,14 +24,10 @@ from store.statements import COUNTERS, HOUR, HOUR_COLUMNS, HOUR_WIDTH, REST, WID
 
 READS_SQL = ("SELECT ts, interval_ms, n, ids, data FROM store_statement"
              " WHERE server_id = %s AND ts > %s AND ts <= %s ORDER BY ts")
-# The rollups of the hours in a range that hold as many reads as their hour has now (a read written after
-# its hour was rolled up makes the rollup wait for the next one). A read ending on the hour is the hour's last.
-HOURS_SQL = """
-SELECT h.hour, h.n, h.ids, h.data FROM store_statement_hour h
-JOIN (SELECT date_trunc('hour', ts - interval '1 microsecond', 'UTC') AS hour, count(*) AS reads
-      FROM store_statement WHERE server_id = %s AND ts > %s AND ts <= %s GROUP BY 1) c USING (hour, reads)
-WHERE h.server_id = %s AND h.hour >= %s AND h.hour <= %s
-"""
+# The rollups of the hours in a range, each with the reads it holds: one is used while it holds as many as its
+# hour has now (a read written after its hour was rolled up makes the rollup wait for the next one).
+HOURS_SQL = ("SELECT hour, reads, n, ids, data FROM store_statement_hour"
+             " WHERE server_id = %s AND hour >= %s AND hour <= %s")
 # The reads in some (a, b] ranges, in time order (the constant bounds let the planner leave other partitions out).
 READS_IN_SQL = (
     "SELECT (extract(epoch from s.ts) * 1000000)::bigint, s.interval_ms, s.n, s.ids, s.data "
@@ -181,10 +177,21 @@ def rolled_hours(server_id: int, start: datetime, end: datetime) -> dict[datetim
 
     def read() -> dict[datetime, tuple]:
         with binary_cursor() as cur:  # binary results: bytea as stored, not hex text twice its size
-            cur.execute(HOURS_SQL, [server_id, first, end, server_id, first, end - HOUR], binary=True)
-            return {hour: (n, ids, data) for hour, n, ids, data in cur.fetchall()}
+            cur.execute(HOURS_SQL, [server_id, first, end - HOUR], binary=True)
+            stored = cur.fetchall()
+        held = reads_per_hour(server_id, start, end, [row[0] for row in stored]) if stored else []
+        return {hour: (n, ids, data)
+                for (hour, reads, n, ids, data), has in zip(stored, held, strict=True) if reads == has}
 
     return _HOURS.get((server_id, first, end), read)
+
+
+def reads_per_hour(server_id: int, start: datetime, end: datetime, hours: list[datetime]) -> list[int]:
+    """The reads stored in each hour (hour, hour + 1 h] inside (start, end], counted in the range's times (the
+    page's list of its reads, kept for the request) rather than by PostgreSQL over the range again."""
+    at = read_times(server_id, start, end)[0]
+    begins = np.array([micros(hour) for hour in hours], np.int64)
+    return (np.searchsorted(at, begins + HOUR // TICK, "right") - np.searchsorted(at, begins, "right")).tolist()
 
 
 KEEP_HOURS, KEEP_HOURS_S = 8, 5.0  # a request keeps its last 8 ranges' rollups and times, each for 5 s at most
