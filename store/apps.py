@@ -7,7 +7,7 @@ class StoreConfig(AppConfig):
     label = "store"
 
     def ready(self) -> None:
-        from store import catalog, partitions, read_raw
+        from store import catalog, partitions, read_raw, statement_reads
 
         # A page asks which levels hold data 15-32 times: a request lists each table's partitions once.
         request_started.connect(partitions.keep_oldest, dispatch_uid="store.partitions.keep_oldest")
@@ -18,3 +18,7 @@ class StoreConfig(AppConfig):
         # ... and asks for the server's layouts with every read.
         request_started.connect(catalog.keep_layouts, dispatch_uid="store.catalog.keep_layouts")
         request_finished.connect(catalog.stop_keeping_layouts, dispatch_uid="store.catalog.stop_keeping_layouts")
+        # The Statements tab and a statement's page read a range's hourly rollups for the totals, then the lines.
+        request_started.connect(statement_reads.keep_hours, dispatch_uid="store.statement_reads.keep_hours")
+        request_finished.connect(statement_reads.stop_keeping_hours,
+                                 dispatch_uid="store.statement_reads.stop_keeping_hours")

@@ -49,6 +49,7 @@ def roll_hour(server_id: int, hour: datetime) -> None:
         reads = cur.fetchone()[0]
         rows = statement_reads.totals(server_id, hour, hour + HOUR, rollups=False)
         cur.execute(DELETE, [server_id, hour])
+        statement_reads.wrote()  # a request's rollups kept before are read again
         matrix = [row_of(total, hour) for total in rows]
         if not rows or any(v is not None and v >= LIMIT for row in matrix for v in row):
             return

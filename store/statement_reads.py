@@ -19,18 +19,15 @@ from store import codec
 from store.binary_params import binary_cursor
 from store.monitoring_reads import is_monitoring_read
 from store.points import datetimes, from_micros
-from store.statements import COUNTERS, HOUR, HOUR_COLUMNS, REST, WIDTH, decode_hour, decode_read, hour_of
+from store.request_memo import RequestMemo
+from store.statements import COUNTERS, HOUR, HOUR_COLUMNS, HOUR_WIDTH, REST, WIDTH, decode_read, hour_of
 
 READS_SQL = ("SELECT ts, interval_ms, n, ids, data FROM store_statement"
              " WHERE server_id = %s AND ts > %s AND ts <= %s ORDER BY ts")
-# The rollups of the hours in a range that hold as many reads as their hour has now (a read written after
-# its hour was rolled up makes the rollup wait for the next one). A read ending on the hour is the hour's last.
-HOURS_SQL = """
-SELECT h.hour, h.n, h.ids, h.data FROM store_statement_hour h
-JOIN (SELECT date_trunc('hour', ts - interval '1 microsecond', 'UTC') AS hour, count(*) AS reads
-      FROM store_statement WHERE server_id = %s AND ts > %s AND ts <= %s GROUP BY 1) c USING (hour, reads)
-WHERE h.server_id = %s AND h.hour >= %s AND h.hour <= %s
-"""
+# The rollups of the hours in a range, each with the reads it holds: one is used while it holds as many as its
+# hour has now (a read written after its hour was rolled up makes the rollup wait for the next one).
+HOURS_SQL = ("SELECT hour, reads, n, ids, data FROM store_statement_hour"
+             " WHERE server_id = %s AND hour >= %s AND hour <= %s")
 # The reads in some (a, b] ranges, in time order (the constant bounds let the planner leave other partitions out).
 READS_IN_SQL = (
     "SELECT (extract(epoch from s.ts) * 1000000)::bigint, s.interval_ms, s.n, s.ids, s.data "
@@ -38,11 +35,16 @@ READS_IN_SQL = (
     "SELECT ts, interval_ms, n, ids, data FROM store_statement WHERE server_id = %s AND ts > r.a AND ts <= r.b "
     "AND ts > %s AND ts <= %s OFFSET 0) s ORDER BY 1"
 )
-EPOCH_TIMES_SQL = ("SELECT (extract(epoch from ts) * 1000000)::bigint FROM store_statement"
+TIMES_SQL = ("SELECT (extract(epoch from ts) * 1000000)::bigint FROM store_statement"
                    " WHERE server_id = %s AND ts > %s AND ts <= %s ORDER BY ts")
 TIMES_SQL = ("SELECT (extract(epoch from ts) * 1000000)::bigint, interval_ms FROM store_statement"
              " WHERE server_id = %s AND ts > %s AND ts <= %s ORDER BY ts")
-IDS_SQL = "SELECT n, ids FROM store_statement WHERE server_id = %s AND ts > %s AND ts <= %s"
+# The digest ids of the reads in some (a, b] ranges, each with its range's number (from 1).
+IDS_IN_SQL = (
+    "SELECT r.k, s.n, s.ids FROM unnest(%s::timestamptz[], %s::timestamptz[]) WITH ORDINALITY AS r(a, b, k) "
+    "CROSS JOIN LATERAL (SELECT n, ids FROM store_statement WHERE server_id = %s AND ts > r.a AND ts <= r.b "
+    "AND ts > %s AND ts <= %s OFFSET 0) s"
+)
 TEXTS_SQL = "SELECT id, schema_name, digest, digest_text, sample_text FROM store_statement_text WHERE id = ANY(%s)"
 TEXT_SQL = ("SELECT id, schema_name, digest, digest_text, sample_text, first_stored FROM store_statement_text"
             " WHERE id = %s")
@@ -136,32 +138,35 @@ def micros(t: datetime) -> int:
     return (t - EPOCH) // TICK
 
 
-def of_reads(stored: list[tuple]) -> "Pieces":
-    read, ids, values, nulls = decode_reads(stored)
-    at = np.array([micros(row[0]) for row in stored], np.int64)[read]
+def of_reads(stored: list[tuple], wanted: np.ndarray | None = None) -> "Pieces":
+    """The digest rows (the wanted digests' only, when given) of stored reads (end as epoch microseconds,
+    interval ms, n, ids, data)."""
+    read, ids, values, nulls = decode_rows([row[2:] for row in stored], WIDTH, wanted)
+    at = np.array([row[0] for row in stored], np.int64)[read]
     return Pieces(ids, values[:, :MAX], np.ones(len(ids), np.int64), values[:, MAX], values[:, P95:P99 + 1],
                   nulls[:, P95:P99 + 1], at, at, at)
 
 
-def of_hour(hour: datetime, n: int, ids: bytes, data: bytes) -> Pieces:
-    hour_ids, values, nulls = decode_hour(n, ids, data)
-    start = micros(hour)
-    return Pieces(hour_ids, values[:, :MAX], values[:, MAX], values[:, MAX + 1], values[:, MAX + 2:MAX + 4],
+def of_hours(rolled: dict[datetime, tuple], wanted: np.ndarray | None = None) -> Pieces:
+    """The rollups' digest rows (the wanted digests' only, when given), the hours decoded at once."""
+    hour, ids, values, nulls = decode_rows(list(rolled.values()), HOUR_WIDTH, wanted)
+    start = np.array([micros(h) for h in rolled], np.int64)[hour]
+    return Pieces(ids, values[:, :MAX], values[:, MAX], values[:, MAX + 1], values[:, MAX + 2:MAX + 4],
                   nulls[:, MAX + 2:MAX + 4], start + values[:, MAX + 4], start + values[:, MAX + 5],
-                  np.full(n, micros(hour + HOUR), np.int64))
+                  start + HOUR // TICK)
 
 
-def pieces(server_id: int, start: datetime, end: datetime, rollups: bool = True) -> Pieces:
-    """The range's digest rows: the rollups of the closed hours wholly inside it that still hold every read
-    of their hour (a read stored after its hour was rolled up is read raw until maintenance rolls it again),
-    and the reads of the rest."""
+def pieces(server_id: int, start: datetime, end: datetime, rollups: bool = True,
+           digest_ids: list[int] | None = None) -> Pieces:
+    """The range's digest rows (of digest_ids only, when given: the other rows are not decoded): the rollups
+    of the closed hours wholly inside it that still hold every read of their hour (a read stored after its
+    hour was rolled up is read raw until maintenance rolls it again), and the reads of the rest."""
+    wanted = None if digest_ids is None else np.array(sorted(set(digest_ids)), np.int64)
     rolled = rolled_hours(server_id, start, end) if rollups else {}
-    parts = [of_hour(hour, n, bytes(ids), bytes(data)) for hour, (n, ids, data) in rolled.items()]
-    with connection.cursor() as cur:
-        for a, b in segments(start, end, sorted(rolled)):
-            cur.execute(READS_SQL, [server_id, a, b])
-            parts += [of_reads(part) for part in chunks(cur.fetchall())]
-    return Pieces.join(parts)
+    parts = [of_hours(rolled, wanted)] if rolled else []
+    with binary_cursor() as cur:  # one statement for every range between the hours, bytea as stored
+        stored = _reads_in(cur, server_id, segments(start, end, sorted(rolled)))
+    return Pieces.join(parts + [of_reads(part, wanted) for part in chunks(stored)])
 
 
 def rolled_hours(server_id: int, start: datetime, end: datetime) -> dict[datetime, tuple]:
@@ -169,9 +174,49 @@ def rolled_hours(server_id: int, start: datetime, end: datetime) -> dict[datetim
     first = hour_of(start + HOUR)  # the first hour starting at or after start
     if first + HOUR > end:
         return {}
-    with connection.cursor() as cur:
-        cur.execute(HOURS_SQL, [server_id, first, end, server_id, first, end - HOUR])
-        return {hour: (n, ids, data) for hour, n, ids, data in cur.fetchall()}
+
+    def read() -> dict[datetime, tuple]:
+        with binary_cursor() as cur:  # binary results: bytea as stored, not hex text twice its size
+            cur.execute(HOURS_SQL, [server_id, first, end - HOUR], binary=True)
+            stored = cur.fetchall()
+        held = reads_per_hour(server_id, start, end, [row[0] for row in stored]) if stored else []
+        return {hour: (n, ids, data)
+                for (hour, reads, n, ids, data), has in zip(stored, held, strict=True) if reads == has}
+
+    return _HOURS.get((server_id, first, end), read)
+
+
+def reads_per_hour(server_id: int, start: datetime, end: datetime, hours: list[datetime]) -> list[int]:
+    """The reads stored in each hour (hour, hour + 1 h] inside (start, end], counted in the range's times (the
+    page's list of its reads, kept for the request) rather than by PostgreSQL over the range again."""
+    at = read_times(server_id, start, end)[0]
+    begins = np.array([micros(hour) for hour in hours], np.int64)
+    return (np.searchsorted(at, begins + HOUR // TICK, "right") - np.searchsorted(at, begins, "right")).tolist()
+
+
+KEEP_HOURS, KEEP_HOURS_S = 8, 5.0  # a request keeps its last 8 ranges' rollups and times, each for 5 s at most
+# A range's usable rollups and its reads' times: the Statements tab and a statement's page read them for the
+# totals, then the lines.
+_HOURS: RequestMemo[dict[datetime, tuple]] = RequestMemo(KEEP_HOURS_S, KEEP_HOURS)
+_TIMES: RequestMemo[tuple[np.ndarray, list[int]]] = RequestMemo(KEEP_HOURS_S, KEEP_HOURS)
+
+
+def keep_hours(**_signal) -> None:
+    """A request starts: from now on a range's rollups and times read again come from their first read."""
+    _HOURS.start()
+    _TIMES.start()
+
+
+def stop_keeping_hours(**_signal) -> None:
+    _HOURS.stop()
+    _TIMES.stop()
+
+
+def wrote() -> None:
+    """This process wrote digest reads or rollups (store.statements, store.statement_hours): a range's usable
+    rollups and reads' times are read again."""
+    _HOURS.changed()
+    _TIMES.changed()
 
 
 def segments(start: datetime, end: datetime, hours: list[datetime]) -> list[tuple[datetime, datetime]]:
@@ -189,9 +234,7 @@ def segments(start: datetime, end: datetime, hours: list[datetime]) -> list[tupl
 def totals(server_id: int, start: datetime, end: datetime, digest_ids: list[int] | None = None,
            rollups: bool = True) -> list[DigestTotals]:
     """Every digest's sums over the range (the 'everything else' row included), in no particular order."""
-    found = pieces(server_id, start, end, rollups)
-    if digest_ids is not None:
-        found = found.take(np.isin(found.ids, list(digest_ids)))
+    found = pieces(server_id, start, end, rollups, digest_ids)
     found = found.take(np.lexsort((found.key, found.ids)))  # by id, each digest's rows in time order
     if not len(found.ids):
         return []
@@ -201,16 +244,14 @@ def totals(server_id: int, start: datetime, end: datetime, digest_ids: list[int]
     maxes = np.maximum.reduceat(found.max_ps, starts).tolist()
     firsts, lasts = np.minimum.reduceat(found.first, starts).tolist(), np.maximum.reduceat(found.last, starts).tolist()
     texts = texts_of(found.ids[starts].tolist())
-    quantiles, missing = found.quantiles, found.missing
+    p95s, p99s = (newest(found.quantiles, found.missing, starts, column) for column in (0, 1))
     out = []
     for k, first in enumerate(starts.tolist()):
-        last = (starts[k + 1] if k + 1 < len(starts) else len(found.ids)) - 1
         digest_id = int(found.ids[first])
         schema, digest, text, sample = texts.get(digest_id, ("", "", "", ""))
         out.append(DigestTotals(
             digest_id, schema, digest, text, sample, int(reads_of[k]),
-            dict(zip(COUNTERS, sums[k], strict=True)), int(maxes[k]),
-            newest(quantiles, missing, first, last, 0), newest(quantiles, missing, first, last, 1),
+            dict(zip(COUNTERS, sums[k], strict=True)), int(maxes[k]), p95s[k], p99s[k],
             EPOCH + firsts[k] * TICK, EPOCH + lasts[k] * TICK, is_monitoring_read(schema, text)))
     return out
 
@@ -222,11 +263,11 @@ def exact_sums(values: np.ndarray, starts: np.ndarray) -> list[list[int]]:
     return [[(h << 32) + lo for h, lo in zip(hs, ls, strict=True)] for hs, ls in zip(high, low, strict=True)]
 
 
-def newest(values: np.ndarray, nulls: np.ndarray, first: int, last: int, column: int) -> int | None:
-    for i in range(last, first - 1, -1):
-        if not nulls[i, column]:
-            return int(values[i, column])
-    return None
+def newest(values: np.ndarray, nulls: np.ndarray, starts: np.ndarray, column: int) -> list[int | None]:
+    """Per group of rows in time order (starting at starts), the column's value in its last row where it is not
+    NULL (None where it is NULL in every row): the newest reading of a level."""
+    last = np.maximum.reduceat(np.where(nulls[:, column], -1, np.arange(len(values))), starts)
+    return [int(v) if i >= 0 else None for i, v in zip(last.tolist(), values[last, column].tolist(), strict=True)]
 
 
 def texts_of(digest_ids: list[int]) -> dict[int, tuple[str, str, str, str]]:
@@ -237,11 +278,19 @@ def texts_of(digest_ids: list[int]) -> dict[int, tuple[str, str, str, str]]:
 
 def reads(server_id: int, start: datetime, end: datetime) -> list[tuple[datetime, int]]:
     """(interval end, interval ms) of each stored read in the range."""
-    with connection.cursor() as cur:
-        cur.execute(TIMES_SQL, [server_id, start, end])
-        found = cur.fetchall()
-    stamps = datetimes(np.array([row[0] for row in found], np.int64))  # not a timestamp text parsed per read
-    return [(ts, row[1]) for ts, row in zip(stamps, found, strict=True)]
+    at, ms = read_times(server_id, start, end)
+    return list(zip(datetimes(at), ms, strict=True))  # not a timestamp text parsed per read
+
+
+def read_times(server_id: int, start: datetime, end: datetime) -> tuple[np.ndarray, list[int]]:
+    """(ends as epoch microseconds, intervals in ms) of the stored reads in (start, end], in time order."""
+    def read() -> tuple[np.ndarray, list[int]]:
+        with connection.cursor() as cur:
+            cur.execute(TIMES_SQL, [server_id, start, end])
+            found = cur.fetchall()
+        return np.array([row[0] for row in found], np.int64), [row[1] for row in found]
+
+    return _TIMES.get((server_id, start, end), read)
 
 
 def lines(server_id: int, digest_ids: list[int], start: datetime, end: datetime) -> dict[int, list[tuple]]:
@@ -253,11 +302,10 @@ def lines(server_id: int, digest_ids: list[int], start: datetime, end: datetime)
         cur.execute(READS_SQL, [server_id, start, end])
         stored = cur.fetchall()
     columns = [COUNTERS.index(name) for name in ("execs", "time_ps", "rows_examined", "rows_sent", "errors")]
+    wanted = np.array(sorted(set(digest_ids)), np.int64)
     for part in chunks(stored):
-        read, ids, values, _ = decode_reads(part)
-        keep = np.flatnonzero(np.isin(ids, digest_ids))
-        for r, digest_id, row in zip(read[keep].tolist(), ids[keep].tolist(), values[keep][:, columns].tolist(),
-                                     strict=True):
+        read, ids, values, _ = decode_rows([row[2:] for row in part], WIDTH, wanted, columns)
+        for r, digest_id, row in zip(read.tolist(), ids.tolist(), values.tolist(), strict=True):
             found[digest_id].append((part[r][0], part[r][1], *row))
     return found
 
@@ -273,30 +321,29 @@ def binned(server_id: int, digest_ids: list[int], start: datetime, end: datetime
 
     A read goes to the bin its end falls in, as dashboards.analysis.statements.bin_index puts it. An hour's
     rollup stands for its reads where they all fall in one bin (a week in 40 bins reads most hours rolled
-    up); where they fall in two, the reads of the side with fewer are decoded and the other side is the
-    rollup less them (a week in 150 bins: nine hours in ten). The other reads are decoded. Sums exact
-    (high and low 32 bits apart).
+    up); where they fall in more, the rollup less the reads outside the bin holding most of them goes to
+    that bin, and those reads are decoded (a week in 150 bins: nine hours in ten, about a quarter of their
+    reads each; a day in 40 bins: every hour, under half of its reads). The other reads are decoded.
+    Sums exact (high and low 32 bits apart).
     """
     bins = Binning(start, (end - start) / count, count)
     wanted = np.array(sorted(set(digest_ids)), np.int64)
     high, low = (np.zeros((len(wanted), count, len(columns)), np.int64) for _ in range(2))
-    usable = rolled_hours(server_id, start, end)
-    rolled = {hour: v for hour, v in usable.items() if bins.of(hour + TICK) + 1 >= bins.of(hour + HOUR)}
+    rolled = rolled_hours(server_id, start, end)
     hour_columns = [HOUR_COLUMNS.index(name) for name in columns]
-    sides = _smaller_sides(server_id, bins, {h for h in rolled if bins.of(h + TICK) != bins.of(h + HOUR)})
-    for hour, (n, ids, data) in rolled.items():
-        hour_ids, values, _ = decode_hour(n, bytes(ids), bytes(data))
-        side = sides.get(hour)
-        add_rows(high, low, wanted, hour_ids, np.full(n, side[2] if side else bins.of(hour + HOUR)),
-                 values[:, hour_columns])
-    taken = sorted(side for side in sides.values() if side[0] is not None)  # the sides read, in time order
-    ranges = segments(start, end, sorted(rolled)) + [side[:2] for side in taken]
-    side_lo, side_hi = (np.array([micros(side[k]) for side in taken], np.int64) for k in (0, 1))
-    rollup_bin = np.array([side[2] for side in taken] + [-1], np.int64)  # -1: a read of no side
+    outside = _outside_reads(server_id, end, bins, {h for h in rolled if bins.of(h + TICK) != bins.of(h + HOUR)})
+    hour_bins = np.array([outside[h][1] if h in outside else bins.of(h + HOUR) for h in rolled], np.int64)
+    hour, ids, values, _ = decode_rows(list(rolled.values()), HOUR_WIDTH, wanted, hour_columns)
+    add_rows(high, low, wanted, ids, hour_bins[hour], values)
+    taken = sorted((a, b, to) for ranges, to in outside.values() for a, b in ranges)  # the reads taken off, in order
+    ranges = segments(start, end, sorted(rolled)) + [(a, b) for a, b, _ in taken]
+    side_lo, side_hi = (np.array([micros(a) for a, _, _ in taken], np.int64),
+                        np.array([micros(b) for _, b, _ in taken], np.int64))
+    rollup_bin = np.array([to for _, _, to in taken] + [-1], np.int64)  # -1: a read of no side
     read_columns = [COUNTERS.index(name) for name in columns]
     with binary_cursor() as cur:  # binary results: bytea as stored, not hex text twice its size
         for part in chunks(_reads_in(cur, server_id, ranges)):
-            read, ids, values = decode_columns(part, wanted, read_columns)
+            read, ids, values, _ = decode_rows([row[2:] for row in part], WIDTH, wanted, read_columns)
             at = np.array([row[0] for row in part], np.int64)
             add_rows(high, low, wanted, ids, bins.of_micros(at)[read], values)
             after = np.searchsorted(side_hi, at)  # the first side ending at or after each read
@@ -327,25 +374,26 @@ class Binning:
         return np.clip(np.trunc(quotient), 0, self.count - 1).astype(np.int64)
 
 
-def _smaller_sides(server_id: int, bins: Binning, hours: set[datetime]) -> dict[datetime, tuple]:
-    """Per rolled hour whose reads fall in two bins: the (a, b] range of its reads in the bin holding fewer,
-    and the other bin (where the rollup, less them, goes); (None, None, its bin) for an hour all in one."""
+def _outside_reads(server_id: int, end: datetime, bins: Binning, hours: set[datetime]
+                   ) -> dict[datetime, tuple[list[tuple[datetime, datetime]], int]]:
+    """Per rolled hour whose reads may fall in several bins: the (a, b] ranges of its reads outside the bin
+    holding most of them (none, before and after it, or both), and that bin, where the rollup less them goes."""
     if not hours:
         return {}
-    with connection.cursor() as cur:
-        cur.execute(EPOCH_TIMES_SQL, [server_id, min(hours), max(hours) + HOUR])
-        at = np.array([row[0] for row in cur.fetchall()], np.int64)
+    at = read_times(server_id, bins.start, end)[0]  # the whole range's, as the page's totals read them
     placed = bins.of_micros(at)
-    out: dict[datetime, tuple] = {}
+    out: dict[datetime, tuple[list[tuple[datetime, datetime]], int]] = {}
     for hour in sorted(hours):
         lo, hi = np.searchsorted(at, [micros(hour) + 1, micros(hour + HOUR) + 1])  # (hour, hour + 1 h]
-        first = bins.of(hour + TICK)
-        left = int(np.count_nonzero(placed[lo:hi] == first))
-        if not 0 < left < hi - lo:
-            out[hour] = (None, None, first if left else first + 1)  # all in one bin: nothing to read
+        if lo == hi:  # no read stored (a rollup holds one at least): its bin takes nothing
+            out[hour] = ([], bins.of(hour + HOUR))
             continue
-        split = from_micros(int(at[lo + left - 1]))  # the last read of the first bin
-        out[hour] = (hour, split, first + 1) if left <= hi - lo - left else (split, hour + HOUR, first)
+        found, first, sizes = np.unique(placed[lo:hi], return_index=True, return_counts=True)
+        k = int(np.argmax(sizes))
+        inside = (lo + int(first[k]), lo + int(first[k] + sizes[k]))  # its reads in that bin: at[inside[0]:inside[1]]
+        ranges = [(hour, from_micros(int(at[inside[0] - 1])))] if inside[0] > lo else []
+        ranges += [(from_micros(int(at[inside[1] - 1])), hour + HOUR)] if inside[1] < hi else []
+        out[hour] = (ranges, int(found[k]))
     return out
 
 
@@ -368,26 +416,24 @@ def add_rows(high: np.ndarray, low: np.ndarray, wanted: np.ndarray, ids: np.ndar
     np.add.at(low, at, values[keep] & LOW)
 
 
-def decode_columns(stored: list[tuple], wanted: np.ndarray, columns: list[int]
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """decode_reads() of the wanted digests' rows and the columns only: (the read each row came from, their
-    digest ids, rows x columns figures); the other figures are only delimited, not decoded."""
-    counts = np.array([row[2] for row in stored], np.int64)
-    ids = codec.decode(b"".join(bytes(row[3]) for row in stored))[0]
-    rows = np.flatnonzero(np.isin(ids, wanted))
-    at = (rows[:, None] * WIDTH + np.array(columns, np.int64)).ravel()
-    values = codec.decode_at(b"".join(bytes(row[4]) for row in stored), at)[0].reshape(len(rows), len(columns))
-    return np.repeat(np.arange(len(stored)), counts)[rows], ids[rows], values
-
-
-def decode_reads(stored: list[tuple]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(the read each row came from, digest ids, rows x WIDTH figures, their null mask) of stored reads
-    (ts, interval_ms, n, ids, data), decoded at once: the varints of consecutive reads are one stream."""
-    counts = np.array([row[2] for row in stored], np.int64)
-    ids = codec.decode(b"".join(bytes(row[3]) for row in stored))[0]
-    values, nulls = codec.decode(b"".join(bytes(row[4]) for row in stored))
-    return (np.repeat(np.arange(len(stored)), counts), ids, values.reshape(len(ids), WIDTH),
-            nulls.reshape(len(ids), WIDTH))
+def decode_rows(stored: list[tuple], width: int, wanted: np.ndarray | None = None, columns: list[int] | None = None
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(the stored row each digest row came from, digest ids, rows x columns figures, their null mask) of stored
+    (n, ids, data) matrices `width` wide (reads or hours), decoded at once: their varints are one stream. Only
+    the wanted digests' rows and the columns given (all, for None) are put together, the rest only delimited:
+    a page of one digest decodes a two-hundredth of a week."""
+    counts = np.array([row[0] for row in stored], np.int64)
+    ids = codec.decode(b"".join(bytes(row[1]) for row in stored))[0]
+    data = b"".join(bytes(row[2]) for row in stored)
+    source = np.repeat(np.arange(len(stored)), counts)
+    if wanted is None and columns is None:
+        values, nulls = codec.decode(data)
+        return source, ids, values.reshape(len(ids), width), nulls.reshape(len(ids), width)
+    rows = np.arange(len(ids)) if wanted is None else np.flatnonzero(np.isin(ids, wanted))
+    columns = list(range(width)) if columns is None else columns
+    values, nulls = codec.decode_at(data, (rows[:, None] * width + np.array(columns, np.int64)).ravel())
+    shape = (len(rows), len(columns))
+    return source[rows], ids[rows], values.reshape(shape), nulls.reshape(shape)
 
 
 def text(digest_id: int) -> Text | None:
@@ -398,17 +444,17 @@ def text(digest_id: int) -> Text | None:
 
 
 def seen_in(server_id: int, digest_id: int, ranges: list[tuple[datetime, datetime]]) -> list[bool]:
-    """Whether the digest has a row in each range (only the ids are decoded)."""
-    found = []
-    with connection.cursor() as cur:
-        for start, end in ranges:
-            cur.execute(IDS_SQL, [server_id, start, end])
-            found.append(any(digest_id in decode_read_ids(ids) for _, ids in cur.fetchall()))
-    return found
-
-
-def decode_read_ids(ids) -> set[int]:
-    return set(codec.decode(bytes(ids))[0].tolist())
+    """Whether the digest has a row in each range (only the ids are decoded), in one statement."""
+    if not ranges:
+        return []
+    with binary_cursor() as cur:
+        cur.execute(IDS_IN_SQL, [[a for a, _ in ranges], [b for _, b in ranges], server_id,
+                                 min(a for a, _ in ranges), max(b for _, b in ranges)], binary=True)
+        stored = cur.fetchall()
+    ids = codec.decode(b"".join(row[2] for row in stored))[0]
+    ranges_of = np.repeat(np.array([row[0] for row in stored], np.int64), [row[1] for row in stored])
+    seen = set(ranges_of[ids == digest_id].tolist())
+    return [k + 1 in seen for k in range(len(ranges))]
 
 
 @dataclass

@@ -76,6 +76,8 @@ class StatementRow:
 def write(rows: list[StatementRow], texts: dict[tuple[str, str], tuple[str, str]]) -> int:
     """Store the rows, one compact row per server and read (a read already stored is kept as it was);
     texts: (schema, digest) -> (text, sample). Returns the digest rows stored (not those of reads kept)."""
+    from store import statement_reads  # here: statement_reads imports this module's columns
+
     if not rows:
         return 0
     ids = digest_ids({(r.schema, r.digest) for r in rows}, texts)
@@ -88,6 +90,7 @@ def write(rows: list[StatementRow], texts: dict[tuple[str, str], tuple[str, str]
     encoded = [encode_read([ids[(r.schema, r.digest)] for r in reads[k]], reads[k]) for k in keys]
     stored = fetch_all(INSERT_READS, [[k[1] for k in keys], [k[0] for k in keys], [k[2] for k in keys],
                                       [len(reads[k]) for k in keys], [e[0] for e in encoded], [e[1] for e in encoded]])
+    statement_reads.wrote()  # an hour's rollup is no longer used with a read added to it
     hours = sorted({(server_id, hour_of(ts)) for server_id, ts, _ in keys})
     fetch_all(MARK_HOURS, [[h[0] for h in hours], [h[1] for h in hours]])
     return sum(n for (n,) in stored)
@@ -115,11 +118,6 @@ def encode_hour(ids: list[int], rows: list[list[int | None]]) -> tuple[bytes, by
     matrix = np.array([[0 if v is None else v for v in row] for row in rows], dtype=np.int64)
     nulls = np.array([[v is None for v in row] for row in rows], dtype=bool)
     return codec.encode(np.array(ids, dtype=np.int64)), codec.encode(matrix.ravel(), nulls.ravel())
-
-
-def decode_hour(n: int, ids: bytes, data: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    values, nulls = codec.decode(data)
-    return codec.decode(ids)[0], values.reshape(n, HOUR_WIDTH), nulls.reshape(n, HOUR_WIDTH)
 
 
 def decode_read(n: int, ids: bytes, data: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -166,3 +166,20 @@ def test_the_upgrade_marks_the_hours_of_reads_stored_before_it():
     start, end = T0 - timedelta(hours=1), T0 + timedelta(hours=3)
     assert len(statement_reads.pieces(1, start, end).ids) == 4 * 3  # every hour from its rollup
     assert got(start, end) == expected(rows, start, end)
+
+
+def test_one_digest_read_alone_sums_its_own_rows_over_rollups_and_reads():
+    rows = [r for k in range(1, 181) for r in hour_rows(k)]
+    write(rows, {})
+    statement_hours.roll_closed(T0 + timedelta(hours=3, minutes=2))
+    start, end = T0 - timedelta(minutes=15), T0 + timedelta(hours=2, minutes=20)
+    ids = {t.digest: t.digest_id for t in statement_reads.totals(1, start, end)}
+    for digest in ("a", "c"):  # c misses some reads; both lack some quantiles
+        alone = statement_reads.totals(1, start, end, [ids[digest]])
+        assert {t.digest: {"sums": [t.sums[n] for n in COUNTERS], "reads": t.intervals, "max": t.max_ps,
+                           "p95": t.p95_ps, "first": t.first, "last": t.last} for t in alone} == {
+            digest: expected(rows, start, end)[digest]}
+    # Only c's rows are decoded: one per rolled hour (10 h and 11 h), and its reads at the edges.
+    edges = [r for r in rows if start < r.ts <= T0 or T0 + timedelta(hours=2) < r.ts <= end]
+    edge_reads = sum(1 for r in edges if r.digest == "c")
+    assert len(statement_reads.pieces(1, start, end, digest_ids=[ids["c"]]).ids) == 2 + edge_reads
