@@ -35,8 +35,6 @@ READS_IN_SQL = (
     "SELECT ts, interval_ms, n, ids, data FROM store_statement WHERE server_id = %s AND ts > r.a AND ts <= r.b "
     "AND ts > %s AND ts <= %s OFFSET 0) s ORDER BY 1"
 )
-TIMES_SQL = ("SELECT (extract(epoch from ts) * 1000000)::bigint FROM store_statement"
-                   " WHERE server_id = %s AND ts > %s AND ts <= %s ORDER BY ts")
 TIMES_SQL = ("SELECT (extract(epoch from ts) * 1000000)::bigint, interval_ms FROM store_statement"
              " WHERE server_id = %s AND ts > %s AND ts <= %s ORDER BY ts")
 # The digest ids of the reads in some (a, b] ranges, each with its range's number (from 1).
