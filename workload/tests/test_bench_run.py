@@ -71,6 +71,16 @@ def test_a_failing_tool_is_recorded_and_reported(server):
     assert run.ended_at and run.concurrency == 1 and run.tool_summary
 
 
+def test_threads_given_with_concurrency_are_not_called_unknown(server):
+    out = io.StringIO()
+    call_command("bench_run", "bench", "--concurrency", "3", "--", "true", stdout=out)
+    assert Run.objects.get().concurrency == 3
+    assert "threads are unknown" not in out.getvalue()
+    out = io.StringIO()
+    call_command("bench_run", "bench", "--", "true", stdout=out)
+    assert "true: its threads are unknown here, pass --concurrency" in out.getvalue()
+
+
 def test_a_missing_tool_is_named_before_a_run_is_made(server):
     with pytest.raises(CommandError, match="command not found: sysbenchh"):
         call_command("bench_run", "bench", "--", "sysbenchh", "run")
