@@ -47,3 +47,16 @@ def test_the_run_report_says_why_its_waits_and_statements_are_empty(admin_client
     statements = body.split('id="top-statements"')[1].split("</section>")[0]
     assert escape(OFF) in waits and "performance_schema is off, or the pfs_waits source failed" not in waits
     assert escape(statements_off) in statements and "statements_digest consumer is off" not in statements
+
+
+def test_the_compare_page_says_why_a_runs_waits_and_statements_are_empty(admin_client):
+    server = data.make_server("defaults", poll_interval=10, flavor="mariadb", version="10.11.19")
+    statements_off = OFF.replace("pfs_waits", "statements")
+    ServerHealth.objects.create(server=server, sources={
+        "pfs_waits": {"ok": False, "status": "off", "error": OFF},
+        "statements": {"ok": False, "status": "off", "error": statements_off}})
+    data.write_polls(server, 30, end=T0 + timedelta(minutes=5), events=())  # no wait read: performance_schema OFF
+    run = Run.objects.create(name="r", server=server, started_at=T0, ended_at=T0 + timedelta(minutes=5))
+    body = admin_client.get("/compare/", {"runs": run.pk}).content.decode()
+    assert f"none recorded: {escape(OFF)}" in body
+    assert f"none inside the run: {escape(statements_off)}" in body
