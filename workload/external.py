@@ -35,6 +35,15 @@ def tool_name(argv: list[str]) -> str:
     return argv[0].rsplit("/", 1)[-1] if argv else ""
 
 
+def tool_argv(argv: list[str]) -> list[str]:
+    """The benchmark's own argv: from the first known tool on, so that a wrapper (`nice -n 10 sysbench ...`,
+    `taskset -c 1 sysbench ...`, `numactl ...`) still has its threads, warm-up and summary read."""
+    for i, arg in enumerate(argv):
+        if tool_name([arg]) in THREAD_OPTIONS:
+            return argv[i:]
+    return argv
+
+
 def option_value(argv: list[str], names: tuple[str, ...]) -> str | None:
     """The last value of any of `names`, given as --name=V, --name V or -cV."""
     found = None
@@ -50,6 +59,7 @@ def option_value(argv: list[str], names: tuple[str, ...]) -> str | None:
 
 
 def read_call(argv: list[str]) -> ToolCall:
+    argv = tool_argv(argv)
     tool = tool_name(argv)
     threads = option_value(argv, THREAD_OPTIONS.get(tool, ()))
     warmup = option_value(argv, WARMUP_OPTIONS.get(tool, ()))

@@ -51,6 +51,11 @@ def failing_sources(sources: dict) -> str:
 
     The alerts' own test of failing: a source this flavor or version does not have is no failure.
     """
-    bad = [f"{name}: {info.get('error') or 'failed'}" for name, info in sorted(sources.items())
+    bad = [source_error(name, info.get("error") or "failed") for name, info in sorted(sources.items())
            if isinstance(info, dict) and is_failing(info)]
     return "; ".join(bad)
+
+
+def source_error(name: str, error: str) -> str:
+    """The error named by its source once: a poll's own errors already read "server: source: ..."."""
+    return error if error.startswith(f"{name}: ") or f": {name}: " in error else f"{name}: {error}"

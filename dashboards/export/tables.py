@@ -124,7 +124,7 @@ def scalability_rows(study: Study) -> Iterator[list]:
             yield [curve.name, curve.label, lv.run.server.name, lv.concurrency, lv.run.pk, lv.run.name,
                    lv.window.start, lv.window.end, lv.tps.samples, lv.tps.seconds, lv.tps.transactions,
                    lv.tps.avg, lv.tps.p5, lv.tps.p95, ratios.get(lv.run.pk), row["gain"],
-                   "knee" if row["knee"] else "", differs, moved, own.tps if own else None, lv.others,
+                   knee_cell(row), differs, moved, own.tps if own else None, lv.others,
                    row["efficiency"], lv.server_qps, own.latency_avg_ms if own else None,
                    own.latency_p95_ms if own else None, own.errors if own else None,
                    fit.predict(lv.concurrency) if fit else None, lv.cpu_ms_per_trx,
@@ -156,3 +156,8 @@ def fleet_table_rows(rows: Iterable) -> Iterator[list]:
                r.at.get("tps"), r.at.get("history"), r.at.get("top_wait"),
                r.trend.span.total_seconds() if r.history_per_min is not None else None,
                r.trend.since if r.history_per_min is not None else None, r.cpu_busy]
+
+
+def knee_cell(row: dict) -> str:
+    """The level's knee column: a curve that gained at every step has no knee, its last level is "still scaling"."""
+    return "knee" if row["knee"] else "still scaling" if row["scaling"] else ""

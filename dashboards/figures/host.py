@@ -41,7 +41,7 @@ def cpu_traces(cpu: Sequence[tuple[str, ChartPoints]], axis: int, per_poll: bool
 def cpu_disk_figure(cpu: Sequence[tuple[str, ChartPoints]], device: str | None, await_ms: ChartPoints,
                     util: ChartPoints, marks: Sequence[Mark] = (),
                     x_range: tuple[datetime, datetime] | None = None, per_poll: bool = True) -> dict:
-    """Under the stability chart: CPU usr/sys/iowait stacked (% of host), the busiest disk's await and %util."""
+    """Under the stability chart: CPU by mode stacked (% of host), the busiest disk's await and %util."""
     disk_title = f"Disk {device}: await (ms) and utilisation (%)" if device else "Disk: await and utilisation"
     stacked = stackable([points for _mode, points in cpu], per_poll)
     cpu_title = "CPU, % of the host (stacked)" if stacked else "CPU, % of the host (lines: bins' lowest and highest)"

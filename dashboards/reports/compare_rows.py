@@ -13,6 +13,7 @@ from dashboards.analysis.topwaits import WaitRow, shown
 from dashboards.figures.compare import AlignedRun
 from dashboards.reports.summary import RunSummary
 from dashboards.server_texts import BASIS_SERIES, TpsBasis, range_basis
+from dashboards.source_health import source_problem
 from dashboards.timerange import TimeRange
 from dashboards.window_reads import WindowPolls
 from servers.models import Annotation, Run
@@ -30,6 +31,9 @@ class RunRow:
     per_trx: PerTransaction | None = None  # condition waits left out, host CPU from node_exporter
     basis: TpsBasis | None = None  # what its server's TPS counts
     statements: list = field(default_factory=list)  # its top statements by time (reads.run_top_statements)
+    # Why waits or statements may be empty: what the source's latest poll said (performance_schema OFF), else "".
+    waits_source: str = ""
+    statements_source: str = ""
 
 
 def run_range(run: Run, warmup: int) -> TimeRange:
@@ -65,7 +69,9 @@ def run_row(summary: RunSummary, conditions: bool = False,
     waits, per_trx = host_series.run_figures(run.server_id, Window(summary.start, summary.end), polls, counts=False)
     sums = reads.interval_sums(run.server_id, BASIS_SERIES, summary.start, summary.end, polls)
     return RunRow(summary, shown(waits, conditions)[0][:TOP_WAITS], per_trx, range_basis(run.server, sums),
-                  statements=reads.run_top_statements(run, TOP_STATEMENTS, summary.warmup, statements))
+                  statements=reads.run_top_statements(run, TOP_STATEMENTS, summary.warmup, statements),
+                  waits_source=source_problem(run.server, "pfs_waits"),
+                  statements_source=source_problem(run.server, "statements"))
 
 
 def run_notes(runs: list[Run], warmups: Mapping[int, int]) -> list[tuple[float, str]]:

@@ -92,7 +92,10 @@ def section(curve: Curve, settings: dict, index: int) -> dict:
 
     `anchor` names the curve's levels table on the page, which each verdict sentence links to.
     """
-    levels = [{"level": lv, "gain": gain, "knee": lv is curve.knee,
+    # The last level of a curve still scaling is no knee: its table row and CSV say "still scaling", as its chart.
+    scaling = curve.still_scaling
+    levels = [{"level": lv, "gain": gain, "knee": lv is curve.knee and not scaling,
+               "scaling": lv is curve.knee and scaling,
                "others": others_sentence(lv.others, lv.tps.seconds, lv.span), "efficiency": eff}
               for lv, gain, eff in zip(curve.levels, gains(curve.levels), efficiency(curve.levels), strict=True)]
     steps = bottleneck_steps(curve.levels)

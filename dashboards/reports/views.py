@@ -23,7 +23,8 @@ from dashboards.reports.charts import chart_metrics, purge_chart, stability_char
 from dashboards.reports.run_links import series_range
 from dashboards.reports.settings_diff import previous_run, show, snapshot
 from dashboards.reports.summary import WINDOW_FIGURES, summarize_run
-from dashboards.server_texts import BASIS_SERIES, range_texts
+from dashboards.server_texts import BASIS_SERIES, range_texts, waits_note
+from dashboards.source_health import source_problem
 from dashboards.timerange import TimeRange, iso_param, up_to_second
 from dashboards.views.common import TPS_DEFINITION, condition_toggle, monitoring_toggle
 from dashboards.views.scalability import study_context
@@ -95,6 +96,10 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
         statements_monitoring=rank(found.rows, monitoring=monitoring).monitoring, monitoring_problem=monitoring_problem,
         **monitoring_toggle(request, monitoring),
         prepared_unseen=unseen_prepared(run.server.flavor, found),
+        # why a section may be empty (performance_schema OFF on a server at its defaults), as the server's pages say
+        waits_source=source_problem(run.server, "pfs_waits"),
+        waits_note=waits_note(run.server_id, window.start, window.end),  # wait instruments off during the run
+        statements_source=source_problem(run.server, "statements"),
         statements_csv=link("export-statements", query={"runs": run.pk, **({"monitoring": 1} if monitoring else {})}),
         # the interval export ((from, to]) from just before the first poll inside the run, ranked as the table
         waits_csv=topwaits_csv(run.server_id, TimeRange(sums_from(run.server_id, window, polls), window.end),

@@ -53,6 +53,18 @@ def test_it_creates_an_annotation_now_by_default(token):
     assert note.server == server and (datetime.now(UTC) - note.at).total_seconds() < 60
 
 
+def test_an_annotation_of_a_run_is_on_the_runs_server(token):
+    db1 = make_server("db1")
+    make_server("db2")
+    run = Run.objects.create(name="r", server=db1, started_at=datetime(2026, 1, 5, 12, tzinfo=UTC))
+    response = post("/api/annotations", {"server": "db2", "run": run.pk, "text": "x"}, token)
+    assert response.status_code == 400
+    assert response.json()["error"].startswith(f"run {run.pk} is on server 'db1', not 'db2'")
+    assert not Annotation.objects.exists()
+    assert post("/api/annotations", {"run": run.pk, "text": "x"}, token).json()["server"] == db1.pk
+    assert post("/api/annotations", {"server": "db1", "run": run.pk, "text": "x"}, token).status_code == 201
+
+
 def test_a_fleet_wide_annotation_has_no_server(token):
     assert post("/api/annotations", {"text": "kernel upgrade"}, token).status_code == 201
     assert Annotation.objects.get().server is None

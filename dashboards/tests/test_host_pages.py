@@ -1,11 +1,13 @@
 """Host statistics on the pages: the stability view's CPU/disk panel, the Host page, their CSVs."""
 
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from collectors.models import ServerHealth
+from store.ingest import write_samples
+from store.sample import Sample
 from testing.dashboards import csv_rows, figures, make_server, tps_at, write_polls
 from testing.host import BUSY_PER_POLL, POLLS, STEP, host_polls, user_pct
 
@@ -30,6 +32,25 @@ def test_stability_shows_cpu_and_the_busiest_disk_under_tps(admin_client):
     col = rows[0].index("db1 host.cpu.user_pct (%)")
     assert [float(r[col]) for r in rows[1:] if r[col]] == [user_pct(i) for i in range(1, POLLS)]
     assert "db1 host.disk.util_pct:vda (%)" in rows[0] and "db1 host.disk.await_ms:vda (ms)" in rows[0]
+
+
+def test_the_stability_panel_stacks_every_busy_mode_so_its_top_is_100_minus_idle(admin_client):
+    """A mariadbd started under nice spends its CPU in "nice": the panel once stacked user, system and iowait only."""
+    server = make_server(node_exporter_url="http://127.0.0.1:9100/metrics")
+    end = datetime.now(UTC)
+    write_polls(server, POLLS, end=end)
+    # Each poll: user 1, nice 65, system 18, iowait 2, softirq 1, steal 1 (% of the host), idle 12.
+    modes = {"user": 1.0, "nice": 65.0, "system": 18.0, "iowait": 2.0, "irq": 0.0, "softirq": 1.0, "steal": 1.0}
+    write_samples([Sample(server.pk, "node_exporter", end - timedelta(seconds=STEP * (POLLS - 1 - i)), float(STEP),
+                          {**{f"host.cpu.{m}_pct": v for m, v in modes.items()}, "host.cpu.idle_pct": 12.0},
+                          frozenset()) for i in range(1, POLLS)])
+    response = admin_client.get(f"/servers/{server.pk}/stability/?range=1h")
+    cpu = [t for t in figures(response)["host-chart"]["data"] if t["name"].startswith("CPU ")]
+    assert {t["name"] for t in cpu} == {"CPU user", "CPU nice", "CPU system", "CPU iowait", "CPU irq",
+                                        "CPU softirq", "CPU steal"}
+    tops = [sum(t["y"][k] for t in cpu) for k in range(POLLS - 1)]
+    assert tops == [pytest.approx(88.0)] * (POLLS - 1)  # 100 - 12 idle: not user + system + iowait's 21
+    assert "host.cpu.nice_pct" in response.content.decode()  # in the panel's CSV link
 
 
 def test_the_host_page_draws_every_host_statistic(admin_client):

@@ -86,4 +86,4 @@ def test_a_source_the_server_does_not_have_is_no_failure_on_the_fleet():
         "global_status": {"ok": True, "error": ""},
     }
     up = server_state(_server(), _health(sources=sources), NOW)
-    assert up.name == UP and up.why == "innodb_metrics: local: innodb_metrics: missing privilege (PROCESS)"
+    assert up.name == UP and up.why == "local: innodb_metrics: missing privilege (PROCESS)"  # the source named once

@@ -12,7 +12,7 @@ from servers.models import Run
 from store.ingest import write_samples
 from store.query import CounterSamples
 from store.sample import Sample
-from testing.dashboards import EVIL, RECENT_T0, figures, make_server
+from testing.dashboards import EVIL, RECENT_T0, figures, get_csv, make_server
 from testing.scalability import (
     BASELINE,
     NEIGHBORS_OFF,
@@ -200,3 +200,10 @@ def test_a_curve_that_gained_at_every_step_says_it_is_still_scaling(client, admi
     # By hand, NEIGHBORS_OFF gains (2300 - 1100) / 1100 = 109 % and (4200 - 2300) / 2 / 1100 = 86 %: both >= 50 %.
     assert "no knee up to <b>4 threads</b>, the last level swept" in html and "sweep further" in html
     assert "knee at <b>4 threads</b>" not in html
+    # Its levels table and CSV once marked 4 threads "knee" under that sentence (seen on a 1, 2, 4 stress sweep).
+    levels = html.split('id="curve-0-levels"')[1].split("</table>")[0]
+    assert '<span class="warn">knee</span>' not in levels and "still scaling</span></td></tr>" in levels
+    client.force_login(admin_user)
+    rows = get_csv(client, "/export/scalability.csv", sweep="no neighbors")
+    col = rows[0].index("knee")
+    assert [(r[3], r[col]) for r in rows[1:]] == [("1", ""), ("2", ""), ("4", "still scaling")]

@@ -1,5 +1,5 @@
-"""A server left at its defaults (performance_schema OFF): its waits pages say why they are empty and what to set,
-as the statements page already did, instead of asking whether performance_schema is ON."""
+"""A server left at its defaults (performance_schema OFF): its waits pages and its runs' reports say why they are
+empty and what to set, as the statements page already did, instead of asking whether performance_schema is ON."""
 
 from datetime import timedelta
 
@@ -7,6 +7,9 @@ import pytest
 from django.utils.html import escape
 
 from collectors.models import ServerHealth
+from servers.models import Run
+from store.ingest import write_samples
+from store.sample import Sample
 from testing import dashboards as data
 
 pytestmark = pytest.mark.django_db
@@ -31,3 +34,46 @@ def test_a_server_whose_waits_are_read_says_nothing_of_the_source(admin_client):
     ServerHealth.objects.create(server=server, sources={"pfs_waits": {"ok": True, "status": "ok", "error": ""}})
     body = admin_client.get(f"/servers/{server.pk}/waits/").content.decode()
     assert "source-problem" not in body
+
+
+def test_the_run_report_says_why_its_waits_and_statements_are_empty(admin_client):
+    server = data.make_server("defaults", poll_interval=10, flavor="mariadb", version="10.11.19")
+    statements_off = OFF.replace("pfs_waits", "statements")
+    ServerHealth.objects.create(server=server, sources={
+        "global_status": {"ok": True, "status": "ok"}, "pfs_waits": {"ok": False, "status": "off", "error": OFF},
+        "statements": {"ok": False, "status": "off", "error": statements_off}})
+    data.write_polls(server, 30, end=T0 + timedelta(minutes=5), events=())  # no wait read: performance_schema OFF
+    run = Run.objects.create(name="r", server=server, started_at=T0, ended_at=T0 + timedelta(minutes=5))
+    body = admin_client.get(f"/runs/{run.pk}/report/").content.decode()
+    waits = body.split('id="top-statements"')[0]
+    statements = body.split('id="top-statements"')[1].split("</section>")[0]
+    assert escape(OFF) in waits and "performance_schema is off, or the pfs_waits source failed" not in waits
+    assert escape(statements_off) in statements and "statements_digest consumer is off" not in statements
+
+
+def test_the_compare_page_says_why_a_runs_waits_and_statements_are_empty(admin_client):
+    server = data.make_server("defaults", poll_interval=10, flavor="mariadb", version="10.11.19")
+    statements_off = OFF.replace("pfs_waits", "statements")
+    ServerHealth.objects.create(server=server, sources={
+        "pfs_waits": {"ok": False, "status": "off", "error": OFF},
+        "statements": {"ok": False, "status": "off", "error": statements_off}})
+    data.write_polls(server, 30, end=T0 + timedelta(minutes=5), events=())  # no wait read: performance_schema OFF
+    run = Run.objects.create(name="r", server=server, started_at=T0, ended_at=T0 + timedelta(minutes=5))
+    body = admin_client.get("/compare/", {"runs": run.pk}).content.decode()
+    assert f"none recorded: {escape(OFF)}" in body
+    assert f"none inside the run: {escape(statements_off)}" in body
+
+
+def test_the_run_report_says_which_wait_instruments_were_off_during_the_run(admin_client):
+    """performance_schema ON at MariaDB's defaults: all 288 wait/synch instruments off, so no mutex or rwlock waits."""
+    server = data.make_server("pfs-defaults", poll_interval=10, flavor="mariadb", version="10.11.19")
+    end = T0 + timedelta(minutes=5)
+    data.write_polls(server, 30, end=end)
+    write_samples([Sample(server.pk, "wait_instruments", T0 + timedelta(seconds=60 * k), None,
+                          {"wait.instruments_off:wait/synch": 288, "wait.instruments:wait/synch": 288,
+                           "wait.instruments_off:wait/io": 3, "wait.instruments:wait/io": 58}) for k in range(6)])
+    run = Run.objects.create(name="r", server=server, started_at=T0, ended_at=end)
+    waits = admin_client.get(f"/runs/{run.pk}/report/").content.decode().split('id="top-statements"')[0]
+    assert "288 of 288 wait/synch/% instruments (enabled and timed) off in every poll" in waits
+    assert "3 of 58 wait/io/% instruments (enabled and timed) off in every poll" in waits
+    assert escape("SET ENABLED='YES', TIMED='YES' WHERE NAME LIKE 'wait/synch/%'") in waits

@@ -156,7 +156,11 @@ def create_annotation(request: HttpRequest, body: dict) -> JsonResponse:
         run = Run.objects.filter(pk=run_id).first() if run_id is not None else None
         if run is None:
             raise BadRequest(f"no run {body['run']!r}")
-    server = find_server(body, required=False) or (run.server if run else None)
+    server = find_server(body, required=False)
+    if run and server and server != run.server:  # it would be drawn on one server's charts, under another's run
+        raise BadRequest(f"run {run.pk} is on server {run.server.name!r}, not {server.name!r}: "
+                         "leave 'server' out to annotate the run on its own server")
+    server = server or (run.server if run else None)
     note = Annotation.objects.create(
         server=server, run=run, at=when(body, "at", timezone.now()), text=text(body, "text", 500)
     )

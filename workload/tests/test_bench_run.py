@@ -71,6 +71,16 @@ def test_a_failing_tool_is_recorded_and_reported(server):
     assert run.ended_at and run.concurrency == 1 and run.tool_summary
 
 
+def test_threads_given_with_concurrency_are_not_called_unknown(server):
+    out = io.StringIO()
+    call_command("bench_run", "bench", "--concurrency", "3", "--", "true", stdout=out)
+    assert Run.objects.get().concurrency == 3
+    assert "threads are unknown" not in out.getvalue()
+    out = io.StringIO()
+    call_command("bench_run", "bench", "--", "true", stdout=out)
+    assert "true: its threads are unknown here, pass --concurrency" in out.getvalue()
+
+
 def test_a_missing_tool_is_named_before_a_run_is_made(server):
     with pytest.raises(CommandError, match="command not found: sysbenchh"):
         call_command("bench_run", "bench", "--", "sysbenchh", "run")
@@ -88,11 +98,21 @@ def test_a_missing_tool_is_named_before_a_run_is_made(server):
     (["mysqlslap", "-c4"], 4, None),
     (["mysqlslap", "--concurrency=1,2,4"], None, None),  # several levels: not one run's concurrency
     (["./my_driver", "-t", "8"], None, None),
+    # a wrapper's own options are not the tool's: nice's -n 10 is no thread count
+    (["nice", "-n", "10", "sysbench", "oltp_read_write", "--threads=2", "--warmup-time=5", "run"], 2, 5),
+    (["taskset", "-c", "1", "/usr/bin/mysqlslap", "-c", "8"], 8, None),
 ])
 def test_it_reads_the_threads_from_the_command_line(argv, threads, warmup):
     call = read_call(argv)
     assert (call.concurrency, call.warmup) == (threads, warmup)
     assert bool(call.note) == (threads is None)
+
+
+def test_a_wrapped_tool_is_named_and_its_summary_kept():
+    call = read_call(["nice", "-n", "10", "sysbench", "oltp_read_write", "--threads=2", "run"])
+    assert call.tool == "sysbench"  # the run is named "sysbench x2 ...", its summary read from "SQL statistics:"
+    output = "[ 10s ] thds: 2 tps: 902.24\nSQL statistics:\n    transactions: 124787 (831.88 per sec.)\n"
+    assert tool_summary(call.tool, output) == "SQL statistics:\n    transactions: 124787 (831.88 per sec.)"
 
 
 def test_passwords_are_masked():

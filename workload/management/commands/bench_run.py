@@ -97,7 +97,8 @@ class Command(BaseCommand):
             sweep=opts["sweep"], label=opts["label"], command=command, notes=f"{call.tool}: {command}"[:10000],
         )
         Annotation.objects.create(server=server, run=run, at=run.started_at, text=f"{call.tool} start: {name}"[:500])
-        self._say(f"run '{name}' on server {server.name}: {command}" + (f" ({call.note})" if call.note else ""))
+        note = call.note if not opts["concurrency"] else ""  # --concurrency answers "its threads are unknown"
+        self._say(f"run '{name}' on server {server.name}: {command}" + (f" ({note})" if note else ""))
         code, output, stopped = self._execute(argv)
         outcome = "stopped" if stopped else "end" if code == 0 else "failed"
         end_run(run, f"{call.tool} {outcome}: {name}: exit {code}",
