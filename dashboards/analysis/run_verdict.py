@@ -197,8 +197,9 @@ def level_shifts(ts: Sequence[datetime], values: Sequence[float] | np.ndarray) -
         return ()
     x = _seconds(ts)
     splits = passing(x, y, segmented(y, side))
-    while (kept := without_stalls(y, splits)) != splits:
-        splits = passing(x, y, kept)
+    stalled = stalls_of(y, splits)
+    if stalled.any():  # the levels as if the stalls' polls had not been read: the dips tell the stalls
+        return level_shifts([t for t, out in zip(ts, stalled, strict=True) if not out], y[~stalled])
     bounds = [0, *splits, len(y)]
     means = [float(y[lo:hi].mean()) for lo, hi in pairwise(bounds)]
     return tuple(Shift(ts[at], a, b) for at, (a, b) in zip(splits, pairwise(means), strict=True))
@@ -218,17 +219,16 @@ def passing(x: np.ndarray, y: np.ndarray, splits: list[int]) -> list[int]:
     return splits
 
 
-def without_stalls(y: np.ndarray, splits: list[int]) -> list[int]:
-    """The splits less the two around each level between two others that stays under STALL_SHARE of both: TPS
-    stopped and came back (a lock held for minutes), a stall the dips tell, not two changes of the load."""
-    splits = list(splits)
-    while True:
-        bounds = [0, *splits, len(y)]
-        means = [float(y[lo:hi].mean()) for lo, hi in pairwise(bounds)]
-        stalled = [k for k in range(1, len(means) - 1) if means[k] < STALL_SHARE * min(means[k - 1], means[k + 1])]
-        if not stalled:
-            return splits
-        del splits[stalled[0] - 1:stalled[0] + 1]
+def stalls_of(y: np.ndarray, splits: list[int]) -> np.ndarray:
+    """The polls of each level between two others that stays under STALL_SHARE of both: TPS stopped and came back
+    (a lock held for minutes), a stall, not two changes of the load; the levels around it may differ."""
+    bounds = [0, *splits, len(y)]
+    means = [float(y[lo:hi].mean()) for lo, hi in pairwise(bounds)]
+    out = np.zeros(len(y), bool)
+    for k in range(1, len(means) - 1):
+        if means[k] < STALL_SHARE * min(means[k - 1], means[k + 1]):
+            out[bounds[k]:bounds[k + 1]] = True
+    return out
 
 
 def segmented(y: np.ndarray, side: int) -> list[int]:

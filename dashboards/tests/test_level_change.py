@@ -204,3 +204,21 @@ def test_a_lowered_load_between_two_equal_levels_stays_two_level_changes():
     tps = [90.0 + JITTER[i % 4] for i in range(30)] + [30.0] * 12 + [90.0 + JITTER[i % 4] for i in range(30)]
     verdict = judge([at(i) for i in range(72)], tps, warmup=0)
     assert verdict.kind == "shifted" and [s.at for s in verdict.shifts] == [at(30), at(42)]
+
+
+def test_a_stall_between_two_different_levels_leaves_the_change_across_it():
+    # 30 polls at 90, 12 at 0, 30 at 30: the 0s are a stall (under a tenth of both sides), and the load came
+    # back lower. As if the stall's polls had not been read: 90 then 30, the new level from its first poll, at(42).
+    tps = [90.0 + JITTER[i % 4] for i in range(30)] + [0.0] * 12 + [30.0 + JITTER[i % 4] for i in range(30)]
+    verdict = judge([at(i) for i in range(72)], tps, warmup=0)
+    assert verdict.kind == "shifted" and len(verdict.shifts) == 1
+    assert verdict.shift.at == at(42)
+    assert (verdict.shift.before, verdict.shift.after) == (pytest.approx(90.0), pytest.approx(30.0))
+
+
+def test_a_sweep_of_one_two_and_four_threads_is_two_level_changes_not_a_drift():
+    """Seen in the audit: a 1/2/4-thread sweep (230 -> 396 -> 725 TPS) read "Drifting: TPS 64.22 %/min"."""
+    verdict = judge([at(i) for i in range(48)], levels(230.0, 396.0, 725.0), warmup=0)
+    assert verdict.kind == "shifted" and [s.at for s in verdict.shifts] == [at(16), at(32)]
+    assert [(s.before, s.after) for s in verdict.shifts] == [(pytest.approx(230.0), pytest.approx(396.0)),
+                                                              (pytest.approx(396.0), pytest.approx(725.0))]
