@@ -78,7 +78,8 @@ def test_the_host_page_says_why_node_exporter_fails(admin_client):
     error = "db1: node_exporter: http://127.0.0.1:1/metrics: connection refused <b>"
     ServerHealth.objects.create(server=server, sources={"node_exporter": {"ok": False, "error": error}})
     body = admin_client.get(f"/servers/{server.pk}/host/").content.decode()
-    assert "node_exporter failing: db1: node_exporter: http://127.0.0.1:1/metrics: connection refused &lt;b&gt;" in body
+    # The source and the server named once (the page is the server's own).
+    assert "node_exporter failing: http://127.0.0.1:1/metrics: connection refused &lt;b&gt;</p>" in body
 
 
 def test_the_fleet_shows_cpu_busy_beside_tps(admin_client):

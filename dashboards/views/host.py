@@ -26,5 +26,11 @@ def host(request: HttpRequest, server_id: int) -> HttpResponse:
         **range_context(request, tr), "server": server, "tab": "host", "figures": {HOST_ID: figure},
         "csv": chart_csv(server.pk, found.metrics, tr, points) if found.metrics else "",
         "missing": "" if server.node_exporter_url or found.metrics else NO_AGENT,
-        "source": source_health(server, "node_exporter"),
+        "source": source_health(server, "node_exporter"), "source_error": own_error(server, "node_exporter"),
     })
+
+
+def own_error(server: Server, name: str) -> str:
+    """The source's latest error without the "server: source: " its poll put in front (the page names both)."""
+    error = (source_health(server, name) or {}).get("error") or ""
+    return error.removeprefix(f"{server.name}: {name}: ")
