@@ -87,6 +87,12 @@ def missing_enables(lines: Sequence[Line], chosen: dict[str, str | None]) -> lis
     return list(dict.fromkeys(wanted))
 
 
+def option_line(enables: Sequence[str]) -> str:
+    """The option file's line that keeps those counters on after a restart (innodb_monitor_enable takes a list)."""
+    modules = [sql.split("'")[1] for sql in enables]
+    return f"innodb_monitor_enable={','.join(modules)}" if modules else ""
+
+
 @dataclass(frozen=True)
 class Capacity:
     bytes: float

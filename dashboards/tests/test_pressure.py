@@ -97,3 +97,18 @@ def test_it_draws_what_the_collectors_read_from_the_suites_mariadb(admin_client,
             "DML rows /s (Handler_write + Handler_update + Handler_delete)"} <= names  # MariaDB: no Innodb_rows_*
     assert any(n.startswith("capacity: status Innodb_checkpoint_max_age") for n in names)
 
+
+
+def test_it_gives_the_option_file_line_that_keeps_the_counters_on():
+    # The buffer module's counters are off (the flush lines), and the purge module's (the purged-rows and delay
+    # lines): one option line lists both modules, in the page's order.
+    enables = spec.missing_enables(spec.LINES, {line.key: None for line in spec.LINES})
+    assert spec.option_line(enables) == "innodb_monitor_enable=module_log,module_buffer,module_purge"
+    assert spec.option_line([]) == ""
+
+
+def test_the_page_says_the_option_file_line(admin_client):
+    server = make_server()
+    write(server)  # checkpoint age from status: only the buffer and purge modules are off
+    body = admin_client.get(f"/servers/{server.pk}/pressure/?{RANGE}").content.decode()
+    assert "add <code>innodb_monitor_enable=module_buffer,module_purge</code> to the server's option file" in body

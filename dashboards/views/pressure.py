@@ -58,10 +58,12 @@ def pressure(request: HttpRequest, server_id: int) -> HttpResponse:
     fig = pressure_figure(figure_lines(chosen, found, dml, dml_points),
                           (f"capacity: {capacity.origin}", capacity.bytes) if capacity else None,
                           server_marks(server.pk, tr.start, tr.end), (tr.start, tr.end))
+    enable = spec.missing_enables(spec.LINES, chosen)
     return render(request, "dashboards/pressure.html", {
         **range_context(request, tr), "server": server, "tab": "pressure", "figures": {"pressure-chart": fig},
         "down": unreachable(server, tr),
-        "sources": source_rows(chosen, dml), "enable": spec.missing_enables(spec.LINES, chosen),
+        "sources": source_rows(chosen, dml), "enable": enable,
+        "enable_config": spec.option_line(enable),
         "capacity": capacity, "capacity_was": capacity_change(forces), "dml_note": dml_note,
         "max_purge_lag": forces[spec.MAX_PURGE_LAG], "max_purge_delay": forces[spec.MAX_PURGE_DELAY],
         "csv": chart_csv(server.pk, drawn + list(dml), tr, points),
