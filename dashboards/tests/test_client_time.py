@@ -84,3 +84,20 @@ def test_the_run_reports_top_waits_csv_ranks_as_its_table(admin_client, server):
     assert [(row[1], float(row[3])) for row in rows] == [(LOCK, 100.0)]
     assert float(rows[0][header.index("waits per transaction in interval (ms, all waits listed)")]) == \
         pytest.approx(2.44)
+
+
+def test_no_client_time_with_the_io_instruments_off_is_none_counted_not_zero(admin_client):
+    """MariaDB at its defaults leaves the socket instruments off: no client time was counted, which is not 0 s."""
+    server = make_server("defaults", poll_interval=STEP)
+    now = timezone.now().replace(microsecond=0)
+    samples = []
+    for i in range(1, POLLS):
+        ts = now - timedelta(seconds=STEP * (POLLS - 1 - i))
+        waited = {f"wait.time_ps:{LOCK}": 244 * 10**9, f"wait.count:{LOCK}": 7}
+        samples.append(Sample(server.pk, "pfs_waits", ts, float(STEP), waited, frozenset(waited)))
+        gauges = {"wait.instruments_off:wait/io": 41, "wait.instruments:wait/io": 57}  # socket ones among the off
+        samples.append(Sample(server.pk, "wait_instruments", ts, float(STEP), gauges, frozenset()))
+    write_samples(samples)
+    body = admin_client.get(f"/servers/{server.pk}/waits/?range=15m").content.decode()
+    assert "<strong>none counted</strong> (its socket instrument is among the wait/io instruments off" in body
+    assert "<strong>0 ps</strong>" not in body
