@@ -46,6 +46,13 @@ class CpuReading:
         return max(self.busy_from, default=None)
 
     @property
+    def scaled_while_busy(self) -> bool:
+        """Saturated below the top level, yet every step up still gained (no knee inside the sweep): the busy
+        share holds other work than the sweep's (a shared host), so it did not stop the threads added."""
+        below_top = bool(self.measured) and self.since is not self.measured[-1]
+        return self.since is not None and not self.turned and below_top
+
+    @property
     def busiest(self) -> Level | None:
         return max(self.measured, key=lambda lv: lv.cpu_busy_pct or 0.0) if self.measured else None
 

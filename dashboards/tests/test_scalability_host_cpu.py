@@ -104,3 +104,15 @@ def test_a_node_exporter_without_samples_in_the_windows_is_said(client, admin_us
     write_sweep(server("lab"), "plain", "", RECENT_T0, BASELINE)
     words = text(page(client, admin_user, sweep="plain"))
     assert "Host CPU not checked: no node_exporter samples (with the host's CPU count) inside these levels'" in words
+
+
+def test_a_host_busy_from_one_thread_on_while_the_sweep_still_scales_is_not_called_full(client, admin_user):
+    """Seen in the audit on a shared host: busy from 1 thread on, yet each step up gained over 70 % of one
+    thread's TPS per added thread. Inside means (base + 40) 240, 412, 756: gains 72 % and 72 % of 240 per thread,
+    so no knee; the busy share held other work than the sweep's, and more threads did find cores."""
+    write_sweep(server("shared"), "busy", "", RECENT_T0, {1: 200, 2: 372, 4: 716},
+                busy_pct={1: 95.0, 2: 97.0, 4: 99.0})
+    words = text(page(client, admin_user, sweep="busy"))
+    assert ("from 1 thread on, yet every step up still gained: the busy share holds other work on the host than "
+            "this sweep's, which found cores anyway") in words
+    assert "more threads will find no free core" not in words
