@@ -21,6 +21,7 @@ PERIOD_SPREAD = 0.1  # ... whose starts lie within this fraction of the period o
 GRID_COVER = 0.8  # ... and fill at least this fraction of the grid's slots from the first to the last
 BRIEF = 1.5  # a dip no longer than this many poll intervals (one low poll) is a blip, not a stall
 DRIFT_MIN = 0.05  # drifting: the fitted line moves at least this fraction of the mean over the range
+NOISY_CV = 0.25  # with no trend, level change or stall, TPS this unsteady from poll to poll is noisy, not steady
 CORRELATED = 0.5  # a wait moves with the dips when its correlation with TPS is this negative or more
 # A level change (a workload or setting changed): TPS's two levels differ by at least SHIFT_MIN of the mean, and
 # two flat levels leave at most SHIFT_FIT of a straight line's squared residuals, each level SHIFT_SIDE polls
@@ -59,7 +60,7 @@ class Shift:
 
 @dataclass(frozen=True)
 class Verdict:
-    kind: str  # "steady", "periodic", "shifted", "drifting", "dips" (irregular), or "" (too few polls)
+    kind: str  # "steady", "noisy", "periodic", "shifted", "drifting", "dips" (irregular), or "" (too few polls)
     warmup_end: datetime | None  # the first poll judged: the warm-up (found, or given) ends there
     points: int  # polls judged (after the warm-up)
     cv: float | None  # of the polls judged
@@ -408,7 +409,8 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
         return replace(base, kind="drifting", drift=slope if tps_drifts else None)
     if any(d.stalled or d.seconds > BRIEF * interval for d in longer):
         return replace(base, kind="dips", dips=tuple(longer), other_dips=len(dips) - len(longer))
-    return replace(base, kind="steady", dips=(), dip_seconds=None, other_dips=len(dips))
+    kind = "noisy" if cv is not None and cv > NOISY_CV else "steady"
+    return replace(base, kind=kind, dips=(), dip_seconds=None, other_dips=len(dips))
 
 
 def level_dips(ts: Sequence[datetime], values: Sequence[float | None], splits: Sequence[int]) -> tuple[Dip, ...]:

@@ -222,3 +222,28 @@ def test_a_sweep_of_one_two_and_four_threads_is_two_level_changes_not_a_drift():
     assert verdict.kind == "shifted" and [s.at for s in verdict.shifts] == [at(16), at(32)]
     assert [(s.before, s.after) for s in verdict.shifts] == [(pytest.approx(230.0), pytest.approx(396.0)),
                                                               (pytest.approx(396.0), pytest.approx(725.0))]
+
+
+def test_tps_swinging_with_no_trend_level_or_stall_is_noisy_not_steady():
+    # 100 +/- 40 every other poll: mean 100, population standard deviation 40, CV 0.40 (over NOISY_CV, 0.25);
+    # no poll under half the median (60 > 50), no split 10 % apart, no slope.
+    swinging = [100.0 + (40 if i % 2 else -40) for i in range(48)]
+    verdict = judge([at(i) for i in range(48)], swinging, warmup=0)
+    assert verdict.kind == "noisy" and verdict.cv == pytest.approx(0.40)
+    # The same with +/- 10: CV 0.10, steady.
+    calm = [100.0 + (10 if i % 2 else -10) for i in range(48)]
+    assert judge([at(i) for i in range(48)], calm, warmup=0).kind == "steady"
+
+
+def test_the_stability_page_says_noisy(admin_client, db):
+    server = make_server("swinging")
+    start = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=20)
+    polls = [start + timedelta(seconds=10 * i + 0.3) for i in range(1, 49)]
+    write_samples([Sample(server.pk, "global_status", t, 10.0, {"tps": 1000 + (400 if i % 2 else -400)},
+                          frozenset({"tps"})) for i, t in enumerate(polls)])
+    body = admin_client.get(f"/servers/{server.pk}/stability/", {
+        "from": f"{start:%Y-%m-%dT%H:%M:%S}", "to": f"{polls[-1] + timedelta(seconds=1):%Y-%m-%dT%H:%M:%S}",
+    }).content.decode()
+    part = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", body.split('id="verdict"')[1].split("</section>")[0]))
+    # 100 TPS +/- 40 (1,000 +/- 400 transactions a 10 s poll): CV 40.0 %.
+    assert "Noisy: TPS swings around its level with no trend, level change or stall (CV 40.0 %)" in part
