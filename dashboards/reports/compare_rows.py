@@ -12,7 +12,7 @@ from dashboards.analysis.step_window import Window, run_window
 from dashboards.analysis.topwaits import WaitRow, shown
 from dashboards.figures.compare import AlignedRun
 from dashboards.reports.summary import RunSummary
-from dashboards.server_texts import BASIS_SERIES, TpsBasis, range_basis
+from dashboards.server_texts import BASIS_SERIES, TpsBasis, range_basis, waits_note
 from dashboards.source_health import source_problem
 from dashboards.timerange import TimeRange
 from dashboards.window_reads import WindowPolls
@@ -34,6 +34,7 @@ class RunRow:
     # Why waits or statements may be empty: what the source's latest poll said (performance_schema OFF), else "".
     waits_source: str = ""
     statements_source: str = ""
+    waits_note: str = ""  # the wait instruments off during the run (server_texts.waits_note), "" when none was
 
 
 def run_range(run: Run, warmup: int) -> TimeRange:
@@ -71,7 +72,8 @@ def run_row(summary: RunSummary, conditions: bool = False,
     return RunRow(summary, shown(waits, conditions)[0][:TOP_WAITS], per_trx, range_basis(run.server, sums),
                   statements=reads.run_top_statements(run, TOP_STATEMENTS, summary.warmup, statements),
                   waits_source=source_problem(run.server, "pfs_waits"),
-                  statements_source=source_problem(run.server, "statements"))
+                  statements_source=source_problem(run.server, "statements"),
+                  waits_note=waits_note(run.server_id, summary.start, summary.end))
 
 
 def run_notes(runs: list[Run], warmups: Mapping[int, int]) -> list[tuple[float, str]]:

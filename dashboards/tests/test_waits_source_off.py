@@ -77,3 +77,17 @@ def test_the_run_report_says_which_wait_instruments_were_off_during_the_run(admi
     assert "288 of 288 wait/synch/% instruments (enabled and timed) off in every poll" in waits
     assert "3 of 58 wait/io/% instruments (enabled and timed) off in every poll" in waits
     assert escape("SET ENABLED='YES', TIMED='YES' WHERE NAME LIKE 'wait/synch/%'") in waits
+
+
+def test_the_compare_page_says_which_wait_instruments_were_off_during_each_run(admin_client):
+    """As the run report: at MariaDB's defaults (performance_schema ON) all 288 wait/synch instruments are off."""
+    server = data.make_server("pfs-defaults", poll_interval=10, flavor="mariadb", version="10.11.19")
+    end = T0 + timedelta(minutes=5)
+    data.write_polls(server, 30, end=end)
+    write_samples([Sample(server.pk, "wait_instruments", T0 + timedelta(seconds=60 * k), None,
+                          {"wait.instruments_off:wait/synch": 288, "wait.instruments:wait/synch": 288})
+                   for k in range(6)])
+    first = Run.objects.create(name="a", server=server, started_at=T0, ended_at=T0 + timedelta(minutes=2))
+    second = Run.objects.create(name="b", server=server, started_at=T0 + timedelta(minutes=3), ended_at=end)
+    body = admin_client.get("/compare/", {"runs": f"{first.pk},{second.pk}"}).content.decode()
+    assert body.count("288 of 288 wait/synch/% instruments (enabled and timed) off in every poll") == 2
