@@ -115,9 +115,11 @@ class ServerForm(forms.ModelForm):
         data = super().clean()
         if "host" in data and "socket" in data and not data["host"] and not data["socket"]:
             self.add_error("host", "Give a host (and port), or a socket path: both are empty.")
-        if not self.instance.pk and not data.get("password"):
-            self.add_error("password", "Give the monitoring user's password.")
-        elif not data.get("password") and self.destination_changed(data):
+        stored = bool(self.instance.pk and self.instance.password)
+        if not data.get("password") and not data.get("socket") and not stored:
+            self.add_error("password", "Give the monitoring user's password (only a socket login, such as MariaDB's "
+                           "unix_socket authentication, may go without one).")
+        elif not data.get("password") and stored and self.destination_changed(data):
             self.add_error("password", "You changed where or how this server is reached (host, port, socket, user "
                            "or TLS): type the password again. The stored one is only sent where it was stored for.")
         if data.get("tls_key") and not data.get("tls_cert"):

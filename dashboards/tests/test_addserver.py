@@ -38,6 +38,16 @@ def test_it_adds_over_a_socket(mariadb):
     assert Server.objects.get(name="sock").address == mariadb.socket
 
 
+def test_it_adds_a_socket_login_without_a_password(mariadb):
+    """A user with no password (as MariaDB's unix_socket authentication lets the machine's own users in) over the
+    socket: no --password-env is needed, the check connects, and nothing is stored to send anywhere."""
+    mariadb.create_monitor_user("nopw", "")
+    out = addserver("local-sock", "--socket", mariadb.socket, "--user", "nopw", "--check")
+    assert "local-sock: connection OK: MariaDB" in out
+    server = Server.objects.get(name="local-sock")
+    assert (server.address, server.password) == (mariadb.socket, "")
+
+
 def test_it_saves_without_connecting_when_not_asked_to_check():
     addserver("later", "--host", "db.example", "--user", "steady", "--password-env", "SANDBOX_PW", "--disabled")
     server = Server.objects.get(name="later")
@@ -54,6 +64,7 @@ def test_it_refuses_a_failing_check_and_saves_nothing(mariadb, monkeypatch):
 
 @pytest.mark.parametrize("args, message", [
     (["--user", "u", "--password-env", "NOT_SET_ANYWHERE"], "NOT_SET_ANYWHERE is empty or not set"),
+    (["--host", "h", "--user", "u"], "Give --password-env VAR, the environment variable holding the monitoring"),
     (["--user", "u", "--password-env", "SANDBOX_PW"], "--host: Give a host (and port), or a socket path"),
     (["--host", "h", "--port", "0", "--user", "u", "--password-env", "SANDBOX_PW"], "--port: The port must be"),
     (["--host", "h", "--interval", "0", "--user", "u", "--password-env", "SANDBOX_PW"], "--interval: Ensure"),

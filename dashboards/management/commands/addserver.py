@@ -18,8 +18,9 @@ class Command(BaseCommand):
         where.add_argument("--port", type=int, default=3306, help="TCP port (default 3306)")
         where.add_argument("--socket", default="", help="unix socket path, instead of host and port")
         parser.add_argument("--user", required=True, help="the monitoring user (see docs/privileges.md)")
-        parser.add_argument("--password-env", required=True, metavar="VAR",
-                            help="name of the environment variable holding the password (keeps it out of ps)")
+        parser.add_argument("--password-env", default="", metavar="VAR",
+                            help="name of the environment variable holding the password (keeps it out of ps); "
+                                 "only a --socket login may go without one")
         parser.add_argument("--tls-mode", choices=tls.MODES, default=tls.PREFERRED,
                             help="TLS to the server (default preferred; verify-* check its certificate)")
         parser.add_argument("--tls-ca", default="", help="CA certificate file (PEM) for verify-ca/verify-identity")
@@ -37,8 +38,11 @@ class Command(BaseCommand):
         parser.add_argument("--force", action="store_true", help="with --check: save even if the test fails")
 
     def handle(self, *args, **opts) -> None:
-        password = os.environ.get(opts["password_env"], "")
-        if not password:
+        if not opts["password_env"] and not opts["socket"]:
+            raise CommandError("Give --password-env VAR, the environment variable holding the monitoring user's "
+                               "password: only a --socket login may go without one.")
+        password = os.environ.get(opts["password_env"], "") if opts["password_env"] else ""
+        if opts["password_env"] and not password:
             raise CommandError(f"Environment variable {opts['password_env']} is empty or not set: "
                                f"export {opts['password_env']}='...' with the monitoring user's password.")
         form = ServerForm(self.form_data(opts, password))
