@@ -30,6 +30,7 @@ class CpuReading:
     turned: bool  # the curve has a knee below its top level
     configured: bool  # a server of the curve has a node_exporter URL
     local: bool  # every server is reached on this machine: a load started here ran on the host measured
+    still_scaling: bool = False  # every step up gained (Curve.still_scaling): the knee is the top level
 
     @property
     def busy_from(self) -> list[float]:
@@ -47,10 +48,10 @@ class CpuReading:
 
     @property
     def scaled_while_busy(self) -> bool:
-        """Saturated below the top level, yet every step up still gained (no knee inside the sweep): the busy
+        """Saturated below the top level, yet every step up still gained (Curve.still_scaling): the busy
         share holds other work than the sweep's (a shared host), so it did not stop the threads added."""
         below_top = bool(self.measured) and self.since is not self.measured[-1]
-        return self.since is not None and not self.turned and below_top
+        return self.since is not None and self.still_scaling and below_top
 
     @property
     def busiest(self) -> Level | None:
@@ -96,4 +97,5 @@ def cpu_reading(curve: Curve) -> CpuReading:
     since = saturated_since(curve.levels)
     servers = {lv.run.server_id: lv.run.server for lv in curve.levels}.values()
     return CpuReading(measured, since, since is not None and at_or_past_knee(curve, since), turned(curve),
-                      any(s.node_exporter_url for s in servers), bool(servers) and all(map(is_local, servers)))
+                      any(s.node_exporter_url for s in servers), bool(servers) and all(map(is_local, servers)),
+                      curve.still_scaling)
