@@ -3,11 +3,12 @@
 Pure: the stability page and the run report say them the same way (templates/dashboards/_verdict.html).
 """
 
+from dataclasses import replace
 from datetime import datetime
 
 from dashboards.analysis.history_shape import Hump, Rise
 from dashboards.analysis.run_summary import Warmup
-from dashboards.analysis.run_verdict import Drift, Shift, Verdict
+from dashboards.analysis.run_verdict import STALL_SHARE, Drift, Shift, Verdict
 
 
 def hms(t: datetime) -> str:
@@ -48,6 +49,11 @@ def levels_said(v: Verdict) -> str:
     """How many levels, and when the load changed: the times to mark as annotations."""
     if not v.shifts:
         return ""
+    last = v.shifts[-1]
+    if last.after < STALL_SHARE * last.before:  # the range ends on next to nothing: a stall still going, or no load
+        stalled = (f"TPS fell to under a tenth of its level at {hms(last.at)} UTC and stayed there to the range's "
+                   "end: a stall still going (a lock held, a full disk) or the load stopped; the dips table lists it")
+        return stalled if len(v.shifts) == 1 else f"{levels_said(replace(v, shifts=v.shifts[:-1]))}; then {stalled}"
     times = [f"{hms(s.at)}" for s in v.shifts]
     when = times[0] if len(times) == 1 else f"{', '.join(times[:-1])} and {times[-1]}"
     it = "it as an annotation to keep it" if len(times) == 1 else "them as annotations to keep them"

@@ -247,3 +247,23 @@ def test_the_stability_page_says_noisy(admin_client, db):
     part = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", body.split('id="verdict"')[1].split("</section>")[0]))
     # 100 TPS +/- 40 (1,000 +/- 400 transactions a 10 s poll): CV 40.0 %.
     assert "Noisy: TPS swings around its level with no trend, level change or stall (CV 40.0 %)" in part
+
+
+def test_a_range_ending_on_a_stall_says_a_stall_not_a_load_change():
+    """Seen in the second audit during a 90 s FLUSH TABLES WITH READ LOCK: "Level change: TPS from 86.2 to 3.6 ...
+    the load or a setting changed". 30 polls at 90, then 12 at 2 to the end: 2 is under a tenth of 90."""
+    tps = [90.0 + JITTER[i % 4] for i in range(30)] + [2.0] * 12
+    verdict = judge([at(i) for i in range(42)], tps, warmup=0)
+    assert verdict.kind == "shifted" and verdict.shift.at == at(30)
+    assert levels_said(verdict) == ("TPS fell to under a tenth of its level at 09:05:00 UTC and stayed there to the "
+                                    "range's end: a stall still going (a lock held, a full disk) or the load "
+                                    "stopped; the dips table lists it")
+
+
+def test_level_changes_then_a_stall_say_both():
+    tps = levels(30.0, 90.0) + [1.0] * 16  # 16 polls each: changes at at(16) and at(32)
+    verdict = judge([at(i) for i in range(48)], tps, warmup=0)
+    assert [s.at for s in verdict.shifts] == [at(16), at(32)]
+    assert levels_said(verdict).startswith("Two levels, not a drift: the load or a setting changed at 09:02:40 UTC "
+                                           "(mark it as an annotation to keep it); each level is read on its own; "
+                                           "then TPS fell to under a tenth of its level at 09:05:20 UTC")
