@@ -299,14 +299,14 @@ def is_first_level(ts: Sequence[datetime], values: Sequence[float], cut: int) ->
     split = next(i for i, t in enumerate(ts) if t >= first.at)
     if split < cut:
         return False
-    x = np.array([t.timestamp() for t in ts[:split]])
+    x = _seconds(ts[:split])
     rise = float(np.polyfit(x - x[0], np.asarray(values[:split], dtype=float), 1)[0]) * float(x[-1] - x[0])
     return abs(rise) < SHIFT_FLAT * abs(first.after - first.before)
 
 
 def drift(ts: Sequence[datetime], values: Sequence[float], relative: bool = True) -> Drift | None:
     """The least-squares slope against time with its 95 % interval, a minute: as % of the mean, or in units."""
-    x = np.array([t.timestamp() for t in ts]) / 60.0
+    x = _seconds(ts) / 60.0
     y = np.asarray(values, dtype=float)
     if len(y) < 3 or (relative and not y.mean()):
         return None
@@ -460,7 +460,7 @@ def aligned(ts: Sequence[datetime], series_ts: Sequence[datetime], values: Seque
     line's median poll interval (each source stamps its own reading time in a poll); else None."""
     if len(ts) < 2 or not series_ts:
         return [None] * len(ts)
-    return _aligned_at(np.array([t.timestamp() for t in ts]), np.array([t.timestamp() for t in series_ts]), values)
+    return _aligned_at(_seconds(ts), _seconds(series_ts), values)
 
 
 def _aligned_at(at: np.ndarray, theirs: np.ndarray, values: Sequence[float | None]) -> list:
