@@ -262,9 +262,12 @@ def best_split(y: np.ndarray, side: int) -> int | None:
 
 def _gain(y: np.ndarray, at: int) -> float:
     """How much splitting y at `at` lowers its squared residuals."""
-    before, after = y[:at], y[at:]
-    return float(((y - y.mean()) ** 2).sum() - ((before - before.mean()) ** 2).sum()
-                 - ((after - after.mean()) ** 2).sum())
+    return float(((y - y.mean()) ** 2).sum()) - _levels_rss(y[:at], y[at:])
+
+
+def _levels_rss(before: np.ndarray, after: np.ndarray) -> float:
+    """The squared residuals of two flat levels, each about its own mean."""
+    return float(((before - before.mean()) ** 2).sum() + ((after - after.mean()) ** 2).sum())
 
 
 def step_fit(x: np.ndarray, y: np.ndarray, at: int) -> float:
@@ -273,7 +276,7 @@ def step_fit(x: np.ndarray, y: np.ndarray, at: int) -> float:
     before, after = y[:at], y[at:]
     if not apart(before, after):
         return float("inf")
-    rss = float(((before - before.mean()) ** 2).sum() + ((after - after.mean()) ** 2).sum())
+    rss = _levels_rss(before, after)
     line = np.polyval(np.polyfit(x - x[0], y, 1), x - x[0])
     line_rss = float(((y - line) ** 2).sum())
     return rss / line_rss if line_rss else (0.0 if not rss else float("inf"))
