@@ -22,3 +22,8 @@ def source_problem(server: Server, name: str) -> str:
     if not state or status_of(state) == OK:
         return ""
     return state.get("error") or f"{server.name}: {name}: failed in its latest poll"
+
+
+def own_error(server: Server, name: str, state: dict | None) -> str:
+    """The source's error without the "server: source: " its poll put in front: for a line that names both."""
+    return ((state or {}).get("error") or "").removeprefix(f"{server.name}: {name}: ")

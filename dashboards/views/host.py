@@ -8,7 +8,7 @@ from dashboards.figures.host import host_figure
 from dashboards.host_panel import NO_AGENT
 from dashboards.links import chart_csv
 from dashboards.marks import server_marks
-from dashboards.source_health import source_health
+from dashboards.source_health import own_error, source_health
 from dashboards.views.common import page_range, range_context
 from servers.models import Server
 
@@ -20,17 +20,12 @@ def host(request: HttpRequest, server_id: int) -> HttpResponse:
     server = get_object_or_404(Server, pk=server_id)
     tr, points = page_range(request)
     found = host_series.host_series(server.pk, tr, points)
+    source = source_health(server, "node_exporter")
     figure = host_figure(found.rows, server_marks(server.pk, tr.start, tr.end), (tr.start, tr.end),
                          reads.per_poll(tr, points))
     return render(request, "dashboards/host.html", {
         **range_context(request, tr), "server": server, "tab": "host", "figures": {HOST_ID: figure},
         "csv": chart_csv(server.pk, found.metrics, tr, points) if found.metrics else "",
         "missing": "" if server.node_exporter_url or found.metrics else NO_AGENT,
-        "source": source_health(server, "node_exporter"), "source_error": own_error(server, "node_exporter"),
+        "source": source, "source_error": own_error(server, "node_exporter", source),
     })
-
-
-def own_error(server: Server, name: str) -> str:
-    """The source's latest error without the "server: source: " its poll put in front (the page names both)."""
-    error = (source_health(server, name) or {}).get("error") or ""
-    return error.removeprefix(f"{server.name}: {name}: ")
