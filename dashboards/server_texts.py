@@ -94,17 +94,23 @@ INSTRUMENT_GAUGES = [gauge + family for gauge in (wait_instruments.OFF_GAUGE, wa
 def waits_note(server_id: int, start: datetime, end: datetime) -> str:
     """Which wait instruments the range's polls found off (the gauges wait_instruments stores), and how to turn them on;
     "" when none was. A range before the instruments went off, or after they came back on, says nothing."""
+    return "; ".join(families_off(server_id, start, end).values())
+
+
+def families_off(server_id: int, start: datetime, end: datetime) -> dict[str, str]:
+    """The wait families (weakened.WAIT_FAMILIES) with instruments off in the range's polls, each with what
+    waits_note() says of it."""
     found = {s.metric: [v for v in s.values if v is not None]
              for s in query.series([server_id], INSTRUMENT_GAUGES, start, end, max_points=200)}
-    lines = []
+    said = {}
     for family in weakened.WAIT_FAMILIES:
         off = found.get(wait_instruments.OFF_GAUGE + family) or [0]
         if max(off) > 0:
             total = max(found.get(wait_instruments.ALL_GAUGE + family) or off)
             lost = weakened.family_off(family, int(max(off)), int(total))
             during = "in every poll of this range" if min(off) > 0 else "in part of this range"
-            lines.append(f"{lost.setting} off {during}: {lost.lost}; {lost.fix}")
-    return "; ".join(lines)
+            said[family] = f"{lost.setting} off {during}: {lost.lost}; {lost.fix}"
+    return said
 
 
 STATEMENT_GAUGES = [statements_source.CONSUMER_OFF + name for name in statements_source.CONSUMERS] + [

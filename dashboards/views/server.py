@@ -36,7 +36,7 @@ from dashboards.query_params import (
     threshold_param,
 )
 from dashboards.range_run import run_of_range, run_warmup_polls
-from dashboards.server_texts import BASIS_SERIES, range_texts, waits_note
+from dashboards.server_texts import BASIS_SERIES, families_off, range_texts, waits_note
 from dashboards.source_health import source_problem
 from dashboards.timerange import TimeRange, read_points
 from dashboards.unreachable import unreachable
@@ -45,6 +45,7 @@ from servers.models import Server
 
 DEFAULT_WAITS, DEFAULT_MUTEXES, MAX_WAITS = 8, 6, 20  # waits ranked on the stability chart
 DEFAULT_TOP, MAX_TOP = 20, 200  # rows of the waits page's table
+SOCKET_FAMILY = "wait/io"  # the family that times client time (wait/io/socket/sql/client_connection)
 DEFAULT_THRESHOLD = 1_000_000  # history length a person would want to hear about
 # What Test connection says for the same counters (collectors/weakened.py): 'purge%' turns on every purge_*
 # counter the page draws by name, whatever module a version files it under.
@@ -168,6 +169,7 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
     waits_a, sums_a = host_series.interval_figures(server.pk, tr.start, tr.end)
     rows_a, hidden = shown_waits(waits_a, conditions, client)
     second, problem = second_interval(request.GET, tr.end)
+    off = families_off(server.pk, tr.start, tr.end)
     context = {
         **range_context(request, tr), "server": server, "tab": "waits", "rows": rows_a[:limit],
         "limit": limit, "csv": topwaits_csv(server.pk, tr, conditions=conditions, client=client),
@@ -175,7 +177,8 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
         **condition_toggle(request, conditions), "hidden": hidden, "second_problem": problem,
         "per_trx": host_series.per_transaction_from(sums_a, rows_a),
         "param_notes": [p for p in (limit_problem, client_problem) if p], **client_toggle(request, client),
-        "waits_note": waits_note(server.pk, tr.start, tr.end), "waits_source": source_problem(server, "pfs_waits"),
+        "waits_note": "; ".join(off.values()), "waits_source": source_problem(server, "pfs_waits"),
+        "client_uncounted": SOCKET_FAMILY in off,
     }
     if second is not None:
         tr_b = second
