@@ -9,9 +9,8 @@ import numpy as np
 from store.breaks import downsample_with_breaks
 from store.points import datetimes
 
-ENABLE_LOG = "SET GLOBAL innodb_monitor_enable = 'module_log';"
-ENABLE_BUFFER = "SET GLOBAL innodb_monitor_enable = 'module_buffer';"
-ENABLE_PURGE = "SET GLOBAL innodb_monitor_enable = 'module_purge';"
+ENABLE_SQL = "SET GLOBAL innodb_monitor_enable = '{}';"  # of an INNODB_METRICS module
+ENABLE_LOG, ENABLE_BUFFER, ENABLE_PURGE = "module_log", "module_buffer", "module_purge"
 MIB = 2**20  # checkpoint age and capacity are drawn in MiB
 
 
@@ -24,7 +23,11 @@ class Line:
     row: int
     candidates: tuple[str, ...]
     origin: str
-    enable: str = ""  # the SQL that turns the counter on, when it is an INNODB_METRICS one
+    enable: str = ""  # the INNODB_METRICS module that turns the counter on, when it is one of its
+
+    @property
+    def enable_sql(self) -> str:
+        return ENABLE_SQL.format(self.enable) if self.enable else ""
 
 
 LINES = [
@@ -81,15 +84,19 @@ def choose(lines: Sequence[Line], have: set[str]) -> dict[str, str | None]:
     return {line.key: next((m for m in line.candidates if m in have), None) for line in lines}
 
 
-def missing_enables(lines: Sequence[Line], chosen: dict[str, str | None]) -> list[str]:
-    """The statements that would turn on what is not collected, each once, in page order."""
+def missing_modules(lines: Sequence[Line], chosen: dict[str, str | None]) -> list[str]:
+    """The INNODB_METRICS modules that would turn on what is not collected, each once, in page order."""
     wanted = [line.enable for line in lines if chosen[line.key] is None and line.enable]
     return list(dict.fromkeys(wanted))
 
 
-def option_line(enables: Sequence[str]) -> str:
-    """The option file's line that keeps those counters on after a restart (innodb_monitor_enable takes a list)."""
-    modules = [sql.split("'")[1] for sql in enables]
+def missing_enables(lines: Sequence[Line], chosen: dict[str, str | None]) -> list[str]:
+    """The statements that would turn on what is not collected, each once, in page order."""
+    return [ENABLE_SQL.format(module) for module in missing_modules(lines, chosen)]
+
+
+def option_line(modules: Sequence[str]) -> str:
+    """The option file's line that keeps those modules on after a restart (innodb_monitor_enable takes a list)."""
     return f"innodb_monitor_enable={','.join(modules)}" if modules else ""
 
 

@@ -102,8 +102,8 @@ def test_it_draws_what_the_collectors_read_from_the_suites_mariadb(admin_client,
 def test_it_gives_the_option_file_line_that_keeps_the_counters_on():
     # The buffer module's counters are off (the flush lines), and the purge module's (the purged-rows and delay
     # lines): one option line lists both modules, in the page's order.
-    enables = spec.missing_enables(spec.LINES, {line.key: None for line in spec.LINES})
-    assert spec.option_line(enables) == "innodb_monitor_enable=module_log,module_buffer,module_purge"
+    modules = spec.missing_modules(spec.LINES, {line.key: None for line in spec.LINES})
+    assert spec.option_line(modules) == "innodb_monitor_enable=module_log,module_buffer,module_purge"
     assert spec.option_line([]) == ""
 
 

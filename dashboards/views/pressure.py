@@ -39,7 +39,7 @@ def figure_lines(chosen: dict, found: dict, dml: tuple[str, ...], dml_points: sp
 
 
 def source_rows(chosen: dict, dml: tuple[str, ...]) -> list[SourceRow]:
-    rows = [SourceRow(line.label, chosen[line.key], line.origin, "" if chosen[line.key] else line.enable)
+    rows = [SourceRow(line.label, chosen[line.key], line.origin, "" if chosen[line.key] else line.enable_sql)
             for line in spec.LINES]
     rows.append(SourceRow("DML rows /s", " + ".join(dml) or None, spec.DML_ORIGIN, ""))
     return rows
@@ -58,12 +58,12 @@ def pressure(request: HttpRequest, server_id: int) -> HttpResponse:
     fig = pressure_figure(figure_lines(chosen, found, dml, dml_points),
                           (f"capacity: {capacity.origin}", capacity.bytes) if capacity else None,
                           server_marks(server.pk, tr.start, tr.end), (tr.start, tr.end))
-    enable = spec.missing_enables(spec.LINES, chosen)
+    modules = spec.missing_modules(spec.LINES, chosen)
     return render(request, "dashboards/pressure.html", {
         **range_context(request, tr), "server": server, "tab": "pressure", "figures": {"pressure-chart": fig},
         "down": unreachable(server, tr),
-        "sources": source_rows(chosen, dml), "enable": enable,
-        "enable_config": spec.option_line(enable),
+        "sources": source_rows(chosen, dml), "enable": spec.missing_enables(spec.LINES, chosen),
+        "enable_config": spec.option_line(modules),
         "capacity": capacity, "capacity_was": capacity_change(forces), "dml_note": dml_note,
         "max_purge_lag": forces[spec.MAX_PURGE_LAG], "max_purge_delay": forces[spec.MAX_PURGE_DELAY],
         "csv": chart_csv(server.pk, drawn + list(dml), tr, points),
