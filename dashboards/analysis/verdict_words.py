@@ -7,8 +7,9 @@ from dataclasses import replace
 from datetime import datetime
 
 from dashboards.analysis.history_shape import Hump, Rise
+from dashboards.analysis.levels import STALL_SHARE, Shift
 from dashboards.analysis.run_summary import Warmup
-from dashboards.analysis.run_verdict import STALL_SHARE, Drift, Shift, Verdict
+from dashboards.analysis.run_verdict import Drift, Verdict
 
 
 def hms(t: datetime) -> str:
