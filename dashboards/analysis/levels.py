@@ -15,7 +15,8 @@ from dashboards.analysis.points import seconds_of
 
 # A level change (a workload or setting changed): TPS's two levels differ by at least SHIFT_MIN of the mean, and
 # two flat levels leave at most SHIFT_FIT of a straight line's squared residuals, each level SHIFT_SIDE polls
-# (and a tenth of the range) at least. A ramp fits a line better than two levels; a step, the other way round.
+# (and a tenth of the range, but at its two ends) at least. A ramp fits a line better than two levels; a step,
+# the other way round.
 SHIFT_MIN = 0.10
 SHIFT_FIT = 0.5
 SHIFT_SIDE = 5
@@ -37,8 +38,8 @@ class Shift:
 
 
 def level_shifts(ts: Sequence[datetime], values: Sequence[float] | np.ndarray) -> tuple[Shift, ...]:
-    """The level changes of the polls, at most MAX_LEVELS levels of SHIFT_SIDE polls (and a tenth of the range)
-    at least, each change judged against the two levels it parts (step_fit).
+    """The level changes of the polls, at most MAX_LEVELS levels of SHIFT_SIDE polls (and a tenth of the range,
+    but at its ends: edge_least) at least, each change judged against the two levels it parts (step_fit).
 
     Binary segmentation: the level whose best split (best_split) lowers the squared residuals most is split,
     until MAX_LEVELS; then the change that fails step_fit() over its two neighbouring levels worst is dropped,
@@ -92,7 +93,7 @@ def segmented(y: np.ndarray, side: int) -> list[int]:
     splits: list[int] = []
     while len(parts) < MAX_LEVELS:
         found = [(_gain(y[lo:hi], at), lo, hi, at) for lo, hi in parts
-                 if (at := best_split(y[lo:hi], side)) is not None]
+                 if (at := best_split(y[lo:hi], edge_least(lo, hi, len(y), side))) is not None]
         if not found:
             break
         _, lo, hi, at = max(found)
@@ -101,14 +102,22 @@ def segmented(y: np.ndarray, side: int) -> list[int]:
     return sorted(splits)
 
 
-def best_split(y: np.ndarray, side: int) -> int | None:
-    """The split of y into two flat levels of `side` polls at least with the least squared residuals: the
-    first poll of the second level; None where y is too short to split."""
+def edge_least(lo: int, hi: int, n: int, side: int) -> tuple[int, int]:
+    """The fewest polls of the old and the new level when polls lo to hi of n are split: `side`, or SHIFT_SIDE
+    for a level at the range's start or end. The range may cut a level short (the load changed a minute after
+    it began); step_fit() still judges it against a line over its whole neighbour, so noise at an edge, which
+    lowers a line's squares about as much as two levels', gives no change."""
+    return SHIFT_SIDE if lo == 0 else side, SHIFT_SIDE if hi == n else side
+
+
+def best_split(y: np.ndarray, least: tuple[int, int]) -> int | None:
+    """The split of y into two flat levels (of least[0] and least[1] polls at least) with the least squared
+    residuals: the first poll of the second level; None where y is too short to split."""
     n = len(y)
-    if n < 2 * side:
+    if n < sum(least):
         return None
     sums, squares = np.cumsum(y), np.cumsum(y * y)
-    k = np.arange(side, n - side + 1)  # polls on the old level
+    k = np.arange(least[0], n - least[1] + 1)  # polls on the old level
     left, right = sums[k - 1], sums[-1] - sums[k - 1]
     rss = squares[-1] - left * left / k - right * right / (n - k)
     return int(k[int(np.argmin(rss))])
