@@ -52,8 +52,12 @@ def level_shifts(ts: Sequence[datetime], values: Sequence[float] | np.ndarray) -
     if len(y) < 2 * side or not y.mean():
         return ()
     x = seconds_of(ts)
-    splits = passing(x, y, segmented(y, side))
-    stalled = stalls_of(y, splits)
+    found = segmented(y, side)
+    splits = passing(x, y, found)
+    # A stall is looked for among the levels found as well as those passing: an uneven recovery after it (one
+    # poll back at the old level, one low, then a new level) leaves the level after the stall more than half a
+    # line's squares, so the stall's end is dropped and its 0s merge into the new level.
+    stalled = stalls_of(y, found) | stalls_of(y, splits)
     if stalled.any():  # the levels as if the stalls' polls had not been read: the dips tell the stalls
         return level_shifts([t for t, out in zip(ts, stalled, strict=True) if not out], y[~stalled])
     bounds = [0, *splits, len(y)]

@@ -315,3 +315,20 @@ def test_noise_at_the_edges_of_a_long_range_is_no_level_change():
         for tps in (line, low_start, low_start[::-1]):
             verdict = judge([at(i) for i in range(120)], tps, warmup=0)
             assert verdict.kind == kind and verdict.shifts == (), (swing, tps[:6])
+
+
+def test_a_stall_with_an_uneven_recovery_is_a_stall_then_a_level_change():
+    """Seen on the stability page: 170 x 11, 0 x 5, 164, 26, then 45 x 13 read one level change at the stall's
+    start, to a level with the 0s in it. The split at the stall's end failed: the level after it (164, 26 and the
+    45s) is uneven, so the stall was merged into the new level before its polls could be told a stall.
+
+    By hand: polls 11-15 are the stall (0, under a tenth of 170 before and of 45 after), left out of the levels;
+    poll 16 (164) is the old load back at its rate, nearer 170 than 45: the old level is 11 x 170 and 164,
+    2,034 / 12 = 169.5. Poll 17 (26) is nearer 45 (the load changed within it): the new level is 26 and
+    13 x 45, 611 / 14 = 43.64, from poll 17 (170 s after 09:00:00); -74.25 %."""
+    tps = [170.0] * 11 + [0.0] * 5 + [164.0, 26.0] + [45.0] * 13
+    verdict = judge([at(i) for i in range(31)], tps, warmup=0)
+    assert verdict.kind == "shifted" and len(verdict.shifts) == 1
+    assert verdict.shift.at == at(17)
+    assert (verdict.shift.before, verdict.shift.after) == (pytest.approx(2034 / 12), pytest.approx(611 / 14))
+    assert shifted(verdict) == "TPS from 169.5 to 43.6 at 09:02:50 (-74 %)"
