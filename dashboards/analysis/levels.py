@@ -37,9 +37,30 @@ class Shift:
         return (self.after - self.before) / self.before * 100 if self.before else float("inf")
 
 
+@dataclass(frozen=True)
+class Levels:
+    """TPS's level changes, and the stalls between two levels left out of them."""
+
+    shifts: tuple[Shift, ...] = ()
+    stalls: tuple[tuple[datetime, datetime], ...] = ()  # the first and the last poll of each, in time order
+
+
+def levels_of(ts: Sequence[datetime], values: Sequence[float] | np.ndarray) -> Levels:
+    """level_shifts(), with the stalls it left out as runs of polls."""
+    shifts, stalled = shifts_and_stalls(ts, np.asarray(values, dtype=float))
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], stalled.astype(np.int8), [0]])))
+    return Levels(shifts, tuple((ts[lo], ts[hi - 1]) for lo, hi in zip(edges[::2], edges[1::2], strict=True)))
+
+
 def level_shifts(ts: Sequence[datetime], values: Sequence[float] | np.ndarray) -> tuple[Shift, ...]:
+    """The level changes of the polls (shifts_and_stalls)."""
+    return shifts_and_stalls(ts, np.asarray(values, dtype=float))[0]
+
+
+def shifts_and_stalls(ts: Sequence[datetime], y: np.ndarray) -> tuple[tuple[Shift, ...], np.ndarray]:
     """The level changes of the polls, at most MAX_LEVELS levels of SHIFT_SIDE polls (and a tenth of the range,
-    but at its ends: edge_least) at least, each change judged against the two levels it parts (step_fit).
+    but at its ends: edge_least) at least, each change judged against the two levels it parts (step_fit); and
+    which polls are stalls (stalls_of), left out of the levels.
 
     Binary segmentation: the level whose best split (best_split) lowers the squared residuals most is split,
     until MAX_LEVELS; then the change that fails step_fit() over its two neighbouring levels worst is dropped,
@@ -47,10 +68,9 @@ def level_shifts(ts: Sequence[datetime], values: Sequence[float] | np.ndarray) -
     first one's sides (30 and 60) leave 3/4 of a line's squares, the two changes none; 6 polls at 70 amid 100s
     split off the whole range leave sides under SHIFT_MIN apart. A ramp's splits each leave more than a line
     over their two levels, and go; noise's are less than SHIFT_MIN apart."""
-    y = np.asarray(values, dtype=float)
     side = max(SHIFT_SIDE, len(y) // 10)
     if len(y) < 2 * side or not y.mean():
-        return ()
+        return (), np.zeros(len(y), bool)
     x = seconds_of(ts)
     found = segmented(y, side)
     splits = passing(x, y, found)
@@ -59,10 +79,12 @@ def level_shifts(ts: Sequence[datetime], values: Sequence[float] | np.ndarray) -
     # line's squares, so the stall's end is dropped and its 0s merge into the new level.
     stalled = stalls_of(y, found) | stalls_of(y, splits)
     if stalled.any():  # the levels as if the stalls' polls had not been read: the dips tell the stalls
-        return level_shifts([t for t, out in zip(ts, stalled, strict=True) if not out], y[~stalled])
+        shifts, more = shifts_and_stalls([t for t, out in zip(ts, stalled, strict=True) if not out], y[~stalled])
+        stalled[~stalled] = more
+        return shifts, stalled
     bounds = [0, *splits, len(y)]
     means = [float(y[lo:hi].mean()) for lo, hi in pairwise(bounds)]
-    return tuple(Shift(ts[at], a, b) for at, (a, b) in zip(splits, pairwise(means), strict=True))
+    return tuple(Shift(ts[at], a, b) for at, (a, b) in zip(splits, pairwise(means), strict=True)), stalled
 
 
 def passing(x: np.ndarray, y: np.ndarray, splits: list[int]) -> list[int]:

@@ -12,7 +12,7 @@ from itertools import pairwise
 import numpy as np
 
 from dashboards.analysis.history_shape import Holder, Hump, Rise, named, open_rise, shape
-from dashboards.analysis.levels import Shift, level_shifts
+from dashboards.analysis.levels import Shift, level_shifts, levels_of
 from dashboards.analysis.points import ChartPoints, seconds_of, unix_seconds
 from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, Dip, find_dips
 
@@ -56,6 +56,7 @@ class Verdict:
     rising: Rise | None = None  # the history length's rise at the end, not fallen back yet (left out of `history`)
     warmup_polls: int = 0  # polls left out before warmup_end
     shifts: tuple[Shift, ...] = ()  # TPS's level changes, in time order
+    stalls: tuple[tuple[datetime, datetime], ...] = ()  # shifted: first and last poll of each stall left out
 
     @property
     def shift(self) -> Shift | None:
@@ -254,7 +255,8 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
     kept = [(t, v) for t, v in zip(ts, values, strict=True) if v is not None]
     y = np.array([v for _, v in kept], dtype=float)
     cv = float(y.std() / y.mean()) if y.mean() else None
-    shifts = level_shifts([t for t, _ in kept], y)
+    levels = levels_of([t for t, _ in kept], y)
+    shifts = levels.shifts
     splits = [next(i for i, t in enumerate(ts) if t >= s.at) for s in shifts]
     dips = level_dips(ts, values, splits)
     moving = tuple(moving_waits(values, {k: v[start:] for k, v in (waits or {}).items()}))
@@ -273,8 +275,8 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
                        other_dips=len(dips) - len(recurring),
                        dip_seconds=float(np.median([d.seconds for d in recurring])))
     if shifts:
-        return replace(base, kind="shifted", shifts=shifts, dips=(), dip_seconds=None, waits=tuple(moving_waits(
-            values, {k: v[start:] for k, v in (waits or {}).items()}, splits)))
+        return replace(base, kind="shifted", shifts=shifts, stalls=levels.stalls, dips=(), dip_seconds=None,
+                       waits=tuple(moving_waits(values, {k: v[start:] for k, v in (waits or {}).items()}, splits)))
     slope = drift([t for t, _ in kept], list(y))
     span_min = (kept[-1][0] - kept[0][0]) / timedelta(minutes=1)
     tps_drifts = slope and slope.significant and abs(slope.pct_per_min) * span_min >= DRIFT_MIN * 100

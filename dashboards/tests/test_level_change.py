@@ -332,3 +332,25 @@ def test_a_stall_with_an_uneven_recovery_is_a_stall_then_a_level_change():
     assert verdict.shift.at == at(17)
     assert (verdict.shift.before, verdict.shift.after) == (pytest.approx(2034 / 12), pytest.approx(611 / 14))
     assert shifted(verdict) == "TPS from 169.5 to 43.6 at 09:02:50 (-74 %)"
+    # The stall's polls are 11 (110 s after 09:00:00) to 15 (150 s).
+    assert levels_said(verdict) == (
+        "Two levels, not a drift: the load or a setting changed at 09:02:50 UTC (mark it as an annotation to keep "
+        "it); each level is read on its own; the polls from 09:01:50 to 09:02:30 UTC are a stall (under a tenth "
+        "of the levels on both sides), left out of the levels; the dips table lists it")
+
+
+def test_the_stability_page_says_the_stall_apart_from_the_level_change(admin_client, db):
+    server = make_server("uneven")
+    start = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=20)
+    polls = [start + timedelta(seconds=10 * i + 0.3) for i in range(1, 32)]
+    tps = [170.0] * 11 + [0.0] * 5 + [164.0, 26.0] + [45.0] * 13
+    write_samples([Sample(server.pk, "global_status", t, 10.0, {"tps": round(rate * 10)}, frozenset({"tps"}))
+                   for t, rate in zip(polls, tps, strict=True)])
+    body = admin_client.get(f"/servers/{server.pk}/stability/", {
+        "from": f"{start:%Y-%m-%dT%H:%M:%S}", "to": f"{polls[-1] + timedelta(seconds=1):%Y-%m-%dT%H:%M:%S}",
+    }).content.decode()
+    part = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", body.split('id="verdict"')[1].split("</section>")[0]))
+    # As the pure test above: 169.5 -> 43.6 from the 18th poll; the stall is the 12th to the 16th.
+    assert f"Level change: TPS from 169.5 to 43.6 at {polls[17]:%H:%M:%S} (-74 %)" in part
+    assert (f"the polls from {polls[11]:%H:%M:%S} to {polls[15]:%H:%M:%S} UTC are a stall (under a tenth of the "
+            "levels on both sides), left out of the levels; the dips table lists it") in part
