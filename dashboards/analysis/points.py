@@ -23,4 +23,9 @@ def unix_seconds(points: ChartPoints) -> np.ndarray:
     us = getattr(points, "us", None)
     if us is not None:
         return us / 1e6
-    return np.array([t.timestamp() for t in points.ts], dtype=np.float64)
+    return seconds_of(points.ts)
+
+
+def seconds_of(ts: Sequence[datetime]) -> np.ndarray:
+    """datetime.timestamp() of each time, as float64."""
+    return np.array([t.timestamp() for t in ts], dtype=np.float64)

@@ -12,7 +12,8 @@ from itertools import pairwise
 import numpy as np
 
 from dashboards.analysis.history_shape import Holder, Hump, Rise, named, open_rise, shape
-from dashboards.analysis.points import ChartPoints, unix_seconds
+from dashboards.analysis.levels import Shift, level_shifts, levels_of
+from dashboards.analysis.points import ChartPoints, seconds_of, unix_seconds
 from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, Dip, find_dips
 
 MIN_POINTS = 10  # fewer polls than this after the warm-up give no verdict
@@ -23,15 +24,7 @@ BRIEF = 1.5  # a dip no longer than this many poll intervals (one low poll) is a
 DRIFT_MIN = 0.05  # drifting: the fitted line moves at least this fraction of the mean over the range
 NOISY_CV = 0.25  # with no trend, level change or stall, TPS this unsteady from poll to poll is noisy, not steady
 CORRELATED = 0.5  # a wait moves with the dips when its correlation with TPS is this negative or more
-# A level change (a workload or setting changed): TPS's two levels differ by at least SHIFT_MIN of the mean, and
-# two flat levels leave at most SHIFT_FIT of a straight line's squared residuals, each level SHIFT_SIDE polls
-# (and a tenth of the range) at least. A ramp fits a line better than two levels; a step, the other way round.
-SHIFT_MIN = 0.10
-SHIFT_FIT = 0.5
-SHIFT_SIDE = 5
 SHIFT_FLAT = 0.25  # a first level is flat when its fitted line moves less than this share of the step
-MAX_LEVELS = 5  # a range is read as at most this many levels (four changes)
-STALL_SHARE = 0.1  # a level under this share of the levels on both sides of it is their stall, no level of its own
 
 
 @dataclass(frozen=True)
@@ -43,19 +36,6 @@ class Drift:
     @property
     def significant(self) -> bool:
         return self.low > 0 or self.high < 0
-
-
-@dataclass(frozen=True)
-class Shift:
-    """TPS moved from one level to another: a workload or setting changed, not a drift."""
-
-    at: datetime  # the first poll of the new level
-    before: float  # mean TPS of the polls before it
-    after: float  # ... and from it on
-
-    @property
-    def pct(self) -> float:
-        return (self.after - self.before) / self.before * 100 if self.before else float("inf")
 
 
 @dataclass(frozen=True)
@@ -76,6 +56,7 @@ class Verdict:
     rising: Rise | None = None  # the history length's rise at the end, not fallen back yet (left out of `history`)
     warmup_polls: int = 0  # polls left out before warmup_end
     shifts: tuple[Shift, ...] = ()  # TPS's level changes, in time order
+    stalls: tuple[tuple[datetime, datetime], ...] = ()  # shifted: first and last poll of each stall left out
 
     @property
     def shift(self) -> Shift | None:
@@ -182,116 +163,6 @@ def _best_grid(starts: np.ndarray, ends: np.ndarray, origin: float, periods: np.
     return float(periods[r]), np.flatnonzero(taken[r]).tolist(), slot[r][taken[r]].astype(np.int64).tolist()
 
 
-def level_shifts(ts: Sequence[datetime], values: Sequence[float] | np.ndarray) -> tuple[Shift, ...]:
-    """The level changes of the polls, at most MAX_LEVELS levels of SHIFT_SIDE polls (and a tenth of the range)
-    at least, each change judged against the two levels it parts (step_fit).
-
-    Binary segmentation: the level whose best split (best_split) lowers the squared residuals most is split,
-    until MAX_LEVELS; then the change that fails step_fit() over its two neighbouring levels worst is dropped,
-    and the rest judged again, until all pass. A split need not pass when it is made: in 30 -> 90 -> 30 the
-    first one's sides (30 and 60) leave 3/4 of a line's squares, the two changes none; 6 polls at 70 amid 100s
-    split off the whole range leave sides under SHIFT_MIN apart. A ramp's splits each leave more than a line
-    over their two levels, and go; noise's are less than SHIFT_MIN apart."""
-    y = np.asarray(values, dtype=float)
-    side = max(SHIFT_SIDE, len(y) // 10)
-    if len(y) < 2 * side or not y.mean():
-        return ()
-    x = _seconds(ts)
-    splits = passing(x, y, segmented(y, side))
-    stalled = stalls_of(y, splits)
-    if stalled.any():  # the levels as if the stalls' polls had not been read: the dips tell the stalls
-        return level_shifts([t for t, out in zip(ts, stalled, strict=True) if not out], y[~stalled])
-    bounds = [0, *splits, len(y)]
-    means = [float(y[lo:hi].mean()) for lo, hi in pairwise(bounds)]
-    return tuple(Shift(ts[at], a, b) for at, (a, b) in zip(splits, pairwise(means), strict=True))
-
-
-def passing(x: np.ndarray, y: np.ndarray, splits: list[int]) -> list[int]:
-    """The splits less, one at a time, the one that fails step_fit() over its two neighbouring levels worst."""
-    splits = list(splits)
-    while splits:
-        bounds = [0, *splits, len(y)]
-        fits = [step_fit(x[lo:hi], y[lo:hi], at - lo)
-                for lo, at, hi in zip(bounds, bounds[1:], bounds[2:], strict=False)]
-        worst = int(np.argmax(fits))
-        if fits[worst] <= SHIFT_FIT:
-            break
-        del splits[worst]
-    return splits
-
-
-def stalls_of(y: np.ndarray, splits: list[int]) -> np.ndarray:
-    """The polls of each level between two others that stays under STALL_SHARE of both: TPS stopped and came back
-    (a lock held for minutes), a stall, not two changes of the load; the levels around it may differ."""
-    bounds = [0, *splits, len(y)]
-    means = [float(y[lo:hi].mean()) for lo, hi in pairwise(bounds)]
-    out = np.zeros(len(y), bool)
-    for k in range(1, len(means) - 1):
-        if means[k] < STALL_SHARE * min(means[k - 1], means[k + 1]):
-            out[bounds[k]:bounds[k + 1]] = True
-    return out
-
-
-def segmented(y: np.ndarray, side: int) -> list[int]:
-    """Binary segmentation's splits (the first poll of each new level), in order: up to MAX_LEVELS levels."""
-    parts = [(0, len(y))]
-    splits: list[int] = []
-    while len(parts) < MAX_LEVELS:
-        found = [(_gain(y[lo:hi], at), lo, hi, at) for lo, hi in parts
-                 if (at := best_split(y[lo:hi], side)) is not None]
-        if not found:
-            break
-        _, lo, hi, at = max(found)
-        parts[parts.index((lo, hi)):parts.index((lo, hi)) + 1] = [(lo, lo + at), (lo + at, hi)]
-        splits.append(lo + at)
-    return sorted(splits)
-
-
-def best_split(y: np.ndarray, side: int) -> int | None:
-    """The split of y into two flat levels of `side` polls at least with the least squared residuals: the
-    first poll of the second level; None where y is too short to split."""
-    n = len(y)
-    if n < 2 * side:
-        return None
-    sums, squares = np.cumsum(y), np.cumsum(y * y)
-    k = np.arange(side, n - side + 1)  # polls on the old level
-    left, right = sums[k - 1], sums[-1] - sums[k - 1]
-    rss = squares[-1] - left * left / k - right * right / (n - k)
-    return int(k[int(np.argmin(rss))])
-
-
-def _gain(y: np.ndarray, at: int) -> float:
-    """How much splitting y at `at` lowers its squared residuals."""
-    return float(((y - y.mean()) ** 2).sum()) - _levels_rss(y[:at], y[at:])
-
-
-def _levels_rss(before: np.ndarray, after: np.ndarray) -> float:
-    """The squared residuals of two flat levels, each about its own mean."""
-    return float(((before - before.mean()) ** 2).sum() + ((after - after.mean()) ** 2).sum())
-
-
-def step_fit(x: np.ndarray, y: np.ndarray, at: int) -> float:
-    """The share of a straight line's squared residuals that two flat levels split at `at` leave; inf where the
-    levels differ by less than SHIFT_MIN of the mean (no level change, however well they fit)."""
-    before, after = y[:at], y[at:]
-    if not apart(before, after):
-        return float("inf")
-    rss = _levels_rss(before, after)
-    line = np.polyval(np.polyfit(x - x[0], y, 1), x - x[0])
-    line_rss = float(((y - line) ** 2).sum())
-    return rss / line_rss if line_rss else (0.0 if not rss else float("inf"))
-
-
-def apart(before: np.ndarray, after: np.ndarray) -> bool:
-    """Whether two levels differ by SHIFT_MIN of their polls' mean at least (and at all: two levels of 0 do not)."""
-    step = abs(float(after.mean()) - float(before.mean()))
-    return step > 0 and step >= SHIFT_MIN * float(np.concatenate([before, after]).mean())
-
-
-def _seconds(ts: Sequence[datetime]) -> np.ndarray:
-    return np.array([t.timestamp() for t in ts])
-
-
 def is_first_level(ts: Sequence[datetime], values: Sequence[float], cut: int) -> bool:
     """Whether the cut polls (a warm-up found from the data) are a lower level the line changed from: a level
     change after them whose first level is flat (a warm-up climbs to the level it reaches)."""
@@ -302,14 +173,14 @@ def is_first_level(ts: Sequence[datetime], values: Sequence[float], cut: int) ->
     split = next(i for i, t in enumerate(ts) if t >= first.at)
     if split < cut:
         return False
-    x = _seconds(ts[:split])
+    x = seconds_of(ts[:split])
     rise = float(np.polyfit(x - x[0], np.asarray(values[:split], dtype=float), 1)[0]) * float(x[-1] - x[0])
     return abs(rise) < SHIFT_FLAT * abs(first.after - first.before)
 
 
 def drift(ts: Sequence[datetime], values: Sequence[float], relative: bool = True) -> Drift | None:
     """The least-squares slope against time with its 95 % interval, a minute: as % of the mean, or in units."""
-    x = _seconds(ts) / 60.0
+    x = seconds_of(ts) / 60.0
     y = np.asarray(values, dtype=float)
     if len(y) < 3 or (relative and not y.mean()):
         return None
@@ -384,7 +255,8 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
     kept = [(t, v) for t, v in zip(ts, values, strict=True) if v is not None]
     y = np.array([v for _, v in kept], dtype=float)
     cv = float(y.std() / y.mean()) if y.mean() else None
-    shifts = level_shifts([t for t, _ in kept], y)
+    levels = levels_of([t for t, _ in kept], y)
+    shifts = levels.shifts
     splits = [next(i for i, t in enumerate(ts) if t >= s.at) for s in shifts]
     dips = level_dips(ts, values, splits)
     moving = tuple(moving_waits(values, {k: v[start:] for k, v in (waits or {}).items()}))
@@ -403,8 +275,8 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
                        other_dips=len(dips) - len(recurring),
                        dip_seconds=float(np.median([d.seconds for d in recurring])))
     if shifts:
-        return replace(base, kind="shifted", shifts=shifts, dips=(), dip_seconds=None, waits=tuple(moving_waits(
-            values, {k: v[start:] for k, v in (waits or {}).items()}, splits)))
+        return replace(base, kind="shifted", shifts=shifts, stalls=levels.stalls, dips=(), dip_seconds=None,
+                       waits=tuple(moving_waits(values, {k: v[start:] for k, v in (waits or {}).items()}, splits)))
     slope = drift([t for t, _ in kept], list(y))
     span_min = (kept[-1][0] - kept[0][0]) / timedelta(minutes=1)
     tps_drifts = slope and slope.significant and abs(slope.pct_per_min) * span_min >= DRIFT_MIN * 100
@@ -463,7 +335,7 @@ def aligned(ts: Sequence[datetime], series_ts: Sequence[datetime], values: Seque
     line's median poll interval (each source stamps its own reading time in a poll); else None."""
     if len(ts) < 2 or not series_ts:
         return [None] * len(ts)
-    return _aligned_at(_seconds(ts), _seconds(series_ts), values)
+    return _aligned_at(seconds_of(ts), seconds_of(series_ts), values)
 
 
 def _aligned_at(at: np.ndarray, theirs: np.ndarray, values: Sequence[float | None]) -> list:

@@ -7,8 +7,9 @@ from dataclasses import replace
 from datetime import datetime
 
 from dashboards.analysis.history_shape import Hump, Rise
+from dashboards.analysis.levels import STALL_SHARE, Shift
 from dashboards.analysis.run_summary import Warmup
-from dashboards.analysis.run_verdict import STALL_SHARE, Drift, Shift, Verdict
+from dashboards.analysis.run_verdict import Drift, Verdict
 
 
 def hms(t: datetime) -> str:
@@ -53,12 +54,28 @@ def levels_said(v: Verdict) -> str:
     if last.after < STALL_SHARE * last.before:  # the range ends on next to nothing: a stall still going, or no load
         stalled = (f"TPS fell to under a tenth of its level at {hms(last.at)} UTC and stayed there to the range's "
                    "end: a stall still going (a lock held, a full disk) or the load stopped; the dips table lists it")
-        return stalled if len(v.shifts) == 1 else f"{levels_said(replace(v, shifts=v.shifts[:-1]))}; then {stalled}"
+        before = levels_said(replace(v, shifts=v.shifts[:-1])) if len(v.shifts) > 1 else stalls_said(v)
+        return f"{before}; then {stalled}" if before else stalled
     times = [f"{hms(s.at)}" for s in v.shifts]
-    when = times[0] if len(times) == 1 else f"{', '.join(times[:-1])} and {times[-1]}"
     it = "it as an annotation to keep it" if len(times) == 1 else "them as annotations to keep them"
-    return (f"{LEVELS.get(len(times) + 1, len(times) + 1)} levels, not a drift: the load or a setting changed at "
-            f"{when} UTC (mark {it}); each level is read on its own")
+    text = (f"{LEVELS.get(len(times) + 1, len(times) + 1)} levels, not a drift: the load or a setting changed at "
+            f"{listed(times)} UTC (mark {it}); each level is read on its own")
+    return f"{text}; {stalls_said(v)}" if v.stalls else text
+
+
+def listed(items: list[str]) -> str:
+    """"a", "a and b", "a, b and c"."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def stalls_said(v: Verdict) -> str:
+    """The stalls between two levels, left out of them (levels.stalls_of)."""
+    if not v.stalls:
+        return ""
+    spans = listed([f"from {hms(first)} to {hms(last)}" for first, last in v.stalls])
+    one = len(v.stalls) == 1
+    return (f"the polls {spans} UTC {'are a stall' if one else 'are stalls'} (under a tenth of the levels on both "
+            f"sides), left out of the levels; the dips table lists {'it' if one else 'them'}")
 
 
 def interval(d: Drift, digits: int) -> str:

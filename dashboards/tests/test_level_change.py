@@ -267,3 +267,90 @@ def test_level_changes_then_a_stall_say_both():
     assert levels_said(verdict).startswith("Two levels, not a drift: the load or a setting changed at 09:02:40 UTC "
                                            "(mark it as an annotation to keep it); each level is read on its own; "
                                            "then TPS fell to under a tenth of its level at 09:05:20 UTC")
+
+
+def runs(*counted: tuple[float, int]) -> list[float]:
+    """`polls` polls at each (mean, polls) in turn, with JITTER but for a level of 0 (each count here is even, so
+    a level's jitter sums to 0: its mean is its mean exactly)."""
+    return [m + (JITTER[i % 4] if m else 0.0) for m, polls in counted for i in range(polls)]
+
+
+def test_a_short_first_level_is_a_level_change_not_a_drift():
+    """Seen on the stability page: 8 polls at 165 opening the range, then 43, 162, 84 and 10 polls at 0, read
+    "Drifting". 112 polls: a level needed 11 (a tenth), so no split could part the first 8, the first level was
+    165 x 8 with three 43s, and each change failed in turn against a level mixed so. A level at the range's edge
+    may be cut short by the range; 5 polls are enough there."""
+    tps = runs((165.0, 8), (43.0, 26), (162.0, 24), (84.0, 44), (0.0, 10))
+    verdict = judge([at(i) for i in range(112)], tps)
+    assert verdict.kind == "shifted" and verdict.drift is None and verdict.warmup_polls == 0
+    # New levels from polls 8, 34, 58 and 102: 80, 340, 580 and 1,020 s after 09:00:00. -73.9, +276.7, -48.1 %.
+    assert shifted(verdict) == ("TPS from 165.0 to 43.0 at 09:01:20 (-74 %), to 162.0 at 09:05:40 (+277 %), "
+                                "to 84.0 at 09:09:40 (-48 %), to 0.0 at 09:17:00 (-100 %)")
+    assert levels_said(verdict) == (
+        "Four levels, not a drift: the load or a setting changed at 09:01:20, 09:05:40 and 09:09:40 UTC (mark them "
+        "as annotations to keep them); each level is read on its own; then TPS fell to under a tenth of its level "
+        "at 09:17:00 UTC and stayed there to the range's end: a stall still going (a lock held, a full disk) or "
+        "the load stopped; the dips table lists it")
+
+
+def test_a_short_last_level_is_a_level_change():
+    """The mirror, with no stall: 84 x 44, 162 x 24, 43 x 26, then 8 polls at 165 to the range's end (102 polls:
+    10 a level, before). It read "Noisy": the last level took two 43s, and every change failed in turn."""
+    tps = runs((84.0, 44), (162.0, 24), (43.0, 26), (165.0, 8))
+    verdict = judge([at(i) for i in range(102)], tps, warmup=0)
+    assert verdict.kind == "shifted"
+    # From polls 44, 68 and 94; +92.9, -73.5, +283.7 %.
+    assert shifted(verdict) == ("TPS from 84.0 to 162.0 at 09:07:20 (+93 %), to 43.0 at 09:11:20 (-73 %), "
+                                "to 165.0 at 09:15:40 (+284 %)")
+
+
+def test_noise_at_the_edges_of_a_long_range_is_no_level_change():
+    """Over 120 polls (12 a level inside), the first or last 5 polls may now be a level. 90/110 alternating is
+    steady (CV 10 %), 60/140 noisy (CV 40 %), each still so when its first (or last) 5 polls all fall on the
+    low side: 90 against the rest's 100.1 (58 x 110, 57 x 90) is 10 % apart, but two levels leave nearly all of
+    a line's squares (the rest's own swing of 10 each poll), far over the half a level change may leave."""
+    for swing, kind in ((10.0, "steady"), (40.0, "noisy")):
+        line = [100.0 + (swing if i % 2 else -swing) for i in range(120)]
+        low_start = [100.0 - swing] * 5 + line[5:]
+        for tps in (line, low_start, low_start[::-1]):
+            verdict = judge([at(i) for i in range(120)], tps, warmup=0)
+            assert verdict.kind == kind and verdict.shifts == (), (swing, tps[:6])
+
+
+def test_a_stall_with_an_uneven_recovery_is_a_stall_then_a_level_change():
+    """Seen on the stability page: 170 x 11, 0 x 5, 164, 26, then 45 x 13 read one level change at the stall's
+    start, to a level with the 0s in it. The split at the stall's end failed: the level after it (164, 26 and the
+    45s) is uneven, so the stall was merged into the new level before its polls could be told a stall.
+
+    By hand: polls 11-15 are the stall (0, under a tenth of 170 before and of 45 after), left out of the levels;
+    poll 16 (164) is the old load back at its rate, nearer 170 than 45: the old level is 11 x 170 and 164,
+    2,034 / 12 = 169.5. Poll 17 (26) is nearer 45 (the load changed within it): the new level is 26 and
+    13 x 45, 611 / 14 = 43.64, from poll 17 (170 s after 09:00:00); -74.25 %."""
+    tps = [170.0] * 11 + [0.0] * 5 + [164.0, 26.0] + [45.0] * 13
+    verdict = judge([at(i) for i in range(31)], tps, warmup=0)
+    assert verdict.kind == "shifted" and len(verdict.shifts) == 1
+    assert verdict.shift.at == at(17)
+    assert (verdict.shift.before, verdict.shift.after) == (pytest.approx(2034 / 12), pytest.approx(611 / 14))
+    assert shifted(verdict) == "TPS from 169.5 to 43.6 at 09:02:50 (-74 %)"
+    # The stall's polls are 11 (110 s after 09:00:00) to 15 (150 s).
+    assert levels_said(verdict) == (
+        "Two levels, not a drift: the load or a setting changed at 09:02:50 UTC (mark it as an annotation to keep "
+        "it); each level is read on its own; the polls from 09:01:50 to 09:02:30 UTC are a stall (under a tenth "
+        "of the levels on both sides), left out of the levels; the dips table lists it")
+
+
+def test_the_stability_page_says_the_stall_apart_from_the_level_change(admin_client, db):
+    server = make_server("uneven")
+    start = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=20)
+    polls = [start + timedelta(seconds=10 * i + 0.3) for i in range(1, 32)]
+    tps = [170.0] * 11 + [0.0] * 5 + [164.0, 26.0] + [45.0] * 13
+    write_samples([Sample(server.pk, "global_status", t, 10.0, {"tps": round(rate * 10)}, frozenset({"tps"}))
+                   for t, rate in zip(polls, tps, strict=True)])
+    body = admin_client.get(f"/servers/{server.pk}/stability/", {
+        "from": f"{start:%Y-%m-%dT%H:%M:%S}", "to": f"{polls[-1] + timedelta(seconds=1):%Y-%m-%dT%H:%M:%S}",
+    }).content.decode()
+    part = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", body.split('id="verdict"')[1].split("</section>")[0]))
+    # As the pure test above: 169.5 -> 43.6 from the 18th poll; the stall is the 12th to the 16th.
+    assert f"Level change: TPS from 169.5 to 43.6 at {polls[17]:%H:%M:%S} (-74 %)" in part
+    assert (f"the polls from {polls[11]:%H:%M:%S} to {polls[15]:%H:%M:%S} UTC are a stall (under a tenth of the "
+            "levels on both sides), left out of the levels; the dips table lists it") in part

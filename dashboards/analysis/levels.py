@@ -1,0 +1,177 @@
+"""TPS's levels: where a line steps from one flat level to another (a workload or setting changed), found by
+binary segmentation and judged against a straight line, with the stalls between two levels told apart.
+
+Pure functions over (times, values); docs/dashboards.md ("Stability verdict", level change) defines them.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from itertools import pairwise
+
+import numpy as np
+
+from dashboards.analysis.points import seconds_of
+
+# A level change (a workload or setting changed): TPS's two levels differ by at least SHIFT_MIN of the mean, and
+# two flat levels leave at most SHIFT_FIT of a straight line's squared residuals, each level SHIFT_SIDE polls
+# (and a tenth of the range, but at its two ends) at least. A ramp fits a line better than two levels; a step,
+# the other way round.
+SHIFT_MIN = 0.10
+SHIFT_FIT = 0.5
+SHIFT_SIDE = 5
+MAX_LEVELS = 5  # a range is read as at most this many levels (four changes)
+STALL_SHARE = 0.1  # a level under this share of the levels on both sides of it is their stall, no level of its own
+
+
+@dataclass(frozen=True)
+class Shift:
+    """TPS moved from one level to another: a workload or setting changed, not a drift."""
+
+    at: datetime  # the first poll of the new level
+    before: float  # mean TPS of the polls before it
+    after: float  # ... and from it on
+
+    @property
+    def pct(self) -> float:
+        return (self.after - self.before) / self.before * 100 if self.before else float("inf")
+
+
+@dataclass(frozen=True)
+class Levels:
+    """TPS's level changes, and the stalls between two levels left out of them."""
+
+    shifts: tuple[Shift, ...] = ()
+    stalls: tuple[tuple[datetime, datetime], ...] = ()  # the first and the last poll of each, in time order
+
+
+def levels_of(ts: Sequence[datetime], values: Sequence[float] | np.ndarray) -> Levels:
+    """level_shifts(), with the stalls it left out as runs of polls."""
+    shifts, stalled = shifts_and_stalls(ts, np.asarray(values, dtype=float))
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], stalled.astype(np.int8), [0]])))
+    return Levels(shifts, tuple((ts[lo], ts[hi - 1]) for lo, hi in zip(edges[::2], edges[1::2], strict=True)))
+
+
+def level_shifts(ts: Sequence[datetime], values: Sequence[float] | np.ndarray) -> tuple[Shift, ...]:
+    """The level changes of the polls (shifts_and_stalls)."""
+    return shifts_and_stalls(ts, np.asarray(values, dtype=float))[0]
+
+
+def shifts_and_stalls(ts: Sequence[datetime], y: np.ndarray) -> tuple[tuple[Shift, ...], np.ndarray]:
+    """The level changes of the polls, at most MAX_LEVELS levels of SHIFT_SIDE polls (and a tenth of the range,
+    but at its ends: edge_least) at least, each change judged against the two levels it parts (step_fit); and
+    which polls are stalls (stalls_of), left out of the levels.
+
+    Binary segmentation: the level whose best split (best_split) lowers the squared residuals most is split,
+    until MAX_LEVELS; then the change that fails step_fit() over its two neighbouring levels worst is dropped,
+    and the rest judged again, until all pass. A split need not pass when it is made: in 30 -> 90 -> 30 the
+    first one's sides (30 and 60) leave 3/4 of a line's squares, the two changes none; 6 polls at 70 amid 100s
+    split off the whole range leave sides under SHIFT_MIN apart. A ramp's splits each leave more than a line
+    over their two levels, and go; noise's are less than SHIFT_MIN apart."""
+    side = max(SHIFT_SIDE, len(y) // 10)
+    if len(y) < 2 * side or not y.mean():
+        return (), np.zeros(len(y), bool)
+    x = seconds_of(ts)
+    found = segmented(y, side)
+    splits = passing(x, y, found)
+    # A stall is looked for among the levels found as well as those passing: an uneven recovery after it (one
+    # poll back at the old level, one low, then a new level) leaves the level after the stall more than half a
+    # line's squares, so the stall's end is dropped and its 0s merge into the new level.
+    stalled = stalls_of(y, found) | stalls_of(y, splits)
+    if stalled.any():  # the levels as if the stalls' polls had not been read: the dips tell the stalls
+        shifts, more = shifts_and_stalls([t for t, out in zip(ts, stalled, strict=True) if not out], y[~stalled])
+        stalled[~stalled] = more
+        return shifts, stalled
+    bounds = [0, *splits, len(y)]
+    means = [float(y[lo:hi].mean()) for lo, hi in pairwise(bounds)]
+    return tuple(Shift(ts[at], a, b) for at, (a, b) in zip(splits, pairwise(means), strict=True)), stalled
+
+
+def passing(x: np.ndarray, y: np.ndarray, splits: list[int]) -> list[int]:
+    """The splits less, one at a time, the one that fails step_fit() over its two neighbouring levels worst."""
+    splits = list(splits)
+    while splits:
+        bounds = [0, *splits, len(y)]
+        fits = [step_fit(x[lo:hi], y[lo:hi], at - lo)
+                for lo, at, hi in zip(bounds, bounds[1:], bounds[2:], strict=False)]
+        worst = int(np.argmax(fits))
+        if fits[worst] <= SHIFT_FIT:
+            break
+        del splits[worst]
+    return splits
+
+
+def stalls_of(y: np.ndarray, splits: list[int]) -> np.ndarray:
+    """The polls of each level between two others that stays under STALL_SHARE of both: TPS stopped and came back
+    (a lock held for minutes), a stall, not two changes of the load; the levels around it may differ."""
+    bounds = [0, *splits, len(y)]
+    means = [float(y[lo:hi].mean()) for lo, hi in pairwise(bounds)]
+    out = np.zeros(len(y), bool)
+    for k in range(1, len(means) - 1):
+        if means[k] < STALL_SHARE * min(means[k - 1], means[k + 1]):
+            out[bounds[k]:bounds[k + 1]] = True
+    return out
+
+
+def segmented(y: np.ndarray, side: int) -> list[int]:
+    """Binary segmentation's splits (the first poll of each new level), in order: up to MAX_LEVELS levels."""
+    parts = [(0, len(y))]
+    splits: list[int] = []
+    while len(parts) < MAX_LEVELS:
+        found = [(_gain(y[lo:hi], at), lo, hi, at) for lo, hi in parts
+                 if (at := best_split(y[lo:hi], edge_least(lo, hi, len(y), side))) is not None]
+        if not found:
+            break
+        _, lo, hi, at = max(found)
+        parts[parts.index((lo, hi)):parts.index((lo, hi)) + 1] = [(lo, lo + at), (lo + at, hi)]
+        splits.append(lo + at)
+    return sorted(splits)
+
+
+def edge_least(lo: int, hi: int, n: int, side: int) -> tuple[int, int]:
+    """The fewest polls of the old and the new level when polls lo to hi of n are split: `side`, or SHIFT_SIDE
+    for a level at the range's start or end. The range may cut a level short (the load changed a minute after
+    it began); step_fit() still judges it against a line over its whole neighbour, so noise at an edge, which
+    lowers a line's squares about as much as two levels', gives no change."""
+    return SHIFT_SIDE if lo == 0 else side, SHIFT_SIDE if hi == n else side
+
+
+def best_split(y: np.ndarray, least: tuple[int, int]) -> int | None:
+    """The split of y into two flat levels (of least[0] and least[1] polls at least) with the least squared
+    residuals: the first poll of the second level; None where y is too short to split."""
+    n = len(y)
+    if n < sum(least):
+        return None
+    sums, squares = np.cumsum(y), np.cumsum(y * y)
+    k = np.arange(least[0], n - least[1] + 1)  # polls on the old level
+    left, right = sums[k - 1], sums[-1] - sums[k - 1]
+    rss = squares[-1] - left * left / k - right * right / (n - k)
+    return int(k[int(np.argmin(rss))])
+
+
+def _gain(y: np.ndarray, at: int) -> float:
+    """How much splitting y at `at` lowers its squared residuals."""
+    return float(((y - y.mean()) ** 2).sum()) - _levels_rss(y[:at], y[at:])
+
+
+def _levels_rss(before: np.ndarray, after: np.ndarray) -> float:
+    """The squared residuals of two flat levels, each about its own mean."""
+    return float(((before - before.mean()) ** 2).sum() + ((after - after.mean()) ** 2).sum())
+
+
+def step_fit(x: np.ndarray, y: np.ndarray, at: int) -> float:
+    """The share of a straight line's squared residuals that two flat levels split at `at` leave; inf where the
+    levels differ by less than SHIFT_MIN of the mean (no level change, however well they fit)."""
+    before, after = y[:at], y[at:]
+    if not apart(before, after):
+        return float("inf")
+    rss = _levels_rss(before, after)
+    line = np.polyval(np.polyfit(x - x[0], y, 1), x - x[0])
+    line_rss = float(((y - line) ** 2).sum())
+    return rss / line_rss if line_rss else (0.0 if not rss else float("inf"))
+
+
+def apart(before: np.ndarray, after: np.ndarray) -> bool:
+    """Whether two levels differ by SHIFT_MIN of their polls' mean at least (and at all: two levels of 0 do not)."""
+    step = abs(float(after.mean()) - float(before.mean()))
+    return step > 0 and step >= SHIFT_MIN * float(np.concatenate([before, after]).mean())
