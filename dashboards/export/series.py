@@ -109,23 +109,26 @@ def server_grids(export: SeriesExport, g: Grid, firsts: dict[int, datetime]) -> 
     return {s.pk: grid.in_phase(g, firsts[s.pk]) if s.pk in firsts else g for s in export.servers}
 
 
-def row_span(export: SeriesExport, g: Grid) -> tuple[int, int]:
-    """The first and last bucket to write a row for: none labelled outside the range."""
+def row_span(export: SeriesExport, g: Grid, grids: dict[int, Grid]) -> tuple[int, int]:
+    """The first and last bucket to write a row for: none labelled before the range; the last is the latest
+    holding its end on any server's grid, which may be labelled past it (rows() leaves it out when empty)."""
     if export.step is not None:
         return grid.whole_buckets(g, export.start, export.end)
     first = 0 if g.label(0) >= export.start else 1  # bucket 0 holds the range's first poll (or its start)
-    last = g.bucket(export.end)
-    if g.label(last) > export.end:
-        last -= 1  # a bucket holding an end of the range may be labelled past it: no row off the range
-    return first, last
+    return first, max(sg.bucket(export.end) for sg in grids.values())
 
 
-def not_polled_yet(values: np.ndarray, grids: dict[int, Grid], last: int, end_us: int) -> bool:
-    """Whether the last row holds nothing because its polls come after the range (a live export read 1.3 s
-    after a row's time, before its poll): each server's polls sit mid-bucket (grid.in_phase). A row with any
-    value is kept, wherever its polls sit: a host's are read before the database's."""
-    return (len(values) > 0 and bool(np.isnan(values[-1]).all())
-            and all(g.origin + last * g.step + g.step // 2 > end_us for g in grids.values()))
+def left_out_last(values: np.ndarray, g: Grid, grids: dict[int, Grid], last: int, end_us: int) -> bool:
+    """Whether the last row is left out: it holds nothing, and it is labelled past the range or its polls come
+    after the range. A poll read at :37.2 sits on the row of :40: an export to :37.5 keeps that row, judged by
+    its poll and not its label. An empty row labelled inside the range is dropped only when every server's poll
+    for it (mid-bucket, grid.in_phase) comes after the range (a live export read 1.3 s after a row's time, before
+    its poll); otherwise its empty cells say a poll was missed. A row with any value is kept: a host's polls are
+    read before the database's."""
+    if not len(values) or not np.isnan(values[-1]).all():
+        return False
+    return micros(g.label(last)) > end_us or all(sg.origin + last * sg.step + sg.step // 2 > end_us
+                                                  for sg in grids.values())
 
 
 def chunk_buckets(export: SeriesExport, g: Grid, ncols: int) -> int:
@@ -141,12 +144,12 @@ def rows(export: SeriesExport, cols: list[tuple[Key, str]]) -> Iterator[Lines]:
     firsts = first_polls(export, carry) if export.step is None else {}
     g = grid_of(export, firsts)
     grids = server_grids(export, g, firsts)
-    first, last = row_span(export, g)
+    first, last = row_span(export, g, grids)
     per_chunk = chunk_buckets(export, g, len(cols))
     for k0 in range(first, last + 1, per_chunk):
         k1 = min(last, k0 + per_chunk - 1)
         values = read_chunk(export, cols, grids, k0, k1, carry)  # a row per bucket
-        if k1 == last and export.step is None and not_polled_yet(values, grids, last, micros(export.end)):
+        if k1 == last and export.step is None and left_out_last(values, g, grids, last, micros(export.end)):
             values = values[:-1]
         block = max(1, TEXT_CELLS // values.shape[1])
         for b0 in range(0, len(values), block):  # written a block of rows at a time: the text stays small

@@ -109,3 +109,25 @@ def test_a_last_row_holding_a_poll_inside_the_range_is_kept(client, admin_user):
     assert last[0] == iso_utc(T0 + timedelta(seconds=60))
     assert [last[header.index(c)] for c in header if c.endswith("tps (per interval)")] == [""]
     assert [last[header.index(c)] for c in header if c.endswith("load1 (value)")] == ["6.5"]
+
+
+def test_a_poll_inside_the_range_is_kept_on_its_row_labelled_past_the_range(client, admin_user):
+    """A poll read at :37.2 sits on the row of :40 (the whole 10 s nearest it): an export to :37.5 left that row
+    out as labelled past the range, and with it a poll read inside the range."""
+    client.force_login(admin_user)
+    server = data.make_server("end", poll_interval=10)
+    polls = [T0 + timedelta(seconds=7.2 + 10 * k) for k in range(4)]
+    write_samples([Sample(server.pk, "global_status", polls[0], None, {"tps": 0}, frozenset({"tps"}))] +
+                  [Sample(server.pk, "global_status", at, 10.0, {"tps": 100 + k}, frozenset({"tps"}))
+                   for k, at in enumerate(polls[1:], start=1)])
+
+    def rows(end: float) -> list[list[str]]:
+        return data.get_csv(client, "/export.csv", server="end", metrics="tps", mode="delta",
+                            **{"from": iso_utc(T0), "to": (T0 + timedelta(seconds=end)).isoformat()})[1:]
+
+    # By hand: the polls of 7.2, 17.2, 27.2 and 37.2 s sit on the rows of 10, 20, 30 and 40 s; the first is a
+    # baseline (an empty cell), then deltas 101, 102, 103. To 37.5 s holds all four polls, so all four rows.
+    assert rows(37.5) == [[iso_utc(T0 + timedelta(seconds=10 * (k + 1))), "" if k == 0 else str(100 + k)]
+                          for k in range(4)]
+    # To 36.9 s, the poll of 37.2 s is after the range: its row (empty, labelled past the range) is left out.
+    assert rows(36.9) == rows(37.5)[:3]
