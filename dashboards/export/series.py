@@ -77,12 +77,29 @@ def first_polls(export: SeriesExport, carry: by_source.Carry | None = None) -> d
     """Each server's first poll near the range's start (within 10 poll intervals): the first point of any of
     its series, from the poll matrices where by_source can tell it (with carry), else from series()."""
     interval = min(s.poll_interval for s in export.servers)
-    probe_end = min(export.end, export.start + timedelta(seconds=10 * interval))
+    return polls_in(export, carry, export.start, min(export.end, export.start + timedelta(seconds=10 * interval)))
+
+
+def late_polls(export: SeriesExport, carry: by_source.Carry | None, found: dict[int, datetime]) -> dict[int, datetime]:
+    """A poll near the range's end (within 10 poll intervals) of each server with none near its start: a server
+    first polled minutes into the range (a range of the last 15 minutes on a server added 5 minutes ago, an outage
+    at the range's start) gets rows on its own polls too, not on the whole intervals from the start."""
+    if all(s.pk in found for s in export.servers):
+        return {}
+    interval = min(s.poll_interval for s in export.servers)
+    late = polls_in(export, carry, max(export.start, export.end - timedelta(seconds=10 * interval)), export.end)
+    return {server_id: t for server_id, t in late.items() if server_id not in found}
+
+
+def polls_in(export: SeriesExport, carry: by_source.Carry | None, start: datetime, end: datetime
+             ) -> dict[int, datetime]:
+    """Each server's first point of any of its series in [start, end] (at most 10 poll intervals long)."""
+    interval = min(s.poll_interval for s in export.servers)
     max_points = 10 * interval + 2
-    quick = by_source.first_points(export, carry, export.start, probe_end, max_points) if carry else None
+    quick = by_source.first_points(export, carry, start, end, max_points) if carry else None
     if quick is not None:
         return {server_id: from_micros(us) for server_id, us in quick.items()}
-    found = query.series([s.pk for s in export.servers], export.metrics, export.start, probe_end,
+    found = query.series([s.pk for s in export.servers], export.metrics, start, end,
                          max_points=max_points, mode=export.mode)
     firsts: dict[int, datetime] = {}
     for s in found:
@@ -91,14 +108,17 @@ def first_polls(export: SeriesExport, carry: by_source.Carry | None = None) -> d
     return firsts
 
 
-def grid_of(export: SeriesExport, firsts: dict[int, datetime]) -> Grid:
-    """The export's rows: a bucket per step, or per poll interval centred on the first poll found."""
+def grid_of(export: SeriesExport, firsts: dict[int, datetime], late: dict[int, datetime] | None = None) -> Grid:
+    """The export's rows: a bucket per step, or per poll interval centred on the first poll found (near the
+    start; else near the end, `late`, the buckets reaching back to the start)."""
     if export.step is not None:
         return grid.step_grid(export.start, export.step)
     interval = min(s.poll_interval for s in export.servers)
-    if not firsts:
-        return grid.step_grid(export.start, interval)  # no poll near the start: whole intervals
-    return grid.poll_grid(min(firsts.values()), interval)
+    if firsts:
+        return grid.poll_grid(min(firsts.values()), interval)
+    if late:  # polls only later in the range: their grid, from the range's start
+        return grid.back_to(grid.poll_grid(min(late.values()), interval), export.start)
+    return grid.step_grid(export.start, interval)  # no poll near either end: whole intervals
 
 
 def server_grids(export: SeriesExport, g: Grid, firsts: dict[int, datetime]) -> dict[int, Grid]:
@@ -142,8 +162,9 @@ def rows(export: SeriesExport, cols: list[tuple[Key, str]]) -> Iterator[Lines]:
     """One row per bucket of the grid: time, then each column's value (empty where no sample), as CSV lines."""
     carry = by_source.Carry(cols)
     firsts = first_polls(export, carry) if export.step is None else {}
-    g = grid_of(export, firsts)
-    grids = server_grids(export, g, firsts)
+    late = late_polls(export, carry, firsts) if export.step is None else {}
+    g = grid_of(export, firsts, late)
+    grids = server_grids(export, g, {**late, **firsts})
     first, last = row_span(export, g, grids)
     per_chunk = chunk_buckets(export, g, len(cols))
     for k0 in range(first, last + 1, per_chunk):
