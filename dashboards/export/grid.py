@@ -81,6 +81,12 @@ def poll_grid(first_poll: datetime, interval_seconds: float) -> Grid:
     return Grid(label - step // 2, step, step // 2)
 
 
+def back_to(g: Grid, start: datetime) -> Grid:
+    """g moved back by whole steps (labels and phase unchanged) so that its bucket 0 holds `start`."""
+    behind = -(-(g.origin - micros(start)) // g.step)  # steps, rounded up
+    return Grid(g.origin - behind * g.step, g.step, g.label_shift)
+
+
 def in_phase(g: Grid, first_poll: datetime) -> Grid:
     """g moved by at most half a step so that a server's own polls sit mid-bucket, labels unchanged.
 

@@ -77,12 +77,29 @@ def first_polls(export: SeriesExport, carry: by_source.Carry | None = None) -> d
     """Each server's first poll near the range's start (within 10 poll intervals): the first point of any of
     its series, from the poll matrices where by_source can tell it (with carry), else from series()."""
     interval = min(s.poll_interval for s in export.servers)
-    probe_end = min(export.end, export.start + timedelta(seconds=10 * interval))
+    return polls_in(export, carry, export.start, min(export.end, export.start + timedelta(seconds=10 * interval)))
+
+
+def late_polls(export: SeriesExport, carry: by_source.Carry | None, found: dict[int, datetime]) -> dict[int, datetime]:
+    """A poll near the range's end (within 10 poll intervals) of each server with none near its start: a server
+    first polled minutes into the range (a range of the last 15 minutes on a server added 5 minutes ago, an outage
+    at the range's start) gets rows on its own polls too, not on the whole intervals from the start."""
+    if all(s.pk in found for s in export.servers):
+        return {}
+    interval = min(s.poll_interval for s in export.servers)
+    late = polls_in(export, carry, max(export.start, export.end - timedelta(seconds=10 * interval)), export.end)
+    return {server_id: t for server_id, t in late.items() if server_id not in found}
+
+
+def polls_in(export: SeriesExport, carry: by_source.Carry | None, start: datetime, end: datetime
+             ) -> dict[int, datetime]:
+    """Each server's first point of any of its series in [start, end] (at most 10 poll intervals long)."""
+    interval = min(s.poll_interval for s in export.servers)
     max_points = 10 * interval + 2
-    quick = by_source.first_points(export, carry, export.start, probe_end, max_points) if carry else None
+    quick = by_source.first_points(export, carry, start, end, max_points) if carry else None
     if quick is not None:
         return {server_id: from_micros(us) for server_id, us in quick.items()}
-    found = query.series([s.pk for s in export.servers], export.metrics, export.start, probe_end,
+    found = query.series([s.pk for s in export.servers], export.metrics, start, end,
                          max_points=max_points, mode=export.mode)
     firsts: dict[int, datetime] = {}
     for s in found:
@@ -91,14 +108,17 @@ def first_polls(export: SeriesExport, carry: by_source.Carry | None = None) -> d
     return firsts
 
 
-def grid_of(export: SeriesExport, firsts: dict[int, datetime]) -> Grid:
-    """The export's rows: a bucket per step, or per poll interval centred on the first poll found."""
+def grid_of(export: SeriesExport, firsts: dict[int, datetime], late: dict[int, datetime] | None = None) -> Grid:
+    """The export's rows: a bucket per step, or per poll interval centred on the first poll found (near the
+    start; else near the end, `late`, the buckets reaching back to the start)."""
     if export.step is not None:
         return grid.step_grid(export.start, export.step)
     interval = min(s.poll_interval for s in export.servers)
-    if not firsts:
-        return grid.step_grid(export.start, interval)  # no poll near the start: whole intervals
-    return grid.poll_grid(min(firsts.values()), interval)
+    if firsts:
+        return grid.poll_grid(min(firsts.values()), interval)
+    if late:  # polls only later in the range: their grid, from the range's start
+        return grid.back_to(grid.poll_grid(min(late.values()), interval), export.start)
+    return grid.step_grid(export.start, interval)  # no poll near either end: whole intervals
 
 
 def server_grids(export: SeriesExport, g: Grid, firsts: dict[int, datetime]) -> dict[int, Grid]:
@@ -109,23 +129,26 @@ def server_grids(export: SeriesExport, g: Grid, firsts: dict[int, datetime]) -> 
     return {s.pk: grid.in_phase(g, firsts[s.pk]) if s.pk in firsts else g for s in export.servers}
 
 
-def row_span(export: SeriesExport, g: Grid) -> tuple[int, int]:
-    """The first and last bucket to write a row for: none labelled outside the range."""
+def row_span(export: SeriesExport, g: Grid, grids: dict[int, Grid]) -> tuple[int, int]:
+    """The first and last bucket to write a row for: none labelled before the range; the last is the latest
+    holding its end on any server's grid, which may be labelled past it (rows() leaves it out when empty)."""
     if export.step is not None:
         return grid.whole_buckets(g, export.start, export.end)
     first = 0 if g.label(0) >= export.start else 1  # bucket 0 holds the range's first poll (or its start)
-    last = g.bucket(export.end)
-    if g.label(last) > export.end:
-        last -= 1  # a bucket holding an end of the range may be labelled past it: no row off the range
-    return first, last
+    return first, max(sg.bucket(export.end) for sg in grids.values())
 
 
-def not_polled_yet(values: np.ndarray, grids: dict[int, Grid], last: int, end_us: int) -> bool:
-    """Whether the last row holds nothing because its polls come after the range (a live export read 1.3 s
-    after a row's time, before its poll): each server's polls sit mid-bucket (grid.in_phase). A row with any
-    value is kept, wherever its polls sit: a host's are read before the database's."""
-    return (len(values) > 0 and bool(np.isnan(values[-1]).all())
-            and all(g.origin + last * g.step + g.step // 2 > end_us for g in grids.values()))
+def left_out_last(values: np.ndarray, g: Grid, grids: dict[int, Grid], last: int, end_us: int) -> bool:
+    """Whether the last row is left out: it holds nothing, and it is labelled past the range or its polls come
+    after the range. A poll read at :37.2 sits on the row of :40: an export to :37.5 keeps that row, judged by
+    its poll and not its label. An empty row labelled inside the range is dropped only when every server's poll
+    for it (mid-bucket, grid.in_phase) comes after the range (a live export read 1.3 s after a row's time, before
+    its poll); otherwise its empty cells say a poll was missed. A row with any value is kept: a host's polls are
+    read before the database's."""
+    if not len(values) or not np.isnan(values[-1]).all():
+        return False
+    return micros(g.label(last)) > end_us or all(sg.origin + last * sg.step + sg.step // 2 > end_us
+                                                  for sg in grids.values())
 
 
 def chunk_buckets(export: SeriesExport, g: Grid, ncols: int) -> int:
@@ -139,14 +162,15 @@ def rows(export: SeriesExport, cols: list[tuple[Key, str]]) -> Iterator[Lines]:
     """One row per bucket of the grid: time, then each column's value (empty where no sample), as CSV lines."""
     carry = by_source.Carry(cols)
     firsts = first_polls(export, carry) if export.step is None else {}
-    g = grid_of(export, firsts)
-    grids = server_grids(export, g, firsts)
-    first, last = row_span(export, g)
+    late = late_polls(export, carry, firsts) if export.step is None else {}
+    g = grid_of(export, firsts, late)
+    grids = server_grids(export, g, {**late, **firsts})
+    first, last = row_span(export, g, grids)
     per_chunk = chunk_buckets(export, g, len(cols))
     for k0 in range(first, last + 1, per_chunk):
         k1 = min(last, k0 + per_chunk - 1)
         values = read_chunk(export, cols, grids, k0, k1, carry)  # a row per bucket
-        if k1 == last and export.step is None and not_polled_yet(values, grids, last, micros(export.end)):
+        if k1 == last and export.step is None and left_out_last(values, g, grids, last, micros(export.end)):
             values = values[:-1]
         block = max(1, TEXT_CELLS // values.shape[1])
         for b0 in range(0, len(values), block):  # written a block of rows at a time: the text stays small

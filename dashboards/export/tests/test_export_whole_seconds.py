@@ -109,3 +109,72 @@ def test_a_last_row_holding_a_poll_inside_the_range_is_kept(client, admin_user):
     assert last[0] == iso_utc(T0 + timedelta(seconds=60))
     assert [last[header.index(c)] for c in header if c.endswith("tps (per interval)")] == [""]
     assert [last[header.index(c)] for c in header if c.endswith("load1 (value)")] == ["6.5"]
+
+
+def test_a_poll_inside_the_range_is_kept_on_its_row_labelled_past_the_range(client, admin_user):
+    """A poll read at :37.2 sits on the row of :40 (the whole 10 s nearest it): an export to :37.5 left that row
+    out as labelled past the range, and with it a poll read inside the range."""
+    client.force_login(admin_user)
+    server = data.make_server("end", poll_interval=10)
+    polls = [T0 + timedelta(seconds=7.2 + 10 * k) for k in range(4)]
+    write_samples([Sample(server.pk, "global_status", polls[0], None, {"tps": 0}, frozenset({"tps"}))] +
+                  [Sample(server.pk, "global_status", at, 10.0, {"tps": 100 + k}, frozenset({"tps"}))
+                   for k, at in enumerate(polls[1:], start=1)])
+
+    def rows(end: float) -> list[list[str]]:
+        return data.get_csv(client, "/export.csv", server="end", metrics="tps", mode="delta",
+                            **{"from": iso_utc(T0), "to": (T0 + timedelta(seconds=end)).isoformat()})[1:]
+
+    # By hand: the polls of 7.2, 17.2, 27.2 and 37.2 s sit on the rows of 10, 20, 30 and 40 s; the first is a
+    # baseline (an empty cell), then deltas 101, 102, 103. To 37.5 s holds all four polls, so all four rows.
+    assert rows(37.5) == [[iso_utc(T0 + timedelta(seconds=10 * (k + 1))), "" if k == 0 else str(100 + k)]
+                          for k in range(4)]
+    # To 36.9 s, the poll of 37.2 s is after the range: its row (empty, labelled past the range) is left out.
+    assert rows(36.9) == rows(37.5)[:3]
+
+
+def test_a_server_first_polled_minutes_into_the_range_has_rows_on_its_polls(client, admin_user):
+    """A range of the last 15 minutes on a server added 5 minutes ago: no poll within 10 intervals of the range's
+    start. Its rows were the whole intervals from the start, each poll (read 0.27 s before a multiple of 5 s) on
+    the row before its nearest, and an export to now ended on an empty row for the 5 s before each poll."""
+    client.force_login(admin_user)
+    server = data.make_server("new", poll_interval=5)
+    polls = [T0 + timedelta(seconds=64.73 + 5 * k) for k in range(12)]  # from 64.73 s: 12 intervals in
+    write_samples([Sample(server.pk, "global_status", polls[0], None, {"tps": 0}, frozenset({"tps"}))] +
+                  [Sample(server.pk, "global_status", at, 5.0, {"tps": 100 + k}, frozenset({"tps"}))
+                   for k, at in enumerate(polls[1:], start=1)])
+
+    def deltas(start: float, end: float) -> dict[str, str]:
+        rows = data.get_csv(client, "/export.csv", server="new", metrics="tps", mode="delta",
+                            **{"from": iso_utc(T0 + timedelta(seconds=start)),
+                               "to": (T0 + timedelta(seconds=end)).isoformat()})
+        return {r[0]: r[1] for r in rows[1:]}
+
+    # By hand: the poll read at 64.73 + 5k s is nearest the row of 65 + 5k s; the first is a baseline (empty), then
+    # deltas 101 .. 111 on the rows of 70 .. 120 s. The range to 122.6 s ends before the row of 125 s.
+    got = deltas(0.0, 122.6)
+    assert {t: v for t, v in got.items() if v} == {iso_utc(T0 + timedelta(seconds=65 + 5 * k)): str(100 + k)
+                                                    for k in range(1, 12)}
+    assert list(got)[-1] == iso_utc(T0 + timedelta(seconds=120))
+    # The same polls from a start 4.73 s before the first: the two exports join row for row.
+    near = deltas(60.0, 122.6)
+    assert near == {t: v for t, v in got.items() if t in near}
+
+
+def test_an_export_asked_just_after_the_newest_poll_of_a_server_polled_only_later_ends_on_it(client, admin_user):
+    """The stability page's host CSV, of the last hour on a server polled for 10 minutes: its grid is taken from a
+    poll near the range's end, so the newest poll (read at :57.2) sits on the row of :60. An export to now, asked
+    0.3 s after that poll, left the row out as labelled past the range, and the newest poll with it."""
+    client.force_login(admin_user)
+    server = data.make_server("later", poll_interval=10)
+    polls = [T0 + timedelta(seconds=607.2 + 10 * k) for k in range(6)]  # 60 intervals into the range
+    write_samples([Sample(server.pk, "global_status", polls[0], None, {"tps": 0}, frozenset({"tps"}))] +
+                  [Sample(server.pk, "global_status", at, 10.0, {"tps": 100 + k}, frozenset({"tps"}))
+                   for k, at in enumerate(polls[1:], start=1)])
+    rows = data.get_csv(client, "/export.csv", server="later", metrics="tps", mode="delta",
+                        **{"from": iso_utc(T0), "to": (T0 + timedelta(seconds=657.5)).isoformat()})
+    # By hand: the poll read at 607.2 + 10k s is nearest the row of 610 + 10k s; the first is a baseline (empty),
+    # then deltas 101 .. 105 on the rows of 620 .. 660 s. The last, of 660 s, holds the poll of 657.2 s.
+    assert {r[0]: r[1] for r in rows[1:] if r[1]} == {iso_utc(T0 + timedelta(seconds=610 + 10 * k)): str(100 + k)
+                                                      for k in range(1, 6)}
+    assert rows[-1] == [iso_utc(T0 + timedelta(seconds=660)), "105"]
