@@ -331,14 +331,14 @@ def timed(client, url: str, repeat: int, clock: SqlClock, store: StoreClock) -> 
             "store_ms": med(store_ms), "kib": len(response.content) / 1024}
 
 
-def profile(client, url: str, top: int = 40) -> None:
+def profile(client, url: str, where: str, top: int = 40) -> None:
     client.get(url)
     prof = cProfile.Profile()
     prof.enable()
     client.get(url)
     prof.disable()
     stats = pstats.Stats(prof)
-    stats.sort_stats("cumulative").print_stats(r"/(dashboards|store|servers|collectors)/", top)
+    stats.sort_stats("cumulative").print_stats(where, top)
     stats.sort_stats("tottime").print_stats(top // 2)
 
 
@@ -354,6 +354,9 @@ def main() -> None:
     parser.add_argument("--ranges", default="24h,7d")
     parser.add_argument("--profile", default="", help="a page name: cProfile one request over the whole range "
                                                       "(NAME@24h: over the last 24 hours)")
+    parser.add_argument("--profile-only", default=r"/(dashboards|store|servers|collectors)/",
+                        help="the functions --profile lists by cumulative time: a regular expression of their files "
+                             "(analysis/: the verdicts)")
     parser.add_argument("--reuse", action="store_true", help="keep the data already there (a kept DATABASE_URL)")
     args = parser.parse_args()
 
@@ -378,7 +381,7 @@ def main() -> None:
     ranges = {"24h": end - timedelta(hours=24), "7d": end - timedelta(days=args.days)}
     if args.profile:
         name, _, label = args.profile.partition("@")
-        profile(client, pages(server.pk, ranges[label or "7d"], end)[name])
+        profile(client, pages(server.pk, ranges[label or "7d"], end)[name], args.profile_only)
         return
     clock, store = SqlClock(), StoreClock()
     only = [p for p in args.only.split(",") if p]
