@@ -210,11 +210,14 @@ def moving_waits(tps: Sequence[float | None], waits: Mapping[str, Sequence[float
     With `splits` (the first poll of each new TPS level), within each level: a workload's change moves its
     waits and its TPS apart without one slowing the other."""
     found = []
+    line = np.array(tps, dtype=float)  # None -> NaN: a poll without a value
     for name, rates in waits.items():
-        pairs = [(i, a, b) for i, (a, b) in enumerate(zip(tps, rates, strict=False)) if a is not None and b is not None]
-        if len(pairs) < 3:
+        n = min(len(line), len(rates))
+        other = np.array(rates[:n], dtype=float)
+        at = np.flatnonzero(~np.isnan(line[:n]) & ~np.isnan(other))
+        if len(at) < 3:
             continue
-        at, a, b = np.array(pairs, dtype=float).T
+        a, b = line[at], other[at]
         if splits:
             level = np.searchsorted(np.asarray(splits), at, side="right")
             a, b = within_levels(level, a), within_levels(level, b)
@@ -344,8 +347,9 @@ def _aligned_at(at: np.ndarray, theirs: np.ndarray, values: Sequence[float | Non
     right = np.clip(np.searchsorted(theirs, at), 1, len(theirs) - 1) if len(theirs) > 1 else np.zeros(len(at), int)
     left = np.maximum(right - 1, 0)
     nearest = np.where(np.abs(theirs[left] - at) <= np.abs(theirs[right] - at), left, right)
-    near = (np.abs(theirs[nearest] - at) <= reach).tolist()
-    return [values[k] if ok else None for k, ok in zip(nearest.tolist(), near, strict=True)]
+    found = np.array([*values, None], dtype=object)[:-1][nearest]  # [None]: a 1-d array of the values as they are
+    found[np.abs(theirs[nearest] - at) > reach] = None
+    return found.tolist()
 
 
 def lines_on(tps: ChartPoints, lines: Sequence[ChartPoints]) -> list[list]:
