@@ -267,3 +267,10 @@ def test_each_part_of_a_row_is_zlibd_only_where_that_takes_a_quarter_off_it():
     got = blocks.decode_buckets_grouped({1: [(bytes(blob), 0)]}, ("idx", "sum", "ms"))[1]
     assert got["idx"].tolist() == list(range(60)) and got["sum"].tolist() == [0] * 60
     assert got["ms"].tolist() == [60_000] * 60
+
+
+def test_float_rows_are_read_in_one_pass_not_row_by_row():
+    rows = [(float_buckets(60, 2), 0), (float_buckets(17, 0, rates=False), 60), (float_buckets(0, 0), 120)]
+    unpacked = {7: [(blocks.unpack_buckets(blocks.encode_buckets(b)), o) for b, o in rows]}
+    got = blocks._float_rows(unpacked)  # {} would send every row to the row-by-row path
+    assert got[7]["idx"].tolist() == [i + o for b, o in rows for i in b["idx"].tolist()]
