@@ -133,7 +133,7 @@ def knee_threshold(get: Mapping) -> float:
     except ValueError:
         raise BadParam(f"knee={raw!r}: give a percentage such as 50") from None
     if not 0 < value <= 100:
-        raise BadParam(f"knee={raw}: give a percentage between 0 and 100")
+        raise BadParam(f"knee={raw}: give a percentage above 0 and at most 100, such as 50")
     return value / 100
 
 

@@ -24,7 +24,8 @@ def measure_all(runs: list[Run]) -> list[Level]:
     windows = {run.pk: run_window(run, trimmed[run.pk][0].seconds) for run in runs}
     sums = runs_sums(runs, LEVEL_SUMS, windows)
     cpus = runs_cpus(runs, windows)
-    return [level_of(run, windows[run.pk], sums[run.pk], trimmed[run.pk][1], cpus[run.pk]) for run in runs]
+    return [level_of(run, windows[run.pk], sums[run.pk], trimmed[run.pk][1], cpus[run.pk], trimmed[run.pk][0].seconds)
+            for run in runs]
 
 
 def runs_cpus(runs: list[Run], windows: dict[int, Window]) -> dict[int, float | None]:
@@ -46,10 +47,11 @@ def most(points: list[tuple[datetime, float]], window: Window | None) -> float |
 
 
 def level_of(run: Run, window: Window, sums: dict[str, tuple[float, float]], tps: WindowTps,
-             cpus: float | None = None) -> Level:
+             cpus: float | None = None, trimmed: int = 0) -> Level:
+    """trimmed: the seconds the window leaves out at the run's start (own_load compares its own count's)."""
     waits = {name[len(TIME_PREFIX):]: (int(total), seconds) for name, (total, seconds) in sums.items()
              if total and name.startswith(TIME_PREFIX)}
-    return Level(run, window, tps, waits, sums.get(BUSY_SECONDS), cpus, own_load(run), sums.get(QPS))
+    return Level(run, window, tps, waits, sums.get(BUSY_SECONDS), cpus, own_load(run, trimmed), sums.get(QPS))
 
 
 def curves(runs: Iterable[Run], threshold: float = DEFAULT_KNEE) -> list[Curve]:

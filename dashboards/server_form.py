@@ -15,6 +15,8 @@ from servers.models import Server
 TLS_FILES = ("tls_ca", "tls_cert", "tls_key")
 # One message for every bad port: the form field's own bound (0, a positive integer) and the model's (1) differed.
 PORT_RANGE = "The port must be a number from 1 to 65535."
+POLL_RANGE = "The interval must be a whole number of seconds (1 to 3600)."
+STATEMENTS_RANGE = "The statements interval must be a whole number of seconds (10 to 3600)."
 
 
 class TagsField(SimpleArrayField):
@@ -55,7 +57,9 @@ class ServerForm(forms.ModelForm):
         error_messages = {
             "name": {"unique": "A server with this name already exists: choose another name."},
             "port": {code: PORT_RANGE for code in ("invalid", "min_value", "max_value")},
-            "poll_interval": {"invalid": "The interval must be a whole number of seconds (1 to 3600)."},
+            # One message for every way out of range: Django's own named 0 for -3 (the field is positive).
+            "poll_interval": {code: POLL_RANGE for code in ("invalid", "min_value", "max_value")},
+            "statements_interval": {code: STATEMENTS_RANGE for code in ("invalid", "min_value", "max_value")},
         }
         help_texts = {
             "host": "host name or IP; leave empty when you give a socket",

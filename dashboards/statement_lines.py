@@ -3,11 +3,11 @@
 from dataclasses import dataclass
 
 from dashboards import reads
-from dashboards.analysis.statements import Ranked, bins_of, rates, spark_points
+from dashboards.analysis.statements import Ranked, bins_of, rates, spark_bins, spark_points
 from dashboards.timerange import TimeRange
 from store.statements import NULL_DIGEST
 
-SPARK_BINS = 40
+SPARK_BINS = 40  # at most: fewer where the statements reads are sparser (spark_bins)
 
 
 @dataclass
@@ -24,8 +24,9 @@ class Line:
 
 def lines_of(server_id: int, tr: TimeRange, found: reads.StatementsRange, ranked: Ranked) -> list[Line]:
     ids = [row.digest_id for row in ranked.rows]
-    drawn = reads.statement_bins(server_id, ids, tr.start, tr.end, SPARK_BINS)
-    bins = bins_of(found.reads, tr.start, tr.end, SPARK_BINS)
+    count = spark_bins(found.reads, tr.seconds, SPARK_BINS)
+    drawn = reads.statement_bins(server_id, ids, tr.start, tr.end, count)
+    bins = bins_of(found.reads, tr.start, tr.end, count)
     trx = found.transactions
     return [Line(row, ranked.share(row), spark_points(rates([b[0] for b in drawn[row.digest_id]], bins)),
                  row.sums["time_ps"] / trx if trx else None, row.sums["execs"] / trx if trx else None,

@@ -20,6 +20,18 @@ class OwnLoad:
     latency_p95_ms: float | None = None
     errors: int | None = None  # rolled back (stress) or ignored errors (sysbench)
     qps: float | None = None  # sysbench's queries per second
+    # Where its own count covers another span than the run's window: the seconds each leaves out at the start
+    # (tps is then None: not compared with the server's).
+    skipped: int | None = None
+    trimmed: int | None = None
+
+    @property
+    def other_span(self) -> str:
+        """Why its TPS is not compared, or ''."""
+        if self.skipped is None:
+            return ""
+        return (f"its own count leaves out the first {self.skipped} s of its run, the run's figures the first "
+                f"{self.trimmed} s: they cover different seconds, so the two are not compared")
 
 
 def from_figures(figures: dict | None) -> OwnLoad | None:

@@ -253,6 +253,8 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
     cut = warmup_end(polled) if warmup is None else min(warmup, len(known) - 1)
     if warmup is None and cut and is_first_level([ts[i] for i in known], polled, cut):
         cut = 0
+    if len(known) - cut < MIN_POINTS:  # the polls judged are those after the warm-up
+        return Verdict("", None, len(known) - cut, None)
     start = known[cut]
     ts, values = ts[start:], values[start:]
     kept = [(t, v) for t, v in zip(ts, values, strict=True) if v is not None]

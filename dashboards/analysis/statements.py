@@ -8,6 +8,7 @@ and ratios of those sums (an average latency is the range's time over its execut
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from statistics import median
 
 from store.statement_reads import DigestTotals
 
@@ -22,6 +23,7 @@ ORDERS: dict[str, tuple[str, Callable[[DigestTotals], float]]] = {
     "scans": ("full scans", lambda r: r.full_scans),
 }
 DEFAULT_ORDER = "time"
+BIN_READS = 1.5  # a small line's bin is at least this many of the reads' interval wide (spark_bins)
 
 
 MONITORING_PARAM = "monitoring"  # ?monitoring=1 ranks the monitoring reads with the other statements
@@ -154,8 +156,19 @@ def latencies(execs: list[int], times: list[int], bins: Bins) -> list[float | No
     return [t / e if e and sec else None for t, e, sec in zip(times, execs, bins.seconds, strict=True)]
 
 
+def spark_bins(reads: list[tuple[datetime, int]], seconds: float, most: int) -> int:
+    """How many equal bins a range's small line takes: at most `most`, each at least BIN_READS of the reads' usual
+    interval wide, so that a source reading without a gap leaves no bin empty (40 bins of 22 s over 15 minutes
+    of 60 s reads held a read in one bin of three: each a lone point between gaps)."""
+    interval = median(ms for _, ms in reads) / 1000 if reads else 0.0
+    if interval <= 0:
+        return most
+    return max(1, min(most, int(seconds / (BIN_READS * interval))))
+
+
 def spark_points(values: list[float | None], width: int = 120, height: int = 24) -> list[str]:
-    """SVG polyline point lists of a small line, one per run of values without a gap; scaled to its own max."""
+    """SVG polyline point lists of a small line, one per run of values without a gap; scaled to its own max.
+    A lone value between gaps is a short dash: a polyline of one point draws nothing."""
     top = max((v for v in values if v is not None), default=0) or 1
     step = width / max(1, len(values) - 1)
     runs: list[list[str]] = []
@@ -167,7 +180,12 @@ def spark_points(values: list[float | None], width: int = 120, height: int = 24)
         current.append(f"{i * step:.1f},{height - value / top * (height - 2) - 1:.1f}")
     if current:
         runs.append(current)
-    return [" ".join(run) for run in runs]
+    return [" ".join(run if len(run) > 1 else _dash(run[0])) for run in runs]
+
+
+def _dash(point: str) -> list[str]:
+    x, y = (float(v) for v in point.split(","))
+    return [f"{x - 1.5:.1f},{y:.1f}", f"{x + 1.5:.1f},{y:.1f}"]
 
 
 @dataclass(frozen=True)

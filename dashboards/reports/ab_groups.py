@@ -64,13 +64,15 @@ def pick_groups(get: QueryDict) -> Groups | None:
     return Groups(a, [run for run in b if run.pk not in both], problems)
 
 
-def verdict(groups: Groups, means: dict[int, float | None]) -> dict:
-    """The A/B ratio over the runs' average TPS, and the per-run rows it was computed from (analysis/ab_verdict)."""
+def verdict(groups: Groups, means: dict[int, tuple[float | None, int]]) -> dict:
+    """The A/B ratio over the runs' average TPS, and the per-run rows it was computed from (analysis/ab_verdict).
+    means: each run's average TPS and the seconds its figures leave out at its start."""
     rows = []
     for side, runs in (("A", groups.a), ("B", groups.b)):
         for run in runs:
-            own = own_load(run)
-            server, mine = means.get(run.pk), own.tps if own else None
+            server, trimmed = means.get(run.pk, (None, 0))
+            own = own_load(run, trimmed)
+            mine = own.tps if own else None
             rows.append({"group": side, "run": run, "server_tps": server, "own_tps": mine,
                          "others": others_share(server, mine)})
     return ab_verdict(rows)

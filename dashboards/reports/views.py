@@ -56,9 +56,9 @@ def change_cells(change: Change) -> dict:
     return {"name": change.name, "before": show(change.before), "after": show(change.after)}
 
 
-def others_context(run: Run, server_tps: float | None) -> dict:
+def others_context(run: Run, server_tps: float | None, trimmed: int) -> dict:
     """Where the server counted more than the load's own count by the threshold: other clients ran the rest."""
-    own = own_load(run)
+    own = own_load(run, trimmed)
     share = others_share(server_tps, own.tps if own else None)
     return {"others": others_sentence(share), "own_tps": own.tps} if own and others_ran(share) else {}
 
@@ -81,7 +81,7 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
     context.update(
         run=run, summary=summary, waits=waits[:TOP_WAITS], waits_total=len(waits), hidden=hidden,
         **condition_toggle(request, conditions),
-        **others_context(run, summary.tps.mean),
+        **others_context(run, summary.tps.mean, summary.warmup),
         dips=dips, dip_threshold=dip_threshold(summary.tps), verdict=verdict, warmup_found=summary.warmup_found,
         verdict_text=verdict_text(verdict, Warmup(summary.warmup, summary.warmup_found)),
         figures={"chart-stability": stability,

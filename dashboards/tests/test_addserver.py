@@ -67,7 +67,8 @@ def test_it_refuses_a_failing_check_and_saves_nothing(mariadb, monkeypatch):
     (["--host", "h", "--user", "u"], "Give --password-env VAR, the environment variable holding the monitoring"),
     (["--user", "u", "--password-env", "SANDBOX_PW"], "--host: Give a host (and port), or a socket path"),
     (["--host", "h", "--port", "0", "--user", "u", "--password-env", "SANDBOX_PW"], "--port: The port must be"),
-    (["--host", "h", "--interval", "0", "--user", "u", "--password-env", "SANDBOX_PW"], "--interval: Ensure"),
+    (["--host", "h", "--interval", "0", "--user", "u", "--password-env", "SANDBOX_PW"],
+     "--interval: The interval must be a whole number of seconds (1 to 3600)"),
 ])
 def test_it_explains_bad_input(args, message):
     with pytest.raises(CommandError) as err:

@@ -13,6 +13,7 @@ from dashboards.analysis.run_verdict import judge
 from dashboards.analysis.verdict_words import levels_said, shifted
 from store.ingest import write_samples
 from store.sample import Sample
+from testing import level_change_recorded as recorded
 from testing.servers import make_server
 
 T0 = datetime(2026, 3, 2, 9, tzinfo=UTC)
@@ -354,3 +355,18 @@ def test_the_stability_page_says_the_stall_apart_from_the_level_change(admin_cli
     assert f"Level change: TPS from 169.5 to 43.6 at {polls[17]:%H:%M:%S} (-74 %)" in part
     assert (f"the polls from {polls[11]:%H:%M:%S} to {polls[15]:%H:%M:%S} UTC are a stall (under a tenth of the "
             "levels on both sides), left out of the levels; the dips table lists it") in part
+
+
+def test_a_noisy_level_between_two_calm_ones_is_still_two_level_changes():
+    """Recorded: sysbench at 1, 6, then 1 thread (testing/level_change_recorded.py). The 6-thread level's noise
+    (91 to 195 TPS) left each change over half a line's squares, and the page read "Noisy (CV 40.9 %)"."""
+    start = datetime(2026, 11, 26, 22, 28, 49, 575000, tzinfo=UTC)
+    ts = [start + timedelta(seconds=s) for s in recorded.OFFSETS_S]
+    verdict = judge(ts, list(recorded.TPS))
+    assert verdict.kind == "shifted" and verdict.warmup_polls == 1  # the poll before sysbench started: 0 TPS
+    # sysbench went to 6 threads at 22:31:21 and back to 1 at 22:33:51: the first polls after are 31 and 61.
+    assert [s.at for s in verdict.shifts] == [ts[31], ts[61]]
+    by_hand = [sum(part) / len(part) for part in (recorded.TPS[1:31], recorded.TPS[31:61], recorded.TPS[61:])]
+    assert [(s.before, s.after) for s in verdict.shifts] == [pytest.approx((by_hand[0], by_hand[1])),
+                                                              pytest.approx((by_hand[1], by_hand[2]))]
+    assert shifted(verdict) == "TPS from 64.7 to 129.7 at 22:31:24 (+101 %), to 67.9 at 22:33:54 (-48 %)"

@@ -95,3 +95,15 @@ def test_a_threshold_beyond_any_forecast_gives_no_time_instead_of_an_error():
     growing = Trend(per_second=1.0, window=timedelta(minutes=5), polls=30, noise=1.0)
     assert time_to_threshold(100, growing, 100 + 3600) == timedelta(hours=1)  # 3,600 to go at 1 / s
     assert time_to_threshold(100, growing, 1e30) is None  # 3e22 years: the fuzz's threshold made a 500
+
+
+def test_a_past_range_names_its_figures_at_its_end_not_now(admin_client, polled):
+    """Seen in the audit: a range that ended minutes ago headed its last poll "history list length now"."""
+    server, polls = polled
+    end = polls[-1][0] - timedelta(minutes=10)
+    q = f"from={end - timedelta(minutes=15):%Y-%m-%dT%H:%M:%S}&to={end:%Y-%m-%dT%H:%M:%S}"
+    past = admin_client.get(f"/servers/{server.pk}/purge/?{q}").content.decode()
+    assert "history list length at the end of this range" in past and "trend at the end of this range" in past
+    assert "length now" not in past and "trend now" not in past
+    live = admin_client.get(f"/servers/{server.pk}/purge/?range=15m").content.decode()
+    assert "history list length now" in live and "trend now" in live

@@ -200,3 +200,12 @@ def test_a_one_poll_sag_minutes_after_the_periodic_stalls_is_no_occurrence():
     values[59 + 29] = 5.8  # at 440 s: the grid's slot (150 s + 7 x 40 s = 430 s) lies 10 s before it
     verdict = judge(times, values, warmup=0)
     assert verdict.kind == "periodic" and len(verdict.dips) == 7 and verdict.other_dips == 1
+
+
+def test_fewer_than_ten_polls_after_the_warm_up_give_no_verdict():
+    """Seen in the audit: a 50 s sysbench step polled every 5 s with a 10 s warm-up read "Noisy ... over 7
+    points": the ten polls counted before the warm-up was cut. 10 polls, the first 3 the warm-up: 7 judged."""
+    values = [1000.0 + (40 if i % 2 else -40) for i in range(10)]
+    verdict = judge([at(i, 5) for i in range(10)], values, warmup=3)
+    assert verdict.kind == "" and verdict.points == 7
+    assert judge([at(i, 5) for i in range(13)], values + values[:3], warmup=3).kind == "steady"  # 10 judged: CV 4 %

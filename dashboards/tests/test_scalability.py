@@ -89,7 +89,8 @@ def test_the_report_prints_the_same_study(client, admin_user, sweeps):
 @pytest.mark.parametrize("params, message", [
     ({"sweep": "nope"}, "no sweep named &#x27;nope&#x27;"),
     ({"sweep": "baseline", "knee": "lots"}, "give a percentage such as 50"),
-    ({"sweep": "baseline", "knee": "0"}, "between 0 and 100"),
+    ({"sweep": "baseline", "knee": "0"}, "knee=0: give a percentage above 0 and at most 100"),  # 0 is not allowed
+    ({"sweep": "baseline", "knee": "101"}, "knee=101: give a percentage above 0 and at most 100"),
     ({"runs": "1,x"}, "is not a run id"),
 ])
 def test_a_bad_selection_is_a_400_with_the_reason(client, admin_user, sweeps, params, message):

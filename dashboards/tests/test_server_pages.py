@@ -86,7 +86,11 @@ def test_it_saves_a_server_that_is_down_when_asked_to(client, admin_user, monito
     ({"port": "-1"}, "port", "must be a number from 1 to 65535"),
     ({"port": "0"}, "port", "must be a number from 1 to 65535"),
     ({"port": "abc"}, "port", "must be a number from 1 to 65535"),
-    ({"poll_interval": "0"}, "poll_interval", "greater than or equal to 1"),
+    ({"poll_interval": "0"}, "poll_interval", "whole number of seconds (1 to 3600)"),
+    ({"poll_interval": "-3"}, "poll_interval", "whole number of seconds (1 to 3600)"),  # the audit: "... to 0"
+    ({"poll_interval": "3601"}, "poll_interval", "whole number of seconds (1 to 3600)"),
+    ({"statements_interval": "-5"}, "statements_interval", "whole number of seconds (10 to 3600)"),
+    ({"statements_interval": "9"}, "statements_interval", "whole number of seconds (10 to 3600)"),
     ({"poll_interval": "ten"}, "poll_interval", "whole number of seconds"),
     ({"name": ""}, "name", "required"),
     ({"password": ""}, "password", "Give the monitoring user's password"),

@@ -31,7 +31,7 @@ def swept_sigma(mariadb, rows: int) -> tuple[float, list[float]]:
     call_command("bench_run", "bench", "--levels", "1,2,4,8", "--sweep", sweep, "--", "sysbench", ROW_LOCK,
                  *options, "--threads={threads}", "--time=2", "run", stdout=io.StringIO())
     runs = Run.objects.filter(sweep=sweep).order_by("concurrency")
-    owns = [own_load(run) for run in runs]
+    owns = [own_load(run, 0) for run in runs]  # sysbench's rates over its whole run: no warm-up either side
     tps = [own.tps for own in owns if own is not None and own.tps is not None]
     fit = fit_usl([run.concurrency or 0 for run in runs], tps)
     assert fit is not None and len(tps) == 4, tps
