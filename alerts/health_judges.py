@@ -10,7 +10,7 @@ from django.db.models import Count, Max, Min
 
 from alerts.verdicts import Cleared, Verdict
 from collectors.models import PollRecord, ServerHealth
-from collectors.status import is_failing
+from collectors.status import is_failing, off_from_the_start
 from servers.models import Server
 
 if TYPE_CHECKING:  # the kinds table (alerts.kinds) refers to the functions here
@@ -84,6 +84,10 @@ def source_verdicts(rule: Rule, servers: list[Server], now: datetime) -> dict[in
 
 
 def source_verdict(server: Server, name: str, state: dict, polled_at) -> Verdict:
+    if off_from_the_start(state):
+        # The server's configuration, not a failure: an event opened for it before "worked" was kept ends now.
+        return Verdict(False, key=name, detail=f"{server.name}: source {name} off since the server was first "
+                       f"polled, a setting of the server rather than a failure: {state.get('error') or 'off'}")
     ok = not is_failing(state)
     detail = (f"{server.name}: source {name} ok" if ok
               else f"{server.name}: source {name} failing: {state.get('error') or 'no error text'}")

@@ -20,7 +20,7 @@ class ServerHealth(models.Model):
     consecutive_failures = models.IntegerField(default=0)
     last_error = models.TextField(blank=True)
     # {source: {"status": collectors.results.STATUSES, "ok": bool, "error": str, "duration_ms": float, "at": ISO,
-    #           "note": str}}
+    #           "note": str, "worked": true once it ran ok here (collectors.record keeps it)}}
     sources = models.JSONField(default=dict, blank=True)
     polls = models.BigIntegerField(default=0)  # how many polls so far; picks the history slot
     last_duration_ms = models.FloatField(null=True, blank=True)

@@ -22,6 +22,8 @@ HEALTH = ServerHealth._meta.db_table
 HISTORY = PollRecord._meta.db_table
 # One statement per batch over binary column arrays, no model instances: the ORM cost 0.35 ms a poll
 # (docs/sources.md); each history row takes its server's next ring slot from the health upsert's count.
+# A source's "worked" stays true once it ran ok on the server (an entry of before it was kept counts by its
+# "ok"): an alert tells a source that went off from one the server's configuration never provided.
 UPSERT_HEALTH_AND_HISTORY = f"""
 WITH t AS (
     SELECT * FROM unnest(%b::bigint[], %b::timestamptz[], %b::timestamptz[], %b::int[], %b::text[], %b::text[],
@@ -36,7 +38,10 @@ WITH t AS (
         last_success_at = COALESCE(EXCLUDED.last_success_at, h.last_success_at),
         consecutive_failures = CASE WHEN EXCLUDED.consecutive_failures = 0 THEN 0 ELSE h.consecutive_failures + 1 END,
         last_error = EXCLUDED.last_error,
-        sources = h.sources || EXCLUDED.sources,
+        sources = h.sources || COALESCE((
+            SELECT jsonb_object_agg(k, CASE WHEN 'true' IN (h.sources -> k ->> 'worked', h.sources -> k ->> 'ok')
+                                            THEN v || jsonb_build_object('worked', true) ELSE v END)
+            FROM jsonb_each(EXCLUDED.sources) AS e(k, v)), '{{}}'::jsonb),
         polls = h.polls + 1,
         last_duration_ms = EXCLUDED.last_duration_ms,
         last_lag_ms = EXCLUDED.last_lag_ms

@@ -34,6 +34,8 @@ class SourceResult:
                  "duration_ms": round(self.duration_ms, 3), "at": at.isoformat()}
         if self.note:
             entry["note"] = self.note
+        if self.ok:
+            entry["worked"] = True  # kept by the health upsert (collectors.record) while later polls fail
         return entry
 
 

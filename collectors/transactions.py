@@ -12,6 +12,8 @@ the server has on, and says which.
 
 import pymysql
 
+from collectors.monitor_enable import config_hint
+
 TRX_SUMMARY = "tps_trx_summary"  # performance_schema: every transaction (any engine, read-only too)
 INNODB_TRX = "tps_innodb"  # INNODB_METRICS: InnoDB transactions, committed or rolled back
 EXPLICIT = "tps_explicit"  # Com_commit + Com_rollback: explicit transactions only
@@ -39,7 +41,7 @@ INNODB_TRX_SQL = f"SELECT COUNT(*), SUM(COUNT) {INNODB_TRX_FROM}"
 TRX_SUMMARY_ON = "UPDATE performance_schema.setup_instruments SET ENABLED='YES' WHERE NAME='transaction'"
 TRX_SUMMARY_CONFIG = "performance-schema-instrument='transaction=ON'"
 INNODB_TRX_ON = "SET GLOBAL innodb_monitor_enable='trx_%'"
-INNODB_TRX_CONFIG = "innodb_monitor_enable=trx_%"
+INNODB_TRX_ENTRIES = ("trx_%",)  # the same, in the option file's innodb_monitor_enable list
 ENABLE_HINT = ("to count autocommit transactions too, turn on performance_schema's transaction instrument "
                f"({TRX_SUMMARY_CONFIG} in the server configuration, or at runtime: {TRX_SUMMARY_ON}) or "
                f"InnoDB's counters ({INNODB_TRX_ON})")
@@ -74,7 +76,7 @@ def enable_hint(flavor: str, version: tuple[int, int, int], performance_schema: 
             hints.append(f"set performance_schema=ON and {TRX_SUMMARY_CONFIG} in the server configuration "
                          "and restart it")
     if version >= INNODB_TRX_SINCE.get(flavor, (99, 0, 0)):
-        hints.append(f"run {INNODB_TRX_ON} (and add {INNODB_TRX_CONFIG} to the server configuration)")
+        hints.append(f"run {INNODB_TRX_ON} (and {config_hint(INNODB_TRX_ENTRIES)})")
     if not hints:
         return ("this server has no counter of autocommit transactions (performance_schema's transaction "
                 "summary needs MySQL 5.7.3 or MariaDB 10.5.2, InnoDB's trx counters MySQL 5.6 or MariaDB 10.0)")

@@ -15,6 +15,7 @@ import pymysql
 
 from collectors import transactions
 from collectors.connection import ServerInfo
+from collectors.monitor_enable import config_hint
 
 # The consumers an idle holder's last statement needs, in the order performance_schema applies them.
 STATEMENT_CONSUMERS = ("global_instrumentation", "thread_instrumentation", "events_statements_current")
@@ -29,6 +30,7 @@ INSTRUMENTS_SQL = ("SELECT SUBSTRING_INDEX(NAME, '/', 2) AS family, SUM(ENABLED 
 PURGE_METRICS_SQL = ("SELECT COUNT(*) FROM information_schema.INNODB_METRICS"
                      " WHERE (NAME LIKE 'purge%' OR NAME LIKE 'trx_undo%') AND NOT {enabled}")
 PURGE_METRICS_ON = "SET GLOBAL innodb_monitor_enable = 'purge%'; SET GLOBAL innodb_monitor_enable = 'trx_undo%'"
+PURGE_METRICS_ENTRIES = ("purge%", "trx_undo%")  # the same, in the option file's innodb_monitor_enable list
 
 
 @dataclass(frozen=True)
@@ -112,8 +114,7 @@ def purge_counters_off(conn: pymysql.Connection, info: ServerInfo) -> list[Weake
         return []
     return [Weakened(f"{off} InnoDB purge counters (INNODB_METRICS purge%, trx_undo%)", "purge counters",
                      "the purge page has no purge rates (records purged, undo pages, DML delay) to draw",
-                     f"run {PURGE_METRICS_ON} (and add innodb_monitor_enable=purge%,trx_undo% to the server "
-                     "configuration)")]
+                     f"run {PURGE_METRICS_ON} (and {config_hint(PURGE_METRICS_ENTRIES)})")]
 
 
 def answer(conn: pymysql.Connection, sql: str) -> list[tuple]:

@@ -1,5 +1,6 @@
 """A second MariaDB of the test's own: stopped, it raises one unreachable alert; restarted with
-performance_schema OFF, one source-failing alert. Each clears with one resolved mail."""
+performance_schema OFF, one source-failing alert. Each clears with one resolved mail. Registered while
+performance_schema is OFF (MariaDB's default), it raises none: the server pages say how to turn it on."""
 
 
 import pytest
@@ -9,7 +10,7 @@ from alerts.builtin import ensure_builtin_rules
 from alerts.evaluation import evaluate_all
 from alerts.models import Event, Rule
 from collectors.batch import poll_server
-from collectors.models import PollRecord
+from collectors.models import PollRecord, ServerHealth
 from testing.mariadb import running_sandbox
 from testing.servers import make_server
 
@@ -75,3 +76,16 @@ def test_it_mails_when_performance_schema_is_turned_off(own_mariadb, inbox):
 
     cycle(server.id, "global_status", "pfs_waits")
     assert inbox.subjects()[1:] == [f"[SteadyState] RESOLVED: {rule.name} on lab-db"]
+
+
+def test_it_stays_quiet_for_a_server_registered_with_performance_schema_off(own_mariadb, inbox):
+    rule = builtin("source-failing")
+    own_mariadb.restart(performance_schema=False)
+    try:
+        server = make_server("lab-db", port=own_mariadb.port)
+        cycle(server.id, "global_status", "pfs_waits")
+        cycle(server.id, "global_status", "pfs_waits")
+    finally:
+        own_mariadb.restart(performance_schema=True)
+    assert ServerHealth.objects.get(server=server).sources["pfs_waits"]["status"] == "off"
+    assert inbox.messages == [] and not Event.objects.filter(rule=rule).exists()

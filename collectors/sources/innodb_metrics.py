@@ -5,6 +5,7 @@ import pymysql
 
 from collectors.connection import ServerInfo
 from collectors.metric import Metric
+from collectors.monitor_enable import config_hint
 from collectors.source import Reading, Source, counted_sql, from_counted, joined_rows, joined_sql
 
 NAME = "innodb_metrics"
@@ -63,7 +64,7 @@ def enable_hint(disabled: list[str]) -> str:
     patterns += [name for name in disabled if not name.startswith(("purge", "trx_undo"))]
     sql = "; ".join(f"SET GLOBAL innodb_monitor_enable = '{p}'" for p in patterns)
     return (f"purge counters disabled: {', '.join(disabled)}. Enable with: {sql} "
-            "(and innodb_monitor_enable in the server configuration to keep them after a restart)")
+            f"(and to keep them after a restart, {config_hint(patterns)})")
 
 
 def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:

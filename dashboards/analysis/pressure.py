@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from collectors import monitor_enable
 from store.breaks import downsample_with_breaks
 from store.points import datetimes
 
@@ -96,8 +97,9 @@ def missing_enables(lines: Sequence[Line], chosen: dict[str, str | None]) -> lis
 
 
 def option_line(modules: Sequence[str]) -> str:
-    """The option file's line that keeps those modules on after a restart (innodb_monitor_enable takes a list)."""
-    return f"innodb_monitor_enable={','.join(modules)}" if modules else ""
+    """The option file's line that keeps those modules on after a restart, where it has none yet (the page
+    says to add them to an existing one: collectors.monitor_enable)."""
+    return monitor_enable.option_line(modules)
 
 
 @dataclass(frozen=True)

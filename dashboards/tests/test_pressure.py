@@ -1,5 +1,6 @@
 """The InnoDB pressure page over hand-written samples (rates computed here), and on the suite's MariaDB."""
 
+import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -112,3 +113,18 @@ def test_the_page_says_the_option_file_line(admin_client):
     write(server)  # checkpoint age from status: only the buffer and purge modules are off
     body = admin_client.get(f"/servers/{server.pk}/pressure/?{RANGE}").content.decode()
     assert "add <code>innodb_monitor_enable=module_buffer,module_purge</code> to the server's option file" in body
+
+
+def test_the_option_file_line_says_to_join_an_existing_one(admin_client, mariadb):
+    """innodb_monitor_enable is one list: a second line in my.cnf would replace the user's own, so the page
+    says to add the modules to an existing line (MariaDB 10.11 has the purge module off by default)."""
+    server = Server(name="pressure-option-line", host="127.0.0.1", port=mariadb.port, user="steady")
+    server.password = "s3cret!"
+    server.save()
+    for _ in range(2):
+        poll_server(server.id, only=["global_status", "innodb_metrics"])
+    body = admin_client.get(f"/servers/{server.pk}/pressure/?range=1h").content.decode()
+    (entries,) = re.findall(r"add <code>innodb_monitor_enable=([a-z_,]+)</code> to the server's option file", body)
+    assert "module_purge" in entries.split(",")
+    assert (f"if the file has an <code>innodb_monitor_enable</code> line already, add <code>,{entries}</code> "
+            "to the end of that line instead") in " ".join(body.split())

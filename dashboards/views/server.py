@@ -5,7 +5,8 @@ from datetime import timedelta
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
-from collectors.weakened import PURGE_METRICS_ON
+from collectors.monitor_enable import option_line
+from collectors.weakened import PURGE_METRICS_ENTRIES, PURGE_METRICS_ON
 from dashboards import host_series, reads
 from dashboards.analysis.purge_growth import REACH, time_to_threshold
 from dashboards.analysis.run_verdict import Verdict, judge_lines, moving_lines
@@ -50,7 +51,7 @@ DEFAULT_THRESHOLD = 1_000_000  # history length a person would want to hear abou
 # What Test connection says for the same counters (collectors/weakened.py): 'purge%' turns on every purge_*
 # counter the page draws by name, whatever module a version files it under.
 ENABLE_PURGE_SQL = PURGE_METRICS_ON
-ENABLE_PURGE_CONFIG = "innodb_monitor_enable=purge%,trx_undo%"  # the option file line Test connection gives
+ENABLE_PURGE_CONFIG = option_line(PURGE_METRICS_ENTRIES)  # the option file line Test connection gives
 
 
 def stability_params(request: HttpRequest) -> tuple[int, float, list[str]]:
@@ -153,7 +154,8 @@ def purge(request: HttpRequest, server_id: int) -> HttpResponse:
         "threshold_problem": threshold_problem,
         "above_since": above_since(server.pk, tr, threshold),
         "eta": time_to_threshold(current, trend, threshold), "missing": missing, "enable_sql": ENABLE_PURGE_SQL,
-        "enable_config": ENABLE_PURGE_CONFIG, "collected_before": any(m in collected for m in missing),
+        "enable_config": ENABLE_PURGE_CONFIG, "enable_entries": ",".join(PURGE_METRICS_ENTRIES),
+        "collected_before": any(m in collected for m in missing),
         "verdict": verdict,
         "csv": chart_csv(server.pk, [reads.HISTORY, reads.TPS, *collected], tr, points),
     })
