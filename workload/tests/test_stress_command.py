@@ -2,6 +2,7 @@ import io
 import os
 import signal
 import threading
+import time
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -60,6 +61,20 @@ def test_an_unknown_server_is_named(server):
         stress("nope")
 
 
+def stop_once_loaded(target: SandboxMariaDB, clients: int, timeout_s: float = 60.0) -> None:
+    """Stop the target once the driver's clients run on it (not a fixed delay: on a loaded machine the driver may
+    still be setting up, and the target's end would then be a connect error before the run began)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        (connected,), = target.execute("SELECT COUNT(*) FROM information_schema.PROCESSLIST "
+                                       "WHERE ID <> CONNECTION_ID() AND USER = 'root'")
+        if connected >= clients:
+            break
+        time.sleep(0.1)
+    time.sleep(0.5)
+    target.stop()
+
+
 def test_a_stopped_target_ends_the_driver_with_a_clear_error(private_dir):
     doomed = SandboxMariaDB(private_dir / "data")
     doomed.start()
@@ -67,7 +82,7 @@ def test_a_stopped_target_ends_the_driver_with_a_clear_error(private_dir):
         server = Server(name="doomed", host="127.0.0.1", port=doomed.port, user="root")
         server.password = ""
         server.save()
-        stopper = threading.Timer(1.5, doomed.stop)
+        stopper = threading.Thread(target=stop_once_loaded, args=(doomed, 2))
         stopper.start()
         with pytest.raises(CommandError, match=r"server doomed: the workload stopped: .*Check that the server"):
             stress("doomed", "--duration", "120", "--interval", "0.5", "--concurrency", "2")
