@@ -4,6 +4,7 @@ import csv
 import io
 import time
 from datetime import timedelta
+from itertools import pairwise
 
 import pytest
 from django.utils import timezone
@@ -25,10 +26,13 @@ def test_it_exports_real_polls_as_the_store_holds_them(client, admin_user, maria
     mariadb.execute("CREATE DATABASE IF NOT EXISTS export_load",
                     "CREATE TABLE IF NOT EXISTS export_load.t (id INT PRIMARY KEY AUTO_INCREMENT, v INT)")
     start = timezone.now() - timedelta(seconds=1)
+    spans = []  # each poll's read lies between these two clock readings
     for i in range(4):
         # Explicit transactions: autocommitted statements do not count in Com_commit.
         mariadb.execute(*["BEGIN", f"INSERT INTO export_load.t (v) VALUES ({i})", "COMMIT"] * (10 + 10 * i))
+        before = time.monotonic()
         assert not poll_server(server.pk).connect_error
+        spans.append((before, time.monotonic()))
         time.sleep(1.05)
     end = timezone.now()
     params = {"server": "sandbox", "metrics": "tps,Threads_running,wait.time_ps:wait/synch/*", "full": 1,
@@ -46,5 +50,6 @@ def test_it_exports_real_polls_as_the_store_holds_them(client, admin_user, maria
     assert len(got) == len(deltas.values) >= 3
     assert list(got.values()) == pytest.approx(rates.values, rel=1e-5)  # one row a poll, on the poll grid
     assert min(deltas.values) >= 10  # the transactions we ran, at least, in each interval
-    for rate, delta in zip(rates.values, deltas.values, strict=True):
-        assert 0.5 < delta / rate < 2.0  # delta / interval, with an interval of about a second
+    # delta / rate is the interval the rate divides by: the time between two polls' reads, whatever the load
+    for rate, delta, (was, now) in zip(rates.values, deltas.values, pairwise(spans), strict=True):
+        assert now[0] - was[1] - 0.05 < delta / rate < now[1] - was[0] + 0.05
