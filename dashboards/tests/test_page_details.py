@@ -56,7 +56,7 @@ def test_a_server_never_polled_says_so_not_that_it_is_unreachable(admin_client, 
     ServerHealth.objects.create(server=refused, last_poll_at=timezone.now(), consecutive_failures=1,
                                 last_error="access denied for user 'steady'")
     body = admin_client.get(f"/servers/{refused.pk}/{page}/?range=1h").content.decode()
-    assert "refused is unreachable and never polled successfully: 1 failed polls in a row: access denied" in body
+    assert "refused is unreachable and never polled successfully: 1 failed poll in a row: access denied" in body
 
 
 def test_firing_alerts_link_to_a_page_that_exists(admin_client):
