@@ -82,6 +82,7 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
     metrics = ",".join(query.collected(run.server_id, ["qps", "Threads_running", *chart_metrics(collected)]))
     context.update(
         run=run, summary=summary, waits=waits[:TOP_WAITS], waits_total=len(waits), hidden=hidden,
+        not_started=run.ended_at is None and run.started_at >= window.end,  # marked ahead: its window ends at its start
         **condition_toggle(request, conditions),
         **others_context(run, summary.tps.mean),
         dips=dips, dip_threshold=dip_threshold(summary.tps), verdict=verdict, warmup_found=summary.warmup_found,
