@@ -24,6 +24,13 @@ def port_in_range(url: str) -> None:
         raise ValidationError(f"port {found.group(1)} is not a TCP port: give one from 1 to 65535")
 
 
+class WebhookUrlField(forms.URLField):
+    """http and https only: in place of URLField's own validator (also ftp), not beside it, which said
+    "Enter a valid URL." twice."""
+
+    default_validators = [URLValidator(schemes=["http", "https"])]
+
+
 class RecipientsField(forms.CharField):
     """E-mail addresses separated by commas, spaces or new lines."""
 
@@ -51,9 +58,8 @@ class TestEmailForm(forms.Form):
 
 class RuleForm(forms.ModelForm):
     recipients = RecipientsField(required=False, help_text="empty: the ALERT_RECIPIENTS setting")
-    webhook_url = forms.URLField(
-        label="Webhook URL", required=False, max_length=500, assume_scheme="https",
-        validators=[URLValidator(schemes=["http", "https"]), port_in_range],
+    webhook_url = WebhookUrlField(
+        label="Webhook URL", required=False, max_length=500, assume_scheme="https", validators=[port_in_range],
         help_text="optional: firing and resolved events are also POSTed here as JSON (a Slack incoming webhook works)")
     webhook_secret = forms.CharField(
         label="Webhook secret", required=False, max_length=200, widget=forms.PasswordInput(render_value=False),

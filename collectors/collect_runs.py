@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 NAME_LENGTH = 200  # Run.name
 RUN_TEXTS = {"notes": 100_000, "sweep": 200, "label": 200, "command": 100_000, "tool_summary": 100_000}
 RUN_NUMBERS = {"concurrency": 1, "warmup_seconds": 0}  # the least each may be
+MOST = 2**31 - 1  # the most any may be (an integer column)
 
 
 @dataclass(frozen=True)
@@ -82,5 +83,5 @@ def run_fields(given) -> dict:
         return {}
     out = {k: v[:RUN_TEXTS[k]] for k, v in given.items() if k in RUN_TEXTS and isinstance(v, str)}
     out.update({k: v for k, v in given.items() if k in RUN_NUMBERS and isinstance(v, int)
-                and not isinstance(v, bool) and RUN_NUMBERS[k] <= v <= 2**31 - 1})
+                and not isinstance(v, bool) and RUN_NUMBERS[k] <= v <= MOST})
     return out

@@ -15,6 +15,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from collectors.collect_marks import append, mark_record
+from collectors.collect_runs import MOST, RUN_NUMBERS
+from servers.time_bounds import BOUNDS, out_of_bounds
 
 RUN_FIELDS = {"notes": str, "concurrency": int, "warmup_seconds": int, "sweep": str, "label": str,
               "command": str, "tool_summary": str}
@@ -34,6 +36,7 @@ class MarkApi:
     def __init__(self, path: Path):
         self.path = path
         self.runs: dict[int, str] = {}
+        self.starts: dict[int, float] = {}  # epoch seconds, by run id
         self.lock = threading.Lock()
 
     def post(self, url: str, body: dict) -> tuple[int, dict]:
@@ -49,21 +52,28 @@ class MarkApi:
     def start_run(self, body: dict) -> dict:
         name = text(body, "name", 200, required=True)
         started = when(body, "started_at")
+        ended = when(body, "ended_at") if body.get("ended_at") else None
+        if ended is not None and ended < started:
+            raise ApiError(400, "ended_at: before started_at")
         fields = run_fields(body)
         with self.lock:
             run_id = len(self.runs) + 1
             self.runs[run_id] = name
+            self.starts[run_id] = started
         append(self.path, {**mark_record(started, run_start=name), "fields": fields})
-        if body.get("ended_at"):
-            append(self.path, mark_record(max(started, when(body, "ended_at")), run_end=name))
+        if ended is not None:
+            append(self.path, mark_record(ended, run_end=name))
         return {"id": run_id, "name": name, "started_at": stamp(started), **fields}
 
     def end_run(self, run_id: int, body: dict) -> dict:
         with self.lock:
-            name = self.runs.get(run_id)
+            name, started = self.runs.get(run_id), self.starts.get(run_id, 0.0)
         if name is None:
             raise ApiError(404, f"no run {run_id} in this collection")
-        entry = mark_record(when(body, "ended_at"), run_end=name)
+        ended = when(body, "ended_at")
+        if ended < started:
+            raise ApiError(400, "ended_at: before the run's start")
+        entry = mark_record(ended, run_end=name)
         if body.get("tool_summary"):
             entry["fields"] = {"tool_summary": text(body, "tool_summary", 100_000)}
         append(self.path, entry)
@@ -78,7 +88,18 @@ def text(body: dict, key: str, limit: int, required: bool = False) -> str:
     value = body.get(key, "")
     if not isinstance(value, str) or (required and not value.strip()) or len(value) > limit:
         raise ApiError(400, f"{key}: {'required, ' if required else ''}text of at most {limit} characters")
+    if unstorable(value):  # what PostgreSQL cannot hold would make the whole collection file fail to load
+        raise ApiError(400, f"{key}: text without NUL characters (\\u0000) or lone surrogates (\\ud800)")
     return value.strip()
+
+
+def unstorable(value: str) -> bool:
+    """A NUL or a lone UTF-16 surrogate (JSON's \\u0000, \\ud800): no PostgreSQL text column holds either."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return "\x00" in value
 
 
 def when(body: dict, key: str) -> float:
@@ -92,6 +113,8 @@ def when(body: dict, key: str) -> float:
         raise ApiError(400, f"{key}: {value!r} is not an ISO 8601 time") from None
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)
+    if out_of_bounds(parsed):  # a run or annotation outside them cannot be stored: the load would refuse the file
+        raise ApiError(400, f"{key}: {value!r} is not a time {BOUNDS}")
     return parsed.timestamp()
 
 
@@ -101,8 +124,9 @@ def run_fields(body: dict) -> dict:
         if body.get(key) in (None, ""):
             continue
         value = body[key]
-        if kind is int and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
-            raise ApiError(400, f"{key}: a whole number from 0")
+        least = RUN_NUMBERS.get(key, 0)  # what the load keeps: it drops any other number silently
+        if kind is int and (not isinstance(value, int) or isinstance(value, bool) or not least <= value <= MOST):
+            raise ApiError(400, f"{key}: a whole number from {least} to {MOST}")
         out[key] = value if kind is int else text(body, key, 100_000)
     return out
 

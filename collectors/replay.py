@@ -22,6 +22,7 @@ from collectors.outcome import sample_of
 from collectors.sources.oldest_trx import NAME as OLDEST_TRX
 from collectors.sources.statements import NAME as STATEMENTS
 from servers.models import Annotation, Run, Server
+from servers.time_bounds import BOUNDS, EARLIEST, LATEST
 from store import catalog, config, partitions
 from store import statements as statement_store
 from store.ingest import write_now
@@ -120,11 +121,19 @@ def add_record(found: Plan, record: dict) -> None:
         found.last = when
         found.info = record.get("info") or found.info
     elif kind == "mark":
-        float(record["at"])
+        mark_time(float(record["at"]))
         found.collection += record.get("resumed") is True  # the first mark of a collection resumed into the file
         found.marks.append(MarkSeen(record, found.last, found.collection))
     elif kind == "end":
         found.collection += 1  # what follows was written by a collection resumed into the file
+
+
+def mark_time(epoch: float) -> None:
+    """A mark becomes a run's start or end or an annotation, whose times the database keeps within
+    servers.time_bounds: one outside (a script's typo to the collector's API) would fail the load there."""
+    if not EARLIEST.timestamp() <= epoch <= LATEST.timestamp():  # False for nan too
+        shown = at(epoch).isoformat() if -62135596800 <= epoch < 253402300800 else repr(epoch)
+        raise BadRecord(f"its time {shown} is not {BOUNDS}")
 
 
 def readings(record: dict) -> list[tuple[str, RawReading]]:

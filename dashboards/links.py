@@ -7,6 +7,7 @@ from urllib.parse import urlencode
 from django.urls import reverse
 
 from dashboards.timerange import TimeRange
+from store import query
 
 PLACEHOLDER = 0  # the id id_path() reverses with, to cut the path around it
 
@@ -33,16 +34,18 @@ def id_path(name: str) -> tuple[str, str]:
 
 
 def chart_csv(server_id: int, metrics: list[str], tr: TimeRange, points: int) -> str:
-    """The CSV of exactly what a chart shows: the same range and the same point budget (w).
+    """The CSV of exactly what a chart shows: the same range and the same point budget (w); "" (no link)
+    when the server has collected none of its series.
 
     A rounded step would not do: over 1h at 1,100 points it is 3 s instead of
     3.27 s, so the CSV's bins and rows would differ from the chart's; nor would
     times cut to the second.
     """
+    names = query.collected(server_id, metrics)  # the export refuses a name never collected (400)
     return link("export-csv", query={
-        "server": server_id, "metrics": ",".join(metrics), "from": exact_param(tr.start),
+        "server": server_id, "metrics": ",".join(names), "from": exact_param(tr.start),
         "to": exact_param(tr.end), "w": points,
-    })
+    }) if names else ""
 
 
 def exact_param(ts: datetime) -> str:

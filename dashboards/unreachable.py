@@ -15,10 +15,14 @@ from servers.models import Server
 class Unreachable:
     since: datetime | None  # the last successful poll
     why: str
+    tried: bool = True  # False: never polled at all (a server just added, or no worker running)
 
     @property
     def text(self) -> str:
-        when = f"since {self.since:%Y-%m-%d %H:%M:%S} UTC" if self.since else "never polled successfully"
+        """What follows "<server> is" on the page."""
+        if not self.tried:
+            return self.why  # nothing has failed yet: "unreachable" would send the user after the network
+        when = f"since {self.since:%Y-%m-%d %H:%M:%S} UTC" if self.since else "and never polled successfully"
         return f"unreachable {when}: {self.why}"
 
 
@@ -31,4 +35,4 @@ def unreachable(server: Server, tr: TimeRange) -> Unreachable | None:
     state = server_state(server, health, now)
     if state.name not in (DOWN, STALE, NEVER):
         return None
-    return Unreachable(health.last_success_at if health else None, state.why)
+    return Unreachable(health.last_success_at if health else None, state.why, tried=state.name != NEVER)

@@ -584,6 +584,13 @@ def metric_kinds(server_ids: list[int], metrics: list[str]) -> dict[tuple[int, s
     return {(m.server_id, m.name): m.kind for ms in _by_server(server_ids, metrics).values() for m in ms}
 
 
+def collected(server_id: int, names: list[str]) -> list[str]:
+    """The names and '*' patterns of `names` that match a metric the server has collected, in their order."""
+    names = [n for n in names if "\x00" not in n]  # PostgreSQL refuses a NUL outright; no metric has one
+    found = catalog.server_metrics([server_id], names)
+    return [n for n in names if catalog.matching(found, [n])]
+
+
 def metric_names(server_id: int, pattern: str = "*") -> list[str]:
     return sorted(m.name for m in catalog.matching(catalog.server_metrics([server_id], [pattern]), [pattern]))
 

@@ -140,3 +140,11 @@ def test_it_refuses_a_webhook_port_outside_1_to_65535(port):
 def test_it_accepts_a_webhook_port_from_1_to_65535(url):
     form = RuleForm({**GOOD, "webhook_url": url})
     assert form.is_valid(), form.errors
+
+
+@pytest.mark.parametrize("url", ["javascript:alert(1)", "ftp://hooks.example.com/x", "https://x:99999/"])
+def test_it_says_a_webhook_url_is_not_one_once(url):
+    """Seen: "Enter a valid URL. Enter a valid URL." (URLField's validator and ours both ran)."""
+    expected = ["Enter a valid URL."] + (["port 99999 is not a TCP port: give one from 1 to 65535"]
+                                         if "99999" in url else [])
+    assert errors(webhook_url=url)["webhook_url"] == expected

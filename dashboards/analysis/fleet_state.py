@@ -32,7 +32,8 @@ def server_state(server, health, now: datetime) -> State:
         return State(NEVER, "not polled yet: is the worker running? (make run starts it)")
     if health.consecutive_failures:
         why = health.last_error or "the last poll failed"
-        return State(DOWN, f"{health.consecutive_failures} failed polls in a row: {why}")
+        failed = health.consecutive_failures
+        return State(DOWN, f"{failed} failed poll{'s' if failed > 1 else ''} in a row: {why}")
     limit = stale_limit(server)
     last_ok = health.last_success_at or health.last_poll_at
     if now - last_ok > limit:

@@ -43,9 +43,10 @@ class WindowTps:
 
 
 def run_window(run: Any, warmup: int | None = None) -> Window:
-    """The run after its warm-up (the run's own, unless one is given); a run still going ends now."""
+    """The run after its warm-up (the run's own, unless one is given); a run still going ends now, one not
+    started yet (a start marked ahead) where it starts: no polls, and its own start shown, not now."""
     trim = run.warmup_seconds if warmup is None else warmup
-    end = run.ended_at or datetime.now(UTC)
+    end = run.ended_at or max(datetime.now(UTC), run.started_at)
     return Window(min(run.started_at + timedelta(seconds=trim), end), end)
 
 

@@ -63,6 +63,9 @@ def parse_range(
         return now - PRESETS[preset], now
     start = parse_time(start_text, "from" + suffix)
     end = parse_time(end_text, "to" + suffix) if end_text or not start_text else datetime.now(UTC)
+    if end <= start and not end_text:  # "to must be after from" named a to the user never gave
+        raise ExportError(f"from{suffix}={start_text!r} is not before now, where to{suffix} ends when not given: "
+                          f"give a to{suffix} after it, or an earlier from{suffix}")
     if end <= start:
         raise ExportError(f"to{suffix} must be after from{suffix}")
     if end - start > MAX_SPAN:

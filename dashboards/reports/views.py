@@ -30,6 +30,7 @@ from dashboards.views.common import TPS_DEFINITION, condition_toggle, monitoring
 from dashboards.views.scalability import study_context
 from dashboards.window_reads import sums_from
 from servers.models import Run
+from store import query
 
 TOP_WAITS = 15
 TOP_STATEMENTS, CHANGED_STATEMENTS = 10, 10
@@ -75,19 +76,21 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
     found = reads.run_statements(run, summary.warmup, polls)  # its top statements and what they leave out
     texts = range_texts(run.server, reads.interval_sums(run.server_id, BASIS_SERIES, window.start, window.end, polls))
     stability, dips, verdict = stability_chart(summary, texts.title, texts.mutex_title)
-    query = range_query(run.server.name, *series_range(run.server, window, polls))  # the polls the figures use
+    span = range_query(run.server.name, *series_range(run.server, window, polls))  # the polls the figures use
     collected = reads.purge_counters(run.server_id)[0]  # for the purge chart and its CSV link
-    metrics = ",".join(["qps", "Threads_running", *chart_metrics(collected)])
+    # only what the server collected: the export refuses a name it never did (history off, no PROCESS)
+    metrics = ",".join(query.collected(run.server_id, ["qps", "Threads_running", *chart_metrics(collected)]))
     context.update(
         run=run, summary=summary, waits=waits[:TOP_WAITS], waits_total=len(waits), hidden=hidden,
+        not_started=run.ended_at is None and run.started_at >= window.end,  # marked ahead: its window ends at its start
         **condition_toggle(request, conditions),
         **others_context(run, summary.tps.mean, summary.warmup),
         dips=dips, dip_threshold=dip_threshold(summary.tps), verdict=verdict, warmup_found=summary.warmup_found,
         verdict_text=verdict_text(verdict, Warmup(summary.warmup, summary.warmup_found)),
         figures={"chart-stability": stability,
                  "chart-purge": purge_chart(summary, context["max_purge_lag"], texts.title, collected)},
-        series_csv=link("export-csv", query={**query, "metrics": metrics}),
-        series_full_csv=link("export-csv", query={**query, "metrics": metrics, "full": 1}),
+        series_csv=link("export-csv", query={**span, "metrics": metrics}) if metrics else "",
+        series_full_csv=link("export-csv", query={**span, "metrics": metrics, "full": 1}) if metrics else "",
         # The run's range (the stability page then judges it with the run's warm-up), its last poll included.
         range_params={"from": iso_param(run.started_at), "to": iso_param(up_to_second(summary.end))},
         tps_definition=texts.definition, tps_fix=texts.fix, no_tps=counts_nothing(summary.tps),

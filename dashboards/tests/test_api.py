@@ -162,3 +162,23 @@ def test_values_of_the_wrong_json_type_are_refused_not_stored_as_python_text(tok
     note = post("/api/annotations", {"text": ["flush"], "server": "lab3"}, token)
     assert note.status_code == 400 and note.json()["error"] == "'text' must be a string, got [\"flush\"]"
 
+
+
+@pytest.mark.parametrize(("given", "error"), [
+    ("1.0", "'run' must be a run id (a whole number), got 1.0"),
+    ("true", "'run' must be a run id (a whole number), got true"),
+    ("[1]", "'run' must be a run id (a whole number), got [1]"),
+    ("99999999999999999999999", "no run 99999999999999999999999: use an id shown on /runs/"),
+    ('"x1"', "'run' must be a run id (a whole number), got " + '"x1"'),
+])
+def test_an_annotations_run_that_is_no_id_says_so(token, given, error):
+    """Run 1 exists: "no run 1.0" or "no run True" sent the script looking for a run that was there."""
+    Run.objects.create(name="r", server=make_server(), started_at=datetime(2026, 1, 5, 12, tzinfo=UTC))
+    response = post("/api/annotations", None, token, raw=f'{{"text": "x", "run": {given}}}')
+    assert (response.status_code, response.json()) == (400, {"error": error})
+
+
+def test_an_annotation_names_its_run_by_id_or_digits(token):
+    run = Run.objects.create(name="r", server=make_server(), started_at=datetime(2026, 1, 5, 12, tzinfo=UTC))
+    for given in (run.pk, str(run.pk)):
+        assert post("/api/annotations", {"text": "x", "run": given}, token).json()["run"] == run.pk

@@ -42,6 +42,23 @@ def test_the_purge_and_pressure_pages_of_a_down_server_say_unreachable_too(admin
     assert f"unreachable since {last_ok:%Y-%m-%d %H:%M:%S} UTC" in body and "10.0.0.5" in body
 
 
+@pytest.mark.parametrize("page", ["stability", "purge", "pressure"])
+def test_a_server_never_polled_says_so_not_that_it_is_unreachable(admin_client, page):
+    """Seen: a server just added read "is unreachable never polled successfully: not polled yet", though nothing
+    had tried to reach it; one whose first poll failed read the same words without a break."""
+    from collectors.models import ServerHealth
+
+    new = make_server("new")
+    body = admin_client.get(f"/servers/{new.pk}/{page}/?range=1h").content.decode()
+    assert "<strong>new is not polled yet: is the worker running? (make run starts it)</strong>" in body
+    assert "is unreachable" not in body
+    refused = make_server("refused")
+    ServerHealth.objects.create(server=refused, last_poll_at=timezone.now(), consecutive_failures=1,
+                                last_error="access denied for user 'steady'")
+    body = admin_client.get(f"/servers/{refused.pk}/{page}/?range=1h").content.decode()
+    assert "refused is unreachable and never polled successfully: 1 failed poll in a row: access denied" in body
+
+
 def test_firing_alerts_link_to_a_page_that_exists(admin_client):
     from alerts.models import Event, Rule
 

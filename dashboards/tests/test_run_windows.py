@@ -189,3 +189,18 @@ def test_the_reports_series_csv_holds_exactly_the_polls_of_its_figures(client, a
         assert statistics.pstdev(tps) / statistics.fmean(tps) == pytest.approx(summary.tps.cv)
         p5, *_, p95 = statistics.quantiles(tps, n=20, method="inclusive")
         assert (p5, p95) == (pytest.approx(summary.tps.p5), pytest.approx(summary.tps.p95))
+
+
+def test_a_run_marked_to_start_ahead_shows_its_own_start_not_now(client, admin_user):
+    """Seen: a run a script marked for 2026-12-24 23:00 (a clock ahead) read "from <now>" in the comparison
+    and "<now> – now (still running)" on its report: a start it never had."""
+    client.force_login(admin_user)
+    server = make_server("ahead")
+    start = datetime.now(UTC).replace(microsecond=0) + timedelta(days=30)
+    run = Run.objects.create(name="tomorrow's", server=server, started_at=start)
+    rows = list(csv.DictReader(io.StringIO(b"".join(
+        client.get("/export/compare.csv", {"runs": run.pk}).streaming_content).decode())))
+    assert (rows[0]["from (UTC, after the warm-up)"], rows[0]["duration (s)"]) == (
+        start.strftime("%Y-%m-%dT%H:%M:%SZ"), "0")
+    body = client.get(f"/runs/{run.pk}/report/").content.decode()
+    assert f"{start:%Y-%m-%d %H:%M:%S} – not started yet UTC" in body

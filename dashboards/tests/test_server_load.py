@@ -50,3 +50,15 @@ def test_only_admins_load(client, django_user_model):
     client.force_login(operator)
     assert upload(client, reencode(hand_made([1, 2]))).status_code == 403
     assert not Server.objects.exists()
+
+
+def test_a_mark_outside_the_years_a_time_may_take_is_refused_and_nothing_stored(client, admin_user):
+    """The collector's local API took started_at 9999-12-31: the load answered 500 (the CHECK constraint)."""
+    client.force_login(admin_user)
+    records = hand_made([100, 160, 400])
+    records.insert(2, {"type": "mark", "at": 253402300799.0, "run_start": "typo"})  # 9999-12-31T23:59:59Z
+    response = upload(client, reencode(records))
+    assert response.status_code == 400
+    assert ("record 2 (mark) is damaged: its time 9999-12-31T23:59:59+00:00 is not between 1970-01-01 and "
+            "2100-01-01 (UTC). Nothing was stored.") in response.content.decode()
+    assert not Server.objects.exists()

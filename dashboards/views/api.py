@@ -103,6 +103,21 @@ def find_server(body: dict, required: bool) -> Server | None:
     return server
 
 
+def find_run(body: dict) -> Run | None:
+    """By id, a whole number or its digits: 1.0, true or [1] named "no run 1.0" while run 1 existed."""
+    ref = body.get("run")
+    if ref in (None, ""):
+        return None
+    run_id = ref if isinstance(ref, int) and not isinstance(ref, bool) else (
+        parse_id(ref) if isinstance(ref, str) else None)
+    if run_id is None:
+        raise BadRequest(f"'run' must be a run id (a whole number), got {shown(ref)}")
+    run = Run.objects.filter(pk=run_id).first() if run_id > 0 else None  # parse_id's bounds; an int is any size
+    if run is None:
+        raise BadRequest(f"no run {ref!r}: use an id shown on /runs/")
+    return run
+
+
 def text(body: dict, key: str, limit: int, required: bool = True) -> str:
     raw = body.get(key)
     if raw is not None and not isinstance(raw, str):  # a list or object would be kept as Python's repr of it
@@ -150,12 +165,7 @@ def run_json(run: Run) -> dict:
 
 @token_required
 def create_annotation(request: HttpRequest, body: dict) -> JsonResponse:
-    run = None
-    if body.get("run") not in (None, ""):
-        run_id = parse_id(str(body["run"]))
-        run = Run.objects.filter(pk=run_id).first() if run_id is not None else None
-        if run is None:
-            raise BadRequest(f"no run {body['run']!r}")
+    run = find_run(body)
     server = find_server(body, required=False)
     if run and server and server != run.server:  # it would be drawn on one server's charts, under another's run
         raise BadRequest(f"run {run.pk} is on server {run.server.name!r}, not {server.name!r}: "

@@ -162,6 +162,14 @@ def test_it_says_what_to_fix(client, db1, params, message):
     assert message in response.content.decode()
 
 
+def test_a_from_after_now_without_a_to_says_that_to_is_now(client, db1):
+    response = client.get("/export.csv", {"server": "db1", "metrics": "tps", "from": "2099-01-01T00:00:00Z"})
+    assert response.status_code == 400
+    assert response.content.decode() == (
+        "CSV export: from='2099-01-01T00:00:00Z' is not before now, where to ends when not given: give a to after "
+        "it, or an earlier from\n")
+
+
 def test_it_needs_a_login(client, db1):
     client.logout()
     response = client.get("/export.csv", range_params("db1", "tps"))

@@ -1,0 +1,54 @@
+"""The collector's local API refuses, as the server's API does (docs/api.md), what the load could not keep."""
+
+import json
+
+import pytest
+
+from collectors.collect_marks import marks_path
+from collectors.mark_api import ApiError, MarkApi
+
+UNSTORABLE = "text without NUL characters (\\u0000) or lone surrogates (\\ud800)"
+
+
+@pytest.fixture
+def api(tmp_path):
+    return MarkApi(tmp_path / "lab.ssc")
+
+
+def marks(api: MarkApi) -> list[dict]:
+    path = marks_path(api.path)
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+@pytest.mark.parametrize(("url", "body", "error"), [
+    # Run.started_at and Annotation.at keep 1970-2100: the load refused the whole file (or failed, a 500)
+    ("/api/runs", {"name": "r", "started_at": "9999-12-31T23:59:59"},
+     "started_at: '9999-12-31T23:59:59' is not a time between 1970-01-01 and 2100-01-01 (UTC)"),
+    ("/api/annotations", {"text": "t", "at": "1960-01-01T00:00:00Z"},
+     "at: '1960-01-01T00:00:00Z' is not a time between 1970-01-01 and 2100-01-01 (UTC)"),
+    # the load dropped these silently: the run had no concurrency on the Scalability page
+    ("/api/runs", {"name": "r", "concurrency": 0}, "concurrency: a whole number from 1 to 2147483647"),
+    ("/api/runs", {"name": "r", "concurrency": 10**30}, "concurrency: a whole number from 1 to 2147483647"),
+    ("/api/runs", {"name": "r", "warmup_seconds": 2**31}, "warmup_seconds: a whole number from 0 to 2147483647"),
+    # PostgreSQL holds neither: the load refused the whole file as damaged
+    ("/api/runs", {"name": "r\x00"}, f"name: {UNSTORABLE}"),
+    ("/api/annotations", {"text": "a \ud800"}, f"text: {UNSTORABLE}"),
+    # was stored as a run ending where it started
+    ("/api/runs", {"name": "r", "started_at": "2026-01-05T12:00:00Z", "ended_at": "2026-01-05T11:00:00Z"},
+     "ended_at: before started_at"),
+])
+def test_it_refuses_what_the_load_could_not_keep_and_marks_nothing(api, url, body, error):
+    with pytest.raises(ApiError) as refused:
+        api.post(url, body)
+    assert (refused.value.status, str(refused.value)) == (400, error)
+    assert marks(api) == []
+
+
+def test_an_end_before_the_runs_start_is_refused_and_a_good_one_marked(api):
+    assert api.post("/api/runs", {"name": "rw", "started_at": "2026-01-05T12:00:00Z", "concurrency": 8})[0] == 201
+    with pytest.raises(ApiError, match="ended_at: before the run's start"):
+        api.post("/api/runs/1/end", {"ended_at": "2026-01-05T11:59:59Z"})
+    assert api.post("/api/runs/1/end", {"ended_at": "2026-01-05T12:10:00Z"})[0] == 200
+    # 2026-01-05T12:00:00Z is 1767614400 s after the epoch
+    assert [(m["at"], m.get("run_start"), m.get("run_end")) for m in marks(api)] == [
+        (1767614400.0, "rw", None), (1767615000.0, None, "rw")]
