@@ -74,6 +74,11 @@ def shifts_and_stalls(ts: Sequence[datetime], y: np.ndarray) -> tuple[tuple[Shif
     side = max(SHIFT_SIDE, len(y) // 10)
     if len(y) < 2 * side or not y.mean():
         return (), np.zeros(len(y), bool)
+    short = short_stalls(y, side)
+    if short.any():  # too short to be a level: found first, or its polls join a level and hide it and the changes
+        shifts, more = shifts_and_stalls([t for t, out in zip(ts, short, strict=True) if not out], y[~short])
+        short[~short] = more
+        return shifts, short
     x = seconds_of(ts)
     found = segmented(y, side)
     splits = passing(x, y, found)
@@ -88,6 +93,22 @@ def shifts_and_stalls(ts: Sequence[datetime], y: np.ndarray) -> tuple[tuple[Shif
     bounds = [0, *splits, len(y)]
     means = [float(y[lo:hi].mean()) for lo, hi in pairwise(bounds)]
     return tuple(Shift(ts[at], a, b) for at, (a, b) in zip(splits, pairwise(means), strict=True)), stalled
+
+
+def short_stalls(y: np.ndarray, side: int) -> np.ndarray:
+    """The polls of each run of 2 to side - 1 polls inside the range that stays under STALL_SHARE of the median
+    of the `side` polls on both sides of it: a stall (a lock held for 30 s), too short to be a level of its own
+    for stalls_of(). A single low poll is a blip the levels' means bear."""
+    low = y < STALL_SHARE * y.max()
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], low.astype(np.int8), [0]])))
+    out = np.zeros(len(y), bool)
+    for lo, hi in zip(edges[::2].tolist(), edges[1::2].tolist(), strict=True):
+        if lo == 0 or hi == len(y) or not 2 <= hi - lo < side:
+            continue  # at an end of the range (a stall still going is said so), a blip, or long enough for a level
+        around = min(float(np.median(y[max(lo - side, 0):lo])), float(np.median(y[hi:hi + side])))
+        if float(y[lo:hi].mean()) < STALL_SHARE * around:
+            out[lo:hi] = True
+    return out
 
 
 def passing(x: np.ndarray, y: np.ndarray, splits: list[int]) -> list[int]:

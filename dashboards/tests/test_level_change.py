@@ -370,3 +370,20 @@ def test_a_noisy_level_between_two_calm_ones_is_still_two_level_changes():
     assert [(s.before, s.after) for s in verdict.shifts] == [pytest.approx((by_hand[0], by_hand[1])),
                                                               pytest.approx((by_hand[1], by_hand[2]))]
     assert shifted(verdict) == "TPS from 64.7 to 129.7 at 22:31:24 (+101 %), to 67.9 at 22:33:54 (-48 %)"
+
+
+def test_a_stall_shorter_than_a_level_is_left_out_before_the_levels_are_found():
+    """Seen live: 4, 1 and 6 threads, a 30 s FLUSH TABLES WITH READ LOCK (6 polls of 5 s), then 6, 3/5 and 2
+    threads read "Dips at irregular times", no level change: a level inside the range needs a tenth of its 84
+    polls (8), so the 6 stalled polls could only join a level, whose mean then stood over a tenth of its
+    neighbours' (no stall), and every change failed against levels mixed so.
+
+    By hand, the stall's polls 44-49 (0, under a tenth of the 8 polls on both sides) left out: 300 x 8, 150 x 18,
+    then 340 x 18 and 315 x 16, one level (7 % apart, under the 10 % of a change): 11,160 / 34 = 328.24, then
+    257 x 18 from poll 66."""
+    tps = runs((300.0, 8), (150.0, 18), (340.0, 18), (0.0, 6), (315.0, 16), (257.0, 18))
+    verdict = judge([at(i) for i in range(84)], tps, warmup=0)
+    assert verdict.kind == "shifted"
+    assert [(s.at, round(s.before, 2), round(s.after, 2)) for s in verdict.shifts] == [
+        (at(8), 300.0, 150.0), (at(26), 150.0, 328.24), (at(66), 328.24, 257.0)]
+    assert verdict.stalls == ((at(44), at(49)),)
