@@ -18,4 +18,5 @@ def config_hint(entries: Sequence[str]) -> str:
     """What to do in the server configuration, as a sentence for Test connection and the sources' notes."""
     listed = ",".join(entries)
     return (f"add {option_line(entries)} to the server configuration, or where it has an innodb_monitor_enable "
-            f"line already, add ,{listed} to the end of that line: a second line replaces the first")
+            f"line already, add ,{listed} to the end of its list (inside its quotes, before any # comment): a second "
+            "line replaces the first")

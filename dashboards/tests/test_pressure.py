@@ -126,5 +126,6 @@ def test_the_option_file_line_says_to_join_an_existing_one(admin_client, mariadb
     body = admin_client.get(f"/servers/{server.pk}/pressure/?range=1h").content.decode()
     (entries,) = re.findall(r"add <code>innodb_monitor_enable=([a-z_,]+)</code> to the server's option file", body)
     assert "module_purge" in entries.split(",")
-    assert (f"if the file has an <code>innodb_monitor_enable</code> line already, add <code>,{entries}</code> "
-            "to the end of that line instead") in " ".join(body.split())
+    said = (f"if the file has an <code>innodb_monitor_enable</code> line already, add <code>,{entries}</code> "
+            "to the end of its list instead (inside its quotes if it has any, before any <code>#</code> comment)")
+    assert said in " ".join(body.split())

@@ -56,11 +56,13 @@ def test_counters_turned_off_after_being_collected_are_flagged(admin_client, mar
     assert all(f"<code>{m}</code>" in card for m in WANTED)
     assert escape(ENABLE_PURGE_SQL) in card and escape(ENABLE_PURGE_CONFIG) in card
     # The option file's innodb_monitor_enable is one list: a second line would replace the user's own.
-    assert "line already, add <code>,purge%,trx_undo%</code> to the end of that line" in " ".join(card.split())
+    assert ("line already, add <code>,purge%,trx_undo%</code> to the end of its list instead (inside its quotes"
+            in " ".join(card.split()))
     # Test connection names the same statement and option file line for the same counters.
     (purge,) = [w for w in check_server(server).weakened if w.figure == "purge counters"]
     assert ENABLE_PURGE_SQL in purge.fix and ENABLE_PURGE_CONFIG in purge.fix
-    assert "line already, add ,purge%,trx_undo% to the end of that line: a second line replaces the first" in purge.fix
+    assert ("line already, add ,purge%,trx_undo% to the end of its list (inside its quotes, before any # comment): "
+            "a second line replaces the first") in purge.fix
 
     mariadb.execute("SET GLOBAL innodb_monitor_enable = 'purge%'")  # the page's statement turns every one on
     poll_metrics(server)
