@@ -187,7 +187,7 @@ def test_the_api_refuses_what_is_not_a_whole_number(admin_user, runs, bad):
         return client.post(url, json.dumps(body), content_type="application/json")
 
     response = post("/api/annotations", {"run": bad, "text": "x"})
-    assert response.status_code == 400 and "no run" in response.json()["error"]
+    assert response.status_code == 400 and "'run' must be a run id" in response.json()["error"]
     response = post("/api/runs", {"name": "r", "server": "lab1", "concurrency": bad})
     assert response.status_code == 400 and "'concurrency' must be a whole number" in response.json()["error"]
     assert post("/api/annotations", {"run": str(runs[0].pk), "text": "x"}).status_code == 201
