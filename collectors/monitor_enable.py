@@ -9,6 +9,11 @@ counters are on by default and which that line enables, so the hint does not lis
 from collections.abc import Sequence
 
 
+def statement(entry: str) -> str:
+    """The statement that turns an entry's counters on now (a counter, a pattern with %, or module_<name>)."""
+    return f"SET GLOBAL innodb_monitor_enable = '{entry}'"
+
+
 def option_line(entries: Sequence[str]) -> str:
     """The line for an option file that has none yet (innodb_monitor_enable takes a comma-separated list)."""
     return f"innodb_monitor_enable={','.join(entries)}" if entries else ""

@@ -5,7 +5,7 @@ import pymysql
 
 from collectors.connection import ServerInfo
 from collectors.metric import Metric
-from collectors.monitor_enable import config_hint
+from collectors.monitor_enable import config_hint, statement
 from collectors.source import Reading, Source, counted_sql, from_counted, joined_rows, joined_sql
 
 NAME = "innodb_metrics"
@@ -62,7 +62,7 @@ def enable_hint(disabled: list[str]) -> str:
         if any(name.startswith(prefix) for name in disabled):
             patterns.append(f"{prefix}%")
     patterns += [name for name in disabled if not name.startswith(("purge", "trx_undo"))]
-    sql = "; ".join(f"SET GLOBAL innodb_monitor_enable = '{p}'" for p in patterns)
+    sql = "; ".join(statement(p) for p in patterns)
     return (f"purge counters disabled: {', '.join(disabled)}. Enable with: {sql} "
             f"(and to keep them after a restart, {config_hint(patterns)})")
 

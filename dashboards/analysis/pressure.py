@@ -10,7 +10,6 @@ from collectors import monitor_enable
 from store.breaks import downsample_with_breaks
 from store.points import datetimes
 
-ENABLE_SQL = "SET GLOBAL innodb_monitor_enable = '{}';"  # of an INNODB_METRICS module
 ENABLE_LOG, ENABLE_BUFFER, ENABLE_PURGE = "module_log", "module_buffer", "module_purge"
 MIB = 2**20  # checkpoint age and capacity are drawn in MiB
 
@@ -28,7 +27,7 @@ class Line:
 
     @property
     def enable_sql(self) -> str:
-        return ENABLE_SQL.format(self.enable) if self.enable else ""
+        return f"{monitor_enable.statement(self.enable)};" if self.enable else ""
 
 
 LINES = [
@@ -93,13 +92,7 @@ def missing_modules(lines: Sequence[Line], chosen: dict[str, str | None]) -> lis
 
 def missing_enables(lines: Sequence[Line], chosen: dict[str, str | None]) -> list[str]:
     """The statements that would turn on what is not collected, each once, in page order."""
-    return [ENABLE_SQL.format(module) for module in missing_modules(lines, chosen)]
-
-
-def option_line(modules: Sequence[str]) -> str:
-    """The option file's line that keeps those modules on after a restart, where it has none yet (the page
-    says to add them to an existing one: collectors.monitor_enable)."""
-    return monitor_enable.option_line(modules)
+    return [f"{monitor_enable.statement(module)};" for module in missing_modules(lines, chosen)]
 
 
 @dataclass(frozen=True)

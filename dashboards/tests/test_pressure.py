@@ -5,6 +5,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from collectors import monitor_enable
 from collectors.batch import poll_server
 from dashboards.analysis import pressure as spec
 from servers.models import Server
@@ -104,8 +105,8 @@ def test_it_gives_the_option_file_line_that_keeps_the_counters_on():
     # The buffer module's counters are off (the flush lines), and the purge module's (the purged-rows and delay
     # lines): one option line lists both modules, in the page's order.
     modules = spec.missing_modules(spec.LINES, {line.key: None for line in spec.LINES})
-    assert spec.option_line(modules) == "innodb_monitor_enable=module_log,module_buffer,module_purge"
-    assert spec.option_line([]) == ""
+    assert monitor_enable.option_line(modules) == "innodb_monitor_enable=module_log,module_buffer,module_purge"
+    assert monitor_enable.option_line([]) == ""
 
 
 def test_the_page_says_the_option_file_line(admin_client):

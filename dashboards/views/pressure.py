@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
+from collectors import monitor_enable
 from dashboards import reads
 from dashboards.analysis import pressure as spec
 from dashboards.figures.pressure import pressure_figure
@@ -63,7 +64,7 @@ def pressure(request: HttpRequest, server_id: int) -> HttpResponse:
         **range_context(request, tr), "server": server, "tab": "pressure", "figures": {"pressure-chart": fig},
         "down": unreachable(server, tr),
         "sources": source_rows(chosen, dml), "enable": spec.missing_enables(spec.LINES, chosen),
-        "enable_config": spec.option_line(modules), "enable_entries": ",".join(modules),
+        "enable_config": monitor_enable.option_line(modules), "enable_entries": ",".join(modules),
         "capacity": capacity, "capacity_was": capacity_change(forces), "dml_note": dml_note,
         "max_purge_lag": forces[spec.MAX_PURGE_LAG], "max_purge_delay": forces[spec.MAX_PURGE_DELAY],
         "csv": chart_csv(server.pk, drawn + list(dml), tr, points),
