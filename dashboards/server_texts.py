@@ -94,7 +94,12 @@ INSTRUMENT_GAUGES = [gauge + family for gauge in (wait_instruments.OFF_GAUGE, wa
 def waits_note(server_id: int, start: datetime, end: datetime) -> str:
     """Which wait instruments the range's polls found off (the gauges wait_instruments stores), and how to turn them on;
     "" when none was. A range before the instruments went off, or after they came back on, says nothing."""
-    return "; ".join(families_off(server_id, start, end).values())
+    return note_of(families_off(server_id, start, end))
+
+
+def note_of(off: dict[str, str]) -> str:
+    """waits_note() of families_off()'s answer, for a page that also asks which families are off."""
+    return "; ".join(off.values())
 
 
 def families_off(server_id: int, start: datetime, end: datetime) -> dict[str, str]:

@@ -37,7 +37,7 @@ from dashboards.query_params import (
     threshold_param,
 )
 from dashboards.range_run import run_of_range, run_warmup_polls
-from dashboards.server_texts import BASIS_SERIES, families_off, range_texts, waits_note
+from dashboards.server_texts import BASIS_SERIES, families_off, note_of, range_texts, waits_note
 from dashboards.source_health import source_problem
 from dashboards.timerange import TimeRange, read_points
 from dashboards.unreachable import unreachable
@@ -179,7 +179,7 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
         **condition_toggle(request, conditions), "hidden": hidden, "second_problem": problem,
         "per_trx": host_series.per_transaction_from(sums_a, rows_a),
         "param_notes": [p for p in (limit_problem, client_problem) if p], **client_toggle(request, client),
-        "waits_note": "; ".join(off.values()), "waits_source": source_problem(server, "pfs_waits"),
+        "waits_note": note_of(off), "waits_source": source_problem(server, "pfs_waits"),
         "client_uncounted": SOCKET_FAMILY in off,
     }
     if second is not None:
