@@ -4,6 +4,9 @@ The store keeps only the polls that happened, so an outage or a restart is
 simply a longer distance between two points. Readers mark it with a NaN point
 (None in a Series) between the last poll before and the first after, so a
 chart breaks the line, a dip finder sees a stall and a CSV leaves the cell empty.
+Where the outage ended goes beside it (outage_ends): a counter's rate line leaves
+out the first poll after the hole (its delta spans it), so the point after the
+marker is a poll later than the outage's end.
 """
 
 import numpy as np
@@ -85,3 +88,17 @@ def with_breaks(ts: np.ndarray, vals: np.ndarray, cut: np.ndarray,
     out_ts = np.insert(ts[idx], split + 1, mids)
     out_vals = np.insert(vals[idx].astype(np.float64), split + 1, np.nan)
     return out_ts, out_vals
+
+
+def outage_ends(line_ts: np.ndarray, line_vals: np.ndarray, ts: np.ndarray,
+                since: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each break of a line with_breaks made (its NaN points): its time, and when its outage ended.
+
+    That is where the reading of the point after the break began (since, per point of ts): a counter's
+    rate covers (ts - interval, ts], so after a left-out delta that spans the hole it began at the
+    poll that ended the outage, and after a restart at the poll that found it. Never before the point
+    before the break.
+    """
+    at = np.flatnonzero(np.isnan(line_vals))
+    after = np.searchsorted(ts, line_ts[at + 1])
+    return line_ts[at], np.maximum(since[after], line_ts[at - 1])

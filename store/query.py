@@ -10,6 +10,7 @@ deltas exactly, in Python integers.
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
 import numpy as np
 
@@ -29,6 +30,9 @@ class Series:
     values: list[float | None]
     # ts as the reads' Unix microseconds, where a reader built them (set after: a replace() drops it, not stale)
     us: np.ndarray | None = field(default=None, init=False, compare=False, repr=False)
+    # A break's time (its None) -> when its outage ended (store.breaks.outage_ends): the first poll after the
+    # hole, which a counter's rate line leaves out when its delta spans the hole. Keyed by time: slices keep it.
+    resumed: dict[datetime, datetime] = field(default_factory=dict, compare=False, repr=False)
 
 
 def series(server_ids: list[int], metrics: list[str], start: datetime, end: datetime,
@@ -59,12 +63,12 @@ def series_arrays(server_ids: list[int], metrics: list[str], start: datetime, en
                   max_points: int = 1200, mode: str = "rate") -> list[SeriesArrays]:
     """series() without building a datetime and a float object per point: for readers that work in arrays."""
     picked = _picked([(server_id, start, end) for server_id in server_ids], metrics, max_points, mode)
-    return [SeriesArrays(sid, m.name, m.kind, ts, vals) for sid, m, ts, vals in picked]
+    return [SeriesArrays(sid, m.name, m.kind, ts, vals) for sid, m, ts, vals, _ends in picked]
 
 
 def _picked(windows: list[tuple[int, datetime, datetime]], metrics: list[str], max_points: int,
             mode: str) -> list[tuple]:
-    """(server id, metric, ts, values) of each series of the windows, values with NaN for a break."""
+    """(server id, metric, ts, values, outage ends) of each series of the windows, values with NaN for a break."""
     if mode not in ("rate", "delta"):
         raise ValueError(f"store: unknown series mode {mode!r}: use 'rate' or 'delta'")
     by_server = _by_server(list(dict.fromkeys(w[0] for w in windows)), metrics)
@@ -83,10 +87,27 @@ def _picked(windows: list[tuple[int, datetime, datetime]], metrics: list[str], m
             buckets = read_rollups.read(server_id, infos, level, start, end, rate_lines=mode == "rate")
             width = read_rollups.WIDTH[level]
             points = {m.id: _bucket_points(m, buckets[m.id], width, mode) for m in infos}
-        for m in infos:
-            ts, vals = breaks.downsample_with_breaks(*points[m.id], max_points)
-            picked.append((server_id, m, ts, vals))
+        picked += [_line(server_id, m, points[m.id], max_points) for m in infos]
     return picked
+
+
+class _Points(NamedTuple):
+    """A series' points before breaks are marked: times, values, the holes (store.breaks.cuts, per pair)."""
+
+    ts: np.ndarray
+    vals: np.ndarray
+    cut: np.ndarray
+    since: np.ndarray  # when each point's reading began: a counter's rate covers (ts - interval, ts]
+
+
+def _line(server_id: int, m: catalog.MetricInfo, p: _Points, max_points: int | None) -> tuple:
+    """(server id, metric, ts, values with a NaN at each break, outage ends) of one series: at most max_points
+    points (None: every one)."""
+    if max_points is None:
+        ts, vals = breaks.with_breaks(p.ts, p.vals, p.cut)
+    else:
+        ts, vals = breaks.downsample_with_breaks(p.ts, p.vals, p.cut, max_points)
+    return server_id, m, ts, vals, breaks.outage_ends(ts, vals, p.ts, p.since)
 
 
 def within(server_id: int, metrics: list[str], start: datetime, end: datetime,
@@ -112,8 +133,7 @@ def _within(server_id: int, infos: list[catalog.MetricInfo], data: dict[int, Sam
         if m.counter:
             inside = (pts.iv > 0) & (pts.ts - pts.iv * 1000 >= lo)
             pts = SampleArrays(pts.ts[inside], pts.vals[inside], pts.iv[inside])
-        ts, vals, cut = _full_points(m, pts, mode)
-        picked.append((server_id, m, *breaks.with_breaks(ts, vals, cut)))
+        picked.append(_line(server_id, m, _full_points(m, pts, mode), None))
     return _as_series(picked)
 
 
@@ -143,8 +163,15 @@ def _as_series(picked: list[tuple]) -> list[Series]:
         return []
     stamps = np.unique(np.concatenate([p[2] for p in picked]))
     objects = np.array(datetimes(stamps) + [None], dtype=object)[:-1]  # [None]: keep a 1-d object array
-    return [_with_us(Series(sid, m.name, m.kind, objects[np.searchsorted(stamps, ts)].tolist(), _nones(vals)), ts)
-            for sid, m, ts, vals in picked]
+    return [_with_us(Series(sid, m.name, m.kind, objects[np.searchsorted(stamps, ts)].tolist(), _nones(vals),
+                            resumed=_resumed(objects, stamps, ends)), ts)
+            for sid, m, ts, vals, ends in picked]
+
+
+def _resumed(objects: np.ndarray, stamps: np.ndarray, ends: tuple[np.ndarray, np.ndarray]) -> dict[datetime, datetime]:
+    """Series.resumed from outage_ends' arrays: each break's datetime (built once, in objects) -> its outage's end."""
+    at, end = ends
+    return dict(zip(objects[np.searchsorted(stamps, at)].tolist(), datetimes(end), strict=True)) if len(at) else {}
 
 
 def _with_us(s: Series, us: np.ndarray) -> Series:
@@ -160,25 +187,27 @@ def _nones(vals: np.ndarray) -> list[float | None]:
     return [None if v != v else v for v in vals.tolist()]
 
 
-def _full_points(m: catalog.MetricInfo, pts: SampleArrays, mode: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Values (rates of counters), and where the holes are.
+def _full_points(m: catalog.MetricInfo, pts: SampleArrays, mode: str) -> _Points:
+    """Values (rates of counters), where the holes are, and when each rate's interval began.
 
     A counter's rate over an interval that spans a hole is its average over
     the outage, not a reading: it is left out of the line (totals keep it).
     """
     vals = pts.vals.astype(np.float64)
+    since = pts.ts
     if m.counter and mode == "rate":
         with np.errstate(divide="ignore", invalid="ignore"):
             vals = np.where((pts.iv > 0) & ~breaks.spanning(pts.iv, pts.ts), vals * 1000.0 / pts.iv, np.nan)
+        since = pts.ts - np.maximum(pts.iv, 0) * 1000
     keep = ~np.isnan(vals)
     cut = breaks.cuts(pts.ts)  # judged on every poll, not only those with a rate: a left-out delta is no hole
     before = np.cumsum(np.append(0, cut))  # holes up to each poll
     at = np.flatnonzero(keep)
-    return pts.ts[keep], vals[keep], before[at[1:]] > before[at[:-1]] if len(at) else np.zeros(0, dtype=bool)
+    return _Points(pts.ts[keep], vals[keep], before[at[1:]] > before[at[:-1]] if len(at) else np.zeros(0, dtype=bool),
+                   since[keep])
 
 
-def _bucket_points(m: catalog.MetricInfo, b: dict, width_us: int, mode: str
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _bucket_points(m: catalog.MetricInfo, b: dict, width_us: int, mode: str) -> _Points:
     """Two points per bucket, its min then its max (one if they are equal), so spikes survive.
 
     A counter's rate points are the lowest and highest rate a poll of the bucket
@@ -203,7 +232,7 @@ def _bucket_points(m: catalog.MetricInfo, b: dict, width_us: int, mode: str
     bucket_cut = np.append(breaks.cuts(t, width_us), False)
     owner = np.repeat(np.arange(len(t)), 2)[keep]  # the bucket of each point kept
     cut = (owner[1:] != owner[:-1]) & bucket_cut[owner[:-1]]
-    return ts[keep], vals[keep], cut
+    return _Points(ts[keep], vals[keep], cut, t[owner])  # a bucket's points cover it from its start
 
 
 def totals(server_id: int, metrics: list[str], start: datetime, end: datetime) -> dict[str, int | float]:
@@ -518,9 +547,8 @@ class Polls:
         """series() of the range read where it reads the polls (levels.choose); None where it reads rollups."""
         if levels.choose(self.start, self.end, max_points) != levels.FULL:
             return None
-        return _as_series([(self.server_id, m, *breaks.downsample_with_breaks(
-            *_full_points(m, self.data.get(m.id, SampleArrays.empty()), mode), max_points))
-            for m in self._matching(metrics)])
+        return _as_series([_line(self.server_id, m, _full_points(m, self.data.get(m.id, SampleArrays.empty()), mode),
+                                 max_points) for m in self._matching(metrics)])
 
     def counter_samples(self, metrics: list[str]) -> dict[str, CounterSamples]:
         return _counter_samples(self._matching(metrics, counters=True), self.data)

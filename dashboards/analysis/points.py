@@ -1,6 +1,6 @@
 """A chart's line as the pages hand it around: times and values, None at holes."""
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Protocol
 
@@ -15,6 +15,12 @@ class ChartPoints(Protocol):
 
     @property
     def values(self) -> Sequence[float | None]: ...
+
+
+def outage_ends(points: ChartPoints) -> Mapping[datetime, datetime]:
+    """When the outage of each of a line's holes ended, by the hole's time (store.query.Series.resumed); none
+    known for a line made by hand: a hole then ends at the point after it."""
+    return getattr(points, "resumed", None) or {}
 
 
 def unix_seconds(points: ChartPoints) -> np.ndarray:

@@ -1,7 +1,7 @@
 """Stability figures of a TPS line: mean, percentiles, coefficient of variation, dips."""
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
@@ -26,6 +26,9 @@ class Dip:
     end: datetime
     lowest: float | None  # None: no poll at all in the dip (an outage or a restart)
     stalled: bool = False  # it holds a hole: no poll succeeded for a while
+    # Ending on a hole: where the first point after it counts from (its time; a bucket's start), a poll or
+    # more after the outage's end: the readings from there on are good (merge_close's gap).
+    after: datetime | None = None
 
     @property
     def seconds(self) -> float:
@@ -53,33 +56,44 @@ def counts_nothing(summary: Summary) -> bool:
 
 
 def find_dips(
-    ts: Sequence[datetime], values: Sequence[float | None], threshold: float, bucket: timedelta | None = None
+    ts: Sequence[datetime], values: Sequence[float | None], threshold: float, bucket: timedelta | None = None,
+    resumed: Mapping[datetime, datetime] | None = None,
 ) -> list[Dip]:
     """Runs of consecutive points below the threshold or holes (None: no poll succeeded, a stall).
 
     A point's rate covers the span since the point before it (a poll's delta since the last poll),
     so a dip starts at the point before its first low one (or hole) and ends at its last low point;
-    a hole ends at the first point after it, whose delta covers it. `bucket`: the points are rollup
-    buckets this wide, stamped at their start and middle: each covers its bucket, so it counts at the
-    bucket's end, and a hole runs from the end of the last bucket with polls to the start of the next.
+    a hole ends where its outage did, `resumed` by the hole's time (store.query.Series.resumed: the
+    first poll after it, whose delta spans the hole and is no point of a rate line), else at the
+    first point after it, whose delta covers it. `bucket`: the points are rollup buckets this wide,
+    stamped at their start and middle: each covers its bucket, so it counts at the bucket's end, and
+    a hole runs from the end of the last bucket with polls to the start of the next.
     """
+    ends = [resumed.get(t) if v is None else None for t, v in zip(ts, values, strict=True)] if resumed else (
+        [None] * len(values))
     if bucket is not None:
         ts = bucket_ends(ts, values, bucket)
     late = bucket or timedelta(0)  # a hole ends where the first bucket with polls again begins
     dips: list[Dip] = []
     current: Dip | None = None
     prev: datetime | None = None
-    in_hole = False
-    for t, v in zip(ts, values, strict=True):
+    in_hole, hole_end = False, None
+    for t, v, end in zip(ts, values, ends, strict=True):
         if v is None or v < threshold:
             current = _extend(current, t if prev is None else prev, t, v)
         elif current is not None and t > current.end:  # a bucket's high point beside its low one ends nothing
-            dips.append(replace(current, end=t - late) if in_hole else current)
+            dips.append(_after_hole(current, t - late, hole_end) if in_hole else current)
             current = None
-        prev, in_hole = t, v is None
+        prev, in_hole, hole_end = t, v is None, end
     if current is not None:
         dips.append(current)
     return dips
+
+
+def _after_hole(dip: Dip, after: datetime, resumed: datetime | None) -> Dip:
+    """A dip ending on a hole, closed by a point that counts from `after`: the hole ends where its outage
+    did (resumed), else there."""
+    return replace(dip, end=after if resumed is None else max(resumed, dip.start), after=after)
 
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -110,14 +124,15 @@ def dip_threshold(summary: Summary, fraction: float = DEFAULT_DIP_FRACTION) -> f
 def merge_close(dips: Sequence[Dip], gap: timedelta) -> list[Dip]:
     """Dips separated by less than `gap` read as one stall.
 
-    Two that touch are not merged: the point between them is a good reading (it ended the first,
-    and the second, a hole, starts at it), which one "no polls" stall across it would deny.
+    Two that touch are not merged: the point between them is a good reading (the first point after
+    the first one's hole, or its last low point, and the second, a hole, starts at it), which one
+    "no polls" stall across it would deny.
     """
     merged: list[Dip] = []
     for dip in dips:
-        if merged and timedelta(0) < dip.start - merged[-1].end <= gap:
+        if merged and timedelta(0) < dip.start - (merged[-1].after or merged[-1].end) <= gap:
             prev = merged.pop()
             lows = [x for x in (prev.lowest, dip.lowest) if x is not None]
-            dip = Dip(prev.start, dip.end, min(lows) if lows else None, prev.stalled or dip.stalled)
+            dip = Dip(prev.start, dip.end, min(lows) if lows else None, prev.stalled or dip.stalled, dip.after)
         merged.append(dip)
     return merged

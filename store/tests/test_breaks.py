@@ -41,6 +41,18 @@ def test_an_outage_is_a_break_in_a_gauge_and_a_counter():
     assert query.totals(7, ["tps"], T0, T0 + timedelta(seconds=800)) == {"tps": 50 * 800}
 
 
+def test_a_break_says_where_its_outage_ended_though_a_rate_line_leaves_that_poll_out():
+    write_samples(tps_polls(11, OFFSETS))
+    found = {s.metric: s for s in query.series([11], ["tps", "Threads_running"], T0, T0 + timedelta(seconds=800))}
+    back = T0 + timedelta(seconds=700)  # the first poll after the outage: its read ended it
+    for s in found.values():
+        assert list(s.resumed.values()) == [back] and list(s.resumed) == [s.ts[s.values.index(None)]]
+    rate = found["tps"]
+    assert rate.ts[rate.values.index(None) + 1] == T0 + timedelta(seconds=710)  # not drawn: the 700 s delta spans it
+    minutes = query.series([11], ["tps"], T0, T0 + timedelta(hours=1), max_points=60)[0]  # minute rollups
+    assert list(minutes.resumed.values()) == [T0 + timedelta(minutes=11)]  # the minute holding 700 s (11:40) starts
+
+
 def test_jitter_is_not_a_break():
     write_samples(tps_polls(8, [0, 10, 21, 30, 41, 50, 62, 70]))
     s = query.series([8], ["Threads_running"], T0, T0 + timedelta(seconds=80))[0]

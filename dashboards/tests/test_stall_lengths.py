@@ -1,0 +1,131 @@
+"""How long a stall with no polls is listed, from polls written through the store.
+
+A hole runs from the last poll before it to the first poll after it, the one whose read ended the
+outage. A counter's rate line leaves that poll out (its delta spans the hole: an average over the
+outage), so the point after the hole is the next poll: ending the stall there listed it one poll
+interval too long ("30 s, :10-:40" for one missed 10 s poll, by hand :10-:30 = 20 s).
+"""
+
+from datetime import timedelta
+
+import pytest
+
+from dashboards.analysis.points import outage_ends
+from dashboards.analysis.run_verdict import judge_lines
+from dashboards.analysis.stability import find_dips, merge_close
+from servers.models import Run
+from store import query
+from store.ingest import write_samples
+from store.sample import Sample
+from testing.dashboards import RECENT_T0, make_server
+
+pytestmark = pytest.mark.django_db
+
+TPS = 500  # per second at every poll that measured one
+
+
+def status_polls(server_id: int, offsets: list[int], restart_at: int | None = None) -> list[Sample]:
+    """global_status polls at these offsets (s from RECENT_T0), each delta since the poll before at TPS a second;
+    the first, and the poll that found a restart (`restart_at`), carry no delta, as collectors.delta stores them."""
+    out, previous = [], None
+    for at in offsets:
+        ts = RECENT_T0 + timedelta(seconds=at)
+        if previous is None or at == restart_at:
+            out.append(Sample(server_id, "global_status", ts, None, {"Threads_running": 4}))
+        else:
+            seconds = at - previous
+            out.append(Sample(server_id, "global_status", ts, float(seconds),
+                              {"tps": TPS * seconds, "Threads_running": 4}, frozenset({"tps"})))
+        previous = at
+    return out
+
+
+def every_10s_but(missed: set[int], end: int = 300) -> list[int]:
+    return [s for s in range(0, end + 1, 10) if s not in missed]
+
+
+def stalls(server_id: int, start: int = 0, end: int = 300) -> list[tuple[float, float, float]]:
+    """The dips of the stability page's TPS line over the range: (start, end) as offsets from RECENT_T0, seconds."""
+    tps = query.series([server_id], ["tps"], RECENT_T0 + timedelta(seconds=start),
+                       RECENT_T0 + timedelta(seconds=end), max_points=1200)[0]
+    dips = find_dips(tps.ts, tps.values, TPS / 2, resumed=outage_ends(tps))
+    return [((d.start - RECENT_T0).total_seconds(), (d.end - RECENT_T0).total_seconds(), d.seconds) for d in dips]
+
+
+@pytest.mark.parametrize(("missed", "expected"), [
+    ({100}, (90, 110, 20)),  # polls at 90 and 110, none at 100: 20 s
+    ({100, 110}, (90, 120, 30)),
+    ({100, 110, 120, 130, 140}, (90, 150, 60)),
+])
+def test_a_hole_of_missed_polls_runs_from_the_last_poll_before_to_the_first_after(missed, expected):
+    server = make_server("missed")
+    write_samples(status_polls(server.pk, every_10s_but(missed)))
+    assert stalls(server.pk) == [expected]  # before: 30, 40 and 70 s, ending a poll after the first one back
+
+
+def test_a_restart_without_a_missed_poll_is_a_stall_of_the_interval_the_reset_poll_lost():
+    # Polls every 10 s; the one at 100 found the server restarted: no delta, so TPS over (90, 100] is unknown,
+    # and the poll at 110 measured (100, 110] again.
+    server = make_server("restarted")
+    write_samples(status_polls(server.pk, every_10s_but(set()), restart_at=100))
+    assert stalls(server.pk) == [(90, 100, 10)]  # before: (90, 110, 20)
+
+
+def test_a_restart_after_missed_polls_ends_the_stall_at_the_poll_that_found_it():
+    # Nothing at 100 and 110 (the server down), the poll at 120 found it restarted, 130 measured (120, 130].
+    server = make_server("down-restarted")
+    write_samples(status_polls(server.pk, every_10s_but({100, 110}), restart_at=120))
+    assert stalls(server.pk) == [(90, 120, 30)]  # before: (90, 130, 40)
+
+
+def test_a_hole_inside_the_range_that_starts_before_it():
+    # The range starts at 95: the first poll in it, at 110, spans the hole (90, 110] and is left out.
+    server = make_server("edge")
+    write_samples(status_polls(server.pk, every_10s_but({100})))
+    assert stalls(server.pk, start=95) == []  # no poll before the hole in the range: nothing to list from
+    assert stalls(server.pk, start=80) == [(90, 110, 20)]
+
+
+def test_two_stalls_either_side_of_one_good_poll_stay_two_at_any_zoom():
+    # Missed at 100; 110 back (its delta spans the hole), 120 a good reading of (110, 120]; missed at 130.
+    server = make_server("flapping")
+    write_samples(status_polls(server.pk, every_10s_but({100, 130})))
+    tps = query.series([server.pk], ["tps"], RECENT_T0, RECENT_T0 + timedelta(seconds=300))[0]
+    dips = merge_close(find_dips(tps.ts, tps.values, TPS / 2, resumed=outage_ends(tps)), timedelta(seconds=36))
+    # A 6-hour chart's two pixels (36 s) are wider than the good reading between them: still two "no polls" rows.
+    assert [((d.start - RECENT_T0).total_seconds(), (d.end - RECENT_T0).total_seconds()) for d in dips] == [
+        (90, 110), (120, 140)]
+
+
+def test_the_verdict_counts_a_stall_from_the_last_poll_before_to_the_first_after():
+    # 10 s polls, two missed (at 100 and 110): the verdict's stall is 90-120, 30 s.
+    server = make_server("verdict")
+    write_samples(status_polls(server.pk, every_10s_but({100, 110})))
+    tps = query.series([server.pk], ["tps"], RECENT_T0, RECENT_T0 + timedelta(seconds=300))[0]
+    verdict = judge_lines(tps, [], warmup=0)
+    assert [(d.start - RECENT_T0, d.seconds) for d in verdict.dips] == [(timedelta(seconds=90), 30)]
+
+
+def test_the_stability_page_lists_one_missed_poll_as_20_seconds(admin_client):
+    server = make_server("page")
+    write_samples(status_polls(server.pk, every_10s_but({100})))
+    start, end = RECENT_T0, RECENT_T0 + timedelta(seconds=300)
+    response = admin_client.get(f"/servers/{server.pk}/stability/",
+                                {"from": f"{start:%Y-%m-%dT%H:%M:%SZ}", "to": f"{end:%Y-%m-%dT%H:%M:%SZ}"})
+    body = response.content.decode()
+    table = body.split('<table class="dips">')[1].split("</table>")[0]
+    row = table.split("<tbody>")[1].split("</tr>")[0]
+    cells = [c.split(">", 1)[1].split("</td>")[0] for c in row.split("<td")[1:4]]
+    at = RECENT_T0 + timedelta(seconds=90)
+    assert cells == [f"{at:%Y-%m-%d %H:%M:%S}", f"{at + timedelta(seconds=20):%H:%M:%S}", "20 s"]
+    assert "no polls: outage or restart" in row
+
+
+def test_a_run_report_lists_three_missed_polls_as_40_seconds(admin_client):
+    # Polls every 10 s, none at 100, 110 and 120: the hole runs from 90 to 130, 40 s.
+    server = make_server("run")
+    write_samples(status_polls(server.pk, every_10s_but({100, 110, 120})))
+    run = Run.objects.create(name="with a hole", server=server, started_at=RECENT_T0,
+                             ended_at=RECENT_T0 + timedelta(seconds=300), warmup_seconds=0)
+    dips = admin_client.get(f"/runs/{run.pk}/report/").context["dips"]
+    assert [(d.start - RECENT_T0, d.seconds, d.stalled) for d in dips] == [(timedelta(seconds=90), 40, True)]
