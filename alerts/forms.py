@@ -47,13 +47,15 @@ class RecipientsField(forms.CharField):
         bad = invalid(value)
         if bad:
             raise ValidationError(
-                f"Not a valid e-mail address: {', '.join(bad)}. Write addresses like dba@example.com, "
+                f"Not a valid e-mail address: {', '.join(repr(a) for a in bad)}. Write addresses like dba@example.com, "
                 "separated by commas."
             )
 
 
 class TestEmailForm(forms.Form):
-    address = forms.EmailField(error_messages={"invalid": "Not a valid e-mail address: write it like dba@example.com."})
+    # %(value)r: the address as typed, quoted as the ALERT_RECIPIENTS problem names its own (the page escapes it)
+    address = forms.EmailField(error_messages={
+        "invalid": "Not a valid e-mail address: %(value)r. Write it like dba@example.com."})
 
 
 class RuleForm(forms.ModelForm):

@@ -22,6 +22,7 @@ RUN_FIELDS = {"notes": str, "concurrency": int, "warmup_seconds": int, "sweep": 
               "command": str, "tool_summary": str}
 END = re.compile(r"^/api/runs/(\d+)/end/?$")
 MAX_BODY = 64 * 1024
+DIGITS = re.compile(r"[0-9]+")
 
 
 class ApiError(ValueError):
@@ -135,18 +136,35 @@ def stamp(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, UTC).isoformat()
 
 
+def body_length(header: str | None) -> int:
+    """Content-Length, checked before any read: a negative one read to the end of a stream that never ends."""
+    raw = (header or "0").strip()
+    if not DIGITS.fullmatch(raw):
+        raise ApiError(400, f"Content-Length: {raw!r} is not the body's length in bytes (a whole number)")
+    if int(raw) > MAX_BODY:
+        raise ApiError(400, f"the body is larger than {MAX_BODY} bytes")
+    return int(raw)
+
+
+def json_body(data: bytes) -> dict:
+    try:
+        body = json.loads(data or b"{}")
+    except RecursionError:  # not a ValueError: it dropped the connection with no answer
+        raise ApiError(400, "the body is nested too deeply: send a flat JSON object") from None
+    except ValueError as exc:  # UnicodeDecodeError among them
+        raise ApiError(400, f"the body is not JSON: {exc}") from None
+    if not isinstance(body, dict):
+        raise ApiError(400, "the body is not a JSON object")
+    return body
+
+
 def handler_for(api: MarkApi) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:  # noqa: N802 - http.server's name
             try:
-                length = int(self.headers.get("Content-Length") or 0)
-                if length > MAX_BODY:
-                    raise ApiError(400, f"the body is larger than {MAX_BODY} bytes")
-                body = json.loads(self.rfile.read(length) or b"{}")
-                if not isinstance(body, dict):
-                    raise ApiError(400, "the body is not a JSON object")
+                body = json_body(self.rfile.read(body_length(self.headers.get("Content-Length"))))
                 status, answer = api.post(self.path.partition("?")[0], body)
-            except ValueError as exc:  # ApiError, or JSON that does not parse
+            except ValueError as exc:  # ApiError, or a value the checks let through that Python cannot read
                 status, answer = getattr(exc, "status", 400), {"error": str(exc)}
             self.answer(status, answer)
 

@@ -10,7 +10,7 @@ from collectors import delta
 from collectors.pool import Target
 from collectors.results import SourceResult
 from collectors.source import Reading, Source
-from collectors.status import FAILED, OK
+from collectors.status import FAILED, OFF, OK
 from store.sample import Sample
 
 
@@ -22,8 +22,9 @@ def succeeded(target: Target, source: Source, reading: Reading, previous: delta.
     change, snapshot, sample = sample_of(target.server_id, source.name, reading, previous, read_at, boot,
                                          source.compute or delta.compute)
     note = "; ".join(text for text in (reading.note, change.dropped) if text)
-    outcome = SourceResult(source.name, OK, duration, note=note, reset=change.reset, sample=sample,
-                           extra=reading.extra)
+    outcome = SourceResult(source.name, OFF if reading.off else OK, duration, note=note, reset=change.reset,
+                           sample=sample, extra=reading.extra,
+                           error=f"{target.name}: {source.name}: {reading.off}" if reading.off else "")
     outcome.raw = delta.RawReading(reading, read_at, boot)
     return outcome, snapshot, change
 

@@ -55,6 +55,9 @@ class Reading:
     extra: dict = field(default_factory=dict)
     # Nothing of this kind on the server (no replication channel): the source may wait its quiet_interval.
     quiet: bool = False
+    # What the server switched off since the source ran, which its figures miss from now on (a consumer): the
+    # reading is stored and the source reported off with this, as a SourceUnavailable would be ("" when nothing).
+    off: str = ""
 
 
 @dataclass(frozen=True)

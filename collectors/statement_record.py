@@ -20,7 +20,7 @@ def rows_of(results: list[PollResult]) -> tuple[list[store.StatementRow], dict]:
     texts: dict = {}
     for result in results:
         for source in result.sources:
-            if source.ok and source.name == SOURCE:
+            if source.name == SOURCE and "interval" in source.extra:  # read: ok, or off with what moved before
                 add_interval(result.server_id, source.extra.get("interval"), rows, texts)
     return rows, texts
 

@@ -81,7 +81,13 @@ def test_it_sends_a_test_email_from_the_button(admin_client, inbox):
     assert Notification.objects.get(kind="test").status == "sent"
 
     response = admin_client.post("/alerts/test-email/", {"address": "me@"}, follow=True)
-    assert "Not a valid e-mail address" in response.content.decode()
+    assert "Not a valid e-mail address: &#x27;me@&#x27;. Write it like dba@example.com." in response.content.decode()
+
+
+def test_a_bad_test_email_address_is_named_escaped(admin_client):
+    response = admin_client.post("/alerts/test-email/", {"address": "<b>me@"}, follow=True)
+    assert "Not a valid e-mail address: &#x27;&lt;b&gt;me@&#x27;. Write it like" in response.content.decode()
+    assert "<b>me@" not in response.content.decode()
 
 
 @pytest.mark.browser

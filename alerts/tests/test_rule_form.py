@@ -59,7 +59,7 @@ def test_it_accepts_documented_metric_families():
 
 def test_it_refuses_a_malformed_address():
     message = errors(recipients="dba@example.com, not-an-address@")["recipients"][0]
-    assert message.startswith("Not a valid e-mail address: not-an-address@.")
+    assert message.startswith("Not a valid e-mail address: 'not-an-address@'. Write addresses like")
 
 
 def test_it_refuses_a_negative_cooldown():

@@ -102,7 +102,7 @@ def read(conn: pymysql.Connection, info: ServerInfo, state: "State") -> "RawRead
             raise SourceUnavailable(f"{TABLE} does not exist on {info.label} (MySQL 5.6.5+, MariaDB 10.0+)") from None
         raise
     setup = read_setup(conn, info)
-    if not raw and not state.digests:
+    if not raw and not state.digests:  # nothing to store: the source is only off
         check_consumer(setup)
     rows = [parse(row) for row in raw]
     found = RawRead(rows, read_texts(conn, info, texts_wanted(rows, state)), setup=setup)
@@ -122,9 +122,11 @@ def reading_of(state: "State", raw: "RawRead") -> Reading:
     values = {"statements.digest_lost": lost, "statements.digests_size": size, "statements.digests_read": len(raw.rows),
               **(raw.setup or {})}
     extra = {"interval": Interval(kept, interval.resets, raw.texts), "state": state.dumps(), "raw": raw}
+    # A consumer turned off after the source ran: the digests it read stay and stop moving. Its reading (the
+    # consumer's gauge, what moved before the switch) is kept and the source reported off, which alerts.
     return Reading({k: v for k, v in values.items() if v is not None},
                    frozenset({"statements.digest_lost"}) if lost is not None else frozenset(),
-                   note=interval.note(), extra=extra)
+                   note=interval.note(), extra=extra, off=consumer_problem(raw.setup))
 
 
 def read_setup(conn: pymysql.Connection, info: ServerInfo) -> dict[str, int] | None:
@@ -148,11 +150,20 @@ def setup_now(conn: pymysql.Connection) -> dict[str, int] | None:
 
 
 def check_consumer(setup: dict[str, int] | None) -> None:
+    problem = consumer_problem(setup, "stays empty")
+    if problem:
+        raise SourceUnavailable(problem)
+
+
+def consumer_problem(setup: dict[str, int] | None, table: str = "stops counting") -> str:
+    """The consumers off as the setup read (every read: read_setup) says, and the statement that turns them on;
+    "" when all are on or the setup could not be read."""
     off = [name for name in CONSUMERS if (setup or {}).get(CONSUMER_OFF + name)]
-    if off:
-        raise SourceUnavailable(f"the performance_schema consumer(s) {', '.join(off)} are off, so the digest table"
-                                f" stays empty; run: {CONSUMER_FIX} (and set them in my.cnf to keep them after"
-                                " a restart: performance-schema-consumer-statements-digest=ON)")
+    if not off:
+        return ""
+    return (f"the performance_schema consumer(s) {', '.join(off)} are off, so the digest table {table};"
+            f" run: {CONSUMER_FIX} (and set them in my.cnf to keep them after a restart:"
+            " performance-schema-consumer-statements-digest=ON)")
 
 
 def parse(row: tuple) -> DigestRow:

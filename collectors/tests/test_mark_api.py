@@ -1,11 +1,12 @@
 """The collector's local API refuses, as the server's API does (docs/api.md), what the load could not keep."""
 
+import http.client
 import json
 
 import pytest
 
 from collectors.collect_marks import marks_path
-from collectors.mark_api import ApiError, MarkApi
+from collectors.mark_api import ApiError, MarkApi, serve
 
 UNSTORABLE = "text without NUL characters (\\u0000) or lone surrogates (\\ud800)"
 
@@ -52,3 +53,37 @@ def test_an_end_before_the_runs_start_is_refused_and_a_good_one_marked(api):
     # 2026-01-05T12:00:00Z is 1767614400 s after the epoch
     assert [(m["at"], m.get("run_start"), m.get("run_end")) for m in marks(api)] == [
         (1767614400.0, "rw", None), (1767615000.0, None, "rw")]
+
+
+@pytest.fixture
+def served(tmp_path):
+    server = serve(tmp_path / "lab.ssc", 0)  # port 0: one the system picks
+    yield server.server_address[1]
+    server.shutdown()
+    server.server_close()
+
+
+def post_raw(port: int, length: str, data: bytes) -> tuple[int, dict]:
+    """A POST with the Content-Length given as is (http.client would write the true one)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.putrequest("POST", "/api/annotations")
+    conn.putheader("Content-Type", "application/json")
+    conn.putheader("Content-Length", length)
+    conn.endheaders(data)
+    response = conn.getresponse()
+    answer = response.status, json.loads(response.read())
+    conn.close()
+    return answer
+
+
+@pytest.mark.parametrize(("length", "data", "error"), [
+    # read to the end of a stream the client keeps open: the client waited forever
+    ("-1", b'{"text": "t"}', "Content-Length: '-1' is not the body's length in bytes (a whole number)"),
+    ("ten", b'{"text": "t"}', "Content-Length: 'ten' is not the body's length in bytes (a whole number)"),
+    # a RecursionError, not a ValueError: the connection was dropped with no answer
+    ("60000", b"[" * 30_000 + b"]" * 30_000, "the body is nested too deeply: send a flat JSON object"),
+])
+def test_a_bad_length_or_a_deep_body_is_a_400_and_the_api_goes_on(served, length, data, error):
+    assert post_raw(served, length, data) == (400, {"error": error})
+    status, answer = post_raw(served, "13", b'{"text": "t"}')
+    assert status == 201 and answer["text"] == "t"

@@ -4,7 +4,14 @@ stores what it found off, and the Statements tab says so for the ranges whose re
 import time
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
+from alerts.builtin import ensure_builtin_rules
+from alerts.evaluation import evaluate_all
+from alerts.models import Event, Notification, Rule
 from collectors.batch import poll_server
+from collectors.results import SourceResult
+from collectors.sources.statements import CONSUMER_FIX
 from dashboards.figures.common import iso
 from store import query
 
@@ -12,10 +19,11 @@ CONSUMER = "statements.consumer_off:statements_digest"
 SELECT = "statement/sql/select"
 
 
-def poll(server) -> None:
+def poll(server, status: str = "ok") -> SourceResult:
     result = poll_server(server.id, only=["statements"])
     found = next(s for s in result.sources if s.name == "statements")
-    assert found.ok, found.error
+    assert found.status == status, found.error
+    return found
 
 
 def run(conn, sql: str) -> list[tuple]:
@@ -45,8 +53,8 @@ def test_a_consumer_switched_off_is_said_for_part_or_all_of_a_range(server, mari
         run(conn, "UPDATE performance_schema.setup_consumers SET ENABLED = 'NO' WHERE NAME = 'statements_digest'")
         run(conn, f"UPDATE performance_schema.setup_instruments SET ENABLED = 'NO' WHERE NAME = '{SELECT}'")
         run(conn, "SELECT 2 FROM DUAL WHERE 2 = 2")
-        poll(server)
-        poll(server)
+        poll(server, "off")  # the digests read before stay: stored, and the source said off (which alerts)
+        poll(server, "off")
     finally:
         run(conn, "UPDATE performance_schema.setup_consumers SET ENABLED = 'YES' WHERE NAME = 'statements_digest'")
         run(conn, f"UPDATE performance_schema.setup_instruments SET ENABLED = 'YES' WHERE NAME = '{SELECT}'")
@@ -74,3 +82,42 @@ def test_a_range_with_no_read_says_so_without_an_empty_sentence(server, admin_cl
     body = statements_page(admin_client, server, start, start + timedelta(minutes=5))
     assert "ended in the range: no read that recorded a statement ended in it." in body
     assert "Per transaction" not in body and "over the" not in body
+
+
+CONSUMER_OFF_SQL = "UPDATE performance_schema.setup_consumers SET ENABLED = 'NO' WHERE NAME = 'statements_digest'"
+CONSUMER_ON_SQL = "UPDATE performance_schema.setup_consumers SET ENABLED = 'YES' WHERE NAME = 'statements_digest'"
+
+
+@pytest.fixture
+def conn(mariadb):
+    conn = mariadb.connect()
+    yield conn
+    run(conn, CONSUMER_ON_SQL)
+    conn.close()
+
+
+def test_the_consumer_turned_off_after_the_source_ran_fires_the_source_alert_naming_the_fix(server, conn):
+    ensure_builtin_rules()
+    Rule.objects.filter(builtin="source-failing").update(recipients=["dba@example.com"], cooldown_minutes=0)
+    rule = Rule.objects.get(builtin="source-failing")
+    poll(server)  # the baseline: the table holds digests (the suite's own statements), consumer on
+    poll(server)
+    evaluate_all(datetime.now(UTC))
+    assert not Event.objects.filter(rule=rule).exists()
+
+    run(conn, CONSUMER_OFF_SQL)
+    off = poll(server, "off")
+    said = (f"{server.name}: statements: the performance_schema consumer(s) statements_digest are off, so the digest "
+            f"table stops counting; run: {CONSUMER_FIX} (and set them in my.cnf to keep them after a restart: "
+            "performance-schema-consumer-statements-digest=ON)")
+    assert off.error == said and off.sample is not None  # its gauges still stored: the page says it for the range
+    assert off.sample.values["statements.consumer_off:statements_digest"] == 1
+    evaluate_all(datetime.now(UTC))
+    assert [(e.key, e.firing) for e in Event.objects.filter(rule=rule)] == [("statements", True)]
+    mail = Notification.objects.get(event__rule=rule)
+    assert mail.context["detail"] == f"{server.name}: source statements failing: {said}"
+
+    run(conn, CONSUMER_ON_SQL)
+    poll(server)
+    evaluate_all(datetime.now(UTC))
+    assert [(e.key, e.firing) for e in Event.objects.filter(rule=rule)] == [("statements", False)]

@@ -53,19 +53,26 @@ def parse_time(text: str | None, name: str) -> datetime:
 
 
 def parse_range(
-    start_text: str | None, end_text: str | None, suffix: str = "", preset: str | None = None
+    start_text: str | None, end_text: str | None, suffix: str = "", preset: str | None = None,
+    future: bool = False,
 ) -> tuple[datetime, datetime]:
-    """from/to; or a live preset (range=1h, as the dashboards' links carry) ending now."""
+    """from/to; or a live preset (range=1h, as the dashboards' links carry) ending now.
+
+    A range starting after now is refused (no sample exists there yet) unless future= (marks may be set ahead).
+    """
+    now = datetime.now(UTC)
     if preset and not start_text:
         if preset not in PRESETS:
             raise ExportError(f"range={preset!r}: use one of {', '.join(PRESETS)}, or from and to")
-        now = datetime.now(UTC)
         return now - PRESETS[preset], now
     start = parse_time(start_text, "from" + suffix)
-    end = parse_time(end_text, "to" + suffix) if end_text or not start_text else datetime.now(UTC)
+    end = parse_time(end_text, "to" + suffix) if end_text or not start_text else now
     if end <= start and not end_text:  # "to must be after from" named a to the user never gave
         raise ExportError(f"from{suffix}={start_text!r} is not before now, where to{suffix} ends when not given: "
                           f"give a to{suffix} after it, or an earlier from{suffix}")
+    if start >= now and end > start and not future:
+        raise ExportError(f"from{suffix}={start_text!r} is not before now: no data exists from there on yet; "
+                          f"give an earlier from{suffix}")
     if end <= start:
         raise ExportError(f"to{suffix} must be after from{suffix}")
     if end - start > MAX_SPAN:

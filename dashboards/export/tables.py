@@ -1,6 +1,7 @@
 """The rows of the table exports: top waits (one or two intervals), run summaries, the fleet, the runs."""
 
 from collections.abc import Iterable, Iterator
+from datetime import datetime
 
 from collectors.metric import PS_PER_S
 from dashboards.analysis.per_transaction import PS_PER_MS, PerTransaction
@@ -153,9 +154,15 @@ def fleet_table_rows(rows: Iterable) -> Iterator[list]:
                replica.lag_s if replica else None, "; ".join(replica.stopped) if replica else None, r.history,
                r.history_per_min, wait.event if wait else None, wait.per_second if wait else None,
                wait.share * 100 if wait else None, "; ".join(r.alerts), ", ".join(r.server.tags),
-               r.at.get("tps"), r.at.get("history"), r.at.get("top_wait"),
+               to_second(r.at.get("tps")), to_second(r.at.get("history")), to_second(r.at.get("top_wait")),
                r.trend.span.total_seconds() if r.history_per_min is not None else None,
-               r.trend.since if r.history_per_min is not None else None, r.cpu_busy]
+               to_second(r.trend.since) if r.history_per_min is not None else None, r.cpu_busy]
+
+
+def to_second(ts: datetime | None) -> datetime | None:
+    """A poll's time as the page says it (%H:%M:%S) and the series export labels rows: whole seconds, which a
+    spreadsheet reads as a time (with microseconds it reads text)."""
+    return ts.replace(microsecond=0) if ts else None
 
 
 def knee_cell(row: dict) -> str:

@@ -162,7 +162,7 @@ def annotations_csv(request: HttpRequest) -> HttpResponse:
     get = request.GET
     try:
         servers = params.find_servers(get.getlist("server"))
-        start, end = params.parse_range(get.get("from"), get.get("to"), preset=get.get("range"))
+        start, end = params.parse_range(get.get("from"), get.get("to"), preset=get.get("range"), future=True)
     except params.ExportError as error:
         return bad_request(error)
     marks = (

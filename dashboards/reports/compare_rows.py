@@ -11,7 +11,7 @@ from dashboards.analysis.per_transaction import PerTransaction
 from dashboards.analysis.step_window import Window, run_window
 from dashboards.analysis.topwaits import WaitRow, shown
 from dashboards.figures.compare import AlignedRun
-from dashboards.reports.summary import RunSummary
+from dashboards.reports.summary import RunSummary, warmup_overrun
 from dashboards.server_texts import BASIS_SERIES, TpsBasis, range_basis, waits_note
 from dashboards.source_health import source_problem
 from dashboards.timerange import TimeRange
@@ -35,6 +35,7 @@ class RunRow:
     waits_source: str = ""
     statements_source: str = ""
     waits_note: str = ""  # the wait instruments off during the run (server_texts.waits_note), "" when none was
+    warmup_note: str = ""  # a warm-up that leaves nothing of the run (summary.warmup_overrun), "" otherwise
 
 
 def run_range(run: Run, warmup: int) -> TimeRange:
@@ -57,7 +58,7 @@ def align(run: Run, wait: str, points: int, warmup: int, polls: WindowPolls | No
 
 
 def run_row(summary: RunSummary, conditions: bool = False,
-            statements: reads.StatementsRange | None = None) -> RunRow:
+            statements: reads.StatementsRange | None = None, trim_given: bool = False) -> RunRow:
     """The same summary as the compare report and CSV (every sample, not the chart's points), and what its
     server's TPS counted over the run (its own polls: a run recorded with a counter off keeps its words).
 
@@ -73,7 +74,8 @@ def run_row(summary: RunSummary, conditions: bool = False,
                   statements=reads.run_top_statements(run, TOP_STATEMENTS, summary.warmup, statements),
                   waits_source=source_problem(run.server, "pfs_waits"),
                   statements_source=source_problem(run.server, "statements"),
-                  waits_note=waits_note(run.server_id, summary.start, summary.end))
+                  waits_note=waits_note(run.server_id, summary.start, summary.end),
+                  warmup_note=warmup_overrun(summary, trim_given))
 
 
 def run_notes(runs: list[Run], warmups: Mapping[int, int]) -> list[tuple[float, str]]:

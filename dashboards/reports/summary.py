@@ -44,6 +44,27 @@ class RunSummary:
     def seconds(self) -> float:
         return (self.end - self.start).total_seconds()
 
+    @property
+    def run_seconds(self) -> float:
+        """The whole run's length, its warm-up included (up to now while it runs)."""
+        return (self.end - self.run.started_at).total_seconds()
+
+
+def warmup_overrun(s: RunSummary, trim_given: bool = False) -> str:
+    """Why a run has no figures when its warm-up leaves nothing of it ("" when something is left, or the run
+    has not started): an empty window otherwise shows as dashes and a 0 s length, with no reason."""
+    if not s.warmup or s.run_seconds <= 0 or s.warmup < s.run_seconds:
+        return ""
+    if s.run.ended_at is None:
+        return (f"The run is still in its warm-up of {s.warmup} s ({s.run_seconds:.0f} s so far): its figures "
+                f"start at {s.start:%H:%M:%S} UTC.")
+    if trim_given:
+        return (f"The warm-up trim of {s.warmup} s is as long as this run ({s.run_seconds:.0f} s) or longer: "
+                f"nothing of it is left, so it has no figures. Give a trim under {s.run_seconds:.0f} s.")
+    return (f"Its warm-up of {s.warmup} s is as long as the run ({s.run_seconds:.0f} s) or longer: nothing of "
+            f"the run is left after it, so it has no figures. Give the run a shorter warm-up (Admin → Runs), or "
+            f"compare it with a warm-up trim under {s.run_seconds:.0f} s (warmup=).")
+
 
 def summarize_run(run: Run, warmup: int | None = None, also: tuple[str, ...] = ()) -> RunSummary:
     """Statistics from every sample whose interval lies inside the run (after the warm-up: `warmup` seconds

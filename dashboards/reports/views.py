@@ -22,7 +22,7 @@ from dashboards.query_params import include_conditions, monitoring_param, warmup
 from dashboards.reports.charts import chart_metrics, purge_chart, stability_chart
 from dashboards.reports.run_links import series_range
 from dashboards.reports.settings_diff import previous_run, show, snapshot
-from dashboards.reports.summary import WINDOW_FIGURES, summarize_run
+from dashboards.reports.summary import WINDOW_FIGURES, summarize_run, warmup_overrun
 from dashboards.server_texts import BASIS_SERIES, range_texts, waits_note
 from dashboards.source_health import source_problem
 from dashboards.timerange import TimeRange, iso_param, up_to_second
@@ -87,6 +87,7 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
         **others_context(run, summary.tps.mean, summary.warmup),
         dips=dips, dip_threshold=dip_threshold(summary.tps), verdict=verdict, warmup_found=summary.warmup_found,
         verdict_text=verdict_text(verdict, Warmup(summary.warmup, summary.warmup_found)),
+        warmup_note=warmup_overrun(summary),  # a warm-up that leaves nothing of the run: why every figure is empty
         figures={"chart-stability": stability,
                  "chart-purge": purge_chart(summary, context["max_purge_lag"], texts.title, collected)},
         series_csv=link("export-csv", query={**span, "metrics": metrics}) if metrics else "",
@@ -130,6 +131,7 @@ def compare_report(request: HttpRequest) -> HttpResponse:
     base = snapshot(reference.run.server_id, reference.start, reference.end)
     rows = [{
         "summary": s, "ratio": ratio(s.tps.mean, reference.tps.mean),
+        "warmup_note": warmup_overrun(s, warmup is not None),
         "changes": [change_cells(c) for c in changes(base, snapshot(s.run.server_id, s.start, s.end))]
         if s is not reference else [],
     } for s in summaries]

@@ -87,6 +87,20 @@ def test_it_shows_a_down_servers_last_readings_with_their_time_not_as_now(admin_
                            "top wait share (%)", "alerts firing", "tags"]  # the columns before keep their places
 
 
+def test_the_csv_writes_when_each_figure_was_read_to_the_second(admin_client, now):
+    """Real polls fall on a fraction of a second; the page says 12:00:05, the CSV the same, not 12:00:05.250000."""
+    db = make_server("db", poll_interval=STEP)
+    last = polls(db, now - timedelta(minutes=5, microseconds=-250_000), now - timedelta(microseconds=-250_000))
+    health(db, last)
+    header, rows = csv_rows(admin_client)
+    whole = f"{now.astimezone(UTC):%Y-%m-%dT%H:%M:%S}Z"  # last = now + 0.25 s: its second is now's
+    for column in ("TPS read at (UTC)", "history length read at (UTC)", "top wait read at (UTC)"):
+        assert rows["db"][header.index(column)] == whole
+    # One straight line of 31 polls: the trend runs since the first, 5 min before, also to the second.
+    since = f"{(now - timedelta(minutes=5)).astimezone(UTC):%Y-%m-%dT%H:%M:%S}Z"
+    assert rows["db"][header.index("history trend since (UTC)")] == since
+
+
 def test_a_server_stale_for_20_min_shows_its_readings_and_trend_as_of_then(admin_client, now):
     stale = make_server("stale", poll_interval=STEP)
     last = polls(stale, now - timedelta(minutes=30), now - timedelta(minutes=20))

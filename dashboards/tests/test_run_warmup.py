@@ -88,3 +88,20 @@ def test_the_runs_own_warm_up_and_the_pages_trim_win(admin_client, run_18):
     assert runs[1][runs[0].index("warm-up found from the data (1: the run gave none)")] == "0"
     row = csv_rows(admin_client, f"/export/compare.csv?runs={run_18.pk}&warmup=0")[0]
     assert float(row["avg TPS (/s)"]) == pytest.approx(sum(RUN_18) / 31)
+
+
+def test_a_warm_up_longer_than_the_run_is_said_where_its_figures_would_be(admin_client, run_18):
+    # The run lasts 31 polls x 5 s = 155 s; a warm-up of 200 s leaves nothing of it.
+    Run.objects.filter(pk=run_18.pk).update(warmup_seconds=200)
+    said = ("Its warm-up of 200 s is as long as the run (155 s) or longer: nothing of the run is left after it, "
+            "so it has no figures. Give the run a shorter warm-up (Admin → Runs), or compare it with a warm-up "
+            "trim under 155 s (warmup=).")
+    assert said in admin_client.get(f"/runs/{run_18.pk}/report/").content.decode()
+    assert said in admin_client.get("/compare/", {"runs": run_18.pk}).content.decode()
+    assert said in admin_client.get("/reports/compare/", {"runs": run_18.pk}).content.decode()
+    # A trim given on the compare page that leaves nothing names the trim; one of 150 s leaves 5 s: no note.
+    trimmed = "The warm-up trim of 155 s is as long as this run (155 s) or longer: nothing of it is left"
+    assert trimmed in admin_client.get("/compare/", {"runs": run_18.pk, "warmup": 155}).content.decode()
+    assert "warmup-overrun" not in admin_client.get("/compare/", {"runs": run_18.pk, "warmup": 150}).content.decode()
+    Run.objects.filter(pk=run_18.pk).update(warmup_seconds=150)
+    assert "warmup-overrun" not in admin_client.get(f"/runs/{run_18.pk}/report/").content.decode()

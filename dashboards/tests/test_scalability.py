@@ -99,6 +99,15 @@ def test_a_bad_selection_is_a_400_with_the_reason(client, admin_user, sweeps, pa
     assert client.get("/export/scalability.csv", params).status_code == 400
 
 
+@pytest.mark.parametrize("knee, message", [
+    ("-1", "knee=-1: give a percentage above 0 and at most 100, such as 50"),
+    ("lots", "knee=&#x27;lots&#x27;: give a percentage such as 50"),
+])
+def test_a_bad_knee_is_said_before_any_sweep_is_picked(client, admin_user, sweeps, knee, message):
+    response = page(client, admin_user, knee=knee)
+    assert response.status_code == 400 and message in response.content.decode()
+
+
 def test_runs_without_a_concurrency_are_refused(client, admin_user, sweeps):
     plain = Run.objects.create(name="plain", server=sweeps[0][0].server, started_at=RECENT_T0)
     response = page(client, admin_user, runs=str(plain.pk))

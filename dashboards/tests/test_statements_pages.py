@@ -7,6 +7,7 @@ from urllib.parse import parse_qs
 import pytest
 from django.test import Client
 
+from collectors.models import ServerHealth
 from dashboards.models import ApiToken
 from dashboards.server_form import ServerForm
 from servers.models import Run
@@ -141,3 +142,24 @@ def test_the_server_form_takes_10_s_and_refuses_less():
     assert ServerForm({**base, "statements_interval": 10}).is_valid()
     form = ServerForm({**base, "statements_interval": 5})
     assert not form.is_valid() and "statements_interval" in form.errors
+
+
+def test_a_statement_page_of_a_server_that_never_read_digests_says_why_and_how_to_turn_it_on(admin_client):
+    db1 = ten_reads()
+    point = digest_id(db1, POINT)  # a digest db1 ran: its text is shared by every server's pages
+    lab = make_server("lab", poll_interval=10)
+    # the words the source's poll stored for a server at its defaults (collectors.source.require_performance_schema)
+    off = ("lab: statements: performance_schema is OFF on this server, so statements has nothing to read; "
+           "set performance_schema=ON in the server's configuration and restart it")
+    ServerHealth.objects.create(server=lab, last_poll_at=END, sources={"statements": {"status": "off", "ok": False,
+                                                                                      "error": off}})
+    body = admin_client.get(f"/servers/{lab.pk}/statements/{point}/", RANGE).content.decode()
+    assert html.escape(off) in body
+    assert "No statement digests recorded for lab in this range" in body
+    assert ("the statements_digest consumer may be off: <code>UPDATE performance_schema.setup_consumers SET ENABLED = "
+            "&#x27;YES&#x27; WHERE NAME IN (&#x27;global_instrumentation&#x27;, &#x27;statements_digest&#x27;);</code>"
+            ) in body
+    assert "Not among the top statements" not in body
+    # db1 read digests in the range: its page has its figures and no such sentence
+    ran = admin_client.get(f"/servers/{db1.pk}/statements/{point}/", RANGE).content.decode()
+    assert "No statement digests recorded" not in ran and "source-problem" not in ran

@@ -52,7 +52,7 @@ def compare(request: HttpRequest) -> HttpResponse:
     warmups = {pk: s.warmup for pk, s in trims.items()}
     found = {run.pk: reads.run_statements(run, warmups[run.pk], trims[run.pk].polls)
              for run in runs}  # the tops and the changes read them
-    summaries = [run_row(trims[run.pk], conditions, found[run.pk]) for run in runs]
+    summaries = [run_row(trims[run.pk], conditions, found[run.pk], warmup is not None) for run in runs]
     wait, wait_problem = wait_param(request.GET)
     notes += [wait_problem] if wait_problem else []
     wait = wait or next((s.waits[0].event for s in summaries if s.waits), "")

@@ -6,7 +6,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from dashboards.figures.scalability import cpu_figure, tps_figure, waits_figure
-from dashboards.query_params import BadParam, sweep_name
+from dashboards.query_params import BadParam, knee_threshold, sweep_name
 from dashboards.reports.scalability import study, sweeps
 from dashboards.server_texts import tps_bases
 from dashboards.views.common import TPS_DEFINITION
@@ -20,6 +20,10 @@ def study_context(request: HttpRequest) -> tuple[dict, int]:
     context = {"sweeps": sweeps(), "picked": request.GET.getlist("sweep"), "tps_definition": TPS_DEFINITION,
                "knee": request.GET.get("knee", "")}
     if not request.GET.getlist("sweep") and not request.GET.get("runs"):
+        try:  # the form keeps the knee given: one it cannot use is said now, not when a sweep is picked
+            knee_threshold(request.GET)
+        except BadParam as error:
+            return {**context, "error": str(error)}, 400
         return context, 200
     try:
         found = study(request.GET)

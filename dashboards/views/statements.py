@@ -84,5 +84,8 @@ def statement(request: HttpRequest, server_id: int, digest_id: int) -> HttpRespo
         "csv": link("export-statement", query={"server": server.pk, "digest": digest_id,
                                                "from": exact_param(tr.start), "to": exact_param(tr.end)}),
         "time_per_trx": totals.sums["time_ps"] / found.transactions if totals and found.transactions else None,
+        # why nothing shows where the server's digest source is off or weakened, as the Statements tab says it
+        "source": source_health(server, "statements") or {}, "consumer_sql": CONSUMER_SQL,
+        "weakened": statements_note(server.pk, tr.start, tr.end),
     }
     return render(request, "dashboards/statement.html", context)

@@ -170,6 +170,15 @@ def test_a_from_after_now_without_a_to_says_that_to_is_now(client, db1):
         "it, or an earlier from\n")
 
 
+def test_a_range_wholly_after_now_is_refused_not_answered_empty(client, db1):
+    params = {"server": "db1", "metrics": "tps", "from": "2101-01-01T00:00:00Z", "to": "2101-01-02T00:00:00Z"}
+    response = client.get("/export.csv", params)
+    assert response.status_code == 400
+    assert response.content.decode() == (
+        "CSV export: from='2101-01-01T00:00:00Z' is not before now: no data exists from there on yet; "
+        "give an earlier from\n")
+
+
 def test_it_needs_a_login(client, db1):
     client.logout()
     response = client.get("/export.csv", range_params("db1", "tps"))
