@@ -66,6 +66,15 @@ class Interval:
 
     seconds: float  # covered by its polls; 0 when no poll lies in it
     transactions: int | float | None = None
+    # Each wait's ps per transaction over the seconds the wait summary and TPS both cover (per_transaction's
+    # event_ps); None: its time over transactions.
+    per_trx: Mapping[str, float] | None = None
+
+    def of(self, row: "WaitRow | None", event: str) -> float | None:
+        """The event's ps waited per transaction."""
+        if self.per_trx is not None:
+            return self.per_trx.get(event, 0.0) if self.per_trx else None
+        return _per(row.time_ps if row else 0, self.transactions)
 
     @property
     def per(self) -> float:
@@ -112,11 +121,11 @@ class WaitDiff:
     @property
     def a_per_trx(self) -> float | None:
         """Picoseconds waited per transaction in A."""
-        return _per(self.a.time_ps if self.a else 0, self.span_a.transactions)
+        return self.span_a.of(self.a, self.event)
 
     @property
     def b_per_trx(self) -> float | None:
-        return _per(self.b.time_ps if self.b else 0, self.span_b.transactions)
+        return self.span_b.of(self.b, self.event)
 
     @property
     def per_trx_ratio(self) -> float | None:
