@@ -136,7 +136,8 @@ def shared_figures(sums: dict[str, tuple[int | float, float]], waits: list[WaitR
         span = shared[BUSY_SECONDS]
         busy = float(found[BUSY_SECONDS].deltas[span.kept].sum()) if BUSY_SECONDS in found else sums[BUSY_SECONDS][0]
         cpu = Over(busy, span, sums[BUSY_SECONDS][1], tps_seconds)
-    return per_transaction(sums, waited, wait, cpu)
+    polled = sums[shown_metric][1] if shown_metric else None
+    return replace(per_transaction(sums, waited, wait, cpu), waits_polled=polled)
 
 
 def shared_waits(waits: list[WaitRow], shared: Shared, totals: Totals) -> dict[str, int]:

@@ -199,10 +199,11 @@ def interval_span(server_id: int, start: datetime, end: datetime, per_trx: PerTr
     first began before start. Their time is what the waits were measured over, not end - start
     (a 3 s zoom holding one 5 s poll would read 5/3 too high). TPS is read at every poll, as the waits are.
     per_trx: the interval's figures (host_series.per_transaction_of): each wait's time per transaction over the
-    seconds the wait summary and TPS both cover.
+    seconds the wait summary and TPS both cover, and the seconds the wait summary's own polls cover (what its
+    rates are over: TPS's may cover more, or less).
     """
     done, seconds = polled_total(server_id, TPS, start, end)
-    return Interval(seconds, done, per_trx.event_ps if per_trx else None)
+    return Interval(seconds, done, per_trx.event_ps if per_trx else None, per_trx.waits_polled if per_trx else None)
 
 
 def mean_rate(server_id: int, metric: str, start: datetime, end: datetime) -> float | None:

@@ -49,6 +49,7 @@ class PerTransaction:
     event_ps: Mapping[str, float] = field(default_factory=dict)  # each listed wait's ps per transaction
     wait_seconds: float | None = None  # the seconds wait_ms is over (both sources cover), with it or not
     cpu_seconds: float | None = None
+    waits_polled: float | None = None  # the seconds the wait summary's own polls cover in the interval
 
 
 def per_transaction(sums: Mapping[str, tuple[int | float, float]], waited: Mapping[str, int] | None,

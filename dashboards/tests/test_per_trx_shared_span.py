@@ -89,6 +89,11 @@ def test_the_second_intervals_waits_per_transaction_are_over_the_shared_polls_to
     assert diff.b_per_trx == pytest.approx(sum(ev1_ps(i) for i in range(61, 121)) / 60_000, rel=1e-5)
     assert page.context["per_trx"].wait_over == timedelta(seconds=400)
     assert page.context["per_trx_b"].wait_over is None
+    # Seconds waited per second over the wait summary's own 400 s in A (before: over TPS's 600 s).
+    assert diff.a_rate == pytest.approx(sum(ev1_ps(i) for i in range(21, 61)) / 400, rel=1e-5)
+    assert diff.b_rate == pytest.approx(sum(ev1_ps(i) for i in range(61, 121)) / 600, rel=1e-5)
+    html = page.content.decode()
+    assert "the wait summary's 400 s, what its rates are over" in html, html[html.find("A: "):][:600]
 
 
 def test_a_wait_summary_missing_a_stretch_leaves_that_stretchs_transactions_out(admin_user, client):
