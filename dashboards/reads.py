@@ -10,6 +10,7 @@ from collectors import registry
 from collectors.connection import parse_version
 from collectors.metric import TPS
 from collectors.models import TrxHolder
+from dashboards.analysis.per_transaction import PerTransaction
 from dashboards.analysis.purge_growth import REACH, Trend, current_trend
 from dashboards.analysis.purge_verdict import KEEP_UP, Holder, PurgeVerdict, purge_verdict
 from dashboards.analysis.statements import StatementDiff, TopStatement, changed_most, top_statements
@@ -191,15 +192,18 @@ def point_bucket(tr: TimeRange, points: int) -> timedelta | None:
     return ROLLUP_BUCKET.get(levels.choose(tr.start, tr.end, points))
 
 
-def interval_span(server_id: int, start: datetime, end: datetime) -> Interval:
+def interval_span(server_id: int, start: datetime, end: datetime, per_trx: PerTransaction | None = None) -> Interval:
     """The seconds an interval's polls cover and their transactions: what its wait times are divided by.
 
     interval_waits() sums the polls in (start, end], each a delta since the poll before: the
     first began before start. Their time is what the waits were measured over, not end - start
     (a 3 s zoom holding one 5 s poll would read 5/3 too high). TPS is read at every poll, as the waits are.
+    per_trx: the interval's figures (host_series.per_transaction_of): each wait's time per transaction over the
+    seconds the wait summary and TPS both cover, and the seconds the wait summary's own polls cover (what its
+    rates are over: TPS's may cover more, or less).
     """
     done, seconds = polled_total(server_id, TPS, start, end)
-    return Interval(seconds, done)
+    return Interval(seconds, done, per_trx.event_ps if per_trx else None, per_trx.waits_polled if per_trx else None)
 
 
 def mean_rate(server_id: int, metric: str, start: datetime, end: datetime) -> float | None:

@@ -4,10 +4,11 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from dashboards.analysis import scalability
-from dashboards.analysis.per_transaction import BUSY_SECONDS
+from dashboards.analysis.per_transaction import BUSY_SECONDS, TPS
 from dashboards.analysis.scalability import DEFAULT_KNEE, QPS, WAIT_TIMES, Curve, Level
 from dashboards.analysis.step_window import Window, WindowTps, close_batches, run_window
-from dashboards.analysis.topwaits import TIME_PREFIX
+from dashboards.analysis.topwaits import TIME_PREFIX, wait_rows
+from dashboards.host_series import window_per_transaction
 from dashboards.own_load_reads import own_load
 from dashboards.window_reads import runs_sums, runs_window_trimmed
 from servers.models import Run
@@ -51,7 +52,10 @@ def level_of(run: Run, window: Window, sums: dict[str, tuple[float, float]], tps
     """trimmed: the seconds the window leaves out at the run's start (own_load compares its own count's)."""
     waits = {name[len(TIME_PREFIX):]: (int(total), seconds) for name, (total, seconds) in sums.items()
              if total and name.startswith(TIME_PREFIX)}
-    return Level(run, window, tps, waits, sums.get(BUSY_SECONDS), cpus, own_load(run, trimmed), sums.get(QPS))
+    per_trx = window_per_transaction(run.server_id, window, None, {**sums, TPS: (tps.transactions, tps.seconds)},
+                                     wait_rows({name: total for name, (total, _s) in sums.items()}))
+    return Level(run, window, tps, waits, sums.get(BUSY_SECONDS), cpus, own_load(run, trimmed), sums.get(QPS),
+                 per_trx=per_trx)
 
 
 def curves(runs: Iterable[Run], threshold: float = DEFAULT_KNEE) -> list[Curve]:

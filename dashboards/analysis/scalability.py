@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from dashboards.analysis.own_load import OwnLoad, others_ran, others_share
+from dashboards.analysis.per_transaction import PerTransaction
 from dashboards.analysis.step_window import Window, WindowTps
 from dashboards.analysis.topwaits import TIME_PREFIX, is_client, is_condition
 
@@ -41,6 +42,9 @@ class Level:
     own: OwnLoad | None = None  # what the load counted itself
     qps: tuple[float, float] | None = None  # the server's queries (Questions) inside the window, seconds
     by_own: bool = False  # the curve reads the load's own TPS (other clients ran part of the server's)
+    # Waits and host CPU per transaction, each over the seconds its source and TPS both cover inside the
+    # window (every wait listed); None: each rate over its own seconds, as a hand-made level has them.
+    per_trx: PerTransaction | None = None
 
     @property
     def rate(self) -> float | None:
@@ -63,11 +67,10 @@ class Level:
 
     @property
     def cpu_ms_per_trx(self) -> float | None:
-        """Host CPU milliseconds per transaction: CPUs busy on average / TPS over the same window.
-
-        Both rates come from the samples inside the window; when node_exporter and the
-        SQL sources cover the same seconds (one poll reads both) it is busy seconds / transactions.
-        """
+        """Host CPU milliseconds per transaction inside the window: busy CPU-seconds / transactions over the
+        seconds node_exporter's polls and TPS's both cover (per_trx); without it, CPUs busy on average / TPS."""
+        if self.per_trx is not None:
+            return self.per_trx.cpu_ms
         if not self.cpu or not self.cpu[1] or not self.tps.avg:
             return None
         return 1000.0 * self.cpu[0] / self.cpu[1] / self.tps.avg
@@ -88,11 +91,14 @@ class Level:
         return self.run.concurrency
 
     def wait_per_trx(self, event: str) -> float | None:
-        """Picoseconds waited on `event` per transaction: its wait rate / TPS, as for the CPU.
+        """Picoseconds waited on `event` per transaction, as for the CPU.
 
-        Rate over rate: the waits and TPS come from different sources, whose polls inside the
-        window need not cover the same seconds (a reset of one leaves a poll out of it alone).
+        The waits and TPS come from different sources, whose polls inside the window need not
+        cover the same seconds (a reset of one leaves a poll out of it alone): per_trx has each over
+        the seconds both cover. Without it, its wait rate / TPS.
         """
+        if self.per_trx is not None:
+            return self.per_trx.event_ps.get(event) if self.per_trx.wait_ms is not None else None
         waited, seconds = self.waits.get(event, (0, 0.0))
         if not seconds or not self.tps.avg:
             return None

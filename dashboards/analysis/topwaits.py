@@ -66,11 +66,31 @@ class Interval:
 
     seconds: float  # covered by its polls; 0 when no poll lies in it
     transactions: int | float | None = None
+    # Each wait's ps per transaction over the seconds the wait summary and TPS both cover (per_transaction's
+    # event_ps); None: its time over transactions.
+    per_trx: Mapping[str, float] | None = None
+    wait_seconds: float | None = None  # the wait summary's own polls cover: what its rates are over; None: seconds
+
+    def of(self, row: "WaitRow | None", event: str) -> float | None:
+        """The event's ps waited per transaction."""
+        if self.per_trx is not None:
+            return self.per_trx.get(event, 0.0) if self.per_trx else None
+        return _per(row.time_ps if row else 0, self.transactions)
 
     @property
     def per(self) -> float:
         """What its totals are divided by for a rate: with no poll there is no total either."""
         return self.seconds or 1.0
+
+    @property
+    def wait_per(self) -> float:
+        """What its wait times are divided by for a rate: the seconds the wait summary's polls cover."""
+        return self.per if self.wait_seconds is None else self.wait_seconds or 1.0
+
+    @property
+    def waits_apart(self) -> bool:
+        """Whether the wait summary's polls cover a second more, or less, than TPS's."""
+        return self.wait_seconds is not None and abs(self.wait_seconds - self.seconds) >= 1.0
 
 
 def _per(value: float | None, by: float | None) -> float | None:
@@ -94,11 +114,11 @@ class WaitDiff:
     @property
     def a_rate(self) -> float:
         """Picoseconds waited per second of interval A (1e12 = one second waited per second)."""
-        return (self.a.time_ps if self.a else 0) / self.span_a.per
+        return (self.a.time_ps if self.a else 0) / self.span_a.wait_per
 
     @property
     def b_rate(self) -> float:
-        return (self.b.time_ps if self.b else 0) / self.span_b.per
+        return (self.b.time_ps if self.b else 0) / self.span_b.wait_per
 
     @property
     def rate_diff(self) -> float:
@@ -112,11 +132,11 @@ class WaitDiff:
     @property
     def a_per_trx(self) -> float | None:
         """Picoseconds waited per transaction in A."""
-        return _per(self.a.time_ps if self.a else 0, self.span_a.transactions)
+        return self.span_a.of(self.a, self.event)
 
     @property
     def b_per_trx(self) -> float | None:
-        return _per(self.b.time_ps if self.b else 0, self.span_b.transactions)
+        return self.span_b.of(self.b, self.event)
 
     @property
     def per_trx_ratio(self) -> float | None:

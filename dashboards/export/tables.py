@@ -21,11 +21,15 @@ RUN_HEADER = ["run id", "run", "server", "from (UTC, after the warm-up)", "ended
               "p5 TPS (/s)", "p95 TPS (/s)", "median TPS (/s)", "TPS CV", "avg QPS (/s)", "transactions",
               "max history list length", "TPS ratio to first", "warm-up trimmed (s)",
               "waits per transaction (ms, condition waits left out)", "host CPU per transaction (ms)",
-              "seconds covered by the TPS polls inside (s)"]  # avg TPS = transactions / these
+              "seconds covered by the TPS polls inside (s)",  # avg TPS = transactions / these
+              "seconds both sources cover (waits per transaction)",
+              "seconds both sources cover (host CPU per transaction)"]
 # The page's per-transaction figures: transactions (tps deltas) in the interval, time waited in the waits
-# listed / transactions, host CPU not idle nor iowait (node_exporter) / transactions; empty where unknown.
+# listed / transactions, host CPU not idle nor iowait (node_exporter) / transactions, each over the seconds the
+# source and TPS both cover (then those seconds); empty where unknown.
 PER_TRX_HEADER = ["transactions in interval", "waits per transaction in interval (ms, all waits listed)",
-                  "host CPU per transaction in interval (ms)"]
+                  "host CPU per transaction in interval (ms)", "seconds both sources cover (waits per transaction)",
+                  "seconds both sources cover (host CPU per transaction)"]
 ANNOTATION_HEADER = ["time (UTC)", "server", "run", "text"]
 HOLDER_HEADER = ["thread", "user", "host", "from (UTC)", "last seen (UTC)", "ended by (UTC)", "held for (s)",
                  "state", "isolation", "statement", "idle"]
@@ -45,14 +49,15 @@ def _wait_cells(row: WaitRow | None) -> list:
 
 
 def per_trx_cells(pt: PerTransaction) -> list:
-    return [pt.transactions, pt.wait_ms, pt.cpu_ms]
+    return [pt.transactions, pt.wait_ms, pt.cpu_ms, pt.wait_seconds, pt.cpu_seconds]
 
 
 def wait_ms_per_trx(row: WaitRow | None, pt: PerTransaction) -> float | None:
-    """One event's milliseconds waited per transaction: they add up to the interval's waits per transaction."""
-    if not pt.transactions or pt.transactions <= 0:
+    """One event's milliseconds waited per transaction, over the seconds the wait summary and TPS both cover: they
+    add up to the interval's waits per transaction."""
+    if pt.wait_ms is None:
         return None
-    return (row.time_ps if row else 0) / PS_PER_MS / pt.transactions
+    return pt.event_ps.get(row.event, 0.0) / PS_PER_MS if row else 0.0
 
 
 def topwaits_rows(waits: list[WaitRow], pt: PerTransaction) -> Iterator[list]:
@@ -82,7 +87,8 @@ def compare_rows(summaries: list[RunSummary], per_trx: list[PerTransaction]) -> 
     for s, pt in zip(summaries, per_trx, strict=True):
         yield [s.run.pk, s.run.name, s.run.server.name, s.start, s.run.ended_at, s.seconds, s.tps.mean,
                s.tps.p5, s.tps.p95, s.tps.median, s.tps.cv, s.qps, s.transactions, s.max_history,
-               ratio(s.tps.mean, reference), s.warmup, pt.wait_ms, pt.cpu_ms, s.covered]
+               ratio(s.tps.mean, reference), s.warmup, pt.wait_ms, pt.cpu_ms, s.covered, pt.wait_seconds,
+               pt.cpu_seconds]
 
 
 def annotation_rows(annotations: Iterable[Annotation]) -> Iterator[list]:

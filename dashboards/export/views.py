@@ -118,9 +118,9 @@ def topwaits_csv(request: HttpRequest) -> HttpResponse:
         body = topwaits_rows(first, per_trx)
         name = slug("topwaits", server.name, iso_utc(start), iso_utc(end))
     else:
-        spans = reads.interval_span(server.pk, start, end), reads.interval_span(server.pk, *second)
         waits_b = waits_of(server.pk, *second, get.get("cond") != "0", get.get("client") != "0")
         per_trx_b = host_series.per_transaction_of(server.pk, *second, waits_b)
+        spans = reads.interval_span(server.pk, start, end, per_trx), reads.interval_span(server.pk, *second, per_trx_b)
         body = topwaits_diff_rows(diff_rows(first, waits_b, None, *spans), per_trx, per_trx_b)
         name = slug("topwaits", server.name, iso_utc(start), "vs", iso_utc(second[0]))
     return csv_response(body, name + ".csv", _flag(request.GET, "bom"))

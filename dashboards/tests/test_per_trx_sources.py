@@ -1,7 +1,8 @@
-"""Waits and host CPU per transaction are rate over rate: each source over the seconds its own polls cover.
+"""Waits and host CPU per transaction are each over the seconds the source and TPS both cover.
 
 TPS, the wait summary and node_exporter are polled at their own moments (here 5 s apart), so a sum of waits
-over one set of polls divided by the transactions of another mixes different seconds."""
+over one set of polls divided by the transactions of another mixes different seconds: TPS is taken over the
+very seconds of the other source's polls."""
 
 from datetime import timedelta
 
@@ -33,7 +34,7 @@ def run(admin_user, client):
                               ended_at=T0 + timedelta(seconds=300), warmup_seconds=20)
 
 
-def test_a_runs_per_transaction_figures_are_rate_over_rate(client, run):
+def test_a_runs_per_transaction_figures_are_over_the_seconds_both_cover(client, run):
     rows = data.get_csv(client, "/export/compare.csv", runs=str(run.pk))
     header, row = rows[0], rows[1]
     waits = float(row[header.index("waits per transaction (ms, condition waits left out)")])
@@ -42,7 +43,7 @@ def test_a_runs_per_transaction_figures_are_rate_over_rate(client, run):
     assert cpu == pytest.approx(0.5 / 100 * 1000)  # 5.0 ms
 
 
-def test_an_intervals_per_transaction_figures_are_rate_over_rate(client, run):
+def test_an_intervals_per_transaction_figures_are_over_the_seconds_both_cover(client, run):
     page = client.get(f"/servers/{run.server_id}/waits/", {"from": iso_utc(T0 + timedelta(seconds=120)),
                                                            "to": iso_utc(T0 + timedelta(seconds=300))})
     per_trx = page.context["per_trx"]

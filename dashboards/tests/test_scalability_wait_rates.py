@@ -1,4 +1,4 @@
-"""Waits per transaction on the Scalability page: the wait rate over TPS, each over the seconds its polls cover.
+"""Waits per transaction on the Scalability page: a poll the wait summary lacks leaves its transactions out too.
 
 A sweep at 1, 2 and 4 threads. Each step runs 60 s without warm-up, polled every 10 s. TPS is
 100 per thread at every poll (1,000 x c transactions a poll). trx_sys_mutex waits c² ms every

@@ -173,12 +173,13 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
     rows_a, hidden = shown_waits(waits_a, conditions, client)
     second, problem = second_interval(request.GET, tr.end)
     off = families_off(server.pk, tr.start, tr.end)
+    per_trx_a = host_series.per_transaction_from(server.pk, tr.start, tr.end, sums_a, rows_a)
     context = {
         **range_context(request, tr), "server": server, "tab": "waits", "rows": rows_a[:limit],
         "limit": limit, "csv": topwaits_csv(server.pk, tr, conditions=conditions, client=client),
         "from2_value": request.GET.get("from2", ""), "to2_value": request.GET.get("to2", ""),
         **condition_toggle(request, conditions), "hidden": hidden, "second_problem": problem,
-        "per_trx": host_series.per_transaction_from(sums_a, rows_a),
+        "per_trx": per_trx_a,
         "param_notes": [p for p in (limit_problem, client_problem) if p], **client_toggle(request, client),
         "waits_note": note_of(off), "waits_source": source_problem(server, "pfs_waits"),
         "client_uncounted": SOCKET_FAMILY in off,
@@ -187,9 +188,10 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
         tr_b = second
         waits_b, sums_b = host_series.interval_figures(server.pk, tr_b.start, tr_b.end)
         rows_b, _ = shown_waits(waits_b, conditions, client)
-        spans = reads.interval_span(server.pk, tr.start, tr.end), reads.interval_span(server.pk, tr_b.start, tr_b.end)
-        context.update(tr_b=tr_b, diffs=diff_rows(rows_a, rows_b, limit, *spans), spans=spans,
-                       per_trx_b=host_series.per_transaction_from(sums_b, rows_b),
+        per_trx_b = host_series.per_transaction_from(server.pk, tr_b.start, tr_b.end, sums_b, rows_b)
+        spans = (reads.interval_span(server.pk, tr.start, tr.end, per_trx_a),
+                 reads.interval_span(server.pk, tr_b.start, tr_b.end, per_trx_b))
+        context.update(tr_b=tr_b, diffs=diff_rows(rows_a, rows_b, limit, *spans), spans=spans, per_trx_b=per_trx_b,
                        diff_csv=topwaits_csv(server.pk, tr, tr_b, conditions=conditions, client=client))
     return render(request, "dashboards/waits.html", context)
 
