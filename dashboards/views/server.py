@@ -180,7 +180,7 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
         "per_trx": host_series.per_transaction_from(sums_a, rows_a),
         "param_notes": [p for p in (limit_problem, client_problem) if p], **client_toggle(request, client),
         "waits_note": note_of(off), "waits_source": source_problem(server, "pfs_waits"),
-        "client_uncounted": SOCKET_FAMILY in off,
+        "client_uncounted": SOCKET_FAMILY in off, "waits_recorded": bool(waits_a),
     }
     if second is not None:
         tr_b = second
