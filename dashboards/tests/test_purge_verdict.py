@@ -219,3 +219,17 @@ def test_growth_with_the_holders_unreadable_is_no_purge_bound(admin_client):
     verdict = body.split('id="purge-verdict"')[1].split("</section>")[0]
     assert "Purge-bound" not in verdict and "no transaction holds it" not in verdict
     assert "Growing</strong> 1,800.0 / min" in verdict and "cannot tell" in verdict and "GRANT PROCESS" in verdict
+
+
+def test_the_holders_table_says_they_cannot_be_read_not_that_none_was_open(admin_client):
+    """A monitoring user without PROCESS: "No open transaction was seen" read as if none was open, where none
+    could be read (seen live on the machine's MariaDB with PROCESS revoked and a read view held)."""
+    server = make_server()
+    now = timezone.now().replace(microsecond=0)
+    write_samples(Sample(server.pk, "history_length", now - timedelta(seconds=10 * i), None,
+                         {"history_list_length": 5000 - 300 * i}) for i in range(10))
+    why = "lab: oldest_trx: INNODB_TRX needs the PROCESS privilege: GRANT PROCESS ON *.* TO the monitoring user"
+    ServerHealth.objects.create(server=server, sources={"oldest_trx": {"ok": False, "status": "off", "error": why}})
+    body = admin_client.get(f"/servers/{server.pk}/purge/?range=15m").content.decode()
+    table = body.split('id="holders"')[1].split("</section>")[0]
+    assert "none can be now: lab: oldest_trx: INNODB_TRX needs the PROCESS privilege" in table

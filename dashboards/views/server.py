@@ -156,7 +156,7 @@ def purge(request: HttpRequest, server_id: int) -> HttpResponse:
         "eta": time_to_threshold(current, trend, threshold), "missing": missing, "enable_sql": ENABLE_PURGE_SQL,
         "enable_config": ENABLE_PURGE_CONFIG, "enable_entries": ",".join(PURGE_METRICS_ENTRIES),
         "collected_before": any(m in collected for m in missing),
-        "verdict": verdict,
+        "verdict": verdict, "holders_unread": reads.holders_unread(server.pk),
         "csv": chart_csv(server.pk, [reads.HISTORY, reads.TPS, *collected], tr, points),
     })
 
