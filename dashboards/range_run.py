@@ -9,7 +9,7 @@ from dashboards.timerange import TimeRange
 from dashboards.window_reads import inside_polls, run_warmup
 from servers.models import Run
 
-SECOND = timedelta(seconds=1)  # the links give a run's start and end to the second
+SECOND = timedelta(seconds=1)  # the links give a run's end to the second (its start exactly; older ones cut it)
 
 
 def run_of_range(server_id: int, tr: TimeRange) -> Run | None:

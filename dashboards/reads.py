@@ -9,7 +9,8 @@ from django.db.models import Q
 from collectors import registry
 from collectors.connection import parse_version
 from collectors.metric import TPS
-from collectors.models import TrxHolder
+from collectors.models import ServerHealth, TrxHolder
+from collectors.status import OFF, status_of
 from dashboards.analysis.per_transaction import PerTransaction
 from dashboards.analysis.purge_growth import REACH, Trend, current_trend
 from dashboards.analysis.purge_verdict import KEEP_UP, Holder, PurgeVerdict, purge_verdict
@@ -309,6 +310,14 @@ def holder_at(server_id: int, t: datetime) -> Holder | None:
     return None
 
 
+def holders_unread(server_id: int) -> str:
+    """Why the oldest transaction cannot be read (the oldest_trx source off: INNODB_TRX needs PROCESS), as its
+    latest poll said; "" when it can."""
+    sources = ServerHealth.objects.filter(server_id=server_id).values_list("sources", flat=True).first() or {}
+    state = sources.get("oldest_trx") or {}
+    return (state.get("error") or "oldest_trx: off") if state and status_of(state) == OFF else ""
+
+
 def purge_verdict_at(server_id: int, last: datetime | None, current: float | None, trend: Trend,
                      threshold: float) -> PurgeVerdict:
     """The purge verdict at the history poll `last`: its holder then, and the rates over the segment.
@@ -324,7 +333,8 @@ def purge_verdict_at(server_id: int, last: datetime | None, current: float | Non
         # lower before its load began): no reading of the segment yet, as before the counters' first poll.
         purged, (_, dml, lo, hi) = None, purge_rates(server_id, trend.since, last, whole=True)
     off = purged is None and any(m in purge_counters(server_id)[1] for m in PURGED)
-    verdict = purge_verdict(current, trend, threshold, holder_at(server_id, last), purged, dml, off)
+    verdict = purge_verdict(current, trend, threshold, holder_at(server_id, last), purged, dml, off,
+                            holders_unread(server_id))
     return replace(verdict, rates_from=lo, rates_to=hi) if verdict.dml_per_s is not None else verdict
 
 

@@ -11,7 +11,7 @@ from collectors.metric import TPS
 from collectors.models import ServerHealth
 from collectors.sources import innodb_mutex, wait_instruments
 from collectors.sources import statements as statements_source
-from collectors.status import OFF, status_of
+from collectors.status import OFF, OK, status_of
 from store import query
 
 
@@ -80,11 +80,25 @@ def range_bases(sums: dict[str, tuple[int | float, float]]) -> list[str]:
     return bases + [transactions.EXPLICIT] * (explicit > 0)
 
 
+PERFORMANCE_SCHEMA = "var:performance_schema"  # the variables source's reading, stored when it changes
+
+
 def enable_fix(server, sources: dict) -> str:
     """What turns on a counter of every transaction on this server, given its health row's sources."""
-    # The poll marks pfs_waits "off" only when performance_schema is OFF (collectors.source.require_performance_schema).
-    performance_schema = status_of(sources.get("pfs_waits") or {"ok": True}) != OFF
-    return transactions.enable_hint(server.flavor, parse_version(server.version or ""), performance_schema)
+    return transactions.enable_hint(server.flavor, parse_version(server.version or ""),
+                                    performance_schema_on(server, sources))
+
+
+def performance_schema_on(server, sources: dict) -> bool:
+    """As the latest poll found it: it marks pfs_waits "off" only when performance_schema is OFF
+    (collectors.source.require_performance_schema). A poll that read nothing (the server down, a wrong password)
+    says nothing of it: then the setting as last read, so that a server down does not get a runtime statement its
+    performance_schema cannot run."""
+    status = status_of(sources.get("pfs_waits") or {"ok": True})
+    if status in (OK, OFF):
+        return status == OK
+    last = query.latest([server.pk], [PERFORMANCE_SCHEMA]).get((server.pk, PERFORMANCE_SCHEMA))
+    return last is None or bool(last[1])
 
 
 INSTRUMENT_GAUGES = [gauge + family for gauge in (wait_instruments.OFF_GAUGE, wait_instruments.ALL_GAUGE)

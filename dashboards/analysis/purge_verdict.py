@@ -28,7 +28,8 @@ class Holder:
 
 @dataclass(frozen=True)
 class PurgeVerdict:
-    kind: str  # "held", "purge-bound", "keeping-up", "ahead", "early", "nearly-empty", "draining", "flat", or ""
+    # "held", "purge-bound", "keeping-up", "ahead", "early", "unread", "nearly-empty", "draining", "flat", or ""
+    kind: str
     holder: Holder | None = None
     purged_per_s: float | None = None  # undo records purged a second over the segment (None: counters off)
     dml_per_s: float | None = None  # rows updated + deleted a second over the segment: what purge will have to do
@@ -37,11 +38,12 @@ class PurgeVerdict:
     counters_off: bool = False  # the purge counters are off now (the page's list of counters that are off)
     rates_from: datetime | None = None  # the seconds (rates_from, rates_to] both rates cover (reads.purge_rates)
     rates_to: datetime | None = None
+    unread: str = ""  # "unread": why the oldest transaction could not be read (a missing privilege)
 
 
 def purge_verdict(current: float | None, trend: Trend, threshold: float, holder: Holder | None,
                   purged_per_s: float | None = None, dml_per_s: float | None = None,
-                  counters_off: bool = False) -> PurgeVerdict:
+                  counters_off: bool = False, holders_unread: str = "") -> PurgeVerdict:
     """Growing, or no trend yet (a turn's first polls), with a transaction open: held by it; growing
     without one: purge-bound; falling: draining;
     but within reach of 0 (nearly_empty), falling or growing with no holder, it is nearly empty: no backlog
@@ -50,6 +52,8 @@ def purge_verdict(current: float | None, trend: Trend, threshold: float, holder:
     Purge-bound needs the growth over OWN_POLLS polls at least (else "early") and, where the counters
     were read, purge falling behind DML by more than KEEP_UP (else "keeping-up", or "ahead" above it).
     The drain is the segment's slope carried on: (length - threshold) / pace and length / pace.
+    Growing with no holder where the oldest transaction could not be read (`holders_unread`, why: INNODB_TRX needs
+    PROCESS) is "unread": a read view held and purge falling behind look the same from the history length alone.
     """
     if current is not None and holder is not None and trend.direction in ("", "growing"):
         return PurgeVerdict("held", holder=holder)  # the holder is known apart from the trend: no turn loses it
@@ -62,6 +66,8 @@ def purge_verdict(current: float | None, trend: Trend, threshold: float, holder:
         pace = -trend.per_second
         below = timedelta(seconds=(current - threshold) / pace) if current >= threshold else None
         return PurgeVerdict("draining", to_threshold=below, to_empty=timedelta(seconds=current / pace))
+    if trend.direction == "growing" and holder is None and holders_unread:
+        return PurgeVerdict("unread", unread=holders_unread)
     if trend.direction == "growing":
         return PurgeVerdict(unheld_growth(trend, purged_per_s, dml_per_s), purged_per_s=purged_per_s,
                             dml_per_s=dml_per_s, counters_off=counters_off)

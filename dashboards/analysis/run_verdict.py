@@ -92,6 +92,12 @@ def stalls(dips: Sequence[Dip], interval: float) -> list[Dip]:
     return longer or list(dips)
 
 
+def stopped(dips: Sequence[Dip], interval: float) -> list[Dip]:
+    """The stalls, one-poll dips whose poll counted no transaction at all included: TPS stopped for that poll's
+    whole interval (a lock held longer than a poll), which no loaded host's blip does."""
+    return [d for d in dips if d.stalled or d.seconds > BRIEF * interval or d.lowest == 0]
+
+
 def periodic(dips: Sequence[Dip], interval: float = 0.0) -> tuple[float, list[Dip]] | None:
     """The period of the dips that recur regularly, and those dips; None when fewer than MIN_DIPS do.
 
@@ -274,7 +280,8 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
                    history=trend, humps=named(humps, holders, interval), history_since=since, rising=rise,
                    warmup_polls=cut)
     longer = stalls(dips, interval)
-    found = periodic(longer, interval)
+    halted = stopped(dips, interval)
+    found = periodic(longer, interval) or periodic(halted, interval)
     if found is not None:
         recurring = on_grid(dips, found[0], found[1], interval)
         return replace(base, kind="periodic", period=found[0], dips=recurring,
@@ -288,8 +295,8 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
     tps_drifts = slope and slope.significant and abs(slope.pct_per_min) * span_min >= DRIFT_MIN * 100
     if tps_drifts or base.history:
         return replace(base, kind="drifting", drift=slope if tps_drifts else None)
-    if any(d.stalled or d.seconds > BRIEF * interval for d in longer):
-        return replace(base, kind="dips", dips=tuple(longer), other_dips=len(dips) - len(longer))
+    if halted:
+        return replace(base, kind="dips", dips=tuple(halted), other_dips=len(dips) - len(halted))
     kind = "noisy" if cv is not None and cv > NOISY_CV else "steady"
     return replace(base, kind=kind, dips=(), dip_seconds=None, other_dips=len(dips))
 

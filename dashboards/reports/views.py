@@ -15,7 +15,7 @@ from dashboards.analysis.step_window import Window, run_window
 from dashboards.analysis.verdict_words import verdict_text
 from dashboards.export import params
 from dashboards.export.csv_safe import iso_utc
-from dashboards.links import link, topwaits_csv
+from dashboards.links import exact_param, link, topwaits_csv
 from dashboards.own_load_reads import own_load
 from dashboards.prepared_note import unseen_prepared
 from dashboards.query_params import include_conditions, monitoring_param, warmup_param
@@ -92,8 +92,9 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
                  "chart-purge": purge_chart(summary, context["max_purge_lag"], texts.title, collected)},
         series_csv=link("export-csv", query={**span, "metrics": metrics}) if metrics else "",
         series_full_csv=link("export-csv", query={**span, "metrics": metrics, "full": 1}) if metrics else "",
-        # The run's range (the stability page then judges it with the run's warm-up), its last poll included.
-        range_params={"from": iso_param(run.started_at), "to": iso_param(up_to_second(summary.end))},
+        # The run's range (the stability page then judges it with the run's warm-up), its last poll included;
+        # from its exact start: cut to the second, it may take in a poll read just before the run began.
+        range_params={"from": exact_param(run.started_at), "to": iso_param(up_to_second(summary.end))},
         tps_definition=texts.definition, tps_fix=texts.fix, no_tps=counts_nothing(summary.tps),
         dip_fraction=DEFAULT_DIP_FRACTION,
         top_statements=reads.run_top_statements(run, TOP_STATEMENTS, summary.warmup, found, monitoring),

@@ -101,3 +101,15 @@ def test_no_client_time_with_the_io_instruments_off_is_none_counted_not_zero(adm
     body = admin_client.get(f"/servers/{server.pk}/waits/?range=15m").content.decode()
     assert "<strong>none counted</strong> (its socket instrument is among the wait/io instruments off" in body
     assert "<strong>0 ps</strong>" not in body
+
+
+def test_no_wait_read_at_all_is_none_counted_not_zero(admin_client):
+    """performance_schema OFF (MariaDB's default): 100 transactions a poll and no wait event read at all.
+    The client's time was never measured, so the page says none counted, not 0 ps."""
+    server = make_server("pfs-off", poll_interval=STEP)
+    now = timezone.now().replace(microsecond=0)
+    write_samples([Sample(server.pk, "global_status", now - timedelta(seconds=STEP * (POLLS - 1 - i)), float(STEP),
+                          {"tps": 100}, frozenset({"tps"})) for i in range(1, POLLS)])
+    body = admin_client.get(f"/servers/{server.pk}/waits/?range=15m").content.decode()
+    assert "<strong>none counted</strong> (no wait event was recorded in this interval" in body
+    assert "<strong>0 ps</strong>" not in body

@@ -6,7 +6,7 @@ import pytest
 from django.utils import timezone
 
 from alerts.readings import purge_reading
-from collectors.models import TrxHolder
+from collectors.models import ServerHealth, TrxHolder
 from dashboards.analysis.purge_growth import Trend, current_trend
 from dashboards.analysis.purge_verdict import Holder, purge_verdict
 from store.ingest import write_samples
@@ -202,3 +202,34 @@ def test_purge_and_dml_rates_are_compared_over_the_same_seconds(admin_client):
     assert f"from {polls[6]:%H:%M:%S} to {polls[12]:%H:%M:%S} UTC" in verdict
     assert purge_reading(server.pk, now, 1_000_000).endswith(
         f"from {polls[6]:%H:%M:%S} to {polls[12]:%H:%M:%S} UTC: not purge-bound.")
+
+
+def test_growth_with_the_holders_unreadable_is_no_purge_bound(admin_client):
+    """Seen live: a monitoring user without PROCESS, a read view held 60 s under 200 updates/s. INNODB_TRX could not
+    be read, so no holder was found, and the page said "Purge-bound: no transaction holds it". The history grows
+    300 a 10 s poll (1,800 / min by hand); whether a read view holds it cannot be told: the page says so, and why."""
+    server = make_server()
+    now = timezone.now().replace(microsecond=0)
+    polls = [now - timedelta(seconds=10 * (40 - i)) for i in range(41)]
+    write_samples(Sample(server.pk, "history_length", t, None, {"history_list_length": 1000 + 300 * i})
+                  for i, t in enumerate(polls))
+    why = "lab: oldest_trx: INNODB_TRX needs the PROCESS privilege: GRANT PROCESS ON *.* TO the monitoring user"
+    ServerHealth.objects.create(server=server, sources={"oldest_trx": {"ok": False, "status": "off", "error": why}})
+    body = admin_client.get(f"/servers/{server.pk}/purge/?range=15m").content.decode()
+    verdict = body.split('id="purge-verdict"')[1].split("</section>")[0]
+    assert "Purge-bound" not in verdict and "no transaction holds it" not in verdict
+    assert "Growing</strong> 1,800.0 / min" in verdict and "cannot tell" in verdict and "GRANT PROCESS" in verdict
+
+
+def test_the_holders_table_says_they_cannot_be_read_not_that_none_was_open(admin_client):
+    """A monitoring user without PROCESS: "No open transaction was seen" read as if none was open, where none
+    could be read (seen live on the machine's MariaDB with PROCESS revoked and a read view held)."""
+    server = make_server()
+    now = timezone.now().replace(microsecond=0)
+    write_samples(Sample(server.pk, "history_length", now - timedelta(seconds=10 * i), None,
+                         {"history_list_length": 5000 - 300 * i}) for i in range(10))
+    why = "lab: oldest_trx: INNODB_TRX needs the PROCESS privilege: GRANT PROCESS ON *.* TO the monitoring user"
+    ServerHealth.objects.create(server=server, sources={"oldest_trx": {"ok": False, "status": "off", "error": why}})
+    body = admin_client.get(f"/servers/{server.pk}/purge/?range=15m").content.decode()
+    table = body.split('id="holders"')[1].split("</section>")[0]
+    assert "none can be now: lab: oldest_trx: INNODB_TRX needs the PROCESS privilege" in table

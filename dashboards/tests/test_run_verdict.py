@@ -81,6 +81,17 @@ def test_one_poll_blips_do_not_hide_the_period():
     assert verdict.other_dips == 2 and verdict.dip_seconds == 5
 
 
+def test_a_poll_that_counted_nothing_is_a_stall_not_a_blip():
+    """Seen live: 4 sessions at ~470 TPS polled every 5 s, FLUSH TABLES WITH READ LOCK held 8 s five times,
+    55, 30, 69 and 26 s apart. Four holds left one poll at 0 TPS (its whole interval inside the lock), one
+    left two. Five stalls at irregular times, by hand; no one-poll blip: a poll of 0 TPS is TPS stopped."""
+    values = noisy(60, 470.0, 40.0)
+    for i in (4, 15, 16, 21, 35, 40):
+        values[i] = 0.0
+    verdict = judge([at(i, 5) for i in range(60)], values)
+    assert verdict.kind == "dips" and len(verdict.dips) == 5 and verdict.other_dips == 0
+
+
 def test_a_line_falling_2_percent_a_minute_is_drifting_with_an_interval_around_it():
     # 10 minutes at 10 s polls, from 1,000 down 20 a minute: -2 % of the start a minute.
     values = [v - 20 * i / 6 for i, v in enumerate(noisy(60, sd=5))]

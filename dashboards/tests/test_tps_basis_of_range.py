@@ -103,3 +103,19 @@ def test_compare_says_how_each_run_counted_not_how_the_server_counts_now(admin_c
     body = compare_body(admin_client, server, 0, 6)  # the InnoDB half
     assert escape(DEFINITIONS[INNODB_TRX]) in body and escape(DEFINITIONS[EXPLICIT]) not in body
     assert escape(MIXED) in compare_body(admin_client, server, 0, POLLS)
+
+
+def test_a_server_down_keeps_the_fix_its_performance_schema_allows(admin_client):
+    """Seen live: MariaDB 10.11 at its defaults (performance_schema OFF), then its monitoring password changed.
+    While its polls read nothing the stability page advised UPDATE performance_schema.setup_instruments, which a
+    server with performance_schema OFF cannot run; the setting as last read (OFF) says to set it in the
+    configuration and restart, as the page said while the server answered."""
+    server = data.make_server("down", poll_interval=5, flavor="mariadb", version="10.11.19")
+    write_samples([Sample(server.pk, "global_status", T0 + timedelta(seconds=5 * i), 5.0, EXPLICIT_POLL,
+                          frozenset(EXPLICIT_POLL)) for i in range(1, POLLS + 1)]
+                  + [Sample(server.pk, "variables", T0 + timedelta(seconds=5), None, {"var:performance_schema": 0})])
+    lost = {"ok": False, "status": "not polled", "error": "down: cannot connect (access denied)"}
+    ServerHealth.objects.create(server=server, sources={"global_status": lost, "pfs_waits": lost})
+    body = admin_client.get(f"/servers/{server.pk}/stability/", window()).content.decode()
+    assert escape("set performance_schema=ON and performance-schema-instrument='transaction=ON'") in body
+    assert "setup_instruments" not in body

@@ -157,7 +157,7 @@ def purge(request: HttpRequest, server_id: int) -> HttpResponse:
         "eta": time_to_threshold(current, trend, threshold), "missing": missing, "enable_sql": ENABLE_PURGE_SQL,
         "enable_config": ENABLE_PURGE_CONFIG, "enable_entries": ",".join(PURGE_METRICS_ENTRIES),
         "collected_before": any(m in collected for m in missing),
-        "verdict": verdict,
+        "verdict": verdict, "holders_unread": reads.holders_unread(server.pk),
         "csv": chart_csv(server.pk, [reads.HISTORY, reads.TPS, *collected], tr, points),
     })
 
@@ -182,7 +182,7 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
         "per_trx": per_trx_a,
         "param_notes": [p for p in (limit_problem, client_problem) if p], **client_toggle(request, client),
         "waits_note": note_of(off), "waits_source": source_problem(server, "pfs_waits"),
-        "client_uncounted": SOCKET_FAMILY in off,
+        "client_uncounted": SOCKET_FAMILY in off, "waits_recorded": bool(waits_a),
     }
     if second is not None:
         tr_b = second
