@@ -12,6 +12,7 @@ CONNECTION_LOST = "connection lost"  # the connection went earlier in the poll a
 STATUSES = (OK, FAILED, OFF, UNSUPPORTED, NOT_POLLED, CONNECTION_LOST)
 UNAVAILABLE = (OFF, UNSUPPORTED)  # cannot run on this server: not a failure of the poll
 FAILING = (FAILED, OFF)  # not what the poll expects, shown as such; the unreachable rule speaks for connections
+NO_WORDS = "failed in its latest poll"  # what a source that stored no error text says
 
 
 def status_of(state: dict) -> str:
@@ -28,3 +29,12 @@ def off_from_the_start(state: dict) -> bool:
     """Off and never ok on this server since it was first polled: its configuration (a default) never provided
     it, which the pages say with the statement that turns it on; not a failure that happened."""
     return status_of(state) == OFF and not state.get("worked")
+
+
+def source_error(server: str, name: str, state: dict | None, named: bool = True) -> str:
+    """What the source's latest poll said went wrong, for people: "server: source: what", the two named once as
+    collectors.outcome.failed words it, or just "what" for a line that names both (named=False); "" when it ran."""
+    if not state or status_of(state) == OK:
+        return ""
+    what = (state.get("error") or "").removeprefix(f"{server}: {name}: ") or NO_WORDS
+    return f"{server}: {name}: {what}" if named else what

@@ -33,6 +33,7 @@ class Standing:
 # What server_state() reads of a server and its health row to name the state, from the light read.
 @dataclass(frozen=True)
 class _Server:
+    name: str
     enabled: bool
     poll_interval: int
 
@@ -76,7 +77,7 @@ def fleet_page(tag: str, conditions: bool, asked: str) -> FleetPage:
 def standings(light: list[tuple], now: datetime) -> list[Standing]:
     """Every server's state and alerts, in the fleet's order (fleet_rows.rank: worst first)."""
     alerts = firing_for_servers([r[0] for r in light])
-    found = [Standing(pk, name, server_state(_Server(enabled, interval), _Health(*health), now).name,
+    found = [Standing(pk, name, server_state(_Server(name, enabled, interval), _Health(*health), now).name,
                       alerts.get(pk, [])) for pk, name, _tags, enabled, interval, *health in light]
     return sorted(found, key=lambda s: rank(s.state, s.alerts, s.name))
 

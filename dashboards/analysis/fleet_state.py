@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from collectors.status import is_failing
+from collectors.status import is_failing, source_error
 
 UP, DOWN, STALE, NEVER, DISABLED = "up", "down", "stale", "never polled", "disabled"
 STALE_AFTER_POLLS = 3
@@ -39,7 +39,7 @@ def server_state(server, health, now: datetime) -> State:
     if now - last_ok > limit:
         return State(STALE, f"last successful poll {ago(now - last_ok)} ago (every {server.poll_interval} s "
                             "expected): is the Celery worker and beat running?")
-    return State(UP, failing_sources(health.sources or {}))
+    return State(UP, failing_sources(server.name, health.sources or {}))
 
 
 def stale_limit(server) -> timedelta:
@@ -47,16 +47,10 @@ def stale_limit(server) -> timedelta:
     return max(MIN_STALE, timedelta(seconds=STALE_AFTER_POLLS * server.poll_interval))
 
 
-def failing_sources(sources: dict) -> str:
+def failing_sources(server: str, sources: dict) -> str:
     """Up, but say which sources fail: a failing source must not hide behind the others.
 
     The alerts' own test of failing: a source this flavor or version does not have is no failure.
     """
-    bad = [source_error(name, info.get("error") or "failed") for name, info in sorted(sources.items())
-           if isinstance(info, dict) and is_failing(info)]
-    return "; ".join(bad)
-
-
-def source_error(name: str, error: str) -> str:
-    """The error named by its source once: a poll's own errors already read "server: source: ..."."""
-    return error if error.startswith(f"{name}: ") or f": {name}: " in error else f"{name}: {error}"
+    return "; ".join(source_error(server, name, info) for name, info in sorted(sources.items())
+                     if isinstance(info, dict) and is_failing(info))

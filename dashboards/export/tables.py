@@ -94,7 +94,7 @@ def compare_rows(summaries: list[RunSummary], per_trx: list[PerTransaction]) -> 
 def annotation_rows(annotations: Iterable[Annotation]) -> Iterator[list]:
     yield ANNOTATION_HEADER
     for a in annotations:
-        yield [a.at, a.server.name if a.server else "", a.run.name if a.run else "", a.text]
+        yield [to_second(a.at), a.server.name if a.server else "", a.run.name if a.run else "", a.text]
 
 
 LEVEL_HEADER = ["curve", "label", "server", "threads", "run id", "run", "window start (UTC)", "window end (UTC)",
@@ -166,7 +166,7 @@ def fleet_table_rows(rows: Iterable) -> Iterator[list]:
 
 
 def to_second(ts: datetime | None) -> datetime | None:
-    """A poll's time as the page says it (%H:%M:%S) and the series export labels rows: whole seconds, which a
+    """A time as the pages say it (%H:%M:%S) and the series export labels rows: whole seconds, which a
     spreadsheet reads as a time (with microseconds it reads text)."""
     return ts.replace(microsecond=0) if ts else None
 

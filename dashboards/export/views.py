@@ -68,7 +68,8 @@ def _flag(get: QueryDict, name: str) -> bool:
 
 
 def refuses_bad_params(view):
-    """A parameter the view reads outside its own checks (bom, a flag) answers 400 naming it, never a guess."""
+    """A parameter the view cannot use (params.ExportError, raised anywhere before the response starts) answers 400
+    naming it, never a guess."""
     @wraps(view)
     def checked(request: HttpRequest, *args, **kwargs) -> HttpResponse:
         try:
@@ -78,40 +79,33 @@ def refuses_bad_params(view):
     return checked
 
 
-@session_or_token
-@require_GET
-@refuses_bad_params
+def csv_export(view):
+    """A CSV download: for a logged-in user or an API token, GET only, a bad parameter a 400."""
+    return session_or_token(require_GET(refuses_bad_params(view)))
+
+
+@csv_export
 def series_csv(request: HttpRequest) -> HttpResponse:
     """/export.csv: one row per time bucket (poll interval or step), one column per series."""
-    try:
-        export = params.series_export(
-            request.GET.getlist("server"), request.GET.getlist("metrics"), request.GET.get("from"),
-            request.GET.get("to"), request.GET.get("step"), request.GET.get("mode"), _flag(request.GET, "full"),
-            preset=request.GET.get("range"), points=request.GET.get("w") or request.GET.get("points"),
-            run=request.GET.get("run"), minmax=_flag(request.GET, "minmax"), seconds=_flag(request.GET, "seconds"),
-        )
-    except params.ExportError as error:
-        return bad_request(error)
-    try:  # before the response starts, so a store error is a 500, not a torn file
-        cols = checked_columns(export)
-    except params.ExportError as error:
-        return bad_request(error)
+    export = params.series_export(
+        request.GET.getlist("server"), request.GET.getlist("metrics"), request.GET.get("from"),
+        request.GET.get("to"), request.GET.get("step"), request.GET.get("mode"), _flag(request.GET, "full"),
+        preset=request.GET.get("range"), points=request.GET.get("w") or request.GET.get("points"),
+        run=request.GET.get("run"), minmax=_flag(request.GET, "minmax"), seconds=_flag(request.GET, "seconds"),
+    )
+    # checked before the response starts, so a store error is a 500, not a torn file
+    cols = checked_columns(export)
     body = chain([header(export, cols)], rows(export, cols) if cols else [])
     name = slug(*(s.name for s in export.servers), iso_utc(export.start), iso_utc(export.end)) + ".csv"
     return csv_response(body, name, _flag(request.GET, "bom"))
 
 
-@session_or_token
-@require_GET
-@refuses_bad_params
+@csv_export
 def topwaits_csv(request: HttpRequest) -> HttpResponse:
     """/export/topwaits.csv: one interval, or two (from2/to2) with their differences."""
     get = request.GET
-    try:
-        server, start, end = server_and_range(get)
-        second = params.parse_range(get.get("from2"), get.get("to2"), "2") if get.get("from2") else None
-    except params.ExportError as error:
-        return bad_request(error)
+    server, start, end = server_and_range(get)
+    second = params.parse_range(get.get("from2"), get.get("to2"), "2") if get.get("from2") else None
     first = waits_of(server.pk, start, end, get.get("cond") != "0", get.get("client") != "0")
     per_trx = host_series.per_transaction_of(server.pk, start, end, first)
     if second is None:
@@ -138,15 +132,10 @@ def waits_of(server_id: int, start, end, conditions: bool, client: bool = True) 
     return shown(reads.interval_waits(server_id, start, end), conditions, client)[0]
 
 
-@session_or_token
-@require_GET
-@refuses_bad_params
+@csv_export
 def compare_csv(request: HttpRequest) -> HttpResponse:
     """/export/compare.csv?runs=1,2: one summary row per run, ratio to the first."""
-    try:
-        runs = params.find_runs(request.GET.getlist("runs"))
-    except params.ExportError as error:
-        return bad_request(error)
+    runs = params.find_runs(request.GET.getlist("runs"))
     summaries = [summarize_run(run, warmup_param(request.GET), also=host_series.RUN_TIMES) for run in runs]
     per_trx = [host_series.run_figures(s.run.server_id, Window(s.start, s.end), s.polls, counts=False)[1]
                for s in summaries]
@@ -154,17 +143,12 @@ def compare_csv(request: HttpRequest) -> HttpResponse:
                         _flag(request.GET, "bom"))
 
 
-@session_or_token
-@require_GET
-@refuses_bad_params
+@csv_export
 def annotations_csv(request: HttpRequest) -> HttpResponse:
     """/export/annotations.csv?server=..&from=..&to=..: the marks drawn on a server's charts."""
     get = request.GET
-    try:
-        servers = params.find_servers(get.getlist("server"))
-        start, end = params.parse_range(get.get("from"), get.get("to"), preset=get.get("range"), future=True)
-    except params.ExportError as error:
-        return bad_request(error)
+    servers = params.find_servers(get.getlist("server"))
+    start, end = params.parse_range(get.get("from"), get.get("to"), preset=get.get("range"), future=True)
     marks = (
         Annotation.objects.filter(Q(server__in=servers) | Q(server__isnull=True), at__gte=start, at__lte=end)
         .select_related("server", "run").order_by("at")
@@ -173,9 +157,7 @@ def annotations_csv(request: HttpRequest) -> HttpResponse:
     return csv_response(annotation_rows(marks.iterator()), name, _flag(request.GET, "bom"))
 
 
-@session_or_token
-@require_GET
-@refuses_bad_params
+@csv_export
 def fleet_csv(request: HttpRequest) -> HttpResponse:
     """/export/fleet.csv?tag=..&cond=1: the fleet page's table, problems first."""
     tag = request.GET.get("tag", "").strip()
@@ -184,15 +166,13 @@ def fleet_csv(request: HttpRequest) -> HttpResponse:
     return csv_response(fleet_table_rows(rows), slug("fleet", tag) + ".csv", _flag(request.GET, "bom"))
 
 
-@session_or_token
-@require_GET
-@refuses_bad_params
+@csv_export
 def scalability_csv(request: HttpRequest) -> HttpResponse:
     """/export/scalability.csv?sweep=A&sweep=B: every level of every curve, as the Scalability page shows it."""
     try:
         found = study(request.GET)
     except BadParam as error:
-        return bad_request(params.ExportError(str(error)))
+        raise params.ExportError(str(error)) from error
     name = slug("scalability", *(c.name for c in found.curves)) + ".csv"
     return csv_response(scalability_rows(found), name, _flag(request.GET, "bom"))
 
@@ -200,9 +180,7 @@ def scalability_csv(request: HttpRequest) -> HttpResponse:
 RUNS_CSV_LIMIT = 10_000
 
 
-@session_or_token
-@require_GET
-@refuses_bad_params
+@csv_export
 def runs_csv(request: HttpRequest) -> HttpResponse:
     """/export/runs.csv?server=ID&sort=-tps: the runs table, with each run's average TPS after its warm-up."""
     server = request.GET.get("server", "")
@@ -210,39 +188,29 @@ def runs_csv(request: HttpRequest) -> HttpResponse:
     if server:
         server_id = parse_id(server)
         if server_id is None:
-            return bad_request(params.ExportError(f"server={server!r}: give the server's id, as the runs page does"))
+            raise params.ExportError(f"server={server!r}: give the server's id, as the runs page does")
         runs = runs.filter(server_id=server_id)
     lines = run_lines(runs, runs_sort(request.GET, SORTS, DEFAULT_SORT), RUNS_CSV_LIMIT)
     return csv_response(table_rows(lines), "runs.csv", _flag(request.GET, "bom"))
 
 
-@session_or_token
-@require_GET
-@refuses_bad_params
+@csv_export
 def holders_csv(request: HttpRequest) -> HttpResponse:
     """/export/holders.csv?server=..&from=..&to=..: who held the oldest transaction (the purge page's table)."""
-    try:
-        server, start, end = server_and_range(request.GET)
-    except params.ExportError as error:
-        return bad_request(error)
+    server, start, end = server_and_range(request.GET)
     name = slug("holders", server.name, iso_utc(start), iso_utc(end)) + ".csv"
     return csv_response(holder_rows(reads.holders_in(server.pk, start, end)), name, _flag(request.GET, "bom"))
 
 
-@session_or_token
-@require_GET
-@refuses_bad_params
+@csv_export
 def statements_csv(request: HttpRequest) -> HttpResponse:
     """/export/statements.csv: a range's statements ranked (order=), or with runs=A,B the changed-most table."""
     get = request.GET
-    try:
-        if get.get("runs"):
-            return statements_of_runs_csv(request, params.find_runs(get.getlist("runs")), warmup_param(get))
-        server, start, end = server_and_range(get)
-        order = statement_order(get.get("order"))
-        monitoring = _flag(get, MONITORING_PARAM)
-    except params.ExportError as error:
-        return bad_request(error)
+    if get.get("runs"):
+        return statements_of_runs_csv(request, params.find_runs(get.getlist("runs")), warmup_param(get))
+    server, start, end = server_and_range(get)
+    order = statement_order(get.get("order"))
+    monitoring = _flag(get, MONITORING_PARAM)
     found = reads.statements_in(server.pk, start, end, with_overflow=False)
     body = top_rows(rank(found.rows, order, monitoring=monitoring), found.transactions)
     return csv_response(body, slug("statements", server.name, iso_utc(start), iso_utc(end)) + ".csv",
@@ -272,19 +240,14 @@ def statements_of_runs_csv(request: HttpRequest, runs: list, warmup: int | None)
     return csv_response(statement_diff_rows(diffs), name, _flag(request.GET, "bom"))
 
 
-@session_or_token
-@require_GET
-@refuses_bad_params
+@csv_export
 def statement_csv(request: HttpRequest) -> HttpResponse:
     """/export/statement.csv: one digest's stored reads over a range (digest= its id on the statement page)."""
     get = request.GET
-    try:
-        server, start, end = server_and_range(get)
-        digest_id = parse_id(get.get("digest", ""))
-        if digest_id is None:
-            raise params.ExportError(f"digest={get.get('digest', '')!r}: give a statement's digest id (a number)")
-    except params.ExportError as error:
-        return bad_request(error)
+    server, start, end = server_and_range(get)
+    digest_id = parse_id(get.get("digest", ""))
+    if digest_id is None:
+        raise params.ExportError(f"digest={get.get('digest', '')!r}: give a statement's digest id (a number)")
     line = reads.statement_lines(server.pk, [digest_id], start, end)[digest_id]
     name = slug("statement", server.name, digest_id, iso_utc(start), iso_utc(end)) + ".csv"
     return csv_response(line_rows(line), name, _flag(request.GET, "bom"))

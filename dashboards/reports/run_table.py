@@ -7,6 +7,7 @@ from django.db.models import F, QuerySet
 
 from dashboards.analysis.run_summary import Warmup
 from dashboards.analysis.step_window import WindowTps
+from dashboards.export.tables import to_second
 from dashboards.window_reads import runs_trimmed
 from servers.models import Run
 
@@ -53,6 +54,6 @@ def table_rows(lines: list[RunLine]):
     yield HEADER
     for line in lines:
         r = line.run
-        yield [r.pk, r.name, r.server.name, r.started_at, r.ended_at, line.warmup.seconds, r.concurrency, r.sweep,
-               r.label, line.tps.avg, line.tps.samples, r.notes, r.command, r.tool_summary, line.tps.resolution,
-               int(line.warmup.found)]
+        yield [r.pk, r.name, r.server.name, to_second(r.started_at), to_second(r.ended_at), line.warmup.seconds,
+               r.concurrency, r.sweep, r.label, line.tps.avg, line.tps.samples, r.notes, r.command, r.tool_summary,
+               line.tps.resolution, int(line.warmup.found)]

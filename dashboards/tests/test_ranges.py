@@ -58,7 +58,7 @@ def test_points_follow_the_chart_width_within_bounds():
 
 
 def _server(**kw):
-    return SimpleNamespace(**{"enabled": True, "poll_interval": 10, **kw})
+    return SimpleNamespace(**{"name": "local", "enabled": True, "poll_interval": 10, **kw})
 
 
 def _health(**kw):

@@ -3,12 +3,13 @@
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
+from collectors.status import source_error
 from dashboards import host_series, reads
 from dashboards.figures.host import host_figure
 from dashboards.host_panel import NO_AGENT
 from dashboards.links import chart_csv
 from dashboards.marks import server_marks
-from dashboards.source_health import own_error, source_health
+from dashboards.source_health import source_health
 from dashboards.views.common import page_range, range_context
 from servers.models import Server
 
@@ -27,5 +28,5 @@ def host(request: HttpRequest, server_id: int) -> HttpResponse:
         **range_context(request, tr), "server": server, "tab": "host", "figures": {HOST_ID: figure},
         "csv": chart_csv(server.pk, found.metrics, tr, points) if found.metrics else "",
         "missing": "" if server.node_exporter_url or found.metrics else NO_AGENT,
-        "source": source, "source_error": own_error(server, "node_exporter", source),
+        "source": source, "source_error": source_error(server.name, "node_exporter", source, named=False),
     })

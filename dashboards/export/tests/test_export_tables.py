@@ -121,3 +121,16 @@ def test_gauge_headers_name_their_unit():
     assert column_name("db1", "Innodb_checkpoint_age", "gauge") == "db1 Innodb_checkpoint_age (bytes)"
     assert column_name("db1", "trx_oldest_age_s", "gauge") == "db1 trx_oldest_age_s (s)"
     assert column_name("db1", "Some_new_gauge", "gauge") == "db1 Some_new_gauge (value)"
+
+
+def test_runs_and_annotations_write_whole_seconds_as_the_series_and_fleet_do(client, db1):
+    # A run and a mark set through the API carry the microseconds of the moment: 12:00:05.750 is written
+    # 12:00:05, as the pages say it (%H:%M:%S) and the series export labels its rows.
+    at = START + timedelta(seconds=5, microseconds=750_000)
+    Run.objects.create(name="api run", server=db1, started_at=at, ended_at=at + timedelta(seconds=60.4))
+    Annotation.objects.create(server=db1, at=at, text="flush")
+    whole = iso_utc(START + timedelta(seconds=5))
+    runs = get_csv(client, "/export/runs.csv")
+    assert runs[1][3:5] == [whole, iso_utc(START + timedelta(seconds=66))]  # 5.75 + 60.4 = 66.15 s
+    marks = get_csv(client, "/export/annotations.csv", server="db1", **{"from": iso_utc(START), "to": iso_utc(END)})
+    assert marks[1][0] == whole
