@@ -264,6 +264,43 @@ def decode_series_grouped(keys: list, blobs: list, ns: list[int]) -> dict:
     return {k: out[k] for k in spans}  # in row order
 
 
+def decode_series_window(keys: list, blobs: list, ns: list[int], spans: list) -> dict:
+    """decode_series_grouped() of each row's polls spans[i] = [a, b) only: {key: (values of its present polls
+    there, presence over them)}. A counter's row holds one code a poll (0 for none), so only the codes of those
+    polls are put together (codec.decode_at); where a row is not (an integer gauge's differences add up from
+    the hour's first poll, a float row), every row is decoded whole and cut to its span."""
+    unpacked = [unpack(b) for b in blobs]
+    counts = np.array(ns, np.int64)
+    if all(kind == INT_PLAIN for kind, _ in unpacked):
+        joined = b"".join(body for _k, body in unpacked)
+        ends = np.flatnonzero(np.frombuffer(joined, np.uint8) < 0x80)
+        if len(ends) == int(counts.sum()):
+            first = np.cumsum(counts) - counts
+            lo, hi = np.array([a for a, _b in spans], np.int64), np.array([b for _a, b in spans], np.int64)
+            vals, nulls = codec.decode_at(joined, _spans(first + lo, first + hi), ends)
+            return _by_key(keys, vals, ~nulls, (hi - lo).tolist())
+    whole = decode_series_grouped(keys, blobs, ns)
+    inside = np.concatenate([(np.arange(n) >= a) & (np.arange(n) < b) for n, (a, b) in zip(ns, spans, strict=True)])
+    out, at = {}, 0
+    for key, (vals, present) in whole.items():  # in row order, each key's rows together
+        mine = inside[at:at + len(present)]
+        out[key] = (vals[mine[present]], present[mine])
+        at += len(present)
+    return out
+
+
+def _by_key(keys: list, vals: np.ndarray, present: np.ndarray, sizes: list[int]) -> dict:
+    """{key: (values of its present polls, presence)} of rows' polls joined in row order (sizes: a row's)."""
+    out, at = {}, 0
+    cuts = [0] + [i for i in range(1, len(keys)) if keys[i] != keys[i - 1]] + [len(keys)]
+    for a, b in zip(cuts[:-1], cuts[1:], strict=True):
+        size = sum(sizes[a:b])
+        mine = present[at:at + size]
+        out[keys[a]] = (vals[at:at + size][mine], mine)
+        at += size
+    return out
+
+
 def _regular_buckets(cols: np.ndarray, head: np.ndarray) -> dict[str, np.ndarray]:
     n, first, count, ms = (int(x) for x in head)
     out = {"idx": np.arange(first, first + n, dtype=np.int64), "count": np.full(n, count, np.int64),
