@@ -324,24 +324,39 @@ def decode_buckets_grouped(groups: dict, fields: tuple[str, ...] = FIELDS) -> di
     """
     rated = "rmin" in fields or "rmax" in fields
     unpacked = {key: [(unpack_buckets(blob, rated), o) for blob, o in rows] for key, rows in groups.items()}
-    out = _integer_rows({key: rows for key, rows in unpacked.items()
-                         if all(kind in (REGULAR, INT_PLAIN) for (kind, _b, _r), _o in rows)}, fields)
-    out |= _float_rows({key: rows for key, rows in unpacked.items()
-                        if all(kind == FLOAT for (kind, _b, _r), _o in rows)}, fields)
+    kinds = {key: {kind for (kind, _b, _r), _o in rows} for key, rows in unpacked.items()}
+    out = _integer_rows({key: rows for key, rows in unpacked.items() if kinds[key] <= INTEGER_KINDS}, fields)
+    out |= _float_rows({key: rows for key, rows in unpacked.items() if kinds[key] <= {FLOAT}}, fields)
+    rising = _increasing_each(out)
     for key, rows in unpacked.items():
-        if key not in out or not _increasing(out[key]["idx"]):
+        if key not in rising:
             whole = _row_by_row(rows)
             out[key] = whole if fields == FIELDS else {name: whole[name] for name in fields}
     return out
 
 
+INTEGER_KINDS = frozenset((REGULAR, INT_PLAIN))
+
+
+def _increasing_each(out: dict) -> set:
+    """The keys whose buckets' indexes rise (none of them overlap), in one numpy pass over every key's: a total
+    of 700 counters asked 700 times, one small numpy call each."""
+    keys = list(out)
+    if not keys:
+        return set()
+    idx = [out[key]["idx"] for key in keys]
+    sizes = np.fromiter(map(len, idx), np.int64, len(idx))
+    joined = np.concatenate(idx)
+    falls = np.zeros(len(joined), bool)
+    falls[1:] = joined[1:] <= joined[:-1]
+    falls[(np.cumsum(sizes) - sizes)[sizes > 0]] = False  # a key's first bucket follows another key's
+    fallen = set(np.repeat(np.arange(len(keys)), sizes)[falls].tolist())
+    return {key for k, key in enumerate(keys) if k not in fallen}
+
+
 def _rates(tail: bytes | None) -> np.ndarray | None:
     """The (2, n) rmin and rmax of an unpack_buckets() tail."""
     return None if tail is None else np.frombuffer(tail[:-4], "<f8").reshape(2, int.from_bytes(tail[-4:], "little"))
-
-
-def _increasing(idx: np.ndarray) -> bool:
-    return len(idx) < 2 or bool((idx[1:] > idx[:-1]).all())
 
 
 def _row_by_row(rows: list) -> dict[str, np.ndarray]:
