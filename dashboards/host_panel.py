@@ -42,4 +42,4 @@ def panel_of(server: Server, tr: TimeRange, points: int, chosen: host_series.Cpu
     marks = server_marks(server.pk, tr.start, tr.end) if marks is None else marks
     figure = cpu_disk_figure(panel.cpu, panel.device, panel.await_ms, panel.util, marks, (tr.start, tr.end),
                              reads.per_poll(tr, points))
-    return HostPanel({PANEL_ID: figure}, chart_csv(server.pk, panel.drawn, tr, points), panel.device)
+    return HostPanel({PANEL_ID: figure}, chart_csv(server.pk, panel.drawn, tr, points, collected=found), panel.device)

@@ -1,6 +1,6 @@
 """Links between pages: a URL named in the urls confs, with its query string urlencoded."""
 
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 from datetime import UTC, datetime, timedelta
 from urllib.parse import urlencode
 
@@ -33,15 +33,20 @@ def id_path(name: str) -> tuple[str, str]:
     return before + "/", "/" + after
 
 
-def chart_csv(server_id: int, metrics: list[str], tr: TimeRange, points: int) -> str:
+def chart_csv(server_id: int, metrics: list[str], tr: TimeRange, points: int,
+              collected: Container[str] | None = None) -> str:
     """The CSV of exactly what a chart shows: the same range and the same point budget (w); "" (no link)
     when the server has collected none of its series.
 
     A rounded step would not do: over 1h at 1,100 points it is 3 s instead of
     3.27 s, so the CSV's bins and rows would differ from the chart's; nor would
     times cut to the second.
+
+    collected: where the page read the metrics' lines (names, no pattern), what it found (series_map's keys: every
+    one the server has collected, read or not), so the catalog is not asked again for the same answer.
     """
-    names = query.collected(server_id, metrics)  # the export refuses a name never collected (400)
+    # The export refuses a name never collected (400).
+    names = query.collected(server_id, metrics) if collected is None else [m for m in metrics if m in collected]
     return link("export-csv", query={
         "server": server_id, "metrics": ",".join(names), "from": exact_param(tr.start),
         "to": exact_param(tr.end), "w": points,

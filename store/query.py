@@ -620,6 +620,8 @@ def collected(server_id: int, names: list[str]) -> list[str]:
 
 
 def metric_names(server_id: int, pattern: str = "*") -> list[str]:
+    if pattern == "*":  # every name (a page choosing its lines among them): no LIKE, nor a match of each
+        return sorted(catalog.server_names(server_id))
     return sorted(m.name for m in catalog.matching(catalog.server_metrics([server_id], [pattern]), [pattern]))
 
 

@@ -77,9 +77,7 @@ def read(server_id: int, metric_ids: list[int], start: datetime, end: datetime) 
             return {}
         cur.execute(SELECT_TIMES, [server_id, first, end])
         times = {(r[0], r[1]): (r[2], r[3]) for r in cur.fetchall()}
-    out = _decode(rows, times)
-    lo, hi = micros(start), micros(end)
-    return {mid: _clip(p, lo, hi) for mid, p in out.items()}
+    return _decode(rows, times, (micros(start), micros(end)))
 
 
 def newest(server_id: int, metric_ids: list[int]) -> dict[int, SampleArrays]:
@@ -96,8 +94,10 @@ def newest(server_id: int, metric_ids: list[int]) -> dict[int, SampleArrays]:
     return _decode(rows, times)
 
 
-def _decode(rows, times) -> dict[int, SampleArrays]:
-    """rows (metric_id, source_id, hour_us, data) ordered by metric and hour."""
+def _decode(rows, times, window: tuple[int, int] | None = None) -> dict[int, SampleArrays]:
+    """rows (metric_id, source_id, hour_us, data) ordered by metric and hour; window: only the polls with
+    lo <= ts <= hi (Unix microseconds), as _clip() keeps them. A total's edges keep a few polls of an hour:
+    only those are decoded of a counter's hour (blocks.decode_series_window), not its 360."""
     decoded_times: dict = {}
     kept: list[tuple] = []
     for mid, source_id, hour_us, data in rows:
@@ -113,7 +113,13 @@ def _decode(rows, times) -> dict[int, SampleArrays]:
     first = {mid: i for i, mid in reversed(list(enumerate(k[0] for k in kept)))}
     kept.sort(key=lambda k: first[k[0]])  # each metric's rows together, in their order
     mids = [k[0] for k in kept]
-    series = blocks.decode_series_grouped(mids, [k[1] for k in kept], [k[2][0] for k in kept])
+    spans = _polls_in(kept, window) if window is not None else None
+    if spans is None:
+        series = blocks.decode_series_grouped(mids, [k[1] for k in kept], [k[2][0] for k in kept])
+    else:
+        series = blocks.decode_series_window(mids, [k[1] for k in kept], [k[2][0] for k in kept], spans)
+        kept = [(mid, data, (b - a, ts[a:b], iv[a:b])) for (mid, data, (_n, ts, iv)), (a, b) in
+                zip(kept, spans, strict=True)]
     ts = np.concatenate([k[2][1] for k in kept])  # every row's poll times, in row order
     iv = np.concatenate([k[2][2] for k in kept])
     out = {}
@@ -122,7 +128,24 @@ def _decode(rows, times) -> dict[int, SampleArrays]:
         span = slice(at, at + len(present))
         out[mid] = SampleArrays(ts[span][present], vals, iv[span][present])
         at += len(present)
+    if window is not None and spans is None:  # decoded whole: cut to the window
+        out = {mid: _clip(p, *window) for mid, p in out.items()}
     return out
+
+
+WINDOW_SHARE = 4  # polls are decoded by place only where the window holds under a quarter of the rows' polls
+
+
+def _polls_in(kept: list[tuple], window: tuple[int, int]) -> list[list[int]] | None:
+    """Each row's polls [a, b) with lo <= ts <= hi (its hour's, the same for every metric of its source); None
+    where they are a quarter of the rows' polls or more: decoding every poll then costs less than by place."""
+    found: dict[int, list[int]] = {}
+    for _mid, _data, hour in kept:
+        if id(hour) not in found:
+            found[id(hour)] = np.searchsorted(hour[1], [window[0], window[1] + 1]).tolist()
+    spans = [found[id(hour)] for _mid, _data, hour in kept]
+    inside = sum(b - a for a, b in spans)
+    return spans if WINDOW_SHARE * inside < sum(hour[0] for _mid, _data, hour in kept) else None
 
 
 def _clip(p: SampleArrays, lo: int, hi: int) -> SampleArrays:

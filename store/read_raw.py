@@ -82,7 +82,7 @@ def source_rows(server_id: int, ids: set[int], layouts: list[ReadLayout], sql: s
             yield mine, cur.fetchall()
 
 
-KEEP_ROWS, KEEP_ROWS_S = 8, 5.0  # a request keeps its last 8 ranges' rows, each for 5 s at most
+KEEP_ROWS, KEEP_ROWS_S = 16, 5.0  # a request keeps its last 16 ranges' rows (a page reads 15), each for 5 s at most
 # A range's hot rows, read again after this process writes samples (store.ingest).
 _ROWS: RequestMemo[list[tuple]] = RequestMemo(KEEP_ROWS_S, KEEP_ROWS)
 

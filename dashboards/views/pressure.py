@@ -67,5 +67,5 @@ def pressure(request: HttpRequest, server_id: int) -> HttpResponse:
         "enable_config": monitor_enable.option_line(modules), "enable_entries": ",".join(modules),
         "capacity": capacity, "capacity_was": capacity_change(forces), "dml_note": dml_note,
         "max_purge_lag": forces[spec.MAX_PURGE_LAG], "max_purge_delay": forces[spec.MAX_PURGE_DELAY],
-        "csv": chart_csv(server.pk, drawn + list(dml), tr, points),
+        "csv": chart_csv(server.pk, drawn + list(dml), tr, points, collected=have),
     })

@@ -73,7 +73,8 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     disk = panel_disk(server, tr)
     tps, waits, mutexes, hidden, also = reads.stability_series(
         server.pk, tr, points, n_waits, DEFAULT_MUTEXES, reads.source_interval(server, reads.MUTEX_SOURCE), conditions,
-        client, also=[reads.HISTORY, *(disk.metrics if disk else [])])  # the verdict's and the host panel's lines
+        client, also=[reads.TPS, reads.HISTORY, *(disk.metrics if disk else [])])  # the verdict's and the host panel's
+    # lines, and TPS's (read once: also says whether the server collects it, for the CSV link)
     # One read for the mean and how TPS was counted: the same exact sums over the polls in the range.
     sums = reads.interval_sums(server.pk, BASIS_SERIES, tr.start, tr.end)
     texts = range_texts(server, sums)
@@ -103,7 +104,7 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
         **verdict_context(server.pk, tr, tps, waits, also.get(reads.HISTORY)),
         "fraction": fraction, "threshold": threshold, "n_waits": n_waits,
         "pixel": timedelta(seconds=tr.seconds / points),  # what a dip's times are good to
-        "csv": chart_csv(server.pk, metrics, tr, points),
+        "csv": chart_csv(server.pk, metrics, tr, points, collected=[*also, *metrics[1:]]),  # the others were read
         **condition_toggle(request, conditions), "hidden_conditions": hidden.events,
         # A hidden condition wait the verdict would name with cond=1: the note must not call it idle.
         "hidden_moving": moving_lines(tps, hidden.lines) if hidden.lines else (),
