@@ -34,8 +34,10 @@ class Over:
         return self.amount / self.shared.transactions if self.shared.transactions > 0 else None
 
     def differs(self) -> timedelta | None:
-        """The shared seconds where either source covers more of the interval than both do; None otherwise."""
-        apart = max(self.own_seconds, self.tps_seconds) - self.shared.seconds
+        """The shared seconds where they are not those of either source's polls in the interval; None otherwise.
+        TPS's may cover fewer: a wait poll after a failed stretch began before the interval, and TPS's polls
+        before it cover it, so the transactions shown (the interval's) are not what the figure divides by."""
+        apart = max(self.own_seconds - self.shared.seconds, abs(self.tps_seconds - self.shared.seconds))
         return timedelta(seconds=self.shared.seconds) if apart >= SAME_SECONDS else None
 
 
@@ -44,7 +46,7 @@ class PerTransaction:
     transactions: int | float  # TPS's deltas in the interval
     wait_ms: float | None  # milliseconds waited (the waits listed) per transaction, over the seconds both cover
     cpu_ms: float | None  # host CPU milliseconds (not idle, not iowait) per transaction; None without node_exporter
-    wait_over: timedelta | None = None  # the seconds wait_ms is over, where the wait summary's or TPS's cover more
+    wait_over: timedelta | None = None  # the seconds wait_ms is over, where not the wait summary's or TPS's own
     cpu_over: timedelta | None = None  # the same for cpu_ms and node_exporter
     event_ps: Mapping[str, float] = field(default_factory=dict)  # each listed wait's ps per transaction
     wait_seconds: float | None = None  # the seconds wait_ms is over (both sources cover), with it or not

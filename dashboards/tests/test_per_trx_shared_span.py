@@ -126,3 +126,26 @@ def test_a_runs_waits_per_transaction_are_over_the_polls_both_cover(client, late
     assert float(row[header.index("host CPU per transaction (ms)")]) == pytest.approx(2.0, rel=1e-5)
     page = client.get("/compare/", {"runs": str(run.pk)})
     assert "over the 16 min 40 s both sources cover" in page.content.decode()
+
+
+def test_a_wait_poll_spanning_a_failed_stretch_into_the_interval_says_its_seconds(admin_user, client):
+    """Seen live: SELECT on performance_schema revoked for two minutes, then granted again; the wait summary's
+    first poll after carries a delta since its last poll before, so it began before the interval. TPS's polls
+    before the interval cover it: the figure is over more seconds than the interval's transactions cover."""
+    client.force_login(admin_user)
+    server = data.make_server("db1", poll_interval=10)
+    write(server, {i: 1600 if 41 <= i <= 53 else 1000 for i in POLLS}, [i for i in POLLS if not 41 <= i <= 53])
+    back = {f"wait.time_ps:{EV1}": 13 * 125 * 10**10, f"wait.count:{EV1}": 1300,
+            f"wait.time_ps:{EV2}": 13 * EV2_PS, f"wait.count:{EV2}": 130}
+    write_samples([Sample(server.pk, "pfs_waits", at(53, 3), 130.0, back, frozenset(back))])  # (at(40), at(53)]
+    page = waits_page(client, server, at(45, 500), END)
+    per_trx = page.context["per_trx"]
+    # The interval's TPS polls 46..120: 8 x 1600 + 67 x 1000 = 79,800 transactions over 750 s.
+    assert per_trx.transactions == 79_800
+    # The wait polls read in it: 53 (130 s) and 54..120 (670 s), 800 s; TPS's polls 41..120 cover them:
+    # 13 x 1600 + 67 x 1000 = 87,800 transactions. Waits: 13 x 1.55 s = 20.15 s in poll 53, and
+    # 67 x 1.55 s + (54 + ... + 120) ms = 103.85 s + 5.829 s after: 129.829 s / 87,800 = 1.47869 ms.
+    assert per_trx.wait_ms == pytest.approx(129.829 * 1000 / 87_800, rel=1e-5)
+    # The transactions shown (79,800) are not what it is over (129.829 s / 79,800 would read 1.6269 ms): say so.
+    assert per_trx.wait_over == timedelta(seconds=800)
+    assert "over the 13 min 20 s both sources cover" in page.content.decode()
