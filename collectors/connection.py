@@ -14,6 +14,7 @@ from collectors.tls import TLS
 
 IDENTITY_SQL = "SELECT VERSION(), @@version_comment, @@performance_schema"
 UNKNOWN_SYSTEM_VARIABLE = 1193
+ACCESS_DENIED = (1045, 1698)  # wrong password or host; a unix_socket login refused
 CONNECT_TIMEOUT = 3  # seconds: an unreachable server must not hold a poll slot
 READ_TIMEOUT = 5  # seconds: a server that accepts and never answers fails fast too
 
@@ -106,7 +107,16 @@ class GuardedContext:
 
 
 class ConnectError(Exception):
-    """A connection failure worded for the user (no password in it)."""
+    """A connection failure worded for the user (no password in it); `code` is the server's error number."""
+
+    def __init__(self, message: str, code: int | None = None):
+        super().__init__(message)
+        self.code = code
+
+    @property
+    def denied(self) -> bool:
+        """The server refused the login: a wrong password or user does not pass by waiting."""
+        return self.code in ACCESS_DENIED
 
 
 @dataclass(frozen=True)
@@ -137,7 +147,8 @@ def open_connection(*, host: str = "", port: int = 3306, socket: str = "", user:
             autocommit=True, charset="utf8mb4", **tls.connect_args(),
         )
     except pymysql.MySQLError as exc:
-        raise ConnectError(describe_error(exc, where, user)) from None
+        code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else None
+        raise ConnectError(describe_error(exc, where, user), code) from None
     except (OSError, ValueError) as exc:  # a CA, certificate or key file that cannot be read or used
         raise ConnectError(f"{where}: TLS settings cannot be used: {exc}") from None
     if guards:

@@ -74,6 +74,15 @@ class CheckResult:
         """Connected, every privilege the collectors need is there, and the node_exporter (if any) answers."""
         return self.connected and not self.missing and not self.node_exporter_error
 
+    @property
+    def needed_names(self) -> str:
+        """The needed privileges as docs/privileges.md grants them on this server's flavor and version."""
+        return ", ".join(spelled(p, self.info) for p in NEEDED) if self.info else ", ".join(NEEDED)
+
+    @property
+    def missing_names(self) -> str:
+        return ", ".join(spelled(p, self.info) for p in self.missing) if self.info else ", ".join(self.missing)
+
     def lines(self) -> list[str]:
         """The result as plain text lines, for the CLI."""
         if not self.connected or self.info is None:
@@ -83,9 +92,9 @@ class CheckResult:
                f"pinned: {self.pinning}",
                f"performance_schema: {'ON' if self.info.performance_schema else 'OFF'}"]
         if self.missing:
-            out += [f"missing privileges: {', '.join(self.missing)}", f"  fix with: {self.grant}"]
+            out += [f"missing privileges: {self.missing_names}", f"  fix with: {self.grant}"]
         else:
-            out.append("privileges: all present (" + ", ".join(NEEDED) + ")")
+            out.append(f"privileges: all present ({self.needed_names})")
         return out + [self.tps_definition] + self.weakened_lines() + self.node_exporter_lines()
 
     def weakened_lines(self) -> list[str]:
@@ -240,14 +249,18 @@ def grant_statement(missing: list[str], account: str, info: ServerInfo) -> str:
     """The exact GRANT(s) that add the missing privileges, spelled for this flavor and version."""
     if not missing:
         return ""
-    global_privs = [p for p in missing if p in GLOBAL_ALIASES]
-    if REPLICATION_CLIENT in global_privs and info.flavor == "mariadb" and info.version_tuple >= (10, 5, 2):
-        # The 10.5+ name; from 10.5.9 replica status needs SLAVE MONITOR as well.
-        names = "BINLOG MONITOR, SLAVE MONITOR" if info.version_tuple >= (10, 5, 9) else "BINLOG MONITOR"
-        global_privs[global_privs.index(REPLICATION_CLIENT)] = names
+    global_privs = [spelled(p, info) for p in missing if p in GLOBAL_ALIASES]
     statements = []
     if global_privs:
         statements.append(f"GRANT {', '.join(global_privs)} ON *.* TO {account};")
     if PFS_SELECT in missing:
         statements.append(f"GRANT SELECT ON performance_schema.* TO {account};")
     return " ".join(statements)
+
+
+def spelled(privilege: str, info: ServerInfo) -> str:
+    """A needed privilege as docs/privileges.md grants it on this flavor and version."""
+    if privilege == REPLICATION_CLIENT and info.flavor == "mariadb" and info.version_tuple >= (10, 5, 2):
+        # The 10.5+ name; from 10.5.9 replica status needs SLAVE MONITOR as well.
+        return "BINLOG MONITOR, SLAVE MONITOR" if info.version_tuple >= (10, 5, 9) else "BINLOG MONITOR"
+    return privilege

@@ -17,9 +17,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
+import pymysql
+
 from collectors import collect_file, mark_api
 from collectors.collect_format import poll_record
 from collectors.collect_marks import MarkError, MarkInbox, mark, mark_record, marks_path
+from collectors.connection import ConnectError
 from collectors.poll import poll_target
 from collectors.pool import POOL, Target
 from collectors.results import PollResult
@@ -115,6 +118,7 @@ def next_due(due: float, interval: int, now: float) -> float:
 def collect(target: Target, path: Path, interval: int = DEFAULT_INTERVAL, duration: float | None = None,
             run: str = "", annotate: str = "", out: Callable[[str], None] = print, api_port: int = 0) -> int:
     """Poll target every interval into path until duration (seconds) passed or Ctrl-C; the number of polls."""
+    check_login(target, path)
     start = time.time()
     resumed = path.exists() and path.stat().st_size > 0
     writer, note = collect_file.open_for_collection(path, server_fields(target), interval, start)
@@ -152,6 +156,21 @@ def collect(target: Target, path: Path, interval: int = DEFAULT_INTERVAL, durati
             api.shutdown()
         finish(writer, inbox, run, polls, tally, out)
     return polls
+
+
+def check_login(target: Target, path: Path) -> None:
+    """Stop before anything is written when the server refuses the login, which no wait mends; an
+    unreachable server is left to the polls, which record each failure and go on until it answers.
+    The connection made here is the one the first poll uses."""
+    try:
+        POOL.put(target, POOL.get(target))
+    except ConnectError as exc:
+        if exc.denied:
+            kept = "left as it was" if path.exists() else "not created"
+            raise UsageError(f"{exc}: nothing collected, {path} {kept}; check the user and its password "
+                             f"(MYSQL_PWD or the URL)") from None
+    except (OSError, pymysql.MySQLError):
+        pass  # as a poll's failure: the first poll meets it again and records it
 
 
 def wait_until(due: float, inbox: MarkInbox, writer: collect_file.Writer) -> None:

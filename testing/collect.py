@@ -24,16 +24,17 @@ def server_url(port: int, query: str = "") -> str:
     return f"mysql://steady@127.0.0.1:{port}" + (f"?{query}" if query else "")
 
 
-def collector_env() -> dict[str, str]:
+def collector_env(password: str = PASSWORD) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("DJANGO_SETTINGS_MODULE", "DATABASE_URL", "REDIS_URL")}
-    return {**env, **NOWHERE, "MYSQL_PWD": PASSWORD, "PYTHONUNBUFFERED": "1"}
+    return {**env, **NOWHERE, "MYSQL_PWD": password, "PYTHONUNBUFFERED": "1"}
 
 
-def start_collect(port: int, path: Path, *args: str, module: bool = False, query: str = "") -> subprocess.Popen:
+def start_collect(port: int, path: Path, *args: str, module: bool = False, query: str = "",
+                  password: str = PASSWORD) -> subprocess.Popen:
     """`manage.py collect` (or `python -m collectors.standalone collect`) in its own process."""
     entry = ["-m", "collectors.standalone", "collect"] if module else [str(ROOT / "manage.py"), "collect"]
     return subprocess.Popen([sys.executable, *entry, server_url(port, query), "--to", str(path), *args], cwd=ROOT,
-                            env=collector_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                            env=collector_env(password), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
 def records(path: Path) -> list[dict]:

@@ -26,6 +26,8 @@ def test_it_adds_a_server_and_stores_what_check_detects(mariadb):
                     "--password-env", "SANDBOX_PW", "--tag", "test", "--tag", "local", "--interval", "5", "--check")
     assert "sandbox: connection OK: MariaDB" in out
     assert "performance_schema: ON" in out
+    # MariaDB 10.5.9+ (the suite's): named as docs/privileges.md grants them there, REPLICATION CLIENT's new names.
+    assert "privileges: all present (PROCESS, BINLOG MONITOR, SLAVE MONITOR, SELECT ON performance_schema.*)" in out
     assert "s3cret!" not in out
     server = Server.objects.get(name="sandbox")
     assert (server.flavor, server.tags, server.poll_interval, server.password) == ("mariadb", ["test", "local"], 5,

@@ -55,7 +55,7 @@ def test_it_tests_without_saving(client, admin_user, monitor_credentials):
     ({"host": "no-such-host.invalid"}, "cannot connect (server down"),
     ({"port": "WRONG_PORT"}, "cannot connect"),
     ({"password": "wrong-pw"}, "access denied for user &#x27;steady&#x27;"),
-    ({"user": "nogrants_reg", "password": "pw"}, "missing: PROCESS, REPLICATION CLIENT"),
+    ({"user": "nogrants_reg", "password": "pw"}, "missing: PROCESS, BINLOG MONITOR, SLAVE MONITOR"),
 ])
 def test_it_refuses_to_save_a_server_that_fails_the_test(client, admin_user, mariadb, monitor_credentials,
                                                         overrides, message):

@@ -106,6 +106,7 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
         "pixel": timedelta(seconds=tr.seconds / points),  # what a dip's times are good to
         "csv": chart_csv(server.pk, metrics, tr, points, collected=[*also, *metrics[1:]]),  # the others were read
         **condition_toggle(request, conditions), "hidden_conditions": hidden.events,
+        "waits_read": bool(waits) or bool(hidden.events),  # none with performance_schema or pfs_waits off
         # A hidden condition wait the verdict would name with cond=1: the note must not call it idle.
         "hidden_moving": moving_lines(tps, hidden.lines) if hidden.lines else (),
         "down": down, "param_notes": notes,
