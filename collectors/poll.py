@@ -11,10 +11,11 @@ from datetime import UTC, datetime
 import pymysql
 
 from collectors import delta, registry, schedule, setup_changes, shared_read, snapshots
-from collectors.connection import ConnectError
+from collectors.connection import ConnectError, ServerInfo
 from collectors.http_poll import run_http_sources
 from collectors.outcome import failed, succeeded
 from collectors.pool import POOL, Pooled, Target, is_connection_error, recheck_basis
+from collectors.probe import NEEDED, grant_statement
 from collectors.results import PollResult, SourceResult
 from collectors.shared_read import NOT_SHARED, Shared
 from collectors.source import Reading, Source, SourceError, SourceUnavailable
@@ -24,8 +25,6 @@ log = logging.getLogger(__name__)
 
 MAX_EARLY = 2.0  # seconds a claimed poll may wait for its due time
 PRIVILEGE_ERRORS = (1044, 1142, 1227, 1143)  # access denied to a database / table / statement / column
-GRANTS_HINT = ("grant the monitoring user: GRANT PROCESS, REPLICATION CLIENT ON *.* TO 'user'@'%'; "
-               "GRANT SELECT ON performance_schema.* TO 'user'@'%' (docs/sources.md)")
 
 
 def is_due(source: Source, poll_interval: int, last_attempt: float | None, now: float,
@@ -181,7 +180,7 @@ def run_one(target: Target, source: Source, entry: Pooled, previous: delta.Snaps
         return failed(target, source, t0, str(exc)), None, entry
     except (pymysql.MySQLError, OSError) as exc:
         if not is_connection_error(exc):
-            return failed(target, source, t0, describe(exc)), None, entry
+            return failed(target, source, t0, describe(exc, entry.info, target.user)), None, entry
         POOL.discard(target.server_id, entry)
         if not entry.reused:
             return failed(target, source, t0, f"connection lost: {describe(exc)}"), None, None
@@ -218,14 +217,24 @@ def read(source: Source, entry: Pooled, readings: dict[str, Reading], texts: tup
     return source.collect(entry.conn, entry.info)
 
 
-def describe(exc: Exception) -> str:
+def describe(exc: Exception, info: ServerInfo | None = None, user: str = "user") -> str:
     code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else None
     text = exc.args[-1] if exc.args else str(exc)
     if code in PRIVILEGE_ERRORS:
-        return f"missing privilege ({text}); {GRANTS_HINT}"
+        return f"missing privilege ({text}); {grants_hint(info, user)}"
     if code == 2013:
         return "timed out waiting for the server to answer (or the connection was lost)"
     return f"error {code}: {text}" if code else str(text)
+
+
+ANY_VERSION = ServerInfo("mysql", "", (0, 0, 0), True)  # not detected: the names every version takes
+
+
+def grants_hint(info: ServerInfo | None, user: str) -> str:
+    """What the monitoring user needs, spelled as docs/privileges.md grants it on this server's version
+    (MariaDB 10.5+: BINLOG MONITOR, SLAVE MONITOR), for the account the poll logs in as."""
+    grants = grant_statement(list(NEEDED), f"'{user}'@'%'", info or ANY_VERSION)
+    return f"grant the monitoring user (the host part as you created it): {grants} (docs/privileges.md)"
 
 
 RUNNERS = {"mysql": run_sql_sources, "http": run_http_sources}
