@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 
 from dashboards import reads
-from dashboards.analysis.statements import Ranked, bins_of, rates, spark_bins, spark_points
+from dashboards.analysis.statements import Ranked, rates, spark_bins, spark_points
 from dashboards.timerange import TimeRange
 from store.statements import NULL_DIGEST
 
@@ -26,7 +26,7 @@ def lines_of(server_id: int, tr: TimeRange, found: reads.StatementsRange, ranked
     ids = [row.digest_id for row in ranked.rows]
     count = spark_bins(found.reads, tr.seconds, SPARK_BINS)
     drawn = reads.statement_bins(server_id, ids, tr.start, tr.end, count)
-    bins = bins_of(found.reads, tr.start, tr.end, count)
+    bins = reads.statement_read_bins(server_id, tr.start, tr.end, count)  # found.reads' bins
     trx = found.transactions
     return [Line(row, ranked.share(row), spark_points(rates([b[0] for b in drawn[row.digest_id]], bins)),
                  row.sums["time_ps"] / trx if trx else None, row.sums["execs"] / trx if trx else None,
