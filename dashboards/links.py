@@ -22,12 +22,13 @@ def link(name: str, *args: object, query: Mapping[str, object] | None = None, sa
     return f"{path}?{urlencode(query, safe=safe)}" if query else path
 
 
-def id_path(name: str) -> tuple[str, str]:
-    """The path of the URL named `name` (one id parameter) around its id: reversed once, it links any id.
+def id_path(name: str, *args: object) -> tuple[str, str]:
+    """The path of the URL named `name` (args fill its first parameters, an id its last) around its id: reversed
+    once, it links any id.
 
     A table of many rows links each row without a reverse() per row (the fleet table: 700 links a page).
     """
-    before, found, after = reverse(name, args=[PLACEHOLDER]).rpartition(f"/{PLACEHOLDER}/")
+    before, found, after = reverse(name, args=[*args, PLACEHOLDER]).rpartition(f"/{PLACEHOLDER}/")
     if not found:
         raise ValueError(f"{name}: its path has no /{PLACEHOLDER}/ segment to put an id in")
     return before + "/", "/" + after

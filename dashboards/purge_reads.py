@@ -10,13 +10,15 @@ from dashboards.timerange import TimeRange
 from store import levels
 
 
-def above_since(server_id: int, tr: TimeRange, threshold: float) -> Since | None:
+def above_since(server_id: int, tr: TimeRange, threshold: float,
+                in_range: Iterator[tuple[datetime, float]] | None = None) -> Since | None:
     """When the history length last rose to the threshold, read back past the range's start if need be.
 
     A run that began before the range is not the range's start: where it held at the range's
     first poll, the polls before it are read too, back to the oldest kept at full resolution.
+    in_range: the range's reads.polls_back() of the history length, where the page has begun it (its newest).
     """
-    in_range = reads.polls_back(server_id, reads.HISTORY, tr.start, tr.end)
+    in_range = reads.polls_back(server_id, reads.HISTORY, tr.start, tr.end) if in_range is None else in_range
     return run_since(chain(in_range, history_before(server_id, tr.start)), threshold)
 
 

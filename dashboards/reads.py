@@ -14,7 +14,7 @@ from collectors.status import OFF, status_of
 from dashboards.analysis.per_transaction import PerTransaction
 from dashboards.analysis.purge_growth import REACH, Trend, current_trend
 from dashboards.analysis.purge_verdict import KEEP_UP, Holder, PurgeVerdict, purge_verdict
-from dashboards.analysis.statements import StatementDiff, TopStatement, changed_most, top_statements
+from dashboards.analysis.statements import Bins, StatementDiff, TopStatement, bins_at, changed_most, top_statements
 from dashboards.analysis.step_window import run_window
 from dashboards.analysis.topwaits import (
     COUNT_PREFIX,
@@ -478,6 +478,13 @@ def statement_bins(server_id: int, digest_ids: list[int], start: datetime, end: 
     """digest id -> per bin of bins_of(..., count) its [executions, time (ps)]: summed from the hourly rollups
     where an hour falls in one bin, so days are not decoded read by read."""
     return statement_reads.binned(server_id, digest_ids, start, end, count, ("execs", "time_ps"))
+
+
+def statement_read_bins(server_id: int, start: datetime, end: datetime, count: int) -> Bins:
+    """bins_of() of the reads of statements_in() over (start, end], from their epoch microseconds (the request
+    keeps them: statement_reads.read_times) rather than a datetime per read."""
+    ends_us, intervals_ms = statement_reads.read_times(server_id, start, end)
+    return bins_at(ends_us, intervals_ms, start, end, count)
 
 
 def statement_text(digest_id: int) -> statement_reads.Text | None:

@@ -5,11 +5,14 @@ figure is one an engineer gets from the stored rows by hand: sums of the interva
 and ratios of those sums (an average latency is the range's time over its executions).
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from statistics import median
 
+import numpy as np
+
+from store.points import micros
 from store.statement_reads import DigestTotals
 
 # ?order= -> (label, key; larger first). Averages and ratios of digests with no execution rank last.
@@ -118,6 +121,17 @@ def bins_of(reads: list[tuple[datetime, int]], start: datetime, end: datetime, c
     for ts, interval_ms in reads:
         seconds[bin_index(ts, start, width, count)] += interval_ms / 1000
     return Bins([start + width * i for i in range(count)], seconds)
+
+
+def bins_at(ends_us: np.ndarray, intervals_ms: Sequence[int], start: datetime, end: datetime, count: int) -> Bins:
+    """bins_of() of reads given as their ends' epoch microseconds (store.statement_reads.read_times), at once: a
+    week's 10,080 reads cost no datetime each. Each read's bin is bin_index()'s float quotient (two integers
+    below 2**53), truncated; each bin's seconds are added in read order, as bins_of() adds them."""
+    width = (end - start) / count
+    quotient = (ends_us - micros(start)).astype(np.float64) / float(width // timedelta(microseconds=1))
+    index = np.clip(np.trunc(quotient), 0, count - 1).astype(np.int64)
+    seconds = np.bincount(index, np.asarray(intervals_ms, np.float64) / 1000, minlength=count)
+    return Bins([start + width * i for i in range(count)], seconds.tolist())
 
 
 def bin_index(ts: datetime, start: datetime, width, count: int) -> int:

@@ -2,12 +2,14 @@
 
 import csv
 import io
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
+from django.template import Context, Template
 
 from collectors.models import TrxHolder
 from dashboards.figures.holders import HolderSpan, oldest_trx_figure
+from dashboards.templatetags.dash_fmt import utc_second
 from store.ingest import write_samples
 from store.sample import Sample
 from testing.dashboards import EVIL, figures, make_server
@@ -41,6 +43,16 @@ def test_it_draws_the_age_on_its_own_axis_and_shades_each_holder():
     assert fig["layout"]["yaxis2"]["overlaying"] == "y"
     assert fig["layout"]["shapes"][0]["x0"] == "2026-03-02T09:00:00"
     assert "<script>" not in fig["layout"]["annotations"][0]["text"]
+
+
+def test_a_holders_time_is_written_in_utc_to_the_second_as_the_date_filter_wrote_it():
+    at_two = datetime(2026, 3, 2, 11, 4, 50, 999_999, tzinfo=timezone(timedelta(hours=2)))
+    assert utc_second(at_two) == "2026-03-02 09:04:50"  # 11:04:50 at +02:00, the fraction cut
+    assert utc_second(T0) == "2026-03-02 09:00:00"
+    assert utc_second(None) == utc_second("") == ""
+    django_chain = Template('{% load tz %}{{ t|utc|date:"Y-m-d H:i:s" }}')
+    for t in (at_two, T0, datetime(1970, 1, 1, tzinfo=UTC), datetime(2100, 12, 31, 23, 59, 59), None, ""):
+        assert utc_second(t) == django_chain.render(Context({"t": t}))
 
 
 def test_the_purge_page_lists_the_holders_of_the_range(admin_client):

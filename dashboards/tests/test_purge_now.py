@@ -3,6 +3,8 @@
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from dashboards.analysis.purge_growth import Since, Trend, current_trend, time_to_threshold
@@ -54,6 +56,16 @@ def test_purge_page_says_the_last_poll_and_its_trend_at_every_range(admin_client
     assert context["trend"].per_minute == pytest.approx(expected, rel=1e-9)
     assert context["trend"].since == polls[-FALL - 1][0] and context["trend"].polls == FALL + 1
     assert context["above_since"] is None  # 40 < 45
+
+
+def test_the_newest_poll_and_above_since_share_one_read_of_the_range(admin_client, polled):
+    """The newest poll is the first of the range's polls read back from its end, and "above since" goes on from
+    it: the trend's own window up to that poll is the only other read of the history (it was read three times)."""
+    server, _polls = polled
+    with CaptureQueriesContext(connection) as seen:
+        context = admin_client.get(f"/servers/{server.pk}/purge/?range=24h&threshold=45").context
+    assert context["current"] == 40 and context["above_since"] is None  # 40 < 45: no poll further back is read
+    assert len([q for q in seen.captured_queries if "'{history_list_length}'" in q["sql"]]) == 2
 
 
 def test_a_past_range_says_its_last_poll_and_the_trend_up_to_it(admin_client, polled):

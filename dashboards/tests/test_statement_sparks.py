@@ -6,10 +6,13 @@ polyline of one point draws nothing.
 """
 
 import re
+from datetime import timedelta
 
+import numpy as np
 import pytest
 
-from dashboards.analysis.statements import spark_bins, spark_points
+from dashboards.analysis.statements import Bins, bins_at, bins_of, spark_bins, spark_points
+from store.points import micros
 from testing.dashboards import TEN_MINUTES, make_server, write_run_data
 from testing.statements import SHAPES, write_reads
 
@@ -22,6 +25,17 @@ def test_a_bin_is_at_least_one_and_a_half_reads_wide():
     assert spark_bins(reads, 86_400, 40) == 40  # a day: 40 bins of 36 minutes
     assert spark_bins(reads, 65, 40) == 1  # a dip's 65 s: one bin
     assert spark_bins([], 900, 40) == 40  # no read: the bins say so
+
+
+def test_reads_given_as_microseconds_fill_the_bins_their_datetimes_do():
+    # 4 bins of 150 s over (START, START + 600 s]. Reads ending 30 s before START (kept in the first bin), at
+    # 150 s (the second bin's start: bin 150 / 150 = 1), at 299 s (bin 1) and at 600 s (the end: bin 3).
+    offsets, intervals = [-30, 150, 299, 600], [60_000, 60_000, 30_000, 45_000]
+    ends = [START + timedelta(seconds=s) for s in offsets]
+    expected = Bins([START + timedelta(seconds=150 * i) for i in range(4)], [60.0, 90.0, 0.0, 45.0])
+    us = np.array([micros(t) for t in ends], np.int64)
+    assert bins_at(us, intervals, START, END, 4) == expected
+    assert bins_of(list(zip(ends, intervals, strict=True)), START, END, 4) == expected
 
 
 def test_a_lone_value_between_gaps_is_a_dash_not_nothing():

@@ -50,6 +50,14 @@ def test_the_statements_tab_ranks_by_time_with_hand_computed_figures(admin_clien
     assert "10 reads covering 600 s" in body and "<polyline" in body
 
 
+def test_each_row_links_its_statement_page_over_the_same_range(admin_client):
+    server = ten_reads()
+    body = admin_client.get(f"/servers/{server.pk}/statements/", RANGE).content.decode()
+    query = f"from={START:%Y-%m-%dT%H:%M:%S}&amp;to={END:%Y-%m-%dT%H:%M:%S}".replace(":", "%3A")
+    for shape in (SLEEPY, UPDATE, POINT):
+        assert f'href="/servers/{server.pk}/statements/{digest_id(server, shape)}/?{query}"' in body
+
+
 def test_it_ranks_by_executions_and_full_scans(admin_client):
     server = ten_reads()
     rows = get_csv(admin_client, "/export/statements.csv", server=server.pk, order="execs", **RANGE)

@@ -1,6 +1,7 @@
 """Per-server pages: stability, purge lag, top waits."""
 
 from datetime import timedelta
+from itertools import chain
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
@@ -138,7 +139,8 @@ def purge(request: HttpRequest, server_id: int) -> HttpResponse:
     if all(r.value != threshold for r in references):
         references.append(Reference(f"threshold {threshold:,.0f} (this page's)", threshold))
     # The figures above the chart come from the polls: its points at long ranges are bucket mins and maxes.
-    newest = next(reads.polls_back(server.pk, reads.HISTORY, tr.start, tr.end), None)
+    in_range = reads.polls_back(server.pk, reads.HISTORY, tr.start, tr.end)  # newest first, read as it goes
+    newest = next(in_range, None)
     current = newest[1] if newest else None
     trend = reads.history_trend(server.pk, newest[0] if newest else tr.end)
     texts = range_texts(server, reads.interval_sums(server.pk, BASIS_SERIES, tr.start, tr.end))
@@ -155,7 +157,7 @@ def purge(request: HttpRequest, server_id: int) -> HttpResponse:
         "figures": {"purge-chart": fig, **holders["holder_figure"]}, "max_lag": max_lag, "threshold": threshold,
         "current": current, "trend": trend, "reach_minutes": REACH.seconds // 60,
         "threshold_problem": threshold_problem,
-        "above_since": above_since(server.pk, tr, threshold),
+        "above_since": above_since(server.pk, tr, threshold, chain([newest] if newest else [], in_range)),
         "eta": time_to_threshold(current, trend, threshold), "missing": missing, "enable_sql": ENABLE_PURGE_SQL,
         "enable_config": ENABLE_PURGE_CONFIG, "enable_entries": ",".join(PURGE_METRICS_ENTRIES),
         "collected_before": any(m in collected for m in missing),

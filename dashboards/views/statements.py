@@ -9,7 +9,6 @@ from dashboards import reads
 from dashboards.analysis.statements import (
     MONITORING_PARAM,
     ORDERS,
-    bins_of,
     latencies,
     rank,
     rates,
@@ -72,7 +71,7 @@ def statement(request: HttpRequest, server_id: int, digest_id: int) -> HttpRespo
     found = reads.statements_in(server.pk, tr.start, tr.end, with_overflow=False, digest_ids=[digest_id])
     totals = next((row for row in found.rows if row.digest_id == digest_id), None)
     count = max(10, min(240, points // 8))
-    bins = bins_of(found.reads, tr.start, tr.end, count)
+    bins = reads.statement_read_bins(server.pk, tr.start, tr.end, count)  # found.reads' bins
     execs, times = zip(*reads.statement_bins(server.pk, [digest_id], tr.start, tr.end, count)[digest_id], strict=True)
     figure = statement_figure(bins.starts, rates(list(execs), bins), latencies(list(execs), list(times), bins),
                               f"{text.schema or '-'}: {text.digest}")
