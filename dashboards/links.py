@@ -59,6 +59,13 @@ def exact_param(ts: datetime) -> str:
     return ts.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds")
 
 
+def run_statements(server_id: int, start: datetime, through: datetime | None) -> str:
+    """The Statements tab from a run's start to `through` (reads.run_statements_through: the end of the digest
+    read holding the run's end); open-ended while the run goes on."""
+    return link("dashboards:statements", server_id, query={"from": exact_param(start), **(
+        {"to": exact_param(through)} if through is not None else {})})
+
+
 def dips_statements(server_id: int, dips: list[tuple[datetime, datetime]], interval: int) -> list[str]:
     """The Statements tab over each dip (start, end) and one statements interval after it; the path reversed
     once (a week can hold a hundred dips).

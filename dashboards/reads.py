@@ -497,6 +497,21 @@ def runs_with_statement(server_id: int, digest_id: int, runs: list) -> list:
     return [run for run, seen in zip(runs, statement_reads.seen_in(server_id, digest_id, ranges), strict=True) if seen]
 
 
+READ_LATE = 1.5  # statement intervals: how long after a time the read holding it may end (the source's jitter)
+
+
+def run_statements_through(runs: Sequence) -> dict[int, datetime]:
+    """Per ended run (its server selected with it): where its Statements tab link ends. The tab sums the digest
+    reads that end in its range, so the read that holds the run's end, ending up to an interval after it, counts
+    the run's last seconds: the link runs to that read's end, else (none within READ_LATE intervals, or a gap in
+    the reads) to the run's end."""
+    ended = [run for run in runs if run.ended_at is not None]
+    found = statement_reads.covering([
+        (run.server_id, run.ended_at, run.ended_at + timedelta(seconds=READ_LATE * run.server.statements_interval))
+        for run in ended])
+    return {run.pk: through or run.ended_at for run, through in zip(ended, found, strict=True)}
+
+
 def statements_inside(server_id: int, start: datetime, end: datetime,
                       polls: WindowPolls | None = None) -> StatementsRange:
     """The digests of the reads whose whole interval lies inside [start, end] (a run after its warm-up):

@@ -33,6 +33,9 @@ class Series:
     # A break's time (its None) -> when its outage ended (store.breaks.outage_ends): the first poll after the
     # hole, which a counter's rate line leaves out when its delta spans the hole. Keyed by time: slices keep it.
     resumed: dict[datetime, datetime] = field(default_factory=dict, compare=False, repr=False)
+    # The first point's time and when its reading began (ts - interval for a rate; a rollup bucket's start): no
+    # point before it says where its span starts. Kept with its time: a slice starting later does not match it.
+    began: tuple[datetime, datetime] | None = field(default=None, compare=False, repr=False)
 
 
 def series(server_ids: list[int], metrics: list[str], start: datetime, end: datetime,
@@ -63,12 +66,13 @@ def series_arrays(server_ids: list[int], metrics: list[str], start: datetime, en
                   max_points: int = 1200, mode: str = "rate") -> list[SeriesArrays]:
     """series() without building a datetime and a float object per point: for readers that work in arrays."""
     picked = _picked([(server_id, start, end) for server_id in server_ids], metrics, max_points, mode)
-    return [SeriesArrays(sid, m.name, m.kind, ts, vals) for sid, m, ts, vals, _ends in picked]
+    return [SeriesArrays(sid, m.name, m.kind, ts, vals) for sid, m, ts, vals, _ends, _began in picked]
 
 
 def _picked(windows: list[tuple[int, datetime, datetime]], metrics: list[str], max_points: int,
             mode: str) -> list[tuple]:
-    """(server id, metric, ts, values, outage ends) of each series of the windows, values with NaN for a break."""
+    """(server id, metric, ts, values, outage ends, first began) of each series of the windows (_line's), values
+    with NaN for a break."""
     if mode not in ("rate", "delta"):
         raise ValueError(f"store: unknown series mode {mode!r}: use 'rate' or 'delta'")
     by_server = _by_server(list(dict.fromkeys(w[0] for w in windows)), metrics)
@@ -101,13 +105,14 @@ class _Points(NamedTuple):
 
 
 def _line(server_id: int, m: catalog.MetricInfo, p: _Points, max_points: int | None) -> tuple:
-    """(server id, metric, ts, values with a NaN at each break, outage ends) of one series: at most max_points
-    points (None: every one)."""
+    """(server id, metric, ts, values with a NaN at each break, outage ends, when the first point's reading
+    began: None without points) of one series: at most max_points points (None: every one)."""
     if max_points is None:
         ts, vals = breaks.with_breaks(p.ts, p.vals, p.cut)
     else:
         ts, vals = breaks.downsample_with_breaks(p.ts, p.vals, p.cut, max_points)
-    return server_id, m, ts, vals, breaks.outage_ends(ts, vals, p.ts, p.since)
+    began = int(p.since[np.searchsorted(p.ts, ts[0])]) if len(ts) else None
+    return server_id, m, ts, vals, breaks.outage_ends(ts, vals, p.ts, p.since), began
 
 
 def within(server_id: int, metrics: list[str], start: datetime, end: datetime,
@@ -164,8 +169,10 @@ def _as_series(picked: list[tuple]) -> list[Series]:
     stamps = np.unique(np.concatenate([p[2] for p in picked]))
     objects = np.array(datetimes(stamps) + [None], dtype=object)[:-1]  # [None]: keep a 1-d object array
     return [_with_us(Series(sid, m.name, m.kind, objects[np.searchsorted(stamps, ts)].tolist(), _nones(vals),
-                            resumed=_resumed(objects, stamps, ends)), ts)
-            for sid, m, ts, vals, ends in picked]
+                            resumed=_resumed(objects, stamps, ends),
+                            began=None if began is None else (objects[np.searchsorted(stamps, ts[0])],
+                                                              from_micros(began))), ts)
+            for sid, m, ts, vals, ends, began in picked]
 
 
 def _resumed(objects: np.ndarray, stamps: np.ndarray, ends: tuple[np.ndarray, np.ndarray]) -> dict[datetime, datetime]:

@@ -43,6 +43,12 @@ IDS_IN_SQL = (
     "CROSS JOIN LATERAL (SELECT n, ids FROM store_statement WHERE server_id = %s AND ts > r.a AND ts <= r.b "
     "AND ts > %s AND ts <= %s OFFSET 0) s"
 )
+# The first read at or after each (server, a) up to b (a read's end: the constant bounds prune partitions).
+COVERING_SQL = (
+    "SELECT r.k, s.ts, s.interval_ms FROM unnest(%s::int[], %s::timestamptz[], %s::timestamptz[]) WITH ORDINALITY "
+    "AS r(server_id, a, b, k) CROSS JOIN LATERAL (SELECT ts, interval_ms FROM store_statement "
+    "WHERE server_id = r.server_id AND ts >= r.a AND ts <= r.b AND ts >= %s AND ts <= %s ORDER BY ts LIMIT 1) s"
+)
 TEXTS_SQL = "SELECT id, schema_name, digest, digest_text, sample_text FROM store_statement_text WHERE id = ANY(%s)"
 TEXT_SQL = ("SELECT id, schema_name, digest, digest_text, sample_text, first_stored FROM store_statement_text"
             " WHERE id = %s")
@@ -453,6 +459,24 @@ def seen_in(server_id: int, digest_id: int, ranges: list[tuple[datetime, datetim
     ranges_of = np.repeat(np.array([row[0] for row in stored], np.int64), [row[1] for row in stored])
     seen = set(ranges_of[ids == digest_id].tolist())
     return [k + 1 in seen for k in range(len(ranges))]
+
+
+def covering(times: list[tuple[int, datetime, datetime]]) -> list[datetime | None]:
+    """Per (server id, time, latest): the end of the stored read whose interval (ts - interval, ts] holds the
+    time, where that read ends by `latest`; None where none does (no read yet, or a gap in the reads). One
+    statement for all."""
+    if not times:
+        return []
+    with connection.cursor() as cur:
+        cur.execute(COVERING_SQL, [[sid for sid, _, _ in times], [at for _, at, _ in times],
+                                   [latest for _, _, latest in times], min(at for _, at, _ in times),
+                                   max(latest for _, _, latest in times)])
+        found = {k: (ts, ms) for k, ts, ms in cur.fetchall()}
+    out: list[datetime | None] = []
+    for k, (_sid, at, _latest) in enumerate(times, start=1):
+        ts, ms = found.get(k, (None, 0))
+        out.append(ts if ts is not None and ts - timedelta(milliseconds=ms) < at else None)
+    return out
 
 
 @dataclass

@@ -23,6 +23,13 @@ def outage_ends(points: ChartPoints) -> Mapping[datetime, datetime]:
     return getattr(points, "resumed", None) or {}
 
 
+def first_began(points: ChartPoints) -> datetime | None:
+    """When the reading of a line's first point began (store.query.Series.began: ts - interval for a rate, a
+    rollup bucket's start); none known for a line made by hand, or one sliced to start at a later point."""
+    began = getattr(points, "began", None)
+    return began[1] if began is not None and points.ts and points.ts[0] == began[0] else None
+
+
 def unix_seconds(points: ChartPoints) -> np.ndarray:
     """datetime.timestamp() of each of a line's times, as float64: from the Unix microseconds a store line
     carries (store.query.Series.us; us / 1e6 rounds as timestamp() does), else one call per time."""

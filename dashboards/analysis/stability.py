@@ -57,12 +57,14 @@ def counts_nothing(summary: Summary) -> bool:
 
 def find_dips(
     ts: Sequence[datetime], values: Sequence[float | None], threshold: float, bucket: timedelta | None = None,
-    resumed: Mapping[datetime, datetime] | None = None,
+    resumed: Mapping[datetime, datetime] | None = None, first_began: datetime | None = None,
 ) -> list[Dip]:
     """Runs of consecutive points below the threshold or holes (None: no poll succeeded, a stall).
 
     A point's rate covers the span since the point before it (a poll's delta since the last poll),
-    so a dip starts at the point before its first low one (or hole) and ends at its last low point;
+    so a dip starts at the point before its first low one (or hole) and ends at its last low point; a
+    dip on the first point, with none before it, starts where that point's reading began: `first_began`
+    (store.query.Series.began, ts - the poll's interval), a bucket's start, else at the point itself;
     a hole ends where its outage did, `resumed` by the hole's time (store.query.Series.resumed: the
     first poll after it, whose delta spans the hole and is no point of a rate line), else at the
     first point after it, whose delta covers it. `bucket`: the points are rollup buckets this wide,
@@ -73,10 +75,11 @@ def find_dips(
         [None] * len(values))
     if bucket is not None:
         ts = bucket_ends(ts, values, bucket)
+        first_began = first_began or (ts[0] - bucket if ts and values[0] is not None else None)
     late = bucket or timedelta(0)  # a hole ends where the first bucket with polls again begins
     dips: list[Dip] = []
     current: Dip | None = None
-    prev: datetime | None = None
+    prev = first_began if values and values[0] is not None else None  # a first hole has no reading
     in_hole, hole_end = False, None
     for t, v, end in zip(ts, values, ends, strict=True):
         if v is None or v < threshold:

@@ -29,6 +29,7 @@ class RunLine:
     tps: WindowTps
     warmup: Warmup = Warmup(0)  # what the avg TPS leaves out: the run's own, else found (window_reads.run_warmup)
     basis: Any = None  # what its server's TPS counts (server_texts.TpsBasis), set by the page
+    statements: str = ""  # its Statements tab link (links.run_statements), set by the page
 
 
 def ordered(runs: QuerySet, sort: str) -> QuerySet:

@@ -9,7 +9,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from dashboards.forms import AnnotationForm, RunForm
+from dashboards.links import run_statements
 from dashboards.query_params import runs_sort, server_param, sort_problem
+from dashboards.reads import run_statements_through
 from dashboards.reports.run_table import DEFAULT_SORT, SORTS, RunLine, run_lines
 from dashboards.server_texts import tps_bases
 from dashboards.views.common import with_params
@@ -57,8 +59,8 @@ def runs(request: HttpRequest) -> HttpResponse:
     problem = server_problem(server_id, picked)
     sort = runs_sort(request.GET, SORTS, DEFAULT_SORT)
     return render(request, "dashboards/runs.html", {
-        "lines": with_bases(run_lines(run_list, sort, LISTED)), "notes": notes[:LISTED], "run_form": run_form,
-        "note_form": note_form, "server_id": server_id, "columns": sort_links(request.GET, sort),
+        "lines": with_statements(with_bases(run_lines(run_list, sort, LISTED))), "notes": notes[:LISTED],
+        "run_form": run_form, "note_form": note_form, "server_id": server_id, "columns": sort_links(request.GET, sort),
         "runs_csv": reverse("export-runs") + with_params(request.GET), "server_problem": problem,
         "sort_problem": sort_problem(request.GET, SORTS, DEFAULT_SORT),
     })
@@ -69,6 +71,14 @@ def with_bases(lines: list[RunLine]) -> list[RunLine]:
     explicit transactions are counted."""
     bases = tps_bases(list({ln.run.server_id for ln in lines}))
     return [replace(ln, basis=bases.get(ln.run.server_id)) for ln in lines]
+
+
+def with_statements(lines: list[RunLine]) -> list[RunLine]:
+    """Each line with its Statements tab link, through the digest read that holds the run's end (its last
+    seconds are in that read)."""
+    through = run_statements_through([ln.run for ln in lines])
+    return [replace(ln, statements=run_statements(ln.run.server_id, ln.run.started_at, through.get(ln.run.pk)))
+            for ln in lines]
 
 
 def server_problem(raw: str, picked: int | None) -> str | None:

@@ -37,6 +37,15 @@ def statements_csv(server_id: int, tr: TimeRange, order: str, monitoring: bool =
                                             **({MONITORING_PARAM: "1"} if monitoring else {})})
 
 
+def reads_end_early(found: reads.StatementsRange, tr: TimeRange) -> float | None:
+    """Seconds from the range's last read to its end, where they show (half a second or more): the reads sum only
+    to their own end, and what ran after it is in the next read, which ends after the range."""
+    if found.covered is None:
+        return None
+    seconds = (tr.end - found.covered[1]).total_seconds()
+    return seconds if seconds >= 0.5 else None
+
+
 def statements(request: HttpRequest, server_id: int) -> HttpResponse:
     """The range's statements ranked by the chosen figure, each with its line over the range."""
     server = get_object_or_404(Server, pk=server_id)
@@ -48,7 +57,8 @@ def statements(request: HttpRequest, server_id: int) -> HttpResponse:
     ranked = rank(found.rows, order, limit, monitoring)
     context = {
         **range_context(request, tr), "server": server, "tab": "statements", "found": found, "ranked": ranked,
-        "lines": lines_of(server.pk, tr, found, ranked), "order": order, "orders": ORDERS.items(),
+        "lines": lines_of(server.pk, tr, found, ranked), "reads_end_early": reads_end_early(found, tr),
+        "order": order, "orders": ORDERS.items(),
         "order_label": ORDERS[order][0], "limit": limit, "csv": statements_csv(server.pk, tr, order, monitoring),
         "param_notes": [p for p in (limit_problem, order_problem, monitoring_problem) if p],
         **monitoring_toggle(request, monitoring),
