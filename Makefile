@@ -28,8 +28,8 @@ test: $(VENV)/.test-installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy
-	$(VENV)/bin/pytest -n $(PYTEST_WORKERS) -m 'not serial'
-	$(VENV)/bin/pytest -m serial
+	$(VENV)/bin/pytest -n $(PYTEST_WORKERS) -m 'not serial' --durations=15
+	$(VENV)/bin/pytest -m serial --durations=8
 
 bench-deps: $(VENV)/.test-installed
 	@bash scripts/system-deps.sh bench

@@ -1,8 +1,8 @@
 """The stability verdict over real polls of the suite's MariaDB under the stress driver.
 
 Shorter than the 10-minute run the verdict is meant for, so the suite stays bearable: a stall
-(FLUSH TABLES WITH READ LOCK, 4 s) every 20 s over 110 s, polled every second, must read
-"periodic dips every 20 s" with 5 occurrences (stalls at 20, 40, 60, 80 and 100 s); the same
+(FLUSH TABLES WITH READ LOCK, 4 s) every 12 s over 66 s, polled every second, must read
+"periodic dips every 12 s" with 5 occurrences (stalls at 12, 24, 36, 48 and 60 s); the same
 load without stalls reads steady; under a read view held throughout it reads drifting with
 the history length growing; 2 sessions, then 6, then 2 again, 15 s each, read two level changes.
 """
@@ -73,15 +73,15 @@ def verdict_of(client, server: Server, start, end):
 
 
 @pytest.mark.serial  # the stalls are timed: a busy machine shifts the dips
-def test_stalls_every_20_s_read_periodic_dips_every_20_s(admin_client, mariadb, server):
-    start, end, lines = drive_and_poll(server, stall_target(mariadb), 110, stall_every=20, stall_for=4)
+def test_stalls_every_12_s_read_periodic_dips_every_12_s(admin_client, mariadb, server):
+    start, end, lines = drive_and_poll(server, stall_target(mariadb), 66, stall_every=12, stall_for=4)
     assert sum("global read lock held" in line for line in lines) == 5
     verdict, html = verdict_of(admin_client, server, start, end)
     dips = [(f"{d.start:%H:%M:%S}", d.seconds, d.lowest) for d in verdict.dips]
     assert verdict.kind == "periodic", (dips, f"{start:%H:%M:%S}", lines)
-    assert abs(verdict.period - 20) <= 5 and len(verdict.dips) == 5
+    assert abs(verdict.period - 12) <= 3 and len(verdict.dips) == 5
     assert 3 <= verdict.dip_seconds <= 7
-    assert "Periodic dips every 20 s (5 occurrences" in html
+    assert "Periodic dips every 12 s (5 occurrences" in html
 
 
 @pytest.mark.serial  # a busy machine makes a steady load drift
