@@ -32,6 +32,9 @@ class Series:
     us: np.ndarray | None = field(default=None, init=False, compare=False, repr=False)
     # A break's time (its None) -> when its outage ended (store.breaks.outage_ends): the first poll after the
     # hole, which a counter's rate line leaves out when its delta spans the hole. Keyed by time: slices keep it.
+    # Approximate on a line downsampled with more holes than max_points / 6 (breaks.downsample_with_breaks then
+    # keeps only each bin's min and max): the point after a break is a bin's, so it says when that point's
+    # reading began, up to a bin after the outage ended.
     resumed: dict[datetime, datetime] = field(default_factory=dict, compare=False, repr=False)
     # The first point's time and when its reading began (ts - interval for a rate; a rollup bucket's start): no
     # point before it says where its span starts. Kept with its time: a slice starting later does not match it.

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-# A poll counts as covered when the other source covers all of it but this share: polls of one round are
-# read milliseconds apart, and the newest TPS poll may be read a moment before the newest wait poll.
+# A poll counts as covered when TPS covers all of it but this share: polls of one round are read milliseconds
+# apart, and the newest TPS poll may be read a moment before the newest wait poll. 1 % is 100 ms of a 10 s poll
+# and 600 ms of a 60 s node_exporter poll: a poll whose uncovered part is longer is left out.
 UNCOVERED = 0.01
 
 
