@@ -153,6 +153,17 @@ def ten_minutes(name: str = "db1"):
     return server
 
 
+def at_pfs_defaults(start: datetime, instruments: Mapping[str, float] | None = None) -> Server:
+    """A MariaDB 10.11 polled every 10 s for the 5 minutes from `start` at performance_schema's defaults (ON): all
+    288 wait/synch instruments off in each of its six minutely instrument reads (more counts: `instruments`)."""
+    server = make_server("pfs-defaults", poll_interval=10, flavor="mariadb", version="10.11.19")
+    write_polls(server, 30, end=start + timedelta(minutes=5))
+    counts = {"wait.instruments_off:wait/synch": 288, "wait.instruments:wait/synch": 288, **(instruments or {})}
+    write_samples([Sample(server.pk, "wait_instruments", start + timedelta(seconds=60 * k), None, counts)
+                   for k in range(6)])
+    return server
+
+
 def write_run_data(server_id: int, start: datetime, polls: int, base: int = 5000, wait_scale: int = 1) -> None:
     write_samples([
         *global_status(server_id, start, polls, base=base), *pfs_waits(server_id, start, polls, scale=wait_scale),

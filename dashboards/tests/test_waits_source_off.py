@@ -8,8 +8,6 @@ from django.utils.html import escape
 
 from collectors.models import ServerHealth
 from servers.models import Run
-from store.ingest import write_samples
-from store.sample import Sample
 from testing import dashboards as data
 
 pytestmark = pytest.mark.django_db
@@ -66,12 +64,8 @@ def test_the_compare_page_says_why_a_runs_waits_and_statements_are_empty(admin_c
 
 def test_the_run_report_says_which_wait_instruments_were_off_during_the_run(admin_client):
     """performance_schema ON at MariaDB's defaults: all 288 wait/synch instruments off, so no mutex or rwlock waits."""
-    server = data.make_server("pfs-defaults", poll_interval=10, flavor="mariadb", version="10.11.19")
+    server = data.at_pfs_defaults(T0, {"wait.instruments_off:wait/io": 3, "wait.instruments:wait/io": 58})
     end = T0 + timedelta(minutes=5)
-    data.write_polls(server, 30, end=end)
-    write_samples([Sample(server.pk, "wait_instruments", T0 + timedelta(seconds=60 * k), None,
-                          {"wait.instruments_off:wait/synch": 288, "wait.instruments:wait/synch": 288,
-                           "wait.instruments_off:wait/io": 3, "wait.instruments:wait/io": 58}) for k in range(6)])
     run = Run.objects.create(name="r", server=server, started_at=T0, ended_at=end)
     waits = admin_client.get(f"/runs/{run.pk}/report/").content.decode().split('id="top-statements"')[0]
     assert "288 of 288 wait/synch/% instruments (enabled and timed) off in every poll" in waits
@@ -81,12 +75,8 @@ def test_the_run_report_says_which_wait_instruments_were_off_during_the_run(admi
 
 def test_the_compare_page_says_which_wait_instruments_were_off_during_each_run(admin_client):
     """As the run report: at MariaDB's defaults (performance_schema ON) all 288 wait/synch instruments are off."""
-    server = data.make_server("pfs-defaults", poll_interval=10, flavor="mariadb", version="10.11.19")
+    server = data.at_pfs_defaults(T0)
     end = T0 + timedelta(minutes=5)
-    data.write_polls(server, 30, end=end)
-    write_samples([Sample(server.pk, "wait_instruments", T0 + timedelta(seconds=60 * k), None,
-                          {"wait.instruments_off:wait/synch": 288, "wait.instruments:wait/synch": 288})
-                   for k in range(6)])
     first = Run.objects.create(name="a", server=server, started_at=T0, ended_at=T0 + timedelta(minutes=2))
     second = Run.objects.create(name="b", server=server, started_at=T0 + timedelta(minutes=3), ended_at=end)
     body = admin_client.get("/compare/", {"runs": f"{first.pk},{second.pk}"}).content.decode()

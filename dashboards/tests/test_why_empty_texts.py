@@ -10,8 +10,6 @@ from datetime import timedelta
 import pytest
 
 from servers.models import Run
-from store.ingest import write_samples
-from store.sample import Sample
 from testing import dashboards as data
 
 pytestmark = pytest.mark.django_db
@@ -27,12 +25,8 @@ MISSED = "(a poll whose interval spans missed polls averages the outage: it coun
 @pytest.fixture
 def runs():
     """Two runs at MariaDB's defaults (every wait/synch instrument off); the second's warm-up outlasts it."""
-    server = data.make_server("pfs-defaults", poll_interval=10, flavor="mariadb", version="10.11.19")
+    server = data.at_pfs_defaults(T0)
     end = T0 + timedelta(minutes=5)
-    data.write_polls(server, 30, end=end)
-    write_samples([Sample(server.pk, "wait_instruments", T0 + timedelta(seconds=60 * k), None,
-                          {"wait.instruments_off:wait/synch": 288, "wait.instruments:wait/synch": 288})
-                   for k in range(6)])
     a = Run.objects.create(name="a", server=server, started_at=T0, ended_at=T0 + timedelta(minutes=2))
     b = Run.objects.create(name="b", server=server, started_at=T0 + timedelta(minutes=3), ended_at=end,
                            warmup_seconds=600)
