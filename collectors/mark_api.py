@@ -22,6 +22,8 @@ RUN_FIELDS = {"notes": str, "concurrency": int, "warmup_seconds": int, "sweep": 
               "command": str, "tool_summary": str}
 END = re.compile(r"^/api/runs/(\d+)/end/?$")
 MAX_BODY = 64 * 1024
+# A client that sends less than its Content-Length and keeps the connection open is answered after this long.
+BODY_SECONDS = 10.0
 DIGITS = re.compile(r"[0-9]+")
 
 
@@ -146,6 +148,17 @@ def body_length(header: str | None) -> int:
     return int(raw)
 
 
+def read_body(rfile, length: int) -> bytes:
+    """The body's Content-Length bytes; a body that ends short (or stalls past the socket's timeout) is a 400."""
+    try:
+        data = rfile.read(length)
+    except TimeoutError:
+        data = b""
+    if len(data) < length:
+        raise ApiError(400, f"the body ended before its Content-Length ({length} bytes): send the whole body")
+    return data
+
+
 def json_body(data: bytes) -> dict:
     try:
         body = json.loads(data or b"{}")
@@ -158,11 +171,13 @@ def json_body(data: bytes) -> dict:
     return body
 
 
-def handler_for(api: MarkApi) -> type[BaseHTTPRequestHandler]:
+def handler_for(api: MarkApi, body_seconds: float) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
+        timeout = body_seconds  # the connection's socket timeout (socketserver.StreamRequestHandler)
+
         def do_POST(self) -> None:  # noqa: N802 - http.server's name
             try:
-                body = json_body(self.rfile.read(body_length(self.headers.get("Content-Length"))))
+                body = json_body(read_body(self.rfile, body_length(self.headers.get("Content-Length"))))
                 status, answer = api.post(self.path.partition("?")[0], body)
             except ValueError as exc:  # ApiError, or a value the checks let through that Python cannot read
                 status, answer = getattr(exc, "status", 400), {"error": str(exc)}
@@ -185,8 +200,8 @@ def handler_for(api: MarkApi) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-def serve(path: Path, port: int) -> ThreadingHTTPServer:
+def serve(path: Path, port: int, body_seconds: float = BODY_SECONDS) -> ThreadingHTTPServer:
     """The API on 127.0.0.1:port in a daemon thread (shutdown() when the collection ends)."""
-    server = ThreadingHTTPServer(("127.0.0.1", port), handler_for(MarkApi(path)))
+    server = ThreadingHTTPServer(("127.0.0.1", port), handler_for(MarkApi(path), body_seconds))
     threading.Thread(target=server.serve_forever, name="collect-api", daemon=True).start()
     return server

@@ -2,6 +2,7 @@
 
 import http.client
 import json
+import socket
 
 import pytest
 
@@ -57,7 +58,7 @@ def test_an_end_before_the_runs_start_is_refused_and_a_good_one_marked(api):
 
 @pytest.fixture
 def served(tmp_path):
-    server = serve(tmp_path / "lab.ssc", 0)  # port 0: one the system picks
+    server = serve(tmp_path / "lab.ssc", 0, body_seconds=0.5)  # port 0: one the system picks
     yield server.server_address[1]
     server.shutdown()
     server.server_close()
@@ -85,5 +86,21 @@ def post_raw(port: int, length: str, data: bytes) -> tuple[int, dict]:
 ])
 def test_a_bad_length_or_a_deep_body_is_a_400_and_the_api_goes_on(served, length, data, error):
     assert post_raw(served, length, data) == (400, {"error": error})
+    status, answer = post_raw(served, "13", b'{"text": "t"}')
+    assert status == 201 and answer["text"] == "t"
+
+
+@pytest.mark.parametrize("close_writing", [False, True])
+def test_a_body_shorter_than_its_length_is_a_400_not_a_wait_forever(served, close_writing):
+    """100 bytes announced, 13 sent: the client keeps the connection open (it waited forever) or stops writing."""
+    with socket.create_connection(("127.0.0.1", served), timeout=10) as sock:
+        sock.sendall(b"POST /api/annotations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: 100\r\n\r\n" + b'{"text": "t"}')
+        if close_writing:
+            sock.shutdown(socket.SHUT_WR)
+        reply = sock.makefile("rb").read()
+    head, _, data = reply.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.0 400")
+    assert json.loads(data) == {"error": "the body ended before its Content-Length (100 bytes): send the whole body"}
     status, answer = post_raw(served, "13", b'{"text": "t"}')
     assert status == 201 and answer["text"] == "t"
