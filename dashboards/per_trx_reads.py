@@ -48,8 +48,11 @@ TPS_MARGIN = timedelta(minutes=5)
 def per_transaction_from(server_id: int, start: datetime, end: datetime, sums: dict[str, tuple[int | float, float]],
                          waits: list[WaitRow]) -> PerTransaction:
     """per_transaction_of() from interval_figures()'s sums of (start, end]: where a source and TPS cover
-    different seconds, their polls read at once (TPS's a margin wider)."""
+    different seconds, their polls read at once (TPS's a margin wider); past the raw retention, their rollup
+    buckets wholly inside the range (bucket_figures())."""
     lo = start + AFTER_START
+    if levels.finest(lo) != levels.FULL:
+        return bucket_figures(sums, waits, lambda metrics: read_buckets(server_id, metrics, lo, end))
 
     def read(metrics: list[str]) -> tuple[SourcePolls, dict[str, SourcePolls]]:
         found = read_polls(server_id, [TPS, *metrics], lo - TPS_MARGIN, end + TPS_MARGIN)
@@ -62,10 +65,11 @@ ReadPolls = Callable[[list[str]], tuple[SourcePolls, dict[str, SourcePolls]]]
 
 
 def shared_figures(sums: dict[str, tuple[int | float, float]], waits: list[WaitRow], read: ReadPolls,
-                   totals: Totals) -> PerTransaction:
+                   totals: Totals, by_bucket: bool = False) -> PerTransaction:
     """The per-transaction figures, each source over the seconds it and TPS both cover. read: TPS's polls and
     the counters' in the interval; totals: some counters' totals over [from, to] (a store read), for the waits
-    over the stretches both cover where TPS does not cover every wait poll.
+    over the stretches both cover where TPS does not cover every wait poll (by_bucket: wherever a source's
+    polls are read, its rollup buckets: bucket_figures()).
 
     Where a source's polls cover the seconds TPS's do, to the second, they are the same polls (read in one
     round): its delta over TPS's, with no poll read."""
@@ -79,7 +83,9 @@ def shared_figures(sums: dict[str, tuple[int | float, float]], waits: list[WaitR
     waited: dict[str, int] | None = None
     if shown_metric in shared:
         span = shared[shown_metric]
-        waited = {w.event: w.time_ps for w in waits} if span.every_poll else shared_waits(waits, span, totals)
+        # A source read bucket by bucket is summed from those buckets: the sums may hold an edge's partial one.
+        whole = span.every_poll and not (by_bucket and shown_metric in found)
+        waited = {w.event: w.time_ps for w in waits} if whole else shared_waits(waits, span, totals)
         wait = Over(sum(waited.values()), span, sums[shown_metric][1], tps_seconds)
     if BUSY_SECONDS in shared:
         span = shared[BUSY_SECONDS]
@@ -87,6 +93,26 @@ def shared_figures(sums: dict[str, tuple[int | float, float]], waits: list[WaitR
         cpu = Over(busy, span, sums[BUSY_SECONDS][1], tps_seconds)
     polled = sums[shown_metric][1] if shown_metric else None
     return replace(per_transaction(sums, waited, wait, cpu), waits_polled=polled)
+
+
+def bucket_figures(sums: dict[str, tuple[int | float, float]], waits: list[WaitRow],
+                   read: Callable[[list[str]], dict[str, SourcePolls]]) -> PerTransaction:
+    """shared_figures() past the raw retention, bucket by bucket: where a source and TPS cover different
+    seconds, the rollup buckets of TPS, of that source and of every wait listed, in one read (read: the
+    buckets wholly inside the range, as polls stamped at their ends); a source's bucket counts where TPS's
+    cover it, and each wait is the sum of its own buckets counted. What an engineer computes by hand from the
+    rollup rows: a total read over each stretch (from half a bucket before its first) left that bucket out."""
+    names = [TIME_PREFIX + w.event for w in waits]
+    found: dict[str, SourcePolls] = {}
+
+    def read_all(metrics: list[str]) -> tuple[SourcePolls, dict[str, SourcePolls]]:
+        found.update(read(list(dict.fromkeys([TPS, *metrics, *names]))))
+        return found[TPS], {m: found[m] for m in metrics}
+
+    def totals(wanted: list[str], a: datetime, b: datetime) -> dict[str, tuple[int | float, float]]:
+        picked = {n: found[n].between(micros(a), micros(b)) for n in wanted if n in found}
+        return {n: (float(p.deltas.sum()), float(p.seconds.sum())) for n, p in picked.items()}
+    return shared_figures(sums, waits, read_all, totals, by_bucket=True)
 
 
 def shared_waits(waits: list[WaitRow], shared: Shared, totals: Totals) -> dict[str, int]:
@@ -112,6 +138,12 @@ def read_polls(server_id: int, metrics: list[str], start: datetime, end: datetim
         found = query.counter_arrays(server_id, metrics, start, end)
         return {m: SourcePolls.of(found[m].ts, found[m].seconds, found[m].deltas) if m in found else NO_POLLS
                 for m in metrics}
+    buckets = query.rollup_sums(server_id, metrics, start, end)
+    return {m: polls_of(buckets.get(m)) for m in metrics}
+
+
+def read_buckets(server_id: int, metrics: list[str], start: datetime, end: datetime) -> dict[str, SourcePolls]:
+    """Counters' rollup buckets wholly inside [start, end] (store.query.rollup_sums), as polls."""
     buckets = query.rollup_sums(server_id, metrics, start, end)
     return {m: polls_of(buckets.get(m)) for m in metrics}
 
@@ -145,7 +177,11 @@ def run_figures(server_id: int, window: Window, polls: WindowPolls | None = None
 
 def window_per_transaction(server_id: int, window: Window, polls: WindowPolls | None,
                            sums: dict[str, tuple[float, float]], waits: list[WaitRow]) -> PerTransaction:
-    """run_figures()'s per-transaction figures: each source's polls inside the window that TPS's cover."""
+    """run_figures()'s per-transaction figures: each source's polls inside the window that TPS's cover (past the
+    raw retention, its buckets: bucket_figures())."""
+    if levels.finest(window.start) != levels.FULL:
+        return bucket_figures(sums, waits, lambda metrics: read_buckets(server_id, metrics, window.start, window.end))
+
     def samples(metric: str) -> SourcePolls:
         return polls_of((polls.samples([metric]) if polls else samples_in(server_id, [metric], window)[0]).get(metric))
 
