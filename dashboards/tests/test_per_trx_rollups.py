@@ -115,3 +115,17 @@ def test_a_runs_waits_per_transaction_on_rollups_are_over_the_buckets_both_cover
         page = client.get("/compare/", {"runs": str(run.pk)}).content.decode()
         assert '<td class="num per-trx-wait">5.000 ms' in page
 
+
+
+def test_a_range_within_a_minute_past_the_raw_retention_reads_that_minutes_buckets(client, stopped):
+    """The polls are gone: the minute's buckets are the only data there is (as the range's chart draws them).
+    Before, its totals read the polls alone: no wait and no transaction, and the page asked whether
+    performance_schema was on."""
+    response = client.get(f"/servers/{stopped.pk}/waits/", {"from": iso_utc(at(31)), "to": iso_utc(at(34))})
+    # Minute 5: polls 30..35, 1,500 transactions each; waits 4 and 1 ms per transaction.
+    per_trx = response.context["per_trx"]
+    assert per_trx.transactions == 6 * 1500
+    assert per_trx.wait_ms == pytest.approx(5.0, rel=1e-9)
+    rows = {r.event: r.time_ps for r in response.context["rows"]}
+    assert rows == {EV1: 6 * 1500 * 4 * 10**9, EV2: 6 * 1500 * 10**9}
+    assert "No wait events recorded" not in response.content.decode()
