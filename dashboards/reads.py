@@ -199,7 +199,7 @@ def interval_span(server_id: int, start: datetime, end: datetime, per_trx: PerTr
     interval_waits() sums the polls in (start, end], each a delta since the poll before: the
     first began before start. Their time is what the waits were measured over, not end - start
     (a 3 s zoom holding one 5 s poll would read 5/3 too high). TPS is read at every poll, as the waits are.
-    per_trx: the interval's figures (host_series.per_transaction_of): each wait's time per transaction over the
+    per_trx: the interval's figures (per_trx_reads.per_transaction_of): each wait's time per transaction over the
     seconds the wait summary and TPS both cover, and the seconds the wait summary's own polls cover (what its
     rates are over: TPS's may cover more, or less).
     """

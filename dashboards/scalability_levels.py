@@ -8,8 +8,8 @@ from dashboards.analysis.per_transaction import BUSY_SECONDS, TPS
 from dashboards.analysis.scalability import DEFAULT_KNEE, QPS, WAIT_TIMES, Curve, Level
 from dashboards.analysis.step_window import Window, WindowTps, close_batches, run_window
 from dashboards.analysis.topwaits import TIME_PREFIX, wait_rows
-from dashboards.host_series import window_per_transaction
 from dashboards.own_load_reads import own_load
+from dashboards.per_trx_reads import window_per_transaction
 from dashboards.window_reads import runs_sums, runs_window_trimmed
 from servers.models import Run
 from store import query

@@ -286,16 +286,18 @@ TICK = timedelta(microseconds=1)  # the store's time resolution: "just before" a
 
 
 def _total_parts(start: datetime, end: datetime) -> list[tuple[str, datetime, datetime]]:
-    """[start, end] cut into half-open parts: samples at the edges, minutes, hours in the middle."""
+    """[start, end] cut into half-open parts: samples at the edges, minutes, hours in the middle; each read
+    from the next coarser level where its own is gone (a range within a minute past the raw retention: the
+    minute buckets it overlaps, as a chart of it draws)."""
     stop = end + TICK
     m1, m2 = _ceil(start, 60), max(_floor(stop, 60), start)
-    if m1 >= m2:
-        return [(levels.FULL, start, stop)]
-    h1, h2 = min(_ceil(m1, 3600), m2), max(_floor(m2, 3600), m1)
-    if h1 >= h2:
-        h1 = h2 = m2
-    parts = [(levels.FULL, start, m1), (levels.MINUTE, m1, h1), (levels.HOUR, h1, h2),
-             (levels.MINUTE, h2, m2), (levels.FULL, m2, stop)]
+    parts = [(levels.FULL, start, stop)]
+    if m1 < m2:
+        h1, h2 = min(_ceil(m1, 3600), m2), max(_floor(m2, 3600), m1)
+        if h1 >= h2:
+            h1 = h2 = m2
+        parts = [(levels.FULL, start, m1), (levels.MINUTE, m1, h1), (levels.HOUR, h1, h2),
+                 (levels.MINUTE, h2, m2), (levels.FULL, m2, stop)]
     full_since = levels.available_since(levels.FULL)
     minute_since = levels.available_since(levels.MINUTE)
     out: list[tuple[str, datetime, datetime]] = []

@@ -12,7 +12,7 @@ from django.db.models import Q
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, QueryDict, StreamingHttpResponse
 from django.views.decorators.http import require_GET
 
-from dashboards import host_series, reads
+from dashboards import per_trx_reads, reads
 from dashboards.analysis.statements import DEFAULT_ORDER, MONITORING_PARAM, ORDERS, changed_most, rank
 from dashboards.analysis.step_window import Window
 from dashboards.analysis.topwaits import diff_rows, shown
@@ -107,13 +107,13 @@ def topwaits_csv(request: HttpRequest) -> HttpResponse:
     server, start, end = server_and_range(get)
     second = params.parse_range(get.get("from2"), get.get("to2"), "2") if get.get("from2") else None
     first = waits_of(server.pk, start, end, get.get("cond") != "0", get.get("client") != "0")
-    per_trx = host_series.per_transaction_of(server.pk, start, end, first)
+    per_trx = per_trx_reads.per_transaction_of(server.pk, start, end, first)
     if second is None:
         body = topwaits_rows(first, per_trx)
         name = slug("topwaits", server.name, iso_utc(start), iso_utc(end))
     else:
         waits_b = waits_of(server.pk, *second, get.get("cond") != "0", get.get("client") != "0")
-        per_trx_b = host_series.per_transaction_of(server.pk, *second, waits_b)
+        per_trx_b = per_trx_reads.per_transaction_of(server.pk, *second, waits_b)
         spans = reads.interval_span(server.pk, start, end, per_trx), reads.interval_span(server.pk, *second, per_trx_b)
         body = topwaits_diff_rows(diff_rows(first, waits_b, None, *spans), per_trx, per_trx_b)
         name = slug("topwaits", server.name, iso_utc(start), "vs", iso_utc(second[0]))
@@ -136,8 +136,8 @@ def waits_of(server_id: int, start, end, conditions: bool, client: bool = True) 
 def compare_csv(request: HttpRequest) -> HttpResponse:
     """/export/compare.csv?runs=1,2: one summary row per run, ratio to the first."""
     runs = params.find_runs(request.GET.getlist("runs"))
-    summaries = [summarize_run(run, warmup_param(request.GET), also=host_series.RUN_TIMES) for run in runs]
-    per_trx = [host_series.run_figures(s.run.server_id, Window(s.start, s.end), s.polls, counts=False)[1]
+    summaries = [summarize_run(run, warmup_param(request.GET), also=per_trx_reads.RUN_TIMES) for run in runs]
+    per_trx = [per_trx_reads.run_figures(s.run.server_id, Window(s.start, s.end), s.polls, counts=False)[1]
                for s in summaries]
     return csv_response(compare_rows(summaries, per_trx), slug("compare-runs", *(r.pk for r in runs)) + ".csv",
                         _flag(request.GET, "bom"))

@@ -6,7 +6,7 @@ from datetime import UTC
 
 from django.db.models import Q
 
-from dashboards import host_series, reads
+from dashboards import per_trx_reads, reads
 from dashboards.analysis.per_transaction import PerTransaction
 from dashboards.analysis.step_window import Window, run_window
 from dashboards.analysis.topwaits import WaitRow, shown
@@ -68,7 +68,7 @@ def run_row(summary: RunSummary, conditions: bool = False,
     summary.WINDOW_FIGURES.
     """
     run, polls = summary.run, summary.polls
-    waits, per_trx = host_series.run_figures(run.server_id, Window(summary.start, summary.end), polls, counts=False)
+    waits, per_trx = per_trx_reads.run_figures(run.server_id, Window(summary.start, summary.end), polls, counts=False)
     sums = reads.interval_sums(run.server_id, BASIS_SERIES, summary.start, summary.end, polls)
     return RunRow(summary, shown(waits, conditions)[0][:TOP_WAITS], per_trx, range_basis(run.server, sums),
                   statements=reads.run_top_statements(run, TOP_STATEMENTS, summary.warmup, statements),

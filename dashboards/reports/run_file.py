@@ -18,7 +18,7 @@ from django.core.exceptions import ValidationError
 from django.db import DataError, IntegrityError, transaction
 
 from collectors.models import TrxHolder
-from dashboards import host_series, reads
+from dashboards import per_trx_reads, reads
 from dashboards.analysis.step_window import Window
 from dashboards.reports.summary import summarize_run
 from dashboards.storable import first_unstorable
@@ -94,7 +94,7 @@ def statements_part(server_id: int, start: datetime, end: datetime) -> dict:
 
 def run_part(run: Run) -> dict:
     summary = summarize_run(run)
-    waits = host_series.run_figures(run.server_id, Window(summary.start, summary.end))[0]
+    waits = per_trx_reads.run_figures(run.server_id, Window(summary.start, summary.end))[0]
     return {**{name: getattr(run, name) for name in RUN_FIELDS},
             "started_at": stamp(run.started_at), "ended_at": stamp(run.ended_at) if run.ended_at else None,
             "report": {"tps": asdict(summary.tps), "qps": summary.qps, "transactions": summary.transactions,

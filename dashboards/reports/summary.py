@@ -7,7 +7,7 @@ from typing import Any
 from dashboards.analysis.run_summary import known, rate
 from dashboards.analysis.stability import Summary, summarize
 from dashboards.analysis.step_window import Window, run_window
-from dashboards.host_series import RUN_TIMES
+from dashboards.per_trx_reads import RUN_TIMES
 from dashboards.reads import HISTORY, STATEMENT_SUMS, TPS
 from dashboards.server_texts import BASIS_SERIES
 from dashboards.window_reads import WindowPolls, run_warmup

@@ -5,7 +5,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
-from dashboards import host_series, reads
+from dashboards import per_trx_reads, reads
 from dashboards.analysis.own_load import others_ran, others_sentence, others_share
 from dashboards.analysis.run_summary import Warmup, ratio
 from dashboards.analysis.settings_diff import Change, changes
@@ -71,7 +71,7 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
     conditions, polls = include_conditions(request.GET), summary.polls
     monitoring, monitoring_problem = monitoring_param(request.GET)
     window = Window(summary.start, summary.end)
-    waits, hidden = host_series.run_waits(run.server_id, window, polls, conditions, TOP_WAITS)
+    waits, hidden = per_trx_reads.run_waits(run.server_id, window, polls, conditions, TOP_WAITS)
     context = settings_context(run, window)
     found = reads.run_statements(run, summary.warmup, polls)  # its top statements and what they leave out
     texts = range_texts(run.server, reads.interval_sums(run.server_id, BASIS_SERIES, window.start, window.end, polls))

@@ -11,7 +11,7 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 from django.http import QueryDict
 
-from dashboards import host_series, reads
+from dashboards import per_trx_reads, reads
 from dashboards.analysis.step_window import Window
 from dashboards.reports.run_file import RunFileError, export, import_file
 from dashboards.reports.scalability import study
@@ -28,7 +28,7 @@ pytestmark = pytest.mark.django_db
 def report_figures(run: Run) -> tuple:
     """What the run report and the compare page show of a run: its summary and its top waits."""
     s = summarize_run(run)
-    waits = host_series.run_figures(run.server_id, Window(s.start, s.end))[0]
+    waits = per_trx_reads.run_figures(run.server_id, Window(s.start, s.end))[0]
     return (s.start, s.end, s.tps, s.qps, s.transactions, s.max_history, s.covered,
             [(w.event, w.count, w.time_ps) for w in waits])
 

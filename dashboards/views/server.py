@@ -8,7 +8,7 @@ from django.shortcuts import get_object_or_404, render
 
 from collectors.monitor_enable import option_line
 from collectors.weakened import PURGE_METRICS_ENTRIES, PURGE_METRICS_ON
-from dashboards import host_series, reads
+from dashboards import per_trx_reads, reads
 from dashboards.analysis.points import first_began, outage_ends
 from dashboards.analysis.purge_growth import REACH, time_to_threshold
 from dashboards.analysis.run_verdict import Verdict, judge_lines, moving_lines
@@ -173,11 +173,11 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
     limit, limit_problem = int_param(request.GET, "top", DEFAULT_TOP, 5, MAX_TOP, "the top {} waits")
     conditions = include_conditions(request.GET)
     client, client_problem = client_param(request.GET)
-    waits_a, sums_a = host_series.interval_figures(server.pk, tr.start, tr.end)
+    waits_a, sums_a = per_trx_reads.interval_figures(server.pk, tr.start, tr.end)
     rows_a, hidden = shown_waits(waits_a, conditions, client)
     second, problem = second_interval(request.GET, tr.end)
     off = families_off(server.pk, tr.start, tr.end)
-    per_trx_a = host_series.per_transaction_from(server.pk, tr.start, tr.end, sums_a, rows_a)
+    per_trx_a = per_trx_reads.per_transaction_from(server.pk, tr.start, tr.end, sums_a, rows_a)
     context = {
         **range_context(request, tr), "server": server, "tab": "waits", "rows": rows_a[:limit],
         "limit": limit, "csv": topwaits_csv(server.pk, tr, conditions=conditions, client=client),
@@ -190,9 +190,9 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
     }
     if second is not None:
         tr_b = second
-        waits_b, sums_b = host_series.interval_figures(server.pk, tr_b.start, tr_b.end)
+        waits_b, sums_b = per_trx_reads.interval_figures(server.pk, tr_b.start, tr_b.end)
         rows_b, _ = shown_waits(waits_b, conditions, client)
-        per_trx_b = host_series.per_transaction_from(server.pk, tr_b.start, tr_b.end, sums_b, rows_b)
+        per_trx_b = per_trx_reads.per_transaction_from(server.pk, tr_b.start, tr_b.end, sums_b, rows_b)
         spans = (reads.interval_span(server.pk, tr.start, tr.end, per_trx_a),
                  reads.interval_span(server.pk, tr_b.start, tr_b.end, per_trx_b))
         context.update(tr_b=tr_b, diffs=diff_rows(rows_a, rows_b, limit, *spans), spans=spans, per_trx_b=per_trx_b,
