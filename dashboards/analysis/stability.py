@@ -26,9 +26,6 @@ class Dip:
     end: datetime
     lowest: float | None  # None: no poll at all in the dip (an outage or a restart)
     stalled: bool = False  # it holds a hole: no poll succeeded for a while
-    # Ending on a hole: where the first point after it counts from (its time; a bucket's start), a poll or
-    # more after the outage's end: the readings from there on are good (merge_close's gap).
-    after: datetime | None = None
 
     @property
     def seconds(self) -> float:
@@ -96,7 +93,7 @@ def find_dips(
 def _after_hole(dip: Dip, after: datetime, resumed: datetime | None) -> Dip:
     """A dip ending on a hole, closed by a point that counts from `after`: the hole ends where its outage
     did (resumed), else there."""
-    return replace(dip, end=after if resumed is None else max(resumed, dip.start), after=after)
+    return replace(dip, end=after if resumed is None else max(resumed, dip.start))
 
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -127,15 +124,15 @@ def dip_threshold(summary: Summary, fraction: float = DEFAULT_DIP_FRACTION) -> f
 def merge_close(dips: Sequence[Dip], gap: timedelta) -> list[Dip]:
     """Dips separated by less than `gap` read as one stall.
 
-    Two that touch are not merged: the point between them is a good reading (the first point after
-    the first one's hole, or its last low point, and the second, a hole, starts at it), which one
-    "no polls" stall across it would deny.
+    A dip holding a hole merges with none: its ends are polls (the last before the hole, the one
+    that ended the outage), and the polls between it and its neighbour are good readings, which one
+    "no polls" row across both would deny (two outages 20 s apart read as one 60 s outage).
     """
     merged: list[Dip] = []
     for dip in dips:
-        if merged and timedelta(0) < dip.start - (merged[-1].after or merged[-1].end) <= gap:
-            prev = merged.pop()
-            lows = [x for x in (prev.lowest, dip.lowest) if x is not None]
-            dip = Dip(prev.start, dip.end, min(lows) if lows else None, prev.stalled or dip.stalled, dip.after)
+        prev = merged[-1] if merged else None
+        if prev and not (prev.stalled or dip.stalled) and timedelta(0) < dip.start - prev.end <= gap:
+            merged.pop()
+            dip = Dip(prev.start, dip.end, min(x for x in (prev.lowest, dip.lowest) if x is not None))
         merged.append(dip)
     return merged

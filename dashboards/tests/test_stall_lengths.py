@@ -97,6 +97,17 @@ def test_two_stalls_either_side_of_one_good_poll_stay_two_at_any_zoom():
         (90, 110), (120, 140)]
 
 
+def test_two_stalls_with_good_polls_between_stay_two_rows_on_a_wide_range():
+    # Missed at 100 and 140: 110 back (its delta spans the hole), 120 and 130 good readings, 150 back again.
+    server = make_server("two-outages")
+    write_samples(status_polls(server.pk, every_10s_but({100, 140})))
+    tps = query.series([server.pk], ["tps"], RECENT_T0, RECENT_T0 + timedelta(seconds=300))[0]
+    dips = merge_close(find_dips(tps.ts, tps.values, TPS / 2, resumed=outage_ends(tps)), timedelta(seconds=36))
+    # A 6-hour chart's two pixels (36 s) span both, but 110-130 was polled: two outages, 90-110 and 130-150.
+    assert [((d.start - RECENT_T0).total_seconds(), d.seconds, d.stalled) for d in dips] == [
+        (90, 20, True), (130, 20, True)]  # before: one "no polls" row 90-150, 60 s
+
+
 def test_the_verdict_counts_a_stall_from_the_last_poll_before_to_the_first_after():
     # 10 s polls, two missed (at 100 and 110): the verdict's stall is 90-120, 30 s.
     server = make_server("verdict")
