@@ -5,6 +5,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
+from dashboards.analysis.points import ChartPoints, first_began, with_edge_holes
 from store.stats import percentile
 
 DEFAULT_DIP_FRACTION = 0.5
@@ -88,6 +89,13 @@ def find_dips(
     if current is not None:
         dips.append(current)
     return dips
+
+
+def line_dips(points: ChartPoints, threshold: float, bucket: timedelta | None = None) -> list[Dip]:
+    """find_dips() of a store line (store.query.Series): its holes ending where their outages did, a dip on its
+    first point starting where that point's reading began, and the holes on its edges (with_edge_holes)."""
+    ts, values, resumed = with_edge_holes(points)
+    return find_dips(ts, values, threshold, bucket, resumed, first_began(points))
 
 
 def _after_hole(dip: Dip, after: datetime, resumed: datetime | None) -> Dip:

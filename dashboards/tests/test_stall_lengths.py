@@ -12,7 +12,7 @@ import pytest
 
 from dashboards.analysis.points import outage_ends
 from dashboards.analysis.run_verdict import judge_lines
-from dashboards.analysis.stability import find_dips, merge_close
+from dashboards.analysis.stability import find_dips, line_dips, merge_close
 from servers.models import Run
 from store import query
 from store.ingest import write_samples
@@ -48,7 +48,7 @@ def stalls(server_id: int, start: int = 0, end: int = 300) -> list[tuple[float, 
     """The dips of the stability page's TPS line over the range: (start, end) as offsets from RECENT_T0, seconds."""
     tps = query.series([server_id], ["tps"], RECENT_T0 + timedelta(seconds=start),
                        RECENT_T0 + timedelta(seconds=end), max_points=1200)[0]
-    dips = find_dips(tps.ts, tps.values, TPS / 2, resumed=outage_ends(tps))
+    dips = line_dips(tps, TPS / 2)
     return [((d.start - RECENT_T0).total_seconds(), (d.end - RECENT_T0).total_seconds(), d.seconds) for d in dips]
 
 
@@ -78,12 +78,33 @@ def test_a_restart_after_missed_polls_ends_the_stall_at_the_poll_that_found_it()
     assert stalls(server.pk) == [(90, 120, 30)]  # before: (90, 130, 40)
 
 
-def test_a_hole_inside_the_range_that_starts_before_it():
-    # The range starts at 95: the first poll in it, at 110, spans the hole (90, 110] and is left out.
+def test_a_range_that_starts_in_a_hole_lists_it_from_the_last_poll_before():
+    # The range starts at 95: the first poll in it, at 110, spans the hole (90, 110] and is left out of the line,
+    # which starts at 120. Its delta says where the outage began: 110 - 20 s = 90.
     server = make_server("edge")
     write_samples(status_polls(server.pk, every_10s_but({100})))
-    assert stalls(server.pk, start=95) == []  # no poll before the hole in the range: nothing to list from
+    assert stalls(server.pk, start=95) == [(90, 110, 20)]  # before: none
     assert stalls(server.pk, start=80) == [(90, 110, 20)]
+    assert stalls(server.pk, start=105) == [(90, 110, 20)]  # before: none
+    # A range starting at a poll that found a restart (it stores no delta): the line starts at the next poll, a
+    # good reading of (100, 110]; nothing in the range was lost.
+    restarted = make_server("edge-restart")
+    write_samples(status_polls(restarted.pk, every_10s_but(set()), restart_at=100))
+    assert stalls(restarted.pk, start=95) == []
+
+
+def test_the_stability_page_lists_a_hole_at_the_ranges_start(admin_client):
+    server = make_server("page-start")
+    write_samples(status_polls(server.pk, every_10s_but({100, 110})))
+    start, end = RECENT_T0 + timedelta(seconds=95), RECENT_T0 + timedelta(seconds=300)
+    body = admin_client.get(f"/servers/{server.pk}/stability/",
+                            {"from": f"{start:%Y-%m-%dT%H:%M:%SZ}", "to": f"{end:%Y-%m-%dT%H:%M:%SZ}"}).content.decode()
+    table = body.split('<table class="dips">')[1].split("</table>")[0]
+    row = table.split("<tbody>")[1].split("</tr>")[0]
+    cells = [c.split(">", 1)[1].split("</td>")[0] for c in row.split("<td")[1:4]]
+    at = RECENT_T0 + timedelta(seconds=90)
+    assert cells == [f"{at:%Y-%m-%d %H:%M:%S}", f"{at + timedelta(seconds=30):%H:%M:%S}", "30 s"]  # before: no row
+    assert "no polls: outage or restart" in row
 
 
 def test_two_stalls_either_side_of_one_good_poll_stay_two_at_any_zoom():
