@@ -40,8 +40,8 @@ class Series:
     # point before it says where its span starts. Kept with its time: a slice starting later does not match it.
     began: tuple[datetime, datetime] | None = field(default=None, compare=False, repr=False)
     # Holes at the line's start and end that no None marks, each (when its outage began, when it ended): the range
-    # starts in an outage whose end its first poll read. That poll's delta spans the hole, so a rate line leaves
-    # it out, and no point lies before it in the range.
+    # starts in an outage whose end its first poll read, or ends at the poll that read one. That poll's delta
+    # spans the hole, so a rate line leaves it out, and no point lies beyond it in the range.
     edge_holes: tuple[tuple[datetime, datetime] | None, tuple[datetime, datetime] | None] = field(
         default=(None, None), compare=False, repr=False)
 
@@ -121,7 +121,9 @@ def _line(server_id: int, m: catalog.MetricInfo, p: _Points, max_points: int | N
     else:
         ts, vals = breaks.downsample_with_breaks(p.ts, p.vals, p.cut, max_points)
     began = int(p.since[np.searchsorted(p.ts, ts[0])]) if len(ts) else None
-    return server_id, m, ts, vals, breaks.outage_ends(ts, vals, p.ts, p.since), began, p.edges
+    lead, tail = p.edges
+    tail = tail and (int(ts[-1]), tail[1])  # from the line's last point: downsampling may have left out the poll's
+    return server_id, m, ts, vals, breaks.outage_ends(ts, vals, p.ts, p.since), began, (lead, tail)
 
 
 def within(server_id: int, metrics: list[str], start: datetime, end: datetime,
@@ -232,15 +234,17 @@ def _full_points(m: catalog.MetricInfo, pts: SampleArrays, mode: str) -> _Points
 
 
 def _edge_holes(ts: np.ndarray, since: np.ndarray, at: np.ndarray, lost: np.ndarray) -> tuple:
-    """_Points.edges: the hole before the first point kept (`at`: the polls kept), whose poll's delta is lost:
-    one spanning an outage, from where it began (a restart's first poll says nothing of when the server went
-    away)."""
+    """_Points.edges: the holes before the first point kept (`at`: the polls kept) and after the last, whose
+    polls' deltas are lost. Before: a delta spanning an outage, from where it began (a restart's first poll
+    says nothing of when the server went away). After: from the last point to the next poll, whose delta is
+    lost (it read the outage's end), as between two points."""
     if not len(at):
         return None, None
-    first = int(at[0])
+    first, last = int(at[0]), int(at[-1])
     j = first - 1  # the poll before the first point kept
     lead = (int(since[j]), int(ts[j])) if first and lost[j] and since[j] < ts[j] else None
-    return lead, None
+    tail = (int(ts[last]), int(ts[last + 1])) if last + 1 < len(ts) and lost[last + 1] else None
+    return lead, tail
 
 
 def _bucket_points(m: catalog.MetricInfo, b: dict, width_us: int, mode: str) -> _Points:

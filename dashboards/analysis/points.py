@@ -36,9 +36,11 @@ def with_edge_holes(points: ChartPoints) -> tuple[list[datetime], list[float | N
     those holes' ends: find_dips then lists them as it lists the holes between points. Those of a line sliced past
     its first or last point are not its own: left out, as are any of a line made by hand."""
     ts, values, resumed = list(points.ts), list(points.values), dict(outage_ends(points))
-    lead, _tail = getattr(points, "edge_holes", (None, None))
+    lead, tail = getattr(points, "edge_holes", (None, None))
     if lead is not None and first_began(points) is not None:
         ts, values, resumed[lead[0]] = [lead[0], *ts], [None, *values], lead[1]
+    if tail is not None and ts and ts[-1] == tail[0]:
+        ts, values = [*ts, tail[1]], [*values, None]
     return ts, values, resumed
 
 

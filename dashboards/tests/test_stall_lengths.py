@@ -107,6 +107,30 @@ def test_the_stability_page_lists_a_hole_at_the_ranges_start(admin_client):
     assert "no polls: outage or restart" in row
 
 
+def test_a_range_that_ends_at_the_poll_after_a_hole_lists_it():
+    # The range ends at 110 (or 115): its last poll, 110, ended the outage (90, 110]; its delta spans it, so the
+    # line ends at 90, with no point after the hole to mark it.
+    server = make_server("edge-end")
+    write_samples(status_polls(server.pk, every_10s_but({100})))
+    assert stalls(server.pk, end=110) == [(90, 110, 20)]  # before: none
+    assert stalls(server.pk, end=115) == [(90, 110, 20)]  # before: none
+    assert stalls(server.pk, end=120) == [(90, 110, 20)]
+
+
+def test_the_stability_page_lists_a_hole_at_the_ranges_end(admin_client):
+    server = make_server("page-end")
+    write_samples(status_polls(server.pk, every_10s_but({100, 110})))
+    start, end = RECENT_T0, RECENT_T0 + timedelta(seconds=120)
+    body = admin_client.get(f"/servers/{server.pk}/stability/",
+                            {"from": f"{start:%Y-%m-%dT%H:%M:%SZ}", "to": f"{end:%Y-%m-%dT%H:%M:%SZ}"}).content.decode()
+    table = body.split('<table class="dips">')[1].split("</table>")[0]
+    row = table.split("<tbody>")[1].split("</tr>")[0]
+    cells = [c.split(">", 1)[1].split("</td>")[0] for c in row.split("<td")[1:4]]
+    at = RECENT_T0 + timedelta(seconds=90)
+    assert cells == [f"{at:%Y-%m-%d %H:%M:%S}", f"{at + timedelta(seconds=30):%H:%M:%S}", "30 s"]  # before: no row
+    assert "no polls: outage or restart" in row
+
+
 def test_two_stalls_either_side_of_one_good_poll_stay_two_at_any_zoom():
     # Missed at 100; 110 back (its delta spans the hole), 120 a good reading of (110, 120]; missed at 130.
     server = make_server("flapping")
