@@ -153,6 +153,27 @@ def _within(server_id: int, infos: list[catalog.MetricInfo], data: dict[int, Sam
     return _as_series(picked)
 
 
+def outages(server_id: int, metric: str, start: datetime, end: datetime) -> list[tuple[datetime, datetime]]:
+    """Each hole in a counter's polls in [start, end], however short: (the last poll before it, where its
+    outage ended), as series() at full resolution marks them (breaks, Series.resumed, Series.edge_holes).
+
+    series() from rollups sees only holes longer than ~1.5 buckets: a bucket with polls on both sides
+    of a 30 s outage still holds readings, and keeps no poll's time to say where it was. Read from the
+    polls: nothing past their retention.
+    """
+    infos = [m for m in catalog.matching(catalog.server_metrics([server_id], [metric]), [metric]) if m.counter]
+    found = read_full.read(server_id, infos, start, end)
+    out: list[tuple[int, int]] = []
+    for m in infos:
+        p = _full_points(m, found.get(m.id, SampleArrays.empty()), "rate")
+        at = np.flatnonzero(p.cut)
+        lead, tail = p.edges
+        out += [lead] if lead else []
+        out += zip(p.ts[at].tolist(), np.maximum(p.since[at + 1], p.ts[at]).tolist(), strict=True)
+        out += [tail] if tail else []
+    return [(from_micros(a), from_micros(b)) for a, b in out]
+
+
 def polls_back(server_id: int, metric: str, start: datetime, end: datetime, first: timedelta,
                reach: timedelta = timedelta(0)) -> Iterator[tuple[datetime, float]]:
     """A metric's full-resolution values in [start, end] (a counter's: per-poll rates), newest first.

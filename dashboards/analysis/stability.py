@@ -98,6 +98,22 @@ def line_dips(points: ChartPoints, threshold: float, bucket: timedelta | None = 
     return find_dips(ts, values, threshold, bucket, resumed, first_began(points))
 
 
+def with_outages(dips: Sequence[Dip], outages: Sequence[tuple[datetime, datetime]]) -> list[Dip]:
+    """A rollup line's dips with the outages its polls had (store.query.outages: (start, end) each) added as stalls:
+    a hole shorter than ~1.5 buckets leaves every bucket with a reading, so find_dips sees none. A dip an outage
+    overlaps is a stall as wide as both: a hole the buckets show runs from the end of the last bucket with polls
+    to the start of the next, up to a bucket short at each end of the outage's own."""
+    out = list(dips)
+    for start, end in outages:
+        hit = [i for i, d in enumerate(out) if d.start < end and start < d.end]
+        if hit:
+            d = out[hit[0]]
+            out[hit[0]] = Dip(min(d.start, start), max(d.end, end), d.lowest, stalled=True)
+        else:
+            out.append(Dip(start, end, None, stalled=True))
+    return sorted(out, key=lambda d: d.start)
+
+
 def _after_hole(dip: Dip, after: datetime, resumed: datetime | None) -> Dip:
     """A dip ending on a hole, closed by a point that counts from `after`: the hole ends where its outage
     did (resumed), else there."""

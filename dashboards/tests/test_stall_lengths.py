@@ -185,3 +185,21 @@ def test_a_run_report_lists_three_missed_polls_as_40_seconds(admin_client):
                              ended_at=RECENT_T0 + timedelta(seconds=300), warmup_seconds=0)
     dips = admin_client.get(f"/runs/{run.pk}/report/").context["dips"]
     assert [(d.start - RECENT_T0, d.seconds, d.stalled) for d in dips] == [(timedelta(seconds=90), 40, True)]
+
+
+def test_a_short_outage_on_a_day_long_chart_is_listed_with_its_length(admin_client):
+    # Polls every 10 s from 1 h on, for 30 minutes, none at 1 h 10 min and 10 s later: the hole runs from the poll
+    # at 1 h 9 min 50 s to the one at 1 h 10 min 20 s, 30 s. A 24-hour range reads minute rollups, whose buckets
+    # all hold a reading: the polls, still kept, say where the outage was. None from 1 h 20 min to 1 h 25 min
+    # either: 1 h 19 min 50 s to 1 h 25 min 10 s, 320 s, which the buckets with no poll (1 h 20 min to 1 h 25 min)
+    # put at 300 s.
+    server = make_server("rolled-short")
+    first = 3600
+    missed = {first + 600, first + 610, *range(first + 1200, first + 1501, 10)}
+    write_samples(status_polls(server.pk, [s for s in range(first, first + 1801, 10) if s not in missed]))
+    start, end = RECENT_T0, RECENT_T0 + timedelta(hours=24)
+    response = admin_client.get(f"/servers/{server.pk}/stability/",
+                                {"from": f"{start:%Y-%m-%dT%H:%M:%SZ}", "to": f"{end:%Y-%m-%dT%H:%M:%SZ}"})
+    assert response.context["pixel"] >= timedelta(minutes=1)  # the chart reads minute rollups
+    dips = [((d.start - RECENT_T0).total_seconds(), d.seconds, d.stalled) for d, _ in response.context["dips"]]
+    assert dips == [(first + 590, 30, True), (first + 1190, 320, True)]  # before: only (first + 1200, 300, True)

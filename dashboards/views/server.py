@@ -18,6 +18,7 @@ from dashboards.analysis.stability import (
     line_dips,
     merge_close,
     summarize,
+    with_outages,
 )
 from dashboards.analysis.topwaits import CLIENT_EVENTS, Hidden, WaitRow, diff_rows, shown
 from dashboards.analysis.verdict_words import verdict_text
@@ -80,8 +81,11 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     texts = range_texts(server, sums)
     summary = summarize(tps.values, mean=reads.rate_in(sums, reads.TPS))
     threshold = dip_threshold(summary, fraction)
-    dips = [] if threshold is None else merge_close(line_dips(tps, threshold, reads.point_bucket(tr, points)),
+    bucket = reads.point_bucket(tr, points)
+    dips = [] if threshold is None else merge_close(line_dips(tps, threshold, bucket),
                                                     timedelta(seconds=2 * tr.seconds / points))
+    if bucket is not None and threshold is not None:  # the buckets hide outages shorter than ~1.5 of them
+        dips = with_outages(dips, reads.poll_outages(server.pk, tr))
     down = unreachable(server, tr)
     if down and tps.ts and down.since and down.since < tr.end:
         dips.append(Dip(max(tps.ts[-1], down.since), tr.end, None, stalled=True))  # the outage goes on
