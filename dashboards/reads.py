@@ -193,6 +193,11 @@ def point_bucket(tr: TimeRange, points: int) -> timedelta | None:
     return ROLLUP_BUCKET.get(levels.choose(tr.start, tr.end, points))
 
 
+def poll_outages(server_id: int, tr: TimeRange) -> list[tuple[datetime, datetime]]:
+    """The outages in TPS's polls over the range (store.query.outages), while the polls are kept; else none."""
+    return query.outages(server_id, TPS, tr.start, tr.end) if levels.finest(tr.start) == levels.FULL else []
+
+
 def interval_span(server_id: int, start: datetime, end: datetime, per_trx: PerTransaction | None = None) -> Interval:
     """The seconds an interval's polls cover and their transactions: what its wait times are divided by.
 

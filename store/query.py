@@ -39,6 +39,11 @@ class Series:
     # The first point's time and when its reading began (ts - interval for a rate; a rollup bucket's start): no
     # point before it says where its span starts. Kept with its time: a slice starting later does not match it.
     began: tuple[datetime, datetime] | None = field(default=None, compare=False, repr=False)
+    # Holes at the line's start and end that no None marks, each (when its outage began, when it ended): the range
+    # starts in an outage whose end its first poll read, or ends at the poll that read one. That poll's delta
+    # spans the hole, so a rate line leaves it out, and no point lies beyond it in the range.
+    edge_holes: tuple[tuple[datetime, datetime] | None, tuple[datetime, datetime] | None] = field(
+        default=(None, None), compare=False, repr=False)
 
 
 def series(server_ids: list[int], metrics: list[str], start: datetime, end: datetime,
@@ -69,13 +74,13 @@ def series_arrays(server_ids: list[int], metrics: list[str], start: datetime, en
                   max_points: int = 1200, mode: str = "rate") -> list[SeriesArrays]:
     """series() without building a datetime and a float object per point: for readers that work in arrays."""
     picked = _picked([(server_id, start, end) for server_id in server_ids], metrics, max_points, mode)
-    return [SeriesArrays(sid, m.name, m.kind, ts, vals) for sid, m, ts, vals, _ends, _began in picked]
+    return [SeriesArrays(sid, m.name, m.kind, ts, vals) for sid, m, ts, vals, *_rest in picked]
 
 
 def _picked(windows: list[tuple[int, datetime, datetime]], metrics: list[str], max_points: int,
             mode: str) -> list[tuple]:
-    """(server id, metric, ts, values, outage ends, first began) of each series of the windows (_line's), values
-    with NaN for a break."""
+    """(server id, metric, ts, values, outage ends, first began, edge holes) of each series of the windows
+    (_line's), values with NaN for a break."""
     if mode not in ("rate", "delta"):
         raise ValueError(f"store: unknown series mode {mode!r}: use 'rate' or 'delta'")
     by_server = _by_server(list(dict.fromkeys(w[0] for w in windows)), metrics)
@@ -105,17 +110,20 @@ class _Points(NamedTuple):
     vals: np.ndarray
     cut: np.ndarray
     since: np.ndarray  # when each point's reading began: a counter's rate covers (ts - interval, ts]
+    edges: tuple = (None, None)  # Series.edge_holes, in Unix microseconds
 
 
 def _line(server_id: int, m: catalog.MetricInfo, p: _Points, max_points: int | None) -> tuple:
     """(server id, metric, ts, values with a NaN at each break, outage ends, when the first point's reading
-    began: None without points) of one series: at most max_points points (None: every one)."""
+    began: None without points, edge holes) of one series: at most max_points points (None: every one)."""
     if max_points is None:
         ts, vals = breaks.with_breaks(p.ts, p.vals, p.cut)
     else:
         ts, vals = breaks.downsample_with_breaks(p.ts, p.vals, p.cut, max_points)
     began = int(p.since[np.searchsorted(p.ts, ts[0])]) if len(ts) else None
-    return server_id, m, ts, vals, breaks.outage_ends(ts, vals, p.ts, p.since), began
+    lead, tail = p.edges
+    tail = tail and (int(ts[-1]), tail[1])  # from the line's last point: downsampling may have left out the poll's
+    return server_id, m, ts, vals, breaks.outage_ends(ts, vals, p.ts, p.since), began, (lead, tail)
 
 
 def within(server_id: int, metrics: list[str], start: datetime, end: datetime,
@@ -143,6 +151,27 @@ def _within(server_id: int, infos: list[catalog.MetricInfo], data: dict[int, Sam
             pts = SampleArrays(pts.ts[inside], pts.vals[inside], pts.iv[inside])
         picked.append(_line(server_id, m, _full_points(m, pts, mode), None))
     return _as_series(picked)
+
+
+def outages(server_id: int, metric: str, start: datetime, end: datetime) -> list[tuple[datetime, datetime]]:
+    """Each hole in a counter's polls in [start, end], however short: (the last poll before it, where its
+    outage ended), as series() at full resolution marks them (breaks, Series.resumed, Series.edge_holes).
+
+    series() from rollups sees only holes longer than ~1.5 buckets: a bucket with polls on both sides
+    of a 30 s outage still holds readings, and keeps no poll's time to say where it was. Read from the
+    polls: nothing past their retention.
+    """
+    infos = [m for m in catalog.matching(catalog.server_metrics([server_id], [metric]), [metric]) if m.counter]
+    found = read_full.read(server_id, infos, start, end)
+    out: list[tuple[int, int]] = []
+    for m in infos:
+        p = _full_points(m, found.get(m.id, SampleArrays.empty()), "rate")
+        at = np.flatnonzero(p.cut)
+        lead, tail = p.edges
+        out += [lead] if lead else []
+        out += zip(p.ts[at].tolist(), np.maximum(p.since[at + 1], p.ts[at]).tolist(), strict=True)
+        out += [tail] if tail else []
+    return [(from_micros(a), from_micros(b)) for a, b in out]
 
 
 def polls_back(server_id: int, metric: str, start: datetime, end: datetime, first: timedelta,
@@ -174,8 +203,14 @@ def _as_series(picked: list[tuple]) -> list[Series]:
     return [_with_us(Series(sid, m.name, m.kind, objects[np.searchsorted(stamps, ts)].tolist(), _nones(vals),
                             resumed=_resumed(objects, stamps, ends),
                             began=None if began is None else (objects[np.searchsorted(stamps, ts[0])],
-                                                              from_micros(began))), ts)
-            for sid, m, ts, vals, ends, began in picked]
+                                                              from_micros(began)),
+                            edge_holes=_edge_datetimes(edges)), ts)
+            for sid, m, ts, vals, ends, began, edges in picked]
+
+
+def _edge_datetimes(edges: tuple) -> tuple:
+    """Series.edge_holes from _Points.edges (microseconds)."""
+    return tuple(None if e is None else (from_micros(e[0]), from_micros(e[1])) for e in edges)
 
 
 def _resumed(objects: np.ndarray, stamps: np.ndarray, ends: tuple[np.ndarray, np.ndarray]) -> dict[datetime, datetime]:
@@ -205,16 +240,32 @@ def _full_points(m: catalog.MetricInfo, pts: SampleArrays, mode: str) -> _Points
     """
     vals = pts.vals.astype(np.float64)
     since = pts.ts
+    lost = np.zeros(len(vals), dtype=bool)  # deltas that are no reading: the first after a restart, or spanning a hole
     if m.counter and mode == "rate":
+        lost = (pts.iv <= 0) | breaks.spanning(pts.iv, pts.ts)
         with np.errstate(divide="ignore", invalid="ignore"):
-            vals = np.where((pts.iv > 0) & ~breaks.spanning(pts.iv, pts.ts), vals * 1000.0 / pts.iv, np.nan)
+            vals = np.where(~lost, vals * 1000.0 / pts.iv, np.nan)
         since = pts.ts - np.maximum(pts.iv, 0) * 1000
     keep = ~np.isnan(vals)
     cut = breaks.cuts(pts.ts)  # judged on every poll, not only those with a rate: a left-out delta is no hole
     before = np.cumsum(np.append(0, cut))  # holes up to each poll
     at = np.flatnonzero(keep)
     return _Points(pts.ts[keep], vals[keep], before[at[1:]] > before[at[:-1]] if len(at) else np.zeros(0, dtype=bool),
-                   since[keep])
+                   since[keep], _edge_holes(pts.ts, since, at, lost))
+
+
+def _edge_holes(ts: np.ndarray, since: np.ndarray, at: np.ndarray, lost: np.ndarray) -> tuple:
+    """_Points.edges: the holes before the first point kept (`at`: the polls kept) and after the last, whose
+    polls' deltas are lost. Before: a delta spanning an outage, from where it began (a restart's first poll
+    says nothing of when the server went away). After: from the last point to the next poll, whose delta is
+    lost (it read the outage's end), as between two points."""
+    if not len(at):
+        return None, None
+    first, last = int(at[0]), int(at[-1])
+    j = first - 1  # the poll before the first point kept
+    lead = (int(since[j]), int(ts[j])) if first and lost[j] and since[j] < ts[j] else None
+    tail = (int(ts[last]), int(ts[last + 1])) if last + 1 < len(ts) and lost[last + 1] else None
+    return lead, tail
 
 
 def _bucket_points(m: catalog.MetricInfo, b: dict, width_us: int, mode: str) -> _Points:

@@ -30,6 +30,20 @@ def first_began(points: ChartPoints) -> datetime | None:
     return began[1] if began is not None and points.ts and points.ts[0] == began[0] else None
 
 
+def with_edge_holes(points: ChartPoints) -> tuple[list[datetime], list[float | None], dict[datetime, datetime]]:
+    """A line's times and values with a None at each hole on its edges that no None marks (store.query.Series.
+    edge_holes: at the outage's start before the first point, at its end after the last), and outage_ends() with
+    those holes' ends: find_dips then lists them as it lists the holes between points. Those of a line sliced past
+    its first or last point are not its own: left out, as are any of a line made by hand."""
+    ts, values, resumed = list(points.ts), list(points.values), dict(outage_ends(points))
+    lead, tail = getattr(points, "edge_holes", (None, None))
+    if lead is not None and first_began(points) is not None:
+        ts, values, resumed[lead[0]] = [lead[0], *ts], [None, *values], lead[1]
+    if tail is not None and ts and ts[-1] == tail[0]:
+        ts, values = [*ts, tail[1]], [*values, None]
+    return ts, values, resumed
+
+
 def unix_seconds(points: ChartPoints) -> np.ndarray:
     """datetime.timestamp() of each of a line's times, as float64: from the Unix microseconds a store line
     carries (store.query.Series.us; us / 1e6 rounds as timestamp() does), else one call per time."""

@@ -13,7 +13,7 @@ import numpy as np
 
 from dashboards.analysis.history_shape import Holder, Hump, Rise, named, open_rise, shape
 from dashboards.analysis.levels import Shift, level_shifts, levels_of
-from dashboards.analysis.points import ChartPoints, outage_ends, seconds_of, unix_seconds
+from dashboards.analysis.points import ChartPoints, first_began, outage_ends, seconds_of, unix_seconds
 from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, Dip, find_dips
 
 MIN_POINTS = 10  # fewer polls than this after the warm-up give no verdict
@@ -245,13 +245,14 @@ def within_levels(level: np.ndarray, values: np.ndarray) -> np.ndarray:
 def judge(ts: Sequence[datetime], values: Sequence[float | None],
           waits: Mapping[str, Sequence[float | None]] | None = None, warmup: int | None = None,
           history: Sequence[float | None] | None = None, holders: Sequence[Holder] = (),
-          resumed: Mapping[datetime, datetime] | None = None) -> Verdict:
+          resumed: Mapping[datetime, datetime] | None = None, began: datetime | None = None) -> Verdict:
     """The verdict on a TPS line: warm-up (found, or `warmup` polls given), then periodic, level changes, drifting
     or steady.
 
     `history`, the history length on the same times: its humps (history_shape: a read view held, then
     released), named after the `holders` that held them; after the last one, it drifts the verdict too
     when it grows or drains significantly while TPS holds (a read view held open: the cost comes later).
+    `resumed` and `began`: find_dips' (where each hole's outage ended, where the first point's reading began).
     """
     known = [i for i, v in enumerate(values) if v is not None]
     if len(known) < MIN_POINTS:
@@ -263,6 +264,7 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
     if len(known) - cut < MIN_POINTS:  # the polls judged are those after the warm-up
         return Verdict("", None, len(known) - cut, None)
     start = known[cut]
+    began = began if start == 0 else ts[start - 1] if values[start - 1] is not None else None
     ts, values = ts[start:], values[start:]
     kept = [(t, v) for t, v in zip(ts, values, strict=True) if v is not None]
     y = np.array([v for _, v in kept], dtype=float)
@@ -270,7 +272,7 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
     levels = levels_of([t for t, _ in kept], y)
     shifts = levels.shifts
     splits = [next(i for i, t in enumerate(ts) if t >= s.at) for s in shifts]
-    dips = level_dips(ts, values, splits, resumed)
+    dips = level_dips(ts, values, splits, resumed, began)
     moving = tuple(moving_waits(values, {k: v[start:] for k, v in (waits or {}).items()}))
     interval = float(np.median(np.diff([t.timestamp() for t, _ in kept])))
     parts = history_parts(ts, history[start:], holders, interval) if history else ((), None, None, None)
@@ -302,15 +304,18 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
 
 
 def level_dips(ts: Sequence[datetime], values: Sequence[float | None], splits: Sequence[int],
-               resumed: Mapping[datetime, datetime] | None = None) -> tuple[Dip, ...]:
+               resumed: Mapping[datetime, datetime] | None = None, began: datetime | None = None) -> tuple[Dip, ...]:
     """The dips of each level (`splits`: the first poll of each new one) below DEFAULT_DIP_FRACTION of its own
     median: a lower level is no stall of a higher one (30 TPS, then 60, then 90: the 30s hover at half the
-    median and read as dips of the whole range). resumed: find_dips' (where each hole's outage ended)."""
+    median and read as dips of the whole range). resumed: find_dips' (where each hole's outage ended); began:
+    where the first point's reading began. A later level's first point counts from the point before it."""
     bounds = [0, *splits, len(values)]
     found: list[Dip] = []
     for lo, hi in pairwise(bounds):
         level = [v for v in values[lo:hi] if v is not None]
-        found += find_dips(ts[lo:hi], values[lo:hi], float(np.median(level)) * DEFAULT_DIP_FRACTION, resumed=resumed)
+        first = began if lo == 0 else ts[lo - 1] if values[lo - 1] is not None else None
+        found += find_dips(ts[lo:hi], values[lo:hi], float(np.median(level)) * DEFAULT_DIP_FRACTION, resumed=resumed,
+                           first_began=first)
     return tuple(found)
 
 
@@ -381,7 +386,7 @@ def judge_lines(
     drawn = history is not None and bool(history.ts)
     on = lines_on(tps, [line for _name, line in waits] + ([history] if history is not None and drawn else []))
     return judge(tps.ts, tps.values, {name: v for (name, _line), v in zip(waits, on, strict=False)}, warmup=warmup,
-                 history=on[-1] if drawn else None, holders=holders, resumed=outage_ends(tps))
+                 history=on[-1] if drawn else None, holders=holders, resumed=outage_ends(tps), began=first_began(tps))
 
 
 def moving_lines(tps: ChartPoints, lines: Sequence[tuple[str, ChartPoints]]) -> tuple[tuple[str, float], ...]:

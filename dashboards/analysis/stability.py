@@ -5,6 +5,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
+from dashboards.analysis.points import ChartPoints, first_began, with_edge_holes
 from store.stats import percentile
 
 DEFAULT_DIP_FRACTION = 0.5
@@ -26,9 +27,6 @@ class Dip:
     end: datetime
     lowest: float | None  # None: no poll at all in the dip (an outage or a restart)
     stalled: bool = False  # it holds a hole: no poll succeeded for a while
-    # Ending on a hole: where the first point after it counts from (its time; a bucket's start), a poll or
-    # more after the outage's end: the readings from there on are good (merge_close's gap).
-    after: datetime | None = None
 
     @property
     def seconds(self) -> float:
@@ -93,10 +91,33 @@ def find_dips(
     return dips
 
 
+def line_dips(points: ChartPoints, threshold: float, bucket: timedelta | None = None) -> list[Dip]:
+    """find_dips() of a store line (store.query.Series): its holes ending where their outages did, a dip on its
+    first point starting where that point's reading began, and the holes on its edges (with_edge_holes)."""
+    ts, values, resumed = with_edge_holes(points)
+    return find_dips(ts, values, threshold, bucket, resumed, first_began(points))
+
+
+def with_outages(dips: Sequence[Dip], outages: Sequence[tuple[datetime, datetime]]) -> list[Dip]:
+    """A rollup line's dips with the outages its polls had (store.query.outages: (start, end) each) added as stalls:
+    a hole shorter than ~1.5 buckets leaves every bucket with a reading, so find_dips sees none. A dip an outage
+    overlaps is a stall as wide as both: a hole the buckets show runs from the end of the last bucket with polls
+    to the start of the next, up to a bucket short at each end of the outage's own."""
+    out = list(dips)
+    for start, end in outages:
+        hit = [i for i, d in enumerate(out) if d.start < end and start < d.end]
+        if hit:
+            d = out[hit[0]]
+            out[hit[0]] = Dip(min(d.start, start), max(d.end, end), d.lowest, stalled=True)
+        else:
+            out.append(Dip(start, end, None, stalled=True))
+    return sorted(out, key=lambda d: d.start)
+
+
 def _after_hole(dip: Dip, after: datetime, resumed: datetime | None) -> Dip:
     """A dip ending on a hole, closed by a point that counts from `after`: the hole ends where its outage
     did (resumed), else there."""
-    return replace(dip, end=after if resumed is None else max(resumed, dip.start), after=after)
+    return replace(dip, end=after if resumed is None else max(resumed, dip.start))
 
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -127,15 +148,15 @@ def dip_threshold(summary: Summary, fraction: float = DEFAULT_DIP_FRACTION) -> f
 def merge_close(dips: Sequence[Dip], gap: timedelta) -> list[Dip]:
     """Dips separated by less than `gap` read as one stall.
 
-    Two that touch are not merged: the point between them is a good reading (the first point after
-    the first one's hole, or its last low point, and the second, a hole, starts at it), which one
-    "no polls" stall across it would deny.
+    A dip holding a hole merges with none: its ends are polls (the last before the hole, the one
+    that ended the outage), and the polls between it and its neighbour are good readings, which one
+    "no polls" row across both would deny (two outages 20 s apart read as one 60 s outage).
     """
     merged: list[Dip] = []
     for dip in dips:
-        if merged and timedelta(0) < dip.start - (merged[-1].after or merged[-1].end) <= gap:
-            prev = merged.pop()
-            lows = [x for x in (prev.lowest, dip.lowest) if x is not None]
-            dip = Dip(prev.start, dip.end, min(lows) if lows else None, prev.stalled or dip.stalled, dip.after)
+        prev = merged[-1] if merged else None
+        if prev and not (prev.stalled or dip.stalled) and timedelta(0) < dip.start - prev.end <= gap:
+            merged.pop()
+            dip = Dip(prev.start, dip.end, min(x for x in (prev.lowest, dip.lowest) if x is not None))
         merged.append(dip)
     return merged

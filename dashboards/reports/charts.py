@@ -3,9 +3,9 @@
 from datetime import timedelta
 
 from dashboards import reads
-from dashboards.analysis.points import ChartPoints, first_began, outage_ends
+from dashboards.analysis.points import ChartPoints
 from dashboards.analysis.run_verdict import Verdict, judge_lines
-from dashboards.analysis.stability import Dip, dip_threshold, find_dips, merge_close
+from dashboards.analysis.stability import Dip, dip_threshold, line_dips, merge_close
 from dashboards.figures.common import Mark
 from dashboards.figures.purge import purge_figure
 from dashboards.figures.stability import MUTEX_TITLE, TPS_TITLE, stability_figure
@@ -43,9 +43,7 @@ def stability_chart(summary: RunSummary, tps_title: str = TPS_TITLE,
         reads.source_interval(summary.run.server, reads.MUTEX_SOURCE), also=[reads.HISTORY])
     threshold = dip_threshold(summary.tps)
     dips = [] if threshold is None or summary.tps_points is None else merge_close(
-        find_dips(summary.tps_points.ts, summary.tps_points.values, threshold,
-                  reads.ROLLUP_BUCKET.get(summary.resolution), outage_ends(summary.tps_points),
-                  first_began(summary.tps_points)),
+        line_dips(summary.tps_points, threshold, reads.ROLLUP_BUCKET.get(summary.resolution)),
         timedelta(seconds=2 * tr.seconds / CHART_POINTS))
     fig = stability_figure(tps, waits, mutexes, dips, run_marks(summary, tr), threshold, x_range=(tr.start, tr.end),
                            tps_title=tps_title, mutex_title=mutex_title,

@@ -11,6 +11,7 @@ from datetime import timedelta
 import pytest
 
 from dashboards.analysis.points import first_began, outage_ends
+from dashboards.analysis.run_verdict import judge_lines
 from dashboards.analysis.stability import find_dips
 from servers.models import Run
 from store import query
@@ -108,3 +109,24 @@ def test_a_hand_made_rollup_line_starts_a_first_dip_at_its_bucket():
     dips = find_dips(ts, [15.6, 1000, 1000], 500, timedelta(minutes=1))
     assert [(d.start, d.end) for d in dips] == [(T0, T0 + timedelta(minutes=1))]  # before: (12:01, 12:01)
 
+
+
+def test_the_verdict_counts_a_dip_on_the_first_polls_from_where_the_first_delta_began():
+    # The range starts at 20: its first poll, 25.6, covers (15.6, 25.6]; it and 35.6 are low. The dip is 15.6 to
+    # 35.6, 20 s.
+    server = make_server("verdict-first")
+    write_samples(status_polls(server.pk, every_10s(5.6, 295.6), low={25.6, 35.6}))
+    tps = query.series([server.pk], ["tps"], RECENT_T0 + timedelta(seconds=20), RECENT_T0 + timedelta(seconds=300))[0]
+    verdict = judge_lines(tps, [], warmup=0)
+    # before: 25.6, 10 s
+    assert [((d.start - RECENT_T0).total_seconds(), d.seconds) for d in verdict.dips] == [(15.6, 20)]
+
+
+def test_the_verdict_counts_a_dip_on_the_first_polls_after_a_warm_up_from_the_poll_before():
+    # A warm-up of one poll given (25.6): the polls judged start at 35.6; it and 45.6 are low, 25.6-45.6, 20 s.
+    server = make_server("verdict-warm")
+    write_samples(status_polls(server.pk, every_10s(5.6, 295.6), low={35.6, 45.6}))
+    tps = query.series([server.pk], ["tps"], RECENT_T0 + timedelta(seconds=20), RECENT_T0 + timedelta(seconds=300))[0]
+    verdict = judge_lines(tps, [], warmup=1)
+    # before: 35.6, 10 s
+    assert [((d.start - RECENT_T0).total_seconds(), d.seconds) for d in verdict.dips] == [(25.6, 20)]

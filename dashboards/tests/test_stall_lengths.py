@@ -12,7 +12,7 @@ import pytest
 
 from dashboards.analysis.points import outage_ends
 from dashboards.analysis.run_verdict import judge_lines
-from dashboards.analysis.stability import find_dips, merge_close
+from dashboards.analysis.stability import find_dips, line_dips, merge_close
 from servers.models import Run
 from store import query
 from store.ingest import write_samples
@@ -48,7 +48,7 @@ def stalls(server_id: int, start: int = 0, end: int = 300) -> list[tuple[float, 
     """The dips of the stability page's TPS line over the range: (start, end) as offsets from RECENT_T0, seconds."""
     tps = query.series([server_id], ["tps"], RECENT_T0 + timedelta(seconds=start),
                        RECENT_T0 + timedelta(seconds=end), max_points=1200)[0]
-    dips = find_dips(tps.ts, tps.values, TPS / 2, resumed=outage_ends(tps))
+    dips = line_dips(tps, TPS / 2)
     return [((d.start - RECENT_T0).total_seconds(), (d.end - RECENT_T0).total_seconds(), d.seconds) for d in dips]
 
 
@@ -78,12 +78,57 @@ def test_a_restart_after_missed_polls_ends_the_stall_at_the_poll_that_found_it()
     assert stalls(server.pk) == [(90, 120, 30)]  # before: (90, 130, 40)
 
 
-def test_a_hole_inside_the_range_that_starts_before_it():
-    # The range starts at 95: the first poll in it, at 110, spans the hole (90, 110] and is left out.
+def test_a_range_that_starts_in_a_hole_lists_it_from_the_last_poll_before():
+    # The range starts at 95: the first poll in it, at 110, spans the hole (90, 110] and is left out of the line,
+    # which starts at 120. Its delta says where the outage began: 110 - 20 s = 90.
     server = make_server("edge")
     write_samples(status_polls(server.pk, every_10s_but({100})))
-    assert stalls(server.pk, start=95) == []  # no poll before the hole in the range: nothing to list from
+    assert stalls(server.pk, start=95) == [(90, 110, 20)]  # before: none
     assert stalls(server.pk, start=80) == [(90, 110, 20)]
+    assert stalls(server.pk, start=105) == [(90, 110, 20)]  # before: none
+    # A range starting at a poll that found a restart (it stores no delta): the line starts at the next poll, a
+    # good reading of (100, 110]; nothing in the range was lost.
+    restarted = make_server("edge-restart")
+    write_samples(status_polls(restarted.pk, every_10s_but(set()), restart_at=100))
+    assert stalls(restarted.pk, start=95) == []
+
+
+def test_the_stability_page_lists_a_hole_at_the_ranges_start(admin_client):
+    server = make_server("page-start")
+    write_samples(status_polls(server.pk, every_10s_but({100, 110})))
+    start, end = RECENT_T0 + timedelta(seconds=95), RECENT_T0 + timedelta(seconds=300)
+    body = admin_client.get(f"/servers/{server.pk}/stability/",
+                            {"from": f"{start:%Y-%m-%dT%H:%M:%SZ}", "to": f"{end:%Y-%m-%dT%H:%M:%SZ}"}).content.decode()
+    table = body.split('<table class="dips">')[1].split("</table>")[0]
+    row = table.split("<tbody>")[1].split("</tr>")[0]
+    cells = [c.split(">", 1)[1].split("</td>")[0] for c in row.split("<td")[1:4]]
+    at = RECENT_T0 + timedelta(seconds=90)
+    assert cells == [f"{at:%Y-%m-%d %H:%M:%S}", f"{at + timedelta(seconds=30):%H:%M:%S}", "30 s"]  # before: no row
+    assert "no polls: outage or restart" in row
+
+
+def test_a_range_that_ends_at_the_poll_after_a_hole_lists_it():
+    # The range ends at 110 (or 115): its last poll, 110, ended the outage (90, 110]; its delta spans it, so the
+    # line ends at 90, with no point after the hole to mark it.
+    server = make_server("edge-end")
+    write_samples(status_polls(server.pk, every_10s_but({100})))
+    assert stalls(server.pk, end=110) == [(90, 110, 20)]  # before: none
+    assert stalls(server.pk, end=115) == [(90, 110, 20)]  # before: none
+    assert stalls(server.pk, end=120) == [(90, 110, 20)]
+
+
+def test_the_stability_page_lists_a_hole_at_the_ranges_end(admin_client):
+    server = make_server("page-end")
+    write_samples(status_polls(server.pk, every_10s_but({100, 110})))
+    start, end = RECENT_T0, RECENT_T0 + timedelta(seconds=120)
+    body = admin_client.get(f"/servers/{server.pk}/stability/",
+                            {"from": f"{start:%Y-%m-%dT%H:%M:%SZ}", "to": f"{end:%Y-%m-%dT%H:%M:%SZ}"}).content.decode()
+    table = body.split('<table class="dips">')[1].split("</table>")[0]
+    row = table.split("<tbody>")[1].split("</tr>")[0]
+    cells = [c.split(">", 1)[1].split("</td>")[0] for c in row.split("<td")[1:4]]
+    at = RECENT_T0 + timedelta(seconds=90)
+    assert cells == [f"{at:%Y-%m-%d %H:%M:%S}", f"{at + timedelta(seconds=30):%H:%M:%S}", "30 s"]  # before: no row
+    assert "no polls: outage or restart" in row
 
 
 def test_two_stalls_either_side_of_one_good_poll_stay_two_at_any_zoom():
@@ -95,6 +140,17 @@ def test_two_stalls_either_side_of_one_good_poll_stay_two_at_any_zoom():
     # A 6-hour chart's two pixels (36 s) are wider than the good reading between them: still two "no polls" rows.
     assert [((d.start - RECENT_T0).total_seconds(), (d.end - RECENT_T0).total_seconds()) for d in dips] == [
         (90, 110), (120, 140)]
+
+
+def test_two_stalls_with_good_polls_between_stay_two_rows_on_a_wide_range():
+    # Missed at 100 and 140: 110 back (its delta spans the hole), 120 and 130 good readings, 150 back again.
+    server = make_server("two-outages")
+    write_samples(status_polls(server.pk, every_10s_but({100, 140})))
+    tps = query.series([server.pk], ["tps"], RECENT_T0, RECENT_T0 + timedelta(seconds=300))[0]
+    dips = merge_close(find_dips(tps.ts, tps.values, TPS / 2, resumed=outage_ends(tps)), timedelta(seconds=36))
+    # A 6-hour chart's two pixels (36 s) span both, but 110-130 was polled: two outages, 90-110 and 130-150.
+    assert [((d.start - RECENT_T0).total_seconds(), d.seconds, d.stalled) for d in dips] == [
+        (90, 20, True), (130, 20, True)]  # before: one "no polls" row 90-150, 60 s
 
 
 def test_the_verdict_counts_a_stall_from_the_last_poll_before_to_the_first_after():
@@ -129,3 +185,21 @@ def test_a_run_report_lists_three_missed_polls_as_40_seconds(admin_client):
                              ended_at=RECENT_T0 + timedelta(seconds=300), warmup_seconds=0)
     dips = admin_client.get(f"/runs/{run.pk}/report/").context["dips"]
     assert [(d.start - RECENT_T0, d.seconds, d.stalled) for d in dips] == [(timedelta(seconds=90), 40, True)]
+
+
+def test_a_short_outage_on_a_day_long_chart_is_listed_with_its_length(admin_client):
+    # Polls every 10 s from 1 h on, for 30 minutes, none at 1 h 10 min and 10 s later: the hole runs from the poll
+    # at 1 h 9 min 50 s to the one at 1 h 10 min 20 s, 30 s. A 24-hour range reads minute rollups, whose buckets
+    # all hold a reading: the polls, still kept, say where the outage was. None from 1 h 20 min to 1 h 25 min
+    # either: 1 h 19 min 50 s to 1 h 25 min 10 s, 320 s, which the buckets with no poll (1 h 20 min to 1 h 25 min)
+    # put at 300 s.
+    server = make_server("rolled-short")
+    first = 3600
+    missed = {first + 600, first + 610, *range(first + 1200, first + 1501, 10)}
+    write_samples(status_polls(server.pk, [s for s in range(first, first + 1801, 10) if s not in missed]))
+    start, end = RECENT_T0, RECENT_T0 + timedelta(hours=24)
+    response = admin_client.get(f"/servers/{server.pk}/stability/",
+                                {"from": f"{start:%Y-%m-%dT%H:%M:%SZ}", "to": f"{end:%Y-%m-%dT%H:%M:%SZ}"})
+    assert response.context["pixel"] >= timedelta(minutes=1)  # the chart reads minute rollups
+    dips = [((d.start - RECENT_T0).total_seconds(), d.seconds, d.stalled) for d, _ in response.context["dips"]]
+    assert dips == [(first + 590, 30, True), (first + 1190, 320, True)]  # before: only (first + 1200, 300, True)

@@ -9,16 +9,16 @@ from django.shortcuts import get_object_or_404, render
 from collectors.monitor_enable import option_line
 from collectors.weakened import PURGE_METRICS_ENTRIES, PURGE_METRICS_ON
 from dashboards import per_trx_reads, reads
-from dashboards.analysis.points import first_began, outage_ends
 from dashboards.analysis.purge_growth import REACH, time_to_threshold
 from dashboards.analysis.run_verdict import Verdict, judge_lines, moving_lines
 from dashboards.analysis.stability import (
     Dip,
     counts_nothing,
     dip_threshold,
-    find_dips,
+    line_dips,
     merge_close,
     summarize,
+    with_outages,
 )
 from dashboards.analysis.topwaits import CLIENT_EVENTS, Hidden, WaitRow, diff_rows, shown
 from dashboards.analysis.verdict_words import verdict_text
@@ -81,9 +81,11 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     texts = range_texts(server, sums)
     summary = summarize(tps.values, mean=reads.rate_in(sums, reads.TPS))
     threshold = dip_threshold(summary, fraction)
-    dips = [] if threshold is None else merge_close(
-        find_dips(tps.ts, tps.values, threshold, reads.point_bucket(tr, points), outage_ends(tps), first_began(tps)),
-        timedelta(seconds=2 * tr.seconds / points))
+    bucket = reads.point_bucket(tr, points)
+    dips = [] if threshold is None else merge_close(line_dips(tps, threshold, bucket),
+                                                    timedelta(seconds=2 * tr.seconds / points))
+    if bucket is not None and threshold is not None:  # the buckets hide outages shorter than ~1.5 of them
+        dips = with_outages(dips, reads.poll_outages(server.pk, tr))
     down = unreachable(server, tr)
     if down and tps.ts and down.since and down.since < tr.end:
         dips.append(Dip(max(tps.ts[-1], down.since), tr.end, None, stalled=True))  # the outage goes on
