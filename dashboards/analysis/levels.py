@@ -60,7 +60,8 @@ def level_shifts(ts: Sequence[datetime], values: Sequence[float] | np.ndarray) -
     return shifts_and_stalls(ts, np.asarray(values, dtype=float))[0]
 
 
-def shifts_and_stalls(ts: Sequence[datetime], y: np.ndarray) -> tuple[tuple[Shift, ...], np.ndarray]:
+def shifts_and_stalls(ts: Sequence[datetime], y: np.ndarray,
+                      x: np.ndarray | None = None) -> tuple[tuple[Shift, ...], np.ndarray]:
     """The level changes of the polls, at most MAX_LEVELS levels of SHIFT_SIDE polls (and a tenth of the range,
     but at its ends: edge_least) at least, each change judged against the two levels it parts (step_fit); and
     which polls are stalls (stalls_of), left out of the levels.
@@ -70,16 +71,16 @@ def shifts_and_stalls(ts: Sequence[datetime], y: np.ndarray) -> tuple[tuple[Shif
     and the rest judged again, until all pass. A split need not pass when it is made: in 30 -> 90 -> 30 the
     first one's sides (30 and 60) leave 3/4 of a line's squares, the two changes none; 6 polls at 70 amid 100s
     split off the whole range leave sides under SHIFT_MIN apart. A ramp's splits each leave more than a line
-    over their two levels, and go; noise's are less than SHIFT_MIN apart."""
+    over their two levels, and go; noise's are less than SHIFT_MIN apart.
+
+    x: the polls' times in seconds (seconds_of(ts)), with the stalls left out closed up (closed_up)."""
     side = max(SHIFT_SIDE, len(y) // 10)
     if len(y) < 2 * side or not y.mean():
         return (), np.zeros(len(y), bool)
+    x = seconds_of(ts) if x is None else x
     short = short_stalls(y, side)
     if short.any():  # too short to be a level: found first, or its polls join a level and hide it and the changes
-        shifts, more = shifts_and_stalls([t for t, out in zip(ts, short, strict=True) if not out], y[~short])
-        short[~short] = more
-        return shifts, short
-    x = seconds_of(ts)
+        return left_out(ts, x, y, short)
     found = segmented(y, side)
     splits = passing(x, y, found)
     # A stall is looked for among the levels found as well as those passing: an uneven recovery after it (one
@@ -87,12 +88,34 @@ def shifts_and_stalls(ts: Sequence[datetime], y: np.ndarray) -> tuple[tuple[Shif
     # line's squares, so the stall's end is dropped and its 0s merge into the new level.
     stalled = stalls_of(y, found) | stalls_of(y, splits)
     if stalled.any():  # the levels as if the stalls' polls had not been read: the dips tell the stalls
-        shifts, more = shifts_and_stalls([t for t, out in zip(ts, stalled, strict=True) if not out], y[~stalled])
-        stalled[~stalled] = more
-        return shifts, stalled
+        return left_out(ts, x, y, stalled)
     bounds = [0, *splits, len(y)]
     means = [float(y[lo:hi].mean()) for lo, hi in pairwise(bounds)]
     return tuple(Shift(ts[at], a, b) for at, (a, b) in zip(splits, pairwise(means), strict=True)), stalled
+
+
+def left_out(ts: Sequence[datetime], x: np.ndarray, y: np.ndarray,
+             out: np.ndarray) -> tuple[tuple[Shift, ...], np.ndarray]:
+    """shifts_and_stalls() of the polls not `out` (stalls), as if those had not been read; which polls are
+    stalls: `out` and those found then."""
+    kept = ~out
+    shifts, more = shifts_and_stalls([t for t, k in zip(ts, kept, strict=True) if k], y[kept], closed_up(x, out)[kept])
+    stalled = out.copy()
+    stalled[kept] = more
+    return shifts, stalled
+
+
+def closed_up(x: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """The times x with each run of `out` polls taken out: the polls after it move back by its length, the
+    first of them to where the run began. A straight line fitted across a stall's gap runs through the levels
+    on both sides and fits them as well as two levels do: 354 x 11, 0 x 39, 150 x 12 and 0 x 28 polls (the
+    load's changes caught mid-poll) read one level of 354 and 150 together, 246.2, before it stalled."""
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], out.astype(np.int8), [0]])))
+    back = np.zeros(len(x))
+    for lo, hi in zip(edges[::2].tolist(), edges[1::2].tolist(), strict=True):
+        if hi < len(x):
+            back[hi:] += x[hi] - x[lo]
+    return x - back
 
 
 def short_stalls(y: np.ndarray, side: int) -> np.ndarray:

@@ -387,3 +387,53 @@ def test_a_stall_shorter_than_a_level_is_left_out_before_the_levels_are_found():
     assert [(s.at, round(s.before, 2), round(s.after, 2)) for s in verdict.shifts] == [
         (at(8), 300.0, 150.0), (at(26), 150.0, 328.24), (at(66), 328.24, 257.0)]
     assert verdict.stalls == ((at(44), at(49)),)
+
+
+def loads_between_stalls() -> list[float]:
+    """Seen in a third audit, 90 polls of 10 s: 354 TPS, a stall of 39 polls, 150 TPS, then 0 to the range's end,
+    each load's change caught mid-poll. Each level carries a +/- 3 % jitter that sums to 0 over its 10 polls."""
+    high, low = (10.6, -7.1, 3.5, -10.6, 3.6), (4.5, -3.0, 1.5, -4.5, 1.5)
+    return ([354.0 + high[i % 5] for i in range(10)] + [300.0] + [0.0] * 39
+            + [120.0] + [150.0 + low[i % 5] for i in range(10)] + [30.0] + [0.0] * 28)
+
+
+def test_two_loads_parted_by_a_long_stall_are_two_levels_not_their_mean():
+    """The page read "Level change: TPS from 246.2 to 0.4": the stall was left out, but a straight line fitted
+    over the 354s and the 150s across the stall's 6.5 minutes ran through both and fitted them about as well as
+    two levels, so their change failed and one level of both stood before the stall at the end.
+
+    By hand, each poll that caught a change joins the level it is nearer: the old level is 10 x 354 and the 300,
+    3,840 / 11 = 349.09; polls 11-49 are the stall (0, under a tenth of both sides), left out; the new level is
+    the 120 and 10 x 150 from poll 50, 1,620 / 11 = 147.27 (-57.8 %); then the 30 and 28 x 0 from poll 61,
+    30 / 29 = 1.03 (-99.3 %), under a tenth of the level before: the range ends stalled."""
+    verdict = judge([at(i) for i in range(90)], loads_between_stalls())
+    assert verdict.kind == "shifted" and verdict.warmup_polls == 0
+    assert [(s.at, s.before, s.after) for s in verdict.shifts] == [
+        (at(50), pytest.approx(3840 / 11), pytest.approx(1620 / 11)), (at(61), pytest.approx(1620 / 11),
+                                                                       pytest.approx(30 / 29))]
+    assert verdict.stalls == ((at(11), at(49)),)
+    # Poll 50 is 500 s after 09:00:00, poll 61 610 s; the stall runs from 110 s to 490 s.
+    assert shifted(verdict) == "TPS from 349.1 to 147.3 at 09:08:20 (-58 %), to 1.0 at 09:10:10 (-99 %)"
+    assert levels_said(verdict) == (
+        "Two levels, not a drift: the load or a setting changed at 09:08:20 UTC (mark it as an annotation to keep "
+        "it); each level is read on its own; the polls from 09:01:50 to 09:08:10 UTC are a stall (under a tenth "
+        "of the levels on both sides), left out of the levels; the dips table lists it; then TPS fell to under a "
+        "tenth of its level at 09:10:10 UTC and stayed there to the range's end: a stall still going (a lock "
+        "held, a full disk) or the load stopped; the dips table lists it")
+
+
+def test_the_stability_page_names_both_loads_around_a_long_stall(admin_client, db):
+    server = make_server("parted")
+    start = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=20)
+    polls = [start + timedelta(seconds=10 * i + 0.3) for i in range(1, 91)]
+    write_samples([Sample(server.pk, "global_status", t, 10.0, {"tps": round(rate * 10)}, frozenset({"tps"}))
+                   for t, rate in zip(polls, loads_between_stalls(), strict=True)])
+    body = admin_client.get(f"/servers/{server.pk}/stability/", {
+        "from": f"{start:%Y-%m-%dT%H:%M:%S}", "to": f"{polls[-1] + timedelta(seconds=1):%Y-%m-%dT%H:%M:%S}",
+    }).content.decode()
+    part = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", body.split('id="verdict"')[1].split("</section>")[0]))
+    # As the pure test above: the new levels from the 51st and the 62nd poll, the stall the 12th to the 50th.
+    assert (f"Level changes: TPS from 349.1 to 147.3 at {polls[50]:%H:%M:%S} (-58 %), "
+            f"to 1.0 at {polls[61]:%H:%M:%S} (-99 %)") in part
+    assert (f"the polls from {polls[11]:%H:%M:%S} to {polls[49]:%H:%M:%S} UTC are a stall (under a tenth of the "
+            "levels on both sides), left out of the levels") in part
