@@ -42,3 +42,20 @@ def group_sums(groups: list[list[np.ndarray]]) -> list[int | float]:
     for g, h, lo in zip(filled, high, low, strict=True):
         out[g] = (h << LOW) + lo
     return out
+
+
+def sums_by(groups: np.ndarray, vals: np.ndarray, n: int) -> tuple[list[int], list[int]]:
+    """The exact sum of the integers of each group 0..n-1 (groups: each value's), in Python integers, and how many
+    values each has: group_sums() of integer arrays given as one array with each value's group."""
+    counts = np.bincount(groups, minlength=n)
+    if not len(vals):
+        return [0] * n, counts.tolist()
+    order = np.argsort(groups, kind="stable")
+    joined = vals.astype(np.int64, copy=False)[order]
+    starts = (np.cumsum(counts) - counts)[counts > 0]
+    high = np.add.reduceat(joined >> LOW, starts).tolist()  # arithmetic shift: v == high * 2**32 + low
+    low = np.add.reduceat(joined & ((1 << LOW) - 1), starts).tolist()
+    out = [0] * n
+    for g, h, lo in zip(np.flatnonzero(counts).tolist(), high, low, strict=True):
+        out[g] = (h << LOW) + lo
+    return out, counts.tolist()

@@ -18,10 +18,19 @@ def join(parts: list[list[Buckets]], hot: list[bool], width: int, lo: int, hi: i
     """Per metric, its parts (the hot buckets first where hot says so, then its stored ones) as read_rollups.read
     joins them: each stored part's buckets read_rollups.inside() keeps, a later part winning an index, by index,
     those starting in [lo - lo % width, hi]. Every part of integer sums (integer())."""
+    owner, (i, s, m) = join_flat(parts, hot, width, lo, hi, overlapping)
+    ends = np.cumsum(np.bincount(owner, minlength=len(parts))).tolist()
+    return [{"idx": i[a:b], "sum": s[a:b], "ms": m[a:b]} for a, b in zip([0, *ends[:-1]], ends, strict=True)]
+
+
+def join_flat(parts: list[list[Buckets]], hot: list[bool], width: int, lo: int,
+              hi: int, overlapping: bool) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """join()'s buckets of every metric in three arrays (idx, sum, ms), metric after metric in their order, with
+    each bucket's metric (its place in parts): a ranking sums them without a dict a metric."""
     flat = [(k, p, j == 0 and h) for k, (ps, h) in enumerate(zip(parts, hot, strict=True))
             for j, p in enumerate(ps) if len(p["idx"])]
     if not flat:
-        return [{k: np.empty(0, np.int64) for k in KEYS} for _ in parts]
+        return np.empty(0, np.int64), (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.int64))
     sizes = np.array([len(p["idx"]) for _k, p, _h in flat], np.int64)
     idx, sums, ms = (np.concatenate([p[key] for _k, p, _h in flat]) for key in KEYS)
     starts = idx * width
@@ -40,6 +49,4 @@ def join(parts: list[list[Buckets]], hot: list[bool], width: int, lo: int, hi: i
     last = np.ones(len(at), bool)
     last[:-1] = ordered[1:] != ordered[:-1]
     at = at[order][last]
-    ends = np.cumsum(np.bincount(owner[at], minlength=len(parts))).tolist()
-    i, s, m = (a[at] for a in (idx, sums, ms))
-    return [{"idx": i[a:b], "sum": s[a:b], "ms": m[a:b]} for a, b in zip([0, *ends[:-1]], ends, strict=True)]
+    return owner[at], (idx[at], sums[at], ms[at])

@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from store import breaks, buffer, catalog, levels, read_full, read_matrix, read_rollups
-from store.exact_sums import group_sums
+from store.exact_sums import group_sums, sums_by
 from store.models import Gap
 from store.points import SampleArrays, datetimes, from_micros, micros
 from store.read_matrix import HoursKept
@@ -513,34 +513,48 @@ def ranking_totals(server_id: int, metrics: list[str], start: datetime, end: dat
     from the hour buckets (exact sums of the same minutes: the same integers, 1/60 of the buckets)."""
     infos = [m for m in catalog.matching(catalog.server_metrics([server_id], metrics), metrics) if m.counter]
     level = levels.choose(start, end, max_points)
-    if level == levels.FULL:
-        found = {mid: [p.vals] for mid, p in read_full.read(server_id, infos, start, end).items()}
-    else:
-        found = _rollup_sums(server_id, infos, level, start, end)
+    if level != levels.FULL:
+        return _rollup_totals(server_id, infos, level, start, end)
+    found = {mid: [p.vals] for mid, p in read_full.read(server_id, infos, start, end).items()}
     kept = [m for m in infos if m.id in found and any(len(v) for v in found[m.id])]
     return {m.name: total for m, total in zip(kept, group_sums([found[m.id] for m in kept]), strict=True)}
 
 
-def _rollup_sums(server_id: int, infos: list[catalog.MetricInfo], level: str, start: datetime,
-                 end: datetime) -> dict[int, list[np.ndarray]]:
-    """The bucket sums of each metric wholly inside [start, end] at the level, in parts: minutes at the
-    edges and hours between them where the level is minutes (floats, whose sum depends on its order,
-    are read whole)."""
+def _rollup_totals(server_id: int, infos: list[catalog.MetricInfo], level: str, start: datetime,
+                   end: datetime) -> dict[str, int | float]:
+    """The sums of each metric's bucket sums wholly inside [start, end] at the level, read in parts: minutes at
+    the edges and hours between them where the level is minutes (floats, whose sum depends on its order, are
+    read whole). The integer sums of every metric and part are added up together (sums_by), not a metric at a
+    time: a ranking reads ~380 counters."""
     h1, h2 = _ceil(start, 3600), _floor(end + TICK, 3600)
     if level != levels.MINUTE or h1 >= h2:
-        return {mid: [b["sum"]] for mid, b in read_rollups.read(server_id, infos, level, start, end,
-                                                                 sums_only=True).items()}
-    found: dict[int, list[np.ndarray]] = {}
-    for part, lo, hi in ((levels.MINUTE, start, h1 - TICK), (levels.HOUR, h1, h2 - TICK), (levels.MINUTE, h2, end)):
-        if lo <= hi:
-            for mid, b in read_rollups.read(server_id, infos, part, lo, hi, overlapping=False,
-                                            sums_only=True).items():
-                found.setdefault(mid, []).append(b["sum"])
-    floats = [m for m in infos if any(v.dtype.kind == "f" for v in found.get(m.id, []))]
-    if floats:
-        found |= {mid: [b["sum"]] for mid, b in read_rollups.read(server_id, floats, level, start, end,
+        parts = [read_rollups.read_sums(server_id, infos, level, start, end)]
+    else:
+        parts = [read_rollups.read_sums(server_id, infos, part, lo, hi, overlapping=False)
+                 for part, lo, hi in ((levels.MINUTE, start, h1 - TICK), (levels.HOUR, h1, h2 - TICK),
+                                      (levels.MINUTE, h2, end)) if lo <= hi]
+    place = {m.id: k for k, m in enumerate(infos)}
+    groups: list[np.ndarray] = []
+    vals: list[np.ndarray] = []
+    others: dict[int, list[np.ndarray]] = {}  # metric id -> its sums of each part read() gave it apart
+    for p in parts:
+        groups.append(np.array([place[m.id] for m in p.ints], np.int64)[p.owner])
+        vals.append(p.sums)
+        for mid, b in p.others.items():
+            others.setdefault(mid, []).append(b["sum"])
+    floats = [m for m in infos if any(v.dtype.kind == "f" for v in others.get(m.id, []))]
+    if floats and len(parts) > 1:
+        others |= {mid: [b["sum"]] for mid, b in read_rollups.read(server_id, floats, level, start, end,
                                                                    sums_only=True).items()}
-    return found
+    apart_ids = {m.id for m in floats}
+    for mid, arrays in others.items():  # integer sums a metric's other parts held
+        if mid not in apart_ids:
+            groups += [np.full(len(a), place[mid], np.int64) for a in arrays]
+            vals += arrays
+    totals, counts = sums_by(np.concatenate(groups), np.concatenate(vals), len(infos))
+    apart = dict(zip([m.id for m in floats], group_sums([others[m.id] for m in floats]), strict=True))
+    return {m.name: apart[m.id] if m.id in apart else totals[k] for k, m in enumerate(infos)
+            if (m.id in apart and any(len(v) for v in others[m.id])) or (m.id not in apart and counts[k])}
 
 
 def rollup_sums(server_id: int, metrics: list[str], start: datetime, end: datetime,

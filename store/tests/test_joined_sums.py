@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from store.joined_sums import join
+from store.exact_sums import sums_by
+from store.joined_sums import join, join_flat
 
 W = 60  # a bucket's width
 
@@ -29,3 +30,10 @@ def test_a_part_read_without_overlapping_keeps_only_the_buckets_wholly_inside():
     got = join([[buckets([10], [7])], [buckets([10, 11], [1, 2])]], [False, False], W, 10 * W + 5, 20 * W - 1,
                overlapping=False)
     assert [b["sum"].tolist() for b in got] == [[], [2]]
+
+
+def test_the_joined_sums_of_every_metric_add_up_exactly_by_metric():
+    big = 2**62  # two of them overflow int64: the totals are Python integers
+    parts = [[buckets([10, 11], [big, big])], [], [buckets([12], [3]), buckets([12, 13], [4, -1])]]
+    owner, (_idx, sums, _ms) = join_flat(parts, [False, False, False], W, 10 * W, 20 * W - 1, overlapping=True)
+    assert sums_by(owner, sums, len(parts)) == ([2**63, 0, 3], [2, 0, 2])
