@@ -26,3 +26,15 @@ def run_warmup_polls(run: Run, tps: ChartPoints) -> tuple[int, Warmup]:
     found = inside_polls(run.server_id, run_window(run, warmup.seconds))
     first = found.first if found else run_window(run, warmup.seconds).end
     return sum(1 for t, v in zip(tps.ts, tps.values, strict=True) if v is not None and t < first), warmup
+
+
+def sweep_of_range(server_id: int, tr: TimeRange) -> tuple[str, list[Run]]:
+    """The sweep with the most steps (runs of one `sweep`) of the server that lie wholly in the range, in time
+    order, and its name; ("", []) where none has two: the range's level changes are then only TPS's own."""
+    runs = Run.objects.filter(server_id=server_id, started_at__gte=tr.start - SECOND, ended_at__isnull=False,
+                              ended_at__lte=tr.end + SECOND).exclude(sweep="").order_by("started_at", "id")
+    by_sweep: dict[str, list[Run]] = {}
+    for run in runs:
+        by_sweep.setdefault(run.sweep, []).append(run)
+    name = max(by_sweep, key=lambda s: len(by_sweep[s]), default="")
+    return (name, by_sweep[name]) if name and len(by_sweep[name]) >= 2 else ("", [])

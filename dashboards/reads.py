@@ -246,13 +246,24 @@ def purge_counters(server_id: int) -> tuple[list[str], list[str]]:
     Off now: not in the innodb_metrics source's newest sample, which holds every counter the server
     has enabled (collectors/sources/innodb_metrics.py): switched off since (innodb_monitor_disable),
     lost at a restart without the option file's line, or never on. What the store once had is no
-    sign they are on now.
+    sign they are on now. A newest sample with no counter in it is a baseline (the source's first read, or
+    one after a reset: a counter needs two reads for a delta), which says nothing of them: none is off yet.
     """
     wanted = PURGE_COUNTERS + [PURGE_DELAY]
     newest = {m: t for (_, m), (t, _) in query.latest([server_id], [INNODB_METRICS]).items()}
     last = max(newest.values(), default=None)
     have = set(query.metric_names(server_id, "innodb_metrics:purge_*"))
-    return [m for m in wanted if m in have], [m for m in wanted if last is None or newest.get(m) != last]
+    collected = [m for m in wanted if m in have]
+    if last is not None and is_baseline(server_id, [m for m, t in newest.items() if t == last]):
+        return collected, []
+    return collected, [m for m in wanted if last is None or newest.get(m) != last]
+
+
+def is_baseline(server_id: int, metrics: list[str]) -> bool:
+    """The metrics of one innodb_metrics sample hold no counter: a first read's gauges (a default MariaDB
+    or MySQL enables dozens of counters, so a sample with deltas always holds some)."""
+    kinds = query.metric_kinds([server_id], metrics)
+    return not any(kinds.get((server_id, m)) == "counter" for m in metrics)
 
 
 # Purge's work done and to do, for the purge verdict: undo records purged (INNODB_METRICS, off by default),

@@ -3,6 +3,7 @@
 Pure: the stability page and the run report say them the same way (templates/dashboards/_verdict.html).
 """
 
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 
@@ -61,6 +62,15 @@ def levels_said(v: Verdict) -> str:
     text = (f"{LEVELS.get(len(times) + 1, len(times) + 1)} levels, not a drift: the load or a setting changed at "
             f"{listed(times)} UTC (mark {it}); each level is read on its own")
     return f"{text}; {stalls_said(v)}" if v.stalls else text
+
+
+def sweep_levels_said(sweep: str, threads: Sequence[int | None], shifts: Sequence[Shift]) -> str:
+    """A sweep's range: the levels are its steps, whose load changed by design (sweep_levels)."""
+    counts = f" ({listed([str(n) for n in threads])} threads)" if all(threads) else ""
+    times = listed([hms(s.at) for s in shifts])
+    return (f"{LEVELS.get(len(shifts) + 1, len(shifts) + 1)} levels, not a drift: the steps of sweep {sweep}{counts}, "
+            f"the load changed by design at {times} UTC; each level is its step's polls after its warm-up, the "
+            "first left out (the Scalability page compares them)")
 
 
 def listed(items: list[str]) -> str:

@@ -160,6 +160,31 @@ def test_purge_counters_with_no_poll_in_the_segment_are_not_said_off(admin_clien
 
 
 @pytest.mark.django_db
+def test_purge_counters_at_their_first_read_are_not_said_off(admin_client):
+    """A server polled for 24 s: INNODB_METRICS read once, its baseline (gauges only: a counter needs two
+    reads for a delta), the purge counters on. Seen live (MariaDB 10.11, purge throttled to one thread and
+    batches of 1, sysbench oltp_update_non_index 8 threads, polls every 2 s): history 606 to 95,896 in 8 polls,
+    DML 11,643/s, and the page said "(undo records purged: counters off, see below)" with the box to turn them
+    on. Not read yet is not off."""
+    server = make_server()
+    now = timezone.now().replace(microsecond=0)
+    polls = [now - timedelta(seconds=2 * (12 - i)) for i in range(13)]
+    write_samples(Sample(server.pk, "history_length", t, None, {"history_list_length": 600 + 13_000 * i})
+                  for i, t in enumerate(polls))
+    dml = {"Handler_update": 23_000, "Handler_delete": 0}
+    write_samples(Sample(server.pk, "global_status", t, 2.0, dml, frozenset(dml)) for t in polls[1:])
+    write_samples([Sample(server.pk, "innodb_metrics", polls[0], None,
+                          {"innodb_metrics:trx_rseg_history_len": 600, "innodb_metrics:buffer_pool_size": 67108864},
+                          frozenset())])
+    body = admin_client.get(f"/servers/{server.pk}/purge/?range=15m").content.decode()
+    verdict = " ".join(body.split('id="purge-verdict"')[1].split("</section>")[0].split())
+    assert "Purge-bound" in verdict and "counters off" not in verdict, verdict
+    assert f"no minute of their counters read wholly since {polls[0]:%H:%M:%S} UTC yet" in verdict
+    assert "while DML adds 11,500/s" in verdict
+    assert "Purge counters that are off" not in body
+
+
+@pytest.mark.django_db
 def test_the_page_and_the_mail_name_the_holder_with_no_trend_yet(admin_client):
     """A climb of 300 a poll, then a cliff to 500 and one poll more (600): two polls since the turn, no trend,
     with thread 4711 holding a transaction: held by it, and the length said instead of a pace."""

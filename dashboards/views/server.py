@@ -1,5 +1,6 @@
 """Per-server pages: stability, purge lag, top waits."""
 
+from dataclasses import replace
 from datetime import timedelta
 from itertools import chain
 
@@ -20,8 +21,9 @@ from dashboards.analysis.stability import (
     summarize,
     with_outages,
 )
+from dashboards.analysis.sweep_levels import Step, step_shifts
 from dashboards.analysis.topwaits import CLIENT_EVENTS, Hidden, WaitRow, diff_rows, shown
-from dashboards.analysis.verdict_words import verdict_text
+from dashboards.analysis.verdict_words import sweep_levels_said, verdict_text
 from dashboards.figures.purge import Reference, purge_figure
 from dashboards.figures.stability import stability_figure
 from dashboards.holder_panel import SERIES as HOLDER_SERIES
@@ -38,7 +40,7 @@ from dashboards.query_params import (
     second_interval,
     threshold_param,
 )
-from dashboards.range_run import run_of_range, run_warmup_polls
+from dashboards.range_run import run_of_range, run_warmup_polls, sweep_of_range
 from dashboards.server_texts import BASIS_SERIES, families_off, note_of, range_texts, waits_note
 from dashboards.source_health import source_problem
 from dashboards.timerange import TimeRange, read_points
@@ -123,7 +125,15 @@ def verdict_context(server_id: int, tr: TimeRange, tps, waits, history) -> dict:
     run = run_of_range(server_id, tr)
     warmup, run_warmup = run_warmup_polls(run, tps) if run else (None, None)
     verdict: Verdict = judge_lines(tps, waits, history, warmup, reads.holders_in(server_id, tr.start, tr.end))
-    return {"verdict": verdict, "verdict_text": verdict_text(verdict, run_warmup)}
+    sweep, steps = ("", []) if run else sweep_of_range(server_id, tr)
+    shifts = step_shifts(tps.ts, tps.values, [Step(r.started_at, r.ended_at or tr.end, timedelta(
+        seconds=r.warmup_seconds)) for r in steps]) if verdict.kind and steps else ()
+    if not shifts:
+        return {"verdict": verdict, "verdict_text": verdict_text(verdict, run_warmup)}
+    # The load changed by design at each step: its levels, never a drift (or a level change found) across them.
+    verdict = replace(verdict, kind="shifted", shifts=shifts, drift=None, stalls=(), dips=(), dip_seconds=None)
+    levels = sweep_levels_said(sweep, [r.concurrency for r in steps], shifts)
+    return {"verdict": verdict, "verdict_text": {**verdict_text(verdict, run_warmup), "levels": levels}}
 
 
 def purge(request: HttpRequest, server_id: int) -> HttpResponse:
