@@ -17,8 +17,9 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.core.mail import send_mail
 from django.db import DatabaseError, close_old_connections
-from django.db.models import DurationField, ExpressionWrapper, F, Max, Q
+from django.db.models import Count, DurationField, ExpressionWrapper, F, Max, Value
 from django.db.models.functions import Coalesce
+from django.db.models.lookups import GreaterThan, GreaterThanOrEqual
 from django.utils import timezone
 
 from alerts import watchdog_state
@@ -44,21 +45,24 @@ def verdict(now: datetime | None = None, started: datetime | None = None) -> Ver
     """
     now = now or timezone.now()
     n = settings.WATCHDOG_INTERVALS
+    window = ExpressionWrapper(F("poll_interval") * timedelta(seconds=n), output_field=DurationField())
+    # A server never polled counts from when it was added: it gets the same N intervals.
+    last = Coalesce("health__last_success_at", "created_at")
+    # Every answer in one statement (every page's header asks): a blind fleet took three.
+    counted = {"servers": Count("pk"), "fresh": Count("pk", filter=GreaterThanOrEqual(last, now - window)),
+               "newest": Max("health__last_success_at")}
+    if started:
+        counted["waiting"] = Count("pk", filter=GreaterThan(window, Value(now - started)))
     try:
-        enabled = Server.objects.filter(enabled=True)
-        window = ExpressionWrapper(F("poll_interval") * timedelta(seconds=n), output_field=DurationField())
-        # A server never polled counts from when it was added: it gets the same N intervals.
-        last = Coalesce("health__last_success_at", "created_at")
-        watched = enabled.alias(last=last, window=window)
-        # The usual answer first, in one statement (every page's header asks): a server polled lately.
-        if watched.filter(Q(last__gte=now - F("window"))).exists() or not enabled.exists():
-            return Verdict(False)
-        if started and watched.filter(window__gt=now - started).exists():
-            return Verdict(False, f"started at {started:%Y-%m-%d %H:%M:%S} UTC: the first polls get "
-                                  f"{n} poll intervals", waiting=True)
-        newest = enabled.aggregate(at=Max("health__last_success_at"))["at"]
+        found = Server.objects.filter(enabled=True).aggregate(**counted)
     except DatabaseError as exc:
         return Verdict(True, f"the watchdog cannot read PostgreSQL ({str(exc).strip()[:200]})")
+    if found["fresh"] or not found["servers"]:
+        return Verdict(False)
+    if found.get("waiting"):
+        return Verdict(False, f"started at {started:%Y-%m-%d %H:%M:%S} UTC: the first polls get "
+                              f"{n} poll intervals", waiting=True)
+    newest = found["newest"]
     since = f"since {newest:%Y-%m-%d %H:%M:%S} UTC" if newest else "yet"
     return Verdict(True, f"no poll of any server has succeeded {since} (more than {n} poll intervals): "
                          "the collectors (Celery worker or beat) are stopped or stuck, or every server is unreachable")

@@ -15,12 +15,16 @@ over the last 24 hours and the whole range: median server time over --repeat req
 process's CPU time in them, the SQL statements and their time (every psycopg execute, Django's
 cursors and the store's binary ones), and the time inside the store's reads (SQL and decoding).
 Goals: under 150 ms over 24 h, 250 ms over 7 days, on a quiet machine. --profile PAGE[@24h]
-prints cProfile's top functions of one request of that page (7 days, or 24 hours).
+prints cProfile's top functions of one request of that page (7 days, or 24 hours). --gc-freeze settles
+the heap as gunicorn's workers do (monitor/web_gc.py) before the first request; every run prints the
+mean wall time too and the CPU time in the cyclic garbage collector (a full collection every few requests
+moves the mean, not the median).
 Results go to docs/benchmarks.md ("Dashboards").
 """
 
 import argparse
 import cProfile
+import gc
 import json
 import os
 import pstats
@@ -238,12 +242,13 @@ def write_all(days: float, end: datetime) -> None:
 
 
 class SqlClock:
-    """Every statement psycopg runs (Django's cursors and the store's binary ones): count and time."""
+    """Every statement psycopg runs (Django's cursors and the store's binary ones): count and time; with
+    `listed`, each statement's start and time too."""
 
-    def __init__(self):
+    def __init__(self, listed: list | None = None):
         import psycopg
 
-        self.count, self.spent = 0, 0.0
+        self.count, self.spent, self.listed = 0, 0.0, listed
         for name in ("execute", "executemany"):
             setattr(psycopg.Cursor, name, self.wrap(getattr(psycopg.Cursor, name)))
 
@@ -255,6 +260,8 @@ class SqlClock:
             finally:
                 self.count += 1
                 self.spent += time.perf_counter() - t
+                if self.listed is not None:
+                    self.listed.append((time.perf_counter() - t, str(args[1])[:150]))
         return timed
 
 
@@ -288,6 +295,21 @@ class StoreClock:
         return timed
 
 
+class GcClock:
+    """This process's CPU time inside the cyclic garbage collector (gc.callbacks: each collection's start and
+    stop; CPU, not wall: on a loaded machine a collection's wall time holds others' work)."""
+
+    def __init__(self):
+        self.spent, self.started = 0.0, 0.0
+        gc.callbacks.append(self.tick)
+
+    def tick(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self.started = time.process_time()
+        else:
+            self.spent += time.process_time() - self.started
+
+
 def pages(server_id: int, start: datetime, end: datetime) -> dict[str, str]:
     """Every page of one server (name -> URL) over a range; runs and sweeps are their own ranges."""
     from servers.models import Run
@@ -313,11 +335,11 @@ def pages(server_id: int, start: datetime, end: datetime) -> dict[str, str]:
 RANGE_FREE = ("run report", "compare", "compare report", "scalability", "scalability report")
 
 
-def timed(client, url: str, repeat: int, clock: SqlClock, store: StoreClock) -> dict:
+def timed(client, url: str, repeat: int, clock: SqlClock, store: StoreClock, collector: GcClock) -> dict:
     client.get(url)  # warm: catalog caches, connection
-    wall, cpu, sql, sql_ms, store_ms = [], [], [], [], []
+    wall, cpu, sql, sql_ms, store_ms, gc_ms = [], [], [], [], [], []
     for _ in range(repeat):
-        clock.count, clock.spent, store.spent = 0, 0.0, 0.0
+        clock.count, clock.spent, store.spent, collector.spent = 0, 0.0, 0.0, 0.0
         t, c = time.perf_counter(), time.process_time()
         response = client.get(url)
         wall.append((time.perf_counter() - t) * 1000)
@@ -325,9 +347,11 @@ def timed(client, url: str, repeat: int, clock: SqlClock, store: StoreClock) -> 
         sql.append(clock.count)
         sql_ms.append(clock.spent * 1000)
         store_ms.append(store.spent * 1000)
+        gc_ms.append(collector.spent * 1000)
         assert response.status_code == 200, (url, response.status_code)
     med = statistics.median
-    return {"wall": med(wall), "min": min(wall), "cpu": med(cpu), "sql": med(sql), "sql_ms": med(sql_ms),
+    return {"wall": med(wall), "min": min(wall), "mean": statistics.mean(wall), "gc_ms": statistics.mean(gc_ms),
+            "cpu": med(cpu), "cpu_mean": statistics.mean(cpu), "sql": med(sql), "sql_ms": med(sql_ms),
             "store_ms": med(store_ms), "kib": len(response.content) / 1024}
 
 
@@ -340,6 +364,17 @@ def profile(client, url: str, where: str, top: int = 40) -> None:
     stats = pstats.Stats(prof)
     stats.sort_stats("cumulative").print_stats(where, top)
     stats.sort_stats("tottime").print_stats(top // 2)
+
+
+def statements(client, url: str) -> None:
+    """Every SQL statement of one request (after a warm one), in order, with its time."""
+    client.get(url)
+    listed: list = []
+    SqlClock(listed)
+    client.get(url)
+    for spent, sql in listed:
+        print(f"{spent * 1000:7.2f} ms  {' '.join(sql.split())}")
+    print(f"{len(listed)} statements, {sum(s for s, _ in listed) * 1000:.1f} ms")
 
 
 def load() -> str:
@@ -357,7 +392,10 @@ def main() -> None:
     parser.add_argument("--profile-only", default=r"/(dashboards|store|servers|collectors)/",
                         help="the functions --profile lists by cumulative time: a regular expression of their files "
                              "(analysis/: the verdicts)")
+    parser.add_argument("--sql", default="", help="a page name: list the SQL statements of one request (NAME@24h)")
     parser.add_argument("--reuse", action="store_true", help="keep the data already there (a kept DATABASE_URL)")
+    parser.add_argument("--gc-freeze", action="store_true",
+                        help="settle the heap as gunicorn's workers do (monitor.web_gc.settle_heap) before the pages")
     args = parser.parse_args()
 
     import django
@@ -379,21 +417,31 @@ def main() -> None:
     user = User.objects.filter(username="bench").first() or User.objects.create_superuser("bench", "b@x.org", "x")
     client.force_login(user)
     ranges = {"24h": end - timedelta(hours=24), "7d": end - timedelta(days=args.days)}
+    if args.gc_freeze:
+        from monitor.web_gc import settle_heap
+
+        settle_heap()
     if args.profile:
         name, _, label = args.profile.partition("@")
         profile(client, pages(server.pk, ranges[label or "7d"], end)[name], args.profile_only)
         return
-    clock, store = SqlClock(), StoreClock()
+    if args.sql:
+        name, _, label = args.sql.partition("@")
+        statements(client, pages(server.pk, ranges[label or "7d"], end)[name])
+        return
+    clock, store, collector = SqlClock(), StoreClock(), GcClock()
     only = [p for p in args.only.split(",") if p]
     for label in args.ranges.split(","):
         for name, url in pages(server.pk, ranges[label], end).items():
             if (only and name not in only) or (label != "24h" and name in RANGE_FREE):
                 continue
-            r = timed(client, url, args.repeat, clock, store)
+            r = timed(client, url, args.repeat, clock, store, collector)
             goal = "" if name in RANGE_FREE else f"; goal < {GOALS_MS[label]} ms: " + (
                 "met" if r["wall"] < GOALS_MS[label] else "NOT met")
             print(f"{name:18} {'' if name in RANGE_FREE else label:3}: median {r['wall']:6.0f} ms "
-                  f"(min {r['min']:.0f}), CPU {r['cpu']:5.0f} ms, {r['sql']:3.0f} SQL in {r['sql_ms']:5.0f} ms, "
+                  f"(min {r['min']:.0f}, mean {r['mean']:.0f}, GC {r['gc_ms']:.1f}), CPU {r['cpu']:5.0f} ms "
+                  f"(mean {r['cpu_mean']:.0f}), "
+                  f"{r['sql']:3.0f} SQL in {r['sql_ms']:5.0f} ms, "
                   f"store reads {r['store_ms']:5.0f} ms, "
                   f"{r['kib']:5.0f} KiB{goal}; load {load()}", flush=True)
 

@@ -326,17 +326,23 @@ def holder_at(server_id: int, t: datetime) -> Holder | None:
     return None
 
 
-def holders_unread(server_id: int) -> str:
+def health_sources_of(server_id: int) -> dict:
+    """The sources of a server's health row, {} before its first poll (by id: server_texts.health_sources reads a
+    Server's)."""
+    return ServerHealth.objects.filter(server_id=server_id).values_list("sources", flat=True).first() or {}
+
+
+def holders_unread(sources: dict) -> str:
     """Why the oldest transaction cannot be read (the oldest_trx source off: INNODB_TRX needs PROCESS), as its
-    latest poll said; "" when it can."""
-    sources = ServerHealth.objects.filter(server_id=server_id).values_list("sources", flat=True).first() or {}
+    latest poll said (sources: the server's health row's); "" when it can."""
     state = sources.get("oldest_trx") or {}
     return (state.get("error") or "oldest_trx: off") if state and status_of(state) == OFF else ""
 
 
 def purge_verdict_at(server_id: int, last: datetime | None, current: float | None, trend: Trend,
-                     threshold: float) -> PurgeVerdict:
-    """The purge verdict at the history poll `last`: its holder then, and the rates over the segment.
+                     threshold: float, unread: str) -> PurgeVerdict:
+    """The purge verdict at the history poll `last`: its holder then, and the rates over the segment; unread:
+    holders_unread() of the server's health.
 
     No purged rate is "counters off" only where the page's list says so (purge_counters): read once
     a minute, they may have no poll yet in a short segment.
@@ -349,8 +355,7 @@ def purge_verdict_at(server_id: int, last: datetime | None, current: float | Non
         # lower before its load began): no reading of the segment yet, as before the counters' first poll.
         purged, (_, dml, lo, hi) = None, purge_rates(server_id, trend.since, last, whole=True)
     off = purged is None and any(m in purge_counters(server_id)[1] for m in PURGED)
-    verdict = purge_verdict(current, trend, threshold, holder_at(server_id, last), purged, dml, off,
-                            holders_unread(server_id))
+    verdict = purge_verdict(current, trend, threshold, holder_at(server_id, last), purged, dml, off, unread)
     return replace(verdict, rates_from=lo, rates_to=hi) if verdict.dml_per_s is not None else verdict
 
 

@@ -5,6 +5,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import NamedTuple
 
+from django.core.exceptions import ObjectDoesNotExist
+
 from collectors import transactions, weakened
 from collectors.connection import parse_version
 from collectors.metric import TPS
@@ -30,7 +32,12 @@ def server_texts(server) -> ServerTexts:
 
 
 def health_sources(server) -> dict:
-    return ServerHealth.objects.filter(server=server).values_list("sources", flat=True).first() or {}
+    """The sources of the server's health row, {} before its first poll: read through `server.health`, which
+    the server object keeps, so a page's readers of it (texts, the source's problem, unreachable) read it once."""
+    try:
+        return server.health.sources or {}
+    except ObjectDoesNotExist:  # never polled: no health row yet
+        return {}
 
 
 def texts_of(server, health: dict) -> ServerTexts:

@@ -13,3 +13,10 @@ threads = 8
 timeout = 60  # a worker silent this long is stuck (not a request this long)
 graceful_timeout = 5
 control_socket_disable = True
+
+
+def post_worker_init(worker) -> None:
+    """Once the worker has loaded the app: its start-up heap out of garbage collections (monitor/web_gc.py)."""
+    from monitor.web_gc import settle_heap  # Django is set up only once the worker has loaded the app
+
+    settle_heap()

@@ -18,6 +18,9 @@ class StoreConfig(AppConfig):
         # ... and asks for the server's layouts with every read.
         request_started.connect(catalog.keep_layouts, dispatch_uid="store.catalog.keep_layouts")
         request_finished.connect(catalog.stop_keeping_layouts, dispatch_uid="store.catalog.stop_keeping_layouts")
+        # ... and for its metrics by name 4-12 times: a request reads each server's once.
+        request_started.connect(catalog.keep_metrics, dispatch_uid="store.catalog.keep_metrics")
+        request_finished.connect(catalog.stop_keeping_metrics, dispatch_uid="store.catalog.stop_keeping_metrics")
         # The Statements tab and a statement's page read a range's hourly rollups for the totals, then the lines.
         request_started.connect(statement_reads.keep_hours, dispatch_uid="store.statement_reads.keep_hours")
         request_finished.connect(statement_reads.stop_keeping_hours,

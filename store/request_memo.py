@@ -28,6 +28,10 @@ class RequestMemo(Generic[T]):
     def changed(self) -> None:
         self._changes[0] += 1
 
+    def keeping(self) -> bool:
+        """Inside a request (between start() and stop()): get() keeps its answers."""
+        return getattr(self._local, "found", None) is not None
+
     def get(self, key: Hashable, read: Callable[[], T]) -> T:
         found: OrderedDict | None = getattr(self._local, "found", None)
         kept = found.get(key) if found is not None else None

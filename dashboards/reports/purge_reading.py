@@ -18,7 +18,8 @@ def verdict_at(server_id: int, at: datetime, threshold: float) -> tuple[PurgeVer
         return PurgeVerdict(""), Trend(None, timedelta(0)), None
     last, current = newest
     trend = reads.history_trend(server_id, last)
-    return reads.purge_verdict_at(server_id, last, current, trend, threshold), trend, current
+    unread = reads.holders_unread(reads.health_sources_of(server_id))
+    return reads.purge_verdict_at(server_id, last, current, trend, threshold, unread), trend, current
 
 
 def purge_sentence(server_id: int, at: datetime, threshold: float) -> str:

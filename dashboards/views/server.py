@@ -41,7 +41,7 @@ from dashboards.query_params import (
     threshold_param,
 )
 from dashboards.range_run import run_of_range, run_warmup_polls, sweep_of_range
-from dashboards.server_texts import BASIS_SERIES, families_off, note_of, range_texts, waits_note
+from dashboards.server_texts import BASIS_SERIES, families_off, health_sources, note_of, range_texts, waits_note
 from dashboards.source_health import source_problem
 from dashboards.timerange import TimeRange, read_points
 from dashboards.unreachable import unreachable
@@ -162,7 +162,8 @@ def purge(request: HttpRequest, server_id: int) -> HttpResponse:
         texts.title,
     )
     holders = holders_context(server.pk, tr, points, history, found)
-    verdict = reads.purge_verdict_at(server.pk, newest[0] if newest else None, current, trend, threshold)
+    unread = reads.holders_unread(health_sources(server))  # the health row unreachable() and range_texts() read
+    verdict = reads.purge_verdict_at(server.pk, newest[0] if newest else None, current, trend, threshold, unread)
     return render(request, "dashboards/purge.html", {
         **range_context(request, tr), "server": server, "tab": "purge", **holders, "down": unreachable(server, tr),
         "tps_definition": texts.definition, "tps_fix": texts.fix,
@@ -173,7 +174,7 @@ def purge(request: HttpRequest, server_id: int) -> HttpResponse:
         "eta": time_to_threshold(current, trend, threshold), "missing": missing, "enable_sql": ENABLE_PURGE_SQL,
         "enable_config": ENABLE_PURGE_CONFIG, "enable_entries": ",".join(PURGE_METRICS_ENTRIES),
         "collected_before": any(m in collected for m in missing),
-        "verdict": verdict, "holders_unread": reads.holders_unread(server.pk),
+        "verdict": verdict, "holders_unread": unread,
         "csv": chart_csv(server.pk, [reads.HISTORY, reads.TPS, *collected], tr, points),
     })
 
