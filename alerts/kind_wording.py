@@ -13,6 +13,18 @@ THRESHOLD, GROWTH, SUSTAINED = "threshold", "growth", "sustained"
 UNREACHABLE, SOURCE_FAILING = "unreachable", "source_failing"
 REPLICA_LAG, REPLICA_STOPPED = "replica_lag", "replica_stopped"
 
+HISTORY = "history_list_length"
+# What a history length threshold must be, in the same words wherever one is given (a rule's X, the purge page's
+# threshold=): above 0 or less, every server with any undo log is over it at once.
+NOT_A_HISTORY_LENGTH = "must be a positive history length"
+
+
+def history_threshold_problem(kind: str, metric: str, threshold: float | None) -> str:
+    """Why a rule's X cannot be its history length threshold ("" when it can, or when it is no such rule)."""
+    if kind != THRESHOLD or metric.strip() != HISTORY or threshold is None or threshold > 0:
+        return ""
+    return f"X={fmt(threshold)} {NOT_A_HISTORY_LENGTH}: history_list_length is never below 0 (e.g. 100000)."
+
 
 def rising_text(rule: Any) -> str:
     text = f"{rule.metric} rising for {fmt_minutes(rule.window_minutes)} in a row"

@@ -3,6 +3,7 @@
 from datetime import datetime, timedelta
 
 from django.contrib.postgres.fields import ArrayField
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 
@@ -49,6 +50,11 @@ class Rule(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def clean(self) -> None:
+        """What no form may save: a history length threshold at or below 0 would fire at once, on every server."""
+        if problem := kind_wording.history_threshold_problem(self.kind, self.metric, self.threshold):
+            raise ValidationError({"threshold": problem})
 
     @property
     def scope_label(self) -> str:

@@ -6,6 +6,7 @@ its first poll after the gap everything the server did while nobody collected. T
 named after its start, e.g. "nightly (resumed 2026-11-26 07:55:07 UTC)".
 """
 
+import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -13,6 +14,16 @@ NAME_LENGTH = 200  # Run.name
 RUN_TEXTS = {"notes": 100_000, "sweep": 200, "label": 200, "command": 100_000, "tool_summary": 100_000}
 RUN_NUMBERS = {"concurrency": 1, "warmup_seconds": 0}  # the least each may be
 MOST = 2**31 - 1  # the most any may be (an integer column)
+
+
+def whole_number_problem(key: str, value: object) -> str:
+    """Why a JSON value is no whole number ("" when it is one), in the words of both APIs (the server's and the
+    collector's, docs/api.md): a JSON integer only, never "4" (a string) or true (1 to Python)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return ""
+    sent = json.dumps(value)
+    sent = sent if len(sent) <= 60 else sent[:57] + "..."
+    return f"'{key}' must be a whole number (a JSON number such as 4, not a string or true/false), got {sent}"
 
 
 @dataclass(frozen=True)

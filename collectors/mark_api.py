@@ -15,7 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from collectors.collect_marks import append, mark_record
-from collectors.collect_runs import MOST, RUN_NUMBERS
+from collectors.collect_runs import MOST, RUN_NUMBERS, whole_number_problem
 from servers.time_bounds import BOUNDS, out_of_bounds
 
 RUN_FIELDS = {"notes": str, "concurrency": int, "warmup_seconds": int, "sweep": str, "label": str,
@@ -128,7 +128,9 @@ def run_fields(body: dict) -> dict:
             continue
         value = body[key]
         least = RUN_NUMBERS.get(key, 0)  # what the load keeps: it drops any other number silently
-        if kind is int and (not isinstance(value, int) or isinstance(value, bool) or not least <= value <= MOST):
+        if kind is int and (problem := whole_number_problem(key, value)):
+            raise ApiError(400, problem)
+        if kind is int and not least <= value <= MOST:
             raise ApiError(400, f"{key}: a whole number from {least} to {MOST}")
         out[key] = value if kind is int else text(body, key, 100_000)
     return out

@@ -8,6 +8,13 @@ counters are on by default and which that line enables, so the hint does not lis
 
 from collections.abc import Sequence
 
+# The purge counters every page draws (purge_del_mark_records, purge_upd_exist_or_extern_records, purge_invoked,
+# purge_undo_log_pages, purge_dml_delay_usec) and the undo slots the collector reads beside them, by name: 'purge%'
+# turns on every purge_* counter whatever module a version files it under (on MariaDB 10.11 'module_purge' turns on
+# the same seven, and neither turns on trx_undo_*, which are in module_trx). One list for Test connection, the
+# purge page and the pressure page.
+PURGE_ENTRIES = ("purge%", "trx_undo%")
+
 
 def statement(entry: str) -> str:
     """The statement that turns an entry's counters on now (a counter, a pattern with %, or module_<name>)."""

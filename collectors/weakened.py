@@ -15,7 +15,7 @@ import pymysql
 
 from collectors import transactions
 from collectors.connection import ServerInfo
-from collectors.monitor_enable import config_hint, statement
+from collectors.monitor_enable import PURGE_ENTRIES, config_hint, statement
 
 # The consumers an idle holder's last statement needs, in the order performance_schema applies them.
 STATEMENT_CONSUMERS = ("global_instrumentation", "thread_instrumentation", "events_statements_current")
@@ -29,7 +29,7 @@ INSTRUMENTS_SQL = ("SELECT SUBSTRING_INDEX(NAME, '/', 2) AS family, SUM(ENABLED 
 # The purge page's counters (off by default on every version).
 PURGE_METRICS_SQL = ("SELECT COUNT(*) FROM information_schema.INNODB_METRICS"
                      " WHERE (NAME LIKE 'purge%' OR NAME LIKE 'trx_undo%') AND NOT {enabled}")
-PURGE_METRICS_ENTRIES = ("purge%", "trx_undo%")  # INNODB_METRICS entries: statements now, the option file's list
+PURGE_METRICS_ENTRIES = PURGE_ENTRIES  # INNODB_METRICS entries: statements now, the option file's list
 PURGE_METRICS_ON = "; ".join(statement(entry) for entry in PURGE_METRICS_ENTRIES)
 
 

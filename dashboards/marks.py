@@ -39,8 +39,10 @@ HISTORY = "history_list_length"
 
 
 def history_rules(server: Server) -> list[Rule]:
-    """The enabled alert rules that fire when this server's history length is above a value."""
-    rules = Rule.objects.filter(enabled=True, kind=Rule.THRESHOLD).filter(Q(server=server) | Q(server__isnull=True))
+    """The enabled alert rules that fire when this server's history length is above a value (above 0 or less, as a
+    rule saved before they were refused: no threshold to draw or to judge the page by)."""
+    rules = Rule.objects.filter(enabled=True, kind=Rule.THRESHOLD, threshold__gt=0)
+    rules = rules.filter(Q(server=server) | Q(server__isnull=True))
     return [r for r in rules.order_by("threshold", "name") if fnmatchcase(HISTORY, r.metric)
             and (r.server_id == server.pk or not r.tag or r.tag in server.tags)]
 

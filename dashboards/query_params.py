@@ -11,6 +11,7 @@ from datetime import datetime
 
 from django.http import QueryDict
 
+from alerts.kind_wording import NOT_A_HISTORY_LENGTH
 from dashboards.analysis.scalability import DEFAULT_KNEE
 from dashboards.analysis.stability import DEFAULT_DIP_FRACTION
 from dashboards.analysis.statements import DEFAULT_ORDER, MONITORING_PARAM, ORDERS
@@ -89,7 +90,7 @@ def threshold_param(get: Mapping, default: float) -> tuple[float, str | None]:
         return default, None
     value = float_param(get, "threshold", -1)
     if value <= 0:
-        return default, f"threshold={raw!r} must be a positive history length: using {default:,.0f}."
+        return default, f"threshold={raw!r} {NOT_A_HISTORY_LENGTH}: using {default:,.0f}."
     return value, None
 
 

@@ -319,9 +319,15 @@ PURGE_READS = timedelta(minutes=3)  # back far enough for the poll before a segm
 
 
 def holder_at(server_id: int, t: datetime) -> Holder | None:
-    """The holder of the oldest transaction open at t (started by then, not found gone by then)."""
+    """The holder of the oldest transaction at the poll that read the history length at t: started by then,
+    and either never found gone or seen by that poll's oldest_trx read (seen_at >= t).
+
+    A poll reads history_length before oldest_trx (collectors.registry's order), so the same poll's read of the
+    holders comes milliseconds after t: one that found it gone (ended_at just after t, seen_at before t) means it
+    was gone at that poll, not held; one found gone only by a later poll has seen_at >= t.
+    """
     for h in holders_in(server_id, t, t):
-        if h.started_at <= t and (h.ended_at is None or h.ended_at > t):
+        if h.started_at <= t and (h.ended_at is None or h.seen_at >= t):
             return Holder(h.thread_id, h.user, h.host, h.started_at)
     return None
 

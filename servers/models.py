@@ -8,13 +8,14 @@ from django.db import models
 
 from servers import crypto
 from servers import tls_modes as tls
+from servers.names import printable
 from servers.time_bounds import bounded, within_bounds
 
 
 class Server(models.Model):
     FLAVORS = [("mysql", "MySQL"), ("mariadb", "MariaDB"), ("", "unknown")]
 
-    name = models.CharField(max_length=100, unique=True)
+    name = models.CharField(max_length=100, unique=True, validators=[printable])
     host = models.CharField(max_length=255, blank=True)
     port = models.PositiveIntegerField(
         default=3306, validators=[MinValueValidator(1), MaxValueValidator(65535)]

@@ -1,9 +1,13 @@
 """Bad rule input is refused with a message that says what to change."""
 
+import html
+
 import pytest
+from django.core.exceptions import ValidationError
 
 from alerts.forms import RuleForm
 from alerts.models import Rule
+from testing.servers import make_server
 
 pytestmark = pytest.mark.django_db
 
@@ -148,3 +152,26 @@ def test_it_says_a_webhook_url_is_not_one_once(url):
     expected = ["Enter a valid URL."] + (["port 99999 is not a TCP port: give one from 1 to 65535"]
                                          if "99999" in url else [])
     assert errors(webhook_url=url)["webhook_url"] == expected
+
+
+def test_it_refuses_a_history_length_threshold_at_or_below_0_as_the_purge_page_does(admin_client):
+    """Audit 4: X = -5 on history_list_length was saved, fired at once ("above -5") and became the purge page's
+    default threshold, where threshold=-5 is refused. The form, the model and the admin now refuse it alike."""
+    said = "X=-5 must be a positive history length: history_list_length is never below 0 (e.g. 100000)."
+    assert errors(kind="threshold", threshold="-5")["threshold"] == [said]
+    assert errors(kind="threshold", threshold="0")["threshold"][0].startswith("X=0 must be a positive history")
+    assert RuleForm({**GOOD, "kind": "threshold", "threshold": "5"}).is_valid()
+    with pytest.raises(ValidationError) as refused:
+        Rule(name="h", kind="threshold", metric="history_list_length", threshold=-5).full_clean()
+    assert refused.value.message_dict["threshold"] == [said]
+    post = {**GOOD, "kind": "threshold", "threshold": "-5", "server": "", "tag": "", "webhook_url": ""}
+    answer = admin_client.post("/admin/alerts/rule/add/", post)
+    assert answer.status_code == 200 and said in html.unescape(answer.content.decode())
+    assert not Rule.objects.filter(threshold=-5).exists()
+
+
+def test_a_negative_history_threshold_saved_before_is_no_purge_page_default(admin_client):
+    server = make_server()
+    Rule.objects.create(name="old", kind="threshold", metric="history_list_length", threshold=-5)
+    body = admin_client.get(f"/servers/{server.pk}/purge/?range=15m").content.decode()
+    assert "above -5" not in body and 'value="-5"' not in body

@@ -32,6 +32,11 @@ def marks(api: MarkApi) -> list[dict]:
     ("/api/runs", {"name": "r", "concurrency": 0}, "concurrency: a whole number from 1 to 2147483647"),
     ("/api/runs", {"name": "r", "concurrency": 10**30}, "concurrency: a whole number from 1 to 2147483647"),
     ("/api/runs", {"name": "r", "warmup_seconds": 2**31}, "warmup_seconds: a whole number from 0 to 2147483647"),
+    # not JSON numbers: refused in the server's API's words (dashboards/tests/test_api.py)
+    ("/api/runs", {"name": "r", "concurrency": "4"}, "'concurrency' must be a whole number (a JSON number such as 4,"
+                                                     " not a string or true/false), got \"4\""),
+    ("/api/runs", {"name": "r", "warmup_seconds": True}, "'warmup_seconds' must be a whole number (a JSON number"
+                                                         " such as 4, not a string or true/false), got true"),
     # PostgreSQL holds neither: the load refused the whole file as damaged
     ("/api/runs", {"name": "r\x00"}, f"name: {UNSTORABLE}"),
     ("/api/annotations", {"text": "a \ud800"}, f"text: {UNSTORABLE}"),

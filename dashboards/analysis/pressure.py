@@ -10,7 +10,9 @@ from collectors import monitor_enable
 from store.breaks import downsample_with_breaks
 from store.points import datetimes
 
-ENABLE_LOG, ENABLE_BUFFER, ENABLE_PURGE = "module_log", "module_buffer", "module_purge"
+# The INNODB_METRICS entries that turn a line's counters on: the purge counters as the purge page and Test
+# connection name them (monitor_enable.PURGE_ENTRIES), not module_purge, which said another thing for the same.
+ENABLE_LOG, ENABLE_BUFFER, ENABLE_PURGE = ("module_log",), ("module_buffer",), monitor_enable.PURGE_ENTRIES
 MIB = 2**20  # checkpoint age and capacity are drawn in MiB
 
 
@@ -23,11 +25,11 @@ class Line:
     row: int
     candidates: tuple[str, ...]
     origin: str
-    enable: str = ""  # the INNODB_METRICS module that turns the counter on, when it is one of its
+    enable: tuple[str, ...] = ()  # the INNODB_METRICS entries that turn the counter on, when it is one of its
 
     @property
     def enable_sql(self) -> str:
-        return f"{monitor_enable.statement(self.enable)};" if self.enable else ""
+        return " ".join(f"{monitor_enable.statement(entry)};" for entry in self.enable)
 
 
 LINES = [
@@ -85,8 +87,9 @@ def choose(lines: Sequence[Line], have: set[str]) -> dict[str, str | None]:
 
 
 def missing_modules(lines: Sequence[Line], chosen: dict[str, str | None]) -> list[str]:
-    """The INNODB_METRICS modules that would turn on what is not collected, each once, in page order."""
-    wanted = [line.enable for line in lines if chosen[line.key] is None and line.enable]
+    """The INNODB_METRICS entries (modules, patterns) that would turn on what is not collected, each once, in page
+    order."""
+    wanted = [entry for line in lines if chosen[line.key] is None for entry in line.enable]
     return list(dict.fromkeys(wanted))
 
 

@@ -207,6 +207,7 @@ def series_export(
     if any("\x00" in name for name in names):  # PostgreSQL refuses the text outright: a 500, not "no such metric"
         raise ExportError(f"metrics={','.join(names)!r} holds a NUL byte, which no metric name has")
     first, last = parse_range(start, end, preset=preset)
+    last = min(last, datetime.now(UTC))  # as the charts: no poll exists past now, so no row is labelled there
     found = find_servers(servers)
     step_s = parse_step(step, first, last, full, points, min(s.poll_interval for s in found))
     if step and step_s is not None:

@@ -40,8 +40,8 @@ def ordered(runs: QuerySet, sort: str) -> QuerySet:
     return runs.order_by(order, "-started_at")
 
 
-def run_lines(runs: QuerySet, sort: str, limit: int = LISTED) -> list[RunLine]:
-    picked = list(ordered(runs.select_related("server"), sort)[:limit])
+def run_lines(runs: QuerySet, sort: str, limit: int = LISTED, offset: int = 0) -> list[RunLine]:
+    picked = list(ordered(runs.select_related("server"), sort)[offset:offset + limit])
     found = runs_trimmed(picked)
     lines = [RunLine(run, found[run.pk][1], found[run.pk][0]) for run in picked]
     if sort.lstrip("-") == "tps":  # runs without samples last either way

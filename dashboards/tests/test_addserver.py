@@ -131,3 +131,18 @@ def test_check_names_what_the_server_leaves_off_and_how_to_turn_it_on(mariadb):
             "('events_statements_current') (and add performance-schema-consumer-events-statements-current=ON to "
             "the server configuration)") in lines
     assert Server.objects.filter(name="weak").exists()  # said, not refused
+
+
+def test_a_name_with_a_control_character_is_refused_on_the_page_and_here(admin_client):
+    """Audit 4: "db\\x01" was saved by the form and written raw into fleet.csv, while NUL was refused."""
+    with pytest.raises(CommandError) as refused:
+        addserver("db\x01x\x1b", "--host", "127.0.0.1", "--user", "steady", "--password-env", "SANDBOX_PW")
+    assert "A name cannot hold control characters (U+0001, U+001B): use letters, digits, spaces and punctuation." \
+        in str(refused.value)
+    post = {"name": "db\x7f", "host": "127.0.0.1", "port": "3306", "user": "steady", "password": "x",
+            "tls_mode": "preferred", "poll_interval": "10", "statements_interval": "60", "enabled": "on"}
+    answer = admin_client.post("/servers/add/", post)
+    assert answer.status_code == 200 and "A name cannot hold control characters (U+007F)" in answer.content.decode()
+    assert not Server.objects.exists()
+    addserver("db 1 (ü-é)", "--host", "127.0.0.1", "--user", "steady", "--password-env", "SANDBOX_PW")
+    assert Server.objects.get().name == "db 1 (ü-é)"

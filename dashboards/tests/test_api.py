@@ -120,7 +120,7 @@ def test_the_tokens_page_shows_a_new_token_once(client, admin_user):
 
 def test_it_records_a_step_of_a_sweep(token):
     make_server("lab3")
-    body = {"name": "rw x16", "server": "lab3", "concurrency": 16, "warmup_seconds": "10", "sweep": "rw",
+    body = {"name": "rw x16", "server": "lab3", "concurrency": 16, "warmup_seconds": 10, "sweep": "rw",
             "label": "innodb_flush_neighbors=0", "command": "sysbench oltp_read_write --threads=16 run"}
     response = post("/api/runs", body, token)
     assert response.status_code == 201, response.content
@@ -135,6 +135,15 @@ def test_it_records_a_step_of_a_sweep(token):
     ({"concurrency": 0}, "'concurrency' must be between 1 and"),
     ({"concurrency": "many"}, "'concurrency' must be a whole number"),
     ({"concurrency": True}, "'concurrency' must be a whole number"),
+    # Audit 4: "4" was taken for 4 (docs/api.md: a whole number); the collector's API refused it.
+    ({"concurrency": "4"}, "'concurrency' must be a whole number (a JSON number such as 4, not a string or "
+                           "true/false), got \"4\""),
+    ({"concurrency": 4.0}, "'concurrency' must be a whole number (a JSON number such as 4, not a string or "
+                           "true/false), got 4.0"),
+    ({"warmup_seconds": "10"}, "'warmup_seconds' must be a whole number (a JSON number such as 4, not a string "
+                               "or true/false), got \"10\""),
+    ({"warmup_seconds": False}, "'warmup_seconds' must be a whole number (a JSON number such as 4, not a string "
+                                "or true/false), got false"),
     ({"warmup_seconds": -5}, "'warmup_seconds' must be between 0 and"),
     ({"label": "x" * 201}, "'label' is longer than 200"),
 ])

@@ -4,6 +4,7 @@ Pages say what was wrong and show something else (200); exports and the API answ
 """
 
 import json
+from datetime import timedelta
 
 import pytest
 from django.test import Client
@@ -212,3 +213,20 @@ def test_a_compared_wait_with_a_nul_byte_is_said_and_the_top_wait_drawn_not_a_50
     assert response.status_code == 200 and "wait= holds a NUL byte" in response.content.decode()
     traces = data.figures(response)["compare-chart"]["data"]
     assert all(t["y"] for t in traces if t["yaxis"] == "y3")  # the runs' top wait, drawn instead
+
+
+def test_every_paginated_list_answers_400_to_a_page_it_does_not_have(admin_client):
+    """Audit 4: /runs/?page=-1 showed page 1 (it read no page, listing the newest 200 runs only) while /?page=-1
+    answered 400. 201 runs: two pages of 200, the oldest alone on page 2; page 3, -1 and 'x' are refused alike."""
+    server = data.make_server("db1")
+    Run.objects.bulk_create(Run(name=f"r{i}", server=server, started_at=START + timedelta(seconds=i))
+                            for i in range(201))
+    for url, pages in (("/runs/", 2), ("/", 1), ("/servers/", 1)):
+        for bad in ("-1", "0", "x", str(pages + 1)):
+            answer = admin_client.get(url, {"page": bad})
+            assert answer.status_code == 400, (url, bad)
+            assert answer.content.decode() == f"page: a whole number from 1 to {pages}, not {bad!r}\n"
+    second = admin_client.get("/runs/", {"page": "2"}).content.decode()
+    assert "<strong>r0</strong>" in second and "<strong>r1</strong>" not in second and "runs 201–201 of 201" in second
+    first = admin_client.get("/runs/").content.decode()
+    assert "<strong>r200</strong>" in first and "<strong>r0</strong>" not in first and "runs 1–200 of 201" in first

@@ -258,3 +258,29 @@ def test_the_holders_table_says_they_cannot_be_read_not_that_none_was_open(admin
     body = admin_client.get(f"/servers/{server.pk}/purge/?range=15m").content.decode()
     table = body.split('id="holders"')[1].split("</section>")[0]
     assert "none can be now: lab: oldest_trx: INNODB_TRX needs the PROCESS privilege" in table
+
+
+@pytest.mark.django_db
+def test_a_holder_found_gone_by_the_polls_own_holder_read_is_no_longer_held(admin_client):
+    """Audit 4: thread 218 committed between two polls; the last poll read the history at 04:53:26.670 and its
+    oldest_trx read, 39 ms later, found the holder gone. The page and the mail said "Held by a read view" (the
+    history read came before the holder's end). A holder found gone only by the next poll was held at this one."""
+    server = make_server()
+    last = timezone.now().replace(microsecond=670_000) - timedelta(seconds=1)
+    polls = [last - timedelta(seconds=10 * (40 - i)) for i in range(41)]
+    write_samples(Sample(server.pk, "history_length", t, None, {"history_list_length": 10 + i})
+                  for i, t in enumerate(polls))
+    holder = TrxHolder.objects.create(server=server, thread_id=218, trx_key="k", user="report", host="10.0.0.7",
+                                      started_at=polls[0] - timedelta(minutes=1),
+                                      seen_at=polls[-2] + timedelta(milliseconds=39),
+                                      ended_at=last + timedelta(milliseconds=39))
+    page = f"/servers/{server.pk}/purge/?range=15m&threshold=20000"
+    verdict = admin_client.get(page).content.decode().split('id="purge-verdict"')[1].split("</section>")[0]
+    assert "Held by a read view" not in verdict and "Nearly empty</strong> at 50" in verdict
+    assert purge_reading(server.pk, last, 20_000).startswith("Nearly empty at 50")
+    # Seen by the last poll's holder read, found gone by the next poll's: held at the last poll.
+    holder.seen_at, holder.ended_at = last + timedelta(milliseconds=39), last + timedelta(seconds=10, milliseconds=39)
+    holder.save()
+    verdict = admin_client.get(page).content.decode().split('id="purge-verdict"')[1].split("</section>")[0]
+    assert "Held by a read view" in verdict and "thread 218, report@10.0.0.7" in verdict
+    assert purge_reading(server.pk, last, 20_000).startswith("Held by a read view: thread 218, report@10.0.0.7")

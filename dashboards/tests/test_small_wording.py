@@ -50,3 +50,23 @@ def test_the_version_names_the_flavor_once(admin_client):
         body = admin_client.get(url).content.decode()
         assert "MariaDB 10.11.19</span>" in body, url
         assert "MariaDB 10.11.19-MariaDB" not in body, url
+
+
+def test_the_run_report_names_the_dip_threshold_and_the_median_as_the_stability_page_does(admin_client):
+    """Audit 4: the run report said "Dips below 50.0 % of the median TPS (189.0)", 189.0 being the threshold and
+    the median 378.0. 3,780 transactions a 10 s poll (378 TPS), one poll at 100 TPS: by hand, median 378 TPS,
+    dips under 189 TPS; the run report and the stability page of the run's range say it in the same words."""
+    server = make_server("dips")
+    start = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=10)
+    write_samples([Sample(server.pk, "global_status", start + timedelta(seconds=10 * i), 10.0 if i else None,
+                          {"tps": 1000 if i == 30 else 3780} if i else {"Threads_running": 4},
+                          frozenset({"tps"}) if i else frozenset()) for i in range(51)])
+    ServerHealth.objects.create(server=server, last_poll_at=start + timedelta(seconds=500),
+                                last_success_at=start + timedelta(seconds=500), polls=51)
+    run = Run.objects.create(name="dips", server=server, started_at=start, ended_at=start + timedelta(seconds=500))
+    said = "Dips: TPS under 189.0 TPS, 50.0 % of the median (378.0 TPS), and stalls with no polls"
+    report = admin_client.get(f"/runs/{run.pk}/report/").content.decode()
+    assert said in " ".join(report.split()) and "Dips below" not in report
+    frm, to = (t.strftime("%Y-%m-%dT%H:%M:%S") for t in (start, start + timedelta(seconds=500)))
+    stability = admin_client.get(f"/servers/{server.pk}/stability/?from={frm}&to={to}").content.decode()
+    assert said in " ".join(stability.split())

@@ -12,6 +12,7 @@ from django.utils.dateparse import parse_datetime
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
+from collectors.collect_runs import whole_number_problem
 from dashboards.bearer import accepts_token
 from dashboards.query_params import MAX_THREADS, MAX_WARMUP
 from dashboards.storable import first_unstorable, why_unstorable
@@ -135,9 +136,9 @@ def count(body: dict, key: str, limit: int, minimum: int = 0) -> int | None:
     raw = body.get(key)
     if raw in (None, ""):
         return None
-    number = raw if isinstance(raw, int) and not isinstance(raw, bool) else parse_id(str(raw))
-    if number is None:
-        raise BadRequest(f"'{key}' must be a whole number, got {raw!r}")
+    if problem := whole_number_problem(key, raw):
+        raise BadRequest(problem)
+    number = raw
     if not minimum <= number <= limit:
         raise BadRequest(f"'{key}' must be between {minimum} and {limit}, got {raw}")
     return number

@@ -3,14 +3,14 @@
 from dataclasses import replace
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 
 from dashboards.forms import AnnotationForm, RunForm
 from dashboards.links import run_statements
-from dashboards.query_params import runs_sort, server_param, sort_problem
+from dashboards.query_params import BadParam, page_number, runs_sort, server_param, sort_problem
 from dashboards.reads import run_statements_through
 from dashboards.reports.run_table import DEFAULT_SORT, SORTS, RunLine, run_lines
 from dashboards.server_texts import tps_bases
@@ -30,7 +30,7 @@ def sort_links(get, sort: str) -> list[dict]:
         current = sort.lstrip("-") == key
         target = key if current and sort.startswith("-") else f"-{key}" if current or key == "tps" else key
         arrow = ("▼" if sort.startswith("-") else "▲") if current else ""
-        out.append({"heading": heading, "link": with_params(get, sort=target), "arrow": arrow})
+        out.append({"heading": heading, "link": with_params(get, ("page",), sort=target), "arrow": arrow})
     return out
 
 
@@ -58,8 +58,17 @@ def runs(request: HttpRequest) -> HttpResponse:
         notes = notes.filter(server_id=picked)
     problem = server_problem(server_id, picked)
     sort = runs_sort(request.GET, SORTS, DEFAULT_SORT)
+    count = run_list.count()
+    pages = max(1, -(-count // LISTED))
+    try:
+        number = page_number(request.GET, pages)
+    except BadParam as error:
+        return HttpResponseBadRequest(f"{error}\n", content_type="text/plain; charset=utf-8")
+    offset = (number - 1) * LISTED
     return render(request, "dashboards/runs.html", {
-        "lines": with_statements(with_bases(run_lines(run_list, sort, LISTED))), "notes": notes[:LISTED],
+        "lines": with_statements(with_bases(run_lines(run_list, sort, LISTED, offset))), "notes": notes[:LISTED],
+        "pager": {"number": number, "first": offset + 1, "last": min(offset + LISTED, count), "count": count,
+                  "links": [(n, with_params(request.GET, page=n)) for n in range(1, pages + 1)]} if pages > 1 else None,
         "run_form": run_form, "note_form": note_form, "server_id": server_id, "columns": sort_links(request.GET, sort),
         "runs_csv": reverse("export-runs") + with_params(request.GET), "server_problem": problem,
         "sort_problem": sort_problem(request.GET, SORTS, DEFAULT_SORT),

@@ -268,3 +268,22 @@ def test_no_row_past_the_end_of_the_range(client, db1):
     times = [datetime.fromisoformat(r[0]) for r in rows[1:]]
     assert times == [START + timedelta(seconds=10 * i) for i in range(1, 6)]  # 10 .. 50 s (0 s has no delta)
     assert all(r[1] != "" for r in rows[1:])
+
+
+def test_rows_stop_at_now_when_to_is_in_the_future(admin_client):
+    """Audit 4: to= an hour ahead gave 360 empty rows labelled after now. 30 polls 10 s apart, the newest 5 s ago:
+    by poll the last row is the newest poll's (at most 30 rows); by step=60 at most the 6 minutes the polls span;
+    nothing labelled after now either way."""
+    server = data.make_server("ahead")
+    newest = datetime.now(UTC).replace(microsecond=0) - timedelta(seconds=5)
+    first = newest - timedelta(seconds=290)
+    data.write_run_data(server.pk, first, 30)
+    ahead = {"server": "ahead", "metrics": "tps", "from": iso_utc(first - timedelta(seconds=1)),
+             "to": iso_utc(newest + timedelta(hours=1))}
+    rows = get_csv(admin_client, **ahead)
+    labels = [datetime.fromisoformat(r[0]) for r in rows[1:]]
+    # The rows sit on the 10 s grid of the polls: the newest poll's row is within 10 s of it, with its value.
+    assert newest - timedelta(seconds=10) < labels[-1] <= datetime.now(UTC) and rows[-1][1] != ""
+    assert len(labels) <= 30
+    minutes = [datetime.fromisoformat(r[0]) for r in get_csv(admin_client, **ahead, step="60")[1:]]
+    assert minutes[-1] <= datetime.now(UTC) and len(minutes) <= 6
