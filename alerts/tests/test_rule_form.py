@@ -148,3 +148,31 @@ def test_it_says_a_webhook_url_is_not_one_once(url):
     expected = ["Enter a valid URL."] + (["port 99999 is not a TCP port: give one from 1 to 65535"]
                                          if "99999" in url else [])
     assert errors(webhook_url=url)["webhook_url"] == expected
+
+
+@pytest.mark.parametrize(("url", "why"), [
+    ("http://169.254.169.254/latest", "169.254.169.254 is link-local (where cloud metadata services answer)"),
+    ("http://[fe80::1]/x", "fe80::1 is link-local (where cloud metadata services answer)"),
+    ("http://[::ffff:169.254.169.254]/x", "169.254.169.254 is link-local (where cloud metadata services answer)"),
+    ("http://0.0.0.0:8080/x", "0.0.0.0 is an unspecified address"),
+    ("http://224.0.0.1/x", "224.0.0.1 is a multicast address"),
+    ("http://metadata.google.internal/computeMetadata/v1/", "metadata.google.internal is a cloud metadata service"),
+    ("http://[fd00:ec2::254]/latest", "fd00:ec2::254 is a cloud metadata service"),
+])
+def test_it_refuses_a_webhook_to_metadata_link_local_and_such(url, why):
+    assert errors(webhook_url=url)["webhook_url"] == [
+        f"webhook refused: {why}. Give the address of a receiver on your network or the internet."]
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:8080/hook", "http://10.1.2.3/hook", "http://localhost:9/hook",
+                                 "https://[fd12::1]/hook"])
+def test_it_accepts_a_webhook_to_a_private_or_loopback_relay(url):
+    form = RuleForm({**GOOD, "webhook_url": url})
+    assert form.is_valid(), form.errors
+
+
+def test_a_setting_refuses_private_networks_too(settings):
+    settings.WEBHOOK_PRIVATE_NETWORKS = False
+    assert errors(webhook_url="http://localhost:9/hook")["webhook_url"][0].startswith(
+        "webhook refused: 127.0.0.1 is a private or loopback address")
+    assert "webhook_url" in errors(webhook_url="http://10.1.2.3/hook")
