@@ -10,6 +10,7 @@ from django.core.validators import URLValidator
 from alerts import catalog, kinds
 from alerts.models import Rule
 from alerts.recipients import invalid
+from alerts.webhook_targets import url_refusal
 
 PORT = re.compile(r":(\d+)$")
 
@@ -29,6 +30,18 @@ class WebhookUrlField(forms.URLField):
     "Enter a valid URL." twice."""
 
     default_validators = [URLValidator(schemes=["http", "https"])]
+
+    def validate(self, value: str) -> None:
+        super().validate(value)
+        if value:
+            allowed_target(value)
+
+
+def allowed_target(url: str) -> None:
+    """Not a link-local, unspecified or multicast address nor a cloud metadata service (alerts.webhook_targets)."""
+    why = url_refusal(url)
+    if why:
+        raise ValidationError(f"{why}. Give the address of a receiver on your network or the internet.")
 
 
 class RecipientsField(forms.CharField):

@@ -17,6 +17,7 @@ from django.conf import settings
 
 from alerts.emails import alert_context
 from alerts.models import Notification
+from alerts.webhook_targets import OPENER, RefusedTarget, url_refusal
 
 SIGNATURE_HEADER = "X-SteadyState-Signature"
 TIMESTAMP_HEADER = "X-SteadyState-Timestamp"
@@ -76,10 +77,15 @@ def post(n: Notification) -> None:
     """POST the event; WebhookError says why not, and whether trying again can help."""
     if not n.url.lower().startswith(("http://", "https://")):
         raise WebhookError("only http:// and https:// URLs are called", permanent=True)
+    refused = url_refusal(n.url)
+    if refused:
+        raise WebhookError(refused, permanent=True)
     secret = n.event.rule.webhook_secret if n.event_id else ""
     try:
-        with urllib.request.urlopen(request(n, secret), timeout=settings.WEBHOOK_TIMEOUT) as answer:
+        with OPENER.open(request(n, secret), timeout=settings.WEBHOOK_TIMEOUT) as answer:
             answer.read(1024)
+    except RefusedTarget as exc:  # checked on the addresses connected to: the rule's form checked them once
+        raise WebhookError(str(exc), permanent=True) from None
     except urllib.error.HTTPError as exc:
         # Only the status: a receiver's body may echo what it should not show on our pages.
         temporary = exc.code >= 500 or exc.code in RETRY_STATUSES

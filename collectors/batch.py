@@ -24,27 +24,37 @@ def poll_server(server_id: int, only: list[str] | None = None, due_at: datetime 
 
 def poll_servers(servers: list, due: dict[int, datetime | None], only: list[str] | None = None,
                  executor=None) -> list[PollResult]:
-    """Poll servers concurrently (when given an executor), then record all results at once.
-
-    """
+    """Poll servers concurrently (when given an executor), then record all results at once."""
     tokens = state.acquire_locks({s.id: lock_ttl(s.poll_interval) for s in servers})
-    locked = [s.id for s in servers if tokens[s.id]]
     try:
-        saved = snapshots.store().load_many(locked) if locked else {}
-        jobs: list[tuple] = []
-        for server in servers:
-            if not tokens[server.id]:
-                jobs.append((server, None))
-                continue
-            args = (Target.from_server(server), server.poll_interval, due.get(server.id), only, saved[server.id])
-            jobs.append((server, executor.submit(safe_poll, *args) if executor else safe_poll(*args)))
-        results = [collect_job(server, job, due.get(server.id)) for server, job in jobs]
-        polled = [r for r in results if not r.skipped]
-        save_snapshots(polled)
-        record(servers, polled)
+        results = poll_locked(servers, {sid for sid, token in tokens.items() if token}, due, only, executor)
+        write_polls(servers, results)
     finally:
         state.release_locks({server_id: token for server_id, token in tokens.items() if token})
     return results
+
+
+def poll_locked(servers: list, locked: set[int], due: dict[int, datetime | None], only: list[str] | None,
+                executor=None) -> list[PollResult]:
+    """Poll the servers this batch holds the lock of; the others' results say they were skipped."""
+    ids = [s.id for s in servers if s.id in locked]
+    saved = snapshots.store().load_many(ids) if ids else {}
+    jobs: list[tuple] = []
+    for server in servers:
+        if server.id not in locked:
+            jobs.append((server, None))
+            continue
+        args = (Target.from_server(server), server.poll_interval, due.get(server.id), only, saved[server.id])
+        jobs.append((server, executor.submit(safe_poll, *args) if executor else safe_poll(*args)))
+    return [collect_job(server, job, due.get(server.id)) for server, job in jobs]
+
+
+def write_polls(servers: list, results: list[PollResult]) -> None:
+    """The polls' snapshots to Redis, their samples, health, holders, statements and versions to the databases
+    (a server deleted since its poll only loses its own rows)."""
+    polled = [r for r in results if not r.skipped]
+    save_snapshots(polled)
+    record(servers, polled)
 
 
 def save_snapshots(polled: list[PollResult]) -> None:

@@ -43,6 +43,7 @@ def reading_dict(source: str, raw: RawReading, snapshot: Snapshot | None) -> dic
     next_boot = snapshot.boot if snapshot is not None and snapshot.boot != raw.boot else None
     optional = {"next_boot": next_boot, "note": r.note, "absent_is_zero": r.absent_is_zero,
                 "reset_markers": list(r.reset_markers), "reset_together": r.reset_together,
+                "resets_alone": list(r.resets_alone),
                 "aliases": {k: list(v) for k, v in r.aliases.items()}, "stored_on_change": r.stored_on_change,
                 "reading_boot": r.boot, "derive": derive_spec(r.derive), "unstored": sorted(r.unstored),
                 "extra": file_extra(source, r.extra)}
@@ -78,6 +79,7 @@ def reading_of(data: dict) -> RawReading:
             values=dict(data["values"]), counters=frozenset(data["counters"]), note=data.get("note", ""),
             absent_is_zero=bool(data.get("absent_is_zero")), reset_markers=tuple(data.get("reset_markers", ())),
             reset_together=bool(data.get("reset_together")),
+            resets_alone=tuple(data.get("resets_alone", ())),
             aliases={k: tuple(v) for k, v in data.get("aliases", {}).items()},
             stored_on_change=bool(data.get("stored_on_change")), boot=data.get("reading_boot"),
             derive=derive_of(data.get("derive")), unstored=frozenset(data.get("unstored", ())),
@@ -100,7 +102,8 @@ def check_reading(reading: Reading) -> None:
         raise BadRecord("a reading's values are not all numbers")
     if not reading.counters <= values.keys():
         raise BadRecord("a reading names counters it has no value for")
-    names = [*reading.reset_markers, *reading.unstored, *(n for c in reading.aliases.values() for n in c)]
+    names = [*reading.reset_markers, *reading.resets_alone, *reading.unstored,
+             *(n for c in reading.aliases.values() for n in c)]
     if not all(isinstance(n, str) for n in names):
         raise BadRecord("a reading's reset markers, aliases or unstored names are not all names")
     holder = reading.extra.get("holder")

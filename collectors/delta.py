@@ -132,10 +132,13 @@ def may_be_reset(prev: Snapshot, reading: Reading, boot: float | None, deltas: d
         return True
     if not reading.reset_together:
         return False
-    if deltas and min(deltas.values()) < 0:
+    alone = reading.resets_alone
+    if deltas and min(deltas.values()) < 0 and any(
+            change < 0 and not name.startswith(alone) for name, change in deltas.items()):
         return True
     # A counter that vanished was zeroed (TRUNCATE) when absent means zero.
-    return reading.absent_is_zero and any(prev.values[name] > 0 for name in prev.values.keys() - values.keys())
+    return reading.absent_is_zero and any(prev.values[name] > 0 and not name.startswith(alone)
+                                          for name in prev.values.keys() - values.keys())
 
 
 def reset_reason(prev: Snapshot, reading: Reading, boot: float | None) -> str:
@@ -149,9 +152,10 @@ def reset_reason(prev: Snapshot, reading: Reading, boot: float | None) -> str:
     if not reading.reset_together:
         return ""
     missing = 0 if reading.absent_is_zero else None
+    alone = reading.resets_alone
     for name, before in prev.values.items():
         now = values.get(name, missing)
-        if now is not None and now < before and name not in markers:
+        if now is not None and now < before and name not in markers and not name.startswith(alone):
             return f"{name} went down ({before} -> {now}): counters were reset (FLUSH STATUS, TRUNCATE, restart)"
     return ""
 

@@ -9,6 +9,8 @@ that poll's time.
 import logging
 from datetime import datetime, timedelta
 
+from django.db import IntegrityError, transaction
+
 from collectors.models import TrxHolder
 from collectors.results import PollResult
 from collectors.sources.oldest_trx import NAME as SOURCE
@@ -55,15 +57,22 @@ def apply(found: dict[int, tuple[datetime, dict | None]]) -> None:
         return  # the usual batch: nothing held, nothing to end (one plain statement, no ORM query)
     open_rows = {h.server_id: h for h in TrxHolder.objects.filter(server_id__in=list(found), ended_at=None)}
     for server_id, (at, holder) in found.items():
-        current = open_rows.get(server_id)
-        if current is not None and holder is not None and current.trx_key == holder["key"][:120]:
-            extend(current, holder, at)
-            continue
-        if current is not None:
-            current.ended_at = at
-            current.save(update_fields=["ended_at"])
-        if holder is not None:
-            TrxHolder.objects.create(server_id=server_id, **fields(holder, at))
+        try:
+            with transaction.atomic():  # a savepoint: a server deleted since its poll fails alone
+                apply_one(server_id, open_rows.get(server_id), at, holder)
+        except IntegrityError:
+            log.info("server %d was deleted since its poll: its oldest-transaction holder is not recorded", server_id)
+
+
+def apply_one(server_id: int, current: TrxHolder | None, at: datetime, holder: dict | None) -> None:
+    if current is not None and holder is not None and current.trx_key == holder["key"][:120]:
+        extend(current, holder, at)
+        return
+    if current is not None:
+        current.ended_at = at
+        current.save(update_fields=["ended_at"])
+    if holder is not None:
+        TrxHolder.objects.create(server_id=server_id, **fields(holder, at))
 
 
 def started(holder: dict, at: datetime) -> datetime:

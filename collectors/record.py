@@ -6,7 +6,7 @@ A few statements per batch whatever its size, so the database is not the bottlen
 import json
 import logging
 
-from django.db import InterfaceError, OperationalError
+from django.db import IntegrityError, InterfaceError, OperationalError, transaction
 
 from collectors.holders import record_holders
 from collectors.models import HISTORY_SLOTS, PollRecord, ServerHealth
@@ -19,6 +19,7 @@ from store.ingest import write_samples as store_write
 log = logging.getLogger(__name__)
 
 HEALTH = ServerHealth._meta.db_table
+SERVERS = Server._meta.db_table
 HISTORY = PollRecord._meta.db_table
 # One statement per batch over binary column arrays, no model instances: the ORM cost 0.35 ms a poll
 # (docs/sources.md); each history row takes its server's next ring slot from the health upsert's count.
@@ -33,6 +34,7 @@ WITH t AS (
     INSERT INTO {HEALTH} AS h (server_id, last_poll_at, last_success_at, consecutive_failures, last_error,
                                sources, polls, last_duration_ms, last_lag_ms)
     SELECT id, at, success, failures, error, src::jsonb, 1, duration, lag FROM t
+    WHERE EXISTS (SELECT 1 FROM {SERVERS} s WHERE s.id = t.id)  -- a server deleted since its poll has no rows
     ON CONFLICT (server_id) DO UPDATE SET
         last_poll_at = EXCLUDED.last_poll_at,
         last_success_at = COALESCE(EXCLUDED.last_success_at, h.last_success_at),
@@ -97,7 +99,24 @@ def update_health_and_history(results: list[PollResult], store_error: str) -> No
                                   "duration_ms": round(s.duration_ms, 3)}
                          for s in r.sources}))
             for r in results]
-    fetch_all(UPSERT_HEALTH_AND_HISTORY, columns(rows))
+    upsert_live(columns(rows))
+
+
+# A server deleted between the upsert's snapshot and its foreign key check fails the statement: again, it is
+# left out (each try has its own savepoint, so a caller's transaction survives the failed one).
+TRIES = 3
+
+
+def upsert_live(params: list[list]) -> None:
+    for attempt in range(TRIES):
+        try:
+            with transaction.atomic():
+                fetch_all(UPSERT_HEALTH_AND_HISTORY, params)
+            return
+        except IntegrityError:
+            if attempt == TRIES - 1:
+                raise
+            log.info("a server of the batch was deleted while its health was written: written again without it")
 
 
 def ms(value: float | None) -> float | None:

@@ -43,6 +43,9 @@ class Reading:
     # The counters are zeroed together (TRUNCATE of a summary table): one decrease resets them all.
     # Otherwise a decrease drops that one counter's delta (FLUSH of one counter, a level misread).
     reset_together: bool = False
+    # Name prefixes of counters that go down alone even where reset_together: a sum over instances the server
+    # forgets (a dropped table's waits leave wait/io/table/sql/handler), so their decrease drops only their delta.
+    resets_alone: tuple[str, ...] = ()
     # name -> counters in order of preference: its delta is that of the first one with a delta
     # (tps: the transaction summary where it can be read, else the explicit COMMIT/ROLLBACK count).
     aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)

@@ -147,6 +147,8 @@ EMAIL_HOST_PASSWORD = envsecret("EMAIL_HOST_PASSWORD")
 EMAIL_USE_TLS = envbool("EMAIL_USE_TLS")
 EMAIL_TIMEOUT = envint("EMAIL_TIMEOUT", 10, lo=1)
 WEBHOOK_TIMEOUT = envint("WEBHOOK_TIMEOUT", 5, lo=1, hi=60)
+# Webhooks to private and loopback addresses (internal chat relays); link-local, metadata and the like never.
+WEBHOOK_PRIVATE_NETWORKS = envbool("WEBHOOK_PRIVATE_NETWORKS", True)
 DEFAULT_FROM_EMAIL = envstr("DEFAULT_FROM_EMAIL", "steadystate@localhost")
 # Who gets alert e-mails of rules without their own recipients (the built-in ones), comma-separated.
 # Checked by alerts.checks at start (`up`, `manage.py check`) and shown on the Alerts page when wrong.

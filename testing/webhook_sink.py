@@ -22,6 +22,7 @@ class Received:
 class Sink:
     url: str = ""
     status: int = 200  # what the next calls are answered with
+    location: str = ""  # sent as Location (a redirect, with a 3xx status)
     calls: list[Received] = field(default_factory=list)
 
 
@@ -34,6 +35,8 @@ def running_sink():
             body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
             sink.calls.append(Received(self.headers, body))
             self.send_response(sink.status)
+            if sink.location:
+                self.send_header("Location", sink.location)
             self.end_headers()
             self.wfile.write(b"server banner that must not be shown")
 

@@ -155,7 +155,7 @@ def test_it_says_a_webhook_url_is_not_one_once(url):
 
 
 def test_it_refuses_a_history_length_threshold_at_or_below_0_as_the_purge_page_does(admin_client):
-    """Audit 4: X = -5 on history_list_length was saved, fired at once ("above -5") and became the purge page's
+    """X = -5 on history_list_length was saved, fired at once ("above -5") and became the purge page's
     default threshold, where threshold=-5 is refused. The form, the model and the admin now refuse it alike."""
     said = "X=-5 must be a positive history length: history_list_length is never below 0 (e.g. 100000)."
     assert errors(kind="threshold", threshold="-5")["threshold"] == [said]
@@ -175,3 +175,31 @@ def test_a_negative_history_threshold_saved_before_is_no_purge_page_default(admi
     Rule.objects.create(name="old", kind="threshold", metric="history_list_length", threshold=-5)
     body = admin_client.get(f"/servers/{server.pk}/purge/?range=15m").content.decode()
     assert "above -5" not in body and 'value="-5"' not in body
+
+
+@pytest.mark.parametrize(("url", "why"), [
+    ("http://169.254.169.254/latest", "169.254.169.254 is link-local (where cloud metadata services answer)"),
+    ("http://[fe80::1]/x", "fe80::1 is link-local (where cloud metadata services answer)"),
+    ("http://[::ffff:169.254.169.254]/x", "169.254.169.254 is link-local (where cloud metadata services answer)"),
+    ("http://0.0.0.0:8080/x", "0.0.0.0 is an unspecified address"),
+    ("http://224.0.0.1/x", "224.0.0.1 is a multicast address"),
+    ("http://metadata.google.internal/computeMetadata/v1/", "metadata.google.internal is a cloud metadata service"),
+    ("http://[fd00:ec2::254]/latest", "fd00:ec2::254 is a cloud metadata service"),
+])
+def test_it_refuses_a_webhook_to_metadata_link_local_and_such(url, why):
+    assert errors(webhook_url=url)["webhook_url"] == [
+        f"webhook refused: {why}. Give the address of a receiver on your network or the internet."]
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:8080/hook", "http://10.1.2.3/hook", "http://localhost:9/hook",
+                                 "https://[fd12::1]/hook"])
+def test_it_accepts_a_webhook_to_a_private_or_loopback_relay(url):
+    form = RuleForm({**GOOD, "webhook_url": url})
+    assert form.is_valid(), form.errors
+
+
+def test_a_setting_refuses_private_networks_too(settings):
+    settings.WEBHOOK_PRIVATE_NETWORKS = False
+    assert errors(webhook_url="http://localhost:9/hook")["webhook_url"][0].startswith(
+        "webhook refused: 127.0.0.1 is a private or loopback address")
+    assert "webhook_url" in errors(webhook_url="http://10.1.2.3/hook")

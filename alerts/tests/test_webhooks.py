@@ -160,3 +160,54 @@ def test_the_form_keeps_the_secret_write_only(admin_client, sink):
     assert rule.webhook_secret == SECRET  # empty keeps it
     response = admin_client.post(f"/alerts/rules/{rule.id}/edit/", {**data, "webhook_url": "file:///etc/passwd"})
     assert response.status_code == 200 and "Enter a valid URL" in response.content.decode()
+
+
+def refused_call(url: str) -> Notification:
+    server, now = make_server(), timezone.now()
+    hooked_rule(url)  # saved as before the form checked it, or resolving elsewhere since
+    history(server, [2000], now)
+    evaluate_all(now)
+    sending.send_due(now)
+    n = Notification.objects.get(channel=Notification.WEBHOOK)
+    assert sending.send_due(now + timedelta(hours=2)) == 0  # not retried
+    n.refresh_from_db()
+    return n
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("url", ["http://169.254.169.254/latest", "http://2852039166/latest"])  # the same as a number
+def test_a_rule_pointing_at_the_metadata_service_is_refused_at_send_time(sink, url):
+    n = refused_call(url)
+    assert (n.status, n.last_error) == (
+        "failed", "webhook refused: 169.254.169.254 is link-local (where cloud metadata services answer)")
+
+
+@pytest.mark.django_db
+def test_a_name_is_checked_on_the_address_it_resolves_to_at_send_time(sink, settings):
+    """localhost is a name the form let through; at the call it resolves to 127.0.0.1, which the setting
+    refuses: the local receiver gets no call."""
+    settings.WEBHOOK_PRIVATE_NETWORKS = False
+    n = refused_call(sink.url.replace("127.0.0.1", "localhost"))
+    assert n.status == "failed" and n.last_error.startswith(
+        "webhook refused: 127.0.0.1 is a private or loopback address")
+    assert sink.calls == []
+
+
+@pytest.mark.django_db
+def test_a_relay_on_a_loopback_name_is_called(sink):
+    server, now = make_server(), timezone.now()
+    hooked_rule(sink.url.replace("127.0.0.1", "localhost"))
+    history(server, [2000], now)
+    evaluate_all(now)
+    sending.send_due(now)
+    assert [c.json["event"] for c in sink.calls] == ["firing"]
+    assert Notification.objects.get(channel=Notification.WEBHOOK).status == "sent"
+
+
+@pytest.mark.django_db
+def test_a_redirect_to_the_metadata_service_is_not_followed(sink):
+    sink.status, sink.location = 302, "http://169.254.169.254/latest/meta-data/"
+    n = refused_call(sink.url)
+    assert len(sink.calls) == 1  # the receiver was called; where it sent us (urllib follows a 302) was not
+    assert (n.status, n.last_error) == (
+        "failed", "webhook refused: 169.254.169.254 is link-local (where cloud metadata services answer)")

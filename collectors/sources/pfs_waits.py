@@ -53,6 +53,12 @@ def noted(make: Callable[[list[tuple]], Reading]) -> Callable[[tuple, Any, Serve
     return from_shared
 
 
+# The table instruments sum over the tables the server holds: a dropped table takes its waits with it, so
+# these counters go down on their own (CREATE/DROP TABLE under a load) without any TRUNCATE. Their decrease
+# drops their delta alone; any other event going down or vanishing is a TRUNCATE of the summary.
+TABLE_EVENTS = tuple(f"{kind}:wait/{what}/table/" for kind in ("wait.count", "wait.time_ps")
+                     for what in ("io", "lock"))
+
 # The events of a reading, in the server's order -> their metric names: the same every poll of a
 # server, so the few hundred names are made once and not per poll.
 NAMES: dict[tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...], frozenset[str]]] = {}
@@ -67,7 +73,8 @@ def planned_reading(fields: list[str]) -> Reading:
     counts, times, names = NAMES.get(events) or metric_names(events)
     values = dict(zip(counts, map(int, fields[1::3]), strict=True))
     values.update(zip(times, map(int, fields[2::3]), strict=True))
-    return Reading(values, names, absent_is_zero=True, reset_together=True)
+    return Reading(values, names, absent_is_zero=True, reset_together=True,
+                   resets_alone=TABLE_EVENTS)
 
 
 def metric_names(events: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...], frozenset[str]]:
@@ -99,10 +106,12 @@ def reading(rows: list[tuple]) -> Reading:
         values[f"wait.time_ps:{event}"] = int(timer)
     if not values:
         return Reading({}, frozenset(), absent_is_zero=True, reset_together=True,
+                   resets_alone=TABLE_EVENTS,
                        note="no wait event has been counted yet: check performance_schema.setup_instruments"
                             " (wait/% ENABLED and TIMED) and setup_consumers (global_instrumentation)")
-    # TRUNCATE TABLE zeroes every row at once: one decrease is a reset of the whole reading.
-    return Reading(values, frozenset(values), absent_is_zero=True, reset_together=True)
+    # TRUNCATE TABLE zeroes every row at once: one decrease is a reset of the whole reading (save TABLE_EVENTS).
+    return Reading(values, frozenset(values), absent_is_zero=True, reset_together=True,
+                   resets_alone=TABLE_EVENTS)
 
 
 METRICS = (

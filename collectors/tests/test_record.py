@@ -1,7 +1,12 @@
 """Health and history rows of a batch, written by one upsert each: counts, merges and ring slots."""
 
-from collectors.batch import poll_servers
-from collectors.models import HISTORY_SLOTS, PollRecord, ServerHealth
+import time
+
+import pytest
+
+from collectors.batch import poll_locked, poll_servers, write_polls
+from collectors.models import HISTORY_SLOTS, PollRecord, ServerHealth, TrxHolder
+from servers.models import Server
 from testing.mariadb import free_port
 
 
@@ -32,3 +37,28 @@ def test_the_history_ring_wraps_and_overwrites_its_oldest_slot(make_server, mari
     assert sorted(rows) == [0, 1]  # slot 1 was the first poll's, then overwritten by the 361st
     assert rows[1] > rows[0]
     assert ServerHealth.objects.get(server=server).polls == HISTORY_SLOTS + 1
+
+
+@pytest.mark.django_db(transaction=True)  # autocommit, as the worker writes: Django's foreign keys are deferred
+def test_a_server_deleted_between_its_poll_and_the_write_loses_only_its_rows(make_server, mariadb):
+    gone, kept = make_server("gone", mariadb.port), make_server("kept", mariadb.port)
+    Server.objects.filter(pk=kept.pk).update(version="0.0")  # as detected before an upgrade
+    kept.version = "0.0"
+    conn = mariadb.connect()  # a transaction over a second old: each poll sees a holder worth a row
+    try:
+        with conn.cursor() as cur:
+            cur.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT")
+        time.sleep(1.2)
+        results = poll_locked([gone, kept], {gone.pk, kept.pk}, {}, ["global_status", "oldest_trx"])
+    finally:
+        conn.close()
+    assert all(r.ok for r in results)
+    Server.objects.filter(pk=gone.pk).delete()  # the admin deletes it while the batch polled
+    write_polls([gone, kept], results)
+    health = ServerHealth.objects.get(server=kept)
+    assert (health.polls, health.consecutive_failures) == (1, 0)
+    assert PollRecord.objects.filter(server=kept, ok=True).count() == 1
+    assert TrxHolder.objects.filter(server=kept, ended_at=None).count() == 1
+    assert Server.objects.get(pk=kept.pk).version not in ("", "0.0")
+    assert not ServerHealth.objects.filter(server_id=gone.pk).exists()
+    assert not TrxHolder.objects.filter(server_id=gone.pk).exists()

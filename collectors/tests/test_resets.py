@@ -78,3 +78,22 @@ def test_a_restart_is_a_reset_for_every_source(server, load, mariadb):
     assert outcome(after, "global_status").sample.values["tps"] == 2
     assert_no_negative_delta_stored(server, since)
     assert set(registry.SOURCES) >= set(CHEAP)
+
+
+def test_a_dropped_table_loses_only_the_table_waits_delta(server, load, mariadb):
+    """DROP TABLE takes that table's waits out of wait/io/table/sql/handler: no TRUNCATE, the other waits count on."""
+    mariadb.execute("CREATE DATABASE IF NOT EXISTS dropped_waits",
+                    "CREATE TABLE dropped_waits.t (id INT PRIMARY KEY) ENGINE=InnoDB",
+                    *(f"INSERT INTO dropped_waits.t VALUES ({i})" for i in range(200)))
+    poll_server(server.id, only=["pfs_waits"])
+    mariadb.execute("DROP TABLE dropped_waits.t")
+    load.transactions(commits=3)  # 3 table writes: far fewer than the 200 the dropped table took away
+    found = outcome(poll_server(server.id, only=["pfs_waits"]), "pfs_waits")
+    assert found.reset == "" and found.sample.interval is not None
+    assert "wait.count:wait/io/table/sql/handler (" in found.note
+    assert "wait.count:wait/io/table/sql/handler" not in found.sample.values
+    others = {name: v for name, v in found.sample.values.items() if name.startswith("wait.count:")}
+    assert others and sum(others.values()) > 0  # the commits' mutexes and log writes kept their deltas
+    load.transactions(commits=5)
+    after = outcome(poll_server(server.id, only=["pfs_waits"]), "pfs_waits")
+    assert after.sample.values["wait.count:wait/io/table/sql/handler"] >= 5  # the new total is its baseline

@@ -52,6 +52,10 @@ class PerTransaction:
     wait_seconds: float | None = None  # the seconds wait_ms is over (both sources cover), with it or not
     cpu_seconds: float | None = None
     waits_polled: float | None = None  # the seconds the wait summary's own polls cover in the interval
+    # The transactions wait_ms and cpu_ms divide by: those of the seconds both sources cover (not `transactions`
+    # where a source missed a poll).
+    wait_transactions: float | None = None
+    cpu_transactions: float | None = None
 
 
 def per_transaction(sums: Mapping[str, tuple[int | float, float]], waited: Mapping[str, int] | None,
@@ -67,4 +71,6 @@ def per_transaction(sums: Mapping[str, tuple[int | float, float]], waited: Mappi
     events = {e: ps / wait.shared.transactions for e, ps in waited.items()} if wait and waited else {}
     return PerTransaction(trx, wait_ms, 1000.0 * cpu.amount / cpu.shared.transactions if cpu else None,
                           wait.differs() if wait else None, cpu.differs() if cpu else None, events,
-                          wait.shared.seconds if wait else None, cpu.shared.seconds if cpu else None)
+                          wait.shared.seconds if wait else None, cpu.shared.seconds if cpu else None,
+                          wait_transactions=wait.shared.transactions if wait else None,
+                          cpu_transactions=cpu.shared.transactions if cpu else None)

@@ -30,6 +30,10 @@ RUN_HEADER = ["run id", "run", "server", "from (UTC, after the warm-up)", "ended
 PER_TRX_HEADER = ["transactions in interval", "waits per transaction in interval (ms, all waits listed)",
                   "host CPU per transaction in interval (ms)", "seconds both sources cover (waits per transaction)",
                   "seconds both sources cover (host CPU per transaction)"]
+# Appended after every other column, so the columns before keep their places: the transactions each figure
+# divides by (those of the seconds both sources cover), where a source missed a poll not the interval's.
+SHARED_TRX_HEADER = ["transactions both sources cover (waits per transaction)",
+                     "transactions both sources cover (host CPU per transaction)"]
 ANNOTATION_HEADER = ["time (UTC)", "server", "run", "text"]
 HOLDER_HEADER = ["thread", "user", "host", "from (UTC)", "last seen (UTC)", "ended by (UTC)", "held for (s)",
                  "state", "isolation", "statement", "idle"]
@@ -52,6 +56,10 @@ def per_trx_cells(pt: PerTransaction) -> list:
     return [pt.transactions, pt.wait_ms, pt.cpu_ms, pt.wait_seconds, pt.cpu_seconds]
 
 
+def shared_trx_cells(pt: PerTransaction) -> list:
+    return [pt.wait_transactions, pt.cpu_transactions]
+
+
 def wait_ms_per_trx(row: WaitRow | None, pt: PerTransaction) -> float | None:
     """One event's milliseconds waited per transaction, over the seconds the wait summary and TPS both cover: they
     add up to the interval's waits per transaction."""
@@ -61,19 +69,21 @@ def wait_ms_per_trx(row: WaitRow | None, pt: PerTransaction) -> float | None:
 
 
 def topwaits_rows(waits: list[WaitRow], pt: PerTransaction) -> Iterator[list]:
-    yield WAIT_HEADER + ["time waited per transaction (ms)"] + PER_TRX_HEADER
+    yield WAIT_HEADER + ["time waited per transaction (ms)"] + PER_TRX_HEADER + SHARED_TRX_HEADER
     for rank, row in enumerate(waits, start=1):
         avg = None if row.avg_ps is None else row.avg_ps / 1e6
         yield [rank, row.event, row.time_ps / PS_PER_S, row.share * 100, row.count, avg, row.time_ps,
-               wait_ms_per_trx(row, pt), *per_trx_cells(pt)]
+               wait_ms_per_trx(row, pt), *per_trx_cells(pt), *shared_trx_cells(pt)]
 
 
 def topwaits_diff_rows(diffs: list[WaitDiff], a: PerTransaction, b: PerTransaction) -> Iterator[list]:
-    yield DIFF_HEADER + [f"A {h}" for h in PER_TRX_HEADER] + [f"B {h}" for h in PER_TRX_HEADER]
+    yield (DIFF_HEADER + [f"A {h}" for h in PER_TRX_HEADER] + [f"B {h}" for h in PER_TRX_HEADER]
+           + [f"A {h}" for h in SHARED_TRX_HEADER] + [f"B {h}" for h in SHARED_TRX_HEADER])
     for d in diffs:
         yield [d.event, d.a_rate / PS_PER_S, d.b_rate / PS_PER_S, d.rate_diff / PS_PER_S, d.ratio,
                _us(d.a_per_trx), _us(d.b_per_trx), d.per_trx_ratio, *_wait_cells(d.a), *_wait_cells(d.b),
-               d.a.time_ps if d.a else 0, d.b.time_ps if d.b else 0, *per_trx_cells(a), *per_trx_cells(b)]
+               d.a.time_ps if d.a else 0, d.b.time_ps if d.b else 0, *per_trx_cells(a), *per_trx_cells(b),
+               *shared_trx_cells(a), *shared_trx_cells(b)]
 
 
 def _us(ps: float | None) -> float | None:

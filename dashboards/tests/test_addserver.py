@@ -134,7 +134,7 @@ def test_check_names_what_the_server_leaves_off_and_how_to_turn_it_on(mariadb):
 
 
 def test_a_name_with_a_control_character_is_refused_on_the_page_and_here(admin_client):
-    """Audit 4: "db\\x01" was saved by the form and written raw into fleet.csv, while NUL was refused."""
+    """"db\\x01" was saved by the form and written raw into fleet.csv, while NUL was refused."""
     with pytest.raises(CommandError) as refused:
         addserver("db\x01x\x1b", "--host", "127.0.0.1", "--user", "steady", "--password-env", "SANDBOX_PW")
     assert "A name cannot hold control characters (U+0001, U+001B): use letters, digits, spaces and punctuation." \

@@ -135,7 +135,7 @@ def test_it_records_a_step_of_a_sweep(token):
     ({"concurrency": 0}, "'concurrency' must be between 1 and"),
     ({"concurrency": "many"}, "'concurrency' must be a whole number"),
     ({"concurrency": True}, "'concurrency' must be a whole number"),
-    # Audit 4: "4" was taken for 4 (docs/api.md: a whole number); the collector's API refused it.
+    # "4" was taken for 4 (docs/api.md: a whole number); the collector's API refused it.
     ({"concurrency": "4"}, "'concurrency' must be a whole number (a JSON number such as 4, not a string or "
                            "true/false), got \"4\""),
     ({"concurrency": 4.0}, "'concurrency' must be a whole number (a JSON number such as 4, not a string or "

@@ -216,7 +216,7 @@ def test_a_compared_wait_with_a_nul_byte_is_said_and_the_top_wait_drawn_not_a_50
 
 
 def test_every_paginated_list_answers_400_to_a_page_it_does_not_have(admin_client):
-    """Audit 4: /runs/?page=-1 showed page 1 (it read no page, listing the newest 200 runs only) while /?page=-1
+    """/runs/?page=-1 showed page 1 (it read no page, listing the newest 200 runs only) while /?page=-1
     answered 400. 201 runs: two pages of 200, the oldest alone on page 2; page 3, -1 and 'x' are refused alike."""
     server = data.make_server("db1")
     Run.objects.bulk_create(Run(name=f"r{i}", server=server, started_at=START + timedelta(seconds=i))

@@ -149,3 +149,28 @@ def test_a_wait_poll_spanning_a_failed_stretch_into_the_interval_says_its_second
     # The transactions shown (79,800) are not what it is over (129.829 s / 79,800 would read 1.6269 ms): say so.
     assert per_trx.wait_over == timedelta(seconds=800)
     assert "over the 13 min 20 s both sources cover" in page.content.decode()
+
+
+def test_one_wait_poll_missing_says_its_span_and_the_transactions_divided_by(admin_user, client):
+    """The wait summary stored nothing for one poll (poll 50, busier): the page says the seconds its figure is
+    over, and the CSV gives the transactions it divides by beside the interval's."""
+    client.force_login(admin_user)
+    server = data.make_server("db1", poll_interval=10)
+    write(server, {i: 1600 if i == 50 else 1000 for i in POLLS}, [i for i in POLLS if i != 50])
+    waited = sum(ev1_ps(i) + EV2_PS for i in POLLS if i != 50) / 1e9  # ms, over 119 polls' ~119,000 transactions
+    page = waits_page(client, server, T0, END)
+    assert page.context["per_trx"].transactions == 120_600  # 119 x 1000 + 1600: the interval's, as shown
+    assert page.context["per_trx"].wait_ms == pytest.approx(waited / 119_000.18, rel=1e-9)
+    assert "over the 19 min 50 s both sources cover" in page.content.decode()
+    rows = data.get_csv(client, "/export/topwaits.csv", server="db1", **{"from": iso_utc(T0), "to": iso_utc(END)})
+    header, row = rows[0], rows[1]
+    assert header[:7] == ["rank", "event", "time waited (s)", "share of time waited (%)", "count",
+                          "avg wait (us)", "time waited (ps)"]
+    assert header.index("transactions in interval") == 8  # the appended columns move none before them
+    assert int(row[header.index("transactions in interval")]) == 120_600
+    # Each wait poll i covers (10 (i-1) s + 3 ms, 10 i s + 3 ms]: the last 3 ms at TPS poll i + 1's rate, so poll
+    # 49 takes 3 ms of poll 50's 160 /s: 119 x 1000 + 0.003 x (160 - 100) = 119,000.18.
+    assert float(row[header.index("transactions both sources cover (waits per transaction)")]) == pytest.approx(
+        119_000.18, rel=1e-9)
+    assert float(row[header.index("seconds both sources cover (waits per transaction)")]) == 1190
+    assert row[header.index("transactions both sources cover (host CPU per transaction)")] == ""  # no node_exporter

@@ -262,7 +262,7 @@ def test_the_holders_table_says_they_cannot_be_read_not_that_none_was_open(admin
 
 @pytest.mark.django_db
 def test_a_holder_found_gone_by_the_polls_own_holder_read_is_no_longer_held(admin_client):
-    """Audit 4: thread 218 committed between two polls; the last poll read the history at 04:53:26.670 and its
+    """thread 218 committed between two polls; the last poll read the history at 04:53:26.670 and its
     oldest_trx read, 39 ms later, found the holder gone. The page and the mail said "Held by a read view" (the
     history read came before the holder's end). A holder found gone only by the next poll was held at this one."""
     server = make_server()

@@ -53,7 +53,7 @@ def test_the_version_names_the_flavor_once(admin_client):
 
 
 def test_the_run_report_names_the_dip_threshold_and_the_median_as_the_stability_page_does(admin_client):
-    """Audit 4: the run report said "Dips below 50.0 % of the median TPS (189.0)", 189.0 being the threshold and
+    """the run report said "Dips below 50.0 % of the median TPS (189.0)", 189.0 being the threshold and
     the median 378.0. 3,780 transactions a 10 s poll (378 TPS), one poll at 100 TPS: by hand, median 378 TPS,
     dips under 189 TPS; the run report and the stability page of the run's range say it in the same words."""
     server = make_server("dips")

@@ -271,7 +271,7 @@ def test_no_row_past_the_end_of_the_range(client, db1):
 
 
 def test_rows_stop_at_now_when_to_is_in_the_future(admin_client):
-    """Audit 4: to= an hour ahead gave 360 empty rows labelled after now. 30 polls 10 s apart, the newest 5 s ago:
+    """to= an hour ahead gave 360 empty rows labelled after now. 30 polls 10 s apart, the newest 5 s ago:
     by poll the last row is the newest poll's (at most 30 rows); by step=60 at most the 6 minutes the polls span;
     nothing labelled after now either way."""
     server = data.make_server("ahead")
