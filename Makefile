@@ -32,7 +32,7 @@ test: $(VENV)/.test-installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy
-	$(VENV)/bin/pytest -n $(PYTEST_WORKERS) -m 'not serial' --durations=15
+	$(VENV)/bin/pytest -n $(PYTEST_WORKERS) --dist worksteal -m 'not serial' --durations=15
 	$(VENV)/bin/pytest -m serial --durations=8 $(SERIAL_FILES)
 
 bench-deps: $(VENV)/.test-installed
