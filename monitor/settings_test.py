@@ -5,7 +5,9 @@ Each test process gets its own, so parallel runs never share state.
 
 import atexit
 import os
+import shlex
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -18,15 +20,36 @@ os.environ["STEADYSTATE_VAR"] = str(_var)
 # pytest-xdist's workers inherit the controller's environment, and with it the servers its settings started:
 # a worker starts its own (a test's child process, same worker, still shares its parent's).
 _worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+
+
+def _hands_tests_to_workers() -> bool:
+    """This is pytest's process under `-n N` (N > 0): it runs no test, so servers it started would only delay the
+    run (their start before the workers', their stop after)."""
+    if _worker or "xdist.plugin" not in sys.modules:
+        return False
+    args = sys.argv[1:] + shlex.split(os.environ.get("PYTEST_ADDOPTS", ""))
+    if "no:xdist" in args:
+        return False
+    for i, arg in enumerate(args):
+        if arg in ("-n", "--numprocesses"):
+            return args[i + 1 : i + 2] != ["0"]
+        if arg.startswith("--numprocesses="):
+            return arg.partition("=")[2] != "0"
+        if arg.startswith("-n") and arg[2:3] != "-":
+            return arg[2:] != "0"
+    return False
+
+
 if os.environ.get("STEADYSTATE_TEST_SERVERS_OF", _worker) != _worker:
     os.environ.pop("DATABASE_URL", None)
     os.environ.pop("REDIS_URL", None)
-if not os.getenv("DATABASE_URL"):
-    os.environ["DATABASE_URL"] = embedded.postgres_url(_var, stop_at_exit=True)
-    os.environ["STEADYSTATE_TEST_SERVERS_OF"] = _worker
-if not os.getenv("REDIS_URL"):
-    os.environ["REDIS_URL"] = embedded.redis_start(_var, stop_at_exit=True)
-    os.environ["STEADYSTATE_TEST_SERVERS_OF"] = _worker
+if not _hands_tests_to_workers():  # the workers start their own (DATABASE_URL and REDIS_URL stay unset for them)
+    if not os.getenv("DATABASE_URL"):
+        os.environ["DATABASE_URL"] = embedded.postgres_url(_var, stop_at_exit=True)
+        os.environ["STEADYSTATE_TEST_SERVERS_OF"] = _worker
+    if not os.getenv("REDIS_URL"):
+        os.environ["REDIS_URL"] = embedded.redis_start(_var, stop_at_exit=True)
+        os.environ["STEADYSTATE_TEST_SERVERS_OF"] = _worker
 
 from monitor.settings import *  # noqa: E402,F403
 
