@@ -271,7 +271,8 @@ def test_a_benchmark_script_marks_its_runs_through_the_collectors_api(tmp_path, 
     assert status == 201 and run["id"] == 1
     assert api_post(port, "/api/annotations", {"text": "flush neighbors off"})[0] == 201
     assert api_post(port, "/api/runs", {"name": "x", "concurrency": "eight"}) == (
-        400, {"error": "concurrency: a whole number from 1 to 2147483647"})
+        400, {"error": "'concurrency' must be a whole number (a JSON number such as 4, not a string or true/false),"
+                       ' got "eight"'})
     assert api_post(port, "/api/runs/9/end", {})[0] == 404
     time.sleep(1.5)
     status, ended = api_post(port, "/api/runs/1/end", {"tool_summary": "tps 812"})
