@@ -49,10 +49,10 @@ def per_transaction_from(server_id: int, start: datetime, end: datetime, sums: d
                          waits: list[WaitRow]) -> PerTransaction:
     """per_transaction_of() from interval_figures()'s sums of (start, end]: where a source and TPS cover
     different seconds, their polls read at once (TPS's a margin wider); past the raw retention, their rollup
-    buckets wholly inside the range (bucket_figures())."""
+    buckets wholly inside the range, or those it overlaps where the sums are theirs (bucket_figures())."""
     lo = start + AFTER_START
     if levels.finest(lo) != levels.FULL:
-        return bucket_figures(sums, waits, lambda metrics: read_buckets(server_id, metrics, lo, end))
+        return bucket_figures(sums, waits, lambda metrics: read_buckets(server_id, metrics, lo, end, overlapping=True))
 
     def read(metrics: list[str]) -> tuple[SourcePolls, dict[str, SourcePolls]]:
         found = read_polls(server_id, [TPS, *metrics], lo - TPS_MARGIN, end + TPS_MARGIN)
@@ -99,7 +99,7 @@ def bucket_figures(sums: dict[str, tuple[int | float, float]], waits: list[WaitR
                    read: Callable[[list[str]], dict[str, SourcePolls]]) -> PerTransaction:
     """shared_figures() past the raw retention, bucket by bucket: where a source and TPS cover different
     seconds, the rollup buckets of TPS, of that source and of every wait listed, in one read (read: the
-    buckets wholly inside the range, as polls stamped at their ends); a source's bucket counts where TPS's
+    buckets the sums are of, as polls stamped at their ends); a source's bucket counts where TPS's
     cover it, and each wait is the sum of its own buckets counted. What an engineer computes by hand from the
     rollup rows: a total read over each stretch (from half a bucket before its first) left that bucket out."""
     names = [TIME_PREFIX + w.event for w in waits]
@@ -142,9 +142,11 @@ def read_polls(server_id: int, metrics: list[str], start: datetime, end: datetim
     return {m: polls_of(buckets.get(m)) for m in metrics}
 
 
-def read_buckets(server_id: int, metrics: list[str], start: datetime, end: datetime) -> dict[str, SourcePolls]:
-    """Counters' rollup buckets wholly inside [start, end] (store.query.rollup_sums), as polls."""
-    buckets = query.rollup_sums(server_id, metrics, start, end)
+def read_buckets(server_id: int, metrics: list[str], start: datetime, end: datetime,
+                 overlapping: bool = False) -> dict[str, SourcePolls]:
+    """Counters' rollup buckets wholly inside [start, end] (store.query.rollup_sums), as polls; overlapping: a
+    counter with none keeps those the range overlaps, as its totals (store.query.totals_and_seconds) sum them."""
+    buckets = query.rollup_sums(server_id, metrics, start, end, overlapping=overlapping)
     return {m: polls_of(buckets.get(m)) for m in metrics}
 
 

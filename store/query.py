@@ -558,10 +558,11 @@ def _rollup_totals(server_id: int, infos: list[catalog.MetricInfo], level: str, 
 
 
 def rollup_sums(server_id: int, metrics: list[str], start: datetime, end: datetime,
-                level: str | None = None) -> dict[str, CounterSamples]:
+                level: str | None = None, overlapping: bool = False) -> dict[str, CounterSamples]:
     """Counters' rollup buckets wholly inside [start, end] as samples: each bucket's exact sum of deltas
     over the seconds its polls cover, stamped at the bucket's last microsecond (as a poll at its end);
-    the finest level kept there unless one is given.
+    the finest level kept there unless one is given. overlapping: a counter with no bucket wholly inside
+    keeps those the range overlaps, the buckets totals_and_seconds() sums there (a range within a minute).
 
     Where the polls themselves are gone (past the raw retention), what a total or a
     rate over a bucket can still be computed from, exactly. Unlike polls, a bucket's
@@ -577,7 +578,10 @@ def rollup_sums(server_id: int, metrics: list[str], start: datetime, end: dateti
         if b is None:
             continue
         starts = b["idx"] * width
-        keep = (b["ms"] > 0) & (starts >= lo) & (starts + width <= hi + 1)
+        inside = (starts >= lo) & (starts + width <= hi + 1)
+        if overlapping and not inside.any():
+            inside = (starts + width > lo) & (starts <= hi)
+        keep = (b["ms"] > 0) & inside
         seconds = (b["ms"][keep] / 1000.0).tolist()
         out[m.name] = CounterSamples(datetimes(starts[keep] + width - 1), seconds, b["sum"][keep].tolist())
     return out

@@ -437,3 +437,46 @@ def test_the_stability_page_names_both_loads_around_a_long_stall(admin_client, d
             f"to 1.0 at {polls[61]:%H:%M:%S} (-99 %)") in part
     assert (f"the polls from {polls[11]:%H:%M:%S} to {polls[49]:%H:%M:%S} UTC are a stall (under a tenth of the "
             "levels on both sides), left out of the levels") in part
+
+
+def loads_around_an_outage() -> list[float | None]:
+    """loads_between_stalls() with no poll read during its stall (None): the monitor or the server was down."""
+    return [None if 11 <= i <= 49 else v for i, v in enumerate(loads_between_stalls())]
+
+
+def test_two_loads_parted_by_an_outage_are_two_levels_not_their_mean():
+    """The same polls as around the long stall, but no poll was read in its place: the polls missing were left out
+    of the levels, but those after them kept their times, so a line across the outage's 6.5 minutes fitted the
+    354s and the 150s as well as two levels, and the page read one level of both: "TPS from 248.2 to 1.0 (-100 %)"
+    (3,840 + 1,620 = 5,460 over 22 polls = 248.18, then 30 / 29 = 1.03).
+
+    By hand, as around the stall: 3,840 / 11 = 349.09, then 1,620 / 11 = 147.27 from poll 50 (-57.8 %), then
+    30 / 29 = 1.03 from poll 61 (-99.3 %). No stall is named: no poll read one; the dips table lists the outage."""
+    verdict = judge([at(i) for i in range(90)], loads_around_an_outage())
+    assert verdict.kind == "shifted" and verdict.warmup_polls == 0
+    assert [(s.at, s.before, s.after) for s in verdict.shifts] == [
+        (at(50), pytest.approx(3840 / 11), pytest.approx(1620 / 11)), (at(61), pytest.approx(1620 / 11),
+                                                                       pytest.approx(30 / 29))]
+    assert verdict.stalls == ()
+    assert shifted(verdict) == "TPS from 349.1 to 147.3 at 09:08:20 (-58 %), to 1.0 at 09:10:10 (-99 %)"
+
+
+def test_the_stability_page_names_both_loads_around_an_outage(admin_client, db):
+    """Polls 12 to 49 (of 90, 10 s apart) were never read; the 50th measured its delta over the outage, which the
+    TPS line leaves out (an average over it): the line's points are those the pure test above reads."""
+    server = make_server("outage")
+    start = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=20)
+    polls = [start + timedelta(seconds=10 * i + 0.3) for i in range(1, 91)]
+    read = [(t, rate) for i, (t, rate) in enumerate(zip(polls, loads_around_an_outage(), strict=True))
+            if rate is not None or i == 49]
+    write_samples([Sample(server.pk, "global_status", t, (t - before).total_seconds(),
+                          {"tps": round((rate or 0.0) * (t - before).total_seconds())}, frozenset({"tps"}))
+                   for (before, _), (t, rate) in zip([(start, None), *read], read, strict=False)])
+    body = admin_client.get(f"/servers/{server.pk}/stability/", {
+        "from": f"{start:%Y-%m-%dT%H:%M:%S}", "to": f"{polls[-1] + timedelta(seconds=1):%Y-%m-%dT%H:%M:%S}",
+    }).content.decode()
+    part = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", body.split('id="verdict"')[1].split("</section>")[0]))
+    # As the pure test above: the new levels from the 51st and the 62nd poll.
+    assert (f"Level changes: TPS from 349.1 to 147.3 at {polls[50]:%H:%M:%S} (-58 %), "
+            f"to 1.0 at {polls[61]:%H:%M:%S} (-99 %)") in part
+    assert "are a stall" not in part

@@ -129,3 +129,27 @@ def test_a_range_within_a_minute_past_the_raw_retention_reads_that_minutes_bucke
     rows = {r.event: r.time_ps for r in response.context["rows"]}
     assert rows == {EV1: 6 * 1500 * 4 * 10**9, EV2: 6 * 1500 * 10**9}
     assert "No wait events recorded" not in response.content.decode()
+
+
+@pytest.fixture
+def stopped_mid_minute(admin_user, client):
+    """TPS for 30 minutes; the wait summary stopped halfway through minute 14 (its last poll 86: polls 84..86 of
+    the minute's 84..89), and node_exporter started there (poll 87)."""
+    client.force_login(admin_user)
+    server = data.make_server("db3", poll_interval=10, node_exporter_url="http://127.0.0.1:9100/metrics")
+    write(server, list(POLLS), list(range(1, 87)), tuple(range(87, 181)))
+    return server
+
+
+def test_a_range_within_a_minute_where_the_wait_summary_stopped_reads_that_minutes_buckets(client,
+                                                                                          stopped_mid_minute):
+    """The range's totals are minute 14's buckets (the only data there is): TPS's 60 s, the wait summary's 30 s.
+    Their seconds differ, so the figures are read bucket by bucket; those wholly inside the 30 s range are none,
+    and the page showed the waits with no figure per transaction."""
+    per_trx = waits_page(client, stopped_mid_minute, at(85), at(88))
+    # Minute 14: TPS's 6 polls of 2,400 transactions over 60 s; the wait summary's polls 84..86 over 30 s, each
+    # waiting 5 ms per transaction of TPS's same poll: 3 x 2,400 x 5 ms = 36 s over 7,200 transactions; and
+    # node_exporter's polls 87..89 over the other 30 s, 3 x 2,400 x 2 ms of CPU over 7,200. Before, both blank.
+    assert per_trx.wait_ms == pytest.approx(5.0, rel=1e-9)
+    assert per_trx.wait_seconds == 30
+    assert per_trx.cpu_ms == pytest.approx(2.0, rel=1e-9)
