@@ -12,7 +12,7 @@ import pytest
 
 from dashboards.analysis.points import outage_ends
 from dashboards.analysis.run_verdict import judge_lines
-from dashboards.analysis.stability import find_dips, line_dips, merge_close
+from dashboards.analysis.stability import Dip, find_dips, line_dips, merge_close, with_outages
 from servers.models import Run
 from store import query
 from store.ingest import write_samples
@@ -203,3 +203,11 @@ def test_a_short_outage_on_a_day_long_chart_is_listed_with_its_length(admin_clie
     assert response.context["pixel"] >= timedelta(minutes=1)  # the chart reads minute rollups
     dips = [((d.start - RECENT_T0).total_seconds(), d.seconds, d.stalled) for d, _ in response.context["dips"]]
     assert dips == [(first + 590, 30, True), (first + 1190, 320, True)]  # before: only (first + 1200, 300, True)
+
+
+def test_an_outage_overlapping_two_dips_joins_them_in_one_row():
+    # Low minutes 0-2 min (lowest 100) and 5-7 min (lowest 50); the polls had an outage from 1 min 30 s to 5 min 30 s,
+    # which both dips overlap: one stall from 0 to 7 min, lowest 50.
+    at = [RECENT_T0 + timedelta(seconds=s) for s in (0, 120, 300, 420, 90, 330)]
+    dips = with_outages([Dip(at[0], at[1], 100.0), Dip(at[2], at[3], 50.0)], [(at[4], at[5])])
+    assert dips == [Dip(at[0], at[3], 50.0, stalled=True)]  # before: 0-5 min 30 s and 5-7 min, overlapping
