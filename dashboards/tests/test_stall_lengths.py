@@ -117,6 +117,18 @@ def test_a_range_that_ends_at_the_poll_after_a_hole_lists_it():
     assert stalls(server.pk, end=120) == [(90, 110, 20)]
 
 
+def test_a_range_that_ends_at_a_poll_on_time_with_no_delta_lists_no_hole():
+    # Polls every 10 s; the one at 300 carries TPS's counter with no interval (no delta a rate could use), on time:
+    # nothing was missed. Mid-line such a poll is no hole; at the range's end neither.
+    server = make_server("edge-end-unknown")
+    polls = status_polls(server.pk, every_10s_but(set(), end=290))
+    polls.append(Sample(server.pk, "global_status", RECENT_T0 + timedelta(seconds=300), None,
+                        {"tps": TPS * 10, "Threads_running": 4}, frozenset({"tps"})))
+    write_samples(polls)
+    assert stalls(server.pk, end=300) == []  # before: (290, 300, 10), a phantom stall
+    assert query.outages(server.pk, "tps", RECENT_T0, RECENT_T0 + timedelta(seconds=300)) == []
+
+
 def test_the_stability_page_lists_a_hole_at_the_ranges_end(admin_client):
     server = make_server("page-end")
     write_samples(status_polls(server.pk, every_10s_but({100, 110})))
