@@ -10,11 +10,13 @@ from datetime import timedelta
 
 import pytest
 
+from dashboards import reads
 from dashboards.analysis.points import outage_ends
 from dashboards.analysis.run_verdict import judge_lines
 from dashboards.analysis.stability import Dip, find_dips, line_dips, merge_close, with_outages
+from dashboards.timerange import TimeRange
 from servers.models import Run
-from store import query
+from store import levels, query
 from store.ingest import write_samples
 from store.sample import Sample
 from testing.dashboards import RECENT_T0, make_server
@@ -223,3 +225,14 @@ def test_an_outage_overlapping_two_dips_joins_them_in_one_row():
     at = [RECENT_T0 + timedelta(seconds=s) for s in (0, 120, 300, 420, 90, 330)]
     dips = with_outages([Dip(at[0], at[1], 100.0), Dip(at[2], at[3], 50.0)], [(at[4], at[5])])
     assert dips == [Dip(at[0], at[3], 50.0, stalled=True)]  # before: 0-5 min 30 s and 5-7 min, overlapping
+
+
+def test_a_range_starting_past_the_polls_retention_lists_the_outages_of_its_kept_polls():
+    # 10 s polls from RECENT_T0 for an hour, none at 600 and 610 s (590-620 s), none from 1200 to 1500 s (1190-1510 s).
+    # The range starts a day before the oldest kept poll can be: its kept part still holds both outages.
+    server = make_server("past-retention")
+    missed = {600, 610, *range(1200, 1501, 10)}
+    write_samples(status_polls(server.pk, [s for s in range(0, 3601, 10) if s not in missed]))
+    tr = TimeRange(levels.available_since(levels.FULL) - timedelta(days=1), RECENT_T0 + timedelta(hours=1))
+    assert [((a - RECENT_T0).total_seconds(), (b - RECENT_T0).total_seconds())
+            for a, b in reads.poll_outages(server.pk, tr)] == [(590, 620), (1190, 1510)]  # before: none
