@@ -194,8 +194,10 @@ def point_bucket(tr: TimeRange, points: int) -> timedelta | None:
 
 
 def poll_outages(server_id: int, tr: TimeRange) -> list[tuple[datetime, datetime]]:
-    """The outages in TPS's polls over the range (store.query.outages), while the polls are kept; else none."""
-    return query.outages(server_id, TPS, tr.start, tr.end) if levels.finest(tr.start) == levels.FULL else []
+    """The outages in TPS's polls over the range (store.query.outages) from where the polls are kept: a range
+    starting past their retention still lists those in its kept part."""
+    start = max(tr.start, levels.available_since(levels.FULL))
+    return query.outages(server_id, TPS, start, tr.end) if start < tr.end else []
 
 
 def interval_span(server_id: int, start: datetime, end: datetime, per_trx: PerTransaction | None = None) -> Interval:

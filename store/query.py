@@ -251,20 +251,21 @@ def _full_points(m: catalog.MetricInfo, pts: SampleArrays, mode: str) -> _Points
     before = np.cumsum(np.append(0, cut))  # holes up to each poll
     at = np.flatnonzero(keep)
     return _Points(pts.ts[keep], vals[keep], before[at[1:]] > before[at[:-1]] if len(at) else np.zeros(0, dtype=bool),
-                   since[keep], _edge_holes(pts.ts, since, at, lost))
+                   since[keep], _edge_holes(pts.ts, since, at, lost, cut))
 
 
-def _edge_holes(ts: np.ndarray, since: np.ndarray, at: np.ndarray, lost: np.ndarray) -> tuple:
+def _edge_holes(ts: np.ndarray, since: np.ndarray, at: np.ndarray, lost: np.ndarray, cut: np.ndarray) -> tuple:
     """_Points.edges: the holes before the first point kept (`at`: the polls kept) and after the last, whose
     polls' deltas are lost. Before: a delta spanning an outage, from where it began (a restart's first poll
     says nothing of when the server went away). After: from the last point to the next poll, whose delta is
-    lost (it read the outage's end), as between two points."""
+    lost (it read the outage's end), where the two polls are a hole apart (`cut`, per pair of polls), as between
+    two points: a poll on time with no delta (one of unknown interval) is no hole, as it is none mid-line."""
     if not len(at):
         return None, None
     first, last = int(at[0]), int(at[-1])
     j = first - 1  # the poll before the first point kept
     lead = (int(since[j]), int(ts[j])) if first and lost[j] and since[j] < ts[j] else None
-    tail = (int(ts[last]), int(ts[last + 1])) if last + 1 < len(ts) and lost[last + 1] else None
+    tail = (int(ts[last]), int(ts[last + 1])) if last + 1 < len(ts) and lost[last + 1] and cut[last] else None
     return lead, tail
 
 

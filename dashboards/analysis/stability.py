@@ -102,15 +102,15 @@ def with_outages(dips: Sequence[Dip], outages: Sequence[tuple[datetime, datetime
     """A rollup line's dips with the outages its polls had (store.query.outages: (start, end) each) added as stalls:
     a hole shorter than ~1.5 buckets leaves every bucket with a reading, so find_dips sees none. A dip an outage
     overlaps is a stall as wide as both: a hole the buckets show runs from the end of the last bucket with polls
-    to the start of the next, up to a bucket short at each end of the outage's own."""
+    to the start of the next, up to a bucket short at each end of the outage's own. An outage overlapping several
+    dips joins them all into one row: two rows over the same time would list it twice."""
     out = list(dips)
     for start, end in outages:
-        hit = [i for i, d in enumerate(out) if d.start < end and start < d.end]
-        if hit:
-            d = out[hit[0]]
-            out[hit[0]] = Dip(min(d.start, start), max(d.end, end), d.lowest, stalled=True)
-        else:
-            out.append(Dip(start, end, None, stalled=True))
+        hit = [d for d in out if d.start < end and start < d.end]
+        lows = [d.lowest for d in hit if d.lowest is not None]
+        out = [d for d in out if not (d.start < end and start < d.end)]
+        out.append(Dip(min([start] + [d.start for d in hit]), max([end] + [d.end for d in hit]),
+                       min(lows, default=None), stalled=True))
     return sorted(out, key=lambda d: d.start)
 
 

@@ -10,11 +10,13 @@ from datetime import timedelta
 
 import pytest
 
+from dashboards import reads
 from dashboards.analysis.points import outage_ends
 from dashboards.analysis.run_verdict import judge_lines
-from dashboards.analysis.stability import find_dips, line_dips, merge_close
+from dashboards.analysis.stability import Dip, find_dips, line_dips, merge_close, with_outages
+from dashboards.timerange import TimeRange
 from servers.models import Run
-from store import query
+from store import levels, query
 from store.ingest import write_samples
 from store.sample import Sample
 from testing.dashboards import RECENT_T0, make_server
@@ -117,6 +119,18 @@ def test_a_range_that_ends_at_the_poll_after_a_hole_lists_it():
     assert stalls(server.pk, end=120) == [(90, 110, 20)]
 
 
+def test_a_range_that_ends_at_a_poll_on_time_with_no_delta_lists_no_hole():
+    # Polls every 10 s; the one at 300 carries TPS's counter with no interval (no delta a rate could use), on time:
+    # nothing was missed. Mid-line such a poll is no hole; at the range's end neither.
+    server = make_server("edge-end-unknown")
+    polls = status_polls(server.pk, every_10s_but(set(), end=290))
+    polls.append(Sample(server.pk, "global_status", RECENT_T0 + timedelta(seconds=300), None,
+                        {"tps": TPS * 10, "Threads_running": 4}, frozenset({"tps"})))
+    write_samples(polls)
+    assert stalls(server.pk, end=300) == []  # before: (290, 300, 10), a phantom stall
+    assert query.outages(server.pk, "tps", RECENT_T0, RECENT_T0 + timedelta(seconds=300)) == []
+
+
 def test_the_stability_page_lists_a_hole_at_the_ranges_end(admin_client):
     server = make_server("page-end")
     write_samples(status_polls(server.pk, every_10s_but({100, 110})))
@@ -203,3 +217,22 @@ def test_a_short_outage_on_a_day_long_chart_is_listed_with_its_length(admin_clie
     assert response.context["pixel"] >= timedelta(minutes=1)  # the chart reads minute rollups
     dips = [((d.start - RECENT_T0).total_seconds(), d.seconds, d.stalled) for d, _ in response.context["dips"]]
     assert dips == [(first + 590, 30, True), (first + 1190, 320, True)]  # before: only (first + 1200, 300, True)
+
+
+def test_an_outage_overlapping_two_dips_joins_them_in_one_row():
+    # Low minutes 0-2 min (lowest 100) and 5-7 min (lowest 50); the polls had an outage from 1 min 30 s to 5 min 30 s,
+    # which both dips overlap: one stall from 0 to 7 min, lowest 50.
+    at = [RECENT_T0 + timedelta(seconds=s) for s in (0, 120, 300, 420, 90, 330)]
+    dips = with_outages([Dip(at[0], at[1], 100.0), Dip(at[2], at[3], 50.0)], [(at[4], at[5])])
+    assert dips == [Dip(at[0], at[3], 50.0, stalled=True)]  # before: 0-5 min 30 s and 5-7 min, overlapping
+
+
+def test_a_range_starting_past_the_polls_retention_lists_the_outages_of_its_kept_polls():
+    # 10 s polls from RECENT_T0 for an hour, none at 600 and 610 s (590-620 s), none from 1200 to 1500 s (1190-1510 s).
+    # The range starts a day before the oldest kept poll can be: its kept part still holds both outages.
+    server = make_server("past-retention")
+    missed = {600, 610, *range(1200, 1501, 10)}
+    write_samples(status_polls(server.pk, [s for s in range(0, 3601, 10) if s not in missed]))
+    tr = TimeRange(levels.available_since(levels.FULL) - timedelta(days=1), RECENT_T0 + timedelta(hours=1))
+    assert [((a - RECENT_T0).total_seconds(), (b - RECENT_T0).total_seconds())
+            for a, b in reads.poll_outages(server.pk, tr)] == [(590, 620), (1190, 1510)]  # before: none
