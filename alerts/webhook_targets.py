@@ -20,16 +20,31 @@ METADATA_NAMES = frozenset({"metadata", "metadata.google.internal", "metadata.go
 # Metadata services outside link-local: AWS's IPv6 one (a unique-local address), Alibaba's, Oracle's.
 METADATA_ADDRESSES = frozenset(ipaddress.ip_address(a) for a in ("fd00:ec2::254", "100.100.100.200", "192.0.0.192"))
 THIS_NETWORK = ipaddress.ip_network("0.0.0.0/8")  # 0.x.x.x: Linux connects 0.0.0.0 to this very host
+# IPv6 forms that carry an IPv4 address a gateway may reach: NAT64's well-known prefix, IPv4-compatible (::a.b.c.d).
+NAT64 = ipaddress.ip_network("64:ff9b::/96")
+IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
 
 
 class RefusedTarget(Exception):
     """Not an OSError: urllib would report it as an unreachable receiver, to be tried again."""
 
 
+def embedded_ipv4(ip: IP) -> IP:
+    """The IPv4 address an IPv6 one carries (mapped, 6to4, NAT64, IPv4-compatible), else the address itself."""
+    if not isinstance(ip, ipaddress.IPv6Address):
+        return ip
+    if ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    if ip.sixtofour is not None:
+        return ip.sixtofour
+    if ip in NAT64 or (ip in IPV4_COMPATIBLE and int(ip) > 1):  # :: and ::1 are IPv6's own
+        return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    return ip
+
+
 def address_refusal(ip: IP) -> str:
     """Why a webhook may not be sent to this address; "" where it may."""
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    ip = embedded_ipv4(ip)
     if ip in METADATA_ADDRESSES:
         return f"{ip} is a cloud metadata service"
     if ip.is_link_local:
@@ -62,8 +77,9 @@ def refusal(host: str, infos: list[tuple]) -> str:
 
 
 def url_refusal(url: str) -> str:
-    """refusal() of the URL's host as it resolves now: when a rule is saved, and before a call (through a proxy,
-    which resolves the name itself, the connection's own check sees only the proxy). A name that does not resolve
+    """refusal() of the URL's host as it resolves now: when a rule is saved, before a call and before a redirect
+    is followed (through a proxy, which resolves the name itself, the connection's own check sees only the
+    proxy; a name the proxy resolves differently is beyond our reach). A name that does not resolve
     here, or a URL that is not one, is left to the connection and the URL's other checks."""
     try:
         parts = urlsplit(url)
@@ -126,5 +142,22 @@ class CheckedHTTPSHandler(urllib.request.HTTPSHandler):
         return self.do_open(CheckedHTTPSConnection, req, context=self._context)
 
 
-# Every connection of a call goes through the check, a redirect's too.
-OPENER = urllib.request.build_opener(CheckedHTTPHandler, CheckedHTTPSHandler)
+class CheckedRedirectHandler(urllib.request.HTTPRedirectHandler):
+    """A redirect's target is checked before it is followed: through a proxy, the connection's own check sees
+    only the proxy, which would fetch wherever the receiver points."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        why = url_refusal(newurl)
+        if why:
+            raise RefusedTarget(why)
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+def opener(proxies: dict[str, str] | None = None) -> urllib.request.OpenerDirector:
+    """Every connection of a call goes through the check, and every redirect's target; proxies as the
+    environment gives them (http_proxy, ...), or as given."""
+    return urllib.request.build_opener(urllib.request.ProxyHandler(proxies), CheckedHTTPHandler,
+                                       CheckedHTTPSHandler, CheckedRedirectHandler)
+
+
+OPENER = opener()

@@ -185,6 +185,10 @@ def test_a_negative_history_threshold_saved_before_is_no_purge_page_default(admi
     ("http://224.0.0.1/x", "224.0.0.1 is a multicast address"),
     ("http://metadata.google.internal/computeMetadata/v1/", "metadata.google.internal is a cloud metadata service"),
     ("http://[fd00:ec2::254]/latest", "fd00:ec2::254 is a cloud metadata service"),
+    # IPv4 inside IPv6: NAT64's prefix, 6to4 and IPv4-compatible forms reach the same address through a gateway
+    ("http://[64:ff9b::a9fe:a9fe]/x", "169.254.169.254 is link-local (where cloud metadata services answer)"),
+    ("http://[2002:a9fe:a9fe::1]/x", "169.254.169.254 is link-local (where cloud metadata services answer)"),
+    ("http://[::a9fe:a9fe]/x", "169.254.169.254 is link-local (where cloud metadata services answer)"),
 ])
 def test_it_refuses_a_webhook_to_metadata_link_local_and_such(url, why):
     assert errors(webhook_url=url)["webhook_url"] == [
