@@ -3,6 +3,7 @@
 import hashlib
 import hmac
 import json
+import urllib.request
 from datetime import timedelta
 
 import pytest
@@ -11,6 +12,7 @@ from django.utils import timezone
 from alerts import sending
 from alerts.evaluation import evaluate_all
 from alerts.models import Notification, Rule
+from alerts.webhook_targets import RefusedTarget, opener
 from testing.alerts import history, make_rule
 from testing.mariadb import free_port
 from testing.servers import make_server
@@ -211,3 +213,14 @@ def test_a_redirect_to_the_metadata_service_is_not_followed(sink):
     assert len(sink.calls) == 1  # the receiver was called; where it sent us (urllib follows a 302) was not
     assert (n.status, n.last_error) == (
         "failed", "webhook refused: 169.254.169.254 is link-local (where cloud metadata services answer)")
+
+
+def test_a_redirect_through_a_proxy_is_checked_before_the_proxy_fetches_it():
+    """Through a proxy the connection goes to the proxy, whose address passes; the receiver's 302 to the
+    metadata service would be fetched by the proxy. Here the 'proxy' answers the POST itself with that 302."""
+    with running_sink() as proxy:
+        proxy.status, proxy.location = 302, "http://169.254.169.254/latest/meta-data/"
+        call = urllib.request.Request("http://hooks.example.test/hook", data=b"{}", method="POST")
+        with pytest.raises(RefusedTarget, match="169.254.169.254 is link-local"):
+            opener({"http": proxy.url.removesuffix("/hook")}).open(call, timeout=10)
+    assert len(proxy.calls) == 1  # the POST, through the proxy; no second request for the redirect
