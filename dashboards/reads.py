@@ -248,24 +248,25 @@ def purge_counters(server_id: int) -> tuple[list[str], list[str]]:
     Off now: not in the innodb_metrics source's newest sample, which holds every counter the server
     has enabled (collectors/sources/innodb_metrics.py): switched off since (innodb_monitor_disable),
     lost at a restart without the option file's line, or never on. What the store once had is no
-    sign they are on now. A newest sample with no counter in it is a baseline (the source's first read, or
-    one after a reset: a counter needs two reads for a delta), which says nothing of them: none is off yet.
+    sign they are on now. A newest sample of unknown interval is a baseline (the source's first read, or one
+    after a reset: a counter needs two reads for a delta), which says nothing of them: none is off yet.
     """
     wanted = PURGE_COUNTERS + [PURGE_DELAY]
     newest = {m: t for (_, m), (t, _) in query.latest([server_id], [INNODB_METRICS]).items()}
     last = max(newest.values(), default=None)
     have = set(query.metric_names(server_id, "innodb_metrics:purge_*"))
     collected = [m for m in wanted if m in have]
-    if last is not None and is_baseline(server_id, [m for m, t in newest.items() if t == last]):
+    if last is not None and is_baseline(server_id, last):
         return collected, []
     return collected, [m for m in wanted if last is None or newest.get(m) != last]
 
 
-def is_baseline(server_id: int, metrics: list[str]) -> bool:
-    """The metrics of one innodb_metrics sample hold no counter: a first read's gauges (a default MariaDB
-    or MySQL enables dozens of counters, so a sample with deltas always holds some)."""
-    kinds = query.metric_kinds([server_id], metrics)
-    return not any(kinds.get((server_id, m)) == "counter" for m in metrics)
+def is_baseline(server_id: int, at: datetime) -> bool:
+    """Whether the innodb_metrics sample at `at` has no interval (store_raw's interval_ms NULL): a first read, or
+    one after a reset. Not told by its metrics' kinds: with every counter but gauges disabled
+    (innodb_monitor_disable = '%', then trx_rseg_history_len enabled) every sample holds gauges only."""
+    found = query.poll_columns(server_id, [INNODB_METRICS], at, at).sources
+    return bool(found) and len(found[0].iv) > 0 and int(found[0].iv[-1]) < 0
 
 
 # Purge's work done and to do, for the purge verdict: undo records purged (INNODB_METRICS, off by default),
