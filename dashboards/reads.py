@@ -9,7 +9,7 @@ from django.db.models import Q
 from collectors import registry
 from collectors.connection import parse_version
 from collectors.metric import TPS
-from collectors.models import ServerHealth, TrxHolder
+from collectors.models import PollRecord, ServerHealth, TrxHolder
 from collectors.status import OFF, status_of
 from dashboards.analysis.per_transaction import PerTransaction
 from dashboards.analysis.purge_growth import REACH, Trend, current_trend
@@ -248,24 +248,25 @@ def purge_counters(server_id: int) -> tuple[list[str], list[str]]:
     Off now: not in the innodb_metrics source's newest sample, which holds every counter the server
     has enabled (collectors/sources/innodb_metrics.py): switched off since (innodb_monitor_disable),
     lost at a restart without the option file's line, or never on. What the store once had is no
-    sign they are on now. A newest sample with no counter in it is a baseline (the source's first read, or
-    one after a reset: a counter needs two reads for a delta), which says nothing of them: none is off yet.
+    sign they are on now. A newest sample of unknown interval is a baseline (the source's first read, or one
+    after a reset: a counter needs two reads for a delta), which says nothing of them: none is off yet.
     """
     wanted = PURGE_COUNTERS + [PURGE_DELAY]
     newest = {m: t for (_, m), (t, _) in query.latest([server_id], [INNODB_METRICS]).items()}
     last = max(newest.values(), default=None)
     have = set(query.metric_names(server_id, "innodb_metrics:purge_*"))
     collected = [m for m in wanted if m in have]
-    if last is not None and is_baseline(server_id, [m for m, t in newest.items() if t == last]):
+    if last is not None and is_baseline(server_id, last):
         return collected, []
     return collected, [m for m in wanted if last is None or newest.get(m) != last]
 
 
-def is_baseline(server_id: int, metrics: list[str]) -> bool:
-    """The metrics of one innodb_metrics sample hold no counter: a first read's gauges (a default MariaDB
-    or MySQL enables dozens of counters, so a sample with deltas always holds some)."""
-    kinds = query.metric_kinds([server_id], metrics)
-    return not any(kinds.get((server_id, m)) == "counter" for m in metrics)
+def is_baseline(server_id: int, at: datetime) -> bool:
+    """Whether the innodb_metrics sample at `at` has no interval (store_raw's interval_ms NULL): a first read, or
+    one after a reset. Not told by its metrics' kinds: with every counter but gauges disabled
+    (innodb_monitor_disable = '%', then trx_rseg_history_len enabled) every sample holds gauges only."""
+    found = query.poll_columns(server_id, [INNODB_METRICS], at, at).sources
+    return bool(found) and len(found[0].iv) > 0 and int(found[0].iv[-1]) < 0
 
 
 # Purge's work done and to do, for the purge verdict: undo records purged (INNODB_METRICS, off by default),
@@ -322,16 +323,32 @@ PURGE_READS = timedelta(minutes=3)  # back far enough for the poll before a segm
 
 def holder_at(server_id: int, t: datetime) -> Holder | None:
     """The holder of the oldest transaction at the poll that read the history length at t: started by then,
-    and either never found gone or seen by that poll's oldest_trx read (seen_at >= t).
+    and either never found gone or seen by that poll's oldest_trx read (seen_at >= t); where that read failed
+    (holders_read_at), not found gone by then (ended_at > t).
 
     A poll reads history_length before oldest_trx (collectors.registry's order), so the same poll's read of the
     holders comes milliseconds after t: one that found it gone (ended_at just after t, seen_at before t) means it
-    was gone at that poll, not held; one found gone only by a later poll has seen_at >= t.
+    was gone at that poll, not held; one found gone only by a later poll has seen_at >= t. A poll whose holder
+    read failed (a timeout) moved no seen_at: the holder seen the poll before and found gone the poll after was
+    held at it, as far as anyone can tell.
     """
+    read = holders_read_at(server_id, t)
     for h in holders_in(server_id, t, t):
-        if h.started_at <= t and (h.ended_at is None or h.seen_at >= t):
+        if h.started_at <= t and (h.ended_at is None or (h.seen_at >= t if read else h.ended_at > t)):
             return Holder(h.thread_id, h.user, h.host, h.started_at)
     return None
+
+
+POLL_READS = timedelta(minutes=1)  # a poll reads the history length at most this long after it started
+
+
+def holders_read_at(server_id: int, t: datetime) -> bool:
+    """Whether the poll that read the history length at t read the holders too (its poll record's oldest_trx
+    ok): false where that read failed or did not run. A poll with no record left (the ring of HISTORY_SLOTS
+    polls moved on) counts as read: nothing says otherwise."""
+    poll = (PollRecord.objects.filter(server_id=server_id, started_at__lte=t, started_at__gte=t - POLL_READS)
+            .order_by("-started_at").values_list("sources", flat=True).first())
+    return poll is None or bool((poll.get("oldest_trx") or {}).get("ok"))
 
 
 def health_sources_of(server_id: int) -> dict:

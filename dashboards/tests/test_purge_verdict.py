@@ -6,7 +6,8 @@ import pytest
 from django.utils import timezone
 
 from alerts.readings import purge_reading
-from collectors.models import ServerHealth, TrxHolder
+from collectors.models import PollRecord, ServerHealth, TrxHolder
+from dashboards import reads
 from dashboards.analysis.purge_growth import Trend, current_trend
 from dashboards.analysis.purge_verdict import Holder, purge_verdict
 from store.ingest import write_samples
@@ -284,3 +285,24 @@ def test_a_holder_found_gone_by_the_polls_own_holder_read_is_no_longer_held(admi
     verdict = admin_client.get(page).content.decode().split('id="purge-verdict"')[1].split("</section>")[0]
     assert "Held by a read view" in verdict and "thread 218, report@10.0.0.7" in verdict
     assert purge_reading(server.pk, last, 20_000).startswith("Held by a read view: thread 218, report@10.0.0.7")
+
+
+@pytest.mark.django_db
+def test_a_holder_is_kept_through_a_poll_whose_holder_read_failed():
+    """Thread 218 seen by the poll at 10:00:00; the poll at 10:00:10 read the history but its oldest_trx read
+    timed out; the poll at 10:00:20 found it gone. Held at 10:00:10 (nothing saw it go), gone at 10:00:20."""
+    server = make_server()
+    polls = [T0 + timedelta(seconds=10 * i) for i in range(3)]
+    write_samples(Sample(server.pk, "history_length", t, None, {"history_list_length": 5000}) for t in polls)
+    timed_out = "oldest_trx: (2013, 'Lost connection to server during query (timed out)')"
+    for slot, (t, ok) in enumerate(zip(polls, (True, False, True), strict=True)):
+        PollRecord.objects.create(server=server, slot=slot, started_at=t - timedelta(milliseconds=5),
+                                  duration_ms=40.0, ok=ok, error="" if ok else timed_out, sources={
+                                      "history_length": {"ok": True, "error": ""},
+                                      "oldest_trx": {"ok": ok, "error": "" if ok else timed_out}})
+    TrxHolder.objects.create(server=server, thread_id=218, trx_key="k", user="report", host="10.0.0.7",
+                             started_at=T0 - timedelta(minutes=1), seen_at=polls[0] + timedelta(milliseconds=39),
+                             ended_at=polls[2] + timedelta(milliseconds=39))
+    assert reads.holder_at(server.pk, polls[0]) == Holder(218, "report", "10.0.0.7", T0 - timedelta(minutes=1))
+    assert reads.holder_at(server.pk, polls[1]) == Holder(218, "report", "10.0.0.7", T0 - timedelta(minutes=1))
+    assert reads.holder_at(server.pk, polls[2]) is None  # that poll's own read found it gone

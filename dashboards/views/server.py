@@ -1,7 +1,7 @@
 """Per-server pages: stability, purge lag, top waits."""
 
 from dataclasses import replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from itertools import chain
 
 from django.http import HttpRequest, HttpResponse
@@ -10,6 +10,7 @@ from django.shortcuts import get_object_or_404, render
 from collectors.monitor_enable import option_line
 from collectors.weakened import PURGE_METRICS_ENTRIES, PURGE_METRICS_ON
 from dashboards import per_trx_reads, reads
+from dashboards.analysis.levels import levels_of
 from dashboards.analysis.purge_growth import REACH, time_to_threshold
 from dashboards.analysis.run_verdict import Verdict, judge_lines, moving_lines
 from dashboards.analysis.stability import (
@@ -125,15 +126,29 @@ def verdict_context(server_id: int, tr: TimeRange, tps, waits, history) -> dict:
     run = run_of_range(server_id, tr)
     warmup, run_warmup = run_warmup_polls(run, tps) if run else (None, None)
     verdict: Verdict = judge_lines(tps, waits, history, warmup, reads.holders_in(server_id, tr.start, tr.end))
-    sweep, steps = ("", []) if run else sweep_of_range(server_id, tr)
+    # A sweep's steps change the load by design: they stand for a drift or the level changes found across them,
+    # never for a steady line, periodic dips or stalls (those are TPS's own, whatever the load did).
+    sweep, steps = ("", []) if run or verdict.kind not in ("drifting", "shifted") else sweep_of_range(server_id, tr)
     shifts = step_shifts(tps.ts, tps.values, [Step(r.started_at, r.ended_at or tr.end, timedelta(
-        seconds=r.warmup_seconds)) for r in steps]) if verdict.kind and steps else ()
+        seconds=r.warmup_seconds)) for r in steps]) if steps else ()
     if not shifts:
         return {"verdict": verdict, "verdict_text": verdict_text(verdict, run_warmup)}
-    # The load changed by design at each step: its levels, never a drift (or a level change found) across them.
-    verdict = replace(verdict, kind="shifted", shifts=shifts, drift=None, stalls=(), dips=(), dip_seconds=None)
+    # The steps' levels, the stalls as the levels found them; a change found into or out of the sweep stays: one
+    # by the middle of its first step or after the middle of its last (the changes between steps lie between).
+    first, last = (r.started_at + ((r.ended_at or tr.end) - r.started_at) / 2 for r in (steps[0], steps[-1]))
+    outside = tuple(s for s in verdict.shifts if not first < s.at <= last)
+    stalls = verdict.stalls if verdict.kind == "shifted" else judged_stalls(tps, verdict)
+    verdict = replace(verdict, kind="shifted", shifts=tuple(sorted(outside + shifts, key=lambda s: s.at)), drift=None,
+                      stalls=stalls, dips=(), dip_seconds=None)
     levels = sweep_levels_said(sweep, [r.concurrency for r in steps], shifts)
     return {"verdict": verdict, "verdict_text": {**verdict_text(verdict, run_warmup), "levels": levels}}
+
+
+def judged_stalls(tps, verdict: Verdict) -> tuple[tuple[datetime, datetime], ...]:
+    """The stalls levels.levels_of() finds among the polls the verdict judged (after its warm-up)."""
+    kept = [(t, v) for t, v in zip(tps.ts, tps.values, strict=True)
+            if v is not None and verdict.warmup_end is not None and t >= verdict.warmup_end]
+    return levels_of([t for t, _ in kept], [v for _, v in kept]).stalls if kept else ()
 
 
 def purge(request: HttpRequest, server_id: int) -> HttpResponse:
