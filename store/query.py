@@ -324,7 +324,8 @@ def totals_and_seconds(server_id: int, metrics: list[str], start: datetime,
             found = {mid: (p.vals, np.where(p.iv > 0, p.iv, 0))
                      for mid, p in read_full.read(server_id, infos, lo, hi - TICK).items()}
         else:
-            buckets = read_rollups.read(server_id, infos, level, lo, hi - TICK, sums_only=True)
+            whole = read_rollups.holds_whole(read_rollups.WIDTH[level], micros(start), micros(end))
+            buckets = read_rollups.read(server_id, infos, level, lo, hi - TICK, overlapping=not whole, sums_only=True)
             found = {mid: (b["sum"], b["ms"]) for mid, b in buckets.items()}
         for mid, (vals, iv) in found.items():
             sums[mid].append(vals)
@@ -580,7 +581,7 @@ def rollup_sums(server_id: int, metrics: list[str], start: datetime, end: dateti
             continue
         starts = b["idx"] * width
         inside = (starts >= lo) & (starts + width <= hi + 1)
-        if overlapping and not inside.any():
+        if overlapping and not read_rollups.holds_whole(width, lo, hi):
             inside = (starts + width > lo) & (starts <= hi)
         keep = (b["ms"] > 0) & inside
         seconds = (b["ms"][keep] / 1000.0).tolist()

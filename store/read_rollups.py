@@ -127,6 +127,13 @@ def inside(b: dict, width: int, lo: int, hi: int, overlapping: bool = True, keys
     return {k: b[k][keep] for k in keys if k in b}
 
 
+def holds_whole(width: int, lo: int, hi: int) -> bool:
+    """Whether [lo, hi] (microseconds) holds a whole bucket of the width: if it does, every metric's total is
+    over the buckets wholly inside (a metric with none there has none in the range), not only those that have some."""
+    first = -(-lo // width) * width
+    return first + width <= hi + 1
+
+
 def _stored(server_id: int, ids: list[int], level: str, lo: int, end: datetime,
             fields: dict[int, tuple[str, ...]]) -> dict[int, list[dict]]:
     """The stored rows' buckets per metric id (in a list: more parts are added to it), the columns of its fields."""

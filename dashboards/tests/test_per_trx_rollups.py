@@ -153,3 +153,37 @@ def test_a_range_within_a_minute_where_the_wait_summary_stopped_reads_that_minut
     assert per_trx.wait_ms == pytest.approx(5.0, rel=1e-9)
     assert per_trx.wait_seconds == 30
     assert per_trx.cpu_ms == pytest.approx(2.0, rel=1e-9)
+
+
+@pytest.fixture
+def across_an_hour(admin_user, client):
+    """TPS and the wait summary from minute -1 (the hour before T0: polls -6..-1) to minute 61 (poll 371)."""
+    client.force_login(admin_user)
+    server = data.make_server("db4", poll_interval=10)
+    polls = list(range(-6, 372))
+    write(server, polls, polls)
+    return server
+
+
+def test_a_range_from_mid_minute_across_an_hour_reads_the_minutes_wholly_inside(client, across_an_hour):
+    """From 30 s into minute -1 to the end of minute 60: the range's totals are read in parts (the ragged
+    minute, the hour T0..T0+1h, minute 60). Before, the first part held no whole minute and kept minute -1's
+    bucket: 5,400 transactions and 60 s of which 30 s lie before the range (1,469,400 over 3,720 s)."""
+    per_trx = waits_page(client, across_an_hour, at(-3), T0 + timedelta(minutes=61))
+    # Minutes 0..60 wholly inside: 6 x (1000 + 1100 + ... + 7000) = 6 x 244,000 transactions over 3,660 s.
+    assert per_trx.transactions == 1_464_000
+    assert per_trx.wait_seconds == 3660
+    assert per_trx.wait_ms == pytest.approx(5.0, rel=1e-9)
+
+
+def test_a_wait_summary_stopped_before_the_ranges_whole_minutes_lists_no_wait(client, stopped):
+    """From poll 87 (30 s into minute 14, the wait summary's last) to past minute 29: minutes 15..29 are wholly
+    inside and hold no wait. Before, a counter with no bucket wholly inside kept minute 14's (the range holds
+    3 of its 6 polls): 72 s of waits listed beside the transactions of minutes 15..29."""
+    response = client.get(f"/servers/{stopped.pk}/waits/", {"from": iso_utc(at(87)), "to": iso_utc(END)})
+    per_trx = response.context["per_trx"]
+    # 6 x (2500 + 2600 + ... + 3900) = 6 x 48,000 transactions; node_exporter's 2 ms of CPU each.
+    assert per_trx.transactions == 288_000
+    assert response.context["rows"] == []
+    assert per_trx.wait_ms is None
+    assert per_trx.cpu_ms == pytest.approx(2.0, rel=1e-9)
