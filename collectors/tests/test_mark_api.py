@@ -40,6 +40,13 @@ def marks(api: MarkApi) -> list[dict]:
     # PostgreSQL holds neither: the load refused the whole file as damaged
     ("/api/runs", {"name": "r\x00"}, f"name: {UNSTORABLE}"),
     ("/api/annotations", {"text": "a \ud800"}, f"text: {UNSTORABLE}"),
+    # went raw into runs.csv and annotations.csv once loaded: refused in the server's API's words
+    ("/api/runs", {"name": "r\x1b[0m"}, "'name' cannot hold control characters (U+001B): use letters, digits, "
+                                        "spaces and punctuation"),
+    ("/api/runs", {"name": "r", "sweep": "s\x01"}, "'sweep' cannot hold control characters (U+0001): use letters, "
+                                                   "digits, spaces and punctuation"),
+    ("/api/annotations", {"text": "a\tb\x01"}, "'text' cannot hold control characters (U+0001): use letters, "
+                                               "digits, spaces, punctuation, tabs and line breaks"),
     # was stored as a run ending where it started
     ("/api/runs", {"name": "r", "started_at": "2026-01-05T12:00:00Z", "ended_at": "2026-01-05T11:00:00Z"},
      "ended_at: before started_at"),

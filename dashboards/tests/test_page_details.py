@@ -7,7 +7,7 @@ from django.test import override_settings
 from django.utils import timezone
 
 from dashboards.templatetags.dash_fmt import duration
-from servers.models import Run, Server
+from servers.models import Annotation, Run, Server
 from testing.dashboards import make_server, write_polls
 
 pytestmark = pytest.mark.django_db
@@ -123,3 +123,18 @@ def test_the_favicon_is_served(admin_client):
 def test_a_span_is_shown_in_its_two_largest_units(seconds, shown):
     """A holder that held purge 8 min 52 s read "8 min", 1 h 59 min read "1 h"."""
     assert duration(timedelta(seconds=seconds)) == shown
+
+
+def test_the_forms_refuse_control_characters_in_names_and_texts_but_tabs_in_notes(admin_client):
+    """Audit 4: a run named "r\\x01" or an annotation "\\x1b[2J" was saved by the runs page's forms."""
+    server = make_server()
+    now = f"{timezone.now():%Y-%m-%dT%H:%M:%S}"
+    run = {"run-name": "r\x01", "run-server": server.pk, "run-started_at": now, "run-notes": "a\tb\nc"}
+    body = admin_client.post("/runs/", run).content.decode()
+    assert "A name cannot hold control characters (U+0001): use letters, digits, spaces and punctuation." in body
+    assert not Run.objects.exists()
+    body = admin_client.post("/runs/", {"note-server": server.pk, "note-at": now, "note-text": "\x1b[2J"}).content
+    assert "A text cannot hold control characters (U+001B)" in body.decode()
+    assert not Annotation.objects.exists()
+    admin_client.post("/runs/", {**run, "run-name": "r"})
+    assert Run.objects.get().notes == "a\tb\nc"
