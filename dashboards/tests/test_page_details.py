@@ -27,6 +27,26 @@ def test_a_down_server_says_unreachable_since_its_last_poll(admin_client):
     assert "no polls: outage or restart" in body  # the outage still going on is a stall
 
 
+def test_an_outage_going_on_lasts_until_now_on_a_range_ending_ahead(admin_client):
+    """Audit 4: with to= an hour ahead, the outage still going on was listed to that hour, 70 minutes long, where
+    the polls stopped 10 minutes ago: it has lasted 10 minutes (600 s, and the seconds this test takes)."""
+    from collectors.models import ServerHealth
+
+    server = make_server()
+    last_ok = timezone.now() - timedelta(minutes=10)
+    write_polls(server, 30, end=last_ok)
+    ServerHealth.objects.create(server=server, last_poll_at=timezone.now(), last_success_at=last_ok,
+                                consecutive_failures=60, last_error="Can't connect to MySQL server on '10.0.0.5'")
+    now = timezone.now()
+    ahead = {"from": f"{now - timedelta(minutes=30):%Y-%m-%dT%H:%M:%S}",
+             "to": f"{now + timedelta(hours=1):%Y-%m-%dT%H:%M:%S}"}
+    body = admin_client.get(f"/servers/{server.pk}/stability/", ahead).content.decode()
+    row = body.split('<table class="dips">')[1].split("no polls: outage or restart")[0].split("<tr>")[-1]
+    seconds = int(row.split('<td class="num">')[1].split(" s</td>")[0])
+    assert 600 - 10 <= seconds <= 600 + 60  # from the newest poll (at most one 10 s interval before last_ok)
+    assert f"{now + timedelta(hours=1):%H:%M:%S}" not in row
+
+
 @pytest.mark.parametrize("page", ["purge", "pressure"])
 def test_the_purge_and_pressure_pages_of_a_down_server_say_unreachable_too(admin_client, page):
     """Seen: a server killed mid-run read "unreachable since ..." on its stability page, while its purge page read
