@@ -7,7 +7,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 
-from alerts import kind_wording
+from alerts import kind_wording, thresholds
 from servers import crypto
 from servers.models import Server
 
@@ -52,8 +52,9 @@ class Rule(models.Model):
         return self.name
 
     def clean(self) -> None:
-        """What no form may save: a history length threshold at or below 0 would fire at once, on every server."""
-        if problem := kind_wording.history_threshold_problem(self.kind, self.metric, self.threshold):
+        """What no form may save: an X every reading is above (a history length at or below 0, a rate below 0)
+        would fire at once, on every server."""
+        if problem := thresholds.threshold_problem(self.kind, self.metric, self.threshold):
             raise ValidationError({"threshold": problem})
 
     @property

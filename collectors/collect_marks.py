@@ -8,10 +8,25 @@ import time
 from pathlib import Path
 
 from collectors import collect_file
+from servers.names import control_problem
 
 
 class MarkError(ValueError):
-    """A mark that says nothing, or more than one thing."""
+    """A mark that says nothing, or more than one thing, or holds a control character."""
+
+
+# What each mark holds, as the API names it: a run's name holds no control character, an annotation may hold tabs
+# and line breaks (docs/api.md).
+SAID = {"annotate": "'text'", "run_start": "'name'", "run_end": "'name'"}
+
+
+def mark_problem(annotate: str = "", run_start: str = "", run_end: str = "") -> str | None:
+    """Why a mark cannot be kept (None when it can): what it holds went raw into runs.csv and annotations.csv."""
+    given = {"annotate": annotate, "run_start": run_start, "run_end": run_end}
+    for key, text in given.items():
+        if problem := control_problem(SAID[key], text, free_text=key == "annotate"):
+            return problem
+    return None
 
 
 def marks_path(path: Path) -> Path:
@@ -41,6 +56,8 @@ def mark_record(at: float, annotate: str = "", run_start: str = "", run_end: str
     given = {k: v.strip() for k, v in given.items() if v and v.strip()}
     if len(given) != 1:
         raise MarkError("a mark is one of: an annotation text, a run to start, a run to end")
+    if problem := mark_problem(**given):
+        raise MarkError(problem)
     return {"type": "mark", "at": at, **given}
 
 

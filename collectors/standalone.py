@@ -21,7 +21,7 @@ import pymysql
 
 from collectors import collect_file, mark_api
 from collectors.collect_format import poll_record
-from collectors.collect_marks import MarkError, MarkInbox, mark, mark_record, marks_path
+from collectors.collect_marks import MarkError, MarkInbox, mark, mark_problem, mark_record, marks_path
 from collectors.connection import ConnectError
 from collectors.poll import poll_target
 from collectors.pool import POOL, Target
@@ -246,6 +246,8 @@ def run_collect(options, out: Callable[[str], None] = print) -> int:
         raise UsageError(f"--statements-interval {options.statements_interval}: expected seconds from 1 to 3600")
     if not 0 <= options.api <= 65535:
         raise UsageError(f"--api {options.api}: expected a port from 1 to 65535")
+    if problem := mark_problem(options.annotate, options.run):  # said before connecting
+        raise UsageError(f"--run or --annotate: {problem}")
     target = replace(parse_url(options.url), statements_interval=options.statements_interval)
     return collect(target, Path(options.to), options.interval, duration,
                    options.run.strip(), options.annotate.strip(), out, options.api)

@@ -8,7 +8,7 @@ from django.db import models
 
 from servers import crypto
 from servers import tls_modes as tls
-from servers.names import printable
+from servers.names import printable, printable_text
 from servers.time_bounds import bounded, within_bounds
 
 
@@ -99,18 +99,19 @@ class Server(models.Model):
 class Run(models.Model):
     """A named test run on one server: the unit the compare view aligns."""
 
-    name = models.CharField(max_length=200)
+    name = models.CharField(max_length=200, validators=[printable])
     server = models.ForeignKey(Server, on_delete=models.CASCADE, related_name="runs")
     started_at = models.DateTimeField(validators=[within_bounds])
     ended_at = models.DateTimeField(null=True, blank=True, validators=[within_bounds])
-    notes = models.TextField(blank=True)
+    notes = models.TextField(blank=True, validators=[printable_text])
     created_at = models.DateTimeField(auto_now_add=True)
     warmup_seconds = models.PositiveIntegerField(
         default=0, help_text="seconds at the start left out of the run's statistics (warm-up)")
     # Scalability studies: one run per step of a sweep of concurrency levels.
     concurrency = models.PositiveIntegerField(null=True, blank=True, help_text="client threads the load used")
-    sweep = models.CharField(max_length=200, blank=True, help_text="the sweep this run is a step of")
-    label = models.CharField(max_length=200, blank=True,
+    sweep = models.CharField(max_length=200, blank=True, validators=[printable],
+                             help_text="the sweep this run is a step of")
+    label = models.CharField(max_length=200, blank=True, validators=[printable],
                              help_text="what differed in this configuration, e.g. innodb_flush_neighbors=0")
     command = models.TextField(blank=True, help_text="the external benchmark's command line, when one ran")
     tool_summary = models.TextField(blank=True, help_text="the external benchmark's own summary")
@@ -141,7 +142,7 @@ class Annotation(models.Model):
     )
     run = models.ForeignKey(Run, on_delete=models.CASCADE, null=True, blank=True, related_name="annotations")
     at = models.DateTimeField(validators=[within_bounds])
-    text = models.CharField(max_length=500)
+    text = models.CharField(max_length=500, validators=[printable_text])
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -1,23 +1,42 @@
-"""What a name may hold: no control characters, which a terminal, a CSV reader or a log line would act on.
+"""What a name or a text may hold: no control characters, which a terminal, a CSV reader or a log line would act on.
 
 Django's form fields already refuse NUL; the rest of C0 and C1 (U+0001 to U+001F, DEL, U+0080 to U+009F) went
-into fleet.csv, the e-mails and the pages as they were.
+into fleet.csv, runs.csv, annotations.csv, the e-mails and the pages as they were. A free text (a run's notes, an
+annotation) may still hold tabs and line breaks: the CSVs quote them and the pages show them as spaces.
 """
 
 import unicodedata
 
 from django.core.exceptions import ValidationError
 
+LINE_BREAKS = "\t\n\r"
+ADVICE = "use letters, digits, spaces and punctuation"
+TEXT_ADVICE = "use letters, digits, spaces, punctuation, tabs and line breaks"
 
-def control_characters(text: str) -> list[str]:
-    """The control characters in text, as U+XXXX, in order of appearance (each once)."""
-    found = [f"U+{ord(c):04X}" for c in text if unicodedata.category(c) == "Cc"]
+
+def control_characters(text: str, allowed: str = "") -> list[str]:
+    """The control characters in text but those allowed, as U+XXXX, in order of appearance (each once)."""
+    found = [f"U+{ord(c):04X}" for c in text if unicodedata.category(c) == "Cc" and c not in allowed]
     return list(dict.fromkeys(found))
 
 
+def control_problem(what: str, text: str, free_text: bool = False) -> str | None:
+    """'<what> cannot hold control characters (U+0001): use ...', or None when text holds none (but for a free
+    text's tabs and line breaks)."""
+    found = control_characters(text or "", LINE_BREAKS if free_text else "")
+    if not found:
+        return None
+    return f"{what} cannot hold control characters ({', '.join(found)}): {TEXT_ADVICE if free_text else ADVICE}"
+
+
 def printable(text: str) -> None:
-    """Model field validator (forms, addserver): the message names the characters and what to do."""
-    found = control_characters(text or "")
-    if found:
-        raise ValidationError(f"A name cannot hold control characters ({', '.join(found)}): use letters, digits, "
-                              "spaces and punctuation.", code="control_characters")
+    """Model field validator of names and labels (forms, addserver): the message names the characters and what
+    to do."""
+    if problem := control_problem("A name", text):
+        raise ValidationError(f"{problem}.", code="control_characters")
+
+
+def printable_text(text: str) -> None:
+    """Model field validator of free texts: as printable, but tabs and line breaks are kept."""
+    if problem := control_problem("A text", text, free_text=True):
+        raise ValidationError(f"{problem}.", code="control_characters")

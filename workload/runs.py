@@ -7,6 +7,7 @@ from django.db import close_old_connections, connection
 from django.utils import timezone
 
 from servers.models import Annotation, Run, Server
+from servers.names import control_problem
 from workload.driver import StressOptions
 from workload.measured import Measured
 from workload.summary import Summary
@@ -15,10 +16,12 @@ NAME_LIMIT = 200  # Run.name, sweep and label
 
 
 def check_lengths(**texts: str) -> None:
-    """Command-line names that fit a run: --run, --label, --sweep."""
+    """Command-line names that fit a run: --run, --label, --sweep (no control characters, as the API's)."""
     for option, text in texts.items():
         if len(text) > NAME_LIMIT:
             raise CommandError(f"--{option} is longer than {NAME_LIMIT} characters")
+        if problem := control_problem(f"--{option}", text):
+            raise CommandError(problem)
 
 
 def server_named(name: str) -> Server:

@@ -207,3 +207,38 @@ def test_a_setting_refuses_private_networks_too(settings):
     assert errors(webhook_url="http://localhost:9/hook")["webhook_url"][0].startswith(
         "webhook refused: 127.0.0.1 is a private or loopback address")
     assert "webhook_url" in errors(webhook_url="http://10.1.2.3/hook")
+
+
+@pytest.mark.parametrize(("kind", "metric", "x", "said"), [
+    ("threshold", "tps", "-1", "X=-1 must be 0 or more: tps (a per-second rate) is never below 0, so every reading "
+                               "is above it."),
+    ("threshold", "wait.time_ps:wait/io/file/innodb/innodb_data_file", "-0.5",
+     "X=-0.5 must be 0 or more: wait.time_ps:wait/io/file/innodb/innodb_data_file (a per-second rate) is never "
+     "below 0, so every reading is above it."),
+    ("threshold", "Threads_running", "-3", "X=-3 must be 0 or more: Threads_running (in threads) is never below 0, "
+                                           "so every reading is above it."),
+    ("threshold", "host.cpu.busy_pct", "-10", "X=-10 must be 0 or more: host.cpu.busy_pct (in %) is never below 0, "
+                                              "so every reading is above it."),
+    ("growth", "qps", "-100", "X=-100 must be 0 or more: qps is a counter, whose growth is never below 0."),
+    ("sustained", "Threads_running", "-1", "X=-1 must be 0 or more: it is the minimum rise (0 = any), and a flat "
+                                           "metric rises by 0."),
+])
+def test_it_refuses_an_x_every_reading_is_above(kind, metric, x, said):
+    """Audit 4: a threshold rule on tps with X = -1 fired at once, on every server ("tps = 0 (above -1)"), as
+    history_list_length's did; so did a growth of a counter (never below 0) and a sustained rise above -1."""
+    assert errors(kind=kind, metric=metric, threshold=x)["threshold"] == [said]
+    with pytest.raises(ValidationError) as refused:
+        Rule(name="r", kind=kind, metric=metric, threshold=float(x), window_minutes=10).full_clean()
+    assert refused.value.message_dict["threshold"] == [said]
+
+
+@pytest.mark.parametrize(("kind", "metric", "x"), [
+    ("threshold", "tps", "0"),  # above 0: any transaction at all
+    ("threshold", "var:innodb_max_purge_lag", "-1"),  # a server's own value may be anything
+    ("threshold", "innodb_metrics:trx_active_transactions", "-1"),
+    ("growth", "Threads_running", "-5"),  # a gauge's growth may be below 0
+    ("sustained", "Threads_running", "0"),
+])
+def test_it_keeps_an_x_some_reading_may_be_at_or_below(kind, metric, x):
+    form = RuleForm({**GOOD, "kind": kind, "metric": metric, "threshold": x})
+    assert form.is_valid(), form.errors

@@ -1,6 +1,7 @@
 """The collector's local API refuses, as the server's API does (docs/api.md), what the load could not keep."""
 
 import http.client
+import io
 import json
 import socket
 
@@ -40,6 +41,13 @@ def marks(api: MarkApi) -> list[dict]:
     # PostgreSQL holds neither: the load refused the whole file as damaged
     ("/api/runs", {"name": "r\x00"}, f"name: {UNSTORABLE}"),
     ("/api/annotations", {"text": "a \ud800"}, f"text: {UNSTORABLE}"),
+    # went raw into runs.csv and annotations.csv once loaded: refused in the server's API's words
+    ("/api/runs", {"name": "r\x1b[0m"}, "'name' cannot hold control characters (U+001B): use letters, digits, "
+                                        "spaces and punctuation"),
+    ("/api/runs", {"name": "r", "sweep": "s\x01"}, "'sweep' cannot hold control characters (U+0001): use letters, "
+                                                   "digits, spaces and punctuation"),
+    ("/api/annotations", {"text": "a\tb\x01"}, "'text' cannot hold control characters (U+0001): use letters, "
+                                               "digits, spaces, punctuation, tabs and line breaks"),
     # was stored as a run ending where it started
     ("/api/runs", {"name": "r", "started_at": "2026-01-05T12:00:00Z", "ended_at": "2026-01-05T11:00:00Z"},
      "ended_at: before started_at"),
@@ -109,3 +117,28 @@ def test_a_body_shorter_than_its_length_is_a_400_not_a_wait_forever(served, clos
     assert json.loads(data) == {"error": "the body ended before its Content-Length (100 bytes): send the whole body"}
     status, answer = post_raw(served, "13", b'{"text": "t"}')
     assert status == 201 and answer["text"] == "t"
+
+
+def test_collect_and_collect_mark_refuse_control_characters_before_marking(tmp_path):
+    """Audit 4: `collect --run $'r\\x1b[1m'` and `collect_mark --start-run` wrote the name raw into the marks,
+    then into runs.csv once loaded, where the API refuses it; an annotation keeps a tab and a line break."""
+    from django.core.management import CommandError, call_command
+
+    path = tmp_path / "lab.ssc"
+    with pytest.raises(CommandError) as refused:
+        call_command("collect_mark", str(path), "--start-run", "r\x1b[1m")
+    assert str(refused.value) == ("'name' cannot hold control characters (U+001B): use letters, digits, spaces "
+                                  "and punctuation")
+    with pytest.raises(CommandError) as refused:
+        call_command("collect_mark", str(path), "--annotate", "flush\t1\x01")
+    assert str(refused.value).startswith("'text' cannot hold control characters (U+0001)")
+    assert not marks_path(path).exists()
+    call_command("collect_mark", str(path), "--annotate", "flush\t1\nthen 2", stdout=io.StringIO())
+    assert [m["annotate"] for m in json_lines(marks_path(path))] == ["flush\t1\nthen 2"]
+    # no server listens on port 1: refused before connecting, or it would say it cannot connect
+    with pytest.raises(CommandError, match=r"^--run or --annotate: 'name' cannot hold control characters \(U\+0007\)"):
+        call_command("collect", "mysql://steady@127.0.0.1:1", "--to", str(tmp_path / "c.ssc"), "--run", "r\a")
+
+
+def json_lines(path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]

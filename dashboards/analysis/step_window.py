@@ -43,10 +43,12 @@ class WindowTps:
 
 
 def run_window(run: Any, warmup: int | None = None) -> Window:
-    """The run after its warm-up (the run's own, unless one is given); a run still going ends now, one not
-    started yet (a start marked ahead) where it starts: no polls, and its own start shown, not now."""
+    """The run after its warm-up (the run's own, unless one is given); a run still going ends now (one whose end
+    is marked ahead too: it has lasted no longer yet), one not started yet (a start marked ahead) where it starts:
+    no polls, and its own start shown, not now."""
     trim = run.warmup_seconds if warmup is None else warmup
-    end = run.ended_at or max(datetime.now(UTC), run.started_at)
+    so_far = max(datetime.now(UTC), run.started_at)
+    end = min(run.ended_at, so_far) if run.ended_at else so_far
     return Window(min(run.started_at + timedelta(seconds=trim), end), end)
 
 

@@ -58,7 +58,8 @@ def parse_range(
 ) -> tuple[datetime, datetime]:
     """from/to; or a live preset (range=1h, as the dashboards' links carry) ending now.
 
-    A range starting after now is refused (no sample exists there yet) unless future= (marks may be set ahead).
+    A range starting after now is refused (no sample exists there yet) unless future= (marks may be set ahead);
+    else a range ending after now ends at now, as the charts do: no row, file name or figure is past the newest poll.
     """
     now = datetime.now(UTC)
     if preset and not start_text:
@@ -77,7 +78,7 @@ def parse_range(
         raise ExportError(f"to{suffix} must be after from{suffix}")
     if end - start > MAX_SPAN:
         raise ExportError(f"the range is longer than {MAX_SPAN.days} days: export it in parts")
-    return start, end
+    return start, end if future else min(end, now)
 
 
 def find_servers(values: list[str]) -> list[Server]:
@@ -206,8 +207,7 @@ def series_export(
         raise ExportError("metrics is missing: give names or patterns such as tps,wait.time_ps:*")
     if any("\x00" in name for name in names):  # PostgreSQL refuses the text outright: a 500, not "no such metric"
         raise ExportError(f"metrics={','.join(names)!r} holds a NUL byte, which no metric name has")
-    first, last = parse_range(start, end, preset=preset)
-    last = min(last, datetime.now(UTC))  # as the charts: no poll exists past now, so no row is labelled there
+    first, last = parse_range(start, end, preset=preset)  # ending at now at the latest: no row labelled past it
     found = find_servers(servers)
     step_s = parse_step(step, first, last, full, points, min(s.poll_interval for s in found))
     if step and step_s is not None:

@@ -191,3 +191,24 @@ def test_an_annotation_names_its_run_by_id_or_digits(token):
     run = Run.objects.create(name="r", server=make_server(), started_at=datetime(2026, 1, 5, 12, tzinfo=UTC))
     for given in (run.pk, str(run.pk)):
         assert post("/api/annotations", {"text": "x", "run": given}, token).json()["run"] == run.pk
+
+
+def test_control_characters_are_refused_in_names_and_kept_out_of_texts_but_tabs_and_breaks(token):
+    """Audit 4: "rw\\x1b[31m" as a run name or "\\x01" in an annotation went raw into runs.csv and annotations.csv,
+    while NUL was refused. Names, sweeps and labels hold none; notes and annotation texts keep tabs and breaks."""
+    make_server("lab3")
+    for field in ("name", "sweep", "label"):
+        response = post("/api/runs", {"name": "r", "server": "lab3", field: "rw\x1b[31m\x01"}, token)
+        assert response.status_code == 400
+        assert response.json()["error"] == (f"'{field}' cannot hold control characters (U+001B, U+0001): use "
+                                             "letters, digits, spaces and punctuation")
+    refused = post("/api/runs", {"name": "r", "server": "lab3", "notes": "a\tb\x7f"}, token)
+    assert refused.json()["error"] == ("'notes' cannot hold control characters (U+007F): use letters, digits, "
+                                       "spaces, punctuation, tabs and line breaks")
+    tabbed = post("/api/runs", {"name": "r", "server": "lab3", "label": "é x", "notes": "a\tb\r\nc"}, token)
+    assert tabbed.status_code == 201 and not Run.objects.exclude(notes="a\tb\r\nc").exists()
+    note = post("/api/annotations", {"server": "lab3", "text": "flush\x01"}, token)
+    assert note.status_code == 400 and note.json()["error"].startswith("'text' cannot hold control characters "
+                                                                       "(U+0001)")
+    assert post("/api/annotations", {"server": "lab3", "text": "flush\n2"}, token).status_code == 201
+    assert list(Annotation.objects.values_list("text", flat=True)) == ["flush\n2"]

@@ -7,7 +7,7 @@ from django.test import override_settings
 from django.utils import timezone
 
 from dashboards.templatetags.dash_fmt import duration
-from servers.models import Run, Server
+from servers.models import Annotation, Run, Server
 from testing.dashboards import make_server, write_polls
 
 pytestmark = pytest.mark.django_db
@@ -25,6 +25,26 @@ def test_a_down_server_says_unreachable_since_its_last_poll(admin_client):
     assert f"unreachable since {last_ok:%Y-%m-%d %H:%M:%S} UTC" in body and "10.0.0.5" in body
     assert "performance_schema off or no data" not in body and "No dips" not in body
     assert "no polls: outage or restart" in body  # the outage still going on is a stall
+
+
+def test_an_outage_going_on_lasts_until_now_on_a_range_ending_ahead(admin_client):
+    """Audit 4: with to= an hour ahead, the outage still going on was listed to that hour, 70 minutes long, where
+    the polls stopped 10 minutes ago: it has lasted 10 minutes (600 s, and the seconds this test takes)."""
+    from collectors.models import ServerHealth
+
+    server = make_server()
+    last_ok = timezone.now() - timedelta(minutes=10)
+    write_polls(server, 30, end=last_ok)
+    ServerHealth.objects.create(server=server, last_poll_at=timezone.now(), last_success_at=last_ok,
+                                consecutive_failures=60, last_error="Can't connect to MySQL server on '10.0.0.5'")
+    now = timezone.now()
+    ahead = {"from": f"{now - timedelta(minutes=30):%Y-%m-%dT%H:%M:%S}",
+             "to": f"{now + timedelta(hours=1):%Y-%m-%dT%H:%M:%S}"}
+    body = admin_client.get(f"/servers/{server.pk}/stability/", ahead).content.decode()
+    row = body.split('<table class="dips">')[1].split("no polls: outage or restart")[0].split("<tr>")[-1]
+    seconds = int(row.split('<td class="num">')[1].split(" s</td>")[0])
+    assert 600 - 10 <= seconds <= 600 + 60  # from the newest poll (at most one 10 s interval before last_ok)
+    assert f"{now + timedelta(hours=1):%H:%M:%S}" not in row
 
 
 @pytest.mark.parametrize("page", ["purge", "pressure"])
@@ -123,3 +143,18 @@ def test_the_favicon_is_served(admin_client):
 def test_a_span_is_shown_in_its_two_largest_units(seconds, shown):
     """A holder that held purge 8 min 52 s read "8 min", 1 h 59 min read "1 h"."""
     assert duration(timedelta(seconds=seconds)) == shown
+
+
+def test_the_forms_refuse_control_characters_in_names_and_texts_but_tabs_in_notes(admin_client):
+    """Audit 4: a run named "r\\x01" or an annotation "\\x1b[2J" was saved by the runs page's forms."""
+    server = make_server()
+    now = f"{timezone.now():%Y-%m-%dT%H:%M:%S}"
+    run = {"run-name": "r\x01", "run-server": server.pk, "run-started_at": now, "run-notes": "a\tb\nc"}
+    body = admin_client.post("/runs/", run).content.decode()
+    assert "A name cannot hold control characters (U+0001): use letters, digits, spaces and punctuation." in body
+    assert not Run.objects.exists()
+    body = admin_client.post("/runs/", {"note-server": server.pk, "note-at": now, "note-text": "\x1b[2J"}).content
+    assert "A text cannot hold control characters (U+001B)" in body.decode()
+    assert not Annotation.objects.exists()
+    admin_client.post("/runs/", {**run, "run-name": "r"})
+    assert Run.objects.get().notes == "a\tb\nc"

@@ -204,3 +204,18 @@ def test_a_run_marked_to_start_ahead_shows_its_own_start_not_now(client, admin_u
         start.strftime("%Y-%m-%dT%H:%M:%SZ"), "0")
     body = client.get(f"/runs/{run.pk}/report/").content.decode()
     assert f"{start:%Y-%m-%d %H:%M:%S} – not started yet UTC" in body
+
+
+def test_a_run_whose_end_is_marked_ahead_has_lasted_until_now(client, admin_user):
+    """Audit 4: a run started 10 minutes ago whose script marked its end an hour ahead read 4,200 s long in the
+    comparison, as if the hour to come had passed; a run still going (no end) read 600 s. Both last until now."""
+    client.force_login(admin_user)
+    server = make_server("ahead")
+    now = datetime.now(UTC).replace(microsecond=0)
+    marked = Run.objects.create(name="marked", server=server, started_at=now - timedelta(minutes=10),
+                                ended_at=now + timedelta(hours=1))
+    going = Run.objects.create(name="going", server=server, started_at=now - timedelta(minutes=10))
+    rows = list(csv.DictReader(io.StringIO(b"".join(
+        client.get("/export/compare.csv", {"runs": f"{marked.pk},{going.pk}"}).streaming_content).decode())))
+    for row in rows:  # 600 s, and the seconds this test has taken
+        assert 600 <= float(row["duration (s)"]) <= 660

@@ -6,6 +6,7 @@ from itertools import chain
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.utils import timezone
 
 from collectors.monitor_enable import option_line
 from collectors.weakened import PURGE_METRICS_ENTRIES, PURGE_METRICS_ON
@@ -91,7 +92,8 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
         dips = with_outages(dips, reads.poll_outages(server.pk, tr))
     down = unreachable(server, tr)
     if down and tps.ts and down.since and down.since < tr.end:
-        dips.append(Dip(max(tps.ts[-1], down.since), tr.end, None, stalled=True))  # the outage goes on
+        # the outage goes on, as far as now: a to ahead is no time it has lasted to yet
+        dips.append(Dip(max(tps.ts[-1], down.since), min(tr.end, timezone.now()), None, stalled=True))
     marks = server_marks(server.pk, tr.start, tr.end)
     fig = stability_figure(tps, waits, mutexes, dips, marks, threshold, x_range=(tr.start, tr.end),
                            per_poll=reads.per_poll(tr, points),

@@ -151,6 +151,16 @@ def test_names_too_long_for_a_run_are_refused(server):
     assert not Run.objects.exists()
 
 
+@pytest.mark.parametrize("option", ["--run", "--label", "--sweep"])
+def test_names_with_control_characters_are_refused_as_the_api_refuses_them(server, option):
+    """Audit 4: --label $'x\\x1b[1m' was stored and went raw into runs.csv, where the API now refuses it."""
+    with pytest.raises(CommandError) as refused:
+        call_command("bench_run", "bench", option, "x\x1b[1m", "--", "sysbench", "run")
+    assert str(refused.value) == (f"{option} cannot hold control characters (U+001B): use letters, digits, spaces "
+                                  "and punctuation")
+    assert not Run.objects.exists()
+
+
 def test_output_that_is_not_utf8_is_kept_readable(server):
     tool = "import sys; sys.stdout.buffer.write(b'caf\\xe9 \\x00 done\\n')"
     call_command("bench_run", "bench", "--", sys.executable, "-c", tool, stdout=io.StringIO())

@@ -1,6 +1,6 @@
 """Top waits, run comparison and annotation CSVs: exact sums, ratios, safe text."""
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -134,3 +134,20 @@ def test_runs_and_annotations_write_whole_seconds_as_the_series_and_fleet_do(cli
     assert runs[1][3:5] == [whole, iso_utc(START + timedelta(seconds=66))]  # 5.75 + 60.4 = 66.15 s
     marks = get_csv(client, "/export/annotations.csv", server="db1", **{"from": iso_utc(START), "to": iso_utc(END)})
     assert marks[1][0] == whole
+
+
+@pytest.mark.parametrize("table", ["topwaits", "holders", "statements"])
+def test_a_table_to_a_time_ahead_ends_at_now_as_the_series_does(client, db1, table):
+    """Audit 4: to= an hour ahead named the file "..._<an hour ahead>.csv", a range past the newest poll, where
+    the series export ends at now. The file now ends at the request's now; its rows are those up to now (the
+    polls end two days ago: the same rows as from the start to now)."""
+    ahead = datetime.now(UTC).replace(microsecond=0) + timedelta(hours=1)
+    before = datetime.now(UTC)
+    answer = client.get(f"/export/{table}.csv", {"server": "db1", "from": iso_utc(START), "to": iso_utc(ahead)})
+    after = datetime.now(UTC)
+    name = answer["Content-Disposition"].split('"')[1]
+    ends = datetime.strptime(name.rsplit("_", 1)[1][:19], "%Y-%m-%dT%H-%M-%S").replace(tzinfo=UTC)
+    assert before - timedelta(seconds=1) < ends <= after
+    body = b"".join(answer.streaming_content).decode()
+    till_end = client.get(f"/export/{table}.csv", {"server": "db1", "from": iso_utc(START), "to": iso_utc(END)})
+    assert body == b"".join(till_end.streaming_content).decode()
