@@ -16,7 +16,7 @@ from pathlib import Path
 
 from collectors.collect_marks import append, mark_record
 from collectors.collect_runs import MOST, RUN_NUMBERS, whole_number_problem
-from servers.names import control_problem
+from servers.names import api_text_problem
 from servers.time_bounds import BOUNDS, out_of_bounds
 
 RUN_FIELDS = {"notes": str, "concurrency": int, "warmup_seconds": int, "sweep": str, "label": str,
@@ -26,9 +26,6 @@ MAX_BODY = 64 * 1024
 # A client that sends less than its Content-Length and keeps the connection open is answered after this long.
 BODY_SECONDS = 10.0
 DIGITS = re.compile(r"[0-9]+")
-# Names, sweeps and labels hold no control character; free texts may hold tabs and line breaks. A command
-# line and a tool's own summary are kept as the tool gave them (its colours too): no CSV holds them.
-NAMES, FREE_TEXTS = {"name", "sweep", "label"}, {"notes", "text"}
 
 
 class ApiError(ValueError):
@@ -97,8 +94,7 @@ def text(body: dict, key: str, limit: int, required: bool = False) -> str:
         raise ApiError(400, f"{key}: {'required, ' if required else ''}text of at most {limit} characters")
     if unstorable(value):  # what PostgreSQL cannot hold would make the whole collection file fail to load
         raise ApiError(400, f"{key}: text without NUL characters (\\u0000) or lone surrogates (\\ud800)")
-    checked = key in NAMES or key in FREE_TEXTS
-    if checked and (problem := control_problem(f"'{key}'", value.strip(), free_text=key in FREE_TEXTS)):
+    if problem := api_text_problem(key, value.strip()):
         raise ApiError(400, problem)
     return value.strip()
 

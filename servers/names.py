@@ -29,6 +29,19 @@ def control_problem(what: str, text: str, free_text: bool = False) -> str | None
     return f"{what} cannot hold control characters ({', '.join(found)}): {TEXT_ADVICE if free_text else ADVICE}"
 
 
+# The API fields (the server's and the collector's, docs/api.md) that are checked: names, sweeps and labels hold no
+# control character; free texts may hold tabs and line breaks. A command line and a tool's own summary are kept as
+# the tool gave them (its colours too): no CSV holds them.
+API_NAMES, API_FREE_TEXTS = frozenset({"name", "sweep", "label"}), frozenset({"notes", "text"})
+
+
+def api_text_problem(key: str, value: str) -> str | None:
+    """control_problem() of an API body's text field by its key, None for the fields kept as given."""
+    if key not in API_NAMES and key not in API_FREE_TEXTS:
+        return None
+    return control_problem(f"'{key}'", value, free_text=key in API_FREE_TEXTS)
+
+
 def printable(text: str) -> None:
     """Model field validator of names and labels (forms, addserver): the message names the characters and what
     to do."""

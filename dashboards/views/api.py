@@ -18,7 +18,7 @@ from dashboards.query_params import MAX_THREADS, MAX_WARMUP
 from dashboards.storable import first_unstorable, why_unstorable
 from dashboards.url_ids import parse_id
 from servers.models import Annotation, Run, Server
-from servers.names import control_problem
+from servers.names import api_text_problem
 from servers.time_bounds import BOUNDS, out_of_bounds
 
 
@@ -120,11 +120,6 @@ def find_run(body: dict) -> Run | None:
     return run
 
 
-# Names, sweeps and labels hold no control character; free texts may hold tabs and line breaks. A command
-# line and a tool's own summary are kept as the tool gave them (its colours too): no CSV holds them.
-NAMES, FREE_TEXTS = {"name", "sweep", "label"}, {"notes", "text"}
-
-
 def text(body: dict, key: str, limit: int, required: bool = True) -> str:
     raw = body.get(key)
     if raw is not None and not isinstance(raw, str):  # a list or object would be kept as Python's repr of it
@@ -134,8 +129,7 @@ def text(body: dict, key: str, limit: int, required: bool = True) -> str:
         raise BadRequest(f"'{key}' is required")
     if len(value) > limit:
         raise BadRequest(f"'{key}' is longer than {limit} characters")
-    checked = key in NAMES or key in FREE_TEXTS
-    if checked and (problem := control_problem(f"'{key}'", value, free_text=key in FREE_TEXTS)):
+    if problem := api_text_problem(key, value):
         raise BadRequest(problem)
     return value
 
