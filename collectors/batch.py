@@ -53,19 +53,33 @@ def write_polls(servers: list, results: list[PollResult]) -> None:
     """The polls' snapshots to Redis, their samples, health, holders, statements and versions to the databases
     (a server deleted since its poll only loses its own rows)."""
     polled = [r for r in results if not r.skipped]
-    save_snapshots(polled)
+    staged = stage_snapshots(polled)
     record(servers, polled)
+    if staged:  # after the samples: a worker killed while writing them leaves its snapshots staged only
+        commit_snapshots(staged)
 
 
-def save_snapshots(polled: list[PollResult]) -> None:
-    """The batch's new snapshots to Redis; if that fails, every poll of the batch says so."""
+def stage_snapshots(polled: list[PollResult]) -> list[int]:
+    """The batch's new snapshots to Redis, staged (the servers they are of); if that fails, every poll of
+    the batch says so."""
+    saved = {r.server_id: (r.snapshots, r.attempts) for r in polled if r.attempts}
     try:
-        snapshots.store().save_many({r.server_id: (r.snapshots, r.attempts) for r in polled if r.attempts})
+        snapshots.store().stage_many(saved, {r.server_id: r.started_at for r in polled})
+        return list(saved)
     except Exception as exc:  # noqa: BLE001 - the polls must still be recorded, as failed
         log.exception("saving the snapshots of %d polls failed", len(polled))
         for result in polled:
             result.connect_error = (f"{result.server_name}: the collector failed (saving snapshots: "
                                     f"{type(exc).__name__}: {exc}); the next poll's deltas span both intervals")
+        return []
+
+
+def commit_snapshots(staged: list[int]) -> None:
+    """The staged snapshots become the stored ones; if Redis fails here, the next poll's load settles them."""
+    try:
+        snapshots.store().commit_many(staged)
+    except Exception:  # noqa: BLE001 - the polls are recorded; the staged snapshots stay told
+        log.exception("committing the snapshots of %d polls failed; the next load settles them", len(staged))
 
 
 def safe_poll(target: Target, poll_interval: int, due_at: datetime | None, only: list[str] | None,

@@ -6,29 +6,60 @@ interval) and "gen" (a token written with every save). This process keeps the sn
 it last decoded or saved; when the hash's gen is still the one it knows, the snapshots
 are not decoded again (JSON decoding ~600 values per poll was a visible share of a
 poll's CPU). Another worker's save changes gen, so it is always decoded then.
+
+A poll's save is staged (under "next:" names, with the poll's time in "staged") before its
+samples are written and committed after: a worker killed in between leaves the staged
+snapshots, which the next poll's load commits if that poll's samples reached the store and
+drops if not. Either way each counter delta is stored once, neither lost nor counted twice.
 """
 
 import secrets
 import threading
+from collections.abc import Callable
+from datetime import UTC, datetime
 
 import redis
 
 from collectors import registry, state
 from collectors.delta import Snapshot
+from store.ingest import written_since
 
 SNAPSHOT_KEY = "collectors:snap:{}"  # hash per server: source -> JSON snapshot
 SNAPSHOT_TTL = 7 * 24 * 3600  # a deleted or disabled server's snapshots expire
 GEN = b"gen"
 ATTEMPT = "attempt:"
+NEXT = "next:"  # a staged field, committed once the poll's samples are written
+STAGED = b"staged"  # the staged poll's start (epoch seconds), until it is committed or dropped
+
+# Moves the staged fields onto their names (ARGV: the names; none: every staged field), then drops the mark.
+COMMIT = """
+local names = ARGV
+if #names == 0 then
+  names = {}
+  for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
+    if string.sub(field, 1, 5) == 'next:' then table.insert(names, string.sub(field, 6)) end
+  end
+end
+for _, name in ipairs(names) do
+  local value = redis.call('HGET', KEYS[1], 'next:' .. name)
+  if value then redis.call('HSET', KEYS[1], name, value) end
+  redis.call('HDEL', KEYS[1], 'next:' .. name)
+end
+redis.call('HDEL', KEYS[1], 'staged')
+return #names
+"""
 
 Saved = tuple[dict[str, Snapshot], dict[str, float]]  # snapshots, attempts
 
 
 class SnapshotStore:
-    def __init__(self, client: redis.Redis):
+    def __init__(self, client: redis.Redis, recorded: Callable[[int, datetime], bool] = written_since):
         self.client = client
+        self.recorded = recorded  # whether a server's samples from that time on are in the store
         self._known: dict[int, tuple[bytes | None, dict[str, Snapshot]]] = {}  # id -> (gen, snapshots)
         self._lock = threading.Lock()
+        self._commit = client.register_script(COMMIT)
+        self._staged: dict[int, list[str]] = {}  # id -> the field names its last stage wrote
 
     def load(self, server_id: int) -> Saved:
         return self.load_many([server_id])[server_id]
@@ -41,12 +72,15 @@ class SnapshotStore:
         (some 20 kB of JSON a server, parsed by the client and then dropped) was a twentieth of a poll's CPU.
         """
         names = list(registry.SOURCES)
-        fields: list[str | bytes] = [GEN, *(f"{ATTEMPT}{name}" for name in names)]
+        fields: list[str | bytes] = [GEN, STAGED, *(f"{ATTEMPT}{name}" for name in names)]
         pipe = self.client.pipeline(transaction=False)
         for server_id in server_ids:
             pipe.hmget(SNAPSHOT_KEY.format(server_id), fields)
         found: dict[int, Saved] = {}
-        for server_id, (gen, *times) in zip(server_ids, pipe.execute(), strict=True):
+        for server_id, (gen, staged, *times) in zip(server_ids, pipe.execute(), strict=True):
+            if staged is not None:
+                self._settle(server_id, float(staged))
+                continue
             with self._lock:
                 known = self._known.get(server_id)
             if gen is not None and known is not None and known[0] == gen:
@@ -65,11 +99,17 @@ class SnapshotStore:
         self.save_many({server_id: (snapshots, attempts)})
 
     def save_many(self, saved: dict[int, Saved]) -> None:
-        """New snapshots and attempts of each server (merged into what is stored), in one round trip.
+        """Stage and commit at once (where no samples are written in between)."""
+        self.stage_many(saved, datetime.now(UTC))
+        self.commit_many(list(saved))
+
+    def stage_many(self, saved: dict[int, Saved], at: datetime | dict[int, datetime]) -> None:
+        """New snapshots and attempts of each server (merged into what is stored once committed), staged in one
+        atomic round trip; at: when the polls started (one time, or one a server).
 
         Each server's save follows its load in the same poll, under its poll lock.
         """
-        pipe = self.client.pipeline(transaction=False)
+        pipe = self.client.pipeline(transaction=True)  # all staged or none: a half-staged poll is not told
         for server_id, (snapshots, attempts) in saved.items():
             if not snapshots and not attempts:
                 continue
@@ -77,12 +117,35 @@ class SnapshotStore:
             mapping: dict = {name: snap.dumps() for name, snap in snapshots.items()}
             mapping.update({f"{ATTEMPT}{name}": repr(ts) for name, ts in attempts.items()})
             mapping[GEN] = gen
+            started = at if isinstance(at, datetime) else at[server_id]
             key = SNAPSHOT_KEY.format(server_id)
-            pipe.hset(key, mapping=mapping)
+            pipe.hset(key, mapping={NEXT + _text(name): value for name, value in mapping.items()})
+            pipe.hset(key, STAGED, repr(started.timestamp()))
             pipe.expire(key, SNAPSHOT_TTL)
+            self._staged[server_id] = [_text(name) for name in mapping]
             self._remember(server_id, gen, snapshots)
         if len(pipe):
             pipe.execute()
+
+    def commit_many(self, server_ids: list[int]) -> None:
+        """The staged snapshots of these servers become the stored ones (their samples are written)."""
+        pipe = self.client.pipeline(transaction=False)
+        for server_id in server_ids:
+            names = self._staged.pop(server_id, None)
+            if names:
+                self._commit(keys=[SNAPSHOT_KEY.format(server_id)], args=names, client=pipe)
+        if len(pipe):
+            pipe.execute()
+
+    def _settle(self, server_id: int, staged: float) -> None:
+        """A poll staged its snapshots and was not committed (its worker died while it wrote its samples):
+        commit them if its samples are in the store, drop them if not."""
+        key = SNAPSHOT_KEY.format(server_id)
+        if self.recorded(server_id, datetime.fromtimestamp(staged, UTC)):
+            self._commit(keys=[key], args=[])
+        else:
+            dropped = [f for f in self.client.hkeys(key) if _text(f).startswith(NEXT)]
+            self.client.hdel(key, STAGED, *dropped)
 
     def forget(self, server_id: int) -> None:
         with self._lock:
@@ -98,7 +161,7 @@ class SnapshotStore:
         if gen is not None and known is not None and known[0] == gen:
             return dict(known[1]), attempts
         snapshots = {key.decode(): Snapshot.loads(value) for key, value in raw.items()
-                     if key != GEN and not key.startswith(ATTEMPT.encode())}
+                     if key not in (GEN, STAGED) and not key.startswith((ATTEMPT.encode(), NEXT.encode()))}
         with self._lock:
             self._known[server_id] = (gen, snapshots)
         return dict(snapshots), attempts
@@ -111,6 +174,10 @@ class SnapshotStore:
         with self._lock:
             known = self._known.get(server_id)
             self._known[server_id] = (gen, {**(known[1] if known else {}), **snapshots})
+
+
+def _text(name: str | bytes) -> str:
+    return name.decode() if isinstance(name, bytes) else name
 
 
 _STORE: SnapshotStore | None = None

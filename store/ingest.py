@@ -244,3 +244,10 @@ def _copy(data: bytes, hours: set[datetime]) -> None:
 def _copy_into(pg_cursor, sql: str, data: bytes) -> None:
     with pg_cursor.copy(sql) as copy:
         copy.write(data)
+
+
+def written_since(server_id: int, at: datetime) -> bool:
+    """Whether the store holds a sample of the server read at or after at (the unique index answers)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT EXISTS (SELECT 1 FROM store_raw WHERE server_id = %s AND ts >= %s)", [server_id, at])
+        return bool(cursor.fetchone()[0])

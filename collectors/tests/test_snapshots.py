@@ -1,8 +1,15 @@
-"""Snapshots in Redis: a batch loads and saves them at once; a worker's cache never hides another's save."""
+"""Snapshots in Redis: a batch loads and saves them at once; a worker's cache never hides another's save;
+a poll killed between staging and committing them is settled by what reached the store."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
 
 from collectors import state
 from collectors.delta import Snapshot
-from collectors.snapshots import SnapshotStore
+from collectors.snapshots import SNAPSHOT_KEY, SnapshotStore
+from store.ingest import write_samples
+from store.sample import Sample
 
 SERVER = 987_001  # no such server: the snapshots alone are tested
 
@@ -37,3 +44,35 @@ def test_a_batch_loads_and_saves_many_servers_and_keeps_what_it_did_not_poll():
     assert store.load_many(ids)[ids[0]][0]["variables"].values == fresh[ids[0]][0]["variables"].values
     for server_id in ids:
         store.forget(server_id)
+
+
+def killed_between_stage_and_commit(server_id: int, at: datetime) -> SnapshotStore:
+    """A poll's snapshots staged over a stored one, as a worker killed while writing the samples leaves them."""
+    store = SnapshotStore(state.client())
+    store.forget(server_id)
+    store.save(server_id, {"global_status": snap(10)}, {"global_status": 1.0})
+    store.stage_many({server_id: ({"global_status": snap(25)}, {"global_status": 2.0})}, at)
+    return store
+
+
+@pytest.mark.django_db
+def test_a_poll_killed_after_writing_its_samples_is_committed_by_the_next_load():
+    at = datetime.now(UTC) - timedelta(seconds=5)
+    killed_between_stage_and_commit(SERVER + 3, at)
+    write_samples([Sample(SERVER + 3, "global_status", at + timedelta(seconds=0.01), 5.0, {"Com_commit": 15},
+                          frozenset({"Com_commit"}))])
+    found, attempts = SnapshotStore(state.client()).load(SERVER + 3)  # another worker, as after a kill
+    assert found["global_status"].values["Com_commit"] == 25 and attempts == {"global_status": 2.0}
+    assert not [f for f in state.client().hkeys(SNAPSHOT_KEY.format(SERVER + 3)) if f.startswith((b"next:", b"st"))]
+
+
+@pytest.mark.django_db
+def test_a_poll_killed_before_its_samples_were_written_is_dropped_by_the_next_load():
+    at = datetime.now(UTC) - timedelta(seconds=5)
+    write_samples([Sample(SERVER + 4, "global_status", at - timedelta(seconds=5), 5.0, {"Com_commit": 3},
+                          frozenset({"Com_commit"}))])  # the poll before: not this one's samples
+    killed_between_stage_and_commit(SERVER + 4, at)
+    found, attempts = SnapshotStore(state.client()).load(SERVER + 4)
+    assert found["global_status"].values["Com_commit"] == 10 and attempts == {"global_status": 1.0}
+    fresh = SnapshotStore(state.client())
+    assert fresh.load(SERVER + 4)[0]["global_status"].values["Com_commit"] == 10  # dropped, not just skipped
