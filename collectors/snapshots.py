@@ -31,13 +31,16 @@ ATTEMPT = "attempt:"
 NEXT = "next:"  # a staged field, committed once the poll's samples are written
 STAGED = b"staged"  # the staged poll's start (epoch seconds), until it is committed or dropped
 
-# Moves the staged fields onto their names (ARGV: the names; none: every staged field), then drops the mark.
+# Moves the staged fields onto their names, then drops the mark. ARGV[1]: the gen this commit staged (a poll
+# whose lock expired must not commit another poll's stage), or "" for whatever is staged; the rest: the names
+# (none: every staged field).
 COMMIT = """
-local names = ARGV
+if ARGV[1] ~= '' and redis.call('HGET', KEYS[1], 'next:gen') ~= ARGV[1] then return 0 end
+local names = {}
+for i = 2, #ARGV do names[#names + 1] = ARGV[i] end
 if #names == 0 then
-  names = {}
   for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
-    if string.sub(field, 1, 5) == 'next:' then table.insert(names, string.sub(field, 6)) end
+    if string.sub(field, 1, 5) == 'next:' then names[#names + 1] = string.sub(field, 6) end
   end
 end
 for _, name in ipairs(names) do
@@ -59,7 +62,7 @@ class SnapshotStore:
         self._known: dict[int, tuple[bytes | None, dict[str, Snapshot]]] = {}  # id -> (gen, snapshots)
         self._lock = threading.Lock()
         self._commit = client.register_script(COMMIT)
-        self._staged: dict[int, list[str]] = {}  # id -> the field names its last stage wrote
+        self._staged: dict[int, list[str]] = {}  # id -> the gen and field names its last stage wrote
 
     def load(self, server_id: int) -> Saved:
         return self.load_many([server_id])[server_id]
@@ -122,7 +125,7 @@ class SnapshotStore:
             pipe.hset(key, mapping={NEXT + _text(name): value for name, value in mapping.items()})
             pipe.hset(key, STAGED, repr(started.timestamp()))
             pipe.expire(key, SNAPSHOT_TTL)
-            self._staged[server_id] = [_text(name) for name in mapping]
+            self._staged[server_id] = [gen.decode(), *(_text(name) for name in mapping)]
             self._remember(server_id, gen, snapshots)
         if len(pipe):
             pipe.execute()
@@ -131,9 +134,9 @@ class SnapshotStore:
         """The staged snapshots of these servers become the stored ones (their samples are written)."""
         pipe = self.client.pipeline(transaction=False)
         for server_id in server_ids:
-            names = self._staged.pop(server_id, None)
-            if names:
-                self._commit(keys=[SNAPSHOT_KEY.format(server_id)], args=names, client=pipe)
+            staged = self._staged.pop(server_id, None)
+            if staged:
+                self._commit(keys=[SNAPSHOT_KEY.format(server_id)], args=staged, client=pipe)
         if len(pipe):
             pipe.execute()
 
@@ -142,7 +145,7 @@ class SnapshotStore:
         commit them if its samples are in the store, drop them if not."""
         key = SNAPSHOT_KEY.format(server_id)
         if self.recorded(server_id, datetime.fromtimestamp(staged, UTC)):
-            self._commit(keys=[key], args=[])
+            self._commit(keys=[key], args=[""])
         else:
             dropped = [f for f in self.client.hkeys(key) if _text(f).startswith(NEXT)]
             self.client.hdel(key, STAGED, *dropped)

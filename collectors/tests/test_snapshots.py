@@ -76,3 +76,17 @@ def test_a_poll_killed_before_its_samples_were_written_is_dropped_by_the_next_lo
     assert found["global_status"].values["Com_commit"] == 10 and attempts == {"global_status": 1.0}
     fresh = SnapshotStore(state.client())
     assert fresh.load(SERVER + 4)[0]["global_status"].values["Com_commit"] == 10  # dropped, not just skipped
+
+
+@pytest.mark.django_db
+def test_a_poll_whose_lock_expired_does_not_commit_the_next_polls_stage():
+    at = datetime.now(UTC) - timedelta(seconds=5)
+    slow = killed_between_stage_and_commit(SERVER + 5, at)  # still writing its samples when its lock expired
+    other = SnapshotStore(state.client())
+    assert other.load(SERVER + 5)[0]["global_status"].values["Com_commit"] == 10  # its stage dropped
+    other.stage_many({SERVER + 5: ({"global_status": snap(40)}, {"global_status": 3.0})}, datetime.now(UTC))
+    slow.commit_many([SERVER + 5])
+    raw = state.client().hgetall(SNAPSHOT_KEY.format(SERVER + 5))
+    assert Snapshot.loads(raw[b"global_status"]).values["Com_commit"] == 10 and b"staged" in raw
+    other.commit_many([SERVER + 5])
+    assert SnapshotStore(state.client()).load(SERVER + 5)[0]["global_status"].values["Com_commit"] == 40
