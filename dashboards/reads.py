@@ -9,7 +9,7 @@ from django.db.models import Q
 from collectors import registry
 from collectors.connection import parse_version
 from collectors.metric import TPS
-from collectors.models import PollRecord, ServerHealth, TrxHolder
+from collectors.models import PollRecord, TrxHolder
 from collectors.status import OFF, status_of
 from dashboards.analysis.per_transaction import PerTransaction
 from dashboards.analysis.purge_growth import REACH, Trend, current_trend
@@ -349,12 +349,6 @@ def holders_read_at(server_id: int, t: datetime) -> bool:
     poll = (PollRecord.objects.filter(server_id=server_id, started_at__lte=t, started_at__gte=t - POLL_READS)
             .order_by("-started_at").values_list("sources", flat=True).first())
     return poll is None or bool((poll.get("oldest_trx") or {}).get("ok"))
-
-
-def health_sources_of(server_id: int) -> dict:
-    """The sources of a server's health row, {} before its first poll (by id: server_texts.health_sources reads a
-    Server's)."""
-    return ServerHealth.objects.filter(server_id=server_id).values_list("sources", flat=True).first() or {}
 
 
 def holders_unread(sources: dict) -> str:

@@ -245,6 +245,8 @@ def test_growth_with_the_holders_unreadable_is_no_purge_bound(admin_client):
     verdict = body.split('id="purge-verdict"')[1].split("</section>")[0]
     assert "Purge-bound" not in verdict and "no transaction holds it" not in verdict
     assert "Growing</strong> 1,800.0 / min" in verdict and "cannot tell" in verdict and "GRANT PROCESS" in verdict
+    mail = purge_reading(server.pk, now, 20_000)  # the e-mail's, reading the health row by the server's id
+    assert mail.startswith("Growing 1,800.0 / min") and mail.endswith(f"SteadyState cannot tell: {why}.")
 
 
 def test_the_holders_table_says_they_cannot_be_read_not_that_none_was_open(admin_client):
