@@ -332,9 +332,13 @@ def holder_at(server_id: int, t: datetime) -> Holder | None:
     read failed (a timeout) moved no seen_at: the holder seen the poll before and found gone the poll after was
     held at it, as far as anyone can tell.
     """
-    read = holders_read_at(server_id, t)
-    for h in holders_in(server_id, t, t):
-        if h.started_at <= t and (h.ended_at is None or (h.seen_at >= t if read else h.ended_at > t)):
+    started = [h for h in holders_in(server_id, t, t) if h.started_at <= t]
+    # The poll's record decides only a holder the two rules part on (last seen before t, found gone after it):
+    # with none, its query is left out.
+    parted = any(h.ended_at is not None and (h.seen_at >= t) != (h.ended_at > t) for h in started)
+    read = parted and holders_read_at(server_id, t)
+    for h in started:
+        if h.ended_at is None or (h.seen_at >= t if read else h.ended_at > t):
             return Holder(h.thread_id, h.user, h.host, h.started_at)
     return None
 
