@@ -29,8 +29,9 @@ def run_warmup_polls(run: Run, tps: ChartPoints) -> tuple[int, Warmup]:
 
 
 def sweep_of_range(server_id: int, tr: TimeRange) -> tuple[str, list[Run]]:
-    """The sweep with the most steps (runs of one `sweep`) of the server that lie wholly in the range, in time
-    order, and its name; ("", []) where none has two: the range's level changes are then only TPS's own."""
+    """The sweep with the most steps (runs of one `sweep`) of the server that lie wholly in the range (ended runs
+    only: each has its ended_at), in time order, and its name; ("", []) where none has two: the range's level
+    changes are then only TPS's own."""
     runs = Run.objects.filter(server_id=server_id, started_at__gte=tr.start - SECOND, ended_at__isnull=False,
                               ended_at__lte=tr.end + SECOND).exclude(sweep="").order_by("started_at", "id")
     by_sweep: dict[str, list[Run]] = {}

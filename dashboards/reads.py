@@ -9,7 +9,7 @@ from django.db.models import Q
 from collectors import registry
 from collectors.connection import parse_version
 from collectors.metric import TPS
-from collectors.models import PollRecord, ServerHealth, TrxHolder
+from collectors.models import PollRecord, TrxHolder
 from collectors.status import OFF, status_of
 from dashboards.analysis.per_transaction import PerTransaction
 from dashboards.analysis.purge_growth import REACH, Trend, current_trend
@@ -332,9 +332,13 @@ def holder_at(server_id: int, t: datetime) -> Holder | None:
     read failed (a timeout) moved no seen_at: the holder seen the poll before and found gone the poll after was
     held at it, as far as anyone can tell.
     """
-    read = holders_read_at(server_id, t)
-    for h in holders_in(server_id, t, t):
-        if h.started_at <= t and (h.ended_at is None or (h.seen_at >= t if read else h.ended_at > t)):
+    started = [h for h in holders_in(server_id, t, t) if h.started_at <= t]
+    # The poll's record decides only a holder the two rules part on (last seen before t, found gone after it):
+    # with none, its query is left out.
+    parted = any(h.ended_at is not None and (h.seen_at >= t) != (h.ended_at > t) for h in started)
+    read = parted and holders_read_at(server_id, t)
+    for h in started:
+        if h.ended_at is None or (h.seen_at >= t if read else h.ended_at > t):
             return Holder(h.thread_id, h.user, h.host, h.started_at)
     return None
 
@@ -349,12 +353,6 @@ def holders_read_at(server_id: int, t: datetime) -> bool:
     poll = (PollRecord.objects.filter(server_id=server_id, started_at__lte=t, started_at__gte=t - POLL_READS)
             .order_by("-started_at").values_list("sources", flat=True).first())
     return poll is None or bool((poll.get("oldest_trx") or {}).get("ok"))
-
-
-def health_sources_of(server_id: int) -> dict:
-    """The sources of a server's health row, {} before its first poll (by id: server_texts.health_sources reads a
-    Server's)."""
-    return ServerHealth.objects.filter(server_id=server_id).values_list("sources", flat=True).first() or {}
 
 
 def holders_unread(sources: dict) -> str:

@@ -112,11 +112,17 @@ def closed_up(x: np.ndarray, out: np.ndarray) -> np.ndarray:
     on both sides and fits them as well as two levels do: 354 x 11, 0 x 39, 150 x 12 and 0 x 28 polls (the
     load's changes caught mid-poll) read one level of 354 and 150 together, 246.2, before it stalled."""
     edges = np.flatnonzero(np.diff(np.concatenate([[0], out.astype(np.int8), [0]])))
-    back = np.zeros(len(x))
+    by = np.zeros(len(x) - 1)
     for lo, hi in zip(edges[::2].tolist(), edges[1::2].tolist(), strict=True):
         if hi < len(x):
-            back[hi:] += x[hi] - x[lo]
-    return x - back
+            by[hi - 1] = x[hi] - x[lo]
+    return shortened(x, by)
+
+
+def shortened(x: np.ndarray, by: np.ndarray) -> np.ndarray:
+    """The times x with each step from one poll to the next shortened by `by` (one a step, 0 where it stays):
+    every poll moves back by the shortening of the steps before it."""
+    return x - np.concatenate([[0.0], np.cumsum(by)])
 
 
 def holes_shut(ts: Sequence[datetime]) -> np.ndarray:
@@ -128,8 +134,7 @@ def holes_shut(ts: Sequence[datetime]) -> np.ndarray:
     hole = breaks.cuts(x)
     if not hole.any():
         return x
-    d = np.diff(x)
-    return x - np.concatenate([[0.0], np.cumsum(np.where(hole, d - breaks.local_steps(x), 0.0))])
+    return shortened(x, np.where(hole, np.diff(x) - breaks.local_steps(x), 0.0))
 
 
 def short_stalls(y: np.ndarray, side: int) -> np.ndarray:

@@ -7,6 +7,8 @@ from django.template.loader import render_to_string
 from dashboards import reads
 from dashboards.analysis.purge_growth import Trend
 from dashboards.analysis.purge_verdict import PurgeVerdict
+from dashboards.server_texts import health_sources
+from servers.models import Server
 
 DEFAULT_THRESHOLD = 1_000_000  # the purge page's, without innodb_max_purge_lag
 
@@ -18,7 +20,8 @@ def verdict_at(server_id: int, at: datetime, threshold: float) -> tuple[PurgeVer
         return PurgeVerdict(""), Trend(None, timedelta(0)), None
     last, current = newest
     trend = reads.history_trend(server_id, last)
-    unread = reads.holders_unread(reads.health_sources_of(server_id))
+    # The server by its id alone: its health row is read through it, as the purge page reads it.
+    unread = reads.holders_unread(health_sources(Server(pk=server_id)))
     return reads.purge_verdict_at(server_id, last, current, trend, threshold, unread), trend, current
 
 

@@ -28,6 +28,26 @@ def stepped(before: float = 19.6, after: float = 30.8, polls: int = 44) -> list[
     return [before + JITTER[i % 4] for i in range(polls)] + [after + JITTER[i % 4] for i in range(polls)]
 
 
+def recent_polls(n: int) -> tuple[datetime, list[datetime]]:
+    """A range's start 20 minutes ago, and n polls 10 s apart after it (each 0.3 s past a whole second)."""
+    start = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=20)
+    return start, [start + timedelta(seconds=10 * i + 0.3) for i in range(1, n + 1)]
+
+
+def write_rates(server, polls: list[datetime], rates: list[float]) -> None:
+    """TPS's counter at each poll: its rate's transactions over the 10 s before it, as the collector stores them."""
+    write_samples([Sample(server.pk, "global_status", t, 10.0, {"tps": round(rate * 10)}, frozenset({"tps"}))
+                   for t, rate in zip(polls, rates, strict=True)])
+
+
+def page_verdict(client, server, start: datetime, last: datetime) -> str:
+    """The stability page's verdict from `start` to just after the poll `last`, as text with its tags left out."""
+    body = client.get(f"/servers/{server.pk}/stability/", {
+        "from": f"{start:%Y-%m-%dT%H:%M:%S}", "to": f"{last + timedelta(seconds=1):%Y-%m-%dT%H:%M:%S}",
+    }).content.decode()
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", body.split('id="verdict"')[1].split("</section>")[0]))
+
+
 def test_a_tps_line_that_steps_up_is_a_level_change_at_the_first_poll_of_the_new_level():
     verdict = judge([at(i) for i in range(88)], stepped(), warmup=0)
     assert verdict.kind == "shifted" and verdict.drift is None
@@ -61,15 +81,9 @@ def test_waits_are_read_against_tps_within_each_level():
 
 def test_the_stability_page_says_the_level_change(admin_client, db):
     server = make_server("mix")
-    start = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=20)
-    polls = [start + timedelta(seconds=10 * i + 0.3) for i in range(1, 89)]
-    # Each poll's transactions over its 10 s (a counter's delta, as the collector stores it).
-    write_samples([Sample(server.pk, "global_status", t, 10.0, {"tps": round(rate * 10)}, frozenset({"tps"}))
-                   for t, rate in zip(polls, stepped(), strict=True)])
-    body = admin_client.get(f"/servers/{server.pk}/stability/", {
-        "from": f"{start:%Y-%m-%dT%H:%M:%S}", "to": f"{polls[-1] + timedelta(seconds=1):%Y-%m-%dT%H:%M:%S}",
-    }).content.decode()
-    part = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", body.split('id="verdict"')[1].split("</section>")[0]))
+    start, polls = recent_polls(88)
+    write_rates(server, polls, stepped())
+    part = page_verdict(admin_client, server, start, polls[-1])
     assert f"Level change: TPS from 19.6 to 30.8 at {polls[44]:%H:%M:%S} (+57 %)" in part
     assert "Drifting" not in part
 
@@ -166,14 +180,9 @@ def test_a_level_of_no_transactions_is_said_without_a_percentage_of_nothing():
 
 def test_the_stability_page_says_every_level_change(admin_client, db):
     server = make_server("raised")
-    start = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=20)
-    polls = [start + timedelta(seconds=10 * i + 0.3) for i in range(1, 49)]
-    write_samples([Sample(server.pk, "global_status", t, 10.0, {"tps": round(rate * 10)}, frozenset({"tps"}))
-                   for t, rate in zip(polls, levels(30.0, 90.0, 30.0), strict=True)])
-    body = admin_client.get(f"/servers/{server.pk}/stability/", {
-        "from": f"{start:%Y-%m-%dT%H:%M:%S}", "to": f"{polls[-1] + timedelta(seconds=1):%Y-%m-%dT%H:%M:%S}",
-    }).content.decode()
-    part = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", body.split('id="verdict"')[1].split("</section>")[0]))
+    start, polls = recent_polls(48)
+    write_rates(server, polls, levels(30.0, 90.0, 30.0))
+    part = page_verdict(admin_client, server, start, polls[-1])
     # The new levels start at the 17th and the 33rd poll.
     assert (f"Level changes: TPS from 30.0 to 90.0 at {polls[16]:%H:%M:%S} (+200 %), "
             f"to 30.0 at {polls[32]:%H:%M:%S} (-67 %)") in part
@@ -238,14 +247,9 @@ def test_tps_swinging_with_no_trend_level_or_stall_is_noisy_not_steady():
 
 def test_the_stability_page_says_noisy(admin_client, db):
     server = make_server("swinging")
-    start = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=20)
-    polls = [start + timedelta(seconds=10 * i + 0.3) for i in range(1, 49)]
-    write_samples([Sample(server.pk, "global_status", t, 10.0, {"tps": 1000 + (400 if i % 2 else -400)},
-                          frozenset({"tps"})) for i, t in enumerate(polls)])
-    body = admin_client.get(f"/servers/{server.pk}/stability/", {
-        "from": f"{start:%Y-%m-%dT%H:%M:%S}", "to": f"{polls[-1] + timedelta(seconds=1):%Y-%m-%dT%H:%M:%S}",
-    }).content.decode()
-    part = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", body.split('id="verdict"')[1].split("</section>")[0]))
+    start, polls = recent_polls(48)
+    write_rates(server, polls, [100.0 + (40 if i % 2 else -40) for i in range(len(polls))])
+    part = page_verdict(admin_client, server, start, polls[-1])
     # 100 TPS +/- 40 (1,000 +/- 400 transactions a 10 s poll): CV 40.0 %.
     assert "Noisy: TPS swings around its level with no trend, level change or stall (CV 40.0 %)" in part
 
@@ -342,15 +346,10 @@ def test_a_stall_with_an_uneven_recovery_is_a_stall_then_a_level_change():
 
 def test_the_stability_page_says_the_stall_apart_from_the_level_change(admin_client, db):
     server = make_server("uneven")
-    start = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=20)
-    polls = [start + timedelta(seconds=10 * i + 0.3) for i in range(1, 32)]
+    start, polls = recent_polls(31)
     tps = [170.0] * 11 + [0.0] * 5 + [164.0, 26.0] + [45.0] * 13
-    write_samples([Sample(server.pk, "global_status", t, 10.0, {"tps": round(rate * 10)}, frozenset({"tps"}))
-                   for t, rate in zip(polls, tps, strict=True)])
-    body = admin_client.get(f"/servers/{server.pk}/stability/", {
-        "from": f"{start:%Y-%m-%dT%H:%M:%S}", "to": f"{polls[-1] + timedelta(seconds=1):%Y-%m-%dT%H:%M:%S}",
-    }).content.decode()
-    part = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", body.split('id="verdict"')[1].split("</section>")[0]))
+    write_rates(server, polls, tps)
+    part = page_verdict(admin_client, server, start, polls[-1])
     # As the pure test above: 169.5 -> 43.6 from the 18th poll; the stall is the 12th to the 16th.
     assert f"Level change: TPS from 169.5 to 43.6 at {polls[17]:%H:%M:%S} (-74 %)" in part
     assert (f"the polls from {polls[11]:%H:%M:%S} to {polls[15]:%H:%M:%S} UTC are a stall (under a tenth of the "
@@ -424,14 +423,9 @@ def test_two_loads_parted_by_a_long_stall_are_two_levels_not_their_mean():
 
 def test_the_stability_page_names_both_loads_around_a_long_stall(admin_client, db):
     server = make_server("parted")
-    start = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=20)
-    polls = [start + timedelta(seconds=10 * i + 0.3) for i in range(1, 91)]
-    write_samples([Sample(server.pk, "global_status", t, 10.0, {"tps": round(rate * 10)}, frozenset({"tps"}))
-                   for t, rate in zip(polls, loads_between_stalls(), strict=True)])
-    body = admin_client.get(f"/servers/{server.pk}/stability/", {
-        "from": f"{start:%Y-%m-%dT%H:%M:%S}", "to": f"{polls[-1] + timedelta(seconds=1):%Y-%m-%dT%H:%M:%S}",
-    }).content.decode()
-    part = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", body.split('id="verdict"')[1].split("</section>")[0]))
+    start, polls = recent_polls(90)
+    write_rates(server, polls, loads_between_stalls())
+    part = page_verdict(admin_client, server, start, polls[-1])
     # As the pure test above: the new levels from the 51st and the 62nd poll, the stall the 12th to the 50th.
     assert (f"Level changes: TPS from 349.1 to 147.3 at {polls[50]:%H:%M:%S} (-58 %), "
             f"to 1.0 at {polls[61]:%H:%M:%S} (-99 %)") in part
@@ -465,17 +459,13 @@ def test_the_stability_page_names_both_loads_around_an_outage(admin_client, db):
     """Polls 12 to 49 (of 90, 10 s apart) were never read; the 50th measured its delta over the outage, which the
     TPS line leaves out (an average over it): the line's points are those the pure test above reads."""
     server = make_server("outage")
-    start = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=20)
-    polls = [start + timedelta(seconds=10 * i + 0.3) for i in range(1, 91)]
+    start, polls = recent_polls(90)
     read = [(t, rate) for i, (t, rate) in enumerate(zip(polls, loads_around_an_outage(), strict=True))
             if rate is not None or i == 49]
     write_samples([Sample(server.pk, "global_status", t, (t - before).total_seconds(),
                           {"tps": round((rate or 0.0) * (t - before).total_seconds())}, frozenset({"tps"}))
                    for (before, _), (t, rate) in zip([(start, None), *read], read, strict=False)])
-    body = admin_client.get(f"/servers/{server.pk}/stability/", {
-        "from": f"{start:%Y-%m-%dT%H:%M:%S}", "to": f"{polls[-1] + timedelta(seconds=1):%Y-%m-%dT%H:%M:%S}",
-    }).content.decode()
-    part = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", body.split('id="verdict"')[1].split("</section>")[0]))
+    part = page_verdict(admin_client, server, start, polls[-1])
     # As the pure test above: the new levels from the 51st and the 62nd poll.
     assert (f"Level changes: TPS from 349.1 to 147.3 at {polls[50]:%H:%M:%S} (-58 %), "
             f"to 1.0 at {polls[61]:%H:%M:%S} (-99 %)") in part

@@ -3,6 +3,8 @@
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from alerts.readings import purge_reading
@@ -245,6 +247,8 @@ def test_growth_with_the_holders_unreadable_is_no_purge_bound(admin_client):
     verdict = body.split('id="purge-verdict"')[1].split("</section>")[0]
     assert "Purge-bound" not in verdict and "no transaction holds it" not in verdict
     assert "Growing</strong> 1,800.0 / min" in verdict and "cannot tell" in verdict and "GRANT PROCESS" in verdict
+    mail = purge_reading(server.pk, now, 20_000)  # the e-mail's, reading the health row by the server's id
+    assert mail.startswith("Growing 1,800.0 / min") and mail.endswith(f"SteadyState cannot tell: {why}.")
 
 
 def test_the_holders_table_says_they_cannot_be_read_not_that_none_was_open(admin_client):
@@ -306,3 +310,27 @@ def test_a_holder_is_kept_through_a_poll_whose_holder_read_failed():
     assert reads.holder_at(server.pk, polls[0]) == Holder(218, "report", "10.0.0.7", T0 - timedelta(minutes=1))
     assert reads.holder_at(server.pk, polls[1]) == Holder(218, "report", "10.0.0.7", T0 - timedelta(minutes=1))
     assert reads.holder_at(server.pk, polls[2]) is None  # that poll's own read found it gone
+
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("seen", "ended", "held", "records"), [
+    (20.039, None, True, 0),  # still open
+    (10.039, 20.039, True, 0),  # seen by the poll at :10's own read, found gone by the next poll
+    (0.039, 5.0, False, 0),  # gone 5 s before :10
+    (0.039, 10.039, False, 1),  # last seen at :00, found gone just after :10: that poll's record decides
+])
+def test_the_poll_record_is_read_only_for_a_holder_last_seen_before_t_and_found_gone_after(seen, ended, held,
+                                                                                          records):
+    """holder_at the poll at 10:00:10. Where the holder is open, seen at or after t, or gone before t, whether that
+    poll read the holders changes nothing, and its record is not read. Seen before t and found gone after it, held
+    if the poll's holder read failed, gone if it ran (no record left: it counts as run)."""
+    server = make_server()
+    t = T0 + timedelta(seconds=10)
+    TrxHolder.objects.create(server=server, thread_id=9, trx_key="k", user="app", host="10.0.0.5",
+                             started_at=T0 - timedelta(minutes=1), seen_at=T0 + timedelta(seconds=seen),
+                             ended_at=None if ended is None else T0 + timedelta(seconds=ended))
+    with CaptureQueriesContext(connection) as queries:
+        holder = reads.holder_at(server.pk, t)
+    assert holder == (Holder(9, "app", "10.0.0.5", T0 - timedelta(minutes=1)) if held else None)
+    assert sum('FROM "collectors_pollrecord"' in q["sql"] for q in queries.captured_queries) == records

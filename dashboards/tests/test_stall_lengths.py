@@ -54,6 +54,17 @@ def stalls(server_id: int, start: int = 0, end: int = 300) -> list[tuple[float, 
     return [((d.start - RECENT_T0).total_seconds(), (d.end - RECENT_T0).total_seconds(), d.seconds) for d in dips]
 
 
+def first_dip_row(client, server, start: int, end: int) -> tuple[list[str], str]:
+    """The first row of the stability page's dips table over start..end (offsets from RECENT_T0, seconds): its
+    first three cells (from, to, length) and the row's HTML."""
+    body = client.get(f"/servers/{server.pk}/stability/", {
+        "from": f"{RECENT_T0 + timedelta(seconds=start):%Y-%m-%dT%H:%M:%SZ}",
+        "to": f"{RECENT_T0 + timedelta(seconds=end):%Y-%m-%dT%H:%M:%SZ}"}).content.decode()
+    table = body.split('<table class="dips">')[1].split("</table>")[0]
+    row = table.split("<tbody>")[1].split("</tr>")[0]
+    return [c.split(">", 1)[1].split("</td>")[0] for c in row.split("<td")[1:4]], row
+
+
 @pytest.mark.parametrize(("missed", "expected"), [
     ({100}, (90, 110, 20)),  # polls at 90 and 110, none at 100: 20 s
     ({100, 110}, (90, 120, 30)),
@@ -98,12 +109,7 @@ def test_a_range_that_starts_in_a_hole_lists_it_from_the_last_poll_before():
 def test_the_stability_page_lists_a_hole_at_the_ranges_start(admin_client):
     server = make_server("page-start")
     write_samples(status_polls(server.pk, every_10s_but({100, 110})))
-    start, end = RECENT_T0 + timedelta(seconds=95), RECENT_T0 + timedelta(seconds=300)
-    body = admin_client.get(f"/servers/{server.pk}/stability/",
-                            {"from": f"{start:%Y-%m-%dT%H:%M:%SZ}", "to": f"{end:%Y-%m-%dT%H:%M:%SZ}"}).content.decode()
-    table = body.split('<table class="dips">')[1].split("</table>")[0]
-    row = table.split("<tbody>")[1].split("</tr>")[0]
-    cells = [c.split(">", 1)[1].split("</td>")[0] for c in row.split("<td")[1:4]]
+    cells, row = first_dip_row(admin_client, server, 95, 300)
     at = RECENT_T0 + timedelta(seconds=90)
     assert cells == [f"{at:%Y-%m-%d %H:%M:%S}", f"{at + timedelta(seconds=30):%H:%M:%S}", "30 s"]  # before: no row
     assert "no polls: outage or restart" in row
@@ -134,12 +140,7 @@ def test_a_range_that_ends_at_a_poll_on_time_with_no_delta_lists_no_hole():
 def test_the_stability_page_lists_a_hole_at_the_ranges_end(admin_client):
     server = make_server("page-end")
     write_samples(status_polls(server.pk, every_10s_but({100, 110})))
-    start, end = RECENT_T0, RECENT_T0 + timedelta(seconds=120)
-    body = admin_client.get(f"/servers/{server.pk}/stability/",
-                            {"from": f"{start:%Y-%m-%dT%H:%M:%SZ}", "to": f"{end:%Y-%m-%dT%H:%M:%SZ}"}).content.decode()
-    table = body.split('<table class="dips">')[1].split("</table>")[0]
-    row = table.split("<tbody>")[1].split("</tr>")[0]
-    cells = [c.split(">", 1)[1].split("</td>")[0] for c in row.split("<td")[1:4]]
+    cells, row = first_dip_row(admin_client, server, 0, 120)
     at = RECENT_T0 + timedelta(seconds=90)
     assert cells == [f"{at:%Y-%m-%d %H:%M:%S}", f"{at + timedelta(seconds=30):%H:%M:%S}", "30 s"]  # before: no row
     assert "no polls: outage or restart" in row
@@ -179,13 +180,7 @@ def test_the_verdict_counts_a_stall_from_the_last_poll_before_to_the_first_after
 def test_the_stability_page_lists_one_missed_poll_as_20_seconds(admin_client):
     server = make_server("page")
     write_samples(status_polls(server.pk, every_10s_but({100})))
-    start, end = RECENT_T0, RECENT_T0 + timedelta(seconds=300)
-    response = admin_client.get(f"/servers/{server.pk}/stability/",
-                                {"from": f"{start:%Y-%m-%dT%H:%M:%SZ}", "to": f"{end:%Y-%m-%dT%H:%M:%SZ}"})
-    body = response.content.decode()
-    table = body.split('<table class="dips">')[1].split("</table>")[0]
-    row = table.split("<tbody>")[1].split("</tr>")[0]
-    cells = [c.split(">", 1)[1].split("</td>")[0] for c in row.split("<td")[1:4]]
+    cells, row = first_dip_row(admin_client, server, 0, 300)
     at = RECENT_T0 + timedelta(seconds=90)
     assert cells == [f"{at:%Y-%m-%d %H:%M:%S}", f"{at + timedelta(seconds=20):%H:%M:%S}", "20 s"]
     assert "no polls: outage or restart" in row

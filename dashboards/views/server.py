@@ -131,13 +131,13 @@ def verdict_context(server_id: int, tr: TimeRange, tps, waits, history) -> dict:
     # A sweep's steps change the load by design: they stand for a drift or the level changes found across them,
     # never for a steady line, periodic dips or stalls (those are TPS's own, whatever the load did).
     sweep, steps = ("", []) if run or verdict.kind not in ("drifting", "shifted") else sweep_of_range(server_id, tr)
-    shifts = step_shifts(tps.ts, tps.values, [Step(r.started_at, r.ended_at or tr.end, timedelta(
+    shifts = step_shifts(tps.ts, tps.values, [Step(r.started_at, r.ended_at, timedelta(
         seconds=r.warmup_seconds)) for r in steps]) if steps else ()
     if not shifts:
         return {"verdict": verdict, "verdict_text": verdict_text(verdict, run_warmup)}
     # The steps' levels, the stalls as the levels found them; a change found into or out of the sweep stays: one
     # by the middle of its first step or after the middle of its last (the changes between steps lie between).
-    first, last = (r.started_at + ((r.ended_at or tr.end) - r.started_at) / 2 for r in (steps[0], steps[-1]))
+    first, last = (r.started_at + (r.ended_at - r.started_at) / 2 for r in (steps[0], steps[-1]))
     outside = tuple(s for s in verdict.shifts if not first < s.at <= last)
     stalls = verdict.stalls if verdict.kind == "shifted" else judged_stalls(tps, verdict)
     verdict = replace(verdict, kind="shifted", shifts=tuple(sorted(outside + shifts, key=lambda s: s.at)), drift=None,
