@@ -111,6 +111,8 @@ def closed_up(x: np.ndarray, out: np.ndarray) -> np.ndarray:
     first of them to where the run began. A straight line fitted across a stall's gap runs through the levels
     on both sides and fits them as well as two levels do: 354 x 11, 0 x 39, 150 x 12 and 0 x 28 polls (the
     load's changes caught mid-poll) read one level of 354 and 150 together, 246.2, before it stalled."""
+    if not len(x):
+        return x
     edges = np.flatnonzero(np.diff(np.concatenate([[0], out.astype(np.int8), [0]])))
     by = np.zeros(len(x) - 1)
     for lo, hi in zip(edges[::2].tolist(), edges[1::2].tolist(), strict=True):
