@@ -31,25 +31,24 @@ ATTEMPT = "attempt:"
 NEXT = "next:"  # a staged field, committed once the poll's samples are written
 STAGED = b"staged"  # the staged poll's start (epoch seconds), until it is committed or dropped
 
-# Moves the staged fields onto their names, then drops the mark. ARGV[1]: the gen this commit staged (a poll
-# whose lock expired must not commit another poll's stage), or "" for whatever is staged; the rest: the names
-# (none: every staged field).
+# Moves each server's staged fields onto their names and drops its mark: KEYS, the servers' hashes; ARGV, the
+# gen each one's poll staged ("": whatever is staged). A poll whose lock expired while it wrote its samples
+# finds another gen staged and leaves that poll's stage alone. One call a batch.
 COMMIT = """
-if ARGV[1] ~= '' and redis.call('HGET', KEYS[1], 'next:gen') ~= ARGV[1] then return 0 end
-local names = {}
-for i = 2, #ARGV do names[#names + 1] = ARGV[i] end
-if #names == 0 then
-  for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
-    if string.sub(field, 1, 5) == 'next:' then names[#names + 1] = string.sub(field, 6) end
+local moved = 0
+for k, key in ipairs(KEYS) do
+  if ARGV[k] == '' or redis.call('HGET', key, 'next:gen') == ARGV[k] then
+    for _, field in ipairs(redis.call('HKEYS', key)) do
+      if string.sub(field, 1, 5) == 'next:' then
+        redis.call('HSET', key, string.sub(field, 6), redis.call('HGET', key, field))
+        redis.call('HDEL', key, field)
+      end
+    end
+    redis.call('HDEL', key, 'staged')
+    moved = moved + 1
   end
 end
-for _, name in ipairs(names) do
-  local value = redis.call('HGET', KEYS[1], 'next:' .. name)
-  if value then redis.call('HSET', KEYS[1], name, value) end
-  redis.call('HDEL', KEYS[1], 'next:' .. name)
-end
-redis.call('HDEL', KEYS[1], 'staged')
-return #names
+return moved
 """
 
 Saved = tuple[dict[str, Snapshot], dict[str, float]]  # snapshots, attempts
@@ -62,7 +61,7 @@ class SnapshotStore:
         self._known: dict[int, tuple[bytes | None, dict[str, Snapshot]]] = {}  # id -> (gen, snapshots)
         self._lock = threading.Lock()
         self._commit = client.register_script(COMMIT)
-        self._staged: dict[int, list[str]] = {}  # id -> the gen and field names its last stage wrote
+        self._staged: dict[int, bytes] = {}  # id -> the gen its last stage wrote
 
     def load(self, server_id: int) -> Saved:
         return self.load_many([server_id])[server_id]
@@ -122,23 +121,20 @@ class SnapshotStore:
             mapping[GEN] = gen
             started = at if isinstance(at, datetime) else at[server_id]
             key = SNAPSHOT_KEY.format(server_id)
-            pipe.hset(key, mapping={NEXT + _text(name): value for name, value in mapping.items()})
-            pipe.hset(key, STAGED, repr(started.timestamp()))
+            staged: dict = {NEXT + _text(name): value for name, value in mapping.items()}
+            staged[_text(STAGED)] = repr(started.timestamp())
+            pipe.hset(key, mapping=staged)
             pipe.expire(key, SNAPSHOT_TTL)
-            self._staged[server_id] = [gen.decode(), *(_text(name) for name in mapping)]
+            self._staged[server_id] = gen
             self._remember(server_id, gen, snapshots)
         if len(pipe):
             pipe.execute()
 
     def commit_many(self, server_ids: list[int]) -> None:
         """The staged snapshots of these servers become the stored ones (their samples are written)."""
-        pipe = self.client.pipeline(transaction=False)
-        for server_id in server_ids:
-            staged = self._staged.pop(server_id, None)
-            if staged:
-                self._commit(keys=[SNAPSHOT_KEY.format(server_id)], args=staged, client=pipe)
-        if len(pipe):
-            pipe.execute()
+        gens = {server_id: self._staged.pop(server_id) for server_id in server_ids if server_id in self._staged}
+        if gens:
+            self._commit(keys=[SNAPSHOT_KEY.format(server_id) for server_id in gens], args=list(gens.values()))
 
     def _settle(self, server_id: int, staged: float) -> None:
         """A poll staged its snapshots and was not committed (its worker died while it wrote its samples):
