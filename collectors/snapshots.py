@@ -15,14 +15,12 @@ drops if not. Either way each counter delta is stored once, neither lost nor cou
 
 import secrets
 import threading
-from collections.abc import Callable
 from datetime import UTC, datetime
 
 import redis
 
 from collectors import registry, state
 from collectors.delta import Snapshot
-from store.ingest import written_since
 
 SNAPSHOT_KEY = "collectors:snap:{}"  # hash per server: source -> JSON snapshot
 SNAPSHOT_TTL = 7 * 24 * 3600  # a deleted or disabled server's snapshots expire
@@ -55,9 +53,8 @@ Saved = tuple[dict[str, Snapshot], dict[str, float]]  # snapshots, attempts
 
 
 class SnapshotStore:
-    def __init__(self, client: redis.Redis, recorded: Callable[[int, datetime], bool] = written_since):
+    def __init__(self, client: redis.Redis):
         self.client = client
-        self.recorded = recorded  # whether a server's samples from that time on are in the store
         self._known: dict[int, tuple[bytes | None, dict[str, Snapshot]]] = {}  # id -> (gen, snapshots)
         self._lock = threading.Lock()
         self._commit = client.register_script(COMMIT)
@@ -139,8 +136,10 @@ class SnapshotStore:
     def _settle(self, server_id: int, staged: float) -> None:
         """A poll staged its snapshots and was not committed (its worker died while it wrote its samples):
         commit them if its samples are in the store, drop them if not."""
+        from store.ingest import written_since  # here: the standalone collector imports this module without Django
+
         key = SNAPSHOT_KEY.format(server_id)
-        if self.recorded(server_id, datetime.fromtimestamp(staged, UTC)):
+        if written_since(server_id, datetime.fromtimestamp(staged, UTC)):
             self._commit(keys=[key], args=[""])
         else:
             dropped = [f for f in self.client.hkeys(key) if _text(f).startswith(NEXT)]
