@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from collectors import collect_file
-from servers.names import control_problem
+from servers.names import api_text_problem, control_problem
 
 
 class MarkError(ValueError):
@@ -27,6 +27,16 @@ def mark_problem(annotate: str = "", run_start: str = "", run_end: str = "") -> 
         if problem := control_problem(SAID[key], text, free_text=key == "annotate"):
             return problem
     return None
+
+
+def recorded_mark_problem(record: dict) -> str | None:
+    """mark_problem() of a mark read back from a file (which may have been edited by hand), its run's fields
+    included: what the collector's API refuses is not loaded from a file either."""
+    given = {key: str(record[key]) for key in SAID if record.get(key)}
+    fields = record.get("fields")
+    texts = fields.items() if isinstance(fields, dict) else ()
+    return mark_problem(**given) or next(
+        (problem for key, value in texts if isinstance(value, str) and (problem := api_text_problem(key, value))), None)
 
 
 def marks_path(path: Path) -> Path:

@@ -15,6 +15,7 @@ from django.db import DataError, transaction
 
 from collectors import collect_file, collect_runs, delta, holders, registry, statement_record
 from collectors.collect_format import BadRecord, reading_of
+from collectors.collect_marks import recorded_mark_problem
 from collectors.collect_runs import MarkSeen
 from collectors.delta import RawReading, Snapshot
 from collectors.models import TrxHolder
@@ -122,6 +123,8 @@ def add_record(found: Plan, record: dict) -> None:
         found.info = record.get("info") or found.info
     elif kind == "mark":
         mark_time(float(record["at"]))
+        if problem := recorded_mark_problem(record):
+            raise BadRecord(problem)
         found.collection += record.get("resumed") is True  # the first mark of a collection resumed into the file
         found.marks.append(MarkSeen(record, found.last, found.collection))
     elif kind == "end":

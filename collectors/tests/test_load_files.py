@@ -8,6 +8,7 @@ import gzip
 import json
 import os
 import random
+import re
 import signal
 import time
 import urllib.error
@@ -290,11 +291,31 @@ def test_a_benchmark_script_marks_its_runs_through_the_collectors_api(tmp_path, 
 def test_text_a_database_cannot_hold_is_refused_not_a_crash(db):
     lines = hand_made([100, 110])
     lines.insert(2, {"type": "mark", "at": lines[1]["at"], "annotate": "nul \x00 byte"})
-    with pytest.raises(LoadError, match="damaged"):
+    with pytest.raises(CorruptFile, match="damaged"):
         load(reencode(lines), "lab-db")
     with pytest.raises(LoadError, match="printable"):
         load(reencode(hand_made([1])), "lab\x00db")
     assert not Server.objects.exists()
+
+
+@pytest.mark.parametrize("mark, words", [
+    ({"run_start": "bench \x1b[31mred"}, "'name' cannot hold control characters (U+001B)"),
+    ({"annotate": "bell\x07"}, "'text' cannot hold control characters (U+0007)"),
+    ({"run_start": "bench", "fields": {"sweep": "A\rB"}}, "'sweep' cannot hold control characters (U+000D)"),
+])
+def test_a_hand_edited_mark_with_a_control_character_is_refused(db, mark, words):
+    lines = hand_made([100, 110])
+    lines.insert(2, {"type": "mark", "at": lines[1]["at"], **mark})
+    with pytest.raises(CorruptFile, match=re.escape(words)):
+        load(reencode(lines), "lab-db")
+    assert not Server.objects.exists() and not Run.objects.exists() and not Annotation.objects.exists()
+
+
+def test_an_annotation_keeps_its_tabs_and_line_breaks_from_a_file(db):
+    lines = hand_made([100, 110])
+    lines.insert(2, {"type": "mark", "at": lines[1]["at"], "annotate": "load\tup\nagain"})
+    load(reencode(lines), "lab-db")
+    assert Annotation.objects.get().text == "load\tup\nagain"
 
 
 def test_a_restart_during_the_collection_resets_without_a_spike(db):
