@@ -75,14 +75,26 @@ def warmup_end(values: Sequence[float]) -> int:
     median: a stall is no level) left out; its lower band is its mean - RAMP_BAND population standard
     deviations. The warm-up is the polls from the first one on that lie below that band, at most a third
     of them: a ramp is cut, while a noisy line drifting up on a busy host has its third poll inside the band.
+    A third that ends inside a stall (polls under those dips' bound) runs on to the stall's end (past_stall).
     """
     cap = len(values) // RAMP_SHARE
     rest = np.asarray(values[cap:], dtype=float)
-    rest = rest[rest >= float(np.median(rest)) * DEFAULT_DIP_FRACTION] if len(rest) else rest
+    low = float(np.median(rest)) * DEFAULT_DIP_FRACTION if len(rest) else 0.0
+    rest = rest[rest >= low]
     if not cap or len(rest) < 2:
         return 0
     band = float(rest.mean() - RAMP_BAND * rest.std())
-    return next((i for i in range(cap) if values[i] >= band), cap)
+    return next((i for i in range(cap) if values[i] >= band), past_stall(values, cap, low))
+
+
+def past_stall(values: Sequence[float], cut: int, low: float) -> int:
+    """The first poll from `cut` on that is no stall's (at `low` or above); `cut` where the stall lasts to the end.
+
+    A ramp that never reached the band in its first third, then stalled across the third's end, left the stall's
+    first polls judged: 6 x i TPS for 30 polls, 0 x 5, then 180 and 188 in turn read "Level change: TPS from
+    0.0 to 184.0", the warm-up cut at the first 0. Only a run whose third ends in a stall is cut longer."""
+    end = next((i for i in range(cut, len(values)) if values[i] >= low), len(values))
+    return cut if end == len(values) else end
 
 
 def stalls(dips: Sequence[Dip], interval: float) -> list[Dip]:

@@ -220,3 +220,18 @@ def test_fewer_than_ten_polls_after_the_warm_up_give_no_verdict():
     verdict = judge([at(i, 5) for i in range(10)], values, warmup=3)
     assert verdict.kind == "" and verdict.points == 7
     assert judge([at(i, 5) for i in range(13)], values + values[:3], warmup=3).kind == "steady"  # 10 judged: CV 4 %
+
+
+# A ramp of 6 x i TPS that never reaches the band, stalls across the first third's end, then holds 180 and 188 in
+# turn. By hand (91 polls, a third is 30): the polls after it are 5 (or 6) at 0 and 56 at 180/188, median 180, so
+# the stall's bound is 90; the 56 left average 184 with a population SD of 4: band 184 - 2 x 4 = 176. The ramp's
+# highest poll, 174 (or 162), lies below it: the cut is the third, 30, which is a poll at 0 of the stall.
+LEVEL = [180.0, 188.0] * 28
+
+
+def test_a_ramp_stalled_across_the_thirds_end_is_cut_past_the_stall():
+    values = [6.0 * i for i in range(30)] + [0.0] * 5 + LEVEL  # the stall: polls 30 to 34
+    assert warmup_end(values) == 35  # was 30: the stall's 5 zeros judged read "TPS from 0.0 to 184.0"
+    verdict = judge([at(i, 2) for i in range(len(values))], values)
+    assert verdict.kind == "steady" and verdict.warmup_polls == 35 and not verdict.shifts
+    assert verdict.cv == pytest.approx(4 / 184)
