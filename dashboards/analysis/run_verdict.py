@@ -12,7 +12,7 @@ from itertools import pairwise
 import numpy as np
 
 from dashboards.analysis.history_shape import Holder, Hump, Rise, named, open_rise, shape
-from dashboards.analysis.levels import Shift, level_shifts, levels_of
+from dashboards.analysis.levels import Shift, levels_of
 from dashboards.analysis.points import ChartPoints, first_began, outage_ends, seconds_of, unix_seconds
 from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, Dip, find_dips
 
@@ -183,16 +183,20 @@ def _best_grid(starts: np.ndarray, ends: np.ndarray, origin: float, periods: np.
 
 def is_first_level(ts: Sequence[datetime], values: Sequence[float], cut: int) -> bool:
     """Whether the cut polls (a warm-up found from the data) are a lower level the line changed from: a level
-    change after them whose first level is flat (a warm-up climbs to the level it reaches)."""
-    found = level_shifts(ts, values)
-    if not found:
+    change after them whose first level is flat (a warm-up climbs to the level it reaches). The first level's line
+    leaves out the stalls the levels left out: 6 x i TPS for 28 polls, then 8 at 0, then 180 and 188 in turn read
+    the ramp and its stall as a flat first level (the 0s pulled the line down) and "TPS from 81.0 to 184.0"."""
+    levels = levels_of(ts, values)
+    if not levels.shifts:
         return False
-    first = found[0]
-    split = next(i for i, t in enumerate(ts) if t >= first.at)
+    split = next(i for i, t in enumerate(ts) if t >= levels.shifts[0].at)
     if split < cut:
         return False
-    x = seconds_of(ts[:split])
-    rise = float(np.polyfit(x - x[0], np.asarray(values[:split], dtype=float), 1)[0]) * float(x[-1] - x[0])
+    kept = [i for i in range(split) if not any(lo <= ts[i] <= hi for lo, hi in levels.stalls)]
+    x = seconds_of([ts[i] for i in kept])
+    y = np.asarray([values[i] for i in kept], dtype=float)
+    rise = float(np.polyfit(x - x[0], y, 1)[0]) * float(x[-1] - x[0])
+    first = levels.shifts[0]
     return abs(rise) < SHIFT_FLAT * abs(first.after - first.before)
 
 

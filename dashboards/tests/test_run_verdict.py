@@ -235,3 +235,13 @@ def test_a_ramp_stalled_across_the_thirds_end_is_cut_past_the_stall():
     verdict = judge([at(i, 2) for i in range(len(values))], values)
     assert verdict.kind == "steady" and verdict.warmup_polls == 35 and not verdict.shifts
     assert verdict.cv == pytest.approx(4 / 184)
+
+
+def test_a_ramps_stall_is_no_part_of_a_flat_first_level():
+    # The same with the ramp 28 polls long and the stall 8 (polls 28 to 35): the cut runs past it, to 36. The ramp
+    # climbs 6 a poll, 162 over its polls: no flat first level, so the cut stands (the stall's 0s fitted with it
+    # read a flat level, and the line "TPS from 81.0 to 184.0" with no warm-up).
+    values = [6.0 * i for i in range(28)] + [0.0] * 8 + LEVEL
+    assert warmup_end(values) == 36
+    verdict = judge([at(i, 2) for i in range(len(values))], values)
+    assert verdict.kind == "steady" and verdict.warmup_polls == 36 and not verdict.shifts
