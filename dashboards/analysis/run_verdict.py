@@ -13,8 +13,8 @@ import numpy as np
 
 from dashboards.analysis.history_shape import Holder, Hump, Rise, named, open_rise, shape
 from dashboards.analysis.levels import Shift, levels_of
-from dashboards.analysis.points import ChartPoints, first_began, outage_ends, seconds_of, unix_seconds
-from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, Dip, find_dips
+from dashboards.analysis.points import ChartPoints, first_began, seconds_of, unix_seconds, with_edge_holes
+from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, Dip, find_dips, with_outages
 
 MIN_POINTS = 10  # fewer polls than this after the warm-up give no verdict
 MIN_DIPS = 3  # periodic: at least this many dips
@@ -261,7 +261,8 @@ def within_levels(level: np.ndarray, values: np.ndarray) -> np.ndarray:
 def judge(ts: Sequence[datetime], values: Sequence[float | None],
           waits: Mapping[str, Sequence[float | None]] | None = None, warmup: int | None = None,
           history: Sequence[float | None] | None = None, holders: Sequence[Holder] = (),
-          resumed: Mapping[datetime, datetime] | None = None, began: datetime | None = None) -> Verdict:
+          resumed: Mapping[datetime, datetime] | None = None, began: datetime | None = None,
+          outages: Sequence[tuple[datetime, datetime]] = ()) -> Verdict:
     """The verdict on a TPS line: warm-up (found, or `warmup` polls given), then periodic, level changes, drifting
     or steady.
 
@@ -269,6 +270,8 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
     released), named after the `holders` that held them; after the last one, it drifts the verdict too
     when it grows or drains significantly while TPS holds (a read view held open: the cost comes later).
     `resumed` and `began`: find_dips' (where each hole's outage ended, where the first point's reading began).
+    `outages`: those the polls had on a rollup line, (start, end) each (stability.with_outages), stalls as the
+    dips list has them; a hole before the first poll (values[0] None) is judged where no warm-up is cut.
     """
     known = [i for i, v in enumerate(values) if v is not None]
     if len(known) < MIN_POINTS:
@@ -279,7 +282,7 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
         cut = 0
     if len(known) - cut < MIN_POINTS:  # the polls judged are those after the warm-up
         return Verdict("", None, len(known) - cut, None)
-    start = known[cut]
+    start = known[cut] if cut else 0
     began = began if start == 0 else ts[start - 1] if values[start - 1] is not None else None
     ts, values = ts[start:], values[start:]
     kept = [(t, v) for t, v in zip(ts, values, strict=True) if v is not None]
@@ -289,11 +292,13 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
     shifts = levels.shifts
     splits = [next(i for i, t in enumerate(ts) if t >= s.at) for s in shifts]
     dips = level_dips(ts, values, splits, resumed, began)
+    if any(end > ts[0] for _start, end in outages):
+        dips = tuple(with_outages(dips, [(a, b) for a, b in outages if b > ts[0]]))
     moving = tuple(moving_waits(values, {k: v[start:] for k, v in (waits or {}).items()}))
     interval = float(np.median(np.diff([t.timestamp() for t, _ in kept])))
     parts = history_parts(ts, history[start:], holders, interval) if history else ((), None, None, None)
     humps, trend, since, rise = parts
-    base = Verdict("", ts[0], len(y), cv, dips=dips, waits=moving,
+    base = Verdict("", kept[0][0], len(y), cv, dips=dips, waits=moving,
                    dip_seconds=float(np.median([d.seconds for d in dips])) if dips else None,
                    history=trend, humps=named(humps, holders, interval), history_since=since, rising=rise,
                    warmup_polls=cut)
@@ -394,15 +399,21 @@ def lines_on(tps: ChartPoints, lines: Sequence[ChartPoints]) -> list[list]:
 
 def judge_lines(
     tps: ChartPoints, waits: Sequence[tuple[str, ChartPoints]], history: ChartPoints | None = None,
-    warmup: int | None = None, holders: Sequence[Holder] = (),
+    warmup: int | None = None, holders: Sequence[Holder] = (), outages: Sequence[tuple[datetime, datetime]] = (),
 ) -> Verdict:
     """judge() on chart lines (objects with .ts and .values): TPS, the (name, line) of each top wait, and
     the history length's line; `warmup` polls left out (a run's own), else the warm-up found; `holders`,
-    who held the oldest transaction over the range, name the history's humps."""
+    who held the oldest transaction over the range, name the history's humps. TPS's holes on its edges
+    (points.with_edge_holes) and `outages` (a rollup line's, read from its polls) are judged as the dips list
+    (stability.line_dips, with_outages) lists them: a range that ends in an outage is not "steady"."""
     drawn = history is not None and bool(history.ts)
     on = lines_on(tps, [line for _name, line in waits] + ([history] if history is not None and drawn else []))
-    return judge(tps.ts, tps.values, {name: v for (name, _line), v in zip(waits, on, strict=False)}, warmup=warmup,
-                 history=on[-1] if drawn else None, holders=holders, resumed=outage_ends(tps), began=first_began(tps))
+    ts, values, resumed = with_edge_holes(tps)
+    front = ts.index(tps.ts[0]) if tps.ts else 0
+    on = [[None] * front + line + [None] * (len(ts) - front - len(line)) for line in on]
+    return judge(ts, values, {name: v for (name, _line), v in zip(waits, on, strict=False)}, warmup=warmup,
+                 history=on[-1] if drawn else None, holders=holders, resumed=resumed, began=first_began(tps),
+                 outages=outages)
 
 
 def moving_lines(tps: ChartPoints, lines: Sequence[tuple[str, ChartPoints]]) -> tuple[tuple[str, float], ...]:
