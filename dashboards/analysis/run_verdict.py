@@ -57,6 +57,7 @@ class Verdict:
     warmup_polls: int = 0  # polls left out before warmup_end
     shifts: tuple[Shift, ...] = ()  # TPS's level changes, in time order
     stalls: tuple[tuple[datetime, datetime], ...] = ()  # shifted: first and last poll of each stall left out
+    last_poll: datetime | None = None  # the last poll judged: a stall ending there ends the range
 
     @property
     def shift(self) -> Shift | None:
@@ -301,7 +302,7 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
     base = Verdict("", kept[0][0], len(y), cv, dips=dips, waits=moving,
                    dip_seconds=float(np.median([d.seconds for d in dips])) if dips else None,
                    history=trend, humps=named(humps, holders, interval), history_since=since, rising=rise,
-                   warmup_polls=cut)
+                   warmup_polls=cut, last_poll=kept[-1][0])
     longer = stalls(dips, interval)
     halted = stopped(dips, interval)
     found = periodic(longer, interval) or periodic(halted, interval)
