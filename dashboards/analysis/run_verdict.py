@@ -12,7 +12,7 @@ from itertools import pairwise
 import numpy as np
 
 from dashboards.analysis.history_shape import Holder, Hump, Rise, named, open_rise, shape
-from dashboards.analysis.levels import Shift, levels_of
+from dashboards.analysis.levels import SHIFT_SIDE, Shift, levels_of
 from dashboards.analysis.points import ChartPoints, first_began, seconds_of, unix_seconds, with_edge_holes
 from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, Dip, find_dips, with_outages
 
@@ -76,7 +76,8 @@ def warmup_end(values: Sequence[float]) -> int:
     median: a stall is no level) left out; its lower band is its mean - RAMP_BAND population standard
     deviations. The warm-up is the polls from the first one on that lie below that band, at most a third
     of them: a ramp is cut, while a noisy line drifting up on a busy host has its third poll inside the band.
-    A third that ends inside a stall (polls under those dips' bound) runs on to the stall's end (past_stall).
+    A warm-up that ends inside a stall (polls under those dips' bound), or too few polls for a level before one,
+    runs on to the stall's end (past_stall).
     """
     cap = len(values) // RAMP_SHARE
     rest = np.asarray(values[cap:], dtype=float)
@@ -85,16 +86,25 @@ def warmup_end(values: Sequence[float]) -> int:
     if not cap or len(rest) < 2:
         return 0
     band = float(rest.mean() - RAMP_BAND * rest.std())
-    return next((i for i in range(cap) if values[i] >= band), past_stall(values, cap, low))
+    cut = next((i for i in range(cap) if values[i] >= band), cap)
+    return past_stall(values, cut, low) if cut else 0
 
 
 def past_stall(values: Sequence[float], cut: int, low: float) -> int:
-    """The first poll from `cut` on that is no stall's (at `low` or above); `cut` where the stall lasts to the end.
+    """Where a warm-up cut at `cut` ends: past the stall (polls under `low`) that poll is in, or that starts (two
+    polls under `low` or more) fewer than SHIFT_SIDE polls after it, a level's least; else `cut`, and `cut` where
+    the stall lasts to the end.
 
     A ramp that never reached the band in its first third, then stalled across the third's end, left the stall's
     first polls judged: 6 x i TPS for 30 polls, 0 x 5, then 180 and 188 in turn read "Level change: TPS from
-    0.0 to 184.0", the warm-up cut at the first 0. Only a run whose third ends in a stall is cut longer."""
-    end = next((i for i in range(cut, len(values)) if values[i] >= low), len(values))
+    0.0 to 184.0", the warm-up cut at the first 0. One that reached it a poll before stalling left that poll a level
+    with the stall's 0s: 7 x i TPS for 27 polls, 0 x 8, then the same read "TPS from 20.2 to 184.0". Only a run
+    whose warm-up ends in or just before a stall is cut longer."""
+    stall = next((i for i in range(cut, min(cut + SHIFT_SIDE, len(values) - 1))
+                  if values[i] < low and (i == cut or values[i + 1] < low)), None)
+    if stall is None:
+        return cut
+    end = next((i for i in range(stall, len(values)) if values[i] >= low), len(values))
     return cut if end == len(values) else end
 
 

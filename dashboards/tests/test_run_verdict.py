@@ -245,3 +245,14 @@ def test_a_ramps_stall_is_no_part_of_a_flat_first_level():
     assert warmup_end(values) == 36
     verdict = judge([at(i, 2) for i in range(len(values))], values)
     assert verdict.kind == "steady" and verdict.warmup_polls == 36 and not verdict.shifts
+
+
+def test_a_ramp_that_stalls_a_poll_after_reaching_its_level_is_cut_past_the_stall():
+    # 7 x i TPS for 27 polls, 8 at 0 (polls 27 to 34), then 180 and 188 in turn: 91 polls, a third is 30. By hand,
+    # the polls after it are 5 at 0 and the 56, median 180 (bound 90), band 176 as above: 7 x 26 = 182 is the first
+    # in it, and the stall starts at the next poll, one poll of a level (5 at least) before it: the cut runs on to
+    # 35. Before, 182 and the 0s read a first level, "TPS from 20.2 to 184.0" (182 / 9 = 20.2).
+    values = [7.0 * i for i in range(27)] + [0.0] * 8 + LEVEL
+    assert warmup_end(values) == 35
+    verdict = judge([at(i, 2) for i in range(len(values))], values)
+    assert verdict.kind == "steady" and verdict.warmup_polls == 35 and not verdict.shifts
