@@ -95,6 +95,7 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     if down and tps.ts and down.since and down.since < tr.end:
         # the outage goes on, as far as now: a to ahead is no time it has lasted to yet
         dips.append(Dip(max(tps.ts[-1], down.since), min(tr.end, timezone.now()), None, stalled=True))
+        outages = [*outages, (dips[-1].start, dips[-1].end)]  # the verdict judges it as listed
     marks = server_marks(server.pk, tr.start, tr.end)
     fig = stability_figure(tps, waits, mutexes, dips, marks, threshold, x_range=(tr.start, tr.end),
                            per_poll=reads.per_poll(tr, points),
