@@ -324,7 +324,9 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
     if shifts:
         return replace(base, kind="shifted", shifts=shifts, stalls=levels.stalls, dips=(), dip_seconds=None,
                        waits=tuple(moving_waits(values, {k: v[start:] for k, v in (waits or {}).items()}, splits)))
-    slope = drift([t for t, _ in kept], list(y))
+    # The stalls' polls are no part of a trend (a flat line that stalls at its end would read as falling).
+    moving_polls = [(t, v) for t, v in kept if not any(d.start < t <= d.end for d in halted)]
+    slope = drift([t for t, _ in moving_polls], [v for _, v in moving_polls])
     span_min = (kept[-1][0] - kept[0][0]) / timedelta(minutes=1)
     tps_drifts = slope and slope.significant and abs(slope.pct_per_min) * span_min >= DRIFT_MIN * 100
     if tps_drifts or base.history:

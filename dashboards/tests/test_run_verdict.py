@@ -256,3 +256,13 @@ def test_a_ramp_that_stalls_a_poll_after_reaching_its_level_is_cut_past_the_stal
     assert warmup_end(values) == 35
     verdict = judge([at(i, 2) for i in range(len(values))], values)
     assert verdict.kind == "steady" and verdict.warmup_polls == 35 and not verdict.shifts
+
+
+def test_a_flat_line_that_stalls_at_its_end_has_a_stall_not_a_drift():
+    # 80 polls of 198 and 202 in turn, then 4 at 0 to the range's end. By hand, the 80 polls' slope is
+    # sum((x - 39.5)(y - 200)) / sum((x - 39.5)^2) = (2 x 40) / (80 x 6,399 / 12) = 0.0019 a poll: 0.15 TPS over
+    # the range, far under 5 % of 200. Before, the 0s fitted with them read "Drifting: TPS -10.18 %/min".
+    values = [198.0, 202.0] * 40 + [0.0] * 4
+    verdict = judge([at(i, 2) for i in range(84)], values, warmup=0)
+    assert verdict.kind == "dips" and verdict.drift is None
+    assert [(d.start, d.end, d.lowest) for d in verdict.dips] == [(at(79, 2), at(83, 2), 0.0)]
