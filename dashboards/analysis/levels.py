@@ -142,14 +142,18 @@ def holes_shut(ts: Sequence[datetime]) -> np.ndarray:
 def short_stalls(y: np.ndarray, side: int) -> np.ndarray:
     """The polls of each run of 2 to side - 1 polls inside the range that stays under STALL_SHARE of the median
     of the `side` polls on both sides of it: a stall (a lock held for 30 s), too short to be a level of its own
-    for stalls_of(). A single low poll is a blip the levels' means bear."""
+    for stalls_of(). A single low poll is a blip the levels' means bear. At the range's end, a run of 2 to
+    SHIFT_SIDE - 1 polls, too short for a level even there, under STALL_SHARE of the `side` polls before it: 4 polls
+    at 0 ending the range joined the last polls in a level (100 x 40, 200 x 40 and 0 x 4 read 100 -> 199.9 -> 40.4,
+    a level of one poll at 202 and the 0s); a longer one is a level, which the words say is a stall still going or
+    a load that stopped."""
     low = y < STALL_SHARE * y.max()
     edges = np.flatnonzero(np.diff(np.concatenate([[0], low.astype(np.int8), [0]])))
     out = np.zeros(len(y), bool)
     for lo, hi in zip(edges[::2].tolist(), edges[1::2].tolist(), strict=True):
-        if lo == 0 or hi == len(y) or not 2 <= hi - lo < side:
-            continue  # at an end of the range (a stall still going is said so), a blip, or long enough for a level
-        around = min(float(np.median(y[max(lo - side, 0):lo])), float(np.median(y[hi:hi + side])))
+        if lo == 0 or not 2 <= hi - lo < (SHIFT_SIDE if hi == len(y) else side):
+            continue  # at the range's start, a blip, or long enough for a level
+        around = min(float(np.median(part)) for part in (y[max(lo - side, 0):lo], y[hi:hi + side]) if len(part))
         if float(y[lo:hi].mean()) < STALL_SHARE * around:
             out[lo:hi] = True
     return out

@@ -4,12 +4,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+import numpy as np
+
 from dashboards.analysis.segment import FLAT_NOISE, TURN_SIGMAS, current_segment, line
 
 # What the pages read back to find the current segment: a segment longer than this reads "since at least".
 REACH = timedelta(minutes=10)
 MIN_POLLS = 3  # fewer polls since the turn make no trend: two polls give a difference, not a pace to act on
 FLAT_PER_MINUTE = 1.0  # below this many undo log units a minute either way the line is flat
+LATE_POLL = 4.0  # a hole whose polls around it are at most this many usual intervals apart: late polls, no outage
 
 
 @dataclass(frozen=True)
@@ -43,23 +46,41 @@ class Trend:
 
 
 def current_trend(ts: Sequence[datetime], values: Sequence[float | None]) -> Trend:
-    """The least-squares slope of the polls since the last turning point, after the last hole (None).
+    """The least-squares slope of the polls since the last turning point, after the last outage (last_outage).
 
     A line fitted across a turn is no pace (a 5-minute fit over a sawtooth read "growing" right after
     a drain), nor is one across an outage.
     """
-    hole = max((i for i, v in enumerate(values) if v is None), default=-1)
-    pts = [(t, v) for t, v in zip(ts[hole + 1:], values[hole + 1:], strict=True) if v is not None]
-    if not pts:
+    hole = last_outage(ts, values)
+    polled = [i for i in range(hole + 1, len(values)) if values[i] is not None]
+    if not polled:
         return Trend(None, timedelta(0))
+    pts = [(ts[i], v) for i in polled if (v := values[i]) is not None]
     xs = [(t - pts[-1][0]).total_seconds() for t, _ in pts]
     ys = [float(v) for _, v in pts]
     seg = current_segment(xs, ys)
     used = pts[seg.start:]
     fit = line(xs[seg.start:], ys[seg.start:], seg.noise)
+    first = polled[seg.start]  # the segment's first poll, in values
     return Trend(fit.slope if len(used) >= MIN_POLLS else None, used[-1][0] - used[0][0], used[0][0], len(used),
-                 seg.noise, after_hole=hole >= 0 and seg.start == 0, at_least=hole < 0 and seg.start == 0,
+                 seg.noise, after_hole=first > 0 and values[first - 1] is None, at_least=first == 0,
                  scatter=fit.scatter, significant=fit.significant)
+
+
+def last_outage(ts: Sequence[datetime], values: Sequence[float | None]) -> int:
+    """The index of the last hole (None) the trend starts after, -1 for none: a hole between two polls more than
+    LATE_POLL usual intervals apart (the median step between polls). A late poll is none: one 6 s after the one
+    before on 2 s polls (a hole to store.breaks, over 1.5 intervals) restarted the trend from the poll after it."""
+    polled = [t.timestamp() for t, v in zip(ts, values, strict=True) if v is not None]
+    usual = float(np.median(np.diff(polled))) if len(polled) > 1 else 0.0
+    for i in range(len(values) - 1, -1, -1):
+        if values[i] is not None:
+            continue
+        before = next((ts[j] for j in range(i - 1, -1, -1) if values[j] is not None), None)
+        after = next((ts[j] for j in range(i + 1, len(values)) if values[j] is not None), None)
+        if before is None or after is None or (after - before).total_seconds() > LATE_POLL * usual:
+            return i
+    return -1
 
 
 def above_since(ts: Sequence[datetime], values: Sequence[float | None], threshold: float) -> datetime | None:

@@ -12,9 +12,9 @@ from itertools import pairwise
 import numpy as np
 
 from dashboards.analysis.history_shape import Holder, Hump, Rise, named, open_rise, shape
-from dashboards.analysis.levels import Shift, level_shifts, levels_of
-from dashboards.analysis.points import ChartPoints, first_began, outage_ends, seconds_of, unix_seconds
-from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, Dip, find_dips
+from dashboards.analysis.levels import SHIFT_SIDE, Shift, levels_of
+from dashboards.analysis.points import ChartPoints, first_began, seconds_of, unix_seconds, with_edge_holes
+from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, Dip, find_dips, with_outages
 
 MIN_POINTS = 10  # fewer polls than this after the warm-up give no verdict
 MIN_DIPS = 3  # periodic: at least this many dips
@@ -57,6 +57,7 @@ class Verdict:
     warmup_polls: int = 0  # polls left out before warmup_end
     shifts: tuple[Shift, ...] = ()  # TPS's level changes, in time order
     stalls: tuple[tuple[datetime, datetime], ...] = ()  # shifted: first and last poll of each stall left out
+    last_poll: datetime | None = None  # the last poll judged: a stall ending there ends the range
 
     @property
     def shift(self) -> Shift | None:
@@ -75,14 +76,36 @@ def warmup_end(values: Sequence[float]) -> int:
     median: a stall is no level) left out; its lower band is its mean - RAMP_BAND population standard
     deviations. The warm-up is the polls from the first one on that lie below that band, at most a third
     of them: a ramp is cut, while a noisy line drifting up on a busy host has its third poll inside the band.
+    A warm-up that ends inside a stall (polls under those dips' bound), or too few polls for a level before one,
+    runs on to the stall's end (past_stall).
     """
     cap = len(values) // RAMP_SHARE
     rest = np.asarray(values[cap:], dtype=float)
-    rest = rest[rest >= float(np.median(rest)) * DEFAULT_DIP_FRACTION] if len(rest) else rest
+    low = float(np.median(rest)) * DEFAULT_DIP_FRACTION if len(rest) else 0.0
+    rest = rest[rest >= low]
     if not cap or len(rest) < 2:
         return 0
     band = float(rest.mean() - RAMP_BAND * rest.std())
-    return next((i for i in range(cap) if values[i] >= band), cap)
+    cut = next((i for i in range(cap) if values[i] >= band), cap)
+    return past_stall(values, cut, low) if cut else 0
+
+
+def past_stall(values: Sequence[float], cut: int, low: float) -> int:
+    """Where a warm-up cut at `cut` ends: past the stall (polls under `low`) that poll is in, or that starts (two
+    polls under `low` or more) fewer than SHIFT_SIDE polls after it, a level's least; else `cut`, and `cut` where
+    the stall lasts to the end.
+
+    A ramp that never reached the band in its first third, then stalled across the third's end, left the stall's
+    first polls judged: 6 x i TPS for 30 polls, 0 x 5, then 180 and 188 in turn read "Level change: TPS from
+    0.0 to 184.0", the warm-up cut at the first 0. One that reached it a poll before stalling left that poll a level
+    with the stall's 0s: 7 x i TPS for 27 polls, 0 x 8, then the same read "TPS from 20.2 to 184.0". Only a run
+    whose warm-up ends in or just before a stall is cut longer."""
+    stall = next((i for i in range(cut, min(cut + SHIFT_SIDE, len(values) - 1))
+                  if values[i] < low and (i == cut or values[i + 1] < low)), None)
+    if stall is None:
+        return cut
+    end = next((i for i in range(stall, len(values)) if values[i] >= low), len(values))
+    return cut if end == len(values) else end
 
 
 def stalls(dips: Sequence[Dip], interval: float) -> list[Dip]:
@@ -171,16 +194,20 @@ def _best_grid(starts: np.ndarray, ends: np.ndarray, origin: float, periods: np.
 
 def is_first_level(ts: Sequence[datetime], values: Sequence[float], cut: int) -> bool:
     """Whether the cut polls (a warm-up found from the data) are a lower level the line changed from: a level
-    change after them whose first level is flat (a warm-up climbs to the level it reaches)."""
-    found = level_shifts(ts, values)
-    if not found:
+    change after them whose first level is flat (a warm-up climbs to the level it reaches). The first level's line
+    leaves out the stalls the levels left out: 6 x i TPS for 28 polls, then 8 at 0, then 180 and 188 in turn read
+    the ramp and its stall as a flat first level (the 0s pulled the line down) and "TPS from 81.0 to 184.0"."""
+    levels = levels_of(ts, values)
+    if not levels.shifts:
         return False
-    first = found[0]
-    split = next(i for i, t in enumerate(ts) if t >= first.at)
+    split = next(i for i, t in enumerate(ts) if t >= levels.shifts[0].at)
     if split < cut:
         return False
-    x = seconds_of(ts[:split])
-    rise = float(np.polyfit(x - x[0], np.asarray(values[:split], dtype=float), 1)[0]) * float(x[-1] - x[0])
+    kept = [i for i in range(split) if not any(lo <= ts[i] <= hi for lo, hi in levels.stalls)]
+    x = seconds_of([ts[i] for i in kept])
+    y = np.asarray([values[i] for i in kept], dtype=float)
+    rise = float(np.polyfit(x - x[0], y, 1)[0]) * float(x[-1] - x[0])
+    first = levels.shifts[0]
     return abs(rise) < SHIFT_FLAT * abs(first.after - first.before)
 
 
@@ -245,7 +272,8 @@ def within_levels(level: np.ndarray, values: np.ndarray) -> np.ndarray:
 def judge(ts: Sequence[datetime], values: Sequence[float | None],
           waits: Mapping[str, Sequence[float | None]] | None = None, warmup: int | None = None,
           history: Sequence[float | None] | None = None, holders: Sequence[Holder] = (),
-          resumed: Mapping[datetime, datetime] | None = None, began: datetime | None = None) -> Verdict:
+          resumed: Mapping[datetime, datetime] | None = None, began: datetime | None = None,
+          outages: Sequence[tuple[datetime, datetime]] = ()) -> Verdict:
     """The verdict on a TPS line: warm-up (found, or `warmup` polls given), then periodic, level changes, drifting
     or steady.
 
@@ -253,6 +281,8 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
     released), named after the `holders` that held them; after the last one, it drifts the verdict too
     when it grows or drains significantly while TPS holds (a read view held open: the cost comes later).
     `resumed` and `began`: find_dips' (where each hole's outage ended, where the first point's reading began).
+    `outages`: those the polls had on a rollup line, (start, end) each (stability.with_outages), stalls as the
+    dips list has them; a hole before the first poll (values[0] None) is judged where no warm-up is cut.
     """
     known = [i for i, v in enumerate(values) if v is not None]
     if len(known) < MIN_POINTS:
@@ -263,7 +293,7 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
         cut = 0
     if len(known) - cut < MIN_POINTS:  # the polls judged are those after the warm-up
         return Verdict("", None, len(known) - cut, None)
-    start = known[cut]
+    start = known[cut] if cut else 0
     began = began if start == 0 else ts[start - 1] if values[start - 1] is not None else None
     ts, values = ts[start:], values[start:]
     kept = [(t, v) for t, v in zip(ts, values, strict=True) if v is not None]
@@ -273,14 +303,16 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
     shifts = levels.shifts
     splits = [next(i for i, t in enumerate(ts) if t >= s.at) for s in shifts]
     dips = level_dips(ts, values, splits, resumed, began)
+    if any(end > ts[0] for _start, end in outages):
+        dips = tuple(with_outages(dips, [(a, b) for a, b in outages if b > ts[0]]))
     moving = tuple(moving_waits(values, {k: v[start:] for k, v in (waits or {}).items()}))
     interval = float(np.median(np.diff([t.timestamp() for t, _ in kept])))
     parts = history_parts(ts, history[start:], holders, interval) if history else ((), None, None, None)
     humps, trend, since, rise = parts
-    base = Verdict("", ts[0], len(y), cv, dips=dips, waits=moving,
+    base = Verdict("", kept[0][0], len(y), cv, dips=dips, waits=moving,
                    dip_seconds=float(np.median([d.seconds for d in dips])) if dips else None,
                    history=trend, humps=named(humps, holders, interval), history_since=since, rising=rise,
-                   warmup_polls=cut)
+                   warmup_polls=cut, last_poll=kept[-1][0])
     longer = stalls(dips, interval)
     halted = stopped(dips, interval)
     found = periodic(longer, interval) or periodic(halted, interval)
@@ -292,7 +324,9 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
     if shifts:
         return replace(base, kind="shifted", shifts=shifts, stalls=levels.stalls, dips=(), dip_seconds=None,
                        waits=tuple(moving_waits(values, {k: v[start:] for k, v in (waits or {}).items()}, splits)))
-    slope = drift([t for t, _ in kept], list(y))
+    # The stalls' polls are no part of a trend (a flat line that stalls at its end would read as falling).
+    moving_polls = [(t, v) for t, v in kept if not any(d.start < t <= d.end for d in halted)]
+    slope = drift([t for t, _ in moving_polls], [v for _, v in moving_polls])
     span_min = (kept[-1][0] - kept[0][0]) / timedelta(minutes=1)
     tps_drifts = slope and slope.significant and abs(slope.pct_per_min) * span_min >= DRIFT_MIN * 100
     if tps_drifts or base.history:
@@ -378,15 +412,21 @@ def lines_on(tps: ChartPoints, lines: Sequence[ChartPoints]) -> list[list]:
 
 def judge_lines(
     tps: ChartPoints, waits: Sequence[tuple[str, ChartPoints]], history: ChartPoints | None = None,
-    warmup: int | None = None, holders: Sequence[Holder] = (),
+    warmup: int | None = None, holders: Sequence[Holder] = (), outages: Sequence[tuple[datetime, datetime]] = (),
 ) -> Verdict:
     """judge() on chart lines (objects with .ts and .values): TPS, the (name, line) of each top wait, and
     the history length's line; `warmup` polls left out (a run's own), else the warm-up found; `holders`,
-    who held the oldest transaction over the range, name the history's humps."""
+    who held the oldest transaction over the range, name the history's humps. TPS's holes on its edges
+    (points.with_edge_holes) and `outages` (a rollup line's, read from its polls) are judged as the dips list
+    (stability.line_dips, with_outages) lists them: a range that ends in an outage is not "steady"."""
     drawn = history is not None and bool(history.ts)
     on = lines_on(tps, [line for _name, line in waits] + ([history] if history is not None and drawn else []))
-    return judge(tps.ts, tps.values, {name: v for (name, _line), v in zip(waits, on, strict=False)}, warmup=warmup,
-                 history=on[-1] if drawn else None, holders=holders, resumed=outage_ends(tps), began=first_began(tps))
+    ts, values, resumed = with_edge_holes(tps)
+    front = ts.index(tps.ts[0]) if tps.ts else 0
+    on = [[None] * front + line + [None] * (len(ts) - front - len(line)) for line in on]
+    return judge(ts, values, {name: v for (name, _line), v in zip(waits, on, strict=False)}, warmup=warmup,
+                 history=on[-1] if drawn else None, holders=holders, resumed=resumed, began=first_began(tps),
+                 outages=outages)
 
 
 def moving_lines(tps: ChartPoints, lines: Sequence[tuple[str, ChartPoints]]) -> tuple[tuple[str, float], ...]:

@@ -79,13 +79,20 @@ def listed(items: list[str]) -> str:
 
 
 def stalls_said(v: Verdict) -> str:
-    """The stalls between two levels, left out of them (levels.stalls_of)."""
-    if not v.stalls:
-        return ""
-    spans = listed([f"from {hms(first)} to {hms(last)}" for first, last in v.stalls])
-    one = len(v.stalls) == 1
-    return (f"the polls {spans} UTC {'are a stall' if one else 'are stalls'} (under a tenth of the levels on both "
-            f"sides), left out of the levels; the dips table lists {'it' if one else 'them'}")
+    """The stalls between two levels, and one too short for a level ending the range, left out of them
+    (levels.stalls_of, short_stalls)."""
+    inside = [(first, last) for first, last in v.stalls if last != v.last_poll]
+    ending = [(first, last) for first, last in v.stalls if last == v.last_poll]
+    said = []
+    if inside:
+        spans = listed([f"from {hms(first)} to {hms(last)}" for first, last in inside])
+        one = len(inside) == 1
+        said.append(f"the polls {spans} UTC {'are a stall' if one else 'are stalls'} (under a tenth of the levels on "
+                    f"both sides), left out of the levels; the dips table lists {'it' if one else 'them'}")
+    for first, last in ending:
+        said.append(f"the polls from {hms(first)} to {hms(last)} UTC, the range's last, are a stall (under a tenth "
+                    "of the level before them), left out of the levels; the dips table lists it")
+    return "; ".join(said)
 
 
 def interval(d: Drift, digits: int) -> str:

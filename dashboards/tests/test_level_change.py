@@ -470,3 +470,20 @@ def test_the_stability_page_names_both_loads_around_an_outage(admin_client, db):
     assert (f"Level changes: TPS from 349.1 to 147.3 at {polls[50]:%H:%M:%S} (-58 %), "
             f"to 1.0 at {polls[61]:%H:%M:%S} (-99 %)") in part
     assert "are a stall" not in part
+
+
+def test_a_four_poll_stall_ending_the_range_is_left_out_of_the_last_level():
+    """By hand: 40 polls at 100 (99 and 101 in turn), 40 at 200 (198 and 202), then 4 at 0 to the range's end.
+    The 4 zeros (too few for a level: 5 at the range's end) are under a tenth of the 200s before them: left out,
+    the levels are 100 and 200, changed at poll 40. Before, they joined the last 202 in a level of 5 polls, 40.4:
+    "100 -> 199.9 -> 40.4" (the 200s less that poll: 7,798 / 39 = 199.9)."""
+    values = [99.0, 101.0] * 20 + [198.0, 202.0] * 20 + [0.0] * 4
+    verdict = judge([at(i) for i in range(84)], values, warmup=0)
+    assert verdict.kind == "shifted"
+    assert [(s.at, s.before, s.after) for s in verdict.shifts] == [(at(40), pytest.approx(100), pytest.approx(200))]
+    assert verdict.stalls == ((at(80), at(83)),)
+    # Poll 80 is 800 s after 09:00:00, poll 83 830 s.
+    assert levels_said(verdict) == (
+        "Two levels, not a drift: the load or a setting changed at 09:06:40 UTC (mark it as an annotation to keep "
+        "it); each level is read on its own; the polls from 09:13:20 to 09:13:50 UTC, the range's last, are a stall "
+        "(under a tenth of the level before them), left out of the levels; the dips table lists it")

@@ -158,3 +158,20 @@ def test_the_forms_refuse_control_characters_in_names_and_texts_but_tabs_in_note
     assert not Annotation.objects.exists()
     admin_client.post("/runs/", {**run, "run-name": "r"})
     assert Run.objects.get().notes == "a\tb\nc"
+
+
+def test_the_verdict_of_a_down_server_judges_the_outage_going_on_that_the_dips_list_shows(admin_client):
+    """A wobbly line (5,000 to 5,899 a poll, no dip in its 30 polls) whose polls stopped 10 minutes ago: the list
+    shows the outage going on, from the newest poll to now; the verdict called the range steady."""
+    from collectors.models import ServerHealth
+
+    server = make_server()
+    last_ok = timezone.now() - timedelta(minutes=10)
+    write_polls(server, 30, end=last_ok)
+    ServerHealth.objects.create(server=server, last_poll_at=timezone.now(), last_success_at=last_ok,
+                                consecutive_failures=60, last_error="Can't connect to MySQL server on '10.0.0.5'")
+    context = admin_client.get(f"/servers/{server.pk}/stability/?range=1h").context
+    listed = [(d.start, d.end) for d, _ in context["dips"] if d.stalled]
+    assert len(listed) == 1 and 600 <= (listed[0][1] - listed[0][0]).total_seconds() <= 600 + 60
+    verdict = context["verdict"]
+    assert verdict.kind == "dips" and [(d.start, d.end) for d in verdict.dips] == listed  # before: "steady"

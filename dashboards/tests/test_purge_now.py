@@ -120,3 +120,17 @@ def test_a_past_range_names_its_figures_at_its_end_not_now(admin_client, polled)
     assert "length now" not in past and "trend now" not in past
     live = admin_client.get(f"/servers/{server.pk}/purge/?range=15m").content.decode()
     assert "history list length now" in live and "trend now" in live
+
+
+@pytest.mark.django_db
+def test_one_late_poll_does_not_restart_the_pages_trend(admin_client):
+    # History polled every 2 s, growing 10 a second; one poll comes 6 s after the one before (a hole to the store:
+    # over 1.5 intervals), then every 2 s again. By hand: one line of 40 + 10 polls, 600 a minute, from the first.
+    server = make_server()
+    start = timezone.now().replace(microsecond=0) - timedelta(minutes=2)
+    secs = [2 * i for i in range(40)] + [84 + 2 * i for i in range(10)]
+    write_samples(Sample(server.pk, "history_length", start + timedelta(seconds=s), 2.0,
+                         {"history_list_length": 1000 + 10 * s}) for s in secs)
+    trend = admin_client.get(f"/servers/{server.pk}/purge/?range=15m").context["trend"]
+    assert trend.since == start and trend.polls == 50 and trend.per_minute == pytest.approx(600)
+    assert trend.direction == "growing" and not trend.after_hole  # before: since 84 s, 10 polls, "polling resumed"

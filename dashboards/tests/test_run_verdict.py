@@ -220,3 +220,49 @@ def test_fewer_than_ten_polls_after_the_warm_up_give_no_verdict():
     verdict = judge([at(i, 5) for i in range(10)], values, warmup=3)
     assert verdict.kind == "" and verdict.points == 7
     assert judge([at(i, 5) for i in range(13)], values + values[:3], warmup=3).kind == "steady"  # 10 judged: CV 4 %
+
+
+# A ramp of 6 x i TPS that never reaches the band, stalls across the first third's end, then holds 180 and 188 in
+# turn. By hand (91 polls, a third is 30): the polls after it are 5 (or 6) at 0 and 56 at 180/188, median 180, so
+# the stall's bound is 90; the 56 left average 184 with a population SD of 4: band 184 - 2 x 4 = 176. The ramp's
+# highest poll, 174 (or 162), lies below it: the cut is the third, 30, which is a poll at 0 of the stall.
+LEVEL = [180.0, 188.0] * 28
+
+
+def test_a_ramp_stalled_across_the_thirds_end_is_cut_past_the_stall():
+    values = [6.0 * i for i in range(30)] + [0.0] * 5 + LEVEL  # the stall: polls 30 to 34
+    assert warmup_end(values) == 35  # was 30: the stall's 5 zeros judged read "TPS from 0.0 to 184.0"
+    verdict = judge([at(i, 2) for i in range(len(values))], values)
+    assert verdict.kind == "steady" and verdict.warmup_polls == 35 and not verdict.shifts
+    assert verdict.cv == pytest.approx(4 / 184)
+
+
+def test_a_ramps_stall_is_no_part_of_a_flat_first_level():
+    # The same with the ramp 28 polls long and the stall 8 (polls 28 to 35): the cut runs past it, to 36. The ramp
+    # climbs 6 a poll, 162 over its polls: no flat first level, so the cut stands (the stall's 0s fitted with it
+    # read a flat level, and the line "TPS from 81.0 to 184.0" with no warm-up).
+    values = [6.0 * i for i in range(28)] + [0.0] * 8 + LEVEL
+    assert warmup_end(values) == 36
+    verdict = judge([at(i, 2) for i in range(len(values))], values)
+    assert verdict.kind == "steady" and verdict.warmup_polls == 36 and not verdict.shifts
+
+
+def test_a_ramp_that_stalls_a_poll_after_reaching_its_level_is_cut_past_the_stall():
+    # 7 x i TPS for 27 polls, 8 at 0 (polls 27 to 34), then 180 and 188 in turn: 91 polls, a third is 30. By hand,
+    # the polls after it are 5 at 0 and the 56, median 180 (bound 90), band 176 as above: 7 x 26 = 182 is the first
+    # in it, and the stall starts at the next poll, one poll of a level (5 at least) before it: the cut runs on to
+    # 35. Before, 182 and the 0s read a first level, "TPS from 20.2 to 184.0" (182 / 9 = 20.2).
+    values = [7.0 * i for i in range(27)] + [0.0] * 8 + LEVEL
+    assert warmup_end(values) == 35
+    verdict = judge([at(i, 2) for i in range(len(values))], values)
+    assert verdict.kind == "steady" and verdict.warmup_polls == 35 and not verdict.shifts
+
+
+def test_a_flat_line_that_stalls_at_its_end_has_a_stall_not_a_drift():
+    # 80 polls of 198 and 202 in turn, then 4 at 0 to the range's end. By hand, the 80 polls' slope is
+    # sum((x - 39.5)(y - 200)) / sum((x - 39.5)^2) = (2 x 40) / (80 x 6,399 / 12) = 0.0019 a poll: 0.15 TPS over
+    # the range, far under 5 % of 200. Before, the 0s fitted with them read "Drifting: TPS -10.18 %/min".
+    values = [198.0, 202.0] * 40 + [0.0] * 4
+    verdict = judge([at(i, 2) for i in range(84)], values, warmup=0)
+    assert verdict.kind == "dips" and verdict.drift is None
+    assert [(d.start, d.end, d.lowest) for d in verdict.dips] == [(at(79, 2), at(83, 2), 0.0)]

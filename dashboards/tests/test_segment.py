@@ -200,3 +200,22 @@ def test_at_a_handful_or_less_after_the_release_it_is_never_draining_nor_empty_i
         assert trend.since >= at(2), n  # never across the release
         assert verdict.kind in ("", "flat", "nearly-empty"), (n, trend, verdict)
     assert trend.direction == "flat" and trend.since == at(len(RELEASE) + 4)  # at 0 since the first 0
+
+
+def test_one_late_poll_does_not_restart_the_trend():
+    # History growing 10 undo logs a second, polled every 2 s from 0 to 78 s; the next poll comes at 84 s (6 s
+    # after, a hole to the store: over 1.5 intervals), then every 2 s to 102 s. By hand: one straight line of
+    # 40 + 10 = 50 polls from 0 s, 600 a minute. Before, the trend restarted at 84 s (after_hole, 10 polls).
+    secs = [2 * i for i in range(40)] + [84 + 2 * i for i in range(10)]
+    ts = [T0 + timedelta(seconds=s) for s in secs]
+    values: list[float | None] = [1000.0 + 10 * s for s in secs]
+    ts.insert(40, T0 + timedelta(seconds=81))  # the store's None between the polls around the hole
+    values.insert(40, None)
+    trend = current_trend(ts, values)
+    assert trend.since == T0 and trend.polls == 50 and trend.per_minute == pytest.approx(600)
+    assert trend.at_least and not trend.after_hole and trend.direction == "growing"
+    # Polls 18 s apart (9 intervals) are an outage: the trend restarts after it.
+    ts[41:], values[41:] = [T0 + timedelta(seconds=78 + 18 + 2 * i) for i in range(10)], [
+        1000.0 + 10 * (96 + 2 * i) for i in range(10)]
+    trend = current_trend(ts, values)
+    assert trend.after_hole and trend.since == T0 + timedelta(seconds=96) and trend.polls == 10

@@ -231,3 +231,47 @@ def test_a_range_starting_past_the_polls_retention_lists_the_outages_of_its_kept
     tr = TimeRange(levels.available_since(levels.FULL) - timedelta(days=1), RECENT_T0 + timedelta(hours=1))
     assert [((a - RECENT_T0).total_seconds(), (b - RECENT_T0).total_seconds())
             for a, b in reads.poll_outages(server.pk, tr)] == [(590, 620), (1190, 1510)]  # before: none
+
+
+def verdict_stalls(verdict) -> list[tuple[float, float, bool]]:
+    return [((d.start - RECENT_T0).total_seconds(), d.seconds, d.stalled) for d in verdict.dips]
+
+
+def test_the_verdict_judges_an_outage_at_the_ranges_end_that_the_dips_list_shows():
+    # 10 s polls to 250, none at 260-280, one at 290 (its delta spans the hole: left out of the rate line), the
+    # range to 295. The line ends at 250; by hand the outage runs from the poll at 250 to the one at 290, 40 s.
+    server = make_server("ends-out")
+    write_samples(status_polls(server.pk, every_10s_but({260, 270, 280}, end=290)))
+    tps = query.series([server.pk], ["tps"], RECENT_T0, RECENT_T0 + timedelta(seconds=295))[0]
+    assert [((d.start - RECENT_T0).total_seconds(), d.seconds) for d in line_dips(tps, TPS / 2)] == [(250, 40)]
+    verdict = judge_lines(tps, [], warmup=0)
+    assert verdict.kind == "dips" and verdict_stalls(verdict) == [(250, 40, True)]  # before: "steady", no dips
+
+
+def test_the_verdict_judges_an_outage_at_the_ranges_start_that_the_dips_list_shows():
+    # 10 s polls, none at 100-120: the range from 95 starts in the outage, which the poll at 130 ended (its delta
+    # spans the hole: left out of the rate line). By hand the outage runs from the poll at 90 to the one at 130.
+    server = make_server("starts-out")
+    write_samples(status_polls(server.pk, every_10s_but({100, 110, 120})))
+    tps = query.series([server.pk], ["tps"], RECENT_T0 + timedelta(seconds=95), RECENT_T0 + timedelta(seconds=300))[0]
+    listed = [((d.start - RECENT_T0).total_seconds(), d.seconds) for d in line_dips(tps, TPS / 2)]
+    assert listed == [(90, 40)]
+    verdict = judge_lines(tps, [])
+    assert verdict.kind == "dips" and verdict_stalls(verdict) == [(90, 40, True)]  # before: "steady", no dips
+    assert verdict.warmup_polls == 0 and verdict.warmup_end == tps.ts[0]  # judged from the first poll, as before
+
+
+def test_the_stability_verdict_judges_the_outages_a_day_long_chart_lists(admin_client):
+    # The polls of the short outage's test above: a 24-hour range reads minute rollups, whose buckets hide the
+    # 30 s outage; the dips list reads it from the polls, and so does the verdict now.
+    server = make_server("rolled-verdict")
+    first = 3600
+    missed = {first + 600, first + 610}
+    write_samples(status_polls(server.pk, [s for s in range(first, first + 1801, 10) if s not in missed]))
+    start, end = RECENT_T0, RECENT_T0 + timedelta(hours=24)
+    response = admin_client.get(f"/servers/{server.pk}/stability/",
+                                {"from": f"{start:%Y-%m-%dT%H:%M:%SZ}", "to": f"{end:%Y-%m-%dT%H:%M:%SZ}"})
+    listed = [((d.start - RECENT_T0).total_seconds(), d.seconds, d.stalled) for d, _ in response.context["dips"]]
+    assert listed == [(first + 590, 30, True)]
+    verdict = response.context["verdict"]
+    assert verdict.kind == "dips" and verdict_stalls(verdict) == listed  # before: "steady"

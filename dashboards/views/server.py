@@ -88,12 +88,14 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     bucket = reads.point_bucket(tr, points)
     dips = [] if threshold is None else merge_close(line_dips(tps, threshold, bucket),
                                                     timedelta(seconds=2 * tr.seconds / points))
-    if bucket is not None and threshold is not None:  # the buckets hide outages shorter than ~1.5 of them
-        dips = with_outages(dips, reads.poll_outages(server.pk, tr))
+    # the buckets hide outages shorter than ~1.5 of them: read from the polls, for the list and the verdict
+    outages = reads.poll_outages(server.pk, tr) if bucket is not None and threshold is not None else []
+    dips = with_outages(dips, outages) if outages else dips
     down = unreachable(server, tr)
     if down and tps.ts and down.since and down.since < tr.end:
         # the outage goes on, as far as now: a to ahead is no time it has lasted to yet
         dips.append(Dip(max(tps.ts[-1], down.since), min(tr.end, timezone.now()), None, stalled=True))
+        outages = [*outages, (dips[-1].start, dips[-1].end)]  # the verdict judges it as listed
     marks = server_marks(server.pk, tr.start, tr.end)
     fig = stability_figure(tps, waits, mutexes, dips, marks, threshold, x_range=(tr.start, tr.end),
                            per_poll=reads.per_poll(tr, points),
@@ -109,7 +111,7 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
         "figures": {"stability-chart": fig, **host.figures}, "host_panel": host, "summary": summary,
         "dips": list(zip(dips, dips_statements(server.pk, [(d.start, d.end) for d in dips],
                                                server.statements_interval), strict=True)),
-        **verdict_context(server.pk, tr, tps, waits, also.get(reads.HISTORY)),
+        **verdict_context(server.pk, tr, tps, waits, also.get(reads.HISTORY), outages),
         "fraction": fraction, "threshold": threshold, "n_waits": n_waits,
         "pixel": timedelta(seconds=tr.seconds / points),  # what a dip's times are good to
         "csv": chart_csv(server.pk, metrics, tr, points, collected=[*also, *metrics[1:]]),  # the others were read
@@ -122,12 +124,15 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     })
 
 
-def verdict_context(server_id: int, tr: TimeRange, tps, waits, history) -> dict:
+def verdict_context(server_id: int, tr: TimeRange, tps, waits, history,
+                    outages: list[tuple[datetime, datetime]] | None = None) -> dict:
     """The verdict and its words, with the history length's line over the range at the chart's resolution; on a
-    run's range (the Runs list's link), after the run's own warm-up."""
+    run's range (the Runs list's link), after the run's own warm-up. outages: those of the polls on a rollup
+    range (reads.poll_outages), judged as the dips list has them."""
     run = run_of_range(server_id, tr)
     warmup, run_warmup = run_warmup_polls(run, tps) if run else (None, None)
-    verdict: Verdict = judge_lines(tps, waits, history, warmup, reads.holders_in(server_id, tr.start, tr.end))
+    verdict: Verdict = judge_lines(tps, waits, history, warmup, reads.holders_in(server_id, tr.start, tr.end),
+                                   outages or ())
     # A sweep's steps change the load by design: they stand for a drift or the level changes found across them,
     # never for a steady line, periodic dips or stalls (those are TPS's own, whatever the load did).
     sweep, steps = ("", []) if run or verdict.kind not in ("drifting", "shifted") else sweep_of_range(server_id, tr)
