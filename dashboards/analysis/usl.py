@@ -49,6 +49,12 @@ class UslFit:
         return f"{self.r2:.3f}"
 
     @property
+    def through_points(self) -> bool:
+        """Whether the law passes through the points, as it does through any 3 it can follow: it cannot where TPS
+        rose faster than linearly (sigma or kappa would be below 0), and then misses even 3 (R² below 1.000)."""
+        return self.r2_text == "1.000"
+
+    @property
     def extrapolated(self) -> bool:
         """The peak lies outside the levels measured: the law's guess, not a measured turn."""
         return self.peak is not None and not self.lowest <= self.peak <= self.highest

@@ -75,6 +75,13 @@ def duration(value: timedelta | None) -> str:
 
 
 @register.filter
+def fine_duration(value: timedelta) -> str:
+    """A span that may be under a second (a pixel of a few minutes' chart): 0.2 s, where duration says 0 s."""
+    seconds = value.total_seconds()
+    return f"{seconds:.2g} s" if seconds < 0.95 else fmt_span(value)
+
+
+@register.filter
 def ratio(value: float | None) -> str:
     return "–" if value in (None, "") else f"×{value:.2f}"
 

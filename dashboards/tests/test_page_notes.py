@@ -73,6 +73,17 @@ def test_the_dips_table_says_what_its_times_are_good_to(admin_client):
     assert "good to a pixel's width (1 min 12 s here" in body  # 24 h over 1,200 points: 72 s
 
 
+def test_the_dips_table_says_a_pixel_under_a_second_as_such(admin_client):
+    server = data.make_server("dippy-short", poll_interval=5)
+    rates = [100] * 20 + [10] * 2 + [100] * 20  # a 10 s dip
+    write_samples([Sample(server.pk, "global_status", T0 + timedelta(seconds=5 * i), 5.0, {"tps": 5 * r},
+                          frozenset({"tps"})) for i, r in enumerate(rates, start=1)])
+    end = T0 + timedelta(minutes=4)
+    body = admin_client.get(f"/servers/{server.pk}/stability/", {"from": T0.isoformat(), "to": end.isoformat(),
+                                                                  "w": 1200}).content.decode()
+    assert "good to a pixel's width (0.2 s here" in body  # 4 min over 1,200 points: 240 / 1200 = 0.2 s, not "0 s"
+
+
 def test_the_stability_page_says_when_tps_changed_counter_within_the_range(admin_client):
     server = data.make_server("switched", poll_interval=10)
     on = {"tps_trx_summary": 30, "tps_explicit": 10, "tps": 30}  # the instrument on: 30 transactions a poll

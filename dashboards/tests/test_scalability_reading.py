@@ -102,3 +102,20 @@ def test_a_step_where_no_wait_grew_beyond_noise_moves_no_bottleneck(admin_client
     # By hand: 1 -> 2 LOCK adds 10 µs (of 60: it grew); 2 -> 4 the tiny one adds 0.004 of 59.005 (0.007 %).
     assert "The bottleneck moves" not in verdict and "fil_system_mutex" not in verdict
     assert "lock_mutex" in verdict and "grows most per transaction at every step up where a wait grew" in verdict
+
+
+def test_three_levels_the_law_cannot_follow_are_not_said_to_be_passed_through(admin_client):
+    # Seen live (stress --sweep 1,2,4): 241.3, 408.2, 917.9 TPS. The law with sigma, kappa >= 0 cannot rise faster
+    # than linearly, so the fit is lambda * N with lambda = sum(N X) / sum(N^2) = (240 + 2 * 410 + 4 * 920) / 21
+    # = 225.7; residuals 14.3, -41.4, 17.1 against a spread of 250,467 around the mean 523.3: R² = 0.991.
+    write_exact_sweep(make_server("lab"), "superlinear", RECENT_T0, {1: 240.0, 2: 410.0, 4: 920.0}, {})
+    html = admin_client.get("/scalability/", {"sweep": "superlinear"}).content.decode()
+    assert "R² = 0.991" in html and "λ = 225.7 TPS" in html
+    assert "the law passes through them" not in html and "the law still misses them" in html
+
+
+def test_three_levels_the_law_follows_are_said_to_be_passed_through(admin_client):
+    three = {c: TPS[c] for c in (1, 2, 4)}
+    write_exact_sweep(make_server("lab"), "three", RECENT_T0, three, {})
+    html = admin_client.get("/scalability/", {"sweep": "three"}).content.decode()
+    assert "R² = 1.000" in html and "the law passes through them, nothing checks it" in html
