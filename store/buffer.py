@@ -25,11 +25,22 @@ KEY = "steadystate:store:buffer"
 INFLIGHT = "steadystate:store:inflight"
 GAPS = "steadystate:store:gaps"
 LOCK = "steadystate:store:drain-lock"
+NEWEST = "steadystate:store:newest"  # server -> the newest read time (Unix us) of a sample of it ever buffered
+NEWEST_TTL = 7 * 24 * 3600  # as long as a server's snapshots (collectors.snapshots) are kept
 BATCH = 500
 
-# Append samples and drop the oldest beyond the bound, atomically; return the dropped.
+# Append samples and drop the oldest beyond the bound, atomically; return the dropped. ARGV: the bound, NEWEST's
+# TTL, n, n (server, newest read time) pairs raising NEWEST (in the same step: no sample is buffered unmarked),
+# then the samples.
 PUSH_BOUNDED = """
-redis.call('RPUSH', KEYS[1], unpack(ARGV, 2))
+local n = tonumber(ARGV[3])
+for i = 4, 2 + 2 * n, 2 do
+  if tonumber(ARGV[i + 1]) > tonumber(redis.call('HGET', KEYS[2], ARGV[i]) or '-1') then
+    redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1])
+  end
+end
+redis.call('EXPIRE', KEYS[2], ARGV[2])
+redis.call('RPUSH', KEYS[1], unpack(ARGV, 4 + 2 * n))
 local excess = redis.call('LLEN', KEYS[1]) - tonumber(ARGV[1])
 if excess > 0 then return redis.call('LPOP', KEYS[1], excess) end
 return {}
@@ -81,8 +92,13 @@ def decode(item) -> Sample:
 def push(samples: list[Sample]) -> None:
     """Buffer samples; if the bound is exceeded, drop the oldest and record gaps."""
     for i in range(0, len(samples), BATCH):
-        items = [encode(s) for s in samples[i:i + BATCH]]
-        dropped = client().eval(PUSH_BOUNDED, 1, KEY, config.buffer_max_samples(), *items)
+        chunk = samples[i:i + BATCH]
+        newest: dict[int, int] = {}
+        for s in chunk:
+            newest[s.server_id] = max(newest.get(s.server_id, -1), micros(s.ts))
+        marks = [part for pair in newest.items() for part in pair]
+        dropped = client().eval(PUSH_BOUNDED, 2, KEY, NEWEST, config.buffer_max_samples(), NEWEST_TTL, len(newest),
+                                *marks, *(encode(s) for s in chunk))
         if dropped:
             record_gaps([decode(x) for x in dropped])
 
@@ -95,6 +111,13 @@ def record_gaps(dropped: list[Sample]) -> None:
     for server_id, stamps in spans.items():
         log.error("store: buffer full, %d samples of server %s dropped", len(stamps), server_id)
         client().eval(WIDEN_GAP, 1, GAPS, server_id, min(stamps), max(stamps), len(stamps))
+
+
+def buffered_since(server_id: int, at: datetime) -> bool:
+    """Whether a sample of the server read at or after `at` was ever buffered (it is in the buffer, or written from
+    it, or dropped beyond the bound with a gap recorded): NEWEST is raised with each push and never lowered."""
+    newest = client().hget(NEWEST, server_id)
+    return newest is not None and int(newest) >= micros(at)
 
 
 def pending() -> bool:

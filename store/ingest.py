@@ -247,7 +247,18 @@ def _copy_into(pg_cursor, sql: str, data: bytes) -> None:
 
 
 def written_since(server_id: int, at: datetime) -> bool:
-    """Whether the store holds a sample of the server read at or after at (the unique index answers)."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT EXISTS (SELECT 1 FROM store_raw WHERE server_id = %s AND ts >= %s)", [server_id, at])
-        return bool(cursor.fetchone()[0])
+    """Whether a sample of the server read at or after `at` reached the store: PostgreSQL (the unique index
+    answers) or, while it was unreachable, the Redis buffer its samples wait in (buffer.buffered_since). With
+    PostgreSQL unreachable now and none buffered, none: the writes it took before it went away are not told from
+    those it never got, and the likelier is that the poll asked about found it down too."""
+    if buffer.buffered_since(server_id, at):
+        return True
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT EXISTS (SELECT 1 FROM store_raw WHERE server_id = %s AND ts >= %s)", [server_id, at])
+            return bool(cursor.fetchone()[0])
+    except DOWN_ERRORS as exc:
+        log.warning("store: PostgreSQL unreachable (%s); taking server %s's samples since %s as not written",
+                    exc, server_id, at)
+        drop_connection()
+        return False

@@ -17,7 +17,7 @@ def reset_caches() -> None:
     catalog.forget()
     partitions.forget()
     pending_hours.forget()
-    buffer.client().delete(buffer.KEY, buffer.INFLIGHT, buffer.GAPS)
+    buffer.client().delete(buffer.KEY, buffer.INFLIGHT, buffer.GAPS, buffer.NEWEST)
 
 
 def truncate_tables() -> None:

@@ -35,7 +35,7 @@ def tick(server_id: int) -> float:
 
 @pytest.fixture
 def clean_store():
-    buffer.client().delete(buffer.KEY, buffer.INFLIGHT, buffer.GAPS, schedule.DUE_KEY)
+    buffer.client().delete(buffer.KEY, buffer.INFLIGHT, buffer.GAPS, buffer.NEWEST, schedule.DUE_KEY)
     fleet_cache._kept = ""  # a fresh process: the first read keeps its copy
     yield
     truncate_tables()

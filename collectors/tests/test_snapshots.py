@@ -8,8 +8,10 @@ import pytest
 from collectors import state
 from collectors.delta import Snapshot
 from collectors.snapshots import SNAPSHOT_KEY, SnapshotStore
+from store import buffer
 from store.ingest import write_samples
 from store.sample import Sample
+from testing.postgres import restart_postgres, stop_postgres
 
 SERVER = 987_001  # no such server: the snapshots alone are tested
 
@@ -90,3 +92,49 @@ def test_a_poll_whose_lock_expired_does_not_commit_the_next_polls_stage():
     assert Snapshot.loads(raw[b"global_status"]).values["Com_commit"] == 10 and b"staged" in raw
     other.commit_many([SERVER + 5])
     assert SnapshotStore(state.client()).load(SERVER + 5)[0]["global_status"].values["Com_commit"] == 40
+
+
+def buffered(server_id: int, at: datetime) -> bytes:
+    """A sample of the poll staged at `at` in the store's Redis buffer, as a write with PostgreSQL down leaves it
+    (pushed here: another test's write would flush it); the item, to take out again."""
+    sample = Sample(server_id, "global_status", at + timedelta(seconds=0.01), 5.0, {"Com_commit": 15},
+                    frozenset({"Com_commit"}))
+    buffer.push([sample])
+    return buffer.encode(sample)
+
+
+def unbuffered(item: bytes, *server_ids: int) -> None:
+    buffer.client().execute_command("LREM", buffer.KEY, 0, item)  # bytes: lrem is typed for str
+    buffer.client().hdel(buffer.NEWEST, *server_ids)
+
+
+@pytest.mark.django_db
+def test_a_poll_killed_after_its_samples_were_buffered_is_committed_by_the_next_load():
+    # PostgreSQL was down when the poll wrote its samples, and is back before the buffer is written: its delta
+    # (10 -> 25) waits in the buffer, so the next poll measures from 25 (dropped, it measured 10 -> its reading
+    # and the buffered 15 was stored as well).
+    at = datetime.now(UTC) - timedelta(seconds=5)
+    killed_between_stage_and_commit(SERVER + 6, at)
+    item = buffered(SERVER + 6, at)
+    try:
+        found, attempts = SnapshotStore(state.client()).load(SERVER + 6)
+    finally:
+        unbuffered(item, SERVER + 6)
+    assert found["global_status"].values["Com_commit"] == 25 and attempts == {"global_status": 2.0}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_staged_poll_is_settled_with_postgresql_down_and_the_batch_goes_on():
+    # Polls go on through an outage (their samples buffered); a staged poll must not fail its batch's load.
+    at = datetime.now(UTC) - timedelta(seconds=5)
+    killed_between_stage_and_commit(SERVER + 7, at)  # its samples buffered: committed
+    killed_between_stage_and_commit(SERVER + 8, at)  # killed before writing them: dropped
+    item = buffered(SERVER + 7, at)
+    stop_postgres()
+    try:
+        found = SnapshotStore(state.client()).load_many([SERVER + 7, SERVER + 8])
+    finally:
+        restart_postgres()
+        unbuffered(item, SERVER + 7)
+    assert found[SERVER + 7][0]["global_status"].values["Com_commit"] == 25
+    assert found[SERVER + 8][0]["global_status"].values["Com_commit"] == 10

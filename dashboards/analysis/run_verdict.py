@@ -99,9 +99,12 @@ def past_stall(values: Sequence[float], cut: int, low: float) -> int:
     first polls judged: 6 x i TPS for 30 polls, 0 x 5, then 180 and 188 in turn read "Level change: TPS from
     0.0 to 184.0", the warm-up cut at the first 0. One that reached it a poll before stalling left that poll a level
     with the stall's 0s: 7 x i TPS for 27 polls, 0 x 8, then the same read "TPS from 20.2 to 184.0". Only a run
-    whose warm-up ends in or just before a stall is cut longer."""
+    whose warm-up ends in or just before a stall is cut longer. A stall is where TPS fell (its first poll under
+    DEFAULT_DIP_FRACTION of the highest before it), not a ramp or a lower level near `low`: i x i TPS for 60 polls,
+    still under `low` at the third, was cut at 28 (the first poll at or above 780.25), not the third, 20."""
     stall = next((i for i in range(cut, min(cut + SHIFT_SIDE, len(values) - 1))
-                  if values[i] < low and (i == cut or values[i + 1] < low)), None)
+                  if values[i] < low and values[i] < DEFAULT_DIP_FRACTION * max(values[:i])
+                  and (i == cut or values[i + 1] < low)), None)
     if stall is None:
         return cut
     end = next((i for i in range(stall, len(values)) if values[i] >= low), len(values))

@@ -266,3 +266,25 @@ def test_a_flat_line_that_stalls_at_its_end_has_a_stall_not_a_drift():
     verdict = judge([at(i, 2) for i in range(84)], values, warmup=0)
     assert verdict.kind == "dips" and verdict.drift is None
     assert [(d.start, d.end, d.lowest) for d in verdict.dips] == [(at(79, 2), at(83, 2), 0.0)]
+
+
+def test_a_ramp_still_under_the_stall_bound_at_the_third_is_cut_at_the_third():
+    # i x i TPS for 60 polls (a third is 20), no stall: a ramp that climbs to the last poll. By hand, the 40 polls
+    # after the third (400 to 3,481) have median (39^2 + 40^2) / 2 = 1,560.5, bound 780.25; the 32 at or above it
+    # (28^2 to 59^2) average (70,210 - 6,930) / 32 = 1,977.5 with a population SD of 806.9: band 363.7, above
+    # 19^2 = 361, so the cut is the third, 20. Its poll, 400, is under the bound but TPS did not fall to it (it is
+    # over half of 361, the highest before it): no stall. It was cut past 20, at 28 (the first poll at or above the
+    # bound), and the run's figures with it: the TPS average after the warm-up read 1,977.5, not 1,693.5 (the mean
+    # of 20^2 to 59^2).
+    values = [float(i * i) for i in range(60)]
+    assert warmup_end(values) == 20
+
+
+def test_a_lower_level_around_the_stall_bound_is_no_stall():
+    # 5,000 TPS for 30 polls, then 10,000 for 30 (a third is 20); polls 20 to 29 wobble around 5,000: 5,010, 4,990,
+    # 4,990, 5,010, 4,990, 4,990, then 5,010. By hand, the 40 after the third have median 10,000, bound 5,000; the 36
+    # at or above it (six 5,010s, thirty 10,000s) average 9,168.3 with a population SD of 1,859.7: band 5,449.0,
+    # above every poll before the third, so the cut is the third, 20. Polls 21 and 22 (4,990) are under the bound
+    # but far over half of the 5,010 before them: no fall, no stall. They were taken for one, the cut run on to 23.
+    values = [5000.0] * 20 + [5010.0, 4990.0, 4990.0, 5010.0, 4990.0, 4990.0] + [5010.0] * 4 + [10000.0] * 30
+    assert warmup_end(values) == 20
