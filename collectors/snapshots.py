@@ -27,7 +27,7 @@ SNAPSHOT_TTL = 7 * 24 * 3600  # a deleted or disabled server's snapshots expire
 GEN = b"gen"
 ATTEMPT = "attempt:"
 NEXT = "next:"  # a staged field, committed once the poll's samples are written
-STAGED = b"staged"  # the staged poll's start (epoch seconds), until it is committed or dropped
+STAGED = b"staged"  # "<the staged poll's start, epoch seconds>|<its worker>", until it is committed or dropped
 
 # Moves each server's staged fields onto their names and drops its mark: KEYS, the servers' hashes; ARGV, the
 # gen each one's poll staged ("": whatever is staged). A poll whose lock expired while it wrote its samples
@@ -78,7 +78,7 @@ class SnapshotStore:
         found: dict[int, Saved] = {}
         for server_id, (gen, staged, *times) in zip(server_ids, pipe.execute(), strict=True):
             if staged is not None:
-                self._settle(server_id, float(staged))
+                self._settle(server_id, staged, gen)
                 continue
             with self._lock:
                 known = self._known.get(server_id)
@@ -119,7 +119,7 @@ class SnapshotStore:
             started = at if isinstance(at, datetime) else at[server_id]
             key = SNAPSHOT_KEY.format(server_id)
             staged: dict = {NEXT + _text(name): value for name, value in mapping.items()}
-            staged[_text(STAGED)] = repr(started.timestamp())
+            staged[_text(STAGED)] = f"{started.timestamp()!r}|{state.OWNER}"  # when, and which worker writes it
             pipe.hset(key, mapping=staged)
             pipe.expire(key, SNAPSHOT_TTL)
             self._staged[server_id] = gen
@@ -133,13 +133,17 @@ class SnapshotStore:
         if gens:
             self._commit(keys=[SNAPSHOT_KEY.format(server_id) for server_id in gens], args=list(gens.values()))
 
-    def _settle(self, server_id: int, staged: float) -> None:
-        """A poll staged its snapshots and was not committed (its worker died while it wrote its samples):
-        commit them if its samples are in the store, drop them if not."""
+    def _settle(self, server_id: int, staged: bytes, gen: bytes | None) -> None:
+        """A poll staged its snapshots and was not committed: its worker died while it wrote its samples, or is
+        still writing them after its lock expired. Commit them if that worker is alive (its samples are on their
+        way), if the server had no stored snapshots (a first poll writes no deltas), or if its samples reached the
+        store; drop them if not."""
         from store.ingest import written_since  # here: the standalone collector imports this module without Django
 
+        at, _, owner = _text(staged).partition("|")
         key = SNAPSHOT_KEY.format(server_id)
-        if written_since(server_id, datetime.fromtimestamp(staged, UTC)):
+        alive = bool(owner) and bool(self.client.exists(state.WORKER_KEY.format(owner)))
+        if alive or gen is None or written_since(server_id, datetime.fromtimestamp(float(at), UTC)):
             self._commit(keys=[key], args=[""])
         else:
             dropped = [f for f in self.client.hkeys(key) if _text(f).startswith(NEXT)]

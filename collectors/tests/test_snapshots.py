@@ -94,6 +94,29 @@ def test_a_poll_whose_lock_expired_does_not_commit_the_next_polls_stage():
     assert SnapshotStore(state.client()).load(SERVER + 5)[0]["global_status"].values["Com_commit"] == 40
 
 
+@pytest.mark.django_db
+def test_a_live_workers_poll_still_writing_its_samples_is_committed_not_dropped(monkeypatch):
+    """Its lock expired while it wrote them: its samples will land, so the next poll measures from its readings
+    (dropped, that interval would be counted again by the next poll and stored twice)."""
+    monkeypatch.setattr(state, "OWNER", "slow-worker")
+    state.client().set(state.WORKER_KEY.format("slow-worker"), "1", px=10_000)  # its heartbeat
+    killed_between_stage_and_commit(SERVER + 8, datetime.now(UTC) - timedelta(seconds=5))
+    monkeypatch.setattr(state, "OWNER", "")
+    assert SnapshotStore(state.client()).load(SERVER + 8)[0]["global_status"].values["Com_commit"] == 25
+    state.client().delete(state.WORKER_KEY.format("slow-worker"))
+
+
+@pytest.mark.django_db
+def test_a_servers_first_poll_cut_before_its_commit_is_kept_as_the_baseline():
+    """A first poll writes no deltas, so keeping its readings loses nothing; dropped, the next poll would only
+    take a baseline and the interval after the first poll would be lost."""
+    store = SnapshotStore(state.client())
+    store.forget(SERVER + 9)
+    store.load(SERVER + 9)
+    store.stage_many({SERVER + 9: ({"global_status": snap(7)}, {"global_status": 1.0})}, datetime.now(UTC))
+    assert SnapshotStore(state.client()).load(SERVER + 9)[0]["global_status"].values["Com_commit"] == 7
+
+
 def buffered(server_id: int, at: datetime) -> bytes:
     """A sample of the poll staged at `at` in the store's Redis buffer, as a write with PostgreSQL down leaves it
     (pushed here: another test's write would flush it); the item, to take out again."""
