@@ -58,6 +58,7 @@ class Verdict:
     shifts: tuple[Shift, ...] = ()  # TPS's level changes, in time order
     stalls: tuple[tuple[datetime, datetime], ...] = ()  # shifted: first and last poll of each stall left out
     last_poll: datetime | None = None  # the last poll judged: a stall ending there ends the range
+    warmup_stall: tuple[datetime, datetime] | None = None  # first and last poll of a stall the warm-up ran past
 
     @property
     def shift(self) -> Shift | None:
@@ -70,7 +71,12 @@ RAMP_BAND = 2.0  # a warm-up poll lies more than this many standard deviations b
 
 
 def warmup_end(values: Sequence[float]) -> int:
-    """The index the steady part starts at: the leading polls below the steady part's lower band.
+    return warmup_cut(values)[0]
+
+
+def warmup_cut(values: Sequence[float]) -> tuple[int, int | None]:
+    """The index the steady part starts at: the leading polls below the steady part's lower band; and, where
+    the warm-up ran on past a stall, the index of the stall's first poll (None: it ran past none).
 
     The steady part is the polls after the first third, its dips (below DEFAULT_DIP_FRACTION of their
     median: a stall is no level) left out; its lower band is its mean - RAMP_BAND population standard
@@ -84,16 +90,16 @@ def warmup_end(values: Sequence[float]) -> int:
     low = float(np.median(rest)) * DEFAULT_DIP_FRACTION if len(rest) else 0.0
     rest = rest[rest >= low]
     if not cap or len(rest) < 2:
-        return 0
+        return 0, None
     band = float(rest.mean() - RAMP_BAND * rest.std())
     cut = next((i for i in range(cap) if values[i] >= band), cap)
-    return past_stall(values, cut, low) if cut else 0
+    return past_stall(values, cut, low) if cut else (0, None)
 
 
-def past_stall(values: Sequence[float], cut: int, low: float) -> int:
+def past_stall(values: Sequence[float], cut: int, low: float) -> tuple[int, int | None]:
     """Where a warm-up cut at `cut` ends: past the stall (polls under `low`) that poll is in, or that starts (two
     polls under `low` or more) fewer than SHIFT_SIDE polls after it, a level's least; else `cut`, and `cut` where
-    the stall lasts to the end.
+    the stall lasts to the end; and the stall's first poll (None where the cut stays).
 
     A ramp that never reached the band in its first third, then stalled across the third's end, left the stall's
     first polls judged: 6 x i TPS for 30 polls, 0 x 5, then 180 and 188 in turn read "Level change: TPS from
@@ -106,9 +112,9 @@ def past_stall(values: Sequence[float], cut: int, low: float) -> int:
                   if values[i] < low and values[i] < DEFAULT_DIP_FRACTION * max(values[:i])
                   and (i == cut or values[i + 1] < low)), None)
     if stall is None:
-        return cut
+        return cut, None
     end = next((i for i in range(stall, len(values)) if values[i] >= low), len(values))
-    return cut if end == len(values) else end
+    return (cut, None) if end == len(values) else (end, stall)
 
 
 def stalls(dips: Sequence[Dip], interval: float) -> list[Dip]:
@@ -291,9 +297,10 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
     if len(known) < MIN_POINTS:
         return Verdict("", None, len(known), None)
     polled = [v for v in values if v is not None]
-    cut = warmup_end(polled) if warmup is None else min(warmup, len(known) - 1)
+    cut, stall = warmup_cut(polled) if warmup is None else (min(warmup, len(known) - 1), None)
     if warmup is None and cut and is_first_level([ts[i] for i in known], polled, cut):
-        cut = 0
+        cut, stall = 0, None
+    ran_past = None if stall is None else (ts[known[stall]], ts[known[cut - 1]])
     if len(known) - cut < MIN_POINTS:  # the polls judged are those after the warm-up
         return Verdict("", None, len(known) - cut, None)
     start = known[cut] if cut else 0
@@ -315,7 +322,7 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
     base = Verdict("", kept[0][0], len(y), cv, dips=dips, waits=moving,
                    dip_seconds=float(np.median([d.seconds for d in dips])) if dips else None,
                    history=trend, humps=named(humps, holders, interval), history_since=since, rising=rise,
-                   warmup_polls=cut, last_poll=kept[-1][0])
+                   warmup_polls=cut, last_poll=kept[-1][0], warmup_stall=ran_past)
     longer = stalls(dips, interval)
     halted = stopped(dips, interval)
     found = periodic(longer, interval) or periodic(halted, interval)

@@ -147,6 +147,9 @@ def warmup_said(v: Verdict, run: Warmup | None) -> str:
     """Where the polls judged start: after the run's warm-up (its own, or found: the run gave none), or the
     run's first poll; on a range that is no run's, after the warm-up found, or the range's first poll."""
     at = f"{hms(v.warmup_end)} UTC" if v.warmup_end else "–"
+    if v.warmup_stall is not None:  # a stall right after the ramp: left out with it, and said
+        first, last = v.warmup_stall
+        at = f"{at} (the warm-up ran on past a stall from {hms(first)} to {hms(last)} UTC, left out with it)"
     if run is not None and run.seconds:
         source = "found from the data: the run gave none" if run.found else "the run's own"
         return f"after the warm-up ({source}): judged from the poll at {at}"

@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from dashboards.analysis.run_verdict import aligned, judge, warmup_end
+from dashboards.analysis.verdict_words import verdict_text
 
 T0 = datetime(2026, 3, 2, 9, tzinfo=UTC)
 
@@ -235,6 +236,7 @@ def test_a_ramp_stalled_across_the_thirds_end_is_cut_past_the_stall():
     verdict = judge([at(i, 2) for i in range(len(values))], values)
     assert verdict.kind == "steady" and verdict.warmup_polls == 35 and not verdict.shifts
     assert verdict.cv == pytest.approx(4 / 184)
+    assert verdict.warmup_stall == (at(30, 2), at(34, 2))  # said, not hidden: polls 30 to 34 at 0
 
 
 def test_a_ramps_stall_is_no_part_of_a_flat_first_level():
@@ -256,6 +258,9 @@ def test_a_ramp_that_stalls_a_poll_after_reaching_its_level_is_cut_past_the_stal
     assert warmup_end(values) == 35
     verdict = judge([at(i, 2) for i in range(len(values))], values)
     assert verdict.kind == "steady" and verdict.warmup_polls == 35 and not verdict.shifts
+    assert verdict.warmup_stall == (at(27, 2), at(34, 2))  # the 8 polls at 0, 16 s, named where the warm-up is
+    said = verdict_text(verdict)["warmup"]
+    assert f"ran on past a stall from {at(27, 2):%H:%M:%S} to {at(34, 2):%H:%M:%S} UTC" in said
 
 
 def test_a_flat_line_that_stalls_at_its_end_has_a_stall_not_a_drift():
