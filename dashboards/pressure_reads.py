@@ -4,6 +4,7 @@ from datetime import datetime, timedelta
 
 from dashboards import reads
 from dashboards.analysis import pressure as spec
+from dashboards.analysis.settings_diff import VAR_PREFIX
 from dashboards.timerange import TimeRange
 from store import config, levels, query
 from store.query import TICK
@@ -21,7 +22,11 @@ LOOKBACK = timedelta(days=400)
 
 def readings_before(server_id: int, metrics: list[str], t: datetime, full_since: datetime) -> dict[str, float]:
     """Each gauge's last reading before t: exact from the samples, else from the rollups (older than them)."""
-    found = reads.newest_polls(server_id, metrics, full_since, t - TICK)
+    variables = [m for m in metrics if m.startswith(VAR_PREFIX)]
+    found = reads.newest_polls(server_id, [m for m in metrics if m not in variables], full_since, t - TICK)
+    # Variables are stored when they change: one window back to the raw retention finds the last, where windows
+    # growing from 10 minutes read four times to get there (the newest reading is the same either way).
+    found |= reads.newest_polls(server_id, variables, full_since, t - TICK, span=t - TICK - full_since)
     missing = [m for m in metrics if m not in found]
     older = reads.series_map(server_id, missing, TimeRange(t - LOOKBACK, min(t, full_since) - TICK), PER_POLL)
     for m in missing:
