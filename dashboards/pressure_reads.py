@@ -36,10 +36,11 @@ def readings_before(server_id: int, metrics: list[str], t: datetime, full_since:
     return found
 
 
-def settings_in_force(server_id: int, metrics: list[str], tr: TimeRange, points: int) -> dict[str, spec.InForce]:
-    """Each setting as it was during the range, not as it is now: a past range is drawn against its own."""
+def settings_in_force(server_id: int, metrics: list[str], tr: TimeRange,
+                      during: dict[str, query.Series]) -> dict[str, spec.InForce]:
+    """Each setting as it was during the range, not as it is now: a past range is drawn against its own.
+    during: the range's series of the metrics at the chart's points (read with its lines: reads.series_map)."""
     full_since = levels.available_since(levels.FULL)
-    during = reads.series_map(server_id, metrics, tr, points)
     before = readings_before(server_id, metrics, tr.start, full_since)
     last = readings_before(server_id, metrics, tr.end + TICK, full_since)
     found = {m: spec.in_force(before.get(m), during[m].values if m in during else [], last.get(m)) for m in metrics}
