@@ -32,12 +32,22 @@ def per_transaction_of(server_id: int, start: datetime, end: datetime, waits: li
     return per_transaction_from(server_id, start, end, sums, waits)
 
 
-def interval_figures(server_id: int, start: datetime,
-                     end: datetime) -> tuple[list[WaitRow], dict[str, tuple[int | float, float]]]:
-    """Every wait over the polls in (start, end] (reads.interval_waits()) and the sums per_transaction_from()
-    needs, in one store read: the waits page read every wait's time twice, once for each."""
-    sums = interval_sums(server_id, [TPS, BUSY_SECONDS, WAIT_TIMES, COUNT_PREFIX + "*"], start, end)
-    return wait_rows({name: total for name, (total, _s) in sums.items() if name.startswith(WAIT_PREFIXES)}), sums
+def interval_times(server_id: int, start: datetime,
+                   end: datetime) -> tuple[list[WaitRow], dict[str, tuple[int | float, float]]]:
+    """Every wait's time over the polls in (start, end] (reads.interval_waits() without the counts: each row's
+    count is 0, counted() reads those a page shows) and the sums per_transaction_from() needs, in one store read:
+    the waits page read every wait's time twice, once for each, and all 347 counts to show 20."""
+    sums = interval_sums(server_id, [TPS, BUSY_SECONDS, WAIT_TIMES], start, end)
+    return wait_rows({name: total for name, (total, _s) in sums.items() if name.startswith(TIME_PREFIX)}), sums
+
+
+def counted(server_id: int, start: datetime, end: datetime, rows: list[WaitRow], events: list[str]) -> list[WaitRow]:
+    """The rows with the counts over (start, end] of the events listed, read for those alone (interval_times()
+    reads none); the other rows' stay 0."""
+    wanted = [COUNT_PREFIX + event for event in dict.fromkeys(events)]
+    sums = interval_sums(server_id, wanted, start, end) if wanted else {}
+    counts = {name[len(COUNT_PREFIX):]: int(total) for name, (total, _s) in sums.items()}
+    return [replace(r, count=counts[r.event]) if r.event in counts else r for r in rows]
 
 
 # TPS is read this far past each end of an interval: the wait summary's first and last polls there may have
@@ -47,7 +57,7 @@ TPS_MARGIN = timedelta(minutes=5)
 
 def per_transaction_from(server_id: int, start: datetime, end: datetime, sums: dict[str, tuple[int | float, float]],
                          waits: list[WaitRow]) -> PerTransaction:
-    """per_transaction_of() from interval_figures()'s sums of (start, end]: where a source and TPS cover
+    """per_transaction_of() from interval_times()'s sums of (start, end]: where a source and TPS cover
     different seconds, their polls read at once (TPS's a margin wider); past the raw retention, their rollup
     buckets wholly inside the range, or those it overlaps where the sums are theirs (bucket_figures())."""
     lo = start + AFTER_START

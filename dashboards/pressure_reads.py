@@ -4,6 +4,7 @@ from datetime import datetime, timedelta
 
 from dashboards import reads
 from dashboards.analysis import pressure as spec
+from dashboards.analysis.settings_diff import VAR_PREFIX
 from dashboards.timerange import TimeRange
 from store import config, levels, query
 from store.query import TICK
@@ -21,7 +22,11 @@ LOOKBACK = timedelta(days=400)
 
 def readings_before(server_id: int, metrics: list[str], t: datetime, full_since: datetime) -> dict[str, float]:
     """Each gauge's last reading before t: exact from the samples, else from the rollups (older than them)."""
-    found = reads.newest_polls(server_id, metrics, full_since, t - TICK)
+    variables = [m for m in metrics if m.startswith(VAR_PREFIX)]
+    found = reads.newest_polls(server_id, [m for m in metrics if m not in variables], full_since, t - TICK)
+    # Variables are stored when they change: one window back to the raw retention finds the last, where windows
+    # growing from 10 minutes read four times to get there (the newest reading is the same either way).
+    found |= reads.newest_polls(server_id, variables, full_since, t - TICK, span=t - TICK - full_since)
     missing = [m for m in metrics if m not in found]
     older = reads.series_map(server_id, missing, TimeRange(t - LOOKBACK, min(t, full_since) - TICK), PER_POLL)
     for m in missing:
@@ -31,10 +36,11 @@ def readings_before(server_id: int, metrics: list[str], t: datetime, full_since:
     return found
 
 
-def settings_in_force(server_id: int, metrics: list[str], tr: TimeRange, points: int) -> dict[str, spec.InForce]:
-    """Each setting as it was during the range, not as it is now: a past range is drawn against its own."""
+def settings_in_force(server_id: int, metrics: list[str], tr: TimeRange,
+                      during: dict[str, query.Series]) -> dict[str, spec.InForce]:
+    """Each setting as it was during the range, not as it is now: a past range is drawn against its own.
+    during: the range's series of the metrics at the chart's points (read with its lines: reads.series_map)."""
     full_since = levels.available_since(levels.FULL)
-    during = reads.series_map(server_id, metrics, tr, points)
     before = readings_before(server_id, metrics, tr.start, full_since)
     last = readings_before(server_id, metrics, tr.end + TICK, full_since)
     found = {m: spec.in_force(before.get(m), during[m].values if m in during else [], last.get(m)) for m in metrics}

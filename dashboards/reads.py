@@ -420,11 +420,13 @@ def polls_back(server_id: int, metric: str, start: datetime, end: datetime) -> I
     return query.polls_back(server_id, metric, start, end, REACH)
 
 
-def newest_polls(server_id: int, metrics: list[str], start: datetime, end: datetime) -> dict[str, float]:
+def newest_polls(server_id: int, metrics: list[str], start: datetime, end: datetime,
+                 span: timedelta = REACH) -> dict[str, float]:
     """Each gauge's newest reading in [start, end] as polled, for several at once: polls_back() of each, whose
-    windows growing back from `end` are read for all the metrics not found yet in one store read each."""
+    windows growing back from `end` (the first `span` long) are read for all the metrics not found yet in one
+    store read each."""
     found: dict[str, float] = {}
-    span, wanted = REACH, list(metrics)
+    wanted = list(metrics)
     while wanted and start <= end:
         lo = max(start, end - span)
         for s in query.within(server_id, wanted, lo, end):

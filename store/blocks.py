@@ -83,7 +83,25 @@ def encode_times(ts_us: np.ndarray, iv_ms: np.ndarray, hour_us: int) -> bytes:
 
 def decode_times(blob, n: int, hour_us: int) -> tuple[np.ndarray, np.ndarray]:
     _f, body = unpack(blob)
-    vals, nulls = codec.decode(body)
+    return _times(*codec.decode(body), n, hour_us)
+
+
+def decode_times_many(times: list[tuple[bytes, int, int]]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """decode_times() of many (blob, n, hour_us), their varints decoded in one pass: a week's line reads 168
+    hours of one source, a numpy call each for a few hundred codes. Each body holds its n polls' times and
+    intervals; where the codes do not add up to that, each is decoded alone."""
+    bodies = [unpack(blob)[1] for blob, _n, _hour in times]
+    vals, nulls = codec.decode(b"".join(bodies))
+    if len(vals) != 2 * sum(n for _blob, n, _hour in times):
+        return [decode_times(*t) for t in times]
+    out, at = [], 0
+    for _blob, n, hour_us in times:
+        out.append(_times(vals[at:at + 2 * n], nulls[at:at + 2 * n], n, hour_us))
+        at += 2 * n
+    return out
+
+
+def _times(vals: np.ndarray, nulls: np.ndarray, n: int, hour_us: int) -> tuple[np.ndarray, np.ndarray]:
     ts = hour_us + np.cumsum(np.cumsum(vals[:n]))
     ivd, iv_null = vals[n:], nulls[n:]
     iv = np.full(n, -1, np.int64)

@@ -8,7 +8,7 @@ from datetime import datetime
 
 import numpy as np
 
-from store import codec, read_raw, rollups
+from store import read_raw, rollups
 from store.catalog import MetricInfo, ReadLayout
 
 Buckets = dict[str, np.ndarray]
@@ -37,18 +37,19 @@ def _source_sums(rows: list[tuple], layouts: dict[int, ReadLayout], ids: set[int
         out = {mid: rollups.aggregate_sums(pts, width, 0)
                for mid, pts in read_raw.decode_rows(rows, layouts, floats).items()}
     if slots:
-        out |= _matrix_sums(rows, slots, width)
+        out |= _matrix_sums(rows, slots, len(layout.int_ids), width)
     return out
 
 
-def _matrix_sums(rows: list[tuple], slots: list[tuple[int, int]], width: int) -> dict[int, Buckets]:
-    """The buckets of one layout's integer slots, summed as one matrix; a slot whose bucket could overflow
-    64 bits is summed as aggregate_sums() sums it (in floats)."""
+def _matrix_sums(rows: list[tuple], slots: list[tuple[int, int]], row_slots: int, width: int) -> dict[int, Buckets]:
+    """The buckets of one layout's integer slots (of the row_slots each row holds), summed as one matrix; a slot
+    whose bucket could overflow 64 bits is summed as aggregate_sums() sums it (in floats). Only the slots
+    summed are put together where they are few (read_raw.int_slots: the counts of the 20 waits a page shows)."""
     ts = np.array([r[0] for r in rows], dtype=np.int64)
     iv = np.array([r[1] for r in rows], dtype=np.int64)
-    vals, nulls = codec.decode(b"".join(bytes(r[3]) for r in rows))
-    cols = np.array([k for k, _ in slots])
-    vals, present = vals.reshape(len(rows), -1)[:, cols], ~nulls.reshape(len(rows), -1)[:, cols]
+    vals, nulls, cols = read_raw.int_slots(b"".join(bytes(r[3]) for r in rows), len(rows), row_slots,
+                                           [k for k, _ in slots])
+    vals, present = vals[:, cols], ~nulls[:, cols]
     b = ts // width
     starts = np.flatnonzero(np.append(True, b[1:] != b[:-1]))
     counts = np.add.reduceat(present.astype(np.int64), starts, axis=0)

@@ -15,6 +15,9 @@ SELECT_TIMES = (
     "SELECT source_id, (extract(epoch from hour) * 1000000)::bigint, n, times FROM store_block "
     "WHERE server_id = %s AND hour >= %s AND hour <= %s"
 )
+# The same of the sources whose values were read: a week of three status counters needs global_status's 168
+# hours, not every source's 1,500.
+SELECT_SOURCE_TIMES = SELECT_TIMES + " AND source_id = ANY(%s::int[])"
 # Compacted values of some metrics of one server in a range.
 # (One index range scan per metric, as in read_rollups.)
 SELECT_SERIES = (
@@ -75,7 +78,7 @@ def read(server_id: int, metric_ids: list[int], start: datetime, end: datetime) 
         rows = cur.fetchall()
         if not rows:
             return {}
-        cur.execute(SELECT_TIMES, [server_id, first, end])
+        cur.execute(SELECT_SOURCE_TIMES, [server_id, first, end, int_array(sorted({r[1] for r in rows}))])
         times = {(r[0], r[1]): (r[2], r[3]) for r in cur.fetchall()}
     return _decode(rows, times, (micros(start), micros(end)))
 
@@ -98,16 +101,12 @@ def _decode(rows, times, window: tuple[int, int] | None = None) -> dict[int, Sam
     """rows (metric_id, source_id, hour_us, data) ordered by metric and hour; window: only the polls with
     lo <= ts <= hi (Unix microseconds), as _clip() keeps them. A total's edges keep a few polls of an hour:
     only those are decoded of a counter's hour (blocks.decode_series_window), not its 360."""
-    decoded_times: dict = {}
-    kept: list[tuple] = []
-    for mid, source_id, hour_us, data in rows:
-        key = (source_id, hour_us)
-        if key not in times:
-            continue
-        if key not in decoded_times:
-            n, blob = times[key]
-            decoded_times[key] = (n, *blocks.decode_times(blob, n, hour_us))
-        kept.append((mid, data, decoded_times[key]))
+    keys = list(dict.fromkeys((source_id, hour_us) for _mid, source_id, hour_us, _data in rows
+                              if (source_id, hour_us) in times))
+    decoded = blocks.decode_times_many([(times[key][1], times[key][0], key[1]) for key in keys])
+    decoded_times = {key: (times[key][0], *pair) for key, pair in zip(keys, decoded, strict=True)}
+    kept = [(mid, data, decoded_times[(source_id, hour_us)]) for mid, source_id, hour_us, data in rows
+            if (source_id, hour_us) in decoded_times]
     if not kept:
         return {}
     first = {mid: i for i, mid in reversed(list(enumerate(k[0] for k in kept)))}

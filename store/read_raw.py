@@ -141,7 +141,7 @@ def _decode_group(group: list[tuple], layout: ReadLayout, ids: set[int]) -> dict
     out = {}
     wanted_ints = [(k, mid) for k, mid in enumerate(layout.int_ids) if mid in ids]
     if wanted_ints:
-        vals, nulls, at = _int_slots(b"".join(bytes(r[3]) for r in group), len(group), len(layout.int_ids),
+        vals, nulls, at = int_slots(b"".join(bytes(r[3]) for r in group), len(group), len(layout.int_ids),
                                      [k for k, _mid in wanted_ints])
         for (_k, mid), j in zip(wanted_ints, at, strict=True):
             keep = ~nulls[:, j]
@@ -156,7 +156,7 @@ def _decode_group(group: list[tuple], layout: ReadLayout, ids: set[int]) -> dict
     return out
 
 
-def _int_slots(data: bytes, rows: int, slots: int, wanted: list[int]) -> tuple[np.ndarray, np.ndarray, list[int]]:
+def int_slots(data: bytes, rows: int, slots: int, wanted: list[int]) -> tuple[np.ndarray, np.ndarray, list[int]]:
     """(values, nulls) of rows x slots varints, a row per row, and where each wanted slot is in their columns:
     only the wanted slots are put together when they are few of many (a wait or two of ~700) and every row
     holds its slots."""

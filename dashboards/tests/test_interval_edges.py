@@ -77,6 +77,19 @@ def test_it_leaves_the_poll_at_from_out_of_a_single_intervals_figures(admin_clie
     assert (pt.transactions, pt.wait_ms, pt.cpu_ms) == (6000, pytest.approx(10.0), pytest.approx(20.0))
 
 
+def test_it_counts_the_waits_it_shows_in_each_interval(admin_client, waits_at_edge):
+    server, t = waits_at_edge
+    five, ten = t + timedelta(minutes=5), t + timedelta(minutes=10)
+    response = admin_client.get(f"/servers/{server.pk}/waits/?from={at(t)}&to={at(ten)}&from2={at(five)}&to2={at(ten)}")
+    # A: the 60 polls after T, 10 waits and 1 s each; B: the 30 polls after T+5 min.
+    (row,) = response.context["rows"]
+    assert (row.event, row.count, row.time_ps) == (EVENT, 600, 60 * PS)
+    (diff,) = response.context["diffs"]
+    assert (diff.a.count, diff.a.time_ps, diff.b.count, diff.b.time_ps) == (600, 60 * PS, 300, 30 * PS)
+    assert diff.a.avg_ps == diff.b.avg_ps == PS / 10
+    assert "100.00 ms" in response.content.decode().split('class="event"')[1]  # the table's avg: 1 s / 10
+
+
 HOUR_POLLS = 3600 // STEP
 
 

@@ -51,10 +51,10 @@ def pressure(request: HttpRequest, server_id: int) -> HttpResponse:
     tr, points = page_range(request)
     have = set(reads.metric_names(server.pk))
     chosen, dml = spec.choose(spec.LINES, have), spec.dml_set(have)
-    drawn = [m for m in chosen.values() if m]
-    found = reads.series_map(server.pk, drawn, tr, points)
+    drawn, settings = [m for m in chosen.values() if m], [m for m in SETTINGS if m in have]
+    found = reads.series_map(server.pk, list(dict.fromkeys(drawn + settings)), tr, points)  # one read for both
     dml_points, dml_note = dml_line(server.pk, dml, tr, points) if dml else (None, "")
-    forces = settings_in_force(server.pk, [m for m in SETTINGS if m in have], tr, points)
+    forces = settings_in_force(server.pk, settings, tr, {m: found[m] for m in settings if m in found})
     capacity = spec.redo_capacity({m: f.value for m, f in forces.items()})
     fig = pressure_figure(figure_lines(chosen, found, dml, dml_points),
                           (f"capacity: {capacity.origin}", capacity.bytes) if capacity else None,

@@ -12,6 +12,7 @@ from collectors.monitor_enable import option_line
 from collectors.weakened import PURGE_METRICS_ENTRIES, PURGE_METRICS_ON
 from dashboards import per_trx_reads, reads
 from dashboards.analysis.levels import levels_of
+from dashboards.analysis.per_transaction import PerTransaction
 from dashboards.analysis.purge_growth import REACH, time_to_threshold
 from dashboards.analysis.run_verdict import Verdict, judge_lines, moving_lines
 from dashboards.analysis.stability import (
@@ -24,7 +25,7 @@ from dashboards.analysis.stability import (
     with_outages,
 )
 from dashboards.analysis.sweep_levels import Step, step_shifts
-from dashboards.analysis.topwaits import CLIENT_EVENTS, Hidden, WaitRow, diff_rows, shown
+from dashboards.analysis.topwaits import CLIENT_EVENTS, Hidden, WaitRow, diff_rows, is_client, shown
 from dashboards.analysis.verdict_words import sweep_levels_said, verdict_text
 from dashboards.figures.purge import Reference, purge_figure
 from dashboards.figures.stability import stability_figure
@@ -208,12 +209,18 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
     limit, limit_problem = int_param(request.GET, "top", DEFAULT_TOP, 5, MAX_TOP, "the top {} waits")
     conditions = include_conditions(request.GET)
     client, client_problem = client_param(request.GET)
-    waits_a, sums_a = per_trx_reads.interval_figures(server.pk, tr.start, tr.end)
-    rows_a, hidden = shown_waits(waits_a, conditions, client)
+    waits_a, sums_a = per_trx_reads.interval_times(server.pk, tr.start, tr.end)
+    rows_a = shown_waits(waits_a, conditions, client)[0]
     second, problem = second_interval(request.GET, tr.end)
     off = families_off(server.pk, tr.start, tr.end)
     per_trx_a = per_trx_reads.per_transaction_from(server.pk, tr.start, tr.end, sums_a, rows_a)
-    context = {
+    compared = compared_waits(server.pk, tr, second, rows_a, per_trx_a, (conditions, client), limit) if second else {}
+    events = [r.event for r in rows_a[:limit]] + [d.event for d in compared.get("diffs", [])]
+    rows_a, hidden = shown_waits(counted_waits(server.pk, tr, waits_a, events), conditions, client)
+    if compared:  # the first interval's rows compared, now with their counts
+        by_event = {r.event: r for r in rows_a}
+        compared["diffs"] = [replace(d, a=by_event.get(d.event)) for d in compared["diffs"]]
+    return render(request, "dashboards/waits.html", {
         **range_context(request, tr), "server": server, "tab": "waits", "rows": rows_a[:limit],
         "limit": limit, "csv": topwaits_csv(server.pk, tr, conditions=conditions, client=client),
         "from2_value": request.GET.get("from2", ""), "to2_value": request.GET.get("to2", ""),
@@ -221,18 +228,32 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
         "per_trx": per_trx_a,
         "param_notes": [p for p in (limit_problem, client_problem) if p], **client_toggle(request, client),
         "waits_note": note_of(off), "waits_source": source_problem(server, "pfs_waits"),
-        "client_uncounted": SOCKET_FAMILY in off, "waits_recorded": bool(waits_a),
-    }
-    if second is not None:
-        tr_b = second
-        waits_b, sums_b = per_trx_reads.interval_figures(server.pk, tr_b.start, tr_b.end)
-        rows_b, _ = shown_waits(waits_b, conditions, client)
-        per_trx_b = per_trx_reads.per_transaction_from(server.pk, tr_b.start, tr_b.end, sums_b, rows_b)
-        spans = (reads.interval_span(server.pk, tr.start, tr.end, per_trx_a),
-                 reads.interval_span(server.pk, tr_b.start, tr_b.end, per_trx_b))
-        context.update(tr_b=tr_b, diffs=diff_rows(rows_a, rows_b, limit, *spans), spans=spans, per_trx_b=per_trx_b,
-                       diff_csv=topwaits_csv(server.pk, tr, tr_b, conditions=conditions, client=client))
-    return render(request, "dashboards/waits.html", context)
+        "client_uncounted": SOCKET_FAMILY in off, "waits_recorded": bool(waits_a), **compared,
+    })
+
+
+def counted_waits(server_id: int, tr: TimeRange, waits: list[WaitRow], events: list[str]) -> list[WaitRow]:
+    """The waits with the counts the page shows: the events listed (the rows shown and compared) and the client
+    time (left out and said apart with its count); the other rows' counts, shown nowhere, are 0."""
+    clients = [r.event for r in waits if is_client(r.event)]
+    return per_trx_reads.counted(server_id, tr.start, tr.end, waits, events + clients)
+
+
+def compared_waits(server_id: int, tr: TimeRange, tr_b: TimeRange, rows_a: list[WaitRow], per_trx_a: PerTransaction,
+                   ranked: tuple[bool, bool], limit: int) -> dict:
+    """The second interval's part of the page: its waits against the first's (rows_a, whose counts the caller
+    reads with the rows it shows), with the counts of its own rows compared."""
+    conditions, client = ranked
+    waits_b, sums_b = per_trx_reads.interval_times(server_id, tr_b.start, tr_b.end)
+    rows_b = shown_waits(waits_b, conditions, client)[0]
+    per_trx_b = per_trx_reads.per_transaction_from(server_id, tr_b.start, tr_b.end, sums_b, rows_b)
+    spans = (reads.interval_span(server_id, tr.start, tr.end, per_trx_a),
+             reads.interval_span(server_id, tr_b.start, tr_b.end, per_trx_b))
+    diffs = diff_rows(rows_a, rows_b, limit, *spans)
+    counted = per_trx_reads.counted(server_id, tr_b.start, tr_b.end, rows_b, [d.event for d in diffs])
+    by_event = {r.event: r for r in counted}
+    return {"tr_b": tr_b, "diffs": [replace(d, b=by_event.get(d.event)) for d in diffs], "spans": spans,
+            "per_trx_b": per_trx_b, "diff_csv": topwaits_csv(server_id, tr, tr_b, conditions=conditions, client=client)}
 
 
 def client_toggle(request: HttpRequest, client: bool) -> dict:

@@ -274,3 +274,19 @@ def test_float_rows_are_read_in_one_pass_not_row_by_row():
     unpacked = {7: [(blocks.unpack_buckets(blocks.encode_buckets(b)), o) for b, o in rows]}
     got = blocks._float_rows(unpacked)  # {} would send every row to the row-by-row path
     assert got[7]["idx"].tolist() == [i + o for b, o in rows for i in b["idx"].tolist()]
+
+
+def test_it_decodes_many_hours_poll_times_in_one_pass_to_each_hours_own():
+    hour = 3600 * 10**6
+    times = []
+    for h in range(6):
+        n = int(RNG.integers(1, 400))
+        ts = np.sort(RNG.choice(hour, n, replace=False)) + h * hour  # irregular: multi-byte deltas of deltas
+        iv = RNG.integers(1, 10**7, n)
+        iv[RNG.random(n) < 0.2] = -1  # intervals unknown at some polls
+        times.append((blocks.encode_times(ts, iv, h * hour), n, h * hour))
+        assert [a.tolist() for a in blocks.decode_times(*times[-1])] == [ts.tolist(), iv.tolist()]
+    many = blocks.decode_times_many(times)
+    assert [[a.tolist() for a in pair] for pair in many] == \
+        [[a.tolist() for a in blocks.decode_times(*t)] for t in times]
+    assert blocks.decode_times_many([]) == []

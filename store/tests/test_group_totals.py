@@ -84,6 +84,22 @@ def test_totals_over_an_outage_a_reset_and_a_new_counter_are_the_polls_sums(star
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("start, end", [
+    (T0, END),
+    (T0 + timedelta(minutes=17, seconds=23), END - timedelta(minutes=3, seconds=1)),
+    (NEW_FROM + timedelta(seconds=1), T0 + timedelta(hours=3, minutes=5)),
+])
+def test_totals_of_a_few_counters_of_a_source_are_their_polls_sums(start, end):
+    """A counter or two of the hot rows' slots (a page's wait counts) are taken from those slots alone."""
+    written = samples()
+    write_samples(written)
+    compaction.compact_closed(END)
+    expected = by_hand(written, start, end)
+    for names in ([PS_TIMER], ["Com_commit"], ["Com_new", "Com_select"]):
+        assert query.totals_and_seconds(1, names, start, end) == {n: expected[n] for n in names}
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize("level", ["1m", "1h"])
 def test_sums_only_reads_the_same_sums_as_the_whole_buckets(level):
     write_samples(samples())
