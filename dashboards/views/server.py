@@ -26,6 +26,7 @@ from dashboards.analysis.stability import (
 from dashboards.analysis.sweep_levels import Step, step_shifts
 from dashboards.analysis.topwaits import CLIENT_EVENTS, Hidden, WaitRow, diff_rows, shown
 from dashboards.analysis.verdict_words import sweep_levels_said, verdict_text
+from dashboards.counter_holes import outages_not_polled, without_counter_holes
 from dashboards.figures.purge import Reference, purge_figure
 from dashboards.figures.stability import stability_figure
 from dashboards.holder_panel import SERIES as HOLDER_SERIES
@@ -80,6 +81,7 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
         server.pk, tr, points, n_waits, DEFAULT_MUTEXES, reads.source_interval(server, reads.MUTEX_SOURCE), conditions,
         client, also=[reads.TPS, reads.HISTORY, *(disk.metrics if disk else [])])  # the verdict's and the host panel's
     # lines, and TPS's (read once: also says whether the server collects it, for the CSV link)
+    tps = without_counter_holes(server.pk, tps)  # polled, but TPS's counter changed: no stall
     # One read for the mean and how TPS was counted: the same exact sums over the polls in the range.
     sums = reads.interval_sums(server.pk, BASIS_SERIES, tr.start, tr.end)
     texts = range_texts(server, sums)
@@ -90,6 +92,7 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
                                                     timedelta(seconds=2 * tr.seconds / points))
     # the buckets hide outages shorter than ~1.5 of them: read from the polls, for the list and the verdict
     outages = reads.poll_outages(server.pk, tr) if bucket is not None and threshold is not None else []
+    outages = outages_not_polled(server.pk, outages) if outages else outages
     dips = with_outages(dips, outages) if outages else dips
     down = unreachable(server, tr)
     if down and tps.ts and down.since and down.since < tr.end:
