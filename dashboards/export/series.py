@@ -53,6 +53,27 @@ def no_match_message(export: SeriesExport, missing: list[str]) -> str:
             "docs/metrics.md and, per server, on /explore/ (a source that is off or failing collects nothing).")
 
 
+def unmatched_by_server(export: SeriesExport, cols: list[tuple[Key, str]]) -> dict[str, list[str]]:
+    """By server name: the names and patterns asked for that match no series of that server (of several: one
+    server's column of a name is no answer for another's)."""
+    found: dict[int, list[str]] = {}
+    for (server_id, metric), _ in cols:
+        found.setdefault(server_id, []).append(metric)
+    out = {}
+    for server in export.servers:
+        have = found.get(server.pk, [])
+        missing = [p for p in export.metrics if not any(m == p or fnmatchcase(m, p) for m in have)]
+        if missing:
+            out[server.name] = missing
+    return out
+
+
+def server_lacks_message(lacking: dict[str, list[str]]) -> str:
+    said = "; ".join(f"{', '.join(missing)}: no such metric collected on {name}" for name, missing in lacking.items())
+    return (f"{said} (the other servers asked have them: leave it out, or ask it for what it has). Names are listed "
+            "in docs/metrics.md and, per server, on /explore/ (a source that is off or failing collects nothing).")
+
+
 def _metric_rank(asked: list[str], metric: str) -> int:
     """Exact names and patterns keep the order the user gave them."""
     for i, pattern in enumerate(asked):
@@ -289,6 +310,9 @@ def checked_columns(export: SeriesExport) -> list[tuple[Key, str]]:
     missing = unmatched(export, cols)
     if missing:
         raise ExportError(no_match_message(export, missing))
+    lacking = unmatched_by_server(export, cols) if len(export.servers) > 1 else {}
+    if lacking:
+        raise ExportError(server_lacks_message(lacking))
     check_size(export, len(cols))
     return cols
 

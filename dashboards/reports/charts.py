@@ -6,6 +6,7 @@ from dashboards import reads
 from dashboards.analysis.points import ChartPoints
 from dashboards.analysis.run_verdict import Verdict, judge_lines
 from dashboards.analysis.stability import Dip, dip_threshold, line_dips, merge_close
+from dashboards.counter_holes import without_counter_holes
 from dashboards.figures.common import Mark
 from dashboards.figures.purge import purge_figure
 from dashboards.figures.stability import MUTEX_TITLE, TPS_TITLE, stability_figure
@@ -41,9 +42,11 @@ def stability_chart(summary: RunSummary, tps_title: str = TPS_TITLE,
     tps, waits, mutexes, _hidden, also = reads.stability_series(
         server_id, tr, CHART_POINTS, TOP_WAITS, TOP_MUTEXES,
         reads.source_interval(summary.run.server, reads.MUTEX_SOURCE), also=[reads.HISTORY])
+    tps = without_counter_holes(server_id, tps)  # polled, but TPS's counter changed: no stall
     threshold = dip_threshold(summary.tps)
     dips = [] if threshold is None or summary.tps_points is None else merge_close(
-        line_dips(summary.tps_points, threshold, reads.ROLLUP_BUCKET.get(summary.resolution)),
+        line_dips(without_counter_holes(server_id, summary.tps_points), threshold,
+                  reads.ROLLUP_BUCKET.get(summary.resolution)),
         timedelta(seconds=2 * tr.seconds / CHART_POINTS))
     fig = stability_figure(tps, waits, mutexes, dips, run_marks(summary, tr), threshold, x_range=(tr.start, tr.end),
                            tps_title=tps_title, mutex_title=mutex_title,

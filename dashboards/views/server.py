@@ -27,6 +27,7 @@ from dashboards.analysis.stability import (
 from dashboards.analysis.sweep_levels import Step, step_shifts
 from dashboards.analysis.topwaits import CLIENT_EVENTS, Hidden, WaitRow, diff_rows, is_client, shown
 from dashboards.analysis.verdict_words import sweep_levels_said, verdict_text
+from dashboards.counter_holes import outages_not_polled, without_counter_holes
 from dashboards.figures.purge import Reference, purge_figure
 from dashboards.figures.stability import stability_figure
 from dashboards.holder_panel import SERIES as HOLDER_SERIES
@@ -44,6 +45,7 @@ from dashboards.query_params import (
     threshold_param,
 )
 from dashboards.range_run import run_of_range, run_warmup_polls, sweep_of_range
+from dashboards.reports.summary import summarize_run
 from dashboards.server_texts import BASIS_SERIES, families_off, health_sources, note_of, range_texts, waits_note
 from dashboards.source_health import source_problem
 from dashboards.timerange import TimeRange, read_points
@@ -81,16 +83,21 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
         server.pk, tr, points, n_waits, DEFAULT_MUTEXES, reads.source_interval(server, reads.MUTEX_SOURCE), conditions,
         client, also=[reads.TPS, reads.HISTORY, *(disk.metrics if disk else [])])  # the verdict's and the host panel's
     # lines, and TPS's (read once: also says whether the server collects it, for the CSV link)
+    tps = without_counter_holes(server.pk, tps)  # polled, but TPS's counter changed: no stall
     # One read for the mean and how TPS was counted: the same exact sums over the polls in the range.
     sums = reads.interval_sums(server.pk, BASIS_SERIES, tr.start, tr.end)
     texts = range_texts(server, sums)
-    summary = summarize(tps.values, mean=reads.rate_in(sums, reads.TPS))
+    run = run_of_range(server.pk, tr)
+    # A run's range (its link) shows the run's figures, as its report: the polls inside it after its warm-up; a
+    # range's are the polls read in (start, end], the first after a run's start mostly measuring the time before.
+    summary = summarize_run(run).tps if run else summarize(tps.values, mean=reads.rate_in(sums, reads.TPS))
     threshold = dip_threshold(summary, fraction)
     bucket = reads.point_bucket(tr, points)
     dips = [] if threshold is None else merge_close(line_dips(tps, threshold, bucket),
                                                     timedelta(seconds=2 * tr.seconds / points))
     # the buckets hide outages shorter than ~1.5 of them: read from the polls, for the list and the verdict
     outages = reads.poll_outages(server.pk, tr) if bucket is not None and threshold is not None else []
+    outages = outages_not_polled(server.pk, outages) if outages else outages
     dips = with_outages(dips, outages) if outages else dips
     down = unreachable(server, tr)
     if down and tps.ts and down.since and down.since < tr.end:
@@ -108,7 +115,7 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
         **range_context(request, tr), "server": server, "tab": "stability", "tps_definition": texts.definition,
         "tps_fix": texts.fix, "no_tps": counts_nothing(summary),
         "waits_note": waits_note(server.pk, tr.start, tr.end), "waits_source": source_problem(server, "pfs_waits"),
-        "tps_mixed": texts.mixed,
+        "tps_mixed": texts.mixed, "run": run,
         "figures": {"stability-chart": fig, **host.figures}, "host_panel": host, "summary": summary,
         "dips": list(zip(dips, dips_statements(server.pk, [(d.start, d.end) for d in dips],
                                                server.statements_interval), strict=True)),
