@@ -91,6 +91,33 @@ def decode_times(blob, n: int, hour_us: int) -> tuple[np.ndarray, np.ndarray]:
     return ts, iv
 
 
+def decode_times_many(blobs: list, ns: list[int], hours_us: list[int]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """decode_times() of many hours (a week's 168 of a source: one call each cost more than their decoding):
+    their varints decoded in one pass, each hour's running sums taken from the joined ones."""
+    bodies = [unpack(blob)[1] for blob in blobs]
+    vals, nulls = codec.decode(b"".join(bodies))
+    counts = np.array(ns, np.int64)
+    if len(vals) != 2 * int(counts.sum()):  # not n offsets then n intervals an hour: each on its own
+        return [decode_times(blob, n, h) for blob, n, h in zip(blobs, ns, hours_us, strict=True)]
+    # an hour's n offsets start at twice the polls before it (each an offset and an interval), its intervals n on
+    offsets = np.arange(int(counts.sum())) + np.repeat(np.cumsum(counts) - counts, counts)
+    intervals = offsets + np.repeat(counts, counts)
+    dd, known = vals[offsets], ~nulls[intervals]
+    ivd = np.where(known, vals[intervals], 0)
+    ts = _running(_running(dd, counts), counts) + np.repeat(np.array(hours_us, np.int64), counts)
+    iv = np.where(known, _running(ivd, counts), -1)
+    ends = np.cumsum(counts).tolist()
+    return [(ts[a - n:a], iv[a - n:a]) for a, n in zip(ends, ns, strict=True)]
+
+
+def _running(v: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Each part's own running sum (parts of counts[k] values in a row), exact in int64."""
+    c = np.cumsum(v)
+    before = np.cumsum(counts) - counts  # each part's first place
+    base = np.where(before > 0, c[np.maximum(before - 1, 0)], 0) if len(c) else np.zeros(len(counts), np.int64)
+    return c - np.repeat(base, counts)
+
+
 def encode_series(vals: np.ndarray, present: np.ndarray, counter: bool) -> bytes:
     """vals: one per poll of the block (anything where not present)."""
     if vals.dtype.kind == "f":

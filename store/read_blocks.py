@@ -98,16 +98,12 @@ def _decode(rows, times, window: tuple[int, int] | None = None) -> dict[int, Sam
     """rows (metric_id, source_id, hour_us, data) ordered by metric and hour; window: only the polls with
     lo <= ts <= hi (Unix microseconds), as _clip() keeps them. A total's edges keep a few polls of an hour:
     only those are decoded of a counter's hour (blocks.decode_series_window), not its 360."""
-    decoded_times: dict = {}
-    kept: list[tuple] = []
-    for mid, source_id, hour_us, data in rows:
-        key = (source_id, hour_us)
-        if key not in times:
-            continue
-        if key not in decoded_times:
-            n, blob = times[key]
-            decoded_times[key] = (n, *blocks.decode_times(blob, n, hour_us))
-        kept.append((mid, data, decoded_times[key]))
+    hours = list(dict.fromkeys(key for r in rows if (key := (r[1], r[2])) in times))
+    ns = [times[key][0] for key in hours]
+    decoded = blocks.decode_times_many([times[key][1] for key in hours], ns, [key[1] for key in hours])
+    decoded_times = {key: (n, ts, iv) for key, n, (ts, iv) in zip(hours, ns, decoded, strict=True)}
+    kept = [(mid, data, decoded_times[(source_id, hour_us)]) for mid, source_id, hour_us, data in rows
+            if (source_id, hour_us) in decoded_times]
     if not kept:
         return {}
     first = {mid: i for i, mid in reversed(list(enumerate(k[0] for k in kept)))}

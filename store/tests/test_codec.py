@@ -274,3 +274,19 @@ def test_float_rows_are_read_in_one_pass_not_row_by_row():
     unpacked = {7: [(blocks.unpack_buckets(blocks.encode_buckets(b)), o) for b, o in rows]}
     got = blocks._float_rows(unpacked)  # {} would send every row to the row-by-row path
     assert got[7]["idx"].tolist() == [i + o for b, o in rows for i in b["idx"].tolist()]
+
+
+def test_many_hours_poll_times_decode_as_each_hour_alone():
+    rng = np.random.default_rng(5)  # its own: the other tests' draws stay as they were
+    hours, expected = [], []
+    for k, n in enumerate([360, 1, 0, 359, 17]):
+        hour_us = (1_700_000_000 + 3600 * k) * 10**6
+        ts = hour_us + np.sort(rng.choice(3600 * 10**6, n, replace=False)).astype(np.int64)
+        iv = rng.integers(9_000, 11_000, n)
+        iv[rng.random(n) < 0.1] = -1  # a poll of unknown interval (the first after a restart)
+        hours.append((blocks.encode_times(ts, iv, hour_us), n, hour_us))
+        expected.append((ts, iv))
+    got = blocks.decode_times_many(*(list(x) for x in zip(*hours, strict=True)))
+    assert len(got) == len(expected)
+    for (ts, iv), (want_ts, want_iv) in zip(got, expected, strict=True):
+        assert ts.tolist() == want_ts.tolist() and iv.tolist() == want_iv.tolist()
