@@ -15,6 +15,8 @@ SELECT_TIMES = (
     "SELECT source_id, (extract(epoch from hour) * 1000000)::bigint, n, times FROM store_block "
     "WHERE server_id = %s AND hour >= %s AND hour <= %s"
 )
+# The same of the sources whose values were read: a week holds every source's 168 hours, mostly of others.
+SELECT_SOURCE_TIMES = SELECT_TIMES + " AND source_id = ANY(%s::smallint[])"
 # Compacted values of some metrics of one server in a range.
 # (One index range scan per metric, as in read_rollups.)
 SELECT_SERIES = (
@@ -75,7 +77,7 @@ def read(server_id: int, metric_ids: list[int], start: datetime, end: datetime) 
         rows = cur.fetchall()
         if not rows:
             return {}
-        cur.execute(SELECT_TIMES, [server_id, first, end])
+        cur.execute(SELECT_SOURCE_TIMES, [server_id, first, end, sorted({r[1] for r in rows})])
         times = {(r[0], r[1]): (r[2], r[3]) for r in cur.fetchall()}
     return _decode(rows, times, (micros(start), micros(end)))
 
