@@ -290,3 +290,24 @@ def test_many_hours_poll_times_decode_as_each_hour_alone():
     assert len(got) == len(expected)
     for (ts, iv), (want_ts, want_iv) in zip(got, expected, strict=True):
         assert ts.tolist() == want_ts.tolist() and iv.tolist() == want_iv.tolist()
+
+
+def test_a_rate_line_of_usual_rows_is_read_from_their_heads_first_codes_and_rates():
+    rng = np.random.default_rng(31)  # its own: the other tests' draws stay as they were
+    quiet = buckets(60, 0) | {k: np.zeros(60, np.int64) for k in ("sum", "min", "max", "last")}
+    quiet["rmin"] = quiet["rmax"] = np.zeros(60)  # both parts zlib'd
+    big = buckets(3, 2**40)  # a first index of six bytes
+    big["max"] = rng.integers(0, 2**62, 3)
+    parts = {1: [(buckets(60, 0), 0), (quiet, 60), (buckets(1, 59), 120)], 2: [(big, 7)], 3: [(buckets(24, 0), 24)],
+             4: [(buckets(60, 0), 0), (buckets(10, 50), 0)]}  # overlapping: read as the whole decode reads them
+    groups = {key: [(blocks.encode_buckets(b), o) for b, o in rows] for key, rows in parts.items()}
+    assert all(blob[0] & ~(blocks.ZLIB | blocks.TAIL_ZLIB) == blocks.LINE_ROW for rows in groups.values()
+               for blob, _o in rows)
+    assert groups[1][1][0][0] & (blocks.ZLIB | blocks.TAIL_ZLIB) == blocks.ZLIB | blocks.TAIL_ZLIB
+    lines = blocks._rate_lines(groups)
+    assert lines[2]["idx"].tolist() == [2**40 + 7, 2**40 + 8, 2**40 + 9]  # by hand: first index + offset, on
+    assert lines[1]["rmax"][60:120].tolist() == [0.0] * 60 and lines[1]["idx"][-1] == 120 + 59
+    got = blocks.decode_buckets_grouped(groups, blocks.RATE_LINE)
+    whole = blocks.decode_buckets_grouped(groups)
+    for key in parts:
+        assert same(got[key], {k: whole[key][k] for k in blocks.RATE_LINE}), key
