@@ -147,7 +147,7 @@ def decode_series(blob, n: int) -> tuple[np.ndarray, np.ndarray]:
 # Rollup buckets: start offset (in bucket widths), count, sum, min, max, last, interval ms sum,
 # and a counter's lowest and highest per-poll rate (store.rollups).
 FIELDS = ("idx", "count", "sum", "min", "max", "last", "ms", "rmin", "rmax")
-VALUES = frozenset(("sum", "min", "max", "last"))  # the columns after a row's head
+VALUE_ORDER = ("sum", "min", "max", "last")  # the columns after a row's head
 RATE_LINE = ("idx", "rmin", "rmax")  # what a counter's rate line draws of its buckets (store.query)
 
 
@@ -468,10 +468,14 @@ def _integer_rows(groups: dict, fields: tuple[str, ...] = FIELDS) -> dict:
     plain = np.array([r[1] == INT_PLAIN for r in rows])
     rated = "rmin" in fields or "rmax" in fields
     stand_in = rated and any(r[4] is None for r in rows)  # a row without rates: its stand-ins need every column
-    if stand_in or not VALUES.isdisjoint(fields):
+    # The value columns read (sum, min, max, last, in a row's order): a total's sums are the first of the four,
+    # a rate line reads none: only the codes up to them are decoded (REGULAR: n, first, count, ms, then n a column).
+    columns = 4 if stand_in else max((k + 1 for k, name in enumerate(VALUE_ORDER) if name in fields), default=0)
+    if columns == 4:
         vals, _ = codec.decode(joined)
-    else:  # a rate line's buckets: only the codes before a row's values (REGULAR: n, first, count, ms)
-        vals = _decoded_at(joined, ends, starts, np.where(plain, 3 * (counts // 7), 4))
+    else:
+        vals = _decoded_at(joined, ends, starts, np.where(plain, (3 + columns) * (counts // 7),
+                                                          4 + columns * ((counts - 4) // 4)))
     head = vals[np.minimum(starts, len(vals) - 1)] if len(vals) else np.zeros(len(rows), np.int64)
     n = np.where(plain, counts // 7, head)
     bucket_start = np.cumsum(n) - n
