@@ -347,14 +347,15 @@ def decode_buckets_grouped(groups: dict, fields: tuple[str, ...] = FIELDS) -> di
     row or per key costs more in numpy calls than in decoding). A key with a
     float row, or whose rows overlap, is decoded as decode_buckets_many did.
     fields: the columns wanted ("idx" among them): a total's idx, sum and ms
-    skip building the others (the rates above all, stored per row).
+    skip building the others (the rates above all, stored per row). A key with a
+    HEAD_CUT row that _rate_lines() cannot read is left out: its caller reads it whole.
     """
     lines = _rate_lines(groups) if fields == RATE_LINE else {}
     rising = _increasing_each(lines)
     lines = {key: b for key, b in lines.items() if key in rising}
     rated = "rmin" in fields or "rmax" in fields
     unpacked = {key: [(unpack_buckets(blob, rated), o) for blob, o in rows] for key, rows in groups.items()
-                if key not in lines}
+                if key not in lines and not any(blob[0] & HEAD_CUT for blob, _o in rows)}  # cut: left out
     kinds = {key: {kind for (kind, _b, _r), _o in rows} for key, rows in unpacked.items()}
     out = _integer_rows({key: rows for key, rows in unpacked.items() if kinds[key] <= INTEGER_KINDS}, fields)
     out |= _float_rows({key: rows for key, rows in unpacked.items() if kinds[key] <= {FLOAT}}, fields)
@@ -368,6 +369,9 @@ def decode_buckets_grouped(groups: dict, fields: tuple[str, ...] = FIELDS) -> di
 
 HEAD_PREFIX = 20  # a head's bytes that hold its first two codes (n, the first index: at most 10 bytes each)
 LINE_ROW = REGULAR | RATES | SPLIT  # a counter's usual rollup row: consecutive buckets, rates in their own part
+# A LINE_ROW as a rate line's read leaves it (read_rollups.SELECT_LINES): its head cut to its first HEAD_PREFIX
+# bytes (its length as stored), then its rates. Only _rate_lines() reads it.
+HEAD_CUT = 128
 
 
 def _rate_lines(groups: dict) -> dict:
@@ -375,13 +379,13 @@ def _rate_lines(groups: dict) -> dict:
     from its head's first two codes (its n and first index), its rates from its tail. A rate line reads no sum,
     min, max or last, most of a row's bytes: they are neither copied, inflated nor scanned for varints."""
     keys = [key for key, rows in groups.items()
-            if rows and all(blob[0] & ~(ZLIB | TAIL_ZLIB) == LINE_ROW for blob, _o in rows)]
+            if rows and all(blob[0] & ~(ZLIB | TAIL_ZLIB | HEAD_CUT) == LINE_ROW for blob, _o in rows)]
     if not keys:
         return {}
     heads, tails, offsets, owners = [], [], [], []
     for key in keys:
         for blob, o in groups[key]:  # parts kept as bytes: a memoryview a row would be 6,000 objects the
-            at = 5 + int.from_bytes(blob[1:5], "little")  # cyclic garbage collector tracks
+            at = 5 + HEAD_PREFIX if blob[0] & HEAD_CUT else 5 + int.from_bytes(blob[1:5], "little")  # cyclic GC tracks
             heads.append(zlib.decompressobj().decompress(blob[5:at], HEAD_PREFIX) if blob[0] & ZLIB
                          else bytes(blob[5:min(at, 5 + HEAD_PREFIX)]))
             tails.append(zlib.decompress(blob[at:]) if blob[0] & TAIL_ZLIB else bytes(blob[at:]))
