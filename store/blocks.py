@@ -86,27 +86,39 @@ def decode_times(blob, n: int, hour_us: int) -> tuple[np.ndarray, np.ndarray]:
     return _times(*codec.decode(body), n, hour_us)
 
 
-def decode_times_many(times: list[tuple[bytes, int, int]]) -> list[tuple[np.ndarray, np.ndarray]]:
-    """decode_times() of many (blob, n, hour_us), their varints decoded in one pass: a week's line reads 168
-    hours of one source, a numpy call each for a few hundred codes. Each body holds its n polls' times and
-    intervals; where the codes do not add up to that, each is decoded alone."""
-    bodies = [unpack(blob)[1] for blob, _n, _hour in times]
-    vals, nulls = codec.decode(b"".join(bodies))
-    if len(vals) != 2 * sum(n for _blob, n, _hour in times):
-        return [decode_times(*t) for t in times]
-    out, at = [], 0
-    for _blob, n, hour_us in times:
-        out.append(_times(vals[at:at + 2 * n], nulls[at:at + 2 * n], n, hour_us))
-        at += 2 * n
-    return out
-
-
 def _times(vals: np.ndarray, nulls: np.ndarray, n: int, hour_us: int) -> tuple[np.ndarray, np.ndarray]:
     ts = hour_us + np.cumsum(np.cumsum(vals[:n]))
     ivd, iv_null = vals[n:], nulls[n:]
     iv = np.full(n, -1, np.int64)
     iv[~iv_null] = np.cumsum(ivd[~iv_null])
     return ts, iv
+
+
+def decode_times_many(blobs: list, ns: list[int], hours_us: list[int]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """decode_times() of many hours (a week's 168 of a source: one call each cost more than their decoding):
+    their varints decoded in one pass, each hour's running sums taken from the joined ones."""
+    bodies = [unpack(blob)[1] for blob in blobs]
+    vals, nulls = codec.decode(b"".join(bodies))
+    counts = np.array(ns, np.int64)
+    if len(vals) != 2 * int(counts.sum()):  # not n offsets then n intervals an hour: each on its own
+        return [decode_times(blob, n, h) for blob, n, h in zip(blobs, ns, hours_us, strict=True)]
+    # an hour's n offsets start at twice the polls before it (each an offset and an interval), its intervals n on
+    offsets = np.arange(int(counts.sum())) + np.repeat(np.cumsum(counts) - counts, counts)
+    intervals = offsets + np.repeat(counts, counts)
+    dd, known = vals[offsets], ~nulls[intervals]
+    ivd = np.where(known, vals[intervals], 0)
+    ts = _running(_running(dd, counts), counts) + np.repeat(np.array(hours_us, np.int64), counts)
+    iv = np.where(known, _running(ivd, counts), -1)
+    ends = np.cumsum(counts).tolist()
+    return [(ts[a - n:a], iv[a - n:a]) for a, n in zip(ends, ns, strict=True)]
+
+
+def _running(v: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Each part's own running sum (parts of counts[k] values in a row), exact in int64."""
+    c = np.cumsum(v)
+    before = np.cumsum(counts) - counts  # each part's first place
+    base = np.where(before > 0, c[np.maximum(before - 1, 0)], 0) if len(c) else np.zeros(len(counts), np.int64)
+    return c - np.repeat(base, counts)
 
 
 def encode_series(vals: np.ndarray, present: np.ndarray, counter: bool) -> bytes:
@@ -138,7 +150,7 @@ def decode_series(blob, n: int) -> tuple[np.ndarray, np.ndarray]:
 # Rollup buckets: start offset (in bucket widths), count, sum, min, max, last, interval ms sum,
 # and a counter's lowest and highest per-poll rate (store.rollups).
 FIELDS = ("idx", "count", "sum", "min", "max", "last", "ms", "rmin", "rmax")
-VALUES = frozenset(("sum", "min", "max", "last"))  # the columns after a row's head
+VALUE_ORDER = ("sum", "min", "max", "last")  # the columns after a row's head
 RATE_LINE = ("idx", "rmin", "rmax")  # what a counter's rate line draws of its buckets (store.query)
 
 
@@ -338,10 +350,15 @@ def decode_buckets_grouped(groups: dict, fields: tuple[str, ...] = FIELDS) -> di
     row or per key costs more in numpy calls than in decoding). A key with a
     float row, or whose rows overlap, is decoded as decode_buckets_many did.
     fields: the columns wanted ("idx" among them): a total's idx, sum and ms
-    skip building the others (the rates above all, stored per row).
+    skip building the others (the rates above all, stored per row). A key with a
+    HEAD_CUT row that _rate_lines() cannot read is left out: its caller reads it whole.
     """
+    lines = _rate_lines(groups) if fields == RATE_LINE else {}
+    rising = _increasing_each(lines)
+    lines = {key: b for key, b in lines.items() if key in rising}
     rated = "rmin" in fields or "rmax" in fields
-    unpacked = {key: [(unpack_buckets(blob, rated), o) for blob, o in rows] for key, rows in groups.items()}
+    unpacked = {key: [(unpack_buckets(blob, rated), o) for blob, o in rows] for key, rows in groups.items()
+                if key not in lines and not any(blob[0] & HEAD_CUT for blob, _o in rows)}  # cut: left out
     kinds = {key: {kind for (kind, _b, _r), _o in rows} for key, rows in unpacked.items()}
     out = _integer_rows({key: rows for key, rows in unpacked.items() if kinds[key] <= INTEGER_KINDS}, fields)
     out |= _float_rows({key: rows for key, rows in unpacked.items() if kinds[key] <= {FLOAT}}, fields)
@@ -350,7 +367,62 @@ def decode_buckets_grouped(groups: dict, fields: tuple[str, ...] = FIELDS) -> di
         if key not in rising:
             whole = _row_by_row(rows)
             out[key] = whole if fields == FIELDS else {name: whole[name] for name in fields}
-    return out
+    return lines | out
+
+
+HEAD_PREFIX = 20  # a head's bytes that hold its first two codes (n, the first index: at most 10 bytes each)
+LINE_ROW = REGULAR | RATES | SPLIT  # a counter's usual rollup row: consecutive buckets, rates in their own part
+# A LINE_ROW as a rate line's read leaves it (read_rollups.SELECT_LINES): its head cut to its first HEAD_PREFIX
+# bytes (its length as stored), then its rates. Only _rate_lines() reads it.
+HEAD_CUT = 128
+
+
+def _rate_lines(groups: dict) -> dict:
+    """RATE_LINE buckets of the keys whose rows are all LINE_ROW ({key: [(blob, offset), ...]}): a row's indexes
+    from its head's first two codes (its n and first index), its rates from its tail. A rate line reads no sum,
+    min, max or last, most of a row's bytes: they are neither copied, inflated nor scanned for varints."""
+    keys = [key for key, rows in groups.items()
+            if rows and all(blob[0] & ~(ZLIB | TAIL_ZLIB | HEAD_CUT) == LINE_ROW for blob, _o in rows)]
+    if not keys:
+        return {}
+    heads, tails, offsets, owners = [], [], [], []
+    for key in keys:
+        for blob, o in groups[key]:  # parts kept as bytes: a memoryview a row would be 6,000 objects the
+            at = 5 + HEAD_PREFIX if blob[0] & HEAD_CUT else 5 + int.from_bytes(blob[1:5], "little")  # cyclic GC tracks
+            heads.append(zlib.decompressobj().decompress(blob[5:at], HEAD_PREFIX) if blob[0] & ZLIB
+                         else bytes(blob[5:min(at, 5 + HEAD_PREFIX)]))
+            tails.append(zlib.decompress(blob[at:]) if blob[0] & TAIL_ZLIB else bytes(blob[at:]))
+            offsets.append(o)
+            owners.append(key)
+    n_first = _first_codes(heads)
+    n = np.array([int.from_bytes(t[-4:], "little") for t in tails], np.int64)  # rate pairs a row holds
+    if n_first is None or (n_first[0] != n).any():
+        return {}  # not the layout this reads: the general path decides
+    place = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)  # a bucket's place in its row
+    kept = np.frombuffer(b"".join(t[:-4] for t in tails), "<f8")
+    rmin = np.repeat(2 * (np.cumsum(n) - n), n) + place  # a row's rmin, then its rmax
+    cols = {"idx": np.repeat(n_first[1] + np.array(offsets, np.int64), n) + place, "rmin": kept[rmin],
+            "rmax": kept[rmin + np.repeat(n, n)]}
+    cuts = [0] + [i for i in range(1, len(owners)) if owners[i] != owners[i - 1]] + [len(owners)]
+    edges = np.append(np.cumsum(n) - n, int(n.sum())).tolist()
+    return {owners[a]: {name: cols[name][edges[a]:edges[b]] for name in RATE_LINE}
+            for a, b in zip(cuts[:-1], cuts[1:], strict=True)}
+
+
+def _first_codes(heads: list) -> tuple[np.ndarray, np.ndarray] | None:
+    """The first two codes' values of each head (bytes of it: at least those two codes), or None where one
+    has fewer."""
+    sizes = np.fromiter(map(len, heads), np.int64, len(heads))
+    b = np.frombuffer(b"".join(heads), np.uint8)
+    ends = np.flatnonzero(b < 0x80)
+    start = np.cumsum(sizes) - sizes
+    k = np.searchsorted(ends, start)  # each head's first code ends at ends[k], its second at ends[k + 1]
+    if (k + 1 >= len(ends)).any() or (ends[np.minimum(k + 1, len(ends) - 1)] >= start + sizes).any():
+        return None
+    vals, nulls = codec.decode_spans(b, np.concatenate([start, ends[k] + 1]), np.concatenate([ends[k], ends[k + 1]]))
+    if nulls.any():
+        return None
+    return vals[:len(heads)], vals[len(heads):]
 
 
 INTEGER_KINDS = frozenset((REGULAR, INT_PLAIN))
@@ -403,10 +475,14 @@ def _integer_rows(groups: dict, fields: tuple[str, ...] = FIELDS) -> dict:
     plain = np.array([r[1] == INT_PLAIN for r in rows])
     rated = "rmin" in fields or "rmax" in fields
     stand_in = rated and any(r[4] is None for r in rows)  # a row without rates: its stand-ins need every column
-    if stand_in or not VALUES.isdisjoint(fields):
+    # The value columns read (sum, min, max, last, in a row's order): a total's sums are the first of the four,
+    # a rate line reads none: only the codes up to them are decoded (REGULAR: n, first, count, ms, then n a column).
+    columns = 4 if stand_in else max((k + 1 for k, name in enumerate(VALUE_ORDER) if name in fields), default=0)
+    if columns == 4:
         vals, _ = codec.decode(joined)
-    else:  # a rate line's buckets: only the codes before a row's values (REGULAR: n, first, count, ms)
-        vals = _decoded_at(joined, ends, starts, np.where(plain, 3 * (counts // 7), 4))
+    else:
+        vals = _decoded_at(joined, ends, starts, np.where(plain, (3 + columns) * (counts // 7),
+                                                          4 + columns * ((counts - 4) // 4)))
     head = vals[np.minimum(starts, len(vals) - 1)] if len(vals) else np.zeros(len(rows), np.int64)
     n = np.where(plain, counts // 7, head)
     bucket_start = np.cumsum(n) - n

@@ -66,6 +66,12 @@ def decode_at(data: bytes | memoryview, which: np.ndarray,
     return _values(_words(b, starts, ends[which]))
 
 
+def decode_spans(b: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(int64 values, null mask) of the codes b[starts[k]:ends[k] + 1] (b: bytes as uint8), each a whole
+    code: codes in parts of bytes cut anywhere (a row's first bytes), where decode_at's starts would not hold."""
+    return _values(_words(b, np.asarray(starts, np.int64), np.asarray(ends, np.int64)))
+
+
 def _values(u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(int64 values, null mask) of uint64 codes: zigzag undone, 0 is NULL."""
     nulls = u == 0

@@ -15,9 +15,8 @@ SELECT_TIMES = (
     "SELECT source_id, (extract(epoch from hour) * 1000000)::bigint, n, times FROM store_block "
     "WHERE server_id = %s AND hour >= %s AND hour <= %s"
 )
-# The same of the sources whose values were read: a week of three status counters needs global_status's 168
-# hours, not every source's 1,500.
-SELECT_SOURCE_TIMES = SELECT_TIMES + " AND source_id = ANY(%s::int[])"
+# The same of the sources whose values were read: a week holds every source's 168 hours, mostly of others.
+SELECT_SOURCE_TIMES = SELECT_TIMES + " AND source_id = ANY(%s::smallint[])"
 # Compacted values of some metrics of one server in a range.
 # (One index range scan per metric, as in read_rollups.)
 SELECT_SERIES = (
@@ -78,7 +77,7 @@ def read(server_id: int, metric_ids: list[int], start: datetime, end: datetime) 
         rows = cur.fetchall()
         if not rows:
             return {}
-        cur.execute(SELECT_SOURCE_TIMES, [server_id, first, end, int_array(sorted({r[1] for r in rows}))])
+        cur.execute(SELECT_SOURCE_TIMES, [server_id, first, end, sorted({r[1] for r in rows})])
         times = {(r[0], r[1]): (r[2], r[3]) for r in cur.fetchall()}
     return _decode(rows, times, (micros(start), micros(end)))
 
@@ -101,10 +100,10 @@ def _decode(rows, times, window: tuple[int, int] | None = None) -> dict[int, Sam
     """rows (metric_id, source_id, hour_us, data) ordered by metric and hour; window: only the polls with
     lo <= ts <= hi (Unix microseconds), as _clip() keeps them. A total's edges keep a few polls of an hour:
     only those are decoded of a counter's hour (blocks.decode_series_window), not its 360."""
-    keys = list(dict.fromkeys((source_id, hour_us) for _mid, source_id, hour_us, _data in rows
-                              if (source_id, hour_us) in times))
-    decoded = blocks.decode_times_many([(times[key][1], times[key][0], key[1]) for key in keys])
-    decoded_times = {key: (times[key][0], *pair) for key, pair in zip(keys, decoded, strict=True)}
+    hours = list(dict.fromkeys(key for r in rows if (key := (r[1], r[2])) in times))
+    ns = [times[key][0] for key in hours]
+    decoded = blocks.decode_times_many([times[key][1] for key in hours], ns, [key[1] for key in hours])
+    decoded_times = {key: (n, ts, iv) for key, n, (ts, iv) in zip(hours, ns, decoded, strict=True)}
     kept = [(mid, data, decoded_times[(source_id, hour_us)]) for mid, source_id, hour_us, data in rows
             if (source_id, hour_us) in decoded_times]
     if not kept:

@@ -30,7 +30,7 @@ def read_many(by_server: dict[int, list[MetricInfo]],
         return {}
     wanted = {sid: {m.id for m in ms} for sid, ms in by_server.items()}
     pairs = read_raw.sources_holding(catalog.server_layouts(list(by_server)), wanted)
-    rows = read_raw.rows_many(list(pairs), windows)
+    rows = read_raw.rows_many(pairs, windows, wanted)
     compacted = read_blocks.read_many({sid: [m.id for m in ms] for sid, ms in by_server.items()}, windows)
     hots: dict[int, dict[int, SampleArrays]] = {sid: {} for sid in by_server}
     for pair, mine in pairs.items():  # by source within a server: a later source's samples win, as before

@@ -66,7 +66,7 @@ def read(server_id: int, metrics: list[MetricInfo], start: datetime, end: dateti
     if not ids:
         return [], set()
     pairs = read_raw.sources_holding(catalog.server_layouts([server_id]), {server_id: ids})
-    hot = read_raw.rows_many(list(pairs), {server_id: (start, end)})
+    hot = read_raw.rows_many(pairs, {server_id: (start, end)}, {server_id: ids})
     old = _compacted(server_id, sorted(ids), start, end, kept or HoursKept())
     out: list[PollMatrix] = []
     left_out: set[int] = set()

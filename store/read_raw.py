@@ -36,6 +36,10 @@ SELECT_RAW_MANY = (
     "WHERE server_id = p.sid AND source_id = p.src AND ts >= p.lo AND ts <= p.hi "
     "AND ts >= %s AND ts <= %s ORDER BY ts OFFSET 0) r ORDER BY 1, 2"
 )  # (the constant bounds, the windows' union, let the planner leave the other partitions out)
+# SELECT_RAW_MANY without the slots no wanted metric is in (RANGE_COLUMNS'): TPS's hot rows read no floats.
+MANY_COLUMNS = {(ints, floats): SELECT_RAW_MANY.replace("ivals, fvals", f"{'ivals' if ints else 'NULL'}, "
+                                                                        f"{'fvals' if floats else 'NULL'}")
+                for ints in (True, False) for floats in (True, False)}
 # The newest hot rows of many pairs, newest first, since a time (so only the recent partitions are
 # scanned; pairs with fewer rows there are asked again without it: SELECT_NEWEST_MANY_ALL).
 SELECT_NEWEST_MANY = (
@@ -183,14 +187,20 @@ def sources_holding(layouts: list[ReadLayout], wanted: dict[int, set[int]]) -> d
             if any(not wanted[pair[0]].isdisjoint(lay.int_ids + lay.float_ids) for lay in out[pair].values())}
 
 
-def rows_many(pairs: list[Pair], windows: dict[int, tuple[datetime, datetime]]) -> dict[Pair, list[tuple]]:
-    """The hot rows of each pair with start <= ts <= end (its server's window), oldest first, in one statement."""
+def rows_many(pairs: dict[Pair, dict[int, ReadLayout]], windows: dict[int, tuple[datetime, datetime]],
+              wanted: dict[int, set[int]]) -> dict[Pair, list[tuple]]:
+    """The hot rows of each pair (sources_holding's) with start <= ts <= end (its server's window), oldest first,
+    in one statement; a row's integer or float slots read only where a pair's layouts hold a wanted one (NULL
+    otherwise, as decode_rows() reads them)."""
     if not pairs:
         return {}
+    ints = any(not wanted[p[0]].isdisjoint(lay.int_ids) for p, lays in pairs.items() for lay in lays.values())
+    floats = any(not wanted[p[0]].isdisjoint(lay.float_ids) for p, lays in pairs.items() for lay in lays.values())
     with connection.cursor() as cur:
         los, his = [windows[p[0]][0] for p in pairs], [windows[p[0]][1] for p in pairs]
-        cur.execute(SELECT_RAW_MANY, [[p[0] for p in pairs], [p[1] for p in pairs], los, his, min(los), max(his)])
-        return _by_pair(pairs, cur.fetchall())
+        cur.execute(MANY_COLUMNS[ints, floats],
+                    [[p[0] for p in pairs], [p[1] for p in pairs], los, his, min(los), max(his)])
+        return _by_pair(list(pairs), cur.fetchall())
 
 
 def newest_rows_many(pairs: list[Pair], now: datetime, rows: int = NEWEST_ROWS) -> dict[Pair, list[tuple]]:

@@ -276,17 +276,38 @@ def test_float_rows_are_read_in_one_pass_not_row_by_row():
     assert got[7]["idx"].tolist() == [i + o for b, o in rows for i in b["idx"].tolist()]
 
 
-def test_it_decodes_many_hours_poll_times_in_one_pass_to_each_hours_own():
-    hour = 3600 * 10**6
-    times = []
-    for h in range(6):
-        n = int(RNG.integers(1, 400))
-        ts = np.sort(RNG.choice(hour, n, replace=False)) + h * hour  # irregular: multi-byte deltas of deltas
-        iv = RNG.integers(1, 10**7, n)
-        iv[RNG.random(n) < 0.2] = -1  # intervals unknown at some polls
-        times.append((blocks.encode_times(ts, iv, h * hour), n, h * hour))
-        assert [a.tolist() for a in blocks.decode_times(*times[-1])] == [ts.tolist(), iv.tolist()]
-    many = blocks.decode_times_many(times)
-    assert [[a.tolist() for a in pair] for pair in many] == \
-        [[a.tolist() for a in blocks.decode_times(*t)] for t in times]
-    assert blocks.decode_times_many([]) == []
+def test_many_hours_poll_times_decode_as_each_hour_alone():
+    rng = np.random.default_rng(5)  # its own: the other tests' draws stay as they were
+    hours, expected = [], []
+    for k, n in enumerate([360, 1, 0, 359, 17]):
+        hour_us = (1_700_000_000 + 3600 * k) * 10**6
+        ts = hour_us + np.sort(rng.choice(3600 * 10**6, n, replace=False)).astype(np.int64)
+        iv = rng.integers(9_000, 11_000, n)
+        iv[rng.random(n) < 0.1] = -1  # a poll of unknown interval (the first after a restart)
+        hours.append((blocks.encode_times(ts, iv, hour_us), n, hour_us))
+        expected.append((ts, iv))
+    got = blocks.decode_times_many(*(list(x) for x in zip(*hours, strict=True)))
+    assert len(got) == len(expected)
+    for (ts, iv), (want_ts, want_iv) in zip(got, expected, strict=True):
+        assert ts.tolist() == want_ts.tolist() and iv.tolist() == want_iv.tolist()
+
+
+def test_a_rate_line_of_usual_rows_is_read_from_their_heads_first_codes_and_rates():
+    rng = np.random.default_rng(31)  # its own: the other tests' draws stay as they were
+    quiet = buckets(60, 0) | {k: np.zeros(60, np.int64) for k in ("sum", "min", "max", "last")}
+    quiet["rmin"] = quiet["rmax"] = np.zeros(60)  # both parts zlib'd
+    big = buckets(3, 2**40)  # a first index of six bytes
+    big["max"] = rng.integers(0, 2**62, 3)
+    parts = {1: [(buckets(60, 0), 0), (quiet, 60), (buckets(1, 59), 120)], 2: [(big, 7)], 3: [(buckets(24, 0), 24)],
+             4: [(buckets(60, 0), 0), (buckets(10, 50), 0)]}  # overlapping: read as the whole decode reads them
+    groups = {key: [(blocks.encode_buckets(b), o) for b, o in rows] for key, rows in parts.items()}
+    assert all(blob[0] & ~(blocks.ZLIB | blocks.TAIL_ZLIB) == blocks.LINE_ROW for rows in groups.values()
+               for blob, _o in rows)
+    assert groups[1][1][0][0] & (blocks.ZLIB | blocks.TAIL_ZLIB) == blocks.ZLIB | blocks.TAIL_ZLIB
+    lines = blocks._rate_lines(groups)
+    assert lines[2]["idx"].tolist() == [2**40 + 7, 2**40 + 8, 2**40 + 9]  # by hand: first index + offset, on
+    assert lines[1]["rmax"][60:120].tolist() == [0.0] * 60 and lines[1]["idx"][-1] == 120 + 59
+    got = blocks.decode_buckets_grouped(groups, blocks.RATE_LINE)
+    whole = blocks.decode_buckets_grouped(groups)
+    for key in parts:
+        assert same(got[key], {k: whole[key][k] for k in blocks.RATE_LINE}), key

@@ -210,3 +210,27 @@ def test_ranking_totals_are_the_sums_of_the_minutes_wholly_inside(start, end):
     got = query.ranking_totals(1, names, start, end, 60)
     assert got == want
     assert all(type(v) is int for v in got.values())
+
+
+@pytest.mark.parametrize("level", ["1m", "1h"])
+def test_a_rate_line_whose_rows_are_not_all_the_usual_kind_is_read_again_whole(level):
+    rng = np.random.default_rng(3)  # busy deltas: heads that zlib does not shrink (a rate line's read cuts them)
+    gone = range(200, 203)  # three polls missing: their minute counts fewer, so its hour's row is not REGULAR
+    write_samples([Sample(1, "global_status", T0 + timedelta(seconds=STEP * i), float(STEP),
+                          {"Com_select": int(rng.integers(10**9, 10**12))}, frozenset({"Com_select"}))
+                   for i in range(1, int((END - T0).total_seconds()) // STEP) if i not in gone])
+    compaction.compact_closed(END)
+    rollup_days.roll_closed(DAY0 + timedelta(days=2, minutes=30))
+    select = server_metrics([1])[0]
+    with connection.cursor() as cur:
+        cur.execute("SELECT get_byte(data, 0) & %s FROM store_rollup_1m WHERE metric_id = %s",
+                    [0xFF & ~blocks.TAIL_ZLIB, select.id])
+        kinds = {r[0] for r in cur.fetchall()}
+    assert blocks.LINE_ROW in kinds and len(kinds) > 1  # usual rows (cut), and the hour around the missing polls
+    start, end = T0 + timedelta(minutes=7, seconds=33), END - timedelta(minutes=3, seconds=10)
+    whole = read_rollups.read(1, [select], level, start, end)[select.id]
+    lines = read_rollups.read(1, [select], level, start, end, rate_lines=True)[select.id]  # cut rows, then whole
+    assert set(lines) == {"idx", "rmin", "rmax"}
+    for k in lines:
+        assert np.array_equal(lines[k], whole[k], equal_nan=True), k
+    assert len(lines["idx"]) > (20 if level == "1h" else 1000)
