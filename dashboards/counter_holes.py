@@ -26,6 +26,11 @@ STORED_INTERVAL = timedelta(milliseconds=1)
 Line = TypeVar("Line", bound=ChartPoints)  # a store.query.Series, or reads.Empty
 
 
+# Up to this many holes are read one by one (a small read each); more, as on a week of a server whose polls are
+# often late, are read in one pass over their whole span: a read each cost more than the span's polls.
+FEW_HOLES = 10
+
+
 def polled_through(server_id: int, start: datetime, end: datetime, kept: query.HoursKept | None = None) -> bool:
     """Whether TPS's source polled the server at its usual pace through (start, end], each poll with an interval:
     read with as much again on each side, so that the usual distance between polls is known. kept: one per
@@ -33,22 +38,51 @@ def polled_through(server_id: int, start: datetime, end: datetime, kept: query.H
     span = end - start
     if span > LONGEST_POLL:
         return False
-    found = query.poll_columns(server_id, [TPS], start - span, end + span, kept).sources
+    return polled_in(*source_polls(server_id, start - span, end + span, kept), start, end)
+
+
+def source_polls(server_id: int, start: datetime, end: datetime,
+                 kept: query.HoursKept | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The times (us) and intervals of TPS's source's polls in [start, end], in time order."""
+    found = query.poll_columns(server_id, [TPS], start, end, kept).sources
     if not found:
-        return False
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
     ts = np.concatenate([c.ts for c in found])
     iv = np.concatenate([c.iv for c in found])
     order = np.argsort(ts, kind="stable")
-    ts, iv = ts[order], iv[order]
+    return ts[order], iv[order]
+
+
+def polled_in(ts: np.ndarray, iv: np.ndarray, start: datetime, end: datetime) -> bool:
+    """polled_through() on the polls read (a span holding start - (end - start) to end + (end - start))."""
+    span = end - start
+    if span > LONGEST_POLL:
+        return False
+    lo = np.searchsorted(ts, micros(start - span), side="left")
+    hi = np.searchsorted(ts, micros(end + span), side="right")
+    ts, iv = ts[lo:hi], iv[lo:hi]
     inside = (ts > micros(start)) & (ts <= micros(end + STORED_INTERVAL))
     return bool(inside.any()) and bool((iv[inside] > 0).all()) and not breaks.cuts(ts).any()
+
+
+def polled_holes(server_id: int, holes: list[tuple[datetime, datetime]]) -> list[bool]:
+    """polled_through() of each hole (in time order): one by one when they are few, else in one read of their span
+    (the holes over LONGEST_POLL are outages, not read)."""
+    asked = [(a, b) for a, b in holes if b - a <= LONGEST_POLL]
+    if len(asked) <= FEW_HOLES:
+        kept = query.HoursKept()
+        return [polled_through(server_id, a, b, kept) for a, b in holes]
+    first = min(a - (b - a) for a, b in asked)
+    last = max(b + (b - a) for a, b in asked)
+    ts, iv = source_polls(server_id, first, last)
+    return [polled_in(ts, iv, a, b) for a, b in holes]
 
 
 def outages_not_polled(server_id: int, outages: list[tuple[datetime, datetime]]) -> list[tuple[datetime, datetime]]:
     """The outages a rollup line's polls had (reads.poll_outages: TPS's holes) that the server was not polled
     through: those the dips list and the verdict judge."""
-    kept = query.HoursKept()
-    return [(a, b) for a, b in outages if not polled_through(server_id, a, b, kept)]
+    polled = polled_holes(server_id, outages)
+    return [hole for hole, through in zip(outages, polled, strict=True) if not through]
 
 
 def without_counter_holes(server_id: int, tps: Line) -> Line:
@@ -56,12 +90,17 @@ def without_counter_holes(server_id: int, tps: Line) -> Line:
     dips list and the verdict show. A line made by hand, or with no such hole, is returned as it is."""
     if not isinstance(tps, query.Series):
         return tps
-    ends, kept = outage_ends(tps), query.HoursKept()
+    ends = outage_ends(tps)
     ts, values = list(tps.ts), list(tps.values)
-    drop = {k for k in range(1, len(values) - 1)
-            if values[k] is None and polled_through(server_id, ts[k - 1], ends.get(ts[k], ts[k + 1]), kept)}
+    inner = [k for k in range(1, len(values) - 1) if values[k] is None]
     edges = tps.edge_holes
-    lead, tail = (None if e is None or polled_through(server_id, *e, kept) else e for e in edges)
+    holes = [(ts[k - 1], ends.get(ts[k], ts[k + 1])) for k in inner]
+    asked = [e for e in edges[:1] if e is not None] + holes + [e for e in edges[1:] if e is not None]  # in time
+    if not asked:
+        return tps
+    polled = dict(zip(asked, polled_holes(server_id, asked), strict=True))
+    drop = {k for k, hole in zip(inner, holes, strict=True) if polled[hole]}
+    lead, tail = (None if e is None or polled[e] else e for e in edges)
     if not drop and (lead, tail) == edges:
         return tps
     keep = [k for k in range(len(ts)) if k not in drop]

@@ -85,3 +85,19 @@ def test_the_run_report_lists_no_outage_where_only_the_tps_counter_changed(admin
     verdict = answer.context["verdict"]
     assert answer.context["dips"] == []  # before: 95-100, 5 s, a stall
     assert (verdict.dips, verdict.kind) == ((), "steady")
+
+
+def test_many_counter_changes_are_read_in_one_pass_and_a_restart_among_them_still_listed(admin_client):
+    # Twelve polls without `tps` (20, 40, ... 240 s: more than counter_holes.FEW_HOLES, so their polls are read once
+    # over their span) and one restart at 270 s, every 5 s poll at 500 TPS. By hand: the twelve were polled through,
+    # no dip; the restart's poll has no interval, so (265, 270] is unknown: the one row, 265-270 s, 5 s.
+    server = make_server("basis-changed-often")
+    holes = set(range(20, 241, 20))
+    samples = [s for s in polls(server.pk, no_tps_at=270, restart=True)
+               if (s.ts - RECENT_T0).total_seconds() not in holes]
+    samples += [Sample(server.pk, "global_status", RECENT_T0 + timedelta(seconds=at), 5.0,
+                       {"tps_explicit": 10, "Threads_running": 4}, frozenset({"tps_explicit"})) for at in holes]
+    write_samples(samples)
+    answer = page(admin_client, server)
+    dips = [((d.start - RECENT_T0).total_seconds(), round(d.seconds, 3)) for d, _ in answer.context["dips"]]
+    assert dips == [(265, 5)]
