@@ -180,8 +180,12 @@ def stalls_of(y: np.ndarray, splits: list[int]) -> np.ndarray:
     means = [float(y[lo:hi].mean()) for lo, hi in pairwise(bounds)]
     out = np.zeros(len(y), bool)
     for k in range(1, len(means) - 1):
-        if means[k] < STALL_SHARE * min(means[k - 1], means[k + 1]):
+        bound = STALL_SHARE * min(means[k - 1], means[k + 1])
+        level = y[bounds[k]:bounds[k + 1]]
+        if means[k] < bound:
             out[bounds[k]:bounds[k + 1]] = True
+        elif float(np.median(level)) < bound:  # the stall's level took in polls of the load around it: those stay
+            out[bounds[k]:bounds[k + 1]] = level < bound
     return out
 
 

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from dashboards.analysis.run_verdict import MIN_POINTS, warmup_end
+from dashboards.analysis.run_verdict import MIN_POINTS, is_first_level, warmup_end
 from dashboards.analysis.step_window import cut, poll_rates, run_window
 from store.query import CounterSamples
 
@@ -45,11 +45,14 @@ def warmup_in(run: Any, samples: CounterSamples | None) -> Warmup:
 
 
 def warmup_found(started_at: datetime, polls: list[tuple[datetime, float]]) -> int:
-    """Seconds from the run's start to its last warm-up poll (run_verdict.warmup_end over its TPS polls); 0 for none."""
+    """Seconds from the run's start to its last warm-up poll (run_verdict.warmup_end over its TPS polls); 0 for none,
+    and 0 where the polls it would cut are a flat first level the load changed from (run_verdict.is_first_level, as
+    a range's verdict reads them): a run at 120 TPS for 2 minutes, then 300, is no warm-up of 80 s."""
     if len(polls) < MIN_POINTS:
         return 0
-    first = warmup_end([v for _, v in polls])
-    if not first:
+    values = [v for _, v in polls]
+    first = warmup_end(values)
+    if not first or is_first_level([t for t, _ in polls], values, first):
         return 0
     # The last warm-up poll's time: the first steady poll measured from it, and its interval must lie inside.
     return int((polls[first - 1][0] - started_at).total_seconds())

@@ -487,3 +487,29 @@ def test_a_four_poll_stall_ending_the_range_is_left_out_of_the_last_level():
         "Two levels, not a drift: the load or a setting changed at 09:06:40 UTC (mark it as an annotation to keep "
         "it); each level is read on its own; the polls from 09:13:20 to 09:13:50 UTC, the range's last, are a stall "
         "(under a tenth of the level before them), left out of the levels; the dips table lists it")
+
+
+# Seen live (livecheck, MariaDB 10.11, polls of 3 s): sysbench oltp_read_write, 2 threads for 210 s, a FLUSH TABLES
+# WITH READ LOCK held from 90 s to 120 s. The run's 69 per-poll rates as /export.csv gave them: the lock caught
+# mid-poll (245.7), 9 polls at 0, the load back mid-poll (609.9); the two polls before it sagged on the busy host.
+FTWRL_30S = [612.463, 629.371, 540.36, 486.162, 589.667, 817.606, 735.177, 801.468, 1069, 872.461, 747.667, 520,
+             659.574, 688.251, 669, 496.839, 787.646, 723.724, 677.774, 875.542, 852.716, 748.084, 798.47, 804.878,
+             952.619, 989.333, 794.94, 622.83, 523.333, 245.667, 0, 0, 0, 0, 0, 0, 0, 0, 0, 609.927, 1027.67,
+             1077.03, 968.656, 903.763, 861.621, 803.869, 670, 682.227, 781, 775.408, 582.333, 612.184, 609.578,
+             648.414, 450.267, 648.622, 738.868, 718.094, 572.524, 514.628, 413.966, 462.512, 419.333, 484.495,
+             462.87, 763.351, 846.307, 576.435, 500]
+
+
+def test_a_stall_whose_level_took_in_the_polls_around_it_is_a_stall():
+    """The page read "Level changes: TPS from 738.5 to 116.0 at 08:41:36 (-84 %), to 672.9 (+480 %)": 9 polls at 0
+    are a level (a level needs 6 of 69 polls), and segmentation's middle level took in the 3 polls before them
+    (622.8, 523.3, 245.7: it can split no further, each side needing 6), so its mean, 1,391.83 / 12 = 116.0, stood
+    over a tenth of its neighbours (67.3) and no stall was found. By hand: the polls 30-38 are the stall (0, under a
+    tenth of the load on both sides), left out of the levels; the load before and after it is one level (738.5
+    and 672.9 by the page, 9 % apart, under a change's 10 %)."""
+    three = [T0 + timedelta(seconds=3 * i) for i in range(len(FTWRL_30S))]
+    verdict = judge(three, FTWRL_30S, warmup=0)
+    assert not verdict.shifts
+    # One dip, the lock's 30 s: from where poll 29's reading began (245.7, under half the median 648.6) to the last
+    # 0, poll 38.
+    assert verdict.kind == "dips" and [(d.start, d.end) for d in verdict.dips] == [(three[28], three[38])]

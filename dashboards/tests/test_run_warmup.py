@@ -105,3 +105,29 @@ def test_a_warm_up_longer_than_the_run_is_said_where_its_figures_would_be(admin_
     assert "warmup-overrun" not in admin_client.get("/compare/", {"runs": run_18.pk, "warmup": 150}).content.decode()
     Run.objects.filter(pk=run_18.pk).update(warmup_seconds=150)
     assert "warmup-overrun" not in admin_client.get(f"/runs/{run_18.pk}/report/").content.decode()
+
+
+# Seen live (livecheck, MariaDB 10.11, polls of 3 s): sysbench oltp_read_write --rate=120 for 2 minutes, then
+# --rate=300, marked as one run with no warm-up. Its 79 polls' transactions as /export.csv?mode=delta gave them.
+# The warm-up finder cut the first 26 polls (79 // 3) of the flat 120 level as a "warm-up of 80 s": the run's
+# average read 255.3 (the last 53 polls: 40,591 over 159 s). By hand it has none: the first poll is at its level
+# already (a level, not a ramp), so its average is every transaction over every second: 49,835 / 237 = 210.27.
+LEVEL_CHANGE_RUN = [363, 336, 373, 329, 328, 342, 340, 378, 360, 362, 368, 348, 346, 380, 352, 361, 318, 405, 360,
+                    311, 367, 370, 373, 366, 341, 367, 402, 369, 390, 327, 387, 348, 352, 349, 372, 350, 342, 356,
+                    357, 740, 919, 887, 974, 892, 900, 900, 907, 917, 910, 894, 948, 892, 839, 907, 854, 860, 900,
+                    839, 916, 873, 931, 890, 897, 894, 901, 857, 988, 859, 1019, 796, 1001, 919, 879, 845, 852, 963,
+                    896, 909, 926]
+
+
+def test_a_run_whose_load_steps_up_keeps_its_first_level(admin_client):
+    server = make_server("lab", poll_interval=3)
+    start = timezone.now().replace(microsecond=0) - timedelta(minutes=10)
+    write_samples([Sample(server.pk, "global_status", start + timedelta(seconds=3 * (i + 1)), 3.0,
+                          {"tps": float(n)}, frozenset({"tps"})) for i, n in enumerate(LEVEL_CHANGE_RUN)])
+    run = Run.objects.create(name="rate 120 then 300", server=server, started_at=start,
+                             ended_at=start + timedelta(seconds=3 * len(LEVEL_CHANGE_RUN)))
+    row = csv_rows(admin_client, "/export/runs.csv")[0]
+    assert row["warm-up (s)"] == "0" and row["samples"] == "79"
+    assert float(row["avg TPS after warm-up (/s)"]) == pytest.approx(49835 / 237)
+    summary = admin_client.get(f"/runs/{run.pk}/report/").context["summary"]
+    assert (summary.warmup, summary.tps.points) == (0, 79)
