@@ -248,3 +248,18 @@ def test_after_a_drifting_climb_a_turn_starts_the_segment_at_once(step):
     for k in range(1, 5):
         ys = DRIFTING + [DRIFTING[-1] + step * j for j in range(1, k + 1)]
         assert current_segment([STEP * i for i in range(len(ys))], ys).start == 14, k
+
+
+def test_a_climb_alternating_27_either_side_of_its_line_is_one_segment():
+    """100 a second at 5 s polls, each poll 27 below then 27 above the line in turn, 15 polls. By hand: the
+    second differences are all +-108, so their MAD is 0 and the noise its floor, 1; the polls stray 27
+    (sum of squares 15 x 27^2 less 15 x 1.8^2 for their mean, over 13: 28.94). Slope: sum (i - 7) r_i =
+    27 x ((-6 - 4 - 2 + 0 + 2 + 4 + 6) - (-7 - 5 - 3 - 1 + 1 + 3 + 5 + 7)) = 0, so exactly 6,000 / min.
+    Before: cut after poll 3, 11 polls."""
+    ys = [10_000 + 500 * i + (27 if i % 2 else -27) for i in range(15)]
+    xs = [STEP * i for i in range(15)]
+    assert noise(ys) == 1.0
+    assert current_segment(xs, ys).start == 0
+    trend = current_trend([at(i) for i in range(15)], ys)
+    assert trend.since == at(0) and trend.polls == 15 and trend.per_minute == pytest.approx(6_000)
+    assert trend.scatter == pytest.approx((15 * (27 ** 2 - 1.8 ** 2) / 13) ** 0.5)
