@@ -20,6 +20,8 @@ SURE = 0.975  # a slope is a trend when its 95 % interval (two-sided) leaves out
 OWN_POLLS = 8  # polls enough to measure a stretch's own noise (6 second differences)
 RECENT = 2 * OWN_POLLS  # the newest polls, whose own noise is the jitter of now
 NEW_JITTER = 2.0  # their noise this many times the series' is another regime (one estimate varies ±25 %)
+DRIFT_POLLS = 6  # a segment this long measures how far its polls stray from its line
+DRIFT = 2.0  # they stray this many times the noise: the count drifts (a second difference sees only jitter)
 
 
 @dataclass(frozen=True)
@@ -44,7 +46,8 @@ def noise(values: Sequence[float], cut: int = 0) -> float:
 
 
 def current_segment(xs: Sequence[float], ys: Sequence[float]) -> Segment:
-    """The polls since the last turn: after the newest cliff (last_cliff), walked back (walk_back), from the peak.
+    """The polls since the last turn: after the newest cliff (last_cliff), walked back (walk_back), the
+    stretches before it it does not turn from joined back (rejoin), from the peak.
 
     The noise is measured on both sides of the cliff, never across it, and is at least the segment's
     own (own_noise): a calm stretch before it (a smooth climb, polls at 0) is not its jitter. A draining
@@ -59,7 +62,48 @@ def current_segment(xs: Sequence[float], ys: Sequence[float]) -> Segment:
     if own > sigma:  # walked with too small a noise: jitter read as turns
         sigma = own
         start = cut + walk_back(xs[cut:], ys[cut:], sigma)
+    start = rejoin(xs, ys, cut, start, sigma)
+    reach = stray(xs[start + 1:], ys[start + 1:])
+    if reach > DRIFT * sigma and _fit(xs[start:], ys[start:]).direction(sigma) >= 0:  # drifting: walk it wider
+        start = rejoin(xs, ys, cut, cut + walk_back(xs[cut:], ys[cut:], reach), reach)
     return Segment(drain_start(xs, ys, start, sigma), sigma)
+
+
+def stray(xs: Sequence[float], ys: Sequence[float]) -> float:
+    """The polls' scatter around their least-squares line, 0 for fewer than DRIFT_POLLS - 1.
+
+    Where it is over DRIFT times the noise, current_segment walks again with it: a climb 27 either side of
+    its line in turn has second differences all +-108, a MAD of 0 and a noise of 1, and was cut as turns.
+    It leaves out the segment's first poll: the walk may take a turn's corner in, whose miss is no drift
+    (measured over all polls, it put the finding of a doubled rate a poll and a half later). A draining
+    segment is left as walked: a drain slows as it empties, and its curve is no drift (widened, the live
+    drain test's predicted time came 1.5-1.9 s early in 5 runs of 5).
+    """
+    return _fit(xs, ys).scatter() if len(ys) >= DRIFT_POLLS - 1 else 0.0
+
+
+def rejoin(xs: Sequence[float], ys: Sequence[float], cut: int, start: int, sigma: float) -> int:
+    """The segment's start once the stretches before it that it does not turn from are joined back (after `cut`).
+
+    The walk judges the older polls by the line of the newest few, which a count drifting poll to poll
+    tilts: a climb of 100 a second, its polls ± 27 around one line with a noise of 12.7, was cut after 10 of
+    15 polls (audit 3, 2026-11-27). A turn is kept where it shows from the other side too (turned): the
+    newest polls leave the line of the stretch before them, where a real turn sends them at once.
+    """
+    while start > cut:
+        before = cut + walk_back(xs[cut:start], ys[cut:start], sigma)
+        if turned(_fit(xs[before:start], ys[before:start]), xs[start:], ys[start:], sigma):
+            return start
+        start = before
+    return start
+
+
+def turned(fit: "_Sums", xs: Sequence[float], ys: Sequence[float], sigma: float) -> bool:
+    """Polls off the prediction band of an earlier line: the newest one, or two neighbours on one side."""
+    if fit.n < 2:
+        return True
+    offs = [fit.off(x, y, sigma) for x, y in zip(xs, ys, strict=True)]
+    return offs[-1] != 0 or any(a != 0 and a == b for a, b in zip(offs, offs[1:], strict=False))
 
 
 def recent_noise(ys: Sequence[float]) -> float:

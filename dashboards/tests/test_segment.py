@@ -219,3 +219,47 @@ def test_one_late_poll_does_not_restart_the_trend():
         1000.0 + 10 * (96 + 2 * i) for i in range(10)]
     trend = current_trend(ts, values)
     assert trend.after_hole and trend.since == T0 + timedelta(seconds=96) and trend.polls == 10
+
+
+# Audit 3 (2026-11-27): a read view held under 100 updates a second, 5 s polls. A fixed sequence of how far
+# each poll lies off a climb of 500 a poll: a count drifting poll to poll, ± 27 around its least-squares
+# line (sum of squared residuals 9,455 over 13), where the second differences give a noise of 12.7.
+DRIFT = [-28, -27, 3, 4, -19, -46, -78, -16, -6, -11, -77, -93, -58, -43, -64]
+DRIFTING = [10_000 + 500 * i + r for i, r in enumerate(DRIFT)]
+
+
+def test_a_climb_drifting_poll_to_poll_is_one_segment_from_its_first_poll():
+    """By hand over all 15 polls (x = 5 i, mean 35, sum (x - 35)^2 = 7,000): sum (i - 7) r_i = -1,073, a slope
+    of 100 - 1,073 x 5 / 7,000 = 99.2336 / s, 5,954.0 / min. Noise: second differences 29 -29 -24 -4 -5 94
+    -52 -15 -61 50 51 -20 -36, median -15, MAD 21, 1.4826 x 21 / sqrt(6) = 12.71. Before, the walk cut it
+    after poll 9, as the page did: growing 6,091.2 / min (507.6 a poll over polls 10-14) from poll 10."""
+    xs = [STEP * i for i in range(15)]
+    assert noise(DRIFTING) == pytest.approx(1.4826 * 21 / 6 ** 0.5)
+    assert current_segment(xs, DRIFTING).start == 0
+    trend = current_trend([at(i) for i in range(15)], DRIFTING)
+    assert trend.since == at(0) and trend.polls == 15 and trend.at_least and trend.direction == "growing"
+    assert trend.per_minute == pytest.approx((100 - 1_073 * 5 / 7_000) * 60)
+
+
+@pytest.mark.parametrize("step", [1_000, -500, 0])
+def test_after_a_drifting_climb_a_turn_starts_the_segment_at_once(step):
+    """The drifting climb, then a rate that doubles, a drain or a stop: the segment starts at the turn
+    (its last poll, 16,936) from the first poll after it on."""
+    for k in range(1, 5):
+        ys = DRIFTING + [DRIFTING[-1] + step * j for j in range(1, k + 1)]
+        assert current_segment([STEP * i for i in range(len(ys))], ys).start == 14, k
+
+
+def test_a_climb_alternating_27_either_side_of_its_line_is_one_segment():
+    """100 a second at 5 s polls, each poll 27 below then 27 above the line in turn, 15 polls. By hand: the
+    second differences are all +-108, so their MAD is 0 and the noise its floor, 1; the polls stray 27
+    (sum of squares 15 x 27^2 less 15 x 1.8^2 for their mean, over 13: 28.94). Slope: sum (i - 7) r_i =
+    27 x ((-6 - 4 - 2 + 0 + 2 + 4 + 6) - (-7 - 5 - 3 - 1 + 1 + 3 + 5 + 7)) = 0, so exactly 6,000 / min.
+    Before: cut after poll 3, 11 polls."""
+    ys = [10_000 + 500 * i + (27 if i % 2 else -27) for i in range(15)]
+    xs = [STEP * i for i in range(15)]
+    assert noise(ys) == 1.0
+    assert current_segment(xs, ys).start == 0
+    trend = current_trend([at(i) for i in range(15)], ys)
+    assert trend.since == at(0) and trend.polls == 15 and trend.per_minute == pytest.approx(6_000)
+    assert trend.scatter == pytest.approx((15 * (27 ** 2 - 1.8 ** 2) / 13) ** 0.5)
