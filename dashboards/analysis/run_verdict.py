@@ -14,7 +14,14 @@ import numpy as np
 from dashboards.analysis.history_shape import Holder, Hump, Rise, named, open_rise, shape
 from dashboards.analysis.levels import SHIFT_SIDE, Shift, levels_of
 from dashboards.analysis.points import ChartPoints, first_began, seconds_of, unix_seconds, with_edge_holes
-from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, Dip, find_dips, with_outages
+from dashboards.analysis.stability import (
+    DEFAULT_DIP_FRACTION,
+    Dip,
+    Threshold,
+    find_dips,
+    level_thresholds,
+    with_outages,
+)
 
 MIN_POINTS = 10  # fewer polls than this after the warm-up give no verdict
 MIN_DIPS = 3  # periodic: at least this many dips
@@ -361,6 +368,18 @@ def level_dips(ts: Sequence[datetime], values: Sequence[float | None], splits: S
         found += find_dips(ts[lo:hi], values[lo:hi], float(np.median(level)) * DEFAULT_DIP_FRACTION, resumed=resumed,
                            first_began=first)
     return tuple(found)
+
+
+def table_threshold(tps: ChartPoints, verdict: Verdict, threshold: float,
+                    fraction: float = DEFAULT_DIP_FRACTION) -> Threshold:
+    """The dips table's threshold: `threshold` (`fraction` of the range's median), or where the verdict found level
+    changes, `fraction` of each level's own median (stability.level_thresholds), as level_dips judges them; the
+    first level's median is over the polls from the first one judged (after the warm-up)."""
+    if not verdict.shifts or not tps.ts:
+        return threshold
+    changes = sorted({s.at for s in verdict.shifts})
+    first = verdict.warmup_end if verdict.warmup_end is not None and verdict.warmup_end < changes[0] else tps.ts[0]
+    return level_thresholds(tps, [first, *changes], fraction) or threshold
 
 
 HISTORY_MIN = 1000  # undo logs: a history length that moved less over the range is not drifting

@@ -1,6 +1,7 @@
 """Stability figures of a TPS line: mean, percentiles, coefficient of variation, dips."""
 
 import math
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
@@ -9,6 +10,10 @@ from dashboards.analysis.points import ChartPoints, first_began, with_edge_holes
 from store.stats import percentile
 
 DEFAULT_DIP_FRACTION = 0.5
+
+# A dip's threshold: one for the whole line, or one a level, (its first time, its threshold) each in time order
+# (level_thresholds): a lower level's noise is no dip of a higher one.
+Threshold = float | Sequence[tuple[datetime, float]]
 
 
 @dataclass(frozen=True)
@@ -54,7 +59,7 @@ def counts_nothing(summary: Summary) -> bool:
 
 
 def find_dips(
-    ts: Sequence[datetime], values: Sequence[float | None], threshold: float, bucket: timedelta | None = None,
+    ts: Sequence[datetime], values: Sequence[float | None], threshold: Threshold, bucket: timedelta | None = None,
     resumed: Mapping[datetime, datetime] | None = None, first_began: datetime | None = None,
 ) -> list[Dip]:
     """Runs of consecutive points below the threshold or holes (None: no poll succeeded, a stall).
@@ -67,8 +72,10 @@ def find_dips(
     first poll after it, whose delta spans the hole and is no point of a rate line), else at the
     first point after it, whose delta covers it. `bucket`: the points are rollup buckets this wide,
     stamped at their start and middle: each covers its bucket, so it counts at the bucket's end, and
-    a hole runs from the end of the last bucket with polls to the start of the next.
+    a hole runs from the end of the last bucket with polls to the start of the next. `threshold` per level: each
+    point is judged by its level's (thresholds_at).
     """
+    limits = thresholds_at(ts, threshold)
     ends = [resumed.get(t) if v is None else None for t, v in zip(ts, values, strict=True)] if resumed else (
         [None] * len(values))
     if bucket is not None:
@@ -79,8 +86,8 @@ def find_dips(
     current: Dip | None = None
     prev = first_began if values and values[0] is not None else None  # a first hole has no reading
     in_hole, hole_end = False, None
-    for t, v, end in zip(ts, values, ends, strict=True):
-        if v is None or v < threshold:
+    for t, v, end, limit in zip(ts, values, ends, limits, strict=True):
+        if v is None or v < limit:
             current = _extend(current, t if prev is None else prev, t, v)
         elif current is not None and t > current.end:  # a bucket's high point beside its low one ends nothing
             dips.append(_after_hole(current, t - late, hole_end) if in_hole else current)
@@ -91,7 +98,36 @@ def find_dips(
     return dips
 
 
-def line_dips(points: ChartPoints, threshold: float, bucket: timedelta | None = None) -> list[Dip]:
+def thresholds_at(ts: Sequence[datetime], threshold: Threshold) -> list[float]:
+    """Each time's threshold: the line's, or its level's (the points before the first level's are judged by it)."""
+    if isinstance(threshold, float | int):
+        return [float(threshold)] * len(ts)
+    starts = [t for t, _ in threshold]
+    return [threshold[max(bisect_right(starts, t) - 1, 0)][1] for t in ts]
+
+
+def level_thresholds(points: ChartPoints, starts: Sequence[datetime],
+                     fraction: float = DEFAULT_DIP_FRACTION) -> list[tuple[datetime, float]]:
+    """`fraction` of each level's own median, as run_verdict.level_dips judges them: (its first time, its
+    threshold) a level; `starts`, the first time of each in time order (the verdict's first poll judged, then
+    its shifts'). A level with no point in the line is left out."""
+    found = []
+    for k, lo in enumerate(starts):
+        hi = starts[k + 1] if k + 1 < len(starts) else None
+        level = [v for t, v in zip(points.ts, points.values, strict=True)
+                 if v is not None and t >= lo and (hi is None or t < hi)]
+        median = summarize(level).median
+        if median is not None:
+            found.append((lo, median * fraction))
+    return found
+
+
+def per_level(threshold: Threshold | None) -> list[float]:
+    """Each level's threshold, where there is one a level; none where one threshold holds for the whole line."""
+    return [] if threshold is None or isinstance(threshold, float | int) else [t for _, t in threshold]
+
+
+def line_dips(points: ChartPoints, threshold: Threshold, bucket: timedelta | None = None) -> list[Dip]:
     """find_dips() of a store line (store.query.Series): its holes ending where their outages did, a dip on its
     first point starting where that point's reading began, and the holes on its edges (with_edge_holes)."""
     ts, values, resumed = with_edge_holes(points)

@@ -6,7 +6,7 @@ from datetime import datetime
 
 from collectors.metric import PS_PER_S
 from dashboards.analysis.points import ChartPoints
-from dashboards.analysis.stability import Dip
+from dashboards.analysis.stability import Dip, Threshold
 from dashboards.figures.common import (
     PALETTE,
     Mark,
@@ -87,7 +87,7 @@ def stability_figure(
     mutexes: Sequence[tuple[str, ChartPoints]],
     dips: Sequence[Dip] = (),
     marks: Sequence[Mark] = (),
-    dip_threshold: float | None = None,
+    dip_threshold: Threshold | None = None,
     x_range: tuple[datetime, datetime] | None = None,
     empty_reason: str | None = None,
     tps_title: str = TPS_TITLE,
@@ -111,7 +111,7 @@ def stability_figure(
     data = [line(tps, "TPS", 1, line={"width": 1.6, "color": "#101828"}, legendgroup="row1",
                  hovertemplate="%{y:,.1f} TPS")]
     if dip_threshold is not None:
-        data.append(line(flat(tps, dip_threshold), "dip threshold", 1, legendgroup="row1",
+        data.append(line(threshold_line(tps, dip_threshold), "dip threshold", 1, legendgroup="row1",
                          line={"width": 1, "dash": "dash", "color": "#dc2626"}, hoverinfo="skip"))
     data += wait_traces(waits, 2, timers=True, stack=stack)
     data += wait_traces(mutexes, 3, timers=False)
@@ -133,6 +133,19 @@ class Flat:
 def flat(points: ChartPoints, value: float) -> Flat:
     ts = list(points.ts)
     return Flat([ts[0], ts[-1]], [value, value]) if ts else Flat([], [])
+
+
+def threshold_line(points: ChartPoints, threshold: Threshold) -> Flat:
+    """The dip threshold over the span of the points: flat, or stepping at each level's first time."""
+    if isinstance(threshold, float | int):
+        return flat(points, threshold)
+    ts, values = [], []
+    for k, (start, value) in enumerate(threshold):
+        if points.ts:
+            end = threshold[k + 1][0] if k + 1 < len(threshold) else points.ts[-1]
+            ts += [points.ts[0] if k == 0 else start, end]
+            values += [value, value]
+    return Flat(ts, values)
 
 
 def note_row(layout: dict, row: int, rows: Sequence, text: str, domains=ROWS) -> None:

@@ -4,8 +4,8 @@ from datetime import timedelta
 
 from dashboards import reads
 from dashboards.analysis.points import ChartPoints
-from dashboards.analysis.run_verdict import Verdict, judge_lines
-from dashboards.analysis.stability import Dip, dip_threshold, line_dips, merge_close
+from dashboards.analysis.run_verdict import Verdict, judge_lines, table_threshold
+from dashboards.analysis.stability import Dip, Threshold, dip_threshold, line_dips, merge_close
 from dashboards.counter_holes import without_counter_holes
 from dashboards.figures.common import Mark
 from dashboards.figures.purge import purge_figure
@@ -43,7 +43,9 @@ def stability_chart(summary: RunSummary, tps_title: str = TPS_TITLE,
         server_id, tr, CHART_POINTS, TOP_WAITS, TOP_MUTEXES,
         reads.source_interval(summary.run.server, reads.MUTEX_SOURCE), also=[reads.HISTORY])
     tps = without_counter_holes(server_id, tps)  # polled, but TPS's counter changed: no stall
-    threshold = dip_threshold(summary.tps)
+    verdict = judge_lines(tps, waits, also.get(reads.HISTORY), warmup_polls(summary, tps),
+                          reads.holders_in(server_id, tr.start, tr.end))
+    threshold = run_dip_threshold(summary, verdict)
     dips = [] if threshold is None or summary.tps_points is None else merge_close(
         line_dips(without_counter_holes(server_id, summary.tps_points), threshold,
                   reads.ROLLUP_BUCKET.get(summary.resolution)),
@@ -51,8 +53,16 @@ def stability_chart(summary: RunSummary, tps_title: str = TPS_TITLE,
     fig = stability_figure(tps, waits, mutexes, dips, run_marks(summary, tr), threshold, x_range=(tr.start, tr.end),
                            tps_title=tps_title, mutex_title=mutex_title,
                            per_poll=reads.per_poll(tr, CHART_POINTS))
-    return fig, dips, judge_lines(tps, waits, also.get(reads.HISTORY), warmup_polls(summary, tps),
-                                  reads.holders_in(server_id, tr.start, tr.end))
+    return fig, dips, verdict
+
+
+def run_dip_threshold(summary: RunSummary, verdict: Verdict) -> Threshold | None:
+    """The run's dips threshold: half its median TPS, or where the verdict found level changes, half each level's
+    own median (run_verdict.table_threshold), as the verdict judges its dips."""
+    threshold = dip_threshold(summary.tps)
+    if not threshold or summary.tps_points is None:
+        return threshold
+    return table_threshold(summary.tps_points, verdict, threshold)
 
 
 def warmup_polls(summary: RunSummary, tps: ChartPoints) -> int:

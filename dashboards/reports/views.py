@@ -9,7 +9,7 @@ from dashboards import per_trx_reads, reads
 from dashboards.analysis.own_load import others_ran, others_sentence, others_share
 from dashboards.analysis.run_summary import Warmup, ratio
 from dashboards.analysis.settings_diff import Change, changes
-from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, counts_nothing, dip_threshold
+from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, counts_nothing, dip_threshold, per_level
 from dashboards.analysis.statements import rank
 from dashboards.analysis.step_window import Window, run_window
 from dashboards.analysis.verdict_words import verdict_text
@@ -19,7 +19,7 @@ from dashboards.links import exact_param, link, topwaits_csv
 from dashboards.own_load_reads import own_load
 from dashboards.prepared_note import unseen_prepared
 from dashboards.query_params import include_conditions, monitoring_param, warmup_param
-from dashboards.reports.charts import chart_metrics, purge_chart, stability_chart
+from dashboards.reports.charts import chart_metrics, purge_chart, run_dip_threshold, stability_chart
 from dashboards.reports.run_links import series_range
 from dashboards.reports.settings_diff import previous_run, show, snapshot
 from dashboards.reports.summary import WINDOW_FIGURES, summarize_run, warmup_overrun
@@ -76,6 +76,7 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
     found = reads.run_statements(run, summary.warmup, polls)  # its top statements and what they leave out
     texts = range_texts(run.server, reads.interval_sums(run.server_id, BASIS_SERIES, window.start, window.end, polls))
     stability, dips, verdict = stability_chart(summary, texts.title, texts.mutex_title)
+    threshold = run_dip_threshold(summary, verdict)  # one a level where TPS changed level
     span = range_query(run.server.name, *series_range(run.server, window, polls))  # the polls the figures use
     collected = reads.purge_counters(run.server_id)[0]  # for the purge chart and its CSV link
     # only what the server collected: the export refuses a name it never did (history off, no PROCESS)
@@ -85,7 +86,8 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
         not_started=run.ended_at is None and run.started_at >= window.end,  # marked ahead: its window ends at its start
         **condition_toggle(request, conditions),
         **others_context(run, summary.tps.mean, summary.warmup),
-        dips=dips, dip_threshold=dip_threshold(summary.tps), verdict=verdict, warmup_found=summary.warmup_found,
+        dips=dips, dip_threshold=dip_threshold(summary.tps), dip_levels=per_level(threshold), verdict=verdict,
+        warmup_found=summary.warmup_found,
         verdict_text=verdict_text(verdict, Warmup(summary.warmup, summary.warmup_found)),
         warmup_note=warmup_overrun(summary),  # a warm-up that leaves nothing of the run: why every figure is empty
         figures={"chart-stability": stability,

@@ -14,13 +14,15 @@ from dashboards import per_trx_reads, reads
 from dashboards.analysis.levels import levels_of
 from dashboards.analysis.per_transaction import PerTransaction
 from dashboards.analysis.purge_growth import REACH, time_to_threshold
-from dashboards.analysis.run_verdict import Verdict, judge_lines, moving_lines
+from dashboards.analysis.run_verdict import Verdict, judge_lines, moving_lines, table_threshold
 from dashboards.analysis.stability import (
     Dip,
+    Threshold,
     counts_nothing,
     dip_threshold,
     line_dips,
     merge_close,
+    per_level,
     summarize,
     with_outages,
 )
@@ -93,19 +95,20 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     summary = summarize_run(run).tps if run else summarize(tps.values, mean=reads.rate_in(sums, reads.TPS))
     threshold = dip_threshold(summary, fraction)
     bucket = reads.point_bucket(tr, points)
-    dips = [] if threshold is None else merge_close(line_dips(tps, threshold, bucket),
-                                                    timedelta(seconds=2 * tr.seconds / points))
     # the buckets hide outages shorter than ~1.5 of them: read from the polls, for the list and the verdict
     outages = reads.poll_outages(server.pk, tr) if bucket is not None and threshold is not None else []
     outages = outages_not_polled(server.pk, outages) if outages else outages
-    dips = with_outages(dips, outages) if outages else dips
     down = unreachable(server, tr)
-    if down and tps.ts and down.since and down.since < tr.end:
-        # the outage goes on, as far as now: a to ahead is no time it has lasted to yet
-        dips.append(Dip(max(tps.ts[-1], down.since), min(tr.end, timezone.now()), None, stalled=True))
-        outages = [*outages, (dips[-1].start, dips[-1].end)]  # the verdict judges it as listed
+    # the outage goes on, as far as now: a to ahead is no time it has lasted to yet
+    ongoing = Dip(max(tps.ts[-1], down.since), min(tr.end, timezone.now()), None, stalled=True) if (
+        down and tps.ts and down.since and down.since < tr.end) else None
+    judged = verdict_context(server.pk, tr, tps, waits, also.get(reads.HISTORY),
+                             [*outages, (ongoing.start, ongoing.end)] if ongoing else outages)  # as listed
+    # Where TPS changed level, each level's dips are judged against its own median, as the verdict judges them.
+    threshold_drawn = table_threshold(tps, judged["verdict"], threshold, fraction) if threshold else threshold
+    dips = listed_dips(tps, threshold_drawn, bucket, timedelta(seconds=2 * tr.seconds / points), outages, ongoing)
     marks = server_marks(server.pk, tr.start, tr.end)
-    fig = stability_figure(tps, waits, mutexes, dips, marks, threshold, x_range=(tr.start, tr.end),
+    fig = stability_figure(tps, waits, mutexes, dips, marks, threshold_drawn, x_range=(tr.start, tr.end),
                            per_poll=reads.per_poll(tr, points),
                            empty_reason=down.text if down else None, tps_title=texts.title,
                            mutex_title=texts.mutex_title)
@@ -119,8 +122,8 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
         "figures": {"stability-chart": fig, **host.figures}, "host_panel": host, "summary": summary,
         "dips": list(zip(dips, dips_statements(server.pk, [(d.start, d.end) for d in dips],
                                                server.statements_interval), strict=True)),
-        **verdict_context(server.pk, tr, tps, waits, also.get(reads.HISTORY), outages),
-        "fraction": fraction, "threshold": threshold, "n_waits": n_waits,
+        **judged, "fraction": fraction, "threshold": threshold, "n_waits": n_waits,
+        "level_thresholds": per_level(threshold_drawn),
         "pixel": timedelta(seconds=tr.seconds / points),  # what a dip's times are good to
         "csv": chart_csv(server.pk, metrics, tr, points, collected=[*also, *metrics[1:]]),  # the others were read
         **condition_toggle(request, conditions), "hidden_conditions": hidden.events,
@@ -130,6 +133,15 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
         "down": down, "param_notes": notes,
         **client_toggle(request, client),
     })
+
+
+def listed_dips(tps, threshold: Threshold | None, bucket: timedelta | None, gap: timedelta,
+                outages: list[tuple[datetime, datetime]], ongoing: Dip | None) -> list[Dip]:
+    """The dips table: the line's dips under the threshold, those less than `gap` apart as one, the outages of its
+    polls (a rollup line's) and the outage going on (`ongoing`) as stalls."""
+    dips = [] if threshold is None else merge_close(line_dips(tps, threshold, bucket), gap)
+    dips = with_outages(dips, outages) if outages else dips
+    return dips + ([ongoing] if ongoing else [])
 
 
 def verdict_context(server_id: int, tr: TimeRange, tps, waits, history,
