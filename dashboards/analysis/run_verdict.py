@@ -417,7 +417,9 @@ def lines_on(tps: ChartPoints, lines: Sequence[ChartPoints]) -> list[list]:
     if len(tps.ts) < 2:
         return [[None] * len(tps.ts) for _line in lines]
     at = unix_seconds(tps)
-    return [_aligned_at(at, unix_seconds(line), line.values) if line.ts else [None] * len(at) for line in lines]
+    # len(values), not ts: a store line's times are built when first read, and these are read as seconds
+    return [_aligned_at(at, unix_seconds(line), line.values) if len(line.values) else [None] * len(at)
+            for line in lines]
 
 
 def judge_lines(
