@@ -21,13 +21,30 @@ from store.points import SampleArrays, datetimes, from_micros, micros
 from store.read_matrix import HoursKept
 
 
+class _Times:
+    """Series.ts: given, or built from Series.us on its first read (a line only drawn, which works in
+    microseconds, never builds a datetime for each point). A dataclass field's descriptor: no default."""
+
+    def __get__(self, obj: "Series | None", owner: type | None = None) -> list[datetime]:
+        if obj is None:
+            raise AttributeError("ts")
+        ts = obj.__dict__["_ts"]
+        if ts is None:
+            ts = obj.__dict__["_ts"] = [] if obj.us is None else datetimes(obj.us)
+        return ts
+
+    def __set__(self, obj: "Series", ts: list[datetime] | None) -> None:
+        obj.__dict__["_ts"] = ts  # None: from us, when first read
+
+
 @dataclass
 class Series:
     server_id: int
     metric: str
     kind: str  # "counter" | "gauge"
-    ts: list[datetime]
-    values: list[float | None]
+    ts: _Times = _Times()
+    # mypy takes ts's descriptor for a default; its __get__ on the class raises AttributeError
+    values: list[float | None]  # type: ignore[misc]
     # ts as the reads' Unix microseconds, where a reader built them (set after: a replace() drops it, not stale)
     us: np.ndarray | None = field(default=None, init=False, compare=False, repr=False)
     # A break's time (its None) -> when its outage ended (store.breaks.outage_ends): the first poll after the
@@ -195,15 +212,9 @@ def polls_back(server_id: int, metric: str, start: datetime, end: datetime, firs
 
 
 def _as_series(picked: list[tuple]) -> list[Series]:
-    """Series with datetimes built once per distinct timestamp (series share their poll times)."""
-    if not picked:
-        return []
-    stamps = np.unique(np.concatenate([p[2] for p in picked]))
-    objects = np.array(datetimes(stamps) + [None], dtype=object)[:-1]  # [None]: keep a 1-d object array
-    return [_with_us(Series(sid, m.name, m.kind, objects[np.searchsorted(stamps, ts)].tolist(), _nones(vals),
-                            resumed=_resumed(objects, stamps, ends),
-                            began=None if began is None else (objects[np.searchsorted(stamps, ts[0])],
-                                                              from_micros(began)),
+    """Series whose datetimes are built from their microseconds when first read (Series.ts)."""
+    return [_with_us(Series(sid, m.name, m.kind, None, _nones(vals), resumed=_resumed(ends),
+                            began=None if began is None else (datetimes(ts[:1])[0], from_micros(began)),
                             edge_holes=_edge_datetimes(edges)), ts)
             for sid, m, ts, vals, ends, began, edges in picked]
 
@@ -213,10 +224,10 @@ def _edge_datetimes(edges: tuple) -> tuple:
     return tuple(None if e is None else (from_micros(e[0]), from_micros(e[1])) for e in edges)
 
 
-def _resumed(objects: np.ndarray, stamps: np.ndarray, ends: tuple[np.ndarray, np.ndarray]) -> dict[datetime, datetime]:
-    """Series.resumed from outage_ends' arrays: each break's datetime (built once, in objects) -> its outage's end."""
+def _resumed(ends: tuple[np.ndarray, np.ndarray]) -> dict[datetime, datetime]:
+    """Series.resumed from outage_ends' arrays: each break's datetime -> its outage's end."""
     at, end = ends
-    return dict(zip(objects[np.searchsorted(stamps, at)].tolist(), datetimes(end), strict=True)) if len(at) else {}
+    return dict(zip(datetimes(at), datetimes(end), strict=True)) if len(at) else {}
 
 
 def _with_us(s: Series, us: np.ndarray) -> Series:

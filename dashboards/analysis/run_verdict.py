@@ -150,8 +150,8 @@ def periodic(dips: Sequence[Dip], interval: float = 0.0) -> tuple[float, list[Di
     starts = np.array([d.start.timestamp() for d in dips])
     ends = np.array([d.end.timestamp() for d in dips])
     best: tuple[int, float, list[int], list[int]] | None = None
-    for i in range(len(dips) - 1):
-        found = _best_grid(starts, ends, starts[i], starts[i + 1:] - starts[i], interval)
+    for first, last in _origin_blocks(len(dips)):
+        found = _best_grid(starts, ends, first, last, interval)
         if found is not None and (best is None or (len(found[1]), -found[0]) > (best[0], -best[1])):
             best = (len(found[1]), *found)
     if best is None:
@@ -184,14 +184,35 @@ def on_grid(dips: Sequence[Dip], period: float, stalled: Sequence[Dip], interval
     return tuple(sorted(taken.values(), key=lambda d: d.start))
 
 
-def _best_grid(starts: np.ndarray, ends: np.ndarray, origin: float, periods: np.ndarray,
+GRID_CELLS = 250_000  # periodic(): the grids judged at once are this many dips' slots at most (pairs x dips)
+
+
+def _origin_blocks(n: int) -> list[tuple[int, int]]:
+    """The dips whose grids _best_grid() judges together ([first, last) as origins, each with every later dip):
+    one numpy pass for many origins, of at most GRID_CELLS slots (a week's 120 dips: 7,140 grids)."""
+    blocks, first, pairs = [], 0, 0
+    for i in range(n - 1):
+        if pairs and (pairs + n - 1 - i) * n > GRID_CELLS:
+            blocks.append((first, i))
+            first, pairs = i, 0
+        pairs += n - 1 - i
+    return blocks + [(first, n - 1)] if n > 1 else blocks
+
+
+def _best_grid(starts: np.ndarray, ends: np.ndarray, first_origin: int, last_origin: int,
                interval: float) -> tuple[float, list[int], list[int]] | None:
-    """Of the grids from one origin, the one periodic() takes: holding the most dips, the shorter period on a
-    tie (the first such), filling GRID_COVER of its slots; None when none does.
+    """Of the grids from the origins first_origin to last_origin - 1 (a dip's start, with the gap to each later
+    dip's start as its period), the one periodic() takes: holding the most dips, the shorter period on a tie
+    (the first such, by origin then period's dip), filling GRID_COVER of its slots; None when none does.
 
     A dip is taken, in order, when its slot is past the last slot taken; the slots taken rise, so that
     is the largest slot of the dips before it that hold one, which numpy finds for every dip and grid at once.
     """
+    at = np.arange(first_origin, last_origin)
+    count_after = len(starts) - 1 - at
+    origin = np.repeat(starts[at], count_after)[:, None]
+    later = np.arange(int(count_after.sum())) - np.repeat(np.cumsum(count_after) - count_after, count_after)
+    periods = starts[np.repeat(at + 1, count_after) + later] - origin[:, 0]
     slack = np.maximum(PERIOD_SPREAD * periods, interval)[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
         slot = np.maximum(np.ceil((starts[None, :] - slack - origin) / periods[:, None]), 0)
@@ -436,7 +457,9 @@ def lines_on(tps: ChartPoints, lines: Sequence[ChartPoints]) -> list[list]:
     if len(tps.ts) < 2:
         return [[None] * len(tps.ts) for _line in lines]
     at = unix_seconds(tps)
-    return [_aligned_at(at, unix_seconds(line), line.values) if line.ts else [None] * len(at) for line in lines]
+    # len(values), not ts: a store line's times are built when first read, and these are read as seconds
+    return [_aligned_at(at, unix_seconds(line), line.values) if len(line.values) else [None] * len(at)
+            for line in lines]
 
 
 def judge_lines(
