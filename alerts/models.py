@@ -10,6 +10,7 @@ from django.db.models import Q
 from alerts import kind_wording, thresholds
 from servers import crypto
 from servers.models import Server
+from servers.names import printable
 from servers.time_bounds import within_bounds
 
 
@@ -19,7 +20,7 @@ class Rule(models.Model):
     REPLICA_LAG, REPLICA_STOPPED = kind_wording.REPLICA_LAG, kind_wording.REPLICA_STOPPED
     KINDS = [(key, label) for key, (label, _) in kind_wording.WORDING.items()]
 
-    name = models.CharField(max_length=120)
+    name = models.CharField(max_length=120, validators=[printable])  # it heads the e-mails and the Alerts page
     kind = models.CharField(max_length=20, choices=KINDS)
     metric = models.CharField(max_length=255, blank=True, help_text="a name from docs/metrics.md")
     threshold = models.FloatField(default=0, help_text="X: the value, the growth, or the number of polls")

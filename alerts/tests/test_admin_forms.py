@@ -67,3 +67,23 @@ def test_it_still_saves_an_event_within_the_bounds(client):
     response = client.post("/admin/alerts/event/add/", event(rule, resolved_at_0="2026-01-05", resolved_at_1="13:00"))
     assert response.status_code == 302
     assert Event.objects.get().resolved_at == datetime(2026, 1, 5, 13, tzinfo=UTC)
+
+
+def rule(**fields) -> dict:
+    return {"name": "History high", "kind": "threshold", "metric": "history_list_length", "threshold": "100",
+            "recipients": "dba@example.com", "cooldown_minutes": "0", "renotify_minutes": "0", "enabled": "on",
+            **fields}
+
+
+@pytest.mark.parametrize("url", ["/alerts/rules/new/", "/admin/alerts/rule/add/"])
+@pytest.mark.parametrize("name", ["\x1b[31mred", "bell\x07", "a\r\nb"])
+def test_it_refuses_control_characters_in_a_rule_name(client, url, name):
+    response = client.post(url, rule(name=name))
+    assert response.status_code == 200
+    assert "cannot hold control characters" in response.content.decode()
+    assert not Rule.objects.filter(builtin="").exists()
+
+
+def test_it_still_saves_a_rule_name_with_any_printable_text(client):
+    assert client.post("/alerts/rules/new/", rule(name="Purge < 5 & “lag” ü")).status_code == 302
+    assert Rule.objects.filter(name="Purge < 5 & “lag” ü").count() == 1
