@@ -144,3 +144,16 @@ def test_a_viewer_changes_nothing(django_user_model, world):
             response = client.post(url, {**data, "name": value})
             assert response.status_code in (302, 403), (url, response.status_code)
     assert [rows(m) for m in (Server, Run, Annotation)] == before
+
+
+@pytest.mark.parametrize("label", ["\x1b[31mred", "bell\x07", "a\r\nb"])
+def test_it_refuses_control_characters_in_a_sweep_label(client, world, label):
+    response = client.post("/scalability/", {"sweep": "s", "label": label})
+    assert response.status_code == 400
+    assert "cannot hold control characters" in response.content.decode()
+    assert list(Run.objects.values_list("label", flat=True)) == [""]
+
+
+def test_it_still_labels_a_sweep_with_printable_text(client, world):
+    assert client.post("/scalability/", {"sweep": "s", "label": "buffer pool 8G → 16G"}).status_code == 302
+    assert list(Run.objects.values_list("label", flat=True)) == ["buffer pool 8G → 16G"]
