@@ -1,3 +1,4 @@
+from django import forms
 from django.contrib import admin
 
 from alerts.forms import RuleForm
@@ -18,7 +19,19 @@ class EventAdmin(ParsedInitialAdmin):
     list_filter = ["rule"]
 
 
+class NotificationForm(forms.ModelForm):
+    class Meta:
+        model = Notification
+        fields = "__all__"
+
+    def clean_context(self):
+        # An empty box (or "null") is None, which the NOT NULL column refused with a 500: no values is {}.
+        context = self.cleaned_data.get("context")
+        return {} if context is None else context
+
+
 @admin.register(Notification)
 class NotificationAdmin(ParsedInitialAdmin):
+    form = NotificationForm
     list_display = ["id", "kind", "event", "created_at", "sent_at", "failed_at", "attempts", "last_error"]
     list_filter = ["kind"]

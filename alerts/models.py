@@ -10,6 +10,8 @@ from django.db.models import Q
 from alerts import kind_wording, thresholds
 from servers import crypto
 from servers.models import Server
+from servers.names import printable
+from servers.time_bounds import within_bounds
 
 
 class Rule(models.Model):
@@ -18,7 +20,7 @@ class Rule(models.Model):
     REPLICA_LAG, REPLICA_STOPPED = kind_wording.REPLICA_LAG, kind_wording.REPLICA_STOPPED
     KINDS = [(key, label) for key, (label, _) in kind_wording.WORDING.items()]
 
-    name = models.CharField(max_length=120)
+    name = models.CharField(max_length=120, validators=[printable])  # it heads the e-mails and the Alerts page
     kind = models.CharField(max_length=20, choices=KINDS)
     metric = models.CharField(max_length=255, blank=True, help_text="a name from docs/metrics.md")
     threshold = models.FloatField(default=0, help_text="X: the value, the growth, or the number of polls")
@@ -82,11 +84,14 @@ class Event(models.Model):
     rule = models.ForeignKey(Rule, on_delete=models.CASCADE, related_name="events")
     server = models.ForeignKey(Server, on_delete=models.CASCADE, related_name="alert_events")
     key = models.CharField(max_length=100, blank=True, help_text="what inside the server, e.g. the source name")
-    since = models.DateTimeField(help_text="when the condition started to hold, as the data shows")
-    opened_at = models.DateTimeField()
-    resolved_at = models.DateTimeField(null=True, blank=True, help_text="when the evaluation closed it")
+    # The admin edits these: a time it is given is checked against the bounds, as every user-given time is.
+    since = models.DateTimeField(validators=[within_bounds],
+                                 help_text="when the condition started to hold, as the data shows")
+    opened_at = models.DateTimeField(validators=[within_bounds])
+    resolved_at = models.DateTimeField(null=True, blank=True, validators=[within_bounds],
+                                       help_text="when the evaluation closed it")
     # Empty on events resolved before it was kept: their end is resolved_at, the evaluation's clock.
-    ended_at = models.DateTimeField(null=True, blank=True, help_text=(
+    ended_at = models.DateTimeField(null=True, blank=True, validators=[within_bounds], help_text=(
         "when the condition stopped holding, as the data shows: the first poll at which it no longer held, "
         "or the last poll when the data stopped"))
     data_stopped = models.BooleanField(
@@ -97,8 +102,9 @@ class Event(models.Model):
     growth_span = models.CharField(max_length=40, blank=True,
                                    help_text="what the growth covers: the window, or less while the data is shorter")
     detail = models.TextField(blank=True)
-    notified_at = models.DateTimeField(null=True, blank=True, help_text="firing e-mail queued")
-    last_notified_at = models.DateTimeField(null=True, blank=True)
+    notified_at = models.DateTimeField(null=True, blank=True, validators=[within_bounds],
+                                       help_text="firing e-mail queued")
+    last_notified_at = models.DateTimeField(null=True, blank=True, validators=[within_bounds])
 
     class Meta:
         ordering = ["-opened_at"]
@@ -139,12 +145,12 @@ class Notification(models.Model):
     url = models.URLField(max_length=500, blank=True, help_text="the webhook's URL when queued")
     recipients = ArrayField(models.EmailField(), default=list, blank=True)
     context = models.JSONField(default=dict, blank=True, help_text="values as they were when queued")
-    created_at = models.DateTimeField()
-    next_attempt_at = models.DateTimeField()
-    claimed_until = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(validators=[within_bounds])
+    next_attempt_at = models.DateTimeField(validators=[within_bounds])
+    claimed_until = models.DateTimeField(null=True, blank=True, validators=[within_bounds])
     attempts = models.PositiveIntegerField(default=0)
-    sent_at = models.DateTimeField(null=True, blank=True)
-    failed_at = models.DateTimeField(null=True, blank=True, help_text="gave up")
+    sent_at = models.DateTimeField(null=True, blank=True, validators=[within_bounds])
+    failed_at = models.DateTimeField(null=True, blank=True, validators=[within_bounds], help_text="gave up")
     last_error = models.TextField(blank=True)
 
     class Meta:

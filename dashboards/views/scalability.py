@@ -11,6 +11,7 @@ from dashboards.reports.scalability import study, sweeps
 from dashboards.server_texts import tps_bases
 from dashboards.views.common import TPS_DEFINITION
 from servers.models import Run
+from servers.names import control_problem
 
 LABEL_LIMIT = Run._meta.get_field("label").max_length
 
@@ -67,6 +68,8 @@ def label_sweep(request: HttpRequest) -> HttpResponse:
         return refused(request, str(error))
     if "\x00" in label:
         return refused(request, "label holds a NUL byte, which cannot be stored: remove it")
+    if problem := control_problem("A label", label):  # the model's validator, which update() skips
+        return refused(request, f"{problem}.")
     if len(label) > LABEL_LIMIT:
         messages.error(request, f"A label is at most {LABEL_LIMIT} characters.")
     elif Run.objects.filter(sweep=name).update(label=label):
