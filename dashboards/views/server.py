@@ -53,7 +53,7 @@ from dashboards.source_health import source_problem
 from dashboards.timerange import TimeRange, read_points
 from dashboards.unreachable import unreachable
 from dashboards.views.common import condition_toggle, page_range, range_context
-from servers.models import Server
+from servers.models import Run, Server
 
 DEFAULT_WAITS, DEFAULT_MUTEXES, MAX_WAITS = 8, 6, 20  # waits ranked on the stability chart
 DEFAULT_TOP, MAX_TOP = 20, 200  # rows of the waits page's table
@@ -102,7 +102,7 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     # the outage goes on, as far as now: a to ahead is no time it has lasted to yet
     ongoing = Dip(max(tps.ts[-1], down.since), min(tr.end, timezone.now()), None, stalled=True) if (
         down and tps.ts and down.since and down.since < tr.end) else None
-    judged = verdict_context(server.pk, tr, tps, waits, also.get(reads.HISTORY),
+    judged = verdict_context(server.pk, tr, run, tps, waits, also.get(reads.HISTORY),
                              [*outages, (ongoing.start, ongoing.end)] if ongoing else outages)  # as listed
     # Where TPS changed level, each level's dips are judged against its own median, as the verdict judges them.
     threshold_drawn = table_threshold(tps, judged["verdict"], threshold, fraction) if threshold else threshold
@@ -144,12 +144,11 @@ def listed_dips(tps, threshold: Threshold | None, bucket: timedelta | None, gap:
     return dips + ([ongoing] if ongoing else [])
 
 
-def verdict_context(server_id: int, tr: TimeRange, tps, waits, history,
+def verdict_context(server_id: int, tr: TimeRange, run: Run | None, tps, waits, history,
                     outages: list[tuple[datetime, datetime]] | None = None) -> dict:
     """The verdict and its words, with the history length's line over the range at the chart's resolution; on a
     run's range (the Runs list's link), after the run's own warm-up. outages: those of the polls on a rollup
-    range (reads.poll_outages), judged as the dips list has them."""
-    run = run_of_range(server_id, tr)
+    range (reads.poll_outages), judged as the dips list has them. run: the run whose range this is (run_of_range)."""
     warmup, run_warmup = run_warmup_polls(run, tps) if run else (None, None)
     verdict: Verdict = judge_lines(tps, waits, history, warmup, reads.holders_in(server_id, tr.start, tr.end),
                                    outages or ())
