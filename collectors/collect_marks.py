@@ -8,25 +8,22 @@ import time
 from pathlib import Path
 
 from collectors import collect_file
-from servers.names import api_text_problem, control_problem
+from servers.names import api_text_problem
 
 
 class MarkError(ValueError):
     """A mark that says nothing, or more than one thing, or holds a control character."""
 
 
-# What each mark holds, as the API names it: a run's name holds no control character, an annotation may hold tabs
-# and line breaks (docs/api.md).
-SAID = {"annotate": "'text'", "run_start": "'name'", "run_end": "'name'"}
+# What each mark holds, as the API names it (docs/api.md): its checks are the API's field's (api_text_problem: a
+# run's name holds no control character, an annotation's text may hold tabs and line breaks).
+SAID = {"annotate": "text", "run_start": "name", "run_end": "name"}
 
 
 def mark_problem(annotate: str = "", run_start: str = "", run_end: str = "") -> str | None:
     """Why a mark cannot be kept (None when it can): what it holds went raw into runs.csv and annotations.csv."""
     given = {"annotate": annotate, "run_start": run_start, "run_end": run_end}
-    for key, text in given.items():
-        if problem := control_problem(SAID[key], text, free_text=key == "annotate"):
-            return problem
-    return None
+    return next((problem for key, text in given.items() if (problem := api_text_problem(SAID[key], text))), None)
 
 
 def recorded_mark_problem(record: dict) -> str | None:
