@@ -58,7 +58,6 @@ class SnapshotStore:
         self._known: dict[int, tuple[bytes | None, dict[str, Snapshot]]] = {}  # id -> (gen, snapshots)
         self._lock = threading.Lock()
         self._commit = client.register_script(COMMIT)
-        self._staged: dict[int, bytes] = {}  # id -> the gen its last stage wrote
 
     def load(self, server_id: int) -> Saved:
         return self.load_many([server_id])[server_id]
@@ -122,14 +121,16 @@ class SnapshotStore:
             staged[_text(STAGED)] = f"{started.timestamp()!r}|{state.OWNER}"  # when, and which worker writes it
             pipe.hset(key, mapping=staged)
             pipe.expire(key, SNAPSHOT_TTL)
-            self._staged[server_id] = gen
-            self._remember(server_id, gen, snapshots)
+            self._remember(server_id, gen, snapshots)  # its gen: the one commit_many() commits
         if len(pipe):
             pipe.execute()
 
     def commit_many(self, server_ids: list[int]) -> None:
-        """The staged snapshots of these servers become the stored ones (their samples are written)."""
-        gens = {server_id: self._staged.pop(server_id) for server_id in server_ids if server_id in self._staged}
+        """The staged snapshots of these servers become the stored ones (their samples are written): the gen each
+        one staged is the one this process remembers of it (its poll lock is still held)."""
+        with self._lock:
+            known = {server_id: self._known.get(server_id) for server_id in server_ids}
+        gens = {server_id: k[0] for server_id, k in known.items() if k is not None and k[0] is not None}
         if gens:
             self._commit(keys=[SNAPSHOT_KEY.format(server_id) for server_id in gens], args=list(gens.values()))
 
