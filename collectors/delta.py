@@ -9,6 +9,8 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+import orjson
+
 from collectors.source import Reading
 
 RESTART_SLACK = 2.0  # seconds: Uptime is whole seconds, so the boot time read jitters
@@ -21,13 +23,22 @@ class Snapshot:
     boot: float | None  # the server's boot time (read time - Uptime), None if unknown
     values: dict[str, int | float]  # raw counter totals (or last stored values, for stored_on_change)
 
-    def dumps(self) -> str:
-        return json.dumps({"ts": self.ts, "boot": self.boot, "values": self.values}, separators=(",", ":"))
+    def dumps(self) -> bytes:
+        # orjson: the standard encoder's ~600 values a poll were a tenth of a poll's CPU; it refuses integers past
+        # 64 bits, which the standard one writes.
+        data = {"ts": self.ts, "boot": self.boot, "values": self.values}
+        try:
+            return orjson.dumps(data)
+        except TypeError:
+            return json.dumps(data, separators=(",", ":")).encode()
 
     @classmethod
     def loads(cls, text: str | bytes) -> "Snapshot":
-        data = json.loads(text)
-        return cls(data["ts"], data["boot"], data["values"])
+        data = json.loads(text)  # not orjson's: it reads an integer past 64 bits as a float
+        values = data["values"]
+        if None in values.values():  # orjson writes a NaN as null: no baseline, as for a value never read
+            values = {name: value for name, value in values.items() if value is not None}
+        return cls(data["ts"], data["boot"], values)
 
 
 @dataclass

@@ -38,6 +38,14 @@ def test_it_sums_picoseconds_in_python_ints():
     assert isinstance(change.values["wait.time_ps:x"], int)
 
 
+def test_a_value_that_was_no_number_sets_no_baseline_when_read_back():
+    # A status text "nan" reads as a float NaN: saved and read back it leaves that counter without a
+    # baseline (its next reading starts one), while the others keep theirs.
+    prev = first(status(Com_commit=10, Innodb_x=float("nan"), Uptime=100))
+    change, _ = compute(Snapshot.loads(prev.dumps()), status(Com_commit=25, Innodb_x=7, Uptime=110), 110.0, 0.0)
+    assert change.values == {"Com_commit": 15, "Uptime": 110}
+
+
 def test_a_counter_that_went_down_loses_only_its_own_delta():
     prev = first(status(Com_commit=1000, Com_select=50, Uptime=100))
     change, snapshot = compute(prev, status(Com_commit=3, Com_select=60, Uptime=110), 110.0, 0.0)
