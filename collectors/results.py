@@ -29,9 +29,10 @@ class SourceResult:
     def unavailable(self) -> bool:
         return self.status in UNAVAILABLE
 
-    def health(self, at: datetime) -> dict:
+    def health(self, at: str) -> dict:
+        """Its entry in the server's health row; at: when the poll started, as ISO text (one for every source)."""
         entry = {"status": self.status, "ok": self.ok, "error": self.error,
-                 "duration_ms": round(self.duration_ms, 3), "at": at.isoformat()}
+                 "duration_ms": round(self.duration_ms, 3), "at": at}
         if self.note:
             entry["note"] = self.note
         if self.ok:
