@@ -44,6 +44,7 @@ from collectors.batch import poll_servers  # noqa: E402
 from collectors.http_poll import fetch  # noqa: E402
 from collectors.pool import Target  # noqa: E402
 from collectors.sources import node_exporter  # noqa: E402
+from collectors.tasks import tune_collection  # noqa: E402
 from monitor.runtime.node_exporter import running  # noqa: E402
 from servers.models import Server  # noqa: E402
 from testing.mariadb import SandboxMariaDB  # noqa: E402
@@ -262,6 +263,7 @@ def main() -> None:
             return profile_node_exporter(args, mariadb.port)
         ids = register(args.targets, mariadb.port, interval=args.interval)
         warm_up(ids, args.batch, args.interval, args.warmup)
+        tune_collection()  # as the worker does once it is ready: young collections rarer
         polls = args.targets * args.rounds
         cpu = measure(ids, args, None)
         print(f"{datetime.now(UTC):%H:%M:%S} load {os.getloadavg()[0]:.1f}: {polls} polls at a {args.interval} s "
