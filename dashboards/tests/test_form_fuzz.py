@@ -132,6 +132,10 @@ def test_it_refuses_hostile_token_names_and_ids(client, world):
                     fields=["name", "user", "hint"]))
 
 
+def test_it_refuses_control_characters_in_a_token_name(client, world):
+    check(refuse_controls(client, "/tokens/", lambda i: {"name": f"t{i}"}, ApiToken, ["name"]))
+
+
 def test_it_refuses_hostile_sweep_labels(client, world):
     check(fuzz_form(client, "/scalability/", lambda i: {"sweep": "s", "label": f"l{i}"}, Run))
 
