@@ -10,7 +10,7 @@ from django.db.models import Q
 from alerts import kind_wording, thresholds
 from servers import crypto
 from servers.models import Server
-from servers.names import printable
+from servers.names import Printable, printable
 from servers.time_bounds import within_bounds
 
 
@@ -25,7 +25,8 @@ class Rule(models.Model):
     metric = models.CharField(max_length=255, blank=True, help_text="a name from docs/metrics.md")
     threshold = models.FloatField(default=0, help_text="X: the value, the growth, or the number of polls")
     window_minutes = models.FloatField(null=True, blank=True, help_text="W, for growth and sustained growth")
-    source = models.CharField(max_length=60, blank=True, help_text="source name; empty means any source")
+    source = models.CharField(max_length=60, blank=True, validators=[Printable("The source")],
+                              help_text="source name; empty means any source")
     # Scope: one server, or every server carrying a tag, or (both empty) every server.
     server = models.ForeignKey(Server, null=True, blank=True, on_delete=models.CASCADE, related_name="alert_rules")
     tag = models.CharField(max_length=50, blank=True)
@@ -83,7 +84,8 @@ class Event(models.Model):
 
     rule = models.ForeignKey(Rule, on_delete=models.CASCADE, related_name="events")
     server = models.ForeignKey(Server, on_delete=models.CASCADE, related_name="alert_events")
-    key = models.CharField(max_length=100, blank=True, help_text="what inside the server, e.g. the source name")
+    key = models.CharField(max_length=100, blank=True, validators=[Printable("The key")],
+                           help_text="what inside the server, e.g. the source name")
     # The admin edits these: a time it is given is checked against the bounds, as every user-given time is.
     since = models.DateTimeField(validators=[within_bounds],
                                  help_text="when the condition started to hold, as the data shows")
@@ -101,7 +103,9 @@ class Event(models.Model):
     growth = models.FloatField(null=True, blank=True)
     growth_span = models.CharField(max_length=40, blank=True,
                                    help_text="what the growth covers: the window, or less while the data is shorter")
-    detail = models.TextField(blank=True)
+    # Several lines by nature (a source's or a replica's error as the server gave it): tabs and line breaks are
+    # kept, and only where the admin takes a detail is the rest (an escape, a bidi override) refused.
+    detail = models.TextField(blank=True, validators=[Printable("The detail", free_text=True)])
     notified_at = models.DateTimeField(null=True, blank=True, validators=[within_bounds],
                                        help_text="firing e-mail queued")
     last_notified_at = models.DateTimeField(null=True, blank=True, validators=[within_bounds])

@@ -7,6 +7,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from servers.names import Printable
+
 TOKEN_PREFIX = "sst_"
 
 
@@ -30,7 +32,8 @@ class ApiToken(models.Model):
     """A secret a script sends as `Authorization: Bearer <token>`; only its hash is kept."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
-    name = models.CharField(max_length=100, help_text="what uses it, e.g. 'sysbench runner on lab3'")
+    name = models.CharField(max_length=100, validators=[Printable("The name")],
+                            help_text="what uses it, e.g. 'sysbench runner on lab3'")
     digest = models.CharField(max_length=64, unique=True, editable=False)
     hint = models.CharField(max_length=12, editable=False)  # the first characters, to tell tokens apart
     created_at = models.DateTimeField(auto_now_add=True)

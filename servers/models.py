@@ -8,7 +8,7 @@ from django.db import models
 
 from servers import crypto
 from servers import tls_modes as tls
-from servers.names import printable, printable_text
+from servers.names import Printable, printable, printable_text
 from servers.time_bounds import bounded, within_bounds
 
 
@@ -16,12 +16,13 @@ class Server(models.Model):
     FLAVORS = [("mysql", "MySQL"), ("mariadb", "MariaDB"), ("", "unknown")]
 
     name = models.CharField(max_length=100, unique=True, validators=[printable])
-    host = models.CharField(max_length=255, blank=True)
+    # One line each: they go to the connection, the pages, fleet.csv and the e-mails.
+    host = models.CharField(max_length=255, blank=True, validators=[Printable("The host")])
     port = models.PositiveIntegerField(
         default=3306, validators=[MinValueValidator(1), MaxValueValidator(65535)]
     )
-    socket = models.CharField(max_length=255, blank=True)
-    user = models.CharField(max_length=80)
+    socket = models.CharField(max_length=255, blank=True, validators=[Printable("The socket")])
+    user = models.CharField(max_length=80, validators=[Printable("The user")])
     password_encrypted = models.TextField(blank=True, editable=False)
     tls_mode = models.CharField(
         "TLS mode", max_length=20, default=tls.PREFERRED, choices=[(m, m) for m in tls.MODES],

@@ -5,7 +5,7 @@ and the cleaning of the others behind it never runs; here each field gets each v
 """
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -26,6 +26,13 @@ NUMBERS = ["-1", "0", "9" * 30, "-" + "9" * 30, "nan", "inf", "-inf", "1e400", "
 TIMES = ["0001-01-01", "0001-01-01 00:00:00", "0001-01-01T00:00:00", "9999-12-31", "9999-12-31 23:59:59",
          "10000-01-01", "10000-01-01 00:00:00", "2026-02-30", "25:61:61", "-1"]
 VALUES = ANY + NUMBERS + TIMES
+# For a field of one line (a name, a host): control characters inside printable text (a field strips them at its
+# ends), a terminal's colour, a tab or line break, a bidi override; each must be refused (servers/names.py).
+CONTROLS = ["a\x01b", "\x1b[31mred", "a\tb", "a\nb", "a\r\nb", "a\x7fb", "a\x85b", "\u202eevil", "a\u2066b",
+            "\x01\x07\x1b[31m\x7f"]
+# For a free text (a detail of several lines): tabs and line breaks are kept, the rest refused.
+TEXT_CONTROLS = [v for v in CONTROLS if not set(v) & set("\t\n\r")]
+REFUSAL = "cannot hold control characters"
 TIME = re.compile(r"\d{4}-\d\d-\d\d|\d\d:\d\d")
 
 
@@ -89,4 +96,35 @@ def fuzz_form(client: Client, url: str, valid: Callable[[int], dict], model: typ
                 out.failures.append(f"{label}: HTTP {response.status_code} without an error shown")
             elif rows(model) != before:
                 out.failures.append(f"{label}: refused, but the table changed")
+    return out
+
+
+def field_errors(response, name: str) -> list[str]:
+    """The errors the answer's form shows on that field (a page's "form" or the admin's "adminform")."""
+    if response.context is None:
+        return []
+    admin_form = response.context.get("adminform")
+    form = admin_form.form if admin_form is not None else response.context.get("form")
+    return list(form.errors.get(name, [])) if form is not None else []
+
+
+def refuse_controls(client: Client, url: str, valid: Callable[[int], dict], model: type[models.Model],
+                    lines: Sequence[str], texts: Sequence[str] = ()) -> Outcome:
+    """POST valid(i) with one field of one line (lines) or of free text (texts) holding each control character
+    value alone: the form must refuse it with an error on that field that says so, and change nothing."""
+    out = Outcome()
+    for name in [*lines, *texts]:
+        for value in TEXT_CONTROLS if name in texts else CONTROLS:
+            out.posts += 1
+            before = rows(model)
+            label = f"POST {url} {name}={value!r}"
+            try:
+                response = client.post(url, {**valid(out.posts), name: value})
+            except Exception as exc:  # the test client re-raises what the view raised: a 500 in production
+                out.failures.append(f"{label}: {type(exc).__name__}: {str(exc)[:200]}")
+                continue
+            if rows(model) != before:
+                out.failures.append(f"{label}: accepted")
+            elif not any(REFUSAL in error for error in field_errors(response, name)):
+                out.failures.append(f"{label}: HTTP {response.status_code}, no control-character error on {name}")
     return out

@@ -11,7 +11,7 @@ from django.test import Client
 
 from alerts.models import Event, Notification, Rule
 from testing.alerts import make_rule
-from testing.form_fuzz import VALUES, fuzz_form, rows
+from testing.form_fuzz import VALUES, fuzz_form, refuse_controls, rows
 from testing.servers import make_server
 
 pytestmark = pytest.mark.django_db
@@ -49,7 +49,7 @@ def event_post(world: dict):
         return {"rule": str(world["rule"].pk), "server": str(world["server"].pk), "key": f"k{i}",
                 "since_0": "2026-01-05", "since_1": "12:00:00", "opened_at_0": "2026-01-05", "opened_at_1": "12:00:00",
                 "resolved_at_0": "2026-01-05", "resolved_at_1": "13:00:00", "value": "1.5", "peak": "2",
-                "growth": "0.5", "growth_span": "10 min", "detail": "d"}
+                "growth": "0.5", "growth_span": "10 min", "detail": "d\n\tline 2"}
     return post
 
 
@@ -84,6 +84,19 @@ def test_it_refuses_hostile_event_fields_in_the_admin(client, world):
     check(fuzz_form(client, f"/admin/alerts/event/{world['event'].pk}/change/", event_post(world), Event))
 
 
+def test_it_refuses_control_characters_in_a_rules_source(client, world):
+    post, rule = rule_post(world["server"].pk), world["rule"].pk
+    for url in ("/alerts/rules/new/", f"/alerts/rules/{rule}/edit/", "/admin/alerts/rule/add/",
+                f"/admin/alerts/rule/{rule}/change/"):
+        check(refuse_controls(client, url, post, Rule, ["source"]))
+
+
+def test_it_refuses_control_characters_in_an_events_key_and_detail(client, world):
+    """The key is one line; the detail may hold tabs and line breaks, and refuses the rest."""
+    for url in ("/admin/alerts/event/add/", f"/admin/alerts/event/{world['event'].pk}/change/"):
+        check(refuse_controls(client, url, event_post(world), Event, ["key"], texts=["detail"]))
+
+
 def test_it_refuses_hostile_notification_fields_in_the_admin(client, world):
     check(fuzz_form(client, "/admin/alerts/notification/add/", notification_post(world), Notification))
     check(fuzz_form(client, f"/admin/alerts/notification/{world['note'].pk}/change/", notification_post(world),
@@ -106,6 +119,7 @@ def test_valid_posts_still_save(client, world):
     assert set(Rule.objects.filter(name__startswith="rule ").values_list("name", flat=True)) == {"rule 1", "rule 2"}
     assert Rule.objects.get(name="rule 1").renotify_minutes == 30
     assert Event.objects.get(key="k3").resolved_at == datetime(2026, 1, 5, 13, tzinfo=UTC)
+    assert Event.objects.get(key="k3").detail == "d\n\tline 2"  # a free text keeps its tab and line break
     assert Notification.objects.filter(last_error="e4").count() == 1
 
 

@@ -146,3 +146,18 @@ def test_a_name_with_a_control_character_is_refused_on_the_page_and_here(admin_c
     assert not Server.objects.exists()
     addserver("db 1 (ü-é)", "--host", "127.0.0.1", "--user", "steady", "--password-env", "SANDBOX_PW")
     assert Server.objects.get().name == "db 1 (ü-é)"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--host", "db\x1b[31m", "--password-env", "SANDBOX_PW"],
+     "--host: The host cannot hold control characters (U+001B)"),
+    (["--socket", "/run/a\nb.sock"], "--socket: The socket cannot hold control characters (U+000A)"),
+    (["--host", "h", "--user", "x\u202eu", "--password-env", "SANDBOX_PW"],
+     "--user: The user cannot hold control characters (U+202E)"),
+])
+def test_it_refuses_control_characters_in_the_address_and_user(args, message):
+    """A host, socket or user of "\\x1b[31m", a line break or a bidi override was saved and shown as it was."""
+    with pytest.raises(CommandError) as refused:
+        addserver("x", "--user", "steady", *args)
+    assert f"{message}: use letters, digits, spaces and punctuation." in str(refused.value)
+    assert not Server.objects.exists()

@@ -13,7 +13,7 @@ from django.test import Client
 
 from dashboards.models import ApiToken
 from servers.models import Annotation, Run, Server
-from testing.form_fuzz import VALUES, fuzz_form, rows
+from testing.form_fuzz import VALUES, fuzz_form, refuse_controls, rows
 from testing.servers import make_server
 
 pytestmark = pytest.mark.django_db
@@ -89,6 +89,27 @@ def test_it_refuses_hostile_server_fields_in_the_admin(client, world):
     check(fuzz_form(client, change, lambda i: {**admin_server_post(i), "name": "fuzz-db"}, Server))
 
 
+def test_it_refuses_control_characters_in_a_servers_address_and_user(client, world):
+    """"db\\x1b[31m" as a host or "u\\tx" as a user was saved and shown raw on the pages and in fleet.csv."""
+    fields = ["host", "socket", "user"]
+    edit = f"/servers/{world['server'].pk}/edit/"
+    check(refuse_controls(client, "/servers/add/", server_post, Server, fields))
+    check(refuse_controls(client, edit, lambda i: {**server_post(i), "name": "fuzz-db"}, Server, fields))
+    check(refuse_controls(client, "/admin/servers/server/add/", admin_server_post, Server, fields))
+    change = f"/admin/servers/server/{world['server'].pk}/change/"
+    check(refuse_controls(client, change, lambda i: {**admin_server_post(i), "name": "fuzz-db"}, Server, fields))
+
+
+def test_a_server_saved_before_the_check_still_shows(client):
+    """A row saved before host, socket and user were checked loads and shows, its markup escaped."""
+    server = Server.objects.create(name="old", host="db\x1b[31m<b>", user="u\x01<i>", password="p")
+    for url in ("/servers/", f"/servers/{server.pk}/edit/", f"/servers/{server.pk}/stability/",
+                "/admin/servers/server/", f"/admin/servers/server/{server.pk}/change/"):
+        response = client.get(url)
+        assert response.status_code == 200, url
+        assert "db\x1b[31m&lt;b&gt;" in response.content.decode(), url
+
+
 def test_it_refuses_hostile_run_and_annotation_fields_on_the_runs_page(client, world):
     server = world["server"]
     check(fuzz_form(client, "/runs/", run_post(server, "run-"), Run))
@@ -109,6 +130,10 @@ def test_it_refuses_hostile_token_names_and_ids(client, world):
     check(fuzz_form(client, "/tokens/", lambda i: {"revoke": str(world["token"].pk)}, ApiToken))
     check(fuzz_form(client, f"/admin/dashboards/apitoken/{world['token'].pk}/change/", lambda i: {}, ApiToken,
                     fields=["name", "user", "hint"]))
+
+
+def test_it_refuses_control_characters_in_a_token_name(client, world):
+    check(refuse_controls(client, "/tokens/", lambda i: {"name": f"t{i}"}, ApiToken, ["name"]))
 
 
 def test_it_refuses_hostile_sweep_labels(client, world):

@@ -8,9 +8,13 @@ from django.shortcuts import redirect, render
 from dashboards.models import ApiToken
 from dashboards.url_ids import parse_id
 
+NAME = ApiToken._meta.get_field("name")
+
 
 class TokenForm(forms.Form):
-    name = forms.CharField(max_length=100, help_text="what will use it, e.g. “sysbench runner on lab3”")
+    # The model's checks: issue() creates the row without them.
+    name = forms.CharField(max_length=NAME.max_length, validators=NAME.validators,
+                           help_text="what will use it, e.g. “sysbench runner on lab3”")
 
 
 def tokens(request: HttpRequest) -> HttpResponse:

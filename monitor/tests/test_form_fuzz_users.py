@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth.models import Group, Permission, User
 from django.test import Client
 
-from testing.form_fuzz import VALUES, fuzz_form
+from testing.form_fuzz import VALUES, fuzz_form, refuse_controls
 
 pytestmark = pytest.mark.django_db
 
@@ -45,6 +45,18 @@ def test_it_refuses_hostile_fields_of_a_user(client):
                 "is_active": "on", "groups": str(group.pk), "last_login_0": "2026-01-05", "last_login_1": "12:00:00",
                 "date_joined_0": "2026-01-05", "date_joined_1": "12:00:00"}
     check(fuzz_form(client, f"/admin/auth/user/{user.pk}/change/", change, User))
+
+
+def test_it_refuses_control_characters_in_a_users_names(client):
+    """Django's username check refused them as "Enter a valid username"; first and last names took them all."""
+    check(refuse_controls(client, "/admin/auth/user/add/", new_user, User, ["username"]))
+    user = User.objects.create_user("someone", password="pw-for-tests")
+
+    def change(i: int) -> dict:
+        return {"username": "someone", "first_name": "a", "last_name": "b", "email": "a@example.com",
+                "is_active": "on", "date_joined_0": "2026-01-05", "date_joined_1": "12:00:00"}
+    check(refuse_controls(client, f"/admin/auth/user/{user.pk}/change/", change, User,
+                          ["username", "first_name", "last_name"]))
 
 
 def test_it_refuses_hostile_fields_of_a_group(client):
