@@ -12,7 +12,7 @@ from itertools import pairwise
 import numpy as np
 
 from dashboards.analysis.history_shape import Holder, Hump, Rise, named, open_rise, shape
-from dashboards.analysis.levels import SHIFT_SIDE, Shift, levels_of
+from dashboards.analysis.levels import SHIFT_SIDE, STALL_SHARE, Shift, levels_of
 from dashboards.analysis.points import ChartPoints, first_began, seconds_of, unix_seconds, with_edge_holes
 from dashboards.analysis.stability import (
     DEFAULT_DIP_FRACTION,
@@ -229,23 +229,44 @@ def _best_grid(starts: np.ndarray, ends: np.ndarray, first_origin: int, last_ori
     return float(periods[r]), np.flatnonzero(taken[r]).tolist(), slot[r][taken[r]].astype(np.int64).tolist()
 
 
+def climbs(values: Sequence[float], cut: int) -> bool:
+    """Whether the polls cut (a warm-up found) climb from the range's start to the first poll judged: their line,
+    their stalls (under STALL_SHARE of the highest) left out, gains SHIFT_FLAT of the way at least. A range is
+    cut anywhere in a load: 240 TPS for 13 polls, 0 for 5, then 120 and 300 for 40 each read "TPS from 120.0 to
+    300.0", its first 32 polls a warm-up, though TPS fell from its first poll; a range whose TPS does not climb
+    from its start has no warm-up (a run's does: its load began there)."""
+    way = values[cut] - values[0]
+    polls = np.asarray(values[:cut + 1], dtype=float)
+    kept = np.flatnonzero(polls >= STALL_SHARE * polls.max())
+    if way <= 0 or len(kept) < 2:
+        return way > 0
+    rise = float(np.polyfit(kept, polls[kept], 1)[0]) * float(kept[-1] - kept[0])
+    return rise >= SHIFT_FLAT * way
+
+
 def is_first_level(ts: Sequence[datetime], values: Sequence[float], cut: int) -> bool:
-    """Whether the cut polls (a warm-up found from the data) are a lower level the line changed from: a level
-    change after them whose first level is flat (a warm-up climbs to the level it reaches). The first level's line
-    leaves out the stalls the levels left out: 6 x i TPS for 28 polls, then 8 at 0, then 180 and 188 in turn read
-    the ramp and its stall as a flat first level (the 0s pulled the line down) and "TPS from 81.0 to 184.0"."""
+    """Whether the cut polls (a warm-up found) are lower levels the line changed from: level changes after them,
+    every level they reach flat (flat_level; a warm-up climbs to the level it reaches). Each level they reach, not
+    the first alone: 240 TPS for 13 polls, 0 for 5, then 120 and 300 for 40 each were cut up to the 120s' 15th poll,
+    past the first change, and read "TPS from 120.0 to 300.0"."""
     levels = levels_of(ts, values)
-    if not levels.shifts:
-        return False
-    split = next(i for i, t in enumerate(ts) if t >= levels.shifts[0].at)
-    if split < cut:
-        return False
-    kept = [i for i in range(split) if not any(lo <= ts[i] <= hi for lo, hi in levels.stalls)]
+    splits = [next(i for i, t in enumerate(ts) if t >= s.at) for s in levels.shifts]
+    reached = [(lo, hi, s) for lo, hi, s in zip([0, *splits], splits, levels.shifts, strict=False) if lo < cut]
+    return bool(reached) and all(flat_level(ts[lo:hi], values[lo:hi], s, levels.stalls) for lo, hi, s in reached)
+
+
+def flat_level(ts: Sequence[datetime], values: Sequence[float], step: Shift,
+               left_out: Sequence[tuple[datetime, datetime]]) -> bool:
+    """Whether a level's line moves less than SHIFT_FLAT of the step that ends it. The line leaves out the stalls the
+    levels left out: 6 x i TPS for 28 polls, then 8 at 0, then 180 and 188 in turn read the ramp and its stall as a
+    flat first level (the 0s pulled the line down) and "TPS from 81.0 to 184.0"."""
+    kept = [i for i in range(len(ts)) if not any(lo <= ts[i] <= hi for lo, hi in left_out)]
+    if len(kept) < 2:
+        return True
     x = seconds_of([ts[i] for i in kept])
     y = np.asarray([values[i] for i in kept], dtype=float)
     rise = float(np.polyfit(x - x[0], y, 1)[0]) * float(x[-1] - x[0])
-    first = levels.shifts[0]
-    return abs(rise) < SHIFT_FLAT * abs(first.after - first.before)
+    return abs(rise) < SHIFT_FLAT * abs(step.after - step.before)
 
 
 def drift(ts: Sequence[datetime], values: Sequence[float], relative: bool = True) -> Drift | None:
@@ -326,7 +347,7 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
         return Verdict("", None, len(known), None)
     polled = [v for v in values if v is not None]
     cut, stall = warmup_cut(polled) if warmup is None else (min(warmup, len(known) - 1), None)
-    if warmup is None and cut and is_first_level([ts[i] for i in known], polled, cut):
+    if warmup is None and cut and (not climbs(polled, cut) or is_first_level([ts[i] for i in known], polled, cut)):
         cut, stall = 0, None
     ran_past = None if stall is None else (ts[known[stall]], ts[known[cut - 1]])
     if len(known) - cut < MIN_POINTS:  # the polls judged are those after the warm-up
