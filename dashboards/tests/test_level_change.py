@@ -12,6 +12,7 @@ import pytest
 from dashboards.analysis.run_summary import warmup_found
 from dashboards.analysis.run_verdict import judge
 from dashboards.analysis.verdict_words import levels_said, shifted
+from servers.models import Run
 from store.ingest import write_samples
 from store.sample import Sample
 from testing import level_change_recorded as recorded
@@ -546,3 +547,35 @@ def test_the_stability_page_reads_the_levels_of_a_range_cut_mid_load(admin_clien
             f"to 300.0 at {polls[58]:%H:%M:%S} (+150 %)") in part
     assert f"the polls from {polls[13]:%H:%M:%S} to {polls[17]:%H:%M:%S} UTC are a stall" in part
     assert f"no warm-up found: from the range's first poll at {polls[0]:%H:%M:%S} UTC" in part
+
+
+def stall_after_warm_up() -> list[float]:
+    """A run's polls: 5 at 50 TPS (its warm-up, 40 s, and the poll read at its start), a stall of 3 at 0, then 120 for
+    40 and 300 for 40."""
+    return [50.0] * 5 + [0.0] * 3 + [120.0] * 40 + [300.0] * 40
+
+
+def test_a_short_stall_right_after_a_given_warm_up_is_a_stall_not_part_of_the_first_level():
+    """The 3 polls at 0 joined the first level: "TPS from 111.6 to 300.0" (4,800 over 43 polls). By hand: 120 to
+    300 at the 49th poll (09:08:00), the stall the polls at 09:00:50 to 09:01:10."""
+    verdict = judge([at(i) for i in range(88)], stall_after_warm_up(), warmup=5)
+    assert verdict.kind == "shifted"
+    assert shifted(verdict) == "TPS from 120.0 to 300.0 at 09:08:00 (+150 %)"
+    assert levels_said(verdict) == (
+        "Two levels, not a drift: the load or a setting changed at 09:08:00 UTC (mark it as an annotation to keep "
+        "it); each level is read on its own; the polls from 09:00:50 to 09:01:10 UTC, the first judged, are a stall "
+        "(under a tenth of the level after them), left out of the levels; the dips table lists it")
+
+
+def test_the_run_report_leaves_a_stall_right_after_the_warm_up_out_of_the_first_level(admin_client, db):
+    server = make_server("stalled-start")
+    start, polls = recent_polls(88)
+    write_rates(server, polls, stall_after_warm_up())
+    run = Run.objects.create(name="stalled-start", server=server, started_at=polls[0], ended_at=polls[-1],
+                             warmup_seconds=40)
+    body = admin_client.get(f"/runs/{run.pk}/report/").content.decode()
+    part = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", body.split('id="verdict"')[1].split("</section>")[0]))
+    assert f"Level change: TPS from 120.0 to 300.0 at {polls[48]:%H:%M:%S} (+150 %)" in part
+    assert (f"the polls from {polls[5]:%H:%M:%S} to {polls[7]:%H:%M:%S} UTC, the first judged, are a stall (under "
+            "a tenth of the level after them)") in part
+    assert f"judged from the poll at {polls[5]:%H:%M:%S} UTC" in part
