@@ -14,6 +14,7 @@ import numpy as np
 from dashboards.analysis.history_shape import Holder, Hump, Rise, named, open_rise, shape
 from dashboards.analysis.levels import SHIFT_SIDE, STALL_SHARE, Shift, levels_of
 from dashboards.analysis.points import ChartPoints, first_began, seconds_of, unix_seconds, with_edge_holes
+from dashboards.analysis.segment import MAD_TO_SIGMA
 from dashboards.analysis.stability import (
     DEFAULT_DIP_FRACTION,
     Dip,
@@ -86,9 +87,10 @@ def warmup_cut(values: Sequence[float]) -> tuple[int, int | None]:
     the warm-up ran on past a stall, the index of the stall's first poll (None: it ran past none).
 
     The steady part is the polls after the first third, its dips (below DEFAULT_DIP_FRACTION of their
-    median: a stall is no level) left out; its lower band is its mean - RAMP_BAND population standard
-    deviations. The warm-up is the polls from the first one on that lie below that band, at most a third
-    of them: a ramp is cut, while a noisy line drifting up on a busy host has its third poll inside the band.
+    median: a stall is no level) and its bursts (a catch-up after one) left out; its lower band is its mean -
+    RAMP_BAND population standard deviations. The warm-up is the polls from the first one on that lie below that
+    band, at most a third of them: a ramp is cut, while a noisy line drifting up on a busy host has its third poll
+    inside the band.
     A warm-up that ends inside a stall (polls under those dips' bound), or too few polls for a level before one,
     runs on to the stall's end (past_stall).
     """
@@ -96,11 +98,30 @@ def warmup_cut(values: Sequence[float]) -> tuple[int, int | None]:
     rest = np.asarray(values[cap:], dtype=float)
     low = float(np.median(rest)) * DEFAULT_DIP_FRACTION if len(rest) else 0.0
     rest = rest[rest >= low]
+    rest = rest[~bursts(rest)]
     if not cap or len(rest) < 2:
         return 0, None
     band = float(rest.mean() - RAMP_BAND * rest.std())
     cut = next((i for i in range(cap) if values[i] >= band), cap)
     return past_stall(values, cut, low) if cut else (0, None)
+
+
+BURST_SIGMAS = 4.0  # a catch-up poll lies more than this many robust deviations above the steady part's median
+
+
+def bursts(rest: np.ndarray) -> np.ndarray:
+    """The polls of each run of fewer than SHIFT_SIDE (too few for a level) above the median by BURST_SIGMAS robust
+    deviations (segment.MAD_TO_SIGMA x the median absolute deviation) at least: a rate-limited load catching up
+    after a stall. Their spread is no level's: sysbench --rate 200 after a stall of 5 polls ran 1,000 for 3, and
+    the band, 2 deviations under the mean, fell under 0: no warm-up was cut, and its ramp was listed as a dip."""
+    median = float(np.median(rest)) if len(rest) else 0.0
+    spread = MAD_TO_SIGMA * float(np.median(np.abs(rest - median))) if len(rest) else 0.0
+    high = rest > median + BURST_SIGMAS * spread
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], high.astype(np.int8), [0]])))
+    out = np.zeros(len(rest), bool)
+    for lo, hi in zip(edges[::2].tolist(), edges[1::2].tolist(), strict=True):
+        out[lo:hi] = hi - lo < SHIFT_SIDE
+    return out
 
 
 def past_stall(values: Sequence[float], cut: int, low: float) -> tuple[int, int | None]:
