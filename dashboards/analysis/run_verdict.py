@@ -67,6 +67,7 @@ class Verdict:
     stalls: tuple[tuple[datetime, datetime], ...] = ()  # shifted: first and last poll of each stall left out
     last_poll: datetime | None = None  # the last poll judged: a stall ending there ends the range
     warmup_stall: tuple[datetime, datetime] | None = None  # first and last poll of a stall the warm-up ran past
+    dip_levels: tuple[datetime, ...] = ()  # the first poll of each later level whose dips were judged on their own
 
     @property
     def shift(self) -> Shift | None:
@@ -392,7 +393,8 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
     base = Verdict("", kept[0][0], len(y), cv, dips=dips, waits=moving,
                    dip_seconds=float(np.median([d.seconds for d in dips])) if dips else None,
                    history=trend, humps=named(humps, holders, interval), history_since=since, rising=rise,
-                   warmup_polls=cut, last_poll=kept[-1][0], warmup_stall=ran_past)
+                   warmup_polls=cut, last_poll=kept[-1][0], warmup_stall=ran_past,
+                   dip_levels=tuple(s.at for s in shifts))
     longer = stalls(dips, interval)
     halted = stopped(dips, interval)
     found = periodic(longer, interval) or periodic(halted, interval)
@@ -437,10 +439,12 @@ def table_threshold(tps: ChartPoints, verdict: Verdict, threshold: float,
                     fraction: float = DEFAULT_DIP_FRACTION) -> Threshold:
     """The dips table's threshold: `threshold` (`fraction` of the range's median), or where the verdict found level
     changes, `fraction` of each level's own median (stability.level_thresholds), as level_dips judges them; the
-    first level's median is over the polls from the first one judged (after the warm-up)."""
-    if not verdict.shifts or not tps.ts:
+    first level's median is over the polls from the first one judged (after the warm-up). A periodic verdict says
+    no level change, but judged its dips per level all the same (dip_levels): 100 TPS, then 300, with stalls every
+    2 minutes listed the whole first level as one dip, under half the range's median (150)."""
+    changes = sorted({s.at for s in verdict.shifts} or set(verdict.dip_levels))
+    if not changes or not tps.ts:
         return threshold
-    changes = sorted({s.at for s in verdict.shifts})
     first = verdict.warmup_end if verdict.warmup_end is not None and verdict.warmup_end < changes[0] else tps.ts[0]
     return level_thresholds(tps, [first, *changes], fraction) or threshold
 
