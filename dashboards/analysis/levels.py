@@ -146,13 +146,14 @@ def short_stalls(y: np.ndarray, side: int) -> np.ndarray:
     SHIFT_SIDE - 1 polls, too short for a level even there, under STALL_SHARE of the `side` polls before it: 4 polls
     at 0 ending the range joined the last polls in a level (100 x 40, 200 x 40 and 0 x 4 read 100 -> 199.9 -> 40.4,
     a level of one poll at 202 and the 0s); a longer one is a level, which the words say is a stall still going or
-    a load that stopped."""
+    a load that stopped. So at its start, under STALL_SHARE of the `side` polls after it: a run's 3 polls at 0 after
+    its warm-up joined its first level (0 x 3, 120 x 40 and 300 x 40 read "TPS from 111.6 to 300.0")."""
     low = y < STALL_SHARE * y.max()
     edges = np.flatnonzero(np.diff(np.concatenate([[0], low.astype(np.int8), [0]])))
     out = np.zeros(len(y), bool)
     for lo, hi in zip(edges[::2].tolist(), edges[1::2].tolist(), strict=True):
-        if lo == 0 or not 2 <= hi - lo < (SHIFT_SIDE if hi == len(y) else side):
-            continue  # at the range's start, a blip, or long enough for a level
+        if not 2 <= hi - lo < (SHIFT_SIDE if lo == 0 or hi == len(y) else side):
+            continue  # a blip, or long enough for a level
         around = min(float(np.median(part)) for part in (y[max(lo - side, 0):lo], y[hi:hi + side]) if len(part))
         if float(y[lo:hi].mean()) < STALL_SHARE * around:
             out[lo:hi] = True

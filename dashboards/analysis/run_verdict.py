@@ -12,8 +12,9 @@ from itertools import pairwise
 import numpy as np
 
 from dashboards.analysis.history_shape import Holder, Hump, Rise, named, open_rise, shape
-from dashboards.analysis.levels import SHIFT_SIDE, Shift, levels_of
+from dashboards.analysis.levels import SHIFT_SIDE, STALL_SHARE, Shift, levels_of
 from dashboards.analysis.points import ChartPoints, first_began, seconds_of, unix_seconds, with_edge_holes
+from dashboards.analysis.segment import MAD_TO_SIGMA
 from dashboards.analysis.stability import (
     DEFAULT_DIP_FRACTION,
     Dip,
@@ -66,6 +67,7 @@ class Verdict:
     stalls: tuple[tuple[datetime, datetime], ...] = ()  # shifted: first and last poll of each stall left out
     last_poll: datetime | None = None  # the last poll judged: a stall ending there ends the range
     warmup_stall: tuple[datetime, datetime] | None = None  # first and last poll of a stall the warm-up ran past
+    dip_levels: tuple[datetime, ...] = ()  # the first poll of each later level whose dips were judged on their own
 
     @property
     def shift(self) -> Shift | None:
@@ -86,9 +88,10 @@ def warmup_cut(values: Sequence[float]) -> tuple[int, int | None]:
     the warm-up ran on past a stall, the index of the stall's first poll (None: it ran past none).
 
     The steady part is the polls after the first third, its dips (below DEFAULT_DIP_FRACTION of their
-    median: a stall is no level) left out; its lower band is its mean - RAMP_BAND population standard
-    deviations. The warm-up is the polls from the first one on that lie below that band, at most a third
-    of them: a ramp is cut, while a noisy line drifting up on a busy host has its third poll inside the band.
+    median: a stall is no level) and its bursts (a catch-up after one) left out; its lower band is its mean -
+    RAMP_BAND population standard deviations. The warm-up is the polls from the first one on that lie below that
+    band, at most a third of them: a ramp is cut, while a noisy line drifting up on a busy host has its third poll
+    inside the band.
     A warm-up that ends inside a stall (polls under those dips' bound), or too few polls for a level before one,
     runs on to the stall's end (past_stall).
     """
@@ -96,11 +99,30 @@ def warmup_cut(values: Sequence[float]) -> tuple[int, int | None]:
     rest = np.asarray(values[cap:], dtype=float)
     low = float(np.median(rest)) * DEFAULT_DIP_FRACTION if len(rest) else 0.0
     rest = rest[rest >= low]
+    rest = rest[~bursts(rest)]
     if not cap or len(rest) < 2:
         return 0, None
     band = float(rest.mean() - RAMP_BAND * rest.std())
     cut = next((i for i in range(cap) if values[i] >= band), cap)
     return past_stall(values, cut, low) if cut else (0, None)
+
+
+BURST_SIGMAS = 4.0  # a catch-up poll lies more than this many robust deviations above the steady part's median
+
+
+def bursts(rest: np.ndarray) -> np.ndarray:
+    """The polls of each run of fewer than SHIFT_SIDE (too few for a level) above the median by BURST_SIGMAS robust
+    deviations (segment.MAD_TO_SIGMA x the median absolute deviation) at least: a rate-limited load catching up
+    after a stall. Their spread is no level's: sysbench --rate 200 after a stall of 5 polls ran 1,000 for 3, and
+    the band, 2 deviations under the mean, fell under 0: no warm-up was cut, and its ramp was listed as a dip."""
+    median = float(np.median(rest)) if len(rest) else 0.0
+    spread = MAD_TO_SIGMA * float(np.median(np.abs(rest - median))) if len(rest) else 0.0
+    high = rest > median + BURST_SIGMAS * spread
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], high.astype(np.int8), [0]])))
+    out = np.zeros(len(rest), bool)
+    for lo, hi in zip(edges[::2].tolist(), edges[1::2].tolist(), strict=True):
+        out[lo:hi] = hi - lo < SHIFT_SIDE
+    return out
 
 
 def past_stall(values: Sequence[float], cut: int, low: float) -> tuple[int, int | None]:
@@ -229,23 +251,44 @@ def _best_grid(starts: np.ndarray, ends: np.ndarray, first_origin: int, last_ori
     return float(periods[r]), np.flatnonzero(taken[r]).tolist(), slot[r][taken[r]].astype(np.int64).tolist()
 
 
+def climbs(values: Sequence[float], cut: int) -> bool:
+    """Whether the polls cut (a warm-up found) climb from the range's start to the first poll judged: their line,
+    their stalls (under STALL_SHARE of the highest) left out, gains SHIFT_FLAT of the way at least. A range is
+    cut anywhere in a load: 240 TPS for 13 polls, 0 for 5, then 120 and 300 for 40 each read "TPS from 120.0 to
+    300.0", its first 32 polls a warm-up, though TPS fell from its first poll; a range whose TPS does not climb
+    from its start has no warm-up (a run's does: its load began there)."""
+    way = values[cut] - values[0]
+    polls = np.asarray(values[:cut + 1], dtype=float)
+    kept = np.flatnonzero(polls >= STALL_SHARE * polls.max())
+    if way <= 0 or len(kept) < 2:
+        return way > 0
+    rise = float(np.polyfit(kept, polls[kept], 1)[0]) * float(kept[-1] - kept[0])
+    return rise >= SHIFT_FLAT * way
+
+
 def is_first_level(ts: Sequence[datetime], values: Sequence[float], cut: int) -> bool:
-    """Whether the cut polls (a warm-up found from the data) are a lower level the line changed from: a level
-    change after them whose first level is flat (a warm-up climbs to the level it reaches). The first level's line
-    leaves out the stalls the levels left out: 6 x i TPS for 28 polls, then 8 at 0, then 180 and 188 in turn read
-    the ramp and its stall as a flat first level (the 0s pulled the line down) and "TPS from 81.0 to 184.0"."""
+    """Whether the cut polls (a warm-up found) are lower levels the line changed from: level changes after them,
+    every level they reach flat (flat_level; a warm-up climbs to the level it reaches). Each level they reach, not
+    the first alone: 240 TPS for 13 polls, 0 for 5, then 120 and 300 for 40 each were cut up to the 120s' 15th poll,
+    past the first change, and read "TPS from 120.0 to 300.0"."""
     levels = levels_of(ts, values)
-    if not levels.shifts:
-        return False
-    split = next(i for i, t in enumerate(ts) if t >= levels.shifts[0].at)
-    if split < cut:
-        return False
-    kept = [i for i in range(split) if not any(lo <= ts[i] <= hi for lo, hi in levels.stalls)]
+    splits = [next(i for i, t in enumerate(ts) if t >= s.at) for s in levels.shifts]
+    reached = [(lo, hi, s) for lo, hi, s in zip([0, *splits], splits, levels.shifts, strict=False) if lo < cut]
+    return bool(reached) and all(flat_level(ts[lo:hi], values[lo:hi], s, levels.stalls) for lo, hi, s in reached)
+
+
+def flat_level(ts: Sequence[datetime], values: Sequence[float], step: Shift,
+               left_out: Sequence[tuple[datetime, datetime]]) -> bool:
+    """Whether a level's line moves less than SHIFT_FLAT of the step that ends it. The line leaves out the stalls the
+    levels left out: 6 x i TPS for 28 polls, then 8 at 0, then 180 and 188 in turn read the ramp and its stall as a
+    flat first level (the 0s pulled the line down) and "TPS from 81.0 to 184.0"."""
+    kept = [i for i in range(len(ts)) if not any(lo <= ts[i] <= hi for lo, hi in left_out)]
+    if len(kept) < 2:
+        return True
     x = seconds_of([ts[i] for i in kept])
     y = np.asarray([values[i] for i in kept], dtype=float)
     rise = float(np.polyfit(x - x[0], y, 1)[0]) * float(x[-1] - x[0])
-    first = levels.shifts[0]
-    return abs(rise) < SHIFT_FLAT * abs(first.after - first.before)
+    return abs(rise) < SHIFT_FLAT * abs(step.after - step.before)
 
 
 def drift(ts: Sequence[datetime], values: Sequence[float], relative: bool = True) -> Drift | None:
@@ -326,7 +369,7 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
         return Verdict("", None, len(known), None)
     polled = [v for v in values if v is not None]
     cut, stall = warmup_cut(polled) if warmup is None else (min(warmup, len(known) - 1), None)
-    if warmup is None and cut and is_first_level([ts[i] for i in known], polled, cut):
+    if warmup is None and cut and (not climbs(polled, cut) or is_first_level([ts[i] for i in known], polled, cut)):
         cut, stall = 0, None
     ran_past = None if stall is None else (ts[known[stall]], ts[known[cut - 1]])
     if len(known) - cut < MIN_POINTS:  # the polls judged are those after the warm-up
@@ -350,7 +393,8 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
     base = Verdict("", kept[0][0], len(y), cv, dips=dips, waits=moving,
                    dip_seconds=float(np.median([d.seconds for d in dips])) if dips else None,
                    history=trend, humps=named(humps, holders, interval), history_since=since, rising=rise,
-                   warmup_polls=cut, last_poll=kept[-1][0], warmup_stall=ran_past)
+                   warmup_polls=cut, last_poll=kept[-1][0], warmup_stall=ran_past,
+                   dip_levels=tuple(s.at for s in shifts))
     longer = stalls(dips, interval)
     halted = stopped(dips, interval)
     found = periodic(longer, interval) or periodic(halted, interval)
@@ -395,10 +439,12 @@ def table_threshold(tps: ChartPoints, verdict: Verdict, threshold: float,
                     fraction: float = DEFAULT_DIP_FRACTION) -> Threshold:
     """The dips table's threshold: `threshold` (`fraction` of the range's median), or where the verdict found level
     changes, `fraction` of each level's own median (stability.level_thresholds), as level_dips judges them; the
-    first level's median is over the polls from the first one judged (after the warm-up)."""
-    if not verdict.shifts or not tps.ts:
+    first level's median is over the polls from the first one judged (after the warm-up). A periodic verdict says
+    no level change, but judged its dips per level all the same (dip_levels): 100 TPS, then 300, with stalls every
+    2 minutes listed the whole first level as one dip, under half the range's median (150)."""
+    changes = sorted({s.at for s in verdict.shifts} or set(verdict.dip_levels))
+    if not changes or not tps.ts:
         return threshold
-    changes = sorted({s.at for s in verdict.shifts})
     first = verdict.warmup_end if verdict.warmup_end is not None and verdict.warmup_end < changes[0] else tps.ts[0]
     return level_thresholds(tps, [first, *changes], fraction) or threshold
 

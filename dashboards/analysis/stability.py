@@ -73,9 +73,11 @@ def find_dips(
     first point after it, whose delta covers it. `bucket`: the points are rollup buckets this wide,
     stamped at their start and middle: each covers its bucket, so it counts at the bucket's end, and
     a hole runs from the end of the last bucket with polls to the start of the next. `threshold` per level: each
-    point is judged by its level's (thresholds_at).
+    point is judged by its level's (thresholds_at), and a dip across a level's start is two, one a level (a hole
+    stays one).
     """
     limits = thresholds_at(ts, threshold)
+    levels = levels_at(ts, threshold)
     ends = [resumed.get(t) if v is None else None for t, v in zip(ts, values, strict=True)] if resumed else (
         [None] * len(values))
     if bucket is not None:
@@ -86,7 +88,10 @@ def find_dips(
     current: Dip | None = None
     prev = first_began if values and values[0] is not None else None  # a first hole has no reading
     in_hole, hole_end = False, None
-    for t, v, end, limit in zip(ts, values, ends, limits, strict=True):
+    for i, (t, v, end, limit) in enumerate(zip(ts, values, ends, limits, strict=True)):
+        if current is not None and not current.stalled and v is not None and levels[i] != levels[i - 1]:
+            dips.append(current)  # each level's dips are its own, as the verdict judges them (level_dips)
+            current = None
         if v is None or v < limit:
             current = _extend(current, t if prev is None else prev, t, v)
         elif current is not None and t > current.end:  # a bucket's high point beside its low one ends nothing
@@ -96,6 +101,14 @@ def find_dips(
     if current is not None:
         dips.append(current)
     return dips
+
+
+def levels_at(ts: Sequence[datetime], threshold: Threshold) -> list[int]:
+    """Each time's level, by number (0 throughout where one threshold holds for the whole line)."""
+    if isinstance(threshold, float | int):
+        return [0] * len(ts)
+    starts = [t for t, _ in threshold]
+    return [max(bisect_right(starts, t) - 1, 0) for t in ts]
 
 
 def thresholds_at(ts: Sequence[datetime], threshold: Threshold) -> list[float]:

@@ -79,11 +79,13 @@ def listed(items: list[str]) -> str:
 
 
 def stalls_said(v: Verdict) -> str:
-    """The stalls between two levels, and one too short for a level ending the range, left out of them
-    (levels.stalls_of, short_stalls)."""
-    inside = [(first, last) for first, last in v.stalls if last != v.last_poll]
-    ending = [(first, last) for first, last in v.stalls if last == v.last_poll]
-    said = []
+    """The stalls between two levels, and one too short for a level starting or ending the polls judged, left out
+    of them (levels.stalls_of, short_stalls)."""
+    starting = [(first, last) for first, last in v.stalls if first == v.warmup_end]
+    ending = [(first, last) for first, last in v.stalls if last == v.last_poll and first != v.warmup_end]
+    inside = [s for s in v.stalls if s not in starting and s not in ending]
+    said = [f"the polls from {hms(first)} to {hms(last)} UTC, the first judged, are a stall (under a tenth of the "
+            "level after them), left out of the levels; the dips table lists it" for first, last in starting]
     if inside:
         spans = listed([f"from {hms(first)} to {hms(last)}" for first, last in inside])
         one = len(inside) == 1

@@ -9,8 +9,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from dashboards.analysis.run_summary import warmup_found
 from dashboards.analysis.run_verdict import judge
 from dashboards.analysis.verdict_words import levels_said, shifted
+from servers.models import Run
 from store.ingest import write_samples
 from store.sample import Sample
 from testing import level_change_recorded as recorded
@@ -513,3 +515,67 @@ def test_a_stall_whose_level_took_in_the_polls_around_it_is_a_stall():
     # One dip, the lock's 30 s: from where poll 29's reading began (245.7, under half the median 648.6) to the last
     # 0, poll 38.
     assert verdict.kind == "dips" and [(d.start, d.end) for d in verdict.dips] == [(three[28], three[38])]
+
+
+def mid_load() -> list[float]:
+    """A range cut in a load: 240 TPS for 13 polls, a stall of 5 at 0, then 120 for 40 and 300 for 40."""
+    return [240.0] * 13 + [0.0] * 5 + [120.0] * 40 + [300.0] * 40
+
+
+def test_a_range_that_starts_mid_load_at_a_higher_level_has_no_warm_up():
+    """Its first third (32 polls) lay under the band of the 300s, and read as a warm-up: "TPS from 120.0 to 300.0".
+    By hand: 240 to 120 at the 19th poll (09:03:00), the stall (polls 14 to 18) left out, then 300 at the 59th."""
+    verdict = judge([at(i) for i in range(98)], mid_load())
+    assert verdict.warmup_polls == 0 and verdict.kind == "shifted"
+    assert shifted(verdict) == "TPS from 240.0 to 120.0 at 09:03:00 (-50 %), to 300.0 at 09:09:40 (+150 %)"
+    assert verdict.stalls == ((at(13), at(17)),)
+
+
+def test_a_run_that_starts_on_lower_levels_finds_no_warm_up():
+    """The run's warm-up found from its polls: is_first_level looked at the first level alone, which ends before
+    the 32 polls cut (the 240s), and called them a warm-up."""
+    values = mid_load()
+    assert warmup_found(at(0) - timedelta(seconds=10), [(at(i), v) for i, v in enumerate(values)]) == 0
+
+
+def test_the_stability_page_reads_the_levels_of_a_range_cut_mid_load(admin_client, db):
+    server = make_server("mid-load")
+    start, polls = recent_polls(98)
+    write_rates(server, polls, mid_load())
+    part = page_verdict(admin_client, server, start, polls[-1]).replace("&#x27;", "'")
+    assert (f"Level changes: TPS from 240.0 to 120.0 at {polls[18]:%H:%M:%S} (-50 %), "
+            f"to 300.0 at {polls[58]:%H:%M:%S} (+150 %)") in part
+    assert f"the polls from {polls[13]:%H:%M:%S} to {polls[17]:%H:%M:%S} UTC are a stall" in part
+    assert f"no warm-up found: from the range's first poll at {polls[0]:%H:%M:%S} UTC" in part
+
+
+def stall_after_warm_up() -> list[float]:
+    """A run's polls: 5 at 50 TPS (its warm-up, 40 s, and the poll read at its start), a stall of 3 at 0, then 120 for
+    40 and 300 for 40."""
+    return [50.0] * 5 + [0.0] * 3 + [120.0] * 40 + [300.0] * 40
+
+
+def test_a_short_stall_right_after_a_given_warm_up_is_a_stall_not_part_of_the_first_level():
+    """The 3 polls at 0 joined the first level: "TPS from 111.6 to 300.0" (4,800 over 43 polls). By hand: 120 to
+    300 at the 49th poll (09:08:00), the stall the polls at 09:00:50 to 09:01:10."""
+    verdict = judge([at(i) for i in range(88)], stall_after_warm_up(), warmup=5)
+    assert verdict.kind == "shifted"
+    assert shifted(verdict) == "TPS from 120.0 to 300.0 at 09:08:00 (+150 %)"
+    assert levels_said(verdict) == (
+        "Two levels, not a drift: the load or a setting changed at 09:08:00 UTC (mark it as an annotation to keep "
+        "it); each level is read on its own; the polls from 09:00:50 to 09:01:10 UTC, the first judged, are a stall "
+        "(under a tenth of the level after them), left out of the levels; the dips table lists it")
+
+
+def test_the_run_report_leaves_a_stall_right_after_the_warm_up_out_of_the_first_level(admin_client, db):
+    server = make_server("stalled-start")
+    start, polls = recent_polls(88)
+    write_rates(server, polls, stall_after_warm_up())
+    run = Run.objects.create(name="stalled-start", server=server, started_at=polls[0], ended_at=polls[-1],
+                             warmup_seconds=40)
+    body = admin_client.get(f"/runs/{run.pk}/report/").content.decode()
+    part = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", body.split('id="verdict"')[1].split("</section>")[0]))
+    assert f"Level change: TPS from 120.0 to 300.0 at {polls[48]:%H:%M:%S} (+150 %)" in part
+    assert (f"the polls from {polls[5]:%H:%M:%S} to {polls[7]:%H:%M:%S} UTC, the first judged, are a stall (under "
+            "a tenth of the level after them)") in part
+    assert f"judged from the poll at {polls[5]:%H:%M:%S} UTC" in part

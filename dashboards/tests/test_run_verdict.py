@@ -1,12 +1,16 @@
 """The stability verdict on constructed TPS lines whose answer is known."""
 
 import random
+import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from dashboards.analysis.run_verdict import aligned, judge, warmup_end
 from dashboards.analysis.verdict_words import verdict_text
+from store.ingest import write_samples
+from store.sample import Sample
+from testing.servers import make_server
 
 T0 = datetime(2026, 3, 2, 9, tzinfo=UTC)
 
@@ -293,3 +297,42 @@ def test_a_lower_level_around_the_stall_bound_is_no_stall():
     # but far over half of the 5,010 before them: no fall, no stall. They were taken for one, the cut run on to 23.
     values = [5000.0] * 20 + [5010.0, 4990.0, 4990.0, 5010.0, 4990.0, 4990.0] + [5010.0] * 4 + [10000.0] * 30
     assert warmup_end(values) == 20
+
+
+SWING = (5.0, -5.0, 3.0, -3.0)  # sums to 0 over every 4 polls
+
+
+def catching_up() -> list[float]:
+    """sysbench --rate 200 (10 s polls): a ramp of 9 polls (20 to 180), 30 at 200 +- 5, a stall of 5 at 0, 3 at 1,000
+    (the queued transactions caught up), then 40 at 200 +- 5."""
+    level = [200.0 + SWING[i % 4] for i in range(70)]
+    return [20.0 * i for i in range(1, 10)] + level[:30] + [0.0] * 5 + [1000.0] * 3 + level[30:]
+
+
+def test_a_catch_up_after_a_stall_does_not_hide_the_warm_up():
+    """The 1,000s spread the steady part: its band, mean - 2 deviations, lay under 0 and no warm-up was cut; the
+    ramp read as a dip. By hand: the band is 200 less twice the level's deviation (4.1), 191.8, over every ramp
+    poll: the warm-up is the 9 polls of the ramp; the one dip is the stall, from the poll before it (the 39th)."""
+    values = catching_up()
+    ts = [at(i, 10) for i in range(len(values))]
+    assert warmup_end(values) == 9
+    verdict = judge(ts, values)
+    assert verdict.warmup_polls == 9 and verdict.warmup_end == at(9, 10)
+    assert verdict.kind == "dips" and [(d.start, d.end) for d in verdict.dips] == [(at(38, 10), at(43, 10))]
+    said = verdict_text(verdict)["warmup"]
+    assert said == "after the warm-up (found from the data): judged from the poll at 09:01:30 UTC"
+
+
+def test_the_stability_page_cuts_the_warm_up_before_a_catch_up(admin_client, db):
+    server = make_server("catch-up")
+    values = catching_up()
+    start = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=20)
+    polls = [start + timedelta(seconds=10 * i + 0.3) for i in range(1, len(values) + 1)]
+    write_samples([Sample(server.pk, "global_status", t, 10.0, {"tps": round(rate * 10)}, frozenset({"tps"}))
+                   for t, rate in zip(polls, values, strict=True)])
+    body = admin_client.get(f"/servers/{server.pk}/stability/", {
+        "from": f"{start:%Y-%m-%dT%H:%M:%S}", "to": f"{polls[-1] + timedelta(seconds=1):%Y-%m-%dT%H:%M:%S}",
+    }).content.decode()
+    part = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", body.split('id="verdict"')[1].split("</section>")[0]))
+    assert "Dips at irregular times (1)" in part
+    assert f"after the warm-up (found from the data): judged from the poll at {polls[9]:%H:%M:%S} UTC" in part
