@@ -1,7 +1,7 @@
 """The alerts page: rules, firing and past events, a test e-mail."""
 
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib import messages
@@ -93,13 +93,25 @@ def rule_delete(request, rule_id: int):
 def event_detail(request, event_id: int):
     event = get_object_or_404(Event.objects.select_related("rule", "server"), id=event_id)
     return render(request, "alerts/event.html", {
-        "event": event, "notifications": event.notifications.order_by("created_at", "id"),
+        "event": event, "timeline": timeline(event),
         "per_second": emails.per_second(event.server_id, event.rule.metric),
         "lasted": fmt_span(event.held_for) if event.held_for is not None else "",
         **metric_line(event), "width": sparkline.WIDTH, "height": sparkline.HEIGHT,
         "page": emails.event_page(event.rule, event.server_id, event.since - emails.PURGE_BEFORE,
                                   (event.resolved_at or timezone.now()) + emails.PURGE_AFTER),
     })
+
+
+def timeline(event: Event) -> list[tuple[str, object]]:
+    """The event's steps and its notifications as (what, step) rows in time order: the condition stops holding
+    at a poll the evaluation reads seconds later, after the e-mails of earlier steps were queued. On a tie, the
+    order they happen in (started, opened, stopped, resolved, then the e-mail each queued)."""
+    rows: list[tuple[datetime, int, str, object]] = [(event.since, 0, "since", event),
+                                                     (event.opened_at, 1, "opened", event)]
+    rows += [(event.ended_at, 2, "ended", event)] if event.ended_at else []
+    rows += [(event.resolved_at, 3, "resolved", event)] if event.resolved_at else []
+    rows += [(n.created_at, 4, "notification", n) for n in event.notifications.order_by("created_at", "id")]
+    return [(what, step) for _at, _order, what, step in sorted(rows, key=lambda r: (r[0], r[1]))]
 
 
 def metric_line(event: Event) -> dict:

@@ -1,6 +1,7 @@
 """The run whose range a page shows (the Runs list's and the report's links): judged with the run's warm-up."""
 
-from datetime import timedelta
+from dataclasses import dataclass, is_dataclass, replace
+from datetime import datetime, timedelta
 
 from dashboards.analysis.points import ChartPoints
 from dashboards.analysis.run_summary import Warmup
@@ -19,13 +20,33 @@ def run_of_range(server_id: int, tr: TimeRange) -> Run | None:
     return next((r for r in runs if r.ended_at is None or abs(r.ended_at - tr.end) < SECOND), None)
 
 
-def run_warmup_polls(run: Run, tps: ChartPoints) -> tuple[int, Warmup]:
+def run_warmup_polls(run: Run, tps: ChartPoints) -> tuple[int, Warmup, ChartPoints]:
     """The charted TPS polls before the run's first poll after its warm-up (the run report's verdict leaves
-    out the same), and that warm-up."""
+    out the same), that warm-up, and the line up to the run's last poll inside it: the link's range ends at the
+    second after the run's end, which can hold a poll whose delta reaches past it (the report leaves it out)."""
     warmup = run_warmup(run)
     found = inside_polls(run.server_id, run_window(run, warmup.seconds))
     first = found.first if found else run_window(run, warmup.seconds).end
-    return sum(1 for t, v in zip(tps.ts, tps.values, strict=True) if v is not None and t < first), warmup
+    before = sum(1 for t, v in zip(tps.ts, tps.values, strict=True) if v is not None and t < first)
+    return before, warmup, up_to(tps, found.last) if found else tps
+
+
+def up_to(tps: ChartPoints, last: datetime) -> ChartPoints:
+    """The line's points read at `last` or before; the line itself when it has none after."""
+    keep = sum(1 for t in tps.ts if t <= last)
+    if keep == len(tps.ts):
+        return tps
+    ts, values = list(tps.ts[:keep]), list(tps.values[:keep])
+    # A store line keeps what it knows of its holes and first point (store.query.Series); one made by hand has none.
+    return replace(tps, ts=ts, values=values) if is_dataclass(tps) else Line(ts, values)
+
+
+@dataclass(frozen=True)
+class Line:
+    """A line as ChartPoints: times and values."""
+
+    ts: list[datetime]
+    values: list[float | None]
 
 
 def sweep_of_range(server_id: int, tr: TimeRange) -> tuple[str, list[Run]]:

@@ -4,6 +4,7 @@ Polls are written at known times and evaluated later than them; the expected tim
 polls' own, computed here by hand (real SMTP, a real local webhook receiver).
 """
 
+import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -124,3 +125,21 @@ def test_a_growths_end_is_the_first_poll_whose_growth_over_the_window_is_x_or_le
     # Growth over 1 min at t0+50: 200 - 0 (t0-10); at t0+60: 200 - 200 (t0) = 0, the first at 100 or less.
     assert (event.since, event.ended_at) == (t0, t0 + timedelta(seconds=60))
     assert event.held_for == timedelta(seconds=60)
+
+
+def test_the_timeline_lists_its_rows_in_time_order(inbox, admin_client):
+    """Seen live: the condition stopped holding at 11:05:51 (the first poll below), the evaluation resolved it and
+    queued the resolved e-mail at 11:05:54; the e-mail's row came before the 11:05:51 row."""
+    server, t0 = make_server("db-order"), whole_second()
+    rule = make_rule(threshold=100)
+    history(server, [50, 150, 200, 180], t0 - timedelta(seconds=10), step=5)  # above from t0-20
+    evaluate_all(t0 - timedelta(seconds=9))
+    history(server, [90, 80], t0, step=5)  # the first below at t0-5
+    evaluate_all(t0 + timedelta(seconds=11))
+    event = Event.objects.get(rule=rule)
+    page = admin_client.get(f"/alerts/events/{event.id}/").content.decode().split("event-timeline", 1)[1]
+    rows = re.findall(r"<tr><td>(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)</td>\s*<td>(\w+)", page)
+    # By hand: started t0-20, opened at the first evaluation (t0-9) with its e-mail, stopped at t0-5, resolved at
+    # the second evaluation (t0+11) with its e-mail.
+    assert [what for _at, what in rows] == ["condition", "alert", "firing", "condition", "resolved", "resolved"]
+    assert [at for at, _what in rows] == sorted(at for at, _what in rows)

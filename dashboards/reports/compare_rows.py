@@ -11,8 +11,8 @@ from dashboards.analysis.per_transaction import PerTransaction
 from dashboards.analysis.step_window import Window, run_window
 from dashboards.analysis.topwaits import WaitRow, shown
 from dashboards.figures.compare import AlignedRun
-from dashboards.reports.summary import RunSummary, warmup_overrun
-from dashboards.server_texts import BASIS_SERIES, TpsBasis, range_basis, waits_note
+from dashboards.reports.summary import RunSummary, basis_sums, warmup_overrun
+from dashboards.server_texts import TpsBasis, range_basis, waits_note
 from dashboards.source_health import source_problem
 from dashboards.timerange import TimeRange
 from dashboards.window_reads import WindowPolls
@@ -69,8 +69,8 @@ def run_row(summary: RunSummary, conditions: bool = False,
     """
     run, polls = summary.run, summary.polls
     waits, per_trx = per_trx_reads.run_figures(run.server_id, Window(summary.start, summary.end), polls, counts=False)
-    sums = reads.interval_sums(run.server_id, BASIS_SERIES, summary.start, summary.end, polls)
-    return RunRow(summary, shown(waits, conditions)[0][:TOP_WAITS], per_trx, range_basis(run.server, sums),
+    basis = range_basis(run.server, basis_sums(summary))
+    return RunRow(summary, shown(waits, conditions)[0][:TOP_WAITS], per_trx, basis,
                   statements=reads.run_top_statements(run, TOP_STATEMENTS, summary.warmup, statements),
                   waits_source=source_problem(run.server, "pfs_waits"),
                   statements_source=source_problem(run.server, "statements"),

@@ -10,7 +10,7 @@ from dashboards.analysis.step_window import Window, run_window
 from dashboards.per_trx_reads import RUN_TIMES
 from dashboards.reads import HISTORY, STATEMENT_SUMS, TPS
 from dashboards.server_texts import BASIS_SERIES
-from dashboards.window_reads import WindowPolls, run_warmup
+from dashboards.window_reads import WindowPolls, run_warmup, window_sums
 from servers.models import Run
 from store import levels, query
 
@@ -90,6 +90,15 @@ def summarize_run(run: Run, warmup: int | None = None, also: tuple[str, ...] = (
         warmup=trim.seconds, warmup_found=trim.found, tps_points=lines.get(TPS),
         covered=covered, resolution=resolution, polls=polls,
     )
+
+
+def basis_sums(summary: RunSummary) -> dict[str, tuple[float, float]]:
+    """The TPS counters (BASIS_SERIES) over the polls the run's figures use: those whose interval lies inside it.
+    Its (start, end] also holds the poll read just after its start, counted before it: that poll's counter is
+    not one its figures came from."""
+    if summary.polls is None:
+        return window_sums(summary.run.server_id, BASIS_SERIES, Window(summary.start, summary.end))
+    return summary.polls.sums(BASIS_SERIES)
 
 
 def run_lines(server_id: int, window: Window, polls: WindowPolls | None = None) -> tuple[dict[str, Any], str]:

@@ -22,8 +22,8 @@ from dashboards.query_params import include_conditions, monitoring_param, warmup
 from dashboards.reports.charts import chart_metrics, purge_chart, run_dip_threshold, stability_chart
 from dashboards.reports.run_links import series_range
 from dashboards.reports.settings_diff import previous_run, show, snapshot
-from dashboards.reports.summary import WINDOW_FIGURES, summarize_run, warmup_overrun
-from dashboards.server_texts import BASIS_SERIES, range_texts, waits_note
+from dashboards.reports.summary import WINDOW_FIGURES, basis_sums, summarize_run, warmup_overrun
+from dashboards.server_texts import range_texts, waits_note
 from dashboards.source_health import source_problem
 from dashboards.timerange import TimeRange, iso_param, up_to_second
 from dashboards.views.common import TPS_DEFINITION, condition_toggle, monitoring_toggle
@@ -74,7 +74,7 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
     waits, hidden = per_trx_reads.run_waits(run.server_id, window, polls, conditions, TOP_WAITS)
     context = settings_context(run, window)
     found = reads.run_statements(run, summary.warmup, polls)  # its top statements and what they leave out
-    texts = range_texts(run.server, reads.interval_sums(run.server_id, BASIS_SERIES, window.start, window.end, polls))
+    texts = range_texts(run.server, basis_sums(summary))
     stability, dips, verdict = stability_chart(summary, texts.title, texts.mutex_title)
     threshold = run_dip_threshold(summary, verdict)  # one a level where TPS changed level
     span = range_query(run.server.name, *series_range(run.server, window, polls))  # the polls the figures use

@@ -43,3 +43,19 @@ def test_it_shows_the_runs_own_figures_over_the_runs_range(admin_client):
     assert (summary.points, round(summary.mean, 3)) == (48, 176.0)
     assert (report["summary"].tps.points, round(report["summary"].tps.mean, 3)) == (48, 176.0)
     assert answer.context["verdict"].points == 48
+
+
+def test_the_verdict_leaves_out_a_poll_read_after_the_runs_end(admin_client):
+    """Seen live: a run ended at 10:55:01.161 and the poll at 10:55:01.666 (its delta reaching past the end) lay
+    inside the link's range, which ends at the second after the run's end: the summary said 47 points, the
+    verdict beside it 48 (the report's 47)."""
+    server = make_server("run-range-end")
+    write_samples(polls(server.pk))
+    run = Run.objects.create(name="r", server=server, started_at=START, ended_at=FIRST + timedelta(seconds=239.9),
+                             warmup_seconds=0)
+    report = admin_client.get(f"/runs/{run.pk}/report/").context
+    answer = admin_client.get(f"/servers/{server.pk}/stability/", report["range_params"])
+    # By hand: the polls inside the run are FIRST + 5 s .. FIRST + 235 s, 47 of them; the one at FIRST + 240 s
+    # measured up to 0.1 s after the run's end, and the link's range (to the second after the end) holds it.
+    assert report["summary"].tps.points == 47 and answer.context["summary"].points == 47
+    assert answer.context["verdict"].points == 47

@@ -149,8 +149,8 @@ def verdict_context(server_id: int, tr: TimeRange, run: Run | None, tps, waits, 
     """The verdict and its words, with the history length's line over the range at the chart's resolution; on a
     run's range (the Runs list's link), after the run's own warm-up. outages: those of the polls on a rollup
     range (reads.poll_outages), judged as the dips list has them. run: the run whose range this is (run_of_range)."""
-    warmup, run_warmup = run_warmup_polls(run, tps) if run else (None, None)
-    verdict: Verdict = judge_lines(tps, waits, history, warmup, reads.holders_in(server_id, tr.start, tr.end),
+    warmup, run_warmup, judged = run_warmup_polls(run, tps) if run else (None, None, tps)
+    verdict: Verdict = judge_lines(judged, waits, history, warmup, reads.holders_in(server_id, tr.start, tr.end),
                                    outages or ())
     # A sweep's steps change the load by design: they stand for a drift or the level changes found across them,
     # never for a steady line, periodic dips or stalls (those are TPS's own, whatever the load did).
