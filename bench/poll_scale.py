@@ -106,7 +106,7 @@ def warmed_up(targets: int) -> bool:
 
 
 def report(args, start: datetime, end: datetime, worker_cpu: float, mariadb_cpu: float, seconds: float,
-           worker_system: float = 0.0) -> None:
+           worker_system: float = 0.0, switches: int = 0) -> None:
     rows = list(PollRecord.objects.filter(started_at__gte=start, started_at__lt=end)
                 .values_list("lag_ms", "duration_ms", "ok", "started_at"))
     lags = [r[0] for r in rows if r[0] is not None]
@@ -123,6 +123,7 @@ def report(args, start: datetime, end: datetime, worker_cpu: float, mariadb_cpu:
     print(f"worker CPU: {worker_cpu:.0f}% of one core, {cpu_per_poll:.1f} ms CPU per poll"
           f" (one core would sustain ~{1000 / cpu_per_poll:.0f} polls/s), of which in the kernel {worker_system:.0f}%"
           f" of one core; sandbox MariaDB CPU ({args.sandboxes} of them): {mariadb_cpu:.0f}%")
+    print(f"worker context switches: {switches / max(1, len(rows)):.0f} a poll (threads waking for I/O or the GIL)")
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} (shared with other work)")
     goal = "met" if percentile(lags, 99) < 1000 and len(rows) / seconds >= 0.95 * expected else "MISSED"
     print(f"goal (p99 lag < 1 s at {expected:.0f} polls/s): {goal}")
@@ -158,7 +159,7 @@ def main() -> None:
         print(f"warm-up {'done' if warmed_up(args.targets) else 'NOT done'} after {spent:.0f}s", flush=True)
         worker_ps, db_ps = psutil.Process(worker.pid), [psutil.Process(m.process.pid) for m in sandboxes]
         cpu0, db0, t0 = cpu_seconds(worker_ps), sum(map(cpu_seconds, db_ps)), time.monotonic()
-        system0 = worker_ps.cpu_times().system
+        system0, switches0 = worker_ps.cpu_times().system, context_switches(worker.pid)
         start = datetime.now(UTC)
         dispatch_for(args.duration)
         end = datetime.now(UTC)
@@ -166,8 +167,9 @@ def main() -> None:
         worker_cpu = (cpu_seconds(worker_ps) - cpu0) / seconds * 100
         mariadb_cpu = (sum(map(cpu_seconds, db_ps)) - db0) / seconds * 100
         worker_system = (worker_ps.cpu_times().system - system0) / seconds * 100
+        switches = context_switches(worker.pid) - switches0
         time.sleep(3)  # let the last batches record themselves
-        report(args, start, end, worker_cpu, mariadb_cpu, seconds, worker_system)
+        report(args, start, end, worker_cpu, mariadb_cpu, seconds, worker_system, switches)
     finally:
         if worker:
             stop_worker(worker, timeout=30)
@@ -184,6 +186,18 @@ def due_in(start: float, end: float, interval: int) -> int:
         k0 = max(0, math.ceil((start - first) / interval))
         count += max(0, math.ceil((end - first) / interval) - k0)
     return count
+
+
+def context_switches(pid: int) -> int:
+    """Voluntary and involuntary, summed over the process's threads (its /proc status counts the main thread only)."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            lines = (task / "status").read_text().splitlines()
+        except OSError:  # a thread that ended since the listing
+            continue
+        total += sum(int(line.split()[1]) for line in lines if "ctxt_switches" in line)
+    return total
 
 
 def cpu_seconds(process: psutil.Process) -> float:

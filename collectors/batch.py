@@ -45,7 +45,7 @@ def poll_locked(servers: list, locked: set[int], due: dict[int, datetime | None]
             jobs.append((server, None))
             continue
         args = (Target.from_server(server), server.poll_interval, due.get(server.id), only, saved[server.id])
-        jobs.append((server, executor.submit(safe_poll, *args) if executor else safe_poll(*args)))
+        jobs.append((server, executor.submit(due.get(server.id), safe_poll, *args) if executor else safe_poll(*args)))
     return [collect_job(server, job, due.get(server.id)) for server, job in jobs]
 
 

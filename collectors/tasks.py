@@ -2,7 +2,6 @@
 
 import gc
 import time
-from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from itertools import groupby
 
@@ -13,18 +12,19 @@ from django.conf import settings
 
 from collectors import fleet_cache, pruning, schedule, state
 from collectors.batch import poll_servers
+from collectors.due_pool import DuePool
 from store.outage import skipped_while_down
 
 log = get_task_logger(__name__)
 
-_executor: ThreadPoolExecutor | None = None
+_executor: DuePool | None = None
 
 
-def executor() -> ThreadPoolExecutor:
+def executor() -> DuePool:
     global _executor
     if _executor is None:
-        # Polls at once per worker process; some of them sleep until their due time (up to one tick).
-        _executor = ThreadPoolExecutor(max_workers=settings.COLLECTORS_THREADS, thread_name_prefix="poll")
+        # Polls at once per worker process; a poll claimed early waits for its due time outside them.
+        _executor = DuePool(settings.COLLECTORS_THREADS, thread_name_prefix="poll")
     return _executor
 
 
