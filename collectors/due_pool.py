@@ -44,7 +44,10 @@ class DuePool:
                 while not self.waiting or self.waiting[0][0] > time.time():
                     self.changed.wait(self.waiting[0][0] - time.time() if self.waiting else None)
                 _, _, future, fn, args = heapq.heappop(self.waiting)
-            self.pool.submit(relay, future, fn, args)
+            try:
+                self.pool.submit(relay, future, fn, args)
+            except Exception as exc:  # noqa: BLE001 - the pool shut down: its caller must not wait forever
+                future.set_exception(exc)
 
 
 def relay(future: Future, fn: Callable, args: tuple) -> None:

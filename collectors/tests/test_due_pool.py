@@ -35,3 +35,10 @@ def test_it_hands_a_call_s_exception_to_its_caller():
 
     future = DuePool(2).submit(at(0.1), fails)
     assert isinstance(future.exception(timeout=20), ValueError)
+
+
+def test_a_call_that_cannot_be_started_fails_instead_of_waiting_forever():
+    pool = DuePool(1)
+    pool.pool.shutdown()  # as at the worker's exit
+    future = pool.submit(at(0.1), time.time)
+    assert isinstance(future.exception(timeout=10), RuntimeError)
