@@ -22,6 +22,7 @@ RECENT = 2 * OWN_POLLS  # the newest polls, whose own noise is the jitter of now
 NEW_JITTER = 2.0  # their noise this many times the series' is another regime (one estimate varies ±25 %)
 DRIFT_POLLS = 6  # a segment this long measures how far its polls stray from its line
 DRIFT = 2.0  # they stray this many times the noise: the count drifts (a second difference sees only jitter)
+FLAT_RUN = 5  # polls enough to judge a run flat by its own residuals (three degrees of freedom)
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,7 @@ def current_segment(xs: Sequence[float], ys: Sequence[float]) -> Segment:
     reach = stray(xs[start + 1:], ys[start + 1:])
     if reach > DRIFT * sigma and _fit(xs[start:], ys[start:]).direction(sigma) >= 0:  # drifting: walk it wider
         start = rejoin(xs, ys, cut, cut + walk_back(xs[cut:], ys[cut:], reach), reach)
-    return Segment(drain_start(xs, ys, start, sigma), sigma)
+    return Segment(drain_start(xs, ys, climb_start(xs, ys, cut, start, sigma), sigma), sigma)
 
 
 def stray(xs: Sequence[float], ys: Sequence[float]) -> float:
@@ -186,6 +187,76 @@ def walk_back(xs: Sequence[float], ys: Sequence[float], sigma: float) -> int:
     return 0
 
 
+def climb_start(xs: Sequence[float], ys: Sequence[float], cut: int, start: int, sigma: float) -> int:
+    """The first poll of the climb the segment ends with where a flat run before it was walked in; else `start`.
+
+    The walk's band grows with the climb's scatter (stray, recent_noise), and polls at 0 before a read view
+    opened fitted inside it: "growing 19,379 / min since 10:50:26, 17 polls" with 8 of them at ~0, where the
+    9 polls from the view on climb 30,170 / min (audit 4, 2026-11-27). The run is judged by its own residuals
+    instead (first_departure): the climb starts at the first poll (from `start`) that leaves, with the poll after it,
+    the band of the flat run before it, where the polls from it grow.
+    """
+    if _fit(xs[start:], ys[start:]).direction(sigma) <= 0:  # no climb: nothing to look for
+        return start
+    k = first_departure(xs, ys, cut, start, sigma)
+    return start if k is None or _fit(xs[k:], ys[k:]).direction(sigma) <= 0 else k
+
+
+def first_departure(xs: Sequence[float], ys: Sequence[float], cut: int, start: int, sigma: float) -> int | None:
+    """The first poll k (>= start) above the prediction band of the up to OWN_POLLS polls before it (after `cut`,
+    FLAT_RUN at least), with the poll after it, where those polls are flat (_Fits.flat).
+
+    Their band is TURN_SIGMAS x their own scatter (at least NOISE_FLOOR), as walk_back's is of the noise.
+    """
+    ks = np.arange(max(start, cut + FLAT_RUN), len(ys) - 1)
+    if not len(ks):
+        return None
+    x, y = np.asarray(xs[cut:], dtype=float) - xs[cut], np.asarray(ys[cut:], dtype=float) - ys[cut]
+    run = _fits(x, _prefix(x, y), np.maximum(ks - OWN_POLLS, cut) - cut, ks - cut)
+    up = run.above(x[ks - cut], y[ks - cut]) & run.above(x[ks - cut + 1], y[ks - cut + 1]) & run.flat(sigma)
+    return int(ks[np.argmax(up)]) if up.any() else None
+
+
+@dataclass(frozen=True)
+class _Fits:
+    """Least-squares lines of many stretches at once."""
+
+    n: np.ndarray
+    mean_x: np.ndarray
+    mean_y: np.ndarray
+    vxx: np.ndarray  # the sum of (x - mean x)^2
+    span: np.ndarray  # from the first x to the last
+    b: np.ndarray
+    scatter: np.ndarray  # the points' standard deviation around the line (n - 2 degrees of freedom)
+
+    def flat(self, sigma: float) -> np.ndarray:
+        """Lines whose slope is not told from 0 at SURE by Student's t on their own scatter (at least
+        NOISE_FLOOR), or that moved no more than FLAT_NOISE x sigma end to end (0, 0, 1, 2, 3 is a steady line)."""
+        tq = _t_table(OWN_POLLS)[self.n.astype(int) - 2]
+        unsure = np.abs(self.b) * np.sqrt(self.vxx) <= tq * np.maximum(self.scatter, NOISE_FLOOR)
+        return unsure | (np.abs(self.b) * self.span <= FLAT_NOISE * sigma)
+
+    def above(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Points above the TURN_SIGMAS prediction band of each line, judged by its own scatter."""
+        sigma = np.maximum(self.scatter, NOISE_FLOOR)
+        band = TURN_SIGMAS * sigma * np.sqrt(1 + 1 / self.n + (x - self.mean_x) ** 2 / self.vxx)
+        return y - (self.mean_y + self.b * (x - self.mean_x)) > band
+
+
+def _prefix(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Cumulative sums of 1, x, y, xx, xy, yy, a column of 0 first."""
+    rows = np.stack([np.ones_like(x), x, y, x * x, x * y, y * y])
+    return np.concatenate([np.zeros((6, 1)), np.cumsum(rows, axis=1)], axis=1)
+
+
+def _fits(x: np.ndarray, sums: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> _Fits:
+    """The lines of the points [lo, hi) of x and _prefix's sums (at least 3 each, distinct xs)."""
+    n, sx, sy, sxx, sxy, syy = sums[:, hi] - sums[:, lo]
+    vxx, vxy, vyy = sxx - sx * sx / n, sxy - sx * sy / n, syy - sy * sy / n
+    b = vxy / vxx
+    return _Fits(n, sx / n, sy / n, vxx, x[hi - 1] - x[lo], b, np.sqrt(np.maximum(vyy - b * vxy, 0.0) / (n - 2)))
+
+
 def drain_start(xs: Sequence[float], ys: Sequence[float], start: int, sigma: float) -> int:
     """A draining segment's peak (its highest poll, the newest of equals); any other segment's `start`.
 
@@ -281,6 +352,12 @@ def _t(df: int) -> float:
 
 
 NORMAL_SURE = 1.959964  # the normal's 0.975 quantile
+
+
+@cache
+def _t_table(n: int) -> np.ndarray:
+    """_t(df) for df 0 to n - 2, by df: the quantiles of the fits of at most n points."""
+    return np.array([_t(df) for df in range(n - 1)])
 
 
 def _fit(xs: Sequence[float], ys: Sequence[float]) -> "_Sums":

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
-from dashboards.analysis.purge_growth import current_trend, growth_per_second
+from dashboards.analysis.purge_growth import current_trend, growth_per_second, time_to_threshold
 from dashboards.analysis.purge_verdict import purge_verdict
 from dashboards.analysis.segment import current_segment, last_cliff, noise
 from testing.purge_drain import LATE_START, THRESHOLD
@@ -263,3 +263,24 @@ def test_a_climb_alternating_27_either_side_of_its_line_is_one_segment():
     trend = current_trend([at(i) for i in range(15)], ys)
     assert trend.since == at(0) and trend.polls == 15 and trend.per_minute == pytest.approx(6_000)
     assert trend.scatter == pytest.approx((15 * (27 ** 2 - 1.8 ** 2) / 13) ** 0.5)
+
+
+# Audit 4 (2026-11-27): a read view opened after 8 polls at ~0, the history then climbing ~30,000 / min, each
+# poll 15 % under then 15 % over 2,500 a poll in turn (the first one a fifth of a poll into the climb).
+AT_ZERO = [0.0, 2, 0, 1, 0, 0, 3, 0]
+JUMPY = [2_500 * (j + 0.2) * (0.85 if j % 2 == 0 else 1.15) for j in range(12)]  # 425, 3,450, 4,675, 9,200, ...
+
+
+@pytest.mark.parametrize("climbed", [8, 9, 10, 11, 12])
+def test_a_flat_run_before_a_jumpy_climb_stays_out_of_it(climbed):
+    """The segment starts at the climb's first poll (425), however far its polls stray. Expected: numpy's
+    least-squares slope of the climbing polls alone (9 polls: 28,500 / min, to 1,000,000 from 17,425 in 34.5
+    min). Before, the zeros fitted inside the band the climb's scatter drew: all 17 polls, 15,123 / min."""
+    ys = AT_ZERO + JUMPY[:climbed]
+    ts = [at(i) for i in range(len(ys))]
+    trend = current_trend(ts, ys)
+    slope = np.polyfit([STEP * j for j in range(climbed)], JUMPY[:climbed], 1)[0] * 60
+    assert trend.since == at(8) and trend.polls == climbed and trend.direction == "growing"
+    assert trend.per_minute == pytest.approx(slope)
+    reach = time_to_threshold(ys[-1], trend, 1_000_000)
+    assert reach is not None and reach.total_seconds() == pytest.approx((1_000_000 - ys[-1]) / slope * 60)
