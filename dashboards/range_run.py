@@ -31,6 +31,17 @@ def run_warmup_polls(run: Run, tps: ChartPoints) -> tuple[int, Warmup, ChartPoin
     return before, warmup, up_to(tps, found.last) if found else tps
 
 
+def judged_polls(judged: ChartPoints, before: int) -> ChartPoints:
+    """The polls run_warmup_polls' verdict judges: `judged` past its first `before` known points. The dips table
+    lists these, as the run's figures read them: a dip of the poll straddling the start is the time before it."""
+    known = [i for i, v in enumerate(judged.values) if v is not None]
+    skip = known[before] if before < len(known) else len(judged.ts)
+    if not skip:
+        return judged
+    ts, values = list(judged.ts[skip:]), list(judged.values[skip:])
+    return replace(judged, ts=ts, values=values) if is_dataclass(judged) else Line(ts, values)
+
+
 def up_to(tps: ChartPoints, last: datetime) -> ChartPoints:
     """The line's points read at `last` or before; the line itself when it has none after."""
     keep = sum(1 for t in tps.ts if t <= last)

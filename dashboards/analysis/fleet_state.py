@@ -3,17 +3,26 @@
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from collectors.status import is_failing, source_error
+from collectors.status import OFF, is_failing, source_error, status_of
 
 UP, DOWN, STALE, NEVER, DISABLED = "up", "down", "stale", "never polled", "disabled"
 STALE_AFTER_POLLS = 3
 MIN_STALE = timedelta(seconds=60)
+# The sources that read performance_schema alone: with it OFF each says so, at length, with the same fix.
+PFS_SOURCES = ("innodb_mutex", "pfs_waits", "statements", "wait_instruments")
 
 
 @dataclass(frozen=True)
 class State:
     name: str
-    why: str
+    why: str  # every failing source's words (the fleet CSV's)
+    pfs_off: tuple[str, ...] = ()  # sources reading nothing as performance_schema is OFF: one line on the page
+    rest: str = ""  # why, the pfs_off sources left out
+
+    @property
+    def short_why(self) -> str:
+        """What the page's state cell says beside its performance_schema line."""
+        return self.rest if self.pfs_off else self.why
 
 
 def ago(delta: timedelta) -> str:
@@ -39,7 +48,9 @@ def server_state(server, health, now: datetime) -> State:
     if now - last_ok > limit:
         return State(STALE, f"last successful poll {ago(now - last_ok)} ago (every {server.poll_interval} s "
                             "expected): is the Celery worker and beat running?")
-    return State(UP, failing_sources(server.name, health.sources or {}))
+    sources = health.sources or {}
+    off = pfs_off(sources)
+    return State(UP, failing_sources(server.name, sources), off, failing_sources(server.name, sources, skip=off))
 
 
 def stale_limit(server) -> timedelta:
@@ -47,10 +58,18 @@ def stale_limit(server) -> timedelta:
     return max(MIN_STALE, timedelta(seconds=STALE_AFTER_POLLS * server.poll_interval))
 
 
-def failing_sources(server: str, sources: dict) -> str:
-    """Up, but say which sources fail: a failing source must not hide behind the others.
+def failing_sources(server: str, sources: dict, skip: tuple[str, ...] = ()) -> str:
+    """Up, but say which sources fail: a failing source must not hide behind the others (`skip`: those said apart).
 
     The alerts' own test of failing: a source this flavor or version does not have is no failure.
     """
     return "; ".join(source_error(server, name, info) for name, info in sorted(sources.items())
-                     if isinstance(info, dict) and is_failing(info))
+                     if isinstance(info, dict) and is_failing(info) and name not in skip)
+
+
+def pfs_off(sources: dict) -> tuple[str, ...]:
+    """The PFS_SOURCES off in the latest poll, where pfs_waits is: it is off only when performance_schema is OFF
+    (collectors.source.require_performance_schema), so they read nothing for that one reason."""
+    if status_of(sources.get("pfs_waits") or {"ok": True}) != OFF:
+        return ()
+    return tuple(n for n in PFS_SOURCES if isinstance(sources.get(n), dict) and status_of(sources[n]) == OFF)

@@ -1,8 +1,12 @@
 """What the load under test counted itself: the stress driver's figures or sysbench's summary.
 
-The server's TPS counts every client's transactions; the driver counts its own. Where the
-server counts more by more than OTHERS_THRESHOLD, other clients (the demo's own load, another
-test) ran the difference, and a curve drawn from the server's TPS is not the load's. Where it
+The server's TPS counts every client's transactions; the driver counts its own. The two are
+compared like with like: the server's transactions over the seconds its polls cover against the
+most the load can have run in those seconds, its whole count (its rate over the whole step times
+the step's seconds). Where the server counts more than that by more than OTHERS_THRESHOLD (the
+poll's timing), other clients (the demo's own load, another test) ran the difference, and a curve
+drawn from the server's TPS is not the load's. A smaller surplus is the window's mismatch: the
+polls miss seconds of the step where the load ran slower (its ramp, its last seconds). Where it
 counts fewer, no other client explains it: its polls cover part of the step, or its counter
 misses some transactions.
 """
@@ -56,24 +60,33 @@ def differs(share: float | None) -> bool:
     return share is not None and abs(share) > OTHERS_THRESHOLD
 
 
-def others_ran(share: float | None) -> bool:
-    """The server counted more than the load by the threshold: other clients ran the difference. Only
-    this: other clients can make the server count more, never fewer."""
-    return share is not None and share > OTHERS_THRESHOLD
+def others_ran(share: float | None, covered: float | None = None, span: float | None = None) -> bool:
+    """The server counted more than the load could have run over the seconds its polls cover, by the threshold:
+    other clients ran the difference. Only this: other clients can make the server count more, never fewer.
+
+    Over `covered` of the step's `span` seconds the load ran at most its whole count, own TPS × span: the
+    server's TPS beyond own TPS × span / covered is others'. Without them, the two cover the same seconds.
+    """
+    if share is None:
+        return False
+    stretch = span / covered if covered and span and covered < span else 1.0
+    return 1 - (1 - share) * stretch > OTHERS_THRESHOLD
 
 
 def others_sentence(share: float | None, covered: float | None = None, span: float | None = None) -> str:
-    """'other clients: 49.6 % of the transactions', or why the server counted fewer; '' within the threshold.
+    """'other clients: 49.6 % of the transactions', or why the server's count differs; '' within the threshold.
 
-    Fewer: where the polls inside the step (covered seconds) leave part of its span out, the server's TPS
-    is of that part and the load's of the whole step: said with both, in whole seconds.
+    Where the polls inside the step (covered seconds) leave part of its span out, the server's TPS is of that
+    part and the load's of the whole step: a difference that explains (fewer, or more within others_ran's
+    bound) is said with both, in whole seconds.
     """
     if share is None or not differs(share):
         return ""
-    if share > 0:
+    if others_ran(share, covered, span):
         return f"other clients: {share * 100:.1f} % of the transactions"
-    fewer = f"the server counted {-share * 100:.1f} % fewer transactions than the load itself"
-    if covered is not None and span and round(covered) < round(span):
-        return (f"{fewer}: the polls inside the step cover {covered:.0f} of its {span:.0f} s, so the server's "
+    counted = (f"the server counted {abs(share) * 100:.1f} % {'more' if share > 0 else 'fewer'} transactions "
+               "than the load itself")
+    if covered is not None and span and (round(covered) < round(span) or share > 0 and covered < span):
+        return (f"{counted}: the polls inside the step cover {covered:.0f} of its {span:.0f} s, so the server's "
                 "TPS is of that part, the load's of the whole step")
-    return f"{fewer} over the whole step: its counter misses some of them"
+    return f"{counted} over the whole step: its counter misses some of them"

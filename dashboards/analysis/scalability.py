@@ -7,8 +7,9 @@ The knee is the last level up to which every step up in threads still gained at 
 `threshold` of what one thread did at the first level: past it, added threads buy little.
 
 A level's `rate` is the server's TPS, unless other clients ran more than 5 % of the
-server's transactions at some level of the curve (the server counted more than the load)
-and the load counted its own at every level: then the knee, gains and ratios read the
+server's transactions at some level of the curve (the server counted more than the load
+could have run over the seconds its polls cover: own_load.others_ran) and the load
+counted its own at every level: then the knee, gains and ratios read the
 load's own TPS (own_load).
 """
 
@@ -55,6 +56,11 @@ class Level:
     def others(self) -> float | None:
         """The share of the server's transactions that other clients ran (own_load.others_share)."""
         return others_share(self.tps.avg, self.own.tps if self.own else None)
+
+    @property
+    def others_ran(self) -> bool:
+        """Other clients ran beyond what the load could over the seconds the polls cover (own_load.others_ran)."""
+        return others_ran(self.others, self.tps.seconds, self.span)
 
     @property
     def span(self) -> float:
@@ -122,7 +128,7 @@ class Curve:
     @property
     def others_levels(self) -> list[Level]:
         """Levels where the server counted more than the load by more than the threshold: other clients ran."""
-        return [lv for lv in self.levels if others_ran(lv.others)]
+        return [lv for lv in self.levels if lv.others_ran]
 
     @property
     def thin_levels(self) -> list[int]:
@@ -141,7 +147,7 @@ def curve_name(run: Run) -> str:
 def read_own(levels: list[Level]) -> bool:
     """Whether a curve reads the load's own TPS: others ran part of some level (the server counted more than the
     load by the threshold), and every level counted its own. A server that counted fewer keeps its TPS."""
-    return (any(others_ran(lv.others) for lv in levels)
+    return (any(lv.others_ran for lv in levels)
             and all(lv.own is not None and lv.own.tps is not None for lv in levels))
 
 

@@ -22,7 +22,7 @@ from dashboards.query_params import include_conditions, monitoring_param, warmup
 from dashboards.reports.charts import chart_metrics, purge_chart, run_dip_threshold, stability_chart
 from dashboards.reports.run_links import series_range
 from dashboards.reports.settings_diff import previous_run, show, snapshot
-from dashboards.reports.summary import WINDOW_FIGURES, basis_sums, summarize_run, warmup_overrun
+from dashboards.reports.summary import WINDOW_FIGURES, RunSummary, basis_sums, summarize_run, warmup_overrun
 from dashboards.server_texts import range_texts, waits_note
 from dashboards.source_health import source_problem
 from dashboards.timerange import TimeRange, iso_param, up_to_second
@@ -57,11 +57,14 @@ def change_cells(change: Change) -> dict:
     return {"name": change.name, "before": show(change.before), "after": show(change.after)}
 
 
-def others_context(run: Run, server_tps: float | None, trimmed: int) -> dict:
-    """Where the server counted more than the load's own count by the threshold: other clients ran the rest."""
-    own = own_load(run, trimmed)
-    share = others_share(server_tps, own.tps if own else None)
-    return {"others": others_sentence(share), "own_tps": own.tps} if own and others_ran(share) else {}
+def others_context(run: Run, summary: RunSummary) -> dict:
+    """Where the server counted more than the load could have run over the seconds its polls cover, by the
+    threshold: other clients ran the rest."""
+    own = own_load(run, summary.warmup)
+    share = others_share(summary.tps.mean, own.tps if own else None)
+    if not own or not others_ran(share, summary.covered, summary.seconds):
+        return {}
+    return {"others": others_sentence(share, summary.covered, summary.seconds), "own_tps": own.tps}
 
 
 @require_GET
@@ -85,7 +88,7 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
         run=run, summary=summary, waits=waits[:TOP_WAITS], waits_total=len(waits), hidden=hidden,
         not_started=run.ended_at is None and run.started_at >= window.end,  # marked ahead: its window ends at its start
         **condition_toggle(request, conditions),
-        **others_context(run, summary.tps.mean, summary.warmup),
+        **others_context(run, summary),
         dips=dips, dip_threshold=dip_threshold(summary.tps), dip_levels=per_level(threshold), verdict=verdict,
         warmup_found=summary.warmup_found,
         verdict_text=verdict_text(verdict, Warmup(summary.warmup, summary.warmup_found)),

@@ -101,3 +101,35 @@ def test_the_csvs_ratio_reads_the_tps_its_row_says(admin_client):
     for r in rows[3:]:
         assert float(r["TPS ratio to first curve"]) == pytest.approx(read[("later", r["threads"])] /
                                                                      read[("busy", r["threads"])])
+
+
+def test_a_surplus_the_polls_window_explains_is_not_called_other_clients(admin_client):
+    """The audit's sweep: at 2 threads the server's polls cover 50 of the step's 55 s (the step ends 5 s after
+    its last poll) and its TPS there is 5.5 % over the load's rate across the whole step. Over those 50 s the
+    load ran at most its whole count, 55 s × its rate: the server counted fewer than that, so no other client
+    ran: the level says why the two differ and the curve keeps the server's TPS (knee at 2, as BASELINE's)."""
+    runs = write_sweep(make_server("alone2"), "alone", "", RECENT_T0, BASELINE)
+    Run.objects.filter(pk=runs[1].pk).update(ended_at=runs[1].ended_at + timedelta(seconds=5))
+    server_2 = by_hand(2000)[0]  # 2040: (2020 + 2030 + 2040 + 2050 + 2060) / 5
+    own_2 = 1933.6  # (2040 - 1933.6) / 2040 = 5.2 %; 1933.6 × 55 = 106,348 ≥ 2040 × 50 = 102,000 by the server
+    own(runs, {1: by_hand(1000)[0] * 0.99, 2: own_2, 4: by_hand(2500)[0] * 1.01})
+    response = admin_client.get("/scalability/", {"sweep": "alone"})
+    html = response.content.decode()
+    assert "others-note" not in html and "other clients:" not in html and "demo pause" not in html
+    assert ("the server counted 5.2 % more transactions than the load itself: the polls inside the step "
+            "cover 50 of its 55 s, so the server&#x27;s TPS is of that part") in html
+    fig = figures(response)["chart-scalability"]
+    assert [a["text"] for a in fig["layout"]["annotations"]] == ["knee: 2 threads"]
+    assert not [t for t in fig["data"] if t["meta"] == "own"]
+    assert server_2 == pytest.approx(2040)
+
+
+def test_a_surplus_beyond_the_polls_window_is_still_other_clients(admin_client):
+    """Polls covering 50 of 55 s, the load at 1632 TPS: 1632 × 55 = 89,760 transactions at most over the
+    server's 50 s, which counted 2040 × 50 = 102,000: 12 % of them beyond the load's whole count, others'."""
+    runs = write_sweep(make_server("busy2"), "busy", "", RECENT_T0, BASELINE)
+    Run.objects.filter(pk=runs[1].pk).update(ended_at=runs[1].ended_at + timedelta(seconds=5))
+    own(runs, {1: by_hand(1000)[0], 2: 1632.0, 4: by_hand(2500)[0]})
+    html = admin_client.get("/scalability/", {"sweep": "busy"}).content.decode()
+    assert "other clients: 20.0 % of the transactions" in html  # (2040 - 1632) / 2040
+    assert "others-note" in html

@@ -52,7 +52,7 @@ def table_rows(rows: list[tuple[FleetRow, TpsBasis | None]], waits_query: str) -
 
 
 def row_html(r: FleetRow, basis: TpsBasis | None, p: Paths) -> SafeString:
-    cells = (name_cell(r, p), state_cell(r), version_cell(r), tps_cell(r, basis), cpu_cell(r, p), replica_cell(r, p),
+    cells = (name_cell(r, p), state_cell(r, p), version_cell(r), tps_cell(r, basis), cpu_cell(r, p), replica_cell(r, p),
              history_cell(r, p), trend_cell(r), wait_cell(r, p), alerts_cell(r, p), links_cell(r, p))
     return format_html("\n    <tr>\n      {}\n    </tr>\n  ", mark_safe("\n      ".join(cells)))
 
@@ -70,11 +70,22 @@ def name_cell(r: FleetRow, p: Paths) -> SafeString:
                        s.address, tags)
 
 
-def state_cell(r: FleetRow) -> SafeString:
+def state_cell(r: FleetRow, p: Paths) -> SafeString:
+    short = r.state.short_why
     why = format_html('<div class="small {}">{}</div>', "warn" if r.state.name == "up" else "muted",
-                      r.state.why) if r.state.why else EMPTY
-    return format_html('<td><span class="state state-{}">{}</span>\n        {}</td>', slugify(r.state.name),
-                       r.state.name, why)
+                      short) if short else EMPTY
+    return format_html('<td><span class="state state-{}">{}</span>\n        {}{}</td>', slugify(r.state.name),
+                       r.state.name, pfs_line(r, p), why)
+
+
+def pfs_line(r: FleetRow, p: Paths) -> SafeString:
+    """One line for the sources performance_schema OFF leaves with nothing to read, linking to the note of the
+    server's stability page that says how to turn it on (each source's own words are in the fleet CSV)."""
+    if not r.state.pfs_off:
+        return EMPTY
+    return format_html('<div class="small warn pfs-off">performance_schema is OFF: no {} · '
+                       '<a href="{}#source-problem">how to turn it on</a></div>', ", ".join(r.state.pfs_off),
+                       p.stability(r.server.pk))
 
 
 def version_cell(r: FleetRow) -> SafeString:

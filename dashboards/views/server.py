@@ -13,7 +13,9 @@ from collectors.weakened import PURGE_METRICS_ENTRIES, PURGE_METRICS_ON
 from dashboards import per_trx_reads, reads
 from dashboards.analysis.levels import levels_of
 from dashboards.analysis.per_transaction import PerTransaction
+from dashboards.analysis.points import ChartPoints
 from dashboards.analysis.purge_growth import REACH, time_to_threshold
+from dashboards.analysis.run_summary import Warmup
 from dashboards.analysis.run_verdict import Verdict, judge_lines, moving_lines, table_threshold
 from dashboards.analysis.stability import (
     Dip,
@@ -46,7 +48,7 @@ from dashboards.query_params import (
     second_interval,
     threshold_param,
 )
-from dashboards.range_run import run_of_range, run_warmup_polls, sweep_of_range
+from dashboards.range_run import judged_polls, run_of_range, run_warmup_polls, sweep_of_range
 from dashboards.reports.summary import summarize_run
 from dashboards.server_texts import BASIS_SERIES, families_off, health_sources, note_of, range_texts, waits_note
 from dashboards.source_health import source_problem
@@ -102,11 +104,14 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     # the outage goes on, as far as now: a to ahead is no time it has lasted to yet
     ongoing = Dip(max(tps.ts[-1], down.since), min(tr.end, timezone.now()), None, stalled=True) if (
         down and tps.ts and down.since and down.since < tr.end) else None
+    warm = run_warmup_polls(run, tps) if run else None
     judged = verdict_context(server.pk, tr, run, tps, waits, also.get(reads.HISTORY),
-                             [*outages, (ongoing.start, ongoing.end)] if ongoing else outages)  # as listed
+                             [*outages, (ongoing.start, ongoing.end)] if ongoing else outages, warm)  # as listed
     # Where TPS changed level, each level's dips are judged against its own median, as the verdict judges them.
     threshold_drawn = table_threshold(tps, judged["verdict"], threshold, fraction) if threshold else threshold
-    dips = listed_dips(tps, threshold_drawn, bucket, timedelta(seconds=2 * tr.seconds / points), outages, ongoing)
+    # A run's range: the polls its figures and verdict judge, not the one straddling its start nor its warm-up's.
+    listed = judged_polls(warm[2], warm[0]) if warm else tps
+    dips = listed_dips(listed, threshold_drawn, bucket, timedelta(seconds=2 * tr.seconds / points), outages, ongoing)
     marks = server_marks(server.pk, tr.start, tr.end)
     fig = stability_figure(tps, waits, mutexes, dips, marks, threshold_drawn, x_range=(tr.start, tr.end),
                            per_poll=reads.per_poll(tr, points),
@@ -145,11 +150,13 @@ def listed_dips(tps, threshold: Threshold | None, bucket: timedelta | None, gap:
 
 
 def verdict_context(server_id: int, tr: TimeRange, run: Run | None, tps, waits, history,
-                    outages: list[tuple[datetime, datetime]] | None = None) -> dict:
+                    outages: list[tuple[datetime, datetime]] | None = None,
+                    warm: tuple[int, Warmup, ChartPoints] | None = None) -> dict:
     """The verdict and its words, with the history length's line over the range at the chart's resolution; on a
     run's range (the Runs list's link), after the run's own warm-up. outages: those of the polls on a rollup
-    range (reads.poll_outages), judged as the dips list has them. run: the run whose range this is (run_of_range)."""
-    warmup, run_warmup, judged = run_warmup_polls(run, tps) if run else (None, None, tps)
+    range (reads.poll_outages), judged as the dips list has them. run: the run whose range this is (run_of_range);
+    warm: its run_warmup_polls(run, tps), where the caller has them."""
+    warmup, run_warmup, judged = (warm or run_warmup_polls(run, tps)) if run else (None, None, tps)
     verdict: Verdict = judge_lines(judged, waits, history, warmup, reads.holders_in(server_id, tr.start, tr.end),
                                    outages or ())
     # A sweep's steps change the load by design: they stand for a drift or the level changes found across them,

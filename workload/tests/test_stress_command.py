@@ -3,13 +3,19 @@ import os
 import signal
 import threading
 import time
+from datetime import timedelta
 
 import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
+from dashboards.analysis.run_summary import Warmup
+from dashboards.window_reads import run_warmup
 from monitor.runtime.sandbox import SandboxMariaDB
 from servers.models import Run, Server
+from store.ingest import write_samples
+from store.sample import Sample
+from workload.management.commands.stress import Command as StressCommand
 
 pytestmark = pytest.mark.django_db
 
@@ -112,3 +118,24 @@ def test_options_are_checked_before_anything_runs(server, monkeypatch):
     with pytest.raises(CommandError, match="letters, digits and _ only"):
         stress("bench", "--schema", "x`; DROP DATABASE mysql; --")
     assert not Run.objects.exists()
+
+
+def test_without_warmup_the_run_records_none_given_and_its_warm_up_is_found(server, write_user):
+    """The model keeps "no warm-up given" as 0 (the form and the API store the same), which every page reads as
+    "find it from the run's TPS polls": a stress run without --warmup gets the ramp of its polls cut."""
+    stress("bench", "--duration", "1", "--interval", "0.5", "--run", "no warm-up given", *write_user)
+    run = Run.objects.get(server=server)
+    assert run.warmup_seconds == 0
+    # Its polls, moved into the past with the run: 12 polls 5 s apart, a ramp of 300, 900, 1,500 then 1,990 and
+    # 2,010 in turn. By hand: the last 8 average 2,000, SD 10, band 1,980: the first three lie below it, so the
+    # warm-up ends at the third poll, 15 s after the start.
+    start = timezone.now().replace(microsecond=0) - timedelta(minutes=10)
+    rates = [300, 900, 1500, 1990] + [2010, 1990] * 4
+    write_samples([Sample(server.pk, "global_status", start + timedelta(seconds=5 * (i + 1)), 5.0, {"tps": r * 5},
+                          frozenset({"tps"})) for i, r in enumerate(rates)])
+    Run.objects.filter(pk=run.pk).update(started_at=start, ended_at=start + timedelta(seconds=60))
+    assert run_warmup(Run.objects.get(pk=run.pk)) == Warmup(15, True)
+    # And --help says so, rather than "default 0".
+    helped = " ".join(StressCommand().create_parser("manage.py", "stress").format_help().split())
+    assert ("--warmup SECONDS seconds at the start left out of the run's statistics (default: found from the run's "
+            "TPS polls") in helped

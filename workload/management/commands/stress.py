@@ -44,8 +44,11 @@ class Command(BaseCommand):
         parser.add_argument("--schema", default=DEFAULT_SCHEMA, help="the driver's own schema on the server")
         parser.add_argument("--run", default="",
                             help="run name (default: stress MODE xN DATE); with --sweep, the sweep's name")
-        parser.add_argument("--warmup", type=float, default=0,
-                            help="seconds at the start left out of the run's statistics (default 0)")
+        # 0 is how a run keeps "none given" (the form and the API too): the pages then find it from the polls.
+        parser.add_argument("--warmup", type=float, default=0, metavar="SECONDS",
+                            help="seconds at the start left out of the run's statistics (default: found from the "
+                                 "run's TPS polls, as for --warmup 0; the driver's own count then covers the whole "
+                                 "run)")
         parser.add_argument("--label", default="",
                             help="what differs in this configuration, e.g. innodb_flush_neighbors=0")
         parser.add_argument("--sweep", default="",

@@ -1,0 +1,53 @@
+"""The fleet's state cell of a MariaDB at its defaults (performance_schema OFF): one line saying what is off and
+where the server's page says how to turn it on, not each source's paragraph; the CSV keeps every source's words."""
+
+import re
+
+import pytest
+from django.utils import timezone
+
+from collectors.models import ServerHealth
+from testing.dashboards import get_csv
+from testing.servers import make_server
+
+pytestmark = pytest.mark.django_db
+FIX = "set performance_schema=ON in the server&#x27;s configuration and restart it"
+
+
+def off(server: str, source: str) -> dict:
+    """A source's health entry as require_performance_schema leaves it (collectors/source.py)."""
+    return {"ok": False, "status": "off", "error": f"{server}: {source}: performance_schema is OFF on this server, "
+            f"so {source} has nothing to read; set performance_schema=ON in the server's configuration and restart it"}
+
+
+def state_cell(html: str, name: str) -> str:
+    row = html.split(f"<strong>{name}</strong>")[1].split("</tr>")[0]
+    found = re.search(r"<td><span class=\"state.*?</td>", row, re.S)
+    assert found is not None
+    return found.group(0)
+
+
+def test_performance_schema_off_is_one_line_linking_to_how_to_turn_it_on(admin_client):
+    server = make_server("defaults", flavor="mariadb", version="10.11.19")
+    now = timezone.now()
+    ServerHealth.objects.create(server=server, last_poll_at=now, last_success_at=now, sources={
+        "global_status": {"ok": True, "status": "ok"},
+        "pfs_waits": off("defaults", "pfs_waits"), "statements": off("defaults", "statements"),
+        "wait_instruments": off("defaults", "wait_instruments"),
+        "innodb_mutex": {"ok": False, "status": "off", "error": "defaults: innodb_mutex: MariaDB 10.6+ has no SHOW "
+                         "ENGINE INNODB MUTEX output and performance_schema is OFF: set performance_schema=ON (with "
+                         "wait/synch/% instruments) to see InnoDB latch waits"},
+        "history_length": {"ok": False, "status": "failed", "error": "defaults: history_length: timed out"}})
+    cell = state_cell(admin_client.get("/").content.decode(), "defaults")
+    stability = f"/servers/{server.pk}/stability/"
+    assert cell == (
+        '<td><span class="state state-up">up</span>\n        '
+        '<div class="small warn pfs-off">performance_schema is OFF: no innodb_mutex, pfs_waits, statements, '
+        f'wait_instruments · <a href="{stability}#source-problem">how to turn it on</a></div>'
+        '<div class="small warn">defaults: history_length: timed out</div></td>')
+    # Where the link leads: the note that says how.
+    page = admin_client.get(stability).content.decode()
+    assert re.search(r'id="source-problem"[^>]*>[^<]*' + re.escape(FIX), page)
+    # The CSV keeps each source's own words.
+    (row,) = [r for r in get_csv(admin_client, "/export/fleet.csv") if r and r[0] == "defaults"]
+    assert row[3].count("performance_schema is OFF") == 4 and "history_length: timed out" in row[3]
