@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from django.core.exceptions import ValidationError
 from django.db import DataError, transaction
 
 from collectors import collect_file, collect_runs, delta, holders, registry, statement_record
@@ -106,7 +107,28 @@ def plan(data: bytes, source: str, partial: bool = False) -> Plan:
         found.note = (f"the file was cut off inside its last record at byte {contents.good_bytes}: "
                       f"the {contents.count} complete records before it were loaded (--partial)")
     found.header, found.good_bytes, found.ended = contents.header, contents.good_bytes, contents.ended
+    refuse_unprintable(found.header, source)
     return found
+
+
+def refuse_unprintable(header: dict, source: str) -> None:
+    """The header's host, socket and user as a new server would keep them, checked by their fields' validators
+    (servers.names.Printable, as the server form and import_run check them): CorruptFile naming the field."""
+    theirs = header.get("server", {})
+    if not isinstance(theirs, dict):
+        return  # server_for refuses it as damaged
+    for name, text in server_texts(theirs).items():
+        try:
+            Server._meta.get_field(name).run_validators(text)
+        except ValidationError as exc:
+            raise collect_file.CorruptFile(f"{source}: its header's server {name} is damaged: "
+                                           f"{' '.join(exc.messages)} Nothing was stored.") from None
+
+
+def server_texts(theirs: dict) -> dict[str, str]:
+    """The header's texts a new server keeps, as it keeps them (the user cut to its field's length)."""
+    return {"host": str(theirs.get("host") or ""), "socket": str(theirs.get("socket") or ""),
+            "user": str(theirs.get("user") or "")[:80]}
 
 
 def add_record(found: Plan, record: dict) -> None:
@@ -208,9 +230,10 @@ def server_for(name: str, found: Plan) -> tuple[Server, bool]:
         server, existed = existing, True
     else:
         existed = False
-        host, socket = str(theirs.get("host") or ""), str(theirs.get("socket") or "")
+        texts = server_texts(theirs)
+        host, socket = texts["host"], texts["socket"]
         server = Server(name=name, host=host or ("" if socket else "collected"), port=int(theirs.get("port") or 3306),
-                        socket=socket, user=str(theirs.get("user") or "")[:80], enabled=False,
+                        socket=socket, user=texts["user"], enabled=False,
                         poll_interval=min(3600, max(1, int(found.header.get("interval") or 10))),
                         statements_interval=min(3600, max(10, int(theirs.get("statements_interval") or 60))))
     info = found.info or {}

@@ -365,3 +365,17 @@ def test_a_collection_resumed_with_the_same_run_loads_as_two_runs_each_with_its_
         assert inside == pytest.approx(reads[1:], abs=1e-3)  # its first poll is a baseline, or spans the gap
     gap = next(seconds for ts, seconds in samples if ts == pytest.approx(collections[1][0], abs=1e-3))
     assert gap >= 3  # that delta is stored, in neither run
+
+
+@pytest.mark.parametrize("field, value, words", [
+    ("host", "db\x1b[31m", "its header's server host is damaged: The host cannot hold control characters (U+001B)"),
+    ("user", "steady\x07", "its header's server user is damaged: The user cannot hold control characters (U+0007)"),
+])
+def test_a_header_whose_host_or_user_holds_a_control_character_stores_nothing(db, field, value, words):
+    """The server form, addserver, the API and import_run refuse these; a collection file made by hand with them
+    in its header is refused as damaged, naming the field, before any server or sample is stored."""
+    lines = hand_made([100, 110])
+    lines[0]["server"][field] = value
+    message = nothing_stored_after(CorruptFile, reencode(lines))
+    assert message.startswith(f"bad.ssc: {words}: use letters, digits, spaces and punctuation.")
+    assert message.endswith("Nothing was stored.")

@@ -12,6 +12,7 @@ from dashboards.analysis.ab_verdict import ab_verdict
 from dashboards.analysis.own_load import others_share
 from dashboards.own_load_reads import own_load
 from dashboards.query_params import ab_asked, ab_label, listed_ids
+from dashboards.reports.summary import RunSummary
 from servers.models import Run
 
 MAX_GROUP = 100
@@ -64,15 +65,18 @@ def pick_groups(get: QueryDict) -> Groups | None:
     return Groups(a, [run for run in b if run.pk not in both], problems)
 
 
-def verdict(groups: Groups, means: dict[int, tuple[float | None, int]]) -> dict:
+def verdict(groups: Groups, summaries: dict[int, RunSummary]) -> dict:
     """The A/B ratio over the runs' average TPS, and the per-run rows it was computed from (analysis/ab_verdict).
-    means: each run's average TPS and the seconds its figures leave out at its start."""
-    rows = []
-    for side, runs in (("A", groups.a), ("B", groups.b)):
-        for run in runs:
-            server, trimmed = means.get(run.pk, (None, 0))
-            own = own_load(run, trimmed)
-            mine = own.tps if own else None
-            rows.append({"group": side, "run": run, "server_tps": server, "own_tps": mine,
-                         "others": others_share(server, mine)})
-    return ab_verdict(rows)
+    summaries: each run's, as its row of the compare page shows it."""
+    return ab_verdict([ab_row(side, run, summaries.get(run.pk))
+                       for side, runs in (("A", groups.a), ("B", groups.b)) for run in runs])
+
+
+def ab_row(side: str, run: Run, summary: RunSummary | None) -> dict:
+    """A run's server and own TPS, with the seconds its polls cover of its window (what the run report judges
+    other clients by)."""
+    server = summary.tps.mean if summary else None
+    own = own_load(run, summary.warmup if summary else 0)
+    mine = own.tps if own else None
+    return {"group": side, "run": run, "server_tps": server, "own_tps": mine, "others": others_share(server, mine),
+            "covered": summary.covered if summary else None, "span": summary.seconds if summary else None}

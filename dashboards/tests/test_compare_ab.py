@@ -122,3 +122,37 @@ def test_a_server_counting_fewer_than_the_load_is_not_called_other_clients(admin
     assert f"B is {own_ratio:.2f} times A" in section
     assert escape("from the load's own counts: the server counted up to 10.0 % fewer transactions "
                   "than the load itself.") in section
+
+
+def stretched(admin_client, own_a: float) -> tuple[str, str]:
+    """A: one run whose polls read 1000 TPS over 60 of its 66 s (it ends 6 s after its last poll), its load counting
+    own_a over the 66 s; B: one run of 1500 TPS, counted alike by its load. The A/B section and A's run report."""
+    server = make_server(f"ab-stretched-{own_a}")
+    (a,) = write_runs(server, "stretched A", RECENT_T0, [1000.0], label="stretched-A")
+    (b,) = write_runs(server, "stretched B", RECENT_T0 + timedelta(hours=1), [1500.0], label="stretched-B")
+    Run.objects.filter(pk=a.pk).update(ended_at=a.ended_at + timedelta(seconds=6))
+    give_own([a], [own_a])
+    give_own([b], [1500.0])
+    section = ab_section(admin_client.get("/compare/", {"a": str(a.pk), "b": str(b.pk)}))
+    return section, admin_client.get(f"/runs/{a.pk}/report/").content.decode()
+
+
+def test_a_surplus_the_polls_window_explains_keeps_the_servers_tps_as_the_run_report_does(admin_client):
+    """A's server counted 1000 TPS, its load 940: 6 % more, over the 5 % threshold. But over the 60 s its polls
+    cover the load ran at most its whole count, 940 × 66 = 62,040 transactions, more than the server's
+    1000 × 60 = 60,000: no other client ran, as A's run report says. The ratio reads the servers' TPS,
+    1500 / 1000, not the loads' 1500 / 940 = 1.60."""
+    section, report = stretched(admin_client, 940.0)
+    assert "B is 1.50 times A (N=1, M=1)" in section
+    assert "own counts" not in section and "other clients" not in section and "Warning" not in section
+    assert "other clients" not in report
+
+
+def test_a_surplus_beyond_the_polls_window_is_other_clients_on_both_pages(admin_client):
+    """A's load at 750 TPS: 750 × 66 = 49,500 transactions at most over the server's 60 s, which counted
+    1000 × 60 = 60,000: others ran, on the compare page as on the run report. The ratio reads the loads' own
+    TPS, 1500 / 750; others ran (1000 - 750) / 1000 = 25.0 % of A's server transactions, none of B's."""
+    section, report = stretched(admin_client, 750.0)
+    assert "B is 2.00 times A (N=1, M=1)" in section
+    assert escape("from the load's own counts: other clients ran 0.0-25.0 % of the server's transactions") in section
+    assert "other clients: 25.0 % of the transactions" in report

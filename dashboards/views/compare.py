@@ -64,8 +64,7 @@ def compare(request: HttpRequest) -> HttpResponse:
         "figures": {"compare-chart": compare_figure(aligned, wait, run_notes(runs, warmups))},
         "tps_definition": TPS_DEFINITION, "warmup": warmup, **condition_toggle(request, conditions),
         "param_notes": notes, "groups": groups, "top_statements": TOP_STATEMENTS,
-        "ab": verdict(groups, {row.summary.run.pk: (row.summary.tps.mean, row.summary.warmup) for row in summaries})
-        if groups else None,
+        "ab": verdict(groups, {row.summary.run.pk: row.summary for row in summaries}) if groups else None,
         **reads.statements_changed_context(runs, CHANGED_STATEMENTS, warmup, found),
         "csv": link("export-compare", query=compare_query(runs, warmup, conditions)),
         "report": link("compare-report", query=compare_query(runs, warmup, conditions)),
