@@ -67,6 +67,7 @@ def current_segment(xs: Sequence[float], ys: Sequence[float]) -> Segment:
     reach = stray(xs[start + 1:], ys[start + 1:])
     if reach > DRIFT * sigma and _fit(xs[start:], ys[start:]).direction(sigma) >= 0:  # drifting: walk it wider
         start = rejoin(xs, ys, cut, cut + walk_back(xs[cut:], ys[cut:], reach), reach)
+    start = short_climb(xs, ys, cut, start, sigma)
     return Segment(drain_start(xs, ys, climb_start(xs, ys, cut, start, sigma), sigma), sigma)
 
 
@@ -193,28 +194,67 @@ def climb_start(xs: Sequence[float], ys: Sequence[float], cut: int, start: int, 
     The walk's band grows with the climb's scatter (stray, recent_noise), and polls at 0 before a read view
     opened fitted inside it: "growing 19,379 / min since 10:50:26, 17 polls" with 8 of them at ~0, where the
     9 polls from the view on climb 30,170 / min (audit 4, 2026-11-27). The run is judged by its own residuals
-    instead (first_departure): the climb starts at the first poll (from `start`) that leaves, with the poll after it,
+    instead (departures): the climb starts at the first poll (from `start`) that leaves, with the poll after it,
     the band of the flat run before it, where the polls from it grow.
     """
     if _fit(xs[start:], ys[start:]).direction(sigma) <= 0:  # no climb: nothing to look for
         return start
-    k = first_departure(xs, ys, cut, start, sigma)
+    ks = departures(xs, ys, cut, start, sigma)
+    k = int(ks[0]) if len(ks) else None
     return start if k is None or _fit(xs[k:], ys[k:]).direction(sigma) <= 0 else k
 
 
-def first_departure(xs: Sequence[float], ys: Sequence[float], cut: int, start: int, sigma: float) -> int | None:
-    """The first poll k (>= start) above the prediction band of the up to OWN_POLLS polls before it (after `cut`,
-    FLAT_RUN at least), with the poll after it, where those polls are flat (_Fits.flat).
+def short_climb(xs: Sequence[float], ys: Sequence[float], cut: int, start: int, sigma: float) -> int:
+    """The first poll, before `start`, of a climb of fewer than OWN_POLLS polls that left a flat run
+    (departures) and grows along one line (one_line) to the newest poll; else `start`.
+
+    Too short for its own noise (own_noise), such a climb is walked with the flat run's, and its jitter
+    reads as turns: 8 polls at ~0, then 4 to 7 polls climbing ~30,000 / min 15 % under and over their line
+    in turn, read "too few polls" (the newest 2 only; audit 4, 2026-11-27). A kink still shows in
+    the fit of a line bending at one poll.
+    """
+    first = len(ys) - OWN_POLLS + 1
+    if start <= first:  # a segment this long has no short climb to look for
+        return start
+    ks = departures(xs, ys, cut, first, sigma)
+    for k in map(int, ks[ks < start]):
+        if one_line(xs[k:], ys[k:]) and _fit(xs[k:], ys[k:]).direction(sigma) > 0:
+            return k
+    return start
+
+
+def one_line(xs: Sequence[float], ys: Sequence[float]) -> bool:
+    """At least 4 polls that no line bending at one of them (a hinge) fits better than one straight line, by
+    the F test at SURE (F(1, n - 3) is Student's t squared): a rate that changed shows, a jitter does not."""
+    n = len(ys)
+    if n < 4:
+        return False
+    x = np.asarray(xs, dtype=float) - xs[0]
+    miss = _off_line(x, np.asarray(ys, dtype=float))
+    bends = _off_line(x, np.maximum(x - x[1:-1, None], 0.0))  # one hinge a row, at each poll between the ends
+    gain = (bends @ miss) ** 2 / np.sum(bends * bends, axis=1)  # what each hinge takes off the straight line's misses
+    return bool(np.all(gain * (n - 3) <= _t(n - 3) ** 2 * (miss @ miss - gain)))
+
+
+def _off_line(x: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """v's residuals from its least-squares line in x (each row's, for rows)."""
+    dx, dv = x - x.mean(), v - v.mean(axis=-1, keepdims=True)
+    return dv - (dv @ dx / (dx @ dx))[..., None] * dx
+
+
+def departures(xs: Sequence[float], ys: Sequence[float], cut: int, start: int, sigma: float) -> np.ndarray:
+    """The polls k (>= start) above the prediction band of the up to OWN_POLLS polls before it (after `cut`,
+    FLAT_RUN at least), with the poll after it, where those polls are flat (_Fits.flat), in order.
 
     Their band is TURN_SIGMAS x their own scatter (at least NOISE_FLOOR), as walk_back's is of the noise.
     """
     ks = np.arange(max(start, cut + FLAT_RUN), len(ys) - 1)
     if not len(ks):
-        return None
+        return ks
     x, y = np.asarray(xs[cut:], dtype=float) - xs[cut], np.asarray(ys[cut:], dtype=float) - ys[cut]
     run = _fits(x, _prefix(x, y), np.maximum(ks - OWN_POLLS, cut) - cut, ks - cut)
     up = run.above(x[ks - cut], y[ks - cut]) & run.above(x[ks - cut + 1], y[ks - cut + 1]) & run.flat(sigma)
-    return int(ks[np.argmax(up)]) if up.any() else None
+    return ks[up]
 
 
 @dataclass(frozen=True)

@@ -284,3 +284,26 @@ def test_a_flat_run_before_a_jumpy_climb_stays_out_of_it(climbed):
     assert trend.per_minute == pytest.approx(slope)
     reach = time_to_threshold(ys[-1], trend, 1_000_000)
     assert reach is not None and reach.total_seconds() == pytest.approx((1_000_000 - ys[-1]) / slope * 60)
+
+
+@pytest.mark.parametrize("climbed", [4, 5, 6, 7])
+def test_a_short_jumpy_climb_after_a_flat_run_is_fitted_from_its_first_poll(climbed):
+    """4 to 7 polls of the climb above: too few for their own noise, they were walked with the zeros' (4.2)
+    and their jitter read as turns (the newest 2 polls: "too few polls"). Expected: numpy's least-squares
+    slope of the climbing polls alone, since the first (425), the zeros left out."""
+    ys = AT_ZERO + JUMPY[:climbed]
+    trend = current_trend([at(i) for i in range(len(ys))], ys)
+    slope = np.polyfit([STEP * j for j in range(climbed)], JUMPY[:climbed], 1)[0] * 60
+    assert trend.since == at(len(AT_ZERO)) and trend.polls == climbed and trend.direction == "growing"
+    assert trend.per_minute == pytest.approx(slope)
+
+
+def test_a_short_climb_that_changed_rate_starts_at_the_change():
+    """8 polls at ~0, 3 polls up 1,000 each, then 3 up 4,000 each (±30 in turn): a kink, no jitter. Expected:
+    from the poll where the rate changed (3,000), numpy's slope of the 4 polls from it, about 48,000 / min."""
+    climb = [1_000.0, 2_000, 3_000, 7_000, 11_000, 15_000]
+    ys = AT_ZERO + [v + (30 if j % 2 else -30) for j, v in enumerate(climb)]
+    trend = current_trend([at(i) for i in range(len(ys))], ys)
+    slope = np.polyfit([STEP * j for j in range(4)], ys[-4:], 1)[0] * 60
+    assert trend.since == at(len(AT_ZERO) + 2) and trend.polls == 4
+    assert trend.per_minute == pytest.approx(slope)
