@@ -36,20 +36,21 @@ def judged_polls(judged: ChartPoints, before: int) -> ChartPoints:
     lists these, as the run's figures read them: a dip of the poll straddling the start is the time before it."""
     known = [i for i, v in enumerate(judged.values) if v is not None]
     skip = known[before] if before < len(known) else len(judged.ts)
-    if not skip:
-        return judged
-    ts, values = list(judged.ts[skip:]), list(judged.values[skip:])
-    return replace(judged, ts=ts, values=values) if is_dataclass(judged) else Line(ts, values)
+    return sliced(judged, skip, len(judged.ts))
 
 
 def up_to(tps: ChartPoints, last: datetime) -> ChartPoints:
     """The line's points read at `last` or before; the line itself when it has none after."""
-    keep = sum(1 for t in tps.ts if t <= last)
-    if keep == len(tps.ts):
-        return tps
-    ts, values = list(tps.ts[:keep]), list(tps.values[:keep])
+    return sliced(tps, 0, sum(1 for t in tps.ts if t <= last))
+
+
+def sliced(line: ChartPoints, lo: int, hi: int) -> ChartPoints:
+    """The line's points lo to hi; the line itself when that is all of them."""
+    if lo == 0 and hi == len(line.ts):
+        return line
+    ts, values = list(line.ts[lo:hi]), list(line.values[lo:hi])
     # A store line keeps what it knows of its holes and first point (store.query.Series); one made by hand has none.
-    return replace(tps, ts=ts, values=values) if is_dataclass(tps) else Line(ts, values)
+    return replace(line, ts=ts, values=values) if is_dataclass(line) else Line(ts, values)
 
 
 @dataclass(frozen=True)
