@@ -17,6 +17,15 @@ RESTART_SLACK = 2.0  # seconds: Uptime is whole seconds, so the boot time read j
 RESTARTED = "server restarted: counters start again from zero"
 
 
+def json_bytes(value: dict) -> bytes:
+    """value as compact JSON by orjson, or by the standard encoder where orjson refuses it (an integer past 64 bits,
+    a lone surrogate in a text)."""
+    try:
+        return orjson.dumps(value)
+    except TypeError:
+        return json.dumps(value, separators=(",", ":")).encode()
+
+
 @dataclass
 class Snapshot:
     ts: float  # epoch seconds of the read
@@ -24,13 +33,8 @@ class Snapshot:
     values: dict[str, int | float]  # raw counter totals (or last stored values, for stored_on_change)
 
     def dumps(self) -> bytes:
-        # orjson: the standard encoder's ~600 values a poll were a tenth of a poll's CPU; it refuses integers past
-        # 64 bits, which the standard one writes.
-        data = {"ts": self.ts, "boot": self.boot, "values": self.values}
-        try:
-            return orjson.dumps(data)
-        except TypeError:
-            return json.dumps(data, separators=(",", ":")).encode()
+        # orjson: the standard encoder's ~600 values a poll were a tenth of a poll's CPU.
+        return json_bytes({"ts": self.ts, "boot": self.boot, "values": self.values})
 
     @classmethod
     def loads(cls, text: str | bytes) -> "Snapshot":
