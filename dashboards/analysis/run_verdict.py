@@ -259,7 +259,10 @@ def climbs(values: Sequence[float], cut: int) -> bool:
     from its start has no warm-up (a run's does: its load began there)."""
     way = values[cut] - values[0]
     polls = np.asarray(values[:cut + 1], dtype=float)
-    kept = np.flatnonzero(polls >= STALL_SHARE * polls.max())
+    up = polls >= STALL_SHARE * polls.max()
+    # The polls before the load reached the stall share are where it climbed from, no stall: a 0 poll, then
+    # 189 and 187 (the first under the band) read as falling, and the 0 was judged with the load.
+    kept = np.flatnonzero(up | (np.arange(len(polls)) < np.argmax(up)))
     if way <= 0 or len(kept) < 2:
         return way > 0
     rise = float(np.polyfit(kept, polls[kept], 1)[0]) * float(kept[-1] - kept[0])

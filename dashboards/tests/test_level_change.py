@@ -107,6 +107,16 @@ def test_a_warm_up_that_climbs_to_its_level_is_still_cut():
     assert 15 <= verdict.warmup_polls <= 21 and verdict.kind == "steady"
 
 
+def test_a_load_that_starts_after_the_first_poll_has_that_poll_cut_as_its_warm_up():
+    """Seen in CI: a range taken from the poll before a live load began read "drifting" (CV 16 %). By hand: the
+    polls after the first 42 // 3 = 14 are 190 +- 1 (mean 190, population SD 1, band 188); 0, 180 and 179 lie
+    below it, 190 does not: three polls cut. They climb from 0 to 190, though 179 is under 180."""
+    values = [0.0, 180.0, 179.0] + [190.0 + (1 if i % 2 else -1) for i in range(39)]
+    verdict = judge([at(i) for i in range(42)], values)
+    assert verdict.warmup_polls == 3 and verdict.kind == "steady"
+    assert verdict.cv == pytest.approx(1 / 190, rel=0.03)  # 39 polls: 20 at 189 and 19 at 191
+
+
 def levels(*means: float, polls: int = 16) -> list[float]:
     """`polls` polls at each mean in turn, each with JITTER (a level's mean is its mean exactly)."""
     return [m + JITTER[i % 4] for m in means for i in range(polls)]

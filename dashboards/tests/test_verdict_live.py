@@ -16,8 +16,10 @@ import pytest
 from django.utils import timezone
 
 from collectors.batch import poll_server
+from dashboards import reads
 from dashboards.figures.common import iso
 from servers.models import Server
+from store import query
 from testing.workload import stall_target
 from workload.driver import StressDriver, StressOptions
 
@@ -72,6 +74,13 @@ def verdict_of(client, server: Server, start, end):
     return response.context["verdict"], response.content.decode().split('id="verdict"')[1].split("</section>")[0]
 
 
+def tps_line(server: Server, start, end) -> list[tuple[str, int | None]]:
+    """The polls' TPS over the range, to say what a failed verdict judged."""
+    line, = query.series([server.pk], [reads.TPS], start - timedelta(seconds=1), end, max_points=1000)
+    polls = zip(line.ts, line.values, strict=True)
+    return [(f"{t:%H:%M:%S.%f}"[:12], None if v is None else round(v)) for t, v in polls]
+
+
 @pytest.mark.serial  # the stalls are timed: a busy machine shifts the dips
 def test_stalls_every_12_s_read_periodic_dips_every_12_s(admin_client, mariadb, server):
     start, end, lines = drive_and_poll(server, stall_target(mariadb), 66, stall_every=12, stall_for=4)
@@ -89,7 +98,8 @@ def test_the_same_load_without_stalls_reads_steady(admin_client, mariadb, server
     start, end, _ = drive_and_poll(server, stall_target(mariadb), 40)
     verdict, html = verdict_of(admin_client, server, start, end)
     dips = [(f"{d.start:%H:%M:%S}", d.seconds, d.lowest) for d in verdict.dips]
-    assert verdict.kind == "steady", (verdict.kind, dips, verdict.cv, verdict.points, verdict.shifts)
+    assert verdict.kind == "steady", (verdict.kind, dips, verdict.cv, verdict.points, verdict.drift,
+                                      verdict.history, tps_line(server, start, end))
     assert "Steady (CV" in html
 
 
