@@ -5,9 +5,11 @@ under any load, Memory_used ~1/500 of the server's): the collector must store wh
 says. The test counts its own sleeping sessions and reads SHOW GLOBAL STATUS itself around each poll.
 """
 
+import contextlib
 import threading
 import time
 
+import pymysql
 import pytest
 
 from collectors.batch import poll_server
@@ -16,14 +18,18 @@ from store import query
 from testing.collectors import values_of
 
 SLEEPERS = 4
-SLEEP_S = 3
+SLEEP_S = 600  # ended by KILL QUERY on leaving: a slow machine may take seconds to show every session running
+START_S = 60  # the longest the sessions may take to show in the process list
 TOLERANCE = 0.05
 # global_status alone reads with its own statement; beside pfs_waits, within the poll's shared one.
 PATHS = {"alone": ["global_status"], "shared": ["global_status", "pfs_waits"]}
 
 
 class Sleepers:
-    """SLEEPERS sessions each running SELECT SLEEP(SLEEP_S); `running` is set once every one has sent it."""
+    """SLEEPERS sessions each running SELECT SLEEP(SLEEP_S) from entering to leaving, when their queries are killed.
+
+    Sleeps of 3 s that ended by themselves hung a loaded CI run: the first ended before the last showed in the
+    process list, and the wait for all four to show never ended."""
 
     def __init__(self, mariadb):
         self.conns = [mariadb.connect() for _ in range(SLEEPERS)]
@@ -32,13 +38,17 @@ class Sleepers:
         self.mariadb = mariadb
 
     def sleep(self, conn) -> None:
-        with conn.cursor() as cur:
+        with conn.cursor() as cur, contextlib.suppress(pymysql.err.OperationalError):  # 1317: killed on leaving
             cur.execute(f"SELECT SLEEP({SLEEP_S})")
 
     def __enter__(self) -> "Sleepers":
         for thread in self.threads:
             thread.start()
+        deadline = time.monotonic() + START_S
         while not self.all_running():
+            if time.monotonic() > deadline:
+                self.__exit__()
+                raise AssertionError(f"the {SLEEPERS} sleeping sessions did not all show running in {START_S} s")
             time.sleep(0.05)
         return self
 
@@ -47,6 +57,7 @@ class Sleepers:
         return self.ids <= {int(row[0]) for row in rows}
 
     def __exit__(self, *exc) -> None:
+        self.mariadb.execute(*(f"KILL QUERY {i}" for i in self.ids))
         for thread in self.threads:
             thread.join()
         for conn in self.conns:
