@@ -219,6 +219,18 @@ def test_a_stall_that_caught_one_low_poll_on_the_period_is_an_occurrence_not_a_b
     assert len(verdict.dips) == 7 and verdict.other_dips == 1
 
 
+def test_a_stall_whose_poll_counted_one_transaction_is_a_stall_not_a_blip():
+    """An audit's run: 4 rw sessions at ~3,750 TPS polled every 5 s, FLUSH TABLES WITH READ LOCK held 7 s at 27 s
+    and again at 75 s. Each stall caught one whole poll: one counted 0 transactions, the other 1 (0.2 TPS x 5 s,
+    a commit across the poll's edge). The report read "Dips at irregular times (1), and 1 one-poll dip (a blip,
+    not a stall)". By hand: two stalls, each stopping TPS for a whole poll; neither recurs on a grid (2 < 3)."""
+    values = [3750.0 + (60 if i % 2 else -60) for i in range(20)]
+    values[5], values[14] = 0.0, 0.2
+    verdict = judge([at(i, 5) for i in range(20)], values, warmup=0)
+    assert verdict.kind == "dips"
+    assert [d.lowest for d in verdict.dips] == [0.0, 0.2] and verdict.other_dips == 0
+
+
 def test_a_one_poll_sag_minutes_after_the_periodic_stalls_is_no_occurrence():
     """The same polls, then 3 min of steady load and a one-poll sag (a workload's end) that fell on a slot of the
     40 s grid by chance, 320 s after the first two-poll stall: 8 occurrences in 12 slots is no longer periodic
