@@ -9,7 +9,7 @@ from django.db import models
 from servers import crypto
 from servers import tls_modes as tls
 from servers.names import Printable, printable, printable_text
-from servers.time_bounds import bounded, within_bounds
+from servers.time_bounds import UtcDateTimeField, bounded, within_bounds
 
 
 class Server(models.Model):
@@ -102,8 +102,8 @@ class Run(models.Model):
 
     name = models.CharField(max_length=200, validators=[printable])
     server = models.ForeignKey(Server, on_delete=models.CASCADE, related_name="runs")
-    started_at = models.DateTimeField(validators=[within_bounds])
-    ended_at = models.DateTimeField(null=True, blank=True, validators=[within_bounds])
+    started_at = UtcDateTimeField(validators=[within_bounds])
+    ended_at = UtcDateTimeField(null=True, blank=True, validators=[within_bounds])
     notes = models.TextField(blank=True, validators=[printable_text])
     created_at = models.DateTimeField(auto_now_add=True)
     warmup_seconds = models.PositiveIntegerField(
@@ -142,7 +142,7 @@ class Annotation(models.Model):
         Server, on_delete=models.CASCADE, null=True, blank=True, related_name="annotations"
     )
     run = models.ForeignKey(Run, on_delete=models.CASCADE, null=True, blank=True, related_name="annotations")
-    at = models.DateTimeField(validators=[within_bounds])
+    at = UtcDateTimeField(validators=[within_bounds])
     text = models.CharField(max_length=500, validators=[printable_text])
     created_at = models.DateTimeField(auto_now_add=True)
 

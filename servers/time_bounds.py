@@ -27,6 +27,20 @@ def within_bounds(ts: datetime) -> None:
         raise ValidationError(f"Give a time {BOUNDS}; {ts.isoformat()} is outside.", code="time_bounds")
 
 
+class UtcDateTimeField(models.DateTimeField):
+    """A DateTimeField handing PostgreSQL its times in UTC: Python reads offsets up to ±23:59, PostgreSQL
+    only up to ±15:59, so a valid 2026-11-27T14:00:00+23:59 failed the INSERT (an HTTP 500)."""
+
+    def get_prep_value(self, value):
+        value = super().get_prep_value(value)
+        if not isinstance(value, datetime) or value.tzinfo is None:
+            return value
+        try:
+            return value.astimezone(UTC)
+        except OverflowError:  # year 1 east of UTC is year 0: left as given for the CHECK constraint to refuse
+            return value
+
+
 def bounded(field: str, nullable: bool = False) -> models.Q:
     """The CHECK constraint's condition for one column."""
     inside = models.Q(**{f"{field}__gte": EARLIEST, f"{field}__lte": LATEST})

@@ -20,6 +20,10 @@ from workload.summary import Summary
 from workload.target import Target
 from workload.transactions import MODES, Transactions
 
+# max_connections' ceiling on MySQL and MariaDB: more sessions could never all connect, and 10^11 of them
+# filled memory with their counters (a MemoryError before the first connection).
+MAX_SESSIONS = 100_000
+
 # SHOW STATUS history length: printed beside TPS so purge lag shows in the driver's own output.
 HISTORY_LENGTH = "SHOW GLOBAL STATUS LIKE 'Innodb_history_list_length'"
 # START TRANSACTION WITH CONSISTENT SNAPSHOT: the read view that keeps purge from going past it.
@@ -59,6 +63,9 @@ class StressOptions:
             raise ValueError(f"mode must be one of {', '.join(MODES)}")
         if self.concurrency < 1 or self.interval <= 0 or self.rows < 1:
             raise ValueError("concurrency, interval and rows must be positive")
+        if self.concurrency > MAX_SESSIONS:
+            raise ValueError(f"concurrency {self.concurrency}: at most {MAX_SESSIONS:,} sessions, the most "
+                             "connections (max_connections) a MySQL or MariaDB server accepts")
         if min(self.duration, self.think_ms, self.hold_trx, self.hold_every, self.warmup) < 0:
             raise ValueError("duration, think time, hold times and warm-up cannot be negative")
         if self.stall_every < 0 or self.stall_for < 0 or (self.stall_every > 0) != (self.stall_for > 0):

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from servers.models import Run, Server
-from workload.driver import DriverError, StressDriver, StressOptions
+from workload.driver import MAX_SESSIONS, DriverError, StressDriver, StressOptions
 from workload.runs import close_run, open_run
 from workload.summary import Summary
 from workload.target import Target
@@ -43,6 +43,9 @@ def parse_levels(text: str) -> list[int]:
         raise ValueError(f"--sweep {text!r}: give thread counts separated by commas, e.g. 1,2,4,8") from None
     if not levels or min(levels) < 1 or len(set(levels)) != len(levels) or len(levels) > MAX_LEVELS:
         raise ValueError(f"--sweep {text!r}: give up to {MAX_LEVELS} distinct positive thread counts, e.g. 1,2,4,8")
+    if max(levels) > MAX_SESSIONS:  # refused before the first step runs, not when the big one starts
+        raise ValueError(f"--sweep {text!r}: at most {MAX_SESSIONS:,} threads a level, the most connections "
+                         "(max_connections) a MySQL or MariaDB server accepts")
     return levels
 
 

@@ -117,6 +117,18 @@ def test_a_history_length_growing_throughout_drifts_a_flat_tps_line():
     assert judge([at(i) for i in range(300)], noisy(300), history=[500 + (i % 2) for i in range(300)]).kind == "steady"
 
 
+def test_a_history_sawtooth_bounded_by_purge_is_no_drift_after_its_last_hump():
+    # An audit's steady run (4 rw sessions, ~3,400 TPS, 5 s polls): the history length of its 21 polls after the
+    # warm-up, purge emptying it in batches. The hump to 3,897 falls back to 449; then 449, 792, 2,113, 2,666 end
+    # the range: 4 polls, within the 11-3,897 the whole run wandered (982 at its start), and the purge page read
+    # the same range "Flat at 2,666: purge keeps up". A 4-poll line through one tooth of the saw is no drift.
+    history = [982, 89, 271, 11, 2990, 2588, 2195, 1576, 1561, 680, 904, 206, 3288, 3897, 3694, 1541, 2018,
+               449, 792, 2113, 2666]
+    verdict = judge([at(i, 5) for i in range(21)], noisy(21, level=3400), history=history)
+    assert verdict.history is None
+    assert verdict.kind == "steady"
+
+
 def test_lines_of_other_sources_are_aligned_to_the_nearest_tps_poll():
     ts = [at(i, 10) for i in range(5)]
     theirs = [t + timedelta(milliseconds=40) for t in ts[1:]] + [ts[-1] + timedelta(seconds=30)]
@@ -205,6 +217,18 @@ def test_a_stall_that_caught_one_low_poll_on_the_period_is_an_occurrence_not_a_b
     sagged[19] = 4.0  # a one-poll sag at 95 s, 15 s before the grid's slot at 110 s: still a blip
     verdict = judge(times, sagged, warmup=0)
     assert len(verdict.dips) == 7 and verdict.other_dips == 1
+
+
+def test_a_stall_whose_poll_counted_one_transaction_is_a_stall_not_a_blip():
+    """An audit's run: 4 rw sessions at ~3,750 TPS polled every 5 s, FLUSH TABLES WITH READ LOCK held 7 s at 27 s
+    and again at 75 s. Each stall caught one whole poll: one counted 0 transactions, the other 1 (0.2 TPS x 5 s,
+    a commit across the poll's edge). The report read "Dips at irregular times (1), and 1 one-poll dip (a blip,
+    not a stall)". By hand: two stalls, each stopping TPS for a whole poll; neither recurs on a grid (2 < 3)."""
+    values = [3750.0 + (60 if i % 2 else -60) for i in range(20)]
+    values[5], values[14] = 0.0, 0.2
+    verdict = judge([at(i, 5) for i in range(20)], values, warmup=0)
+    assert verdict.kind == "dips"
+    assert [d.lowest for d in verdict.dips] == [0.0, 0.2] and verdict.other_dips == 0
 
 
 def test_a_one_poll_sag_minutes_after_the_periodic_stalls_is_no_occurrence():

@@ -143,6 +143,21 @@ def test_a_sweeps_label_is_entered_by_hand_on_the_page(client, admin_user, sweep
     assert 'value="MyRocks"' in html
 
 
+def test_a_label_with_no_sweep_named_changes_no_run(client, admin_user, sweeps):
+    # Runs outside any sweep have sweep "": a blank sweep= labelled every one of them (an audit's five runs,
+    # the demo load among them, read "l"). Expected: refused with a 400 and no run's label changed.
+    server = Run.objects.first().server
+    lone = Run.objects.create(name="by hand", server=server, started_at=RECENT_T0, label="kept")
+    client.force_login(admin_user)
+    for blank in ("", "  "):
+        response = client.post("/scalability/", {"sweep": blank, "label": "l"})
+        assert response.status_code == 400
+        assert "pick a sweep" in response.content.decode()
+    lone.refresh_from_db()
+    assert lone.label == "kept"
+    assert "l" not in set(Run.objects.values_list("label", flat=True))
+
+
 def test_posting_a_label_needs_the_csrf_token(admin_user, sweeps):
     client = Client(enforce_csrf_checks=True)
     client.force_login(admin_user)

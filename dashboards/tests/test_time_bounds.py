@@ -145,3 +145,30 @@ def test_the_admin_add_page_survives_bad_times_in_its_query_string(client, url):
     page = client.get(url, {"started_at": "2026-01-05T12:00:00", "at": "2026-01-05T12:00:00",
                             "since": "2026-01-05T12:00:00"}).content.decode()
     assert 'value="2026-01-05"' in page  # a good one is still taken
+
+
+# ISO 8601 (and Python) allow offsets up to ±23:59, PostgreSQL only ±15:59: such a time was sent as given and the
+# INSERT failed, a 500. By hand: 2026-11-27 14:00 at +23:59 is 2026-11-26 14:01 UTC; 14:00 at -20:00 is 28 Nov 10:00.
+FAR_EAST, FAR_EAST_UTC = "2026-11-27T14:00:00+23:59", datetime(2026, 11, 26, 14, 1, tzinfo=UTC)
+FAR_WEST, FAR_WEST_UTC = "2026-11-27T14:00:00-20:00", datetime(2026, 11, 28, 10, 0, tzinfo=UTC)
+
+
+def test_the_api_stores_a_time_with_an_offset_beyond_postgresqls(token):
+    server = make_server()
+    response = api("/api/runs", {"name": "r", "server": server.pk, "started_at": FAR_EAST,
+                                 "ended_at": FAR_WEST}, token)
+    assert response.status_code == 201, response.content
+    response = api("/api/annotations", {"server": server.pk, "text": "t", "at": FAR_WEST}, token)
+    assert response.status_code == 201, response.content
+    run = Run.objects.get()
+    assert (run.started_at, run.ended_at, Annotation.objects.get().at) == (FAR_EAST_UTC, FAR_WEST_UTC, FAR_WEST_UTC)
+
+
+def test_the_runs_form_stores_a_time_with_an_offset_beyond_postgresqls(client):
+    server = make_server()
+    response = client.post("/runs/", {"run-name": "r", "run-server": server.pk, "run-started_at": FAR_EAST,
+                                      "run-warmup_seconds": 0})
+    assert response.status_code == 302, response.content
+    response = client.post("/runs/", {"note-server": server.pk, "note-at": FAR_WEST, "note-text": "t"})
+    assert response.status_code == 302, response.content
+    assert (Run.objects.get().started_at, Annotation.objects.get().at) == (FAR_EAST_UTC, FAR_WEST_UTC)

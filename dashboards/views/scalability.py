@@ -66,6 +66,8 @@ def label_sweep(request: HttpRequest) -> HttpResponse:
         sweep_name(name)
     except BadParam as error:
         return refused(request, str(error))
+    if not name.strip():  # the runs outside any sweep have sweep "": a blank name would label them all
+        return refused(request, "No sweep given: pick a sweep from the list to label its steps.")
     if "\x00" in label:
         return refused(request, "label holds a NUL byte, which cannot be stored: remove it")
     if problem := control_problem("A label", label):  # the model's validator, which update() skips

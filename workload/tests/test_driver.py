@@ -5,6 +5,7 @@ import pytest
 
 from store.stats import percentile
 from workload.driver import StressDriver, StressOptions
+from workload.sweep import parse_levels
 
 
 def status(mariadb, name: str) -> int:
@@ -128,6 +129,18 @@ def test_periodic_stalls_hold_the_global_read_lock_and_show_in_the_latencies(mar
 def test_stalls_without_reload_say_so(stress_target):
     summary = drive(stress_target, mode="rw", concurrency=1, duration=3, interval=1, stall_every=1, stall_for=0.5).run()
     assert summary.status == "failed" and "--stall-every needs the RELOAD privilege" in summary.error
+
+
+def test_more_sessions_than_any_server_accepts_are_refused_before_any_is_opened():
+    # --concurrency 99999999999 ended in a MemoryError traceback (a counter slot per session); MySQL and MariaDB
+    # cap max_connections at 100,000, so 100,001 sessions could never all connect: refused, naming the bound.
+    with pytest.raises(ValueError, match="at most 100,000 sessions"):
+        StressOptions(concurrency=99_999_999_999)
+    with pytest.raises(ValueError, match="at most 100,000 sessions"):
+        StressOptions(concurrency=100_001)
+    assert StressOptions(concurrency=100_000).concurrency == 100_000
+    with pytest.raises(ValueError, match="at most 100,000 threads a level"):
+        parse_levels("1,2,100001")
 
 
 def test_stall_options_go_together():
