@@ -90,9 +90,42 @@ def shifts_and_stalls(ts: Sequence[datetime], y: np.ndarray,
     stalled = stalls_of(y, found) | stalls_of(y, splits)
     if stalled.any():  # the levels as if the stalls' polls had not been read: the dips tell the stalls
         return left_out(ts, x, y, stalled)
-    bounds = [0, *splits, len(y)]
-    means = [float(y[lo:hi].mean()) for lo, hi in pairwise(bounds)]
+    means = level_means(y, splits)
     return tuple(Shift(ts[at], a, b) for at, (a, b) in zip(splits, pairwise(means), strict=True)), stalled
+
+
+def level_means(y: np.ndarray, splits: Sequence[int]) -> list[float]:
+    """Each level's mean, an edge poll that caught the change mid-poll (straddles) left out: such a poll counted
+    part of each load. A low level of 360 TPS read 442.1 with its last poll, 1,423.8, counted in it."""
+    bounds = [0, *splits, len(y)]
+    levels = [y[lo:hi] for lo, hi in pairwise(bounds)]
+    medians = [float(np.median(level)) for level in levels]
+    means = []
+    for k, level in enumerate(levels):
+        keep = np.ones(len(level), bool)
+        if k and straddles(level, 0, medians[k - 1]):
+            keep[0] = False
+        if k < len(levels) - 1 and straddles(level, -1, medians[k + 1]):
+            keep[-1] = False
+        means.append(float(level[keep].mean()))
+    return means
+
+
+STRADDLE = 0.25  # an edge poll this share of the way to the next level or more caught the change mid-poll ...
+STRADDLE_SIGMAS = 3.0  # ... when it lies this many standard deviations of its level's other polls off their median
+
+
+def straddles(level: np.ndarray, edge: int, other: float) -> bool:
+    """Whether the level's edge poll (0 or -1) lies between its level and the neighbouring one (`other`: that
+    level's median), STRADDLE of the way at least and STRADDLE_SIGMAS standard deviations of the level's other
+    polls (LEVEL_FLOOR of their mean at least) off their median: no poll of the level's own noise or sub-level."""
+    rest = level[1:] if edge == 0 else level[:-1]
+    if len(rest) < 2:
+        return False
+    median = float(np.median(rest))
+    poll, step = float(level[edge]), other - median
+    sigma = max(float(rest.std()), LEVEL_FLOOR * abs(float(rest.mean())))
+    return bool(step) and STRADDLE <= (poll - median) / step < 1 and abs(poll - median) > STRADDLE_SIGMAS * sigma
 
 
 def left_out(ts: Sequence[datetime], x: np.ndarray, y: np.ndarray,

@@ -117,6 +117,18 @@ def test_a_load_that_starts_after_the_first_poll_has_that_poll_cut_as_its_warm_u
     assert verdict.cv == pytest.approx(1 / 190, rel=0.03)  # 39 polls: 20 at 189 and 19 at 191
 
 
+def test_a_poll_that_caught_the_change_mid_poll_counts_in_neither_level():
+    """Seen in an audit: a low load (the driver's 372 TPS, its polls 345.9-391.5) read "TPS from 442.1 to 3,040.6
+    (+588 %)", its last poll, 1,423.8, counted in it. By hand: 16 polls at 360 (with JITTER, mean 360 exactly),
+    the 1,423.8 (nearer 360 than 3,040: the low level's; 1,063.8 off the 360s' median, 39.7 % of the way to the
+    3,040s' median and far over 3 x their SD of 0.32), then 16 at 3,040: 360.0 -> 3,040.0, +744.4 %."""
+    values = [360.0 + JITTER[i % 4] for i in range(16)] + [1423.8] + [3040.0 + JITTER[i % 4] for i in range(16)]
+    verdict = judge([at(i) for i in range(33)], values, warmup=0)
+    assert verdict.kind == "shifted", verdict.kind
+    assert [(s.before, s.after) for s in verdict.shifts] == [(pytest.approx(360.0), pytest.approx(3040.0))]
+    assert "TPS from 360.0 to 3,040.0" in shifted(verdict) and "(+744 %)" in shifted(verdict)
+
+
 def levels(*means: float, polls: int = 16) -> list[float]:
     """`polls` polls at each mean in turn, each with JITTER (a level's mean is its mean exactly)."""
     return [m + JITTER[i % 4] for m in means for i in range(polls)]
@@ -413,18 +425,21 @@ def test_two_loads_parted_by_a_long_stall_are_two_levels_not_their_mean():
     over the 354s and the 150s across the stall's 6.5 minutes ran through both and fitted them about as well as
     two levels, so their change failed and one level of both stood before the stall at the end.
 
-    By hand, each poll that caught a change joins the level it is nearer: the old level is 10 x 354 and the 300,
-    3,840 / 11 = 349.09; polls 11-49 are the stall (0, under a tenth of both sides), left out; the new level is
-    the 120 and 10 x 150 from poll 50, 1,620 / 11 = 147.27 (-57.8 %); then the 30 and 28 x 0 from poll 61,
-    30 / 29 = 1.03 (-99.3 %), under a tenth of the level before: the range ends stalled."""
+    By hand, polls 11-49 are the stall (0, under a tenth of both sides), left out; the old level is 10 x 354 and
+    the 300, which caught the stall mid-poll: 57.5 under the median of the 354s (357.5), more than a quarter of
+    the way to the next level's median (151.5; 206 / 4 = 51.5) and more than 3 x their SD (7.75), it counts in
+    neither level: 3,540 / 10 = 354.0. The new level is the 120 and 10 x 150 from poll 50 (the 120 lies away from
+    the 354s: it stays), 1,620 / 11 = 147.27 (-58.4 %); then the 30 and 28 x 0 from poll 61, 30 / 29 = 1.03
+    (-99.3 %; the 30 is a fifth of the way to 151.5: it stays), under a tenth of the level before: the range
+    ends stalled."""
     verdict = judge([at(i) for i in range(90)], loads_between_stalls())
     assert verdict.kind == "shifted" and verdict.warmup_polls == 0
     assert [(s.at, s.before, s.after) for s in verdict.shifts] == [
-        (at(50), pytest.approx(3840 / 11), pytest.approx(1620 / 11)), (at(61), pytest.approx(1620 / 11),
+        (at(50), pytest.approx(354.0), pytest.approx(1620 / 11)), (at(61), pytest.approx(1620 / 11),
                                                                        pytest.approx(30 / 29))]
     assert verdict.stalls == ((at(11), at(49)),)
     # Poll 50 is 500 s after 09:00:00, poll 61 610 s; the stall runs from 110 s to 490 s.
-    assert shifted(verdict) == "TPS from 349.1 to 147.3 at 09:08:20 (-58 %), to 1.0 at 09:10:10 (-99 %)"
+    assert shifted(verdict) == "TPS from 354.0 to 147.3 at 09:08:20 (-58 %), to 1.0 at 09:10:10 (-99 %)"
     assert levels_said(verdict) == (
         "Two levels, not a drift: the load or a setting changed at 09:08:20 UTC (mark it as an annotation to keep "
         "it); each level is read on its own; the polls from 09:01:50 to 09:08:10 UTC are a stall (under a tenth "
@@ -439,7 +454,7 @@ def test_the_stability_page_names_both_loads_around_a_long_stall(admin_client, d
     write_rates(server, polls, loads_between_stalls())
     part = page_verdict(admin_client, server, start, polls[-1])
     # As the pure test above: the new levels from the 51st and the 62nd poll, the stall the 12th to the 50th.
-    assert (f"Level changes: TPS from 349.1 to 147.3 at {polls[50]:%H:%M:%S} (-58 %), "
+    assert (f"Level changes: TPS from 354.0 to 147.3 at {polls[50]:%H:%M:%S} (-58 %), "
             f"to 1.0 at {polls[61]:%H:%M:%S} (-99 %)") in part
     assert (f"the polls from {polls[11]:%H:%M:%S} to {polls[49]:%H:%M:%S} UTC are a stall (under a tenth of the "
             "levels on both sides), left out of the levels") in part
@@ -456,15 +471,15 @@ def test_two_loads_parted_by_an_outage_are_two_levels_not_their_mean():
     354s and the 150s as well as two levels, and the page read one level of both: "TPS from 248.2 to 1.0 (-100 %)"
     (3,840 + 1,620 = 5,460 over 22 polls = 248.18, then 30 / 29 = 1.03).
 
-    By hand, as around the stall: 3,840 / 11 = 349.09, then 1,620 / 11 = 147.27 from poll 50 (-57.8 %), then
+    By hand, as around the stall: 3,540 / 10 = 354.0, then 1,620 / 11 = 147.27 from poll 50 (-58.4 %), then
     30 / 29 = 1.03 from poll 61 (-99.3 %). No stall is named: no poll read one; the dips table lists the outage."""
     verdict = judge([at(i) for i in range(90)], loads_around_an_outage())
     assert verdict.kind == "shifted" and verdict.warmup_polls == 0
     assert [(s.at, s.before, s.after) for s in verdict.shifts] == [
-        (at(50), pytest.approx(3840 / 11), pytest.approx(1620 / 11)), (at(61), pytest.approx(1620 / 11),
+        (at(50), pytest.approx(354.0), pytest.approx(1620 / 11)), (at(61), pytest.approx(1620 / 11),
                                                                        pytest.approx(30 / 29))]
     assert verdict.stalls == ()
-    assert shifted(verdict) == "TPS from 349.1 to 147.3 at 09:08:20 (-58 %), to 1.0 at 09:10:10 (-99 %)"
+    assert shifted(verdict) == "TPS from 354.0 to 147.3 at 09:08:20 (-58 %), to 1.0 at 09:10:10 (-99 %)"
 
 
 def test_the_stability_page_names_both_loads_around_an_outage(admin_client, db):
@@ -479,7 +494,7 @@ def test_the_stability_page_names_both_loads_around_an_outage(admin_client, db):
                    for (before, _), (t, rate) in zip([(start, None), *read], read, strict=False)])
     part = page_verdict(admin_client, server, start, polls[-1])
     # As the pure test above: the new levels from the 51st and the 62nd poll.
-    assert (f"Level changes: TPS from 349.1 to 147.3 at {polls[50]:%H:%M:%S} (-58 %), "
+    assert (f"Level changes: TPS from 354.0 to 147.3 at {polls[50]:%H:%M:%S} (-58 %), "
             f"to 1.0 at {polls[61]:%H:%M:%S} (-99 %)") in part
     assert "are a stall" not in part
 
