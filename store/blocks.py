@@ -152,6 +152,7 @@ def decode_series(blob, n: int) -> tuple[np.ndarray, np.ndarray]:
 FIELDS = ("idx", "count", "sum", "min", "max", "last", "ms", "rmin", "rmax")
 VALUE_ORDER = ("sum", "min", "max", "last")  # the columns after a row's head
 RATE_LINE = ("idx", "rmin", "rmax")  # what a counter's rate line draws of its buckets (store.query)
+GAUGE_LINE = ("idx", "count", "sum", "min", "max")  # ... and a gauge's line: extremes, and the mean where they meet
 
 
 def encode_buckets(b: dict[str, np.ndarray]) -> bytes:
@@ -585,18 +586,21 @@ def _float_rows(groups: dict, fields: tuple[str, ...] = FIELDS) -> dict:
     varints = [body[1:at] for body, at in zip(bodies, floats_at, strict=True)]
     region = b"".join(varints)
     lengths = np.array([len(v) for v in varints], np.int64)
-    counts = np.diff(np.searchsorted(np.flatnonzero(np.frombuffer(region, np.uint8) < 0x80),
-                                     np.append(0, np.cumsum(lengths))))
+    ends = np.flatnonzero(np.frombuffer(region, np.uint8) < 0x80)
+    counts = np.diff(np.searchsorted(ends, np.append(0, np.cumsum(lengths))))
     if (counts != 3 * n).any() or any(v and v[-1] >= 0x80 for v in varints):
         return {}  # not 3n varints between n and the floats: not the layout this reads
-    ints = codec.decode(region)[0]
-    reals = np.frombuffer(b"".join(body[at:] for body, at in zip(bodies, floats_at, strict=True)), "<f8")
     bucket_start = np.cumsum(n) - n
+    # The intervals (a row's last n varints, 3 bytes each) only where asked, or the rates made of them: a gauge's
+    # line (GAUGE_LINE) reads a row's idx and count codes, 0 stands in for the rest.
+    timed = "ms" in fields or "rmin" in fields or "rmax" in fields
+    ints = codec.decode(region)[0] if timed else _decoded_at(region, ends, 3 * bucket_start, 2 * n)
+    reals = np.frombuffer(b"".join(body[at:] for body, at in zip(bodies, floats_at, strict=True)), "<f8")
     p = np.arange(int(n.sum())) - np.repeat(bucket_start, n)  # a bucket's place in its row
     size, at_int, at_real = np.repeat(n, n), np.repeat(3 * bucket_start, n) + p, np.repeat(4 * bucket_start, n) + p
     cols = {"idx": ints[at_int] + np.repeat(np.array([r[2] for r in rows], np.int64), n),
             "count": ints[at_int + size], "ms": ints[at_int + 2 * size]}
-    cols |= {name: reals[at_real + k * size] for k, name in enumerate(("sum", "min", "max", "last"))}
+    cols |= {name: reals[at_real + k * size] for k, name in enumerate(VALUE_ORDER) if name in fields or timed}
     if "rmin" in fields or "rmax" in fields:
         cols |= _joined_rates(cols, [r[3] for r in rows], n)
     keys = [r[0] for r in rows]
