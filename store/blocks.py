@@ -152,6 +152,7 @@ def decode_series(blob, n: int) -> tuple[np.ndarray, np.ndarray]:
 FIELDS = ("idx", "count", "sum", "min", "max", "last", "ms", "rmin", "rmax")
 VALUE_ORDER = ("sum", "min", "max", "last")  # the columns after a row's head
 RATE_LINE = ("idx", "rmin", "rmax")  # what a counter's rate line draws of its buckets (store.query)
+GAUGE_LINE = ("idx", "count", "sum", "min", "max")  # ... and a gauge's line: extremes, and the mean where they meet
 
 
 def encode_buckets(b: dict[str, np.ndarray]) -> bytes:
@@ -372,41 +373,87 @@ def decode_buckets_grouped(groups: dict, fields: tuple[str, ...] = FIELDS) -> di
 
 HEAD_PREFIX = 20  # a head's bytes that hold its first two codes (n, the first index: at most 10 bytes each)
 LINE_ROW = REGULAR | RATES | SPLIT  # a counter's usual rollup row: consecutive buckets, rates in their own part
+# A counter's row of uneven buckets (a poll missing, late, or of unknown interval: the first hour of its data): its
+# head is 7 columns of n codes (INT_PLAIN), the indexes first; never cut (read_rollups.SELECT_LINES cuts LINE_ROW).
+PLAIN_LINE = INT_PLAIN | RATES | SPLIT
 # A LINE_ROW as a rate line's read leaves it (read_rollups.SELECT_LINES): its head cut to its first HEAD_PREFIX
 # bytes (its length as stored), then its rates. Only _rate_lines() reads it.
 HEAD_CUT = 128
 
 
 def _rate_lines(groups: dict) -> dict:
-    """RATE_LINE buckets of the keys whose rows are all LINE_ROW ({key: [(blob, offset), ...]}): a row's indexes
-    from its head's first two codes (its n and first index), its rates from its tail. A rate line reads no sum,
-    min, max or last, most of a row's bytes: they are neither copied, inflated nor scanned for varints."""
+    """RATE_LINE buckets of the keys whose rows are all LINE_ROW or PLAIN_LINE ({key: [(blob, offset), ...]}): a
+    LINE_ROW's indexes from its head's first two codes (its n and first index), a PLAIN_LINE's from its head's first
+    n codes, the rates from the tails. A rate line reads no sum, min, max or last, most of a row's bytes: they are
+    neither copied, inflated nor scanned for varints. A key whose usual rows came cut and one uneven row whole (a
+    week's first hour) is read here too: the general path cannot read its cut rows, which were read again whole."""
     keys = [key for key, rows in groups.items()
-            if rows and all(blob[0] & ~(ZLIB | TAIL_ZLIB | HEAD_CUT) == LINE_ROW for blob, _o in rows)]
+            if rows and all(blob[0] & ~(ZLIB | TAIL_ZLIB | HEAD_CUT) in (LINE_ROW, PLAIN_LINE) for blob, _o in rows)]
     if not keys:
         return {}
-    heads, tails, offsets, owners = [], [], [], []
+    heads, tails, offsets, owners, plain = [], [], [], [], []
     for key in keys:
         for blob, o in groups[key]:  # parts kept as bytes: a memoryview a row would be 6,000 objects the
             at = 5 + HEAD_PREFIX if blob[0] & HEAD_CUT else 5 + int.from_bytes(blob[1:5], "little")  # cyclic GC tracks
-            heads.append(zlib.decompressobj().decompress(blob[5:at], HEAD_PREFIX) if blob[0] & ZLIB
-                         else bytes(blob[5:min(at, 5 + HEAD_PREFIX)]))
+            whole = blob[0] & ~(ZLIB | TAIL_ZLIB) == PLAIN_LINE  # its indexes are a column: the whole head
+            heads.append(_head(blob, at, None if whole else HEAD_PREFIX))
             tails.append(zlib.decompress(blob[at:]) if blob[0] & TAIL_ZLIB else bytes(blob[at:]))
             offsets.append(o)
             owners.append(key)
-    n_first = _first_codes(heads)
+            plain.append(whole)
     n = np.array([int.from_bytes(t[-4:], "little") for t in tails], np.int64)  # rate pairs a row holds
-    if n_first is None or (n_first[0] != n).any():
+    idx = _line_indexes(heads, np.array(plain, bool), n)
+    if idx is None:
         return {}  # not the layout this reads: the general path decides
     place = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)  # a bucket's place in its row
     kept = np.frombuffer(b"".join(t[:-4] for t in tails), "<f8")
     rmin = np.repeat(2 * (np.cumsum(n) - n), n) + place  # a row's rmin, then its rmax
-    cols = {"idx": np.repeat(n_first[1] + np.array(offsets, np.int64), n) + place, "rmin": kept[rmin],
+    cols = {"idx": idx + np.repeat(np.array(offsets, np.int64), n), "rmin": kept[rmin],
             "rmax": kept[rmin + np.repeat(n, n)]}
     cuts = [0] + [i for i in range(1, len(owners)) if owners[i] != owners[i - 1]] + [len(owners)]
     edges = np.append(np.cumsum(n) - n, int(n.sum())).tolist()
     return {owners[a]: {name: cols[name][edges[a]:edges[b]] for name in RATE_LINE}
             for a, b in zip(cuts[:-1], cuts[1:], strict=True)}
+
+
+def _head(blob: bytes, at: int, prefix: int | None) -> bytes:
+    """A split row's head (its bytes 5 to `at`), inflated where it is zlib'd: its first `prefix` bytes at least
+    (None: all of it)."""
+    if blob[0] & ZLIB:
+        return zlib.decompress(blob[5:at]) if prefix is None else zlib.decompressobj().decompress(blob[5:at], prefix)
+    return bytes(blob[5:at if prefix is None else min(at, 5 + prefix)])
+
+
+def _line_indexes(heads: list, plain: np.ndarray, n: np.ndarray) -> np.ndarray | None:
+    """Every row's bucket indexes before its offset, in row order (n a row, as its tail holds rates): a LINE_ROW's
+    from its head's first two codes (n, the first index), a PLAIN_LINE's (plain) its head's first n codes, the
+    indexes column; None where a head is not that layout (its n is not the tail's, a plain one not 7 x n codes)."""
+    usual = np.flatnonzero(~plain).tolist()
+    n_first = _first_codes([heads[i] for i in usual]) if usual else (np.zeros(0, np.int64),) * 2
+    if n_first is None or (n_first[0] != n[~plain]).any():
+        return None
+    first = np.zeros(len(heads), np.int64)
+    first[~plain] = n_first[1]
+    idx = np.repeat(first, n) + np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
+    if plain.any():
+        found = _index_columns([heads[i] for i in np.flatnonzero(plain).tolist()], n[plain])
+        if found is None:
+            return None
+        idx[np.repeat(plain, n)] = found
+    return idx
+
+
+def _index_columns(heads: list, n: np.ndarray) -> np.ndarray | None:
+    """The first n[k] codes of each INT_PLAIN head (its indexes column), joined, decoded in one pass; None where a
+    head does not hold 7 x n[k] codes or an index is NULL."""
+    joined = b"".join(heads)
+    ends = np.flatnonzero(np.frombuffer(joined, np.uint8) < 0x80)
+    counts = np.diff(np.searchsorted(ends, np.cumsum([0] + [len(h) for h in heads])))  # codes a head holds
+    if (counts != 7 * n).any():
+        return None
+    starts = np.cumsum(counts) - counts
+    vals, nulls = codec.decode_at(joined, _spans(starts, starts + n), ends)
+    return None if nulls.any() else vals
 
 
 def _first_codes(heads: list) -> tuple[np.ndarray, np.ndarray] | None:
@@ -539,18 +586,21 @@ def _float_rows(groups: dict, fields: tuple[str, ...] = FIELDS) -> dict:
     varints = [body[1:at] for body, at in zip(bodies, floats_at, strict=True)]
     region = b"".join(varints)
     lengths = np.array([len(v) for v in varints], np.int64)
-    counts = np.diff(np.searchsorted(np.flatnonzero(np.frombuffer(region, np.uint8) < 0x80),
-                                     np.append(0, np.cumsum(lengths))))
+    ends = np.flatnonzero(np.frombuffer(region, np.uint8) < 0x80)
+    counts = np.diff(np.searchsorted(ends, np.append(0, np.cumsum(lengths))))
     if (counts != 3 * n).any() or any(v and v[-1] >= 0x80 for v in varints):
         return {}  # not 3n varints between n and the floats: not the layout this reads
-    ints = codec.decode(region)[0]
-    reals = np.frombuffer(b"".join(body[at:] for body, at in zip(bodies, floats_at, strict=True)), "<f8")
     bucket_start = np.cumsum(n) - n
+    # The intervals (a row's last n varints, 3 bytes each) only where asked, or the rates made of them: a gauge's
+    # line (GAUGE_LINE) reads a row's idx and count codes, 0 stands in for the rest.
+    timed = "ms" in fields or "rmin" in fields or "rmax" in fields
+    ints = codec.decode(region)[0] if timed else _decoded_at(region, ends, 3 * bucket_start, 2 * n)
+    reals = np.frombuffer(b"".join(body[at:] for body, at in zip(bodies, floats_at, strict=True)), "<f8")
     p = np.arange(int(n.sum())) - np.repeat(bucket_start, n)  # a bucket's place in its row
     size, at_int, at_real = np.repeat(n, n), np.repeat(3 * bucket_start, n) + p, np.repeat(4 * bucket_start, n) + p
     cols = {"idx": ints[at_int] + np.repeat(np.array([r[2] for r in rows], np.int64), n),
             "count": ints[at_int + size], "ms": ints[at_int + 2 * size]}
-    cols |= {name: reals[at_real + k * size] for k, name in enumerate(("sum", "min", "max", "last"))}
+    cols |= {name: reals[at_real + k * size] for k, name in enumerate(VALUE_ORDER) if name in fields or timed}
     if "rmin" in fields or "rmax" in fields:
         cols |= _joined_rates(cols, [r[3] for r in rows], n)
     keys = [r[0] for r in rows]

@@ -113,7 +113,8 @@ def _picked(windows: list[tuple[int, datetime, datetime]], metrics: list[str], m
             data = full.get(server_id, {})
             points = {m.id: _full_points(m, data.get(m.id, SampleArrays.empty()), mode) for m in infos}
         else:
-            buckets = read_rollups.read(server_id, infos, level, start, end, rate_lines=mode == "rate")
+            buckets = read_rollups.read(server_id, infos, level, start, end, rate_lines=mode == "rate",
+                                        gauge_lines=True)
             width = read_rollups.WIDTH[level]
             points = {m.id: _bucket_points(m, buckets[m.id], width, mode) for m in infos}
         picked += [_line(server_id, m, points[m.id], max_points) for m in infos]

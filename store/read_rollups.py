@@ -45,16 +45,18 @@ SUMS = ("idx", "sum", "ms")  # what a total reads of a bucket
 
 def read(server_id: int, metrics: list[MetricInfo], level: str, start: datetime,
          end: datetime, overlapping: bool = True, sums_only: bool = False,
-         rate_lines: bool = False) -> dict[int, dict]:
+         rate_lines: bool = False, gauge_lines: bool = False) -> dict[int, dict]:
     """Buckets per metric id, numbered from the Unix epoch, starting within [start, end]; overlapping=False:
     never a stored bucket not wholly inside (a range read in parts gets the buckets the whole read gets);
     sums_only: only their idx, sum and ms (a total of 700 counters skips each one's extremes and rates);
-    rate_lines: a counter's only their idx, rmin and rmax (what its rate line draws: blocks.RATE_LINE)."""
+    rate_lines: a counter's only their idx, rmin and rmax (what its rate line draws: blocks.RATE_LINE);
+    gauge_lines: a gauge's only their idx, count, sum, min and max (what its line draws: blocks.GAUGE_LINE)."""
     if not metrics:
         return {}
     width, lo, hi = WIDTH[level], micros(start), micros(end)
     fields: dict[int, tuple[str, ...]] = {
-        m.id: SUMS if sums_only else blocks.RATE_LINE if rate_lines and m.counter else blocks.FIELDS for m in metrics}
+        m.id: SUMS if sums_only else blocks.RATE_LINE if rate_lines and m.counter
+        else blocks.GAUGE_LINE if gauge_lines and not m.counter else blocks.FIELDS for m in metrics}
     stored, hot = _parts(server_id, metrics, level, start, end, fields, sums_only)
     out: dict[int, dict] = {}
     if sums_only:  # the metrics of integer sums joined at once

@@ -32,6 +32,13 @@ class RequestMemo(Generic[T]):
         """Inside a request (between start() and stop()): get() keeps its answers."""
         return getattr(self._local, "found", None) is not None
 
+    def kept(self) -> list[tuple[Hashable, T]]:
+        """The (key, answer) pairs get() would answer now without reading; none outside a request."""
+        found: OrderedDict | None = getattr(self._local, "found", None)
+        now = time.monotonic()
+        return [(key, answer) for key, (at, changes, answer) in (found or {}).items()
+                if now - at < self.seconds and changes == self._changes[0]]
+
     def get(self, key: Hashable, read: Callable[[], T]) -> T:
         found: OrderedDict | None = getattr(self._local, "found", None)
         kept = found.get(key) if found is not None else None

@@ -311,3 +311,31 @@ def test_a_rate_line_of_usual_rows_is_read_from_their_heads_first_codes_and_rate
     whole = blocks.decode_buckets_grouped(groups)
     for key in parts:
         assert same(got[key], {k: whole[key][k] for k in blocks.RATE_LINE}), key
+
+
+def cut(blob: bytes) -> bytes:
+    """A row as read_rollups.SELECT_LINES sends it: a LINE_ROW whose head is not zlib'd and holds HEAD_PREFIX
+    bytes or more, cut to its flags (HEAD_CUT added), the head's length, its first HEAD_PREFIX bytes and the rates."""
+    length = int.from_bytes(blob[1:5], "little")
+    if blob[0] & ~blocks.TAIL_ZLIB != blocks.LINE_ROW or length < blocks.HEAD_PREFIX:
+        return blob
+    return bytes([blob[0] | blocks.HEAD_CUT]) + blob[1:5 + blocks.HEAD_PREFIX] + blob[5 + length:]
+
+
+def test_a_rate_line_of_usual_rows_cut_and_an_uneven_row_whole_is_read_at_once():
+    rng = np.random.default_rng(37)  # its own: the other tests' draws stay as they were
+    uneven = buckets(45, 0, regular=False)  # a first hour: its buckets count 1 to 6 polls, INT_PLAIN
+    uneven["idx"] = np.arange(15, 60)  # its data began at 0:15
+    busy = buckets(60, 0)
+    busy |= {k: rng.integers(10**9, 10**12, 60) for k in ("sum", "min", "max", "last")}  # zlib hardly helps
+    parts = {1: [(uneven, 0), (busy, 60), (busy, 120)], 2: [(busy, 0)], 3: [(uneven, 60)]}
+    whole = {key: [(blocks.encode_buckets(b), o) for b, o in rows] for key, rows in parts.items()}
+    assert whole[1][0][0][0] & ~(blocks.ZLIB | blocks.TAIL_ZLIB) == blocks.PLAIN_LINE
+    groups = {key: [(cut(blob), o) for blob, o in rows] for key, rows in whole.items()}
+    assert groups[1][1][0][0] & blocks.HEAD_CUT and groups[1][0][0] == whole[1][0][0]  # cut, and kept whole
+    got = blocks.decode_buckets_grouped(groups, blocks.RATE_LINE)
+    assert got[1]["idx"].tolist() == list(range(15, 180))  # by hand: 15-59, then 60 + 0-59, 120 + 0-59
+    assert got[3]["idx"].tolist() == list(range(75, 120))  # 60 + 15-59
+    everything = blocks.decode_buckets_grouped(whole)
+    for key in parts:
+        assert same(got[key], {k: everything[key][k] for k in blocks.RATE_LINE}), key

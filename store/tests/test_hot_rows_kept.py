@@ -51,3 +51,22 @@ def test_outside_a_request_every_read_goes_to_the_database():
     with CaptureQueriesContext(connection) as ctx:
         assert tps(server, start, END) == tps(server, start, END)
     assert raw_reads(ctx) == 2
+
+
+def test_a_range_a_request_read_in_parts_is_their_rows_joined():
+    server = make_server()
+    start = write_polls(server, 30, end=END)
+    whole = tps(server, start, END)  # outside a request: read
+    middle = END - timedelta(seconds=95)  # between two polls: 10 s apart, ending at END
+    read_raw.keep_rows()
+    try:
+        with CaptureQueriesContext(connection) as ctx:
+            first, rest = tps(server, start, middle), tps(server, middle + read_raw.TICK, END)
+            joined = tps(server, start, END)
+        assert raw_reads(ctx) == 2  # by hand: the two parts; the whole range is theirs
+        assert len(first) == 19 and len(rest) == 10 and joined == first + rest == whole
+        with CaptureQueriesContext(connection) as ctx:
+            shorter = tps(server, start, END - timedelta(seconds=5))  # parts that end past it: read
+        assert raw_reads(ctx) == 1 and shorter == whole[:-1]  # all but the poll at END
+    finally:
+        read_raw.stop_keeping_rows()

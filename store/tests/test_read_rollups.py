@@ -96,6 +96,22 @@ def test_a_rate_line_reads_a_counters_indexes_and_rates_and_a_gauges_every_colum
     assert len(lines[next(m.id for m in infos if m.name == "Com_select")]["idx"]) > (20 if level == "1h" else 1000)
 
 
+@pytest.mark.parametrize("level", ["1m", "1h"])
+def test_a_gauges_line_reads_its_indexes_counts_sums_and_extremes_only(level):
+    write_days()
+    start, end = T0 + timedelta(minutes=7, seconds=33), END - timedelta(minutes=3, seconds=10)  # ragged, ends hot
+    gauges = [m for m in server_metrics([1]) if not m.counter]
+    whole = read_rollups.read(1, gauges, level, start, end)
+    lines = read_rollups.read(1, gauges, level, start, end, rate_lines=True, gauge_lines=True)
+    for m in gauges:
+        assert set(lines[m.id]) == {"idx", "count", "sum", "min", "max"}, m.name  # by hand: what _bucket_points draws
+        for k in lines[m.id]:
+            assert np.array_equal(lines[m.id][k], whole[m.id][k], equal_nan=True), (m.name, k)
+    assert {m.name for m in gauges} == {"Threads_running", "load"}
+    assert {whole[m.id]["sum"].dtype.kind for m in gauges} == {"i", "f"}  # an integer gauge's rows, a float one's
+    assert all(len(lines[m.id]["idx"]) > (20 if level == "1h" else 1000) for m in gauges)
+
+
 def written_as_before() -> int:
     """Every rollup row rewritten as rows were before rates had a part of their own (one body, the rates at
     its end, zlib'd where that helps at all); the rows rewritten."""
