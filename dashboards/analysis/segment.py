@@ -263,8 +263,10 @@ def departures(xs: Sequence[float], ys: Sequence[float], cut: int, start: int, s
         return ks
     x, y = np.asarray(xs[cut:], dtype=float) - xs[cut], np.asarray(ys[cut:], dtype=float) - ys[cut]
     run = _fits(x, _prefix(x, y), np.maximum(ks - OWN_POLLS, cut) - cut, ks - cut)
-    up = run.above(x[ks - cut], y[ks - cut]) & run.above(x[ks - cut + 1], y[ks - cut + 1]) & run.flat(sigma)
-    return ks[up]
+    flat = run.flat(sigma)
+    if not flat.any():  # a steady climb or drain has no flat run to leave: no band to test the polls against
+        return ks[flat]
+    return ks[run.above(x[ks - cut], y[ks - cut]) & run.above(x[ks - cut + 1], y[ks - cut + 1]) & flat]
 
 
 @dataclass(frozen=True)
