@@ -71,6 +71,8 @@ def last_outage(ts: Sequence[datetime], values: Sequence[float | None]) -> int:
     """The index of the last hole (None) the trend starts after, -1 for none: a hole between two polls more than
     LATE_POLL usual intervals apart (the median step between polls). A late poll is none: one 6 s after the one
     before on 2 s polls (a hole to store.breaks, over 1.5 intervals) restarted the trend from the poll after it."""
+    if None not in values:  # no hole (the usual case): no median of the steps to take
+        return -1
     polled = [t.timestamp() for t, v in zip(ts, values, strict=True) if v is not None]
     usual = float(np.median(np.diff(polled))) if len(polled) > 1 else 0.0
     for i in range(len(values) - 1, -1, -1):

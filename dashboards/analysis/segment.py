@@ -184,11 +184,9 @@ def walk_back(xs: Sequence[float], ys: Sequence[float], sigma: float) -> int:
     fit = _Sums()
     for i in range(start, len(xs)):
         fit.add(xs[i], ys[i])
-    for j in range(start - 1, -1, -1):
+    j = fit.join_back(xs, ys, start - 1, sigma)
+    while j >= 0:
         off = fit.off(xs[j], ys[j], sigma)
-        if not off:
-            fit.add(xs[j], ys[j])
-            continue
         confirmed = j == 0 or fit.off(xs[j - 1], ys[j - 1], sigma) == off
         way = fit.direction(sigma)
         further = way != 0 and off == -way and (ys[j] - ys[j + 1]) * way < 0
@@ -196,6 +194,7 @@ def walk_back(xs: Sequence[float], ys: Sequence[float], sigma: float) -> int:
             return j + 1
         if confirmed:
             fit.add(xs[j], ys[j])
+        j = fit.join_back(xs, ys, j - 1, sigma)
     return 0
 
 
@@ -264,8 +263,10 @@ def departures(xs: Sequence[float], ys: Sequence[float], cut: int, start: int, s
         return ks
     x, y = np.asarray(xs[cut:], dtype=float) - xs[cut], np.asarray(ys[cut:], dtype=float) - ys[cut]
     run = _fits(x, _prefix(x, y), np.maximum(ks - OWN_POLLS, cut) - cut, ks - cut)
-    up = run.above(x[ks - cut], y[ks - cut]) & run.above(x[ks - cut + 1], y[ks - cut + 1]) & run.flat(sigma)
-    return ks[up]
+    flat = run.flat(sigma)
+    if not flat.any():  # a steady climb or drain has no flat run to leave: no band to test the polls against
+        return ks[flat]
+    return ks[run.above(x[ks - cut], y[ks - cut]) & run.above(x[ks - cut + 1], y[ks - cut + 1]) & flat]
 
 
 @dataclass(frozen=True)
@@ -358,6 +359,27 @@ class _Sums:
         """+1 growing, -1 draining, 0 flat: moved less than FLAT_NOISE noise deviations end to end."""
         b = self.slope() or 0.0
         return 0 if abs(b) * (self.hi - self.lo) <= FLAT_NOISE * sigma else (1 if b > 0 else -1)
+
+    def join_back(self, xs: Sequence[float], ys: Sequence[float], j: int, sigma: float) -> int:
+        """add() the points from j back while each lies inside the line's prediction band (off() 0); the index
+        of the first that does not, -1 when all joined. One loop on locals with off()'s and add()'s arithmetic,
+        in their order: a method call or two a point was most of a fleet's trend time."""
+        n, sx, sy, sxx, sxy, syy, lo, hi = self.n, self.sx, self.sy, self.sxx, self.sxy, self.syy, self.lo, self.hi
+        width = TURN_SIGMAS * sigma
+        while j >= 0:
+            x, y = xs[j], ys[j]
+            var = n * sxx - sx * sx
+            b = ((n * sxy - sx * sy) / var if var > 0 else None) or 0.0
+            mean_x = sx / n
+            spread = sxx - sx * mean_x
+            band = width * (1 + 1 / n + ((x - mean_x) ** 2 / spread if spread > 0 else 0)) ** 0.5
+            if abs(y - (sy / n - b * mean_x + b * x)) > band:
+                break
+            n, sx, sy, sxx, sxy, syy = n + 1, sx + x, sy + y, sxx + x * x, sxy + x * y, syy + y * y
+            lo, hi = x if x < lo else lo, x if x > hi else hi  # min() and max(), without their calls
+            j -= 1
+        self.n, self.sx, self.sy, self.sxx, self.sxy, self.syy, self.lo, self.hi = n, sx, sy, sxx, sxy, syy, lo, hi
+        return j
 
     def off(self, x: float, y: float, sigma: float) -> int:
         """+1 above the line's prediction band at x, -1 below it, 0 inside it."""
