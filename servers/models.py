@@ -1,6 +1,8 @@
 """The registry: monitored servers, runs and annotations (the bottom layer every app reads)."""
 
 import re
+from datetime import datetime
+from typing import Any
 
 from django.contrib.postgres.fields import ArrayField
 from django.core.validators import MaxValueValidator, MinValueValidator
@@ -102,8 +104,10 @@ class Run(models.Model):
 
     name = models.CharField(max_length=200, validators=[printable])
     server = models.ForeignKey(Server, on_delete=models.CASCADE, related_name="runs")
-    started_at = UtcDateTimeField(validators=[within_bounds])
-    ended_at = UtcDateTimeField(null=True, blank=True, validators=[within_bounds])
+    # mypy takes Django's fields as Any but a subclass of one as itself: these say what reading them gives
+    # (ended_at Any, as Django's fields: None only while a run is open, which readers of ended runs never get).
+    started_at: datetime = UtcDateTimeField(validators=[within_bounds])
+    ended_at: Any = UtcDateTimeField(null=True, blank=True, validators=[within_bounds])
     notes = models.TextField(blank=True, validators=[printable_text])
     created_at = models.DateTimeField(auto_now_add=True)
     warmup_seconds = models.PositiveIntegerField(
@@ -142,7 +146,7 @@ class Annotation(models.Model):
         Server, on_delete=models.CASCADE, null=True, blank=True, related_name="annotations"
     )
     run = models.ForeignKey(Run, on_delete=models.CASCADE, null=True, blank=True, related_name="annotations")
-    at = UtcDateTimeField(validators=[within_bounds])
+    at: datetime = UtcDateTimeField(validators=[within_bounds])
     text = models.CharField(max_length=500, validators=[printable_text])
     created_at = models.DateTimeField(auto_now_add=True)
 
