@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import pymysql
 from pymysql.constants import CLIENT, CR
+from pymysql.protocol import FieldDescriptorPacket
 
 from collectors import pinning, transactions
 from collectors import tls as tls_modes
@@ -85,6 +86,38 @@ class ReusedTLSConnection(pymysql.connections.Connection):
                 "(insecure, removed in MySQL 5.7.5); give the monitoring user a password of a current plugin, "
                 "e.g. ALTER USER ... IDENTIFIED WITH mysql_native_password BY '...'")
         return super()._process_auth(plugin_name, auth_packet, handler)
+
+    def _read_packet(self, packet_type=pymysql.protocol.MysqlPacket):
+        if packet_type is not FieldDescriptorPacket:
+            return super()._read_packet(packet_type)
+        # An error packet raises in there, as PyMySQL's own read of a descriptor does.
+        return kept_field(super()._read_packet().get_all_data(), self.encoding)
+
+
+class KeptField(FieldDescriptorPacket):
+    """A column descriptor parsed once per process, its description with it: read-only once made."""
+
+    def __init__(self, data: bytes, encoding: str) -> None:
+        super().__init__(data, encoding)
+        self._description = super().description()
+
+    def description(self) -> tuple:
+        return self._description
+
+
+# A column descriptor's bytes -> it parsed. A server sends the same descriptors for the same statement every
+# poll (name, type, length: ~10 a poll, 62 for SHOW ALL SLAVES STATUS), and PyMySQL parses each in Python.
+FIELDS: dict[tuple[bytes, str], KeptField] = {}
+MAX_FIELDS = 4096  # distinct descriptors (statements, versions, charsets): past this they are parsed again
+
+
+def kept_field(data: bytes, encoding: str) -> KeptField:
+    field = FIELDS.get((data, encoding))
+    if field is None:
+        if len(FIELDS) >= MAX_FIELDS:
+            FIELDS.clear()
+        field = FIELDS[data, encoding] = KeptField(data, encoding)
+    return field
 
 
 class GuardedContext:

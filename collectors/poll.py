@@ -88,9 +88,11 @@ def poll_target(target: Target, poll_interval: int, due_at: datetime | None = No
 
 
 def wait_until_due(due_at: datetime | None) -> None:
-    # The dispatcher claims a tick ahead; a poll must not start before its time.
-    if due_at is not None:
-        time.sleep(min(MAX_EARLY, max(0.0, due_at.timestamp() - time.time())))
+    # The dispatcher claims a tick ahead; a poll must not start before its time. One that is due already (most:
+    # the due pool hands them over on time) does not sleep(0), which cost 17 us of CPU a poll (a system call).
+    ahead = 0.0 if due_at is None else due_at.timestamp() - time.time()
+    if ahead > 0:
+        time.sleep(min(MAX_EARLY, ahead))
 
 
 def run_sources(target: Target, sources: list[Source], previous: dict[str, delta.Snapshot],
