@@ -93,7 +93,14 @@ def source_verdict(server: Server, name: str, state: dict, polled_at) -> Verdict
               else f"{server.name}: source {name} failing: {state.get('error') or 'no error text'}")
     # The poll the health row holds: a later one than the first without the failure when evaluations were late.
     cleared = (lambda _started: Cleared(polled_at)) if ok and polled_at else None
-    return Verdict(not ok, key=name, since=None if ok else polled_at, detail=detail, cleared=cleared)
+    return Verdict(not ok, key=name, since=None if ok else read_at(state) or polled_at, detail=detail,
+                   cleared=cleared)
+
+
+def read_at(state: dict) -> datetime | None:
+    """The poll that last ran the source: a source read less often than the server (statements, every 60 s)
+    keeps its state through the polls between, so the health row's newest poll is not when it failed."""
+    return datetime.fromisoformat(state["at"]) if state.get("at") else None
 
 
 # Replication (collectors' source "replication"): one verdict per channel, keyed by its name.

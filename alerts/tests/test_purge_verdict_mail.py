@@ -1,6 +1,6 @@
 """The history-length e-mails carry the purge page's verdict: held by a read view, or purge-bound."""
 
-from datetime import timedelta
+from datetime import UTC, timedelta
 
 import pytest
 from django.utils import timezone
@@ -54,3 +54,13 @@ def test_with_no_transaction_open_the_mail_says_purge_bound_with_the_rates(inbox
     assert "Verdict:   Purge-bound: no transaction holds it, yet the history length grows 3,600.0 / min" in text
     assert "purging 90 undo records/s while DML adds 130/s (rows updated + deleted)" in text
     assert "Oldest transaction: none open at the last poll." in text
+
+
+def test_the_verdicts_times_said_in_utc_are_utc_whatever_time_zone_is_set(inbox, settings):
+    settings.TIME_ZONE = "Asia/Kolkata"  # UTC+05:30: a time written in it is 5 h 30 min off the UTC one
+    server, now = make_server("held-tz"), timezone.now().replace(microsecond=0)
+    since = (now - timedelta(minutes=7)).astimezone(UTC)
+    TrxHolder.objects.create(server=server, thread_id=4711, trx_key="k", user="report", host="10.0.0.7",
+                             started_at=since, seen_at=now)
+    fire(server, [1000 + 600 * i for i in range(30)], now)
+    assert f"open since {since:%Y-%m-%d %H:%M:%S} UTC" in inbox.text(0)  # the holder's start, its UTC clock

@@ -1,8 +1,9 @@
 """The purge verdict as one sentence of text, for the purge-lag e-mails (alerts.readings)."""
 
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from django.template.loader import render_to_string
+from django.utils import timezone
 
 from dashboards import reads
 from dashboards.analysis.purge_growth import Trend
@@ -32,4 +33,5 @@ def purge_sentence(server_id: int, at: datetime, threshold: float) -> str:
     if not verdict.kind:
         return ""
     context = {"verdict": verdict, "trend": trend, "current": current, "threshold": threshold}
-    return " ".join(render_to_string("emails/_purge-verdict-text.html", context).split())
+    with timezone.override(UTC):  # it says "UTC" after each time: |date writes it so, whatever TIME_ZONE is
+        return " ".join(render_to_string("emails/_purge-verdict-text.html", context).split())

@@ -131,6 +131,18 @@ def test_it_records_a_step_of_a_sweep(token):
     assert ended.json()["tool_summary"] == "transactions: 1600 (160.00 per sec.)"
 
 
+def test_a_summary_sent_to_an_ended_run_keeps_its_end(token):
+    server = make_server()
+    run = Run.objects.create(name="r", server=server, started_at=datetime(2026, 1, 5, 12, tzinfo=UTC),
+                             ended_at=datetime(2026, 1, 5, 12, 10, tzinfo=UTC))
+    response = post(f"/api/runs/{run.pk}/end", {"tool_summary": "transactions: 96000 (160.00 per sec.)"}, token)
+    assert response.status_code == 200, response.content
+    run.refresh_from_db()
+    # ended at 12:10 as marked, not at the time of this call (today): its average TPS stays over its 600 s
+    assert run.ended_at == datetime(2026, 1, 5, 12, 10, tzinfo=UTC)
+    assert run.tool_summary == "transactions: 96000 (160.00 per sec.)"
+
+
 @pytest.mark.parametrize("bad, message", [
     ({"concurrency": 0}, "'concurrency' must be between 1 and"),
     ({"concurrency": "many"}, "'concurrency' must be a whole number"),

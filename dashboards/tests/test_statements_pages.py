@@ -42,6 +42,14 @@ def test_it_says_the_first_read_began_before_the_range_only_when_it_did(admin_cl
     assert "10 reads covering 600 s" in body and "the first began before the range" in body
 
 
+def test_the_reads_span_said_in_utc_is_utc_whatever_time_zone_is_set(admin_client, settings):
+    settings.TIME_ZONE = "Asia/Kolkata"  # UTC+05:30: a time written in it reads half past where UTC reads on the hour
+    server = ten_reads()
+    body = admin_client.get(f"/servers/{server.pk}/statements/", RANGE).content.decode()
+    # the ten reads cover START (on the hour, UTC) to START + 600 s
+    assert f"10 reads covering 600 s, from {START:%Y-%m-%d %H}:00:00 to {START:%H}:10:00 UTC" in body
+
+
 def test_the_statements_tab_ranks_by_time_with_hand_computed_figures(admin_client):
     server = ten_reads()
     body = admin_client.get(f"/servers/{server.pk}/statements/", RANGE).content.decode()

@@ -201,7 +201,8 @@ def end_run(request: HttpRequest, body: dict, run_id: int) -> JsonResponse:
     run = Run.objects.filter(pk=run_id).first()
     if run is None:
         return JsonResponse({"error": f"no run {run_id}"}, status=404)
-    ended = when(body, "ended_at", timezone.now())
+    # No ended_at: now, or the end it has (a summary sent after the end must not stretch the run to now).
+    ended = when(body, "ended_at", run.ended_at or timezone.now())
     if ended < run.started_at:
         raise BadRequest("'ended_at' is before the run's start")
     run.ended_at = ended
