@@ -103,6 +103,8 @@ def _multi_byte(b: np.ndarray, ends: np.ndarray) -> np.ndarray:
 def _words(b: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """uint64 codes of the varints b[starts[k]:ends[k] + 1] (_multi_byte's packing)."""
     lengths = ends - starts + 1
+    if (lengths == 1).all():  # one byte each (a gauge line's indexes and counts): the byte is the code
+        return b[starts].astype(np.uint64)
     padded = np.zeros(len(b) + 8, np.uint8)
     padded[:len(b)] = b
     words = np.ndarray((len(b),), dtype="<u8", buffer=padded, strides=(1,))  # the word at every byte
