@@ -72,6 +72,11 @@ def decode_spans(b: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[n
     return _values(_words(b, np.asarray(starts, np.int64), np.asarray(ends, np.int64)))
 
 
+def one_byte_values(b: np.ndarray) -> np.ndarray:
+    """decode()'s values of codes of one byte each (b: uint8, each under 0x80); a NULL's (0) as decode() leaves it."""
+    return _values(b.astype(np.uint64))[0]
+
+
 def _values(u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(int64 values, null mask) of uint64 codes: zigzag undone, 0 is NULL."""
     nulls = u == 0
