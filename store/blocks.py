@@ -61,14 +61,15 @@ def unpack_buckets(blob: bytes | memoryview, rates: bool = True) -> tuple[int, b
     """(kind, head, rates tail) of a rollup row of either layout (pack_buckets; before SPLIT, pack() of the
     head and the tail joined): the tail as rates_tail() made it, None where the row has none; rates=False:
     None for any row (a total reads no rates: a SPLIT row's tail is not inflated)."""
-    view = memoryview(blob)
-    flags = view[0]
+    flags = blob[0]  # parts cut from the row as it is: a memoryview a row cost more than a 2 kB copy
+    if not flags & (SPLIT | ZLIB | RATES):  # a gauge's row: its body as stored
+        return flags, bytes(blob[1:]), None
     if not flags & SPLIT:
-        kind, head, tail = _split_tail(*unpack(view))
+        kind, head, tail = _split_tail(*unpack(blob))
         return kind, head, tail if rates else None
-    at = 5 + int.from_bytes(view[1:5], "little")
-    head = zlib.decompress(view[5:at]) if flags & ZLIB else bytes(view[5:at])
-    tail = None if not rates else zlib.decompress(view[at:]) if flags & TAIL_ZLIB else bytes(view[at:])
+    at = 5 + int.from_bytes(blob[1:5], "little")
+    head = zlib.decompress(blob[5:at]) if flags & ZLIB else bytes(blob[5:at])
+    tail = None if not rates else zlib.decompress(blob[at:]) if flags & TAIL_ZLIB else bytes(blob[at:])
     return flags & ~(ZLIB | SPLIT | TAIL_ZLIB | RATES), head, tail
 
 
