@@ -61,14 +61,15 @@ def unpack_buckets(blob: bytes | memoryview, rates: bool = True) -> tuple[int, b
     """(kind, head, rates tail) of a rollup row of either layout (pack_buckets; before SPLIT, pack() of the
     head and the tail joined): the tail as rates_tail() made it, None where the row has none; rates=False:
     None for any row (a total reads no rates: a SPLIT row's tail is not inflated)."""
-    view = memoryview(blob)
-    flags = view[0]
+    flags = blob[0]  # parts cut from the row as it is: a memoryview a row cost more than a 2 kB copy
+    if not flags & (SPLIT | ZLIB | RATES):  # a gauge's row: its body as stored
+        return flags, bytes(blob[1:]), None
     if not flags & SPLIT:
-        kind, head, tail = _split_tail(*unpack(view))
+        kind, head, tail = _split_tail(*unpack(blob))
         return kind, head, tail if rates else None
-    at = 5 + int.from_bytes(view[1:5], "little")
-    head = zlib.decompress(view[5:at]) if flags & ZLIB else bytes(view[5:at])
-    tail = None if not rates else zlib.decompress(view[at:]) if flags & TAIL_ZLIB else bytes(view[at:])
+    at = 5 + int.from_bytes(blob[1:5], "little")
+    head = zlib.decompress(blob[5:at]) if flags & ZLIB else bytes(blob[5:at])
+    tail = None if not rates else zlib.decompress(blob[at:]) if flags & TAIL_ZLIB else bytes(blob[at:])
     return flags & ~(ZLIB | SPLIT | TAIL_ZLIB | RATES), head, tail
 
 
@@ -594,12 +595,15 @@ def _float_rows(groups: dict, fields: tuple[str, ...] = FIELDS) -> dict:
     # The intervals (a row's last n varints, 3 bytes each) only where asked, or the rates made of them: a gauge's
     # line (GAUGE_LINE) reads a row's idx and count codes, 0 stands in for the rest.
     timed = "ms" in fields or "rmin" in fields or "rmax" in fields
-    ints = codec.decode(region)[0] if timed else _decoded_at(region, ends, 3 * bucket_start, 2 * n)
     reals = np.frombuffer(b"".join(body[at:] for body, at in zip(bodies, floats_at, strict=True)), "<f8")
     p = np.arange(int(n.sum())) - np.repeat(bucket_start, n)  # a bucket's place in its row
     size, at_int, at_real = np.repeat(n, n), np.repeat(3 * bucket_start, n) + p, np.repeat(4 * bucket_start, n) + p
-    cols = {"idx": ints[at_int] + np.repeat(np.array([r[2] for r in rows], np.int64), n),
-            "count": ints[at_int + size], "ms": ints[at_int + 2 * size]}
+    if timed:
+        ints = codec.decode(region)[0]
+        cols = {"idx": ints[at_int], "count": ints[at_int + size], "ms": ints[at_int + 2 * size]}
+    else:
+        cols = _index_count(region, ends, lengths, n, p)
+    cols["idx"] = cols["idx"] + np.repeat(np.array([r[2] for r in rows], np.int64), n)
     cols |= {name: reals[at_real + k * size] for k, name in enumerate(VALUE_ORDER) if name in fields or timed}
     if "rmin" in fields or "rmax" in fields:
         cols |= _joined_rates(cols, [r[3] for r in rows], n)
@@ -609,6 +613,23 @@ def _float_rows(groups: dict, fields: tuple[str, ...] = FIELDS) -> dict:
     edges = [edges[c] for c in cuts]
     return {keys[a]: {name: cols[name][lo:hi] for name in fields}
             for a, lo, hi in zip(cuts[:-1], edges[:-1], edges[1:], strict=True) if hi > lo}
+
+
+def _index_count(region: bytes, ends: np.ndarray, lengths: np.ndarray, n: np.ndarray, p: np.ndarray) -> dict:
+    """idx and count of FLOAT rows' varints (`region`: each row's 3n codes, `lengths` bytes, `ends` of every code;
+    p: a bucket's place in its row), a row's first 2n codes. Where those are a byte each (a bucket's place in its
+    hour and its polls, under 64: a gauge line's rows), they are the row's first 2n bytes; else they are gathered
+    by their ends, the intervals left at 0 (a gauge line draws none)."""
+    bucket_start = np.cumsum(n) - n
+    row_at = np.cumsum(lengths) - lengths  # each row's first byte
+    has = n > 0
+    if (ends[(3 * bucket_start + 2 * n - 1)[has]] == (row_at + 2 * n - 1)[has]).all():  # its 2n-th code ends there
+        b = np.frombuffer(region, np.uint8)
+        at = np.repeat(row_at, n) + p
+        return {"idx": codec.one_byte_values(b[at]), "count": codec.one_byte_values(b[at + np.repeat(n, n)])}
+    ints = _decoded_at(region, ends, 3 * bucket_start, 2 * n)
+    at_int, size = np.repeat(3 * bucket_start, n) + p, np.repeat(n, n)
+    return {"idx": ints[at_int], "count": ints[at_int + size], "ms": ints[at_int + 2 * size]}
 
 
 def _spans(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:

@@ -185,10 +185,12 @@ def _decode_group(group: list[tuple], layout: ReadLayout, ids: set[int]) -> dict
 def int_slots(data: bytes, rows: int, slots: int, wanted: list[int]) -> tuple[np.ndarray, np.ndarray, list[int]]:
     """(values, nulls) of rows x slots varints, a row per row, and where each wanted slot is in their columns:
     only the wanted slots are put together when they are few of many (a wait or two of ~700) and every row
-    holds its slots."""
-    if 4 * len(wanted) < slots and np.count_nonzero(np.frombuffer(data, np.uint8) < 0x80) == rows * slots:
+    holds its slots. Half of them or fewer (a ranking's 348 wait times of 696 wait slots) cost less put together
+    alone than decoding every code; each code's end is found once."""
+    ends = np.flatnonzero(np.frombuffer(data, np.uint8) < 0x80) if 2 * len(wanted) <= slots else None
+    if ends is not None and len(ends) == rows * slots:
         which = np.arange(rows)[:, None] * slots + np.array(wanted)[None, :]
-        vals, nulls = codec.decode_at(data, which.ravel())
+        vals, nulls = codec.decode_at(data, which.ravel(), ends)
         return vals.reshape(rows, -1), nulls.reshape(rows, -1), list(range(len(wanted)))
     vals, nulls = codec.decode(data)
     return vals.reshape(rows, -1), nulls.reshape(rows, -1), wanted

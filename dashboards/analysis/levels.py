@@ -183,13 +183,30 @@ def short_stalls(y: np.ndarray, side: int) -> np.ndarray:
     its warm-up joined its first level (0 x 3, 120 x 40 and 300 x 40 read "TPS from 111.6 to 300.0")."""
     low = y < STALL_SHARE * y.max()
     edges = np.flatnonzero(np.diff(np.concatenate([[0], low.astype(np.int8), [0]])))
+    lo, hi = edges[::2], edges[1::2]
+    runs = (hi - lo >= 2) & (hi - lo < np.where((lo == 0) | (hi == len(y)), SHIFT_SIDE, side))  # no blip nor level
+    lo, hi = lo[runs], hi[runs]
+    before, after = window_medians(y, lo - side, side), window_medians(y, hi, side)
     out = np.zeros(len(y), bool)
-    for lo, hi in zip(edges[::2].tolist(), edges[1::2].tolist(), strict=True):
-        if not 2 <= hi - lo < (SHIFT_SIDE if lo == 0 or hi == len(y) else side):
-            continue  # a blip, or long enough for a level
-        around = min(float(np.median(part)) for part in (y[max(lo - side, 0):lo], y[hi:hi + side]) if len(part))
-        if float(y[lo:hi].mean()) < STALL_SHARE * around:
-            out[lo:hi] = True
+    for a, b, m1, m2 in zip(lo.tolist(), hi.tolist(), before, after, strict=True):
+        around = min(m for m in (m1, m2) if m is not None)
+        if float(y[a:b].mean()) < STALL_SHARE * around:
+            out[a:b] = True
+    return out
+
+
+def window_medians(y: np.ndarray, lo: np.ndarray, width: int) -> list[float | None]:
+    """The median of each y[lo:lo + width], cut to y's edges (None where that holds no poll): the whole windows'
+    in one numpy call, as np.median takes each (a week's line: some 40 for each of the levels' five passes)."""
+    hi, lo = np.minimum(lo + width, len(y)), np.maximum(lo, 0)
+    whole = hi - lo == width
+    out: list[float | None] = [None if w or b <= a else float(np.median(y[a:b]))
+                               for a, b, w in zip(lo.tolist(), hi.tolist(), whole.tolist(), strict=True)]
+    at = np.flatnonzero(whole)
+    if len(at):
+        windows = np.lib.stride_tricks.sliding_window_view(y, width)[lo[at]]
+        for k, m in zip(at.tolist(), np.median(windows, axis=1).tolist(), strict=True):
+            out[k] = m
     return out
 
 
