@@ -117,11 +117,10 @@ class RuleForm(forms.ModelForm):
         return at_most_a_week(window, "The window")
 
     def clean_cooldown_minutes(self):
-        return at_most_a_week(non_negative(self.cleaned_data.get("cooldown_minutes"), "The cooldown"), "The cooldown")
+        return span_or_zero(self.cleaned_data.get("cooldown_minutes"), "The cooldown", "none")
 
     def clean_renotify_minutes(self):
-        label = "The re-notify interval"
-        return at_most_a_week(non_negative(self.cleaned_data.get("renotify_minutes"), label), label)
+        return span_or_zero(self.cleaned_data.get("renotify_minutes"), "The re-notify interval", "never")
 
     def clean(self):
         data = super().clean()
@@ -169,4 +168,13 @@ def at_most_a_week(value, label: str):
 def non_negative(value, label: str):
     if value is not None and value < 0:
         raise ValidationError(f"{label} cannot be negative ({value:g} minutes): use 0 or more.")
+    return value
+
+
+def span_or_zero(value, label: str, zero: str):
+    """0 (`zero`: none, never), or from 1 s to a week: 1e-320 minutes was saved, a span timedelta rounds to 0."""
+    value = at_most_a_week(non_negative(value, label), label)
+    if value and value < MIN_WINDOW_MINUTES:
+        raise ValidationError(f"{label} is 0 ({zero}) or at least 1 s ({MIN_WINDOW_MINUTES:.4f} minutes), not "
+                              f"{value:.3g} minutes.")
     return value

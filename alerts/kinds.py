@@ -34,15 +34,21 @@ class RuleKind:
         return WORDING[self.key][0]
 
 
+# The largest X each counted kind takes: beyond, a rule was saved (X=1e23) that could never fire.
+MAX_POLLS = 7 * 24 * 3600  # a week of failed polls at the shortest interval (Server.poll_interval: 1 s)
+MAX_LAG_SECONDS = 30 * 24 * 3600  # 30 days: a replica further behind is rebuilt, not waited for
+
+
 def whole_polls(x: float | None) -> str:
-    if x is None or x < 1 or not float(x).is_integer():
-        return "For an unreachable rule, X is a whole number of polls, 1 or more."
+    if x is None or not 1 <= x <= MAX_POLLS or not float(x).is_integer():
+        return (f"For an unreachable rule, X is a whole number of polls from 1 to {MAX_POLLS:,} (a week of polls "
+                "every second), e.g. 3.")
     return ""
 
 
 def seconds_of_lag(x: float | None) -> str:
-    if x is None or x < 0:
-        return "For a replica lag rule, X is a number of seconds, 0 or more (e.g. 300)."
+    if x is None or not 0 <= x <= MAX_LAG_SECONDS:
+        return f"For a replica lag rule, X is a number of seconds from 0 to {MAX_LAG_SECONDS:,} (30 days), e.g. 300."
     return ""
 
 

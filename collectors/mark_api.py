@@ -41,6 +41,7 @@ class MarkApi:
         self.path = path
         self.runs: dict[int, str] = {}
         self.starts: dict[int, float] = {}  # epoch seconds, by run id
+        self.ends: dict[int, float] = {}  # epoch seconds, by run id, of the runs ended
         self.lock = threading.Lock()
 
     def post(self, url: str, body: dict) -> tuple[int, dict]:
@@ -64,6 +65,8 @@ class MarkApi:
             run_id = len(self.runs) + 1
             self.runs[run_id] = name
             self.starts[run_id] = started
+            if ended is not None:
+                self.ends[run_id] = ended
         append(self.path, {**mark_record(started, run_start=name), "fields": fields})
         if ended is not None:
             append(self.path, mark_record(ended, run_end=name))
@@ -71,16 +74,20 @@ class MarkApi:
 
     def end_run(self, run_id: int, body: dict) -> dict:
         with self.lock:
-            name, started = self.runs.get(run_id), self.starts.get(run_id, 0.0)
+            name, started, had = self.runs.get(run_id), self.starts.get(run_id, 0.0), self.ends.get(run_id)
         if name is None:
             raise ApiError(404, f"no run {run_id} in this collection")
-        ended = when(body, "ended_at")
+        # No ended_at: now, or the end it has (the load keeps a run's last end mark: a summary sent after the
+        # end must not stretch the run to now), as the server's API does.
+        ended = when(body, "ended_at", had)
         if ended < started:
             raise ApiError(400, "ended_at: before the run's start")
         entry = mark_record(ended, run_end=name)
         if body.get("tool_summary"):
             entry["fields"] = {"tool_summary": text(body, "tool_summary", 100_000)}
         append(self.path, entry)
+        with self.lock:
+            self.ends[run_id] = ended
         return {"id": run_id, "name": name, "ended_at": stamp(entry["at"])}
 
     def annotate(self, body: dict) -> dict:
@@ -108,11 +115,11 @@ def unstorable(value: str) -> bool:
     return "\x00" in value
 
 
-def when(body: dict, key: str) -> float:
-    """An ISO 8601 time of the body (no offset: UTC) as epoch seconds; now when absent."""
+def when(body: dict, key: str, default: float | None = None) -> float:
+    """An ISO 8601 time of the body (no offset: UTC) as epoch seconds; when absent, default or else now."""
     value = body.get(key)
     if not value:
-        return time.time()
+        return time.time() if default is None else default
     try:
         parsed = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
     except ValueError:

@@ -79,19 +79,16 @@ def dips_statements(server_id: int, dips: list[tuple[datetime, datetime]], inter
             for start, end in dips]
 
 
-def topwaits_csv(server_id: int, tr: TimeRange, second: TimeRange | None = None, conditions: bool = True,
-                 client: bool = True) -> str:
+def topwaits_csv(server_id: int, tr: TimeRange, second: TimeRange | None = None, conditions: bool = False,
+                 client: bool = False) -> str:
     """The top waits CSV of an interval; with a second one, the before/after table (from2/to2).
 
-    conditions=False asks for the table as the page shows it by default: no wait/synch/cond/*; client=False
-    leaves client time out, as every ranking does unless asked. Times to the microsecond: a run's window
-    starts between two polls, and a time cut to the second may take in the poll before it.
+    conditions=True ranks wait/synch/cond/* too, client=True client time; the defaults are the page's. Both
+    are written out, so the link says how it ranks. Times to the microsecond: a run's window starts between
+    two polls, and a time cut to the second may take in the poll before it.
     """
     query = {"server": server_id, "from": exact_param(tr.start), "to": exact_param(tr.end)}
     if second is not None:
         query.update({"from2": exact_param(second.start), "to2": exact_param(second.end)})
-    if not conditions:
-        query["cond"] = "0"
-    if not client:
-        query["client"] = "0"
+    query.update({"cond": "1" if conditions else "0", "client": "1" if client else "0"})
     return link("export-topwaits", query=query)

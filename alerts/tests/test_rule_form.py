@@ -70,6 +70,17 @@ def test_it_refuses_a_negative_cooldown():
     assert "cannot be negative" in errors(cooldown_minutes="-1")["cooldown_minutes"][0]
 
 
+@pytest.mark.parametrize("field, label, zero", [
+    ("cooldown_minutes", "The cooldown", "none"), ("renotify_minutes", "The re-notify interval", "never")])
+@pytest.mark.parametrize("value", ["1e-320", "0.01"])
+def test_it_refuses_a_span_shorter_than_a_second_but_takes_0(field, label, zero, value):
+    """1e-320 minutes was saved: a timedelta of 0, no cooldown at all (a reminder at every evaluation)."""
+    # 1 s is 1/60 = 0.0167 minutes; 0.01 minutes is 0.6 s
+    assert errors(**{field: value})[field] == [
+        f"{label} is 0 ({zero}) or at least 1 s (0.0167 minutes), not {value} minutes."]
+    assert RuleForm({**GOOD, field: "0"}).is_valid() and RuleForm({**GOOD, field: "0.0167"}).is_valid()
+
+
 def test_it_refuses_server_and_tag_together(server):
     assert errors(server=str(server.id), tag="prod")["tag"] == ["Choose one server or one tag, not both."]
 
@@ -79,6 +90,24 @@ def test_it_wants_whole_polls_for_unreachable():
     form = RuleForm({**GOOD, "kind": "unreachable", "threshold": "3", "metric": "whatever"})
     assert form.is_valid(), form.errors
     assert form.save().metric == ""  # a metric makes no sense for this kind
+
+
+@pytest.mark.parametrize("value", ["1e23", "604801", "0"])
+def test_it_wants_at_most_a_week_of_polls_for_unreachable(value):
+    """X=1e23 (a whole number to Python) was saved: consecutive_failures never reaches it, the rule never fired."""
+    # a week of polls every second: 7 x 24 x 3600 = 604,800
+    assert errors(kind="unreachable", threshold=value)["threshold"] == [
+        "For an unreachable rule, X is a whole number of polls from 1 to 604,800 (a week of polls every second), "
+        "e.g. 3."]
+    assert RuleForm({**GOOD, "kind": "unreachable", "threshold": "604800"}).is_valid()
+
+
+@pytest.mark.parametrize("value", ["1e23", "2592001", "-1"])
+def test_it_wants_at_most_30_days_of_lag(value):
+    # 30 days: 30 x 86,400 = 2,592,000 s
+    assert errors(kind="replica_lag", threshold=value, window_minutes="")["threshold"] == [
+        "For a replica lag rule, X is a number of seconds from 0 to 2,592,000 (30 days), e.g. 300."]
+    assert RuleForm({**GOOD, "kind": "replica_lag", "threshold": "2592000", "window_minutes": ""}).is_valid()
 
 
 def test_it_shows_the_message_on_the_page(admin_client):
@@ -131,6 +160,15 @@ def test_the_admin_checks_rules_as_the_alerts_page_does(admin_client):
     assert response.status_code == 200  # the form again, with its errors
     body = response.content.decode()
     assert "The window must be a positive number of minutes" in body and "not a pattern" in body
+    assert not Rule.objects.filter(name=GOOD["name"]).exists()
+
+
+def test_the_admin_refuses_an_unreachable_rule_that_could_never_fire(admin_client):
+    response = admin_client.post("/admin/alerts/rule/add/", {**GOOD, "kind": "unreachable", "threshold": "1e23",
+                                                            "cooldown_minutes": "1e-320"})
+    assert response.status_code == 200
+    body = html.unescape(response.content.decode())
+    assert "X is a whole number of polls from 1 to 604,800" in body and "at least 1 s (0.0167 minutes)" in body
     assert not Rule.objects.filter(name=GOOD["name"]).exists()
 
 

@@ -8,6 +8,7 @@ import socket
 import pytest
 
 from collectors.collect_marks import marks_path
+from collectors.collect_runs import MarkSeen, runs_of
 from collectors.mark_api import ApiError, MarkApi, serve
 
 UNSTORABLE = "text without NUL characters (\\u0000) or lone surrogates (\\ud800)"
@@ -67,6 +68,26 @@ def test_an_end_before_the_runs_start_is_refused_and_a_good_one_marked(api):
     # 2026-01-05T12:00:00Z is 1767614400 s after the epoch
     assert [(m["at"], m.get("run_start"), m.get("run_end")) for m in marks(api)] == [
         (1767614400.0, "rw", None), (1767615000.0, None, "rw")]
+
+
+@pytest.mark.parametrize("ended_first", [
+    {"ended_at": "2026-01-05T12:10:00Z"},  # by /end
+    None,  # by the start's own ended_at
+])
+def test_an_ended_run_keeps_its_end_when_end_is_called_again_without_one(api, ended_first):
+    start = {"name": "rw", "started_at": "2026-01-05T12:00:00Z"}
+    api.post("/api/runs", start if ended_first else {**start, "ended_at": "2026-01-05T12:10:00Z"})
+    if ended_first:
+        api.post("/api/runs/1/end", ended_first)
+    status, answer = api.post("/api/runs/1/end", {"tool_summary": "transactions: 600 (1.00 per sec.)"})
+    assert (status, answer["ended_at"]) == (200, "2026-01-05T12:10:00+00:00")
+    # 2026-01-05T12:10:00Z is 1767614400 + 600 s: every end mark there, the last (which the load keeps) too
+    ends = [m for m in marks(api) if m.get("run_end")]
+    assert [m["at"] for m in ends] == [1767615000.0, 1767615000.0]
+    assert ends[-1]["fields"] == {"tool_summary": "transactions: 600 (1.00 per sec.)"}
+    runs = runs_of([MarkSeen(m, None, 0) for m in marks(api)])
+    assert [(r.name, r.end, r.fields) for r in runs] == [
+        ("rw", 1767615000.0, {"tool_summary": "transactions: 600 (1.00 per sec.)"})]
 
 
 @pytest.fixture

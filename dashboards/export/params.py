@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 from dashboards import timerange
 from dashboards.analysis.step_window import Window
+from dashboards.analysis.topwaits import CLIENT_PARAM, CONDITION_PARAM
 from dashboards.export.csv_safe import iso_utc
 from dashboards.export.grid import nice_step, step_grid, whole_buckets, whole_rows
 from dashboards.reports.run_links import series_range
@@ -124,6 +125,24 @@ def parse_flag(text: str | None, name: str) -> bool:
     value = FLAG_VALUES.get(text.strip().lower())
     if value is None:
         raise ExportError(f"{name}={text!r}: use {name}=1 (or true, yes, on) or {name}=0 (or false, no, off)")
+    return value
+
+
+# The waits page's toggles: cond=1 ranks condition waits, client=1 client time; absent, empty or 0 leaves them
+# out, the page's default. The CSV reads them as the page does, so one URL gives one set of figures.
+WAIT_TOGGLES = {"": False, "0": False, "1": True}
+TOGGLE_WORDS = {CONDITION_PARAM: "rank condition waits (wait/synch/cond/*) with the others",
+                CLIENT_PARAM: "rank client time with the waits"}
+
+
+def parse_wait_toggle(text: str | None, name: str) -> bool:
+    """cond= or client= of the top-waits export; a value the page would not read as 1 or 0 is refused (a file
+    has no place for the page's note), never read as "no"."""
+    raw = text or ""
+    value = WAIT_TOGGLES.get(raw)
+    if value is None:
+        raise ExportError(f"{name}={raw[:40]!r}: use {name}=1 to {TOGGLE_WORDS[name]}, or {name}=0 (or leave it "
+                          "out) to leave them out, as the waits page does by default")
     return value
 
 

@@ -106,13 +106,14 @@ def topwaits_csv(request: HttpRequest) -> HttpResponse:
     get = request.GET
     server, start, end = server_and_range(get)
     second = params.parse_range(get.get("from2"), get.get("to2"), "2") if get.get("from2") else None
-    first = waits_of(server.pk, start, end, get.get("cond") != "0", get.get("client") != "0")
+    ranked = params.parse_wait_toggle(get.get("cond"), "cond"), params.parse_wait_toggle(get.get("client"), "client")
+    first = waits_of(server.pk, start, end, *ranked)
     per_trx = per_trx_reads.per_transaction_of(server.pk, start, end, first)
     if second is None:
         body = topwaits_rows(first, per_trx)
         name = slug("topwaits", server.name, iso_utc(start), iso_utc(end))
     else:
-        waits_b = waits_of(server.pk, *second, get.get("cond") != "0", get.get("client") != "0")
+        waits_b = waits_of(server.pk, *second, *ranked)
         per_trx_b = per_trx_reads.per_transaction_of(server.pk, *second, waits_b)
         spans = reads.interval_span(server.pk, start, end, per_trx), reads.interval_span(server.pk, *second, per_trx_b)
         body = topwaits_diff_rows(diff_rows(first, waits_b, None, *spans), per_trx, per_trx_b)
@@ -126,9 +127,9 @@ def server_and_range(get) -> tuple:
     return (server, *params.parse_range(get.get("from"), get.get("to"), preset=get.get("range")))
 
 
-def waits_of(server_id: int, start, end, conditions: bool, client: bool = True) -> list:
-    """Every wait; with cond=0 (as the waits page links it by default) no wait/synch/cond/*, with client=0
-    no client time."""
+def waits_of(server_id: int, start, end, conditions: bool, client: bool) -> list:
+    """The waits ranked as the waits page ranks them: wait/synch/cond/* only with cond=1, client time only
+    with client=1."""
     return shown(reads.interval_waits(server_id, start, end), conditions, client)[0]
 
 

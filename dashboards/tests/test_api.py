@@ -70,6 +70,18 @@ def test_a_fleet_wide_annotation_has_no_server(token):
     assert Annotation.objects.get().server is None
 
 
+def test_an_empty_server_is_refused_not_read_as_fleet_wide(token):
+    """An empty server ("") made an annotation on every server's charts: a script whose variable was empty."""
+    make_server("db1")
+    response = post("/api/annotations", {"server": "", "text": "kernel upgrade"}, token)
+    assert response.status_code == 400
+    assert response.json()["error"] == ("'server' is empty: leave it out (or send null) to annotate every server's "
+                                        "charts, or give a server's id or name")
+    assert not Annotation.objects.exists()
+    assert post("/api/annotations", {"server": None, "text": "kernel upgrade"}, token).status_code == 201
+    assert Annotation.objects.get().server is None
+
+
 def test_it_refuses_missing_or_wrong_tokens(token):
     make_server()
     assert post("/api/annotations", {"text": "x"}).status_code == 401

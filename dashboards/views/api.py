@@ -92,10 +92,13 @@ def shown(value) -> str:
 def find_server(body: dict, required: bool) -> Server | None:
     """By id or by name: scripts know the name they gave the server."""
     ref = body.get("server")
-    if ref in (None, ""):
+    if ref is None or (ref == "" and required):
         if required:
             raise BadRequest("'server' (id or name) is required")
         return None
+    if ref == "":  # once read as "no server": a fleet-wide annotation where the script meant one server
+        raise BadRequest("'server' is empty: leave it out (or send null) to annotate every server's charts, "
+                         "or give a server's id or name")
     if isinstance(ref, bool) or not isinstance(ref, int | str):  # JSON true is no server 1
         raise BadRequest(f"'server' must be an id (a whole number) or a name (a string), got {shown(ref)}")
     lookup = {"pk": ref} if isinstance(ref, int) else {"name": ref}

@@ -52,3 +52,16 @@ def test_accepted_flags_still_answer(admin_client, db1, name, value, bom, column
     assert response.status_code == 200
     assert body.startswith("\ufeff") == bom
     assert len(body.lstrip("\ufeff").splitlines()[0].split(",")) == columns  # time, tps (and its min and max)
+
+
+@pytest.mark.parametrize("name, value, words", [
+    ("cond", "7", "rank condition waits (wait/synch/cond/*) with the others"),
+    ("cond", "yes", "rank condition waits (wait/synch/cond/*) with the others"),
+    ("client", "x", "rank client time with the waits"),
+])
+def test_the_topwaits_export_refuses_a_toggle_the_waits_page_would_not_read(admin_client, db1, name, value, words):
+    response = admin_client.get("/export/topwaits.csv", {"server": "db1", **WINDOW, name: value})
+    assert response.status_code == 400 and not response.streaming
+    assert response.content.decode() == (f"CSV export: {name}={value!r}: use {name}=1 to {words}, or {name}=0 (or "
+                                         "leave it out) to leave them out, as the waits page does by default\n")
+    assert admin_client.get("/export/topwaits.csv", {"server": "db1", **WINDOW, name: "1"}).status_code == 200

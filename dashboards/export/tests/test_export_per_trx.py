@@ -17,6 +17,7 @@ pytestmark = pytest.mark.django_db
 POLLS = 121  # polls 1..120 carry deltas, every 10 s from START
 START, MID, END = data.RECENT_T0, data.RECENT_T0 + timedelta(seconds=600), data.RECENT_T0 + timedelta(seconds=1200)
 COND = "wait/synch/cond/sql/COND_thread_cache"  # a condition wait: idle threads, left out where the page leaves it
+CLIENT = "wait/io/socket/sql/client_connection"  # client time: left out unless client=1
 
 
 def busy(i: int) -> float:
@@ -35,8 +36,8 @@ def all_waits_ps(i: int) -> int:
     return trx_sys_ps(i) + (10**12 + i * 10**8) + 3 * 10**11
 
 
-def get_csv(client, url, **params) -> tuple[list[str], list[list[str]]]:
-    response = client.get(url, params)
+def get_csv(http, url, **params) -> tuple[list[str], list[list[str]]]:
+    response = http.get(url, params)  # not named client: the top-waits export takes a client= parameter
     assert response.status_code == 200, response.content
     rows = list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode(), newline="")))
     return rows[0], rows[1:]
@@ -75,12 +76,38 @@ def test_the_top_waits_csv_has_transactions_and_waits_and_cpu_per_transaction(cl
 
 
 def test_with_conditions_the_waits_per_transaction_count_them_too(client, db1):
-    header, rows = get_csv(client, "/export/topwaits.csv", server="db1", **{"from": iso_utc(START), "to": iso_utc(END)})
+    header, rows = get_csv(client, "/export/topwaits.csv", server="db1", cond="1",
+                           **{"from": iso_utc(START), "to": iso_utc(END)})
     polls = range(1, POLLS)
     trx = sum(data.tps_delta(i) for i in polls)
     expected = sum(all_waits_ps(i) + cond_ps(i) for i in polls) / 1e9 / trx
     assert float(rows[0][header.index("waits per transaction in interval (ms, all waits listed)")]) == pytest.approx(
         expected)
+
+
+def test_without_cond_or_client_the_csv_ranks_the_waits_as_the_page_does(client, db1):
+    """A URL written from docs/export.md, without cond or client: the page's figures, not every event's."""
+    other = data.make_server("db2")
+    extra = {f"wait.time_ps:{COND}": 7 * 10**12, f"wait.count:{COND}": 1, f"wait.time_ps:{CLIENT}": 9 * 10**12,
+             f"wait.count:{CLIENT}": 5}
+    waits = [Sample(s.server_id, s.source, s.ts, s.interval, {**s.values, **extra}, s.counters | set(extra))
+             for s in data.pfs_waits(other.pk, START, POLLS)]
+    write_samples([*data.global_status(other.pk, START, POLLS), *waits])
+    window = {"from": iso_utc(START), "to": iso_utc(END)}
+    header, rows = get_csv(client, "/export/topwaits.csv", server="db2", **window)
+    polls = range(1, POLLS)
+    trx = sum(data.tps_delta(i) for i in polls)
+    # Ranked without COND (7 s a poll, 840 s) and client time (9 s a poll, 1080 s), which would come first:
+    # trx_sys 480 s + 7.26 s, log_sys 120 s + 0.726 s, data file 36 s; 643.986 s in all over the transactions.
+    assert [r[1] for r in rows] == [data.TRX_SYS, data.LOG_SYS_MUTEX, data.DATA_IO]
+    wait_ms = 643.986 * 1000 / trx
+    assert float(rows[0][header.index("waits per transaction in interval (ms, all waits listed)")]) == pytest.approx(
+        wait_ms)
+    page = client.get(f"/servers/{other.pk}/waits/", window)
+    assert page.context["per_trx"].wait_ms == pytest.approx(wait_ms)
+    assert [r.event for r in page.context["rows"]] == [r[1] for r in rows]
+    header, rows = get_csv(client, "/export/topwaits.csv", server="db2", cond="1", client="1", **window)
+    assert [r[1] for r in rows] == [CLIENT, COND, data.TRX_SYS, data.LOG_SYS_MUTEX, data.DATA_IO]
 
 
 def test_the_two_interval_csv_has_each_intervals_figures(client, db1):
