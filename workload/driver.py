@@ -4,6 +4,7 @@ It reports throughput each interval and returns a Summary; it knows nothing of
 Django, so tests, the demo and the `stress` command all drive it the same way.
 """
 
+import math
 import re
 import threading
 import time
@@ -66,6 +67,13 @@ class StressOptions:
         if self.concurrency > MAX_SESSIONS:
             raise ValueError(f"concurrency {self.concurrency}: at most {MAX_SESSIONS:,} sessions, the most "
                              "connections (max_connections) a MySQL or MariaDB server accepts")
+        times = {"--duration": self.duration, "--think-ms": self.think_ms, "--hold-trx": self.hold_trx,
+                 "--hold-every": self.hold_every, "--warmup": self.warmup, "--stall-every": self.stall_every,
+                 "--stall-for": self.stall_for, "--interval": self.interval}
+        if odd := [name for name, value in times.items() if not math.isfinite(value)]:
+            # nan compares false with every bound below and was taken: a think time of nan ms slept no time
+            raise ValueError(f"{', '.join(odd)}: give a number of seconds (milliseconds for --think-ms), not nan "
+                             "or an infinity")
         if min(self.duration, self.think_ms, self.hold_trx, self.hold_every, self.warmup) < 0:
             raise ValueError("duration, think time, hold times and warm-up cannot be negative")
         if self.stall_every < 0 or self.stall_for < 0 or (self.stall_every > 0) != (self.stall_for > 0):

@@ -143,6 +143,14 @@ def test_more_sessions_than_any_server_accepts_are_refused_before_any_is_opened(
         parse_levels("1,2,100001")
 
 
+@pytest.mark.parametrize("field", ["think_ms", "hold_trx", "duration", "stall_every", "interval"])
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), float("1e309")])
+def test_a_time_that_is_no_number_is_refused(field, value):
+    # An audit's --think-ms nan and --hold-trx 1e309 (inf) were taken without a word: nan passes every "< 0".
+    with pytest.raises(ValueError, match="not nan or an infinity"):
+        StressOptions(**{field: value})
+
+
 def test_stall_options_go_together():
     with pytest.raises(ValueError, match="go together"):
         StressOptions(stall_every=60)
