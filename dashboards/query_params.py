@@ -34,6 +34,15 @@ def include_conditions(get: Mapping) -> bool:
     return get.get(CONDITION_PARAM) == "1"
 
 
+def conditions_param(get: Mapping) -> tuple[bool, str | None]:
+    """include_conditions(), and a note for a value that is neither 1 nor 0: cond=7 was read as "off" unsaid."""
+    raw = get.get(CONDITION_PARAM, "")
+    if raw in ("", "0", "1"):
+        return raw == "1", None
+    return False, (f"{CONDITION_PARAM}={raw[:40]!r} must be 1 (rank condition waits with the others) or 0 (leave "
+                   "them out): they are left out")
+
+
 def client_param(get: Mapping) -> tuple[bool, str | None]:
     """?client=1 ranks client time with the waits; 0 or absent leaves it apart; anything else is said."""
     raw = get.get(CLIENT_PARAM, "")

@@ -65,6 +65,14 @@ def test_the_top_waits_table_hides_condition_waits_by_default_and_its_csv_too(cl
     assert "COND_timer" in everything.split("<table")[1] and "cond=0" not in everything
 
 
+@pytest.mark.parametrize("page", ["stability", "waits"])
+def test_a_cond_value_that_is_neither_1_nor_0_is_said_and_ranks_as_off(client, lab, page):
+    # cond=7 was read as "off" without a word; the page now says so (the top-waits CSV refuses it).
+    body = client.get(f"/servers/{lab.pk}/{page}/?range=1h&cond=7").content.decode()
+    assert "cond=&#x27;7&#x27; must be 1 (rank condition waits with the others) or 0 (leave them out)" in body
+    assert 'name="cond" value="1" checked' not in body  # ranked as the default: condition waits left out
+
+
 def test_the_fleet_top_wait_now_follows_the_toggle(client, lab):
     body = client.get("/").content.decode()
     top = body.split('<td class="event">')[1]

@@ -7,7 +7,7 @@ from dashboards import reads
 from dashboards.analysis.topwaits import CONDITION_PARAM
 from dashboards.figures.compare import compare_figure
 from dashboards.links import link
-from dashboards.query_params import include_conditions, listed_ids, wait_param, warmup_param, warmup_problem
+from dashboards.query_params import conditions_param, listed_ids, wait_param, warmup_param, warmup_problem
 from dashboards.reports.ab_groups import Groups, pick_groups, verdict
 from dashboards.reports.compare_rows import TOP_STATEMENTS, TOP_WAITS, align, run_notes, run_row
 from dashboards.reports.summary import WINDOW_FIGURES, summarize_run
@@ -44,8 +44,8 @@ def grouped_runs(request: HttpRequest) -> tuple[Groups | None, list[int], list[R
 def compare(request: HttpRequest) -> HttpResponse:
     groups, ids, runs, runs_problem = grouped_runs(request)
     points = max_points(request.GET) if "w" in request.GET else DEFAULT_POINTS
-    warmup, conditions = warmup_param(request.GET), include_conditions(request.GET)
-    notes = [p for p in (runs_problem, warmup_problem(request.GET, warmup)) if p]
+    warmup, (conditions, conditions_problem) = warmup_param(request.GET), conditions_param(request.GET)
+    notes = [p for p in (runs_problem, warmup_problem(request.GET, warmup), conditions_problem) if p]
     # Each run's warm-up (the page's trim, else the run's own, else found from its TPS) as its summary's, its
     # polls read once for its row.
     trims = {run.pk: summarize_run(run, warmup, also=WINDOW_FIGURES) for run in runs}

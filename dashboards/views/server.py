@@ -42,8 +42,8 @@ from dashboards.marks import purge_references, server_marks
 from dashboards.purge_reads import above_since
 from dashboards.query_params import (
     client_param,
+    conditions_param,
     dip_param,
-    include_conditions,
     int_param,
     second_interval,
     threshold_param,
@@ -79,9 +79,9 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     server = get_object_or_404(Server, pk=server_id)
     tr, points = page_range(request)
     n_waits, fraction, notes = stability_params(request)
-    conditions = include_conditions(request.GET)
+    conditions, conditions_problem = conditions_param(request.GET)
     client, client_problem = client_param(request.GET)
-    notes += [client_problem] if client_problem else []
+    notes += [p for p in (conditions_problem, client_problem) if p]
     disk = panel_disk(server, tr)
     tps, waits, mutexes, hidden, also = reads.stability_series(
         server.pk, tr, points, n_waits, DEFAULT_MUTEXES, reads.source_interval(server, reads.MUTEX_SOURCE), conditions,
@@ -232,7 +232,7 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
     server = get_object_or_404(Server, pk=server_id)
     tr, _ = page_range(request)
     limit, limit_problem = int_param(request.GET, "top", DEFAULT_TOP, 5, MAX_TOP, "the top {} waits")
-    conditions = include_conditions(request.GET)
+    conditions, conditions_problem = conditions_param(request.GET)
     client, client_problem = client_param(request.GET)
     waits_a, sums_a = per_trx_reads.interval_times(server.pk, tr.start, tr.end)
     rows_a = shown_waits(waits_a, conditions, client)[0]
@@ -251,7 +251,8 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
         "from2_value": request.GET.get("from2", ""), "to2_value": request.GET.get("to2", ""),
         **condition_toggle(request, conditions), "hidden": hidden, "second_problem": problem,
         "per_trx": per_trx_a,
-        "param_notes": [p for p in (limit_problem, client_problem) if p], **client_toggle(request, client),
+        "param_notes": [p for p in (limit_problem, conditions_problem, client_problem) if p],
+        **client_toggle(request, client),
         "waits_note": note_of(off), "waits_source": source_problem(server, "pfs_waits"),
         "client_uncounted": SOCKET_FAMILY in off, "waits_recorded": bool(waits_a), **compared,
     })
