@@ -36,28 +36,27 @@ def include_conditions(get: Mapping) -> bool:
 
 def conditions_param(get: Mapping) -> tuple[bool, str | None]:
     """include_conditions(), and a note for a value that is neither 1 nor 0: cond=7 was read as "off" unsaid."""
-    raw = get.get(CONDITION_PARAM, "")
-    if raw in ("", "0", "1"):
-        return raw == "1", None
-    return False, (f"{CONDITION_PARAM}={raw[:40]!r} must be 1 (rank condition waits with the others) or 0 (leave "
-                   "them out): they are left out")
+    return toggle_param(get, CONDITION_PARAM, "1 (rank condition waits with the others) or 0 (leave them out): "
+                                              "they are left out")
 
 
 def client_param(get: Mapping) -> tuple[bool, str | None]:
     """?client=1 ranks client time with the waits; 0 or absent leaves it apart; anything else is said."""
-    raw = get.get(CLIENT_PARAM, "")
-    if raw in ("", "0", "1"):
-        return raw == "1", None
-    return False, f"{CLIENT_PARAM}={raw[:40]!r} must be 1 (rank client time with the waits) or 0 (show it apart)"
+    return toggle_param(get, CLIENT_PARAM, "1 (rank client time with the waits) or 0 (show it apart)")
 
 
 def monitoring_param(get: Mapping) -> tuple[bool, str | None]:
     """?monitoring=1 ranks the monitoring reads with the other statements; 0 or absent leaves them apart."""
-    raw = get.get(MONITORING_PARAM, "")
+    return toggle_param(get, MONITORING_PARAM, "1 (rank the monitoring reads with the other statements) or 0 (show "
+                                               "them apart)")
+
+
+def toggle_param(get: Mapping, name: str, choices: str) -> tuple[bool, str | None]:
+    """A checkbox kept in the URL: 1 on; 0, empty or absent off; anything else off, with a note of the `choices`."""
+    raw = get.get(name, "")
     if raw in ("", "0", "1"):
         return raw == "1", None
-    return False, (f"{MONITORING_PARAM}={raw[:40]!r} must be 1 (rank the monitoring reads with the other statements)"
-                   " or 0 (show them apart)")
+    return False, f"{name}={raw[:40]!r} must be {choices}"
 
 
 def log_scale(get: Mapping) -> bool:
