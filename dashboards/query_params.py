@@ -54,9 +54,15 @@ def monitoring_param(get: Mapping) -> tuple[bool, str | None]:
 def toggle_param(get: Mapping, name: str, choices: str) -> tuple[bool, str | None]:
     """A checkbox kept in the URL: 1 on; 0, empty or absent off; anything else off, with a note of the `choices`."""
     raw = get.get(name, "")
-    if raw in ("", "0", "1"):
-        return raw == "1", None
+    value = toggle_value(raw)
+    if value is not None:
+        return value, None
     return False, f"{name}={raw[:40]!r} must be {choices}"
+
+
+def toggle_value(raw: str) -> bool | None:
+    """A checkbox's value as the pages read it: "1" on, "0" or empty off; None for anything else."""
+    return {"": False, "0": False, "1": True}.get(raw)
 
 
 def log_scale(get: Mapping) -> bool:

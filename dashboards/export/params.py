@@ -9,6 +9,7 @@ from dashboards.analysis.step_window import Window
 from dashboards.analysis.topwaits import CLIENT_PARAM, CONDITION_PARAM
 from dashboards.export.csv_safe import iso_utc
 from dashboards.export.grid import nice_step, step_grid, whole_buckets, whole_rows
+from dashboards.query_params import toggle_value
 from dashboards.reports.run_links import series_range
 from dashboards.timerange import PRESETS, BadTime, parse_time_strict
 from dashboards.url_ids import parse_id
@@ -129,8 +130,8 @@ def parse_flag(text: str | None, name: str) -> bool:
 
 
 # The waits page's toggles: cond=1 ranks condition waits, client=1 client time; absent, empty or 0 leaves them
-# out, the page's default. The CSV reads them as the page does, so one URL gives one set of figures.
-WAIT_TOGGLES = {"": False, "0": False, "1": True}
+# out, the page's default. The CSV reads them as the page does (query_params.toggle_value), so one URL gives one
+# set of figures.
 TOGGLE_WORDS = {CONDITION_PARAM: "rank condition waits (wait/synch/cond/*) with the others",
                 CLIENT_PARAM: "rank client time with the waits"}
 
@@ -139,7 +140,7 @@ def parse_wait_toggle(text: str | None, name: str) -> bool:
     """cond= or client= of the top-waits export; a value the page would not read as 1 or 0 is refused (a file
     has no place for the page's note), never read as "no"."""
     raw = text or ""
-    value = WAIT_TOGGLES.get(raw)
+    value = toggle_value(raw)
     if value is None:
         raise ExportError(f"{name}={raw[:40]!r}: use {name}=1 to {TOGGLE_WORDS[name]}, or {name}=0 (or leave it "
                           "out) to leave them out, as the waits page does by default")
