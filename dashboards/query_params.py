@@ -29,13 +29,9 @@ class BadParam(ValueError):
 
 
 # Yes/no toggles: "1" turns one on, anything else leaves it off (the pages' checkboxes send 1).
-def include_conditions(get: Mapping) -> bool:
-    """The toggle "include condition waits", kept in the URL as cond=1 (default: left out)."""
-    return get.get(CONDITION_PARAM) == "1"
-
-
 def conditions_param(get: Mapping) -> tuple[bool, str | None]:
-    """include_conditions(), and a note for a value that is neither 1 nor 0: cond=7 was read as "off" unsaid."""
+    """The toggle "include condition waits", kept in the URL as cond=1 (default: left out), and a note for a
+    value that is neither 1 nor 0: cond=7 was read as "off" unsaid."""
     return toggle_param(get, CONDITION_PARAM, "1 (rank condition waits with the others) or 0 (leave them out): "
                                               "they are left out")
 

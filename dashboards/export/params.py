@@ -137,7 +137,7 @@ TOGGLE_WORDS = {CONDITION_PARAM: "rank condition waits (wait/synch/cond/*) with 
 
 
 def parse_wait_toggle(text: str | None, name: str) -> bool:
-    """cond= or client= of the top-waits export; a value the page would not read as 1 or 0 is refused (a file
+    """cond= or client= of the top-waits and fleet exports; a value the page would not read as 1 or 0 is refused (a file
     has no place for the page's note), never read as "no"."""
     raw = text or ""
     value = toggle_value(raw)

@@ -32,7 +32,7 @@ from dashboards.export.tables import (
     topwaits_rows,
 )
 from dashboards.fleet_rows import fleet_rows
-from dashboards.query_params import BadParam, include_conditions, runs_sort, warmup_param
+from dashboards.query_params import BadParam, runs_sort, warmup_param
 from dashboards.reports.run_table import DEFAULT_SORT, SORTS, run_lines, table_rows
 from dashboards.reports.scalability import study
 from dashboards.reports.summary import summarize_run
@@ -163,7 +163,7 @@ def fleet_csv(request: HttpRequest) -> HttpResponse:
     """/export/fleet.csv?tag=..&cond=1: the fleet page's table, problems first."""
     tag = request.GET.get("tag", "").strip()
     servers = [s for s in Server.objects.select_related("health") if not tag or tag in s.tags]  # one statement
-    rows = fleet_rows(servers, include_conditions(request.GET))
+    rows = fleet_rows(servers, params.parse_wait_toggle(request.GET.get("cond"), "cond"))
     return csv_response(fleet_table_rows(rows), slug("fleet", tag) + ".csv", _flag(request.GET, "bom"))
 
 

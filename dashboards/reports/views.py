@@ -18,7 +18,7 @@ from dashboards.export.csv_safe import iso_utc
 from dashboards.links import exact_param, link, topwaits_csv
 from dashboards.own_load_reads import own_load
 from dashboards.prepared_note import unseen_prepared
-from dashboards.query_params import include_conditions, monitoring_param, warmup_param
+from dashboards.query_params import conditions_param, monitoring_param, warmup_param
 from dashboards.reports.charts import chart_metrics, purge_chart, run_dip_threshold, stability_chart
 from dashboards.reports.run_links import series_range
 from dashboards.reports.settings_diff import previous_run, show, snapshot
@@ -71,7 +71,7 @@ def others_context(run: Run, summary: RunSummary) -> dict:
 def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
     run = get_object_or_404(Run.objects.select_related("server"), pk=run_id)
     summary = summarize_run(run, also=WINDOW_FIGURES)  # the window's polls read once for its figures
-    conditions, polls = include_conditions(request.GET), summary.polls
+    (conditions, conditions_problem), polls = conditions_param(request.GET), summary.polls
     monitoring, monitoring_problem = monitoring_param(request.GET)
     window = Window(summary.start, summary.end)
     waits, hidden = per_trx_reads.run_waits(run.server_id, window, polls, conditions, TOP_WAITS)
@@ -87,7 +87,7 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
     context.update(
         run=run, summary=summary, waits=waits[:TOP_WAITS], waits_total=len(waits), hidden=hidden,
         not_started=run.ended_at is None and run.started_at >= window.end,  # marked ahead: its window ends at its start
-        **condition_toggle(request, conditions),
+        **condition_toggle(request, conditions), conditions_problem=conditions_problem,
         **others_context(run, summary),
         dips=dips, dip_threshold=dip_threshold(summary.tps), dip_levels=per_level(threshold), verdict=verdict,
         warmup_found=summary.warmup_found,

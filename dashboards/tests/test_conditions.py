@@ -112,3 +112,20 @@ def test_the_compare_page_and_run_report_tables_hide_condition_waits_with_the_to
     rows = list(csv.reader(io.StringIO(b"".join(client.get(link.replace("&amp;", "&")).streaming_content).decode())))
     assert [r[1] for r in rows[1:]] == [TRX_SYS, LOG_SYS_LOCK]
     assert "COND_timer" in client.get(f"/runs/{run.pk}/report/?cond=1").content.decode().split('id="top-waits"')[1]
+
+
+def test_the_fleet_page_and_run_report_say_a_cond_value_they_cannot_read_and_the_fleet_csv_refuses_it(client, lab):
+    from datetime import UTC, datetime, timedelta
+
+    from servers.models import Run
+
+    said = "cond=&#x27;7&#x27; must be 1 (rank condition waits with the others) or 0 (leave them out)"
+    fleet = client.get("/?cond=7").content.decode()
+    assert said in fleet and "trx_sys_mutex" in fleet.split('<td class="event">')[1].split("</td>")[0]
+    now = datetime.now(UTC)
+    run = Run.objects.create(name="r", server=lab, started_at=now - timedelta(minutes=9), ended_at=now)
+    report = client.get(f"/runs/{run.pk}/report/?cond=7").content.decode()
+    assert said in report and "COND_timer" not in report.split('id="top-waits"')[1].split("</table>")[0]
+    refused = client.get("/export/fleet.csv?cond=7")
+    assert refused.status_code == 400 and b"cond='7': use cond=1" in refused.content
+    assert client.get("/export/fleet.csv?cond=0").status_code == 200

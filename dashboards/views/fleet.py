@@ -9,7 +9,7 @@ from django.utils.safestring import SafeString
 
 from dashboards.fleet_page import NoSuchPage, fleet_page
 from dashboards.fleet_rows import FleetRow, health_of
-from dashboards.query_params import include_conditions
+from dashboards.query_params import conditions_param
 from dashboards.server_texts import tps_basis_of
 from dashboards.views.common import TPS_DEFINITION, condition_toggle, with_params
 from dashboards.views.fleet_table import table_rows
@@ -17,7 +17,7 @@ from dashboards.views.fleet_table import table_rows
 
 def fleet(request: HttpRequest) -> HttpResponse:
     tag = request.GET.get("tag", "").strip()
-    conditions = include_conditions(request.GET)
+    conditions, conditions_problem = conditions_param(request.GET)
     try:
         found = fleet_page(tag, conditions, request.GET.get("page", "1"))
     except NoSuchPage as e:
@@ -28,6 +28,7 @@ def fleet(request: HttpRequest) -> HttpResponse:
         "page_links": [(n, with_params(request.GET, page=n)) for n in page.paginator.page_range],
         "tags": found.tags, "tag": tag, "counts": found.counts, "tps_definition": TPS_DEFINITION, "refresh": 30,
         **condition_toggle(request, conditions), "csv": csv_link(tag, conditions),
+        "param_notes": [conditions_problem] if conditions_problem else [],
     })
 
 
