@@ -17,7 +17,7 @@ from dashboards.figures.statements import statement_figure
 from dashboards.links import exact_param, link
 from dashboards.prepared_note import unseen_prepared
 from dashboards.query_params import int_param, monitoring_param, order_param
-from dashboards.server_texts import statements_note
+from dashboards.server_texts import BASIS_SERIES, range_texts, statements_note
 from dashboards.source_health import source_health
 from dashboards.statement_lines import lines_of
 from dashboards.timerange import TimeRange
@@ -55,10 +55,12 @@ def statements(request: HttpRequest, server_id: int) -> HttpResponse:
     monitoring, monitoring_problem = monitoring_param(request.GET)
     found = reads.statements_in(server.pk, tr.start, tr.end)
     ranked = rank(found.rows, order, limit, monitoring)
+    span = found.covered or (tr.start, tr.end)  # the seconds the figures per transaction are over
+    texts = range_texts(server, reads.interval_sums(server.pk, BASIS_SERIES, *span))
     context = {
         **range_context(request, tr), "server": server, "tab": "statements", "found": found, "ranked": ranked,
         "lines": lines_of(server.pk, tr, found, ranked), "reads_end_early": reads_end_early(found, tr),
-        "order": order, "orders": ORDERS.items(),
+        "order": order, "orders": ORDERS.items(), "tps_definition": texts.definition, "tps_fix": texts.fix,
         "order_label": ORDERS[order][0], "limit": limit, "csv": statements_csv(server.pk, tr, order, monitoring),
         "param_notes": [p for p in (limit_problem, order_problem, monitoring_problem) if p],
         **monitoring_toggle(request, monitoring),
