@@ -1,6 +1,6 @@
-"""The top waits page and the Statements tab divide by the range's transactions: they say what those count,
-and where that is explicit transactions only (a MariaDB with performance_schema ON at its other defaults: no
-transaction instrument, InnoDB's trx counters off), the statement that counts every transaction.
+"""The top waits page, the Statements tab and a statement's page divide by the range's transactions: they say
+what those count, and where that is explicit transactions only (a MariaDB with performance_schema ON at its other
+defaults: no transaction instrument, InnoDB's trx counters off), the statement that counts every transaction.
 
 Seen live (fresh-eyes audit): sysbench autocommit UPDATEs at 500/s beside explicit transactions at 10/s read
 "transactions 725, waits per trx 2.482 ms" over 80 s, with nothing on the page saying that the 40,000 autocommit
@@ -16,6 +16,7 @@ from collectors.models import ServerHealth
 from collectors.transactions import DEFINITIONS, EXPLICIT, INNODB_TRX, INNODB_TRX_ON
 from store.ingest import write_samples
 from store.sample import Sample
+from store.statement_reads import totals
 from testing import dashboards as data
 from testing import statements as digests
 
@@ -74,4 +75,25 @@ def test_the_statements_tab_says_its_transactions_are_explicit_only(admin_client
 
 def test_the_statements_tab_names_the_counter_of_every_transaction(admin_client):
     text = statements_text(admin_client, server_with(INNODB_POLL, now=INNODB_TRX))
+    assert escape(DEFINITIONS[INNODB_TRX]) in text and escape(INNODB_TRX_ON) not in text
+
+
+def statement_page_text(admin_client, server) -> str:
+    digests.write_reads(server.pk, T0, 1, interval_s=60)
+    end = T0 + timedelta(seconds=5 * POLLS + 2)
+    did = next(r.digest_id for r in totals(server.pk, T0, end) if r.digest == digests.SLEEPY.digest)
+    body = admin_client.get(f"/servers/{server.pk}/statements/{did}/", {
+        "from": T0.isoformat(), "to": end.isoformat()}).content.decode()
+    return body.split("time per transaction</th>")[1].split("</p>")[0]
+
+
+def test_a_statement_page_says_its_transactions_are_explicit_only(admin_client):
+    text = statement_page_text(admin_client, server_with(EXPLICIT_POLL, now=EXPLICIT))
+    # SLEEPY: 10 executions of 50 ms in the read, 0.5 s over the 600 transactions: 833.33 us each.
+    assert "833.33 µs" in text and "over the 600 transactions" in text
+    assert escape(DEFINITIONS[EXPLICIT]) in text and escape(INNODB_TRX_ON) in text
+
+
+def test_a_statement_page_names_the_counter_of_every_transaction(admin_client):
+    text = statement_page_text(admin_client, server_with(INNODB_POLL, now=INNODB_TRX))
     assert escape(DEFINITIONS[INNODB_TRX]) in text and escape(INNODB_TRX_ON) not in text

@@ -46,6 +46,13 @@ def reads_end_early(found: reads.StatementsRange, tr: TimeRange) -> float | None
     return seconds if seconds >= 0.5 else None
 
 
+def per_trx_basis(server: Server, found: reads.StatementsRange, tr: TimeRange) -> dict:
+    """What the figures per transaction divide by: the TPS counter of the span the reads cover (the range's where
+    none does), said as the stability page says it, with the statement that counts every transaction."""
+    texts = range_texts(server, reads.interval_sums(server.pk, BASIS_SERIES, *(found.covered or (tr.start, tr.end))))
+    return {"tps_definition": texts.definition, "tps_fix": texts.fix}
+
+
 def statements(request: HttpRequest, server_id: int) -> HttpResponse:
     """The range's statements ranked by the chosen figure, each with its line over the range."""
     server = get_object_or_404(Server, pk=server_id)
@@ -55,12 +62,10 @@ def statements(request: HttpRequest, server_id: int) -> HttpResponse:
     monitoring, monitoring_problem = monitoring_param(request.GET)
     found = reads.statements_in(server.pk, tr.start, tr.end)
     ranked = rank(found.rows, order, limit, monitoring)
-    span = found.covered or (tr.start, tr.end)  # the seconds the figures per transaction are over
-    texts = range_texts(server, reads.interval_sums(server.pk, BASIS_SERIES, *span))
     context = {
         **range_context(request, tr), "server": server, "tab": "statements", "found": found, "ranked": ranked,
         "lines": lines_of(server.pk, tr, found, ranked), "reads_end_early": reads_end_early(found, tr),
-        "order": order, "orders": ORDERS.items(), "tps_definition": texts.definition, "tps_fix": texts.fix,
+        "order": order, "orders": ORDERS.items(), **per_trx_basis(server, found, tr),
         "order_label": ORDERS[order][0], "limit": limit, "csv": statements_csv(server.pk, tr, order, monitoring),
         "param_notes": [p for p in (limit_problem, order_problem, monitoring_problem) if p],
         **monitoring_toggle(request, monitoring),
@@ -95,6 +100,7 @@ def statement(request: HttpRequest, server_id: int, digest_id: int) -> HttpRespo
         "csv": link("export-statement", query={"server": server.pk, "digest": digest_id,
                                                "from": exact_param(tr.start), "to": exact_param(tr.end)}),
         "time_per_trx": totals.sums["time_ps"] / found.transactions if totals and found.transactions else None,
+        **per_trx_basis(server, found, tr),
         # why nothing shows where the server's digest source is off or weakened, as the Statements tab says it
         "source": source_health(server, "statements") or {}, "consumer_sql": CONSUMER_SQL,
         "weakened": statements_note(server.pk, tr.start, tr.end),
