@@ -606,5 +606,6 @@ def statements_changed_context(runs: list, limit: int, warmup: int | None = None
     pair = {run.pk: (found or {}).get(run.pk) or run_statements(run, warmup) for run in runs[:2]}
     unseen = [(f"run {run.name}", count) for run in runs[:2]
               if (count := unseen_prepared(run.server.flavor, pair[run.pk]))]
+    unread = [run for run in runs[:2] if not pair[run.pk].reads]  # its column is empty: say why
     return {"changed": statements_changed(runs, limit, warmup, pair), "changed_a": runs[0], "changed_b": runs[1],
-            "changed_csv": csv, "changed_unseen": unseen}
+            "changed_csv": csv, "changed_unseen": unseen, "changed_unread": unread}

@@ -35,7 +35,8 @@ class AbRatio:
             return f"No ratio: {self.why} (N={self.n}, M={self.m})."
         if self.lo is None:
             return f"B is {self.ratio:.2f} times A (N={self.n}, M={self.m}): {self.why}."
-        return f"B is {self.ratio:.2f} times A (95 %: {self.lo:.2f}-{self.hi:.2f}, N={self.n}, M={self.m})."
+        between = " to " if self.lo < 0 else "-"  # "-0.51-3.01" reads as a range from -0.51 to -3.01
+        return f"B is {self.ratio:.2f} times A (95 %: {self.lo:.2f}{between}{self.hi:.2f}, N={self.n}, M={self.m})."
 
 
 def incomplete_beta(x: float, a: float, b: float) -> float:

@@ -112,18 +112,33 @@ def newest_lowest(ys: Sequence[float] | np.ndarray) -> int:
     return int(len(y) - 1 - np.argmin(y[::-1]))
 
 
-def named(humps: Sequence[Hump], holders: Sequence[Holder], interval: float) -> tuple[Hump, ...]:
-    """Each hump with the oldest transaction that held it: open at its peak and found gone by its fall
-    (each source stamps its own time in a poll: half an interval either way)."""
+def named(humps: Sequence[Hump], holders: Sequence[Holder], interval: float,
+          ts: Sequence[datetime] = (), ys: Sequence[float | None] = ()) -> tuple[Hump, ...]:
+    """Each hump with the oldest transaction that held it: open at its peak (held_up) and found gone by its fall
+    (each source stamps its own time in a poll: half an interval either way). ts, ys: the history's polls."""
     slack = timedelta(seconds=interval / 2)
     out = []
     for hump in humps:
         fits = [h for h in holders if h.started_at <= hump.peak_at and h.ended_at is not None
-                and hump.peak_at - slack <= h.ended_at <= hump.fell_at + slack]
+                and hump.peak_at - slack <= h.ended_at <= hump.fell_at + slack and held_up(hump, h, slack, ts, ys)]
         h = min(fits, key=lambda h: h.started_at, default=None)
         out.append(hump if h is None else replace(
             hump, held_by=f"thread {h.thread_id}, {h.who}", held_from=h.started_at, held_to=h.seen_at))
     return tuple(out)
+
+
+def held_up(hump: Hump, holder: Holder, slack: timedelta, ts: Sequence[datetime],
+            ys: Sequence[float | None]) -> bool:
+    """Whether the holder held the hump up: the peak's poll saw it, or, gone by then (released just before it,
+    the history still growing for part of that poll), the last poll that saw it found the history half-way up
+    the rise at least. A transaction blocked 6 s by a FLUSH TABLES WITH READ LOCK was last seen at 18, and the
+    next poll found it gone and the writes the lock held back at 1,520: it held none of that."""
+    polls = [(t, y) for t, y in zip(ts, ys, strict=True) if y is not None]
+    if holder.seen_at >= hump.peak_at - slack or not polls:
+        return True
+    seen = [y for t, y in polls if t <= holder.seen_at + slack]
+    floor = next((y for t, y in polls if t >= hump.rose_at), hump.peak)
+    return bool(seen) and seen[-1] - floor >= (hump.peak - floor) / 2
 
 
 def rising(ys: Sequence[float]) -> int:

@@ -229,8 +229,11 @@ def stalls_of(y: np.ndarray, splits: list[int]) -> np.ndarray:
     (a lock held for minutes), a stall, not two changes of the load; the levels around it may differ."""
     bounds = [0, *splits, len(y)]
     means = [float(y[lo:hi].mean()) for lo, hi in pairwise(bounds)]
+    idle = [not np.median(y[lo:hi]) for lo, hi in pairwise(bounds)]  # most of its polls counted nothing: no load
     out = np.zeros(len(y), bool)
     for k in range(1, len(means) - 1):
+        if idle[k - 1] or idle[k + 1]:  # nothing ran on that side for TPS to stop from
+            continue
         bound = STALL_SHARE * min(means[k - 1], means[k + 1])
         level = y[bounds[k]:bounds[k + 1]]
         if means[k] < bound:

@@ -398,7 +398,8 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
     humps, trend, since, rise = parts
     base = Verdict("", kept[0][0], len(y), cv, dips=dips, waits=moving,
                    dip_seconds=float(np.median([d.seconds for d in dips])) if dips else None,
-                   history=trend, humps=named(humps, holders, interval), history_since=since, rising=rise,
+                   history=trend, humps=named(humps, holders, interval, ts, history[start:] if history else ()),
+                   history_since=since, rising=rise,
                    warmup_polls=cut, last_poll=kept[-1][0], warmup_stall=ran_past,
                    dip_levels=tuple(s.at for s in shifts))
     longer = stalls(dips, interval)

@@ -40,8 +40,9 @@ def shifted(v: Verdict) -> str:
 
 
 def change(s: Shift) -> str:
-    """The change as % of the level before, where that level counted transactions."""
-    return f" ({s.pct:+,.0f} %)" if s.before else ""
+    """The change as % of the level before, where that level counted transactions as the sentence prints it (a
+    level of one transaction in 119 polls reads 0.0: "+594,900 %" of it says nothing)."""
+    return f" ({s.pct:+,.0f} %)" if round(s.before, 1) else ""
 
 
 LEVELS = {2: "Two", 3: "Three", 4: "Four", 5: "Five"}

@@ -73,3 +73,11 @@ def test_a_known_ratio_is_covered_near_nineteen_times_in_twenty_with_unequal_spr
         r = ab_ratio(a, b)
         hits += r.lo <= 1.3 <= r.hi
     assert 0.92 <= hits / trials <= 0.97
+
+
+def test_an_interval_below_0_is_written_so_that_its_sign_reads():
+    """Seen live, 2 runs a group: "B is 0.92 times A (95 %: -0.51-3.01, N=2, M=2)", which reads as -0.51 to -3.01.
+    By hand, A steady at 100 (variance 0), B 10, 150, 290: mean 150, s 140, half-width t(2) x 140 / sqrt 3 =
+    4.302653 x 80.829 = 347.78, so (150 - 347.78) / 100 = -1.98 to (150 + 347.78) / 100 = 4.98."""
+    r = ab_ratio([100.0, 100.0, 100.0], [10.0, 150.0, 290.0])
+    assert r.sentence() == "B is 1.50 times A (95 %: -1.98 to 4.98, N=3, M=3)."

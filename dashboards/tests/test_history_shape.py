@@ -136,3 +136,31 @@ def test_a_last_poll_less_than_a_hump_above_the_level_is_no_rise():
     history = FLAT_THEN_RISE[:40] + [1500.0]
     verdict = judge([at(i) for i in range(41)], flat_tps(41), warmup=0, history=history)
     assert verdict.rising is None and humps_said(verdict) == ""
+
+
+def test_a_transaction_last_seen_at_the_rise_s_floor_did_not_hold_it():
+    """Seen live: sysbench under FLUSH TABLES WITH READ LOCK every 40 s. A sysbench transaction blocked by the
+    lock was the oldest open one for 6 s (seen 16:49:29 to 16:49:35, history 190 then 18), found gone by the
+    next poll, 16:49:40, where the writes held back by the lock had raised the history to 1,520; purge drained
+    it to 21 by 16:50:15. The verdict read "held by a read view from 16:49:29 to 16:49:35 (thread 18, ...; peak
+    1,520)": the peak came after that transaction ended, and the history was at its floor while it was open.
+
+    By hand, 5 s polls: 5, 400, 800, 31, 190, 18, then 1,520, 1,321, 580, 352, 946, 910, 637, 21, then flat
+    ~300: a hump from the 5 (poll 0) to 1,520 (poll 6). The transaction was seen at polls 4 and 5 (190, 18),
+    found gone by poll 6: the peak's poll did not see it, and the last that did found the history at 18, not
+    half-way up from 5 to 1,520 (762.5), so the hump is said by its shape."""
+    history = [5.0, 400.0, 800.0, 31.0, 190.0, 18.0, 1520.0, 1321.0, 580.0, 352.0, 946.0, 910.0, 637.0, 21.0] + [
+        300 + jitter(i) for i in range(14, 40)]
+    blocked = Held(18, at(4) - timedelta(seconds=1), at(5), at(6) + timedelta(milliseconds=20))
+    verdict = judge([at(i) for i in range(40)], flat_tps(40), warmup=0, history=history, holders=[blocked])
+    assert verdict.humps and not verdict.humps[0].held_by
+    assert humps_said(verdict).startswith("history length rose to 1,520 at 09:00:30 (from 09:00:00)")
+
+
+def test_a_read_view_released_just_before_the_peak_poll_is_still_named():
+    """The peak's poll found the holder gone (released 1 s before it, purge not started yet): the last poll that
+    saw it found the history at 19,000 of the rise from 0 to 20,000, more than half-way: it held the hump."""
+    holder = Held(22, at(9) + timedelta(seconds=2), at(28), at(29) - timedelta(milliseconds=300))
+    verdict = judge([at(i) for i in range(60)], flat_tps(60), warmup=0, history=CLIFF, holders=[holder])
+    assert humps_said(verdict).startswith("history length held by a read view from 09:00:47 to 09:02:20 "
+                                          "(thread 22, root@localhost; peak 20,000)")

@@ -604,3 +604,26 @@ def test_the_run_report_leaves_a_stall_right_after_the_warm_up_out_of_the_first_
     assert (f"the polls from {polls[5]:%H:%M:%S} to {polls[7]:%H:%M:%S} UTC, the first judged, are a stall (under "
             "a tenth of the level after them)") in part
     assert f"judged from the poll at {polls[5]:%H:%M:%S} UTC" in part
+
+
+def idle_then_load() -> list[float]:
+    """Seen live on a MariaDB counting explicit transactions only under an autocommit load: 36 polls of 0 TPS
+    but one that counted a transaction (0.2 TPS), 83 more at 0, 30 at 10 TPS, then 10 at 0 (the load ended)."""
+    return [0.0] * 12 + [0.2] + [0.0] * 23 + [0.0] * 83 + [10.0 + JITTER[i % 4] for i in range(30)] + [0.0] * 10
+
+
+def test_polls_at_0_after_an_idle_level_are_no_stall():
+    """The page read "TPS from 0.0 to 10.0 at ... (+185,903 %)" and named the 83 polls at 0 "a stall (under a
+    tenth of the levels on both sides)": a tenth of a level of one transaction in 36 polls (0.2 / 36 = 0.0056
+    TPS). Nothing ran there for TPS to stop from: the median poll of that level counted nothing.
+
+    By hand, the load ran 10 TPS from poll 119 (the jitter sums to 0 over its 30 polls) after 119 polls holding
+    0.2 TPS once, 0.2 / 119 = 0.00168 TPS; it ended at poll 149 and the range ends on 10 polls at 0, under a
+    tenth of 10. No percentage is said from a level that reads 0.0."""
+    verdict = judge([at(i) for i in range(159)], idle_then_load())
+    assert verdict.stalls == ()
+    assert [(s.at, s.before, s.after) for s in verdict.shifts] == [
+        (at(119), pytest.approx(0.2 / 119), pytest.approx(10.0)), (at(149), pytest.approx(10.0), 0.0)]
+    # Poll 119 is 1,190 s after 09:00:00, poll 149 1,490 s.
+    assert shifted(verdict) == "TPS from 0.0 to 10.0 at 09:19:50, to 0.0 at 09:24:50 (-100 %)"
+    assert "a stall (under a tenth of the levels on both sides)" not in levels_said(verdict)

@@ -79,3 +79,21 @@ def test_three_runs_are_refused_by_the_statements_csv(admin_client):
     a, b = two_runs()
     response = admin_client.get("/export/statements.csv", {"runs": f"{a.pk},{b.pk},{a.pk + b.pk + 1000}"})
     assert response.status_code == 400
+
+
+def test_a_compared_run_shorter_than_a_read_says_why_its_column_is_empty(admin_client):
+    """Seen live: two 90 s stress runs (10 s warm-up) on a server read every 60 s: the first held no read whose
+    whole interval lay inside its 80 s, and the compare page listed every statement of the second "largest
+    change first" with the first's cells blank and no word why. By hand: reads end at START + 60 k s; a run
+    from START + 70 s to + 150 s holds none (the read ending at + 120 s began at + 60 s), one over the ten
+    minutes holds all ten."""
+    server = make_server("short", poll_interval=10)
+    write_run_data(server.pk, START, 61)
+    write_reads(server.pk, START, 10)
+    short = Run.objects.create(name="short", server=server, started_at=START + timedelta(seconds=70),
+                               ended_at=START + timedelta(seconds=150))
+    whole = Run.objects.create(name="whole", server=server, started_at=START, ended_at=END)
+    body = admin_client.get("/compare/", {"runs": f"{short.pk},{whole.pk}"}).content.decode()
+    section = body.split('id="statements-changed"')[1].split("</section>")[0]
+    assert "Run short: no statement digest read lies wholly inside it" in section
+    assert "read every 60 s" in section and "Run whole:" not in section

@@ -8,7 +8,7 @@ from django.views.decorators.http import require_http_methods
 from dashboards.figures.scalability import cpu_figure, tps_figure, waits_figure
 from dashboards.query_params import BadParam, knee_threshold, sweep_name
 from dashboards.reports.scalability import study, sweeps
-from dashboards.server_texts import tps_bases
+from dashboards.server_texts import tps_bases, waits_note
 from dashboards.views.common import TPS_DEFINITION
 from servers.models import Run
 from servers.names import control_problem
@@ -30,7 +30,8 @@ def study_context(request: HttpRequest) -> tuple[dict, int]:
         found = study(request.GET)
     except BadParam as error:
         return {**context, "error": str(error)}, 400
-    context.update(study=found, knee=f"{found.threshold * 100:g}", bases=curve_bases(found), figures={
+    context.update(study=found, knee=f"{found.threshold * 100:g}", bases=curve_bases(found),
+                   waits_notes=curve_waits_notes(found), figures={
         "chart-scalability": tps_figure(found.curves, [section["fit"] for section in found.sections]),
         "chart-scalability-waits": waits_figure(found.curves, found.events),
     } | ({"chart-scalability-cpu": cpu_figure(found.curves)} if found.host else {}))
@@ -43,6 +44,18 @@ def curve_bases(found) -> list[tuple[str, object]]:
     servers = {level.run.server_id: level.run.server.name for curve in found.curves for level in curve.levels}
     bases = tps_bases(list(servers))
     return [(name, bases[sid]) for sid, name in sorted(servers.items(), key=lambda kv: kv[1]) if sid in bases]
+
+
+def curve_waits_notes(found) -> list[tuple[str, str]]:
+    """(curve, note) for each curve whose levels' polls found wait instruments off (MariaDB's defaults turn every
+    wait/synch instrument off): its waits per transaction and the wait that grows leave those out."""
+    notes = []
+    for curve in found.curves:
+        if curve.levels:
+            first, last = curve.levels[0], curve.levels[-1]
+            if note := waits_note(first.run.server_id, first.window.start, last.window.end):
+                notes.append((curve.name, note))
+    return notes
 
 
 @require_http_methods(["GET", "POST"])

@@ -239,6 +239,7 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
     second, problem = second_interval(request.GET, tr.end)
     off = families_off(server.pk, tr.start, tr.end)
     per_trx_a = per_trx_reads.per_transaction_from(server.pk, tr.start, tr.end, sums_a, rows_a)
+    texts = range_texts(server, reads.interval_sums(server.pk, BASIS_SERIES, tr.start, tr.end))
     compared = compared_waits(server.pk, tr, second, rows_a, per_trx_a, (conditions, client), limit) if second else {}
     events = [r.event for r in rows_a[:limit]] + [d.event for d in compared.get("diffs", [])]
     rows_a, hidden = shown_waits(counted_waits(server.pk, tr, waits_a, events), conditions, client)
@@ -250,7 +251,7 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
         "limit": limit, "csv": topwaits_csv(server.pk, tr, conditions=conditions, client=client),
         "from2_value": request.GET.get("from2", ""), "to2_value": request.GET.get("to2", ""),
         **condition_toggle(request, conditions), "hidden": hidden, "second_problem": problem,
-        "per_trx": per_trx_a,
+        "per_trx": per_trx_a, "tps_definition": texts.definition, "tps_fix": texts.fix,
         "param_notes": [p for p in (limit_problem, conditions_problem, client_problem) if p],
         **client_toggle(request, client),
         "waits_note": note_of(off), "waits_source": source_problem(server, "pfs_waits"),

@@ -17,7 +17,7 @@ from dashboards.figures.statements import statement_figure
 from dashboards.links import exact_param, link
 from dashboards.prepared_note import unseen_prepared
 from dashboards.query_params import int_param, monitoring_param, order_param
-from dashboards.server_texts import statements_note
+from dashboards.server_texts import BASIS_SERIES, range_texts, statements_note
 from dashboards.source_health import source_health
 from dashboards.statement_lines import lines_of
 from dashboards.timerange import TimeRange
@@ -46,6 +46,13 @@ def reads_end_early(found: reads.StatementsRange, tr: TimeRange) -> float | None
     return seconds if seconds >= 0.5 else None
 
 
+def per_trx_basis(server: Server, found: reads.StatementsRange, tr: TimeRange) -> dict:
+    """What the figures per transaction divide by: the TPS counter of the span the reads cover (the range's where
+    none does), said as the stability page says it, with the statement that counts every transaction."""
+    texts = range_texts(server, reads.interval_sums(server.pk, BASIS_SERIES, *(found.covered or (tr.start, tr.end))))
+    return {"tps_definition": texts.definition, "tps_fix": texts.fix}
+
+
 def statements(request: HttpRequest, server_id: int) -> HttpResponse:
     """The range's statements ranked by the chosen figure, each with its line over the range."""
     server = get_object_or_404(Server, pk=server_id)
@@ -58,7 +65,7 @@ def statements(request: HttpRequest, server_id: int) -> HttpResponse:
     context = {
         **range_context(request, tr), "server": server, "tab": "statements", "found": found, "ranked": ranked,
         "lines": lines_of(server.pk, tr, found, ranked), "reads_end_early": reads_end_early(found, tr),
-        "order": order, "orders": ORDERS.items(),
+        "order": order, "orders": ORDERS.items(), **per_trx_basis(server, found, tr),
         "order_label": ORDERS[order][0], "limit": limit, "csv": statements_csv(server.pk, tr, order, monitoring),
         "param_notes": [p for p in (limit_problem, order_problem, monitoring_problem) if p],
         **monitoring_toggle(request, monitoring),
@@ -93,6 +100,7 @@ def statement(request: HttpRequest, server_id: int, digest_id: int) -> HttpRespo
         "csv": link("export-statement", query={"server": server.pk, "digest": digest_id,
                                                "from": exact_param(tr.start), "to": exact_param(tr.end)}),
         "time_per_trx": totals.sums["time_ps"] / found.transactions if totals and found.transactions else None,
+        **per_trx_basis(server, found, tr),
         # why nothing shows where the server's digest source is off or weakened, as the Statements tab says it
         "source": source_health(server, "statements") or {}, "consumer_sql": CONSUMER_SQL,
         "weakened": statements_note(server.pk, tr.start, tr.end),
