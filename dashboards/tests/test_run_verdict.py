@@ -231,6 +231,23 @@ def test_a_stall_whose_poll_counted_one_transaction_is_a_stall_not_a_blip():
     assert [d.lowest for d in verdict.dips] == [0.0, 0.2] and verdict.other_dips == 0
 
 
+def test_a_stall_that_left_one_poll_at_a_fortieth_of_its_level_is_a_stall_not_a_blip():
+    """An audit's run: 4 rw sessions at ~1,860 TPS polled every 5 s, FLUSH TABLES WITH READ LOCK held 7 s three
+    times, 25 s apart. Two holds left two low polls; one fell across the polls so that one poll caught most of it:
+    44.6 TPS, where the level's median is 1,860 (under a tenth of it; (1 - 44.6 / 1,860) x 5 s = 4.88 s of its work
+    lost, more than a loaded host's blip). The verdict read "Dips at irregular times (2), and 1 one-poll dip (a
+    blip, not a stall)"; by hand: three stalls, every 25 s."""
+    values = [1860.0 + (40 if i % 2 else -40) for i in range(30)]
+    values[6:8], values[11], values[16:18] = [0.0, 500.0], 44.6, [0.0, 600.0]
+    verdict = judge([at(i, 5) for i in range(30)], values, warmup=0)
+    assert verdict.kind == "periodic" and verdict.period == pytest.approx(25)
+    assert [d.lowest for d in verdict.dips] == [0.0, 44.6, 0.0] and verdict.other_dips == 0
+    at_1s = [1000.0 + (20 if i % 2 else -20) for i in range(120)]
+    at_1s[30] = at_1s[67] = at_1s[81] = 44.6  # the same fall in 1 s polls, at irregular times: 0.96 s lost, blips
+    verdict = judge([at(i) for i in range(120)], at_1s, warmup=0)
+    assert verdict.kind == "steady" and verdict.other_dips == 3
+
+
 def test_a_one_poll_sag_minutes_after_the_periodic_stalls_is_no_occurrence():
     """The same polls, then 3 min of steady load and a one-poll sag (a workload's end) that fell on a slot of the
     40 s grid by chance, 320 s after the first two-poll stall: 8 occurrences in 12 slots is no longer periodic
