@@ -38,7 +38,7 @@ def band(curve: Curve, color: str, group: str) -> list[dict]:
 
 
 def tps_line(curve: Curve, color: str, group: str) -> dict:
-    hover = [f"{esc(lv.run.name)}<br>{lv.concurrency} threads: {lv.tps.avg or 0:,.1f} TPS "
+    hover = [f"{esc(lv.run.name)}<br>{threads(lv.concurrency)}: {lv.tps.avg or 0:,.1f} TPS "
              f"(p5 {lv.tps.p5 or 0:,.1f}, p95 {lv.tps.p95 or 0:,.1f}, {lv.tps.samples} samples)"
              for lv in curve.levels]
     name = curve.name + (f" · {curve.label}" if curve.label and curve.label != curve.name else "")
@@ -51,7 +51,7 @@ def tps_line(curve: Curve, color: str, group: str) -> dict:
 def own_line(curve: Curve, color: str, group: str) -> dict:
     """The load's own TPS, dotted: drawn where other clients ran part of the server's transactions."""
     measured = [(lv, own) for lv in curve.levels if (own := lv.own) and own.tps is not None]
-    hover = [f"{esc(lv.run.name)}<br>{lv.concurrency} threads: {own.tps:,.1f} TPS counted by {esc(own.tool)}"
+    hover = [f"{esc(lv.run.name)}<br>{threads(lv.concurrency)}: {own.tps:,.1f} TPS counted by {esc(own.tool)}"
              for lv, own in measured]
     return {"type": "scatter", "mode": "lines+markers", "name": esc(f"{curve.name} · the load's own TPS"),
             "legendgroup": group, "x": [lv.concurrency for lv, _ in measured], "y": [own.tps for _, own in measured],
@@ -61,7 +61,7 @@ def own_line(curve: Curve, color: str, group: str) -> dict:
 
 def knee_mark(knee: Level, color: str, still_scaling: bool = False) -> dict:
     # On a log axis an annotation's x is given as log10 of the value.
-    text = f"still scaling at {knee.concurrency} threads" if still_scaling else f"knee: {knee.concurrency} threads"
+    text = f"still scaling at {threads(knee.concurrency)}" if still_scaling else f"knee: {threads(knee.concurrency)}"
     return {"x": math.log10(knee.concurrency), "y": knee.rate, "xref": "x", "yref": "y",
             "text": esc(text), "showarrow": True, "arrowhead": 2,
             "ax": 0, "ay": -36, "font": {"size": 11, "color": KNEE_COLOR}, "arrowcolor": color,
@@ -133,3 +133,7 @@ def cpu_figure(curves: Sequence[Curve]) -> dict:
     if not any(trace["x"] for trace in data):
         empty_note(layout, "no node_exporter samples inside the steps' windows")
     return {"data": data, "layout": layout}
+
+
+def threads(count: int) -> str:
+    return f"{count} thread{'' if count == 1 else 's'}"

@@ -232,3 +232,14 @@ def test_a_curve_that_gained_at_every_step_says_it_is_still_scaling(client, admi
     rows = get_csv(client, "/export/scalability.csv", sweep="no neighbors")
     col = rows[0].index("knee")
     assert [(r[3], r[col]) for r in rows[1:]] == [("1", ""), ("2", ""), ("4", "still scaling")]
+
+
+def test_a_knee_at_one_thread_reads_one_thread(client, admin_user, sweeps):
+    # By hand, with the polls' means 1040 and 2040 TPS at 1 and 2 threads (inside_rates), the step up gains
+    # (2040 - 1040) / 1040 = 96 % of one thread's TPS: under a knee of 100 %, the knee is at 1 thread.
+    means = [sum(inside_rates(BASELINE[c])) / len(inside_rates(BASELINE[c])) for c in (1, 2)]
+    assert (means[1] - means[0]) / means[0] < 1.0
+    response = page(client, admin_user, sweep="baseline", knee="100")
+    html = response.content.decode()
+    assert "knee at <b>1 thread</b>" in html and "1 threads" not in html
+    assert [a["text"] for a in figures(response)["chart-scalability"]["layout"]["annotations"]] == ["knee: 1 thread"]

@@ -41,7 +41,7 @@ def csv_rows(client, sweep: str) -> list[dict]:
 def test_a_host_saturated_from_one_thread_on_is_read_first_as_a_cpu_knee(client, admin_user):
     write_sweep(server("lab"), "audit sb", "", RECENT_T0, AUDIT_TPS, busy_pct=AUDIT_BUSY)
     words = text(page(client, admin_user, sweep="audit sb"))
-    assert "knee at 1 threads (588.8 TPS), the host CPU saturated from 1 threads on" in words
+    assert "knee at 1 thread (588.8 TPS), the host CPU saturated from 1 thread on" in words
     verdict = ("Host CPU saturated (99.3-100.0 % busy of 2 CPUs) from 1 thread on: the knee is the CPU's, not "
                "contention. The fitted σ below is what saturation looks like")
     assert verdict in words
