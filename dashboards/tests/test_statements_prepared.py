@@ -15,7 +15,7 @@ START, END = TEN_MINUTES  # polls every 10 s; ten statement reads every 60 s, th
 RANGE = {"from": START.isoformat(), "to": END.isoformat()}
 SENTENCE = ("executions of server-side prepared statements in {} (Com_stmt_execute) are not in MariaDB's digest "
             "table: their statements are missing from this table, and time per transaction divides the listed "
-            "statements' time by every transaction")
+            "statements' time by all the transactions TPS counts, theirs included")
 
 
 def executes(i: int) -> int:
