@@ -5,7 +5,7 @@ A few statements per batch whatever its size, so the database is not the bottlen
 
 import logging
 
-from django.db import IntegrityError, InterfaceError, OperationalError, transaction
+from django.db import IntegrityError, InterfaceError, OperationalError
 
 from collectors.delta import json_bytes
 from collectors.holders import record_holders
@@ -13,6 +13,7 @@ from collectors.models import HISTORY_SLOTS, PollRecord, ServerHealth
 from collectors.results import PollResult
 from collectors.statement_record import record_statements
 from servers.models import Server
+from store import one_statement
 from store.binary_params import fetch_all
 from store.ingest import write_samples as store_write
 
@@ -112,14 +113,15 @@ def json_text(value: dict) -> str:
 
 
 # A server deleted between the upsert's snapshot and its foreign key check fails the statement: again, it is
-# left out (each try has its own savepoint, so a caller's transaction survives the failed one).
+# left out (inside a caller's transaction each try has its own savepoint, so that transaction survives the failed
+# one; in autocommit the statement is its own transaction: store.one_statement).
 TRIES = 3
 
 
 def upsert_live(params: list[list]) -> None:
     for attempt in range(TRIES):
         try:
-            with transaction.atomic():
+            with one_statement.alone():
                 fetch_all(UPSERT_HEALTH_AND_HISTORY, params)
             return
         except IntegrityError:

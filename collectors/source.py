@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Any
 
+import orjson
 import pymysql
 
 from collectors.connection import ServerInfo
@@ -213,6 +214,25 @@ def counted_fields(text, width: int) -> list[str] | None:
         return None
     fields = rows.replace(ROW_SEP, FIELD_SEP).split(FIELD_SEP)
     return fields if len(fields) == count * width else None
+
+
+_INT_ONLY = frozenset((int,))
+
+
+def integers(texts: Sequence[str]) -> list[int]:
+    """int() of each text: in one pass of C where every text spells a plain integer as JSON does (within 64
+    bits), else int() of each (its ValueError the caller's to handle, as before).
+
+    The ~300 status and ~200 wait values of a poll through int() one by one were a tenth of their parse.
+    A text holding a comma or bracket cannot pass for one integer: the count or a type would differ.
+    """
+    try:
+        found = orjson.loads("[" + ",".join(texts) + "]")
+    except (orjson.JSONDecodeError, TypeError):
+        return list(map(int, texts))
+    if len(found) != len(texts) or not _INT_ONLY.issuperset(map(type, found)):
+        return list(map(int, texts))  # a decimal, a bool, an integer past 64 bits (a float to orjson)
+    return found
 
 
 def picker(keys: Sequence) -> Callable[[Any], tuple]:

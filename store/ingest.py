@@ -20,7 +20,7 @@ import redis
 from django.db import connection, transaction
 from django.db.utils import IntegrityError
 
-from store import buffer, catalog, codec, copy_binary, partitions, read_raw
+from store import buffer, catalog, codec, copy_binary, one_statement, partitions, read_raw
 from store.outage import DOWN_ERRORS, drop_connection
 from store.sample import Sample
 
@@ -74,8 +74,8 @@ def write_now(samples: list[Sample]) -> None:
     """Write to PostgreSQL now; raises if it is unreachable.
 
     Only the COPY is a transaction: layouts and partitions are idempotent and only grow, so they need
-    not roll back with it, and a COPY that is the outermost transaction takes no savepoint (two
-    round trips of every batch's write, when it ran inside a transaction of its own).
+    not roll back with it; in autocommit the COPY is a transaction by itself, with no BEGIN or COMMIT
+    (store.one_statement), and inside a caller's transaction a savepoint.
     """
     rows = _dedupe(samples)
     data, hours = _encode(rows)
@@ -224,7 +224,7 @@ def _float_slots(vals: Mapping, layout: catalog.WriteLayout) -> list:
 def _copy(data: bytes, hours: set[datetime]) -> None:
     with connection.cursor() as cur:
         try:
-            with transaction.atomic():
+            with one_statement.alone():
                 _copy_into(cur.cursor, COPY_RAW, data)
             return
         except (psycopg.errors.UniqueViolation, IntegrityError):

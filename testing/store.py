@@ -20,6 +20,16 @@ def reset_caches() -> None:
     buffer.client().delete(buffer.KEY, buffer.INFLIGHT, buffer.GAPS, buffer.NEWEST)
 
 
+COUNT_ROWS = "SELECT count(*), count(DISTINCT (server_id, source_id, ts)) FROM store_raw WHERE server_id = ANY(%s)"
+
+
+def stored_rows(server_ids: list[int]) -> tuple[int, int]:
+    """Raw rows stored of these servers, and how many distinct polls they are."""
+    with connection.cursor() as cur:
+        cur.execute(COUNT_ROWS, [server_ids])
+        return cur.fetchone()
+
+
 def truncate_tables() -> None:
     """Transactional tests commit: empty the partitioned tables afterwards."""
     with connection.cursor() as cur:

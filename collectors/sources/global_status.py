@@ -20,6 +20,7 @@ from collectors.source import (
     Source,
     counted_fields,
     counted_sql,
+    integers,
     joined_rows,
     joined_sql,
     number,
@@ -222,7 +223,7 @@ def planned_values(texts: tuple) -> tuple[dict[str, int | float], set[str]] | No
     if plan is None:
         return None
     try:
-        found: dict[str, int | float] = dict(zip(plan.int_names, map(int, plan.ints(values)), strict=True))
+        found: dict[str, int | float] = dict(zip(plan.int_names, integers(plan.ints(values)), strict=True))
     except ValueError:  # a value that was an integer is not now: its plan is made again
         PLANS.pop(names, None)
         return None

@@ -15,6 +15,7 @@ from collectors.source import (
     counted_fields,
     counted_sql,
     from_counted,
+    integers,
     joined_rows,
     joined_sql,
     require_performance_schema,
@@ -71,8 +72,7 @@ def planned_reading(fields: list[str]) -> Reading:
         return reading([])
     events = tuple(fields[0::3])
     counts, times, names = NAMES.get(events) or metric_names(events)
-    values = dict(zip(counts, map(int, fields[1::3]), strict=True))
-    values.update(zip(times, map(int, fields[2::3]), strict=True))
+    values = dict(zip(counts + times, integers(fields[1::3] + fields[2::3]), strict=True))
     return Reading(values, names, absent_is_zero=True, reset_together=True,
                    resets_alone=TABLE_EVENTS)
 

@@ -10,15 +10,7 @@ from django.db import connection, connections
 
 from store import query, redis_client
 from store.ingest import write_samples
-from testing.store import T0, polls
-
-COUNT_ROWS = "SELECT count(*), count(DISTINCT (server_id, source_id, ts)) FROM store_raw WHERE server_id = ANY(%s)"
-
-
-def stored_rows(server_ids: list[int]) -> tuple[int, int]:
-    with connection.cursor() as cur:
-        cur.execute(COUNT_ROWS, [server_ids])
-        return cur.fetchone()
+from testing.store import T0, polls, stored_rows
 
 
 @pytest.mark.django_db
