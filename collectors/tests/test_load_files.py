@@ -71,6 +71,14 @@ def test_loading_twice_stores_once(collected, db):
     assert rows == first.samples > len(polls)
 
 
+def test_the_collector_without_settings_reads_every_source_it_can(collected):
+    """statements failed at every read of `python -m collectors.standalone` (ImproperlyConfigured: it asked the
+    Django settings for STATEMENTS_TOP_N), so no collection file held a statement digest."""
+    polls = [r for r in records(collected) if r["type"] == "poll"]
+    assert [f for r in polls for f in r["failed"] if not f.get("unavailable")] == []
+    assert any(reading["source"] == "statements" for r in polls for reading in r["readings"])
+
+
 def test_marks_become_the_run_and_the_annotation(collected, db):
     report = load(collected.read_bytes(), "small")
     raw = records(collected)
