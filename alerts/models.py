@@ -8,6 +8,7 @@ from django.db import models
 from django.db.models import Q
 
 from alerts import kind_wording, thresholds
+from collectors import registry
 from servers import crypto
 from servers.models import Server
 from servers.names import Printable, printable
@@ -56,9 +57,16 @@ class Rule(models.Model):
 
     def clean(self) -> None:
         """What no form may save: an X every reading is above (a history length at or below 0, a rate below 0)
-        would fire at once, on every server."""
+        would fire at once, on every server; a source no poll reports would never fire."""
+        problems = {}
         if problem := thresholds.threshold_problem(self.kind, self.metric, self.threshold):
-            raise ValidationError({"threshold": problem})
+            problems["threshold"] = problem
+        if self.kind == self.SOURCE_FAILING and self.source and self.source not in registry.SOURCES:
+            # a typo watched a source no poll reports: the rule never fired
+            problems["source"] = (f"Unknown source '{self.source}': leave it empty for any source, or name one "
+                                  f"of: {', '.join(registry.SOURCES)}.")
+        if problems:
+            raise ValidationError(problems)
 
     @property
     def scope_label(self) -> str:

@@ -34,6 +34,7 @@ class Verdict:
     blind: bool
     reason: str = ""
     waiting: bool = False  # not blind only because the watchdog started less than the intervals ago
+    since: datetime | None = None  # blind: the last poll of any server that succeeded (None: none ever did)
 
 
 def verdict(now: datetime | None = None, started: datetime | None = None) -> Verdict:
@@ -65,7 +66,8 @@ def verdict(now: datetime | None = None, started: datetime | None = None) -> Ver
     newest = found["newest"]
     since = f"since {newest:%Y-%m-%d %H:%M:%S} UTC" if newest else "yet"
     return Verdict(True, f"no poll of any server has succeeded {since} (more than {n} poll intervals): "
-                         "the collectors (Celery worker or beat) are stopped or stuck, or every server is unreachable")
+                         "the collectors (Celery worker or beat) are stopped or stuck, or every server is unreachable",
+                   since=newest)
 
 
 def check(now: datetime | None = None) -> Verdict:
@@ -75,7 +77,7 @@ def check(now: datetime | None = None) -> Verdict:
     found = verdict(now, memory.started_at)
     if found.blind and not memory.blind_since:
         notify("SteadyState is blind: polling stalled", found.reason)
-        memory.blind_since = now
+        memory.blind_since = found.since or now  # the stall began at the last success, as the mail says
         watchdog_state.save(memory)
     elif not found.blind and not found.waiting and memory.blind_since:
         notify("SteadyState polls again",

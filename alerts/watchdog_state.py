@@ -17,7 +17,7 @@ from django.conf import settings
 @dataclass
 class WatchState:
     started_at: datetime | None = None  # when the watchdog last started: polls get their intervals from then
-    blind_since: datetime | None = None  # set once "blind" was mailed, until "polls again" is
+    blind_since: datetime | None = None  # the stall's start, set once "blind" was mailed, until "polls again" is
 
 
 def path() -> Path:

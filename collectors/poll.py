@@ -189,7 +189,9 @@ def run_one(target: Target, source: Source, entry: Pooled, previous: delta.Snaps
         try:
             entry = POOL.get(target)
         except Exception as again:  # noqa: BLE001 - any failure to reconnect ends this poll
-            return failed(target, source, t0, f"connection lost and reconnect failed: {again}"), None, None
+            # The server went away, not the source: the unreachable rule speaks for it, a source alert would not.
+            return failed(target, source, t0, f"connection lost and reconnect failed: {again}",
+                          status=CONNECTION_LOST), None, None
         return run_one(target, source, entry, previous, readings, shared)
     except Exception as exc:  # noqa: BLE001 - a parser bug in one source must not stop the others
         log.exception("source %s failed on %s", source.name, target.name)

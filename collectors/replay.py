@@ -321,8 +321,31 @@ def write(server: Server, batch: list[Sample], existed: bool) -> int:
     if existed:
         first, last = min(s.ts for s in batch), max(s.ts for s in batch)
         known = poll_times(server.id, first, last)
+        refuse_polls_of_its_own(server, batch, known)
     write_now(batch)
     return sum((s.source, s.ts) not in known for s in batch)
+
+
+def refuse_polls_of_its_own(server: Server, batch: list[Sample], known: set[tuple[str, datetime]]) -> None:
+    if first := polls_of_its_own(batch, known):
+        raise LoadError(f"{server.name!r} holds polls of its own from {first:%Y-%m-%d %H:%M:%S} UTC on, between "
+                        "the file's (it is polled here, or another collection was loaded into it): kept beside "
+                        "them, the file's would count every counter of that time twice. Nothing was stored: load "
+                        "the file --as another name")
+
+
+def polls_of_its_own(batch: list[Sample], known: set[tuple[str, datetime]]) -> datetime | None:
+    """The first sample the server holds between a file's own of a source that the file does not have: the
+    worker's (the server is polled here) or another file's. Kept beside the file's, every counter there would
+    count twice. Per source: a source's samples are in time order through a file, so a batch's cut leaves none out.
+    """
+    spans: dict[str, tuple[datetime, datetime]] = {}
+    for sample in batch:
+        low, high = spans.get(sample.source, (sample.ts, sample.ts))
+        spans[sample.source] = (min(low, sample.ts), max(high, sample.ts))
+    theirs = [ts for source, ts in known - {(s.source, s.ts) for s in batch}
+              if source in spans and spans[source][0] <= ts <= spans[source][1]]
+    return min(theirs, default=None)
 
 
 def store_marks(server: Server, found: Plan) -> tuple[list[str], int]:

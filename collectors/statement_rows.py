@@ -77,7 +77,8 @@ class Interval:
 
 
 def top_n() -> int:
-    return int(getattr(settings, "STATEMENTS_TOP_N", 200))
+    """STATEMENTS_TOP_N; its default where no settings are read (`python -m collectors.standalone`)."""
+    return int(getattr(settings, "STATEMENTS_TOP_N", 200)) if settings.configured else 200
 
 
 def top_rows(rows: list[DigestRow], keep: int | None = None) -> list[DigestRow]:

@@ -203,6 +203,19 @@ def range_basis(server, sums: dict[str, tuple[int | float, float]]) -> TpsBasis 
     return TpsBasis("counted two ways", range_texts(server, sums).definition, explicit, fix)
 
 
+def counted_basis(sums: dict[str, tuple[int | float, float]], latest: TpsBasis | None) -> TpsBasis | None:
+    """range_basis() without its fix (no read): how a run's polls counted TPS, for a table's few words; `latest`
+    (tps_bases) where none of them says."""
+    bases = range_bases(sums)
+    if not bases:
+        return latest
+    explicit = transactions.EXPLICIT in bases
+    if len(bases) == 1:
+        return TpsBasis(transactions.SHORT[bases[0]], transactions.DEFINITIONS[bases[0]], explicit)
+    named = " and ".join(f"{transactions.SHORT[b]} ({COUNTERS[b]})" for b in bases)
+    return TpsBasis("counted two ways", f"TPS counted {named}, each in part of the run", explicit)
+
+
 def tps_bases(server_ids: list[int]) -> dict[int, TpsBasis]:
     """Each server's TPS basis, from one read of the health rows (servers never polled are left out)."""
     out = {}

@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from typing import NamedTuple
 
 import numpy as np
+import redis
 
 from store import breaks, buffer, catalog, levels, read_full, read_matrix, read_rollups
 from store.exact_sums import group_sums, sums_by
@@ -724,7 +725,11 @@ def gaps(server_id: int, start: datetime, end: datetime) -> list[tuple[datetime,
     """Recorded holes overlapping [start, end], oldest first, including those not yet saved."""
     rows = Gap.objects.filter(server_id=server_id, start__lte=end, end__gte=start).order_by("start")
     out = [(g.start, g.end, g.reason) for g in rows]
-    for sid, g_start, g_end, reason in buffer.pending_gaps():
+    try:
+        pending = buffer.pending_gaps()
+    except redis.RedisError:  # Redis down: the pages draw what PostgreSQL holds rather than fail
+        pending = []
+    for sid, g_start, g_end, reason in pending:
         if sid == server_id and g_start <= end and g_end >= start:
             out.append((g_start, g_end, reason))
     return sorted(out)

@@ -110,6 +110,17 @@ def test_it_wants_at_most_30_days_of_lag(value):
     assert RuleForm({**GOOD, "kind": "replica_lag", "threshold": "2592000", "window_minutes": ""}).is_valid()
 
 
+def test_it_refuses_a_source_no_poll_reports():
+    """'global_statu' was saved: no health row ever holds it, so the rule watched nothing and never fired."""
+    source_rule = {**GOOD, "kind": "source_failing", "metric": "", "window_minutes": ""}
+    message = errors(**{**source_rule, "source": "global_statu"})["source"][0]
+    assert message.startswith("Unknown source 'global_statu': leave it empty for any source, or name one of: "
+                              "global_status, pfs_waits, ")
+    for source in ("global_status", "node_exporter", ""):
+        form = RuleForm({**source_rule, "source": source})
+        assert form.is_valid(), form.errors
+
+
 def test_it_shows_the_message_on_the_page(admin_client):
     response = admin_client.post("/alerts/rules/new/", {**GOOD, "window_minutes": "-2"})
     assert response.status_code == 200

@@ -36,6 +36,8 @@ def test_a_stopped_worker_is_mailed_once_and_its_return_too(watched, inbox):
     assert poll_server(watched.id).ok  # the worker is back
     assert not watchdog.check().blind
     assert inbox.subjects()[1:] == ["[SteadyState] SteadyState polls again"]
+    # Since the last poll that succeeded, as the first mail said; not since the watchdog noticed, 31 s later.
+    assert f"(stalled since {polled:%Y-%m-%d %H:%M:%S} UTC)" in inbox.text(1)
 
 
 def test_every_page_header_says_so(watched, admin_client, capsys):

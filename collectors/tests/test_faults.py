@@ -9,6 +9,7 @@ import pytest
 from collectors import schedule, state
 from collectors.batch import lock_ttl, poll_server
 from collectors.models import ServerHealth
+from collectors.status import CONNECTION_LOST, is_failing
 from collectors.tasks import dispatch_due_polls
 from monitor.celery import app as celery_app
 from testing.mariadb import free_port, running_sandbox
@@ -45,6 +46,44 @@ def silent_listener():
     for conn in held:
         conn.close()
     listener.close()
+
+
+@pytest.fixture
+def relay(mariadb):
+    """A TCP relay to the suite's MariaDB that the test can cut: the server going away under a pooled connection."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    held: list[socket.socket] = []
+
+    def pipe(src: socket.socket, dst: socket.socket) -> None:
+        try:
+            while data := src.recv(65536):
+                dst.sendall(data)
+        except OSError:
+            pass
+
+    def accept():
+        while True:
+            try:
+                client = listener.accept()[0]
+            except OSError:
+                return  # cut
+            upstream = socket.create_connection(("127.0.0.1", mariadb.port))
+            held.extend((client, upstream))
+            for src, dst in ((client, upstream), (upstream, client)):
+                threading.Thread(target=pipe, args=(src, dst), daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
+
+    def cut() -> None:
+        listener.shutdown(socket.SHUT_RDWR)  # wakes the accept: a close alone leaves the port listening
+        listener.close()
+        for conn in held:
+            conn.shutdown(socket.SHUT_RDWR)
+            conn.close()
+
+    yield listener.getsockname()[1], cut
+    if listener.fileno() != -1:
+        cut()
 
 
 @pytest.fixture
@@ -90,6 +129,21 @@ def test_a_bad_server_never_stops_the_healthy_one(eager_celery, make_server, mar
     for name in ("pfs_waits", "innodb_mutex"):
         assert not sources[name]["ok"] and sources[name]["status"] == "off"
         assert "performance_schema is OFF" in sources[name]["error"] and "no-pfs" in sources[name]["error"]
+
+
+def test_a_server_lost_under_its_pooled_connection_is_no_failing_source(make_server, relay):
+    port, cut = relay
+    server = make_server("lost-mid-poll", port)
+    assert poll_server(server.id, only=["global_status"]).ok  # the connection is pooled
+    cut()  # the server goes away: the pooled connection breaks and a new one is refused
+    result = poll_server(server.id, only=["global_status", "history_length"])
+    assert not result.ok
+    # The unreachable rule speaks for a lost connection; the source alert would be a second mail for it.
+    assert {s.name: s.status for s in result.sources} == {"global_status": CONNECTION_LOST,
+                                                          "history_length": CONNECTION_LOST}
+    assert "reconnect failed" in result.sources[0].error
+    health = ServerHealth.objects.get(server=server)
+    assert not any(is_failing(state) for state in health.sources.values())
 
 
 def test_a_server_is_never_polled_twice_at_once(server):

@@ -71,6 +71,14 @@ def test_loading_twice_stores_once(collected, db):
     assert rows == first.samples > len(polls)
 
 
+def test_the_collector_without_settings_reads_every_source_it_can(collected):
+    """statements failed at every read of `python -m collectors.standalone` (ImproperlyConfigured: it asked the
+    Django settings for STATEMENTS_TOP_N), so no collection file held a statement digest."""
+    polls = [r for r in records(collected) if r["type"] == "poll"]
+    assert [f for r in polls for f in r["failed"] if not f.get("unavailable")] == []
+    assert any(reading["source"] == "statements" for r in polls for reading in r["readings"])
+
+
 def test_marks_become_the_run_and_the_annotation(collected, db):
     report = load(collected.read_bytes(), "small")
     raw = records(collected)
@@ -329,6 +337,22 @@ def test_a_restart_during_the_collection_resets_without_a_spike(db):
     stored = query.counter_samples(report.server.id, ["Com_commit"], *span)["Com_commit"]
     assert stored.deltas == [60, 20]  # 5 commits since the restart are no interval's: no -155, no 5
     assert [t.timestamp() for t in stored.ts] == [polls[1]["at"], polls[3]["at"]]
+
+
+def test_a_file_overlapping_polls_the_server_holds_of_its_own_is_refused(db):
+    """Loaded into a server polled here (same name and address), the file's polls were kept beside the worker's:
+    every counter of the overlap counted twice (seen live: Questions 302 in a minute, 140 from either alone)."""
+    t0 = 1767607200.0
+    first = load(reencode(hand_made([100, 160, 200, 260], t0=t0)), "lab")
+    span = (first.first - timedelta(minutes=1), first.last + timedelta(minutes=1))
+    assert query.totals(first.server.id, ["Com_commit"], *span) == {"Com_commit": 160}  # 260 - 100
+    # Another observer of the same server, 5 s apart from the first: the worker's polls, or a second collection.
+    with pytest.raises(LoadError, match="'lab' holds polls of its own from 2026-01-05 10:00:10 UTC on"):
+        load(reencode(hand_made([130, 190, 230], t0=t0 + 5)), "lab")
+    assert query.totals(first.server.id, ["Com_commit"], *span) == {"Com_commit": 160}
+    assert load(reencode(hand_made([100, 160, 200, 260], t0=t0)), "lab").new == 0  # the same file again
+    later = load(reencode(hand_made([300, 340], t0=t0 + 3600)), "lab")  # an hour on: no poll of its own there
+    assert later.new == later.samples == 2
 
 
 def status_reads_by_collection(path) -> list[list[float]]:

@@ -18,6 +18,7 @@ from django.core.exceptions import ValidationError
 from django.db import DataError, IntegrityError, transaction
 
 from collectors.models import TrxHolder
+from collectors.replay import polls_of_its_own
 from dashboards import per_trx_reads, reads
 from dashboards.analysis.step_window import Window
 from dashboards.reports.summary import summarize_run
@@ -27,6 +28,7 @@ from servers.time_bounds import BOUNDS, out_of_bounds
 from store import catalog, partitions, statement_reads
 from store import statements as statement_store
 from store.ingest import write_now
+from store.read_samples import poll_times
 from store.read_samples import samples as stored_samples
 from store.sample import Sample
 
@@ -216,11 +218,21 @@ def write(server: Server, entries: list[dict]) -> int:
                             dict(entry["values"]),
                             frozenset(entry["counters"])))
         if len(batch) >= WRITE_CHUNK:
-            write_now(batch)
+            write_batch(server, batch)
             batch = []
     if batch:
-        write_now(batch)
+        write_batch(server, batch)
     return len(entries)
+
+
+def write_batch(server: Server, batch: list[Sample]) -> None:
+    """Refused where the server has polls of its own among the file's: both kept, each counter would count twice."""
+    known = poll_times(server.id, min(s.ts for s in batch), max(s.ts for s in batch))
+    if first := polls_of_its_own(batch, known):
+        raise RunFileError(f"{server.name!r} holds polls of its own from {first:%Y-%m-%d %H:%M:%S} UTC on, between "
+                           "the file's (it is polled here): kept beside them, the file's would count every counter "
+                           "of the run twice. Import it --as another name. Nothing was stored.")
+    write_now(batch)
 
 
 MAX_INTERVAL = (2**31 - 1) / 1000  # seconds: the store keeps a sample's interval in milliseconds, a 4-byte integer

@@ -113,6 +113,17 @@ def test_it_explains_bad_requests(token):
     assert Run.objects.count() == 0
 
 
+def test_a_body_too_large_is_refused_in_json_saying_the_limit(token, settings):
+    """It was Django's HTML "Bad Request (400)", saying nothing a script could act on."""
+    make_server("db1")
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+    response = post("/api/runs", {"name": "r", "server": "db1", "tool_summary": "x" * 2000}, token)
+    assert response.status_code == 400
+    assert response.json()["error"] == ("the body is larger than 1,000 bytes (DATA_UPLOAD_MAX_MEMORY_SIZE): "
+                                        "send a shorter notes or tool_summary")
+    assert Run.objects.count() == 0
+
+
 def test_only_the_hash_is_stored(admin_user):
     token, raw = ApiToken.issue(admin_user, "ci")
     assert raw not in (token.digest, token.hint) and len(token.digest) == 64

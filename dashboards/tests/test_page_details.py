@@ -133,6 +133,20 @@ def test_the_same_address_twice_is_saved_with_a_warning(admin_client):
     assert "same MySQL server as &#x27;first&#x27;" in response.content.decode()
 
 
+def test_an_address_registered_three_times_is_said_to_be_polled_three_times(admin_client):
+    for name in ("first", "second"):
+        Server.objects.create(name=name, host="127.0.0.1", port=1, user="steady", poll_interval=10)
+    form = {"name": "third", "host": "127.0.0.1", "port": "1", "user": "steady", "enabled": "on",
+            "password": "pw", "poll_interval": "10", "action": "save", "save_anyway": "1"}
+    body = admin_client.post("/servers/add/", form, follow=True).content.decode()
+    assert "same MySQL server as &#x27;first&#x27;, &#x27;second&#x27; (same address): it is polled 3 times." in body
+    Server.objects.filter(name="first").update(enabled=False)
+    body = admin_client.post("/servers/add/", {**form, "name": "fourth"}, follow=True).content.decode()
+    assert "(same address): it is polled 3 times." in body  # second, third and fourth: first is disabled
+    body = admin_client.post("/servers/add/", {**form, "name": "fifth", "enabled": ""}, follow=True).content.decode()
+    assert "&#x27;third&#x27; (same address): it is polled 3 times." in body  # fifth is disabled: still 3
+
+
 def test_the_favicon_is_served(admin_client):
     body = admin_client.get("/").content.decode()
     assert 'rel="icon"' in body and "favicon.svg" in body

@@ -17,8 +17,9 @@ from dashboards.reports.run_file import RunFileError, export, import_file
 from dashboards.reports.scalability import study
 from dashboards.reports.summary import summarize_run
 from servers.models import Annotation, Run, Server
-from testing.dashboards import TEN_MINUTES, ten_minutes
+from testing.dashboards import TEN_MINUTES, TEN_MINUTES_POLLS, ten_minutes, write_run_data
 from testing.scalability import BASELINE, write_sweep
+from testing.servers import make_server
 from testing.statements import write_reads
 from testing.store import reset_caches, truncate_tables
 
@@ -125,6 +126,19 @@ def test_importing_twice_stores_once(a_run):
     rows, runs, notes = stored_rows(), Run.objects.count(), Annotation.objects.count()
     import_file(data)
     assert (stored_rows(), Run.objects.count(), Annotation.objects.count()) == (rows, runs, notes)
+
+
+def test_a_run_file_is_refused_where_its_server_has_polls_of_its_own(a_run):
+    """Imported into an installation that polls the same server itself (same name and address), the file's
+    samples were kept beside its own polls: every counter of the run counted twice."""
+    data = export([a_run])
+    fresh_store()
+    here = make_server("lab-db", poll_interval=10)  # the same address as the exported one (testing.servers)
+    write_run_data(here.pk, TEN_MINUTES[0] + timedelta(seconds=5), TEN_MINUTES_POLLS)  # polled here, 5 s apart
+    rows = stored_rows()
+    with pytest.raises(RunFileError, match="'lab-db' holds polls of its own from .* UTC on"):
+        import_file(data)
+    assert (stored_rows(), Run.objects.count()) == (rows, 0)
 
 
 def with_statements(data: bytes, statements: dict) -> bytes:

@@ -5,7 +5,9 @@ from datetime import UTC, datetime
 from functools import wraps
 from typing import overload
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
+from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, JsonResponse
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
@@ -49,6 +51,9 @@ def token_required(view):
 def json_body(request: HttpRequest) -> dict:
     try:
         body = json.loads(request.body or b"{}")
+    except RequestDataTooBig:
+        raise BadRequest(f"the body is larger than {settings.DATA_UPLOAD_MAX_MEMORY_SIZE:,} bytes "
+                         "(DATA_UPLOAD_MAX_MEMORY_SIZE): send a shorter notes or tool_summary") from None
     except (ValueError, UnicodeDecodeError) as exc:
         raise BadRequest(f"the body is not JSON: {exc}") from exc
     except RecursionError:

@@ -8,13 +8,15 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 
+from dashboards.analysis.step_window import run_window
 from dashboards.forms import AnnotationForm, RunForm
 from dashboards.links import run_statements
 from dashboards.query_params import BadParam, page_number, runs_sort, server_param, sort_problem
 from dashboards.reads import run_statements_through
 from dashboards.reports.run_table import DEFAULT_SORT, SORTS, RunLine, run_lines
-from dashboards.server_texts import tps_bases
+from dashboards.server_texts import BASIS_SERIES, counted_basis, tps_bases
 from dashboards.views.common import with_params
+from dashboards.window_reads import runs_sums
 from servers.models import Annotation, Run, Server
 
 LISTED = 200
@@ -76,10 +78,13 @@ def runs(request: HttpRequest) -> HttpResponse:
 
 
 def with_bases(lines: list[RunLine]) -> list[RunLine]:
-    """Each line with what its server's TPS counts: 0.0 under an autocommit load is no dip when only
-    explicit transactions are counted."""
-    bases = tps_bases(list({ln.run.server_id for ln in lines}))
-    return [replace(ln, basis=bases.get(ln.run.server_id)) for ln in lines]
+    """Each line with what TPS counted over its run's polls (its server's latest polls where none says): 0.0
+    under an autocommit load is no dip when only explicit transactions are counted."""
+    latest = tps_bases(list({ln.run.server_id for ln in lines}))
+    windows = {ln.run.pk: run_window(ln.run, ln.warmup.seconds) for ln in lines}
+    sums = runs_sums([ln.run for ln in lines], BASIS_SERIES, windows)
+    return [replace(ln, basis=counted_basis(sums.get(ln.run.pk, {}), latest.get(ln.run.server_id)))
+            for ln in lines]
 
 
 def with_statements(lines: list[RunLine]) -> list[RunLine]:

@@ -9,6 +9,8 @@ from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
 
 from collectors.monitor_enable import option_line
+from collectors.sources.innodb_metrics import NAME as INNODB_METRICS
+from collectors.status import source_error
 from collectors.weakened import PURGE_METRICS_ENTRIES, PURGE_METRICS_ON
 from dashboards import per_trx_reads, reads
 from dashboards.analysis.levels import levels_of
@@ -222,6 +224,9 @@ def purge(request: HttpRequest, server_id: int) -> HttpResponse:
         "eta": time_to_threshold(current, trend, threshold), "missing": missing, "enable_sql": ENABLE_PURGE_SQL,
         "enable_config": ENABLE_PURGE_CONFIG, "enable_entries": ",".join(PURGE_METRICS_ENTRIES),
         "collected_before": any(m in collected for m in missing),
+        # INNODB_METRICS unread (a missing PROCESS, no such table): enabling the counters would change nothing
+        "metrics_unread": source_error(server.name, INNODB_METRICS, health_sources(server).get(INNODB_METRICS),
+                                       named=False),
         "verdict": verdict, "holders_unread": unread,
         "csv": chart_csv(server.pk, [reads.HISTORY, reads.TPS, *collected], tr, points),
     })

@@ -95,6 +95,7 @@ class Demo:
         sandbox = self._started()
         port = sandbox.port
         sandbox.start()
+        sandbox.execute(*PURGE_SETTINGS)  # SET GLOBAL died with it: TPS would count explicit transactions only
         if sandbox.port != port:
             (self.dir / "port").write_text(str(sandbox.port))
             self._register()

@@ -66,6 +66,32 @@ def test_its_load_runs_as_the_load_user(demos, monkeypatch):
     assert Run.objects.get(name="demo load").ended_at is not None
 
 
+def demo_globals(server: Server) -> tuple:
+    conn = connect(server)
+    with conn.cursor() as cur:
+        cur.execute("SELECT NAME, ENABLED FROM information_schema.INNODB_METRICS WHERE NAME IN "
+                    "('trx_rw_commits', 'purge_invoked') ORDER BY NAME")
+        counters = cur.fetchall()
+        cur.execute("SELECT @@innodb_max_purge_lag")
+        lag = cur.fetchone()[0]
+    conn.close()
+    return counters, lag
+
+
+def test_a_sandbox_restarted_after_a_crash_gets_its_counters_back(demos):
+    """SET GLOBAL is lost when mariadbd dies: after `up` restarted it, TPS fell back to explicit transactions
+    only (Com_commit), the purge page lost its rates and innodb_max_purge_lag its line."""
+    d = demos()
+    d.start()
+    server = Server.objects.get(name="local")
+    on = ((("purge_invoked", 1), ("trx_rw_commits", 1)), 20000)
+    assert demo_globals(server) == on
+    d.sandbox.process.kill()
+    d.sandbox.process.wait()
+    d.restart()
+    assert demo_globals(Server.objects.get(name="local")) == on
+
+
 def test_a_second_start_reuses_the_data_port_and_server_and_stops_a_leftover(demos):
     first = demos()
     first.start()
