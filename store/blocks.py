@@ -354,8 +354,9 @@ def decode_buckets_grouped(groups: dict, fields: tuple[str, ...] = FIELDS) -> di
     fields: the columns wanted ("idx" among them): a total's idx, sum and ms
     skip building the others (the rates above all, stored per row). A key with a
     HEAD_CUT row that _rate_lines() cannot read is left out: its caller reads it whole.
+    A gauge line's float rows are read as _gauge_lines() reads them, the rest as before.
     """
-    lines = _rate_lines(groups) if fields == RATE_LINE else {}
+    lines = _rate_lines(groups) if fields == RATE_LINE else _gauge_lines(groups) if fields == GAUGE_LINE else {}
     rising = _increasing_each(lines)
     lines = {key: b for key, b in lines.items() if key in rising}
     rated = "rmin" in fields or "rmax" in fields
@@ -635,6 +636,70 @@ def _decoded_at(joined: bytes, ends: np.ndarray, starts: np.ndarray, lengths: np
     vals = np.zeros(len(ends), np.int64)
     vals[which] = codec.decode_at(joined, which, ends)[0]
     return vals
+
+
+MATRIX_ROWS = 32  # _gauge_lines' rows read at least (a day of a line at 1m holds 24 a metric)
+
+
+def _gauge_lines(groups: dict) -> dict:
+    """GAUGE_LINE buckets of the keys whose rows are all FLOAT rows as stored (no part zlib'd, no rates: a float
+    gauge's, a week of a host's lines): those of the commonest size (a whole hour's) as one matrix (_float_matrix),
+    the others as _float_rows() reads them; a key without buckets left out, as there."""
+    keys = [key for key, rows in groups.items() if rows and all(blob[0] == FLOAT for blob, _o in rows)]
+    if sum(len(groups[key]) for key in keys) < MATRIX_ROWS:
+        return {}  # a few rows (a ranking's hours): the general path costs less than the matrix's setup
+    blobs = [blob for key in keys for blob, _o in groups[key]]
+    sizes = np.fromiter(map(len, blobs), np.int64, len(blobs))
+    size = int(np.bincount(sizes).argmax())
+    alike, others = np.flatnonzero(sizes == size), np.flatnonzero(sizes != size)
+    parts = []
+    if len(alike):
+        parts.append((_float_matrix(size, [blobs[i] for i in alike.tolist()]), alike))
+    if len(others):
+        parts.append((_float_each([blobs[i] for i in others.tolist()]), others))
+    found = _in_order(parts)
+    if found is None:
+        return {}  # not the layout this reads: the general path decides
+    n = found[0]
+    cols = dict(zip(GAUGE_LINE, found[1:], strict=True))
+    cols["idx"] = cols["idx"] + np.repeat(np.fromiter((o for key in keys for _b, o in groups[key]), np.int64,
+                                                      len(blobs)), n)
+    owners = [key for key in keys for _row in groups[key]]
+    cuts = [0] + [i for i in range(1, len(owners)) if owners[i] != owners[i - 1]] + [len(owners)]
+    edges = np.append(np.cumsum(n) - n, int(n.sum())).tolist()
+    return {owners[a]: {name: cols[name][edges[a]:edges[b]] for name in GAUGE_LINE}
+            for a, b in zip(cuts[:-1], cuts[1:], strict=True) if edges[b] > edges[a]}
+
+
+def _float_matrix(size: int, blobs: list) -> tuple[np.ndarray, ...] | None:
+    """(n a row, then GAUGE_LINE's columns) of FLOAT rows of one size, as one matrix: a row is its flags, n (one
+    byte), 3 n varints (idx, count, ms) then 4 n float64 (sum, min, max, last); None where a row is not that, or
+    an index or count takes more than a byte (_float_rows then reads them)."""
+    rows = np.frombuffer(b"".join(blobs), np.uint8).reshape(len(blobs), size)
+    code = int(rows[0, 1])
+    n = code >> 1  # a one-byte code: zigzag(n) + 1 = 2n + 1
+    floats_at = size - 32 * n
+    if code >= 0x80 or not code & 1 or n == 0 or floats_at < 2 + 3 * n or (rows[:, 1] != code).any():
+        return None
+    region = rows[:, 2:floats_at] < 0x80  # each code's last byte: 3 n of them, the last byte one
+    if not region[:, :2 * n].all() or not region[:, -1].all() or (region.sum(axis=1) != 3 * n).any():
+        return None
+    reals = rows[:, floats_at:].copy().view("<f8")  # a row's sums, mins, maxes, lasts
+    ints = codec.one_byte_values(rows[:, 2:2 + 2 * n].ravel()).reshape(len(blobs), 2 * n)
+    return (np.full(len(blobs), n, np.int64), ints[:, :n].ravel(), ints[:, n:].ravel(),
+            *(reals[:, k * n:(k + 1) * n].ravel() for k in range(3)))
+
+
+def _float_each(blobs: list) -> tuple[np.ndarray, ...] | None:
+    """(n a row, then GAUGE_LINE's columns) of FLOAT rows (as stored: flags, then the body), as _float_rows() reads
+    them; None where it reads none of them."""
+    found = _float_rows({k: [((FLOAT, blob[1:], None), 0)] for k, blob in enumerate(blobs)}, GAUGE_LINE)
+    if not found and blobs:
+        return None
+    each = [found.get(k, {name: np.empty(0, np.float64 if name in VALUE_ORDER else np.int64) for name in GAUGE_LINE})
+            for k in range(len(blobs))]
+    return (np.array([len(b["idx"]) for b in each], np.int64),
+            *(np.concatenate([b[name] for b in each]) for name in GAUGE_LINE))
 
 
 def _float_rows(groups: dict, fields: tuple[str, ...] = FIELDS) -> dict:
