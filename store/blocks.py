@@ -354,8 +354,9 @@ def decode_buckets_grouped(groups: dict, fields: tuple[str, ...] = FIELDS) -> di
     fields: the columns wanted ("idx" among them): a total's idx, sum and ms
     skip building the others (the rates above all, stored per row). A key with a
     HEAD_CUT row that _rate_lines() cannot read is left out: its caller reads it whole.
+    A gauge line's float rows are read as _gauge_lines() reads them, the rest as before.
     """
-    lines = _rate_lines(groups) if fields == RATE_LINE else {}
+    lines = _rate_lines(groups) if fields == RATE_LINE else _gauge_lines(groups) if fields == GAUGE_LINE else {}
     rising = _increasing_each(lines)
     lines = {key: b for key, b in lines.items() if key in rising}
     rated = "rmin" in fields or "rmax" in fields
@@ -387,34 +388,106 @@ def _rate_lines(groups: dict) -> dict:
     LINE_ROW's indexes from its head's first two codes (its n and first index), a PLAIN_LINE's from its head's first
     n codes, the rates from the tails. A rate line reads no sum, min, max or last, most of a row's bytes: they are
     neither copied, inflated nor scanned for varints. A key whose usual rows came cut and one uneven row whole (a
-    week's first hour) is read here too: the general path cannot read its cut rows, which were read again whole."""
+    week's first hour) is read here too: the general path cannot read its cut rows, which were read again whole.
+    The rows cut alike (_alike: most of a week's busy counters) are read as one matrix, the others row by row."""
     keys = [key for key, rows in groups.items()
             if rows and all(blob[0] & ~(ZLIB | TAIL_ZLIB | HEAD_CUT) in (LINE_ROW, PLAIN_LINE) for blob, _o in rows)]
     if not keys:
         return {}
-    heads, tails, offsets, owners, plain = [], [], [], [], []
-    for key in keys:
-        for blob, o in groups[key]:  # parts kept as bytes: a memoryview a row would be 6,000 objects the
-            at = 5 + HEAD_PREFIX if blob[0] & HEAD_CUT else 5 + int.from_bytes(blob[1:5], "little")  # cyclic GC tracks
-            whole = blob[0] & ~(ZLIB | TAIL_ZLIB) == PLAIN_LINE  # its indexes are a column: the whole head
-            heads.append(_head(blob, at, None if whole else HEAD_PREFIX))
-            tails.append(zlib.decompress(blob[at:]) if blob[0] & TAIL_ZLIB else bytes(blob[at:]))
-            offsets.append(o)
-            owners.append(key)
-            plain.append(whole)
+    blobs = [blob for key in keys for blob, _o in groups[key]]
+    alike, size = _alike(blobs)
+    others = np.setdiff1d(np.arange(len(blobs)), alike)
+    parts = []
+    if len(alike):
+        parts.append((_matrix_line(size, [blobs[i] for i in alike.tolist()]), alike))
+    if len(others):
+        parts.append((_row_lines([blobs[i] for i in others.tolist()]), others))
+    found = _in_order(parts)
+    if found is None:
+        return {}  # not the layout this reads: the general path decides
+    n = found[0]
+    kstart = np.cumsum(n) - n
+    cols = dict(zip(RATE_LINE, found[1:], strict=True))
+    offsets = np.fromiter((o for key in keys for _blob, o in groups[key]), np.int64, len(blobs))
+    cols["idx"] += np.repeat(offsets, n)
+    owners = [key for key in keys for _row in groups[key]]
+    cuts = [0] + [i for i in range(1, len(owners)) if owners[i] != owners[i - 1]] + [len(owners)]
+    edges = np.append(kstart, int(n.sum())).tolist()
+    return {owners[a]: {name: cols[name][edges[a]:edges[b]] for name in RATE_LINE}
+            for a, b in zip(cuts[:-1], cuts[1:], strict=True)}
+
+
+def _in_order(parts: list[tuple[tuple[np.ndarray, ...] | None, np.ndarray]]) -> tuple[np.ndarray, ...] | None:
+    """(n a row, then each column) of every row of parts each (n a row, its columns) of the rows at its places, in
+    row order (_in_row_order); None where a part is None (its rows not the layout read)."""
+    read = [part for part, _rows in parts if part is not None]
+    if len(read) < len(parts):
+        return None
+    return read[0] if len(read) == 1 else _in_row_order(read, [rows for _part, rows in parts])
+
+
+def _in_row_order(parts: list[tuple[np.ndarray, ...]], places: list[np.ndarray]) -> tuple[np.ndarray, ...]:
+    """(n a row, then each column: idx, ...) of every row, in row order, of parts each (n a row, its columns) of the
+    rows at its places (ascending): each run of one part's rows taken at once."""
+    count = sum(len(p) for p in places)
+    owner, n = np.empty(count, np.int64), np.empty(count, np.int64)
+    for k, (part, rows) in enumerate(zip(parts, places, strict=True)):
+        owner[rows], n[rows] = k, part[0]
+    bounds = [0, *(np.flatnonzero(np.diff(owner)) + 1).tolist(), count]  # where a run of one part's rows begins
+    ends = [[0, *np.cumsum(part[0]).tolist()] for part in parts]  # a part's buckets before each of its rows
+    seen, runs = [0] * len(parts), []
+    for lo, hi, k in zip(bounds[:-1], bounds[1:], owner[bounds[:-1]].tolist(), strict=True):
+        runs.append((k, ends[k][seen[k]], ends[k][seen[k] + hi - lo]))
+        seen[k] += hi - lo
+    return (n, *(np.concatenate([parts[k][c][a:b] for k, a, b in runs]) for c in range(1, len(parts[0]))))
+
+
+def _alike(blobs: list) -> tuple[np.ndarray, int]:
+    """The rows (their places) cut alike: HEAD_CUT LINE_ROWs of neither part zlib'd and of the commonest size among
+    them (a whole hour's: 60 buckets), and that size."""
+    flags = np.fromiter((blob[0] for blob in blobs), np.int64, len(blobs))
+    sizes = np.fromiter(map(len, blobs), np.int64, len(blobs))
+    cut = np.flatnonzero(flags == HEAD_CUT | LINE_ROW)
+    if not len(cut):
+        return cut, 0
+    size = int(np.bincount(sizes[cut]).argmax())
+    return cut[sizes[cut] == size], size
+
+
+def _matrix_line(size: int, blobs: list) -> tuple[np.ndarray, ...] | None:
+    """(n a row, idx, rmin, rmax) of rows cut alike (_alike), as one matrix: a row is its flags, its head's length,
+    HEAD_PREFIX bytes of it, then n rmins, n rmaxes and n (4 bytes); None where a row is not that."""
+    n, tail = divmod(size - 5 - HEAD_PREFIX - 4, 16)
+    rows = np.frombuffer(b"".join(blobs), np.uint8).reshape(len(blobs), size)
+    counts = rows[:, size - 4:].copy().view("<u4").ravel()
+    if tail or n <= 0 or (counts != n).any():
+        return None
+    heads = rows[:, 5:5 + HEAD_PREFIX]
+    n_first = _first_codes(heads.ravel(), np.full(len(blobs), HEAD_PREFIX, np.int64))
+    if n_first is None or (n_first[0] != n).any():
+        return None
+    rates = rows[:, 5 + HEAD_PREFIX:size - 4].copy().view("<f8")  # a row's rmins, then its rmaxes
+    idx = (n_first[1][:, None] + np.arange(n)).ravel()
+    return np.full(len(blobs), n, np.int64), idx, rates[:, :n].ravel(), rates[:, n:].ravel()
+
+
+def _row_lines(blobs: list) -> tuple[np.ndarray, ...] | None:
+    """(n a row, idx, rmin, rmax) of rows of any layout _rate_lines reads, row by row; None where one is not."""
+    heads, tails, plain = [], [], []
+    for blob in blobs:  # parts kept as bytes: a memoryview a row would be 6,000 objects the cyclic GC tracks
+        at = 5 + HEAD_PREFIX if blob[0] & HEAD_CUT else 5 + int.from_bytes(blob[1:5], "little")
+        whole = blob[0] & ~(ZLIB | TAIL_ZLIB) == PLAIN_LINE  # its indexes are a column: the whole head
+        heads.append(_head(blob, at, None if whole else HEAD_PREFIX))
+        tails.append(zlib.decompress(blob[at:]) if blob[0] & TAIL_ZLIB else bytes(blob[at:]))
+        plain.append(whole)
     n = np.array([int.from_bytes(t[-4:], "little") for t in tails], np.int64)  # rate pairs a row holds
     idx = _line_indexes(heads, np.array(plain, bool), n)
     if idx is None:
-        return {}  # not the layout this reads: the general path decides
+        return None
     place = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)  # a bucket's place in its row
     kept = np.frombuffer(b"".join(t[:-4] for t in tails), "<f8")
     rmin = np.repeat(2 * (np.cumsum(n) - n), n) + place  # a row's rmin, then its rmax
-    cols = {"idx": idx + np.repeat(np.array(offsets, np.int64), n), "rmin": kept[rmin],
-            "rmax": kept[rmin + np.repeat(n, n)]}
-    cuts = [0] + [i for i in range(1, len(owners)) if owners[i] != owners[i - 1]] + [len(owners)]
-    edges = np.append(np.cumsum(n) - n, int(n.sum())).tolist()
-    return {owners[a]: {name: cols[name][edges[a]:edges[b]] for name in RATE_LINE}
-            for a, b in zip(cuts[:-1], cuts[1:], strict=True)}
+    return n, idx, kept[rmin], kept[rmin + np.repeat(n, n)]
 
 
 def _head(blob: bytes, at: int, prefix: int | None) -> bytes:
@@ -430,7 +503,10 @@ def _line_indexes(heads: list, plain: np.ndarray, n: np.ndarray) -> np.ndarray |
     from its head's first two codes (n, the first index), a PLAIN_LINE's (plain) its head's first n codes, the
     indexes column; None where a head is not that layout (its n is not the tail's, a plain one not 7 x n codes)."""
     usual = np.flatnonzero(~plain).tolist()
-    n_first = _first_codes([heads[i] for i in usual]) if usual else (np.zeros(0, np.int64),) * 2
+    usual_heads = [heads[i] for i in usual]
+    n_first = _first_codes(np.frombuffer(b"".join(usual_heads), np.uint8),
+                           np.fromiter(map(len, usual_heads), np.int64, len(usual))) if usual else (
+        np.zeros(0, np.int64),) * 2
     if n_first is None or (n_first[0] != n[~plain]).any():
         return None
     first = np.zeros(len(heads), np.int64)
@@ -457,11 +533,9 @@ def _index_columns(heads: list, n: np.ndarray) -> np.ndarray | None:
     return None if nulls.any() else vals
 
 
-def _first_codes(heads: list) -> tuple[np.ndarray, np.ndarray] | None:
-    """The first two codes' values of each head (bytes of it: at least those two codes), or None where one
-    has fewer."""
-    sizes = np.fromiter(map(len, heads), np.int64, len(heads))
-    b = np.frombuffer(b"".join(heads), np.uint8)
+def _first_codes(b: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The first two codes' values of each head (b: the heads joined, a head `sizes` bytes: at least those two
+    codes), or None where one has fewer."""
     ends = np.flatnonzero(b < 0x80)
     start = np.cumsum(sizes) - sizes
     k = np.searchsorted(ends, start)  # each head's first code ends at ends[k], its second at ends[k + 1]
@@ -470,7 +544,7 @@ def _first_codes(heads: list) -> tuple[np.ndarray, np.ndarray] | None:
     vals, nulls = codec.decode_spans(b, np.concatenate([start, ends[k] + 1]), np.concatenate([ends[k], ends[k + 1]]))
     if nulls.any():
         return None
-    return vals[:len(heads)], vals[len(heads):]
+    return vals[:len(sizes)], vals[len(sizes):]
 
 
 INTEGER_KINDS = frozenset((REGULAR, INT_PLAIN))
@@ -562,6 +636,70 @@ def _decoded_at(joined: bytes, ends: np.ndarray, starts: np.ndarray, lengths: np
     vals = np.zeros(len(ends), np.int64)
     vals[which] = codec.decode_at(joined, which, ends)[0]
     return vals
+
+
+MATRIX_ROWS = 32  # _gauge_lines' rows read at least (a day of a line at 1m holds 24 a metric)
+
+
+def _gauge_lines(groups: dict) -> dict:
+    """GAUGE_LINE buckets of the keys whose rows are all FLOAT rows as stored (no part zlib'd, no rates: a float
+    gauge's, a week of a host's lines): those of the commonest size (a whole hour's) as one matrix (_float_matrix),
+    the others as _float_rows() reads them; a key without buckets left out, as there."""
+    keys = [key for key, rows in groups.items() if rows and all(blob[0] == FLOAT for blob, _o in rows)]
+    if sum(len(groups[key]) for key in keys) < MATRIX_ROWS:
+        return {}  # a few rows (a ranking's hours): the general path costs less than the matrix's setup
+    blobs = [blob for key in keys for blob, _o in groups[key]]
+    sizes = np.fromiter(map(len, blobs), np.int64, len(blobs))
+    size = int(np.bincount(sizes).argmax())
+    alike, others = np.flatnonzero(sizes == size), np.flatnonzero(sizes != size)
+    parts = []
+    if len(alike):
+        parts.append((_float_matrix(size, [blobs[i] for i in alike.tolist()]), alike))
+    if len(others):
+        parts.append((_float_each([blobs[i] for i in others.tolist()]), others))
+    found = _in_order(parts)
+    if found is None:
+        return {}  # not the layout this reads: the general path decides
+    n = found[0]
+    cols = dict(zip(GAUGE_LINE, found[1:], strict=True))
+    cols["idx"] = cols["idx"] + np.repeat(np.fromiter((o for key in keys for _b, o in groups[key]), np.int64,
+                                                      len(blobs)), n)
+    owners = [key for key in keys for _row in groups[key]]
+    cuts = [0] + [i for i in range(1, len(owners)) if owners[i] != owners[i - 1]] + [len(owners)]
+    edges = np.append(np.cumsum(n) - n, int(n.sum())).tolist()
+    return {owners[a]: {name: cols[name][edges[a]:edges[b]] for name in GAUGE_LINE}
+            for a, b in zip(cuts[:-1], cuts[1:], strict=True) if edges[b] > edges[a]}
+
+
+def _float_matrix(size: int, blobs: list) -> tuple[np.ndarray, ...] | None:
+    """(n a row, then GAUGE_LINE's columns) of FLOAT rows of one size, as one matrix: a row is its flags, n (one
+    byte), 3 n varints (idx, count, ms) then 4 n float64 (sum, min, max, last); None where a row is not that, or
+    an index or count takes more than a byte (_float_rows then reads them)."""
+    rows = np.frombuffer(b"".join(blobs), np.uint8).reshape(len(blobs), size)
+    code = int(rows[0, 1])
+    n = code >> 1  # a one-byte code: zigzag(n) + 1 = 2n + 1
+    floats_at = size - 32 * n
+    if code >= 0x80 or not code & 1 or n == 0 or floats_at < 2 + 3 * n or (rows[:, 1] != code).any():
+        return None
+    region = rows[:, 2:floats_at] < 0x80  # each code's last byte: 3 n of them, the last byte one
+    if not region[:, :2 * n].all() or not region[:, -1].all() or (region.sum(axis=1) != 3 * n).any():
+        return None
+    reals = rows[:, floats_at:].copy().view("<f8")  # a row's sums, mins, maxes, lasts
+    ints = codec.one_byte_values(rows[:, 2:2 + 2 * n].ravel()).reshape(len(blobs), 2 * n)
+    return (np.full(len(blobs), n, np.int64), ints[:, :n].ravel(), ints[:, n:].ravel(),
+            *(reals[:, k * n:(k + 1) * n].ravel() for k in range(3)))
+
+
+def _float_each(blobs: list) -> tuple[np.ndarray, ...] | None:
+    """(n a row, then GAUGE_LINE's columns) of FLOAT rows (as stored: flags, then the body), as _float_rows() reads
+    them; None where it reads none of them."""
+    found = _float_rows({k: [((FLOAT, blob[1:], None), 0)] for k, blob in enumerate(blobs)}, GAUGE_LINE)
+    if not found and blobs:
+        return None
+    each = [found.get(k, {name: np.empty(0, np.float64 if name in VALUE_ORDER else np.int64) for name in GAUGE_LINE})
+            for k in range(len(blobs))]
+    return (np.array([len(b["idx"]) for b in each], np.int64),
+            *(np.concatenate([b[name] for b in each]) for name in GAUGE_LINE))
 
 
 def _float_rows(groups: dict, fields: tuple[str, ...] = FIELDS) -> dict:

@@ -58,16 +58,22 @@ def _matrix_sums(rows: list[tuple], slots: list[tuple[int, int]], row_slots: int
     sums = np.add.reduceat(held, starts, axis=0)
     ms = np.add.reduceat(np.where(present, np.where(iv > 0, iv, 0)[:, None], 0), starts, axis=0)
     idx = b[starts]
+    seen = counts > 0
+    # a slot polled in every bucket (most: a ranking's hour or two of hot rows) takes its sums and intervals whole,
+    # a row of the matrices turned (no boolean index a slot: 700 wait counters)
+    buckets_polled = np.count_nonzero(seen, axis=0)  # a slot's
+    by_slot = (sums.T.copy(), ms.T.copy())
     out = {}
-    for j, (_k, mid) in enumerate(slots):
-        seen = counts[:, j] > 0
-        if not seen.any():
+    for j, (_k, mid), polled, wide in zip(range(len(slots)), slots, buckets_polled.tolist(), big.tolist(), strict=True):
+        if not polled:
             continue
-        if big[j]:
+        if wide:
             keep = present[:, j]
             s = np.add.reduceat(vals[keep, j].astype(np.float64), np.flatnonzero(
                 np.append(True, b[keep][1:] != b[keep][:-1])))
+            out[mid] = {"idx": idx[seen[:, j]], "sum": s, "ms": ms[seen[:, j], j]}
+        elif polled == len(idx):
+            out[mid] = {"idx": idx.copy(), "sum": by_slot[0][j], "ms": by_slot[1][j]}
         else:
-            s = sums[seen, j]
-        out[mid] = {"idx": idx[seen], "sum": s, "ms": ms[seen, j]}
+            out[mid] = {"idx": idx[seen[:, j]], "sum": sums[seen[:, j], j], "ms": ms[seen[:, j], j]}
     return out

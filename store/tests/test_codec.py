@@ -339,3 +339,34 @@ def test_a_rate_line_of_usual_rows_cut_and_an_uneven_row_whole_is_read_at_once()
     everything = blocks.decode_buckets_grouped(whole)
     for key in parts:
         assert same(got[key], {k: everything[key][k] for k in blocks.RATE_LINE}), key
+
+
+def gauge_hour(rng: np.random.Generator, n: int, first: int, most: int = 7) -> dict:
+    """A float gauge's row as compaction stores it (no rates): its buckets' counts under `most`."""
+    b = {"idx": np.arange(first, first + n), "count": rng.integers(1, most, n), "ms": np.full(n, 60_000)}
+    b |= {k: rng.normal(0, 1e9, n) for k in ("sum", "min", "max", "last")}
+    b["max"][rng.random(n) < 0.1] = np.nan
+    return b
+
+
+def test_a_gauges_line_reads_whole_hours_as_one_matrix_and_the_others_as_before():
+    rng = np.random.default_rng(41)  # its own: the other tests' draws stay as they were
+    parts = {k: [(gauge_hour(rng, 60, 0), 0), (gauge_hour(rng, 60, 0), 60), (gauge_hour(rng, 17, 43), 120)]
+             for k in range(10)}  # a line's rows enough for the matrix (blocks.MATRIX_ROWS)
+    parts[10] = [(gauge_hour(rng, 60, 0), 0)]
+    parts[11] = [(gauge_hour(rng, 0, 0), 0)]  # no bucket: left to the row-by-row path, which types its columns
+    busy = {12: [(gauge_hour(rng, 60, 0, most=300), 0), (gauge_hour(rng, 60, 0), 60)]}  # counts of two bytes
+    for some in (parts, busy, parts | busy):
+        groups = {key: [(blocks.encode_buckets(b), o) for b, o in rows] for key, rows in some.items()}
+        assert all(blob[0] == blocks.FLOAT for rows in groups.values() for blob, _o in rows)
+        got = blocks.decode_buckets_grouped(groups, blocks.GAUGE_LINE)
+        whole = blocks.decode_buckets_grouped(groups)
+        for key in some:
+            assert set(got[key]) == set(blocks.GAUGE_LINE), key
+            for k in blocks.GAUGE_LINE:
+                assert got[key][k].dtype == whole[key][k].dtype and np.array_equal(
+                    bits(got[key][k]), bits(whole[key][k])), (key, k)
+    lines = blocks._gauge_lines({key: [(blocks.encode_buckets(b), o) for b, o in rows] for key, rows in parts.items()})
+    assert sorted(lines) == list(range(11))  # by hand: every key with a bucket
+    assert lines[2]["idx"].tolist() == list(range(120)) + list(range(163, 180))
+    assert lines[2]["count"].tolist() == [c for b, _o in parts[2] for c in b["count"].tolist()]

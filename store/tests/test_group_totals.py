@@ -5,7 +5,7 @@ from datetime import timedelta
 import numpy as np
 import pytest
 
-from store import compaction, query, read_rollups
+from store import codec, compaction, hot_sums, query, read_rollups
 from store.catalog import server_metrics
 from store.exact_sums import exact_sum, group_sums
 from store.ingest import write_samples
@@ -112,3 +112,20 @@ def test_sums_only_reads_the_same_sums_as_the_whole_buckets(level):
     for mid, b in whole.items():
         for k in ("idx", "sum", "ms"):
             assert sums[mid][k].tolist() == b[k].tolist() and sums[mid][k].dtype == b[k].dtype, (mid, k)
+
+
+def test_hot_rows_bucket_sums_take_a_slot_polled_in_every_bucket_whole_and_the_others_where_polled():
+    minute = 60_000_000
+    deltas = [[5, None, None, 1], [7, None, None, 2], [11, 3, None, 0], [13, 4, None, 8]]  # None: not read
+    ts = [10 * minute + 1, 10 * minute + 30_000_001, 11 * minute + 1, 11 * minute + 30_000_001]  # two minutes
+    rows = []
+    for t, row, iv in zip(ts, deltas, (30_000, 30_000, 29_000, 31_000), strict=True):
+        data, _lengths = codec.varints(codec.codes(np.array([v or 0 for v in row]), np.array([v is None for v in row])))
+        rows.append((t, iv, 1, data, None))
+    got = hot_sums._matrix_sums(rows, [(0, 100), (1, 101), (2, 102), (3, 103)], 4, minute)
+    assert sorted(got) == [100, 101, 103]  # by hand: slot 2 was never read
+    assert {k: v.tolist() for k, v in got[100].items()} == {"idx": [10, 11], "sum": [12, 24], "ms": [60_000, 60_000]}
+    assert {k: v.tolist() for k, v in got[101].items()} == {"idx": [11], "sum": [7], "ms": [60_000]}
+    assert got[103]["sum"].tolist() == [3, 8]
+    got[100]["idx"][0] = -1  # each slot's arrays its own: a caller changing one changes no other's
+    assert got[103]["idx"].tolist() == [10, 11]
