@@ -28,7 +28,9 @@ MariaDB gets a CPU of its own, the monitors, sysbench, Postgres and Redis the ot
 a database host apart from the monitoring host (bench/cpus.py): on shared CPUs a
 monitor's own client work right after a result arrives delays the server thread still
 ending that statement, and performance_schema counts the wait as statement time.
---shared-cpus measures that way.
+--shared-cpus measures that way. MariaDB's threads also run first on their CPU (the
+real-time class, bench/cpus.py prioritize), since other processes on the machine still run
+there. --no-first measures without.
 
     make bench-deps   # the exporter (Debian's prometheus-mysqld-exporter) and sysbench
     .venv/bin/python bench/peer_cost.py [--interval 10] [--window 60] [--windows 4] [--per-statement]
@@ -105,6 +107,9 @@ def parse_args() -> argparse.Namespace:
                         help="also each statement of our polls (turns performance_schema's statement history on)")
     parser.add_argument("--shared-cpus", action="store_true",
                         help="leave MariaDB on the monitors' CPUs (by default it gets one of its own, bench/cpus.py)")
+    parser.add_argument("--no-first", action="store_true",
+                        help="leave MariaDB's threads in the ordinary scheduling class (by default they run before"
+                             " other processes on their CPU, bench/cpus.py prioritize)")
     return parser.parse_args()
 
 
@@ -434,9 +439,10 @@ def exit_on_sigterm() -> None:
 
 
 @contextmanager
-def loaded_server(prefix: str, rate: int, seconds: float, shared_cpus: bool = False):
+def loaded_server(prefix: str, rate: int, seconds: float, shared_cpus: bool = False, first: bool = True):
     """(server, exporter, CPU split): a private MariaDB under the write load, both monitor users, the
-    exporter scraping it; MariaDB on a CPU of its own unless shared_cpus. Everything stopped after."""
+    exporter scraping it; MariaDB on a CPU of its own, running first there (unless first is False),
+    unless shared_cpus. Everything stopped after."""
     base = Path(tempfile.mkdtemp(prefix=prefix))
     server, load, peer = SandboxMariaDB(base / "data"), None, None
     split = None if shared_cpus else cpus.split()
@@ -447,6 +453,8 @@ def loaded_server(prefix: str, rate: int, seconds: float, shared_cpus: bool = Fa
         server.start()
         if split:
             cpus.pin_tree(server.process.pid, split[0])
+            if first and not cpus.prioritize(server.process.pid):
+                print("MariaDB left in the ordinary scheduling class: the real-time one needs CAP_SYS_NICE", flush=True)
         server.create_monitor_user(OURS, PASSWORD)
         server.create_monitor_user(PEER, PASSWORD)
         load = start_load(server, rate, seconds, base)
@@ -465,7 +473,8 @@ def main() -> None:
     exit_on_sigterm()
     call_command("migrate", verbosity=0)
     total = args.windows * args.window + 120
-    with loaded_server("bench-peer-cost-", args.rate, total, args.shared_cpus) as (server, peer, split):
+    with loaded_server("bench-peer-cost-", args.rate, total, args.shared_cpus, not args.no_first) as (
+            server, peer, split):
         run(args, server, peer, split)
 
 
@@ -475,8 +484,9 @@ def run(args, server: SandboxMariaDB, peer: Exporter, split: tuple | None) -> No
     print(f"MariaDB {version}, sysbench oltp_write_only at {args.rate} tx/s; peer: {peer.version}"
           f" ({', '.join(PEER_COLLECTORS)}); every {args.interval:g} s; {args.windows} windows of {args.window:g} s;"
           f" {os.cpu_count()} CPUs, load average at start {os.getloadavg()[0]:.2f}", flush=True)
-    print(f"MariaDB on CPU {cpus.describe(split[0])}; the monitors, sysbench, Postgres and Redis on CPU"
-          f" {cpus.describe(split[1])}" if split else "MariaDB shares the CPUs with the monitors (--shared-cpus)")
+    print(f"MariaDB on CPU {cpus.describe(split[0])}{'' if args.no_first else ', running first there'}; the"
+          f" monitors, sysbench, Postgres and Redis on CPU {cpus.describe(split[1])}" if split
+          else "MariaDB shares the CPUs with the monitors (--shared-cpus)")
     log = StatementLog(meter) if args.per_statement else None
     ours.poll(), peer.scrape()  # connect, baselines: steady state is what is measured
     if log:
