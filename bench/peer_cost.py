@@ -15,20 +15,30 @@ time per poll/scrape (events_statements_summary_by_user_by_event_name deltas per
 user), connections opened (performance_schema.users), the client's CPU (our
 polling thread; the exporter's process), values kept (our sample values; the
 exporter's mysql_* samples), and the CPU of the server threads serving each monitor
-(the kernel's schedstat per thread: everything the connection costs the server, the
-exporter's connection set-up included); the ratio is computed inside each window, then
-min/median/max over the windows. Then a per-source cost table: each of our sources
-and each exporter collector alone, with what it buys, and what each part of our poll's
-shared statement costs inside it (bench/statement_parts.py), with the ratio its absence
-would give. --per-statement adds what each statement of our polls cost inside the windows
-(performance_schema's per-thread statement history, turned on for that run: it costs every
-statement a little, so the ratios of such a run are not the headline figure).
+during its calls (the kernel's schedstat per thread, read before and after each call:
+everything the connection costs the server, the exporter's connection set-up included,
+and none of the server's other threads), with the time those threads waited for a CPU;
+the ratio is computed inside each window, then min/median/max over the windows. Our
+connection's one thread is the probe of the window: where it waited for a CPU over a tenth
+of our statement time, statement time measures the machine more than the server's work
+(other processes on MariaDB's CPU with --no-first, the monitors' own work with
+--shared-cpus), and the window is marked; the server threads' CPU does not count the wait.
+The exporter's waits also hold its new connection's hand-over between the server's own
+threads (0.2-1.0 ms a scrape with MariaDB first on its CPU).
+Then a per-source cost table: each of our sources and each exporter collector alone,
+with what it buys, and what each part of our poll's shared statement costs inside it
+(bench/statement_parts.py), with the ratio its absence would give. --per-statement adds
+what each statement of our polls cost inside the windows (performance_schema's per-thread
+statement history, turned on for that run: it costs every statement a little, so the
+ratios of such a run are not the headline figure).
 
 MariaDB gets a CPU of its own, the monitors, sysbench, Postgres and Redis the others, as
 a database host apart from the monitoring host (bench/cpus.py): on shared CPUs a
 monitor's own client work right after a result arrives delays the server thread still
 ending that statement, and performance_schema counts the wait as statement time.
---shared-cpus measures that way.
+--shared-cpus measures that way. MariaDB's threads also run first on their CPU (the
+real-time class, bench/cpus.py prioritize), since other processes on the machine still run
+there; each window prints how much of that CPU they took. --no-first measures without.
 
     make bench-deps   # the exporter (Debian's prometheus-mysqld-exporter) and sysbench
     .venv/bin/python bench/peer_cost.py [--interval 10] [--window 60] [--windows 4] [--per-statement]
@@ -86,6 +96,8 @@ THREAD_USERS_SQL = ("SELECT THREAD_OS_ID, IFNULL(PROCESSLIST_USER, TYPE) FROM pe
                     " WHERE THREAD_OS_ID IS NOT NULL")
 NO_CONNECTION = ""  # threads serving no connection at either end of a window: the exporter's (see Meter)
 GOAL = 0.65  # our poll's server time over the exporter's scrape, median of the windows
+SETTLE = 0.02  # s after a call: its statements' time is counted when they end on the server, after the answer
+WAITED = 0.1  # a window where our server thread waited for a CPU over this share of our statement time
 HISTORY_ON = "UPDATE performance_schema.setup_consumers SET ENABLED = 'YES' WHERE NAME = 'events_statements_history'"
 # Our connections' last statements (10 per thread by default: a poll sends fewer between two reads).
 HISTORY_SQL = ("SELECT h.THREAD_ID, h.EVENT_ID, LEFT(h.SQL_TEXT, 60), h.TIMER_WAIT"
@@ -105,6 +117,9 @@ def parse_args() -> argparse.Namespace:
                         help="also each statement of our polls (turns performance_schema's statement history on)")
     parser.add_argument("--shared-cpus", action="store_true",
                         help="leave MariaDB on the monitors' CPUs (by default it gets one of its own, bench/cpus.py)")
+    parser.add_argument("--no-first", action="store_true",
+                        help="leave MariaDB's threads in the ordinary scheduling class (by default they run before"
+                             " other processes on their CPU, bench/cpus.py prioritize)")
     return parser.parse_args()
 
 
@@ -115,8 +130,9 @@ class Meter:
         self.conn = server.connect()
         self.pid = server.process.pid
 
-    def thread_cpu(self) -> dict[int, tuple[str, int]]:
-        """Each server thread's CPU so far (ns, the kernel's schedstat), with the user it serves now.
+    def thread_cpu(self) -> dict[int, tuple[str, int, int]]:
+        """Each server thread's CPU so far and its wait for a CPU while runnable (ns, the kernel's
+        schedstat), with the user it serves now.
 
         A thread with no user serves no connection at the moment: between scrapes, the one
         the exporter's last connection ran on (MariaDB keeps it in its thread cache).
@@ -127,10 +143,10 @@ class Meter:
         found = {}
         for task in Path(f"/proc/{self.pid}/task").iterdir():
             try:
-                ns = int((task / "schedstat").read_text().split()[0])
+                ns, waited = (int(n) for n in (task / "schedstat").read_text().split()[:2])
             except (OSError, ValueError):
                 continue  # a thread that ended meanwhile
-            found[int(task.name)] = (users.get(int(task.name), NO_CONNECTION), ns)
+            found[int(task.name)] = (users.get(int(task.name), NO_CONNECTION), ns, waited)
         return found
 
     def totals(self, user: str) -> tuple[int, int, int]:
@@ -184,13 +200,18 @@ class Side:
     cpu: float = 0.0  # seconds of client CPU
     values: int = 0
     call_ms: list = field(default_factory=list)  # server time of each call, for a median robust to spikes
+    server_ns: list = field(default_factory=lambda: [0, 0])  # its server threads' CPU and wait for a CPU
     per_call: dict = field(default_factory=dict)
 
-    def finish(self, end: tuple[int, int, int], server_cpu: dict[str, int]) -> dict:
+    def add_server(self, spent: dict[str, tuple[int, int]]) -> None:
+        cpu, wait = spent.get(self.threads, (0, 0))
+        self.server_ns = [self.server_ns[0] + cpu, self.server_ns[1] + wait]
+
+    def finish(self, end: tuple[int, int, int]) -> dict:
         count, picos, connects = (a - b for a, b in zip(end, self.start, strict=True))
         n = max(1, self.calls)
         self.per_call = {"statements": count / n, "ms": picos / 1e9 / n, "connects": connects / n,
-                         "server_cpu_ms": server_cpu.get(self.threads, 0) / 1e6 / n,
+                         "server_cpu_ms": self.server_ns[0] / 1e6 / n, "cpu_wait_ms": self.server_ns[1] / 1e6 / n,
                          "cpu_ms": self.cpu * 1000 / n, "values": self.values / n, "calls": self.calls,
                          "median_ms": statistics.median(self.call_ms) if self.call_ms else float("nan")}
         return self.per_call
@@ -294,38 +315,45 @@ def stop_child(process: subprocess.Popen | None) -> None:
             process.wait()
 
 
-def run_window(args, meter: Meter, ours: Ours, peer: Exporter, log: StatementLog | None = None) -> dict:
+def run_window(args, meter: Meter, ours: Ours, peer: Exporter, busy: cpus.Busy | None,
+               log: StatementLog | None = None) -> dict:
     sides = {"ours": Side(OURS, OURS), "peer": Side(PEER, NO_CONNECTION)}
     calls = [("ours", ours.poll), ("peer", peer.scrape)]
     for side in sides.values():
         side.start = meter.totals(side.user)
-    threads = meter.thread_cpu()
+    if busy:
+        busy.since()
     start = time.monotonic()
     for slot in range(int(args.window // args.interval)):
         for half, (name, call) in enumerate(calls):
             sleep_until(start + slot * args.interval + (0.25 + 0.5 * half) * args.interval)
             side = sides[name]
-            before = meter.totals(side.user)[1]
+            threads, before = meter.thread_cpu(), meter.totals(side.user)[1]
             cpu, kept = call()
+            time.sleep(SETTLE)
             if kept is None:
                 continue  # not a poll (see Ours.poll)
             side.call_ms.append((meter.totals(side.user)[1] - before) / 1e9)
+            side.add_server(cpu_by_user(threads, meter.thread_cpu()))
             if log and name == "ours":
                 log.after_poll()
             side.calls, side.cpu, side.values = side.calls + 1, side.cpu + cpu, side.values + kept
     sleep_until(start + args.window)
-    spent = cpu_by_user(threads, meter.thread_cpu())
-    return {name: side.finish(meter.totals(side.user), spent) for name, side in sides.items()}
+    others, stolen = busy.since() if busy else (float("nan"), float("nan"))
+    figures = {name: side.finish(meter.totals(side.user)) for name, side in sides.items()}
+    return figures | {"others": others, "stolen": stolen, "load": os.getloadavg()[0]}
 
 
-def cpu_by_user(start: dict[int, tuple[str, int]], end: dict[int, tuple[str, int]]) -> dict[str, int]:
-    """ns of server CPU per user between two Meter.thread_cpu() readings (a thread counts for
-    the user it served at the end, else at the start)."""
-    spent: dict[str, int] = {}
-    for tid, (user, ns) in end.items():
-        was_user, was = start.get(tid, (NO_CONNECTION, 0))
+def cpu_by_user(start: dict[int, tuple[str, int, int]],
+                end: dict[int, tuple[str, int, int]]) -> dict[str, tuple[int, int]]:
+    """(ns of server CPU, ns waited for a CPU) per user between two Meter.thread_cpu() readings (a
+    thread counts for the user it served at the end, else at the start)."""
+    spent: dict[str, tuple[int, int]] = {}
+    for tid, (user, ns, waited) in end.items():
+        was_user, was, was_waited = start.get(tid, (NO_CONNECTION, 0, 0))
         who = user or was_user
-        spent[who] = spent.get(who, 0) + ns - was
+        cpu, wait = spent.get(who, (0, 0))
+        spent[who] = (cpu + ns - was, wait + waited - was_waited)
     return spent
 
 
@@ -333,16 +361,23 @@ def sleep_until(moment: float) -> None:
     time.sleep(max(0.0, moment - time.monotonic()))
 
 
-def print_window(index: int, figures: dict, load: float) -> None:
+def print_window(index: int, figures: dict) -> None:
     for name in ("ours", "peer"):
         f = figures[name]
         print(f"  window {index + 1} {name:<4} calls {f['calls']:>3}  statements {f['statements']:5.2f}  "
               f"server ms {f['ms']:6.3f}  connects {f['connects']:4.2f}  client CPU ms {f['cpu_ms']:6.2f}  "
               f"values {f['values']:6.1f}  (median call {f['median_ms']:6.3f} ms)"
-              f"  server CPU ms {f['server_cpu_ms']:6.3f}", flush=True)
+              f"  server CPU ms {f['server_cpu_ms']:6.3f}  waited for a CPU ms {f['cpu_wait_ms']:6.3f}", flush=True)
     print(f"  window {index + 1} ratio ours/peer server time {ratio(figures):.2f}, of the median calls"
           f" {ratio(figures, 'median_ms'):.2f}, of server CPU {ratio(figures, 'server_cpu_ms'):.2f}"
-          f"  (load average {load:.2f})", flush=True)
+          f"  (others on MariaDB's CPU {figures['others']:.0%}, stolen {figures['stolen']:.0%};"
+          f" load average {figures['load']:.2f}){'' if waited_little(figures) else '  WAITED FOR A CPU'}",
+          flush=True)
+
+
+def waited_little(figures: dict) -> bool:
+    """Whether our server thread waited for a CPU at most WAITED of our statement time."""
+    return figures["ours"]["cpu_wait_ms"] <= WAITED * figures["ours"]["ms"]
 
 
 def ratio(figures: dict, key: str = "ms") -> float:
@@ -356,7 +391,7 @@ def spread(values: list[float]) -> str:
 
 def summary(windows: list[dict]) -> None:
     print("\nper poll / per scrape, over the windows (min / median / max):")
-    for key in ("statements", "ms", "median_ms", "server_cpu_ms", "connects", "cpu_ms", "values"):
+    for key in ("statements", "ms", "median_ms", "server_cpu_ms", "cpu_wait_ms", "connects", "cpu_ms", "values"):
         for name in ("ours", "peer"):
             print(f"  {name:<4} {key:<10} {spread([w[name][key] for w in windows])}")
     ratios = [ratio(w) for w in windows]
@@ -367,6 +402,13 @@ def summary(windows: list[dict]) -> None:
     cpu = [ratio(w, "server_cpu_ms") for w in windows]
     print(f"  of the server threads' CPU (connection set-up included): {', '.join(f'{r:.2f}' for r in cpu)},"
           f" median {statistics.median(cpu):.2f}")
+    others = ", ".join(f"{w['others']:.0%}" for w in windows)
+    loads = ", ".join(f"{w['load']:.2f}" for w in windows)
+    print(f"others' share of MariaDB's CPU, per window: {others}; load average {loads}")
+    waited = sum(not waited_little(w) for w in windows)
+    if waited:
+        print(f"in {waited} of {len(windows)} windows our server thread waited for a CPU over {WAITED:.0%} of our"
+              f" statement time: statement time there counts waiting, the server threads' CPU does not")
     median = statistics.median(ratios)
     print(f"goal (ratio <= {GOAL}): {'met' if median <= GOAL else 'MISSED'}, median {median:.2f}"
           f" (min {min(ratios):.2f}, max {max(ratios):.2f})")
@@ -434,9 +476,10 @@ def exit_on_sigterm() -> None:
 
 
 @contextmanager
-def loaded_server(prefix: str, rate: int, seconds: float, shared_cpus: bool = False):
+def loaded_server(prefix: str, rate: int, seconds: float, shared_cpus: bool = False, first: bool = True):
     """(server, exporter, CPU split): a private MariaDB under the write load, both monitor users, the
-    exporter scraping it; MariaDB on a CPU of its own unless shared_cpus. Everything stopped after."""
+    exporter scraping it; MariaDB on a CPU of its own, running first there (unless first is False),
+    unless shared_cpus. Everything stopped after."""
     base = Path(tempfile.mkdtemp(prefix=prefix))
     server, load, peer = SandboxMariaDB(base / "data"), None, None
     split = None if shared_cpus else cpus.split()
@@ -447,6 +490,8 @@ def loaded_server(prefix: str, rate: int, seconds: float, shared_cpus: bool = Fa
         server.start()
         if split:
             cpus.pin_tree(server.process.pid, split[0])
+            if first and not cpus.prioritize(server.process.pid):
+                print("MariaDB left in the ordinary scheduling class: the real-time one needs CAP_SYS_NICE", flush=True)
         server.create_monitor_user(OURS, PASSWORD)
         server.create_monitor_user(PEER, PASSWORD)
         load = start_load(server, rate, seconds, base)
@@ -465,7 +510,8 @@ def main() -> None:
     exit_on_sigterm()
     call_command("migrate", verbosity=0)
     total = args.windows * args.window + 120
-    with loaded_server("bench-peer-cost-", args.rate, total, args.shared_cpus) as (server, peer, split):
+    with loaded_server("bench-peer-cost-", args.rate, total, args.shared_cpus, not args.no_first) as (
+            server, peer, split):
         run(args, server, peer, split)
 
 
@@ -475,17 +521,19 @@ def run(args, server: SandboxMariaDB, peer: Exporter, split: tuple | None) -> No
     print(f"MariaDB {version}, sysbench oltp_write_only at {args.rate} tx/s; peer: {peer.version}"
           f" ({', '.join(PEER_COLLECTORS)}); every {args.interval:g} s; {args.windows} windows of {args.window:g} s;"
           f" {os.cpu_count()} CPUs, load average at start {os.getloadavg()[0]:.2f}", flush=True)
-    print(f"MariaDB on CPU {cpus.describe(split[0])}; the monitors, sysbench, Postgres and Redis on CPU"
-          f" {cpus.describe(split[1])}" if split else "MariaDB shares the CPUs with the monitors (--shared-cpus)")
+    print(f"MariaDB on CPU {cpus.describe(split[0])}{'' if args.no_first else ', running first there'}; the"
+          f" monitors, sysbench, Postgres and Redis on CPU {cpus.describe(split[1])}" if split
+          else "MariaDB shares the CPUs with the monitors (--shared-cpus)")
     log = StatementLog(meter) if args.per_statement else None
     ours.poll(), peer.scrape()  # connect, baselines: steady state is what is measured
     if log:
         log.forget()
     time.sleep(args.interval)  # the first window's first poll must find its sources due
     windows = []
+    busy = cpus.Busy(split[0], server.process.pid) if split else None
     for index in range(args.windows):
-        figures = run_window(args, meter, ours, peer, log)
-        print_window(index, figures, os.getloadavg()[0])
+        figures = run_window(args, meter, ours, peer, busy, log)
+        print_window(index, figures)
         windows.append(figures)
     summary(windows)
     if log:
