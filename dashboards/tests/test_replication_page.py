@@ -22,7 +22,7 @@ def test_it_draws_each_channels_lag_and_threads(admin_client):
                    for i in range(1, 9)])
     ServerHealth.objects.create(server=server, sources={"replication": {
         "ok": True, "note": f"replication: I/O thread Yes, SQL thread No, lag n/a (SQL error: {EVIL})",
-        "at": T0.isoformat()}})
+        "at": (T0 + timedelta(microseconds=123456)).isoformat()}})
     response = admin_client.get(f"/servers/{server.pk}/replication/?{RANGE}")
     body = response.content.decode()
     fig = figures(response)["replication-chart"]
@@ -30,6 +30,14 @@ def test_it_draws_each_channels_lag_and_threads(admin_client):
     assert next(t for t in fig["data"] if t["name"] == "SQL thread (default)")["y"] == [1] * 4 + [0] * 4
     assert {"lag s (audit)", "I/O thread (audit)"} <= {t["name"] for t in fig["data"]}
     assert "SQL thread No" in body and EVIL not in body
+    assert "as read at 2026-03-02 09:00:00 UTC (" in body  # as the other pages write a time, to the second
+
+
+def test_a_read_time_it_cannot_parse_is_left_out(admin_client):
+    server = make_server()
+    ServerHealth.objects.create(server=server, sources={"replication": {"ok": True, "note": "x", "at": "soon"}})
+    response = admin_client.get(f"/servers/{server.pk}/replication/")
+    assert response.status_code == 200 and b"as read at" not in response.content
 
 
 def test_a_server_that_is_no_replica_says_so(admin_client):

@@ -1,6 +1,7 @@
 """Per-server replication page: lag and thread state per channel, and what the replica says now."""
 
 from collections.abc import Mapping
+from datetime import datetime
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
@@ -34,7 +35,17 @@ def replication(request: HttpRequest, server_id: int) -> HttpResponse:
     fig = replication_figure(named(found, LAG, "lag s"), threads, (tr.start, tr.end))
     return render(request, "dashboards/replication.html", {
         **range_context(request, tr), "server": server, "tab": "replication",
-        "figures": {"replication-chart": fig} if metrics else {}, "state": source_health(server, SOURCE) or {},
+        "figures": {"replication-chart": fig} if metrics else {}, **state_context(source_health(server, SOURCE) or {}),
         "is_replica": bool(metrics),
         "csv": chart_csv(server.pk, metrics, tr, points),
     })
+
+
+def state_context(state: dict) -> dict:
+    """The source's last word, and when it was read as a time (the health row keeps it as ISO text with its
+    microseconds), written as the other pages write times."""
+    try:
+        read_at = datetime.fromisoformat(state.get("at") or "")
+    except (TypeError, ValueError):
+        read_at = None
+    return {"state": state, "read_at": read_at}
