@@ -151,3 +151,32 @@ def test_the_runs_list_says_how_each_run_counted_not_how_the_server_counts_now(a
                                                                                        "innodb half")}
     assert "(explicit transactions only)" in rows["explicit half"]
     assert "explicit transactions only" not in rows["innodb half"]
+
+
+def test_the_verdict_judges_a_range_from_where_its_counter_changed(admin_client):
+    """The pages advise turning InnoDB's trx counters on: the range across that moment counted explicit
+    transactions (50 a poll here), then every InnoDB one (2,500 a poll, the same load). Judged as one line it read
+    a level change of +4,900 %, the counter's. By hand: the last 20 polls, all counted by InnoDB, are flat."""
+    explicit = [{"tps": 50 + (i % 2), "tps_explicit": 50 + (i % 2), "qps": 2_500} for i in range(20)]
+    innodb = [{"tps": 2_500 + 10 * (i % 2), "tps_innodb": 2_500 + 10 * (i % 2), "tps_explicit": 50, "qps": 2_500}
+              for i in range(20)]
+    server = server_with(explicit + innodb, now=INNODB_TRX)
+    body = admin_client.get(f"/servers/{server.pk}/stability/", window(0, 40)).content.decode()
+    verdict = body.split('id="verdict"')[1].split("</section>")[0]
+    first_innodb = T0 + timedelta(seconds=5 * 21)  # polls are numbered from 1: the 21st is InnoDB's first
+    assert f"Judged from {first_innodb:%Y-%m-%d %H:%M:%S} UTC on" in verdict and "InnoDB transactions" in verdict
+    assert "Steady" in verdict and "Level change" not in verdict and "over 20 points" in verdict
+    # One counter throughout: judged whole, and not said.
+    body = admin_client.get(f"/servers/{server.pk}/stability/", window(20, 40)).content.decode()
+    assert "Judged from" not in body
+
+
+def test_a_counter_turned_off_is_judged_from_the_first_poll_counted_without_it():
+    from dashboards.basis_change import last_change
+
+    times = [T0 + timedelta(seconds=5 * i) for i in range(10)]
+    innodb = [(t, 400.0 if i < 6 else None) for i, t in enumerate(times)]  # off after the 6th poll
+    explicit = [(t, 10.0) for t in times]  # stored at every poll
+    found = last_change([(INNODB_TRX, innodb), (EXPLICIT, explicit)])
+    assert found is not None and found.at == times[6] and found.basis == EXPLICIT
+    assert last_change([(EXPLICIT, explicit)]) is None and last_change([]) is None

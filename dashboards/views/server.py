@@ -33,6 +33,7 @@ from dashboards.analysis.stability import (
 from dashboards.analysis.sweep_levels import Step, step_shifts
 from dashboards.analysis.topwaits import CLIENT_EVENTS, Hidden, WaitRow, diff_rows, is_client, shown
 from dashboards.analysis.verdict_words import sweep_levels_said, verdict_text
+from dashboards.basis_change import counted_from
 from dashboards.counter_holes import outages_not_polled, without_counter_holes
 from dashboards.figures.purge import Reference, purge_figure
 from dashboards.figures.stability import stability_figure
@@ -50,7 +51,7 @@ from dashboards.query_params import (
     second_interval,
     threshold_param,
 )
-from dashboards.range_run import judged_polls, run_of_range, run_warmup_polls, sweep_of_range
+from dashboards.range_run import judged_polls, run_of_range, run_warmup_polls, sliced, sweep_of_range
 from dashboards.reports.summary import summarize_run
 from dashboards.server_texts import BASIS_SERIES, families_off, health_sources, note_of, range_texts, waits_note
 from dashboards.source_health import source_problem
@@ -107,8 +108,11 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     ongoing = Dip(max(tps.ts[-1], down.since), min(tr.end, timezone.now()), None, stalled=True) if (
         down and tps.ts and down.since and down.since < tr.end) else None
     warm = run_warmup_polls(run, tps) if run else None
+    # TPS counted one way, then another (a counter turned on): judged from the change, one meaning throughout.
+    since = counted_from(server.pk, tr, points, sums) if texts.mixed and not run else None
     judged = verdict_context(server.pk, tr, run, tps, waits, also.get(reads.HISTORY),
-                             [*outages, (ongoing.start, ongoing.end)] if ongoing else outages, warm)  # as listed
+                             [*outages, (ongoing.start, ongoing.end)] if ongoing else outages, warm,
+                             since.at if since else None)  # as listed
     # Where TPS changed level, each level's dips are judged against its own median, as the verdict judges them.
     threshold_drawn = table_threshold(tps, judged["verdict"], threshold, fraction) if threshold else threshold
     # A run's range: the polls its figures and verdict judge, not the one straddling its start nor its warm-up's.
@@ -125,7 +129,7 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
         **range_context(request, tr), "server": server, "tab": "stability", "tps_definition": texts.definition,
         "tps_fix": texts.fix, "no_tps": counts_nothing(summary),
         "waits_note": waits_note(server.pk, tr.start, tr.end), "waits_source": source_problem(server, "pfs_waits"),
-        "tps_mixed": texts.mixed, "run": run,
+        "tps_mixed": texts.mixed, "run": run, "judged_from": since,
         "figures": {"stability-chart": fig, **host.figures}, "host_panel": host, "summary": summary,
         "dips": list(zip(dips, dips_statements(server.pk, [(d.start, d.end) for d in dips],
                                                server.statements_interval), strict=True)),
@@ -153,12 +157,16 @@ def listed_dips(tps, threshold: Threshold | None, bucket: timedelta | None, gap:
 
 def verdict_context(server_id: int, tr: TimeRange, run: Run | None, tps, waits, history,
                     outages: list[tuple[datetime, datetime]] | None = None,
-                    warm: tuple[int, Warmup, ChartPoints] | None = None) -> dict:
+                    warm: tuple[int, Warmup, ChartPoints] | None = None, since: datetime | None = None) -> dict:
     """The verdict and its words, with the history length's line over the range at the chart's resolution; on a
     run's range (the Runs list's link), after the run's own warm-up. outages: those of the polls on a rollup
     range (reads.poll_outages), judged as the dips list has them. run: the run whose range this is (run_of_range);
-    warm: its run_warmup_polls(run, tps), where the caller has them."""
+    warm: its run_warmup_polls(run, tps), where the caller has them. since: TPS's points from then on only (where
+    its counter changed: basis_change)."""
     warmup, run_warmup, judged = (warm or run_warmup_polls(run, tps)) if run else (None, None, tps)
+    if since is not None:
+        judged = sliced(judged, next((i for i, t in enumerate(judged.ts) if t >= since), len(judged.ts)),
+                        len(judged.ts))
     verdict: Verdict = judge_lines(judged, waits, history, warmup, reads.holders_in(server_id, tr.start, tr.end),
                                    outages or ())
     # A sweep's steps change the load by design: they stand for a drift or the level changes found across them,
