@@ -15,7 +15,7 @@ import pymysql
 
 from collectors import transactions
 from collectors.connection import ServerInfo
-from collectors.monitor_enable import PURGE_ENTRIES, config_hint, statement
+from collectors.monitor_enable import PURGE_DRAWN, PURGE_ENTRIES, config_hint, statement
 
 # The consumers an idle holder's last statement needs, in the order performance_schema applies them.
 STATEMENT_CONSUMERS = ("global_instrumentation", "thread_instrumentation", "events_statements_current")
@@ -27,8 +27,8 @@ INSTRUMENTS_SQL = ("SELECT SUBSTRING_INDEX(NAME, '/', 2) AS family, SUM(ENABLED 
                    " FROM performance_schema.setup_instruments WHERE NAME LIKE 'wait/synch/%' OR NAME LIKE 'wait/io/%'"
                    " GROUP BY family")
 # The purge page's counters (off by default on every version).
-PURGE_METRICS_SQL = ("SELECT COUNT(*) FROM information_schema.INNODB_METRICS"
-                     " WHERE (NAME LIKE 'purge%' OR NAME LIKE 'trx_undo%') AND NOT {enabled}")
+PURGE_METRICS_SQL = ("SELECT COUNT(*) FROM information_schema.INNODB_METRICS WHERE NAME IN ("
+                     + ", ".join(f"'{name}'" for name in PURGE_DRAWN) + ") AND NOT {enabled}")
 PURGE_METRICS_ENTRIES = PURGE_ENTRIES  # INNODB_METRICS entries: statements now, the option file's list
 PURGE_METRICS_ON = "; ".join(statement(entry) for entry in PURGE_METRICS_ENTRIES)
 
@@ -112,7 +112,8 @@ def purge_counters_off(conn: pymysql.Connection, info: ServerInfo) -> list[Weake
     off = int(found[0][0]) if found else 0
     if not off:
         return []
-    return [Weakened(f"{off} InnoDB purge counters (INNODB_METRICS purge%, trx_undo%)", "purge counters",
+    return [Weakened(f"{off} of the purge page's {len(PURGE_DRAWN)} InnoDB purge counters (INNODB_METRICS "
+                     f"{', '.join(PURGE_DRAWN)})", "purge counters",
                      "the purge page has no purge rates (records purged, undo pages, DML delay) to draw",
                      f"run {PURGE_METRICS_ON} (and {config_hint(PURGE_METRICS_ENTRIES)})")]
 

@@ -61,6 +61,9 @@ def test_counters_turned_off_after_being_collected_are_flagged(admin_client, mar
     # Test connection names the same statement and option file line for the same counters.
     (purge,) = [w for w in check_server(server).weakened if w.figure == "purge counters"]
     assert ENABLE_PURGE_SQL in purge.fix and ENABLE_PURGE_CONFIG in purge.fix
+    # ... and counts the counters the page lists as off (it said 8 where the page listed 5: purge_stop_count,
+    # purge_resume_count and trx_undo_* are off too, and no page draws them).
+    assert len(WANTED) == 5 and purge.setting.startswith("5 of the purge page's 5 InnoDB purge counters")
     assert ("line already, add ,purge%,trx_undo% to the end of its list (inside its quotes, before any # comment): "
             "a second line replaces the first") in purge.fix
 
