@@ -28,6 +28,7 @@ class Trend:
     at_least: bool = False  # it starts at the first poll read: the turn may lie earlier
     scatter: float = 0.0  # the segment's polls' standard deviation around its line (segment.line)
     significant: bool = True  # the slope is told from 0 against that scatter and the noise (segment.line)
+    before: float | None = None  # the poll before the segment's first: where it turned from (None: a hole, or none)
 
     @property
     def per_minute(self) -> float | None:
@@ -64,7 +65,7 @@ def current_trend(ts: Sequence[datetime], values: Sequence[float | None]) -> Tre
     first = polled[seg.start]  # the segment's first poll, in values
     return Trend(fit.slope if len(used) >= MIN_POLLS else None, used[-1][0] - used[0][0], used[0][0], len(used),
                  seg.noise, after_hole=first > 0 and values[first - 1] is None, at_least=first == 0,
-                 scatter=fit.scatter, significant=fit.significant)
+                 scatter=fit.scatter, significant=fit.significant, before=ys[seg.start - 1] if seg.start else None)
 
 
 def last_outage(ts: Sequence[datetime], values: Sequence[float | None]) -> int:

@@ -29,6 +29,32 @@ def test_growing_with_a_transaction_open_is_held_by_it():
     assert verdict.kind == "held" and verdict.holder == HOLDER
 
 
+def test_a_fall_too_recent_for_a_pace_says_where_it_fell_from():
+    """An audit's read view released under 300 updates a second: the history rose 1,000 a poll to 30,100, then the
+    next poll read 201. For that poll and the one after there is no pace (at least 3 polls since the turn) and the
+    page said "No verdict": by hand it fell from 30,100 to 201 at the 30th poll, with nothing holding it."""
+    values = [1000.0 * i + 100 for i in range(31)] + [201.0]
+    trend = trend_of(values)
+    assert trend.per_second is None and trend.before == 30_100 and trend.since == T0 + timedelta(seconds=310)
+    assert purge_verdict(201, trend, 1_000_000, None).kind == "turned"
+    assert purge_verdict(201, trend, 1_000_000, HOLDER).kind == "held"  # one still open: still its
+    assert trend_of([201.0, 190.0]).before is None  # the first polls read: no turn to tell
+    assert purge_verdict(190, trend_of([201.0, 190.0]), 1_000_000, None).kind == ""
+
+
+def test_a_fall_too_recent_for_a_pace_reads_on_the_page(admin_client):
+    from testing.dashboards import make_server as page_server
+
+    server = page_server("fell")
+    now = timezone.now().replace(microsecond=0)
+    values = [1000 * i + 100 for i in range(31)] + [201]
+    write_samples([Sample(server.pk, "history_length", now - timedelta(seconds=10 * (len(values) - 1 - i)), 10.0,
+                          {reads.HISTORY: v}) for i, v in enumerate(values)])
+    body = admin_client.get(f"/servers/{server.pk}/purge/").content.decode()
+    verdict = body.split('id="purge-verdict"')[1].split("</section>")[0]
+    assert "Fell</strong> from 30,100 to 201 at" in verdict and "1 poll since, too few for a pace" in verdict
+
+
 def test_growing_with_none_open_is_purge_bound_with_the_rates():
     verdict = purge_verdict(5000, trend_of([1000 + 100 * i for i in range(30)]), 1_000_000, None, 800.0, 1200.0)
     assert verdict.kind == "purge-bound" and (verdict.purged_per_s, verdict.dml_per_s) == (800.0, 1200.0)
