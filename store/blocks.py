@@ -11,6 +11,7 @@ Every payload starts with a flags byte; zlib is applied only when it helps.
 """
 
 import zlib
+from collections.abc import Callable
 
 import numpy as np
 
@@ -397,12 +398,7 @@ def _rate_lines(groups: dict) -> dict:
     blobs = [blob for key in keys for blob, _o in groups[key]]
     alike, size = _alike(blobs)
     others = np.setdiff1d(np.arange(len(blobs)), alike)
-    parts = []
-    if len(alike):
-        parts.append((_matrix_line(size, [blobs[i] for i in alike.tolist()]), alike))
-    if len(others):
-        parts.append((_row_lines([blobs[i] for i in others.tolist()]), others))
-    found = _in_order(parts)
+    found = _two_ways(blobs, alike, lambda rows: _matrix_line(size, rows), others, _row_lines)
     if found is None:
         return {}  # not the layout this reads: the general path decides
     n = found[0]
@@ -415,6 +411,17 @@ def _rate_lines(groups: dict) -> dict:
     edges = np.append(kstart, int(n.sum())).tolist()
     return {owners[a]: {name: cols[name][edges[a]:edges[b]] for name in RATE_LINE}
             for a, b in zip(cuts[:-1], cuts[1:], strict=True)}
+
+
+def _two_ways(blobs: list[bytes], alike: np.ndarray, as_matrix: Callable, others: np.ndarray,
+              each: Callable) -> tuple[np.ndarray, ...] | None:
+    """The rows at `alike` read as one matrix, those at `others` one by one, put back in row order (_in_order)."""
+    parts = []
+    if len(alike):
+        parts.append((as_matrix([blobs[i] for i in alike.tolist()]), alike))
+    if len(others):
+        parts.append((each([blobs[i] for i in others.tolist()]), others))
+    return _in_order(parts)
 
 
 def _in_order(parts: list[tuple[tuple[np.ndarray, ...] | None, np.ndarray]]) -> tuple[np.ndarray, ...] | None:
@@ -652,12 +659,7 @@ def _gauge_lines(groups: dict) -> dict:
     sizes = np.fromiter(map(len, blobs), np.int64, len(blobs))
     size = int(np.bincount(sizes).argmax())
     alike, others = np.flatnonzero(sizes == size), np.flatnonzero(sizes != size)
-    parts = []
-    if len(alike):
-        parts.append((_float_matrix(size, [blobs[i] for i in alike.tolist()]), alike))
-    if len(others):
-        parts.append((_float_each([blobs[i] for i in others.tolist()]), others))
-    found = _in_order(parts)
+    found = _two_ways(blobs, alike, lambda rows: _float_matrix(size, rows), others, _float_each)
     if found is None:
         return {}  # not the layout this reads: the general path decides
     n = found[0]
