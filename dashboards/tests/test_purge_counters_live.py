@@ -75,14 +75,14 @@ def test_counters_turned_off_after_being_collected_are_flagged(admin_client, mar
 def test_a_user_without_process_is_told_what_to_grant_not_to_enable_the_counters(admin_client, mariadb):
     """INNODB_METRICS needs PROCESS: the card said the counters were off and gave innodb_monitor_enable, which the
     monitoring user's missing grant makes no difference to."""
-    mariadb.create_monitor_user("noprocess", "pw-noprocess", grants=False)
-    server = Server(name="no-process", host="127.0.0.1", port=mariadb.port, user="noprocess", poll_interval=1)
-    server.password = "pw-noprocess"
+    mariadb.create_monitor_user("purge_noprocess", "pw-purge-noprocess", grants=False)
+    server = Server(name="no-process", host="127.0.0.1", port=mariadb.port, user="purge_noprocess", poll_interval=1)
+    server.password = "pw-purge-noprocess"
     server.save()
     (source,) = poll_server(server.pk, only=["innodb_metrics"]).sources
     assert not source.ok and "missing privilege" in source.error
     page = admin_client.get(f"/servers/{server.pk}/purge/").content.decode()
     card = " ".join(page.split("Purge counters that are off on this server")[1].split("</section>")[0].split())
     assert "<code>INNODB_METRICS</code> cannot be read, so none of them is collected: missing privilege" in card
-    assert "GRANT PROCESS, BINLOG MONITOR, SLAVE MONITOR ON *.* TO &#x27;noprocess&#x27;@&#x27;%&#x27;;" in card
+    assert "GRANT PROCESS, BINLOG MONITOR, SLAVE MONITOR ON *.* TO &#x27;purge_noprocess&#x27;@&#x27;%&#x27;;" in card
     assert escape(ENABLE_PURGE_SQL) not in card
