@@ -18,6 +18,7 @@ from dashboards.analysis.shared_span import Shared, SourcePolls, same_polls, sha
 from dashboards.analysis.step_window import Window
 from dashboards.analysis.topwaits import Hidden, WaitRow, is_client, shown, wait_rows, without_conditions
 from dashboards.reads import AFTER_START, COUNT_PREFIX, TIME_PREFIX, WAIT_TIMES, interval_sums
+from dashboards.server_texts import BASIS_SERIES
 from dashboards.window_reads import WindowPolls, samples_in, window_sums
 from store import levels, query
 from store.points import from_micros, micros
@@ -36,8 +37,9 @@ def interval_times(server_id: int, start: datetime,
                    end: datetime) -> tuple[list[WaitRow], dict[str, tuple[int | float, float]]]:
     """Every wait's time over the polls in (start, end] (reads.interval_waits() without the counts: each row's
     count is 0, counted() reads those a page shows) and the sums per_transaction_from() needs, in one store read:
-    the waits page read every wait's time twice, once for each, and all 347 counts to show 20."""
-    sums = interval_sums(server_id, [TPS, BUSY_SECONDS, WAIT_TIMES], start, end)
+    the waits page read every wait's time twice, once for each, and all 347 counts to show 20. The sums hold
+    TPS's counters too (BASIS_SERIES: range_texts says which counted the range), read with TPS in that read."""
+    sums = interval_sums(server_id, [*BASIS_SERIES, BUSY_SECONDS, WAIT_TIMES], start, end)
     return wait_rows({name: total for name, (total, _s) in sums.items() if name.startswith(TIME_PREFIX)}), sums
 
 

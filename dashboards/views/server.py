@@ -252,7 +252,7 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
     second, problem = second_interval(request.GET, tr.end)
     off = families_off(server.pk, tr.start, tr.end)
     per_trx_a = per_trx_reads.per_transaction_from(server.pk, tr.start, tr.end, sums_a, rows_a)
-    texts = range_texts(server, reads.interval_sums(server.pk, BASIS_SERIES, tr.start, tr.end))
+    texts = range_texts(server, sums_a)  # the TPS counters' sums came with the waits
     compared = compared_waits(server.pk, tr, second, rows_a, per_trx_a, (conditions, client), limit) if second else {}
     events = [r.event for r in rows_a[:limit]] + [d.event for d in compared.get("diffs", [])]
     rows_a, hidden = shown_waits(counted_waits(server.pk, tr, waits_a, events), conditions, client)
