@@ -183,13 +183,9 @@ def level_at(levels: Sequence[tuple[datetime, float]], at: datetime) -> float | 
 
 def level_medians(ts: Sequence[datetime], values: Sequence[float | None],
                   splits: Sequence[int]) -> list[tuple[datetime, float]]:
-    """Each level's first poll and median (`splits`: the first poll of each new one), as level_dips judges them."""
-    out = []
-    for lo, hi in pairwise([0, *splits, len(values)]):
-        level = [v for v in values[lo:hi] if v is not None]
-        if level:
-            out.append((ts[lo], float(np.median(level))))
-    return out
+    """Each level's first poll and the median of its polls (`splits`: the first poll of each new one)."""
+    return [(ts[lo], float(np.median([v for v in values[lo:hi] if v is not None])))
+            for lo, hi in pairwise([0, *splits, len(values)])]
 
 
 def periodic(dips: Sequence[Dip], interval: float = 0.0) -> tuple[float, list[Dip]] | None:
@@ -419,7 +415,8 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
     levels = levels_of([t for t, _ in kept], y)
     shifts = levels.shifts
     splits = [next(i for i, t in enumerate(ts) if t >= s.at) for s in shifts]
-    dips = level_dips(ts, values, splits, resumed, began)
+    medians = level_medians(ts, values, splits)  # the dips are judged against them, the one-poll stalls too
+    dips = level_dips(ts, values, splits, medians, resumed, began)
     if any(end > ts[0] for _start, end in outages):
         dips = tuple(with_outages(dips, [(a, b) for a, b in outages if b > ts[0]]))
     moving = tuple(moving_waits(values, {k: v[start:] for k, v in (waits or {}).items()}))
@@ -433,7 +430,7 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
                    warmup_polls=cut, last_poll=kept[-1][0], warmup_stall=ran_past,
                    dip_levels=tuple(s.at for s in shifts))
     longer = stalls(dips, interval)
-    halted = stopped(dips, interval, level_medians(ts, values, splits))
+    halted = stopped(dips, interval, medians)
     found = periodic(longer, interval) or periodic(halted, interval)
     if found is not None:
         recurring = on_grid(dips, found[0], found[1], interval)
@@ -457,17 +454,17 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
 
 
 def level_dips(ts: Sequence[datetime], values: Sequence[float | None], splits: Sequence[int],
-               resumed: Mapping[datetime, datetime] | None = None, began: datetime | None = None) -> tuple[Dip, ...]:
-    """The dips of each level (`splits`: the first poll of each new one) below DEFAULT_DIP_FRACTION of its own
-    median: a lower level is no stall of a higher one (30 TPS, then 60, then 90: the 30s hover at half the
-    median and read as dips of the whole range). resumed: find_dips' (where each hole's outage ended); began:
-    where the first point's reading began. A later level's first point counts from the point before it."""
-    bounds = [0, *splits, len(values)]
+               medians: Sequence[tuple[datetime, float]], resumed: Mapping[datetime, datetime] | None = None,
+               began: datetime | None = None) -> tuple[Dip, ...]:
+    """The dips of each level (`splits`: the first poll of each new one; `medians`: level_medians()) below
+    DEFAULT_DIP_FRACTION of its own median: a lower level is no stall of a higher one (30 TPS, then 60, then 90:
+    the 30s hover at half the median and read as dips of the whole range). resumed: find_dips' (where each hole's
+    outage ended); began: where the first point's reading began. A later level's first point counts from the
+    point before it."""
     found: list[Dip] = []
-    for lo, hi in pairwise(bounds):
-        level = [v for v in values[lo:hi] if v is not None]
+    for (lo, hi), (_first, median) in zip(pairwise([0, *splits, len(values)]), medians, strict=True):
         first = began if lo == 0 else ts[lo - 1] if values[lo - 1] is not None else None
-        found += find_dips(ts[lo:hi], values[lo:hi], float(np.median(level)) * DEFAULT_DIP_FRACTION, resumed=resumed,
+        found += find_dips(ts[lo:hi], values[lo:hi], median * DEFAULT_DIP_FRACTION, resumed=resumed,
                            first_began=first)
     return tuple(found)
 
