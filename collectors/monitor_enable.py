@@ -14,9 +14,10 @@ from collections.abc import Sequence
 # the same seven, and neither turns on trx_undo_*, which are in module_trx). One list for Test connection, the
 # purge page and the pressure page.
 PURGE_ENTRIES = ("purge%", "trx_undo%")
-# The purge page's counters by name (its rates and its DML delay line): what Test connection counts as off.
-PURGE_DRAWN = ("purge_del_mark_records", "purge_upd_exist_or_extern_records", "purge_undo_log_pages",
-               "purge_invoked", "purge_dml_delay_usec")
+# The purge page's counters by name, its rates and its DML delay line: what Test connection counts as off.
+PURGE_RATES = ("purge_del_mark_records", "purge_upd_exist_or_extern_records", "purge_undo_log_pages", "purge_invoked")
+PURGE_DELAY = "purge_dml_delay_usec"
+PURGE_DRAWN = (*PURGE_RATES, PURGE_DELAY)
 
 
 def statement(entry: str) -> str:

@@ -6,11 +6,10 @@ from datetime import datetime, timedelta
 
 from django.db.models import Q
 
-from collectors import registry
+from collectors import monitor_enable, registry
 from collectors.connection import parse_version
 from collectors.metric import TPS
 from collectors.models import PollRecord, TrxHolder
-from collectors.monitor_enable import PURGE_DRAWN
 from collectors.status import OFF, status_of
 from dashboards.analysis.per_transaction import PerTransaction
 from dashboards.analysis.purge_growth import REACH, Trend, current_trend
@@ -38,12 +37,12 @@ WAIT_TIMES = TIME_PREFIX + "*"
 REPLICA = "replica.*"  # the replication source's lag and thread states, per channel
 MUTEX_PREFIX = "mutex.waits:"
 MUTEX_WAITS = MUTEX_PREFIX + "*"
-PURGE_DELAY = "innodb_metrics:purge_dml_delay_usec"  # the last of monitor_enable.PURGE_DRAWN
+PURGE_DELAY = f"innodb_metrics:{monitor_enable.PURGE_DELAY}"
 INNODB_METRICS = "innodb_metrics:*"  # every counter the server has enabled, read together once a minute
 FLEET_NOW = [TPS, HISTORY, WAIT_TIMES, REPLICA]  # the fleet page's figures of now
 RANK_POINTS = 60  # resolution at which the top waits of a chart are chosen
 # The purge counters the purge-lag view draws when the server has them enabled.
-PURGE_COUNTERS = [f"innodb_metrics:{name}" for name in PURGE_DRAWN if f"innodb_metrics:{name}" != PURGE_DELAY]
+PURGE_COUNTERS = [f"innodb_metrics:{name}" for name in monitor_enable.PURGE_RATES]
 
 
 @dataclass
