@@ -11,6 +11,7 @@ from django.conf import settings
 from store.statements import COUNTERS, REST
 
 TIME = COUNTERS.index("time_ps")
+TOP_N = 200  # digests kept a read where the settings do not say (monitor/settings.py's default too)
 KEY_SEP = "\x1f"  # between schema and digest in a snapshot key (neither can hold it)
 
 
@@ -78,7 +79,7 @@ class Interval:
 
 def top_n() -> int:
     """STATEMENTS_TOP_N; its default where no settings are read (`python -m collectors.standalone`)."""
-    return int(getattr(settings, "STATEMENTS_TOP_N", 200)) if settings.configured else 200
+    return int(getattr(settings, "STATEMENTS_TOP_N", TOP_N)) if settings.configured else TOP_N
 
 
 def top_rows(rows: list[DigestRow], keep: int | None = None) -> list[DigestRow]:
