@@ -534,10 +534,12 @@ def statement_text(digest_id: int) -> statement_reads.Text | None:
     return statement_reads.text(digest_id)
 
 
-def runs_with_statement(server_id: int, digest_id: int, runs: list) -> list:
-    """The runs (newest first, as given) during which this digest has rows."""
+def runs_with_statement(server_id: int, digest_id: int, runs: list) -> list[tuple]:
+    """The runs (newest first, as given) during which a digest read holding this digest ended, each with the
+    seconds the latest such read began before the run (0: one began inside it; more: it may have run before)."""
     ranges = [(run.started_at, run.ended_at or datetime.now(run.started_at.tzinfo)) for run in runs]
-    return [run for run, seen in zip(runs, statement_reads.seen_in(server_id, digest_id, ranges), strict=True) if seen]
+    seen = statement_reads.seen_in(server_id, digest_id, ranges)
+    return [(run, before) for run, before in zip(runs, seen, strict=True) if before is not None]
 
 
 READ_LATE = 1.5  # statement intervals: how long after a time the read holding it may end (the source's jitter)

@@ -39,8 +39,9 @@ TIMES_SQL = ("SELECT (extract(epoch from ts) * 1000000)::bigint, interval_ms FRO
              " WHERE server_id = %s AND ts > %s AND ts <= %s ORDER BY ts")
 # The digest ids of the reads in some (a, b] ranges, each with its range's number (from 1).
 IDS_IN_SQL = (
-    "SELECT r.k, s.n, s.ids FROM unnest(%s::timestamptz[], %s::timestamptz[]) WITH ORDINALITY AS r(a, b, k) "
-    "CROSS JOIN LATERAL (SELECT n, ids FROM store_statement WHERE server_id = %s AND ts > r.a AND ts <= r.b "
+    "SELECT r.k, s.n, s.ids, extract(epoch from r.a - s.began) FROM unnest(%s::timestamptz[], %s::timestamptz[]) "
+    "WITH ORDINALITY AS r(a, b, k) CROSS JOIN LATERAL (SELECT n, ids, ts - interval_ms * interval '1 millisecond' "
+    "AS began FROM store_statement WHERE server_id = %s AND ts > r.a AND ts <= r.b "
     "AND ts > %s AND ts <= %s OFFSET 0) s"
 )
 # The first read at or after each (server, a) up to b (a read's end: the constant bounds prune partitions).
@@ -447,8 +448,10 @@ def text(digest_id: int) -> Text | None:
     return None if row is None else Text(*row)
 
 
-def seen_in(server_id: int, digest_id: int, ranges: list[tuple[datetime, datetime]]) -> list[bool]:
-    """Whether the digest has a row in each range (only the ids are decoded), in one statement."""
+def seen_in(server_id: int, digest_id: int, ranges: list[tuple[datetime, datetime]]) -> list[float | None]:
+    """Per (a, b] range, whether the digest has a row in a read ending in it (only the ids are decoded), in one
+    statement: None where not, else the seconds the latest-beginning such read began before a (0 where one began
+    inside: a read counts the interval before it, so one that began before a may hold statements run before a)."""
     if not ranges:
         return []
     with binary_cursor() as cur:
@@ -456,9 +459,13 @@ def seen_in(server_id: int, digest_id: int, ranges: list[tuple[datetime, datetim
                                  min(a for a, _ in ranges), max(b for _, b in ranges)], binary=True)
         stored = cur.fetchall()
     ids = codec.decode(b"".join(row[2] for row in stored))[0]
-    ranges_of = np.repeat(np.array([row[0] for row in stored], np.int64), [row[1] for row in stored])
-    seen = set(ranges_of[ids == digest_id].tolist())
-    return [k + 1 in seen for k in range(len(ranges))]
+    counts = [row[1] for row in stored]
+    ranges_of = np.repeat(np.array([row[0] for row in stored], np.int64), counts)
+    lead = np.repeat(np.array([max(0.0, float(row[3])) for row in stored]), counts)
+    found: dict[int, float] = {}
+    for k, before in zip(ranges_of[ids == digest_id].tolist(), lead[ids == digest_id].tolist(), strict=True):
+        found[k] = min(before, found.get(k, before))
+    return [found.get(k + 1) for k in range(len(ranges))]
 
 
 def covering(times: list[tuple[int, datetime, datetime]]) -> list[datetime | None]:

@@ -60,6 +60,12 @@ class UslFit:
         return self.peak is not None and not self.lowest <= self.peak <= self.highest
 
     @property
+    def below_levels(self) -> bool:
+        """The peak lies below the fewest threads swept: throughput already fell at the first step up, so there is
+        no turn further up to sweep past (a falling sweep's peak at 0.7 threads)."""
+        return self.peak is not None and self.peak < self.lowest
+
+    @property
     def ceiling(self) -> float | None:
         """Without crosstalk (kappa 0) the throughput approaches lambda / sigma and never turns down."""
         return self.lam / self.sigma if self.kappa <= 0 and self.sigma > 0 else None

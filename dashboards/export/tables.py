@@ -95,10 +95,10 @@ def compare_rows(summaries: list[RunSummary], per_trx: list[PerTransaction]) -> 
     yield RUN_HEADER
     reference = summaries[0].tps.mean if summaries else None
     for s, pt in zip(summaries, per_trx, strict=True):
-        yield [s.run.pk, s.run.name, s.run.server.name, s.start, s.run.ended_at, s.seconds, s.tps.mean,
-               s.tps.p5, s.tps.p95, s.tps.median, s.tps.cv, s.qps, s.transactions, s.max_history,
-               ratio(s.tps.mean, reference), s.warmup, pt.wait_ms, pt.cpu_ms, s.covered, pt.wait_seconds,
-               pt.cpu_seconds]
+        yield [s.run.pk, s.run.name, s.run.server.name, to_second(s.start), to_second(s.run.ended_at),
+               to_ms(s.seconds), s.tps.mean, s.tps.p5, s.tps.p95, s.tps.median, s.tps.cv, s.qps, s.transactions,
+               s.max_history, ratio(s.tps.mean, reference), s.warmup, pt.wait_ms, pt.cpu_ms, to_ms(s.covered),
+               to_ms(pt.wait_seconds), to_ms(pt.cpu_seconds)]
 
 
 def annotation_rows(annotations: Iterable[Annotation]) -> Iterator[list]:
@@ -139,7 +139,8 @@ def scalability_rows(study: Study) -> Iterator[list]:
             waits = [None if lv.wait_per_trx(e) is None else lv.wait_per_trx(e) / 1e6 for e in study.events]
             own, fit = lv.own, section["fit"]
             yield [curve.name, curve.label, lv.run.server.name, lv.concurrency, lv.run.pk, lv.run.name,
-                   lv.window.start, lv.window.end, lv.tps.samples, lv.tps.seconds, lv.tps.transactions,
+                   to_second(lv.window.start), to_second(lv.window.end), lv.tps.samples, to_ms(lv.tps.seconds),
+                   lv.tps.transactions,
                    lv.tps.avg, lv.tps.p5, lv.tps.p95, ratios.get(lv.run.pk), row["gain"],
                    knee_cell(row), differs, moved, own.tps if own else None, lv.others,
                    row["efficiency"], lv.server_qps, own.latency_avg_ms if own else None,
@@ -179,6 +180,12 @@ def to_second(ts: datetime | None) -> datetime | None:
     """A time as the pages say it (%H:%M:%S) and the series export labels rows: whole seconds, which a
     spreadsheet reads as a time (with microseconds it reads text)."""
     return ts.replace(microsecond=0) if ts else None
+
+
+def to_ms(seconds: float | None) -> float | None:
+    """Seconds summed from polls' intervals (milliseconds) to the millisecond: 10.1 + 10.2 + 10.3 is written 30.6,
+    not 30.599999999999998."""
+    return None if seconds is None else round(seconds, 3)
 
 
 def knee_cell(row: dict) -> str:

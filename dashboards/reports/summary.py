@@ -16,6 +16,7 @@ from store import levels, query
 
 ALL_POINTS = 10**6  # no downsampling of a run's rollup points
 QPS = "qps"
+EDGE_POLLS = 2  # the polls at a run's start and end, which began before it or end after it: never inside
 # The other figures of a run's window (its waits' times and host CPU, its TPS basis, its statements'
 # transactions), for a page that shows them to read with its summary's polls: summarize_run(also=WINDOW_FIGURES).
 WINDOW_FIGURES = (*RUN_TIMES, *BASIS_SERIES, *STATEMENT_SUMS)
@@ -43,6 +44,13 @@ class RunSummary:
     @property
     def seconds(self) -> float:
         return (self.end - self.start).total_seconds()
+
+    @property
+    def partly_covered(self) -> bool:
+        """Its TPS polls cover less of the run than all but its two edge polls' intervals: the server was down or
+        unreachable for part of it (a run killed with its server), and its averages are of the seconds covered."""
+        edges = EDGE_POLLS * self.run.server.poll_interval
+        return self.resolution == "polls" and 0 < self.covered < self.seconds - edges
 
     @property
     def run_seconds(self) -> float:

@@ -116,3 +116,15 @@ def test_a_host_busy_from_one_thread_on_while_the_sweep_still_scales_is_not_call
     assert ("from 1 thread on, yet every step up still gained: the busy share holds other work on the host than "
             "this sweep's, which found cores anyway") in words
     assert "more threads will find no free core" not in words
+
+
+def test_a_saturated_sweep_of_two_levels_points_to_no_fit_it_does_not_have(client, admin_user):
+    """Seen in the audit: sysbench at 1 and 2 threads on a saturated 2-core host (54.5 and 53.6 TPS) read "The
+    fitted σ below is what saturation looks like" above "No scalability law fitted: it needs TPS at 3 levels or
+    more". Inside means (base + 40) 588.8 and 759.6: the step to 2 gained 29 % of one thread's TPS, knee at 1."""
+    write_sweep(server("lab"), "two", "", RECENT_T0, {1: 548.8, 2: 719.6}, busy_pct={1: 99.3, 2: 99.6})
+    words = text(page(client, admin_user, sweep="two"))
+    assert ("Host CPU saturated (99.3-99.6 % busy of 2 CPUs) from 1 thread on: the knee is the CPU's, not "
+            "contention. The waits that grow are threads waiting for a core inside their calls") in words
+    assert "No scalability law fitted: it needs TPS at 3 levels or more" in words
+    assert "fitted σ" not in words
