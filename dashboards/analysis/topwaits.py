@@ -197,6 +197,8 @@ def human_ps(ps: float | None) -> str:
     """Picoseconds as the unit a person reads at a glance."""
     if ps is None:
         return ""
+    if ps == 0:
+        return "0"  # "0 ps" read as a measured trace of time, where nothing was waited
     for unit, size in (("s", 1e12), ("ms", 1e9), ("µs", 1e6), ("ns", 1e3)):
         if abs(ps) >= size:
             return f"{ps / size:,.2f} {unit}"

@@ -134,6 +134,7 @@ def test_intervals_of_different_lengths_compare_rates_and_cost_per_transaction()
 
 def test_human_ps():
     assert human_ps(1.5e12) == "1.50 s" and human_ps(2500) == "2.50 ns" and human_ps(None) == ""
+    assert human_ps(0) == "0" and human_ps(0.0) == "0" and human_ps(999) == "999 ps"
 
 
 def test_lines_are_chosen_by_their_total_over_the_range():
