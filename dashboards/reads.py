@@ -3,6 +3,7 @@
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from itertools import islice
 
 from django.db.models import Q
 
@@ -375,8 +376,22 @@ def purge_verdict_at(server_id: int, last: datetime | None, current: float | Non
         # lower before its load began): no reading of the segment yet, as before the counters' first poll.
         purged, (_, dml, lo, hi) = None, purge_rates(server_id, trend.since, last, whole=True)
     off = purged is None and any(m in purge_counters(server_id)[1] for m in PURGED)
-    verdict = purge_verdict(current, trend, threshold, holder_at(server_id, last), purged, dml, off, unread)
+    holder = holder_at(server_id, last)
+    released = released_at(server_id, last, trend) if holder is None and trend.direction == "growing" else None
+    verdict = purge_verdict(current, trend, threshold, holder, purged, dml, off, unread, released)
+    if verdict.kind == "released":
+        return replace(verdict, gone_by=last)
     return replace(verdict, rates_from=lo, rates_to=hi) if verdict.dml_per_s is not None else verdict
+
+
+def released_at(server_id: int, last: datetime, trend: Trend) -> Holder | None:
+    """The holder of the history poll before `last` (gone by `last`) where it was open over most of the segment:
+    the growth was its read view's. A transaction of a second the poll before happened to catch is none."""
+    if trend.since is None:
+        return None
+    before = next(islice(polls_back(server_id, HISTORY, trend.since, last), 1, None), None)
+    holder = holder_at(server_id, before[0]) if before is not None else None
+    return holder if holder is not None and holder.since <= trend.since + (last - trend.since) / 2 else None
 
 
 @dataclass(frozen=True)

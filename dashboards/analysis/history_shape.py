@@ -81,13 +81,25 @@ def shape(ts: Sequence[datetime], ys: Sequence[float]) -> Shape:
         top = start + int(np.argmax(ys[start:cut]))
         low = start + newest_lowest(ys[start:top + 1])
         if ys[top] - ys[low] >= HUMP_MIN:
-            humps.append(Hump(ts[low], ys[top], ts[top], ts[cut], ys[cut], cliff=cut - top <= 2))
+            bottom = settled_from(ys, cut, ys[top])
+            humps.append(Hump(ts[low], ys[top], ts[top], ts[bottom], ys[bottom], cliff=cut - top <= 2))
             start = cut
     sigma = noise(ys[start:])
     while (found := drain(ts, ys, start, sigma)) is not None:
         hump, start = found
         humps.append(hump)
     return Shape(tuple(humps), start if humps else 0)
+
+
+def settled_from(ys: Sequence[float], cut: int, peak: float) -> int:
+    """Where a fall to the cliff's bottom `cut` settled: the first poll from it within SETTLED of the fall of the
+    lowest the polls after it fall to, one after another (97,913, 59,113, 21,264, the cliff's bottom, then 293
+    and 55 settled at 293); the bottom itself where the next poll is no lower."""
+    end = cut
+    while end + 1 < len(ys) and ys[end + 1] < ys[end]:
+        end += 1
+    lowest = ys[end]
+    return next(i for i in range(cut, end + 1) if ys[i] <= lowest + SETTLED * (peak - lowest))
 
 
 def drain(ts: Sequence[datetime], ys: Sequence[float], start: int, sigma: float) -> tuple[Hump, int] | None:

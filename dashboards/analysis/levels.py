@@ -82,8 +82,9 @@ def shifts_and_stalls(ts: Sequence[datetime], y: np.ndarray,
     short = short_stalls(y, side)
     if short.any():  # too short to be a level: found first, or its polls join a level and hide it and the changes
         return left_out(ts, x, y, short)
-    found = segmented(y, side)
-    splits = passing(x, y, found)
+    order = segmented_order(y, side)
+    found = sorted(order)
+    splits = most_passing(x, y, order)
     # A stall is looked for among the levels found as well as those passing: an uneven recovery after it (one
     # poll back at the old level, one low, then a new level) leaves the level after the stall more than half a
     # line's squares, so the stall's end is dropped and its 0s merge into the new level.
@@ -243,8 +244,26 @@ def stalls_of(y: np.ndarray, splits: list[int]) -> np.ndarray:
     return out
 
 
+def most_passing(x: np.ndarray, y: np.ndarray, order: Sequence[int]) -> list[int]:
+    """passing() of the segmentation's splits, or of its first ones (a coarser segmentation, fewer levels) where
+    that keeps more changes: splits made inside a change of several polls each fail against levels mixed by the
+    others, and dropping them one at a time never tries the coarse split alone (a load cut to a fifth over 6
+    polls read "Drifting" where its first split passed alone; testing/level_change_heavy_writer.py)."""
+    best = passing(x, y, sorted(order))
+    for k in range(len(order) - 1, len(best), -1):
+        kept = passing(x, y, sorted(order[:k]))
+        if len(kept) > len(best):
+            best = kept
+    return best
+
+
 def segmented(y: np.ndarray, side: int) -> list[int]:
     """Binary segmentation's splits (the first poll of each new level), in order: up to MAX_LEVELS levels."""
+    return sorted(segmented_order(y, side))
+
+
+def segmented_order(y: np.ndarray, side: int) -> list[int]:
+    """segmented()'s splits in the order they were made: its first k are the segmentation into k + 1 levels."""
     parts = [(0, len(y))]
     splits: list[int] = []
     while len(parts) < MAX_LEVELS:
@@ -255,7 +274,7 @@ def segmented(y: np.ndarray, side: int) -> list[int]:
         _, lo, hi, at = max(found)
         parts[parts.index((lo, hi)):parts.index((lo, hi)) + 1] = [(lo, lo + at), (lo + at, hi)]
         splits.append(lo + at)
-    return sorted(splits)
+    return splits
 
 
 def edge_least(lo: int, hi: int, n: int, side: int) -> tuple[int, int]:

@@ -3,6 +3,7 @@
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
 import numpy as np
 
@@ -29,6 +30,7 @@ class Trend:
     scatter: float = 0.0  # the segment's polls' standard deviation around its line (segment.line)
     significant: bool = True  # the slope is told from 0 against that scatter and the noise (segment.line)
     before: float | None = None  # the poll before the segment's first: where it turned from (None: a hole, or none)
+    turned: "Turn | None" = None  # where it turned from (turned_from); None where `before` is
 
     @property
     def per_minute(self) -> float | None:
@@ -65,7 +67,26 @@ def current_trend(ts: Sequence[datetime], values: Sequence[float | None]) -> Tre
     first = polled[seg.start]  # the segment's first poll, in values
     return Trend(fit.slope if len(used) >= MIN_POLLS else None, used[-1][0] - used[0][0], used[0][0], len(used),
                  seg.noise, after_hole=first > 0 and values[first - 1] is None, at_least=first == 0,
-                 scatter=fit.scatter, significant=fit.significant, before=ys[seg.start - 1] if seg.start else None)
+                 scatter=fit.scatter, significant=fit.significant, before=ys[seg.start - 1] if seg.start else None,
+                 turned=turned_from(used, ys[seg.start - 1]) if seg.start else None)
+
+
+class Turn(NamedTuple):
+    """The last turn: the value it turned from, the first poll that read the new way, and the polls from it."""
+
+    came_from: float
+    at: datetime
+    polls: int
+
+
+def turned_from(used: Sequence[tuple[datetime, float]], before: float) -> Turn:
+    """Where the segment `used` turned from, the first poll that read the new way and the polls from it: the poll
+    before it and its first poll, unless its first poll is further from the newest than that poll is (a drain's
+    segment starts at its peak: 150,456 then 97,913 fell from the peak, not from the 145,044 before it)."""
+    newest = used[-1][1]
+    if len(used) > 1 and abs(used[0][1] - newest) > abs(before - newest):
+        return Turn(used[0][1], used[1][0], len(used) - 1)
+    return Turn(before, used[0][0], len(used))
 
 
 def last_outage(ts: Sequence[datetime], values: Sequence[float | None]) -> int:

@@ -28,7 +28,8 @@ class Holder:
 
 @dataclass(frozen=True)
 class PurgeVerdict:
-    # "held", "purge-bound", "keeping-up", "ahead", "early", "unread", "nearly-empty", "draining", "flat",
+    # "held", "released" (gone by the last poll, the growth its read view's), "purge-bound", "keeping-up", "ahead",
+    # "early", "unread", "nearly-empty", "draining", "flat",
     # "turned" (a turn too recent for a pace), or ""
     kind: str
     holder: Holder | None = None
@@ -40,11 +41,12 @@ class PurgeVerdict:
     rates_from: datetime | None = None  # the seconds (rates_from, rates_to] both rates cover (reads.purge_rates)
     rates_to: datetime | None = None
     unread: str = ""  # "unread": why the oldest transaction could not be read (a missing privilege)
+    gone_by: datetime | None = None  # "released": the poll that found its holder gone (the last history poll)
 
 
 def purge_verdict(current: float | None, trend: Trend, threshold: float, holder: Holder | None,
                   purged_per_s: float | None = None, dml_per_s: float | None = None,
-                  counters_off: bool = False, holders_unread: str = "") -> PurgeVerdict:
+                  counters_off: bool = False, holders_unread: str = "", released: Holder | None = None) -> PurgeVerdict:
     """Growing, or no trend yet (a turn's first polls), with a transaction open: held by it; a turn's first polls
     with none: turned (a read view released: 30,112 to 201, said rather than no verdict); growing
     without one: purge-bound; falling: draining;
@@ -54,6 +56,8 @@ def purge_verdict(current: float | None, trend: Trend, threshold: float, holder:
     Purge-bound needs the growth over OWN_POLLS polls at least (else "early") and, where the counters
     were read, purge falling behind DML by more than KEEP_UP (else "keeping-up", or "ahead" above it).
     The drain is the segment's slope carried on: (length - threshold) / pace and length / pace.
+    Growing with no holder now but `released`, the holder of the poll before, open over most of the segment: released
+    (the growth was its read view's; purge had had less than a poll to start, so its rate says nothing of its pace).
     Growing with no holder where the oldest transaction could not be read (`holders_unread`, why: INNODB_TRX needs
     PROCESS) is "unread": a read view held and purge falling behind look the same from the history length alone.
     """
@@ -70,6 +74,8 @@ def purge_verdict(current: float | None, trend: Trend, threshold: float, holder:
         pace = -trend.per_second
         below = timedelta(seconds=(current - threshold) / pace) if current >= threshold else None
         return PurgeVerdict("draining", to_threshold=below, to_empty=timedelta(seconds=current / pace))
+    if trend.direction == "growing" and holder is None and released is not None:
+        return PurgeVerdict("released", holder=released)
     if trend.direction == "growing" and holder is None and holders_unread:
         return PurgeVerdict("unread", unread=holders_unread)
     if trend.direction == "growing":
