@@ -118,6 +118,29 @@ def purge_counters_off(conn: pymysql.Connection, info: ServerInfo) -> list[Weake
                      f"run {PURGE_METRICS_ON} (and {config_hint(PURGE_METRICS_ENTRIES)})")]
 
 
+# What Test connection says where performance_schema is ON but the user may not read it (the privilege check
+# names the GRANT): not "nothing off", which is what the unreadable tables would otherwise look like.
+SETUP_UNREADABLE = Weakened(
+    "performance_schema's consumers and wait instruments, unreadable to this user, may be",
+    "waits, mutex waits and the purge holder's statement",
+    "which of them are cannot be listed until it may read performance_schema",
+    "give the monitoring user SELECT ON performance_schema.* (the GRANT above), then test again")
+DENIED = (1044, 1142, 1146, 1227)  # access denied to a database or table, no such table, a privilege missing
+
+
+def setup_readable(conn: pymysql.Connection) -> bool:
+    """Whether this user may read performance_schema's setup tables (the consumers, as the check reads them)."""
+    try:
+        with conn.cursor() as cur:
+            cur.execute(CONSUMERS_SQL)
+            cur.fetchall()
+    except pymysql.MySQLError as exc:
+        if exc.args and exc.args[0] in DENIED:
+            return False
+        raise
+    return True
+
+
 def answer(conn: pymysql.Connection, sql: str) -> list[tuple]:
     """The rows, text decoded; none where the user may not read the table (the privilege check says so)."""
     try:
@@ -125,7 +148,7 @@ def answer(conn: pymysql.Connection, sql: str) -> list[tuple]:
             cur.execute(sql)
             rows = cur.fetchall()
     except pymysql.MySQLError as exc:
-        if exc.args and exc.args[0] in (1044, 1142, 1146, 1227):
+        if exc.args and exc.args[0] in DENIED:
             return []
         raise
     return [tuple(v.decode() if isinstance(v, bytes) else v for v in row) for row in rows]
@@ -135,5 +158,5 @@ def read_weakened(conn: pymysql.Connection, info: ServerInfo) -> list[Weakened]:
     """Everything this server leaves off that a figure needs, each with what it costs and how to turn it on."""
     found = [w for w in (tps_counter(info),) if w] + performance_schema_off(info)
     if info.performance_schema:
-        found += consumers_off(conn) + instruments_off(conn)
+        found += consumers_off(conn) + instruments_off(conn) if setup_readable(conn) else [SETUP_UNREADABLE]
     return found + purge_counters_off(conn, info)

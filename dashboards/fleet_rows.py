@@ -12,6 +12,8 @@ from django.utils import timezone
 
 from alerts.numbers import fmt_span
 from alerts.status import firing_for_servers
+from collectors import weakened
+from collectors.sources import wait_instruments
 from dashboards import host_series, reads
 from dashboards.analysis.fleet_state import DISABLED, DOWN, NEVER, STALE, UP, State, ago, server_state, stale_limit
 from dashboards.analysis.purge_growth import MIN_POLLS, REACH, Trend, current_trend
@@ -48,6 +50,7 @@ class FleetRow:
     old: dict[str, str] = field(default_factory=dict)
     trend: FleetTrend = FleetTrend(None)
     trend_note: str = ""  # since when it holds: the turning point, or the resumed polling
+    waits_off: str = ""  # the wait instruments the newest poll found off ("288 of 288 wait/synch/%"), or ""
 
 
 def health_of(server: Server):
@@ -58,7 +61,11 @@ def health_of(server: Server):
         return None
 
 
-FIGURES = [*reads.FLEET_NOW, host_series.BUSY]  # TPS, history length, wait rates, replica state, CPU busy
+# The wait instruments off and all of them, per family, as wait_instruments stores them every poll.
+INSTRUMENTS = [(family, wait_instruments.OFF_GAUGE + family, wait_instruments.ALL_GAUGE + family)
+               for family in weakened.WAIT_FAMILIES]
+# TPS, history length, wait rates, replica state, CPU busy, wait instruments off.
+FIGURES = [*reads.FLEET_NOW, host_series.BUSY, *(name for _, *gauges in INSTRUMENTS for name in gauges)]
 # Problems first: a server that is down must not hide below the healthy ones.
 STATE_ORDER = {DOWN: 0, STALE: 1, NEVER: 2, UP: 3, DISABLED: 4}
 
@@ -93,6 +100,7 @@ def with_figures(rows: list[FleetRow], conditions: bool, now: datetime) -> None:
         row.tps, row.history = _value(mine, sid, reads.TPS), _value(mine, sid, reads.HISTORY)
         row.cpu_busy, row.replica = _value(mine, sid, host_series.BUSY), replica_now(mine, sid)
         row.at = reading_times(mine, sid, row.top_wait)
+        row.waits_off = instruments_off(mine, sid)
         row.old = old_figures(row.at, now, stale_limit(row.server))
     # The trend's reach, every poll (1 s polls: 600 points), as the purge page reads it: up to the
     # newest history reading where that is older than the page's "now". Every server in one read.
@@ -114,6 +122,16 @@ def reading_times(latest: dict, server_id: int, top_wait: reads.TopWait | None) 
     found = {"tps": latest.get((server_id, reads.TPS)), "history": latest.get((server_id, reads.HISTORY)),
              "top_wait": latest.get((server_id, TIME_PREFIX + top_wait.event)) if top_wait else None}
     return {name: reading[0] for name, reading in found.items() if reading}
+
+
+def instruments_off(latest: dict, server_id: int) -> str:
+    """The wait families whose instruments the newest poll found off: their waits cannot be the top wait."""
+    found = []
+    for family, off_gauge, all_gauge in INSTRUMENTS:
+        off = _value(latest, server_id, off_gauge)
+        if off:
+            found.append(f"{off:.0f} of {_value(latest, server_id, all_gauge) or off:.0f} {family}/%")
+    return " and ".join(found)
 
 
 def old_figures(at: dict[str, datetime], now: datetime, limit: timedelta) -> dict[str, str]:

@@ -67,6 +67,21 @@ def test_binlog_monitor_alone_cannot_read_replica_status_on_mariadb_1059(mariadb
     assert check_connection(host="127.0.0.1", port=mariadb.port, user="binlogonly", password="pw-binlogonly").ok
 
 
+def test_a_user_who_may_not_read_performance_schema_is_not_told_its_setup_is_all_on(mariadb):
+    """performance_schema ON, but the user lacks SELECT on it: the consumers and wait instruments cannot be read,
+    so Test connection must not list none of them as off (as if all were on): it says they are unknown."""
+    mariadb.create_monitor_user("nopfsread", "pw-nopfsread", grants=False)
+    mariadb.execute("GRANT PROCESS, BINLOG MONITOR, SLAVE MONITOR ON *.* TO 'nopfsread'@'%'")
+    result = check_connection(host="127.0.0.1", port=mariadb.port, user="nopfsread", password="pw-nopfsread")
+    assert result.info.performance_schema and result.missing == [PFS_SELECT]
+    assert ("WEAKENED waits, mutex waits and the purge holder's statement: performance_schema's consumers and wait "
+            "instruments, unreadable to this user, may be off: which of them are cannot be listed until it may read "
+            "performance_schema") in result.lines()
+    assert "  give the monitoring user SELECT ON performance_schema.* (the GRANT above), then test again" in (
+        result.lines())
+    assert "configuration: everything the figures read is on" not in result.lines()
+
+
 def test_it_says_access_denied_without_the_password(mariadb):
     result = check_connection(host="127.0.0.1", port=mariadb.port, user="steady", password="wrong-secret")
     assert not result.connected

@@ -7,6 +7,7 @@ import pytest
 from django.utils import timezone
 
 from collectors.models import ServerHealth
+from testing import dashboards as data
 from testing.dashboards import get_csv
 from testing.servers import make_server
 
@@ -51,3 +52,25 @@ def test_performance_schema_off_is_one_line_linking_to_how_to_turn_it_on(admin_c
     # The CSV keeps each source's own words.
     (row,) = [r for r in get_csv(admin_client, "/export/fleet.csv") if r and r[0] == "defaults"]
     assert row[3].count("performance_schema is OFF") == 4 and "history_length: timed out" in row[3]
+
+
+def wait_cell(html: str, name: str) -> str:
+    row = html.split(f"<strong>{name}</strong>")[1].split("</tr>")[0]
+    found = re.search(r'<td class="event">.*?</td>', row, re.S)
+    assert found is not None
+    return found.group(0)
+
+
+def test_wait_instruments_off_are_said_in_the_top_wait_cell_with_where_to_turn_them_on(admin_client):
+    """performance_schema ON at MariaDB's defaults: the newest poll found all 288 wait/synch instruments off and 3 of
+    58 wait/io ones, so "top wait now" ranks only what is left (no mutex or rwlock wait can be the top one)."""
+    server = data.at_pfs_defaults(data.RECENT_T0, {"wait.instruments_off:wait/io": 3, "wait.instruments:wait/io": 58})
+    cell = wait_cell(admin_client.get("/").content.decode(), "pfs-defaults")
+    assert ('<div class="small warn waits-off">288 of 288 wait/synch/% and 3 of 58 wait/io/% instruments off: '
+            f'their waits are not counted · <a href="/servers/{server.pk}/waits/?range=15m">how to turn them on</a>'
+            '</div>') in cell
+
+
+def test_a_server_with_every_wait_instrument_on_gets_no_such_line(admin_client):
+    data.at_pfs_defaults(data.RECENT_T0, {"wait.instruments_off:wait/synch": 0})
+    assert "waits-off" not in wait_cell(admin_client.get("/").content.decode(), "pfs-defaults")

@@ -166,10 +166,20 @@ def trend_cell(r: FleetRow) -> str:
 def wait_cell(r: FleetRow, p: Paths) -> str:
     wait, old = r.top_wait, r.old.get("top_wait")
     if not wait:
-        return '<td class="event"><span class="muted">–</span></td>'
+        return f'<td class="event"><span class="muted">–</span>{waits_off_line(r, p)}</td>'
     return (f'<td class="event"><a href="{p.waits(r.server.pk)}?{p.waits_query}"{MUTED if old else ""}>'
             f'{event(wait.event)}</a> <span class="muted nowrap" title="seconds waited per second at the last poll">'
-            f'{esc(num(wait.per_second, 2))} s/s · {esc(pct(wait.share))}</span>{old_note(old or "")}</td>')
+            f'{esc(num(wait.per_second, 2))} s/s · {esc(pct(wait.share))}</span>{old_note(old or "")}'
+            f'{waits_off_line(r, p)}</td>')
+
+
+def waits_off_line(r: FleetRow, p: Paths) -> str:
+    """The wait instruments the server leaves off (MariaDB's default: every wait/synch one), linking to the waits
+    page, whose note gives the statement that turns them on."""
+    if not r.waits_off:
+        return ""
+    return (f'<div class="small warn waits-off">{esc(r.waits_off)} instruments off: their waits are not counted · '
+            f'<a href="{p.waits(r.server.pk)}?{p.waits_query}">how to turn them on</a></div>')
 
 
 def alerts_cell(r: FleetRow, p: Paths) -> str:

@@ -63,7 +63,7 @@ def test_killed_children_are_started_again(running_up):
 
 def test_a_crash_loop_is_mailed_once_and_up_goes_on(running_up, inbox):
     """Five crashes of the watchdog within five minutes: waits of 1, 2, 4 and 8 s, then one mail."""
-    up, log, _ = running_up
+    up, log, url = running_up
     for crash in range(1, 6):
         victim = child(up, "watchdog")
         victim.kill()
@@ -76,6 +76,8 @@ def test_a_crash_loop_is_mailed_once_and_up_goes_on(running_up, inbox):
         time.sleep(0.2)
     assert inbox.subjects() == ["[SteadyState] watchdog keeps crashing"]
     assert "watchdog crashed 5 times within 5 minutes (last: it exited with code -9)" in inbox.text(0)
+    # With SITE_URL unset, the link is where this `up` serves (its --port), as in the watchdog's own mails.
+    assert inbox.text(0).split()[-1] == f"{url}/", inbox.text(0)
     wait_for_log(up, log, "up: restarted watchdog (pid", count=5, timeout=30)  # and it goes on
     assert up.poll() is None and len(inbox.messages) == 1
 

@@ -17,6 +17,7 @@ import socket
 import sys
 import time
 import urllib.request
+from functools import partial
 from pathlib import Path
 
 import redis
@@ -64,7 +65,7 @@ class Command(BaseCommand):
         try:
             env = self.prepare(var, url)
             children = self.embedded_daemons(var) + self.children(opts, env, var)
-            group = Group(children, log=self.say, on_crash_loop=crash_loop_mail)
+            group = Group(children, log=self.say, on_crash_loop=partial(crash_loop_mail, site_url=env["SITE_URL"]))
             group.start()
             failed = self.supervise(group, url, started)
         except KeyboardInterrupt:
@@ -176,11 +177,15 @@ class Command(BaseCommand):
         self.stdout.flush()
 
 
-def crash_loop_mail(name: str, text: str) -> None:
-    """Straight to ALERT_RECIPIENTS over SMTP: the worker that mails the alert outbox may be what crashes."""
+def crash_loop_mail(name: str, text: str, site_url: str = "") -> None:
+    """Straight to ALERT_RECIPIENTS over SMTP: the worker that mails the alert outbox may be what crashes.
+
+    site_url: the address the children were given (up's own URL when SITE_URL is unset), not this
+    process's setting, which was read before `up` knew its port.
+    """
     recipients = [a for a in default_recipients() if a not in invalid(default_recipients())]
     if recipients:
-        send_mail(f"[SteadyState] {name} keeps crashing", f"{text}\n\n{settings.SITE_URL}/\n",
+        send_mail(f"[SteadyState] {name} keeps crashing", f"{text}\n\n{site_url or settings.SITE_URL}/\n",
                   settings.DEFAULT_FROM_EMAIL, recipients)
 
 
