@@ -53,6 +53,8 @@ def test_it_mails_a_firing_alert_with_server_rule_value_and_link(inbox):
     link = f"http://steady.example/servers/{server.id}/purge/?from={start}&to={end}"
     assert link in text and link.replace("&", "&amp;") in html
     assert inbox.messages[0]["To"] == "dba@example.com"
+    # A rule's name is a sentence of its own ("A collector source is failing"): quoted, the line still reads.
+    assert text.startswith(f"The alert “{rule.name}” is firing on db-purge.")
 
 
 @pytest.mark.django_db
