@@ -448,7 +448,7 @@ def source_table(args, meter: Meter, ours: Ours, peer: Exporter, windows: list[d
             every = max(every, source.quiet_interval)  # nothing of its kind here (no replication channel)
         print(f"  {source.name:<34} {count:>6.2f} {ms:>8.3f} {every:>5}s {ms * args.interval / every:>8.3f}"
               f" {values:>7}")
-    part_table(args, meter, target, sources, windows)
+    part_table(args, meter, target, sources, windows, frozenset(name for name, r in readings.items() if r.quiet))
     print(f"  {'peer: collector (one scrape each)':<34} {'stmts':>6} {'ms/call':>8} {'':>6} {'':>8} {'values':>7}")
     for collector in PEER_COLLECTORS:
         values = peer.scrape((collector,))[1]
@@ -457,11 +457,11 @@ def source_table(args, meter: Meter, ours: Ours, peer: Exporter, windows: list[d
               f"   ({connects:.2f} connects; each scrape connects and sets up its session)")
 
 
-def part_table(args, meter: Meter, target: Target, sources: list, windows: list[dict]) -> None:
+def part_table(args, meter: Meter, target: Target, sources: list, windows: list[dict], quiet: frozenset[str]) -> None:
     """What each part of the shared statement costs, and the ratio its absence would give."""
     entry = POOL.get(target)
     try:
-        found = statement_parts.parts(entry.info, sources, int(args.interval))
+        found = statement_parts.parts(entry.info, sources, int(args.interval), quiet)
         whole, each = statement_parts.costs(entry.conn, lambda: meter.totals(OURS)[1], found,
                                             int(args.interval), args.repeat)
     finally:

@@ -35,13 +35,16 @@ class Part:
     every: int  # seconds between reads of its source on this server
 
 
-def parts(info: ServerInfo, sources: list[Source], interval: int) -> list[Part]:
-    """Every part the sources put in the shared statement on this server, in the poll's order."""
+def parts(info: ServerInfo, sources: list[Source], interval: int, quiet: frozenset[str] = frozenset()) -> list[Part]:
+    """Every part the sources put in the shared statement on this server, in the poll's order; quiet: the sources
+    whose last reading found nothing of their kind, read at their quiet interval (replication on no replica)."""
     found = []
     for source in sources:
         if source.shared is None or source.unsupported_reason(info):
             continue
         every = source.interval_for(interval, info.flavor, info.version_tuple)
+        if source.name in quiet and source.quiet_interval:
+            every = max(every, source.quiet_interval)
         found += [Part(source.name, table_of(sql), sql, every) for sql in source.shared(info)]
     return found
 

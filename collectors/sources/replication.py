@@ -11,7 +11,8 @@ A server that is no replica returns no rows: nothing is stored, the source is ok
 read there once a minute (Source.quiet_interval) until a channel shows up. On MariaDB 10.6+
 with performance_schema, once SHOW ALL SLAVES STATUS ran on a connection (so its user may read
 replica status), a count of performance_schema's configured connections (stopped ones included)
-stands in for it while it is zero: one column instead of SHOW's 62.
+stands in for it while it is zero: one column instead of SHOW's 62, read as a part of the poll's
+shared statement (collectors.shared_read) rather than a statement of its own.
 Column names by version: MySQL 8.0.22+ Replica_IO_Running / Replica_SQL_Running /
 Seconds_Behind_Source; earlier MySQL and every MariaDB Slave_IO_Running / Slave_SQL_Running /
 Seconds_Behind_Master; the channel is Channel_Name (MySQL 5.7+) or Connection_name (MariaDB).
@@ -35,6 +36,9 @@ SLAVE_SQL = "SHOW SLAVE STATUS"
 LAG, IO, SQL = "replica.lag_s", "replica.io_running", "replica.sql_running"
 # Every configured connection, running or stopped, as SHOW ALL SLAVES STATUS lists them (MariaDB 10.6.0+).
 CONFIGURED_SQL = "SELECT COUNT(*) FROM performance_schema.replication_connection_configuration"
+# The same count as a part of the poll's shared statement: a statement of its own cost the server 0.2 ms more
+# than the part (docs/benchmarks.md, round 11).
+CONFIGURED_PART = f"({CONFIGURED_SQL})"
 CONFIGURED_SINCE = (10, 6, 0)
 # Connections (setup_changes.connection_key) whose SHOW ... STATUS ran: their user may read replica status
 # (a global privilege is the login's, for the connection's life), which the count does not ask.
@@ -138,7 +142,21 @@ def read_channels(conn: pymysql.Connection, info: ServerInfo) -> list[Channel]:
 
 def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:
     none = counts_configured(info) and connection_key(conn) in SHOWN and configured(conn) == 0
-    channels = [] if none else read_channels(conn, info)
+    return reading([] if none else read_channels(conn, info))
+
+
+def shared(info: ServerInfo) -> tuple[str, ...]:
+    return (CONFIGURED_PART,) if counts_configured(info) else ()
+
+
+def from_shared(texts: tuple, conn: pymysql.Connection, info: ServerInfo) -> Reading | None:
+    """The count read in the shared statement; None (collect) before SHOW ran on this connection."""
+    if texts[0] is None or connection_key(conn) not in SHOWN:
+        return None
+    return reading([] if int(texts[0]) == 0 else read_channels(conn, info))
+
+
+def reading(channels: list[Channel]) -> Reading:
     if not channels:
         return Reading({}, note=NOT_A_REPLICA, quiet=True)
     values = {key: value for channel in channels for key, value in channel.values().items()}
@@ -166,4 +184,6 @@ SOURCE = Source(
     quiet_interval=60,
     collect=collect,
     metrics=METRICS,
+    shared=shared,
+    from_shared=from_shared,
 )

@@ -1,12 +1,14 @@
 """The replication source on a MariaDB of its own (10.11 here): where SHOW ALL SLAVES STATUS ran once on a
 connection, a count of the configured connections stands in for it while none is configured; a replica that
-is configured but stopped, or configured later, is still read by SHOW and reported as before."""
+is configured but stopped, or configured later, is still read by SHOW and reported as before. In a poll the
+count is a part of the shared statement, not a statement of its own."""
 
 import pytest
 
+from collectors import shared_read
 from collectors.connection import detect, open_connection
 from collectors.source import SourceUnavailable
-from collectors.sources import replication
+from collectors.sources import pfs_waits, replication
 from testing.mariadb import running_sandbox
 
 # A replica whose source does not answer (port 1) and that is never started: configured, both threads stopped.
@@ -27,6 +29,19 @@ def conn(server):
     yield connection
     connection.close()
     server.execute("RESET SLAVE ALL")
+
+
+def statements(server) -> int:
+    """Statements the monitoring user ran so far."""
+    return int(server.execute("SELECT SUM(COUNT_STAR) FROM"
+                              " performance_schema.events_statements_summary_by_user_by_event_name"
+                              " WHERE USER = 'steady'")[0][0])
+
+
+def shared_reading(conn, info):
+    """replication's reading from a shared statement with the waits (None: it reads alone)."""
+    shared = shared_read.read(conn, info, [pfs_waits.SOURCE, replication.SOURCE])
+    return replication.from_shared(shared.texts["replication"], conn, info)
 
 
 def shows(server) -> int:
@@ -65,3 +80,17 @@ def test_a_user_without_slave_monitor_is_told_every_read(server):
                 replication.collect(conn, info)
     finally:
         conn.close()
+
+
+def test_the_count_is_a_part_of_the_shared_statement_once_show_ran(server, conn):
+    info = detect(conn)
+    assert shared_reading(conn, info) is None  # no SHOW yet on this connection: collect() asks it
+    replication.collect(conn, info)
+    before, shown = statements(server), shows(server)
+    reading = shared_reading(conn, info)
+    assert (statements(server), shows(server)) == (before + 1, shown)  # the shared statement alone
+    assert (reading.values, reading.note, reading.quiet) == ({}, replication.NOT_A_REPLICA, True)
+    server.execute(CONFIGURE)
+    reading = shared_reading(conn, info)
+    assert (statements(server), shows(server)) == (before + 3, shown + 1)  # a configured one: SHOW reads it
+    assert reading.values == {"replica.io_running": 0, "replica.sql_running": 0} and not reading.quiet
