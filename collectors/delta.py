@@ -6,12 +6,13 @@ so whichever worker takes the next poll computes the same deltas.
 
 import json
 import math
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from operator import sub
 
 import orjson
 
-from collectors.source import Reading
+from collectors.source import Reading, picker
 
 RESTART_SLACK = 2.0  # seconds: Uptime is whole seconds, so the boot time read jitters
 RESTARTED = "server restarted: counters start again from zero"
@@ -26,11 +27,51 @@ def json_bytes(value: dict) -> bytes:
         return json.dumps(value, separators=(",", ":")).encode()
 
 
+@dataclass(frozen=True, eq=False)
+class Shape:
+    """Which names of a reading are counters and which gauges, made once for a server's readings of one set of
+    names and counters (most polls of a server: its status and wait events stay the same) and kept on the
+    snapshot: each poll's counters and gauges are then taken by C passes, not a Python test of each value."""
+
+    names: tuple[str, ...]  # the reading's names, in its order
+    counters: frozenset[str]
+    reset_markers: tuple[str, ...]
+    counter_names: tuple[str, ...]  # the counters, in the reading's order
+    gauge_names: tuple[str, ...]  # the other names
+    marker_names: tuple[str, ...]  # the reset markers the reading has (kept in the snapshot beside the counters)
+    get_counters: Callable[[Mapping], tuple]
+    get_gauges: Callable[[Mapping], tuple]
+    get_markers: Callable[[Mapping], tuple]
+
+    def fits(self, names: tuple[str, ...], reading: Reading) -> bool:
+        return (names == self.names and reading.reset_markers == self.reset_markers
+                and (reading.counters is self.counters or reading.counters == self.counters))
+
+
+def shape_of(names: tuple[str, ...], reading: Reading) -> Shape | None:
+    """The reading's shape; None where a counter is not among its values (the general path then)."""
+    counters = reading.counters
+    counter_names: tuple[str, ...]
+    gauge_names: tuple[str, ...]
+    if counters.issuperset(names):
+        counter_names, gauge_names = names, ()
+    else:
+        counter_names = tuple(name for name in names if name in counters)
+        gauge_names = tuple(name for name in names if name not in counters)
+    if len(counter_names) != len(counters):
+        return None
+    markers = tuple(name for name in reading.reset_markers if name in reading.values)
+    return Shape(names, counters, reading.reset_markers, counter_names, gauge_names, markers,
+                 picker(counter_names), picker(gauge_names), picker(markers))
+
+
 @dataclass
 class Snapshot:
     ts: float  # epoch seconds of the read
     boot: float | None  # the server's boot time (read time - Uptime), None if unknown
     values: dict[str, int | float]  # raw counter totals (or last stored values, for stored_on_change)
+    # The shape of the reading it was made of (not saved: a snapshot read back from Redis has none).
+    shape: Shape | None = field(default=None, compare=False, repr=False)
 
     def dumps(self) -> bytes:
         # orjson: the standard encoder's ~600 values a poll were a tenth of a poll's CPU.
@@ -69,8 +110,15 @@ def compute(prev: Snapshot | None, reading: Reading, ts: float, boot: float | No
     """What to store for this reading, and the snapshot the next reading is compared with."""
     if reading.stored_on_change:
         return changed_values(prev, reading, ts, boot)
+    names = tuple(reading.values)
+    shape = prev.shape if prev is not None else None
+    if shape is None or not shape.fits(names, reading):
+        shape = shape_of(names, reading)
+    if shape is not None:
+        return shaped(prev, reading, ts, boot, shape)
+    # A counter that is not among the values: as it always went (the KeyError of a source's bug included).
     values, counters = reading.values, reading.counters
-    if len(counters) == len(values):  # every value a counter (the wait and latch summaries): copies, no loops
+    if len(counters) == len(values):
         gauges, kept = {}, dict(values)
     else:
         gauges = {k: v for k, v in values.items() if k not in counters}
@@ -79,11 +127,45 @@ def compute(prev: Snapshot | None, reading: Reading, ts: float, boot: float | No
     snapshot = Snapshot(ts, boot, kept)
     if prev is None:
         return Delta(gauges, frozenset(), None, "first reading: baseline kept"), snapshot
-    deltas = counter_deltas(prev.values, reading)
-    reason = reset_reason(prev, reading, boot) if may_be_reset(prev, reading, boot, deltas) else ""
+    return finished(prev, reading, ts, boot, gauges, counter_deltas(prev.values, reading)), snapshot
+
+
+def shaped(prev: Snapshot | None, reading: Reading, ts: float, boot: float | None,
+           shape: Shape) -> tuple[Delta, Snapshot]:
+    """compute() by the reading's shape: the same deltas and snapshot, each step a pass of C over the values."""
+    values = reading.values
+    now = shape.get_counters(values)
+    if shape.gauge_names or shape.marker_names or type(values) is not dict:
+        kept = dict(zip(shape.counter_names, now, strict=True))
+        kept.update(zip(shape.marker_names, shape.get_markers(values), strict=True))
+    else:  # every value a counter (the wait and latch summaries): a copy
+        kept = dict(values)
+    gauges = dict(zip(shape.gauge_names, shape.get_gauges(values), strict=True))
+    snapshot = Snapshot(ts, boot, kept, shape)
+    if prev is None:
+        return Delta(gauges, frozenset(), None, "first reading: baseline kept"), snapshot
+    try:
+        before = shape.get_counters(prev.values)
+    except KeyError:  # a counter new since the previous reading
+        return finished(prev, reading, ts, boot, gauges, counter_deltas(prev.values, reading)), snapshot
+    deltas = dict(zip(shape.counter_names, map(sub, now, before), strict=True))
+    # prev holds every counter and no other name: none of its names is missing now
+    kept_all = not shape.marker_names and len(prev.values) == len(shape.counter_names)
+    return finished(prev, reading, ts, boot, gauges, deltas, shape.counters, vanished=not kept_all), snapshot
+
+
+def finished(prev: Snapshot, reading: Reading, ts: float, boot: float | None, gauges: dict[str, int | float],
+             deltas: dict[str, int | float], counters: frozenset[str] | None = None, vanished: bool = True) -> Delta:
+    """The reading's Delta from its gauges and its counters' deltas against prev: resets, drops, aliases, derived.
+
+    counters: the names deltas holds, where the caller knows them; vanished: False where the caller knows that
+    every name of prev is in the reading."""
+    lowest = min(deltas.values()) if deltas else 0  # once: most polls have no decrease, and no loop then
+    reason = reset_reason(prev, reading, boot) if may_be_reset(prev, reading, boot, deltas, lowest, vanished) else ""
     if reason:
-        return Delta(gauges, frozenset(), None, reason), snapshot
-    dropped = drop_decreases(prev.values, deltas)
+        return Delta(gauges, frozenset(), None, reason)
+    count = len(deltas)
+    dropped = drop_decreases(prev.values, deltas) if lowest < 0 else ""
     add_aliases(deltas, reading.aliases, reading.values)
     interval = ts - prev.ts
     if reading.derive:
@@ -91,7 +173,9 @@ def compute(prev: Snapshot | None, reading: Reading, ts: float, boot: float | No
     if reading.unstored:
         deltas = {name: value for name, value in deltas.items() if name not in reading.unstored}
     gauges.update(deltas)
-    return Delta(gauges, frozenset(deltas), interval, dropped=dropped), snapshot
+    if counters is None or dropped or reading.unstored or len(deltas) != count:
+        counters = frozenset(deltas)
+    return Delta(gauges, counters, interval, dropped=dropped)
 
 
 def from_before_restart(prev: Snapshot) -> Snapshot:
@@ -138,8 +222,11 @@ def add_aliases(deltas: dict[str, int | float], aliases: dict[str, tuple[str, ..
             deltas[alias] = deltas[basis]
 
 
-def may_be_reset(prev: Snapshot, reading: Reading, boot: float | None, deltas: dict[str, int | float]) -> bool:
-    """False when reset_reason() would surely find nothing: its loop over ~500 names runs only when needed."""
+def may_be_reset(prev: Snapshot, reading: Reading, boot: float | None, deltas: dict[str, int | float],
+                 lowest: int | float, vanished: bool = True) -> bool:
+    """False when reset_reason() would surely find nothing: its loop over ~500 names runs only when needed.
+
+    lowest: the least of deltas (0 if none); vanished: False where no name of prev can be missing from the reading."""
     if restarted(prev, boot):
         return True
     values = reading.values
@@ -148,11 +235,10 @@ def may_be_reset(prev: Snapshot, reading: Reading, boot: float | None, deltas: d
     if not reading.reset_together:
         return False
     alone = reading.resets_alone
-    if deltas and min(deltas.values()) < 0 and any(
-            change < 0 and not name.startswith(alone) for name, change in deltas.items()):
+    if lowest < 0 and any(change < 0 and not name.startswith(alone) for name, change in deltas.items()):
         return True
     # A counter that vanished was zeroed (TRUNCATE) when absent means zero.
-    return reading.absent_is_zero and any(prev.values[name] > 0 and not name.startswith(alone)
+    return vanished and reading.absent_is_zero and any(prev.values[name] > 0 and not name.startswith(alone)
                                           for name in prev.values.keys() - values.keys())
 
 

@@ -1,7 +1,8 @@
 """PostgreSQL binary COPY encoding of raw rows, built with struct and numpy.
 
 Faster than adapting Python values one by one: a float8[] is one numpy
-structured array (4-byte length + 8-byte value per element).
+structured array (4-byte length + 8-byte value per element), or, for the
+few floats most rows have (or any with a NULL), one struct per element.
 """
 
 import struct
@@ -19,6 +20,9 @@ _FLOAT8_ELEM = np.dtype([("len", ">i4"), ("v", ">f8")])
 _ROW_HEAD = struct.Struct(">hiqiiii")  # nfields, len+ts, len+server, len+layout
 _INT4 = struct.Struct(">ii")
 _INT2 = struct.Struct(">ih")
+_FLOAT8 = struct.Struct(">id")  # one float8 element: its length, its value
+_ARRAY_HEAD = struct.Struct(">iiiiii")  # the field's length, then ndim, has nulls, element oid, length, lower bound
+SMALL = 16  # elements: up to this many (or with a NULL), packed one by one; numpy's fixed cost is dearer
 
 
 def pg_micros(ts: datetime) -> int:
@@ -32,8 +36,10 @@ def pg_micros(ts: datetime) -> int:
 def array(values: list, elem: np.dtype, oid: int) -> bytes:
     """One-dimensional array with NULLs for None; field length prefix included."""
     n = len(values)
+    has_null = None in values
+    if elem == _FLOAT8_ELEM and (has_null or n <= SMALL):
+        return _small_float8(values, has_null, oid)
     nulls = [v is None for v in values]
-    has_null = any(nulls)
     rec = np.empty(n, dtype=elem)
     if has_null:
         mask = np.array(nulls, dtype=bool)
@@ -48,6 +54,13 @@ def array(values: list, elem: np.dtype, oid: int) -> bytes:
         body = rec.tobytes()
     head = struct.pack(">iiiii", 1, int(has_null), oid, n, 1)
     return struct.pack(">i", len(head) + len(body)) + head + body
+
+
+def _small_float8(values: list, has_null: bool, oid: int) -> bytes:
+    """array() of a few float8s (a poll's float slots: most rows have none or a handful), or of some with
+    NULLs, element by element: the same bytes without numpy's fixed cost of 3-20 us a row."""
+    body = b"".join([NULL if v is None else _FLOAT8.pack(8, v) for v in values])
+    return _ARRAY_HEAD.pack(20 + len(body), 1, int(has_null), oid, len(values), 1) + body
 
 
 def raw_row(ts: datetime, server_id: int, layout_id: int, interval_ms: int | None,

@@ -150,6 +150,10 @@ def _placed(s: Sample) -> tuple[catalog.WriteLayout, bool, list, list]:
 
 
 _INT_OR_NONE = frozenset((int, type(None)))
+# A layout's id -> where the integer slots held floats in its last sample (a status read as 0.000000): a
+# usual poll has them at the same few places, found by a C count instead of a Python test of each slot.
+_FLOATS_AT: dict[int, list[int]] = {}
+MAX_FLOATS_AT = 65536  # layouts remembered: past this, found again
 
 
 def _cached_slots(values: Mapping, layout: catalog.WriteLayout) -> list | None:
@@ -161,17 +165,32 @@ def _cached_slots(values: Mapping, layout: catalog.WriteLayout) -> list | None:
     if not layout.names.issuperset(values):
         return None
     ivals: list = list(map(values.get, layout.int_names))
-    kinds = set(map(type, ivals))
-    if float in kinds:  # a whole float (a status read as 0.000000) goes as an integer, as _slots() does
-        if not all(v.is_integer() and abs(v) <= 2**53 for v in ivals if v.__class__ is float):
+    types = list(map(type, ivals))
+    kinds = set(types)
+    if float in kinds:  # a whole float goes as an integer, as _slots() does
+        at = _floats_at(layout.id, types)
+        if not all(ivals[i].is_integer() and abs(ivals[i]) <= 2**53 for i in at):
             return None
-        ivals, kinds = [None if v is None else int(v) for v in ivals], kinds - {float} | {int}
+        for i in at:
+            ivals[i] = int(ivals[i])
+        kinds = kinds - {float} | {int}
     if not _INT_OR_NONE.issuperset(kinds):
         return None
-    present: list = list(filter(partial(is_not, None), ivals)) if None in ivals else ivals
+    present: list = list(filter(partial(is_not, None), ivals)) if type(None) in kinds else ivals
     if present and not (-INT64_MAX <= min(present) and max(present) <= INT64_MAX):
         return None
     return ivals
+
+
+def _floats_at(layout_id: int, types: list[type]) -> list[int]:
+    """The places of the floats among these slots' types: those of the layout's last sample if they still are."""
+    at = _FLOATS_AT.get(layout_id)
+    if at is None or len(at) != types.count(float) or not all(types[i] is float for i in at):
+        at = [i for i, kind in enumerate(types) if kind is float]
+        if len(_FLOATS_AT) >= MAX_FLOATS_AT:
+            _FLOATS_AT.clear()
+        _FLOATS_AT[layout_id] = at
+    return at
 
 
 def _layout(s: Sample) -> tuple[catalog.WriteLayout, bool]:

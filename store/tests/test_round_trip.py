@@ -107,3 +107,15 @@ def test_it_names_matching_metrics_even_for_an_empty_range():
     assert all(s.ts == [] and s.values == [] for s in found)
     (one,) = query.series([1], ["Threads_running"], T0, T0 + timedelta(minutes=1), max_points=1)
     assert one.values == [5]
+
+
+def test_whole_floats_in_integer_slots_come_back_as_integers_wherever_they_move():
+    # A status read as "0.000000" is a whole float: its integer slot takes it as an int, the poll where another
+    # slot holds the float and the poll where a float turns fractional (the slot turns float) as well.
+    s = poll(1, 1)
+    first = {"a": 1, "b": 2.0, "c": 3}
+    rows = [first, {"a": 4.0, "b": 5, "c": 6.0}, {"a": 7.0, "b": 8.0, "c": 9}, {"a": 10, "b": 11.5, "c": 12.0}]
+    for i, values in enumerate(rows):
+        write_samples([type(s)(1, "floats", T0 + timedelta(seconds=10 * i), 10.0, values, frozenset())])
+    got = {x.metric: x.values for x in query.series([1], ["a", "b", "c"], T0, T0 + timedelta(hours=1))}
+    assert got == {"a": [1, 4, 7, 10], "b": [2, 5, 8, 11.5], "c": [3, 6, 9, 12]}
