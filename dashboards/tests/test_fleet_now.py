@@ -156,3 +156,18 @@ def test_too_few_polls_after_the_hole_give_no_trend_and_say_why(admin_client, no
             in trend)
     header, rows = csv_rows(admin_client)
     assert rows["back"][header.index("history trend (per min, since the last turn)")] == ""
+
+
+def test_a_host_busy_reading_from_before_node_exporter_stopped_is_not_cpu_busy_now(admin_client, now):
+    """The server answers, its node_exporter stopped 5 min ago: 73 % was the host then, not now."""
+    db = make_server("db", poll_interval=STEP, node_exporter_url="http://127.0.0.1:9100/metrics")
+    polls(db, now - timedelta(minutes=8), now - timedelta(seconds=5))
+    health(db, now - timedelta(seconds=5))
+    host_read = now - timedelta(minutes=5)
+    write_samples([Sample(db.pk, "node_exporter", host_read, float(STEP), {"host.cpu.busy_pct": 73.0})])
+    said = f"at {host_read.astimezone(UTC):%H:%M:%S} UTC (5 min ago)"
+    cpu = cells(row_of(admin_client.get("/").content.decode(), "db"))[3]
+    assert '<a class="muted" href=' in cpu and ">73 %</a>" in cpu and said in cpu
+    header, rows = csv_rows(admin_client)
+    assert header[-2:] == ["CPU busy now (%)", "CPU busy read at (UTC)"]  # appended: the others keep their places
+    assert float(rows["db"][-2]) == 73 and rows["db"][-1] == f"{host_read.astimezone(UTC):%Y-%m-%dT%H:%M:%S}Z"
