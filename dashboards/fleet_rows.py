@@ -45,7 +45,7 @@ class FleetRow:
     top_wait: reads.TopWait | None = None
     cpu_busy: float | None = None  # % of the host at the last node_exporter poll
     replica: ReplicaNow | None = None  # None: never read as a replica
-    at: dict[str, datetime] = field(default_factory=dict)  # each figure's reading time: tps, history, top_wait
+    at: dict[str, datetime] = field(default_factory=dict)  # each figure's reading time: tps, history, top_wait, cpu
     # The figures whose reading is older than the server's staleness limit: "at HH:MM:SS UTC (N min ago)".
     old: dict[str, str] = field(default_factory=dict)
     trend: FleetTrend = FleetTrend(None)
@@ -118,9 +118,11 @@ def newest(server_ids: list[int]) -> dict[int, dict[tuple[int, str], tuple[datet
 
 
 def reading_times(latest: dict, server_id: int, top_wait: reads.TopWait | None) -> dict[str, datetime]:
-    """When each figure of the row was read: the poll its value comes from."""
+    """When each figure of the row was read: the poll its value comes from (CPU busy: node_exporter's, which
+    fails on its own while the server answers)."""
     found = {"tps": latest.get((server_id, reads.TPS)), "history": latest.get((server_id, reads.HISTORY)),
-             "top_wait": latest.get((server_id, TIME_PREFIX + top_wait.event)) if top_wait else None}
+             "top_wait": latest.get((server_id, TIME_PREFIX + top_wait.event)) if top_wait else None,
+             "cpu": latest.get((server_id, host_series.BUSY))}
     return {name: reading[0] for name, reading in found.items() if reading}
 
 

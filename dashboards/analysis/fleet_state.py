@@ -1,7 +1,7 @@
 """A server's state for the fleet overview, from its collector health row."""
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from collectors.status import OFF, is_failing, source_error, status_of
 
@@ -38,7 +38,7 @@ def server_state(server, health, now: datetime) -> State:
     if not server.enabled:
         return State(DISABLED, "polling is switched off for this server")
     if health is None or health.last_poll_at is None:
-        return State(NEVER, "not polled yet: is the worker running? (make run starts it)")
+        return State(NEVER, not_polled_why(server, now))
     if health.consecutive_failures:
         why = health.last_error or "the last poll failed"
         failed = health.consecutive_failures
@@ -51,6 +51,19 @@ def server_state(server, health, now: datetime) -> State:
     sources = health.sources or {}
     off = pfs_off(sources)
     return State(UP, failing_sources(server.name, sources), off, failing_sources(server.name, sources, skip=off))
+
+
+def not_polled_why(server, now: datetime) -> str:
+    """Why a server has no poll yet. New servers' first polls are spread over their first interval
+    (collectors.schedule), so one added at 3600 s is not late for up to an hour: only past that, plus the
+    staleness margin, is the worker the likely reason."""
+    added = getattr(server, "created_at", None)  # the fleet's light read names the state only
+    due = added + timedelta(seconds=server.poll_interval) if added else now
+    if added is None or now > due + stale_limit(server):
+        return "not polled yet: is the worker running? (make run starts it)"
+    return (f"not polled yet: added at {added.astimezone(UTC):%H:%M:%S} UTC, first poll due by "
+            f"{due.astimezone(UTC):%H:%M:%S} UTC (new servers' first polls are spread over their "
+            f"{server.poll_interval} s interval)")
 
 
 def stale_limit(server) -> timedelta:

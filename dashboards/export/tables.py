@@ -43,7 +43,8 @@ FLEET_HEADER = ["server", "address", "state", "why", "version", "TPS now (/s)", 
                 "top wait share (%)", "alerts firing", "tags",
                 # Appended, so the columns before keep their places: when each figure was read.
                 "TPS read at (UTC)", "history length read at (UTC)", "top wait read at (UTC)",
-                "history trend fitted over (s)", "history trend since (UTC)", "CPU busy now (%)"]
+                "history trend fitted over (s)", "history trend since (UTC)", "CPU busy now (%)",
+                "CPU busy read at (UTC)"]
 
 
 def _wait_cells(row: WaitRow | None) -> list:
@@ -173,7 +174,8 @@ def fleet_table_rows(rows: Iterable) -> Iterator[list]:
                wait.share * 100 if wait else None, "; ".join(r.alerts), ", ".join(r.server.tags),
                to_second(r.at.get("tps")), to_second(r.at.get("history")), to_second(r.at.get("top_wait")),
                r.trend.span.total_seconds() if r.history_per_min is not None else None,
-               to_second(r.trend.since) if r.history_per_min is not None else None, r.cpu_busy]
+               to_second(r.trend.since) if r.history_per_min is not None else None, r.cpu_busy,
+               to_second(r.at.get("cpu"))]
 
 
 def to_second(ts: datetime | None) -> datetime | None:

@@ -10,6 +10,7 @@ import pytest
 from django.utils import timezone
 
 from collectors.models import ServerHealth
+from servers.models import Server
 from store.ingest import write_samples
 from store.sample import Sample
 from testing.dashboards import get_csv, make_server
@@ -156,3 +157,32 @@ def test_too_few_polls_after_the_hole_give_no_trend_and_say_why(admin_client, no
             in trend)
     header, rows = csv_rows(admin_client)
     assert rows["back"][header.index("history trend (per min, since the last turn)")] == ""
+
+
+def test_a_host_busy_reading_from_before_node_exporter_stopped_is_not_cpu_busy_now(admin_client, now):
+    """The server answers, its node_exporter stopped 5 min ago: 73 % was the host then, not now."""
+    db = make_server("db", poll_interval=STEP, node_exporter_url="http://127.0.0.1:9100/metrics")
+    polls(db, now - timedelta(minutes=8), now - timedelta(seconds=5))
+    health(db, now - timedelta(seconds=5))
+    host_read = now - timedelta(minutes=5)
+    write_samples([Sample(db.pk, "node_exporter", host_read, float(STEP), {"host.cpu.busy_pct": 73.0})])
+    said = f"at {host_read.astimezone(UTC):%H:%M:%S} UTC (5 min ago)"
+    cpu = cells(row_of(admin_client.get("/").content.decode(), "db"))[3]
+    assert '<a class="muted" href=' in cpu and ">73 %</a>" in cpu and said in cpu
+    header, rows = csv_rows(admin_client)
+    assert header[-2:] == ["CPU busy now (%)", "CPU busy read at (UTC)"]  # appended: the others keep their places
+    assert float(rows["db"][-2]) == 73 and rows["db"][-1] == f"{host_read.astimezone(UTC):%Y-%m-%dT%H:%M:%S}Z"
+
+
+def test_a_server_added_a_minute_ago_polled_hourly_is_not_blamed_on_the_worker(admin_client, now):
+    """A new server's first poll falls somewhere in its first interval (collectors.schedule spreads them): one
+    added at 60 min intervals read "is the worker running?" for up to an hour while the worker polled the rest."""
+    hourly = make_server("hourly", poll_interval=3600)
+    added = now - timedelta(minutes=1)
+    Server.objects.filter(pk=hourly.pk).update(created_at=added)
+    lost = make_server("lost", poll_interval=STEP)  # added 2 h ago, 10 s polls: its first poll is long overdue
+    Server.objects.filter(pk=lost.pk).update(created_at=now - timedelta(hours=2))
+    body = admin_client.get("/").content.decode()
+    due = f"{(added + timedelta(hours=1)).astimezone(UTC):%H:%M:%S} UTC"
+    assert f"first poll due by {due}" in row_of(body, "hourly") and "worker" not in row_of(body, "hourly")
+    assert "not polled yet: is the worker running?" in row_of(body, "lost")

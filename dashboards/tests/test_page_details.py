@@ -70,7 +70,7 @@ def test_a_server_never_polled_says_so_not_that_it_is_unreachable(admin_client, 
 
     new = make_server("new")
     body = admin_client.get(f"/servers/{new.pk}/{page}/?range=1h").content.decode()
-    assert "<strong>new is not polled yet: is the worker running? (make run starts it)</strong>" in body
+    assert "<strong>new is not polled yet: added at " in body and "first poll due by " in body
     assert "is unreachable" not in body
     refused = make_server("refused")
     ServerHealth.objects.create(server=refused, last_poll_at=timezone.now(), consecutive_failures=1,

@@ -124,7 +124,9 @@ def cpu_cell(r: FleetRow, p: Paths) -> str:
     if r.cpu_busy is None:
         return ('<td class="num cpu-busy"><span class="muted" title="no node_exporter URL, or no poll of it '
                 'yet">–</span></td>')
-    return f'<td class="num cpu-busy"><a href="{p.host(r.server.pk)}">{esc(floatformat(r.cpu_busy, 0))} %</a></td>'
+    old = r.old.get("cpu")
+    return (f'<td class="num cpu-busy"><a{MUTED if old else ""} href="{p.host(r.server.pk)}">'
+            f'{esc(floatformat(r.cpu_busy, 0))} %</a>{old_note(old or "")}</td>')
 
 
 def replica_cell(r: FleetRow, p: Paths) -> str:
