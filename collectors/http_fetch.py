@@ -31,6 +31,9 @@ class Answer:
     url: str
     text: str
     content_type: str
+    # Epoch seconds its headers arrived: the agent gathers its metrics before it answers, so this is when the
+    # counters were read, not the end of a slow body or of our parse (a rate's interval is between two of these).
+    at: float | None = None
 
 
 @dataclass(frozen=True)
@@ -110,12 +113,13 @@ def request(conn: http.client.HTTPConnection, address: Address, url: str) -> Ans
         headers["Authorization"] = address.auth
     conn.request("GET", address.path, headers=headers)
     response = conn.getresponse()
+    at = time.time()
     if response.status != 200:
         response.read(4096)
         error = Refused if response.status == 400 else FetchError
         raise error(f"{url}: answered HTTP {response.status} {status_phrase(response.status)}".rstrip())
     body = read_capped(response, url)
-    return Answer(url, body.decode("utf-8", errors="replace"), response.getheader("Content-Type", ""))
+    return Answer(url, body.decode("utf-8", errors="replace"), response.getheader("Content-Type", ""), at)
 
 
 def read_capped(response: http.client.HTTPResponse, url: str) -> bytes:

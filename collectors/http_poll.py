@@ -35,13 +35,14 @@ def run_http(target: Target, source: Source, previous: delta.Snapshot | None,
     if not urls:
         return failed(target, source, t0, "no URL set for this server: add it on the server's edit page"), None
     try:
-        reading = source.collect(fetch(target, urls), result.info)
+        answer = fetch(target, urls)
+        reading = source.collect(answer, result.info)
     except (FetchError, SourceError) as exc:
         return failed(target, source, t0, str(exc)), None
     except Exception as exc:  # noqa: BLE001 - a parser bug in one source must not stop the others
         log.exception("source %s failed on %s", source.name, target.name)
         return failed(target, source, t0, f"{type(exc).__name__}: {exc}"), None
-    outcome, snapshot, _change = succeeded(target, source, reading, previous, reading.boot, t0)
+    outcome, snapshot, _change = succeeded(target, source, reading, previous, reading.boot, t0, answer.at)
     return outcome, snapshot
 
 

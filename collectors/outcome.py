@@ -15,10 +15,11 @@ from store.sample import Sample
 
 
 def succeeded(target: Target, source: Source, reading: Reading, previous: delta.Snapshot | None, boot: float | None,
-              t0: float) -> tuple[SourceResult, delta.Snapshot, delta.Delta]:
-    """The result of a reading read since t0, and the snapshot the next reading is compared with."""
+              t0: float, read_at: float | None = None) -> tuple[SourceResult, delta.Snapshot, delta.Delta]:
+    """The result of a reading read since t0 (at read_at, epoch seconds, where the source knows; else now), and
+    the snapshot the next reading is compared with."""
     duration = elapsed_ms(t0)
-    read_at = time.time()
+    read_at = time.time() if read_at is None else read_at
     change, snapshot, sample = sample_of(target.server_id, source.name, reading, previous, read_at, boot,
                                          source.compute or delta.compute)
     note = "; ".join(text for text in (reading.note, change.dropped) if text)
