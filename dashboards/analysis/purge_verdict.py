@@ -30,7 +30,7 @@ class Holder:
 class PurgeVerdict:
     # "held", "released" (gone by the last poll, the growth its read view's), "purge-bound", "keeping-up", "ahead",
     # "early", "unread", "nearly-empty", "draining", "flat",
-    # "turned" (a turn too recent for a pace), or ""
+    # "turned" (a turn too recent for a pace), "drained-on" (one that fell, carrying on a drain), or ""
     kind: str
     holder: Holder | None = None
     purged_per_s: float | None = None  # undo records purged a second over the segment (None: counters off)
@@ -48,7 +48,8 @@ def purge_verdict(current: float | None, trend: Trend, threshold: float, holder:
                   purged_per_s: float | None = None, dml_per_s: float | None = None,
                   counters_off: bool = False, holders_unread: str = "", released: Holder | None = None) -> PurgeVerdict:
     """Growing, or no trend yet (a turn's first polls), with a transaction open: held by it; a turn's first polls
-    with none: turned (a read view released: 30,112 to 201, said rather than no verdict); growing
+    with none: turned (a read view released: 30,112 to 201, said rather than no verdict), or drained-on where it
+    fell from polls that were draining (Trend.drained_per_second: the drain sped up, nothing released); growing
     without one: purge-bound; falling: draining;
     but within reach of 0 (nearly_empty), falling or growing with no holder, it is nearly empty: no backlog
     (the slope of a load that just ended, or of a drain's last polls to 0, is no pace to act on).
@@ -64,6 +65,8 @@ def purge_verdict(current: float | None, trend: Trend, threshold: float, holder:
     if current is not None and holder is not None and trend.direction in ("", "growing"):
         return PurgeVerdict("held", holder=holder)  # the holder is known apart from the trend: no turn loses it
     if current is not None and trend.per_second is None and trend.before is not None and trend.since is not None:
+        if trend.drained_per_second is not None:
+            return PurgeVerdict("drained-on")  # the fall carries a drain on: no read view released, no stall over
         return PurgeVerdict("turned")  # from before to current: the turn is the answer until its pace is known
     if current is None or trend.per_second is None or not trend.direction:
         return PurgeVerdict("")
