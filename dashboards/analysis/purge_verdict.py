@@ -41,7 +41,8 @@ class PurgeVerdict:
     rates_from: datetime | None = None  # the seconds (rates_from, rates_to] both rates cover (reads.purge_rates)
     rates_to: datetime | None = None
     unread: str = ""  # "unread": why the oldest transaction could not be read (a missing privilege)
-    gone_by: datetime | None = None  # "released": the poll that found its holder gone (the last history poll)
+    gone_by: datetime | None = None  # "released": the history poll that found its holder gone
+    polls_after: int = 0  # "released": the history polls read after gone_by (0: it is the last)
 
 
 def purge_verdict(current: float | None, trend: Trend, threshold: float, holder: Holder | None,
@@ -57,8 +58,9 @@ def purge_verdict(current: float | None, trend: Trend, threshold: float, holder:
     Purge-bound needs the growth over OWN_POLLS polls at least (else "early") and, where the counters
     were read, purge falling behind DML by more than KEEP_UP (else "keeping-up", or "ahead" above it).
     The drain is the segment's slope carried on: (length - threshold) / pace and length / pace.
-    Growing with no holder now but `released`, the holder of the poll before, open over most of the segment: released
-    (the growth was its read view's; purge had had less than a poll to start, so its rate says nothing of its pace).
+    Growing with no holder now but `released`, the holder of one of the newest polls, open over most of the segment
+    (reads.released_at): released (the growth was its read view's; purge has had too few polls to turn it down, so
+    its rate says nothing of its pace).
     Growing with no holder where the oldest transaction could not be read (`holders_unread`, why: INNODB_TRX needs
     PROCESS) is "unread": a read view held and purge falling behind look the same from the history length alone.
     """
