@@ -15,6 +15,7 @@ from collectors.status import OFF, status_of
 from dashboards.analysis.per_transaction import PerTransaction
 from dashboards.analysis.purge_growth import REACH, Trend, current_trend
 from dashboards.analysis.purge_verdict import KEEP_UP, Holder, PurgeVerdict, purge_verdict
+from dashboards.analysis.segment import OWN_POLLS
 from dashboards.analysis.statements import Bins, StatementDiff, TopStatement, bins_at, changed_most, top_statements
 from dashboards.analysis.step_window import run_window
 from dashboards.analysis.topwaits import (
@@ -377,21 +378,41 @@ def purge_verdict_at(server_id: int, last: datetime | None, current: float | Non
         purged, (_, dml, lo, hi) = None, purge_rates(server_id, trend.since, last, whole=True)
     off = purged is None and any(m in purge_counters(server_id)[1] for m in PURGED)
     holder = holder_at(server_id, last)
-    released = released_at(server_id, last, trend) if holder is None and trend.direction == "growing" else None
-    verdict = purge_verdict(current, trend, threshold, holder, purged, dml, off, unread, released)
-    if verdict.kind == "released":
-        return replace(verdict, gone_by=last)
+    release = released_at(server_id, last, trend) if holder is None and trend.direction == "growing" else None
+    verdict = purge_verdict(current, trend, threshold, holder, purged, dml, off, unread,
+                            release.holder if release else None)
+    if verdict.kind == "released" and release is not None:
+        return replace(verdict, gone_by=release.gone_by, polls_after=release.polls_after)
     return replace(verdict, rates_from=lo, rates_to=hi) if verdict.dml_per_s is not None else verdict
 
 
-def released_at(server_id: int, last: datetime, trend: Trend) -> Holder | None:
-    """The holder of the history poll before `last` (gone by `last`) where it was open over most of the segment:
-    the growth was its read view's. A transaction of a second the poll before happened to catch is none."""
+# The polls from the one that found a holder gone on that still name its release while the history grows: as many
+# as purge-bound needs to be judged on its own (purge_verdict.unheld_growth), after which they alone tell its pace.
+RELEASE_POLLS = OWN_POLLS
+
+
+@dataclass(frozen=True)
+class Release:
+    holder: Holder
+    gone_by: datetime  # the history poll that found it gone
+    polls_after: int  # the history polls read after that one, up to the last
+
+
+def released_at(server_id: int, last: datetime, trend: Trend) -> Release | None:
+    """The newest holder among the history polls before `last` in the segment, found gone by one of the newest
+    RELEASE_POLLS, where it was open over most of the segment up to then: the growth was its read view's, and
+    purge may take polls to turn the history down after a release. A transaction of a second a poll happened
+    to catch is none."""
     if trend.since is None:
         return None
-    before = next(islice(polls_back(server_id, HISTORY, trend.since, last), 1, None), None)
-    holder = holder_at(server_id, before[0]) if before is not None else None
-    return holder if holder is not None and holder.since <= trend.since + (last - trend.since) / 2 else None
+    after, polls_after = last, 0
+    for t, _ in islice(polls_back(server_id, HISTORY, trend.since, last), 1, RELEASE_POLLS + 1):
+        holder = holder_at(server_id, t)
+        if holder is not None:
+            held_most = holder.since <= trend.since + (after - trend.since) / 2
+            return Release(holder, after, polls_after) if held_most else None
+        after, polls_after = t, polls_after + 1
+    return None
 
 
 @dataclass(frozen=True)

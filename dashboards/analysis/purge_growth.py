@@ -31,10 +31,17 @@ class Trend:
     significant: bool = True  # the slope is told from 0 against that scatter and the noise (segment.line)
     before: float | None = None  # the poll before the segment's first: where it turned from (None: a hole, or none)
     turned: "Turn | None" = None  # where it turned from (turned_from); None where `before` is
+    # Too few polls for a pace, fallen from a segment that was draining: that drain's pace (undo log units a
+    # second, < 0); the fall carries it on, it is no read view released (drained_into).
+    drained_per_second: float | None = None
 
     @property
     def per_minute(self) -> float | None:
         return None if self.per_second is None else self.per_second * 60
+
+    @property
+    def drained_per_minute(self) -> float | None:
+        return None if self.drained_per_second is None else self.drained_per_second * 60
 
     @property
     def direction(self) -> str:
@@ -48,11 +55,12 @@ class Trend:
         return "growing" if self.per_second > 0 else "draining"
 
 
-def current_trend(ts: Sequence[datetime], values: Sequence[float | None]) -> Trend:
+def current_trend(ts: Sequence[datetime], values: Sequence[float | None], look_back: bool = True) -> Trend:
     """The least-squares slope of the polls since the last turning point, after the last outage (last_outage).
 
     A line fitted across a turn is no pace (a 5-minute fit over a sawtooth read "growing" right after
-    a drain), nor is one across an outage.
+    a drain), nor is one across an outage. look_back: where the turn is too recent for a pace and fell, the
+    trend of the polls before it too (drained_into).
     """
     hole = last_outage(ts, values)
     polled = [i for i in range(hole + 1, len(values)) if values[i] is not None]
@@ -65,10 +73,24 @@ def current_trend(ts: Sequence[datetime], values: Sequence[float | None]) -> Tre
     used = pts[seg.start:]
     fit = line(xs[seg.start:], ys[seg.start:], seg.noise)
     first = polled[seg.start]  # the segment's first poll, in values
-    return Trend(fit.slope if len(used) >= MIN_POLLS else None, used[-1][0] - used[0][0], used[0][0], len(used),
+    short = len(used) < MIN_POLLS
+    drained = drained_into(ts[:first], values[:first], ys[seg.start - 1], ys[-1]) if (
+        look_back and short and seg.start) else None
+    return Trend(None if short else fit.slope, used[-1][0] - used[0][0], used[0][0], len(used),
                  seg.noise, after_hole=first > 0 and values[first - 1] is None, at_least=first == 0,
                  scatter=fit.scatter, significant=fit.significant, before=ys[seg.start - 1] if seg.start else None,
-                 turned=turned_from(used, ys[seg.start - 1]) if seg.start else None)
+                 turned=turned_from(used, ys[seg.start - 1]) if seg.start else None, drained_per_second=drained)
+
+
+def drained_into(ts: Sequence[datetime], values: Sequence[float | None], before: float, newest: float) -> float | None:
+    """The pace of the drain a fall carried on: the trend of the polls before the turn (ts, values), where it was
+    draining and the newest poll is below the poll before the turn (`before`); None otherwise. A drain speeds up
+    as the backlog empties, and its last polls can fall under a quarter of the level (segment.last_cliff), which
+    read as a read view released while the page had said "draining" a poll before."""
+    if newest >= before:
+        return None
+    prior = current_trend(ts, values, look_back=False)
+    return prior.per_second if prior.direction == "draining" else None
 
 
 class Turn(NamedTuple):

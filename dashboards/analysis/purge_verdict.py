@@ -30,7 +30,7 @@ class Holder:
 class PurgeVerdict:
     # "held", "released" (gone by the last poll, the growth its read view's), "purge-bound", "keeping-up", "ahead",
     # "early", "unread", "nearly-empty", "draining", "flat",
-    # "turned" (a turn too recent for a pace), or ""
+    # "turned" (a turn too recent for a pace), "drained-on" (one that fell, carrying on a drain), or ""
     kind: str
     holder: Holder | None = None
     purged_per_s: float | None = None  # undo records purged a second over the segment (None: counters off)
@@ -41,14 +41,16 @@ class PurgeVerdict:
     rates_from: datetime | None = None  # the seconds (rates_from, rates_to] both rates cover (reads.purge_rates)
     rates_to: datetime | None = None
     unread: str = ""  # "unread": why the oldest transaction could not be read (a missing privilege)
-    gone_by: datetime | None = None  # "released": the poll that found its holder gone (the last history poll)
+    gone_by: datetime | None = None  # "released": the history poll that found its holder gone
+    polls_after: int = 0  # "released": the history polls read after gone_by (0: it is the last)
 
 
 def purge_verdict(current: float | None, trend: Trend, threshold: float, holder: Holder | None,
                   purged_per_s: float | None = None, dml_per_s: float | None = None,
                   counters_off: bool = False, holders_unread: str = "", released: Holder | None = None) -> PurgeVerdict:
     """Growing, or no trend yet (a turn's first polls), with a transaction open: held by it; a turn's first polls
-    with none: turned (a read view released: 30,112 to 201, said rather than no verdict); growing
+    with none: turned (a read view released: 30,112 to 201, said rather than no verdict), or drained-on where it
+    fell from polls that were draining (Trend.drained_per_second: the drain sped up, nothing released); growing
     without one: purge-bound; falling: draining;
     but within reach of 0 (nearly_empty), falling or growing with no holder, it is nearly empty: no backlog
     (the slope of a load that just ended, or of a drain's last polls to 0, is no pace to act on).
@@ -56,14 +58,17 @@ def purge_verdict(current: float | None, trend: Trend, threshold: float, holder:
     Purge-bound needs the growth over OWN_POLLS polls at least (else "early") and, where the counters
     were read, purge falling behind DML by more than KEEP_UP (else "keeping-up", or "ahead" above it).
     The drain is the segment's slope carried on: (length - threshold) / pace and length / pace.
-    Growing with no holder now but `released`, the holder of the poll before, open over most of the segment: released
-    (the growth was its read view's; purge had had less than a poll to start, so its rate says nothing of its pace).
+    Growing with no holder now but `released`, the holder of one of the newest polls, open over most of the segment
+    (reads.released_at): released (the growth was its read view's; purge has had too few polls to turn it down, so
+    its rate says nothing of its pace).
     Growing with no holder where the oldest transaction could not be read (`holders_unread`, why: INNODB_TRX needs
     PROCESS) is "unread": a read view held and purge falling behind look the same from the history length alone.
     """
     if current is not None and holder is not None and trend.direction in ("", "growing"):
         return PurgeVerdict("held", holder=holder)  # the holder is known apart from the trend: no turn loses it
     if current is not None and trend.per_second is None and trend.before is not None and trend.since is not None:
+        if trend.drained_per_second is not None:
+            return PurgeVerdict("drained-on")  # the fall carries a drain on: no read view released, no stall over
         return PurgeVerdict("turned")  # from before to current: the turn is the answer until its pace is known
     if current is None or trend.per_second is None or not trend.direction:
         return PurgeVerdict("")

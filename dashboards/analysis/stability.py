@@ -73,12 +73,13 @@ def find_dips(
     (store.query.Series.began, ts - the poll's interval), a bucket's start, else at the point itself;
     a hole ends where its outage did, `resumed` by the hole's time (store.query.Series.resumed: the
     first poll after it, whose delta spans the hole and is no point of a rate line), else at the
-    first point after it, whose delta covers it. `bucket`: the points are rollup buckets this wide,
-    stamped at their start and middle: each covers its bucket, so it counts at the bucket's end, and
-    a hole runs from the end of the last bucket with polls to the start of the next. `threshold` per level: each
-    point is judged by its level's (thresholds_at), and a dip across a level's start is two, one a level (a hole
-    stays one). A low poll whose interval holds fewer than MIN_DIP_COUNT transactions at the threshold's rate is
-    no dip: so few could be missing by chance.
+    first point after it, whose delta covers it; a low point after a hole that ended before it is a dip
+    of its own, from the hole's end (the stall holds no reading, the dip no outage). `bucket`: the points are
+    rollup buckets this wide, stamped at their start and middle: each covers its bucket, so it counts at the
+    bucket's end, and a hole runs from the end of the last bucket with polls to the start of the next.
+    `threshold` per level: each point is judged by its level's (thresholds_at), and a dip across a level's start
+    is two, one a level (a hole stays one). A low poll whose interval holds fewer than MIN_DIP_COUNT transactions
+    at the threshold's rate is no dip: so few could be missing by chance.
     """
     limits = thresholds_at(ts, threshold)
     levels = levels_at(ts, threshold)
@@ -100,7 +101,12 @@ def find_dips(
         if current is not None and not current.stalled and v is not None and levels[i] != levels[i - 1]:
             dips.append(current)  # each level's dips are its own, as the verdict judges them (level_dips)
             current = None
-        if v is None or v < limit:
+        if v is not None and v < limit and in_hole and current is not None and \
+                _after_hole(current, t - late, hole_end).end < t:
+            # A low reading after an outage measured from where it ended: the outage a stall, the reading a dip.
+            dips.append(_after_hole(current, t - late, hole_end))
+            current = Dip(dips[-1].end, t, v)
+        elif v is None or v < limit:
             current = _extend(current, t if prev is None else prev, t, v)
         elif current is not None and t > current.end:  # a bucket's high point beside its low one ends nothing
             dips.append(_after_hole(current, t - late, hole_end) if in_hole else current)
