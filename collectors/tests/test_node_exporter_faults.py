@@ -1,13 +1,13 @@
 """A node_exporter URL that gives no usable answer: a clear failure of that source only, the SQL sources go on."""
 
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
 from collectors.batch import poll_server
 from collectors.http_fetch import MAX_BODY
 from collectors.models import ServerHealth
+from testing.http_agent import serving
 from testing.mariadb import free_port
 
 HTML = b"<!DOCTYPE html><html><head><title>Grafana</title></head><body>login</body></html>"
@@ -44,12 +44,8 @@ class Handler(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def bad_agent():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serving(Handler) as url:
+        yield url
 
 
 @pytest.mark.parametrize("path, says", [

@@ -1,9 +1,8 @@
 """A node_exporter reading is timed when the agent answered, not when its body and our parse were done."""
 
-import threading
 import time
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
@@ -11,6 +10,7 @@ from collectors.http_poll import run_http
 from collectors.pool import Target
 from collectors.results import PollResult
 from collectors.sources import node_exporter
+from testing.http_agent import serving
 
 SLOW_BODY_S = 1.5  # a body slow to arrive, as an agent on a loaded host or a far network gives
 TEXT = ("node_boot_time_seconds 1700000000\n"
@@ -40,12 +40,8 @@ class SlowBody(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def slow_agent():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), SlowBody)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/metrics"
-    server.shutdown()
-    server.server_close()
+    with serving(SlowBody) as url:
+        yield url + "/metrics"
 
 
 def test_the_reading_is_timed_when_the_agent_answered(slow_agent):
