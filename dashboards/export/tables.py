@@ -161,8 +161,8 @@ def holder_rows(holders: Iterable) -> Iterator[list]:
     """
     yield HOLDER_HEADER
     for h in holders:
-        yield [h.thread_id, h.user, h.host, h.started_at, h.seen_at, h.ended_at or "",
-               (h.seen_at - h.started_at).total_seconds(), h.state, h.isolation, h.statement, int(h.idle)]
+        yield [h.thread_id, h.user, h.host, to_second(h.started_at), to_second(h.seen_at), to_second(h.ended_at),
+               to_tenth((h.seen_at - h.started_at).total_seconds()), h.state, h.isolation, h.statement, int(h.idle)]
 
 
 def fleet_table_rows(rows: Iterable, bases: Iterable[TpsBasis | None]) -> Iterator[list]:
@@ -177,7 +177,7 @@ def fleet_table_rows(rows: Iterable, bases: Iterable[TpsBasis | None]) -> Iterat
                r.history_per_min, wait.event if wait else None, wait.per_second if wait else None,
                wait.share * 100 if wait else None, "; ".join(r.alerts), ", ".join(r.server.tags),
                to_second(r.at.get("tps")), to_second(r.at.get("history")), to_second(r.at.get("top_wait")),
-               r.trend.span.total_seconds() if r.history_per_min is not None else None,
+               to_tenth(r.trend.span.total_seconds()) if r.history_per_min is not None else None,
                to_second(r.trend.since) if r.history_per_min is not None else None, r.cpu_busy,
                to_second(r.at.get("cpu")), tps_counts(basis), r.waits_off]
 
@@ -199,6 +199,11 @@ def to_ms(seconds: float | None) -> float | None:
     """Seconds summed from polls' intervals (milliseconds) to the millisecond: 10.1 + 10.2 + 10.3 is written 30.6,
     not 30.599999999999998."""
     return None if seconds is None else round(seconds, 3)
+
+
+def to_tenth(seconds: float) -> float:
+    """A span between polls' times (microseconds) to 0.1 s: fitted over 24.988738 s is written 25."""
+    return round(seconds, 1)
 
 
 def knee_cell(row: dict) -> str:
