@@ -4,16 +4,21 @@ A poll whose TPS counter has no delta (its basis just turned on, its table trunc
 stores no `tps`, so TPS's own samples show a hole there. The polls of its source (global_status, which holds
 `tps`) say whether the server was polled: regular polls through the hole, each with an interval (a restart's
 poll has none), and the hole is no stall: the dips list and the verdict leave it out, and the line is not broken.
+A stall whose poll found the counters reset is told a restart from a FLUSH STATUS by Uptime (stall_causes()).
 """
 
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import TypeVar
 
 import numpy as np
 
+from collectors.delta import RESTART_SLACK
 from collectors.metric import TPS
 from dashboards.analysis.points import ChartPoints, outage_ends
+from dashboards.analysis.stability import Dip
 from store import breaks, query
 from store.points import micros
 
@@ -110,3 +115,43 @@ def without_counter_holes(server_id: int, tps: Line) -> Line:
     if tps.us is not None:
         line.us = tps.us[keep]
     return line
+
+
+UPTIME, SINCE_FLUSH = "Uptime", "Uptime_since_flush_status"  # status gauges global_status stores every poll
+# Uptime is whole seconds: a boot time read from it jitters by up to a second each side.
+BOOT_SLACK = timedelta(seconds=RESTART_SLACK)
+
+
+def stall_causes(server_id: int, dips: Sequence[Dip]) -> dict[datetime, str]:
+    """What the Uptime gauges say about each stall (by its start), where they tell: a restart (the boot time moved)
+    or FLUSH STATUS (Uptime_since_flush_status began again inside it, the boot time did not move). A stall they do
+    not tell (no Uptime read around it: past the polls' retention, or an outage) is left out."""
+    stalls = [d for d in dips if d.stalled]
+    if not stalls:
+        return {}
+    start, end = stalls[0].start - timedelta(seconds=1), max(d.end for d in stalls) + LONGEST_POLL
+    read = {s.metric: s for s in query.within(server_id, [UPTIME, SINCE_FLUSH], start, end)}
+    uptime, since = read.get(UPTIME), read.get(SINCE_FLUSH)
+    if uptime is None:
+        return {}
+    flushes = dict(zip(since.ts, since.values, strict=True)) if since else {}
+    found = {d.start: stall_cause(uptime.ts, uptime.values, flushes, d) for d in stalls}
+    return {at: words for at, words in found.items() if words}
+
+
+def stall_cause(ts: list[datetime], uptime: list, flushes: dict[datetime, float | None], dip: Dip) -> str:
+    """stall_causes() of one stall: the readings at its start and at the first poll from its end on."""
+    last = bisect_right(ts, dip.start + STORED_INTERVAL) - 1
+    k0 = next((k for k in range(last, -1, -1) if uptime[k] is not None), None)
+    k1 = next((k for k in range(bisect_left(ts, dip.end - STORED_INTERVAL), len(ts)) if uptime[k] is not None), None)
+    if k0 is None or k1 is None:
+        return ""
+    t0, t1 = ts[k0], ts[k1]
+    boot0, boot1 = t0 - timedelta(seconds=uptime[k0]), t1 - timedelta(seconds=uptime[k1])
+    if boot1 - boot0 > BOOT_SLACK:
+        return f"server restarted at {boot1.astimezone(UTC):%H:%M:%S} UTC (Uptime began again)"
+    flushed = flushes.get(t1)
+    if flushed is not None and t1 - timedelta(seconds=flushed) > t0 - BOOT_SLACK:
+        at = t1 - timedelta(seconds=flushed)
+        return f"counters reset by FLUSH STATUS at {at.astimezone(UTC):%H:%M:%S} UTC, no restart (Uptime went on)"
+    return ""

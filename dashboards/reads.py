@@ -1,5 +1,6 @@
 """What the pages read from the store (store.query), sized to the chart."""
 
+from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
@@ -383,6 +384,10 @@ def purge_verdict_at(server_id: int, last: datetime | None, current: float | Non
                             release.holder if release else None)
     if verdict.kind == "released" and release is not None:
         return replace(verdict, gone_by=release.gone_by, polls_after=release.polls_after)
+    if verdict.kind == "flat" and holder is None and current is not None and current > threshold:
+        left = released_at_turn(server_id, last, trend)  # the backlog that stays is its read view's
+        if left is not None:
+            return replace(verdict, released=left.holder, gone_by=left.gone_by)
     return replace(verdict, rates_from=lo, rates_to=hi) if verdict.dml_per_s is not None else verdict
 
 
@@ -412,6 +417,23 @@ def released_at(server_id: int, last: datetime, trend: Trend) -> Release | None:
             held_most = holder.since <= trend.since + (after - trend.since) / 2
             return Release(holder, after, polls_after) if held_most else None
         after, polls_after = t, polls_after + 1
+    return None
+
+
+def released_at_turn(server_id: int, last: datetime, trend: Trend) -> Release | None:
+    """The holder of the polls up to the segment's turn, found gone by one of its first RELEASE_POLLS polls: the
+    history stopped growing when it went. One a single poll caught (open since after the poll before it) is none."""
+    if trend.since is None:
+        return None
+    read = query.within(server_id, [HISTORY], trend.since - timedelta(hours=1), last)
+    ts = [t for s in read if s.metric == HISTORY for t, v in zip(s.ts, s.values, strict=True) if v is not None]
+    turn = bisect_left(ts, trend.since)
+    held = None
+    for k in range(max(turn - 1, 0), min(turn + RELEASE_POLLS, len(ts))):
+        holder = holder_at(server_id, ts[k])
+        if held is not None and holder is None:
+            return Release(held, ts[k], 0) if held.since <= ts[max(k - 2, 0)] else None
+        held = holder
     return None
 
 

@@ -41,8 +41,9 @@ class PurgeVerdict:
     rates_from: datetime | None = None  # the seconds (rates_from, rates_to] both rates cover (reads.purge_rates)
     rates_to: datetime | None = None
     unread: str = ""  # "unread": why the oldest transaction could not be read (a missing privilege)
-    gone_by: datetime | None = None  # "released": the history poll that found its holder gone
+    gone_by: datetime | None = None  # "released" (and "flat" with `released`): the history poll that found it gone
     polls_after: int = 0  # "released": the history polls read after gone_by (0: it is the last)
+    released: Holder | None = None  # "flat": the holder found gone (by gone_by) as the history stopped growing
 
 
 def purge_verdict(current: float | None, trend: Trend, threshold: float, holder: Holder | None,

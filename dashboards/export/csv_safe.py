@@ -3,11 +3,16 @@
 A text cell beginning with =, +, -, @, tab or carriage return is read by
 Excel/LibreOffice as a formula (CSV injection, OWASP); a leading single quote
 makes it plain text. Numbers are written as numbers: -3.5 stays a number.
+
+Where the list separator is a semicolon (most of continental Europe), Excel splits a line at each ';':
+a text cell holding one is quoted, which keeps it whole where it starts a field, and a formula start
+after a ';' or a tab gets the same leading quote, for where it does not (a later column).
 """
 
 import csv
 import io
 import math
+import re
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 
@@ -16,13 +21,21 @@ import numpy as np
 from store.points import from_micros
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+INNER_STARTS = re.compile(r"(?<=[;\t])(?=[=+\-@\t\r])")  # a formula start right after a separator
 MAX_EXACT = 2**53  # integral floats below this are written as integers
 BATCH_CHARS = 32_768  # a streamed piece: big enough to be cheap, small enough to flow
 
 
+class Quoted(str):
+    """A text cell written between double quotes whatever it holds: it holds a separator of some locale."""
+
+
 def safe_text(text: str) -> str:
-    """The text, with a leading quote if a spreadsheet would evaluate it."""
-    return "'" + text if text.startswith(FORMULA_STARTS) else text
+    """The text, with a leading quote wherever a spreadsheet would start evaluating it."""
+    text = "'" + text if text.startswith(FORMULA_STARTS) else text
+    if ";" in text or "\t" in text:
+        return Quoted(INNER_STARTS.sub("'", text))
+    return text
 
 
 def iso_utc(ts: datetime) -> str:
@@ -75,6 +88,8 @@ class CsvLines:
     def __init__(self) -> None:
         self._buffer = io.StringIO()
         self._writer = csv.writer(self._buffer, lineterminator="\r\n")
+        # For a row with a Quoted cell: every text cell quoted, numbers written as by the other.
+        self._quoting = csv.writer(self._buffer, lineterminator="\r\n", quoting=csv.QUOTE_NONNUMERIC)
 
     def _take(self) -> str:
         text = self._buffer.getvalue()
@@ -82,8 +97,13 @@ class CsvLines:
         self._buffer.truncate()
         return text
 
+    def _write(self, row: Iterable[object]) -> None:
+        cells = [cell(v) for v in row]
+        writer = self._quoting if Quoted in map(type, cells) else self._writer
+        writer.writerow(cells)
+
     def line(self, row: Iterable[object]) -> str:
-        self._writer.writerow([cell(v) for v in row])
+        self._write(row)
         return self._take()
 
     def lines(self, rows: Iterable[Iterable[object]], size: int = BATCH_CHARS) -> Iterator[str]:
@@ -98,8 +118,9 @@ class CsvLines:
             elif isinstance(row, Line):
                 self._buffer.write(row)
                 self._buffer.write("\r\n")
-            else:
-                self._writer.writerow([cell(v) for v in row])
+            else:  # _write(), inline: a call a row costs more than its check
+                cells = [cell(v) for v in row]
+                (self._quoting if Quoted in map(type, cells) else self._writer).writerow(cells)
             if self._buffer.tell() >= size:
                 yield self._take()
         rest = self._take()

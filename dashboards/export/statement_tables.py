@@ -3,6 +3,7 @@
 from collections.abc import Iterator
 
 from dashboards.analysis.statements import Ranked, StatementDiff
+from dashboards.export.tables import to_second
 from store.statement_reads import DigestTotals
 
 PS_PER_S, PS_PER_MS = 10**12, 10**9
@@ -79,5 +80,5 @@ def line_rows(line: list[tuple]) -> Iterator[list]:
     yield LINE_HEADER
     for ts, interval_ms, execs, time_ps, examined, sent, errors in line:
         seconds = interval_ms / 1000
-        yield [ts, seconds, execs, execs / seconds if seconds else None, time_ps / PS_PER_S,
+        yield [to_second(ts), seconds, execs, execs / seconds if seconds else None, time_ps / PS_PER_S,
                _ms(time_ps / execs if execs else None), examined, sent, errors, time_ps]

@@ -9,6 +9,7 @@ from dashboards.analysis.run_summary import ratio
 from dashboards.analysis.topwaits import WaitDiff, WaitRow
 from dashboards.reports.scalability import Study
 from dashboards.reports.summary import RunSummary
+from dashboards.server_texts import TpsBasis
 from servers.models import Annotation
 
 WAIT_HEADER = ["rank", "event", "time waited (s)", "share of time waited (%)", "count",
@@ -44,7 +45,9 @@ FLEET_HEADER = ["server", "address", "state", "why", "version", "TPS now (/s)", 
                 # Appended, so the columns before keep their places: when each figure was read.
                 "TPS read at (UTC)", "history length read at (UTC)", "top wait read at (UTC)",
                 "history trend fitted over (s)", "history trend since (UTC)", "CPU busy now (%)",
-                "CPU busy read at (UTC)"]
+                "CPU busy read at (UTC)",
+                # As the page says them under "TPS now" and "top wait now".
+                "TPS counts", "wait instruments off (their waits are not counted)"]
 
 
 def _wait_cells(row: WaitRow | None) -> list:
@@ -158,14 +161,15 @@ def holder_rows(holders: Iterable) -> Iterator[list]:
     """
     yield HOLDER_HEADER
     for h in holders:
-        yield [h.thread_id, h.user, h.host, h.started_at, h.seen_at, h.ended_at or "",
-               (h.seen_at - h.started_at).total_seconds(), h.state, h.isolation, h.statement, int(h.idle)]
+        yield [h.thread_id, h.user, h.host, to_second(h.started_at), to_second(h.seen_at), to_second(h.ended_at),
+               to_tenth((h.seen_at - h.started_at).total_seconds()), h.state, h.isolation, h.statement, int(h.idle)]
 
 
-def fleet_table_rows(rows: Iterable) -> Iterator[list]:
-    """The fleet page's table (dashboards.fleet_rows.FleetRow), one server a row."""
+def fleet_table_rows(rows: Iterable, bases: Iterable[TpsBasis | None]) -> Iterator[list]:
+    """The fleet page's table (dashboards.fleet_rows.FleetRow), one server a row, with what each server's TPS
+    counts (server_texts.tps_basis_of)."""
     yield FLEET_HEADER
-    for r in rows:
+    for r, basis in zip(rows, bases, strict=True):
         wait = r.top_wait
         replica = r.replica
         yield [r.server.name, r.server.address, r.state.name, r.state.why, r.server.version, r.tps,
@@ -173,9 +177,16 @@ def fleet_table_rows(rows: Iterable) -> Iterator[list]:
                r.history_per_min, wait.event if wait else None, wait.per_second if wait else None,
                wait.share * 100 if wait else None, "; ".join(r.alerts), ", ".join(r.server.tags),
                to_second(r.at.get("tps")), to_second(r.at.get("history")), to_second(r.at.get("top_wait")),
-               r.trend.span.total_seconds() if r.history_per_min is not None else None,
+               to_tenth(r.trend.span.total_seconds()) if r.history_per_min is not None else None,
                to_second(r.trend.since) if r.history_per_min is not None else None, r.cpu_busy,
-               to_second(r.at.get("cpu"))]
+               to_second(r.at.get("cpu")), tps_counts(basis), r.waits_off]
+
+
+def tps_counts(basis: TpsBasis | None) -> str | None:
+    """What the TPS counts, in the page's words (dashboards/views/fleet_table.py basis_html)."""
+    if basis is None:
+        return None
+    return f"{basis.short}: autocommit statements are not counted" if basis.explicit_only else basis.short
 
 
 def to_second(ts: datetime | None) -> datetime | None:
@@ -188,6 +199,11 @@ def to_ms(seconds: float | None) -> float | None:
     """Seconds summed from polls' intervals (milliseconds) to the millisecond: 10.1 + 10.2 + 10.3 is written 30.6,
     not 30.599999999999998."""
     return None if seconds is None else round(seconds, 3)
+
+
+def to_tenth(seconds: float) -> float:
+    """A span between polls' times (microseconds) to 0.1 s: fitted over 24.988738 s is written 25."""
+    return round(seconds, 1)
 
 
 def knee_cell(row: dict) -> str:

@@ -1,9 +1,14 @@
 """The unit of a metric as a CSV header shows it: the unit its source declares (docs/metrics.md)."""
 
+import re
 from functools import lru_cache
 
 from collectors.metric import PS, PS_PER_S
 from collectors.registry import declared
+
+GENERIC = "value"  # what a family declares when its values' unit is the server's (INNODB_METRICS, variables)
+# Buffer pool page counts, as status (Innodb_buffer_pool_pages_dirty) and INNODB_METRICS (buffer_pool_pages_free).
+PAGES = re.compile(r"(Innodb_|innodb_metrics:)buffer_pool_pages_")
 
 
 def base_unit(metric: str) -> str:
@@ -30,7 +35,12 @@ def unit(metric: str, kind: str, mode: str = "rate", per: str = "interval") -> s
             return f"{base} per {per}".strip()
         return f"{base}/s"
     found = declared(metric)
-    return found.unit if found else suffix_unit(metric)
+    return found.unit if found and found.unit != GENERIC else name_unit(metric)
+
+
+def name_unit(metric: str) -> str:
+    """The unit a name says, where no declaration does: pages, or a suffix's."""
+    return "pages" if PAGES.match(metric) else suffix_unit(metric)
 
 
 # A name no source declares (a status variable) may say its unit in its name: Innodb_data_pending_fsyncs_ms.
@@ -39,7 +49,7 @@ SUFFIX_UNITS = {"_pct": "%", "_ms": "ms", "_bytes": "bytes"}
 
 def suffix_unit(metric: str) -> str:
     family = metric.partition(":")[0]
-    return next((unit for suffix, unit in SUFFIX_UNITS.items() if family.endswith(suffix)), "value")
+    return next((unit for suffix, unit in SUFFIX_UNITS.items() if family.endswith(suffix)), GENERIC)
 
 
 def column_name(server: str, metric: str, kind: str, mode: str = "rate", per: str = "interval") -> str:

@@ -31,11 +31,12 @@ from dashboards.export.tables import (
     topwaits_diff_rows,
     topwaits_rows,
 )
-from dashboards.fleet_rows import fleet_rows
+from dashboards.fleet_rows import fleet_rows, health_of
 from dashboards.query_params import BadParam, runs_sort, warmup_param
 from dashboards.reports.run_table import DEFAULT_SORT, SORTS, run_lines, table_rows
 from dashboards.reports.scalability import study
 from dashboards.reports.summary import summarize_run
+from dashboards.server_texts import tps_basis_of
 from dashboards.url_ids import parse_id
 from servers.models import Annotation, Run, Server
 
@@ -164,7 +165,8 @@ def fleet_csv(request: HttpRequest) -> HttpResponse:
     tag = request.GET.get("tag", "").strip()
     servers = [s for s in Server.objects.select_related("health") if not tag or tag in s.tags]  # one statement
     rows = fleet_rows(servers, params.parse_wait_toggle(request.GET.get("cond"), "cond"))
-    return csv_response(fleet_table_rows(rows), slug("fleet", tag) + ".csv", _flag(request.GET, "bom"))
+    bases = [tps_basis_of(r.server, getattr(health_of(r.server), "sources", None)) for r in rows]
+    return csv_response(fleet_table_rows(rows, bases), slug("fleet", tag) + ".csv", _flag(request.GET, "bom"))
 
 
 @csv_export

@@ -142,9 +142,17 @@ STALLED = mark_safe(' <span class="muted">no polls: outage or restart</span>')
 
 
 @register.simple_tag
-def dip_rows(dips: list, statements_interval: int) -> SafeString:
-    """The dips table's rows, one for each (Dip, its statements link)."""
+def dip_rows(dips: list, statements_interval: int, causes: dict | None = None) -> SafeString:
+    """The dips table's rows, one for each (Dip, its statements link); causes: what a stall was, by its start
+    (counter_holes.stall_causes), where the server said."""
+    causes = causes or {}
     return format_html_join("", DIP_ROW, (
         (second_time(d.start), second_time(d.end, False), floatformat(d.seconds, 0),
-         "" if d.lowest is None else num(d.lowest), STALLED if d.stalled else "", link, statements_interval)
+         "" if d.lowest is None else num(d.lowest), stalled(causes.get(d.start)) if d.stalled else "", link,
+         statements_interval)
         for d, link in dips))
+
+
+def stalled(cause: str | None) -> SafeString:
+    """A stall's words: what reset the counters where the server said, else that no poll measured it."""
+    return format_html(' <span class="muted">{}</span>', cause) if cause else STALLED

@@ -170,8 +170,9 @@ def test_a_host_busy_reading_from_before_node_exporter_stopped_is_not_cpu_busy_n
     cpu = cells(row_of(admin_client.get("/").content.decode(), "db"))[3]
     assert '<a class="muted" href=' in cpu and ">73 %</a>" in cpu and said in cpu
     header, rows = csv_rows(admin_client)
-    assert header[-2:] == ["CPU busy now (%)", "CPU busy read at (UTC)"]  # appended: the others keep their places
-    assert float(rows["db"][-2]) == 73 and rows["db"][-1] == f"{host_read.astimezone(UTC):%Y-%m-%dT%H:%M:%S}Z"
+    busy = header.index("CPU busy now (%)")
+    assert header[busy - 1:busy + 2] == ["history trend since (UTC)", "CPU busy now (%)", "CPU busy read at (UTC)"]
+    assert float(rows["db"][busy]) == 73 and rows["db"][busy + 1] == f"{host_read.astimezone(UTC):%Y-%m-%dT%H:%M:%S}Z"
 
 
 def test_a_server_added_a_minute_ago_polled_hourly_is_not_blamed_on_the_worker(admin_client, now):

@@ -21,9 +21,14 @@ def off(server: str, source: str) -> dict:
             f"so {source} has nothing to read; set performance_schema=ON in the server's configuration and restart it"}
 
 
-def state_cell(html: str, name: str) -> str:
+STATE = r'<td><span class="state.*?</td>'
+WAIT = r'<td class="event">.*?</td>'
+
+
+def fleet_cell(html: str, name: str, pattern: str) -> str:
+    """The cell of the server's row on the fleet page that the pattern (STATE, WAIT) finds."""
     row = html.split(f"<strong>{name}</strong>")[1].split("</tr>")[0]
-    found = re.search(r"<td><span class=\"state.*?</td>", row, re.S)
+    found = re.search(pattern, row, re.S)
     assert found is not None
     return found.group(0)
 
@@ -39,7 +44,7 @@ def test_performance_schema_off_is_one_line_linking_to_how_to_turn_it_on(admin_c
                          "ENGINE INNODB MUTEX output and performance_schema is OFF: set performance_schema=ON (with "
                          "wait/synch/% instruments) to see InnoDB latch waits"},
         "history_length": {"ok": False, "status": "failed", "error": "defaults: history_length: timed out"}})
-    cell = state_cell(admin_client.get("/").content.decode(), "defaults")
+    cell = fleet_cell(admin_client.get("/").content.decode(), "defaults", STATE)
     stability = f"/servers/{server.pk}/stability/"
     assert cell == (
         '<td><span class="state state-up">up</span>\n        '
@@ -54,18 +59,11 @@ def test_performance_schema_off_is_one_line_linking_to_how_to_turn_it_on(admin_c
     assert row[3].count("performance_schema is OFF") == 4 and "history_length: timed out" in row[3]
 
 
-def wait_cell(html: str, name: str) -> str:
-    row = html.split(f"<strong>{name}</strong>")[1].split("</tr>")[0]
-    found = re.search(r'<td class="event">.*?</td>', row, re.S)
-    assert found is not None
-    return found.group(0)
-
-
 def test_wait_instruments_off_are_said_in_the_top_wait_cell_with_where_to_turn_them_on(admin_client):
     """performance_schema ON at MariaDB's defaults: the newest poll found all 288 wait/synch instruments off and 3 of
     58 wait/io ones, so "top wait now" ranks only what is left (no mutex or rwlock wait can be the top one)."""
     server = data.at_pfs_defaults(data.RECENT_T0, {"wait.instruments_off:wait/io": 3, "wait.instruments:wait/io": 58})
-    cell = wait_cell(admin_client.get("/").content.decode(), "pfs-defaults")
+    cell = fleet_cell(admin_client.get("/").content.decode(), "pfs-defaults", WAIT)
     assert ('<div class="small warn waits-off">288 of 288 wait/synch/% and 3 of 58 wait/io/% instruments off: '
             f'their waits are not counted · <a href="/servers/{server.pk}/waits/?range=15m">how to turn them on</a>'
             '</div>') in cell
@@ -73,4 +71,4 @@ def test_wait_instruments_off_are_said_in_the_top_wait_cell_with_where_to_turn_t
 
 def test_a_server_with_every_wait_instrument_on_gets_no_such_line(admin_client):
     data.at_pfs_defaults(data.RECENT_T0, {"wait.instruments_off:wait/synch": 0})
-    assert "waits-off" not in wait_cell(admin_client.get("/").content.decode(), "pfs-defaults")
+    assert "waits-off" not in fleet_cell(admin_client.get("/").content.decode(), "pfs-defaults", WAIT)

@@ -34,7 +34,7 @@ from dashboards.analysis.sweep_levels import Step, step_shifts
 from dashboards.analysis.topwaits import CLIENT_EVENTS, Hidden, WaitRow, diff_rows, is_client, shown
 from dashboards.analysis.verdict_words import sweep_levels_said, verdict_text
 from dashboards.basis_change import counted_from
-from dashboards.counter_holes import outages_not_polled, without_counter_holes
+from dashboards.counter_holes import outages_not_polled, stall_causes, without_counter_holes
 from dashboards.figures.purge import Reference, purge_figure
 from dashboards.figures.stability import stability_figure
 from dashboards.holder_panel import SERIES as HOLDER_SERIES
@@ -133,6 +133,7 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
         "figures": {"stability-chart": fig, **host.figures}, "host_panel": host, "summary": summary,
         "dips": list(zip(dips, dips_statements(server.pk, [(d.start, d.end) for d in dips],
                                                server.statements_interval), strict=True)),
+        "stall_causes": stall_causes(server.pk, dips),  # restart or FLUSH STATUS, where Uptime tells
         **judged, "fraction": fraction, "threshold": threshold, "n_waits": n_waits,
         "level_thresholds": per_level(threshold_drawn),
         "pixel": timedelta(seconds=tr.seconds / points),  # what a dip's times are good to

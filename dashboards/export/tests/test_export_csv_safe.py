@@ -2,6 +2,7 @@
 
 import csv
 import io
+import re
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
@@ -47,3 +48,30 @@ def test_it_round_trips_odd_text_through_a_csv_reader():
             assert got == original
         assert float(negative) == -1.25 and negative == "-1.25"  # not quoted, not prefixed
         assert three == "3"
+
+
+# Excel where the list separator is ';' splits a line there and evaluates a cell that then begins with =.
+HOSTILE = "a;=cmd|' /C calc'!A0"
+
+
+def semicolon_cells(text: str) -> list[str]:
+    """The cells a semicolon-locale spreadsheet (or a tab-separated paste) would see, quoting aside: the raw
+    line split at each ';' and tab."""
+    return [part for line in text.splitlines() for part in re.split("[;\t]", line)]
+
+
+@pytest.mark.parametrize("text", [HOSTILE, ";+1", "x;-2", "\t=1", "x\t@A1", "a; =1"])
+def test_it_neutralises_a_formula_after_a_semicolon_or_a_tab(text):
+    lines = CsvLines()
+    written = lines.line(["first", text, -1.25, None]) + lines.line([text, 3])
+    assert not [c for c in semicolon_cells(written) if c.startswith(("=", "+", "-", "@"))]
+    back = list(csv.reader(io.StringIO(written, newline="")))
+    assert back[0][0] == "first" and back[1][1] == "3" and back[0][2:] == ["-1.25", ""]
+    assert back[0][1] == back[1][0] and back[0][1].replace("'", "") == text.replace("'", "")  # one cell each
+
+
+def test_it_quotes_a_cell_holding_a_semicolon_and_keeps_numbers_bytes():
+    lines = CsvLines()
+    assert lines.line([HOSTILE, -1.25, 5719.0, 10**30]) == "\"a;'=cmd|' /C calc'!A0\",-1.25,5719,1" + "0" * 30 + "\r\n"
+    assert lines.line(["a;b"]) == '"a;b"\r\n'  # one cell read by Excel in either locale
+    assert lines.line(["ab", -1.25]) == "ab,-1.25\r\n"  # others as before

@@ -123,6 +123,17 @@ def test_gauge_headers_name_their_unit():
     assert column_name("db1", "Some_new_gauge", "gauge") == "db1 Some_new_gauge (value)"
 
 
+def test_buffer_pool_page_gauges_are_in_pages():
+    # Status and INNODB_METRICS count the buffer pool in pages; a rate of the counters stays per second.
+    assert column_name("db1", "Innodb_buffer_pool_pages_dirty", "gauge") == "db1 Innodb_buffer_pool_pages_dirty (pages)"
+    assert column_name("db1", "innodb_metrics:buffer_pool_pages_free", "gauge") == (
+        "db1 innodb_metrics:buffer_pool_pages_free (pages)")
+    assert column_name("db1", "Innodb_buffer_pool_pages_flushed", "counter") == (
+        "db1 Innodb_buffer_pool_pages_flushed (/s)")
+    assert column_name("db1", "innodb_metrics:trx_rseg_history_len", "gauge") == (
+        "db1 innodb_metrics:trx_rseg_history_len (value)")
+
+
 def test_runs_and_annotations_write_whole_seconds_as_the_series_and_fleet_do(client, db1):
     # A run and a mark set through the API carry the microseconds of the moment: 12:00:05.750 is written
     # 12:00:05, as the pages say it (%H:%M:%S) and the series export labels its rows.
