@@ -12,6 +12,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from dashboards.analysis.levels import levels_of
+from dashboards.analysis.run_verdict import judge
+from dashboards.analysis.verdict_words import verdict_text
 
 START = datetime(2026, 11, 27, 23, 17, 35, tzinfo=UTC)
 # fmt: off
@@ -46,3 +48,16 @@ def test_stalls_and_their_catch_ups_do_not_hide_two_level_changes():
     assert levels.shifts[1].after == pytest.approx(2863.8384 / 29)
     assert levels.stalls == ((at(8), at(8)), (at(15), at(16)), (at(31), at(31)), (at(53), at(54)))
 
+
+def test_locks_at_irregular_times_are_no_period_however_three_of_them_fall():
+    verdict = judge([at(i) for i in range(72)], TPS)
+    # The four locks began 35, 80 and 110 s apart: three of them (23:18:10, 23:20:05, 23:21:55) lie within 5 s of
+    # a 112.5 s grid, the fourth (23:18:45, two polls at 0) between them, off it. No period: the level changes.
+    assert verdict.kind == "shifted" and [s.at for s in verdict.shifts] == [at(20), at(37)]
+    # By hand: 39.417 / 87.693 - 1 = -55.05 %, 98.753 / 39.417 - 1 = +150.53 %.
+    words = verdict_text(verdict)
+    assert words["shifted"] == "TPS from 87.7 to 39.4 at 23:19:15 (-55 %), to 98.8 at 23:20:40 (+151 %)"
+    assert (
+        "the polls at 23:18:15, from 23:18:50 to 23:18:55, at 23:20:10 and from 23:22:00 to 23:22:05 UTC are "
+        "stalls (under a tenth of the levels on both sides), left out of the levels"
+    ) in words["levels"]
