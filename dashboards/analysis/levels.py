@@ -13,6 +13,7 @@ import numpy as np
 
 from dashboards.analysis.points import seconds_of
 from dashboards.analysis.segment import MAD_TO_SIGMA
+from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, MIN_DIP_COUNT
 from store import breaks
 
 # A level change (a workload or setting changed): TPS's two levels differ by at least SHIFT_MIN of the mean, and
@@ -81,7 +82,7 @@ def shifts_and_stalls(ts: Sequence[datetime], y: np.ndarray,
     if len(y) < 2 * side or not y.mean():
         return (), np.zeros(len(y), bool)
     x = holes_shut(ts) if x is None else x
-    short = short_stalls(y, side) | lone_stalls(y, side)
+    short = short_stalls(y, side) | lone_stalls(y, x, side)
     if short.any():  # too short to be a level: found first, or its polls join a level and hide it and the changes
         return left_out(ts, x, y, short, catch_ups(y, short, side))
     order = segmented_order(y, side)
@@ -200,17 +201,23 @@ def short_stalls(y: np.ndarray, side: int) -> np.ndarray:
     return out
 
 
-def lone_stalls(y: np.ndarray, side: int) -> np.ndarray:
+def lone_stalls(y: np.ndarray, x: np.ndarray, side: int) -> np.ndarray:
     """Each single poll inside the range under STALL_SHARE of the median of the `side` polls on both sides of it:
     TPS stopped for about that poll's interval (a lock held a poll long), as the dips verdict reads it (stopped).
     Left in, with its catch-up after it, it hid two level changes: 90, 40, then 100 TPS with 8-15 s locks every
-    35-110 s across 5 s polls left 0.82 and 0.79 of a line's squares, and the 40s read as a 55 s dip."""
+    35-110 s across 5 s polls left 0.82 and 0.79 of a line's squares, and the 40s read as a 55 s dip. Not where
+    its interval (x: the polls' seconds) holds fewer than MIN_DIP_COUNT transactions at the dip threshold's rate,
+    as find_dips judges a dip: at 0.4 TPS across 5 s polls one in seven counts none by chance."""
     low = y < STALL_SHARE * y.max()
     at = np.flatnonzero(low[1:-1] & ~low[:-2] & ~low[2:]) + 1
     before, after = window_medians(y, at - side, side), window_medians(y, at + 1, side)
     out = np.zeros(len(y), bool)
     for i, m1, m2 in zip(at.tolist(), before, after, strict=True):
-        out[i] = m1 is not None and m2 is not None and y[i] < STALL_SHARE * min(m1, m2)
+        if m1 is None or m2 is None:
+            continue
+        around = min(m1, m2)
+        expected = DEFAULT_DIP_FRACTION * around * float(x[i] - x[i - 1])
+        out[i] = y[i] < STALL_SHARE * around and expected >= MIN_DIP_COUNT
     return out
 
 

@@ -61,3 +61,12 @@ def test_locks_at_irregular_times_are_no_period_however_three_of_them_fall():
         "the polls at 23:18:15, from 23:18:50 to 23:18:55, at 23:20:10 and from 23:22:00 to 23:22:05 UTC are "
         "stalls (under a tenth of the levels on both sides), left out of the levels"
     ) in words["levels"]
+
+
+def test_a_poll_at_0_of_a_load_of_a_few_transactions_a_poll_is_chance_not_a_stall():
+    # 0.4 TPS across 5 s polls is 2 transactions a poll (1 at the dip threshold's rate, under 5): a poll that
+    # counted none is chance, as the dips table judges it, and stays in its level.
+    values = [0.4] * 12 + [0.0] + [0.4] * 12
+    assert levels_of([at(i) for i in range(25)], values).stalls == ()
+    # The same load at 40 TPS (100 transactions at the threshold's rate) stopped for that poll.
+    assert levels_of([at(i) for i in range(25)], [100 * v for v in values]).stalls == ((at(12), at(12)),)
