@@ -212,6 +212,22 @@ def periodic(dips: Sequence[Dip], interval: float = 0.0) -> tuple[float, list[Di
     return period, [dips[k] for k in on]
 
 
+def off_grid(recurring: Sequence[Dip], halted: Sequence[Dip], levels: Sequence[tuple[datetime, float]]) -> bool:
+    """Whether the stalls that stopped TPS (`halted`: stopped(), under STALL_SHARE of their level's median: not a
+    loaded host's sag) that start between the grid's first and last occurrence and are none of them outnumber what
+    GRID_COVER allows: TPS stopped as often off the grid as on it, no period. Locks taken by hand at 18:11, 18:46,
+    20:06 and 21:56 read "every 112 s" from the three 115 and 110 s apart."""
+    first, last = recurring[0].start, recurring[-1].start
+    off = [d for d in halted if first <= d.start <= last and d not in recurring and stopped_tps(d, levels)]
+    return len(recurring) < GRID_COVER * (len(recurring) + len(off))
+
+
+def stopped_tps(dip: Dip, levels: Sequence[tuple[datetime, float]]) -> bool:
+    """Whether TPS stopped in the dip: no poll (a hole), or its lowest under STALL_SHARE of its level's median."""
+    median = level_at(levels, dip.end)
+    return dip.stalled or dip.lowest is not None and median is not None and dip.lowest < STALL_SHARE * median
+
+
 def on_grid(dips: Sequence[Dip], period: float, stalled: Sequence[Dip], interval: float) -> tuple[Dip, ...]:
     """The stalls periodic() found, and the other dips on their grid (stalled[0].start + k x period, as periodic()
     places a dip on it) that keep it filled: a stall that caught one low poll (a 10 s FTWRL across 5 s polls whose
@@ -432,8 +448,8 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
     longer = stalls(dips, interval)
     halted = stopped(dips, interval, medians)
     found = periodic(longer, interval) or periodic(halted, interval)
-    if found is not None:
-        recurring = on_grid(dips, found[0], found[1], interval)
+    recurring = on_grid(dips, found[0], found[1], interval) if found is not None else ()
+    if found is not None and not off_grid(recurring, halted, medians):
         return replace(base, kind="periodic", period=found[0], dips=recurring,
                        other_dips=len(dips) - len(recurring),
                        dip_seconds=float(np.median([d.seconds for d in recurring])))

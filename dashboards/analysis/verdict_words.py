@@ -88,10 +88,13 @@ def stalls_said(v: Verdict) -> str:
     said = [f"the polls from {hms(first)} to {hms(last)} UTC, the first judged, are a stall (under a tenth of the "
             "level after them), left out of the levels; the dips table lists it" for first, last in starting]
     if inside:
-        spans = listed([f"from {hms(first)} to {hms(last)}" for first, last in inside])
+        spans = listed([f"at {hms(first)}" if first == last else f"from {hms(first)} to {hms(last)}"
+                        for first, last in inside])
         one = len(inside) == 1
-        said.append(f"the polls {spans} UTC {'are a stall' if one else 'are stalls'} (under a tenth of the levels on "
-                    f"both sides), left out of the levels; the dips table lists {'it' if one else 'them'}")
+        subject = "the poll" if one and inside[0][0] == inside[0][1] else "the polls"
+        verb = ("is a stall" if subject == "the poll" else "are a stall") if one else "are stalls"
+        said.append(f"{subject} {spans} UTC {verb} (under a tenth of the levels on both sides), left out of the "
+                    f"levels; the dips table lists {'it' if one else 'them'}")
     for first, last in ending:
         said.append(f"the polls from {hms(first)} to {hms(last)} UTC, the range's last, are a stall (under a tenth "
                     "of the level before them), left out of the levels; the dips table lists it")

@@ -47,6 +47,26 @@ def test_the_stability_page_says_no_transactions_counted_and_how_to_count_them(a
     assert body.count(escape(INNODB_TRX_ON)) >= 2  # beside the chart's TPS sentence too
 
 
+def test_one_commit_amid_an_autocommit_load_is_no_line_to_judge_either(admin_client):
+    """Seen live: 4,000 autocommit UPDATEs a second, the one COMMIT of a session that held a read view counted,
+    read "Noisy: TPS swings around its level ... (CV 519.6 %)" over a line of 0s."""
+    server = data.make_server("one-commit", poll_interval=5, flavor="mariadb", version="10.11.19")
+    polls = [{"tps": int(i == 9), "tps_explicit": int(i == 9), "qps": 20_000} for i in range(1, POLLS + 1)]
+    write_samples([Sample(server.pk, "global_status", T0 + timedelta(seconds=5 * i), 5.0, values, frozenset(values))
+                   for i, values in enumerate(polls, start=1)])
+    # The read view that session held: the history length climbs 20,000 a poll to 160,000, then falls to 300.
+    lengths = [0, *(20_000 * k for k in range(1, 9)), 300, *([300] * (POLLS - 10))]
+    write_samples([Sample(server.pk, "history_length", T0 + timedelta(seconds=5 * i), None,
+                          {"history_list_length": v}) for i, v in enumerate(lengths, start=1)])
+    ServerHealth.objects.create(server=server, sources={"global_status": {"ok": True, "note": DEFINITIONS[EXPLICIT]}})
+    verdict = verdict_of(admin_client.get(f"/servers/{server.pk}/stability/", window()).content.decode())
+    # By hand: 1 transaction in the 18 polls' 90 s, fewer than the 5 a dip needs to be told from chance.
+    assert "Next to no transactions counted in this range: 1 in all, too few for a line to judge" in verdict
+    assert "CV" not in verdict and "Noisy" not in verdict and escape(INNODB_TRX_ON) in verdict
+    # The answer about purge stays: the rise to 160,000 at the 9th poll (00:45) and the fall to 300 at the 10th.
+    assert "History length rose to 160,000 at 23:00:45" in verdict and "fell to 300 at 23:00:50" in verdict
+
+
 def test_the_purge_page_and_run_report_say_the_statement_where_they_show_tps(admin_client, autocommit):
     purge = admin_client.get(f"/servers/{autocommit.pk}/purge/", window()).content.decode()
     assert escape(INNODB_TRX_ON) in purge
