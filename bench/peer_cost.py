@@ -75,7 +75,8 @@ from collectors import registry  # noqa: E402
 from collectors.batch import poll_servers  # noqa: E402
 from collectors.poll import read  # noqa: E402
 from collectors.pool import POOL, Target  # noqa: E402
-from monitor.runtime.sandbox import SandboxMariaDB, find_binary, free_port  # noqa: E402
+from monitor.runtime.ports import free_port  # noqa: E402
+from monitor.runtime.sandbox import SandboxMariaDB, find_binary  # noqa: E402
 from servers.models import Server  # noqa: E402
 
 OURS, PEER = "steady", "exporter"

@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 
 from monitor.runtime import embedded
+from testing.ports import use_worker_ports
 
 _var = Path(tempfile.mkdtemp(prefix="steadystate-test-"))
 os.chmod(_var, 0o755)  # pgserver runs postgres as its own user when root
@@ -20,6 +21,7 @@ os.environ["STEADYSTATE_VAR"] = str(_var)
 # pytest-xdist's workers inherit the controller's environment, and with it the servers its settings started:
 # a worker starts its own (a test's child process, same worker, still shares its parent's).
 _worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+use_worker_ports(_worker)  # free_port() never hands out another worker's port
 
 
 def _hands_tests_to_workers() -> bool:

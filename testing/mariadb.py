@@ -6,7 +6,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from monitor.runtime.sandbox import SandboxMariaDB, find_binary, free_port
+from monitor.runtime.ports import free_port
+from monitor.runtime.sandbox import SandboxMariaDB, find_binary
 
 __all__ = ["SandboxMariaDB", "find_binary", "free_port", "running_sandbox"]
 

@@ -1,5 +1,6 @@
 """Running `manage.py up` for real in a test: start it, wait for it, find its processes, wait for its log."""
 
+import http.client
 import os
 import subprocess
 import sys
@@ -7,6 +8,7 @@ import time
 import urllib.request
 from datetime import datetime
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import psutil
 import psycopg
@@ -25,15 +27,48 @@ def start_up(var: Path, port: int, log: Path, embedded: bool = True, args: tuple
 
 
 def wait_for_login_page(up, url: str, log: Path, timeout: float = 120) -> None:
+    """Until this `up`'s own web server answers the login page; fails at once if another program holds the port
+    (a port handed to `up` can be taken before its gunicorn binds it)."""
+    port = urlsplit(url).port
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         assert up.poll() is None, log.read_text()[-3000:]
-        try:
-            if urllib.request.urlopen(url + "/accounts/login/", timeout=2).status == 200:
-                return
-        except OSError:
-            time.sleep(0.3)
+        holder = listener(port)
+        if holder is not None:
+            assert var_of(holder) == var_of(up.pid), (
+                f"port {port} is held by {holder_text(holder)}, not by this `up`'s web server:\n"
+                + log.read_text()[-3000:])
+            try:
+                if urllib.request.urlopen(url + "/accounts/login/", timeout=2).status == 200:
+                    return
+            except (OSError, http.client.HTTPException):
+                pass
+        time.sleep(0.3)
     raise AssertionError("the login page never answered:\n" + log.read_text()[-3000:])
+
+
+def listener(port: int | None) -> int | None:
+    """The pid listening on this TCP port (-1: another user's process), None if nothing listens."""
+    for conn in psutil.net_connections(kind="tcp"):
+        if conn.status == psutil.CONN_LISTEN and conn.laddr and conn.laddr.port == port:
+            return conn.pid if conn.pid is not None else -1
+    return None
+
+
+def var_of(pid: int) -> str | None:
+    """The var/ directory a process of an `up` runs on: its children's, and a killed gunicorn's workers' still
+    serving for a moment, are its own; another test process's server has its own, or none."""
+    try:
+        return psutil.Process(pid).environ().get("STEADYSTATE_VAR")
+    except psutil.Error:
+        return None
+
+
+def holder_text(pid: int) -> str:
+    try:
+        return f"pid {pid} ({' '.join(psutil.Process(pid).cmdline())[:200]})"
+    except psutil.Error:
+        return f"pid {pid} (another user's process, or gone)"
 
 
 def wait_for_log(up, log: Path, text: str, timeout: float = 30, count: int = 1) -> None:

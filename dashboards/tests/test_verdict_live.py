@@ -2,9 +2,10 @@
 
 Shorter than the 10-minute run the verdict is meant for, so the suite stays bearable: a stall
 (FLUSH TABLES WITH READ LOCK, 4 s) every 12 s over 66 s, polled every second, must read
-"periodic dips every 12 s" with 5 occurrences (stalls at 12, 24, 36, 48 and 60 s); the same
-load without stalls reads steady; under a read view held throughout it reads drifting with
-the history length growing; 2 sessions, then 6, then 2 again, 15 s each, read two level changes.
+"periodic dips every 12 s" with 5 occurrences (stalls at 12, 24, 36, 48 and 60 s); a load paced
+by the clock (the machine's speed does not move its TPS) reads steady; under a read view held
+throughout it reads drifting with the history length growing; 2 sessions, then 6, then 2 again,
+15 s each, read two level changes.
 """
 
 import threading
@@ -20,6 +21,7 @@ from dashboards import reads
 from dashboards.figures.common import iso
 from servers.models import Server
 from store import query
+from testing.paced_load import PacedLoad
 from testing.workload import stall_target
 from workload.driver import StressDriver, StressOptions
 
@@ -93,14 +95,22 @@ def test_stalls_every_12_s_read_periodic_dips_every_12_s(admin_client, mariadb, 
     assert "Periodic dips every 12 s (5 occurrences" in html
 
 
-@pytest.mark.serial  # a busy machine makes a steady load drift
-def test_the_same_load_without_stalls_reads_steady(admin_client, mariadb, server):
-    start, end, _ = drive_and_poll(server, stall_target(mariadb), 40)
+@pytest.mark.serial  # polled every second: a busy machine delays the polls
+def test_a_load_paced_by_the_clock_reads_steady_but_where_the_machine_held_it_back(admin_client, mariadb, server):
+    # 100 transactions a second on a schedule: the stress driver's sessions, pausing between transactions, slowed
+    # with the machine (-15.7 %/min, rightly read as drifting, while other test runs took the CPU).
+    load = PacedLoad(mariadb, sessions=4, per_session=25, seconds=40)
+    start, end = poll_while(server, load.run)
+    assert load.error is None, load.error
+    assert sum(load.commits) == 4 * 25 * 40
     verdict, html = verdict_of(admin_client, server, start, end)
     dips = [(f"{d.start:%H:%M:%S}", d.seconds, d.lowest) for d in verdict.dips]
-    assert verdict.kind == "steady", (verdict.kind, dips, verdict.cv, verdict.points, verdict.drift,
-                                      verdict.history, tps_line(server, start, end))
-    assert "Steady (CV" in html
+    # Only a dip where the load itself fell behind its schedule (the machine stalled it) may break the steady line.
+    ours = [d for d in verdict.dips if not load.late_within(d.start - timedelta(seconds=1), d.end)]
+    assert verdict.kind in ("steady", "dips") and not ours, (
+        verdict.kind, dips, verdict.cv, verdict.points, verdict.drift, verdict.history,
+        [(f"{a:%H:%M:%S.%f}"[:12], f"{b:%S.%f}"[:6]) for a, b in load.late], tps_line(server, start, end))
+    assert "Steady (CV" in html if verdict.kind == "steady" else "Dips at irregular times" in html
 
 
 def test_a_read_view_held_throughout_reads_drifting_with_history_growing(admin_client, mariadb, server):

@@ -19,7 +19,8 @@ from django.conf import settings
 
 from monitor.env import BASE_DIR, private_file
 from monitor.runtime import node_exporter
-from monitor.runtime.sandbox import SandboxMariaDB, find_binary, free_port
+from monitor.runtime.ports import free_port
+from monitor.runtime.sandbox import SandboxMariaDB, find_binary
 from monitor.runtime.supervisor import Child, Daemon
 from servers.models import Server
 from workload.pause import demo_flag

@@ -11,7 +11,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from collectors.sources.node_exporter import COLLECTORS
-from monitor.runtime.sandbox import find_binary, free_port
+from monitor.runtime.ports import free_port
+from monitor.runtime.sandbox import find_binary
 from monitor.runtime.supervisor import die_with_parent
 
 INSTALL_HINT = ("SteadyState demo: prometheus-node-exporter not found, so the demo server has no host statistics "

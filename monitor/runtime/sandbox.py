@@ -8,7 +8,6 @@ with performance_schema ON and the wait/synch instruments timed.
 import getpass
 import os
 import shutil
-import socket
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from pathlib import Path
 import pymysql
 
 from monitor.runtime import supervisor
+from monitor.runtime.ports import free_port
 
 PORT_ATTEMPTS = 5
 
@@ -28,12 +28,6 @@ def find_binary(*names: str) -> str | None:
             if path:
                 return path
     return None
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @dataclass

@@ -14,7 +14,9 @@ from pathlib import Path
 
 import psutil
 import pytest
+from aiosmtpd.controller import Controller
 
+from monitor.management.commands.up import answers
 from monitor.runtime import node_exporter
 from monitor.runtime.supervisor import Child, Group
 from testing.mariadb import free_port
@@ -107,6 +109,17 @@ def test_it_refuses_a_port_in_use(var, tmp_path):
         up.wait(60)
     assert up.returncode == 1
     assert "choose another port with PORT=8001" in (tmp_path / "up.log").read_text()
+
+
+def test_another_program_answering_on_its_port_is_not_its_web_server():
+    # Another test's SMTP sink once took the port between free_port() and gunicorn's bind: its greeting
+    # ("220 ... SMTP") is no HTTP status line, which stopped `up` with a traceback.
+    smtp = Controller(object(), hostname="127.0.0.1", port=free_port())
+    smtp.start()
+    try:
+        assert answers(f"http://127.0.0.1:{smtp.port}/accounts/login/") is False
+    finally:
+        smtp.stop()
 
 
 def test_it_names_an_unreachable_redis_without_its_password(var, tmp_path):

@@ -101,7 +101,7 @@ def test_a_stopped_target_ends_the_driver_with_a_clear_error(private_dir):
 
 
 def test_an_unreachable_target_is_named_and_no_run_is_left_open():
-    from monitor.runtime.sandbox import free_port
+    from monitor.runtime.ports import free_port
 
     server = Server(name="gone", host="127.0.0.1", port=free_port(), user="root")
     server.password = ""

@@ -14,6 +14,7 @@ from servers.models import Server
 from store import query
 
 pytestmark = pytest.mark.django_db
+POLL_EVERY = 3.0  # seconds from a poll's start to the next one's: a poll and its transactions fit in it under load
 
 
 def test_it_exports_real_polls_as_the_store_holds_them(client, admin_user, mariadb, monitor_credentials):
@@ -27,13 +28,20 @@ def test_it_exports_real_polls_as_the_store_holds_them(client, admin_user, maria
                     "CREATE TABLE IF NOT EXISTS export_load.t (id INT PRIMARY KEY AUTO_INCREMENT, v INT)")
     start = timezone.now() - timedelta(seconds=1)
     spans = []  # each poll's read lies between these two clock readings
+    poll_server(server.pk, only=["variables"])  # connects: a server's first poll, which also reads its setup, is slow
+    due = time.monotonic()
     for i in range(4):
-        # Explicit transactions: autocommitted statements do not count in Com_commit.
-        mariadb.execute(*["BEGIN", f"INSERT INTO export_load.t (v) VALUES ({i})", "COMMIT"] * (10 + 10 * i))
+        # Polls of the exported metrics' sources, POLL_EVERY apart: polls of every source, each 1.05 s after the
+        # last one and its transactions, had a loaded machine make the first interval (a first poll took 4 s)
+        # over 1.5 times the others, a hole (store.breaks) whose rate every chart and export rightly leaves out.
+        time.sleep(max(0.0, due - time.monotonic()))
         before = time.monotonic()
-        assert not poll_server(server.pk).connect_error
+        assert not poll_server(server.pk, only=["global_status", "pfs_waits"]).connect_error
         spans.append((before, time.monotonic()))
-        time.sleep(1.05)
+        due = before + POLL_EVERY  # not sooner after a late poll: its interval and the next one's stay alike
+        if i < 3:  # Explicit transactions: autocommitted statements do not count in Com_commit.
+            mariadb.execute(*["BEGIN", f"INSERT INTO export_load.t (v) VALUES ({i})", "COMMIT"] * (10 + 10 * i))
+    time.sleep(1.05)
     end = timezone.now()
     params = {"server": "sandbox", "metrics": "tps,Threads_running,wait.time_ps:wait/synch/*", "full": 1,
               "from": iso_utc(start), "to": iso_utc(end)}

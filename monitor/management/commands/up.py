@@ -10,6 +10,7 @@ the group and the embedded servers.
 """
 
 import fcntl
+import http.client
 import os
 import secrets
 import signal
@@ -234,5 +235,5 @@ def answers(url: str) -> bool:
     try:
         with urllib.request.urlopen(url, timeout=2) as response:
             return response.status == 200
-    except OSError:
+    except (OSError, http.client.HTTPException):  # another program on the port (an SMTP server's greeting)
         return False
