@@ -13,6 +13,7 @@ from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, counts_nothing, 
 from dashboards.analysis.statements import rank
 from dashboards.analysis.step_window import Window, run_window
 from dashboards.analysis.verdict_words import verdict_text
+from dashboards.counter_holes import stall_causes
 from dashboards.export import params
 from dashboards.export.csv_safe import iso_utc
 from dashboards.links import exact_param, link, topwaits_csv
@@ -89,7 +90,8 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
         not_started=run.ended_at is None and run.started_at >= window.end,  # marked ahead: its window ends at its start
         **condition_toggle(request, conditions), conditions_problem=conditions_problem,
         **others_context(run, summary),
-        dips=dips, dip_threshold=dip_threshold(summary.tps), dip_levels=per_level(threshold), verdict=verdict,
+        dips=dips, stall_causes=stall_causes(run.server_id, dips),  # restart or FLUSH STATUS, where Uptime tells
+        dip_threshold=dip_threshold(summary.tps), dip_levels=per_level(threshold), verdict=verdict,
         warmup_found=summary.warmup_found,
         verdict_text=verdict_text(verdict, Warmup(summary.warmup, summary.warmup_found)),
         warmup_note=warmup_overrun(summary),  # a warm-up that leaves nothing of the run: why every figure is empty

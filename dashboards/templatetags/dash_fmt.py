@@ -153,6 +153,13 @@ def dip_rows(dips: list, statements_interval: int, causes: dict | None = None) -
         for d, link in dips))
 
 
+@register.simple_tag
+def stall_note(dip, causes: dict | None) -> SafeString:
+    """A stall's words in a table of Dips (the run report's): what reset the counters, else that no poll measured
+    it."""
+    return stalled((causes or {}).get(dip.start))
+
+
 def stalled(cause: str | None) -> SafeString:
     """A stall's words: what reset the counters where the server said, else that no poll measured it."""
     return format_html(' <span class="muted">{}</span>', cause) if cause else STALLED

@@ -9,6 +9,7 @@ from datetime import UTC, timedelta
 
 import pytest
 
+from servers.models import Run
 from store.ingest import write_samples
 from store.sample import Sample
 from testing.dashboards import RECENT_T0, make_server
@@ -69,3 +70,14 @@ def test_a_restart_is_said_with_its_time(admin_client):
     table = dips_table(admin_client, server)
     assert f"server restarted at {hms(98)} UTC (Uptime began again)" in table
     assert "outage or restart" not in table and "FLUSH STATUS" not in table
+
+
+def test_the_run_report_says_it_too(admin_client):
+    server = make_server("flushed in a run")
+    write_samples(polls(server.pk, uptime_at_reset=1100, flushed_at_reset=3))
+    run = Run.objects.create(name="r", server=server, started_at=RECENT_T0 + timedelta(seconds=1),
+                             ended_at=RECENT_T0 + timedelta(seconds=300))
+    body = admin_client.get(f"/runs/{run.pk}/report/").content.decode()
+    table = body.split('<section class="card" id="dips">')[1].split("</table>")[0]
+    assert f"counters reset by FLUSH STATUS at {hms(97)} UTC, no restart (Uptime went on)" in table
+    assert "outage or restart" not in table
