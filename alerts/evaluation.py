@@ -88,6 +88,8 @@ def apply(rule: Rule, answer: dict[int, list[Verdict]], scope: set[int], now: da
         keys = {v.key for v in found}
         for verdict in found:
             event = open_events.get((server_id, verdict.key))
+            if verdict.unknown:
+                continue
             if verdict.firing:
                 changes += fire(rule, server_id, event, verdict, now)
             elif event is not None:
