@@ -49,6 +49,11 @@ return due
 """.replace("FIRST_SPREAD_S", str(FIRST_SPREAD_S))
 
 
+def first_poll_within(interval: int) -> int:
+    """Seconds after it is added by which a new server is first polled (unless a whole fleet arrives at once)."""
+    return min(interval, FIRST_SPREAD_S)
+
+
 def first_fraction(server_id: int) -> float:
     """Where in the first-poll window a new server falls: consecutive ids land evenly apart."""
     return (server_id * GOLDEN) % 1.0
