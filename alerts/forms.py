@@ -11,6 +11,7 @@ from alerts import catalog, kinds
 from alerts.models import Rule
 from alerts.recipients import invalid
 from alerts.webhook_targets import url_refusal
+from servers.names import control_problem
 
 PORT = re.compile(r":(\d+)$")
 
@@ -143,7 +144,9 @@ class RuleForm(forms.ModelForm):
     def check_metric(self, data: dict) -> None:
         metric = (data.get("metric") or "").strip()
         data["metric"] = metric
-        if not metric:
+        if problem := control_problem("The metric", metric):
+            self.add_error("metric", f"{problem}.")  # the model's check, said before "Unknown metric"
+        elif not metric:
             self.add_error("metric", f"This kind of rule watches a metric: name one, e.g. {catalog.EXAMPLES}.")
         elif "*" in metric:
             self.add_error("metric", f"A rule watches one metric, not a pattern: replace '*' in '{metric}' "
