@@ -54,7 +54,13 @@ class RecipientsField(forms.CharField):
         return ", ".join(value) if isinstance(value, list) else value
 
     def to_python(self, value) -> list[str]:
-        return [a for a in re.split(r"[\s,;]+", super().to_python(value) or "") if a]
+        """Each address once, as first written: a list pasted twice put every address twice in the To: line
+        (2,000 times for a paste loop), which SMTP servers refuse as too many recipients."""
+        seen: dict[str, str] = {}
+        for address in re.split(r"[\s,;]+", super().to_python(value) or ""):
+            if address:
+                seen.setdefault(address.casefold(), address)
+        return list(seen.values())
 
     def validate(self, value: list[str]) -> None:
         super().validate(value)
