@@ -1,5 +1,6 @@
 """The e-mails: one function per kind, bodies rendered from templates/emails/."""
 
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from urllib.parse import urlencode
 
@@ -59,7 +60,7 @@ def message(name: str, recipients: list[str], context: dict) -> EmailMultiAltern
     return mail
 
 
-def alert_context(n: Notification) -> dict:
+def alert_context(n: Notification, others: Sequence[Notification] = ()) -> dict:
     event, snap = n.event, n.context
     resolved = n.kind == Notification.RESOLVED
     # A resolution's time is the data's (the first poll at which the condition no longer held), not the queue's.
@@ -76,8 +77,13 @@ def alert_context(n: Notification) -> dict:
         "event_url": f"{settings.SITE_URL}/alerts/events/{event.id}/",
         "has_metric": bool(event.rule.metric), "per_second": per_second(event.server_id, event.rule.metric),
         "holder": holder_facts(snap.get("holder")), "resolved": resolved,
-        "purge_verdict": snap.get("purge_verdict", ""),
+        "purge_verdict": snap.get("purge_verdict", ""), "others": [other_facts(m) for m in others],
     }
+
+
+def other_facts(n: Notification) -> dict:
+    """An event mailed with another of the same rule and server (sources failing for one missing privilege)."""
+    return {"key": n.event.key, "detail": n.context.get("detail", ""), "since": utc(n.event.since)}
 
 
 def page_link(event, end: datetime) -> dict:
@@ -106,19 +112,19 @@ def holder_facts(holder: dict | None) -> dict | None:
     return {**holder, **times, "held": str(timedelta(seconds=round(holder["held_s"])))}
 
 
-def firing_message(n: Notification) -> EmailMultiAlternatives:
-    return message("alert-firing", n.recipients, alert_context(n))
+def firing_message(n: Notification, others: Sequence[Notification] = ()) -> EmailMultiAlternatives:
+    return message("alert-firing", n.recipients, alert_context(n, others))
 
 
-def reminder_message(n: Notification) -> EmailMultiAlternatives:
-    return message("alert-reminder", n.recipients, alert_context(n))
+def reminder_message(n: Notification, others: Sequence[Notification] = ()) -> EmailMultiAlternatives:
+    return message("alert-reminder", n.recipients, alert_context(n, others))
 
 
-def resolved_message(n: Notification) -> EmailMultiAlternatives:
-    return message("alert-resolved", n.recipients, alert_context(n))
+def resolved_message(n: Notification, others: Sequence[Notification] = ()) -> EmailMultiAlternatives:
+    return message("alert-resolved", n.recipients, alert_context(n, others))
 
 
-def test_message(n: Notification) -> EmailMultiAlternatives:
+def test_message(n: Notification, others: Sequence[Notification] = ()) -> EmailMultiAlternatives:
     context = {"site_url": settings.SITE_URL, "at": n.context.get("at", ""), "host": settings.EMAIL_HOST}
     return message("alert-test", n.recipients, context)
 
@@ -131,5 +137,6 @@ BUILDERS = {
 }
 
 
-def build(n: Notification) -> EmailMultiAlternatives:
-    return BUILDERS[n.kind](n)
+def build(n: Notification, others: Sequence[Notification] = ()) -> EmailMultiAlternatives:
+    """The e-mail of n, telling of the others too (notifications of the same kind, rule and server)."""
+    return BUILDERS[n.kind](n, others)

@@ -8,6 +8,7 @@ partial unique index on open events guards the rest.
 import logging
 from datetime import datetime, timedelta
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -35,6 +36,12 @@ def evaluate_all(now: datetime | None = None) -> int:
             changes += evaluate_rule(rule_id, now)
         except DOWN_ERRORS:
             raise  # not this rule's fault: the task says so once (store.outage)
+        except ValidationError as exc:
+            # Saved before a check the form now makes: judged as it is it would never fire, or fire on every server.
+            why = f"cannot be judged as saved: {' '.join(exc.messages)}"
+            if failing != why:
+                log.warning("alert rule %s %s", rule_id, why)
+            mark_failing(rule_id, why, now)
         except Exception as exc:
             # One broken rule (or a store hiccup) must not silence the others; the Alerts page says it fails.
             log.exception("alert rule %s: evaluation failed", rule_id)
@@ -73,6 +80,7 @@ def evaluate_rule(rule_id: int, now: datetime) -> int:
                 .filter(id=rule_id, enabled=True).first())
         if rule is None:
             return 0  # another evaluator holds it, or it was disabled meanwhile
+        rule.clean()  # what the form refuses is not judged either
         servers = servers_in_scope(rule)
         return apply(rule, kinds.KINDS[rule.kind].verdicts(rule, servers, now), {s.id for s in servers}, now)
 
@@ -88,6 +96,8 @@ def apply(rule: Rule, answer: dict[int, list[Verdict]], scope: set[int], now: da
         keys = {v.key for v in found}
         for verdict in found:
             event = open_events.get((server_id, verdict.key))
+            if verdict.unknown:
+                continue
             if verdict.firing:
                 changes += fire(rule, server_id, event, verdict, now)
             elif event is not None:

@@ -11,6 +11,7 @@ from alerts import catalog, kinds
 from alerts.models import Rule
 from alerts.recipients import invalid
 from alerts.webhook_targets import url_refusal
+from servers.names import control_problem
 
 PORT = re.compile(r":(\d+)$")
 
@@ -53,7 +54,13 @@ class RecipientsField(forms.CharField):
         return ", ".join(value) if isinstance(value, list) else value
 
     def to_python(self, value) -> list[str]:
-        return [a for a in re.split(r"[\s,;]+", super().to_python(value) or "") if a]
+        """Each address once, as first written: a list pasted twice put every address twice in the To: line
+        (2,000 times for a paste loop), which SMTP servers refuse as too many recipients."""
+        seen: dict[str, str] = {}
+        for address in re.split(r"[\s,;]+", super().to_python(value) or ""):
+            if address:
+                seen.setdefault(address.casefold(), address)
+        return list(seen.values())
 
     def validate(self, value: list[str]) -> None:
         super().validate(value)
@@ -143,7 +150,9 @@ class RuleForm(forms.ModelForm):
     def check_metric(self, data: dict) -> None:
         metric = (data.get("metric") or "").strip()
         data["metric"] = metric
-        if not metric:
+        if problem := control_problem("The metric", metric):
+            self.add_error("metric", f"{problem}.")  # the model's check, said before "Unknown metric"
+        elif not metric:
             self.add_error("metric", f"This kind of rule watches a metric: name one, e.g. {catalog.EXAMPLES}.")
         elif "*" in metric:
             self.add_error("metric", f"A rule watches one metric, not a pattern: replace '*' in '{metric}' "

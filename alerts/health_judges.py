@@ -10,7 +10,7 @@ from django.db.models import Count, Max, Min
 
 from alerts.verdicts import Cleared, Verdict
 from collectors.models import PollRecord, ServerHealth
-from collectors.status import is_failing, off_from_the_start
+from collectors.status import CONNECTION_LOST, NOT_POLLED, is_failing, off_from_the_start, status_of
 from servers.models import Server
 
 if TYPE_CHECKING:  # the kinds table (alerts.kinds) refers to the functions here
@@ -84,6 +84,10 @@ def source_verdicts(rule: Rule, servers: list[Server], now: datetime) -> dict[in
 
 
 def source_verdict(server: Server, name: str, state: dict, polled_at) -> Verdict:
+    if status_of(state) in (NOT_POLLED, CONNECTION_LOST):
+        # Not run since the connection failed (a restart; a 60 s source not yet due since): no news of it.
+        return Verdict(False, key=name, unknown=True, detail=f"{server.name}: source {name} not read since the "
+                       "connection failed")
     if off_from_the_start(state):
         # The server's configuration, not a failure: an event opened for it before "worked" was kept ends now.
         return Verdict(False, key=name, detail=f"{server.name}: source {name} off since the server was first "

@@ -23,7 +23,9 @@ class Rule(models.Model):
 
     name = models.CharField(max_length=120, validators=[printable])  # it heads the e-mails and the Alerts page
     kind = models.CharField(max_length=20, choices=KINDS)
-    metric = models.CharField(max_length=255, blank=True, help_text="a name from docs/metrics.md")
+    # Printable: a family's name takes any suffix ("wait.time_ps:<anything>"), and it heads e-mails and pages.
+    metric = models.CharField(max_length=255, blank=True, help_text="a name from docs/metrics.md",
+                              validators=[Printable("The metric")])
     threshold = models.FloatField(default=0, help_text="X: the value, the growth, or the number of polls")
     window_minutes = models.FloatField(null=True, blank=True, help_text="W, for growth and sustained growth")
     source = models.CharField(max_length=60, blank=True, validators=[Printable("The source")],

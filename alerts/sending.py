@@ -12,8 +12,8 @@ from datetime import datetime, timedelta
 from django.db.models import F, Q
 from django.utils import timezone
 
-from alerts import emails, webhooks
-from alerts.models import Notification
+from alerts import emails, outbox, webhooks
+from alerts.models import Notification, Rule
 from alerts.recipients import HINT, default_recipients, invalid
 
 log = logging.getLogger(__name__)
@@ -26,9 +26,12 @@ WAIT_FOR_RECIPIENTS = timedelta(minutes=1)  # how often a mail to nobody looks f
 
 
 def claimable(now: datetime):
-    return Notification.objects.filter(sent_at=None, failed_at=None, next_attempt_at__lte=now).filter(
-        Q(claimed_until=None) | Q(claimed_until__lt=now)
-    )
+    return unclaimed(now).filter(next_attempt_at__lte=now)
+
+
+def unclaimed(now: datetime):
+    return Notification.objects.filter(sent_at=None, failed_at=None).filter(
+        Q(claimed_until=None) | Q(claimed_until__lt=now))
 
 
 def claim(notification_id: int, now: datetime) -> bool:
@@ -62,13 +65,29 @@ def deliver(notification_id: int, now: datetime) -> int:
     if bad:
         mine.update(failed_at=now, claimed_until=None, last_error=f"invalid recipient(s) {', '.join(bad)}. {HINT}")
         return 0
+    others = claim_gathered(n, now)
+    together = Notification.objects.filter(id__in=[n.id, *(m.id for m in others)])
     try:
-        emails.build(n).send()
+        emails.build(n, others).send()
     except (smtplib.SMTPException, OSError, ValueError) as exc:  # ValueError: an address the mailer refuses
         record_failure(n, exc, now)
+        # Tried with n: each goes again after n's backoff (on its own should n give up), not in this same pass.
+        together.exclude(id=n.id).update(claimed_until=None, next_attempt_at=now + backoff(n.attempts))
         return 0
-    mine.update(sent_at=timezone.now(), claimed_until=None, last_error="")
+    together.update(sent_at=timezone.now(), claimed_until=None, last_error="")
     return 1
+
+
+def claim_gathered(n: Notification, now: datetime) -> list[Notification]:
+    """The e-mails waiting to tell of other sources of n's server failing (or cleared) under the same rule:
+    claimed here, they go out in n's e-mail (alerts.outbox.GATHER)."""
+    if n.kind not in outbox.GATHERED_KINDS or n.event.rule.kind != Rule.SOURCE_FAILING:
+        return []
+    waiting = unclaimed(now).filter(channel=Notification.EMAIL, kind=n.kind, event__rule_id=n.event.rule_id,
+                                    event__server_id=n.event.server_id).exclude(id=n.id)
+    claimed = [i for i in waiting.values_list("id", flat=True)
+               if unclaimed(now).filter(id=i).update(claimed_until=now + CLAIM) == 1]
+    return list(Notification.objects.select_related("event").filter(id__in=claimed).order_by("event__key"))
 
 
 def call_webhook(n: Notification, now: datetime) -> int:

@@ -40,6 +40,9 @@ class Verdict:
     # For a verdict that does not fire: when the condition stopped holding, given when it started. Called
     # only when an event resolves (some judges read the store for it, and most verdicts resolve nothing).
     cleared: Callable[[datetime], Cleared | None] | None = field(default=None, compare=False)
+    # The part was not read (its server could not be reached): its event keeps its state, as a server
+    # missing from the answer does, rather than end as a part no longer polled.
+    unknown: bool = False
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,13 @@ class Verdict:
     reason: str = ""
     waiting: bool = False  # not blind only because the watchdog started less than the intervals ago
     since: datetime | None = None  # blind: the last poll of any server that succeeded (None: none ever did)
+    unreadable: bool = False  # blind because PostgreSQL could not be read
+
+
+# How long PostgreSQL may stay unreadable before the watchdog mails: `up` restarts a PostgreSQL that died
+# within seconds, and the collectors go on polling into the store's Redis buffer meanwhile.
+UNREADABLE_GRACE = timedelta(minutes=1)
+_unreadable_since: datetime | None = None  # this process's first round that could not read PostgreSQL
 
 
 def verdict(now: datetime | None = None, started: datetime | None = None) -> Verdict:
@@ -57,7 +64,7 @@ def verdict(now: datetime | None = None, started: datetime | None = None) -> Ver
     try:
         found = Server.objects.filter(enabled=True).aggregate(**counted)
     except DatabaseError as exc:
-        return Verdict(True, f"the watchdog cannot read PostgreSQL ({str(exc).strip()[:200]})")
+        return Verdict(True, f"the watchdog cannot read PostgreSQL ({str(exc).strip()[:200]})", unreadable=True)
     if found["fresh"] or not found["servers"]:
         return Verdict(False)
     if found.get("waiting"):
@@ -75,6 +82,9 @@ def check(now: datetime | None = None) -> Verdict:
     now = now or timezone.now()
     memory = watchdog_state.load()
     found = verdict(now, memory.started_at)
+    readable_again(found)
+    if found.unreadable and not memory.blind_since and not unreadable_for_long(now):
+        return found  # a PostgreSQL restart: mailed only if it lasts
     if found.blind and not memory.blind_since:
         notify("SteadyState is blind: polling stalled", found.reason)
         memory.blind_since = found.since or now  # the stall began at the last success, as the mail says
@@ -85,6 +95,20 @@ def check(now: datetime | None = None) -> Verdict:
         memory.blind_since = None
         watchdog_state.save(memory)
     return found
+
+
+def readable_again(found: Verdict) -> None:
+    global _unreadable_since
+    if not found.unreadable:
+        _unreadable_since = None
+
+
+def unreadable_for_long(now: datetime) -> bool:
+    """Whether PostgreSQL has been unreadable for UNREADABLE_GRACE, counted from this round on (a round that
+    reads it starts the count over)."""
+    global _unreadable_since
+    _unreadable_since = _unreadable_since or now
+    return now - _unreadable_since >= UNREADABLE_GRACE
 
 
 def notify(subject: str, text: str) -> None:

@@ -11,6 +11,9 @@ from collectors import state
 DUE_KEY = "collectors:due"
 GOLDEN = 0.6180339887  # spreads new servers' first polls evenly over their interval
 FIRST_POLLS_PER_SECOND = 25  # a first poll costs several later ones: at most this many a second (docs/sources.md)
+# New servers' first polls are spread over their interval up to this many seconds: an hourly server added
+# had its first poll up to an hour later, its pages empty and its Test connection's promise unkept meanwhile.
+FIRST_SPREAD_S = 60
 
 LOOKAHEAD = 1.0  # seconds: one beat tick; claimed early, polls wait in the worker until they are due
 # The server ids of this process's last full claim, which gave each a next-due time: while the registry and the
@@ -30,7 +33,7 @@ for i = 4, #ARGV, 3 do
   local id, interval, fraction = ARGV[i], tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2])
   local score = scores[i]
   if not score then
-    redis.call('ZADD', KEYS[1], now + fraction * math.max(interval, new / rate), id)
+    redis.call('ZADD', KEYS[1], now + fraction * math.max(math.min(interval, FIRST_SPREAD_S), new / rate), id)
   else
     score = tonumber(score)
     if score <= horizon then
@@ -43,7 +46,12 @@ for i = 4, #ARGV, 3 do
   end
 end
 return due
-"""
+""".replace("FIRST_SPREAD_S", str(FIRST_SPREAD_S))
+
+
+def first_poll_within(interval: int) -> int:
+    """Seconds after it is added by which a new server is first polled (unless a whole fleet arrives at once)."""
+    return min(interval, FIRST_SPREAD_S)
 
 
 def first_fraction(server_id: int) -> float:

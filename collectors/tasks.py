@@ -1,6 +1,7 @@
 """Celery tasks: the beat tick finds due servers; batches of them are polled concurrently."""
 
 import gc
+import threading
 import time
 from datetime import UTC, datetime
 from itertools import groupby
@@ -13,11 +14,16 @@ from django.conf import settings
 from collectors import fleet_cache, pruning, schedule, state
 from collectors.batch import poll_servers
 from collectors.due_pool import DuePool
+from collectors.results import PollResult
 from store.outage import skipped_while_down
 
 log = get_task_logger(__name__)
 
 _executor: DuePool | None = None
+# Servers whose last poll in this worker process failed: a failure is logged when it starts and when it ends,
+# not at every poll (a server down for a day at 10 s polls wrote 8,640 warnings saying the same).
+_failing: set[int] = set()
+_failing_lock = threading.Lock()
 
 
 def executor() -> DuePool:
@@ -71,10 +77,27 @@ def poll_batch(server_ids: list[int], due_ats: list[float]) -> int:
     due: dict[int, datetime | None] = {sid: datetime.fromtimestamp(at, UTC)
                                        for sid, at in zip(server_ids, due_ats, strict=True)}
     results = poll_servers(servers, due, executor=executor())
-    failed = [r.server_name for r in results if not r.skipped and not r.ok]
-    if failed:
-        log.warning("polls failed: %s", ", ".join(failed))
+    log_changes([r for r in results if not r.skipped])
     return sum(1 for r in results if not r.skipped)
+
+
+def log_changes(polled: list[PollResult]) -> None:
+    """Log the servers whose polls started failing (with why) and those that answer again."""
+    with _failing_lock:
+        started = [r for r in polled if not r.ok and r.server_id not in _failing]
+        recovered = [r for r in polled if r.ok and r.server_id in _failing]
+        _failing.update(r.server_id for r in started)
+        _failing.difference_update(r.server_id for r in recovered)
+    if started:
+        log.warning("polls failed (said again once they succeed): %s", "; ".join(map(failure_text, started)))
+    if recovered:
+        log.warning("polls succeed again: %s", ", ".join(r.server_name for r in recovered))
+
+
+def failure_text(r: PollResult) -> str:
+    """The poll's error, which names its server already where the connection failed."""
+    error = r.error or "no error text"
+    return error if error.startswith(f"{r.server_name}: ") else f"{r.server_name}: {error}"
 
 
 @shared_task(ignore_result=True)

@@ -6,11 +6,14 @@ from celery import Celery
 from celery.signals import task_prerun
 from django.db import close_old_connections
 
+from monitor import beat_log
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "monitor.settings")
 
 app = Celery("monitor")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+beat_log.install()
 
 
 @task_prerun.connect

@@ -91,6 +91,17 @@ def test_it_refuses_control_characters_in_a_rules_source(client, world):
         check(refuse_controls(client, url, post, Rule, ["source"]))
 
 
+def test_it_refuses_control_characters_in_a_rules_metric(client, world):
+    """A family's name takes any suffix: a bidi override after "wait.time_ps:" named a metric of the catalog."""
+    post, rule = rule_post(world["server"].pk), world["rule"].pk
+    for url in ("/alerts/rules/new/", f"/alerts/rules/{rule}/edit/", "/admin/alerts/rule/add/",
+                f"/admin/alerts/rule/{rule}/change/"):
+        check(refuse_controls(client, url, post, Rule, ["metric"]))
+    before = rows(Rule)
+    response = client.post("/alerts/rules/new/", {**post(0), "metric": "wait.time_ps:wait/synch/mutex/innodb/\u202e"})
+    assert rows(Rule) == before and "cannot hold control characters (U+202E)" in response.content.decode()
+
+
 def test_it_refuses_control_characters_in_an_events_key_and_detail(client, world):
     """The key is one line; the detail may hold tabs and line breaks, and refuses the rest."""
     for url in ("/admin/alerts/event/add/", f"/admin/alerts/event/{world['event'].pk}/change/"):

@@ -2,8 +2,9 @@
 an answer again resolves it. The server's SQL sources are polled all along."""
 
 import pytest
+from django.utils import timezone
 
-from alerts import sending
+from alerts import outbox, sending
 from alerts.evaluation import evaluate_all
 from alerts.models import Event, Rule
 from collectors.batch import poll_server
@@ -27,7 +28,7 @@ def cycle(server_id: int) -> None:
     result = poll_server(server_id, only=["global_status", "node_exporter"])
     assert result.ok and {s.name: s for s in result.sources}["global_status"].ok  # the SQL side goes on
     evaluate_all()
-    sending.send_due()
+    sending.send_due(timezone.now() + outbox.GATHER)  # a source-failing mail waits for its server's others
 
 
 def test_a_silent_node_exporter_fires_and_resolves_the_source_failing_alert(mariadb, node_exporter_url, inbox):

@@ -30,6 +30,13 @@ def test_it_accepts_a_good_rule():
     assert rule.condition_text == "history_list_length grows more than 5,000 within 10 min"
 
 
+def test_it_keeps_each_recipient_once():
+    pasted = "dba@example.com, oncall@example.com\nDBA@Example.com; dba@example.com " + "oncall@example.com " * 2000
+    form = RuleForm({**GOOD, "recipients": pasted})
+    assert form.is_valid(), form.errors
+    assert form.save().recipients == ["dba@example.com", "oncall@example.com"]
+
+
 def test_it_refuses_a_negative_window():
     assert errors(window_minutes="-5")["window_minutes"] == [
         "The window must be a positive number of minutes, not -5."]

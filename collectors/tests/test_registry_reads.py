@@ -4,6 +4,8 @@ changed) and, once every server is scheduled, claims only the due ones; a batch 
 import json
 from typing import cast
 
+import pytest
+
 from collectors import fleet_cache, schedule, state
 from collectors.schedule import DUE_KEY, claim_due
 from servers.models import Server
@@ -85,3 +87,12 @@ def test_a_batch_reads_its_enabled_servers_fields(db):
     assert (server.tls_mode, server.tls_ca, server.node_exporter_url, server.poll_interval,
             server.statements_interval) == ("verify-ca", "/etc/ca.pem", "http://10.1.0.1:9100/metrics", 15, 120)
     assert (server.flavor, server.version) == ("mariadb", "10.11.6-MariaDB")
+
+
+def test_a_server_added_with_a_long_interval_is_first_polled_within_a_minute(db):
+    state.client().delete(DUE_KEY)
+    assert claim_due([(1, 3600), (2, 10)], START) == []  # registers them
+    # Each at its fraction of the spread (id x 0.6180339887, less its whole part): an hourly server within the
+    # first minute (not 0.618 of an hour, 37 minutes, later), a 10 s server within its interval.
+    assert scores() == pytest.approx({1: START + 0.6180339887 * 60, 2: START + 0.2360679774 * 10})
+    assert dict(claim_due([(1, 3600), (2, 10)], START + 38))[1] == pytest.approx(START + 37.082039)

@@ -3,6 +3,7 @@
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from collectors.schedule import first_poll_within
 from collectors.status import OFF, is_failing, source_error, status_of
 
 UP, DOWN, STALE, NEVER, DISABLED = "up", "down", "stale", "never polled", "disabled"
@@ -54,16 +55,15 @@ def server_state(server, health, now: datetime) -> State:
 
 
 def not_polled_why(server, now: datetime) -> str:
-    """Why a server has no poll yet. New servers' first polls are spread over their first interval
-    (collectors.schedule), so one added at 3600 s is not late for up to an hour: only past that, plus the
-    staleness margin, is the worker the likely reason."""
+    """Why a server has no poll yet. New servers' first polls are spread over their first interval, at most
+    a minute (collectors.schedule): only past that, plus the staleness margin, is the worker the likely reason."""
     added = getattr(server, "created_at", None)  # the fleet's light read names the state only
-    due = added + timedelta(seconds=server.poll_interval) if added else now
+    spread = first_poll_within(server.poll_interval)
+    due = added + timedelta(seconds=spread) if added else now
     if added is None or now > due + stale_limit(server):
         return "not polled yet: is the worker running? (make run starts it)"
     return (f"not polled yet: added at {added.astimezone(UTC):%H:%M:%S} UTC, first poll due by "
-            f"{due.astimezone(UTC):%H:%M:%S} UTC (new servers' first polls are spread over their "
-            f"{server.poll_interval} s interval)")
+            f"{due.astimezone(UTC):%H:%M:%S} UTC (new servers' first polls are spread over {spread} s)")
 
 
 def stale_limit(server) -> timedelta:
