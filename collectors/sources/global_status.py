@@ -203,6 +203,8 @@ class StatusPlan:
     int_counters: frozenset[str]  # those of int_names that are counters (not is_gauge)
     decimals: tuple[tuple[int, str], ...]  # (position, name) of the texts that held other numbers
     words: tuple[tuple[int, str, str], ...]  # (position, name, text) of those that held no number
+    word_texts: Callable[[Sequence], tuple]  # the texts at the words' positions
+    same_words: tuple[str, ...]  # what they were: most polls, so none is parsed
 
 
 # The names of both texts -> their plan: the filter, the spelling and the integer parse of ~400 rows
@@ -228,10 +230,11 @@ def planned_values(texts: tuple) -> tuple[dict[str, int | float], frozenset[str]
         PLANS.pop(names, None)
         return None
     # The same word is still no number: only the decimals and another text are parsed.
-    changed = [(position, name) for position, name, word in plan.words if values[position] != word]
+    changed = () if plan.word_texts(values) == plan.same_words else tuple(
+        (position, name) for position, name, word in plan.words if values[position] != word)
     more = []
-    for position, name in plan.decimals + tuple(changed):
-        value = number(values[position])
+    for position, name in plan.decimals + changed:
+        value = decimal(values[position])
         if value is not None:
             found[name] = value
             if not is_gauge(name):
@@ -256,11 +259,22 @@ def make_plan(names: tuple[str, ...], values: list[str]) -> StatusPlan | None:
     words = tuple((i, spelt, values[i]) for i, spelt in kept if number(values[i]) is None)
     int_names = tuple(spelt for _, spelt in ints)
     plan = StatusPlan(picker([i for i, _ in ints]), int_names, frozenset(filterfalse(is_gauge, int_names)),
-                      decimals, words)
+                      decimals, words, picker([i for i, _, _ in words]), tuple(word for _, _, word in words))
     if len(PLANS) >= MAX_PLANS:
         PLANS.clear()
     PLANS[names] = plan
     return plan
+
+
+def decimal(text: str) -> int | float | None:
+    """number() of a status text: float() at once where int() must fail (a point in it), not after the ValueError
+    that number() raises and catches, which for the few decimals of every poll was a tenth of the status's read."""
+    if "." not in text:
+        return number(text)
+    try:
+        return float(text)
+    except ValueError:
+        return None
 
 
 def is_integer(text: str) -> bool:

@@ -113,3 +113,20 @@ def test_polls_of_the_same_names_share_one_counters_set_with_the_derived_counter
     # Busy_time: a decimal counter; qps and tps_explicit: derived; Uptime and Threads_connected: gauges
     assert first.counters == {"Questions", "Busy_time", "Com_commit", "qps", "tps_explicit"}
     assert second.counters is first.counters and second.values["qps"] == 47
+
+
+def test_a_word_that_turns_into_a_number_is_read_and_the_decimals_are_floats(monkeypatch):
+    for name in ("Uptime", "Busy_time", "Rpl_status", "Com_commit"):
+        monkeypatch.setitem(global_status.SPELLING, name.upper(), name)
+    info = ServerInfo("mariadb", "10.11.6", (10, 11, 6), True, transactions.EXPLICIT)
+
+    def read(busy: str, rpl: str) -> dict:
+        texts = (f"3\nUPTIME\t100\nBUSY_TIME\t{busy}\nRPL_STATUS\t{rpl}", "1\nCOM_COMMIT\t5")
+        found = global_status.from_shared(texts, None, info)
+        assert found is not None
+        return dict(found.values)
+
+    assert read("1.500000", "AUTH_MASTER") == {"Uptime": 100, "Busy_time": 1.5, "Com_commit": 5, "tps_explicit": 5,
+                                              "qps": 0}
+    assert read("2.250000", "AUTH_MASTER")["Busy_time"] == 2.25
+    assert read("3.000000", "7")["Rpl_status"] == 7  # the word the plan knew is a number now: read as one
