@@ -36,7 +36,9 @@ UPSERT_LAYOUT = (
 )
 SELECT_LAYOUT = "SELECT id FROM store_layout WHERE digest = %s"
 # Which cached layouts still exist.
-EXISTING_LAYOUTS = "SELECT id FROM store_layout WHERE id = ANY(%b::bigint[])"
+# How many of these layouts exist: the ids as an array's text, which PostgreSQL parses (psycopg dumps a list
+# parameter element by element in Python: some 150 ids every batch), and one count back instead of their rows.
+EXISTING_LAYOUTS = "SELECT count(*) FROM store_layout WHERE id = ANY(%s::bigint[])"
 # Readers: all metrics and layouts of some servers.
 SERVER_METRICS = "SELECT id, server_id, name, counter FROM store_metric WHERE server_id = ANY(%s)"
 # Every metric name of one server, and nothing else of them (a page choosing its lines among them).
@@ -97,8 +99,8 @@ def cached(server_id: int, source: str) -> WriteLayout | None:
 
 def verify(layout_ids: set[int]) -> bool:
     """True if every cached layout used by this write still exists; else drop the cache."""
-    found = {r[0] for r in fetch_all(EXISTING_LAYOUTS, [sorted(layout_ids)])}
-    if found != layout_ids:
+    [(found,)] = fetch_all(EXISTING_LAYOUTS, ["{" + ",".join(map(str, layout_ids)) + "}"])
+    if found != len(layout_ids):
         forget()
         return False
     return True

@@ -203,6 +203,8 @@ class StatusPlan:
     int_counters: frozenset[str]  # those of int_names that are counters (not is_gauge)
     decimals: tuple[tuple[int, str], ...]  # (position, name) of the texts that held other numbers
     words: tuple[tuple[int, str, str], ...]  # (position, name, text) of those that held no number
+    word_texts: Callable[[Sequence], tuple]  # the texts at the words' positions
+    same_words: tuple[str, ...]  # what they were: most polls, so none is parsed
 
 
 # The names of both texts -> their plan: the filter, the spelling and the integer parse of ~400 rows
@@ -211,7 +213,7 @@ PLANS: dict[tuple[str, ...], StatusPlan] = {}
 MAX_PLANS = 256  # distinct lists (versions, plugins): past this the plans are made again
 
 
-def planned_values(texts: tuple) -> tuple[dict[str, int | float], set[str]] | None:
+def planned_values(texts: tuple) -> tuple[dict[str, int | float], frozenset[str]] | None:
     """The values numeric(spelled(mariadb_pfs_rows(texts))) gives, and which are counters, by the names'
     plan; None: ask those."""
     pfs, by_name = (counted_fields(text, 2) for text in texts)
@@ -228,15 +230,16 @@ def planned_values(texts: tuple) -> tuple[dict[str, int | float], set[str]] | No
         PLANS.pop(names, None)
         return None
     # The same word is still no number: only the decimals and another text are parsed.
-    changed = [(position, name) for position, name, word in plan.words if values[position] != word]
-    counters = set(plan.int_counters)
-    for position, name in plan.decimals + tuple(changed):
-        value = number(values[position])
+    changed = () if plan.word_texts(values) == plan.same_words else tuple(
+        (position, name) for position, name, word in plan.words if values[position] != word)
+    more = []
+    for position, name in plan.decimals + changed:
+        value = decimal(values[position])
         if value is not None:
             found[name] = value
             if not is_gauge(name):
-                counters.add(name)
-    return found, counters
+                more.append(name)
+    return found, counters_with(plan.int_counters, more)
 
 
 def make_plan(names: tuple[str, ...], values: list[str]) -> StatusPlan | None:
@@ -256,11 +259,22 @@ def make_plan(names: tuple[str, ...], values: list[str]) -> StatusPlan | None:
     words = tuple((i, spelt, values[i]) for i, spelt in kept if number(values[i]) is None)
     int_names = tuple(spelt for _, spelt in ints)
     plan = StatusPlan(picker([i for i, _ in ints]), int_names, frozenset(filterfalse(is_gauge, int_names)),
-                      decimals, words)
+                      decimals, words, picker([i for i, _, _ in words]), tuple(word for _, _, word in words))
     if len(PLANS) >= MAX_PLANS:
         PLANS.clear()
     PLANS[names] = plan
     return plan
+
+
+def decimal(text: str) -> int | float | None:
+    """number() of a status text: float() at once where int() must fail (a point in it), not after the ValueError
+    that number() raises and catches, which for the few decimals of every poll was a tenth of the status's read."""
+    if "." not in text:
+        return number(text)
+    try:
+        return float(text)
+    except ValueError:
+        return None
 
 
 def is_integer(text: str) -> bool:
@@ -271,21 +285,38 @@ def is_integer(text: str) -> bool:
     return True
 
 
-def reading(values: dict[str, int | float], counters: set[str] | None = None, *, conn: pymysql.Connection,
-            info: ServerInfo, counter: dict[str, int] | None = None) -> Reading:
+def reading(values: dict[str, int | float], counters: frozenset[str] | None = None, *,
+            conn: pymysql.Connection, info: ServerInfo, counter: dict[str, int] | None = None) -> Reading:
     """counters: the names of values that are counters, if known; counter: the transaction counter as the
     shared statement read it (None: read it now)."""
     if counters is None:
-        counters = {name for name in values if not is_gauge(name)}
+        counters = frozenset(name for name in values if not is_gauge(name))
     # Derived counters: their deltas are the sums of their parts' deltas.
     values[transactions.EXPLICIT] = values.get("Com_commit", 0) + values.get("Com_rollback", 0)
     values["qps"] = values.get("Questions", values.get("Queries", 0))
     if counter is None:
         counter = transactions.read(conn, info.flavor, info.version_tuple, info.tps_basis)
     values.update(counter)
-    counters |= {"qps", *transactions.PREFERENCE} & values.keys()
-    return Reading(values, frozenset(counters), reset_markers=RESET_MARKERS, note=transactions.note(values),
-                   aliases={TPS: transactions.PREFERENCE})
+    derived = [name for name in DERIVED if name in values]
+    return Reading(values, counters_with(counters, derived), reset_markers=RESET_MARKERS,
+                   note=transactions.note(values), aliases={TPS: transactions.PREFERENCE})
+
+
+DERIVED = ("qps", *transactions.PREFERENCE)  # counters reading() adds to the values
+# (counters, more counters) -> their union, the same frozenset every poll of a server's list of names: the delta
+# engine then knows the reading's shape by identity, not by comparing ~300 names (nor building them again).
+UNIONS: dict[tuple[frozenset[str], tuple[str, ...]], frozenset[str]] = {}
+MAX_UNIONS = 1024  # distinct lists: past this they are made again
+
+
+def counters_with(counters: frozenset[str], more: Sequence[str]) -> frozenset[str]:
+    key = (counters, tuple(more))
+    union = UNIONS.get(key)
+    if union is None:
+        if len(UNIONS) >= MAX_UNIONS:
+            UNIONS.clear()
+        union = UNIONS[key] = counters.union(more)
+    return union
 
 
 def numeric(rows: list[tuple]) -> dict[str, int | float]:

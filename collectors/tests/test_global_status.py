@@ -1,6 +1,7 @@
 """global_status: counters and gauges told apart, tps/qps derived, MySQL 8.0's transaction summary."""
 
 from collectors import transactions
+from collectors.connection import ServerInfo
 from collectors.delta import compute
 from collectors.sources import global_status
 from collectors.tests.recorded import RecordedConnection, mysql
@@ -98,3 +99,34 @@ def test_mysql_57_without_performance_schema_reads_show_global_status():
     conn = RecordedConnection({"SHOW GLOBAL STATUS": MYSQL_80_STATUS})
     reading = global_status.collect(conn, mysql("5.7.21", performance_schema=False))
     assert reading.values["tps_explicit"] == 123 and len(conn.executed) == 1
+
+
+def test_polls_of_the_same_names_share_one_counters_set_with_the_derived_counters(monkeypatch):
+    for name in ("Uptime", "Questions", "Busy_time", "Threads_connected", "Com_commit"):
+        monkeypatch.setitem(global_status.SPELLING, name.upper(), name)
+    info = ServerInfo("mariadb", "10.11.6", (10, 11, 6), True, transactions.EXPLICIT)
+
+    def texts(questions: int) -> tuple[str, str]:
+        return (f"4\nUPTIME\t100\nQUESTIONS\t{questions}\nBUSY_TIME\t1.5\nTHREADS_CONNECTED\t2", "1\nCOM_COMMIT\t5")
+
+    first, second = (global_status.from_shared(texts(q), None, info) for q in (40, 47))
+    # Busy_time: a decimal counter; qps and tps_explicit: derived; Uptime and Threads_connected: gauges
+    assert first.counters == {"Questions", "Busy_time", "Com_commit", "qps", "tps_explicit"}
+    assert second.counters is first.counters and second.values["qps"] == 47
+
+
+def test_a_word_that_turns_into_a_number_is_read_and_the_decimals_are_floats(monkeypatch):
+    for name in ("Uptime", "Busy_time", "Rpl_status", "Com_commit"):
+        monkeypatch.setitem(global_status.SPELLING, name.upper(), name)
+    info = ServerInfo("mariadb", "10.11.6", (10, 11, 6), True, transactions.EXPLICIT)
+
+    def read(busy: str, rpl: str) -> dict:
+        texts = (f"3\nUPTIME\t100\nBUSY_TIME\t{busy}\nRPL_STATUS\t{rpl}", "1\nCOM_COMMIT\t5")
+        found = global_status.from_shared(texts, None, info)
+        assert found is not None
+        return dict(found.values)
+
+    assert read("1.500000", "AUTH_MASTER") == {"Uptime": 100, "Busy_time": 1.5, "Com_commit": 5, "tps_explicit": 5,
+                                              "qps": 0}
+    assert read("2.250000", "AUTH_MASTER")["Busy_time"] == 2.25
+    assert read("3.000000", "7")["Rpl_status"] == 7  # the word the plan knew is a number now: read as one

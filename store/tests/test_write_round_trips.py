@@ -40,3 +40,18 @@ def test_a_copy_that_fails_inside_a_callers_transaction_leaves_it_usable(store_t
         write_samples(samples + polls(32, 4)[3:])  # the COPY of a stored poll fails; its savepoint is rolled back
         assert stored_rows([32]) == (4, 4)
     assert stored_rows([32]) == (4, 4)
+
+
+ORPHANS = ("SELECT count(*) FROM store_raw r WHERE r.server_id = %s"
+           " AND NOT EXISTS (SELECT 1 FROM store_layout l WHERE l.id = r.layout_id)")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_layout_gone_from_the_table_is_made_again_not_written_against(store_tables_cleanup):
+    write_samples(polls(33, 2))  # the second poll's layout (its counters added) made and cached
+    with connection.cursor() as cur:
+        cur.execute("DELETE FROM store_layout WHERE id IN (SELECT layout_id FROM store_raw WHERE server_id = 33)")
+        write_samples(polls(33, 3)[2:])  # the same names as the second poll
+        cur.execute(ORPHANS, [33])
+        assert cur.fetchone()[0] == 2  # the first two polls' rows only: the third went with a layout made again
+    assert stored_rows([33]) == (3, 3)
