@@ -22,8 +22,9 @@ from collectors.connection import ServerInfo
 T = TypeVar("T")
 
 FULL_EVERY_S = 600  # a change the sums cannot see (one instrument on, another off) shows within this
+# COUNT(NULLIF(...)) counts the YES rows as SUM(ENABLED = 'YES') did, in integers, not decimals: cheaper to the server.
 SWITCHES_SQL = (
-    "SELECT (SELECT CONCAT_WS(',', COUNT(*), SUM(ENABLED = 'YES'), SUM(TIMED = 'YES'))"
+    "SELECT (SELECT CONCAT_WS(',', COUNT(*), COUNT(NULLIF(ENABLED, 'NO')), COUNT(NULLIF(TIMED, 'NO')))"
     " FROM performance_schema.setup_instruments),"
     " (SELECT GROUP_CONCAT(NAME, '=', ENABLED ORDER BY NAME) FROM performance_schema.setup_consumers)"
 )
