@@ -117,6 +117,7 @@ def run_sql_sources(target: Target, sources: list[Source], previous: dict[str, d
                                        f"cannot connect ({exc})") for s in sources]
         return {}
     setup_changes.poll_started(entry.conn)
+    shared = shared_read.read(entry.conn, entry.info, sources)  # first: it may bring the setup sums the re-check reads
     try:
         recheck_basis(entry)
     except (pymysql.MySQLError, OSError):
@@ -124,7 +125,6 @@ def run_sql_sources(target: Target, sources: list[Source], previous: dict[str, d
     result.connected_now, result.info = not entry.reused, entry.info
     new_snapshots: dict[str, delta.Snapshot] = {}
     readings: dict[str, Reading] = {}
-    shared = shared_read.read(entry.conn, entry.info, sources)
     checked = not entry.reused  # the server info was read on this connection during this poll
     restart_seen = False  # an earlier source of this poll found the server restarted
     for index, source in enumerate(sources):
@@ -175,7 +175,7 @@ def run_one(target: Target, source: Source, entry: Pooled, previous: delta.Snaps
         return SourceResult(source.name, UNSUPPORTED, error=f"{target.name}: {source.name}: {reason}"), None, entry
     t0 = time.perf_counter() - shared.seconds_each(source.name)  # its part of the shared statement
     try:
-        reading = read(source, entry, readings, shared.texts.get(source.name), previous)
+        reading = read(source, entry, readings, shared.texts_of(source, entry.info), previous)
     except SourceUnavailable as exc:
         return failed(target, source, t0, str(exc), status=OFF), None, entry
     except SourceError as exc:

@@ -99,6 +99,9 @@ class Source:
     compute: Callable | None = None
     # Seconds between reads on this server, where the server says (Server.statements_interval).
     interval_of: Callable[[Target], int] | None = None
+    # It asks collectors.setup_changes' sums as read in this poll at each read (SetupWatch.due's this_poll):
+    # the poll's shared statement then brings them.
+    setup_every_read: bool = False
 
     def unsupported_reason(self, info: ServerInfo) -> str | None:
         """Why this source cannot run on this server, or None if it can."""

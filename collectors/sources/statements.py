@@ -421,4 +421,5 @@ SOURCE = Source(
     metrics=METRICS,
     since=True,
     compute=compute,
+    setup_every_read=True,
 )

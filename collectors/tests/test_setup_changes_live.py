@@ -20,6 +20,10 @@ INSTRUMENT = "wait/io/file/sql/FRM"  # one wait/io instrument, on and timed in t
 READS_SQL = ("SELECT DIGEST_TEXT, COUNT_STAR FROM performance_schema.events_statements_summary_by_digest"
              " WHERE DIGEST_TEXT LIKE '%setup_instruments%' AND DIGEST_TEXT NOT LIKE '%CONCAT_WS%'"
              " AND DIGEST_TEXT LIKE 'SELECT%'")
+# The sums in a statement of their own, and in the poll's shared statement (which also reads the status tables).
+SUMS_ALONE_SQL = ("SELECT COALESCE(SUM(COUNT_STAR), 0) FROM performance_schema.events_statements_summary_by_digest"
+                  " WHERE DIGEST_TEXT LIKE '%setup_consumers%' AND DIGEST_TEXT LIKE '%NULLIF%'"
+                  " AND DIGEST_TEXT {} LIKE '%events_waits_summary_global_by_event_name%'")
 IO_OFF_SQL = ("SELECT COUNT(*) FROM performance_schema.setup_instruments WHERE NAME LIKE 'wait/io/%'"
               " AND NOT (ENABLED = 'YES' AND TIMED = 'YES')")
 
@@ -81,3 +85,20 @@ def test_a_connection_that_cannot_answer_the_sums_leaves_the_source_to_read(mari
     assert not watch.due(conn, info, 0)  # nothing moved
     conn.close()
     assert watch.due(conn, info, 0)  # not raised: the source's read meets the closed connection itself
+
+
+def sums_read(mariadb) -> tuple[int, int]:
+    """(statements of the sums alone, shared statements carrying them), as counted so far."""
+    alone, shared = (int(mariadb.execute(SUMS_ALONE_SQL.format(word))[0][0]) for word in ("NOT", ""))
+    return alone, shared
+
+
+def test_the_sums_ride_in_the_shared_statement_of_a_poll_whose_sources_ask_them(server, mariadb):
+    """The statement digests ask the sums as read in the poll each time they read: the shared statement brings them."""
+    poll_server(server.id, only=SOURCES)
+    alone, shared = sums_read(mariadb)
+    for _ in range(3):
+        found = {s.name: s for s in poll_server(server.id, only=SOURCES).sources}
+        assert all(s.ok for s in found.values()), [s.error for s in found.values()]
+        assert found["statements"].sample.values[statements.INSTRUMENTS_ALL] > 0  # the digests' setup, as read
+    assert sums_read(mariadb) == (alone, shared + 3)

@@ -6,7 +6,7 @@ summed over the workload, must be within 5 % of it.
 
 import pytest
 
-from collectors import registry, transactions
+from collectors import pool, registry, transactions
 from collectors.batch import poll_server
 from collectors.pool import POOL
 from testing.collectors import DISABLE_SUMMARY, ENABLE_SUMMARY, LOAD_DB
@@ -109,6 +109,23 @@ def test_the_transaction_counter_costs_no_statement_of_its_own_in_the_shared_one
     outcome = poll_server(server.id, only=SHARED).sources[0]
     assert user_statements(mariadb) - before == 1
     assert outcome.note == transactions.DEFINITIONS[transactions.INNODB_TRX] and "tps" in outcome.sample.values
+
+
+@pytest.mark.usefixtures("innodb_trx_counters")
+def test_a_better_counter_turned_on_is_read_in_the_poll_that_takes_it(server, mariadb, workload, monkeypatch):
+    """The re-check follows the shared statement, whose texts then hold the old counter's part: not read as the new."""
+    poll_server(server.id, only=SHARED)  # connected on InnoDB's counters
+    monkeypatch.setattr(pool, "BASIS_RECHECK_S", 0)  # the collector takes a new counter within a minute
+    mariadb.execute(ENABLE_SUMMARY)
+    try:
+        taken = poll_server(server.id, only=SHARED).sources[0]  # the summary's first reading: its baseline, no delta
+        workload.autocommit(80)
+        counted = poll_server(server.id, only=SHARED).sources[0]
+    finally:
+        mariadb.execute(DISABLE_SUMMARY)
+    assert taken.ok and taken.note == transactions.DEFINITIONS[transactions.TRX_SUMMARY], taken.error
+    assert_close(counted.sample.values["tps"], 80)
+    assert counted.note == transactions.DEFINITIONS[transactions.TRX_SUMMARY]
 
 
 def user_statements(mariadb) -> int:
