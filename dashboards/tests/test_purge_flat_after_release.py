@@ -44,6 +44,18 @@ def grown_then_flat(server) -> list:
     return polls
 
 
+def held_to_the_turn(server, polls: list, thread: int, started) -> None:
+    """root@localhost's transaction, open since `started`, seen 39 ms after polls[TURN], found gone after the next."""
+    TrxHolder.objects.create(server=server, thread_id=thread, trx_key="k", user="root", host="localhost",
+                             started_at=started, seen_at=polls[TURN] + timedelta(milliseconds=39),
+                             ended_at=polls[TURN + 1] + timedelta(milliseconds=39))
+
+
+def purge_verdict(client, server) -> str:
+    body = client.get(f"/servers/{server.pk}/purge/?range=15m&threshold=5000").content.decode()
+    return body.split('id="purge-verdict"')[1].split("</section>")[0]
+
+
 def hms(t) -> str:
     return f"{t.astimezone(UTC):%H:%M:%S}"
 
@@ -52,18 +64,8 @@ def test_a_flat_history_after_a_release_names_it(admin_client):
     server = make_server()
     polls = grown_then_flat(server)
     # Open since a minute before the first poll, seen by polls[TURN], found gone 39 ms after polls[TURN + 1].
-    TrxHolder.objects.create(
-        server=server,
-        thread_id=40,
-        trx_key="k",
-        user="root",
-        host="localhost",
-        started_at=polls[0] - timedelta(minutes=1),
-        seen_at=polls[TURN] + timedelta(milliseconds=39),
-        ended_at=polls[TURN + 1] + timedelta(milliseconds=39),
-    )
-    body = admin_client.get(f"/servers/{server.pk}/purge/?range=15m&threshold=5000").content.decode()
-    verdict = body.split('id="purge-verdict"')[1].split("</section>")[0]
+    held_to_the_turn(server, polls, 40, started=polls[0] - timedelta(minutes=1))
+    verdict = purge_verdict(admin_client, server)
     assert (
         f"<strong>Flat</strong> at 8,200, above the threshold (5,000) since thread 40 (root@localhost), open "
         f"since {hms(polls[0] - timedelta(minutes=1))} UTC, was found gone by the poll at "
@@ -78,8 +80,7 @@ def test_a_flat_history_after_a_release_names_it(admin_client):
 def test_a_flat_history_with_no_holder_before_it_says_the_backlog_stays(admin_client):
     server = make_server()
     grown_then_flat(server)
-    body = admin_client.get(f"/servers/{server.pk}/purge/?range=15m&threshold=5000").content.decode()
-    verdict = body.split('id="purge-verdict"')[1].split("</section>")[0]
+    verdict = purge_verdict(admin_client, server)
     assert "purge removes what is added and no more, so the backlog stays" in verdict and "thread" not in verdict
 
 
@@ -87,16 +88,6 @@ def test_a_transaction_one_poll_caught_at_the_turn_is_no_release(admin_client):
     server = make_server()
     polls = grown_then_flat(server)
     # Begun a second before polls[TURN], found gone by the next: it did not grow the history.
-    TrxHolder.objects.create(
-        server=server,
-        thread_id=41,
-        trx_key="k",
-        user="root",
-        host="localhost",
-        started_at=polls[TURN] - timedelta(seconds=1),
-        seen_at=polls[TURN] + timedelta(milliseconds=39),
-        ended_at=polls[TURN + 1] + timedelta(milliseconds=39),
-    )
-    body = admin_client.get(f"/servers/{server.pk}/purge/?range=15m&threshold=5000").content.decode()
-    verdict = body.split('id="purge-verdict"')[1].split("</section>")[0]
+    held_to_the_turn(server, polls, 41, started=polls[TURN] - timedelta(seconds=1))
+    verdict = purge_verdict(admin_client, server)
     assert "so the backlog stays" in verdict and "thread 41" not in verdict

@@ -54,11 +54,20 @@ def hms(seconds: int) -> str:
     return f"{(RECENT_T0 + timedelta(seconds=seconds)).astimezone(UTC):%H:%M:%S}"
 
 
-def test_a_flush_status_is_said_with_its_time(admin_client):
+def run_report_dips(client, server) -> str:
+    """The dips table of a run over the same range, on its report."""
+    run = Run.objects.create(name="r", server=server, started_at=RECENT_T0 + timedelta(seconds=1),
+                             ended_at=RECENT_T0 + timedelta(seconds=300))
+    body = client.get(f"/runs/{run.pk}/report/").content.decode()
+    return body.split('<section class="card" id="dips">')[1].split("</table>")[0]
+
+
+@pytest.mark.parametrize("table_of", [dips_table, run_report_dips], ids=["stability page", "run report"])
+def test_a_flush_status_is_said_with_its_time(admin_client, table_of):
     server = make_server("flushed")
     # FLUSH STATUS 3 s before the poll at 100 s: Uptime went on (1100), Uptime_since_flush_status is 3.
     write_samples(polls(server.pk, uptime_at_reset=1100, flushed_at_reset=3))
-    table = dips_table(admin_client, server)
+    table = table_of(admin_client, server)
     assert f"counters reset by FLUSH STATUS at {hms(97)} UTC, no restart (Uptime went on)" in table
     assert "outage or restart" not in table and "restarted" not in table
 
@@ -70,14 +79,3 @@ def test_a_restart_is_said_with_its_time(admin_client):
     table = dips_table(admin_client, server)
     assert f"server restarted at {hms(98)} UTC (Uptime began again)" in table
     assert "outage or restart" not in table and "FLUSH STATUS" not in table
-
-
-def test_the_run_report_says_it_too(admin_client):
-    server = make_server("flushed in a run")
-    write_samples(polls(server.pk, uptime_at_reset=1100, flushed_at_reset=3))
-    run = Run.objects.create(name="r", server=server, started_at=RECENT_T0 + timedelta(seconds=1),
-                             ended_at=RECENT_T0 + timedelta(seconds=300))
-    body = admin_client.get(f"/runs/{run.pk}/report/").content.decode()
-    table = body.split('<section class="card" id="dips">')[1].split("</table>")[0]
-    assert f"counters reset by FLUSH STATUS at {hms(97)} UTC, no restart (Uptime went on)" in table
-    assert "outage or restart" not in table
