@@ -15,12 +15,13 @@ def own_load(run: Run, trimmed: int) -> OwnLoad | None:
     own rate covers its run after its own warm-up; over another span it is no measure of the window's
     transactions (sysbench 1.0 has no --warmup-time: its rate holds a ramp the window leaves out, and read
     10 % low, "other clients" that never ran), so its TPS is then dropped and only its other figures kept.
+    bench_run keeps sysbench 1.0's rate after its --warmup, read from its interval reports, with that warm-up.
     """
     figures = run.client_figures or sysbench_figures(run.tool_summary or "")
     own = from_figures(figures)
     if own is None or own.tps is None:
         return own
-    skipped = own_warmup(run, figures.get("tool", ""))
+    skipped = figures["warmup"] if "warmup" in figures else own_warmup(run, figures.get("tool", ""))
     return own if skipped == trimmed else replace(own, tps=None, skipped=skipped, trimmed=trimmed)
 
 

@@ -127,3 +127,22 @@ def sysbench_figures(summary: str) -> dict:
         if match:
             figures[key] = int(match[1]) if key == "errors" else float(match[1])
     return figures
+
+
+# sysbench's --report-interval lines: "[ 15s ] thds: 2 tps: 870.83 qps: ...", the rate over the interval ending then.
+SYSBENCH_REPORT = re.compile(r"^\[\s*(\d+(?:\.\d+)?)s \] thds: \d+ tps: ([\d.]+)", re.M)
+
+
+def sysbench_after_warmup(output: str, warmup: int) -> dict:
+    """sysbench's own TPS after a warm-up it does not know of (bench_run --warmup; sysbench 1.0 has no
+    --warmup-time), from its interval reports: the transactions of the intervals that began at or after the
+    warm-up (each rate times its interval) over their seconds. {} where no report covers the warm-up's end."""
+    reports = [(float(t), float(tps)) for t, tps in SYSBENCH_REPORT.findall(output)]
+    spans = [(start, end, tps) for (start, _), (end, tps) in zip([(0.0, 0.0), *reports], reports, strict=False)]
+    kept = [(end - start, tps) for start, end, tps in spans if start >= warmup]
+    if not kept or not any(start <= warmup for start, _end, _tps in spans):
+        return {}
+    seconds = sum(s for s, _ in kept)
+    transactions = sum(s * tps for s, tps in kept)
+    return {"tool": "sysbench", "tps": transactions / seconds, "transactions": round(transactions),
+            "seconds": seconds, "warmup": warmup}

@@ -89,3 +89,29 @@ def moves(steps: list[Step]) -> list[tuple[Step, str]]:
         if before.top and after.top and before.top.event != after.top.event:
             out.append((after, before.top.event))
     return out
+
+
+@dataclass(frozen=True)
+class Upturn:
+    """Two steps up in a row where the upper gained more per added thread than the lower: the law with σ and κ at
+    0 or more only bends down, so it misses such a curve whatever its fit."""
+
+    low: Level
+    mid: Level
+    high: Level
+    before: float  # the lower step's gain per added thread, a share of the first level's TPS per thread
+    after: float
+
+
+def upturn(levels: list[Level], gained: list[float | None]) -> Upturn | None:
+    """The first upturn of a curve (gained: scalability.gains() of its levels), None where every step gained less."""
+    for i in range(2, len(levels)):
+        before, after = gained[i - 1], gained[i]
+        if before is not None and after is not None and after > before:
+            return Upturn(levels[i - 2], levels[i - 1], levels[i], before, after)
+    return None
+
+
+def faster_than_linear(levels: list[Level], efficiencies: list[float | None]) -> tuple[Level, float] | None:
+    """The first level whose TPS per thread was above the first level's (efficiency over 1), with it."""
+    return next(((lv, e) for lv, e in zip(levels, efficiencies, strict=True) if e is not None and e > 1), None)

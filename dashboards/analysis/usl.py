@@ -51,7 +51,8 @@ class UslFit:
     @property
     def through_points(self) -> bool:
         """Whether the law passes through the points, as it does through any 3 it can follow: it cannot where TPS
-        rose faster than linearly (sigma or kappa would be below 0), and then misses even 3 (R² below 1.000)."""
+        rose faster than linearly or bent up (sigma or kappa would be below 0), and then misses even 3 (R² below
+        1.000)."""
         return self.r2_text == "1.000"
 
     @property

@@ -3,8 +3,7 @@
 from datetime import datetime, timedelta
 
 from dashboards.analysis.step_window import Window
-from dashboards.export import grid
-from dashboards.window_reads import InsidePolls, WindowPolls, inside_polls
+from dashboards.window_reads import WindowPolls, inside_polls
 from servers.models import Server
 from store import levels
 
@@ -15,18 +14,12 @@ def series_range(server: Server, window: Window, polls: WindowPolls | None = Non
     The export puts each poll on the row of the interval multiple nearest it and keeps the rows labelled
     inside [from, to]: a row's time may lie up to half an interval from its poll. From half the first
     inside poll's interval back (the poll before it is out, as the top waits link has it: sums_from); to
-    the last inside poll's row, or the poll itself where its row is labelled before it (the next row out).
-    A run past the raw retention is summed from whole rollup buckets: its own window. polls: the window's, read
-    with TPS.
+    the window's end, where the figures stop reading every source: the last TPS poll as the end left out
+    the node_exporter and wait polls read milliseconds after it in the same round. A row labelled past the
+    end holds no poll read by then and is left out. A run past the raw retention is summed from whole
+    rollup buckets: its own window. polls: the window's, read with TPS.
     """
     found = inside_polls(server.pk, window, polls) if levels.finest(window.start) == levels.FULL else None
     if found is None:
         return window.start, window.end
-    return found.first - timedelta(seconds=found.first_seconds / 2), last_row(server, found)
-
-
-def last_row(server: Server, found: InsidePolls) -> datetime:
-    """The row time of the last inside poll on the export's grid (export.series.grid_of, server_grids), or
-    the poll's time when later: to must reach the poll for the export to read it."""
-    g = grid.in_phase(grid.poll_grid(found.first, server.poll_interval), found.first)
-    return max(g.label(g.bucket(found.last)), found.last)
+    return found.first - timedelta(seconds=found.first_seconds / 2), max(window.end, found.last)

@@ -11,7 +11,14 @@ from django.http import QueryDict
 from dashboards.analysis.cpu_saturation import cpu_reading
 from dashboards.analysis.own_load import others_sentence
 from dashboards.analysis.scalability import Curve, gains, has_cpu, ratio_table, top_waits
-from dashboards.analysis.scaling_reading import bottleneck_steps, curve_fit, efficiency, moves
+from dashboards.analysis.scaling_reading import (
+    bottleneck_steps,
+    curve_fit,
+    efficiency,
+    faster_than_linear,
+    moves,
+    upturn,
+)
 from dashboards.analysis.settings_diff import Setting, changes
 from dashboards.host_series import has_host_metrics
 from dashboards.query_params import BadParam, knee_threshold, listed_ids, sweep_names
@@ -94,12 +101,14 @@ def section(curve: Curve, settings: dict, index: int) -> dict:
     """
     # The last level of a curve still scaling is no knee: its table row and CSV say "still scaling", as its chart.
     scaling = curve.still_scaling
+    gained, efficient = gains(curve.levels), efficiency(curve.levels)
     levels = [{"level": lv, "gain": gain, "knee": lv is curve.knee and not scaling,
                "scaling": lv is curve.knee and scaling,
                "others": others_sentence(lv.others, lv.tps.seconds, lv.span), "efficiency": eff}
-              for lv, gain, eff in zip(curve.levels, gains(curve.levels), efficiency(curve.levels), strict=True)]
+              for lv, gain, eff in zip(curve.levels, gained, efficient, strict=True)]
     steps = bottleneck_steps(curve.levels)
     return {"curve": curve, "levels": levels, "changes": settings["differ"], "moved": settings["moved"],
+            "upturn": upturn(curve.levels, gained), "faster": faster_than_linear(curve.levels, efficient),
             "cpu": cpu_reading(curve), "fit": curve_fit(curve), "steps": steps, "moves": moves(steps),
             "anchor": f"curve-{index}",
             "statements": None}  # statements per level: from the statements source, when it is collected

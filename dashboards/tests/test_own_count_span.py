@@ -52,3 +52,29 @@ def test_the_run_report_says_no_other_clients_for_a_count_over_other_seconds(adm
     (run, *_) = sysbench_sweep("report", "")
     body = admin_client.get(f"/runs/{run.pk}/report/").content.decode()
     assert "other clients" not in body
+
+
+def reports(rates: list[float]) -> str:
+    """sysbench 1.0's --report-interval=5 lines, one rate per 5 s, then its summary."""
+    lines = [f"[ {5 * (i + 1)}s ] thds: 1 tps: {r:.2f} qps: {20 * r:.2f} (r/w/o: 0/0/0) lat (ms,95%): 3.00 err/s: 0.00"
+             for i, r in enumerate(rates)]
+    return "\n".join([*lines, "SQL statistics:", "    transactions:                        9000  (300.00 per sec.)"])
+
+
+def test_sysbench_under_bench_run_warmup_is_compared_over_its_reports_after_it(admin_client):
+    """sysbench 1.0 under bench_run --warmup WARMUP, reporting every 5 s: its rate after the warm-up is read from
+    the reports that began at or after it, so its own TPS is compared with the server's over the same seconds."""
+    from workload.management.commands.bench_run import own_after_warmup
+
+    ramp = [100.0] * (WARMUP // 5)  # the warm-up's reports, left out
+    kept = [700.0, 900.0, 800.0, 800.0]
+    # By hand: (700 + 900 + 800 + 800) * 5 s / 20 s = 800 TPS after the warm-up (the summary's whole run: 300).
+    (run, *_) = sysbench_sweep("reports", "")
+    own = own_after_warmup("sysbench", None, WARMUP, reports(ramp + kept), "transactions: 9000 (300.00 per sec.)")
+    assert own["tps"] == 800.0 and own["transactions"] == 16000 and own["seconds"] == 20.0
+    Run.objects.filter(pk=run.pk).update(client_figures=own)
+    html = admin_client.get("/scalability/", {"sweep": "reports"}).content.decode()
+    # The two other levels keep their summaries only: their note, twice each (the cell and its tooltip).
+    assert html.count("leaves out the first 0 s of its run") == 4
+    server = by_hand(1000)[0]
+    assert f"other clients: {(server - 800) / server * 100:.1f} % of the transactions" in html

@@ -237,6 +237,22 @@ def test_a_run_between_two_polls_exports_its_own_polls_only(client, db1):
     assert len(polls) == 29
 
 
+def test_a_run_exports_every_source_of_its_last_poll(client, admin_user):
+    """The waits of each poll are read 7 ms after its status: the run's last round, both read inside the run
+    (it ends 5 s later), is the run's for both sources, as its figures count it."""
+    from servers.models import Run
+
+    client.force_login(admin_user)
+    server = data.make_server("db4")
+    write_samples(data.global_status(server.pk, START, 40))
+    write_samples(data.pfs_waits(server.pk, START + timedelta(milliseconds=7), 40))
+    run = Run.objects.create(name="r4", server=server, started_at=START, ended_at=START + timedelta(seconds=305))
+    rows = get_csv(client, run=run.pk, metrics=f"tps,wait.time_ps:{data.TRX_SYS}", full=1, mode="delta")
+    # Rounds at 10 .. 300 s lie inside the run: 30 rows, each with its status delta and its waits delta.
+    assert [r[0] for r in rows[1:]] == [iso_utc(START + timedelta(seconds=10 * i)) for i in range(1, 31)]
+    assert rows[-1][2] == "4.03"  # the 30th waits poll's delta, 4e12 + 30e9 ps, read at 300.007 s
+
+
 def test_the_command_says_what_to_fix(db1):
     from django.core.management.base import CommandError
 

@@ -9,7 +9,16 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
 from servers.models import Annotation, Run, Server
-from workload.external import SUMMARY_LIMIT, THREADS_PLACEHOLDER, masked, read_call, tool_summary, with_threads
+from workload.external import (
+    SUMMARY_LIMIT,
+    THREADS_PLACEHOLDER,
+    masked,
+    read_call,
+    sysbench_after_warmup,
+    sysbench_figures,
+    tool_summary,
+    with_threads,
+)
 from workload.runs import NAME_LIMIT, check_lengths, end_run, server_named
 from workload.signals import on_signals
 from workload.sweep import leave_sweep, parse_levels
@@ -101,8 +110,9 @@ class Command(BaseCommand):
         self._say(f"run '{name}' on server {server.name}: {command}" + (f" ({note})" if note else ""))
         code, output, stopped = self._execute(argv)
         outcome = "stopped" if stopped else "end" if code == 0 else "failed"
-        end_run(run, f"{call.tool} {outcome}: {name}: exit {code}",
-                tool_summary=tool_summary(call.tool, output)[:SUMMARY_LIMIT])
+        summary = tool_summary(call.tool, output)[:SUMMARY_LIMIT]
+        end_run(run, f"{call.tool} {outcome}: {name}: exit {code}", tool_summary=summary,
+                client_figures=own_after_warmup(call.tool, call.warmup, run.warmup_seconds, output, summary))
         return run, outcome
 
     def _execute(self, argv: list[str]) -> tuple[int, str, bool]:
@@ -126,3 +136,13 @@ class Command(BaseCommand):
     def _say(self, line: str) -> None:
         self.stdout.write(line)
         self.stdout.flush()
+
+
+def own_after_warmup(tool: str, tools_warmup: int | None, warmup: int, output: str, summary: str) -> dict:
+    """sysbench's own figures over the run's window where bench_run --warmup gave a warm-up sysbench did not
+    leave out itself (1.0 has no --warmup-time): its rate from its interval reports after it, so the pages
+    compare it with the server's over the same seconds; {} otherwise (its summary is read as it is)."""
+    if tool != "sysbench" or tools_warmup is not None or not warmup:
+        return {}
+    after = sysbench_after_warmup(output, warmup)
+    return {**sysbench_figures(summary), **after} if after else {}
