@@ -172,9 +172,11 @@ def finished(prev: Snapshot, reading: Reading, ts: float, boot: float | None, ga
         gauges.update(reading.derive(deltas, interval))
     if reading.unstored:
         deltas = {name: value for name, value in deltas.items() if name not in reading.unstored}
-    gauges.update(deltas)
     if counters is None or dropped or reading.unstored or len(deltas) != count:
         counters = frozenset(deltas)
+    if not gauges:  # every value a counter (the wait summaries): the deltas are the values, not copied into {}
+        return Delta(deltas, counters, interval, dropped=dropped)
+    gauges.update(deltas)
     return Delta(gauges, counters, interval, dropped=dropped)
 
 
