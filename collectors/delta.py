@@ -6,8 +6,9 @@ so whichever worker takes the next poll computes the same deltas.
 
 import json
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import islice
 from operator import sub
 
 import orjson
@@ -134,7 +135,8 @@ def shaped(prev: Snapshot | None, reading: Reading, ts: float, boot: float | Non
            shape: Shape) -> tuple[Delta, Snapshot]:
     """compute() by the reading's shape: the same deltas and snapshot, each step a pass of C over the values."""
     values = reading.values
-    now = shape.get_counters(values)
+    # every value a counter, in the shape's order (fits() compared the names): no lookup by name
+    now = tuple(values.values()) if not shape.gauge_names and type(values) is dict else shape.get_counters(values)
     if shape.gauge_names or shape.marker_names or type(values) is not dict:
         kept = dict(zip(shape.counter_names, now, strict=True))
         kept.update(zip(shape.marker_names, shape.get_markers(values), strict=True))
@@ -144,10 +146,14 @@ def shaped(prev: Snapshot | None, reading: Reading, ts: float, boot: float | Non
     snapshot = Snapshot(ts, boot, kept, shape)
     if prev is None:
         return Delta(gauges, frozenset(), None, "first reading: baseline kept"), snapshot
-    try:
-        before = shape.get_counters(prev.values)
-    except KeyError:  # a counter new since the previous reading
-        return finished(prev, reading, ts, boot, gauges, counter_deltas(prev.values, reading)), snapshot
+    before: Iterable[int | float]
+    if prev.shape is shape:  # kept by this shape above: its first values are the counters, in the shape's order
+        before = islice(prev.values.values(), len(shape.counter_names))
+    else:
+        try:
+            before = shape.get_counters(prev.values)
+        except KeyError:  # a counter new since the previous reading
+            return finished(prev, reading, ts, boot, gauges, counter_deltas(prev.values, reading)), snapshot
     deltas = dict(zip(shape.counter_names, map(sub, now, before), strict=True))
     # prev holds every counter and no other name: none of its names is missing now
     kept_all = not shape.marker_names and len(prev.values) == len(shape.counter_names)
