@@ -3,6 +3,7 @@
 import hashlib
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 import pymysql
 from pymysql.constants import CLIENT, CR
@@ -235,6 +236,7 @@ def describe_error(exc: Exception, where: str, user: str) -> str:
     return f"{where}: {exc.args[-1] if exc.args else exc}"
 
 
+@lru_cache(maxsize=1024)  # every poll makes its Target of the stored version text: the same few texts
 def parse_version(text: str) -> tuple[int, int, int]:
     match = re.match(r"(\d+)\.(\d+)\.(\d+)", text)
     if not match:

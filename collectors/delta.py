@@ -6,9 +6,11 @@ so whichever worker takes the next poll computes the same deltas.
 
 import json
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import islice
 from operator import sub
+from typing import Any
 
 import orjson
 
@@ -42,6 +44,9 @@ class Shape:
     get_counters: Callable[[Mapping], tuple]
     get_gauges: Callable[[Mapping], tuple]
     get_markers: Callable[[Mapping], tuple]
+    # The counters as keys, each None: a poll's dicts of counters are copies of it filled in, which costs a
+    # quarter less than building them of their names (no resizing as they grow). Never changed itself.
+    counter_keys: dict[str, Any]
 
     def fits(self, names: tuple[str, ...], reading: Reading) -> bool:
         return (names == self.names and reading.reset_markers == self.reset_markers
@@ -62,7 +67,7 @@ def shape_of(names: tuple[str, ...], reading: Reading) -> Shape | None:
         return None
     markers = tuple(name for name in reading.reset_markers if name in reading.values)
     return Shape(names, counters, reading.reset_markers, counter_names, gauge_names, markers,
-                 picker(counter_names), picker(gauge_names), picker(markers))
+                 picker(counter_names), picker(gauge_names), picker(markers), dict.fromkeys(counter_names))
 
 
 @dataclass
@@ -134,9 +139,11 @@ def shaped(prev: Snapshot | None, reading: Reading, ts: float, boot: float | Non
            shape: Shape) -> tuple[Delta, Snapshot]:
     """compute() by the reading's shape: the same deltas and snapshot, each step a pass of C over the values."""
     values = reading.values
-    now = shape.get_counters(values)
+    # every value a counter, in the shape's order (fits() compared the names): no lookup by name
+    now = tuple(values.values()) if not shape.gauge_names and type(values) is dict else shape.get_counters(values)
     if shape.gauge_names or shape.marker_names or type(values) is not dict:
-        kept = dict(zip(shape.counter_names, now, strict=True))
+        kept = shape.counter_keys.copy()
+        kept.update(zip(shape.counter_names, now, strict=True))
         kept.update(zip(shape.marker_names, shape.get_markers(values), strict=True))
     else:  # every value a counter (the wait and latch summaries): a copy
         kept = dict(values)
@@ -144,11 +151,16 @@ def shaped(prev: Snapshot | None, reading: Reading, ts: float, boot: float | Non
     snapshot = Snapshot(ts, boot, kept, shape)
     if prev is None:
         return Delta(gauges, frozenset(), None, "first reading: baseline kept"), snapshot
-    try:
-        before = shape.get_counters(prev.values)
-    except KeyError:  # a counter new since the previous reading
-        return finished(prev, reading, ts, boot, gauges, counter_deltas(prev.values, reading)), snapshot
-    deltas = dict(zip(shape.counter_names, map(sub, now, before), strict=True))
+    before: Iterable[int | float]
+    if prev.shape is shape:  # kept by this shape above: its first values are the counters, in the shape's order
+        before = islice(prev.values.values(), len(shape.counter_names))
+    else:
+        try:
+            before = shape.get_counters(prev.values)
+        except KeyError:  # a counter new since the previous reading
+            return finished(prev, reading, ts, boot, gauges, counter_deltas(prev.values, reading)), snapshot
+    deltas = shape.counter_keys.copy()
+    deltas.update(zip(shape.counter_names, map(sub, now, before), strict=True))
     # prev holds every counter and no other name: none of its names is missing now
     kept_all = not shape.marker_names and len(prev.values) == len(shape.counter_names)
     return finished(prev, reading, ts, boot, gauges, deltas, shape.counters, vanished=not kept_all), snapshot
@@ -172,9 +184,11 @@ def finished(prev: Snapshot, reading: Reading, ts: float, boot: float | None, ga
         gauges.update(reading.derive(deltas, interval))
     if reading.unstored:
         deltas = {name: value for name, value in deltas.items() if name not in reading.unstored}
-    gauges.update(deltas)
     if counters is None or dropped or reading.unstored or len(deltas) != count:
         counters = frozenset(deltas)
+    if not gauges:  # every value a counter (the wait summaries): the deltas are the values, not copied into {}
+        return Delta(deltas, counters, interval, dropped=dropped)
+    gauges.update(deltas)
     return Delta(gauges, counters, interval, dropped=dropped)
 
 

@@ -22,7 +22,7 @@ def succeeded(target: Target, source: Source, reading: Reading, previous: delta.
     read_at = time.time() if read_at is None else read_at
     change, snapshot, sample = sample_of(target.server_id, source.name, reading, previous, read_at, boot,
                                          source.compute or delta.compute)
-    note = "; ".join(text for text in (reading.note, change.dropped) if text)
+    note = f"{reading.note}; {change.dropped}" if reading.note and change.dropped else reading.note or change.dropped
     outcome = SourceResult(source.name, OFF if reading.off else OK, duration, note=note, reset=change.reset,
                            sample=sample, extra=reading.extra,
                            error=f"{target.name}: {source.name}: {reading.off}" if reading.off else "")

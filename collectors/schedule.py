@@ -5,6 +5,7 @@ dispatchers (or a retried beat tick) can never hand out the same poll twice.
 """
 
 import zlib
+from functools import lru_cache
 
 from collectors import state
 
@@ -110,7 +111,12 @@ def in_turn(server_id: int, source: str, every: float, poll_interval: int, slot_
     """
     polls = max(1, round(every / poll_interval))
     slot = round(slot_at / poll_interval)
-    return slot % polls == zlib.crc32(f"{server_id}:{source}".encode()) % polls
+    return slot % polls == spread(server_id, source) % polls
+
+
+@lru_cache(maxsize=65536)  # each server's slower sources asked every poll: the text and its CRC made once
+def spread(server_id: int, source: str) -> int:
+    return zlib.crc32(f"{server_id}:{source}".encode())
 
 
 # (server id, source) whose last reading found nothing there (Reading.quiet): kept by this process

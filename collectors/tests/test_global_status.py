@@ -130,3 +130,18 @@ def test_a_word_that_turns_into_a_number_is_read_and_the_decimals_are_floats(mon
                                               "qps": 0}
     assert read("2.250000", "AUTH_MASTER")["Busy_time"] == 2.25
     assert read("3.000000", "7")["Rpl_status"] == 7  # the word the plan knew is a number now: read as one
+
+
+def test_an_integer_that_turns_into_a_decimal_is_read_by_a_new_plan(monkeypatch):
+    for name in ("Uptime", "Busy_time", "Com_commit"):
+        monkeypatch.setitem(global_status.SPELLING, name.upper(), name)
+    monkeypatch.setattr(global_status, "PLANS", {})
+    monkeypatch.setattr(global_status, "LAST_PLAN", ((), None))
+
+    def planned(busy: str):
+        return global_status.planned_values((f"2\nUPTIME\t100\nBUSY_TIME\t{busy}", "1\nCOM_COMMIT\t5"))
+
+    assert planned("3")[0] == {"Uptime": 100, "Busy_time": 3, "Com_commit": 5}
+    assert planned("3.500000") is None  # the plan had it an integer: the caller reads the rows, and it is forgotten
+    assert planned("3.500000")[0] == {"Uptime": 100, "Busy_time": 3.5, "Com_commit": 5}
+    assert planned("4.000000")[0]["Busy_time"] == 4.0
