@@ -425,7 +425,10 @@ def released_at_turn(server_id: int, last: datetime, trend: Trend) -> Release | 
     history stopped growing when it went. One a single poll caught (open since after the poll before it) is none."""
     if trend.since is None:
         return None
-    read = query.within(server_id, [HISTORY], trend.since - timedelta(hours=1), last)
+    # The poll before the turn and RELEASE_POLLS after it, whatever the server's interval (an hour at most):
+    # not the whole flat segment up to `last`, which may be days.
+    span = timedelta(hours=1)
+    read = query.within(server_id, [HISTORY], trend.since - span, min(last, trend.since + RELEASE_POLLS * span))
     ts = [t for s in read if s.metric == HISTORY for t, v in zip(s.ts, s.values, strict=True) if v is not None]
     turn = bisect_left(ts, trend.since)
     held = None
