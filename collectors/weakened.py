@@ -67,12 +67,46 @@ def tps_counter(info: ServerInfo) -> Weakened | None:
                     transactions.enable_hint(info.flavor, info.version_tuple, info.performance_schema))
 
 
+# performance_schema came with MySQL 5.5.3 and MariaDB 5.5: an older server has none to turn on (a
+# performance_schema line in its configuration would stop it starting). Statement events, which name an idle
+# holder's last statement, came with MySQL 5.6 and MariaDB 10.0.
+PFS_SINCE = {"mysql": (5, 5, 3), "mariadb": (5, 5, 0)}
+STATEMENT_EVENTS_SINCE = {"mysql": (5, 6, 0), "mariadb": (10, 0, 0)}
+# SHOW ENGINE INNODB MUTEX returns nothing from MariaDB 10.6: the mutex chart reads performance_schema there only.
+MUTEX_FROM_PFS_SINCE = {"mariadb": (10, 6, 0)}
+
+
+def mutex_from_pfs(flavor: str, version: tuple[int, int, int]) -> bool:
+    """Whether the mutex chart reads performance_schema on this flavor and version (collectors.sources.innodb_mutex)."""
+    return version >= MUTEX_FROM_PFS_SINCE.get(flavor, (99, 0, 0))
+
+
+def has_statement_events(info: ServerInfo) -> bool:
+    """Whether this version's performance_schema keeps statement events (events_statements_current)."""
+    return info.version_tuple >= STATEMENT_EVENTS_SINCE.get(info.flavor, (99, 0, 0))
+
+
 def performance_schema_off(info: ServerInfo) -> list[Weakened]:
+    """What performance_schema OFF costs on this version: the mutex chart only where it reads performance_schema
+    (MariaDB 10.6+; elsewhere SHOW ENGINE INNODB MUTEX), the holder's statement only where there are statement
+    events, and nothing to turn on where the version has no performance_schema."""
     if info.performance_schema:
         return []
-    return [Weakened("performance_schema", "waits, mutex waits and the purge holder's statement",
-                     "the wait and mutex charts are empty and an idle holder's statement cannot be named",
-                     PFS_OFF_FIX)]
+    if info.version_tuple < PFS_SINCE.get(info.flavor, (99, 0, 0)):
+        return [Weakened("performance_schema", "waits",
+                         f"{info.label} has no performance_schema (MySQL 5.5.3 and MariaDB 5.5 brought it): "
+                         "the wait charts and top-waits tables stay empty",
+                         "no setting turns it on in this version: upgrade to have it")]
+    mutex, statement = mutex_from_pfs(info.flavor, info.version_tuple), has_statement_events(info)
+    figures = ["waits"] + ["mutex waits"] * mutex + ["the purge holder's statement"] * statement
+    lost = ("the wait and mutex charts are empty" if mutex else "the wait charts are empty") + (
+        " and an idle holder's statement cannot be named" if statement else "")
+    return [Weakened("performance_schema", spoken(figures), lost, PFS_OFF_FIX)]
+
+
+def spoken(items: list[str]) -> str:
+    """a, b and c."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def consumers_off(conn: pymysql.Connection) -> list[Weakened]:
