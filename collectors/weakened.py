@@ -124,19 +124,30 @@ def instrument_counts(conn: pymysql.Connection) -> dict[str, tuple[int, int]]:
             for family, on, total in answer(conn, INSTRUMENTS_SQL) if family in WAIT_FAMILIES}
 
 
-def instruments_off(conn: pymysql.Connection) -> list[Weakened]:
-    return [family_off(family, off, total) for family, (off, total) in instrument_counts(conn).items() if off]
+def instruments_off(conn: pymysql.Connection, info: ServerInfo | None = None) -> list[Weakened]:
+    return [family_off(family, off, total, info) for family, (off, total) in instrument_counts(conn).items() if off]
 
 
-def family_off(family: str, off: int, total: int) -> Weakened:
-    """off of a family's total wait instruments are off: what the waits figures lose, and the statement."""
+# The option that keeps an instrument on in the server configuration came with MySQL 5.6.4 and MariaDB 10.0:
+# a performance-schema-instrument line would stop a MySQL 5.5 or MariaDB 5.5 server starting.
+INSTRUMENT_OPTION_SINCE = {"mysql": (5, 6, 4), "mariadb": (10, 0, 0)}
+
+
+def family_off(family: str, off: int, total: int, info: ServerInfo | None = None) -> Weakened:
+    """off of a family's total wait instruments are off: what the waits figures lose, and the statement (with the
+    configuration line that keeps it, where the server's version has one; info None: a version that has)."""
+    keep = (f"and add performance-schema-instrument='{family}/%=ON' to the server configuration"
+            if info is None or info.version_tuple >= INSTRUMENT_OPTION_SINCE.get(info.flavor, (0, 0, 0)) else
+            f"again after each restart: {info.label} has no option that keeps it in the server configuration")
+    # The mutex chart reads performance_schema on MariaDB 10.6+ only (SHOW ENGINE INNODB MUTEX elsewhere).
+    mutex = family == "wait/synch" and (info is None or mutex_from_pfs(info.flavor, info.version_tuple))
     return Weakened(
         f"{off} of {total} {family}/% instruments (enabled and timed)",
-        "waits and mutex waits",
+        "waits and mutex waits" if mutex else "waits",
         f"waits of the instruments that are off are not counted: the waits rows and top-waits tables leave "
         f"them out{' (and the MariaDB 10.6+ mutex row)' if family == 'wait/synch' else ''}",
         f"run UPDATE performance_schema.setup_instruments SET ENABLED='YES', TIMED='YES' WHERE NAME LIKE "
-        f"'{family}/%' (and add performance-schema-instrument='{family}/%=ON' to the server configuration)")
+        f"'{family}/%' ({keep})")
 
 
 def purge_counters_off(conn: pymysql.Connection, info: ServerInfo) -> list[Weakened]:
@@ -192,5 +203,5 @@ def read_weakened(conn: pymysql.Connection, info: ServerInfo) -> list[Weakened]:
     """Everything this server leaves off that a figure needs, each with what it costs and how to turn it on."""
     found = [w for w in (tps_counter(info),) if w] + performance_schema_off(info)
     if info.performance_schema:
-        found += consumers_off(conn) + instruments_off(conn) if setup_readable(conn) else [SETUP_UNREADABLE]
+        found += consumers_off(conn) + instruments_off(conn, info) if setup_readable(conn) else [SETUP_UNREADABLE]
     return found + purge_counters_off(conn, info)
