@@ -17,6 +17,7 @@ from collectors.pinning import NO_PIN, Pin
 from collectors.pool import Target
 from collectors.source import SourceError
 from collectors.sources import node_exporter
+from collectors.sources.replication import privilege as replication_status_privilege
 from collectors.sources.replication import statement as replication_status_sql
 from collectors.tls import TLS
 from collectors.weakened import Weakened, read_weakened
@@ -199,7 +200,7 @@ def missing_privileges(conn: pymysql.Connection, info: ServerInfo) -> list[str]:
         # A role can grant what SHOW GRANTS does not list; the probe settles it.
         if priv not in granted and not (priv in probes and probe(conn, probes[priv])):
             missing.append(priv)
-    # MariaDB 10.5.9+ reads replica status with SLAVE MONITOR, not REPLICATION CLIENT (BINLOG MONITOR):
+    # MariaDB 10.5.2+ reads replica status with REPLICATION SLAVE ADMIN, then SLAVE MONITOR, not BINLOG MONITOR:
     # asking the server itself is the one check that holds on every version.
     if REPLICATION_CLIENT not in missing and not probe(conn, replication_status_sql(info)):
         missing.append(REPLICATION_CLIENT)
@@ -261,6 +262,7 @@ def grant_statement(missing: list[str], account: str, info: ServerInfo) -> str:
 def spelled(privilege: str, info: ServerInfo) -> str:
     """A needed privilege as docs/privileges.md grants it on this flavor and version."""
     if privilege == REPLICATION_CLIENT and info.flavor == "mariadb" and info.version_tuple >= (10, 5, 2):
-        # The 10.5+ name; from 10.5.9 replica status needs SLAVE MONITOR as well.
-        return "BINLOG MONITOR, SLAVE MONITOR" if info.version_tuple >= (10, 5, 9) else "BINLOG MONITOR"
+        # The 10.5+ name, and the privilege replica status needs there: REPLICATION SLAVE ADMIN on 10.5.2-10.5.8,
+        # SLAVE MONITOR from 10.5.9 (BINLOG MONITOR alone reads neither).
+        return f"BINLOG MONITOR, {replication_status_privilege(info)}"
     return privilege

@@ -141,6 +141,9 @@ def test_it_spells_the_grant_for_each_flavor():
     assert grant_statement(missing, "'m'@'%'", MARIADB_103).startswith("GRANT PROCESS, REPLICATION CLIENT ON *.*")
     assert grant_statement(missing, "'m'@'%'", MARIADB_1011).startswith(
         "GRANT PROCESS, BINLOG MONITOR, SLAVE MONITOR ON *.*")
+    # 10.5.2-10.5.8 read replica status with REPLICATION SLAVE ADMIN: BINLOG MONITOR alone would still be refused.
+    assert grant_statement([REPLICATION_CLIENT], "'m'@'%'", MARIADB_1054) == (
+        "GRANT BINLOG MONITOR, REPLICATION SLAVE ADMIN ON *.* TO 'm'@'%';")
     assert grant_statement([PFS_SELECT], "'m'@'%'", MYSQL_80) == "GRANT SELECT ON performance_schema.* TO 'm'@'%';"
     assert grant_statement([], "'m'@'%'", MYSQL_80) == ""
 
@@ -148,12 +151,12 @@ def test_it_spells_the_grant_for_each_flavor():
 @pytest.mark.parametrize("info, names", [
     (MYSQL_80, "PROCESS, REPLICATION CLIENT, SELECT ON performance_schema.*"),
     (MARIADB_103, "PROCESS, REPLICATION CLIENT, SELECT ON performance_schema.*"),
-    (MARIADB_1054, "PROCESS, BINLOG MONITOR, SELECT ON performance_schema.*"),
+    (MARIADB_1054, "PROCESS, BINLOG MONITOR, REPLICATION SLAVE ADMIN, SELECT ON performance_schema.*"),
     (MARIADB_1011, "PROCESS, BINLOG MONITOR, SLAVE MONITOR, SELECT ON performance_schema.*"),
 ])
 def test_it_names_the_privileges_as_the_docs_grant_them_on_each_version(info, names):
-    """docs/privileges.md: REPLICATION CLIENT on MySQL and MariaDB before 10.5; BINLOG MONITOR from 10.5.2,
-    with SLAVE MONITOR from 10.5.9."""
+    """docs/privileges.md: REPLICATION CLIENT on MySQL and MariaDB before 10.5; BINLOG MONITOR from 10.5.2, with
+    what reads replica status there: REPLICATION SLAVE ADMIN on 10.5.2-10.5.8, SLAVE MONITOR from 10.5.9."""
     assert CheckResult("db:3306", info=info).needed_names == names
     assert f"privileges: all present ({names})" in CheckResult("db:3306", info=info).lines()
 
