@@ -1,5 +1,6 @@
 """Test connection against the sandbox MariaDB, and GRANT parsing for versions that cannot run here."""
 
+import pymysql
 import pytest
 
 from collectors.connection import ServerInfo
@@ -10,8 +11,10 @@ from collectors.probe import (
     CheckResult,
     check_connection,
     grant_statement,
+    missing_privileges,
     privileges_in_grants,
 )
+from collectors.tests.recorded import RecordedConnection, mysql
 from testing.mariadb import free_port
 
 MYSQL_80 = ServerInfo("mysql", "8.0.36", (8, 0, 36), True)
@@ -170,3 +173,16 @@ def test_it_reports_performance_schema_off(mariadb, monitor_credentials):
     assert result.ok, result.error  # the privileges are still there
     assert result.info.performance_schema is False
     assert "performance_schema: OFF" in result.lines()
+
+
+def test_a_server_without_performance_schema_is_not_asked_for_select_on_it():
+    """MySQL 5.1 has no performance_schema: PROCESS and REPLICATION CLIENT are all the collectors can use there."""
+    conn = RecordedConnection({
+        "SHOW GRANTS": [("GRANT PROCESS, REPLICATION CLIENT ON *.* TO 'steady'@'%'",)],
+        "SHOW SLAVE STATUS": [],
+        "performance_schema.": pymysql.err.OperationalError(1044, "Access denied to database 'performance_schema'")})
+    mysql51 = mysql("5.1.73", performance_schema=False)
+    assert missing_privileges(conn, mysql51) == []
+    assert CheckResult("db:3306", info=mysql51).needed_names == "PROCESS, REPLICATION CLIENT"
+    # 5.5.3 brought it: there it is asked for as before.
+    assert missing_privileges(conn, mysql("5.5.62", performance_schema=False)) == [PFS_SELECT]
