@@ -15,7 +15,7 @@ from collectors.connection import ConnectError, ServerInfo
 from collectors.http_poll import run_http_sources
 from collectors.outcome import failed, succeeded
 from collectors.pool import POOL, Pooled, Target, is_connection_error, recheck_basis
-from collectors.probe import NEEDED, grant_statement
+from collectors.probe import NEEDED, grant_statement, needed
 from collectors.results import PollResult, SourceResult
 from collectors.shared_read import NOT_SHARED, Shared
 from collectors.source import Reading, Source, SourceError, SourceUnavailable
@@ -237,7 +237,7 @@ ANY_VERSION = ServerInfo("mysql", "", (0, 0, 0), True)  # not detected: the name
 def grants_hint(info: ServerInfo | None, user: str) -> str:
     """What the monitoring user needs, spelled as docs/privileges.md grants it on this server's version
     (MariaDB 10.5+: BINLOG MONITOR, SLAVE MONITOR), for the account the poll logs in as."""
-    grants = grant_statement(list(NEEDED), f"'{user}'@'%'", info or ANY_VERSION)
+    grants = grant_statement(list(needed(info) if info else NEEDED), f"'{user}'@'%'", info or ANY_VERSION)
     return f"grant the monitoring user (the host part as you created it): {grants} (docs/privileges.md)"
 
 

@@ -17,9 +17,10 @@ from collectors.pinning import NO_PIN, Pin
 from collectors.pool import Target
 from collectors.source import SourceError
 from collectors.sources import node_exporter
+from collectors.sources.replication import privilege as replication_status_privilege
 from collectors.sources.replication import statement as replication_status_sql
 from collectors.tls import TLS
-from collectors.weakened import Weakened, read_weakened
+from collectors.weakened import PFS_SINCE, Weakened, read_weakened
 
 # The account the server matched us to, as 'user'@'host'.
 CURRENT_USER_SQL = "SELECT CURRENT_USER()"
@@ -34,6 +35,15 @@ PROCESS = "PROCESS"
 REPLICATION_CLIENT = "REPLICATION CLIENT"
 PFS_SELECT = "SELECT ON performance_schema.*"
 NEEDED = (PROCESS, REPLICATION_CLIENT, PFS_SELECT)
+
+
+def needed(info: ServerInfo) -> tuple[str, ...]:
+    """The privileges the collectors need on this server's flavor and version: a server older than
+    performance_schema (MySQL 5.1, MariaDB 5.1-5.3) has no schema to grant SELECT on."""
+    if info.version_tuple < PFS_SINCE.get(info.flavor, (0, 0, 0)):
+        return tuple(p for p in NEEDED if p != PFS_SELECT)
+    return NEEDED
+
 
 # Grant names that cover a needed privilege. MariaDB 10.5+ shows
 # REPLICATION CLIENT as its new name, BINLOG MONITOR.
@@ -77,7 +87,7 @@ class CheckResult:
     @property
     def needed_names(self) -> str:
         """The needed privileges as docs/privileges.md grants them on this server's flavor and version."""
-        return ", ".join(spelled(p, self.info) for p in NEEDED) if self.info else ", ".join(NEEDED)
+        return ", ".join(spelled(p, self.info) for p in needed(self.info)) if self.info else ", ".join(NEEDED)
 
     @property
     def missing_names(self) -> str:
@@ -195,15 +205,15 @@ def missing_privileges(conn: pymysql.Connection, info: ServerInfo) -> list[str]:
     granted = granted_privileges(conn)
     probes = {PROCESS: PROCESS_PROBE_SQL, PFS_SELECT: PFS_PROBE_SQL}
     missing = []
-    for priv in NEEDED:
+    for priv in needed(info):
         # A role can grant what SHOW GRANTS does not list; the probe settles it.
         if priv not in granted and not (priv in probes and probe(conn, probes[priv])):
             missing.append(priv)
-    # MariaDB 10.5.9+ reads replica status with SLAVE MONITOR, not REPLICATION CLIENT (BINLOG MONITOR):
+    # MariaDB 10.5.2+ reads replica status with REPLICATION SLAVE ADMIN, then SLAVE MONITOR, not BINLOG MONITOR:
     # asking the server itself is the one check that holds on every version.
     if REPLICATION_CLIENT not in missing and not probe(conn, replication_status_sql(info)):
         missing.append(REPLICATION_CLIENT)
-    return [p for p in NEEDED if p in missing]
+    return [p for p in needed(info) if p in missing]
 
 
 def granted_privileges(conn: pymysql.Connection) -> set[str]:
@@ -261,6 +271,7 @@ def grant_statement(missing: list[str], account: str, info: ServerInfo) -> str:
 def spelled(privilege: str, info: ServerInfo) -> str:
     """A needed privilege as docs/privileges.md grants it on this flavor and version."""
     if privilege == REPLICATION_CLIENT and info.flavor == "mariadb" and info.version_tuple >= (10, 5, 2):
-        # The 10.5+ name; from 10.5.9 replica status needs SLAVE MONITOR as well.
-        return "BINLOG MONITOR, SLAVE MONITOR" if info.version_tuple >= (10, 5, 9) else "BINLOG MONITOR"
+        # The 10.5+ name, and the privilege replica status needs there: REPLICATION SLAVE ADMIN on 10.5.2-10.5.8,
+        # SLAVE MONITOR from 10.5.9 (BINLOG MONITOR alone reads neither).
+        return f"BINLOG MONITOR, {replication_status_privilege(info)}"
     return privilege

@@ -67,12 +67,46 @@ def tps_counter(info: ServerInfo) -> Weakened | None:
                     transactions.enable_hint(info.flavor, info.version_tuple, info.performance_schema))
 
 
+# performance_schema came with MySQL 5.5.3 and MariaDB 5.5: an older server has none to turn on (a
+# performance_schema line in its configuration would stop it starting). Statement events, which name an idle
+# holder's last statement, came with MySQL 5.6 and MariaDB 10.0.
+PFS_SINCE = {"mysql": (5, 5, 3), "mariadb": (5, 5, 0)}
+STATEMENT_EVENTS_SINCE = {"mysql": (5, 6, 0), "mariadb": (10, 0, 0)}
+# SHOW ENGINE INNODB MUTEX returns nothing from MariaDB 10.6: the mutex chart reads performance_schema there only.
+MUTEX_FROM_PFS_SINCE = {"mariadb": (10, 6, 0)}
+
+
+def mutex_from_pfs(flavor: str, version: tuple[int, int, int]) -> bool:
+    """Whether the mutex chart reads performance_schema on this flavor and version (collectors.sources.innodb_mutex)."""
+    return version >= MUTEX_FROM_PFS_SINCE.get(flavor, (99, 0, 0))
+
+
+def has_statement_events(info: ServerInfo) -> bool:
+    """Whether this version's performance_schema keeps statement events (events_statements_current)."""
+    return info.version_tuple >= STATEMENT_EVENTS_SINCE.get(info.flavor, (99, 0, 0))
+
+
 def performance_schema_off(info: ServerInfo) -> list[Weakened]:
+    """What performance_schema OFF costs on this version: the mutex chart only where it reads performance_schema
+    (MariaDB 10.6+; elsewhere SHOW ENGINE INNODB MUTEX), the holder's statement only where there are statement
+    events, and nothing to turn on where the version has no performance_schema."""
     if info.performance_schema:
         return []
-    return [Weakened("performance_schema", "waits, mutex waits and the purge holder's statement",
-                     "the wait and mutex charts are empty and an idle holder's statement cannot be named",
-                     PFS_OFF_FIX)]
+    if info.version_tuple < PFS_SINCE.get(info.flavor, (99, 0, 0)):
+        return [Weakened("performance_schema", "waits",
+                         f"{info.label} has no performance_schema (MySQL 5.5.3 and MariaDB 5.5 brought it): "
+                         "the wait charts and top-waits tables stay empty",
+                         "no setting turns it on in this version: upgrade to have it")]
+    mutex, statement = mutex_from_pfs(info.flavor, info.version_tuple), has_statement_events(info)
+    figures = ["waits"] + ["mutex waits"] * mutex + ["the purge holder's statement"] * statement
+    lost = ("the wait and mutex charts are empty" if mutex else "the wait charts are empty") + (
+        " and an idle holder's statement cannot be named" if statement else "")
+    return [Weakened("performance_schema", spoken(figures), lost, PFS_OFF_FIX)]
+
+
+def spoken(items: list[str]) -> str:
+    """a, b and c."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def consumers_off(conn: pymysql.Connection) -> list[Weakened]:
@@ -90,19 +124,30 @@ def instrument_counts(conn: pymysql.Connection) -> dict[str, tuple[int, int]]:
             for family, on, total in answer(conn, INSTRUMENTS_SQL) if family in WAIT_FAMILIES}
 
 
-def instruments_off(conn: pymysql.Connection) -> list[Weakened]:
-    return [family_off(family, off, total) for family, (off, total) in instrument_counts(conn).items() if off]
+def instruments_off(conn: pymysql.Connection, info: ServerInfo | None = None) -> list[Weakened]:
+    return [family_off(family, off, total, info) for family, (off, total) in instrument_counts(conn).items() if off]
 
 
-def family_off(family: str, off: int, total: int) -> Weakened:
-    """off of a family's total wait instruments are off: what the waits figures lose, and the statement."""
+# The option that keeps an instrument on in the server configuration came with MySQL 5.6.4 and MariaDB 10.0:
+# a performance-schema-instrument line would stop a MySQL 5.5 or MariaDB 5.5 server starting.
+INSTRUMENT_OPTION_SINCE = {"mysql": (5, 6, 4), "mariadb": (10, 0, 0)}
+
+
+def family_off(family: str, off: int, total: int, info: ServerInfo | None = None) -> Weakened:
+    """off of a family's total wait instruments are off: what the waits figures lose, and the statement (with the
+    configuration line that keeps it, where the server's version has one; info None: a version that has)."""
+    keep = (f"and add performance-schema-instrument='{family}/%=ON' to the server configuration"
+            if info is None or info.version_tuple >= INSTRUMENT_OPTION_SINCE.get(info.flavor, (0, 0, 0)) else
+            f"again after each restart: {info.label} has no option that keeps it in the server configuration")
+    # The mutex chart reads performance_schema on MariaDB 10.6+ only (SHOW ENGINE INNODB MUTEX elsewhere).
+    mutex = family == "wait/synch" and (info is None or mutex_from_pfs(info.flavor, info.version_tuple))
     return Weakened(
         f"{off} of {total} {family}/% instruments (enabled and timed)",
-        "waits and mutex waits",
+        "waits and mutex waits" if mutex else "waits",
         f"waits of the instruments that are off are not counted: the waits rows and top-waits tables leave "
         f"them out{' (and the MariaDB 10.6+ mutex row)' if family == 'wait/synch' else ''}",
         f"run UPDATE performance_schema.setup_instruments SET ENABLED='YES', TIMED='YES' WHERE NAME LIKE "
-        f"'{family}/%' (and add performance-schema-instrument='{family}/%=ON' to the server configuration)")
+        f"'{family}/%' ({keep})")
 
 
 def purge_counters_off(conn: pymysql.Connection, info: ServerInfo) -> list[Weakened]:
@@ -158,5 +203,5 @@ def read_weakened(conn: pymysql.Connection, info: ServerInfo) -> list[Weakened]:
     """Everything this server leaves off that a figure needs, each with what it costs and how to turn it on."""
     found = [w for w in (tps_counter(info),) if w] + performance_schema_off(info)
     if info.performance_schema:
-        found += consumers_off(conn) + instruments_off(conn) if setup_readable(conn) else [SETUP_UNREADABLE]
+        found += consumers_off(conn) + instruments_off(conn, info) if setup_readable(conn) else [SETUP_UNREADABLE]
     return found + purge_counters_off(conn, info)

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 
 import pymysql
 
+from collectors import weakened
 from collectors.connection import ServerInfo
 from collectors.metric import PS, Metric
 from collectors.source import Reading, Source, SourceUnavailable, joined_rows, joined_sql, picker, query
@@ -94,7 +95,7 @@ def parse_mutex_rows(rows: list[tuple]) -> dict[str, int]:
 
 def reads_pfs(flavor: str, version: tuple[int, int, int]) -> bool:
     """MariaDB 10.6+: the latches come from performance_schema, a summary read as cheap as pfs_waits."""
-    return flavor == "mariadb" and version >= (10, 6, 0)
+    return weakened.mutex_from_pfs(flavor, version)
 
 
 def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:

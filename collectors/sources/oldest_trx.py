@@ -126,8 +126,7 @@ def with_thread(trx: Trx, thread: tuple | None) -> Trx:
 
 def has_pfs_threads(info: ServerInfo) -> bool:
     """performance_schema.threads with PROCESSLIST_* columns, and events_statements_current."""
-    minimum = (10, 0, 0) if info.flavor == "mariadb" else (5, 6, 0)
-    return info.performance_schema and info.version_tuple >= minimum
+    return info.performance_schema and weakened.has_statement_events(info)
 
 
 def read_threads(conn: pymysql.Connection, info: ServerInfo, ids: set[int]) -> dict[int, tuple]:
@@ -190,10 +189,11 @@ def last_statement(conn: pymysql.Connection, info: ServerInfo, holder: Trx) -> t
 
 
 def no_pfs_reason(info: ServerInfo) -> str:
-    if not info.performance_schema:
-        return (f"performance_schema is OFF, so an idle transaction's last statement cannot be read: "
-                f"{weakened.PFS_OFF_FIX}")
-    return f"{info.label} has no performance_schema statement events (MySQL 5.6, MariaDB 10.0 and later have)"
+    # The version first: performance_schema ON would not give MySQL 5.5 statement events (nor a restart for it).
+    if not weakened.has_statement_events(info):
+        return f"{info.label} has no performance_schema statement events (MySQL 5.6, MariaDB 10.0 and later have)"
+    return (f"performance_schema is OFF, so an idle transaction's last statement cannot be read: "
+            f"{weakened.PFS_OFF_FIX}")
 
 
 def consumers_reason(conn: pymysql.Connection) -> str:

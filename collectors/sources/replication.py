@@ -16,7 +16,8 @@ shared statement (collectors.shared_read) rather than a statement of its own.
 Column names by version: MySQL 8.0.22+ Replica_IO_Running / Replica_SQL_Running /
 Seconds_Behind_Source; earlier MySQL and every MariaDB Slave_IO_Running / Slave_SQL_Running /
 Seconds_Behind_Master; the channel is Channel_Name (MySQL 5.7+) or Connection_name (MariaDB).
-Privileges: REPLICATION CLIENT (MySQL, MariaDB < 10.5.9), SLAVE MONITOR (MariaDB 10.5.9+).
+Privileges: REPLICATION CLIENT (MySQL, MariaDB < 10.5.2), REPLICATION SLAVE ADMIN (MariaDB 10.5.2-10.5.8),
+SLAVE MONITOR (MariaDB 10.5.9+).
 """
 
 from dataclasses import dataclass
@@ -82,8 +83,16 @@ def statement(info: ServerInfo) -> str:
     return REPLICA_SQL if info.version_tuple >= (8, 0, 22) else SLAVE_SQL
 
 
+# MariaDB 10.5.2 moved replica status from REPLICATION CLIENT to REPLICATION SLAVE ADMIN, 10.5.9 to SLAVE MONITOR
+# (MariaDB's sql/privilege.h PRIV_STMT_SHOW_SLAVE_STATUS; MaxScale's monitor grants): newest first.
+MARIADB_PRIVILEGES = (((10, 5, 9), "SLAVE MONITOR"), ((10, 5, 2), "REPLICATION SLAVE ADMIN"))
+
+
 def privilege(info: ServerInfo) -> str:
-    return "SLAVE MONITOR" if info.flavor == "mariadb" and info.version_tuple >= (10, 5, 9) else "REPLICATION CLIENT"
+    """The privilege this server's replica status statement needs."""
+    if info.flavor == "mariadb":
+        return next((name for since, name in MARIADB_PRIVILEGES if info.version_tuple >= since), "REPLICATION CLIENT")
+    return "REPLICATION CLIENT"
 
 
 def read_rows(conn: pymysql.Connection, sql: str) -> list[dict]:

@@ -27,12 +27,12 @@ CHECKED: setup_changes.KeptSetup[tuple[str, dict[str, int]]] = setup_changes.Kep
 def instruments_check(conn: pymysql.Connection, info: ServerInfo) -> tuple[str, dict[str, int]]:
     """Which wait instruments the server leaves off, and how to turn them on ("" when all are on); the gauges
     (none where the user may not read setup_instruments)."""
-    return CHECKED.get(conn, info, INSTRUMENTS_EVERY_S, lambda: instruments_read(conn))
+    return CHECKED.get(conn, info, INSTRUMENTS_EVERY_S, lambda: instruments_read(conn, info))
 
 
-def instruments_read(conn: pymysql.Connection) -> tuple[str, dict[str, int]]:
+def instruments_read(conn: pymysql.Connection, info: ServerInfo) -> tuple[str, dict[str, int]]:
     counts = weakened.instrument_counts(conn)
-    off = [weakened.family_off(family, n, total) for family, (n, total) in counts.items() if n]
+    off = [weakened.family_off(family, n, total, info) for family, (n, total) in counts.items() if n]
     note = OFF_PREFIX + "; ".join(f"{w.setting}: {w.lost}; {w.fix}" for w in off) if off else ""
     gauges = {OFF_GAUGE + family: n for family, (n, _) in counts.items()}
     gauges |= {ALL_GAUGE + family: total for family, (_, total) in counts.items()}

@@ -97,3 +97,13 @@ def test_while_the_same_transaction_stays_the_oldest_its_identity_is_not_read_ag
     again = oldest_trx.collect(conn, mysql("8.0.36"))
     assert len(conn.executed) == 4
     assert again.extra["holder"] == {**first.extra["holder"], "age_s": 990}
+
+
+def test_an_idle_55_holder_is_not_said_to_need_performance_schema_turned_on():
+    """MySQL 5.5's performance_schema has no statement events: ON or OFF, its last statement cannot be read."""
+    trx, threads = answers("mysql-8.0-oldest-trx.tsv")  # the idle REPEATABLE READ report, its row shape as 5.5's
+    conn = RecordedConnection({"ORDER BY trx_started": trx[:1], "information_schema.PROCESSLIST": threads[:1]})
+    holder = oldest_trx.collect(conn, mysql("5.5.62", performance_schema=False)).extra["holder"]
+    assert holder["statement"] is None and holder["thread_id"] == 4711
+    assert holder["statement_missing"] == (
+        "MySQL 5.5.62 has no performance_schema statement events (MySQL 5.6, MariaDB 10.0 and later have)")

@@ -1,5 +1,6 @@
 """Test connection against the sandbox MariaDB, and GRANT parsing for versions that cannot run here."""
 
+import pymysql
 import pytest
 
 from collectors.connection import ServerInfo
@@ -10,8 +11,10 @@ from collectors.probe import (
     CheckResult,
     check_connection,
     grant_statement,
+    missing_privileges,
     privileges_in_grants,
 )
+from collectors.tests.recorded import RecordedConnection, mysql
 from testing.mariadb import free_port
 
 MYSQL_80 = ServerInfo("mysql", "8.0.36", (8, 0, 36), True)
@@ -141,6 +144,9 @@ def test_it_spells_the_grant_for_each_flavor():
     assert grant_statement(missing, "'m'@'%'", MARIADB_103).startswith("GRANT PROCESS, REPLICATION CLIENT ON *.*")
     assert grant_statement(missing, "'m'@'%'", MARIADB_1011).startswith(
         "GRANT PROCESS, BINLOG MONITOR, SLAVE MONITOR ON *.*")
+    # 10.5.2-10.5.8 read replica status with REPLICATION SLAVE ADMIN: BINLOG MONITOR alone would still be refused.
+    assert grant_statement([REPLICATION_CLIENT], "'m'@'%'", MARIADB_1054) == (
+        "GRANT BINLOG MONITOR, REPLICATION SLAVE ADMIN ON *.* TO 'm'@'%';")
     assert grant_statement([PFS_SELECT], "'m'@'%'", MYSQL_80) == "GRANT SELECT ON performance_schema.* TO 'm'@'%';"
     assert grant_statement([], "'m'@'%'", MYSQL_80) == ""
 
@@ -148,12 +154,12 @@ def test_it_spells_the_grant_for_each_flavor():
 @pytest.mark.parametrize("info, names", [
     (MYSQL_80, "PROCESS, REPLICATION CLIENT, SELECT ON performance_schema.*"),
     (MARIADB_103, "PROCESS, REPLICATION CLIENT, SELECT ON performance_schema.*"),
-    (MARIADB_1054, "PROCESS, BINLOG MONITOR, SELECT ON performance_schema.*"),
+    (MARIADB_1054, "PROCESS, BINLOG MONITOR, REPLICATION SLAVE ADMIN, SELECT ON performance_schema.*"),
     (MARIADB_1011, "PROCESS, BINLOG MONITOR, SLAVE MONITOR, SELECT ON performance_schema.*"),
 ])
 def test_it_names_the_privileges_as_the_docs_grant_them_on_each_version(info, names):
-    """docs/privileges.md: REPLICATION CLIENT on MySQL and MariaDB before 10.5; BINLOG MONITOR from 10.5.2,
-    with SLAVE MONITOR from 10.5.9."""
+    """docs/privileges.md: REPLICATION CLIENT on MySQL and MariaDB before 10.5; BINLOG MONITOR from 10.5.2, with
+    what reads replica status there: REPLICATION SLAVE ADMIN on 10.5.2-10.5.8, SLAVE MONITOR from 10.5.9."""
     assert CheckResult("db:3306", info=info).needed_names == names
     assert f"privileges: all present ({names})" in CheckResult("db:3306", info=info).lines()
 
@@ -167,3 +173,16 @@ def test_it_reports_performance_schema_off(mariadb, monitor_credentials):
     assert result.ok, result.error  # the privileges are still there
     assert result.info.performance_schema is False
     assert "performance_schema: OFF" in result.lines()
+
+
+def test_a_server_without_performance_schema_is_not_asked_for_select_on_it():
+    """MySQL 5.1 has no performance_schema: PROCESS and REPLICATION CLIENT are all the collectors can use there."""
+    conn = RecordedConnection({
+        "SHOW GRANTS": [("GRANT PROCESS, REPLICATION CLIENT ON *.* TO 'steady'@'%'",)],
+        "SHOW SLAVE STATUS": [],
+        "performance_schema.": pymysql.err.OperationalError(1044, "Access denied to database 'performance_schema'")})
+    mysql51 = mysql("5.1.73", performance_schema=False)
+    assert missing_privileges(conn, mysql51) == []
+    assert CheckResult("db:3306", info=mysql51).needed_names == "PROCESS, REPLICATION CLIENT"
+    # 5.5.3 brought it: there it is asked for as before.
+    assert missing_privileges(conn, mysql("5.5.62", performance_schema=False)) == [PFS_SELECT]
