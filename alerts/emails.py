@@ -124,9 +124,22 @@ def resolved_message(n: Notification, others: Sequence[Notification] = ()) -> Em
     return message("alert-resolved", n.recipients, alert_context(n, others))
 
 
+SMTP_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+
+
 def test_message(n: Notification, others: Sequence[Notification] = ()) -> EmailMultiAlternatives:
-    context = {"site_url": settings.SITE_URL, "at": n.context.get("at", ""), "host": settings.EMAIL_HOST}
+    # The queue time, as the Alerts page's "Queued (UTC)" says it: a mail that was retried goes out later.
+    queued = datetime.fromisoformat(n.context["at"]) if n.context.get("at") else n.created_at
+    context = {"site_url": settings.SITE_URL, "queued": f"{queued.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC",
+               "transport": transport()}
     return message("alert-test", n.recipients, context)
+
+
+def transport() -> str:
+    """What the e-mails went through: the SMTP server and port, or the backend when it is not SMTP."""
+    if settings.EMAIL_BACKEND == SMTP_BACKEND:
+        return f"the SMTP server {settings.EMAIL_HOST}:{settings.EMAIL_PORT}"
+    return f"the e-mail backend {settings.EMAIL_BACKEND}"
 
 
 BUILDERS = {

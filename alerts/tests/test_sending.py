@@ -1,9 +1,10 @@
 """The outbox against a real SMTP server: claims, retries, and several workers at once."""
 
 import threading
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
+from django.core import mail
 from django.db import connection
 from django.utils import timezone
 
@@ -178,3 +179,25 @@ def test_it_evaluates_and_mails_from_the_beat_task(inbox):
     evaluate_rules()
     evaluate_rules()
     assert len(inbox.messages) == 1 and inbox.subjects()[0].startswith("[SteadyState] FIRING")
+
+
+@pytest.mark.django_db
+def test_it_says_when_a_retried_test_mail_was_queued_and_what_it_went_through(inbox, settings):
+    inbox.refuse = 1
+    queued = datetime(2026, 1, 31, 12, 0, 5, 750000, tzinfo=UTC)
+    enqueue_test("dba@example.com", queued)
+    assert sending.send_due(queued) == 0  # refused: retried 30 s later
+    assert sending.send_due(queued + sending.BACKOFF) == 1
+    # Before, it read "sent at 2026-01-31T12:00:05.750000+00:00 through 127.0.0.1": the queue time, called the
+    # send time, and no port (the Alerts page says "Queued (UTC) 2026-01-31 12:00:05").
+    said = f"queued at 2026-01-31 12:00:05 UTC, sent through the SMTP server 127.0.0.1:{settings.EMAIL_PORT}."
+    assert said in inbox.text(0) and said in inbox.html(0)
+
+
+@pytest.mark.django_db
+def test_it_names_a_backend_that_is_not_smtp_in_the_test_mail(settings):
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    now = datetime(2026, 1, 31, 12, 0, 5, tzinfo=UTC)
+    enqueue_test("dba@example.com", now)
+    assert sending.send_due(now) == 1
+    assert "sent through the e-mail backend django.core.mail.backends.locmem.EmailBackend." in mail.outbox[0].body
