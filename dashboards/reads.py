@@ -332,15 +332,25 @@ def holder_at(server_id: int, t: datetime) -> Holder | None:
     read failed (a timeout) moved no seen_at: the holder seen the poll before and found gone the poll after was
     held at it, as far as anyone can tell.
     """
-    started = [h for h in holders_in(server_id, t, t) if h.started_at <= t]
+    return holders_at(server_id, [t])[0]
+
+
+def holders_at(server_id: int, ts: Sequence[datetime]) -> list[Holder | None]:
+    """holder_at() of each history poll in ts, from one read of the holders over their span and, where a holder
+    needs it, one of the polls' records: a verdict that looks back over polls makes two statements, not two a
+    poll."""
+    if not ts:
+        return []
+    rows = holders_in(server_id, min(ts), max(ts))
+    started = {t: [h for h in rows if h.started_at <= t and (h.ended_at is None or h.ended_at >= t)] for t in ts}
     # The poll's record decides only a holder the two rules part on (last seen before t, found gone after it):
     # with none, its query is left out.
-    parted = any(h.ended_at is not None and (h.seen_at >= t) != (h.ended_at > t) for h in started)
-    read = parted and holders_read_at(server_id, t)
-    for h in started:
-        if h.ended_at is None or (h.seen_at >= t if read else h.ended_at > t):
-            return Holder(h.thread_id, h.user, h.host, h.started_at)
-    return None
+    parted = [t for t in ts if any(h.ended_at is not None and (h.seen_at >= t) != (h.ended_at > t)
+                                   for h in started[t])]
+    read = holders_read(server_id, parted)
+    return [next((Holder(h.thread_id, h.user, h.host, h.started_at) for h in started[t]
+                  if h.ended_at is None or (h.seen_at >= t if read.get(t, False) else h.ended_at > t)), None)
+            for t in ts]
 
 
 POLL_READS = timedelta(minutes=1)  # a poll reads the history length at most this long after it started
@@ -350,9 +360,21 @@ def holders_read_at(server_id: int, t: datetime) -> bool:
     """Whether the poll that read the history length at t read the holders too (its poll record's oldest_trx
     ok): false where that read failed or did not run. A poll with no record left (the ring of HISTORY_SLOTS
     polls moved on) counts as read: nothing says otherwise."""
-    poll = (PollRecord.objects.filter(server_id=server_id, started_at__lte=t, started_at__gte=t - POLL_READS)
-            .order_by("-started_at").values_list("sources", flat=True).first())
-    return poll is None or bool((poll.get("oldest_trx") or {}).get("ok"))
+    return holders_read(server_id, [t])[t]
+
+
+def holders_read(server_id: int, ts: Sequence[datetime]) -> dict[datetime, bool]:
+    """holders_read_at() of each t, from one read of the poll records over their span (none for no t)."""
+    if not ts:
+        return {}
+    records = list(PollRecord.objects.filter(server_id=server_id, started_at__lte=max(ts),
+                                             started_at__gte=min(ts) - POLL_READS)
+                   .order_by("-started_at").values_list("started_at", "sources"))
+    found = {}
+    for t in ts:
+        poll = next((sources for at, sources in records if t - POLL_READS <= at <= t), None)
+        found[t] = poll is None or bool((poll.get("oldest_trx") or {}).get("ok"))
+    return found
 
 
 def holders_unread(sources: dict) -> str:
@@ -411,8 +433,8 @@ def released_at(server_id: int, last: datetime, trend: Trend) -> Release | None:
     if trend.since is None:
         return None
     after, polls_after = last, 0
-    for t, _ in islice(polls_back(server_id, HISTORY, trend.since, last), 1, RELEASE_POLLS + 1):
-        holder = holder_at(server_id, t)
+    ts = [t for t, _ in islice(polls_back(server_id, HISTORY, trend.since, last), 1, RELEASE_POLLS + 1)]
+    for t, holder in zip(ts, holders_at(server_id, ts), strict=True):
         if holder is not None:
             held_most = holder.since <= trend.since + (after - trend.since) / 2
             return Release(holder, after, polls_after) if held_most else None
@@ -431,9 +453,9 @@ def released_at_turn(server_id: int, last: datetime, trend: Trend) -> Release | 
     read = query.within(server_id, [HISTORY], trend.since - span, min(last, trend.since + RELEASE_POLLS * span))
     ts = [t for s in read if s.metric == HISTORY for t, v in zip(s.ts, s.values, strict=True) if v is not None]
     turn = bisect_left(ts, trend.since)
+    near = range(max(turn - 1, 0), min(turn + RELEASE_POLLS, len(ts)))
     held = None
-    for k in range(max(turn - 1, 0), min(turn + RELEASE_POLLS, len(ts))):
-        holder = holder_at(server_id, ts[k])
+    for k, holder in zip(near, holders_at(server_id, [ts[k] for k in near]), strict=True):
         if held is not None and holder is None:
             return Release(held, ts[k], 0) if held.since <= ts[max(k - 2, 0)] else None
         held = holder
