@@ -1,0 +1,74 @@
+"""The purge verdict on a purge too slow for its load, replayed from the polls of a live run
+(testing/purge_bound_live.py): purge-bound, never "held" by an autocommit UPDATE one poll caught 1 s old.
+
+Expected values are computed here by numpy on the recorded polls, or were read off the run by hand.
+"""
+
+from datetime import datetime
+
+import numpy as np
+import pytest
+
+from alerts.readings import purge_reading
+from collectors.models import TrxHolder
+from store.ingest import write_samples
+from store.sample import Sample
+from testing.purge_bound_live import GROWN, ONE_SECOND
+from testing.servers import make_server
+
+pytestmark = pytest.mark.django_db
+DML = ("Handler_update", "Handler_delete")
+
+
+def at(hms: str) -> datetime:
+    return datetime.fromisoformat(f"2026-11-28T{hms}+00:00")
+
+
+def replay(server) -> list[datetime]:
+    ts = [at(t) for t, _, _ in GROWN]
+    write_samples(Sample(server.pk, "history_length", t, None, {"history_list_length": v})
+                  for t, (_, v, _) in zip(ts, GROWN, strict=True))
+    write_samples(Sample(server.pk, "global_status", t, (t - ts[i - 1]).total_seconds(),
+                         {"Handler_update": d, "Handler_delete": 0}, frozenset(DML))
+                  for i, (t, (_, _, d)) in enumerate(zip(ts, GROWN, strict=True)) if d is not None)
+    for thread, host, started, seen, gone in ONE_SECOND:
+        TrxHolder.objects.create(server=server, thread_id=thread, trx_key=f"{thread}/{started}", user="root",
+                                 host=host, started_at=at(started), seen_at=at(seen), ended_at=at(gone),
+                                 state="RUNNING", isolation="REPEATABLE READ",
+                                 statement="UPDATE sbtest1 SET k=k+1 WHERE id=?")
+    return ts
+
+
+def test_an_update_one_poll_caught_holds_no_growth():
+    """02:42:48: the poll that caught thread 12's UPDATE 1 s old. The page and the mail said "Held by a read view:
+    thread 12, root@127.0.0.1:48044, open since 02:42:47"; the history had grown since 02:40:53 at the hand slope,
+    nothing held: purge-bound, with the DML of those seconds (counters off)."""
+    server = make_server()
+    ts = replay(server)
+    n = next(i for i, (t, _, _) in enumerate(GROWN) if t == "02:42:48.459") + 1
+    x = np.array([(t - ts[0]).total_seconds() for t in ts[:n]])
+    slope = np.polyfit(x, [v for _, v, _ in GROWN[:n]], 1)[0] * 60  # 327,305.7 / min
+    dml = sum(d for _, _, d in GROWN[1:n]) / (ts[n - 1] - ts[0]).total_seconds()  # 943,638 rows in 114.883 s
+    reading = purge_reading(server.pk, ts[n - 1], 1_000_000)
+    assert not reading.startswith("Held"), reading
+    assert reading == (f"Purge-bound: no transaction holds it, yet the history length grows {slope:,.1f} / min "
+                       f"since 02:40:53 UTC (undo records purged: counters off) while DML adds {dml:,.0f}/s "
+                       "(rows updated + deleted).")
+
+
+def test_the_first_poll_of_an_update_one_poll_caught_is_no_holder_either():
+    """02:41:33 caught thread 15's UPDATE: the growth since the turn at 02:41:03, 7 polls, is too few to judge."""
+    server = make_server()
+    replay(server)
+    reading = purge_reading(server.pk, at("02:41:33.451"), 1_000_000)
+    assert reading.startswith("Growing ") and "with no transaction holding it, over 7 polls since 02:41:03" in reading
+
+
+def test_a_read_view_open_at_the_poll_before_is_held():
+    """The same growth with a transaction open since before the poll at 02:42:43: held, as before."""
+    server = make_server()
+    ts = replay(server)
+    TrxHolder.objects.create(server=server, thread_id=77, trx_key="77/x", user="report", host="10.0.0.9",
+                             started_at=at("02:42:40"), seen_at=at("02:42:48.5"), ended_at=None)
+    reading = purge_reading(server.pk, ts[[t for t, _, _ in GROWN].index("02:42:48.459")], 1_000_000)
+    assert reading.startswith("Held by a read view: thread 77, report@10.0.0.9, open since 2026-11-28 02:42:40 UTC")
