@@ -13,7 +13,7 @@ from alerts.readings import purge_reading
 from collectors.models import TrxHolder
 from store.ingest import write_samples
 from store.sample import Sample
-from testing.purge_bound_live import GROWN, ONE_SECOND
+from testing.purge_bound_live import COUNTED, GROWN, ONE_SECOND, PURGE_COUNTERS
 from testing.servers import make_server
 
 pytestmark = pytest.mark.django_db
@@ -24,13 +24,15 @@ def at(hms: str) -> datetime:
     return datetime.fromisoformat(f"2026-11-28T{hms}+00:00")
 
 
-def replay(server) -> list[datetime]:
-    ts = [at(t) for t, _, _ in GROWN]
+def replay(server, polls: list = GROWN) -> list[datetime]:
+    ts = [at(t) for t, _, _ in polls]
     write_samples(Sample(server.pk, "history_length", t, None, {"history_list_length": v})
-                  for t, (_, v, _) in zip(ts, GROWN, strict=True))
+                  for t, (_, v, _) in zip(ts, polls, strict=True))
     write_samples(Sample(server.pk, "global_status", t, (t - ts[i - 1]).total_seconds(),
                          {"Handler_update": d, "Handler_delete": 0}, frozenset(DML))
-                  for i, (t, (_, _, d)) in enumerate(zip(ts, GROWN, strict=True)) if d is not None)
+                  for i, (t, (_, _, d)) in enumerate(zip(ts, polls, strict=True)) if d is not None)
+    if polls is not GROWN:
+        return ts
     for thread, host, started, seen, gone in ONE_SECOND:
         TrxHolder.objects.create(server=server, thread_id=thread, trx_key=f"{thread}/{started}", user="root",
                                  host=host, started_at=at(started), seen_at=at(seen), ended_at=at(gone),
@@ -53,7 +55,7 @@ def test_an_update_one_poll_caught_holds_no_growth():
     assert not reading.startswith("Held"), reading
     assert reading == (f"Purge-bound: no transaction holds it, yet the history length grows {slope:,.1f} / min "
                        f"since 02:40:53 UTC (undo records purged: counters off) while DML adds {dml:,.0f}/s "
-                       "(rows updated + deleted).")
+                       "(rows updated + deleted) from 02:40:53 to 02:42:48 UTC.")
 
 
 def test_the_first_poll_of_an_update_one_poll_caught_is_no_holder_either():
@@ -72,3 +74,28 @@ def test_a_read_view_open_at_the_poll_before_is_held():
                              started_at=at("02:42:40"), seen_at=at("02:42:48.5"), ended_at=None)
     reading = purge_reading(server.pk, ts[[t for t, _, _ in GROWN].index("02:42:48.459")], 1_000_000)
     assert reading.startswith("Held by a read view: thread 77, report@10.0.0.9, open since 2026-11-28 02:42:40 UTC")
+
+
+def test_purge_bound_gives_the_seconds_its_rates_cover(admin_client):
+    """02:50:38 with the purge counters on: the rates are over the counters' polls from their first in the segment
+    to the last, 02:47:38-02:50:38. The page and the mail said "purging 1,430 undo records/s while DML adds N/s
+    ... since 02:46:48": over those seconds, by hand from the CSV, the DML differs, and purge's counters have
+    no reading to take from before 02:47:38."""
+    server = make_server()
+    ts = replay(server, COUNTED)
+    PURGED = ("innodb_metrics:purge_del_mark_records", "innodb_metrics:purge_upd_exist_or_extern_records")
+    write_samples(Sample(server.pk, "innodb_metrics", at(t), seconds, dict(zip(PURGED, (marked, updated), strict=True)),
+                         frozenset(PURGED)) for t, marked, updated, seconds in PURGE_COUNTERS)
+    lo, hi = at(PURGE_COUNTERS[0][0]), at(PURGE_COUNTERS[-1][0])
+    purged = sum(m + u for _, m, u, _ in PURGE_COUNTERS[1:]) / sum(s for *_, s in PURGE_COUNTERS[1:])  # 1,429.5/s
+    dml = sum(d for t, (_, _, d) in zip(ts, COUNTED, strict=True) if lo < t <= hi) / (hi - lo).total_seconds()
+    x = np.array([(t - ts[0]).total_seconds() for t in ts])
+    slope = np.polyfit(x, [v for _, v, _ in COUNTED], 1)[0] * 60
+    reading = purge_reading(server.pk, hi, 1_000_000)
+    assert reading == (f"Purge-bound: no transaction holds it, yet the history length grows {slope:,.1f} / min "
+                       f"since 02:46:48 UTC: purging {purged:,.0f} undo records/s while DML adds {dml:,.0f}/s "
+                       "(rows updated + deleted) from 02:47:38 to 02:50:38 UTC.")
+    page = admin_client.get(f"/servers/{server.pk}/purge/?from=2026-11-28T02:45:00Z&to=2026-11-28T02:50:39Z")
+    verdict = page.content.decode().split('id="purge-verdict"')[1].split("</section>")[0]
+    assert (f"purging {purged:,.0f} undo records/s while DML adds {dml:,.0f}/s (rows updated + deleted) from "
+            "02:47:38 to 02:50:38 UTC (") in verdict
