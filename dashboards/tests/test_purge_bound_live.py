@@ -13,7 +13,7 @@ from alerts.readings import purge_reading
 from collectors.models import TrxHolder
 from store.ingest import write_samples
 from store.sample import Sample
-from testing.purge_bound_live import COUNTED, GROWN, ONE_SECOND, PURGE_COUNTERS
+from testing.purge_bound_live import COUNTED, GROWN, HELD_BY, HELD_FROM_LOW, ONE_SECOND, PURGE_COUNTERS
 from testing.servers import make_server
 
 pytestmark = pytest.mark.django_db
@@ -99,3 +99,16 @@ def test_purge_bound_gives_the_seconds_its_rates_cover(admin_client):
     verdict = page.content.decode().split('id="purge-verdict"')[1].split("</section>")[0]
     assert (f"purging {purged:,.0f} undo records/s while DML adds {dml:,.0f}/s (rows updated + deleted) from "
             "02:47:38 to 02:50:38 UTC (") in verdict
+
+
+def test_a_read_view_is_named_at_the_first_poll_of_its_rise():
+    """03:11:33: 3,797 a poll after 864, thread 31's snapshot open since 03:11:29 (4 s before, after the poll at
+    03:11:28): too soon for a trend, the holder is the answer, never "no transaction holding it now"."""
+    server = make_server()
+    replay(server, HELD_FROM_LOW)
+    thread, host, started, seen, gone = HELD_BY
+    TrxHolder.objects.create(server=server, thread_id=thread, trx_key="31/x", user="root", host=host,
+                             started_at=at(started), seen_at=at(seen), ended_at=at(gone))
+    reading = purge_reading(server.pk, at("03:11:33.384"), 1_000_000)
+    assert reading == ("Held by a read view: thread 31, root@127.0.0.1:60734, open since 2026-11-28 03:11:29 UTC; "
+                       "the history length is 3,797 (too few polls since the turn for a trend).")
