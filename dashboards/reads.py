@@ -409,6 +409,11 @@ def purge_verdict_at(server_id: int, last: datetime | None, current: float | Non
                             release.holder if release else None)
     if verdict.kind == "released" and release is not None:
         return replace(verdict, gone_by=release.gone_by, polls_after=release.polls_after)
+    if verdict.kind == "turned" and holder is None and trend.turned and current is not None \
+            and current < trend.turned.came_from:
+        fell = released_at_turn(server_id, last, trend)  # the fall is its read view's release
+        if fell is not None:
+            return replace(verdict, released=fell.holder, gone_by=fell.gone_by)
     if verdict.kind == "flat" and holder is None and current is not None and current > threshold:
         left = released_at_turn(server_id, last, trend)  # the backlog that stays is its read view's
         if left is not None:

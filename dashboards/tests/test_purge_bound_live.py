@@ -13,7 +13,15 @@ from alerts.readings import purge_reading
 from collectors.models import TrxHolder
 from store.ingest import write_samples
 from store.sample import Sample
-from testing.purge_bound_live import COUNTED, GROWN, HELD_BY, HELD_FROM_LOW, ONE_SECOND, PURGE_COUNTERS
+from testing.purge_bound_live import (
+    COUNTED,
+    GROWN,
+    HELD_BY,
+    HELD_FROM_LOW,
+    ONE_SECOND,
+    PURGE_COUNTERS,
+    RELEASED,
+)
 from testing.servers import make_server
 
 pytestmark = pytest.mark.django_db
@@ -112,3 +120,18 @@ def test_a_read_view_is_named_at_the_first_poll_of_its_rise():
     reading = purge_reading(server.pk, at("03:11:33.384"), 1_000_000)
     assert reading == ("Held by a read view: thread 31, root@127.0.0.1:60734, open since 2026-11-28 03:11:29 UTC; "
                        "the history length is 3,797 (too few polls since the turn for a trend).")
+
+
+def test_the_fall_at_a_release_names_the_read_view_released():
+    """03:12:33: 58,736 to 581 in one poll, thread 31 committed at 03:12:29.64 and found gone by that poll. The
+    page said "Fell from 58,736 to 581 at 03:12:33 UTC (a read view released, or a stall of purge over)", the
+    holders table naming thread 31 below it: the fall is its release, said with it, and so the poll after."""
+    server = make_server()
+    replay(server, RELEASED)
+    thread, host, started, seen, gone = HELD_BY
+    TrxHolder.objects.create(server=server, thread_id=thread, trx_key="31/x", user="root", host=host,
+                             started_at=at(started), seen_at=at(seen), ended_at=at(gone))
+    said = ("Fell from 58,736 to {} at 03:12:33 UTC: thread 31 (root@127.0.0.1:60734), open since 03:11:29 UTC, "
+            "was found gone by the poll at 03:12:33 UTC, its read view released, with no transaction holding it now:")
+    assert purge_reading(server.pk, at("03:12:33.378"), 1_000_000).startswith(said.format(581))
+    assert purge_reading(server.pk, at("03:12:38.379"), 1_000_000).startswith(said.format(572))
