@@ -8,7 +8,7 @@ that growth (µs per transaction added), condition waits and the client's own ti
 
 from dataclasses import dataclass
 
-from dashboards.analysis.scalability import Curve, Level
+from dashboards.analysis.scalability import Curve, Level, measured
 from dashboards.analysis.topwaits import is_client, is_condition
 from dashboards.analysis.usl import UslFit, fit_usl
 
@@ -19,7 +19,8 @@ MIN_GROWTH_SHARE = 0.01  # a wait grew when it added more than this share of the
 
 def efficiency(levels: list[Level]) -> list[float | None]:
     """Per level: (TPS / threads) / (the first level's TPS / its threads)."""
-    first = levels[0] if levels else None
+    found = measured(levels)
+    first = found[0] if found else None
     base = first.rate / first.concurrency if first and first.rate else None
     return [lv.rate / lv.concurrency / base if base and lv.rate is not None else None for lv in levels]
 
@@ -78,8 +79,10 @@ def step(lower: Level, upper: Level, n: int = GROWERS) -> Step:
 
 
 def bottleneck_steps(levels: list[Level], n: int = GROWERS) -> list[Step]:
-    """Per step up in threads, the waits whose time per transaction grew most."""
-    return [step(lower, upper, n) for lower, upper in zip(levels, levels[1:], strict=False)]
+    """Per step up in threads between levels with a TPS (one without has no waits per transaction: every wait
+    would grow from it), the waits whose time per transaction grew most."""
+    found = measured(levels)
+    return [step(lower, upper, n) for lower, upper in zip(found, found[1:], strict=False)]
 
 
 def moves(steps: list[Step]) -> list[tuple[Step, str]]:
