@@ -156,3 +156,22 @@ def test_a_peak_below_the_levels_swept_is_not_to_be_swept_past(admin_client, lev
     assert (f"below the levels measured ({levels[0]}-{levels[-1]} threads): throughput fell from the first step "
             f"up, {advice}") in words
     assert "sweep past it to see the turn" not in words
+
+
+@pytest.mark.parametrize(("levels", "advice"), [
+    ((1, 2, 4, 8), "every thread added to the first cost throughput"),
+    ((2, 4, 8), "sweep from fewer threads to see where it turned"),
+])
+def test_a_law_that_falls_from_one_thread_is_not_said_to_grow(admin_client, levels, advice):
+    # Made from the law with lambda 1000, sigma 1.5, kappa 0.05: 1000, 769.2, 655.7, 559.4 TPS at 1-8 threads
+    # (1000 N / (1 + 1.5 (N - 1) + 0.05 N (N - 1)), by hand). dX/dN has the sign of 1 - sigma - kappa N^2: below 0
+    # for every N with sigma >= 1, so there is no peak, and the page said "no peak and no ceiling: it grows with
+    # every thread swept" of a curve that lost throughput at every step.
+    assert [round(law(c, 1000.0, 1.5, 0.05), 1) for c in (1, 2, 4, 8)] == [1000.0, 769.2, 655.7, 559.4]
+    falling = {c: law(c, 1000.0, 1.5, 0.05) for c in levels}
+    write_exact_sweep(make_server("lab"), "falls", RECENT_T0, falling, {})
+    words = " ".join(admin_client.get("/scalability/", {"sweep": "falls"}).content.decode().split())
+    assert "contention σ = 1.5000, crosstalk κ = 0.050000" in words
+    assert ("no peak: with σ ≥ 1 the law's throughput falls with every thread added from one thread on: "
+            f"{advice}") in words
+    assert "it grows with every thread swept" not in words
