@@ -86,12 +86,23 @@ def bottleneck_steps(levels: list[Level], n: int = GROWERS) -> list[Step]:
 
 
 def moves(steps: list[Step]) -> list[tuple[Step, str]]:
-    """The steps where the top grower changed from the step before: (step, the previous top event)."""
+    """The steps where the top grower changed from the last step before with one: (step, the previous top event).
+    A step where no wait grew between two others is no end to the comparison: index_tree_rw_lock at 1 -> 2, none
+    at 2 -> 4, lock_mutex at 4 -> 8 is a move."""
     out = []
-    for before, after in zip(steps, steps[1:], strict=False):
-        if before.top and after.top and before.top.event != after.top.event:
-            out.append((after, before.top.event))
+    before: Growth | None = None
+    for after in steps:
+        if after.top is None:
+            continue
+        if before is not None and before.event != after.top.event:
+            out.append((after, before.event))
+        before = after.top
     return out
+
+
+def lead(steps: list[Step]) -> Growth | None:
+    """The top grower of the first step where a wait grew (the sentence's, where the bottleneck does not move)."""
+    return next((st.top for st in steps if st.top), None)
 
 
 @dataclass(frozen=True)

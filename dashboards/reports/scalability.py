@@ -16,6 +16,7 @@ from dashboards.analysis.scaling_reading import (
     curve_fit,
     efficiency,
     faster_than_linear,
+    lead,
     moves,
     upturn,
 )
@@ -110,6 +111,7 @@ def section(curve: Curve, settings: dict, index: int) -> dict:
     return {"curve": curve, "levels": levels, "changes": settings["differ"], "moved": settings["moved"],
             "upturn": upturn(found, gains(found)), "faster": faster_than_linear(curve.levels, efficient),
             "cpu": cpu_reading(curve), "fit": curve_fit(curve), "steps": steps, "moves": moves(steps),
+            "lead": lead(steps),
             "anchor": f"curve-{index}",
             "statements": None}  # statements per level: from the statements source, when it is collected
 

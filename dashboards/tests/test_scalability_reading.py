@@ -175,3 +175,31 @@ def test_a_law_that_falls_from_one_thread_is_not_said_to_grow(admin_client, leve
     assert ("no peak: with σ ≥ 1 the law's throughput falls with every thread added from one thread on: "
             f"{advice}") in words
     assert "it grows with every thread swept" not in words
+
+
+def bottleneck_sentence(admin_client, name: str) -> str:
+    html = admin_client.get("/scalability/", {"sweep": name}).content.decode()
+    at = html.index("bottleneck-verdict")
+    return " ".join(html[at:html.index("</p>", at)].split())
+
+
+def test_a_first_step_where_no_wait_grew_does_not_hide_the_later_growth(admin_client):
+    # Seen live (stress --sweep 1,2,4,8,16 on 2 cores): no wait grew from 1 to 2 threads, then handler calls grew
+    # +15.95, +55.59, +281.87 µs per transaction at each step up, and the sentence said "No wait grew per
+    # transaction from level to level". By hand: LOCK adds 0 (1 -> 2), then 10 and 20 µs per transaction.
+    per_trx = {LOCK: {1: 10.0, 2: 10.0, 4: 20.0, 8: 40.0}}
+    write_exact_sweep(make_server("late"), "late", RECENT_T0, {c: 100.0 * c for c in (1, 2, 4, 8)}, per_trx)
+    verdict = bottleneck_sentence(admin_client, "late")
+    assert "No wait grew" not in verdict
+    assert "lock_mutex</code></b> grows most per transaction at every step up where a wait grew" in verdict
+
+
+def test_a_step_where_no_wait_grew_between_two_tops_still_moves_the_bottleneck(admin_client):
+    # By hand: 1 -> 2 TREE adds 4 µs per transaction, LOCK 0; 2 -> 4 neither moves; 4 -> 8 LOCK adds 30, TREE 0.
+    # The top changed from TREE to LOCK across the quiet step: the page said TREE grew most at every step.
+    per_trx = {TREE: {1: 1.0, 2: 5.0, 4: 5.0, 8: 5.0}, LOCK: {1: 10.0, 2: 10.0, 4: 10.0, 8: 40.0}}
+    write_exact_sweep(make_server("gap"), "gap", RECENT_T0, {c: 100.0 * c for c in (1, 2, 4, 8)}, per_trx)
+    verdict = bottleneck_sentence(admin_client, "gap")
+    assert "The bottleneck moves" in verdict and "at 4 → 8 threads from" in verdict
+    assert verdict.index("index_tree_rw_lock") < verdict.index("lock_mutex")
+    assert "(+30.00 µs per transaction)" in verdict
