@@ -11,7 +11,7 @@ it runs on the database host.
 from dataclasses import dataclass
 from typing import Any
 
-from dashboards.analysis.scalability import Curve, Level
+from dashboards.analysis.scalability import Curve, Level, measured
 
 SATURATED_PCT = 90.0  # busy share of all the host's CPUs from which a level counts as CPU-bound
 LOOPBACK = ("localhost", "::1")
@@ -73,15 +73,16 @@ def saturated_since(levels: list[Level]) -> Level | None:
 
 
 def turned(curve: Curve) -> bool:
-    """Whether scaling stopped inside the sweep: a knee below its top level."""
-    return curve.knee is not None and curve.knee is not curve.levels[-1]
+    """Whether scaling stopped inside the sweep: a knee below its top level with a TPS."""
+    return curve.knee is not None and not curve.still_scaling
 
 
 def at_or_past_knee(curve: Curve, since: Level) -> bool:
     """Whether saturation began at the knee or at the step past it (the level that gained too little)."""
     if curve.knee is None or not turned(curve):
         return False
-    past = curve.levels[next(i for i, lv in enumerate(curve.levels) if lv is curve.knee) + 1]
+    found = measured(curve.levels)  # the step past the knee is to the next level with a TPS
+    past = found[next(i for i, lv in enumerate(found) if lv is curve.knee) + 1]
     return since.concurrency <= past.concurrency
 
 
@@ -93,9 +94,9 @@ def is_local(server: Any) -> bool:
 
 def cpu_reading(curve: Curve) -> CpuReading:
     """The curve's host CPU, judged against its knee."""
-    measured = [lv for lv in curve.levels if lv.cpu_busy_pct is not None]
-    since = saturated_since(curve.levels)
+    busy = [lv for lv in curve.levels if lv.cpu_busy_pct is not None]
+    since = saturated_since(measured(curve.levels))
     servers = {lv.run.server_id: lv.run.server for lv in curve.levels}.values()
-    return CpuReading(measured, since, since is not None and at_or_past_knee(curve, since), turned(curve),
+    return CpuReading(busy, since, since is not None and at_or_past_knee(curve, since), turned(curve),
                       any(s.node_exporter_url for s in servers), bool(servers) and all(map(is_local, servers)),
                       curve.still_scaling)

@@ -122,8 +122,9 @@ class Curve:
 
     @property
     def still_scaling(self) -> bool:
-        """The knee is the last level swept: every step up gained, so where scaling stops is beyond the sweep."""
-        return self.knee is not None and self.knee is self.levels[-1]
+        """The knee is the last level swept with a TPS: every step up gained, so where scaling stops is beyond the
+        sweep."""
+        return self.knee is not None and self.knee is measured(self.levels)[-1]
 
     @property
     def others_levels(self) -> list[Level]:
@@ -133,7 +134,13 @@ class Curve:
     @property
     def thin_levels(self) -> list[int]:
         """Levels measured by too few samples to trust: the step was short for the poll interval."""
-        return [lv.concurrency for lv in self.levels if lv.tps.samples < FEW_SAMPLES]
+        return [lv.concurrency for lv in self.levels if lv.rate is not None and lv.tps.samples < FEW_SAMPLES]
+
+    @property
+    def unmeasured_levels(self) -> list[int]:
+        """Levels with no TPS: no poll inside the window (the server down or not polled, or a step shorter than
+        a poll interval). The knee, gains and fit step over them."""
+        return [lv.concurrency for lv in self.levels if lv.rate is None]
 
     @property
     def server_names(self) -> list[str]:
@@ -156,13 +163,24 @@ def has_cpu(found: list[Curve]) -> bool:
     return any(lv.cpu_ms_per_trx is not None for curve in found for lv in curve.levels)
 
 
+def measured(levels: list[Level]) -> list[Level]:
+    """The levels with a TPS: a step with no poll inside its window (the server down, or not polled) has none, and
+    is stepped over, not read as a step that gained nothing (a 1/2/4/8 sweep missing 4 read "knee at 2 threads"
+    while 2 to 8 gained 80 % of one thread's TPS per added thread)."""
+    return [lv for lv in levels if lv.rate is not None]
+
+
 def gains(levels: list[Level]) -> list[float | None]:
-    """Per level, the TPS gained per added thread as a share of the first level's TPS per thread."""
-    first = levels[0].rate if levels else None
-    per_thread = first / levels[0].concurrency if first else None
-    out: list[float | None] = [None]
-    for prev, level in zip(levels, levels[1:], strict=False):
-        if not per_thread or prev.rate is None or level.rate is None:
+    """Per level, the TPS gained per added thread since the level measured below it, as a share of the first
+    measured level's TPS per thread; None for the first and for a level without TPS."""
+    found = measured(levels)
+    first = found[0].rate if found else None
+    per_thread = first / found[0].concurrency if first else None
+    below = dict(zip(map(id, found[1:]), found, strict=False))  # each measured level's measured level below
+    out: list[float | None] = []
+    for level in levels:
+        prev = below.get(id(level))
+        if not per_thread or prev is None or prev.rate is None or level.rate is None:
             out.append(None)
             continue
         out.append((level.rate - prev.rate) / (level.concurrency - prev.concurrency) / per_thread)
@@ -170,11 +188,13 @@ def gains(levels: list[Level]) -> list[float | None]:
 
 
 def knee(levels: list[Level], threshold: float = DEFAULT_KNEE) -> Level | None:
-    """The last level reached while each step up gained at least `threshold`; None without two levels."""
-    if len(levels) < 2 or levels[0].rate is None:
+    """The last level reached while each step up (between levels with a TPS) gained at least `threshold`; None
+    without two such levels."""
+    found = measured(levels)
+    if len(found) < 2:
         return None
-    reached = levels[0]
-    for level, gain in zip(levels[1:], gains(levels)[1:], strict=True):
+    reached = found[0]
+    for level, gain in zip(found[1:], gains(found)[1:], strict=True):
         if gain is None or gain < threshold:
             break
         reached = level

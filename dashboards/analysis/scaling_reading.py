@@ -8,7 +8,7 @@ that growth (µs per transaction added), condition waits and the client's own ti
 
 from dataclasses import dataclass
 
-from dashboards.analysis.scalability import Curve, Level
+from dashboards.analysis.scalability import Curve, Level, measured
 from dashboards.analysis.topwaits import is_client, is_condition
 from dashboards.analysis.usl import UslFit, fit_usl
 
@@ -19,7 +19,8 @@ MIN_GROWTH_SHARE = 0.01  # a wait grew when it added more than this share of the
 
 def efficiency(levels: list[Level]) -> list[float | None]:
     """Per level: (TPS / threads) / (the first level's TPS / its threads)."""
-    first = levels[0] if levels else None
+    found = measured(levels)
+    first = found[0] if found else None
     base = first.rate / first.concurrency if first and first.rate else None
     return [lv.rate / lv.concurrency / base if base and lv.rate is not None else None for lv in levels]
 
@@ -78,17 +79,30 @@ def step(lower: Level, upper: Level, n: int = GROWERS) -> Step:
 
 
 def bottleneck_steps(levels: list[Level], n: int = GROWERS) -> list[Step]:
-    """Per step up in threads, the waits whose time per transaction grew most."""
-    return [step(lower, upper, n) for lower, upper in zip(levels, levels[1:], strict=False)]
+    """Per step up in threads between levels with a TPS (one without has no waits per transaction: every wait
+    would grow from it), the waits whose time per transaction grew most."""
+    found = measured(levels)
+    return [step(lower, upper, n) for lower, upper in zip(found, found[1:], strict=False)]
 
 
 def moves(steps: list[Step]) -> list[tuple[Step, str]]:
-    """The steps where the top grower changed from the step before: (step, the previous top event)."""
+    """The steps where the top grower changed from the last step before with one: (step, the previous top event).
+    A step where no wait grew between two others is no end to the comparison: index_tree_rw_lock at 1 -> 2, none
+    at 2 -> 4, lock_mutex at 4 -> 8 is a move."""
     out = []
-    for before, after in zip(steps, steps[1:], strict=False):
-        if before.top and after.top and before.top.event != after.top.event:
-            out.append((after, before.top.event))
+    before: Growth | None = None
+    for after in steps:
+        if after.top is None:
+            continue
+        if before is not None and before.event != after.top.event:
+            out.append((after, before.event))
+        before = after.top
     return out
+
+
+def lead(steps: list[Step]) -> Growth | None:
+    """The top grower of the first step where a wait grew (the sentence's, where the bottleneck does not move)."""
+    return next((st.top for st in steps if st.top), None)
 
 
 @dataclass(frozen=True)

@@ -67,6 +67,13 @@ class UslFit:
         return self.peak is not None and self.peak < self.lowest
 
     @property
+    def falls(self) -> bool:
+        """No peak because the law falls from one thread on: dX/dN has the sign of 1 - sigma - kappa N^2, never
+        above 0 with sigma >= 1 (flat only at sigma = 1 and kappa = 0). Its throughput never grows past one
+        thread's: no peak is "grows with every thread", as the page once said of 1,000, 769, 656, 559 TPS."""
+        return self.sigma > 1 or (self.sigma >= 1 and self.kappa > 0)
+
+    @property
     def ceiling(self) -> float | None:
         """Without crosstalk (kappa 0) the throughput approaches lambda / sigma and never turns down."""
         return self.lam / self.sigma if self.kappa <= 0 and self.sigma > 0 else None

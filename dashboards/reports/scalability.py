@@ -10,12 +10,13 @@ from django.http import QueryDict
 
 from dashboards.analysis.cpu_saturation import cpu_reading
 from dashboards.analysis.own_load import others_sentence
-from dashboards.analysis.scalability import Curve, gains, has_cpu, ratio_table, top_waits
+from dashboards.analysis.scalability import Curve, gains, has_cpu, measured, ratio_table, top_waits
 from dashboards.analysis.scaling_reading import (
     bottleneck_steps,
     curve_fit,
     efficiency,
     faster_than_linear,
+    lead,
     moves,
     upturn,
 )
@@ -106,10 +107,11 @@ def section(curve: Curve, settings: dict, index: int) -> dict:
                "scaling": lv is curve.knee and scaling,
                "others": others_sentence(lv.others, lv.tps.seconds, lv.span), "efficiency": eff}
               for lv, gain, eff in zip(curve.levels, gained, efficient, strict=True)]
-    steps = bottleneck_steps(curve.levels)
+    steps, found = bottleneck_steps(curve.levels), measured(curve.levels)
     return {"curve": curve, "levels": levels, "changes": settings["differ"], "moved": settings["moved"],
-            "upturn": upturn(curve.levels, gained), "faster": faster_than_linear(curve.levels, efficient),
+            "upturn": upturn(found, gains(found)), "faster": faster_than_linear(curve.levels, efficient),
             "cpu": cpu_reading(curve), "fit": curve_fit(curve), "steps": steps, "moves": moves(steps),
+            "lead": lead(steps),
             "anchor": f"curve-{index}",
             "statements": None}  # statements per level: from the statements source, when it is collected
 

@@ -156,3 +156,50 @@ def test_a_peak_below_the_levels_swept_is_not_to_be_swept_past(admin_client, lev
     assert (f"below the levels measured ({levels[0]}-{levels[-1]} threads): throughput fell from the first step "
             f"up, {advice}") in words
     assert "sweep past it to see the turn" not in words
+
+
+@pytest.mark.parametrize(("levels", "advice"), [
+    ((1, 2, 4, 8), "every thread added to the first cost throughput"),
+    ((2, 4, 8), "sweep from fewer threads to see where it turned"),
+])
+def test_a_law_that_falls_from_one_thread_is_not_said_to_grow(admin_client, levels, advice):
+    # Made from the law with lambda 1000, sigma 1.5, kappa 0.05: 1000, 769.2, 655.7, 559.4 TPS at 1-8 threads
+    # (1000 N / (1 + 1.5 (N - 1) + 0.05 N (N - 1)), by hand). dX/dN has the sign of 1 - sigma - kappa N^2: below 0
+    # for every N with sigma >= 1, so there is no peak, and the page said "no peak and no ceiling: it grows with
+    # every thread swept" of a curve that lost throughput at every step.
+    assert [round(law(c, 1000.0, 1.5, 0.05), 1) for c in (1, 2, 4, 8)] == [1000.0, 769.2, 655.7, 559.4]
+    falling = {c: law(c, 1000.0, 1.5, 0.05) for c in levels}
+    write_exact_sweep(make_server("lab"), "falls", RECENT_T0, falling, {})
+    words = " ".join(admin_client.get("/scalability/", {"sweep": "falls"}).content.decode().split())
+    assert "contention σ = 1.5000, crosstalk κ = 0.050000" in words
+    assert ("no peak: with σ ≥ 1 the law's throughput falls with every thread added from one thread on: "
+            f"{advice}") in words
+    assert "it grows with every thread swept" not in words
+
+
+def bottleneck_sentence(admin_client, name: str) -> str:
+    html = admin_client.get("/scalability/", {"sweep": name}).content.decode()
+    at = html.index("bottleneck-verdict")
+    return " ".join(html[at:html.index("</p>", at)].split())
+
+
+def test_a_first_step_where_no_wait_grew_does_not_hide_the_later_growth(admin_client):
+    # Seen live (stress --sweep 1,2,4,8,16 on 2 cores): no wait grew from 1 to 2 threads, then handler calls grew
+    # +15.95, +55.59, +281.87 µs per transaction at each step up, and the sentence said "No wait grew per
+    # transaction from level to level". By hand: LOCK adds 0 (1 -> 2), then 10 and 20 µs per transaction.
+    per_trx = {LOCK: {1: 10.0, 2: 10.0, 4: 20.0, 8: 40.0}}
+    write_exact_sweep(make_server("late"), "late", RECENT_T0, {c: 100.0 * c for c in (1, 2, 4, 8)}, per_trx)
+    verdict = bottleneck_sentence(admin_client, "late")
+    assert "No wait grew" not in verdict
+    assert "lock_mutex</code></b> grows most per transaction at every step up where a wait grew" in verdict
+
+
+def test_a_step_where_no_wait_grew_between_two_tops_still_moves_the_bottleneck(admin_client):
+    # By hand: 1 -> 2 TREE adds 4 µs per transaction, LOCK 0; 2 -> 4 neither moves; 4 -> 8 LOCK adds 30, TREE 0.
+    # The top changed from TREE to LOCK across the quiet step: the page said TREE grew most at every step.
+    per_trx = {TREE: {1: 1.0, 2: 5.0, 4: 5.0, 8: 5.0}, LOCK: {1: 10.0, 2: 10.0, 4: 10.0, 8: 40.0}}
+    write_exact_sweep(make_server("gap"), "gap", RECENT_T0, {c: 100.0 * c for c in (1, 2, 4, 8)}, per_trx)
+    verdict = bottleneck_sentence(admin_client, "gap")
+    assert "The bottleneck moves" in verdict and "at 4 → 8 threads from" in verdict
+    assert verdict.index("index_tree_rw_lock") < verdict.index("lock_mutex")
+    assert "(+30.00 µs per transaction)" in verdict

@@ -18,7 +18,7 @@ from collectors.collect_runs import whole_number_problem
 from dashboards.bearer import accepts_token
 from dashboards.query_params import MAX_THREADS, MAX_WARMUP
 from dashboards.storable import first_unstorable, why_unstorable
-from dashboards.url_ids import parse_id
+from dashboards.url_ids import MAX_DIGITS
 from servers.models import Annotation, Run, Server
 from servers.names import api_text_problem
 from servers.time_bounds import BOUNDS, out_of_bounds
@@ -114,15 +114,14 @@ def find_server(body: dict, required: bool) -> Server | None:
 
 
 def find_run(body: dict) -> Run | None:
-    """By id, a whole number or its digits: 1.0, true or [1] named "no run 1.0" while run 1 existed."""
+    """By id, a JSON whole number as every number of both APIs (concurrency, warmup_seconds): "1" was taken for
+    run 1 while "4" was refused as a concurrency. 1.0, true or [1] named "no run 1.0" while run 1 existed."""
     ref = body.get("run")
     if ref in (None, ""):
         return None
-    run_id = ref if isinstance(ref, int) and not isinstance(ref, bool) else (
-        parse_id(ref) if isinstance(ref, str) else None)
-    if run_id is None:
-        raise BadRequest(f"'run' must be a run id (a whole number), got {shown(ref)}")
-    run = Run.objects.filter(pk=run_id).first() if run_id > 0 else None  # parse_id's bounds; an int is any size
+    if problem := whole_number_problem("run", ref):
+        raise BadRequest(problem)
+    run = Run.objects.filter(pk=ref).first() if 0 < ref < 10**MAX_DIGITS else None  # a JSON int is any size
     if run is None:
         raise BadRequest(f"no run {ref!r}: use an id shown on /runs/")
     return run
