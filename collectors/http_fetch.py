@@ -64,7 +64,9 @@ class Address:
 
     def connect(self) -> http.client.HTTPConnection:
         kind = CheckedHTTPSConnection if self.scheme == "https" else CheckedHTTPConnection
-        conn = kind(self.host, self.port, timeout=CONNECT_TIMEOUT)
+        # With no port, http.client reads a bare IPv6 address's last group as one ("::1": host ":", port 1).
+        bare_ipv6 = ":" in self.host and self.port is None
+        conn = kind(f"[{self.host}]" if bare_ipv6 else self.host, self.port, timeout=CONNECT_TIMEOUT)
         conn.connect()
         conn.sock.settimeout(READ_TIMEOUT)
         return conn
