@@ -153,7 +153,9 @@ def stall_cause(ts: list[datetime], uptime: list, flushes: dict[datetime, float 
         return ""
     t0, t1 = ts[k0], ts[k1]
     boot0, boot1 = t0 - timedelta(seconds=uptime[k0]), t1 - timedelta(seconds=uptime[k1])
-    if boot1 - boot0 > BOOT_SLACK:
+    # Started after the poll before the stall: a boot time that moved alone may be an answer read late (as
+    # collectors.delta.restarted).
+    if boot1 - boot0 > BOOT_SLACK and boot1 > t0 - BOOT_SLACK:
         return f"server restarted at {boot1.astimezone(UTC):%H:%M:%S} UTC (Uptime began again)"
     flushed = flushes.get(t1)
     if flushed is not None and t1 - timedelta(seconds=flushed) > t0 - BOOT_SLACK:

@@ -81,3 +81,12 @@ def test_an_outage_past_the_poll_history_says_both(admin_client):
     rows = dip_rows(admin_client, server)
     assert OUTAGE in rows and "outage or restart" not in rows
 
+
+def test_a_poll_read_late_after_a_stall_is_no_restart(admin_client):
+    # Polls missed at 105 and 110; the poll at 115 was stored 5 s after the server answered (a starved worker, seen
+    # live): Uptime 1110 at 115 s puts the boot time at -995 s, 5 s after -1000 s, but long before the stall's
+    # start (100 s): no restart. Before: "server restarted at <T0 - 995 s> UTC (Uptime began again)".
+    server = make_server("late")
+    write_samples(polls(server.pk, hole=range(105, 115, 5), late=5))
+    rows = dip_rows(admin_client, server)
+    assert rows.count("<tr>") == 1 and OUTAGE in rows and "restarted" not in rows
