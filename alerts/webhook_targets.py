@@ -1,5 +1,6 @@
 """Where a webhook may be sent: never to a link-local, unspecified or multicast address, nor to a cloud
-metadata service (an operator's rule must not read the instance's credentials: blind SSRF).
+metadata service (an operator's rule must not read the instance's credentials: blind SSRF): the rules of
+servers.address_rules, which a server's node_exporter URL keeps too.
 
 Checked when a rule is saved (its host, and what it resolves to then) and again at every call, on the
 addresses the name resolves to at that moment, which are the ones connected to (DNS may have changed since).
@@ -7,72 +8,32 @@ Private and loopback networks are allowed (internal chat relays) unless WEBHOOK_
 """
 
 import http.client
-import ipaddress
 import socket
 import urllib.request
-from urllib.parse import urlsplit
 
 from django.conf import settings
 
-IP = ipaddress.IPv4Address | ipaddress.IPv6Address
-METADATA_NAMES = frozenset({"metadata", "metadata.google.internal", "metadata.goog", "instance-data",
-                            "instance-data.ec2.internal", "metadata.azure.internal"})
-# Metadata services outside link-local: AWS's IPv6 one (a unique-local address), Alibaba's, Oracle's.
-METADATA_ADDRESSES = frozenset(ipaddress.ip_address(a) for a in ("fd00:ec2::254", "100.100.100.200", "192.0.0.192"))
-THIS_NETWORK = ipaddress.ip_network("0.0.0.0/8")  # 0.x.x.x: Linux connects 0.0.0.0 to this very host
-# IPv6 forms that carry an IPv4 address a gateway may reach: NAT64's well-known prefix, IPv4-compatible (::a.b.c.d).
-NAT64 = ipaddress.ip_network("64:ff9b::/96")
-IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
+from servers import address_rules
+from servers.address_rules import IP, connect_to, embedded_ipv4, resolved
 
 
 class RefusedTarget(Exception):
     """Not an OSError: urllib would report it as an unreachable receiver, to be tried again."""
 
 
-def embedded_ipv4(ip: IP) -> IP:
-    """The IPv4 address an IPv6 one carries (mapped, 6to4, NAT64, IPv4-compatible), else the address itself."""
-    if not isinstance(ip, ipaddress.IPv6Address):
-        return ip
-    if ip.ipv4_mapped is not None:
-        return ip.ipv4_mapped
-    if ip.sixtofour is not None:
-        return ip.sixtofour
-    if ip in NAT64 or (ip in IPV4_COMPATIBLE and int(ip) > 1):  # :: and ::1 are IPv6's own
-        return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
-    return ip
-
-
 def address_refusal(ip: IP) -> str:
-    """Why a webhook may not be sent to this address; "" where it may."""
+    """Why a webhook may not be sent to this address; "" where it may: servers.address_rules' refusals, and
+    private and loopback networks where WEBHOOK_PRIVATE_NETWORKS is off."""
+    found = address_rules.address_refusal(ip)
     ip = embedded_ipv4(ip)
-    if ip in METADATA_ADDRESSES:
-        return f"{ip} is a cloud metadata service"
-    if ip.is_link_local:
-        return f"{ip} is link-local (where cloud metadata services answer)"
-    if ip.is_unspecified or (isinstance(ip, ipaddress.IPv4Address) and ip in THIS_NETWORK):
-        return f"{ip} is an unspecified address"
-    if ip.is_multicast:
-        return f"{ip} is a multicast address"
-    if not settings.WEBHOOK_PRIVATE_NETWORKS and (ip.is_private or ip.is_loopback):
+    if not found and not settings.WEBHOOK_PRIVATE_NETWORKS and (ip.is_private or ip.is_loopback):
         return f"{ip} is a private or loopback address, which WEBHOOK_PRIVATE_NETWORKS=0 refuses"
-    return ""
-
-
-def name_refusal(host: str) -> str:
-    name = host.lower().rstrip(".")
-    return f"{host} is a cloud metadata service" if name in METADATA_NAMES else ""
-
-
-def resolved(host: str, port: int) -> list[tuple]:
-    """getaddrinfo's TCP entries for the host (an address is itself)."""
-    return socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return found
 
 
 def refusal(host: str, infos: list[tuple]) -> str:
     """Why the host, or any address it resolves to, may not be called; "" where it may."""
-    found = name_refusal(host)
-    for info in infos:
-        found = found or address_refusal(ipaddress.ip_address(info[4][0].split("%")[0]))
+    found = address_rules.refusal(host, infos, address_refusal)
     return f"webhook refused: {found}" if found else ""
 
 
@@ -81,18 +42,8 @@ def url_refusal(url: str) -> str:
     is followed (through a proxy, which resolves the name itself, the connection's own check sees only the
     proxy; a name the proxy resolves differently is beyond our reach). A name that does not resolve
     here, or a URL that is not one, is left to the connection and the URL's other checks."""
-    try:
-        parts = urlsplit(url)
-        host, port = parts.hostname, parts.port or (443 if parts.scheme == "https" else 80)
-    except ValueError:
-        return ""
-    if not host:
-        return ""
-    try:
-        infos = resolved(host, port)
-    except (OSError, UnicodeError):
-        infos = []
-    return refusal(host, infos)
+    found = address_rules.url_refusal(url, address_refusal)
+    return f"webhook refused: {found}" if found else ""
 
 
 def checked_connection(address: tuple[str, int], timeout: float | None = None,
@@ -103,19 +54,7 @@ def checked_connection(address: tuple[str, int], timeout: float | None = None,
     why = refusal(host, infos)
     if why:
         raise RefusedTarget(why)
-    last: OSError | None = None
-    for family, kind, proto, _name, sockaddr in infos:
-        sock = socket.socket(family, kind, proto)
-        try:
-            sock.settimeout(timeout)
-            if source_address:
-                sock.bind(source_address)
-            sock.connect(sockaddr)
-            return sock
-        except OSError as exc:
-            sock.close()
-            last = exc
-    raise last or OSError(f"{host} resolves to no address")
+    return connect_to(host, infos, timeout, source_address)
 
 
 class CheckedHTTPConnection(http.client.HTTPConnection):

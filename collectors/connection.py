@@ -223,10 +223,16 @@ def handshake_version(text: str) -> tuple[str, tuple[int, int, int]]:
     return flavor, parse_version(text)
 
 
+CR_SSL_CONNECTION_ERROR = 2026  # PyMySQL's code when TLS is required and the handshake offers none
+
+
 def describe_error(exc: Exception, where: str, user: str) -> str:
     code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else None
     if code == 1045:
         return f"{where}: access denied for user '{user}' (wrong password or user not allowed from this host)"
+    if code == CR_SSL_CONNECTION_ERROR and "doesn't support" in str(exc.args[-1]):
+        return (f"{where}: TLS mode requires TLS and the server offers none (have_ssl is not YES): turn it on in its "
+                "option file (ssl_cert, ssl_key, then restart it), or set this server's TLS mode to preferred")
     if code in (2003, 2002) and any(word in str(exc.args[-1]) for word in ("SSL", "certificate")):
         return f"{where}: TLS handshake failed (see the server's TLS mode and CA file): {exc.args[-1]}"
     if code in (2003, 2002):

@@ -199,7 +199,11 @@ def from_before_restart(prev: Snapshot) -> Snapshot:
 
 
 def restarted(prev: Snapshot, boot: float | None) -> bool:
-    return boot is not None and prev.boot is not None and abs(boot - prev.boot) > RESTART_SLACK
+    """The boot time moved, to after the previous reading: the server started since. Moved alone is not enough:
+    boot is our clock when the answer came back minus Uptime, and an answer read late (a worker starved of CPU,
+    a reconnect under load) moves it later by as much (4.9 s seen live, MariaDB's Uptime going on)."""
+    return (boot is not None and prev.boot is not None and abs(boot - prev.boot) > RESTART_SLACK
+            and boot > prev.ts - RESTART_SLACK)
 
 
 def counter_deltas(before: dict[str, int | float], reading: Reading) -> dict[str, int | float]:

@@ -5,6 +5,7 @@ Like the MySQL pool, a poll in steady state opens nothing: the agent's answer is
 
 import base64
 import http.client
+import socket
 import threading
 import time
 from dataclasses import dataclass
@@ -12,6 +13,7 @@ from http import HTTPStatus
 from urllib.parse import urlsplit
 
 from collectors.connection import CONNECT_TIMEOUT, READ_TIMEOUT
+from servers.address_rules import connect_to, name_refusal, refusal, resolved
 
 MAX_BODY = 8 * 1024 * 1024  # bytes: a full node_exporter answer on a large host is ~1 MB; more is not an exporter
 DEADLINE = 10.0  # seconds for the whole answer: a server that trickles bytes must not hold the poll
@@ -24,6 +26,10 @@ class FetchError(Exception):
 
 class Refused(FetchError):
     """HTTP 400: the agent refused the request as asked (e.g. a collect[] filter naming a disabled collector)."""
+
+
+class RefusedAddress(FetchError):
+    """The URL's host is, or resolves to, an address no URL may call (servers.address_rules)."""
 
 
 @dataclass(frozen=True)
@@ -57,11 +63,38 @@ class Address:
         return cls(parts.scheme, parts.hostname, parts.port, path, auth)
 
     def connect(self) -> http.client.HTTPConnection:
-        kind = http.client.HTTPSConnection if self.scheme == "https" else http.client.HTTPConnection
-        conn = kind(self.host, self.port, timeout=CONNECT_TIMEOUT)
+        kind = CheckedHTTPSConnection if self.scheme == "https" else CheckedHTTPConnection
+        # With no port, http.client reads a bare IPv6 address's last group as one ("::1": host ":", port 1).
+        bare_ipv6 = ":" in self.host and self.port is None
+        conn = kind(f"[{self.host}]" if bare_ipv6 else self.host, self.port, timeout=CONNECT_TIMEOUT)
         conn.connect()
         conn.sock.settimeout(READ_TIMEOUT)
         return conn
+
+
+def checked_connection(address: tuple[str, int], timeout: float | None = None,
+                       source_address: tuple[str, int] | None = None) -> socket.socket:
+    host, port = address
+    why = name_refusal(host)  # before the lookup: a metadata name resolves only where it would answer
+    infos = [] if why else resolved(host, port)
+    why = why or refusal(host, infos)
+    if why:
+        raise RefusedAddress(f"node_exporter URL refused: {why}")
+    return connect_to(host, infos, timeout, source_address)
+
+
+class CheckedHTTPConnection(http.client.HTTPConnection):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # http.client's seam for the socket (HTTPS wraps what it returns): the address connected to is the one
+        # checked, whatever the URL's name resolves to now (a URL saved before the check, or DNS changed since).
+        self._create_connection = checked_connection
+
+
+class CheckedHTTPSConnection(http.client.HTTPSConnection):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._create_connection = checked_connection
 
 
 class HttpPool:

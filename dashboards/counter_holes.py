@@ -4,7 +4,8 @@ A poll whose TPS counter has no delta (its basis just turned on, its table trunc
 stores no `tps`, so TPS's own samples show a hole there. The polls of its source (global_status, which holds
 `tps`) say whether the server was polled: regular polls through the hole, each with an interval (a restart's
 poll has none), and the hole is no stall: the dips list and the verdict leave it out, and the line is not broken.
-A stall whose poll found the counters reset is told a restart from a FLUSH STATUS by Uptime (stall_causes()).
+A stall is told by Uptime (stall_causes()): a restart, a FLUSH STATUS, or neither, an outage of the server (its
+polls failed: the monitor's poll history says so) or of the monitor (no poll was made).
 """
 
 from bisect import bisect_left, bisect_right
@@ -17,6 +18,7 @@ import numpy as np
 
 from collectors.delta import RESTART_SLACK
 from collectors.metric import TPS
+from collectors.models import PollRecord
 from dashboards.analysis.points import ChartPoints, outage_ends
 from dashboards.analysis.stability import Dip
 from store import breaks, query
@@ -123,9 +125,10 @@ BOOT_SLACK = timedelta(seconds=RESTART_SLACK)
 
 
 def stall_causes(server_id: int, dips: Sequence[Dip]) -> dict[datetime, str]:
-    """What the Uptime gauges say about each stall (by its start), where they tell: a restart (the boot time moved)
-    or FLUSH STATUS (Uptime_since_flush_status began again inside it, the boot time did not move). A stall they do
-    not tell (no Uptime read around it: past the polls' retention, or an outage) is left out."""
+    """What the Uptime gauges say about each stall (by its start), where they tell: a restart (the boot time moved),
+    FLUSH STATUS (Uptime_since_flush_status began again inside it, the boot time did not move), or an outage with
+    no restart (Uptime went on by the time between). A stall they do not tell (no Uptime read around it: past the
+    polls' retention, or an outage still going on) is left out."""
     stalls = [d for d in dips if d.stalled]
     if not stalls:
         return {}
@@ -135,11 +138,13 @@ def stall_causes(server_id: int, dips: Sequence[Dip]) -> dict[datetime, str]:
     if uptime is None:
         return {}
     flushes = dict(zip(since.ts, since.values, strict=True)) if since else {}
-    found = {d.start: stall_cause(uptime.ts, uptime.values, flushes, d) for d in stalls}
+    tries = PollTries(server_id, stalls[0].start, max(d.end for d in stalls))
+    found = {d.start: stall_cause(uptime.ts, uptime.values, flushes, d, tries) for d in stalls}
     return {at: words for at, words in found.items() if words}
 
 
-def stall_cause(ts: list[datetime], uptime: list, flushes: dict[datetime, float | None], dip: Dip) -> str:
+def stall_cause(ts: list[datetime], uptime: list, flushes: dict[datetime, float | None], dip: Dip,
+                tries: "PollTries | None" = None) -> str:
     """stall_causes() of one stall: the readings at its start and at the first poll from its end on."""
     last = bisect_right(ts, dip.start + STORED_INTERVAL) - 1
     k0 = next((k for k in range(last, -1, -1) if uptime[k] is not None), None)
@@ -148,10 +153,45 @@ def stall_cause(ts: list[datetime], uptime: list, flushes: dict[datetime, float 
         return ""
     t0, t1 = ts[k0], ts[k1]
     boot0, boot1 = t0 - timedelta(seconds=uptime[k0]), t1 - timedelta(seconds=uptime[k1])
-    if boot1 - boot0 > BOOT_SLACK:
+    # Started after the poll before the stall: a boot time that moved alone may be an answer read late (as
+    # collectors.delta.restarted).
+    if boot1 - boot0 > BOOT_SLACK and boot1 > t0 - BOOT_SLACK:
         return f"server restarted at {boot1.astimezone(UTC):%H:%M:%S} UTC (Uptime began again)"
     flushed = flushes.get(t1)
     if flushed is not None and t1 - timedelta(seconds=flushed) > t0 - BOOT_SLACK:
         at = t1 - timedelta(seconds=flushed)
         return f"counters reset by FLUSH STATUS at {at.astimezone(UTC):%H:%M:%S} UTC, no restart (Uptime went on)"
-    return ""
+    return outage_words(tries.within(dip.start, dip.end) if tries else None)
+
+
+# An outage with no restart, by what the monitor's poll history holds inside it (PollTries.within).
+SERVER_DOWN = "server unreachable or not answering (its polls failed), no restart (Uptime went on)"
+NOT_POLLED = ("not polled: an outage of the monitor itself (no poll was made: its worker or beat stopped or "
+              "behind), no restart (Uptime went on)")
+OUTAGE = "outage, no restart (Uptime went on): the server unreachable or not answering, or not polled"
+
+
+def outage_words(failed: bool | None) -> str:
+    """failed: whether polls were made and failed inside the stall (None: the poll history no longer reaches it)."""
+    return OUTAGE if failed is None else SERVER_DOWN if failed else NOT_POLLED
+
+
+class PollTries:
+    """The server's polls, failed ones included (collectors.models.PollRecord, a ring of its latest), over a span:
+    whether a stall's polls failed, or none was made."""
+
+    def __init__(self, server_id: int, start: datetime, end: datetime):
+        records = PollRecord.objects.filter(server_id=server_id)
+        self.oldest = records.order_by("started_at").values_list("started_at", flat=True).first()
+        self.tries = list(records.filter(started_at__gt=start, started_at__lt=end)
+                          .order_by("started_at").values_list("started_at", "ok"))
+
+    def within(self, start: datetime, end: datetime) -> bool | None:
+        """True: a poll failed in (start, end); False: none was made there; None: the ring no longer reaches it."""
+        if self.oldest is None or self.oldest > start:
+            return None
+        inside = [ok for at, ok in self.tries if start < at < end]
+        if not all(inside):
+            return True
+        # The poll that ended the stall began inside it (its reading is timed later, as it ran): one is no evidence.
+        return False if len(inside) <= 1 else None

@@ -10,6 +10,7 @@ from django.db import models
 
 from servers import crypto
 from servers import tls_modes as tls
+from servers.address_rules import agent_url_allowed
 from servers.names import Printable, printable, printable_text
 from servers.time_bounds import UtcDateTimeField, bounded, within_bounds
 
@@ -47,7 +48,7 @@ class Server(models.Model):
     )
     enabled = models.BooleanField(default=True)
     node_exporter_url = models.URLField(
-        "node_exporter URL", max_length=500, blank=True,
+        "node_exporter URL", max_length=500, blank=True, validators=[agent_url_allowed],
         help_text="optional: the host's Prometheus node_exporter, e.g. http://db1:9100/metrics, "
                   "for CPU, load, memory, disk and network beside the database's own figures",
     )

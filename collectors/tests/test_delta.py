@@ -123,3 +123,19 @@ def test_variables_are_stored_on_change_only():
     changed = Reading({"var:innodb_max_purge_lag": 400000, "var:max_connections": 151}, stored_on_change=True)
     delta, _ = compute(snapshot, changed, 220.0, 0.0)
     assert delta.values == {"var:innodb_max_purge_lag": 400000}
+
+
+def test_a_boot_time_read_late_is_no_restart():
+    # Up since epoch 0, read at 100 s (Uptime 100). The next statement ran at 110 s (Uptime 110) and its answer was
+    # read at 114.9 s (a starved worker, as seen live): boot 114.9 - 110 = 4.9 s moved by more than the slack,
+    # but stays long before the previous reading (100 s): the server did not start since. Com_commit 10 -> 25.
+    prev = first(status(Com_commit=10, Uptime=100), ts=100.0, boot=0.0)
+    change, _ = compute(prev, status(Com_commit=25, Uptime=110), 114.9, boot=4.9)
+    assert change.reset == "" and change.values["Com_commit"] == 15  # before: no delta, "server restarted"
+
+
+def test_a_boot_time_after_the_previous_reading_is_a_restart():
+    # Down from 100 s, started again at 150 s and read at 400 s: Uptime 250 grew past 100, only the boot told.
+    prev = first(status(Com_commit=10, Uptime=100), ts=100.0, boot=0.0)
+    change, _ = compute(prev, status(Com_commit=3, Uptime=250), 400.0, boot=150.0)
+    assert change.reset == "server restarted: counters start again from zero"
