@@ -4,6 +4,7 @@ import os
 
 from django import forms
 from django.contrib.postgres.forms import SimpleArrayField
+from django.urls import reverse
 from django.utils import timezone
 
 from collectors import tls
@@ -167,6 +168,30 @@ class ServerForm(forms.ModelForm):
         if commit:
             server.save()
         return server
+
+
+def twin_note(server: Server, twins: list[Server]) -> str:
+    """What the page and `addserver` say on saving a server at an address already registered ('' with no twin):
+    the enabled twins, with how often the address is now polled, and the disabled ones, named apart with where
+    to resume them: a second entry splits the server's history in two."""
+    live = [t for t in twins if t.enabled]
+    paused = [t for t in twins if not t.enabled]
+    said = []
+    if live:
+        said.append(f"'{server.name}' is the same MySQL server as {', '.join(repr(t.name) for t in live)} "
+                    f"(same address){polled_times(server, live)}.")
+    if paused:
+        where = ", ".join(f"'{t.name}' (disabled: {reverse('servers:edit', args=[t.pk])})" for t in paused)
+        said.append(f"{where} {'is' if len(paused) == 1 else 'are'} this address too: to keep one history of "
+                    f"the server, resume {'it' if len(paused) == 1 else 'one'} there (tick Enabled) rather than "
+                    "keep two entries of it.")
+    return " ".join(said)
+
+
+def polled_times(server: Server, live: list[Server]) -> str:
+    """How often the address is polled, counting the enabled entries only: '' when once or never."""
+    polled = sum(s.enabled for s in (server, *live))
+    return "" if polled < 2 else ": it is polled twice" if polled == 2 else f": it is polled {polled} times"
 
 
 def pin_proof(server: Server, check: CheckResult | None) -> None:

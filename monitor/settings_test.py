@@ -7,11 +7,13 @@ import atexit
 import os
 import shlex
 import shutil
+import signal
 import sys
 import tempfile
 from pathlib import Path
 
 from monitor.runtime import embedded
+from testing import reaper
 from testing.ports import use_worker_ports
 
 _var = Path(tempfile.mkdtemp(prefix="steadystate-test-"))
@@ -46,6 +48,13 @@ if os.environ.get("STEADYSTATE_TEST_SERVERS_OF", _worker) != _worker:
     os.environ.pop("DATABASE_URL", None)
     os.environ.pop("REDIS_URL", None)
 if not _hands_tests_to_workers():  # the workers start their own (DATABASE_URL and REDIS_URL stay unset for them)
+    if not os.getenv("DATABASE_URL") or not os.getenv("REDIS_URL"):
+        # Stopped, with _var removed, after this process however it ends (testing/reaper.py). PostgreSQL by an
+        # immediate shutdown (SIGQUIT): its data goes with _var.
+        reaper.start()
+        reaper.stop_server(_var / "pg" / "postmaster.pid", "postgres", signal.SIGQUIT)
+        reaper.stop_server(_var / "redis.pid", "redis")
+        reaper.remove_dir(_var)
     if not os.getenv("DATABASE_URL"):
         os.environ["DATABASE_URL"] = embedded.postgres_url(_var, stop_at_exit=True)
         os.environ["STEADYSTATE_TEST_SERVERS_OF"] = _worker

@@ -2,14 +2,17 @@
 
 import email
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from email import policy
 
 from aiosmtpd.controller import Controller
 
+from alerts.builtin import ensure_builtin_rules
 from alerts.models import Rule
+from collectors.record import record
+from collectors.results import PollResult, SourceResult
 from servers.models import Server
 from store import query
 from store.ingest import write_samples
@@ -54,6 +57,21 @@ def make_rule(**fields) -> Rule:
     defaults = dict(name="History above 100", kind=Rule.THRESHOLD, metric="history_list_length",
                     threshold=100, recipients=["dba@example.com"], cooldown_minutes=0)
     return Rule.objects.create(**{**defaults, **fields})
+
+
+def source_rule() -> Rule:
+    """The built-in source-failing rule, mailing dba@example.com with no cooldown."""
+    ensure_builtin_rules()
+    Rule.objects.filter(builtin="source-failing").update(recipients=["dba@example.com"], cooldown_minutes=0)
+    return Rule.objects.get(builtin="source-failing")
+
+
+def record_poll(server: Server, at: datetime, error_of: Callable[[str], str], **statuses: str) -> None:
+    """One poll that connected, as the collectors record it (collectors.record, which keeps whether a source ever
+    ran): global_status ok, each source named with its status and, unless ok, its error (error_of(name))."""
+    sources = [SourceResult(name, status, error="" if status == "ok" else error_of(name))
+               for name, status in statuses.items()]
+    record([server], [PollResult(server.id, server.name, at, sources=[SourceResult("global_status", "ok"), *sources])])
 
 
 def history(server: Server, values: list[float], end: datetime, step: float = 10.0) -> None:

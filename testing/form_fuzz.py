@@ -36,6 +36,13 @@ REFUSAL = "cannot hold control characters"
 TIME = re.compile(r"\d{4}-\d\d-\d\d|\d\d:\d\d")
 
 
+def raising_admin(admin_user) -> Client:
+    """A client logged in as the admin that raises what a view raises: a 500 fails the test with its traceback."""
+    client = Client(raise_request_exception=True)
+    client.force_login(admin_user)
+    return client
+
+
 def values_for(valid: str) -> list[str]:
     """The hostile values worth sending in place of a valid one (a number's field gets no dates)."""
     if TIME.search(valid):

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from monitor.runtime.ports import free_port
 from monitor.runtime.sandbox import SandboxMariaDB, find_binary
+from testing import reaper
 
 __all__ = ["SandboxMariaDB", "find_binary", "free_port", "running_sandbox"]
 
@@ -23,6 +24,9 @@ def running_sandbox(prefix: str, performance_schema: bool = True, server_id: int
     base = Path(tempfile.mkdtemp(prefix=prefix))
     server = SandboxMariaDB(base / "data", performance_schema=performance_schema, server_id=server_id,
                             log_bin=log_bin, extra_args=list(extra_args))
+    # Stopped and removed after this process, should it die before the finally below (testing/reaper.py).
+    reaper.stop_server(server.datadir / "mariadbd.pid", "mariadbd")
+    reaper.remove_dir(base)
     try:
         server.start()
         server.create_monitor_user()

@@ -7,6 +7,7 @@ from django.test import Client
 
 from alerts.models import Event, Notification, Rule
 from testing.alerts import make_rule
+from testing.form_fuzz import raising_admin
 from testing.servers import make_server
 
 pytestmark = pytest.mark.django_db
@@ -15,9 +16,7 @@ AT = datetime(2026, 1, 5, 12, tzinfo=UTC)
 
 @pytest.fixture
 def client(admin_user) -> Client:
-    client = Client(raise_request_exception=True)
-    client.force_login(admin_user)
-    return client
+    return raising_admin(admin_user)
 
 
 def notification(**fields) -> dict:

@@ -11,7 +11,7 @@ from django.test import Client
 
 from alerts.models import Event, Notification, Rule
 from testing.alerts import make_rule
-from testing.form_fuzz import VALUES, fuzz_form, refuse_controls, rows
+from testing.form_fuzz import VALUES, fuzz_form, raising_admin, refuse_controls, rows
 from testing.servers import make_server
 
 pytestmark = pytest.mark.django_db
@@ -30,9 +30,7 @@ def world(admin_user) -> dict:
 
 @pytest.fixture
 def client(admin_user) -> Client:
-    client = Client(raise_request_exception=True)
-    client.force_login(admin_user)
-    return client
+    return raising_admin(admin_user)
 
 
 def rule_post(server_id: int):

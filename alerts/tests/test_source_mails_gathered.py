@@ -7,11 +7,9 @@ import pytest
 from django.utils import timezone
 
 from alerts import outbox, sending
-from alerts.builtin import ensure_builtin_rules
 from alerts.evaluation import evaluate_all
-from alerts.models import Event, Notification, Rule
-from collectors.record import record
-from collectors.results import PollResult, SourceResult
+from alerts.models import Event, Notification
+from testing.alerts import record_poll, source_rule
 from testing.mariadb import free_port
 
 pytestmark = pytest.mark.django_db
@@ -20,20 +18,8 @@ NO_PROCESS = {"oldest_trx": "oldest_trx: INNODB_TRX needs the PROCESS privilege"
               "innodb_metrics": "innodb_metrics: missing privilege (you need the PROCESS privilege)"}
 
 
-def source_rule() -> Rule:
-    ensure_builtin_rules()
-    Rule.objects.filter(builtin="source-failing").update(recipients=["dba@example.com"], cooldown_minutes=0)
-    return Rule.objects.get(builtin="source-failing")
-
-
-def poll(server, at, **statuses: str) -> None:
-    sources = [SourceResult(name, status, error="" if status == "ok" else NO_PROCESS[name])
-               for name, status in statuses.items()]
-    record([server], [PollResult(server.id, server.name, at, sources=[SourceResult("global_status", "ok"), *sources])])
-
-
 def step(server, at, **statuses: str) -> int:
-    poll(server, at, **statuses)
+    record_poll(server, at, NO_PROCESS.__getitem__, **statuses)
     evaluate_all(at)
     return sending.send_due(at)
 

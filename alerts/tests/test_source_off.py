@@ -9,12 +9,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from alerts.builtin import ensure_builtin_rules
 from alerts.evaluation import evaluate_all
 from alerts.models import Event, Notification, Rule
 from collectors.models import ServerHealth
-from collectors.record import record
-from collectors.results import PollResult, SourceResult
+from testing.alerts import record_poll, source_rule
 
 pytestmark = pytest.mark.django_db
 
@@ -22,19 +20,12 @@ PFS_OFF = "performance_schema is OFF on this server, so pfs_waits has nothing to
 CONSUMER_OFF = "the performance_schema consumer(s) statements_digest are off"
 
 
-def source_rule() -> Rule:
-    ensure_builtin_rules()
-    Rule.objects.filter(builtin="source-failing").update(recipients=["dba@example.com"], cooldown_minutes=0)
-    return Rule.objects.get(builtin="source-failing")
+ERRORS = {"pfs_waits": PFS_OFF, "statements": CONSUMER_OFF}
 
 
 def poll(server, at, **statuses: str) -> None:
     """One poll of the server as the collectors record it: each source with its status (and an error unless ok)."""
-    errors = {"pfs_waits": PFS_OFF, "statements": CONSUMER_OFF}
-    sources = [SourceResult(name, status, error="" if status == "ok" else errors.get(name, "boom"))
-               for name, status in statuses.items()]
-    record([server], [PollResult(server.id, server.name, at, sources=[SourceResult("global_status", "ok"),
-                                                                       *sources])])
+    record_poll(server, at, lambda name: ERRORS.get(name, "boom"), **statuses)
 
 
 def events(rule: Rule) -> list[tuple[str, bool]]:

@@ -6,28 +6,21 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from alerts.builtin import ensure_builtin_rules
 from alerts.evaluation import evaluate_all
-from alerts.models import Event, Notification, Rule
+from alerts.models import Event, Notification
 from collectors.record import record
 from collectors.results import PollResult, SourceResult
+from testing.alerts import record_poll, source_rule
 
 pytestmark = pytest.mark.django_db
 
 DENIED = "innodb_metrics: missing privilege (Access denied; you need the PROCESS privilege)"
 
 
-def source_rule() -> Rule:
-    ensure_builtin_rules()
-    Rule.objects.filter(builtin="source-failing").update(recipients=["dba@example.com"], cooldown_minutes=0)
-    return Rule.objects.get(builtin="source-failing")
-
-
 def poll(server, at, **statuses: str) -> None:
     """A poll that connected: global_status ok, the sources named with their status (innodb_metrics, read every
     60 s, is left out of the polls between its reads)."""
-    sources = [SourceResult(name, status, error="" if status == "ok" else DENIED) for name, status in statuses.items()]
-    record([server], [PollResult(server.id, server.name, at, sources=[SourceResult("global_status", "ok"), *sources])])
+    record_poll(server, at, lambda _: DENIED, **statuses)
 
 
 def down(server, at) -> None:

@@ -9,17 +9,8 @@ from django.utils import timezone
 from alerts import watchdog, watchdog_state
 from collectors.batch import poll_server
 from collectors.models import ServerHealth
-from testing.servers import make_server
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def watched(inbox, settings, mariadb, tmp_path):
-    settings.ALERT_RECIPIENTS = ["oncall@example.com"]
-    settings.WATCHDOG_INTERVALS = 3
-    settings.WATCHDOG_STATE_FILE = str(tmp_path / "watchdog-state.json")
-    return make_server("sandbox", port=mariadb.port, poll_interval=10)
 
 
 def test_a_stopped_worker_is_mailed_once_and_its_return_too(watched, inbox):

@@ -10,18 +10,8 @@ from django.db import connection
 from alerts import watchdog
 from collectors.batch import poll_server
 from collectors.models import ServerHealth
-from testing.servers import make_server
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the connection is closed and reopened
-
-
-@pytest.fixture
-def watched(inbox, settings, mariadb, tmp_path):
-    settings.ALERT_RECIPIENTS = ["oncall@example.com"]
-    settings.WATCHDOG_INTERVALS = 3
-    settings.WATCHDOG_STATE_FILE = str(tmp_path / "watchdog-state.json")
-    watchdog._unreadable_since = None
-    return make_server("sandbox", port=mariadb.port, poll_interval=10)
 
 
 @contextmanager

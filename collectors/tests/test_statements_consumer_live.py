@@ -6,14 +6,14 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from alerts.builtin import ensure_builtin_rules
 from alerts.evaluation import evaluate_all
-from alerts.models import Event, Notification, Rule
+from alerts.models import Event, Notification
 from collectors.batch import poll_server
 from collectors.results import SourceResult
 from collectors.sources.statements import CONSUMER_FIX
 from dashboards.figures.common import iso
 from store import query
+from testing.alerts import source_rule
 
 CONSUMER = "statements.consumer_off:statements_digest"
 SELECT = "statement/sql/select"
@@ -97,9 +97,7 @@ def conn(mariadb):
 
 
 def test_the_consumer_turned_off_after_the_source_ran_fires_the_source_alert_naming_the_fix(server, conn):
-    ensure_builtin_rules()
-    Rule.objects.filter(builtin="source-failing").update(recipients=["dba@example.com"], cooldown_minutes=0)
-    rule = Rule.objects.get(builtin="source-failing")
+    rule = source_rule()
     poll(server)  # the baseline: the table holds digests (the suite's own statements), consumer on
     poll(server)
     evaluate_all(datetime.now(UTC))

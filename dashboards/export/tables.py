@@ -7,6 +7,7 @@ from collectors.metric import PS_PER_S
 from dashboards.analysis.per_transaction import PS_PER_MS, PerTransaction
 from dashboards.analysis.run_summary import ratio
 from dashboards.analysis.topwaits import WaitDiff, WaitRow
+from dashboards.export.grid import rounded
 from dashboards.reports.scalability import Study
 from dashboards.reports.summary import RunSummary
 from dashboards.server_texts import TpsBasis
@@ -167,18 +168,23 @@ def holder_rows(holders: Iterable) -> Iterator[list]:
 
 def fleet_table_rows(rows: Iterable, bases: Iterable[TpsBasis | None]) -> Iterator[list]:
     """The fleet page's table (dashboards.fleet_rows.FleetRow), one server a row, with what each server's TPS
-    counts (server_texts.tps_basis_of)."""
+    counts (server_texts.tps_basis_of).
+
+    Its figures in the page's units, to 6 significant digits as the series export writes the same readings
+    (grid.rounded): a TPS of 1000 transactions in 7 s is 142.857 (the page says 142.9), not 142.85714285714286.
+    """
     yield FLEET_HEADER
     for r, basis in zip(rows, bases, strict=True):
         wait = r.top_wait
         replica = r.replica
-        yield [r.server.name, r.server.address, r.state.name, r.state.why, r.server.version, r.tps,
-               replica.lag_s if replica else None, "; ".join(replica.stopped) if replica else None, r.history,
-               r.history_per_min, wait.event if wait else None, wait.per_second if wait else None,
-               wait.share * 100 if wait else None, "; ".join(r.alerts), ", ".join(r.server.tags),
+        yield [r.server.name, r.server.address, r.state.name, r.state.why, r.server.version, rounded(r.tps),
+               rounded(replica.lag_s) if replica else None, "; ".join(replica.stopped) if replica else None,
+               rounded(r.history), rounded(r.history_per_min), wait.event if wait else None,
+               rounded(wait.per_second) if wait else None, rounded(wait.share * 100) if wait else None,
+               "; ".join(r.alerts), ", ".join(r.server.tags),
                to_second(r.at.get("tps")), to_second(r.at.get("history")), to_second(r.at.get("top_wait")),
                to_tenth(r.trend.span.total_seconds()) if r.history_per_min is not None else None,
-               to_second(r.trend.since) if r.history_per_min is not None else None, r.cpu_busy,
+               to_second(r.trend.since) if r.history_per_min is not None else None, rounded(r.cpu_busy),
                to_second(r.at.get("cpu")), tps_counts(basis), r.waits_off]
 
 

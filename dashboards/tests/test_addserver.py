@@ -161,3 +161,27 @@ def test_it_refuses_control_characters_in_the_address_and_user(args, message):
         addserver("x", "--user", "steady", *args)
     assert f"{message}: use letters, digits, spaces and punctuation." in str(refused.value)
     assert not Server.objects.exists()
+
+
+def test_it_saves_a_twin_as_the_page_does_and_names_a_disabled_one_with_where_to_resume_it():
+    Server.objects.create(name="first", host="db.example", port=3306, user="steady", poll_interval=10)
+    old = Server.objects.create(name="old", host="db.example", port=3306, user="steady", poll_interval=10,
+                                enabled=False)
+    Server.objects.create(name="elsewhere", host="db.example", port=3307, user="steady", poll_interval=10)
+    err = StringIO()
+    call_command("addserver", "new", "--host", "db.example", "--user", "steady", "--password-env", "SANDBOX_PW",
+                 stdout=StringIO(), stderr=err)
+    assert Server.objects.filter(name="new").exists()
+    # first and new are polled; old is not, and is named apart with its edit page.
+    assert err.getvalue().strip() == (
+        "'new' is the same MySQL server as 'first' (same address): it is polled twice. "
+        f"'old' (disabled: /servers/{old.pk}/edit/) is this address too: to keep one history of the server, "
+        "resume it there (tick Enabled) rather than keep two entries of it.")
+
+
+def test_it_says_nothing_of_twins_at_another_address():
+    Server.objects.create(name="first", host="db.example", port=3307, user="steady", poll_interval=10)
+    err = StringIO()
+    call_command("addserver", "new", "--host", "db.example", "--user", "steady", "--password-env", "SANDBOX_PW",
+                 stdout=StringIO(), stderr=err)
+    assert err.getvalue() == ""

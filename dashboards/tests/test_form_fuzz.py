@@ -13,7 +13,7 @@ from django.test import Client
 
 from dashboards.models import ApiToken
 from servers.models import Annotation, Run, Server
-from testing.form_fuzz import VALUES, fuzz_form, refuse_controls, rows
+from testing.form_fuzz import VALUES, fuzz_form, raising_admin, refuse_controls, rows
 from testing.servers import make_server
 
 pytestmark = pytest.mark.django_db
@@ -31,9 +31,7 @@ def world(admin_user) -> dict:
 
 @pytest.fixture
 def client(admin_user) -> Client:
-    client = Client(raise_request_exception=True)
-    client.force_login(admin_user)
-    return client
+    return raising_admin(admin_user)
 
 
 def server_post(i: int) -> dict:

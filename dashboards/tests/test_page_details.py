@@ -147,6 +147,17 @@ def test_an_address_registered_three_times_is_said_to_be_polled_three_times(admi
     assert "&#x27;third&#x27; (same address): it is polled 3 times." in body  # fifth is disabled: still 3
 
 
+def test_a_disabled_twin_is_named_apart_with_where_to_resume_it(admin_client):
+    first = Server.objects.create(name="first", host="127.0.0.1", port=1, user="steady", poll_interval=10,
+                                  enabled=False)
+    form = {"name": "second", "host": "127.0.0.1", "port": "1", "user": "steady", "enabled": "on",
+            "password": "pw", "poll_interval": "10", "action": "save", "save_anyway": "1"}
+    body = admin_client.post("/servers/add/", form, follow=True).content.decode()
+    assert "same MySQL server as" not in body  # the only twin is not polled: second is the only entry polled
+    assert (f"&#x27;first&#x27; (disabled: /servers/{first.pk}/edit/) is this address too: to keep one history "
+            "of the server, resume it there (tick Enabled) rather than keep two entries of it.") in body
+
+
 def test_the_favicon_is_served(admin_client):
     body = admin_client.get("/").content.decode()
     assert 'rel="icon"' in body and "favicon.svg" in body

@@ -11,7 +11,7 @@ from collectors.pinning import Pin
 from collectors.probe import check_server
 from collectors.tls import VERIFYING
 from dashboards.query_params import BadParam, page_number
-from dashboards.server_form import ServerForm
+from dashboards.server_form import ServerForm, twin_note
 from dashboards.server_texts import tps_basis_of
 from servers.models import Server
 
@@ -53,19 +53,11 @@ def edit_form(request: HttpRequest, server: Server) -> HttpResponse:
                 saved = form.save(check=check)
                 messages.success(request, f"Server '{saved.name}' saved.")
                 if twins:
-                    messages.warning(request, f"'{saved.name}' is the same MySQL server as "
-                                     f"{', '.join(repr(t.name) for t in twins)} (same address)"
-                                     f"{polled_times(saved, twins)}.")
+                    messages.warning(request, twin_note(saved, twins))
                 return redirect("servers:list")
             form.add_error(None, not_saved_reason(check))
     return render(request, "servers/form.html", {"form": form, "server": server, "check": check,
                                                  "pinned": pinned_text(server)})
-
-
-def polled_times(server: Server, twins: list[Server]) -> str:
-    """How often the address is polled, counting the enabled entries only: '' when once or never."""
-    polled = sum(s.enabled for s in (server, *twins))
-    return "" if polled < 2 else ": it is polled twice" if polled == 2 else f": it is polled {polled} times"
 
 
 def pinned_text(server: Server) -> str:

@@ -10,16 +10,14 @@ import pytest
 from django.contrib.auth.models import Group, Permission, User
 from django.test import Client
 
-from testing.form_fuzz import VALUES, fuzz_form, refuse_controls
+from testing.form_fuzz import VALUES, fuzz_form, raising_admin, refuse_controls
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def client(admin_user) -> Client:
-    client = Client(raise_request_exception=True)
-    client.force_login(admin_user)
-    return client
+    return raising_admin(admin_user)
 
 
 def check(outcome) -> None:

@@ -5,7 +5,7 @@ import os
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from collectors import tls
-from dashboards.server_form import ServerForm
+from dashboards.server_form import ServerForm, twin_note
 
 
 class Command(BaseCommand):
@@ -56,8 +56,11 @@ class Command(BaseCommand):
             if not check.ok and not opts["force"]:
                 raise CommandError(f"Server '{opts['name']}' not saved: the connection test failed "
                                    "(fix it, or add --force to save it anyway).")
+        twins = form.duplicates()
         server = form.save(check=check)
         self.stdout.write(self.style.SUCCESS(f"Server '{server.name}' saved ({server.address}, id {server.pk})."))
+        if twins:  # saved, as the page saves it, and said as the page says it
+            self.stderr.write(self.style.WARNING(twin_note(server, twins)))
 
     @staticmethod
     def form_data(opts: dict, password: str) -> dict:
