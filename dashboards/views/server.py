@@ -31,9 +31,11 @@ from dashboards.analysis.stability import (
     summarize,
     with_outages,
 )
+from dashboards.analysis.statements import ORDERS
 from dashboards.analysis.sweep_levels import Step, step_shifts
 from dashboards.analysis.topwaits import CLIENT_EVENTS, Hidden, WaitRow, diff_rows, is_client, shown
 from dashboards.analysis.verdict_words import sweep_levels_said, verdict_text
+from dashboards.analysis.wait_statements import basis
 from dashboards.basis_change import counted_from
 from dashboards.counter_holes import outages_not_polled, stall_causes, without_counter_holes
 from dashboards.figures.purge import Reference, purge_figure
@@ -41,7 +43,7 @@ from dashboards.figures.stability import stability_figure
 from dashboards.holder_panel import SERIES as HOLDER_SERIES
 from dashboards.holder_panel import holders_context
 from dashboards.host_panel import panel_disk, panel_of
-from dashboards.links import chart_csv, dips_statements, topwaits_csv
+from dashboards.links import chart_csv, dips_statements, link, topwaits_csv
 from dashboards.marks import purge_references, server_marks
 from dashboards.purge_reads import above_since
 from dashboards.query_params import (
@@ -265,6 +267,7 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
         compared["diffs"] = [replace(d, a=by_event.get(d.event)) for d in compared["diffs"]]
     return render(request, "dashboards/waits.html", {
         **range_context(request, tr), "server": server, "tab": "waits", "rows": rows_a[:limit],
+        "statement_links": statement_links(server.pk, tr, rows_a[:limit]),
         "limit": limit, "csv": topwaits_csv(server.pk, tr, conditions=conditions, client=client),
         "from2_value": request.GET.get("from2", ""), "to2_value": request.GET.get("to2", ""),
         **condition_toggle(request, conditions), "hidden": hidden, "second_problem": problem,
@@ -274,6 +277,17 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
         "waits_note": note_of(off), "waits_source": source_problem(server, "pfs_waits"),
         "client_uncounted": SOCKET_FAMILY in off, "waits_recorded": bool(waits_a), **compared,
     })
+
+
+def statement_links(server_id: int, tr: TimeRange, rows: list[WaitRow]) -> list[tuple[WaitRow, str, str]]:
+    """Each wait shown, with the Statements tab over the same range ranked by the column that wait accumulates in
+    (dashboards.analysis.wait_statements), and that column's name."""
+    linked = []
+    for row in rows:
+        order = basis(row.event).order
+        href = link("dashboards:statements", server_id, query={**tr.params(), "order": order, "wait": row.event})
+        linked.append((row, href, ORDERS[order][0]))
+    return linked
 
 
 def counted_waits(server_id: int, tr: TimeRange, waits: list[WaitRow], events: list[str]) -> list[WaitRow]:
