@@ -44,6 +44,11 @@ BY_PREFIX = (
 )
 
 
+# The digest sums (store.statements.COUNTERS) each ranking is by.
+COLUMNS = {"time": "time_ps", "lock": "lock_ps", "rows_examined": "rows_examined", "rows_affected": "rows_affected",
+           "tmp_disk": "tmp_disk_tables"}
+
+
 def basis(event: str) -> Basis:
     """The Statements tab's ranking that names the statements behind a wait event, and why."""
     if event in OPENING:

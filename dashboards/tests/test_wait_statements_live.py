@@ -19,8 +19,8 @@ pytestmark = pytest.mark.django_db
 MDL = "wait/synch/cond/sql/MDL_context::COND_wait_status"
 SOURCES = ["pfs_waits", "statements"]
 BLOCKED = "SELECT COUNT(*) FROM waitstmt.t"
-HELD_S = 1.0  # the lock holder sleeps this long once the SELECT waits
-OTHER_SLEEP_S = 3.0  # an unrelated session's SLEEP: more total time than the blocked SELECT, no lock time
+HELD_S = 1.5  # the lock holder sleeps this long once the SELECT waits
+OTHER_SLEEP_S = 3.5  # an unrelated session's SLEEP: more total time than the blocked SELECT, no lock time
 LOCK_TIME = ("SELECT COALESCE(SUM(SUM_LOCK_TIME), 0), COALESCE(SUM(COUNT_STAR), 0)"
              " FROM performance_schema.events_statements_summary_by_digest"
              " WHERE DIGEST_TEXT LIKE 'SELECT COUNT ( * ) FROM `waitstmt` . `t`%'")
@@ -95,6 +95,12 @@ def test_a_metadata_lock_wait_links_the_statements_that_waited_for_it(admin_clie
     href = re.search(r'<a href="(/servers/\d+/statements/\?[^"]+)">statements by lock time</a>', row[:2000]).group(1)
     assert "order=lock" in href and "wait=wait%2Fsynch%2Fcond%2Fsql%2FMDL_context%3A%3ACOND_wait_status" in href
 
+    said = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", waits))
+    # the top wait's answer under the table: the blocked SELECT, with the lock time read from the digest table above
+    assert f"Which statements made {MDL}, the top wait: by lock time" in said
+    assert (f"SELECT COUNT ( * ) FROM `waitstmt` . `t` {lock_ps / 1e12:.2f} s of lock time,"
+            in said), said[said.index("the top wait"):][:1500]
+
     page = html.unescape(admin_client.get(href).content.decode())
     assert f"Which statements made the wait {MDL}: ranked by lock time" in re.sub(r"<[^>]+>", "", page)
     rows = get_csv(admin_client, "/export/statements.csv", server=server.pk, order="lock", **query)
@@ -103,4 +109,4 @@ def test_a_metadata_lock_wait_links_the_statements_that_waited_for_it(admin_clie
     assert first_row["statement"].startswith("SELECT COUNT ( * ) FROM `waitstmt` . `t`")
     assert first_row["lock time (s)"] == str(lock_ps / 1e12)  # the digest table's own delta, read above
     by_time = get_csv(admin_client, "/export/statements.csv", server=server.pk, order="time", **query)
-    assert by_time[1][3].startswith("DO `SLEEP`")  # 3 s + 1 s of SLEEP outweigh the SELECT's 1 s wait
+    assert by_time[1][3].startswith("DO `SLEEP`")  # 3.5 s + 1.5 s of SLEEP outweigh the SELECT's 1.5 s wait

@@ -61,6 +61,7 @@ from dashboards.source_health import source_problem
 from dashboards.timerange import TimeRange, read_points
 from dashboards.unreachable import unreachable
 from dashboards.views.common import condition_toggle, page_range, range_context
+from dashboards.wait_answer import top_wait_statements
 from servers.models import Run, Server
 
 DEFAULT_WAITS, DEFAULT_MUTEXES, MAX_WAITS = 8, 6, 20  # waits ranked on the stability chart
@@ -262,12 +263,13 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
     compared = compared_waits(server.pk, tr, second, rows_a, per_trx_a, (conditions, client), limit) if second else {}
     events = [r.event for r in rows_a[:limit]] + [d.event for d in compared.get("diffs", [])]
     rows_a, hidden = shown_waits(counted_waits(server.pk, tr, waits_a, events), conditions, client)
+    links = statement_links(server.pk, tr, rows_a[:limit])
     if compared:  # the first interval's rows compared, now with their counts
         by_event = {r.event: r for r in rows_a}
         compared["diffs"] = [replace(d, a=by_event.get(d.event)) for d in compared["diffs"]]
     return render(request, "dashboards/waits.html", {
         **range_context(request, tr), "server": server, "tab": "waits", "rows": rows_a[:limit],
-        "statement_links": statement_links(server.pk, tr, rows_a[:limit]),
+        "statement_links": links, "answer": top_wait_statements(server.pk, tr, *links[0][:3]) if links else None,
         "limit": limit, "csv": topwaits_csv(server.pk, tr, conditions=conditions, client=client),
         "from2_value": request.GET.get("from2", ""), "to2_value": request.GET.get("to2", ""),
         **condition_toggle(request, conditions), "hidden": hidden, "second_problem": problem,
@@ -279,14 +281,14 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
     })
 
 
-def statement_links(server_id: int, tr: TimeRange, rows: list[WaitRow]) -> list[tuple[WaitRow, str, str]]:
-    """Each wait shown, with the Statements tab over the same range ranked by the column that wait accumulates in
-    (dashboards.analysis.wait_statements), and that column's name."""
+def statement_links(server_id: int, tr: TimeRange, rows: list[WaitRow]) -> list[tuple[str, str, str, WaitRow]]:
+    """Each wait shown: its event, the name of the column it accumulates in (dashboards.analysis.wait_statements),
+    the Statements tab over the same range ranked by that column, and its row."""
     linked = []
     for row in rows:
         order = basis(row.event).order
         href = link("dashboards:statements", server_id, query={**tr.params(), "order": order, "wait": row.event})
-        linked.append((row, href, ORDERS[order][0]))
+        linked.append((row.event, ORDERS[order][0], href, row))
     return linked
 
 
