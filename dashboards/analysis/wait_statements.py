@@ -35,8 +35,9 @@ TMP_DISK = Basis("tmp_disk", "on-disk temporary tables are Aria (MyISAM on MySQL
                              "created temporary tables on disk made that file I/O")
 
 # Waits a session makes while opening and locking its tables (before SUM_LOCK_TIME's end).
-OPENING = frozenset(CONDITION_PREFIX + "sql/" + name for name in (
-    "MDL_context::COND_wait_status", "COND_global_read_lock", "COND_refresh", "TABLE_SHARE::tdc.COND_release"))
+METADATA_LOCKS = CONDITION_PREFIX + "sql/MDL_context::COND_wait_status"
+OPENING = frozenset({METADATA_LOCKS} | {CONDITION_PREFIX + "sql/" + name for name in (
+    "COND_global_read_lock", "COND_refresh", "TABLE_SHARE::tdc.COND_release")})
 BY_PREFIX = (
     ("wait/lock/table/", LOCK), ("wait/lock/metadata/", LOCK), ("wait/io/table/", ROW_LOCKS),
     ("wait/io/file/innodb/innodb_data_file", EXAMINED), ("wait/io/file/innodb/innodb_log_file", AFFECTED),

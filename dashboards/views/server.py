@@ -35,7 +35,7 @@ from dashboards.analysis.statements import ORDERS
 from dashboards.analysis.sweep_levels import Step, step_shifts
 from dashboards.analysis.topwaits import CLIENT_EVENTS, Hidden, WaitRow, diff_rows, is_client, shown
 from dashboards.analysis.verdict_words import sweep_levels_said, verdict_text
-from dashboards.analysis.wait_statements import basis
+from dashboards.analysis.wait_statements import METADATA_LOCKS, basis
 from dashboards.basis_change import counted_from
 from dashboards.counter_holes import outages_not_polled, stall_causes, without_counter_holes
 from dashboards.figures.purge import Reference, purge_figure
@@ -64,6 +64,7 @@ from dashboards.views.common import condition_toggle, page_range, range_context
 from dashboards.wait_answer import top_wait_statements
 from servers.models import Run, Server
 
+SYNCH = "wait/synch"  # the family of the lock waits (collectors.weakened.WAIT_FAMILIES)
 DEFAULT_WAITS, DEFAULT_MUTEXES, MAX_WAITS = 8, 6, 20  # waits ranked on the stability chart
 DEFAULT_TOP, MAX_TOP = 20, 200  # rows of the waits page's table
 SOCKET_FAMILY = "wait/io"  # the family that times client time (wait/io/socket/sql/client_connection)
@@ -270,6 +271,7 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
     return render(request, "dashboards/waits.html", {
         **range_context(request, tr), "server": server, "tab": "waits", "rows": rows_a[:limit],
         "statement_links": links, "answer": top_wait_statements(server.pk, tr, *links[0][:3]) if links else None,
+        "uncounted_locks": uncounted_locks(server.pk, tr) if SYNCH in off else "",
         "limit": limit, "csv": topwaits_csv(server.pk, tr, conditions=conditions, client=client),
         "from2_value": request.GET.get("from2", ""), "to2_value": request.GET.get("to2", ""),
         **condition_toggle(request, conditions), "hidden": hidden, "second_problem": problem,
@@ -279,6 +281,11 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
         "waits_note": note_of(off), "waits_source": source_problem(server, "pfs_waits"),
         "client_uncounted": SOCKET_FAMILY in off, "waits_recorded": bool(waits_a), **compared,
     })
+
+
+def uncounted_locks(server_id: int, tr: TimeRange) -> str:
+    """The Statements tab by lock time, for the metadata-lock waits the wait/synch instruments off leave uncounted."""
+    return link("dashboards:statements", server_id, query={**tr.params(), "order": "lock", "wait": METADATA_LOCKS})
 
 
 def statement_links(server_id: int, tr: TimeRange, rows: list[WaitRow]) -> list[tuple[str, str, str, WaitRow]]:
