@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from store.statements import COUNTERS, REST
+from store.statements import COUNTERS, NULL_DIGEST, REST
 
 TIME = COUNTERS.index("time_ps")
 TOP_N = 200  # digests kept a read where the settings do not say (monitor/settings.py's default too)
@@ -87,6 +87,10 @@ def top_rows(rows: list[DigestRow], keep: int | None = None) -> list[DigestRow]:
     keep = top_n() if keep is None else keep
     ranked = sorted(rows, key=lambda r: (-r.time_ps, r.key))
     kept, rest = ranked[:keep], ranked[keep:]
+    # The NULL-digest row is the table saying it was full (the Statements tab names it with what it counted):
+    # kept whatever its time, never summed away into the rest.
+    kept += [r for r in rest if (r.schema, r.digest) == NULL_DIGEST]
+    rest = [r for r in rest if (r.schema, r.digest) != NULL_DIGEST]
     if rest:
         kept.append(summed(rest))
     return kept

@@ -148,13 +148,20 @@ def knee_threshold(get: Mapping) -> float:
     return value / 100
 
 
-def order_param(get: Mapping) -> tuple[str, str | None]:
+def order_param(get: Mapping, default: str = DEFAULT_ORDER) -> tuple[str, str | None]:
     """The Statements tab's ranking (order=), and what was wrong with the one given."""
     raw = get.get("order", "").strip()
     if not raw or raw in ORDERS:
-        return raw or DEFAULT_ORDER, None
-    return DEFAULT_ORDER, (f"order={raw!r} is not one of {', '.join(ORDERS)}: ranking by "
-                           f"{ORDERS[DEFAULT_ORDER][0]} instead.")
+        return raw or default, None
+    return default, f"order={raw!r} is not one of {', '.join(ORDERS)}: ranking by {ORDERS[default][0]} instead."
+
+
+WAIT_CHARS = 200  # a wait event's name is at most 128 characters (performance_schema's EVENT_NAME)
+
+
+def wait_event_param(get: Mapping) -> str:
+    """The wait event the Statements tab was opened for (wait=, from the waits page), or ""; only said, as text."""
+    return get.get("wait", "").strip()[:WAIT_CHARS]
 
 
 def runs_sort(get: Mapping, sorts: Mapping, default: str) -> str:

@@ -116,6 +116,18 @@ def test_the_kept_digests_and_the_rest_add_up_to_the_table():
     assert kept[-1].counts[0] == sum(range(1, 8)) and kept[-1].max_ps == 49
 
 
+def test_the_null_digest_row_is_kept_below_the_top_n():
+    """A full digest table's NULL-digest row with less time than the top N was summed into the rest: the
+    Statements tab then lost the sentence naming the executions counted without a digest."""
+    rows = [DigestRow("s", f"d{i}", (i, i * 1000) + (0,) * 9, 1) for i in range(1, 11)]
+    rows.append(DigestRow("", "", (42, 500) + (0,) * 9, 1))  # 42 executions, the least time of all
+    with override_settings(STATEMENTS_TOP_N=3):
+        kept = top_rows(rows)
+    assert [r.digest for r in kept] == ["d10", "d9", "d8", "", "*"]
+    assert kept[3].counts[:2] == (42, 500)
+    assert kept[4].counts[:2] == (1 + 2 + 3 + 4 + 5 + 6 + 7, 28_000)  # d1..d7 only
+
+
 def test_a_digest_missing_from_the_snapshot_with_an_older_first_seen_is_only_a_baseline():
     row = DigestRow("s", "d", (5,) + (0,) * 10, 1, "2026-11-26 03:00:00", "2026-11-26 03:10:05")
     assert row.delta_since(None, "2026-11-26 03:10:00") is None

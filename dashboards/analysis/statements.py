@@ -24,6 +24,11 @@ ORDERS: dict[str, tuple[str, Callable[[DigestTotals], float]]] = {
     "examined": ("rows examined per row sent", lambda r: r.examined_per_sent or 0),
     "errors": ("errors", lambda r: r.sums["errors"]),
     "scans": ("full scans", lambda r: r.full_scans),
+    # The columns a wait class accumulates in (dashboards.analysis.wait_statements): the waits page links them.
+    "lock": ("lock time", lambda r: r.sums["lock_ps"]),
+    "rows_examined": ("rows examined", lambda r: r.sums["rows_examined"]),
+    "rows_affected": ("rows affected", lambda r: r.sums["rows_affected"]),
+    "tmp_disk": ("tmp disk tables", lambda r: r.sums["tmp_disk_tables"]),
 }
 DEFAULT_ORDER = "time"
 BIN_READS = 1.5  # a small line's bin is at least this many of the reads' interval wide (spark_bins)

@@ -60,3 +60,19 @@ def test_it_keeps_the_explanation_where_waits_were_read(admin_client):
     assert "none was read" not in stability
     waits = admin_client.get(f"/servers/{server.pk}/waits/", window()).content.decode()
     assert "Condition waits" in waits and "No wait events recorded" not in waits
+
+
+def test_metadata_lock_waits_left_uncounted_point_to_the_statements_lock_time(admin_client):
+    """MariaDB with performance_schema ON leaves wait/synch off: a session blocked on a metadata lock makes no row
+    here, but its statement's lock time holds the wait (dashboards.analysis.wait_statements)."""
+    server = data.make_server("synch-off", poll_interval=10, flavor="mariadb", version="10.11.19")
+    gauges = {"wait.instruments_off:wait/synch": 310, "wait.instruments:wait/synch": 310}
+    write_samples(polls(server.pk, {"tps": 100}, "global_status") + polls(server.pk, {TIMER: 3 * 10**10}, "pfs_waits")
+                  + [Sample(server.pk, "wait_instruments", T0 + timedelta(seconds=10 * i), 10.0, gauges, frozenset())
+                     for i in range(1, POLLS + 1)])
+    body = admin_client.get(f"/servers/{server.pk}/waits/", window()).content.decode()
+    assert "Sessions blocked on a metadata lock" in body
+    assert "order=lock&amp;wait=wait%2Fsynch%2Fcond%2Fsql%2FMDL_context%3A%3ACOND_wait_status" in body
+    other = data.make_server("synch-on", poll_interval=10, flavor="mariadb", version="10.11.19")
+    write_samples(polls(other.pk, {"tps": 100}, "global_status") + polls(other.pk, {TIMER: 3 * 10**10}, "pfs_waits"))
+    assert "Sessions blocked" not in admin_client.get(f"/servers/{other.pk}/waits/", window()).content.decode()

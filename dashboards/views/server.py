@@ -31,9 +31,11 @@ from dashboards.analysis.stability import (
     summarize,
     with_outages,
 )
+from dashboards.analysis.statements import ORDERS
 from dashboards.analysis.sweep_levels import Step, step_shifts
 from dashboards.analysis.topwaits import CLIENT_EVENTS, Hidden, WaitRow, diff_rows, is_client, shown
 from dashboards.analysis.verdict_words import sweep_levels_said, verdict_text
+from dashboards.analysis.wait_statements import METADATA_LOCKS, basis
 from dashboards.basis_change import counted_from
 from dashboards.counter_holes import outages_not_polled, stall_causes, without_counter_holes
 from dashboards.figures.purge import Reference, purge_figure
@@ -41,7 +43,7 @@ from dashboards.figures.stability import stability_figure
 from dashboards.holder_panel import SERIES as HOLDER_SERIES
 from dashboards.holder_panel import holders_context
 from dashboards.host_panel import panel_disk, panel_of
-from dashboards.links import chart_csv, dips_statements, topwaits_csv
+from dashboards.links import chart_csv, dips_statements, link, topwaits_csv
 from dashboards.marks import purge_references, server_marks
 from dashboards.purge_reads import above_since
 from dashboards.query_params import (
@@ -59,8 +61,10 @@ from dashboards.source_health import source_problem
 from dashboards.timerange import TimeRange, read_points
 from dashboards.unreachable import unreachable
 from dashboards.views.common import condition_toggle, page_range, range_context
+from dashboards.wait_answer import top_wait_statements
 from servers.models import Run, Server
 
+SYNCH = "wait/synch"  # the family of the lock waits (collectors.weakened.WAIT_FAMILIES)
 DEFAULT_WAITS, DEFAULT_MUTEXES, MAX_WAITS = 8, 6, 20  # waits ranked on the stability chart
 DEFAULT_TOP, MAX_TOP = 20, 200  # rows of the waits page's table
 SOCKET_FAMILY = "wait/io"  # the family that times client time (wait/io/socket/sql/client_connection)
@@ -260,11 +264,14 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
     compared = compared_waits(server.pk, tr, second, rows_a, per_trx_a, (conditions, client), limit) if second else {}
     events = [r.event for r in rows_a[:limit]] + [d.event for d in compared.get("diffs", [])]
     rows_a, hidden = shown_waits(counted_waits(server.pk, tr, waits_a, events), conditions, client)
+    links = statement_links(server.pk, tr, rows_a[:limit])
     if compared:  # the first interval's rows compared, now with their counts
         by_event = {r.event: r for r in rows_a}
         compared["diffs"] = [replace(d, a=by_event.get(d.event)) for d in compared["diffs"]]
     return render(request, "dashboards/waits.html", {
         **range_context(request, tr), "server": server, "tab": "waits", "rows": rows_a[:limit],
+        "statement_links": links, "answer": top_wait_statements(server.pk, tr, *links[0][:3]) if links else None,
+        "uncounted_locks": uncounted_locks(server.pk, tr) if SYNCH in off else "",
         "limit": limit, "csv": topwaits_csv(server.pk, tr, conditions=conditions, client=client),
         "from2_value": request.GET.get("from2", ""), "to2_value": request.GET.get("to2", ""),
         **condition_toggle(request, conditions), "hidden": hidden, "second_problem": problem,
@@ -274,6 +281,22 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
         "waits_note": note_of(off), "waits_source": source_problem(server, "pfs_waits"),
         "client_uncounted": SOCKET_FAMILY in off, "waits_recorded": bool(waits_a), **compared,
     })
+
+
+def uncounted_locks(server_id: int, tr: TimeRange) -> str:
+    """The Statements tab by lock time, for the metadata-lock waits the wait/synch instruments off leave uncounted."""
+    return link("dashboards:statements", server_id, query={**tr.params(), "order": "lock", "wait": METADATA_LOCKS})
+
+
+def statement_links(server_id: int, tr: TimeRange, rows: list[WaitRow]) -> list[tuple[str, str, str, WaitRow]]:
+    """Each wait shown: its event, the name of the column it accumulates in (dashboards.analysis.wait_statements),
+    the Statements tab over the same range ranked by that column, and its row."""
+    linked = []
+    for row in rows:
+        order = basis(row.event).order
+        href = link("dashboards:statements", server_id, query={**tr.params(), "order": order, "wait": row.event})
+        linked.append((row.event, ORDERS[order][0], href, row))
+    return linked
 
 
 def counted_waits(server_id: int, tr: TimeRange, waits: list[WaitRow], events: list[str]) -> list[WaitRow]:

@@ -7,16 +7,18 @@ from collectors.sources.statements import CONSUMER_FIX
 from collectors.statement_rows import top_n
 from dashboards import reads
 from dashboards.analysis.statements import (
+    DEFAULT_ORDER,
     MONITORING_PARAM,
     ORDERS,
     latencies,
     rank,
     rates,
 )
+from dashboards.analysis.wait_statements import basis
 from dashboards.figures.statements import statement_figure
 from dashboards.links import exact_param, link
 from dashboards.prepared_note import unseen_prepared
-from dashboards.query_params import int_param, monitoring_param, order_param
+from dashboards.query_params import int_param, monitoring_param, order_param, wait_event_param
 from dashboards.server_texts import BASIS_SERIES, range_texts, statements_note
 from dashboards.source_health import source_health
 from dashboards.statement_lines import lines_of
@@ -29,6 +31,7 @@ DEFAULT_TOP, MAX_TOP = 50, 500
 CHART_ID = "statement-chart"
 RUNS_LOOKED_AT = 200  # the newest runs of the server checked for a digest
 CONSUMER_SQL = CONSUMER_FIX + ";"
+EXTRA_COLUMNS = ("lock", "rows_examined", "rows_affected")  # rankings whose figure has no column of its own
 
 
 def statements_csv(server_id: int, tr: TimeRange, order: str, monitoring: bool = False) -> str:
@@ -58,7 +61,9 @@ def statements(request: HttpRequest, server_id: int) -> HttpResponse:
     server = get_object_or_404(Server, pk=server_id)
     tr, _ = page_range(request)
     limit, limit_problem = int_param(request.GET, "top", DEFAULT_TOP, 5, MAX_TOP, "the top {} statements")
-    order, order_problem = order_param(request.GET)
+    wait = wait_event_param(request.GET)
+    wait_basis = basis(wait) if wait else None
+    order, order_problem = order_param(request.GET, wait_basis.order if wait_basis else DEFAULT_ORDER)
     monitoring, monitoring_problem = monitoring_param(request.GET)
     found = reads.statements_in(server.pk, tr.start, tr.end)
     ranked = rank(found.rows, order, limit, monitoring)
@@ -66,6 +71,8 @@ def statements(request: HttpRequest, server_id: int) -> HttpResponse:
         **range_context(request, tr), "server": server, "tab": "statements", "found": found, "ranked": ranked,
         "lines": lines_of(server.pk, tr, found, ranked), "reads_end_early": reads_end_early(found, tr),
         "order": order, "orders": ORDERS.items(), **per_trx_basis(server, found, tr),
+        "wait": wait, "wait_basis": wait_basis, "wait_basis_label": ORDERS[wait_basis.order][0] if wait_basis else "",
+        "extra_column": order if order in EXTRA_COLUMNS else "",
         "order_label": ORDERS[order][0], "limit": limit, "csv": statements_csv(server.pk, tr, order, monitoring),
         "param_notes": [p for p in (limit_problem, order_problem, monitoring_problem) if p],
         **monitoring_toggle(request, monitoring),
