@@ -466,8 +466,8 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
     found = periodic(longer, interval) or periodic(halted, interval)
     recurring = on_grid(dips, found[0], found[1], interval) if found is not None else ()
     judged_waits = {k: v[start:] for k, v in (waits or {}).items()}
-    if found is not None and not off_grid(recurring, halted, medians):
-        return replace(base, kind="periodic", period=found[0], dips=recurring,
+    if found is not None and not off_grid(recurring, halted, medians):  # its level changes said beside it
+        return replace(base, kind="periodic", period=found[0], dips=recurring, shifts=shifts,
                        other_dips=len(dips) - len(recurring),
                        dip_seconds=float(np.median([d.seconds for d in recurring])),
                        **dips_compared(ts, values, judged_waits, recurring))
@@ -536,8 +536,8 @@ def table_threshold(tps: ChartPoints, verdict: Verdict, threshold: float,
                     fraction: float = DEFAULT_DIP_FRACTION) -> Threshold:
     """The dips table's threshold: `threshold` (`fraction` of the range's median), or where the verdict found level
     changes, `fraction` of each level's own median (stability.level_thresholds), as level_dips judges them; the
-    first level's median is over the polls from the first one judged (after the warm-up). A periodic verdict says
-    no level change, but judged its dips per level all the same (dip_levels): 100 TPS, then 300, with stalls every
+    first level's median is over the polls from the first one judged (after the warm-up). A periodic verdict is no
+    level change's, but judged its dips per level all the same (dip_levels): 100 TPS, then 300, with stalls every
     2 minutes listed the whole first level as one dip, under half the range's median (150)."""
     changes = sorted({s.at for s in verdict.shifts} or set(verdict.dip_levels))
     if not changes or not tps.ts:

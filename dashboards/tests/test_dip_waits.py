@@ -46,3 +46,16 @@ def test_a_steady_line_says_no_dips():
     ts, _tps, waits = polls()
     v = judge(ts, [100.0 + (i % 3) for i in range(60)], waits)
     assert v.kind == "steady" and verdict_text(v)["dips"] == ""
+
+
+def test_periodic_dips_on_a_line_that_changed_level_say_the_level_change_too():
+    """Seen live: sysbench at --rate 120, then 60 from 02:49:20, FTWRL held 5 s at 4 of 5 times on a 69 s grid,
+    read "Periodic dips every 69 s" and said the halving nowhere but in the dips table's heading."""
+    ts = [START + timedelta(seconds=2 * i) for i in range(100)]
+    stalled = {k + d for k in range(5, 100, 10) for d in (0, 1)}  # 4 s at 0 every 20 s
+    tps = [0.0 if i in stalled else 100.0 if i < 50 else 50.0 for i in range(100)]
+    v = judge(ts, tps)
+    assert (v.kind, round(v.period or 0)) == ("periodic", 20)
+    # By hand: the levels less their stalls, 100 then 50, from the 50th poll (02:43:40): -50 %.
+    assert verdict_text(v)["shifted"] == "TPS from 100.0 to 50.0 at 02:43:40 (-50 %)"
+    assert verdict_text(v)["levels"].startswith("Two levels, not a drift: the load or a setting changed at 02:43:40")
