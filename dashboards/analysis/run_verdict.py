@@ -471,8 +471,10 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
                        other_dips=len(dips) - len(recurring),
                        dip_seconds=float(np.median([d.seconds for d in recurring])),
                        **dips_compared(ts, values, judged_waits, recurring))
-    if shifts:
+    if shifts:  # the waits that grew in its stalls, not TPS's mean in them: the polls between hold two loads
+        grown = dips_compared(ts, values, judged_waits, halted).get("dip_waits", ())
         return replace(base, kind="shifted", shifts=shifts, stalls=levels.stalls, dips=(), dip_seconds=None,
+                       dip_waits=grown,
                        waits=tuple(moving_waits(values, {k: v[start:] for k, v in (waits or {}).items()}, splits)))
     # The stalls' polls are no part of a trend (a flat line that stalls at its end would read as falling).
     moving_polls = [(t, v) for t, v in kept if not any(d.start < t <= d.end for d in halted)]

@@ -105,15 +105,14 @@ def stalls_said(v: Verdict) -> str:
 def dips_said(v: Verdict) -> str:
     """How deep the dips are and which waits grew in them (run_verdict.dips_compared), as one would read them off
     the chart: TPS in them against between them, each wait's seconds waited a second the same way."""
-    if v.dip_tps is None:
-        return ""
+    grew = listed([f"{w.name} ({w.inside / PS_PER_S:,.2f} s waited a second in them against "
+                   f"{w.between / PS_PER_S:,.2f})" for w in v.dip_waits]) if v.dip_waits else ""
+    waits = f"the wait{'s' if len(v.dip_waits) > 1 else ''} that grew in them: {grew}"
+    if v.dip_tps is None:  # a level change's stalls: the polls between them hold two loads, no one TPS
+        return f"In the stalls, {waits}" if grew else ""
     inside, between = v.dip_tps
     text = f"TPS averaged {inside:,.1f} in the dips' polls against {between:,.1f} in the others"
-    if not v.dip_waits:
-        return text
-    grew = listed([f"{w.name} ({w.inside / PS_PER_S:,.2f} s waited a second in them against "
-                   f"{w.between / PS_PER_S:,.2f})" for w in v.dip_waits])
-    return f"{text}; the wait{'s' if len(v.dip_waits) > 1 else ''} that grew in them: {grew}"
+    return f"{text}; {waits}" if grew else text
 
 
 def interval(d: Drift, digits: int) -> str:

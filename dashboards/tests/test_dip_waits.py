@@ -59,3 +59,17 @@ def test_periodic_dips_on_a_line_that_changed_level_say_the_level_change_too():
     # By hand: the levels less their stalls, 100 then 50, from the 50th poll (02:43:40): -50 %.
     assert verdict_text(v)["shifted"] == "TPS from 100.0 to 50.0 at 02:43:40 (-50 %)"
     assert verdict_text(v)["levels"].startswith("Two levels, not a drift: the load or a setting changed at 02:43:40")
+
+
+def test_the_stalls_of_a_level_change_name_the_wait_that_grew_in_them():
+    """Seen live: sysbench at --rate 100, then 50, FTWRL held 5 s at five irregular times: "Level change: TPS
+    from 97.1 to 50.9", the five stalls named, and no wait (MDL_context::COND_wait_status grew in each)."""
+    ts = [START + timedelta(seconds=2 * i) for i in range(60)]
+    stalled = {8, 9, 40, 41, 52, 53}
+    tps = [0.0 if i in stalled else 100.0 if i < 30 else 50.0 for i in range(60)]
+    mdl = [8 * PS if i in stalled else 0.0 for i in range(60)]
+    v = judge(ts, tps, {MDL: mdl, HANDLER: [0.1 * PS] * 60})
+    assert v.kind == "shifted" and len(v.stalls) == 3
+    # By hand: MDL 8 s a second in the stalls' 6 polls, 0 in the other 54; the handler's 0.1 in both.
+    assert verdict_text(v)["dips"] == (
+        f"In the stalls, the wait that grew in them: {MDL} (8.00 s waited a second in them against 0.00)")
