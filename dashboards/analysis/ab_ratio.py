@@ -39,6 +39,17 @@ class AbRatio:
         return f"B is {self.ratio:.2f} times A (95 %: {self.lo:.2f}{between}{self.hi:.2f}, N={self.n}, M={self.m})."
 
 
+def told(r: AbRatio) -> str:
+    """Whether the runs tell B from A, in words: the interval excludes 1 (B higher or lower, by how much, with the
+    interval as changes), or holds it (no difference told apart). "" without an interval."""
+    if r.ratio is None or r.lo is None or r.hi is None:
+        return ""
+    lo, mid, hi = (f"{(x - 1) * 100:+.1f} %" for x in (r.lo, r.ratio, r.hi))
+    if r.lo > 1 or r.hi < 1:
+        return f"B is {'higher' if r.lo > 1 else 'lower'} than A: {mid} (95 %: {lo} to {hi})."
+    return f"No difference told apart: the 95 % interval holds 1 (B against A from {lo} to {hi})."
+
+
 def incomplete_beta(x: float, a: float, b: float) -> float:
     """The regularized incomplete beta function I_x(a, b), by its continued fraction (modified Lentz)."""
     if x <= 0 or x >= 1:

@@ -1,6 +1,6 @@
 """Which TPS an A/B ratio reads (the server's, or each load's own count), the ratio, and the note on other clients."""
 
-from dashboards.analysis.ab_ratio import AbRatio, ab_ratio
+from dashboards.analysis.ab_ratio import AbRatio, ab_ratio, told
 from dashboards.analysis.own_load import OTHERS_THRESHOLD, others_ran
 
 
@@ -29,7 +29,8 @@ def ab_verdict(rows: list[dict]) -> dict:
         row["tps"] = row["own_tps"] if by_own else row["server_tps"]
     ratio: AbRatio = ab_ratio([r["tps"] for r in rows if r["group"] == "A" and r["tps"] is not None],
                               [r["tps"] for r in rows if r["group"] == "B" and r["tps"] is not None])
-    return {"ratio": ratio, "rows": rows, "unmeasured": [r["run"] for r in rows if r["tps"] is None],
+    return {"ratio": ratio, "told": told(ratio), "rows": rows,
+            "unmeasured": [r["run"] for r in rows if r["tps"] is None],
             "by_own": by_own, "others_note": others_note(rows, by_own)}
 
 

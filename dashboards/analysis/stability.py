@@ -69,6 +69,13 @@ def counts_next_to_nothing(summary: Summary, transactions: float) -> bool:
     return summary.points > 0 and 0 < transactions < MIN_DIP_COUNT
 
 
+def no_line(summary: Summary, transactions: float) -> tuple[bool, int | None]:
+    """Whether the polls leave no TPS line to judge (counts_nothing or counts_next_to_nothing), and where they
+    counted next to nothing, how many transactions (`transactions`: those the summary's polls counted) to say."""
+    few = counts_next_to_nothing(summary, transactions)
+    return counts_nothing(summary) or few, int(transactions) if few else None
+
+
 def find_dips(
     ts: Sequence[datetime], values: Sequence[float | None], threshold: Threshold, bucket: timedelta | None = None,
     resumed: Mapping[datetime, datetime] | None = None, first_began: datetime | None = None,

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 
+from collectors.metric import PS_PER_S
 from dashboards.analysis.history_shape import Hump, Rise
 from dashboards.analysis.levels import STALL_SHARE, Shift
 from dashboards.analysis.run_summary import Warmup
@@ -101,6 +102,19 @@ def stalls_said(v: Verdict) -> str:
     return "; ".join(said)
 
 
+def dips_said(v: Verdict) -> str:
+    """How deep the dips are and which waits grew in them (run_verdict.dips_compared), as one would read them off
+    the chart: TPS in them against between them, each wait's seconds waited a second the same way."""
+    grew = listed([f"{w.name} ({w.inside / PS_PER_S:,.2f} s waited a second in them against "
+                   f"{w.between / PS_PER_S:,.2f})" for w in v.dip_waits]) if v.dip_waits else ""
+    waits = f"the wait{'s' if len(v.dip_waits) > 1 else ''} that grew in them: {grew}"
+    if v.dip_tps is None:  # a level change's stalls: the polls between them hold two loads, no one TPS
+        return f"In the stalls, {waits}" if grew else ""
+    inside, between = v.dip_tps
+    text = f"TPS averaged {inside:,.1f} in the dips' polls against {between:,.1f} in the others"
+    return f"{text}; {waits}" if grew else text
+
+
 def interval(d: Drift, digits: int) -> str:
     return f"95 % interval {d.low:,.{digits}f} to {d.high:,.{digits}f}"
 
@@ -169,4 +183,4 @@ def warmup_said(v: Verdict, run: Warmup | None) -> str:
 def verdict_text(v: Verdict, run: Warmup | None = None) -> dict[str, str]:
     """The clauses _verdict.html says; `run`: the run's warm-up, on a run's pages."""
     return {"drifted": drifted(v), "shifted": shifted(v), "levels": levels_said(v), "humps": humps_said(v),
-            "warmup": warmup_said(v, run)}
+            "warmup": warmup_said(v, run), "dips": dips_said(v)}

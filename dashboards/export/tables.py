@@ -4,6 +4,7 @@ from collections.abc import Iterable, Iterator
 from datetime import datetime
 
 from collectors.metric import PS_PER_S
+from dashboards.analysis.own_load import others_share
 from dashboards.analysis.per_transaction import PS_PER_MS, PerTransaction
 from dashboards.analysis.run_summary import ratio
 from dashboards.analysis.topwaits import WaitDiff, WaitRow
@@ -25,7 +26,10 @@ RUN_HEADER = ["run id", "run", "server", "from (UTC, after the warm-up)", "ended
               "waits per transaction (ms, condition waits left out)", "host CPU per transaction (ms)",
               "seconds covered by the TPS polls inside (s)",  # avg TPS = transactions / these
               "seconds both sources cover (waits per transaction)",
-              "seconds both sources cover (host CPU per transaction)"]
+              "seconds both sources cover (host CPU per transaction)",
+              # Appended, so the columns before keep their places: as the compare page shows them, what the server's TPS
+              # counted, and the load's own count the A/B ratio reads where other clients ran (ab_verdict).
+              "TPS counts", "load's own TPS (/s)", "other clients (share of server TPS)"]
 # The page's per-transaction figures: transactions (tps deltas) in the interval, time waited in the waits
 # listed / transactions, host CPU not idle nor iowait (node_exporter) / transactions, each over the seconds the
 # source and TPS both cover (then those seconds); empty where unknown.
@@ -95,15 +99,17 @@ def _us(ps: float | None) -> float | None:
     return None if ps is None else ps / 1e6
 
 
-def compare_rows(summaries: list[RunSummary], per_trx: list[PerTransaction]) -> Iterator[list]:
-    """The seeds' hand-built table: one run a row, TPS ratio to the first run, its per-transaction costs."""
+def compare_rows(summaries: list[RunSummary], per_trx: list[PerTransaction], bases: list[TpsBasis | None],
+                 own: list[float | None]) -> Iterator[list]:
+    """The seeds' hand-built table: one run a row, TPS ratio to the first run, its per-transaction costs, what its
+    server's TPS counted (bases) and the load's own TPS (own: None where it kept no count over the same span)."""
     yield RUN_HEADER
     reference = summaries[0].tps.mean if summaries else None
-    for s, pt in zip(summaries, per_trx, strict=True):
+    for s, pt, basis, mine in zip(summaries, per_trx, bases, own, strict=True):
         yield [s.run.pk, s.run.name, s.run.server.name, to_second(s.start), to_second(s.run.ended_at),
                to_ms(s.seconds), s.tps.mean, s.tps.p5, s.tps.p95, s.tps.median, s.tps.cv, s.qps, s.transactions,
                s.max_history, ratio(s.tps.mean, reference), s.warmup, pt.wait_ms, pt.cpu_ms, to_ms(s.covered),
-               to_ms(pt.wait_seconds), to_ms(pt.cpu_seconds)]
+               to_ms(pt.wait_seconds), to_ms(pt.cpu_seconds), tps_counts(basis), mine, others_share(s.tps.mean, mine)]
 
 
 def annotation_rows(annotations: Iterable[Annotation]) -> Iterator[list]:

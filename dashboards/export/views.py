@@ -32,11 +32,12 @@ from dashboards.export.tables import (
     topwaits_rows,
 )
 from dashboards.fleet_rows import fleet_rows, health_of
+from dashboards.own_load_reads import own_load
 from dashboards.query_params import BadParam, runs_sort, warmup_param
 from dashboards.reports.run_table import DEFAULT_SORT, SORTS, run_lines, table_rows
 from dashboards.reports.scalability import study
-from dashboards.reports.summary import summarize_run
-from dashboards.server_texts import tps_basis_of
+from dashboards.reports.summary import basis_sums, summarize_run
+from dashboards.server_texts import BASIS_SERIES, range_basis, tps_basis_of
 from dashboards.url_ids import parse_id
 from servers.models import Annotation, Run, Server
 
@@ -138,11 +139,14 @@ def waits_of(server_id: int, start, end, conditions: bool, client: bool) -> list
 def compare_csv(request: HttpRequest) -> HttpResponse:
     """/export/compare.csv?runs=1,2: one summary row per run, ratio to the first."""
     runs = params.find_runs(request.GET.getlist("runs"))
-    summaries = [summarize_run(run, warmup_param(request.GET), also=per_trx_reads.RUN_TIMES) for run in runs]
+    summaries = [summarize_run(run, warmup_param(request.GET), also=(*per_trx_reads.RUN_TIMES, *BASIS_SERIES))
+                 for run in runs]
     per_trx = [per_trx_reads.run_figures(s.run.server_id, Window(s.start, s.end), s.polls, counts=False)[1]
                for s in summaries]
-    return csv_response(compare_rows(summaries, per_trx), slug("compare-runs", *(r.pk for r in runs)) + ".csv",
-                        _flag(request.GET, "bom"))
+    bases = [range_basis(s.run.server, basis_sums(s)) for s in summaries]
+    own = [getattr(own_load(s.run, s.warmup), "tps", None) for s in summaries]
+    return csv_response(compare_rows(summaries, per_trx, bases, own),
+                        slug("compare-runs", *(r.pk for r in runs)) + ".csv", _flag(request.GET, "bom"))
 
 
 @csv_export

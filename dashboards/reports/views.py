@@ -9,7 +9,7 @@ from dashboards import per_trx_reads, reads
 from dashboards.analysis.own_load import others_ran, others_sentence, others_share
 from dashboards.analysis.run_summary import Warmup, ratio
 from dashboards.analysis.settings_diff import Change, changes
-from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, counts_nothing, dip_threshold, per_level
+from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, dip_threshold, no_line, per_level
 from dashboards.analysis.statements import rank
 from dashboards.analysis.step_window import Window, run_window
 from dashboards.analysis.verdict_words import verdict_text
@@ -85,6 +85,7 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
     collected = reads.purge_counters(run.server_id)[0]  # for the purge chart and its CSV link
     # only what the server collected: the export refuses a name it never did (history off, no PROCESS)
     metrics = ",".join(query.collected(run.server_id, ["qps", "Threads_running", *chart_metrics(collected)]))
+    no_tps, counted = no_line(summary.tps, summary.transactions or 0)  # none, or a commit or two: as a range's
     context.update(
         run=run, summary=summary, waits=waits[:TOP_WAITS], waits_total=len(waits), hidden=hidden,
         not_started=run.ended_at is None and run.started_at >= window.end,  # marked ahead: its window ends at its start
@@ -102,7 +103,7 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
         # The run's range (the stability page then judges it with the run's warm-up), its last poll included;
         # from its exact start: cut to the second, it may take in a poll read just before the run began.
         range_params={"from": exact_param(run.started_at), "to": iso_param(up_to_second(summary.end))},
-        tps_definition=texts.definition, tps_fix=texts.fix, no_tps=counts_nothing(summary.tps),
+        tps_definition=texts.definition, tps_fix=texts.fix, no_tps=no_tps, counted=counted,
         dip_fraction=DEFAULT_DIP_FRACTION,
         top_statements=reads.run_top_statements(run, TOP_STATEMENTS, summary.warmup, found, monitoring),
         statements_monitoring=rank(found.rows, monitoring=monitoring).monitoring, monitoring_problem=monitoring_problem,

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from dashboards.analysis.ab_ratio import ab_ratio, t_quantile
+from dashboards.analysis.ab_ratio import ab_ratio, t_quantile, told
 
 # Student's t, 97.5th percentile, from the printed tables.
 T_TABLE = {1: 12.7062, 2: 4.3027, 4: 2.7764, 10: 2.2281, 30: 2.0423}
@@ -81,3 +81,15 @@ def test_an_interval_below_0_is_written_so_that_its_sign_reads():
     4.302653 x 80.829 = 347.78, so (150 - 347.78) / 100 = -1.98 to (150 + 347.78) / 100 = 4.98."""
     r = ab_ratio([100.0, 100.0, 100.0], [10.0, 150.0, 290.0])
     assert r.sentence() == "B is 1.50 times A (95 %: -1.98 to 4.98, N=3, M=3)."
+
+
+def test_the_verdict_says_whether_the_runs_tell_b_from_a():
+    """Seen live, two sysbench runs at --rate 100 against two more: "B is 0.98 times A (95 %: 0.95-1.00, N=2,
+    M=2)", whose upper bound, 1.0036, printed as 1.00: whether 1 was inside could not be read."""
+    # By hand: no spread, B 80 against A 100: -20 % exactly.
+    assert told(ab_ratio([100.0, 100.0], [80.0, 80.0])) == "B is lower than A: -20.0 % (95 %: -20.0 % to -20.0 %)."
+    # By hand: a = 105, va = 50 / 2 = 25, b = 105, vb = 0; Welch's df (25)^2 / (25^2 / 1) = 1, t = 12.7062;
+    # Fieller: (a b -+ t sqrt(b^2 va)) / (a^2 - t^2 va) = (11025 -+ 6670.8) / 6988.8 = 0.6230 and 2.5320.
+    assert told(ab_ratio([100.0, 110.0], [105.0, 105.0])) == (
+        "No difference told apart: the 95 % interval holds 1 (B against A from -37.7 % to +153.2 %).")
+    assert told(ab_ratio([100.0], [80.0, 80.0])) == ""  # one run in A: no interval, nothing told

@@ -1,5 +1,7 @@
 """The compare page's A/B sentence over runs whose average TPS is known by construction."""
 
+import csv
+import io
 import math
 from datetime import timedelta
 from html import escape
@@ -156,3 +158,19 @@ def test_a_surplus_beyond_the_polls_window_is_other_clients_on_both_pages(admin_
     assert "B is 2.00 times A (N=1, M=1)" in section
     assert escape("from the load's own counts: other clients ran 0.0-25.0 % of the server's transactions") in section
     assert "other clients: 25.0 % of the transactions" in report
+
+
+def test_the_compare_csv_has_the_loads_own_tps_the_ratio_read(admin_client, shared):
+    """compare.csv had each run's server TPS only: where other clients ran, the A/B ratio reads the loads' own
+    TPS, which no column held, so the ratio the page gave could not be recomputed from the CSV."""
+    a, b = shared
+    give_own(a, OWN_A)
+    give_own(b, OWN_B)
+    response = admin_client.get("/export/compare.csv", {"runs": ",".join(str(r.pk) for r in a + b)})
+    header, *rows = list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode())))
+    own = [float(row[header.index("load's own TPS (/s)")]) for row in rows]
+    others = [float(row[header.index("other clients (share of server TPS)")]) for row in rows]
+    assert own == OWN_A + OWN_B
+    # By hand: (server - own) / server, e.g. (116.7 - 54.7) / 116.7 = 0.531 for the first run.
+    assert others == pytest.approx([(s - o) / s for s, o in zip(SERVER_A + SERVER_B, OWN_A + OWN_B, strict=True)])
+    assert round((sum(own[3:]) / 3) / (sum(own[:3]) / 3), 2) == 1.93  # the page's "B is 1.93 times A"

@@ -70,3 +70,19 @@ def test_a_poll_at_0_of_a_load_of_a_few_transactions_a_poll_is_chance_not_a_stal
     assert levels_of([at(i) for i in range(25)], values).stalls == ()
     # The same load at 40 TPS (100 transactions at the threshold's rate) stopped for that poll.
     assert levels_of([at(i) for i in range(25)], [100 * v for v in values]).stalls == ((at(12), at(12)),)
+
+
+def test_a_lock_whose_first_poll_caught_part_of_it_is_a_stall_beside_a_catch_up():
+    """Seen live (sysbench --rate 100 then 50, FTWRL held 5 s at irregular times, 2 s polls): a lock read 28.3,
+    then 0, with a catch-up of 304.4 after another lock. Judged against a tenth of that 304.4, the 28.3 was a
+    stall's too, and the two polls, 14.2 on average, were neither a stall nor a lone stalled poll: four of the
+    five locks were named."""
+    start = datetime(2026, 11, 28, 3, 1, 19, tzinfo=UTC)
+    ts = [start + timedelta(seconds=2 * i) for i in range(60)]
+    special = {10: 28.0, 11: 0.0, 12: 80.0, 13: 300.0, 20: 0.0, 21: 0.0, 22: 300.0}
+    tps = [special.get(i, 100.0 if i < 30 else 50.0) for i in range(60)]
+    levels = levels_of(ts, tps)
+    assert levels.stalls == ((ts[11], ts[11]), (ts[20], ts[21]))
+    # By hand: the first level less the stalls (11; 20, 21) and the catch-ups after them (80 and 300, the poll the
+    # stall ended in under the level, then the burst; 300): 23 polls at 100 and the 28, 2,328 / 24 = 97.0.
+    assert [(s.at, round(s.before, 1), round(s.after, 1)) for s in levels.shifts] == [(ts[30], 97.0, 50.0)]

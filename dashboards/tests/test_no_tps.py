@@ -68,6 +68,25 @@ def test_one_commit_amid_an_autocommit_load_is_no_line_to_judge_either(admin_cli
     assert f"History length rose to 160,000 at {rose}" in verdict and f"fell to 300 at {fell}" in verdict
 
 
+def test_a_run_of_one_commit_amid_an_autocommit_load_is_no_line_to_judge_either(admin_client):
+    """The run report and its range on the stability page said "No transactions counted" only where the run's
+    polls counted none: a run that counted one read a verdict over a line of 0s."""
+    server = data.make_server("one-commit-run", poll_interval=5, flavor="mariadb", version="10.11.19")
+    polls = [{"tps": int(i == 9), "tps_explicit": int(i == 9), "qps": 20_000} for i in range(1, POLLS + 1)]
+    write_samples([Sample(server.pk, "global_status", T0 + timedelta(seconds=5 * i), 5.0, values, frozenset(values))
+                   for i, values in enumerate(polls, start=1)])
+    ServerHealth.objects.create(server=server, sources={"global_status": {"ok": True, "note": DEFINITIONS[EXPLICIT]}})
+    run = Run.objects.create(server=server, name="autocommit updates", started_at=T0,
+                             ended_at=T0 + timedelta(seconds=5 * POLLS))
+    # By hand: the 18 polls' intervals all lie inside the run (T0 to T0 + 90 s), and they counted 1 transaction.
+    said = "Next to no transactions counted in this run: 1 in all, too few for a line to judge"
+    report = verdict_of(admin_client.get(f"/runs/{run.pk}/report/").content.decode())
+    assert said in report and "CV" not in report and escape(INNODB_TRX_ON) in report
+    its_range = {"from": T0.isoformat(), "to": (T0 + timedelta(seconds=5 * POLLS)).isoformat()}  # as it links it
+    page = verdict_of(admin_client.get(f"/servers/{server.pk}/stability/", its_range).content.decode())
+    assert "Next to no transactions counted in this range: 1 in all" in page and "CV" not in page
+
+
 def test_the_purge_page_and_run_report_say_the_statement_where_they_show_tps(admin_client, autocommit):
     purge = admin_client.get(f"/servers/{autocommit.pk}/purge/", window()).content.decode()
     assert escape(INNODB_TRX_ON) in purge

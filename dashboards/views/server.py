@@ -22,11 +22,10 @@ from dashboards.analysis.run_verdict import Verdict, judge_lines, moving_lines, 
 from dashboards.analysis.stability import (
     Dip,
     Threshold,
-    counts_next_to_nothing,
-    counts_nothing,
     dip_threshold,
     line_dips,
     merge_close,
+    no_line,
     per_level,
     summarize,
     with_outages,
@@ -102,9 +101,12 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     run = run_of_range(server.pk, tr)
     # A run's range (its link) shows the run's figures, as its report: the polls inside it after its warm-up; a
     # range's are the polls read in (start, end], the first after a run's start mostly measuring the time before.
-    summary = summarize_run(run).tps if run else summarize(tps.values, mean=reads.rate_in(sums, reads.TPS))
-    counted = sums.get(reads.TPS, (0, 0.0))[0]
-    few = not run and counts_next_to_nothing(summary, counted)  # a commit or two in the range: no line either
+    run_summary = summarize_run(run) if run else None
+    summary = run_summary.tps if run_summary else summarize(tps.values, mean=reads.rate_in(sums, reads.TPS))
+    # No transactions, or a commit or two (an autocommit load where only explicit ones are counted): no line to
+    # judge. A run's are those its figures count (inside it, after its warm-up), as its report says them.
+    counted = (run_summary.transactions or 0) if run_summary else sums.get(reads.TPS, (0, 0.0))[0]
+    no_tps, few = no_line(summary, counted)
     threshold = dip_threshold(summary, fraction)
     bucket = reads.point_bucket(tr, points)
     # the buckets hide outages shorter than ~1.5 of them: read from the polls, for the list and the verdict
@@ -134,7 +136,7 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     metrics = [reads.TPS] + [reads.TIME_PREFIX + w for w, _ in waits] + [reads.MUTEX_PREFIX + m for m, _ in mutexes]
     return render(request, "dashboards/stability.html", {
         **range_context(request, tr), "server": server, "tab": "stability", "tps_definition": texts.definition,
-        "tps_fix": texts.fix, "no_tps": counts_nothing(summary) or few, "counted": int(counted) if few else None,
+        "tps_fix": texts.fix, "no_tps": no_tps, "counted": few,
         "waits_note": waits_note(server.pk, tr.start, tr.end), "waits_source": source_problem(server, "pfs_waits"),
         "tps_mixed": texts.mixed, "run": run, "judged_from": since,
         "figures": {"stability-chart": fig, **host.figures}, "host_panel": host, "summary": summary,
