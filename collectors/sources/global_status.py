@@ -320,7 +320,7 @@ def reading(values: dict[str, int | float], counters: frozenset[str] | None = No
     values.update(counter)
     derived = [name for name in DERIVED if name in values]
     return Reading(values, counters_with(counters, derived), reset_markers=RESET_MARKERS,
-                   note=transactions.note(values), aliases={TPS: transactions.PREFERENCE})
+                   note=transactions.note(values, info.tps_refused), aliases={TPS: transactions.PREFERENCE})
 
 
 DERIVED = ("qps", *transactions.PREFERENCE)  # counters reading() adds to the values
