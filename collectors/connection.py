@@ -160,6 +160,7 @@ class ServerInfo:
     version_tuple: tuple[int, int, int]
     performance_schema: bool
     tps_basis: str = transactions.EXPLICIT  # the counter TPS is taken from (collectors.transactions)
+    tps_refused: bool = False  # InnoDB's trx counters refused for want of PROCESS (collectors.transactions.basis)
 
     @property
     def label(self) -> str:
@@ -256,7 +257,7 @@ def detect(conn: pymysql.Connection) -> ServerInfo:
     flavor = "mariadb" if "mariadb" in f"{version} {comment}".lower() else "mysql"
     version_tuple, performance_schema = parse_version(version), bool(int(pfs))
     return ServerInfo(flavor, version, version_tuple, performance_schema,
-                      transactions.basis(conn, flavor, version_tuple, performance_schema))
+                      *transactions.basis(conn, flavor, version_tuple, performance_schema))
 
 
 def read_identity(conn: pymysql.Connection) -> tuple:

@@ -162,10 +162,10 @@ def recheck_basis(entry: Pooled) -> None:
     info = entry.info
     if info.tps_basis == transactions.TRX_SUMMARY or not entry.basis_watch.due(entry.conn, info, BASIS_RECHECK_S):
         return
-    better = transactions.basis(entry.conn, info.flavor, info.version_tuple, info.performance_schema)
+    better, refused = transactions.basis(entry.conn, info.flavor, info.version_tuple, info.performance_schema)
     entry.basis_watch.mark()
-    if better != info.tps_basis:
-        entry.info = replace(info, tps_basis=better)
+    if (better, refused) != (info.tps_basis, info.tps_refused):
+        entry.info = replace(info, tps_basis=better, tps_refused=refused)
 
 
 def describe(conn: pymysql.Connection) -> tuple[ServerInfo, float | None]:

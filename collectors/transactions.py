@@ -45,6 +45,14 @@ INNODB_TRX_ENTRIES = ("trx_%",)  # the same, in the option file's innodb_monitor
 ENABLE_HINT = ("to count autocommit transactions too, turn on performance_schema's transaction instrument "
                f"({TRX_SUMMARY_CONFIG} in the server configuration, or at runtime: {TRX_SUMMARY_ON}) or "
                f"InnoDB's counters ({INNODB_TRX_ON})")
+# INNODB_METRICS needs PROCESS: without it the server refuses the read whether the counters are on or off, so
+# the statement that turns them on is no fix (docs/privileges.md grants PROCESS on *.*).
+INNODB_TRX_GRANT = ("give the monitoring user the PROCESS privilege that InnoDB's trx_*_commits counters "
+                    "(information_schema.INNODB_METRICS) need: GRANT PROCESS ON *.* TO the monitoring user "
+                    "(docs/privileges.md)")
+ENABLE_HINT_REFUSED = ("to count autocommit transactions too, turn on performance_schema's transaction instrument "
+                       f"({TRX_SUMMARY_CONFIG} in the server configuration, or at runtime: {TRX_SUMMARY_ON}) or "
+                       f"{INNODB_TRX_GRANT}")
 DEFINITIONS = {
     TRX_SUMMARY: ("TPS = transactions per second from performance_schema's transaction summary "
                   "(every transaction: autocommit statements, read-only ones and rollbacks included)"),
@@ -66,8 +74,9 @@ SHORT = {TRX_SUMMARY: "every transaction", INNODB_TRX: "InnoDB transactions",
          EXPLICIT: "explicit transactions only"}
 
 
-def enable_hint(flavor: str, version: tuple[int, int, int], performance_schema: bool) -> str:
-    """What turns on a counter of every transaction on this server: the statement to run, the line to keep it."""
+def enable_hint(flavor: str, version: tuple[int, int, int], performance_schema: bool, refused: bool = False) -> str:
+    """What turns on a counter of every transaction on this server: the statement to run, the line to keep it;
+    refused: InnoDB's counters were refused for want of PROCESS, so the GRANT instead of their statement."""
     hints = []
     if version >= TRX_SUMMARY_SINCE.get(flavor, (99, 0, 0)):
         if performance_schema:
@@ -76,23 +85,28 @@ def enable_hint(flavor: str, version: tuple[int, int, int], performance_schema: 
             hints.append(f"set performance_schema=ON and {TRX_SUMMARY_CONFIG} in the server configuration "
                          "and restart it")
     if version >= INNODB_TRX_SINCE.get(flavor, (99, 0, 0)):
-        hints.append(f"run {INNODB_TRX_ON} (and {config_hint(INNODB_TRX_ENTRIES)})")
+        hints.append(INNODB_TRX_GRANT if refused else f"run {INNODB_TRX_ON} (and {config_hint(INNODB_TRX_ENTRIES)})")
     if not hints:
         return ("this server has no counter of autocommit transactions (performance_schema's transaction "
                 "summary needs MySQL 5.7.3 or MariaDB 10.5.2, InnoDB's trx counters MySQL 5.6 or MariaDB 10.0)")
     return "to count autocommit transactions too, " + "; or ".join(hints)
 
 
-def basis(conn: pymysql.Connection, flavor: str, version: tuple[int, int, int], performance_schema: bool) -> str:
-    """The best transaction counter this server has on (read once per connection)."""
+def basis(conn: pymysql.Connection, flavor: str, version: tuple[int, int, int],
+          performance_schema: bool) -> tuple[str, bool]:
+    """The best transaction counter this server has on (read once per connection), and whether InnoDB's
+    counters were refused for want of the PROCESS privilege (then they may be on: the fix is the GRANT)."""
     if performance_schema and version >= TRX_SUMMARY_SINCE.get(flavor, (99, 0, 0)):
         if first_row(conn, INSTRUMENT_SQL) == ("YES", "YES"):
-            return TRX_SUMMARY
+            return TRX_SUMMARY, False
     if version >= INNODB_TRX_SINCE.get(flavor, (99, 0, 0)):
-        found = first_row(conn, innodb_trx_sql(flavor, version))
+        try:
+            found = checked_row(conn, innodb_trx_sql(flavor, version))
+        except Refused:
+            return EXPLICIT, True
         if found and int(found[0]) == 3:
-            return INNODB_TRX
-    return EXPLICIT
+            return INNODB_TRX, False
+    return EXPLICIT, False
 
 
 def read(conn: pymysql.Connection, flavor: str, version: tuple[int, int, int], basis_name: str) -> dict[str, int]:
@@ -141,23 +155,50 @@ def enabled_column(flavor: str, version: tuple[int, int, int]) -> str:
     return "ENABLED" if flavor == "mariadb" and version >= (10, 5, 0) else "STATUS = 'enabled'"
 
 
+class Refused(Exception):
+    """The user lacks a privilege the table needs: not the same as the server not having it."""
+
+
+DENIED = (1044, 1142, 1227)  # access denied to a database or table, a global privilege (PROCESS) missing
+ABSENT = (1054, 1109, 1146)  # no such column or table: a version without it
+
+
 def first_row(conn: pymysql.Connection, sql: str) -> tuple | None:
-    """The statement's first row, or None where the server has no such table (too old, disabled)."""
+    """The statement's first row, or None where the server has no such table (too old, disabled) or refuses it."""
+    try:
+        return checked_row(conn, sql)
+    except Refused:
+        return None
+
+
+def checked_row(conn: pymysql.Connection, sql: str) -> tuple | None:
+    """first_row(), raising Refused where the user lacks the privilege the statement needs."""
     try:
         with conn.cursor() as cur:
             cur.execute(sql)
             row = cur.fetchone()
     except pymysql.MySQLError as exc:
-        if exc.args and exc.args[0] in (1044, 1054, 1109, 1142, 1146, 1227):  # no privilege, column, table
+        code = exc.args[0] if exc.args else None
+        if code in DENIED:
+            raise Refused(exc.args[-1]) from None
+        if code in ABSENT:
             return None
         raise
     return tuple(v.decode() if isinstance(v, bytes) else v for v in row) if row else None
 
 
-def note(values: dict) -> str:
-    """How this reading's tps is counted: the first counter it has (collectors.delta follows the same order)."""
+def note(values: dict, refused: bool = False) -> str:
+    """How this reading's tps is counted: the first counter it has (collectors.delta follows the same order);
+    refused: InnoDB's counters were refused for want of PROCESS (basis())."""
     basis = next(name for name in PREFERENCE if name in values)
-    return DEFINITIONS[basis] if basis != EXPLICIT else f"{DEFINITIONS[EXPLICIT]}; {ENABLE_HINT}"
+    if basis != EXPLICIT:
+        return DEFINITIONS[basis]
+    return f"{DEFINITIONS[EXPLICIT]}; {ENABLE_HINT_REFUSED if refused else ENABLE_HINT}"
+
+
+def refused_of(global_status_health: dict | None) -> bool:
+    """Whether the latest global_status poll found InnoDB's counters refused for want of PROCESS (its note)."""
+    return INNODB_TRX_GRANT in (global_status_health or {}).get("note", "")
 
 
 def definition(global_status_health: dict | None) -> str:

@@ -64,7 +64,8 @@ def tps_counter(info: ServerInfo) -> Weakened | None:
         return None
     return Weakened("a counter of every transaction (performance_schema's transaction instrument, InnoDB's "
                     "trx_*_commits)", "TPS", transactions.DEFINITIONS[transactions.EXPLICIT],
-                    transactions.enable_hint(info.flavor, info.version_tuple, info.performance_schema))
+                    transactions.enable_hint(info.flavor, info.version_tuple, info.performance_schema,
+                                             info.tps_refused))
 
 
 # performance_schema came with MySQL 5.5.3 and MariaDB 5.5: an older server has none to turn on (a

@@ -93,7 +93,8 @@ PERFORMANCE_SCHEMA = "var:performance_schema"  # the variables source's reading,
 def enable_fix(server, sources: dict) -> str:
     """What turns on a counter of every transaction on this server, given its health row's sources."""
     return transactions.enable_hint(server.flavor, parse_version(server.version or ""),
-                                    performance_schema_on(server, sources))
+                                    performance_schema_on(server, sources),
+                                    transactions.refused_of(sources.get("global_status")))
 
 
 def performance_schema_on(server, sources: dict) -> bool:

@@ -321,7 +321,7 @@ def reading(values: dict[str, int | float], counters: frozenset[str] | None = No
     values.update(counter)
     derived = [name for name in DERIVED if name in values]
     return Reading(values, counters_with(counters, derived), reset_markers=RESET_MARKERS,
-                   note=transactions.note(values), aliases={TPS: transactions.PREFERENCE})
+                   note=transactions.note(values, info.tps_refused), aliases={TPS: transactions.PREFERENCE})
 
 
 # MariaDB 10.11 (measured on 10.11.19) shows the change buffer's 32-bit page counts as 64-bit words: the empty
