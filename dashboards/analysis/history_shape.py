@@ -5,7 +5,7 @@ One slope through a hump says "draining" of a history that rose and came back; d
 ("Stability verdict") defines a hump and the rest fitted after the last one.
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Protocol
@@ -14,8 +14,10 @@ import numpy as np
 
 from dashboards.analysis.segment import TURN_SIGMAS, last_cliff, noise
 
-HUMP_MIN = 1000  # undo logs: a rise and a fall both at least this large (and beyond the noise) make a hump
+HUMP_MIN = 1000  # undo logs: a rise and a fall both at least this large (and beyond the noise) make a hump,
+# its peak this far above the wander around it (stands_out)
 RISE_SHARE = 3  # a rise at the end is at most a third of the polls after the last hump: a longer one is a drift
+AROUND = 12  # polls either side of a hump (a minute at 5 s) whose highest is the wander it must stand out of
 SETTLED = 0.01  # a drain has settled at the first poll within this share of its fall of the lowest after it
 
 
@@ -66,8 +68,28 @@ class Holder(Protocol):
 
 
 def shape(ts: Sequence[datetime], ys: Sequence[float]) -> Shape:
-    """The humps, oldest first: each cliff (segment.last_cliff, newest first, each before the last) after a
-    rise of HUMP_MIN, then the drains after the last one that rose and fell HUMP_MIN and beyond the noise.
+    """The humps, oldest first (spans), those that stand out of the wander around them (stands_out): the
+    rises and falls of HUMP_MIN found first, left out of the wander each is measured against."""
+    found, _ = spans(ys, lambda span: True)
+    kept, rest = spans(ys, lambda span: stands_out(ys, span, found))
+    humps = tuple(Hump(ts[s.low], ys[s.top], ts[s.top], ts[s.bottom], ys[s.bottom], cliff=s.cliff) for s in kept)
+    return Shape(humps, rest if humps else 0)
+
+
+@dataclass(frozen=True)
+class Span:
+    """A hump's polls: where its rise began, its peak, where its fall settled."""
+
+    low: int
+    top: int
+    bottom: int
+    cliff: bool
+
+
+def spans(ys: Sequence[float], keep: Callable[[Span], bool]) -> tuple[list[Span], int]:
+    """The humps that `keep` keeps, and where the rest starts: each cliff (segment.last_cliff, newest first,
+    each before the last) after a rise of HUMP_MIN, then the drains after the last one that rose and fell
+    HUMP_MIN and beyond the noise.
 
     A cliff more than two polls after the piece's peak ends a drain (purge emptied most of it first).
     """
@@ -76,19 +98,28 @@ def shape(ts: Sequence[datetime], ys: Sequence[float]) -> Shape:
     while (cut := last_cliff(ys[:end])[0]) > 0:
         cuts.append(cut)
         end = cut
-    humps, start = [], 0
+    found, start = [], 0
     for cut in reversed(cuts):
         top = start + int(np.argmax(ys[start:cut]))
         low = start + newest_lowest(ys[start:top + 1])
-        if ys[top] - ys[low] >= HUMP_MIN:
-            bottom = settled_from(ys, cut, ys[top])
-            humps.append(Hump(ts[low], ys[top], ts[top], ts[bottom], ys[bottom], cliff=cut - top <= 2))
+        hump = Span(low, top, settled_from(ys, cut, ys[top]), cliff=cut - top <= 2)
+        if ys[top] - ys[low] >= HUMP_MIN and keep(hump):
+            found.append(hump)
             start = cut
     sigma = noise(ys[start:])
-    while (found := drain(ts, ys, start, sigma)) is not None:
-        hump, start = found
-        humps.append(hump)
-    return Shape(tuple(humps), start if humps else 0)
+    while (span := drain(ys, start, sigma)) is not None and keep(span):
+        found.append(span)
+        start = span.bottom
+    return found, start
+
+
+def stands_out(ys: Sequence[float], span: Span, found: Sequence[Span]) -> bool:
+    """Whether the hump's peak is HUMP_MIN above the highest of the AROUND polls either side of it that are in
+    no hump found: the line's own wander. Polls wandering 0 to 1,200 all run long, one of them 1,198 between
+    0 and 24, rose and fell 1,000 without standing out of them: purge keeps up."""
+    near = range(max(span.low - AROUND, 0), min(span.bottom + AROUND + 1, len(ys)))
+    wander = [ys[i] for i in near if not any(s.low <= i <= s.bottom for s in (span, *found))]
+    return ys[span.top] - max(wander, default=ys[span.low]) >= HUMP_MIN
 
 
 def settled_from(ys: Sequence[float], cut: int, peak: float) -> int:
@@ -102,8 +133,8 @@ def settled_from(ys: Sequence[float], cut: int, peak: float) -> int:
     return next(i for i in range(cut, end + 1) if ys[i] <= lowest + SETTLED * (peak - lowest))
 
 
-def drain(ts: Sequence[datetime], ys: Sequence[float], start: int, sigma: float) -> tuple[Hump, int] | None:
-    """The hump of ys[start:] that rose to its highest poll and drained after it, and where it settled."""
+def drain(ys: Sequence[float], start: int, sigma: float) -> Span | None:
+    """The hump of ys[start:] that rose to its highest poll and drained after it, to where it settled."""
     y = np.asarray(ys[start:], dtype=float)
     if len(y) < 3:
         return None
@@ -114,8 +145,7 @@ def drain(ts: Sequence[datetime], ys: Sequence[float], start: int, sigma: float)
     if y[top] - y[low] < least or y[top] - bottom < least:
         return None
     settled = top + int(np.flatnonzero(y[top:] <= bottom + SETTLED * (y[top] - bottom))[0])
-    hump = Hump(ts[start + low], float(y[top]), ts[start + top], ts[start + settled], float(y[settled]), cliff=False)
-    return hump, start + settled
+    return Span(start + low, start + top, start + settled, cliff=False)
 
 
 def newest_lowest(ys: Sequence[float] | np.ndarray) -> int:

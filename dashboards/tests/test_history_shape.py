@@ -164,3 +164,43 @@ def test_a_read_view_released_just_before_the_peak_poll_is_still_named():
     verdict = judge([at(i) for i in range(60)], flat_tps(60), warmup=0, history=CLIFF, holders=[holder])
     assert humps_said(verdict).startswith("history length held by a read view from 09:00:47 to 09:02:20 "
                                           "(thread 22, root@localhost; peak 20,000)")
+
+
+# 5 s polls wandering 0 to 1,082 in a cycle of 12 (as a run "rw x8", 8 sysbench threads, read), with one-poll
+# spikes to 1,151 (poll 14) and 1,198 (poll 38, between a 0 and a 52): the wander's own top, no read view held.
+CYCLE = [30.0, 0.0, 24.0, 52.0, 119.0, 1082.0, 554.0, 9.0, 9.0, 48.0, 327.0, 964.0]
+
+
+def wander(i: int) -> float:
+    return {14: 1151.0, 38: 1198.0}.get(i, CYCLE[i % 12])
+
+
+def test_one_poll_spikes_in_the_wander_are_no_hump():
+    # 1,198 rose and fell over 1,000 but stands 116 above the 1,082 the polls around it reach: purge keeps up.
+    history = [wander(i) for i in range(60)]
+    verdict = judge([at(i) for i in range(60)], flat_tps(60), warmup=0, history=history)
+    assert verdict.kind == "steady" and verdict.history is None and verdict.rising is None
+    assert verdict.humps == () and humps_said(verdict) == ""
+
+
+def test_a_read_view_held_in_the_wander_is_still_a_hump_and_named():
+    # The wander to poll 39, then +475 a poll from 300 (poll 40) to 6,000 (poll 52, 09:04:20), 300 at poll 53
+    # (09:04:25: a cliff), the wander again. The read view opened 2 s after poll 39, seen at the peak's poll.
+    history = ([wander(i) for i in range(40)] + [300.0 + 475 * k for k in range(13)] + [300.0]
+               + [wander(i) for i in range(54, 80)])
+    holder = Held(22, at(39) + timedelta(seconds=2), at(52), at(53) + timedelta(milliseconds=400))
+    verdict = judge([at(i) for i in range(80)], flat_tps(80), warmup=0, history=history, holders=[holder])
+    assert humps_said(verdict) == ("history length held by a read view from 09:03:17 to 09:04:20 "
+                                   "(thread 22, root@localhost; peak 6,000), released: 300 at 09:04:25")
+
+
+def test_a_hump_in_the_wander_is_still_found():
+    # The wander to poll 39, then +500 a poll to 5,000 (poll 49, 09:04:05), -500 a poll to 500 (poll 58), the
+    # wander again. The rise began at the newest 0 before the peak, poll 37 (09:03:05); the lowest after the
+    # peak is 0, so it settled at the first poll within 50 (1 % of 5,000) of it: 30 at poll 60 (09:05:00).
+    history = ([wander(i) for i in range(40)] + [500.0 * (i - 39) for i in range(40, 50)]
+               + [5000.0 - 500 * (i - 49) for i in range(50, 59)] + [wander(i) for i in range(59, 80)])
+    verdict = judge([at(i) for i in range(80)], flat_tps(80), warmup=0, history=history)
+    assert verdict.kind == "steady" and verdict.history is None
+    assert humps_said(verdict) == ("history length rose to 5,000 at 09:04:05 (from 09:03:05), "
+                                   "then drained to 30 by 09:05:00")
