@@ -409,3 +409,17 @@ def test_an_idle_server_with_no_burst_says_its_polls():
     verdict = judge([at(i, 5) for i in range(20)], values)
     assert verdict.kind == "idle" and verdict.bursts == ()
     assert verdict_text(verdict)["idle"] == "20 of 20 polls counted next to no transactions (fewer than 5 each)"
+
+
+def test_too_few_polls_after_tps_basis_changed_say_why_and_from_when():
+    """A 15-minute view of 177 points 5 s apart whose last 5 counted every transaction (the counter turned on at
+    the 173rd, 09:14:20): the verdict judges those 5 only, too few, and said so with no reason."""
+    times = [at(i, 5) for i in range(177)]
+    verdict = judge(times[172:], [300.0] * 5)
+    assert verdict.kind == "" and verdict.points == 5
+    said = verdict_text(verdict, basis=(times[172], "every transaction", 172))["too_few"]
+    assert said == ("Too few polls for a verdict (5; at least 10): judged from 2026-03-02 09:14:20 UTC on, the first "
+                    "point that counted TPS as every transaction; the 172 points before it counted it another way "
+                    "(the note above), and the step between them is the counter's, no level change of the server's. "
+                    "A verdict needs 10 polls counted the new way: a later range, or one starting at 09:14:20 UTC")
+    assert verdict_text(verdict)["too_few"] == "Too few polls for a verdict (5; at least 10)"
