@@ -12,6 +12,7 @@ from itertools import pairwise
 import numpy as np
 
 from dashboards.analysis.history_shape import Holder, Hump, Rise, named, open_rise, shape
+from dashboards.analysis.idle import Burst, idle_bursts
 from dashboards.analysis.levels import SHIFT_SIDE, STALL_SHARE, Shift, levels_of
 from dashboards.analysis.points import ChartPoints, first_began, seconds_of, unix_seconds, with_edge_holes
 from dashboards.analysis.segment import MAD_TO_SIGMA, OWN_POLLS
@@ -62,7 +63,7 @@ class DipWait:
 
 @dataclass(frozen=True)
 class Verdict:
-    kind: str  # "steady", "noisy", "periodic", "shifted", "drifting", "dips" (irregular), or "" (too few polls)
+    kind: str  # "steady", "noisy", "idle", "periodic", "shifted", "drifting", "dips" (irregular), or "" (too few polls)
     warmup_end: datetime | None  # the first poll judged: the warm-up (found, or given) ends there
     points: int  # polls judged (after the warm-up)
     cv: float | None  # of the polls judged
@@ -86,6 +87,8 @@ class Verdict:
     # in them (dips_compared)
     dip_tps: tuple[float, float] | None = None
     dip_waits: tuple[DipWait, ...] = ()
+    idle_polls: int = 0  # idle: the polls that counted next to no transactions (idle.idle_bursts) ...
+    bursts: tuple[Burst, ...] = ()  # ... and the runs of the others
 
     @property
     def shift(self) -> Shift | None:
@@ -476,6 +479,10 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
         return replace(base, kind="shifted", shifts=shifts, stalls=levels.stalls, dips=(), dip_seconds=None,
                        dip_waits=grown,
                        waits=tuple(moving_waits(values, {k: v[start:] for k, v in (waits or {}).items()}, splits)))
+    # Next to no transactions but for bursts: their swing is no noise, nor their place a drift.
+    quiet = idle_bursts([t for t, _ in kept], y.tolist(), interval) if cv and cv > NOISY_CV and not halted else None
+    if quiet is not None and not base.history:
+        return replace(base, kind="idle", dips=(), dip_seconds=None, idle_polls=quiet[0], bursts=tuple(quiet[1]))
     # The stalls' polls are no part of a trend (a flat line that stalls at its end would read as falling).
     moving_polls = [(t, v) for t, v in kept if not any(d.start < t <= d.end for d in halted)]
     slope = drift([t for t, _ in moving_polls], [v for _, v in moving_polls])

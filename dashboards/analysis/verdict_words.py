@@ -11,7 +11,8 @@ from collectors.metric import PS_PER_S
 from dashboards.analysis.history_shape import Hump, Rise
 from dashboards.analysis.levels import STALL_SHARE, Shift
 from dashboards.analysis.run_summary import Warmup
-from dashboards.analysis.run_verdict import Drift, Verdict
+from dashboards.analysis.run_verdict import MIN_POINTS, Drift, Verdict
+from dashboards.analysis.stability import MIN_DIP_COUNT
 
 
 def hms(t: datetime) -> str:
@@ -180,7 +181,42 @@ def warmup_said(v: Verdict, run: Warmup | None) -> str:
     return f"no warm-up found: from the range's first poll at {at}"
 
 
-def verdict_text(v: Verdict, run: Warmup | None = None) -> dict[str, str]:
-    """The clauses _verdict.html says; `run`: the run's warm-up, on a run's pages."""
-    return {"drifted": drifted(v), "shifted": shifted(v), "levels": levels_said(v), "humps": humps_said(v),
-            "warmup": warmup_said(v, run), "dips": dips_said(v)}
+MAX_BURSTS = 3  # more are summed up: their count and transactions in all
+
+
+def idle_said(v: Verdict) -> str:
+    """An idle line (idle.idle_bursts): the polls that counted next to no transactions, then each burst, when and
+    how many transactions."""
+    n = len(v.bursts)
+    text = f"{v.idle_polls} of {v.points} polls counted next to no transactions (fewer than {MIN_DIP_COUNT} each)"
+    if not n:  # a commit or two: their swing is all the CV
+        return text
+    text += f", with {'one burst' if n == 1 else f'{n} bursts'}"
+    said = [f"{b.transactions:,.0f} transactions from {hms(b.start)} to {hms(b.end)} UTC"
+            for b in v.bursts[:MAX_BURSTS]]
+    more = v.bursts[MAX_BURSTS:]
+    if more:
+        said.append(f"{len(more)} more of {sum(b.transactions for b in more):,.0f} transactions in all")
+    return f"{text}: {listed(said)}"
+
+
+def too_few_said(v: Verdict, basis: tuple[datetime, str, int] | None = None) -> str:
+    """Too few polls for a verdict; where TPS's counter changed in the range (`basis`: the first point counted as
+    the last ones count it, what they count, the points before it), that the verdict judges from then on only, which
+    is what leaves so few: 177 points on the chart read "Too few polls (5; at least 10)" with no reason."""
+    text = f"Too few polls for a verdict ({v.points}; at least {MIN_POINTS})"
+    if basis is None:
+        return text
+    at, what, before = basis
+    return (f"{text}: judged from {at:%Y-%m-%d %H:%M:%S} UTC on, the first point that counted TPS as {what}; the "
+            f"{before:,} point{'s' if before != 1 else ''} before it counted it another way (the note above), and the "
+            "step between them is the counter's, no level change of the server's. A verdict needs "
+            f"{MIN_POINTS} polls counted the new way: a later range, or one starting at {hms(at)} UTC")
+
+
+def verdict_text(v: Verdict, run: Warmup | None = None,
+                 basis: tuple[datetime, str, int] | None = None) -> dict[str, str]:
+    """The clauses _verdict.html says; `run`: the run's warm-up, on a run's pages; `basis`: too_few_said's."""
+    return {"too_few": too_few_said(v, basis) if not v.kind else "",
+            "drifted": drifted(v), "shifted": shifted(v), "levels": levels_said(v), "humps": humps_said(v),
+            "warmup": warmup_said(v, run), "dips": dips_said(v), "idle": idle_said(v) if v.kind == "idle" else ""}

@@ -360,3 +360,15 @@ def test_the_poll_record_is_read_only_for_a_holder_last_seen_before_t_and_found_
         holder = reads.holder_at(server.pk, t)
     assert holder == (Holder(9, "app", "10.0.0.5", T0 - timedelta(minutes=1)) if held else None)
     assert sum('FROM "collectors_pollrecord"' in q["sql"] for q in queries.captured_queries) == records
+
+
+def test_a_steep_rise_over_a_loads_first_polls_is_no_flat_line():
+    """A load's first polls: the history read 0, 0, 27,305, 48,499. Four polls that bend leave the slope's t test
+    2 degrees of freedom, and the page said "Flat at 48,499 ...: purge keeps up". By hand it rose 48,499 in the
+    last two polls (20 s), over 4 polls, fewer than the 8 a pace needs: growing, too few polls to judge."""
+    trend = trend_of([0, 0, 27_305, 48_499])
+    assert trend.polls == 4
+    verdict = purge_verdict(48_499, trend, 1_000_000, None)
+    assert verdict.kind == "early"
+    assert purge_verdict(48_499, trend, 1_000_000, HOLDER).kind == "held"
+    assert purge_verdict(300, trend_of([300, 290, 310, 300]), 1000, None).kind == "flat"  # a level stays flat

@@ -377,3 +377,49 @@ def test_the_stability_page_cuts_the_warm_up_before_a_catch_up(admin_client, db)
     part = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", body.split('id="verdict"')[1].split("</section>")[0]))
     assert "Dips at irregular times (1)" in part
     assert f"after the warm-up (found from the data): judged from the poll at {polls[9]:%H:%M:%S} UTC" in part
+
+
+def test_an_idle_server_with_one_burst_is_idle_not_noisy():
+    """34 polls 5 s apart at 0 TPS but one, the 21st (09:01:40), at 100 TPS: 100 x 5 s = 500 transactions. Its CV,
+    sqrt(33) = 574 %, read "Noisy"; by hand 33 of 34 polls counted no transaction, and the burst is when the work
+    came: idle, with one burst of 500 transactions from 09:01:35 (the poll before) to 09:01:40 UTC."""
+    values = [0.0] * 34
+    values[20] = 100.0
+    verdict = judge([at(i, 5) for i in range(34)], values)
+    assert verdict.kind == "idle" and verdict.idle_polls == 33
+    assert verdict_text(verdict)["idle"] == ("33 of 34 polls counted next to no transactions (fewer than 5 each), "
+                                             "with one burst: 500 transactions from 09:01:35 to 09:01:40 UTC")
+
+
+def test_bursts_of_a_few_polls_at_the_end_are_no_drift():
+    """60 polls 5 s apart at 0.2 TPS (1 transaction a poll, under 5), but 3 polls at 10, 12 and 8 TPS from the 55th
+    on: 50 + 60 + 40 = 150 transactions, 57 of 60 polls idle (95 %). Before, it read "Drifting"."""
+    values = [0.2] * 60
+    values[54:57] = [10.0, 12.0, 8.0]
+    verdict = judge([at(i, 5) for i in range(60)], values)
+    assert verdict.kind == "idle"
+    assert verdict_text(verdict)["idle"] == ("57 of 60 polls counted next to no transactions (fewer than 5 each), "
+                                             "with one burst: 150 transactions from 09:04:25 to 09:04:40 UTC")
+
+
+def test_an_idle_server_with_no_burst_says_its_polls():
+    """20 polls 5 s apart at 0 TPS but one at 0.4 (2 transactions, under 5): CV sqrt(19) = 436 %, no burst."""
+    values = [0.0] * 20
+    values[7] = 0.4
+    verdict = judge([at(i, 5) for i in range(20)], values)
+    assert verdict.kind == "idle" and verdict.bursts == ()
+    assert verdict_text(verdict)["idle"] == "20 of 20 polls counted next to no transactions (fewer than 5 each)"
+
+
+def test_too_few_polls_after_tps_basis_changed_say_why_and_from_when():
+    """A 15-minute view of 177 points 5 s apart whose last 5 counted every transaction (the counter turned on at
+    the 173rd, 09:14:20): the verdict judges those 5 only, too few, and said so with no reason."""
+    times = [at(i, 5) for i in range(177)]
+    verdict = judge(times[172:], [300.0] * 5)
+    assert verdict.kind == "" and verdict.points == 5
+    said = verdict_text(verdict, basis=(times[172], "every transaction", 172))["too_few"]
+    assert said == ("Too few polls for a verdict (5; at least 10): judged from 2026-03-02 09:14:20 UTC on, the first "
+                    "point that counted TPS as every transaction; the 172 points before it counted it another way "
+                    "(the note above), and the step between them is the counter's, no level change of the server's. "
+                    "A verdict needs 10 polls counted the new way: a later range, or one starting at 09:14:20 UTC")
+    assert verdict_text(verdict)["too_few"] == "Too few polls for a verdict (5; at least 10)"

@@ -171,6 +171,19 @@ def test_the_verdict_judges_a_range_from_where_its_counter_changed(admin_client)
     assert "Judged from" not in body
 
 
+def test_too_few_polls_since_the_counter_changed_say_why(admin_client):
+    """20 polls counted explicit transactions, the last 5 InnoDB's: the verdict judges those 5, too few, and says
+    that the counter's change is why (the page said only "Too few polls for a verdict (5; at least 10)")."""
+    explicit = [{"tps": 50, "tps_explicit": 50, "qps": 2_500} for _ in range(20)]
+    innodb = [{"tps": 2_500, "tps_innodb": 2_500, "tps_explicit": 50, "qps": 2_500} for _ in range(5)]
+    server = server_with(explicit + innodb, now=INNODB_TRX)
+    body = admin_client.get(f"/servers/{server.pk}/stability/", window(0, 25)).content.decode()
+    verdict = body.split('id="verdict"')[1].split("</section>")[0]
+    first_innodb = T0 + timedelta(seconds=5 * 21)  # polls are numbered from 1: the 21st is InnoDB's first
+    assert (f"Too few polls for a verdict (5; at least 10): judged from {first_innodb:%Y-%m-%d %H:%M:%S} UTC on, "
+            "the first point that counted TPS as InnoDB transactions; the 20 points before it") in verdict
+
+
 def test_a_counter_turned_off_is_judged_from_the_first_poll_counted_without_it():
     from dashboards.basis_change import last_change
 

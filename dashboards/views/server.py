@@ -121,7 +121,7 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
     since = counted_from(server.pk, tr, points, sums) if texts.mixed and not run else None
     judged = verdict_context(server.pk, tr, run, tps, waits, also.get(reads.HISTORY),
                              [*outages, (ongoing.start, ongoing.end)] if ongoing else outages, warm,
-                             since.at if since else None)  # as listed
+                             since.at if since else None, since.what if since else "")  # as listed
     # Where TPS changed level, each level's dips are judged against its own median, as the verdict judges them.
     threshold_drawn = table_threshold(tps, judged["verdict"], threshold, fraction) if threshold else threshold
     # A run's range: the polls its figures and verdict judge, not the one straddling its start nor its warm-up's.
@@ -167,16 +167,20 @@ def listed_dips(tps, threshold: Threshold | None, bucket: timedelta | None, gap:
 
 def verdict_context(server_id: int, tr: TimeRange, run: Run | None, tps, waits, history,
                     outages: list[tuple[datetime, datetime]] | None = None,
-                    warm: tuple[int, Warmup, ChartPoints] | None = None, since: datetime | None = None) -> dict:
+                    warm: tuple[int, Warmup, ChartPoints] | None = None, since: datetime | None = None,
+                    since_what: str = "") -> dict:
     """The verdict and its words, with the history length's line over the range at the chart's resolution; on a
     run's range (the Runs list's link), after the run's own warm-up. outages: those of the polls on a rollup
     range (reads.poll_outages), judged as the dips list has them. run: the run whose range this is (run_of_range);
     warm: its run_warmup_polls(run, tps), where the caller has them. since: TPS's points from then on only (where
-    its counter changed: basis_change)."""
+    its counter changed: basis_change), since_what: what they count (CountedFrom.what), said where they are too
+    few for a verdict."""
     warmup, run_warmup, judged = (warm or run_warmup_polls(run, tps)) if run else (None, None, tps)
+    basis = None
     if since is not None:
-        judged = sliced(judged, next((i for i, t in enumerate(judged.ts) if t >= since), len(judged.ts)),
-                        len(judged.ts))
+        first = next((i for i, t in enumerate(judged.ts) if t >= since), len(judged.ts))
+        basis = (since, since_what, sum(v is not None for v in judged.values[:first]))
+        judged = sliced(judged, first, len(judged.ts))
     verdict: Verdict = judge_lines(judged, waits, history, warmup, reads.holders_in(server_id, tr.start, tr.end),
                                    outages or ())
     # A sweep's steps change the load by design: they stand for a drift or the level changes found across them,
@@ -185,7 +189,7 @@ def verdict_context(server_id: int, tr: TimeRange, run: Run | None, tps, waits, 
     shifts = step_shifts(tps.ts, tps.values, [Step(r.started_at, r.ended_at, timedelta(
         seconds=r.warmup_seconds)) for r in steps]) if steps else ()
     if not shifts:
-        return {"verdict": verdict, "verdict_text": verdict_text(verdict, run_warmup)}
+        return {"verdict": verdict, "verdict_text": verdict_text(verdict, run_warmup, basis)}
     # The steps' levels, the stalls as the levels found them; a change found into or out of the sweep stays: one
     # by the middle of its first step or after the middle of its last (the changes between steps lie between).
     first, last = (r.started_at + (r.ended_at - r.started_at) / 2 for r in (steps[0], steps[-1]))
@@ -194,7 +198,7 @@ def verdict_context(server_id: int, tr: TimeRange, run: Run | None, tps, waits, 
     verdict = replace(verdict, kind="shifted", shifts=tuple(sorted(outside + shifts, key=lambda s: s.at)), drift=None,
                       stalls=stalls, dips=(), dip_seconds=None)
     levels = sweep_levels_said(sweep, [r.concurrency for r in steps], shifts)
-    return {"verdict": verdict, "verdict_text": {**verdict_text(verdict, run_warmup), "levels": levels}}
+    return {"verdict": verdict, "verdict_text": {**verdict_text(verdict, run_warmup, basis), "levels": levels}}
 
 
 def judged_stalls(tps, verdict: Verdict) -> tuple[tuple[datetime, datetime], ...]:
