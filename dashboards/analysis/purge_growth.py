@@ -7,13 +7,16 @@ from typing import NamedTuple
 
 import numpy as np
 
-from dashboards.analysis.segment import FLAT_NOISE, TURN_SIGMAS, current_segment, line
+from dashboards.analysis.segment import FLAT_NOISE, OWN_POLLS, TURN_SIGMAS, current_segment, line
 
 # What the pages read back to find the current segment: a segment longer than this reads "since at least".
 REACH = timedelta(minutes=10)
 MIN_POLLS = 3  # fewer polls since the turn make no trend: two polls give a difference, not a pace to act on
 FLAT_PER_MINUTE = 1.0  # below this many undo log units a minute either way the line is flat
 LATE_POLL = 4.0  # a hole whose polls around it are at most this many usual intervals apart: late polls, no outage
+# Undo log units: a history this short is no backlog whatever the slope (the demo's wanders 0-90 while purge keeps
+# up), and a rise this small over few polls no growth.
+HANDFUL = 100
 
 
 @dataclass(frozen=True)
@@ -50,9 +53,18 @@ class Trend:
             return ""
         moved = abs(self.per_second) * self.window.total_seconds()
         if (abs(self.per_second) * 60 < FLAT_PER_MINUTE or moved <= FLAT_NOISE * self.noise
-                or moved <= TURN_SIGMAS * self.scatter or not self.significant):
+                or moved <= TURN_SIGMAS * self.scatter or not (self.significant or self.steep_rise)):
             return "flat"
         return "growing" if self.per_second > 0 else "draining"
+
+    @property
+    def steep_rise(self) -> bool:
+        """A rise over fewer than OWN_POLLS polls whose slope is not told from 0 only because so few polls bend (a
+        load's first: 0, 0, 27,305, 48,499 leave the t test two degrees of freedom): growing, not flat, on the
+        trend box, the fleet's column and the verdict alike ("early": too few polls for a pace)."""
+        if self.per_second is None or self.per_second <= 0 or self.polls >= OWN_POLLS:
+            return False
+        return self.per_second * self.window.total_seconds() > HANDFUL
 
 
 def current_trend(ts: Sequence[datetime], values: Sequence[float | None], look_back: bool = True) -> Trend:

@@ -8,11 +8,9 @@ transaction at the last poll, and the purge and DML rates over the segment. docs
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from dashboards.analysis.purge_growth import Trend
-from dashboards.analysis.segment import FLAT_NOISE, OWN_POLLS, TURN_SIGMAS
+from dashboards.analysis.purge_growth import HANDFUL, Trend
+from dashboards.analysis.segment import OWN_POLLS, TURN_SIGMAS
 
-# A history list this short is no backlog, whatever the slope: the demo's wanders 0-90 while purge keeps up.
-HANDFUL = 100
 # Purged and DML rates this close are one pace: 1.9 % and 2.3 % apart over minutes the history stayed bounded
 # (purge counters read once a minute, DML every poll; audit of 2026-11-26).
 KEEP_UP = 0.05
@@ -65,7 +63,7 @@ def purge_verdict(current: float | None, trend: Trend, threshold: float, holder:
     Growing with no holder where the oldest transaction could not be read (`holders_unread`, why: INNODB_TRX needs
     PROCESS) is "unread": a read view held and purge falling behind look the same from the history length alone.
     """
-    if current is not None and holder is not None and (trend.direction in ("", "growing") or unsure_rise(trend)):
+    if current is not None and holder is not None and trend.direction in ("", "growing"):
         return PurgeVerdict("held", holder=holder)  # the holder is known apart from the trend: no turn loses it
     if current is not None and trend.per_second is None and trend.before is not None and trend.since is not None:
         if trend.drained_per_second is not None:
@@ -80,8 +78,6 @@ def purge_verdict(current: float | None, trend: Trend, threshold: float, holder:
         pace = -trend.per_second
         below = timedelta(seconds=(current - threshold) / pace) if current >= threshold else None
         return PurgeVerdict("draining", to_threshold=below, to_empty=timedelta(seconds=current / pace))
-    if unsure_rise(trend):  # no holder (else held): a steep rise over few polls is no flat line
-        return PurgeVerdict("early", purged_per_s=purged_per_s, dml_per_s=dml_per_s, counters_off=counters_off)
     if trend.direction == "growing" and holder is None and released is not None:
         return PurgeVerdict("released", holder=released)
     if trend.direction == "growing" and holder is None and holders_unread:
@@ -90,17 +86,6 @@ def purge_verdict(current: float | None, trend: Trend, threshold: float, holder:
         return PurgeVerdict(unheld_growth(trend, purged_per_s, dml_per_s), purged_per_s=purged_per_s,
                             dml_per_s=dml_per_s, counters_off=counters_off)
     return PurgeVerdict("flat", holder=holder)
-
-
-def unsure_rise(trend: Trend) -> bool:
-    """A rise over fewer than OWN_POLLS polls that reads "flat" only because its slope is not told from 0: its line
-    moved up more than FLAT_NOISE noise deviations and TURN_SIGMAS times its scatter (what a flat line moves less
-    than), but so few polls that bend (a load's first: 0, 0, 27,305, 48,499) leave the t test with too few degrees
-    of freedom. That read "Flat ... purge keeps up"; by hand it rose 48,499 in two polls: too few to judge a pace."""
-    if trend.per_second is None or trend.per_second <= 0 or trend.significant or trend.polls >= OWN_POLLS:
-        return False
-    moved = trend.per_second * trend.window.total_seconds()
-    return moved > max(FLAT_NOISE * trend.noise, TURN_SIGMAS * trend.scatter, HANDFUL)
 
 
 def nearly_empty(trend: Trend) -> float:

@@ -305,3 +305,25 @@ def test_runs_page_refuses_what_the_api_refuses(admin_client, field, value, mess
                                             "run-started_at": "2026-01-05T12:00:00", field: value})
     assert response.status_code == 200 and message in response.content.decode()
     assert not Run.objects.exists()
+
+
+def test_a_steep_rise_over_few_polls_reads_growing_in_the_trend_box_and_the_fleet(admin_client):
+    """A load's first polls, 10 s apart: 0, 0, 27,305, 48,499. The verdict said "Growing ... too few polls" while
+    the trend box beside it said "flat" and the threshold box "below it, not growing". By hand, the least-squares
+    slope over x = 0, 10, 20, 30 s (mean 15): sum((x - 15) * y) = 5 * 27,305 + 15 * 48,499 = 864,010 over
+    sum((x - 15)^2) = 500, 1,728.02/s or 103,681.2 / min: growing, on the page and the fleet alike."""
+    from store.ingest import write_samples
+    from store.sample import Sample
+
+    server = make_server()
+    now = timezone.now().replace(microsecond=0)
+    lengths = [0, 0, 27_305, 48_499]
+    start = now - timedelta(seconds=10 * (len(lengths) - 1))
+    write_samples(Sample(server.pk, "history_length", start + timedelta(seconds=10 * i), None,
+                         {"history_list_length": v}) for i, v in enumerate(lengths))
+    body = admin_client.get(f"/servers/{server.pk}/purge/?range=1h").content.decode()
+    trend = body.split('id="trend-now"')[1].split("</div></div>")[0]
+    assert "growing 103,681.2 / min" in trend and ">flat<" not in trend
+    assert "below it, not growing" not in body
+    fleet = admin_client.get("/").content.decode().split("<tbody>")[1]
+    assert "→ flat" not in fleet
