@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -34,12 +34,14 @@ def unreachable_verdicts(rule: Rule, servers: list[Server], now: datetime) -> di
 
 
 def answered_again(server_id: int, _started: datetime) -> Cleared | None:
-    """The first successful poll after the last failed one (from the poll history, a ring)."""
+    """When the server answered again: the end of the first successful poll after the last failed one (from the
+    poll history, a ring). Not its start: that poll may have waited on the paused or overloaded server for
+    seconds, up to its read timeout, before the answer came."""
     polls = PollRecord.objects.filter(server_id=server_id)
     failed = polls.filter(ok=False).aggregate(last=Max("started_at"))["last"]
     ok = polls.filter(ok=True)
-    first = (ok.filter(started_at__gt=failed) if failed else ok).aggregate(first=Min("started_at"))["first"]
-    return Cleared(first) if first else None
+    first = (ok.filter(started_at__gt=failed) if failed else ok).order_by("started_at").first()
+    return Cleared(first.started_at + timedelta(milliseconds=first.duration_ms)) if first else None
 
 
 def unreachable_verdict(server: Server, h: ServerHealth) -> Verdict:

@@ -160,7 +160,8 @@ class ServerInfo:
     version_tuple: tuple[int, int, int]
     performance_schema: bool
     tps_basis: str = transactions.EXPLICIT  # the counter TPS is taken from (collectors.transactions)
-    tps_refused: bool = False  # InnoDB's trx counters refused for want of PROCESS (collectors.transactions.basis)
+    # the trx counters the user may not read (no PROCESS, no SELECT on performance_schema: transactions.basis)
+    tps_refused: frozenset[str] = frozenset()
 
     @property
     def label(self) -> str:

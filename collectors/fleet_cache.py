@@ -12,6 +12,7 @@ import logging
 from django.db import DatabaseError, InterfaceError, OperationalError, connection
 
 from collectors import state
+from collectors.registry_outage import OUTAGE
 from servers.models import Server
 
 log = logging.getLogger(__name__)
@@ -50,6 +51,7 @@ def enabled_intervals() -> list[tuple[int, int]]:
             rows = cur.fetchall()
         if rows != _kept and keep(list(Server.objects.filter(enabled=True).only(*FIELDS))):
             _kept = rows
+        OUTAGE.up()
     except DB_DOWN as exc:
         return [(s.id, s.poll_interval) for s in cached(exc)]
     return [(server_id, interval) for server_id, interval, *_version in rows]
@@ -61,7 +63,9 @@ def servers_by_id(ids: list[int]) -> list[Server]:
     try:
         with connection.cursor() as cur:
             cur.execute(BATCH_SQL, [list(ids)])
-            return [Server.from_db(connection.alias, BATCH_FIELDS, row) for row in cur.fetchall()]
+            servers = [Server.from_db(connection.alias, BATCH_FIELDS, row) for row in cur.fetchall()]
+        OUTAGE.up()
+        return servers
     except DB_DOWN as exc:
         wanted = set(ids)
         return [s for s in cached(exc) if s.id in wanted]
@@ -82,5 +86,5 @@ def cached(exc: Exception) -> list[Server]:
     raw = state.client().get(KEY)
     if raw is None:
         raise NoRegistry(f"PostgreSQL is unreachable ({exc}) and no copy of the server registry was kept") from exc
-    log.warning("collectors: PostgreSQL unreachable (%s); polling the registry as last read", exc)
+    OUTAGE.down(exc)
     return [Server(**row) for row in json.loads(raw)]

@@ -10,6 +10,8 @@ autocommit ones included, but both are off by default: the collector uses the fi
 the server has on, and says which.
 """
 
+from collections.abc import Collection
+
 import pymysql
 
 from collectors.monitor_enable import config_hint
@@ -42,17 +44,16 @@ TRX_SUMMARY_ON = "UPDATE performance_schema.setup_instruments SET ENABLED='YES' 
 TRX_SUMMARY_CONFIG = "performance-schema-instrument='transaction=ON'"
 INNODB_TRX_ON = "SET GLOBAL innodb_monitor_enable='trx_%'"
 INNODB_TRX_ENTRIES = ("trx_%",)  # the same, in the option file's innodb_monitor_enable list
-ENABLE_HINT = ("to count autocommit transactions too, turn on performance_schema's transaction instrument "
-               f"({TRX_SUMMARY_CONFIG} in the server configuration, or at runtime: {TRX_SUMMARY_ON}) or "
-               f"InnoDB's counters ({INNODB_TRX_ON})")
 # INNODB_METRICS needs PROCESS: without it the server refuses the read whether the counters are on or off, so
 # the statement that turns them on is no fix (docs/privileges.md grants PROCESS on *.*).
 INNODB_TRX_GRANT = ("give the monitoring user the PROCESS privilege that InnoDB's trx_*_commits counters "
                     "(information_schema.INNODB_METRICS) need: GRANT PROCESS ON *.* TO the monitoring user "
                     "(docs/privileges.md)")
-ENABLE_HINT_REFUSED = ("to count autocommit transactions too, turn on performance_schema's transaction instrument "
-                       f"({TRX_SUMMARY_CONFIG} in the server configuration, or at runtime: {TRX_SUMMARY_ON}) or "
-                       f"{INNODB_TRX_GRANT}")
+# The same for performance_schema: without SELECT on it, setup_instruments is refused whether the transaction
+# instrument is on or off, and the UPDATE that turns it on is no fix.
+TRX_SUMMARY_GRANT = ("give the monitoring user the SELECT on performance_schema that its transaction summary "
+                     "(performance_schema.setup_instruments, events_transactions_summary_global_by_event_name) "
+                     "needs: GRANT SELECT ON performance_schema.* TO the monitoring user (docs/privileges.md)")
 DEFINITIONS = {
     TRX_SUMMARY: ("TPS = transactions per second from performance_schema's transaction summary "
                   "(every transaction: autocommit statements, read-only ones and rollbacks included)"),
@@ -74,18 +75,22 @@ SHORT = {TRX_SUMMARY: "every transaction", INNODB_TRX: "InnoDB transactions",
          EXPLICIT: "explicit transactions only"}
 
 
-def enable_hint(flavor: str, version: tuple[int, int, int], performance_schema: bool, refused: bool = False) -> str:
+def enable_hint(flavor: str, version: tuple[int, int, int], performance_schema: bool,
+                refused: Collection[str] = ()) -> str:
     """What turns on a counter of every transaction on this server: the statement to run, the line to keep it;
-    refused: InnoDB's counters were refused for want of PROCESS, so the GRANT instead of their statement."""
+    refused: the counters (TRX_SUMMARY, INNODB_TRX) the user may not read, so the GRANT instead of their statement."""
     hints = []
     if version >= TRX_SUMMARY_SINCE.get(flavor, (99, 0, 0)):
-        if performance_schema:
+        if performance_schema and TRX_SUMMARY in refused:
+            hints.append(TRX_SUMMARY_GRANT)
+        elif performance_schema:
             hints.append(f"run {TRX_SUMMARY_ON} (and add {TRX_SUMMARY_CONFIG} to the server configuration)")
         else:
             hints.append(f"set performance_schema=ON and {TRX_SUMMARY_CONFIG} in the server configuration "
                          "and restart it")
     if version >= INNODB_TRX_SINCE.get(flavor, (99, 0, 0)):
-        hints.append(INNODB_TRX_GRANT if refused else f"run {INNODB_TRX_ON} (and {config_hint(INNODB_TRX_ENTRIES)})")
+        run = f"run {INNODB_TRX_ON} (and {config_hint(INNODB_TRX_ENTRIES)})"
+        hints.append(INNODB_TRX_GRANT if INNODB_TRX in refused else run)
     if not hints:
         return ("this server has no counter of autocommit transactions (performance_schema's transaction "
                 "summary needs MySQL 5.7.3 or MariaDB 10.5.2, InnoDB's trx counters MySQL 5.6 or MariaDB 10.0)")
@@ -93,20 +98,24 @@ def enable_hint(flavor: str, version: tuple[int, int, int], performance_schema: 
 
 
 def basis(conn: pymysql.Connection, flavor: str, version: tuple[int, int, int],
-          performance_schema: bool) -> tuple[str, bool]:
-    """The best transaction counter this server has on (read once per connection), and whether InnoDB's
-    counters were refused for want of the PROCESS privilege (then they may be on: the fix is the GRANT)."""
+          performance_schema: bool) -> tuple[str, frozenset[str]]:
+    """The best transaction counter this server has on (read once per connection), and the counters the user was
+    refused for want of a privilege (SELECT on performance_schema, PROCESS): they may be on, the fix is the GRANT."""
+    refused = set()
     if performance_schema and version >= TRX_SUMMARY_SINCE.get(flavor, (99, 0, 0)):
-        if first_row(conn, INSTRUMENT_SQL) == ("YES", "YES"):
-            return TRX_SUMMARY, False
+        try:
+            if checked_row(conn, INSTRUMENT_SQL) == ("YES", "YES"):
+                return TRX_SUMMARY, frozenset()
+        except Refused:
+            refused.add(TRX_SUMMARY)
     if version >= INNODB_TRX_SINCE.get(flavor, (99, 0, 0)):
         try:
             found = checked_row(conn, innodb_trx_sql(flavor, version))
         except Refused:
-            return EXPLICIT, True
+            return EXPLICIT, frozenset(refused | {INNODB_TRX})
         if found and int(found[0]) == 3:
-            return INNODB_TRX, False
-    return EXPLICIT, False
+            return INNODB_TRX, frozenset(refused)
+    return EXPLICIT, frozenset(refused)
 
 
 def read(conn: pymysql.Connection, flavor: str, version: tuple[int, int, int], basis_name: str) -> dict[str, int]:
@@ -187,18 +196,29 @@ def checked_row(conn: pymysql.Connection, sql: str) -> tuple | None:
     return tuple(v.decode() if isinstance(v, bytes) else v for v in row) if row else None
 
 
-def note(values: dict, refused: bool = False) -> str:
+def note(values: dict, refused: Collection[str] = ()) -> str:
     """How this reading's tps is counted: the first counter it has (collectors.delta follows the same order);
-    refused: InnoDB's counters were refused for want of PROCESS (basis())."""
+    refused: the counters the user may not read (basis())."""
     basis = next(name for name in PREFERENCE if name in values)
     if basis != EXPLICIT:
         return DEFINITIONS[basis]
-    return f"{DEFINITIONS[EXPLICIT]}; {ENABLE_HINT_REFUSED if refused else ENABLE_HINT}"
+    return f"{DEFINITIONS[EXPLICIT]}; {any_server_hint(refused)}"
 
 
-def refused_of(global_status_health: dict | None) -> bool:
-    """Whether the latest global_status poll found InnoDB's counters refused for want of PROCESS (its note)."""
-    return INNODB_TRX_GRANT in (global_status_health or {}).get("note", "")
+def any_server_hint(refused: Collection[str]) -> str:
+    """enable_hint() without the server's version: both counters, or the GRANT where the user was refused one."""
+    summary = (TRX_SUMMARY_GRANT if TRX_SUMMARY in refused else "turn on performance_schema's transaction "
+               f"instrument ({TRX_SUMMARY_CONFIG} in the server configuration, or at runtime: {TRX_SUMMARY_ON})")
+    # "turn on" already leads the sentence unless the first half is a GRANT.
+    innodb = f"{'turn on ' if TRX_SUMMARY in refused else ''}InnoDB's counters ({INNODB_TRX_ON})"
+    return f"to count autocommit transactions too, {summary} or {INNODB_TRX_GRANT if INNODB_TRX in refused else innodb}"
+
+
+def refused_of(global_status_health: dict | None) -> frozenset[str]:
+    """The counters the latest global_status poll found refused for want of a privilege (from its note)."""
+    text = (global_status_health or {}).get("note", "")
+    return frozenset(b for b, grant in ((TRX_SUMMARY, TRX_SUMMARY_GRANT), (INNODB_TRX, INNODB_TRX_GRANT))
+                     if grant in text)
 
 
 def definition(global_status_health: dict | None) -> str:

@@ -112,6 +112,21 @@ def test_it_dates_an_unreachable_server_from_its_first_failed_poll(db):
     assert f"5 polls in a row failed, the first at {now - seconds(40):%Y-%m-%d %H:%M:%S} UTC" in event.detail
 
 
+def test_it_ends_an_outage_when_the_server_answered_not_when_the_poll_began(db):
+    server, now = make_server(), timezone.now()
+    rule = make_rule(name="unreachable", kind=Rule.UNREACHABLE, metric="", threshold=3)
+    health(server, now - seconds(20), [True] + [False] * 3, failures=3)  # ok at now-50, failed at now-40..now-20
+    evaluate_all(now - seconds(20))
+    # The first poll after the outage started at now-10 on the paused server, which answered 5.2 s later.
+    PollRecord.objects.create(server=server, slot=4, started_at=now - seconds(10), duration_ms=5200.0, ok=True)
+    PollRecord.objects.create(server=server, slot=5, started_at=now, duration_ms=3.0, ok=True)
+    ServerHealth.objects.filter(server=server).update(last_poll_at=now, last_success_at=now, consecutive_failures=0)
+    evaluate_all(now + seconds(1))
+    event = Event.objects.get(rule=rule)
+    assert event.since == now - seconds(40)
+    assert event.ended_at == now - seconds(4.8)
+
+
 def test_it_names_the_last_success_when_the_poll_history_lost_the_first_failure(db):
     server, now = make_server(), timezone.now()
     rule = make_rule(name="unreachable", kind=Rule.UNREACHABLE, metric="", threshold=3)

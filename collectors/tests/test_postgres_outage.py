@@ -1,12 +1,13 @@
 """PostgreSQL stopped mid-collection: dispatch and polls go on, and every poll's samples are kept."""
 
+import logging
 import time
 from datetime import UTC, datetime
 
 import pytest
 from django.db import connection
 
-from collectors import fleet_cache, schedule
+from collectors import fleet_cache, registry_outage, schedule
 from collectors.tasks import dispatch_due_polls, poll_batch
 from servers.models import Server
 from store import buffer
@@ -37,6 +38,7 @@ def tick(server_id: int) -> float:
 def clean_store():
     buffer.client().delete(buffer.KEY, buffer.INFLIGHT, buffer.GAPS, buffer.NEWEST, schedule.DUE_KEY)
     fleet_cache._kept = ""  # a fresh process: the first read keeps its copy
+    registry_outage.OUTAGE.said_at = None
     yield
     truncate_tables()
 
@@ -62,3 +64,27 @@ def test_polls_go_on_through_an_outage_and_every_sample_is_kept(mariadb, clean_s
     for stamp, at in zip(stamps, polled, strict=True):  # each sample within its poll's second
         assert abs(stamp.timestamp() - at) < 1.0, (stamp, datetime.fromtimestamp(at, UTC))
     assert not buffer.pending()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_outage_is_said_once_not_at_every_tick_and_batch(mariadb, clean_store, caplog):
+    server = Server(name="outage-said", host="127.0.0.1", port=mariadb.port, user="steady", poll_interval=1)
+    server.password = "s3cret!"
+    server.save()
+    assert dispatch_due_polls(time.time()) == 0
+    time.sleep(1.05)
+    tick(server.id)
+    stop_postgres()
+    try:
+        with caplog.at_level(logging.WARNING, logger="collectors.fleet_cache"):
+            for _ in range(3):  # three ticks, three batches: six registry reads from the copy
+                tick(server.id)
+    finally:
+        restart_postgres()
+    with caplog.at_level(logging.WARNING, logger="collectors.fleet_cache"):
+        tick(server.id)
+    said = [r.getMessage() for r in caplog.records if r.name == "collectors.fleet_cache"]
+    assert len(said) == 2, said
+    assert said[0].startswith("collectors: PostgreSQL unreachable (") and "\n" not in said[0]
+    assert "trying PostgreSQL again at every dispatch tick (1 s)" in said[0]
+    assert said[1] == "collectors: PostgreSQL answers again; the registry is read from it"
