@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db
 T0 = data.RECENT_T0
 POLLS = 6
 OFF = ("ps-off: pfs_waits: performance_schema is OFF on this server, so pfs_waits has nothing to read; "
-       "set performance_schema=ON in the server's configuration and restart it")
+       "set performance_schema=ON under [mariadb] in the server's option file and restart it")
 TIMER = "wait.time_ps:wait/io/file/innodb/innodb_data_file"
 
 
