@@ -20,13 +20,14 @@ ACCESS_DENIED = (1045, 1698)  # wrong password or host; a unix_socket login refu
 CONNECT_TIMEOUT = 3  # seconds: an unreachable server must not hold a poll slot
 READ_TIMEOUT = 5  # seconds: a server that accepts and never answers fails fast too
 
+GUARD_TIME_LIMIT_S = 5  # no statement of the monitor runs longer (MariaDB 10.1.1+; MySQL 5.7.8+, SELECT only)
 # Each guard with the (flavor, first version) having it, None for all; one SET of the known ones (docs/sources.md).
 SESSION_GUARDS = (
     ("long_query_time = 31536000", None),
     ("lock_wait_timeout = 2", {"mysql": (5, 5, 3), "mariadb": (5, 5, 0)}),
     ("innodb_lock_wait_timeout = 1", {"mysql": (5, 5, 0), "mariadb": (5, 5, 0)}),
-    ("max_statement_time = 5", {"mariadb": (10, 1, 1)}),  # seconds, every statement
-    ("max_execution_time = 5000", {"mysql": (5, 7, 8)}),  # milliseconds, SELECT only
+    (f"max_statement_time = {GUARD_TIME_LIMIT_S}", {"mariadb": (10, 1, 1)}),  # seconds, every statement
+    (f"max_execution_time = {GUARD_TIME_LIMIT_S * 1000}", {"mysql": (5, 7, 8)}),  # milliseconds, SELECT only
     # Sources read a whole table as one GROUP_CONCAT text (collectors.source.joined_rows);
     # MySQL's default of 1024 bytes would cut it short.
     ("group_concat_max_len = 1048576", None),

@@ -3,7 +3,8 @@
 The oldest_trx source leaves its reading's holder on the poll result; record() hands the
 batch here. One open row per server (a partial unique index): the same transaction seen
 again only moves seen_at; another one (or none, or one younger than MIN_AGE_S) ends it at
-that poll's time.
+that poll's time. Whether a holder seen by one poll only held anything is the purge verdict's
+to judge (dashboards.reads.held_a_poll): it names one at a turn's first polls.
 """
 
 import logging
@@ -22,8 +23,10 @@ TEXT_FIELDS = {"user": 128, "host": 255, "isolation": 20, "statement": 200, "sta
 # Whether any of the servers has an open row.
 ANY_OPEN = f"SELECT 1 FROM {TrxHolder._meta.db_table} WHERE server_id = ANY(%b::bigint[]) AND ended_at IS NULL LIMIT 1"
 # Younger than this (whole seconds as the server counts them), the oldest transaction is everyday OLTP
-# that holds nothing back: a row per poll for those would bury the holders that matter.
-MIN_AGE_S = 1
+# that holds nothing back: a row per poll for those would bury the holders that matter. INNODB_TRX's
+# trx_started and NOW() are whole seconds, so a statement of milliseconds that crosses a second reads
+# 1 s old; 2 s is the first age that proves a transaction open for over a second.
+MIN_AGE_S = 2
 
 
 def readings(results: list[PollResult]) -> dict[int, tuple[datetime, dict | None]]:

@@ -36,3 +36,13 @@ def config_hint(entries: Sequence[str]) -> str:
     return (f"add {option_line(entries)} to the server configuration, or where it has an innodb_monitor_enable "
             f"line already, add ,{listed} to the end of its list (inside its quotes, before any # comment): a second "
             "line replaces the first")
+
+
+def option_group(flavor: str) -> str:
+    """The option file group the server reads: MariaDB's own [mariadb], MySQL's [mysqld]."""
+    return "[mariadb]" if flavor == "mariadb" else "[mysqld]"
+
+
+def pfs_on_fix(flavor: str) -> str:
+    """How to turn performance_schema on: it is read only at startup, from the option file."""
+    return f"set performance_schema=ON under {option_group(flavor)} in the server's option file and restart it"

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 import pymysql
 
 from collectors import delta, registry, schedule, setup_changes, shared_read, snapshots
-from collectors.connection import ConnectError, ServerInfo
+from collectors.connection import GUARD_TIME_LIMIT_S, ConnectError, ServerInfo
 from collectors.http_poll import run_http_sources
 from collectors.outcome import failed, succeeded
 from collectors.pool import POOL, Pooled, Target, is_connection_error, recheck_basis
@@ -25,6 +25,7 @@ log = logging.getLogger(__name__)
 
 MAX_EARLY = 2.0  # seconds a claimed poll may wait for its due time
 PRIVILEGE_ERRORS = (1044, 1142, 1227, 1143)  # access denied to a database / table / statement / column
+INTERRUPTED = (1969, 3024)  # MariaDB max_statement_time, MySQL MAX_EXECUTION_TIME exceeded
 
 
 def is_due(source: Source, poll_interval: int, last_attempt: float | None, now: float,
@@ -228,6 +229,10 @@ def describe(exc: Exception, info: ServerInfo | None = None, user: str = "user")
         return f"missing privilege ({text}); {grants_hint(info, user)}"
     if code == 2013:
         return "timed out waiting for the server to answer (or the connection was lost)"
+    if code in INTERRUPTED:  # the session guard of collectors.connection, not the server's own setting
+        return (f"stopped after {GUARD_TIME_LIMIT_S} s by the monitor's own time limit on each of its statements,"
+                " which keeps it from loading the server: this poll has no reading from it, the next poll reads"
+                f" it again ({text})")
     return f"error {code}: {text}" if code else str(text)
 
 

@@ -17,6 +17,7 @@ import pymysql
 
 from collectors.connection import ServerInfo
 from collectors.metric import Metric
+from collectors.monitor_enable import pfs_on_fix
 from collectors.pool import Target
 
 FIELD_SEP, ROW_SEP = "\t", "\n"  # between the columns and the rows of a joined_rows() text
@@ -270,6 +271,5 @@ def number(text) -> int | float | None:
 def require_performance_schema(info: ServerInfo, source: str) -> None:
     if not info.performance_schema:
         raise SourceUnavailable(
-            f"performance_schema is OFF on this server, so {source} has nothing to read; "
-            "set performance_schema=ON in the server's configuration and restart it"
+            f"performance_schema is OFF on this server, so {source} has nothing to read; {pfs_on_fix(info.flavor)}"
         )

@@ -15,7 +15,7 @@ import pymysql
 
 from collectors import transactions
 from collectors.connection import ServerInfo
-from collectors.monitor_enable import PURGE_DRAWN, PURGE_ENTRIES, config_hint, statement
+from collectors.monitor_enable import PURGE_DRAWN, PURGE_ENTRIES, config_hint, pfs_on_fix, statement
 
 # The consumers an idle holder's last statement needs, in the order performance_schema applies them.
 STATEMENT_CONSUMERS = ("global_instrumentation", "thread_instrumentation", "events_statements_current")
@@ -55,7 +55,6 @@ def consumers_fix(names: list[str]) -> str:
 
 STATEMENT_LOST = ("an idle transaction's last statement (the one holding purge back) cannot be named: the purge "
                   "page and the alert mails show the holder without its statement")
-PFS_OFF_FIX = "set performance_schema=ON in the server configuration and restart it"
 
 
 def tps_counter(info: ServerInfo) -> Weakened | None:
@@ -102,7 +101,7 @@ def performance_schema_off(info: ServerInfo) -> list[Weakened]:
     figures = ["waits"] + ["mutex waits"] * mutex + ["the purge holder's statement"] * statement
     lost = ("the wait and mutex charts are empty" if mutex else "the wait charts are empty") + (
         " and an idle holder's statement cannot be named" if statement else "")
-    return [Weakened("performance_schema", spoken(figures), lost, PFS_OFF_FIX)]
+    return [Weakened("performance_schema", spoken(figures), lost, pfs_on_fix(info.flavor))]
 
 
 def spoken(items: list[str]) -> str:

@@ -8,12 +8,13 @@ from typing import NamedTuple
 from django.core.exceptions import ObjectDoesNotExist
 
 from collectors import transactions, weakened
-from collectors.connection import parse_version
+from collectors.connection import ServerInfo, parse_version
 from collectors.metric import TPS
 from collectors.models import ServerHealth
 from collectors.sources import innodb_mutex, wait_instruments
 from collectors.sources import statements as statements_source
 from collectors.status import OFF, OK, status_of
+from servers.models import Server
 from store import query
 
 
@@ -134,10 +135,19 @@ def families_off(server_id: int, start: datetime, end: datetime) -> dict[str, st
         off = found.get(wait_instruments.OFF_GAUGE + family) or [0]
         if max(off) > 0:
             total = max(found.get(wait_instruments.ALL_GAUGE + family) or off)
-            lost = weakened.family_off(family, int(max(off)), int(total))
+            lost = weakened.family_off(family, int(max(off)), int(total), info_of(server_id))
             during = "in every poll of this range" if min(off) > 0 else "in part of this range"
             said[family] = f"{lost.setting} off {during}: {lost.lost}; {lost.fix}"
     return said
+
+
+def info_of(server_id: int) -> ServerInfo | None:
+    """The server's flavor and version as last detected, for the words that differ by version (MySQL 5.5 has no
+    option-file line for an instrument); None where no poll detected them."""
+    found = Server.objects.filter(pk=server_id).values_list("flavor", "version").first()
+    if found is None or not found[0] or parse_version(found[1]) == (0, 0, 0):
+        return None
+    return ServerInfo(found[0], found[1], parse_version(found[1]), True)
 
 
 STATEMENT_GAUGES = [statements_source.CONSUMER_OFF + name for name in statements_source.CONSUMERS] + [

@@ -330,7 +330,7 @@ class StressDriver:
                     f"--password-env for a user granted ALL ON `{schema}`.*")
         where = self.target.socket or f"{self.target.host}:{self.target.port}"
         return (f"server {self.target.name}: the workload stopped: {describe_error(exc, where, user)}. "
-                "Check that the server is running (python manage.py poll "
+                "Check that the server is running (.venv/bin/python manage.py poll "
                 f"{self.target.name}), then run stress again.")
 
 

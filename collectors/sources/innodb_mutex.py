@@ -145,7 +145,8 @@ def collect_from_pfs(conn: pymysql.Connection, info: ServerInfo) -> Reading:
     if not info.performance_schema:
         raise SourceUnavailable(
             "MariaDB 10.6+ has no SHOW ENGINE INNODB MUTEX output and performance_schema is OFF: "
-            "set performance_schema=ON (with wait/synch/% instruments) to see InnoDB latch waits")
+            "set performance_schema=ON under [mariadb] in the server's option file (with wait/synch/% instruments)"
+            " and restart it to see InnoDB latch waits")
     values: dict[str, int] = {}
     for event, count, timer in joined_rows(conn, PFS_LATCHES_JOINED_SQL, PFS_LATCHES_SQL):
         values[f"mutex.waits:{event}"] = int(count)

@@ -32,6 +32,7 @@ import pymysql
 from collectors import weakened
 from collectors.connection import ServerInfo
 from collectors.metric import Metric
+from collectors.monitor_enable import pfs_on_fix
 from collectors.source import FIELD_SEP, ROW_SEP, Reading, Source, SourceUnavailable, query, split_counted, sql_list
 
 NAME = "oldest_trx"
@@ -193,7 +194,7 @@ def no_pfs_reason(info: ServerInfo) -> str:
     if not weakened.has_statement_events(info):
         return f"{info.label} has no performance_schema statement events (MySQL 5.6, MariaDB 10.0 and later have)"
     return (f"performance_schema is OFF, so an idle transaction's last statement cannot be read: "
-            f"{weakened.PFS_OFF_FIX}")
+            f"{pfs_on_fix(info.flavor)}")
 
 
 def consumers_reason(conn: pymysql.Connection) -> str:

@@ -22,7 +22,7 @@ import pymysql
 from collectors import delta, setup_changes
 from collectors.connection import ServerInfo
 from collectors.metric import Metric
-from collectors.source import Reading, Source, SourceUnavailable, query, require_performance_schema
+from collectors.source import Reading, Source, SourceError, SourceUnavailable, query, require_performance_schema
 from collectors.statement_rows import COUNTERS, KEY_SEP, DigestRow, Interval, top_rows
 
 NAME = "statements"
@@ -66,6 +66,7 @@ SETUPS: setup_changes.KeptSetup[dict[str, int] | None] = setup_changes.KeptSetup
 CONSUMER_OFF = "statements.consumer_off:"  # + a name of CONSUMERS: 1 when it was off at the read
 INSTRUMENTS_OFF, INSTRUMENTS_ALL = "statements.instruments_off", "statements.instruments"
 NO_SUCH_TABLE = 1146
+INTERRUPTED = (1969, 3024)  # MariaDB max_statement_time, MySQL MAX_EXECUTION_TIME exceeded
 
 
 def has_quantiles(info: ServerInfo) -> bool:
@@ -100,6 +101,8 @@ def read(conn: pymysql.Connection, info: ServerInfo, state: "State") -> "RawRead
     except pymysql.MySQLError as exc:
         if exc.args and exc.args[0] == NO_SUCH_TABLE:
             raise SourceUnavailable(f"{TABLE} does not exist on {info.label} (MySQL 5.6.5+, MariaDB 10.0+)") from None
+        if exc.args and exc.args[0] in INTERRUPTED:
+            raise SourceError(cut_short(info)) from None
         raise
     setup = read_setup(conn, info)
     if not raw and not state.digests:  # nothing to store: the source is only off
@@ -108,6 +111,17 @@ def read(conn: pymysql.Connection, info: ServerInfo, state: "State") -> "RawRead
     found = RawRead(rows, read_texts(conn, info, texts_wanted(rows, state)), setup=setup)
     read_overflow(conn, state, found)
     return found
+
+
+def cut_short(info: ServerInfo) -> str:
+    """The digest read stopped by its own time limit: what happened, what it costs, what is not lost.
+
+    A failed read leaves the source's snapshot as it was, so the next one reads from the same LAST_SEEN."""
+    limit = "max_statement_time" if info.flavor == "mariadb" else "MAX_EXECUTION_TIME"
+    return (f"the digest read was stopped after {STATEMENT_TIME_LIMIT_S} s by the monitor's own time limit on it"
+            f" ({limit}), which keeps it from loading {info.label}: nothing is lost, the next read counts this"
+            " interval's statements with its own; if every read is stopped, no statements are stored: the digest"
+            " table (up to performance_schema_digests_size rows) is too slow to read under this load")
 
 
 def reading_of(state: "State", raw: "RawRead") -> Reading:

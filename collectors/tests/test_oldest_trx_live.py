@@ -16,7 +16,7 @@ from collectors.sources import oldest_trx, replication
 HOLD_DB = "trx_holders"
 STATEMENT = f"SELECT v FROM {HOLD_DB}.t WHERE id = 1"
 TRX_CACHE = 0.15  # InnoDB refreshes the INNODB_TRX table at most every 0.1 s
-KEPT_AFTER = 1.1  # a transaction becomes a holder worth an event once a second old (collectors.holders)
+KEPT_AFTER = 2.1  # a transaction becomes a holder worth an event once 2 s old (collectors.holders)
 
 
 @pytest.fixture
@@ -154,6 +154,29 @@ def test_process_alone_is_enough_to_name_the_holder(server, holder, mariadb, mak
     row = TrxHolder.objects.get(server=plain)
     # Threads from information_schema.PROCESSLIST; no performance_schema, so no last statement.
     assert (row.thread_id, row.user, row.statement) == (thread, "holder", "")
+
+
+def test_short_transactions_caught_across_a_second_are_no_holders_and_the_long_one_is(server, holder, mariadb):
+    """Transactions of 0.3 s, each read by a poll in the second after it began (1 s old by the whole-second
+    clock), then one held over three polls: only the long one is a row."""
+    load = mariadb.connect(user="holder", password="h0lder")
+    try:
+        for _ in range(3):
+            time.sleep((1.8 - time.time() % 1) % 1)  # begin at x.8: the poll at x+1.05 reads it 1 s old
+            begin(load)
+            time.sleep(0.25)
+            assert values(poll_server(server.id, only=[oldest_trx.NAME]))["trx_oldest_age_s"] == 1
+            load.commit()
+    finally:
+        load.close()
+    thread, began = begin(holder)
+    for _ in range(3):
+        time.sleep(1.1)
+        poll_server(server.id, only=[oldest_trx.NAME])
+    holder.commit()
+    rows = list(TrxHolder.objects.filter(server=server))
+    assert [r.thread_id for r in rows] == [thread]
+    assert abs(rows[0].started_at.timestamp() - began) <= 1.0
 
 
 def test_a_transaction_younger_than_a_second_is_no_holder(server, holder):

@@ -44,11 +44,11 @@ def test_a_server_deleted_between_its_poll_and_the_write_loses_only_its_rows(mak
     gone, kept = make_server("gone", mariadb.port), make_server("kept", mariadb.port)
     Server.objects.filter(pk=kept.pk).update(version="0.0")  # as detected before an upgrade
     kept.version = "0.0"
-    conn = mariadb.connect()  # a transaction over a second old: each poll sees a holder worth a row
+    conn = mariadb.connect()  # a transaction 2 s old: each poll sees a holder worth a row
     try:
         with conn.cursor() as cur:
             cur.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT")
-        time.sleep(1.2)
+        time.sleep(2.2)
         results = poll_locked([gone, kept], {gone.pk, kept.pk}, {}, ["global_status", "oldest_trx"])
     finally:
         conn.close()

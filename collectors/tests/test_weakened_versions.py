@@ -7,6 +7,7 @@ import pytest
 
 from collectors import weakened
 from collectors.connection import ServerInfo, parse_version
+from collectors.source import SourceUnavailable, require_performance_schema
 from collectors.sources import pfs_waits
 from collectors.tests.recorded import RecordedConnection, mysql
 
@@ -15,16 +16,24 @@ def mariadb(version: str) -> ServerInfo:
     return ServerInfo("mariadb", f"{version}-MariaDB", parse_version(version), False)
 
 
-@pytest.mark.parametrize("info, figure", [
-    (mysql("5.5.62", performance_schema=False), "waits"),
-    (mysql("5.7.44", performance_schema=False), "waits and the purge holder's statement"),
-    (mysql("8.4.3", performance_schema=False), "waits and the purge holder's statement"),
-    (mariadb("10.5.24"), "waits and the purge holder's statement"),
-    (mariadb("10.11.6"), "waits, mutex waits and the purge holder's statement"),
+# performance_schema is read only at startup, from the option file's group of the server's flavor.
+ON_MYSQL = "set performance_schema=ON under [mysqld] in the server's option file and restart it"
+ON_MARIADB = "set performance_schema=ON under [mariadb] in the server's option file and restart it"
+
+
+@pytest.mark.parametrize("info, figure, fix", [
+    (mysql("5.5.62", performance_schema=False), "waits", ON_MYSQL),
+    (mysql("5.7.44", performance_schema=False), "waits and the purge holder's statement", ON_MYSQL),
+    (mysql("8.4.3", performance_schema=False), "waits and the purge holder's statement", ON_MYSQL),
+    (mariadb("10.5.24"), "waits and the purge holder's statement", ON_MARIADB),
+    (mariadb("10.11.6"), "waits, mutex waits and the purge holder's statement", ON_MARIADB),
 ])
-def test_it_names_only_the_figures_performance_schema_feeds_on_that_version(info, figure):
+def test_it_names_only_the_figures_performance_schema_feeds_on_that_version(info, figure, fix):
     [off] = weakened.performance_schema_off(info)
-    assert off.figure == figure and off.fix == weakened.PFS_OFF_FIX
+    assert off.figure == figure and off.fix == fix
+    with pytest.raises(SourceUnavailable) as raised:
+        require_performance_schema(info, "pfs_waits")
+    assert str(raised.value) == f"performance_schema is OFF on this server, so pfs_waits has nothing to read; {fix}"
     # The mutex chart of MySQL and MariaDB < 10.6 reads SHOW ENGINE INNODB MUTEX: it is not empty.
     assert ("mutex" in off.lost) == ("mutex" in figure)
 

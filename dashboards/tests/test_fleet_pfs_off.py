@@ -12,13 +12,14 @@ from testing.dashboards import get_csv
 from testing.servers import make_server
 
 pytestmark = pytest.mark.django_db
-FIX = "set performance_schema=ON in the server&#x27;s configuration and restart it"
+FIX = "set performance_schema=ON under [mariadb] in the server&#x27;s option file and restart it"
 
 
 def off(server: str, source: str) -> dict:
     """A source's health entry as require_performance_schema leaves it (collectors/source.py)."""
     return {"ok": False, "status": "off", "error": f"{server}: {source}: performance_schema is OFF on this server, "
-            f"so {source} has nothing to read; set performance_schema=ON in the server's configuration and restart it"}
+            f"so {source} has nothing to read; set performance_schema=ON under [mariadb] in the server's option file "
+            "and restart it"}
 
 
 STATE = r'<td><span class="state.*?</td>'
@@ -41,8 +42,9 @@ def test_performance_schema_off_is_one_line_linking_to_how_to_turn_it_on(admin_c
         "pfs_waits": off("defaults", "pfs_waits"), "statements": off("defaults", "statements"),
         "wait_instruments": off("defaults", "wait_instruments"),
         "innodb_mutex": {"ok": False, "status": "off", "error": "defaults: innodb_mutex: MariaDB 10.6+ has no SHOW "
-                         "ENGINE INNODB MUTEX output and performance_schema is OFF: set performance_schema=ON (with "
-                         "wait/synch/% instruments) to see InnoDB latch waits"},
+                         "ENGINE INNODB MUTEX output and performance_schema is OFF: set performance_schema=ON under "
+                         "[mariadb] in the server's option file (with wait/synch/% instruments) and restart it to "
+                         "see InnoDB latch waits"},
         "history_length": {"ok": False, "status": "failed", "error": "defaults: history_length: timed out"}})
     cell = fleet_cell(admin_client.get("/").content.decode(), "defaults", STATE)
     stability = f"/servers/{server.pk}/stability/"

@@ -40,7 +40,7 @@ def hold_idle(conn) -> None:
         cur.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT")
         cur.execute(STATEMENT)
         cur.fetchall()
-    time.sleep(1.2)  # a holder worth keeping is a second old (collectors.holders)
+    time.sleep(2.2)  # a holder worth keeping is 2 s old (collectors.holders)
 
 
 def holders_table(client, server) -> str:

@@ -117,7 +117,7 @@ def test_a_server_with_performance_schema_off_is_told_to_restart_not_to_update_s
     write_samples([Sample(server.pk, "global_status", T0 + timedelta(seconds=5 * i), 5.0, values, frozenset(values))
                    for i in range(1, POLLS + 1)])
     off = ("defaults-ps-off: pfs_waits: performance_schema is OFF on this server, so pfs_waits has nothing to read; "
-           "set performance_schema=ON in the server's configuration and restart it")
+           "set performance_schema=ON under [mariadb] in the server's option file and restart it")
     ServerHealth.objects.create(server=server, sources={
         "global_status": {"ok": True, "status": "ok", "note": DEFINITIONS[EXPLICIT]},
         "pfs_waits": {"ok": False, "status": "off", "error": off}})

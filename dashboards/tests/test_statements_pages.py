@@ -166,7 +166,7 @@ def test_a_statement_page_of_a_server_that_never_read_digests_says_why_and_how_t
     lab = make_server("lab", poll_interval=10)
     # the words the source's poll stored for a server at its defaults (collectors.source.require_performance_schema)
     off = ("lab: statements: performance_schema is OFF on this server, so statements has nothing to read; "
-           "set performance_schema=ON in the server's configuration and restart it")
+           "set performance_schema=ON under [mariadb] in the server's option file and restart it")
     ServerHealth.objects.create(server=lab, last_poll_at=END, sources={"statements": {"status": "off", "ok": False,
                                                                                       "error": off}})
     body = admin_client.get(f"/servers/{lab.pk}/statements/{point}/", RANGE).content.decode()

@@ -7,6 +7,7 @@ import pytest
 from django.utils.html import escape
 
 from collectors.models import ServerHealth
+from dashboards.server_texts import families_off
 from store.ingest import write_samples
 from store.sample import Sample
 from testing import dashboards as data
@@ -15,7 +16,7 @@ pytestmark = pytest.mark.django_db
 T0 = data.RECENT_T0
 POLLS = 6
 OFF = ("ps-off: pfs_waits: performance_schema is OFF on this server, so pfs_waits has nothing to read; "
-       "set performance_schema=ON in the server's configuration and restart it")
+       "set performance_schema=ON under [mariadb] in the server's option file and restart it")
 TIMER = "wait.time_ps:wait/io/file/innodb/innodb_data_file"
 
 
@@ -76,3 +77,18 @@ def test_metadata_lock_waits_left_uncounted_point_to_the_statements_lock_time(ad
     other = data.make_server("synch-on", poll_interval=10, flavor="mariadb", version="10.11.19")
     write_samples(polls(other.pk, {"tps": 100}, "global_status") + polls(other.pk, {TIMER: 3 * 10**10}, "pfs_waits"))
     assert "Sessions blocked" not in admin_client.get(f"/servers/{other.pk}/waits/", window()).content.decode()
+
+
+def test_a_mysql_55_server_is_not_told_an_option_file_line_it_cannot_start_with():
+    """performance-schema-instrument came with MySQL 5.6.4: on 5.5 the option file line stops the server."""
+    server = data.make_server("old-55", poll_interval=10, flavor="mysql", version="5.5.62-log")
+    gauges = {"wait.instruments_off:wait/synch": 150, "wait.instruments:wait/synch": 190}
+    write_samples([Sample(server.pk, "wait_instruments", T0 + timedelta(seconds=10 * i), 10.0, gauges, frozenset())
+                   for i in range(1, POLLS + 1)])
+    said = families_off(server.pk, T0, T0 + timedelta(seconds=10 * POLLS + 2))
+    assert said == {"wait/synch": (
+        "150 of 190 wait/synch/% instruments (enabled and timed) off in every poll of this range: waits of the "
+        "instruments that are off are not counted: the waits rows and top-waits tables leave them out (and the "
+        "MariaDB 10.6+ mutex row); run UPDATE performance_schema.setup_instruments SET ENABLED='YES', TIMED='YES' "
+        "WHERE NAME LIKE 'wait/synch/%' (again after each restart: MySQL 5.5.62 has no option that keeps it in the "
+        "server configuration)")}

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 T0 = data.RECENT_T0
 # As a poll of MariaDB 10.11 with performance_schema OFF stored it (the machine's own server on 3306).
 OFF = ("defaults: pfs_waits: performance_schema is OFF on this server, so pfs_waits has nothing to read; "
-       "set performance_schema=ON in the server's configuration and restart it")
+       "set performance_schema=ON under [mariadb] in the server's option file and restart it")
 
 
 @pytest.mark.parametrize("page", ["waits", "stability"])
