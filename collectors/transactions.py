@@ -14,7 +14,7 @@ from collections.abc import Collection
 
 import pymysql
 
-from collectors.monitor_enable import config_hint
+from collectors.monitor_enable import config_hint, option_group
 
 TRX_SUMMARY = "tps_trx_summary"  # performance_schema: every transaction (any engine, read-only too)
 INNODB_TRX = "tps_innodb"  # INNODB_METRICS: InnoDB transactions, committed or rolled back
@@ -86,8 +86,8 @@ def enable_hint(flavor: str, version: tuple[int, int, int], performance_schema: 
         elif performance_schema:
             hints.append(f"run {TRX_SUMMARY_ON} (and add {TRX_SUMMARY_CONFIG} to the server configuration)")
         else:
-            hints.append(f"set performance_schema=ON and {TRX_SUMMARY_CONFIG} in the server configuration "
-                         "and restart it")
+            hints.append(f"set performance_schema=ON and {TRX_SUMMARY_CONFIG} under {option_group(flavor)} in the "
+                         "server's option file and restart it")
     if version >= INNODB_TRX_SINCE.get(flavor, (99, 0, 0)):
         run = f"run {INNODB_TRX_ON} (and {config_hint(INNODB_TRX_ENTRIES)})"
         hints.append(INNODB_TRX_GRANT if INNODB_TRX in refused else run)

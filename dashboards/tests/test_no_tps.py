@@ -121,8 +121,8 @@ def test_a_server_with_performance_schema_off_is_told_to_restart_not_to_update_s
     ServerHealth.objects.create(server=server, sources={
         "global_status": {"ok": True, "status": "ok", "note": DEFINITIONS[EXPLICIT]},
         "pfs_waits": {"ok": False, "status": "off", "error": off}})
-    restart = ("set performance_schema=ON and performance-schema-instrument=&#x27;transaction=ON&#x27; in the server "
-               "configuration and restart it")
+    restart = ("set performance_schema=ON and performance-schema-instrument=&#x27;transaction=ON&#x27; under [mariadb] "
+               "in the server&#x27;s option file and restart it")
     for page in (f"/servers/{server.pk}/stability/", f"/servers/{server.pk}/purge/"):
         body = admin_client.get(page, window()).content.decode()
         assert restart in body, page
