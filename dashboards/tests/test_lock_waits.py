@@ -53,7 +53,7 @@ def test_the_stability_page_ranks_the_lock_wait_and_names_a_hidden_wait_that_mov
     assert names == [TRX_SYS, MDL]
     body = response.content.decode()
     # Each rises by exactly 4,900e9 ps (twice that for SLEEP) for each 4,900 trx TPS loses: correlation -1.
-    verdict = body.split('class="verdict')[1].split("</section>")[0]
+    verdict = body.split('id="verdict"')[1].split("</section>")[0]
     assert f"<code>{MDL}</code> (correlation with TPS -1.00)" in verdict
     note = body.split('class="cond-note"')[1].split("</span>")[0]
     assert "2 events with time in this range hidden" in note and "not what limits TPS" not in note
