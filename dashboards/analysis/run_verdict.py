@@ -484,7 +484,8 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
     if quiet is not None and not base.history:
         return replace(base, kind="idle", dips=(), dip_seconds=None, idle_polls=quiet[0], bursts=tuple(quiet[1]))
     # The stalls' polls are no part of a trend (a flat line that stalls at its end would read as falling).
-    moving_polls = [(t, v) for t, v in kept if not any(d.start < t <= d.end for d in halted)]
+    stalled = within(seconds_of([t for t, _ in kept]), halted)
+    moving_polls = [tv for tv, out in zip(kept, stalled.tolist(), strict=True) if not out]
     slope = drift([t for t, _ in moving_polls], [v for _, v in moving_polls])
     span_min = (kept[-1][0] - kept[0][0]) / timedelta(minutes=1)
     tps_drifts = slope and slope.significant and abs(slope.pct_per_min) * span_min >= DRIFT_MIN * 100
@@ -507,7 +508,7 @@ def dips_compared(ts: Sequence[datetime], values: Sequence[float | None], waits:
     timed when each wait ends, so the poll that catches up after a stall carries the end of its wait with the
     most TPS. Seen live, FLUSH TABLES WITH READ LOCK held 4 s every 20 s under sysbench at 100 TPS (2 s polls):
     MDL_context::COND_wait_status 6.1 s a second in the dips, 0.5 between, correlated with TPS by -0.26 only."""
-    inside = np.array([any(d.start < t <= d.end for d in dips) for t in ts])
+    inside = within(seconds_of(ts), dips)
     tps = np.array(values, dtype=float)
     known = ~np.isnan(tps)
     if not (inside & known).any() or not (~inside & known).any():
@@ -523,6 +524,19 @@ def dips_compared(ts: Sequence[datetime], values: Sequence[float | None], waits:
     grown.sort(key=lambda w: w.between - w.inside)
     return {"dip_tps": (float(tps[inside & known].mean()), float(tps[~inside & known].mean())),
             "dip_waits": tuple(grown[:MAX_DIP_WAITS])}
+
+
+def within(seconds: np.ndarray, dips: Sequence[Dip]) -> np.ndarray:
+    """Whether each time (Unix seconds) lies after a dip's start and up to its end: the latest end among the dips
+    begun before it reaches it. One search per time, not a pass over the dips (a week's 3,000 polls by 40 dips
+    had cost the stability page 50 ms)."""
+    if not dips:
+        return np.zeros(len(seconds), dtype=bool)
+    spans = sorted((d.start.timestamp(), d.end.timestamp()) for d in dips)
+    starts = np.array([a for a, _ in spans])
+    reach = np.maximum.accumulate(np.array([b for _, b in spans]))
+    before = np.searchsorted(starts, seconds, side="left") - 1  # the last dip begun strictly before each time
+    return (before >= 0) & (seconds <= reach[np.maximum(before, 0)])
 
 
 def level_dips(ts: Sequence[datetime], values: Sequence[float | None], splits: Sequence[int],

@@ -4,6 +4,7 @@ import random
 import re
 from datetime import UTC, datetime, timedelta
 
+import numpy as np
 import pytest
 
 from dashboards.analysis.run_verdict import aligned, judge, warmup_end
@@ -423,3 +424,16 @@ def test_too_few_polls_after_tps_basis_changed_say_why_and_from_when():
                     "(the note above), and the step between them is the counter's, no level change of the server's. "
                     "A verdict needs 10 polls counted the new way: a later range, or one starting at 09:14:20 UTC")
     assert verdict_text(verdict)["too_few"] == "Too few polls for a verdict (5; at least 10)"
+
+
+def test_within_dips_is_after_a_dips_start_up_to_its_end_overlaps_included():
+    """By hand: dips (10, 20] and (15, 40] and (60, 70]: 10 and 45 and 60 are outside, 11, 20, 30, 40, 70 inside."""
+    from dashboards.analysis.run_verdict import within
+    from dashboards.analysis.stability import Dip
+
+    t0 = datetime(2026, 11, 28, tzinfo=UTC)
+    dip = [Dip(t0 + timedelta(seconds=a), t0 + timedelta(seconds=b), 0.0) for a, b in ((15, 40), (10, 20), (60, 70))]
+    at = [10, 11, 20, 30, 40, 45, 60, 70, 71]
+    seconds = np.array([(t0 + timedelta(seconds=s)).timestamp() for s in at])
+    assert within(seconds, dip).tolist() == [False, True, True, True, True, False, False, True, False]
+    assert within(seconds, []).tolist() == [False] * len(at)
