@@ -7,14 +7,13 @@ addresses the name resolves to at that moment, which are the ones connected to (
 Private and loopback networks are allowed (internal chat relays) unless WEBHOOK_PRIVATE_NETWORKS is off.
 """
 
-import http.client
 import socket
 import urllib.request
 
 from django.conf import settings
 
 from servers import address_rules
-from servers.address_rules import IP, connect_to, embedded_ipv4, resolved
+from servers.address_rules import IP, checked_connections, connect_to, embedded_ipv4, resolved
 
 
 class RefusedTarget(Exception):
@@ -57,18 +56,7 @@ def checked_connection(address: tuple[str, int], timeout: float | None = None,
     return connect_to(host, infos, timeout, source_address)
 
 
-class CheckedHTTPConnection(http.client.HTTPConnection):
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        # http.client's seam for the socket (HTTPS wraps what it returns): the connection goes to the address
-        # that was checked, not to one a second lookup could give.
-        self._create_connection = checked_connection
-
-
-class CheckedHTTPSConnection(http.client.HTTPSConnection):
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self._create_connection = checked_connection
+CheckedHTTPConnection, CheckedHTTPSConnection = checked_connections(checked_connection)
 
 
 class CheckedHTTPHandler(urllib.request.HTTPHandler):

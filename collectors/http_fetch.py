@@ -13,7 +13,7 @@ from http import HTTPStatus
 from urllib.parse import urlsplit
 
 from collectors.connection import CONNECT_TIMEOUT, READ_TIMEOUT
-from servers.address_rules import connect_to, name_refusal, refusal, resolved
+from servers.address_rules import checked_connections, connect_to, name_refusal, refusal, resolved
 
 MAX_BODY = 8 * 1024 * 1024  # bytes: a full node_exporter answer on a large host is ~1 MB; more is not an exporter
 DEADLINE = 10.0  # seconds for the whole answer: a server that trickles bytes must not hold the poll
@@ -83,18 +83,7 @@ def checked_connection(address: tuple[str, int], timeout: float | None = None,
     return connect_to(host, infos, timeout, source_address)
 
 
-class CheckedHTTPConnection(http.client.HTTPConnection):
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        # http.client's seam for the socket (HTTPS wraps what it returns): the address connected to is the one
-        # checked, whatever the URL's name resolves to now (a URL saved before the check, or DNS changed since).
-        self._create_connection = checked_connection
-
-
-class CheckedHTTPSConnection(http.client.HTTPSConnection):
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self._create_connection = checked_connection
+CheckedHTTPConnection, CheckedHTTPSConnection = checked_connections(checked_connection)
 
 
 class HttpPool:

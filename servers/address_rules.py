@@ -8,6 +8,7 @@ call, on the addresses the name resolves to at that moment, the ones connected t
 are the caller's to allow: a node_exporter runs beside its database, on the private network.
 """
 
+import http.client
 import ipaddress
 import socket
 from collections.abc import Callable
@@ -106,6 +107,28 @@ def connect_to(host: str, infos: list[tuple], timeout: float | None = None,
             sock.close()
             last = exc
     raise last or OSError(f"{host} resolves to no address")
+
+
+Connector = Callable[..., socket.socket]  # socket.create_connection's signature: (address, timeout, source_address)
+
+
+def checked_connections(connect: Connector) -> tuple[type[http.client.HTTPConnection],
+                                                      type[http.client.HTTPSConnection]]:
+    """HTTP and HTTPS connection classes whose socket comes from `connect` (a check, then connect_to): http.client's
+    seam for the socket (HTTPS wraps what it returns), so the address connected to is the one checked, whatever
+    the URL's name resolves to now (a URL saved before the check, or DNS changed since)."""
+
+    class Checked(http.client.HTTPConnection):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self._create_connection = connect
+
+    class CheckedTLS(http.client.HTTPSConnection):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self._create_connection = connect
+
+    return Checked, CheckedTLS
 
 
 def agent_url_allowed(url: str) -> None:
