@@ -32,7 +32,7 @@ FORGET_AFTER = timedelta(days=1)  # a digest not seen for this long leaves the s
 TEXTS_PER_READ = 1000  # digest texts read at most per read (the rest at their next move)
 
 # The counters, in the order of statement_rows.COUNTERS, then the levels and the two times.
-COLUMNS = ("SCHEMA_NAME, DIGEST, COUNT_STAR, SUM_TIMER_WAIT, SUM_LOCK_TIME, SUM_ERRORS, SUM_WARNINGS,"
+COLUMNS = ("{schema}, DIGEST, COUNT_STAR, SUM_TIMER_WAIT, SUM_LOCK_TIME, SUM_ERRORS, SUM_WARNINGS,"
            " SUM_ROWS_AFFECTED, SUM_ROWS_SENT, SUM_ROWS_EXAMINED, SUM_CREATED_TMP_DISK_TABLES,"
            " SUM_NO_INDEX_USED, SUM_NO_GOOD_INDEX_USED, MAX_TIMER_WAIT, FIRST_SEEN, LAST_SEEN")
 QUANTILES = ", QUANTILE_95, QUANTILE_99"  # MySQL 8.0.3+: latency quantiles since the digest's FIRST_SEEN
@@ -41,7 +41,7 @@ TABLE = "performance_schema.events_statements_summary_by_digest"
 MOVED_SQL = "SELECT {hint}{columns} FROM " + TABLE + " WHERE LAST_SEEN >= %s"
 ALL_SQL = "SELECT {hint}{columns} FROM " + TABLE
 # The texts of the digests kept this interval and not yet sent to the store (once per digest).
-TEXT_SQL = "SELECT SCHEMA_NAME, DIGEST, DIGEST_TEXT{sample} FROM " + TABLE + " WHERE DIGEST IN ({marks})"
+TEXT_SQL = "SELECT {schema}, DIGEST, DIGEST_TEXT{sample} FROM " + TABLE + " WHERE DIGEST IN ({marks})"
 SAMPLE = ", QUERY_SAMPLE_TEXT"  # MySQL 8.0.3+: one statement of the digest as it ran
 # How full the table is: rows it may hold, and statements that found it full (status counter).
 SIZE_SQL = "SELECT @@GLOBAL.performance_schema_digests_size"
@@ -73,6 +73,13 @@ def has_quantiles(info: ServerInfo) -> bool:
     return info.flavor == "mysql" and info.version_tuple >= (8, 0, 3)
 
 
+def schema_column(info: ServerInfo) -> str:
+    """MySQL 5.6.5-5.6.8 has no SCHEMA_NAME column: its digests are grouped by DIGEST alone, a row without schema."""
+    if info.flavor == "mysql" and info.version_tuple < (5, 6, 9):
+        return "NULL AS SCHEMA_NAME"
+    return "SCHEMA_NAME"
+
+
 def time_limit_hint(info: ServerInfo) -> tuple[str, str]:
     """(prefix before SELECT, hint after it) bounding the read's time where the server can."""
     if info.flavor == "mariadb" and info.version_tuple >= (10, 1, 2):
@@ -84,7 +91,7 @@ def time_limit_hint(info: ServerInfo) -> tuple[str, str]:
 
 def digest_sql(info: ServerInfo, moved: bool) -> str:
     prefix, hint = time_limit_hint(info)
-    columns = COLUMNS + (QUANTILES if has_quantiles(info) else "")
+    columns = COLUMNS.format(schema=schema_column(info)) + (QUANTILES if has_quantiles(info) else "")
     return prefix + (MOVED_SQL if moved else ALL_SQL).format(hint=hint, columns=columns)
 
 
@@ -209,7 +216,8 @@ def read_texts(conn: pymysql.Connection, info: ServerInfo, rows: list[DigestRow]
     """key -> (digest text, sample text or '') for the kept digests whose text is not stored yet."""
     if not rows:
         return {}
-    sql = TEXT_SQL.format(sample=SAMPLE if has_quantiles(info) else "", marks=", ".join(["%s"] * len(rows)))
+    sql = TEXT_SQL.format(schema=schema_column(info), sample=SAMPLE if has_quantiles(info) else "",
+                          marks=", ".join(["%s"] * len(rows)))
     wanted = {r.key for r in rows}
     found = {}
     for row in query(conn, sql, [r.digest for r in rows]):

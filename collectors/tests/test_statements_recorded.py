@@ -2,6 +2,7 @@
 
 import json
 
+import pymysql
 from django.test import override_settings
 
 from collectors.collect_format import reading_dict, reading_of
@@ -157,3 +158,20 @@ def test_a_collection_files_raw_reads_replay_to_the_rows_the_poll_stored():
         assert (loaded_change.values, loaded.note) == (polled_change.values, polled.note)
         assert loaded_snapshot.values == polled_snapshot.values  # the digest state the next read starts from
     assert polled.extra["interval"].rows and loaded_change.values["statements.digest_lost"] == 30
+
+
+def test_mysql_before_569_has_no_schema_column_and_its_digests_are_read_without_one():
+    """MySQL 5.6.5-5.6.8 answers SCHEMA_NAME with error 1054: the read asks NULL in its place, as the table has no
+    schema to group by, and the deltas are the digests' own."""
+    no_column = pymysql.err.OperationalError(1054, "Unknown column 'SCHEMA_NAME' in 'field list'")
+    info, snapshot, conn = mysql("5.6.8"), None, None
+    for read in (1, 2):
+        conn = RecordedConnection({"SELECT SCHEMA_NAME": no_column, **digest_answers("5.6", read)})
+        reading = statements.collect(conn, info, snapshot)
+        _, snapshot = statements.compute(snapshot, reading, T0 + 60 * read, None)
+    rows = reading.extra["interval"].rows
+    assert [r.digest[:4] for r in rows] == ["7d2e"]  # the one that moved
+    # 1600 - 1000 executions, (400 - 250) x 10^9 ps of statement time, (64 - 40) x 10^9 of lock time.
+    assert rows[0].counts[:3] == (600, 150_000_000_000, 24_000_000_000)
+    assert reading.extra["interval"].texts[rows[0].key][0] == "SELECT `c` FROM `sbtest1` WHERE `id` = ?"
+    assert all("NULL AS SCHEMA_NAME" in sql for sql in conn.executed if "DIGEST" in sql)
