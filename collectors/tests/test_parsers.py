@@ -53,6 +53,15 @@ def test_it_says_how_to_get_80_mutex_rows_when_only_rwlocks_are_listed():
     assert "innodb_monitor_enable = 'latch'" in reading.note
 
 
+@pytest.mark.parametrize(("version", "cut"), [("5.6.13", False), ("5.6.14", True), ("5.7.7", True),
+                                              ("5.7.8", False)])
+def test_it_says_where_mutex_waits_are_when_show_engine_leaves_them_out(version, cut):
+    """5.6.14 to 5.7.7 print little or no SHOW ENGINE INNODB MUTEX (manuals); around them the rows are whole."""
+    reading = read_mutexes("mysql-5.7-mutex.tsv", version)
+    assert ("wait/synch/%/innodb/%" in reading.note) is cut
+    assert reading.values["mutex.waits:TRX_SYS"] == 412  # what is listed is still read
+
+
 def test_it_reads_80_latch_rows():
     reading = read_mutexes("mysql-8.0-latch-mutex.tsv", "8.0.36")
     assert reading.values["mutex.waits:TRX_SYS_SHARD"] == 1222
