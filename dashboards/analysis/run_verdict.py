@@ -86,7 +86,7 @@ class Verdict:
     warmup_stall: tuple[datetime, datetime] | None = None  # first and last poll of a stall the warm-up ran past
     dip_levels: tuple[datetime, ...] = ()  # the first poll of each later level whose dips were judged on their own
     # periodic or irregular dips: TPS's mean over the dips' polls and over the others judged, and the waits that grew
-    # in them (dips_compared)
+    # in them (dips_compared); a level change's or a drift's stalls: those waits only
     dip_tps: tuple[float, float] | None = None
     dip_waits: tuple[DipWait, ...] = ()
     idle_polls: int = 0  # idle: the polls that counted next to no transactions (idle.idle_bursts) ...
@@ -500,8 +500,9 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
     slope = drift([t for t, _ in moving_polls], [v for _, v in moving_polls])
     span_min = (kept[-1][0] - kept[0][0]) / timedelta(minutes=1)
     tps_drifts = slope and slope.significant and abs(slope.pct_per_min) * span_min >= DRIFT_MIN * 100
-    if tps_drifts or base.history:
-        return replace(base, kind="drifting", drift=slope if tps_drifts else None)
+    if tps_drifts or base.history:  # the waits that grew in its stalls, as a level change's: TPS's mean drifts
+        grown = dips_compared(ts, values, judged_waits, halted).get("dip_waits", ()) if halted else ()
+        return replace(base, kind="drifting", drift=slope if tps_drifts else None, dip_waits=grown)
     if halted:
         return replace(base, kind="dips", dips=tuple(halted), other_dips=len(dips) - len(halted),
                        **dips_compared(ts, values, judged_waits, halted))

@@ -105,10 +105,14 @@ def stalls_said(v: Verdict) -> str:
 
 def dips_said(v: Verdict) -> str:
     """How deep the dips are and which waits grew in them (run_verdict.dips_compared), as one would read them off
-    the chart: TPS in them against between them, each wait's seconds waited a second the same way."""
+    the chart: TPS in them against between them, each wait's seconds waited a second the same way. A drift's
+    stalls, which its headline does not name, are said first: a row-lock wait at 6 s a second in them, 0.5
+    between, read "Drifting: history length growing ..." and nothing more."""
     grew = listed([f"{w.name} ({w.inside / PS_PER_S:,.2f} s waited a second in them against "
                    f"{w.between / PS_PER_S:,.2f})" for w in v.dip_waits]) if v.dip_waits else ""
     waits = f"the wait{'s' if len(v.dip_waits) > 1 else ''} that grew in them: {grew}"
+    if v.dip_tps is None and v.kind == "drifting":  # stalls the headline does not name: a drift's
+        return f"TPS stalled as well (the dips table lists the stalls); {waits}" if grew else ""
     if v.dip_tps is None:  # a level change's stalls: the polls between them hold two loads, no one TPS
         return f"In the stalls, {waits}" if grew else ""
     inside, between = v.dip_tps
