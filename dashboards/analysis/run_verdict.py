@@ -73,6 +73,7 @@ class Verdict:
     dips: tuple[Dip, ...] = ()  # periodic: the recurring ones; else every dip
     dip_seconds: float | None = None  # median dip length
     other_dips: int = 0  # one-poll blips besides the dips judged (a loaded host's, not stalls)
+    off_period: tuple[Dip, ...] = ()  # periodic: the stalls that stopped TPS off its grid (said apart from the blips)
     drift: Drift | None = None  # TPS's slope, when it drifts
     waits: tuple[tuple[str, float], ...] = ()  # (wait, correlation with TPS), most negative first
     history: Drift | None = None  # the history length's slope (undo logs a minute), when it grows or drains
@@ -481,8 +482,9 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
     judged_waits = {k: v[start:] for k, v in (waits or {}).items()}
     # Its level changes are said beside it.
     if found is not None and not off_grid(recurring, halted, medians, found[0], interval):
+        off = tuple(d for d in halted if d not in recurring and stopped_tps(d, medians))  # stalls, not blips
         return replace(base, kind="periodic", period=found[0], dips=recurring, shifts=shifts,
-                       other_dips=len(dips) - len(recurring),
+                       other_dips=len(dips) - len(recurring) - len(off), off_period=off,
                        dip_seconds=float(np.median([d.seconds for d in recurring])),
                        **dips_compared(ts, values, judged_waits, recurring))
     if shifts:  # the waits that grew in its stalls, not TPS's mean in them: the polls between hold two loads

@@ -120,6 +120,15 @@ def dips_said(v: Verdict) -> str:
     return f"{text}; {waits}" if grew else text
 
 
+def off_period_said(v: Verdict) -> str:
+    """The stalls of a periodic line off its period, when each began: one odd lock among ten regular ones keeps the
+    period (run_verdict.off_grid), and read "and 1 one-poll dip (a blip, not a stall)" for a 10 s stall at 0 TPS."""
+    if not v.off_period:
+        return ""
+    n = len(v.off_period)
+    return f"and {n} stall{'s' if n > 1 else ''} off the period at {listed([hms(d.start) for d in v.off_period])} UTC"
+
+
 def interval(d: Drift, digits: int) -> str:
     return f"95 % interval {d.low:,.{digits}f} to {d.high:,.{digits}f}"
 
@@ -223,4 +232,5 @@ def verdict_text(v: Verdict, run: Warmup | None = None,
     """The clauses _verdict.html says; `run`: the run's warm-up, on a run's pages; `basis`: too_few_said's."""
     return {"too_few": too_few_said(v, basis) if not v.kind else "",
             "drifted": drifted(v), "shifted": shifted(v), "levels": levels_said(v), "humps": humps_said(v),
-            "warmup": warmup_said(v, run), "dips": dips_said(v), "idle": idle_said(v) if v.kind == "idle" else ""}
+            "warmup": warmup_said(v, run), "dips": dips_said(v), "idle": idle_said(v) if v.kind == "idle" else "",
+            "off_period": off_period_said(v)}

@@ -8,6 +8,7 @@ By hand their gaps are 55, 35, 80 and 50 s: no period.
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from django.template.loader import render_to_string
 
 from dashboards.analysis.run_verdict import judge
 from dashboards.analysis.verdict_words import verdict_text
@@ -56,8 +57,17 @@ def test_locks_on_a_grid_with_one_occurrence_missed_stay_periodic():
     assert (v.kind, len(v.dips)) == ("periodic", 4) and v.period == pytest.approx(55.0)
 
 
-def test_one_odd_stall_among_ten_regular_gaps_does_not_hide_the_period():
+def test_one_odd_stall_among_ten_regular_gaps_does_not_hide_the_period_and_is_said_as_a_stall():
     """11 locks every 40 s from 20 s, and one more at 235 s: of the 12 gaps, 40 s nine times, then 15 and 25 s
-    around the odd one: 9 of 11 regular, at least 80 %."""
+    around the odd one: 9 of 11 regular, at least 80 %. The odd one stopped TPS for two polls: a stall off the
+    period, not "a one-poll dip (a blip, not a stall)"."""
     v = judge(*locked([*range(20, 460, 40), 235], polls=92), warmup=0)
     assert (v.kind, len(v.dips)) == ("periodic", 11) and v.period == pytest.approx(40.0)
+    assert v.other_dips == 0 and [(d.start - T0).total_seconds() for d in v.off_period] == [235]
+    html = render_to_string(
+        "dashboards/_verdict.html", {"verdict": v, "verdict_text": verdict_text(v), "chart_id": "c"}
+    )
+    # By hand: 06:00:00 + 235 s; each lock from its first poll at 0 to the first poll back up, 10 s.
+    said = "every 40 s (11 occurrences, each 10 s long)</strong>, and 1 stall off the period at 06:03:55 UTC,"
+    assert said in html
+    assert "one-poll dip" not in html
