@@ -29,6 +29,8 @@ MIN_POINTS = 10  # fewer polls than this after the warm-up give no verdict
 MIN_DIPS = 3  # periodic: at least this many dips
 PERIOD_SPREAD = 0.1  # ... whose starts lie within this fraction of the period of a regular grid
 GRID_COVER = 0.8  # ... and fill at least this fraction of the grid's slots from the first to the last
+GAP_SPREAD = 0.25  # ... and this share of the gaps between the stalls lie within this fraction of the period of
+# a whole number of periods
 BRIEF = 1.5  # a dip no longer than this many poll intervals (one low poll) is a blip, not a stall
 EDGE_COMMITS = 1.5  # transactions: a poll that counted fewer stopped for its whole interval (one may cross its edge)
 STOP_SECONDS = 2.0  # a one-poll dip under STALL_SHARE of its level that lost this long of its work is a stall
@@ -71,6 +73,7 @@ class Verdict:
     dips: tuple[Dip, ...] = ()  # periodic: the recurring ones; else every dip
     dip_seconds: float | None = None  # median dip length
     other_dips: int = 0  # one-poll blips besides the dips judged (a loaded host's, not stalls)
+    off_period: tuple[Dip, ...] = ()  # periodic: the stalls that stopped TPS off its grid (said apart from the blips)
     drift: Drift | None = None  # TPS's slope, when it drifts
     waits: tuple[tuple[str, float], ...] = ()  # (wait, correlation with TPS), most negative first
     history: Drift | None = None  # the history length's slope (undo logs a minute), when it grows or drains
@@ -84,7 +87,7 @@ class Verdict:
     warmup_stall: tuple[datetime, datetime] | None = None  # first and last poll of a stall the warm-up ran past
     dip_levels: tuple[datetime, ...] = ()  # the first poll of each later level whose dips were judged on their own
     # periodic or irregular dips: TPS's mean over the dips' polls and over the others judged, and the waits that grew
-    # in them (dips_compared)
+    # in them (dips_compared); a level change's or a drift's stalls: those waits only
     dip_tps: tuple[float, float] | None = None
     dip_waits: tuple[DipWait, ...] = ()
     idle_polls: int = 0  # idle: the polls that counted next to no transactions (idle.idle_bursts) ...
@@ -231,14 +234,22 @@ def periodic(dips: Sequence[Dip], interval: float = 0.0) -> tuple[float, list[Di
     return period, [dips[k] for k in on]
 
 
-def off_grid(recurring: Sequence[Dip], halted: Sequence[Dip], levels: Sequence[tuple[datetime, float]]) -> bool:
-    """Whether the stalls that stopped TPS (`halted`: stopped(), under STALL_SHARE of their level's median: not a
-    loaded host's sag) that start between the grid's first and last occurrence and are none of them outnumber what
-    GRID_COVER allows: TPS stopped as often off the grid as on it, no period. Locks taken by hand at 18:11, 18:46,
-    20:06 and 21:56 read "every 112 s" from the three 115 and 110 s apart."""
+def off_grid(recurring: Sequence[Dip], halted: Sequence[Dip], levels: Sequence[tuple[datetime, float]],
+             period: float, interval: float) -> bool:
+    """Whether the stalls do not recur as one reads them off the chart: the gaps between consecutive stalls from the
+    grid's first occurrence to its last, those off the grid that stopped TPS among them (`halted`: stopped(), under
+    STALL_SHARE of their level's median: not a loaded host's sag), each regular when within GAP_SPREAD of the period
+    (a poll interval at least) of a whole number of periods (one at least: a missed occurrence is a double gap);
+    fewer than GRID_COVER of them regular is no period. An odd stall among ten regular ones leaves 9 of 11 regular.
+
+    Locks taken by hand at 40, 95, 130, 210 and 260 s read "every 56 s": four on a 55 s grid filled 4 of its 5 slots,
+    the fifth (130 s) between two of them; by hand, their gaps of 55, 35, 80 and 50 s are 2 regular of 4. Locks at
+    18:11, 18:46, 20:06 and 21:56 read "every 112 s" from the three 115 and 110 s apart: gaps 35, 80 and 110 s."""
     first, last = recurring[0].start, recurring[-1].start
     off = [d for d in halted if first <= d.start <= last and d not in recurring and stopped_tps(d, levels)]
-    return len(recurring) < GRID_COVER * (len(recurring) + len(off))
+    gaps = np.diff(sorted(d.start.timestamp() for d in [*recurring, *off]))
+    spread = np.abs(gaps - np.maximum(np.round(gaps / period), 1) * period)
+    return int((spread <= max(GAP_SPREAD * period, interval)).sum()) < GRID_COVER * len(gaps)
 
 
 def stopped_tps(dip: Dip, levels: Sequence[tuple[datetime, float]]) -> bool:
@@ -469,9 +480,11 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
     found = periodic(longer, interval) or periodic(halted, interval)
     recurring = on_grid(dips, found[0], found[1], interval) if found is not None else ()
     judged_waits = {k: v[start:] for k, v in (waits or {}).items()}
-    if found is not None and not off_grid(recurring, halted, medians):  # its level changes said beside it
+    # Its level changes are said beside it.
+    if found is not None and not off_grid(recurring, halted, medians, found[0], interval):
+        off = tuple(d for d in halted if d not in recurring and stopped_tps(d, medians))  # stalls, not blips
         return replace(base, kind="periodic", period=found[0], dips=recurring, shifts=shifts,
-                       other_dips=len(dips) - len(recurring),
+                       other_dips=len(dips) - len(recurring) - len(off), off_period=off,
                        dip_seconds=float(np.median([d.seconds for d in recurring])),
                        **dips_compared(ts, values, judged_waits, recurring))
     if shifts:  # the waits that grew in its stalls, not TPS's mean in them: the polls between hold two loads
@@ -489,8 +502,9 @@ def judge(ts: Sequence[datetime], values: Sequence[float | None],
     slope = drift([t for t, _ in moving_polls], [v for _, v in moving_polls])
     span_min = (kept[-1][0] - kept[0][0]) / timedelta(minutes=1)
     tps_drifts = slope and slope.significant and abs(slope.pct_per_min) * span_min >= DRIFT_MIN * 100
-    if tps_drifts or base.history:
-        return replace(base, kind="drifting", drift=slope if tps_drifts else None)
+    if tps_drifts or base.history:  # the waits that grew in its stalls, as a level change's: TPS's mean drifts
+        grown = dips_compared(ts, values, judged_waits, halted).get("dip_waits", ()) if halted else ()
+        return replace(base, kind="drifting", drift=slope if tps_drifts else None, dip_waits=grown)
     if halted:
         return replace(base, kind="dips", dips=tuple(halted), other_dips=len(dips) - len(halted),
                        **dips_compared(ts, values, judged_waits, halted))

@@ -105,15 +105,28 @@ def stalls_said(v: Verdict) -> str:
 
 def dips_said(v: Verdict) -> str:
     """How deep the dips are and which waits grew in them (run_verdict.dips_compared), as one would read them off
-    the chart: TPS in them against between them, each wait's seconds waited a second the same way."""
+    the chart: TPS in them against between them, each wait's seconds waited a second the same way. A drift's
+    stalls, which its headline does not name, are said first: a row-lock wait at 6 s a second in them, 0.5
+    between, read "Drifting: history length growing ..." and nothing more."""
     grew = listed([f"{w.name} ({w.inside / PS_PER_S:,.2f} s waited a second in them against "
                    f"{w.between / PS_PER_S:,.2f})" for w in v.dip_waits]) if v.dip_waits else ""
     waits = f"the wait{'s' if len(v.dip_waits) > 1 else ''} that grew in them: {grew}"
+    if v.dip_tps is None and v.kind == "drifting":  # stalls the headline does not name: a drift's
+        return f"TPS stalled as well (the dips table lists the stalls); {waits}" if grew else ""
     if v.dip_tps is None:  # a level change's stalls: the polls between them hold two loads, no one TPS
         return f"In the stalls, {waits}" if grew else ""
     inside, between = v.dip_tps
     text = f"TPS averaged {inside:,.1f} in the dips' polls against {between:,.1f} in the others"
     return f"{text}; {waits}" if grew else text
+
+
+def off_period_said(v: Verdict) -> str:
+    """The stalls of a periodic line off its period, when each began: one odd lock among ten regular ones keeps the
+    period (run_verdict.off_grid), and read "and 1 one-poll dip (a blip, not a stall)" for a 10 s stall at 0 TPS."""
+    if not v.off_period:
+        return ""
+    n = len(v.off_period)
+    return f"and {n} stall{'s' if n > 1 else ''} off the period at {listed([hms(d.start) for d in v.off_period])} UTC"
 
 
 def interval(d: Drift, digits: int) -> str:
@@ -219,4 +232,5 @@ def verdict_text(v: Verdict, run: Warmup | None = None,
     """The clauses _verdict.html says; `run`: the run's warm-up, on a run's pages; `basis`: too_few_said's."""
     return {"too_few": too_few_said(v, basis) if not v.kind else "",
             "drifted": drifted(v), "shifted": shifted(v), "levels": levels_said(v), "humps": humps_said(v),
-            "warmup": warmup_said(v, run), "dips": dips_said(v), "idle": idle_said(v) if v.kind == "idle" else ""}
+            "warmup": warmup_said(v, run), "dips": dips_said(v), "idle": idle_said(v) if v.kind == "idle" else "",
+            "off_period": off_period_said(v)}
