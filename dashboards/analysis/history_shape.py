@@ -186,7 +186,8 @@ def held_up(hump: Hump, holder: Holder, slack: timedelta, ts: Sequence[datetime]
 def rising(ys: Sequence[float]) -> int:
     """How many of the last polls rose and have not fallen back (0: none): the most, at most a third, each
     at least a hump's rise (HUMP_MIN, and 4 noise deviations of the polls before) above the median of the
-    polls before, none of which reaches that far (a line growing throughout is a drift, not a rise)."""
+    polls before, none of which reaches that far (a line growing throughout is a drift, not a rise), their
+    highest standing out of the wander before them (rise_stands_out)."""
     y = np.asarray(ys, dtype=float)
     if len(y) < RISE_SHARE:
         return 0
@@ -197,9 +198,16 @@ def rising(ys: Sequence[float]) -> int:
         if tail_min[k - 1] <= head_max[len(y) - k - 1]:
             continue
         top = float(np.median(before)) + max(HUMP_MIN, TURN_SIGMAS * noise(before.tolist()))
-        if tail_min[k - 1] >= top > head_max[len(y) - k - 1]:
+        if tail_min[k - 1] >= top > head_max[len(y) - k - 1] and rise_stands_out(y, k):
             return k
     return 0
+
+
+def rise_stands_out(y: np.ndarray, k: int) -> bool:
+    """Whether the last k polls' highest is HUMP_MIN above the highest of the AROUND polls before them, as a
+    hump's peak must be (stands_out): a line wandering 0 to 1,200 around a median of 250, whose last poll
+    reached 1,260, 60 above its wander's top, rose 1,010 above that median without standing out of it."""
+    return float(y[-k:].max()) - float(y[-k - AROUND:-k].max()) >= HUMP_MIN
 
 
 def open_rise(ts: Sequence[datetime], ys: Sequence[float], holders: Sequence[Holder], interval: float) -> Rise | None:
