@@ -212,13 +212,21 @@ def rise_stands_out(y: np.ndarray, k: int) -> bool:
 
 def open_rise(ts: Sequence[datetime], ys: Sequence[float], holders: Sequence[Holder], interval: float) -> Rise | None:
     """The rise at the end (rising), with the oldest transaction open at its last poll: begun by it and not
-    found gone by it (half an interval either way, as in named)."""
+    found gone by it (half an interval either way, as in named), open while it rose (rose_while_open)."""
     k = rising(ys)
     if not k:
         return None
     rise = Rise(float(np.median(ys[:-k])), float(ys[-1]), k, ts[-k], ts[-1])
     slack = timedelta(seconds=interval / 2)
     fits = [h for h in holders if h.started_at <= rise.last_at + slack
-            and (h.ended_at is None or h.ended_at > rise.last_at + slack)]
+            and (h.ended_at is None or h.ended_at > rise.last_at + slack) and rose_while_open(ts, ys, h, rise)]
     h = min(fits, key=lambda h: h.started_at, default=None)
     return rise if h is None else replace(rise, held_by=f"thread {h.thread_id}, {h.who}", held_from=h.started_at)
+
+
+def rose_while_open(ts: Sequence[datetime], ys: Sequence[float], holder: Holder, rise: Rise) -> bool:
+    """Whether the history rose half the rise at least while the holder was open: from the lowest poll from the one
+    before it opened on, as held_up asks of a hump's. A transaction opened on the rise's last polls, the history
+    already up, held none of it: purge removes what was committed before its read view."""
+    first = max((i for i, t in enumerate(ts) if t <= holder.started_at), default=0)
+    return rise.to - min(ys[first:]) >= (rise.to - rise.level) / 2

@@ -225,3 +225,16 @@ def test_a_new_top_of_the_wander_is_no_rise_at_the_end():
     assert rising(held) == 2
     verdict = judge([at(i) for i in range(62)], flat_tps(62), warmup=0, history=held)
     assert humps_said(verdict) == "history length rising at the end: from ~250 to 3,600 in the last 2 polls"
+
+
+def test_a_transaction_opened_after_the_rise_is_not_named_its_holder():
+    """The audit's rise (700 to 6,665 at poll 40, 11,196 at poll 41), with a transaction opened 2 s after poll 40,
+    the history already at 6,665: it rose 4,531 while that one was open, less than half the rise from ~700 to
+    11,196 (5,248). A read view opened on a history that was already up held none of it: the rise is said without
+    a holder. One opened 2 s after poll 39 (800) is open over all of it, as before."""
+    late = Held(31, at(40) + timedelta(seconds=2), at(41), None, who="dump@10.0.0.9")
+    verdict = judge([at(i) for i in range(42)], flat_tps(42), warmup=0, history=FLAT_THEN_RISE, holders=[late])
+    assert humps_said(verdict) == "history length rising at the end: from ~700 to 11,196 in the last 2 polls"
+    early = Held(13, at(39) + timedelta(seconds=2), at(41), None, who="stress@127.0.0.1")
+    verdict = judge([at(i) for i in range(42)], flat_tps(42), warmup=0, history=FLAT_THEN_RISE, holders=[early, late])
+    assert humps_said(verdict).endswith("(held by a read view: thread 13, stress@127.0.0.1, open since 09:03:17)")
