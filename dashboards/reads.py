@@ -406,7 +406,8 @@ def purge_verdict_at(server_id: int, last: datetime | None, current: float | Non
     holder = held_a_poll(server_id, last, holder) if trend.direction else holder
     release = released_at(server_id, last, trend) if holder is None and trend.direction == "growing" else None
     verdict = purge_verdict(current, trend, threshold, holder, purged, dml, off, unread,
-                            release.holder if release else None)
+                            release.holder if release else None,
+                            lowest_since(server_id, holder.since, last) if holder is not None else None)
     if verdict.kind == "released" and release is not None:
         return replace(verdict, gone_by=release.gone_by, polls_after=release.polls_after)
     if verdict.kind == "turned" and holder is None and trend.turned and current is not None \
@@ -419,6 +420,21 @@ def purge_verdict_at(server_id: int, last: datetime | None, current: float | Non
         if left is not None:
             return replace(verdict, released=left.holder, gone_by=left.gone_by)
     return replace(verdict, rates_from=lo, rates_to=hi) if verdict.dml_per_s is not None else verdict
+
+
+def lowest_since(server_id: int, since: datetime, last: datetime) -> float | None:
+    """The lowest history poll from the newest at or before `since` (where it stood as a transaction opened) to
+    `last`, None for none: a transaction open for hours is read from the rollups' minima (a minute's bucket may
+    begin before it opened: lower, never higher, than the polls since)."""
+    since = min(since, last)  # a holder stamped after the poll (each source stamps its own time)
+    opened = next(polls_back(server_id, HISTORY, since - REACH, since), None)
+    found = [v for s in query.series([server_id], [HISTORY], since, last, max_points=LOWEST_POINTS)
+             if s.metric == HISTORY for v in s.values if v is not None]
+    found += [opened[1]] if opened else []
+    return min(found, default=None)
+
+
+LOWEST_POINTS = 120  # lowest_since's points: a bucket's min survives downsampling
 
 
 def held_a_poll(server_id: int, last: datetime, holder: Holder | None) -> Holder | None:

@@ -186,7 +186,8 @@ def held_up(hump: Hump, holder: Holder, slack: timedelta, ts: Sequence[datetime]
 def rising(ys: Sequence[float]) -> int:
     """How many of the last polls rose and have not fallen back (0: none): the most, at most a third, each
     at least a hump's rise (HUMP_MIN, and 4 noise deviations of the polls before) above the median of the
-    polls before, none of which reaches that far (a line growing throughout is a drift, not a rise)."""
+    polls before, none of which reaches that far (a line growing throughout is a drift, not a rise), their
+    highest standing out of the wander before them (rise_stands_out)."""
     y = np.asarray(ys, dtype=float)
     if len(y) < RISE_SHARE:
         return 0
@@ -197,20 +198,35 @@ def rising(ys: Sequence[float]) -> int:
         if tail_min[k - 1] <= head_max[len(y) - k - 1]:
             continue
         top = float(np.median(before)) + max(HUMP_MIN, TURN_SIGMAS * noise(before.tolist()))
-        if tail_min[k - 1] >= top > head_max[len(y) - k - 1]:
+        if tail_min[k - 1] >= top > head_max[len(y) - k - 1] and rise_stands_out(y, k):
             return k
     return 0
 
 
+def rise_stands_out(y: np.ndarray, k: int) -> bool:
+    """Whether the last k polls' highest is HUMP_MIN above the highest of the AROUND polls before them, as a
+    hump's peak must be (stands_out): a line wandering 0 to 1,200 around a median of 250, whose last poll
+    reached 1,260, 60 above its wander's top, rose 1,010 above that median without standing out of it."""
+    return float(y[-k:].max()) - float(y[-k - AROUND:-k].max()) >= HUMP_MIN
+
+
 def open_rise(ts: Sequence[datetime], ys: Sequence[float], holders: Sequence[Holder], interval: float) -> Rise | None:
     """The rise at the end (rising), with the oldest transaction open at its last poll: begun by it and not
-    found gone by it (half an interval either way, as in named)."""
+    found gone by it (half an interval either way, as in named), open while it rose (rose_while_open)."""
     k = rising(ys)
     if not k:
         return None
     rise = Rise(float(np.median(ys[:-k])), float(ys[-1]), k, ts[-k], ts[-1])
     slack = timedelta(seconds=interval / 2)
     fits = [h for h in holders if h.started_at <= rise.last_at + slack
-            and (h.ended_at is None or h.ended_at > rise.last_at + slack)]
+            and (h.ended_at is None or h.ended_at > rise.last_at + slack) and rose_while_open(ts, ys, h, rise)]
     h = min(fits, key=lambda h: h.started_at, default=None)
     return rise if h is None else replace(rise, held_by=f"thread {h.thread_id}, {h.who}", held_from=h.started_at)
+
+
+def rose_while_open(ts: Sequence[datetime], ys: Sequence[float], holder: Holder, rise: Rise) -> bool:
+    """Whether the history rose half the rise at least while the holder was open: from the lowest poll from the one
+    before it opened on, as held_up asks of a hump's. A transaction opened on the rise's last polls, the history
+    already up, held none of it: purge removes what was committed before its read view."""
+    first = max((i for i, t in enumerate(ts) if t <= holder.started_at), default=0)
+    return rise.to - min(ys[first:]) >= (rise.to - rise.level) / 2

@@ -46,7 +46,8 @@ class PurgeVerdict:
 
 def purge_verdict(current: float | None, trend: Trend, threshold: float, holder: Holder | None,
                   purged_per_s: float | None = None, dml_per_s: float | None = None,
-                  counters_off: bool = False, holders_unread: str = "", released: Holder | None = None) -> PurgeVerdict:
+                  counters_off: bool = False, holders_unread: str = "", released: Holder | None = None,
+                  lowest: float | None = None) -> PurgeVerdict:
     """Growing, or no trend yet (a turn's first polls), with a transaction open: held by it; a turn's first polls
     with none: turned (a read view released: 30,112 to 201, said rather than no verdict), or drained-on where it
     fell from polls that were draining (Trend.drained_per_second: the drain sped up, nothing released); growing
@@ -62,7 +63,11 @@ def purge_verdict(current: float | None, trend: Trend, threshold: float, holder:
     its rate says nothing of its pace).
     Growing with no holder where the oldest transaction could not be read (`holders_unread`, why: INNODB_TRX needs
     PROCESS) is "unread": a read view held and purge falling behind look the same from the history length alone.
+    A holder is one only where the history grew while it was open (grew_while_open: `lowest`, the lowest history
+    poll since it opened): one opened on a backlog that purge kept draining holds none of it.
     """
+    if holder is not None and not grew_while_open(current, lowest, trend):
+        holder = None
     if current is not None and holder is not None and trend.direction in ("", "growing"):
         return PurgeVerdict("held", holder=holder)  # the holder is known apart from the trend: no turn loses it
     if current is not None and trend.per_second is None and trend.before is not None and trend.since is not None:
@@ -86,6 +91,14 @@ def purge_verdict(current: float | None, trend: Trend, threshold: float, holder:
         return PurgeVerdict(unheld_growth(trend, purged_per_s, dml_per_s), purged_per_s=purged_per_s,
                             dml_per_s=dml_per_s, counters_off=counters_off)
     return PurgeVerdict("flat", holder=holder)
+
+
+def grew_while_open(current: float | None, lowest: float | None, trend: Trend) -> bool:
+    """Whether the history stands more than TURN_SIGMAS noise deviations above `lowest`, the lowest poll from the one
+    before the holder opened on (None: not read, taken as grown): its read view keeps purge from going below what
+    was added since. A backlog from before it is purged past it: a dump's transaction opened at 40,000 while purge
+    drained it to 2,000 was named "Held by a read view" of a history that only fell while it was open."""
+    return current is None or lowest is None or current - lowest > TURN_SIGMAS * trend.noise
 
 
 def nearly_empty(trend: Trend) -> float:

@@ -24,6 +24,7 @@ NEW_JITTER = 2.0  # their noise this many times the series' is another regime (o
 DRIFT_POLLS = 6  # a segment this long measures how far its polls stray from its line
 DRIFT = 2.0  # they stray this many times the noise: the count drifts (a second difference sees only jitter)
 FLAT_RUN = 5  # polls enough to judge a run flat by its own residuals (three degrees of freedom)
+WANDER_POLLS = RECENT  # the polls before a recent turn whose scatter is the wander it must stand clear of
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,8 @@ def _median(a: np.ndarray) -> float:
 
 def current_segment(xs: Sequence[float], ys: Sequence[float]) -> Segment:
     """The polls since the last turn: after the newest cliff (last_cliff), walked back (walk_back), the
-    stretches before it it does not turn from joined back (rejoin), from the peak.
+    stretches before it it does not turn from joined back (rejoin), as are turns that do not stand clear of the
+    wander before them (past_wander), from the peak.
 
     The noise is measured on both sides of the cliff, never across it, and is at least the segment's
     own (own_noise): a calm stretch before it (a smooth climb, polls at 0) is not its jitter. A draining
@@ -75,8 +77,41 @@ def current_segment(xs: Sequence[float], ys: Sequence[float]) -> Segment:
     reach = stray(xs[start + 1:], ys[start + 1:])
     if reach > DRIFT * sigma and _fit(xs[start:], ys[start:]).direction(sigma) >= 0:  # drifting: walk it wider
         start = rejoin(xs, ys, cut, cut + walk_back(xs[cut:], ys[cut:], reach), reach)
-    start = short_climb(xs, ys, cut, start, sigma)
-    return Segment(drain_start(xs, ys, climb_start(xs, ys, cut, start, sigma), sigma), sigma)
+    start = short_climb(xs, ys, cut, past_wander(xs, ys, cut, start, sigma), sigma)
+    start = drain_start(xs, ys, climb_start(xs, ys, cut, start, sigma), sigma)
+    return Segment(past_wander(xs, ys, cut, start, sigma), sigma)  # a wander's highest poll is no drain's peak
+
+
+def past_wander(xs: Sequence[float], ys: Sequence[float], cut: int, start: int, sigma: float) -> int:
+    """The segment's start once each turn fewer than WANDER_POLLS polls back that does not stand clear of the
+    wander before it is joined back (after `cut`), as a hump must stand out of the wander around it
+    (history_shape.stands_out).
+
+    A line wandering 300-700 with no trend, smooth from poll to poll, has a noise (its second differences) of
+    a few undo logs, and the walk read each of its wobbles as a turn: "Fell from 581 to 443". A turn stands
+    clear where the newest poll lies off the band of the WANDER_POLLS polls before it (stands_clear), judged
+    by their own scatter: the wander's amplitude, where the walk sees only jitter. A turn further back has a
+    segment long enough for its own noise (own_noise), and stays.
+    """
+    while start > cut and len(ys) - start < WANDER_POLLS:
+        if stands_clear(xs, ys, max(start - WANDER_POLLS, cut), start):
+            break
+        start = cut + walk_back(xs[cut:start], ys[cut:start], sigma)
+    return start
+
+
+def stands_clear(xs: Sequence[float], ys: Sequence[float], lo: int, start: int) -> bool:
+    """Whether the newest poll lies off the TURN_SIGMAS band of the polls [lo, start), by their own scatter (at
+    least NOISE_FLOOR, as departures judges a flat run): around their mean where their slope is not told from 0
+    at SURE (a wander's slope is no line to carry on), else their line's prediction band. True for fewer than
+    FLAT_RUN of them: too few to measure a wander by; a climb's jitter is no wander of the flat run before it."""
+    fit = _fit(xs[lo:start], ys[lo:start])
+    if fit.n < FLAT_RUN:
+        return True
+    scatter = max(fit.scatter(), NOISE_FLOOR)
+    if abs(fit.slope() or 0.0) * fit.spread() ** 0.5 > _t(int(fit.n) - 2) * scatter:
+        return fit.off(xs[-1], ys[-1], scatter) != 0
+    return abs(ys[-1] - fit.sy / fit.n) > TURN_SIGMAS * scatter * (1 + 1 / fit.n) ** 0.5
 
 
 def stray(xs: Sequence[float], ys: Sequence[float]) -> float:

@@ -3,6 +3,7 @@
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from dashboards.analysis.history_shape import rising
 from dashboards.analysis.run_summary import Warmup
 from dashboards.analysis.run_verdict import judge
 from dashboards.analysis.verdict_words import drifted, humps_said, warmup_said
@@ -204,3 +205,36 @@ def test_a_hump_in_the_wander_is_still_found():
     assert verdict.kind == "steady" and verdict.history is None
     assert humps_said(verdict) == ("history length rose to 5,000 at 09:04:05 (from 09:03:05), "
                                    "then drained to 30 by 09:05:00")
+
+
+# 5 s polls wandering 0 to 990 and back in a cycle of 12, most of them low (median 250), purge keeping up: no swing
+# is a hump's 1,000.
+SWING = [0.0, 100.0, 300.0, 600.0, 900.0, 990.0, 800.0, 500.0, 200.0, 50.0, 0.0, 0.0]
+
+
+def test_a_new_top_of_the_wander_is_no_rise_at_the_end():
+    """Five swings, then 1,260: 1,010 above the median of the polls before (250: (200 + 300) / 2) and above all of
+    them, so rising() called it a rise ("rising at the end: from ~250 to 1,260 in the last poll"). By hand it stands
+    270 above the 990 the wander reached in the 12 polls before: a hump's peak must stand 1,000 above it. A read
+    view held in the same wander (2,400, then 3,600) still is one: 2,610 above 990."""
+    history = SWING * 5 + [1260.0]
+    assert rising(history) == 0
+    verdict = judge([at(i) for i in range(61)], flat_tps(61), warmup=0, history=history)
+    assert verdict.rising is None and humps_said(verdict) == ""
+    held = SWING * 5 + [2400.0, 3600.0]
+    assert rising(held) == 2
+    verdict = judge([at(i) for i in range(62)], flat_tps(62), warmup=0, history=held)
+    assert humps_said(verdict) == "history length rising at the end: from ~250 to 3,600 in the last 2 polls"
+
+
+def test_a_transaction_opened_after_the_rise_is_not_named_its_holder():
+    """The audit's rise (700 to 6,665 at poll 40, 11,196 at poll 41), with a transaction opened 2 s after poll 40,
+    the history already at 6,665: it rose 4,531 while that one was open, less than half the rise from ~700 to
+    11,196 (5,248). A read view opened on a history that was already up held none of it: the rise is said without
+    a holder. One opened 2 s after poll 39 (800) is open over all of it, as before."""
+    late = Held(31, at(40) + timedelta(seconds=2), at(41), None, who="dump@10.0.0.9")
+    verdict = judge([at(i) for i in range(42)], flat_tps(42), warmup=0, history=FLAT_THEN_RISE, holders=[late])
+    assert humps_said(verdict) == "history length rising at the end: from ~700 to 11,196 in the last 2 polls"
+    early = Held(13, at(39) + timedelta(seconds=2), at(41), None, who="stress@127.0.0.1")
+    verdict = judge([at(i) for i in range(42)], flat_tps(42), warmup=0, history=FLAT_THEN_RISE, holders=[early, late])
+    assert humps_said(verdict).endswith("(held by a read view: thread 13, stress@127.0.0.1, open since 09:03:17)")

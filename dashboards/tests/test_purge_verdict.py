@@ -372,3 +372,18 @@ def test_a_steep_rise_over_a_loads_first_polls_is_no_flat_line():
     assert verdict.kind == "early"
     assert purge_verdict(48_499, trend, 1_000_000, HOLDER).kind == "held"
     assert purge_verdict(300, trend_of([300, 290, 310, 300]), 1000, None).kind == "flat"  # a level stays flat
+
+
+def test_a_holder_is_named_only_where_the_history_grew_while_it_was_open():
+    """A drain of 4,000 a 10 s poll from 90,000 to 10,000, then 2,000 (a turn too recent for a pace), with a
+    transaction open since the drain's 12th poll (42,000): the lowest poll since it opened is the last, 2,000, so
+    the history only fell while it was open and the fall carries the drain on. Where it stands 5 above the lowest
+    (more than 4 noise deviations of 1: a straight drain's), it grew while open: held, as before."""
+    drain = trend_of([90_000 - 4_000 * i for i in range(21)] + [2_000])
+    assert drain.noise == 1.0
+    assert purge_verdict(2_000, drain, 20_000, HOLDER, lowest=2_000).kind == "drained-on"
+    assert purge_verdict(2_000, drain, 20_000, HOLDER, lowest=1_995).kind == "held"
+    assert purge_verdict(2_000, drain, 20_000, HOLDER, lowest=1_996).kind == "drained-on"
+    assert purge_verdict(2_000, drain, 20_000, HOLDER).kind == "held"  # not read: named, as before
+    flat = trend_of([20_000 + (60 if i % 2 else -60) for i in range(20)])
+    assert purge_verdict(19_940, flat, 5_000, HOLDER, lowest=19_940) == purge_verdict(19_940, flat, 5_000, None)

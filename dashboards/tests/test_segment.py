@@ -308,3 +308,37 @@ def test_a_short_climb_that_changed_rate_starts_at_the_change():
     slope = np.polyfit([STEP * j for j in range(4)], ys[-4:], 1)[0] * 60
     assert trend.since == at(len(AT_ZERO) + 2) and trend.polls == 4
     assert trend.per_minute == pytest.approx(slope)
+
+
+# A steady load's history wandering 300-700 with no trend, 5 s polls: 30 to 60 undo logs a poll, down from 690 to
+# 310 and back up in turn, purge keeping up (the 34 polls average 498.4, and repeat). Its second differences are a
+# few tens: a noise of about 6, against which each swing of a few hundred read as a turn.
+WANDER = [500, 540, 590, 620, 660, 690, 670, 630, 581, 530, 480, 443, 410, 370, 330, 310, 340, 380, 420, 470,
+          510, 560, 600, 640, 610, 570, 520, 460, 420, 390, 360, 400, 450, 490]
+
+
+def test_a_history_wandering_300_to_700_makes_no_turn():
+    """Once a whole swing has been polled, an engineer reads every poll as it comes as a level wandering 310-690:
+    flat, no turn ("Fell from 640 to 610", "Rose from 360 to 400"), no drain nor growth. Before, the page went
+    "turned", "draining ~500 / min", "early", "purge-bound ~500 / min" at each swing."""
+    values = (WANDER * 4)[:120]
+    for n in range(len(WANDER), len(values) + 1):
+        trend = current_trend([at(i) for i in range(n)], values[:n])
+        assert purge_verdict(values[n - 1], trend, 20_000, None).kind == "flat", (n, trend)
+        assert trend.polls >= 16, (n, trend)
+
+
+@pytest.mark.parametrize(("tail", "came_from", "at_poll", "polls"), [
+    ([2_000], 49_500, 88, 1),  # a cliff: the read view released
+    ([2_000, 1_900], 49_500, 88, 2),
+    ([45_000], 49_500, 88, 1),  # purge getting going: from the peak (turned_from)
+    ([45_000, 40_000], 49_500, 88, 2),
+])
+def test_a_real_fall_after_the_wander_is_said_from_its_peak(tail, came_from, at_poll, polls):
+    """The wander twice (68 polls), then a read view held: +2,450 a poll to 49,500 (poll 87), then released. By
+    hand: the fall is from 49,500, the turn's first poll is poll 88, 1 or 2 polls since: too few for a pace."""
+    values = WANDER * 2 + [500 + 2_450 * k for k in range(1, 21)] + tail
+    trend = current_trend([at(i) for i in range(len(values))], values)
+    assert values[87] == 49_500 and trend.per_second is None
+    assert trend.turned == (came_from, at(at_poll), polls)
+    assert purge_verdict(values[-1], trend, 20_000, None).kind == "turned"
