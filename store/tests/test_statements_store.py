@@ -183,3 +183,21 @@ def test_one_digest_read_alone_sums_its_own_rows_over_rollups_and_reads():
     edges = [r for r in rows if start < r.ts <= T0 or T0 + timedelta(hours=2) < r.ts <= end]
     edge_reads = sum(1 for r in edges if r.digest == "c")
     assert len(statement_reads.pieces(1, start, end, digest_ids=[ids["c"]]).ids) == 2 + edge_reads
+
+
+def test_one_column_sums_as_the_raw_rows_do_over_rollups_and_reads():
+    rows = [r for k in range(1, 181) for r in hour_rows(k)] + [row(k, "big", 3, BIG + k) for k in range(1, 11)]
+    write(rows, {})  # big: past 64 bits, in 10-11 h
+    statement_hours.roll_closed(T0 + timedelta(hours=3, minutes=2))
+    late = StatementRow(1, T0 + timedelta(minutes=30, seconds=30), 30_000, "s", "a", (1,) * len(COUNTERS), 9, 7, 7)
+    write([late], {})  # into a rolled-up hour: 10 h is read raw, 11 h from its rollup
+    start, end = T0 - timedelta(minutes=15), T0 + timedelta(hours=2, minutes=20)
+    ids = {t.digest: t.digest_id for t in statement_reads.totals(1, start, end)}
+    for column in ("time_ps", "lock_ps", "rows_examined"):
+        by_hand = {ids[r.digest]: 0 for r in rows}
+        for r in [*rows, late]:
+            if start < r.ts <= end:
+                by_hand[ids[r.digest]] += r.counts[COUNTERS.index(column)]
+        assert statement_reads.column_sums(1, start, end, column) == by_hand
+    assert statement_reads.column_sums(1, start, end, "time_ps")[ids["big"]] > 2**63
+    assert statement_reads.column_sums(1, end + timedelta(days=1), end + timedelta(days=2), "time_ps") == {}
