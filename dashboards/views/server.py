@@ -50,6 +50,7 @@ from dashboards.query_params import (
     conditions_param,
     dip_param,
     int_param,
+    kept_params,
     second_interval,
     threshold_param,
 )
@@ -331,7 +332,7 @@ def compared_waits(server_id: int, tr: TimeRange, tr_b: TimeRange, rows_a: list[
 
 def client_toggle(request: HttpRequest, client: bool) -> dict:
     """The "rank client time" checkbox (?client=1): a form that keeps every other parameter."""
-    keep = [(k, v) for k, vs in request.GET.lists() if k != "client" for v in vs]
+    keep = kept_params(request.GET, ("client",))
     return {"client": client, "client_keep": keep, "client_events": sorted(CLIENT_EVENTS)}
 
 
