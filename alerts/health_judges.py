@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from functools import partial
+from functools import partial, reduce
+from operator import or_
 from typing import TYPE_CHECKING
 
-from django.db.models import Count, Max, Min
+from django.db.models import Count, Max, Min, Q
 
 from alerts.verdicts import Cleared, Verdict
 from collectors.models import PollRecord, ServerHealth
-from collectors.status import CONNECTION_LOST, NOT_POLLED, is_failing, off_from_the_start, status_of
+from collectors.status import CONNECTION_LOST, FAILING, NOT_POLLED, OK, is_failing, off_from_the_start, status_of
 from servers.models import Server
 
 if TYPE_CHECKING:  # the kinds table (alerts.kinds) refers to the functions here
@@ -97,10 +98,21 @@ def source_verdict(server: Server, name: str, state: dict, polled_at) -> Verdict
     ok = not is_failing(state)
     detail = (f"{server.name}: source {name} ok" if ok
               else f"{server.name}: source {name} failing: {state.get('error') or 'no error text'}")
-    # The poll the health row holds: a later one than the first without the failure when evaluations were late.
-    cleared = (lambda _started: Cleared(polled_at)) if ok and polled_at else None
     return Verdict(not ok, key=name, since=None if ok else read_at(state) or polled_at, detail=detail,
-                   cleared=cleared)
+                   cleared=partial(read_good_again, server.id, name) if ok else None)
+
+
+def read_good_again(server_id: int, name: str, _started: datetime) -> Cleared | None:
+    """When a read proved the source good again: the end of the first poll after its last failing read that read
+    it ok (from the poll history, a ring). Not the start of the health row's newest poll: that poll had not read
+    it yet when it began (the read may wait on the server for seconds), and may not have run it at all (a source
+    read every 60 s). None where no such poll is kept: the event then ends at the evaluation, after the read."""
+    polls = PollRecord.objects.filter(server_id=server_id)
+    failing = reduce(or_, (Q(sources__contains={name: {"status": status}}) for status in FAILING))
+    failed = polls.filter(failing).aggregate(last=Max("started_at"))["last"]
+    good = polls.filter(sources__contains={name: {"status": OK}})
+    first = (good.filter(started_at__gt=failed) if failed else good).order_by("started_at").first()
+    return Cleared(first.started_at + timedelta(milliseconds=first.duration_ms)) if first else None
 
 
 def read_at(state: dict) -> datetime | None:

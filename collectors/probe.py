@@ -112,7 +112,7 @@ class CheckResult:
             return ["configuration: everything the figures read is on"]
         out = []
         for item in self.weakened:
-            out += [f"WEAKENED {item.figure}: {item.setting} off: {item.lost}", f"  {item.fix}"]
+            out += [f"WEAKENED {item.figure}: {item.setting} {item.state}: {item.lost}", f"  {item.fix}"]
         return out
 
     def node_exporter_lines(self) -> list[str]:

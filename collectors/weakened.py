@@ -41,9 +41,10 @@ class Weakened:
     figure: str
     lost: str
     fix: str
+    state: str = "off"  # what became of the setting: off, or refused to the monitoring user (tps_state)
 
     def line(self) -> str:
-        return f"{self.setting} off: {self.figure}: {self.lost}; {self.fix}"
+        return f"{self.setting} {self.state}: {self.figure}: {self.lost}; {self.fix}"
 
 
 def consumers_fix(names: list[str]) -> str:
@@ -64,7 +65,33 @@ def tps_counter(info: ServerInfo) -> Weakened | None:
     return Weakened("a counter of every transaction (performance_schema's transaction instrument, InnoDB's "
                     "trx_*_commits)", "TPS", transactions.DEFINITIONS[transactions.EXPLICIT],
                     transactions.enable_hint(info.flavor, info.version_tuple, info.performance_schema,
-                                             info.tps_refused))
+                                             info.tps_refused), tps_state(info))
+
+
+# A counter the monitoring user may not read (transactions.basis), and the privilege it lacks for it.
+REFUSED_COUNTERS = {transactions.TRX_SUMMARY: ("SELECT on performance_schema", "its transaction summary"),
+                    transactions.INNODB_TRX: ("PROCESS", "InnoDB's trx_*_commits")}
+COUNTERS_SINCE = {transactions.TRX_SUMMARY: transactions.TRX_SUMMARY_SINCE,
+                  transactions.INNODB_TRX: transactions.INNODB_TRX_SINCE}
+
+
+def tps_state(info: ServerInfo) -> str:
+    """"off", or the counters the server refused to the monitoring user: they may well be on, and the fix
+    is the GRANT the hint names, not the statement that turns them on."""
+    refused = [REFUSED_COUNTERS[c] for c in transactions.PREFERENCE if c in info.tps_refused]
+    if not refused:
+        return "off"
+    lacks = " and ".join(f"{grant} ({what})" for grant, what in refused)
+    # A counter this server has that was read (and found off) leaves both causes open.
+    return f"{'refused' if has_only_refused(info) else 'off, or refused'} to the monitoring user, which lacks {lacks}"
+
+
+def has_only_refused(info: ServerInfo) -> bool:
+    """Whether every counter of every transaction this version has was refused: none was read and found off, nor
+    is off with performance_schema."""
+    has = {counter for counter, since in COUNTERS_SINCE.items()
+           if info.version_tuple >= since.get(info.flavor, (99, 0, 0))}
+    return has <= info.tps_refused
 
 
 # performance_schema came with MySQL 5.5.3 and MariaDB 5.5: an older server has none to turn on (a

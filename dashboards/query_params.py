@@ -9,7 +9,7 @@ import math
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 
-from django.http import QueryDict
+from django.http import HttpRequest, QueryDict
 
 from alerts.kind_wording import NOT_A_HISTORY_LENGTH
 from dashboards.analysis.scalability import DEFAULT_KNEE
@@ -244,6 +244,48 @@ def sweep_name(name: str) -> str:
 def sweep_names(get: QueryDict) -> list[str]:
     """The sweeps picked (sweep=A&sweep=B), blanks left out."""
     return [sweep_name(n) for n in get.getlist("sweep") if n.strip()]
+
+
+# What a page writes back of its address (a form's hidden inputs, a field's value, a link that keeps the view):
+# never a NUL character. No parameter takes one, and written into the page it is no text an HTML parser keeps
+# (it reads U+FFFD, or drops it), so the form would send back something else than was given.
+def echoable(name: str, value: str) -> bool:
+    """Whether a parameter may be written back into the page: neither its name nor its value holds a NUL."""
+    return "\x00" not in name and "\x00" not in value
+
+
+def echo(value: str) -> str:
+    """A value as a form field shows it again: "" for one holding a NUL (dropped_note says so)."""
+    return value if "\x00" not in value else ""
+
+
+def kept_params(get: QueryDict, drop: Iterable[str] = ()) -> list[tuple[str, str]]:
+    """Every value of every parameter but those in drop, for a form's hidden inputs to send again; none holding a
+    NUL (dropped_note says so)."""
+    return [(k, v) for k, vs in get.lists() if k not in drop for v in vs if echoable(k, v)]
+
+
+def kept_query(get: QueryDict, drop: Iterable[str] = ()) -> QueryDict:
+    """kept_params as a query a link may change (mutable)."""
+    kept = QueryDict(mutable=True)
+    for name, value in kept_params(get, drop):
+        kept.appendlist(name, value)
+    return kept
+
+
+def dropped_note(get: QueryDict) -> str | None:
+    """What every page says of the parameters it leaves out of its forms and links for a NUL character."""
+    names = sorted({k.replace("\x00", "%00") for k, vs in get.lists() for v in vs if not echoable(k, v)})
+    if not names:
+        return None
+    listed = ", ".join(f"{name}=" for name in names)
+    return (f"{listed} {'holds' if len(names) == 1 else 'hold'} a NUL character (%00), which no parameter takes: "
+            "left out of this page's forms and links.")
+
+
+def dropped_params(request: HttpRequest) -> dict:
+    """A context processor: the note of dropped_note on every page (base.html)."""
+    return {"dropped_params": dropped_note(request.GET)}
 
 
 def unknown_params(get: Mapping, known: Iterable[str]) -> list[str]:

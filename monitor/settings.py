@@ -98,10 +98,14 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "monitor.roles.context",
                 "alerts.watchdog.context",
+                "dashboards.query_params.dropped_params",
             ],
         },
     },
 ]
+
+# A form shown again with its errors never writes back a NUL character (monitor.form_renderer).
+FORM_RENDERER = "monitor.form_renderer.Renderer"
 
 # With no DATABASE_URL, the embedded pgserver under var/pg (socket only).
 DATABASE_URL = envstr("DATABASE_URL") or f"postgresql://postgres:@/postgres?host={VAR_DIR / 'pg'}"

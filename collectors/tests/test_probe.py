@@ -3,6 +3,7 @@
 import pymysql
 import pytest
 
+from collectors import transactions, weakened
 from collectors.connection import ServerInfo
 from collectors.probe import (
     PFS_SELECT,
@@ -83,6 +84,41 @@ def test_a_user_who_may_not_read_performance_schema_is_not_told_its_setup_is_all
     assert "  give the monitoring user SELECT ON performance_schema.* (the GRANT above), then test again" in (
         result.lines())
     assert "configuration: everything the figures read is on" not in result.lines()
+
+
+def test_it_says_the_tps_counter_was_refused_not_off_and_names_the_grant(mariadb):
+    """Without PROCESS the server refuses INNODB_METRICS whether InnoDB's trx counters are on or off: Test connection
+    said they were "off". The transaction instrument, read and off here (MariaDB's default), leaves both open."""
+    mariadb.create_monitor_user("tpsnoprocess", "pw-tpsnoprocess", grants=False)
+    mariadb.execute("GRANT BINLOG MONITOR, SLAVE MONITOR ON *.* TO 'tpsnoprocess'@'%'",
+                    "GRANT SELECT ON performance_schema.* TO 'tpsnoprocess'@'%'")
+    result = check_connection(host="127.0.0.1", port=mariadb.port, user="tpsnoprocess", password="pw-tpsnoprocess")
+    assert result.missing == [PROCESS] and result.info.tps_refused == {transactions.INNODB_TRX}
+    lines = result.lines()
+    assert ("WEAKENED TPS: a counter of every transaction (performance_schema's transaction instrument, InnoDB's "
+            "trx_*_commits) off, or refused to the monitoring user, which lacks PROCESS (InnoDB's trx_*_commits): "
+            "TPS = (Com_commit + Com_rollback) per second: explicit transactions only, autocommit statements are not "
+            "counted on this server") in lines
+    fix = lines[lines.index(next(line for line in lines if line.startswith("WEAKENED TPS"))) + 1]
+    assert "GRANT PROCESS ON *.* TO the monitoring user" in fix
+
+
+@pytest.mark.parametrize("info, state", [
+    (ServerInfo("mariadb", "10.11.6", (10, 11, 6), True, tps_refused=frozenset({"tps_trx_summary", "tps_innodb"})),
+     "refused to the monitoring user, which lacks SELECT on performance_schema (its transaction summary) and "
+     "PROCESS (InnoDB's trx_*_commits)"),
+    # performance_schema OFF: its transaction summary is off with it, InnoDB's counters were refused.
+    (ServerInfo("mariadb", "10.11.6", (10, 11, 6), False, tps_refused=frozenset({"tps_innodb"})),
+     "off, or refused to the monitoring user, which lacks PROCESS (InnoDB's trx_*_commits)"),
+    # MySQL 5.6 has InnoDB's counters only.
+    (ServerInfo("mysql", "5.6.51", (5, 6, 51), True, tps_refused=frozenset({"tps_innodb"})),
+     "refused to the monitoring user, which lacks PROCESS (InnoDB's trx_*_commits)"),
+    (ServerInfo("mysql", "8.0.36", (8, 0, 36), True, tps_refused=frozenset({"tps_trx_summary"})),
+     "off, or refused to the monitoring user, which lacks SELECT on performance_schema (its transaction summary)"),
+    (MARIADB_1011, "off"),
+])
+def test_the_tps_counter_is_said_refused_where_every_counter_the_server_has_was_refused(info, state):
+    assert weakened.tps_counter(info).state == state
 
 
 def test_it_says_access_denied_without_the_password(mariadb):

@@ -15,7 +15,7 @@ from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
 from alerts.numbers import fmt_span
-from dashboards import timerange
+from dashboards import query_params, timerange
 from dashboards.analysis.topwaits import human_ps
 from workload.pause import demo_flag, is_paused
 
@@ -103,8 +103,15 @@ def qs(params: dict) -> str:
 
 @register.filter
 def query_items(get) -> list[tuple[str, str]]:
-    """A query's (name, last value) pairs: request.GET.items in a template reads a parameter named items."""
-    return list(get.items())
+    """A query's (name, last value) pairs, for a form's hidden inputs: request.GET.items in a template reads a
+    parameter named items. None holding a NUL (query_params.echoable)."""
+    return [(k, v) for k, v in get.items() if query_params.echoable(k, v)]
+
+
+@register.filter(name="echo")
+def echo_value(value: str | None) -> str:
+    """A parameter's value as a form field shows it again (query_params.echo): never a NUL character."""
+    return query_params.echo(value or "")
 
 
 @register.filter

@@ -1,5 +1,8 @@
 """The server registry: encryption at rest, validation, and the pages (add, edit, test, delete)."""
 
+import html
+import re
+
 import pytest
 from django.db import connection
 
@@ -49,6 +52,22 @@ def test_it_tests_without_saving(client, admin_user, monitor_credentials):
     assert not Server.objects.exists()
     # The typed password stays in the form's own answer, so that Save after the test needs no retyping.
     assert 'value="s3cret!"' in html and html.count("s3cret!") == 1
+
+
+def test_its_test_says_the_tps_counters_were_refused_with_the_grant_not_off(client, admin_user, mariadb,
+                                                                           monitor_credentials):
+    """A user without PROCESS and SELECT on performance_schema reads neither counter of every transaction, on or
+    off: the result said "off", and the hint (the GRANT) contradicted it."""
+    mariadb.create_monitor_user("tps_refused", "pw-tps-refused", grants=False)
+    client.force_login(admin_user)
+    data = form_data(monitor_credentials, user="tps_refused", password="pw-tps-refused")
+    page = html.unescape(client.post("/servers/add/", {**data, "action": "test"}).content.decode())
+    (item,) = re.findall(r'<li class="weakened-item"><strong>TPS</strong>(.*?)</li>', page, re.S)
+    assert ("a counter of every transaction (performance_schema's transaction instrument, InnoDB's trx_*_commits) "
+            "refused to the monitoring user, which lacks SELECT on performance_schema (its transaction summary) and "
+            "PROCESS (InnoDB's trx_*_commits). TPS = (Com_commit + Com_rollback) per second") in item
+    assert "GRANT SELECT ON performance_schema.* TO the monitoring user" in item
+    assert "GRANT PROCESS ON *.* TO the monitoring user" in item and " off." not in item
 
 
 @pytest.mark.parametrize("overrides, message", [

@@ -5,6 +5,7 @@ from django.utils import timezone
 
 from dashboards.analysis.statements import MONITORING_PARAM
 from dashboards.analysis.topwaits import CONDITION_PARAM, CONDITION_PREFIX
+from dashboards.query_params import kept_params, kept_query
 from dashboards.timerange import PRESETS, TimeRange, from_query, iso_param, max_points, read_range
 
 REFRESH_SECONDS = {"15m": 15, "1h": 30, "6h": 60, "24h": 120, "7d": 300}
@@ -15,9 +16,7 @@ TPS_DEFINITION = ("TPS = transactions per second, counted on each server by the 
 
 def with_params(get: QueryDict, drop: tuple[str, ...] = (), **changes: str | int | None) -> str:
     """This page's query string with some parameters changed (None removes one)."""
-    q = get.copy()
-    for key in drop:
-        q.pop(key, None)
+    q = kept_query(get, drop)
     for key, value in changes.items():
         if value is None:
             q.pop(key, None)
@@ -33,7 +32,7 @@ def range_context(request: HttpRequest, tr: TimeRange) -> dict:
     return {
         "tr": tr, "presets": presets, "refresh": REFRESH_SECONDS.get(tr.preset or "", 0),
         "from_value": iso_param(tr.start)[:16], "to_value": iso_param(tr.end)[:16],
-        "hidden_params": [(k, v) for k, vs in get.lists() if k not in ("from", "to", "range") for v in vs],
+        "hidden_params": kept_params(get, ("from", "to", "range")),
         "tps_definition": TPS_DEFINITION, "range_problem": read_range(get, timezone.now())[1],
     }
 
@@ -44,14 +43,13 @@ def page_range(request: HttpRequest) -> tuple[TimeRange, int]:
 
 def monitoring_toggle(request: HttpRequest, monitoring: bool) -> dict:
     """The "rank monitoring reads" checkbox (?monitoring=1): a form that keeps every other parameter."""
-    keep = [(k, v) for k, vs in request.GET.lists() if k != MONITORING_PARAM for v in vs]
-    return {"monitoring": monitoring, "monitoring_keep": keep}
+    return {"monitoring": monitoring, "monitoring_keep": kept_params(request.GET, (MONITORING_PARAM,))}
 
 
 def condition_toggle(request: HttpRequest, conditions: bool) -> dict:
     """The "include condition waits" checkbox: a form that keeps every other parameter."""
-    keep = [(k, v) for k, vs in request.GET.lists() if k != CONDITION_PARAM for v in vs]
-    on = request.GET.copy()
+    keep = kept_params(request.GET, (CONDITION_PARAM,))
+    on = kept_query(request.GET)
     on[CONDITION_PARAM] = "1"
     return {"conditions": conditions, "condition_keep": keep, "condition_prefix": CONDITION_PREFIX,
             "conditions_on": "?" + on.urlencode()}

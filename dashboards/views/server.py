@@ -32,7 +32,7 @@ from dashboards.analysis.stability import (
 )
 from dashboards.analysis.statements import ORDERS
 from dashboards.analysis.sweep_levels import Step, step_shifts
-from dashboards.analysis.topwaits import CLIENT_EVENTS, Hidden, WaitRow, diff_rows, is_client, shown
+from dashboards.analysis.topwaits import CLIENT_EVENTS, Hidden, WaitDiff, WaitRow, diff_rows, is_client, shown
 from dashboards.analysis.verdict_words import sweep_levels_said, verdict_text
 from dashboards.analysis.wait_statements import METADATA_LOCKS, basis
 from dashboards.basis_change import counted_from
@@ -50,6 +50,7 @@ from dashboards.query_params import (
     conditions_param,
     dip_param,
     int_param,
+    kept_params,
     second_interval,
     threshold_param,
 )
@@ -274,6 +275,7 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
     if compared:  # the first interval's rows compared, now with their counts
         by_event = {r.event: r for r in rows_a}
         compared["diffs"] = [replace(d, a=by_event.get(d.event)) for d in compared["diffs"]]
+        compared["diff_links"] = compared_links(server.pk, tr, compared["tr_b"], compared["diffs"])
     return render(request, "dashboards/waits.html", {
         **range_context(request, tr), "server": server, "tab": "waits", "rows": rows_a[:limit],
         "statement_links": links, "answer": top_wait_statements(server.pk, tr, *links[0][:3]) if links else None,
@@ -305,6 +307,19 @@ def statement_links(server_id: int, tr: TimeRange, rows: list[WaitRow]) -> list[
     return linked
 
 
+def compared_links(server_id: int, tr: TimeRange, tr_b: TimeRange,
+                   diffs: list[WaitDiff]) -> list[tuple[WaitDiff, str, str, str]]:
+    """Each wait compared, the name of the column it accumulates in, and the Statements tab over A and over B
+    ranked by that column (as statement_links does for the waits of A alone)."""
+    linked = []
+    for diff in diffs:
+        order = basis(diff.event).order
+        a, b = (link("dashboards:statements", server_id, query={**r.params(), "order": order, "wait": diff.event})
+                for r in (tr, tr_b))
+        linked.append((diff, ORDERS[order][0], a, b))
+    return linked
+
+
 def counted_waits(server_id: int, tr: TimeRange, waits: list[WaitRow], events: list[str]) -> list[WaitRow]:
     """The waits with the counts the page shows: the events listed (the rows shown and compared) and the client
     time (left out and said apart with its count); the other rows' counts, shown nowhere, are 0."""
@@ -331,7 +346,7 @@ def compared_waits(server_id: int, tr: TimeRange, tr_b: TimeRange, rows_a: list[
 
 def client_toggle(request: HttpRequest, client: bool) -> dict:
     """The "rank client time" checkbox (?client=1): a form that keeps every other parameter."""
-    keep = [(k, v) for k, vs in request.GET.lists() if k != "client" for v in vs]
+    keep = kept_params(request.GET, ("client",))
     return {"client": client, "client_keep": keep, "client_events": sorted(CLIENT_EVENTS)}
 
 
