@@ -119,12 +119,13 @@ def basis(conn: pymysql.Connection, flavor: str, version: tuple[int, int, int],
 
 
 def read(conn: pymysql.Connection, flavor: str, version: tuple[int, int, int], basis_name: str) -> dict[str, int]:
-    """{tps_trx_summary or tps_innodb: running total} where the basis still counts; {} otherwise."""
+    """{tps_trx_summary or tps_innodb: running total} where the basis still counts; {} otherwise. Raises Refused
+    where the user lost the privilege since the basis was chosen (a REVOKE under a kept connection)."""
     if basis_name == TRX_SUMMARY:
-        found = first_row(conn, TRX_SUMMARY_SQL)
+        found = checked_row(conn, TRX_SUMMARY_SQL)
         return {TRX_SUMMARY: int(found[0])} if found and found[1] == "YES" else {}
     if basis_name == INNODB_TRX:
-        found = first_row(conn, innodb_trx_sql(flavor, version))
+        found = checked_row(conn, innodb_trx_sql(flavor, version))
         return {INNODB_TRX: int(found[1])} if found and int(found[0]) == 3 else {}
     return {}
 
@@ -172,16 +173,9 @@ DENIED = (1044, 1142, 1227)  # access denied to a database or table, a global pr
 ABSENT = (1054, 1109, 1146)  # no such column or table: a version without it
 
 
-def first_row(conn: pymysql.Connection, sql: str) -> tuple | None:
-    """The statement's first row, or None where the server has no such table (too old, disabled) or refuses it."""
-    try:
-        return checked_row(conn, sql)
-    except Refused:
-        return None
-
-
 def checked_row(conn: pymysql.Connection, sql: str) -> tuple | None:
-    """first_row(), raising Refused where the user lacks the privilege the statement needs."""
+    """The statement's first row, or None where the server has no such table (too old, disabled); raises Refused
+    where the user lacks the privilege the statement needs."""
     try:
         with conn.cursor() as cur:
             cur.execute(sql)

@@ -316,12 +316,16 @@ def reading(values: dict[str, int | float], counters: frozenset[str] | None = No
     # Derived counters: their deltas are the sums of their parts' deltas.
     values[transactions.EXPLICIT] = values.get("Com_commit", 0) + values.get("Com_rollback", 0)
     values["qps"] = values.get("Questions", values.get("Queries", 0))
+    refused = info.tps_refused
     if counter is None:
-        counter = transactions.read(conn, info.flavor, info.version_tuple, info.tps_basis)
+        try:
+            counter = transactions.read(conn, info.flavor, info.version_tuple, info.tps_basis)
+        except transactions.Refused:  # the grant went after the basis was chosen: the note names the GRANT
+            counter, refused = {}, refused | {info.tps_basis}
     values.update(counter)
     derived = [name for name in DERIVED if name in values]
     return Reading(values, counters_with(counters, derived), reset_markers=RESET_MARKERS,
-                   note=transactions.note(values, info.tps_refused), aliases={TPS: transactions.PREFERENCE})
+                   note=transactions.note(values, refused), aliases={TPS: transactions.PREFERENCE})
 
 
 # MariaDB 10.11 (measured on 10.11.19) shows the change buffer's 32-bit page counts as 64-bit words: the empty

@@ -43,8 +43,10 @@ ALL_SQL = "SELECT {hint}{columns} FROM " + TABLE
 # The texts of the digests kept this interval and not yet sent to the store (once per digest).
 TEXT_SQL = "SELECT {schema}, DIGEST, DIGEST_TEXT{sample} FROM " + TABLE + " WHERE DIGEST IN ({marks})"
 SAMPLE = ", QUERY_SAMPLE_TEXT"  # MySQL 8.0.3+: one statement of the digest as it ran
-# How full the table is: rows it may hold, and statements that found it full (status counter).
-SIZE_SQL = "SELECT @@GLOBAL.performance_schema_digests_size"
+# How full the table is: rows it may hold, and statements that found it full (status counter). SHOW, not
+# SELECT @@GLOBAL...: a SELECT of no table is an application's (store.monitoring_reads), and this one ranked
+# first among a sysbench run's statements on MariaDB, whose prepared statements leave no digest.
+SIZE_SQL = "SHOW GLOBAL VARIABLES LIKE 'performance_schema_digests_size'"
 LOST_SQL = "SHOW GLOBAL STATUS LIKE 'Performance_schema_digest_lost'"
 # Asked at the first read and after a change: the consumers that fill the table and the statement instruments it counts,
 # on or off, stored as gauges at every read so that a range's statements say whether they were weakened.
@@ -243,7 +245,8 @@ def read_overflow(conn: pymysql.Connection, state: "State", found: "RawRead") ->
     if state.size_age is None or state.size_age >= SIZE_EVERY:
         found.asked.append("size")
         try:
-            found.size = int(query(conn, SIZE_SQL)[0][0])
+            size = query(conn, SIZE_SQL)
+            found.size = int(size[0][1]) if size else None
         except pymysql.MySQLError:
             found.size = None
     if state.lost is None or any(not r.digest for r in found.rows):

@@ -93,6 +93,6 @@ def digest_answers(version: str, read: int, lost: int = 0, size: int = 10000) ->
     """A MySQL server's answers to the statements source: its digest rows at one read, texts, overflow figures."""
     return {"DIGEST IN (": table(f"mysql-{version}-digest-texts.tsv"),
             "COUNT_STAR": table(f"mysql-{version}-digests-{read}.tsv"),
-            "digests_size": [(size,)],
+            "digests_size": [("performance_schema_digests_size", str(size))],
             "digest_lost": [("Performance_schema_digest_lost", str(lost))],
             "setup_instruments": [("YES", "YES", "213", "213")]}  # consumers on, every statement instrument timed

@@ -52,3 +52,29 @@ def test_test_connection_names_select_on_performance_schema_as_what_tps_needs(no
     assert result.info.tps_basis == transactions.EXPLICIT
     tps = [w for w in result.weakened if w.figure == "TPS"]
     assert len(tps) == 1 and tps[0].fix == FIX and UPDATE not in tps[0].fix
+
+
+@pytest.fixture
+def transaction_instrument(mariadb):
+    """performance_schema's transaction instrument on (the suite's MariaDB leaves it off), for one test."""
+    mariadb.execute("UPDATE performance_schema.setup_instruments SET ENABLED='YES' WHERE NAME='transaction'")
+    yield
+    mariadb.execute("UPDATE performance_schema.setup_instruments SET ENABLED='NO' WHERE NAME='transaction'")
+
+
+def test_a_select_revoked_under_a_kept_connection_names_the_grant_not_the_update(mariadb, make_server,
+                                                                                  transaction_instrument):
+    """Seen live: with the transaction summary counting TPS, SELECT on performance_schema revoked from the
+    monitoring user; the worker's connection kept its basis, its read of the summary was refused, and the fleet
+    told the user to run the UPDATE that turns the instrument on, which was on all along."""
+    mariadb.create_monitor_user(USER, PASSWORD)
+    try:
+        server = make_server("pfs-select-revoked", mariadb.port, user=USER, password=PASSWORD)
+        outcome = poll_server(server.id, only=["global_status"]).sources[0]
+        assert outcome.note == transactions.DEFINITIONS[transactions.TRX_SUMMARY]
+        mariadb.execute(f"REVOKE SELECT ON performance_schema.* FROM '{USER}'@'%'")
+        outcome = poll_server(server.id, only=["global_status"]).sources[0]  # the same pooled connection
+        assert outcome.ok, outcome.error
+        assert outcome.note == f"{transactions.DEFINITIONS[transactions.EXPLICIT]}; {NOTE_HINT}"
+    finally:
+        mariadb.execute(f"DROP USER '{USER}'@'%'")

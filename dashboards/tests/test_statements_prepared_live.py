@@ -53,3 +53,13 @@ def test_sysbench_prepared_selects_are_counted_though_not_digested(admin_client,
                        "to": (last + timedelta(seconds=1)).isoformat()})
     body = html.unescape(admin_client.get(f"/servers/{server.pk}/statements/?{query}").content.decode())
     assert f"{EVENTS:,} executions of server-side prepared statements in this range" in body
+    assert "drive the load over the text protocol: sysbench's <code>--db-ps-mode=disable</code>" in body
+
+
+def test_the_same_selects_over_the_text_protocol_are_digested(mariadb, sysbench):
+    """What the Statements tab advises where prepared statements leave no digest: --db-ps-mode=disable."""
+    digested = mariadb.execute(DIGESTED.format("SELECT `c` FROM"))[0][0]
+    subprocess.run(["sysbench", "oltp_point_select", *sysbench, "--db-ps-mode=disable", "--threads=1",
+                    f"--events={EVENTS}", "--time=0", "run"],
+                   check=True, capture_output=True)
+    assert mariadb.execute(DIGESTED.format("SELECT `c` FROM"))[0][0] == digested + EVENTS
