@@ -64,7 +64,9 @@ def host_samples(server: Server, start: datetime, c: int, busy_pct: float | None
             for j in range(1, STEP // POLL + 1)]
 
 
-def step_samples(server: Server, start: datetime, c: int, base: float, flush_neighbors: float) -> list[Sample]:
+def step_samples(server: Server, start: datetime, c: int, base: float, flush_neighbors: float,
+                 waits_read: bool = True) -> list[Sample]:
+    """A step's polls; without waits_read no wait summary (performance_schema OFF, MariaDB's default)."""
     out = [Sample(server.pk, "variables", start, None, {"var:innodb_flush_neighbors": flush_neighbors})]
     for j in range(1, STEP // POLL + 1):
         ts = start + timedelta(seconds=POLL * j)
@@ -72,21 +74,22 @@ def step_samples(server: Server, start: datetime, c: int, base: float, flush_nei
         out.append(Sample(server.pk, "global_status", ts, float(POLL), {"tps": tps}, frozenset({"tps"})))
         waits = {f"wait.time_ps:{WAIT}": wait_ps(c, j), f"wait.time_ps:{IO_WAIT}": 10**8 * POLL,
                  f"wait.count:{WAIT}": 100}
-        out.append(Sample(server.pk, "pfs_waits", ts, float(POLL), waits, frozenset(waits)))
+        if waits_read:
+            out.append(Sample(server.pk, "pfs_waits", ts, float(POLL), waits, frozenset(waits)))
     return out
 
 
 def write_sweep(server: Server, name: str, label: str, start: datetime, tps_by_level: Mapping[int, float],
                 flush_neighbors: float = 1, host: bool = False,
-                busy_pct: Mapping[int, float] | None = None) -> list[Run]:
+                busy_pct: Mapping[int, float] | None = None, waits_read: bool = True) -> list[Run]:
     """One run per level, back to back (with node_exporter's CPU when host, `busy_pct` % busy per level where
-    given); returns them in level order."""
+    given; without waits_read no wait summary); returns them in level order."""
     runs, samples = [], []
     for c, base in tps_by_level.items():
         runs.append(Run.objects.create(name=f"{name} x{c}", server=server, started_at=start,
                                        ended_at=start + timedelta(seconds=STEP), warmup_seconds=WARMUP,
                                        concurrency=c, sweep=name, label=label))
-        samples += step_samples(server, start, c, base, flush_neighbors)
+        samples += step_samples(server, start, c, base, flush_neighbors, waits_read)
         samples += host_samples(server, start, c, busy_pct[c] if busy_pct else None) if host or busy_pct else []
         start += timedelta(seconds=STEP + GAP)
     write_samples(samples)

@@ -1,7 +1,7 @@
 """Which TPS an A/B ratio reads (the server's, or each load's own count), the ratio, and the note on other clients."""
 
 from dashboards.analysis.ab_ratio import AbRatio, ab_ratio, told
-from dashboards.analysis.own_load import OTHERS_THRESHOLD, others_ran
+from dashboards.analysis.own_load import OTHERS_THRESHOLD, against_load, others_ran
 
 
 def ran_others(row: dict) -> bool:
@@ -39,8 +39,8 @@ def others_note(rows: list[dict], by_own: bool) -> str:
     shares = [r["others"] for r in rows if r["others"] is not None]
     if by_own and min(shares) < 0:  # some server counted fewer than its load: no other clients to name
         more = f"; other clients ran up to {max(shares) * 100:.1f} %" if any(map(ran_others, rows)) else ""
-        return (f"from the load's own counts: the server counted up to {-min(shares) * 100:.1f} % fewer "
-                f"transactions than the load itself{more}")
+        return (f"from the load's own counts: the server's TPS was up to {-against_load(min(shares)) * 100:.1f} % "
+                f"below the load's own{more}")
     if by_own:
         return (f"from the load's own counts: other clients ran {min(shares) * 100:.1f}-{max(shares) * 100:.1f} % "
                 "of the server's transactions")

@@ -56,6 +56,14 @@ def others_share(server_tps: float | None, own_tps: float | None) -> float | Non
     return (server_tps - own_tps) / server_tps
 
 
+def against_load(share: float) -> float:
+    """others_share() as a share of the load's own TPS: server / own - 1 (above 0: the server's is higher).
+
+    "X % more than the load" divides by the load's: 221.6 TPS by the server against 201.1 by the load is
+    10.2 % more, while (server - own) / server is 9.2 %."""
+    return share / (1 - share) if share < 1 else float("inf")
+
+
 def differs(share: float | None) -> bool:
     return share is not None and abs(share) > OTHERS_THRESHOLD
 
@@ -84,8 +92,8 @@ def others_sentence(share: float | None, covered: float | None = None, span: flo
         return ""
     if others_ran(share, covered, span):
         return f"other clients: {share * 100:.1f} % of the transactions"
-    counted = (f"the server counted {abs(share) * 100:.1f} % {'more' if share > 0 else 'fewer'} transactions "
-               "than the load itself")
+    counted = (f"the server's TPS is {abs(against_load(share)) * 100:.1f} % {'above' if share > 0 else 'below'} "
+               "the load's own")
     if covered is not None and span and (round(covered) < round(span) or share > 0 and covered < span):
         return (f"{counted}: the polls inside the step cover {covered:.0f} of its {span:.0f} s, so the server's "
                 "TPS is of that part, the load's of the whole step")

@@ -85,6 +85,13 @@ def bottleneck_steps(levels: list[Level], n: int = GROWERS) -> list[Step]:
     return [step(lower, upper, n) for lower, upper in zip(found, found[1:], strict=False)]
 
 
+def waits_unread(levels: list[Level]) -> bool:
+    """No level with a TPS holds a wait summary poll (performance_schema OFF, MariaDB's default, or not readable):
+    every wait per transaction is unknown, not 0, so no step can be said to have had no wait grow."""
+    found = measured(levels)
+    return bool(found) and not any(lv.waits for lv in found)
+
+
 def moves(steps: list[Step]) -> list[tuple[Step, str]]:
     """The steps where the top grower changed from the last step before with one: (step, the previous top event).
     A step where no wait grew between two others is no end to the comparison: index_tree_rw_lock at 1 -> 2, none

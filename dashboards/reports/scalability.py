@@ -19,6 +19,7 @@ from dashboards.analysis.scaling_reading import (
     lead,
     moves,
     upturn,
+    waits_unread,
 )
 from dashboards.analysis.settings_diff import Setting, changes
 from dashboards.host_series import has_host_metrics
@@ -107,11 +108,12 @@ def section(curve: Curve, settings: dict, index: int) -> dict:
                "scaling": lv is curve.knee and scaling,
                "others": others_sentence(lv.others, lv.tps.seconds, lv.span), "efficiency": eff}
               for lv, gain, eff in zip(curve.levels, gained, efficient, strict=True)]
-    steps, found = bottleneck_steps(curve.levels), measured(curve.levels)
+    unread = waits_unread(curve.levels)
+    steps, found = [] if unread else bottleneck_steps(curve.levels), measured(curve.levels)
     return {"curve": curve, "levels": levels, "changes": settings["differ"], "moved": settings["moved"],
             "upturn": upturn(found, gains(found)), "faster": faster_than_linear(curve.levels, efficient),
             "cpu": cpu_reading(curve), "fit": curve_fit(curve), "steps": steps, "moves": moves(steps),
-            "lead": lead(steps),
+            "lead": lead(steps), "waits_unread": unread,
             "anchor": f"curve-{index}",
             "statements": None}  # statements per level: from the statements source, when it is collected
 

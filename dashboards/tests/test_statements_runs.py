@@ -97,3 +97,21 @@ def test_a_compared_run_shorter_than_a_read_says_why_its_column_is_empty(admin_c
     section = body.split('id="statements-changed"')[1].split("</section>")[0]
     assert "Run short: no statement digest read lies wholly inside it" in section
     assert "read every 60 s" in section and "Run whole:" not in section
+    assert "the changes below are the other run's statements alone" in section
+
+
+def test_two_compared_runs_shorter_than_a_read_name_no_other_run_to_read(admin_client):
+    """Seen live: two 45 s sysbench steps (5 s warm-up) on a server read every 60 s held no read each, and each
+    said "the changes below are the other run's statements alone" above "No statement digests inside either run".
+    By hand: reads end at START + 60 k s; runs from + 70 s to + 110 s and + 130 s to + 170 s hold none."""
+    server = make_server("short", poll_interval=10)
+    write_run_data(server.pk, START, 61)
+    write_reads(server.pk, START, 10)
+    runs = [Run.objects.create(name=f"short{i}", server=server, started_at=START + timedelta(seconds=start),
+                               ended_at=START + timedelta(seconds=start + 40)) for i, start in ((1, 70), (2, 130))]
+    body = admin_client.get("/compare/", {"runs": ",".join(str(run.pk) for run in runs)}).content.decode()
+    section = body.split('id="statements-changed"')[1].split("</section>")[0]
+    assert "Run short1: no statement digest read lies wholly inside it" in section
+    assert "Run short2: no statement digest read lies wholly inside it" in section
+    assert "the other run's statements alone" not in section
+    assert "No statement digests inside either run to compare." in section
