@@ -11,7 +11,7 @@ from collectors.metric import PS_PER_S
 from dashboards.analysis.history_shape import Hump, Rise
 from dashboards.analysis.levels import STALL_SHARE, Shift
 from dashboards.analysis.run_summary import Warmup
-from dashboards.analysis.run_verdict import MIN_POINTS, Drift, Verdict
+from dashboards.analysis.run_verdict import MIN_POINTS, Drift, MovingWait, Verdict
 from dashboards.analysis.stability import MIN_DIP_COUNT
 
 
@@ -148,6 +148,19 @@ def others_said(v: Verdict) -> str:
     if v.other_dips:
         said.append(f"and {v.other_dips} one-poll dip{'s' if v.other_dips > 1 else ''} (a blip, not a stall)")
     return ", ".join(said)
+
+
+def hidden_said(moving: Sequence[MovingWait]) -> list[tuple[str, str]]:
+    """Each hidden wait that moves against TPS (run_verdict.moving_lines), and how: its correlation with TPS, else
+    (the correlation missed it) its seconds waited a second in the dips against between them."""
+    return [(w.name, moving_how(w)) for w in moving if w.r is not None or w.grew is not None]
+
+
+def moving_how(w: MovingWait) -> str:
+    if w.r is not None or w.grew is None:
+        return f"correlation with TPS {w.r or 0.0:,.2f}"
+    return (f"{w.grew.inside / PS_PER_S:,.2f} s waited a second in the dips against "
+            f"{w.grew.between / PS_PER_S:,.2f} between them")
 
 
 def interval(d: Drift, digits: int) -> str:
