@@ -11,7 +11,7 @@ from collectors.metric import PS_PER_S
 from dashboards.analysis.history_shape import Hump, Rise
 from dashboards.analysis.levels import STALL_SHARE, Shift
 from dashboards.analysis.run_summary import Warmup
-from dashboards.analysis.run_verdict import MIN_POINTS, Drift, Verdict
+from dashboards.analysis.run_verdict import MIN_POINTS, Drift, MovingWait, Verdict
 from dashboards.analysis.stability import MIN_DIP_COUNT
 
 
@@ -129,6 +129,40 @@ def off_period_said(v: Verdict) -> str:
     return f"and {n} stall{'s' if n > 1 else ''} off the period at {listed([hms(d.start) for d in v.off_period])} UTC"
 
 
+MAX_SAGS = 3  # more are counted, not listed
+
+
+def others_said(v: Verdict) -> str:
+    """The dips besides those the headline judges, as the chart shows them: the sags (two polls or more under the
+    threshold that did not stop TPS), each with its polls, depth and when; then the one-poll blips, counted. Two
+    sags of 3 polls at 300 TPS of a 1,000 level read "and 2 one-poll dips (a blip, not a stall)"."""
+    said = []
+    if v.sags:
+        each = [f"{s.polls} polls to {s.pct:,.0f} % of its level from {hms(s.start)} to {hms(s.end)} UTC"
+                for s in v.sags[:MAX_SAGS]]
+        if len(v.sags) > MAX_SAGS:
+            each.append(f"{len(v.sags) - MAX_SAGS} more")
+        n = len(v.sags)
+        what = "a sag" if n == 1 else f"{n} sags"
+        said.append(f"and {what} that slowed TPS without stopping it ({listed(each)})")
+    if v.other_dips:
+        said.append(f"and {v.other_dips} one-poll dip{'s' if v.other_dips > 1 else ''} (a blip, not a stall)")
+    return ", ".join(said)
+
+
+def hidden_said(moving: Sequence[MovingWait]) -> list[tuple[str, str]]:
+    """Each hidden wait that moves against TPS (run_verdict.moving_lines), and how: its correlation with TPS, else
+    (the correlation missed it) its seconds waited a second in the dips against between them."""
+    return [(w.name, moving_how(w)) for w in moving if w.r is not None or w.grew is not None]
+
+
+def moving_how(w: MovingWait) -> str:
+    if w.r is not None or w.grew is None:
+        return f"correlation with TPS {w.r or 0.0:,.2f}"
+    return (f"{w.grew.inside / PS_PER_S:,.2f} s waited a second in the dips against "
+            f"{w.grew.between / PS_PER_S:,.2f} between them")
+
+
 def interval(d: Drift, digits: int) -> str:
     return f"95 % interval {d.low:,.{digits}f} to {d.high:,.{digits}f}"
 
@@ -233,4 +267,4 @@ def verdict_text(v: Verdict, run: Warmup | None = None,
     return {"too_few": too_few_said(v, basis) if not v.kind else "",
             "drifted": drifted(v), "shifted": shifted(v), "levels": levels_said(v), "humps": humps_said(v),
             "warmup": warmup_said(v, run), "dips": dips_said(v), "idle": idle_said(v) if v.kind == "idle" else "",
-            "off_period": off_period_said(v)}
+            "off_period": off_period_said(v), "others": others_said(v)}

@@ -7,15 +7,28 @@ timed as each wait ends, so the catch-up poll carried 4 s a second of it too: it
 -0.26, and the page named no wait and no depth ("Periodic dips every 20 s (11 occurrences, each 4 s long)").
 """
 
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from dashboards.analysis.run_verdict import judge
-from dashboards.analysis.verdict_words import verdict_text
+from dashboards.analysis.run_verdict import judge, moving_lines
+from dashboards.analysis.verdict_words import hidden_said, verdict_text
+from store.ingest import write_samples
+from store.sample import Sample
+from testing.dashboards import make_server
 
 START = datetime(2026, 11, 28, 2, 42, tzinfo=UTC)
 MDL = "wait/synch/cond/sql/MDL_context::COND_wait_status"
 HANDLER = "wait/io/table/sql/handler"
+HIDDEN = "wait/synch/cond/sql/MYSQL_BIN_LOG::COND_queue_busy"  # a condition wait the rankings leave out
 PS = 1e12  # ps waited a second: one second a second
+
+
+@dataclass(frozen=True)
+class Line:
+    """A chart line made by hand (run_verdict.ChartPoints)."""
+
+    ts: list[datetime]
+    values: list[float | None]
 
 
 def polls() -> tuple[list[datetime], list[float], dict[str, list[float]]]:
@@ -73,3 +86,36 @@ def test_the_stalls_of_a_level_change_name_the_wait_that_grew_in_them():
     # By hand: MDL 8 s a second in the stalls' 6 polls, 0 in the other 54; the handler's 0.1 in both.
     assert verdict_text(v)["dips"] == (
         f"In the stalls, the wait that grew in them: {MDL} (8.00 s waited a second in them against 0.00)")
+
+
+def test_a_hidden_condition_wait_that_grew_only_in_the_dips_is_flagged():
+    """A condition wait the rankings hide (cond=0) with the MDL wait's shape: its correlation with TPS (-0.31 by
+    hand) flagged nothing, so the note under the chart called it idle where the verdict with cond=1 names it as
+    grown in the dips. The verdict's dips flag it."""
+    ts, tps, waits = polls()
+    v = judge(ts, tps, waits)
+    line = Line(ts, waits[MDL])
+    assert moving_lines(Line(ts, tps), [(HIDDEN, line)]) == ()  # no dips given: the correlation alone
+    # By hand, as the verdict's: 8 s a second in the dips' 10 polls, 5 x 4 / 50 = 0.4 in the others.
+    assert hidden_said(moving_lines(Line(ts, tps), [(HIDDEN, line)], v.dips)) == [
+        (HIDDEN, "8.00 s waited a second in the dips against 0.40 between them")]
+
+
+def test_the_stability_page_flags_a_hidden_condition_wait_that_grew_in_the_dips(client, admin_user, db):
+    """polls() written as a server's samples (10 s polls, the wait hidden by default), read by the page."""
+    client.force_login(admin_user)
+    server = make_server()
+    _ts, tps, waits = polls()
+    start = datetime.now(UTC) - timedelta(seconds=10 * 61)
+    samples = [Sample(server.pk, "global_status", start, None, {"Threads_running": 4}),
+               Sample(server.pk, "pfs_waits", start, None, {})]
+    for i in range(60):
+        at, counted = start + timedelta(seconds=10 * (i + 1)), {"tps": round(10 * tps[i])}
+        samples.append(Sample(server.pk, "global_status", at, 10.0, counted, frozenset(counted)))
+        timed = {f"wait.time_ps:{HIDDEN}": round(10 * waits[MDL][i]), f"wait.count:{HIDDEN}": 5,
+                 f"wait.time_ps:{HANDLER}": round(10 * waits[HANDLER][i]), f"wait.count:{HANDLER}": 100}
+        samples.append(Sample(server.pk, "pfs_waits", at, 10.0, timed, frozenset(timed)))
+    write_samples(samples)
+    body = client.get(f"/servers/{server.pk}/stability/?range=1h").content.decode()
+    assert "A hidden condition wait moves against TPS" in body
+    assert f"<code>{HIDDEN}</code> (8.00 s waited a second in the dips against 0.40 between them)" in body

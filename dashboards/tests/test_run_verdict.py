@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import numpy as np
 import pytest
+from django.template.loader import render_to_string
 
 from dashboards.analysis.run_verdict import aligned, judge, warmup_end
 from dashboards.analysis.verdict_words import verdict_text
@@ -53,7 +54,29 @@ def test_sags_of_a_loaded_host_between_the_stalls_do_not_hide_the_period():
     values[28:31] = values[76:79] = [300.0] * 3  # two 3 s sags at irregular times
     verdict = judge([at(i) for i in range(120)], values)
     assert verdict.kind == "periodic" and verdict.period == pytest.approx(20) and len(verdict.dips) == 5
-    assert verdict.other_dips == 2
+    # By hand: each sag is 3 low polls (from the poll before its first 300 to its last), no one-poll blip.
+    assert verdict.other_dips == 0 and [(s.start, s.end, s.polls) for s in verdict.sags] == [
+        (at(27), at(30), 3), (at(75), at(78), 3)]
+
+
+def test_sags_that_do_not_stop_tps_are_said_as_sags_with_their_polls_depth_and_time():
+    """Stalls of 4 polls every 20 s at a flat 1,000 TPS, a sag of 3 polls at 300, one of 2 at 450 and a one-poll
+    blip at 90 between them. The headline read "and 3 one-poll dips (a blip, not a stall)": by hand, the level's
+    median is 1,000 (94 of 120 polls), so the sags fall to 30 % and 45 % of it and the blip is the only one-poll dip."""
+    values = [1000.0] * 120
+    for start in range(20, 120, 20):
+        values[start:start + 4] = [0.0] * 4
+    values[28:31], values[76:78], values[50] = [300.0] * 3, [450.0] * 2, 90.0
+    verdict = judge([at(i) for i in range(120)], values)
+    assert verdict.kind == "periodic" and verdict.period == pytest.approx(20) and len(verdict.dips) == 5
+    assert verdict.other_dips == 1
+    assert [(s.polls, s.pct) for s in verdict.sags] == [(3, pytest.approx(30.0)), (2, pytest.approx(45.0))]
+    assert verdict_text(verdict)["others"] == (
+        "and 2 sags that slowed TPS without stopping it (3 polls to 30 % of its level from 09:00:27 to 09:00:30 UTC "
+        "and 2 polls to 45 % of its level from 09:01:15 to 09:01:17 UTC), and 1 one-poll dip (a blip, not a stall)")
+    html = render_to_string("dashboards/_verdict.html",
+                            {"verdict": verdict, "verdict_text": verdict_text(verdict), "chart_id": "c"})
+    assert "one-poll dips" not in html and "and 2 sags that slowed TPS" in html
 
 
 def test_stalls_polled_every_10_s_are_one_poll_each_and_still_periodic():

@@ -33,7 +33,7 @@ from dashboards.analysis.stability import (
 from dashboards.analysis.statements import ORDERS
 from dashboards.analysis.sweep_levels import Step, step_shifts
 from dashboards.analysis.topwaits import CLIENT_EVENTS, Hidden, WaitDiff, WaitRow, diff_rows, is_client, shown
-from dashboards.analysis.verdict_words import sweep_levels_said, verdict_text
+from dashboards.analysis.verdict_words import hidden_said, sweep_levels_said, verdict_text
 from dashboards.analysis.wait_statements import METADATA_LOCKS, basis
 from dashboards.basis_change import counted_from
 from dashboards.counter_holes import outages_not_polled, stall_causes, without_counter_holes
@@ -151,7 +151,9 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
         **condition_toggle(request, conditions), "hidden_conditions": hidden.events,
         "waits_read": bool(waits) or bool(hidden.events),  # none with performance_schema or pfs_waits off
         # A hidden condition wait the verdict would name with cond=1: the note must not call it idle.
-        "hidden_moving": moving_lines(tps, hidden.lines) if hidden.lines else (),
+        # The verdict's dips too: a lock's waiters are timed as they end, in the catch-up poll, which hides the
+        # correlation of a wait that grew only in the dips.
+        "hidden_moving": hidden_said(moving_lines(tps, hidden.lines, judged["verdict"].dips)) if hidden.lines else (),
         "down": down, "param_notes": notes,
         **client_toggle(request, client),
     })
