@@ -278,7 +278,8 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
         compared["diff_links"] = compared_links(server.pk, tr, compared["tr_b"], compared["diffs"])
     return render(request, "dashboards/waits.html", {
         **range_context(request, tr), "server": server, "tab": "waits", "rows": rows_a[:limit],
-        "statement_links": links, "answer": top_wait_statements(server.pk, tr, *links[0][:3]) if links else None,
+        "statement_links": links,
+        "answer": top_wait_statements(server.pk, server.flavor, tr, *links[0][:3]) if links else None,
         "uncounted_locks": uncounted_locks(server.pk, tr) if SYNCH in off else "",
         "limit": limit, "csv": topwaits_csv(server.pk, tr, conditions=conditions, client=client),
         "from2_value": request.GET.get("from2", ""), "to2_value": request.GET.get("to2", ""),
