@@ -698,6 +698,14 @@ def run_statements(run, warmup: int | None = None, polls: WindowPolls | None = N
     return statements_inside(run.server_id, window.start, window.end, polls)
 
 
+def statements_covering(server_id: int, start: datetime, end: datetime, interval_s: int) -> StatementsRange:
+    """Where no read lies wholly inside [start, end] (a run shorter than two statements intervals): the reads that
+    cover it, those ending in (start, end] and the one holding its end (ending up to READ_LATE intervals after),
+    as a dip's link to the Statements tab sums them; their span (covered) begins before start."""
+    through = statement_reads.covering([(server_id, end, end + timedelta(seconds=READ_LATE * interval_s))])[0]
+    return statements_in(server_id, start, through or end, with_overflow=False)
+
+
 def run_top_statements(run, limit: int, warmup: int | None = None,
                        found: StatementsRange | None = None, monitoring: bool = False) -> list[TopStatement]:
     """The run's top statements (the monitoring reads among them if monitoring); found: its run_statements(),

@@ -4,6 +4,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from dashboards.analysis.wait_statements import COLUMNS, Basis, basis
+from dashboards.reads import STMT_EXECUTE, interval_sums
 from dashboards.timerange import TimeRange
 from store import statement_reads
 from store.monitoring_reads import is_monitoring_read
@@ -30,15 +31,17 @@ class Answer:
     reads: int  # digest reads that ended in the interval
     top: list[tuple[Statement, int, float]]  # digest, its figure, its share of every statement's
     covered: tuple[datetime, datetime] | None  # from where the first read began to the last's end
+    prepared_unseen: int | None = None  # MariaDB's server-side prepared executions over that span: not digested
 
     @property
     def timed(self) -> bool:
         return COLUMNS[self.basis.order].endswith("_ps")
 
 
-def top_wait_statements(server_id: int, tr: TimeRange, event: str, label: str, href: str) -> Answer:
+def top_wait_statements(server_id: int, flavor: str, tr: TimeRange, event: str, label: str, href: str) -> Answer:
     """The interval's statements with the most of the wait's column (none where it is 0): the monitoring reads left
-    out, as the Statements tab leaves them; a share is of every digest's sum, theirs and the rest row's included."""
+    out, as the Statements tab leaves them; a share is of every digest's sum, theirs and the rest row's included.
+    On MariaDB, the prepared executions the digest table left out, as the Statements tab counts them."""
     found = basis(event)
     ends, ms = statement_reads.read_times(server_id, tr.start, tr.end)  # count and span: no datetime a read
     column = COLUMNS[found.order]
@@ -48,7 +51,16 @@ def top_wait_statements(server_id: int, tr: TimeRange, event: str, label: str, h
     top = [(Statement(digest_id, texts[digest_id][2] if digest_id in texts else ""), value, value / total)
            for digest_id, value in ranked(sums, texts)[:SHOWN] if value]
     covered = (from_micros(ends[0]) - timedelta(milliseconds=ms[0]), from_micros(ends[-1])) if len(ms) else None
-    return Answer(event, found, label, href, len(ms), top, covered)
+    unseen = prepared_unseen(server_id, flavor, covered or (tr.start, tr.end))
+    return Answer(event, found, label, href, len(ms), top, covered, unseen)
+
+
+def prepared_unseen(server_id: int, flavor: str, span: tuple[datetime, datetime]) -> int | None:
+    """Com_stmt_execute over the span on MariaDB (dashboards.prepared_note); None where none ran or on MySQL."""
+    if flavor != "mariadb":
+        return None
+    count = interval_sums(server_id, [STMT_EXECUTE], *span).get(STMT_EXECUTE, (None, 0.0))[0]
+    return int(count) if count else None
 
 
 def ranked(sums: dict[int, int], texts: dict[int, tuple[str, str, str, str]]) -> list[tuple[int, int]]:

@@ -12,7 +12,7 @@ import pymysql
 from collectors import setup_changes, weakened
 from collectors.connection import ServerInfo
 from collectors.metric import Metric
-from collectors.source import Reading, Source, require_performance_schema
+from collectors.source import Reading, Source, SourceUnavailable, require_performance_schema
 
 NAME = "wait_instruments"
 
@@ -22,6 +22,8 @@ OFF_PREFIX = "wait instruments off: "  # pfs_waits's note, kept in the health ro
 OFF_GAUGE, ALL_GAUGE = "wait.instruments_off:", "wait.instruments:"  # + a family of weakened.WAIT_FAMILIES
 # Per connection: the note and the gauges, as last read.
 CHECKED: setup_changes.KeptSetup[tuple[str, dict[str, int]]] = setup_changes.KeptSetup()
+REFUSED = ("the monitoring user may not read performance_schema.setup_instruments, so which wait instruments are "
+           "off cannot be read: GRANT SELECT ON performance_schema.* TO the monitoring user (docs/privileges.md)")
 
 
 def instruments_check(conn: pymysql.Connection, info: ServerInfo) -> tuple[str, dict[str, int]]:
@@ -41,7 +43,11 @@ def instruments_read(conn: pymysql.Connection, info: ServerInfo) -> tuple[str, d
 
 def collect(conn: pymysql.Connection, info: ServerInfo) -> Reading:
     require_performance_schema(info, NAME)
-    return Reading(instruments_check(conn, info)[1])
+    gauges = instruments_check(conn, info)[1]
+    # A server always has wait instruments: none read means the read was refused (asked only then).
+    if not gauges and not weakened.setup_readable(conn):
+        raise SourceUnavailable(REFUSED)
+    return Reading(gauges)
 
 
 METRICS = (

@@ -78,6 +78,10 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
     waits, hidden = per_trx_reads.run_waits(run.server_id, window, polls, conditions, TOP_WAITS)
     context = settings_context(run, window)
     found = reads.run_statements(run, summary.warmup, polls)  # its top statements and what they leave out
+    # None wholly inside a short run (its reads straddle its ends): the reads that cover it, said so on the page.
+    wider = None if found.reads else reads.statements_covering(run.server_id, window.start, window.end,
+                                                               run.server.statements_interval)
+    found = wider if wider and wider.reads else found
     texts = range_texts(run.server, basis_sums(summary))
     stability, dips, verdict = stability_chart(summary, texts.title, texts.mutex_title)
     threshold = run_dip_threshold(summary, verdict)  # one a level where TPS changed level
@@ -109,6 +113,10 @@ def run_report(request: HttpRequest, run_id: int) -> HttpResponse:
         statements_monitoring=rank(found.rows, monitoring=monitoring).monitoring, monitoring_problem=monitoring_problem,
         **monitoring_toggle(request, monitoring),
         prepared_unseen=unseen_prepared(run.server.flavor, found),
+        statements_covering=found.covered if found is wider else None,
+        statements_covering_link=link("dashboards:statements", run.server_id, query={
+            "from": exact_param(found.covered[0]), "to": exact_param(found.covered[1])})
+        if found is wider and found.covered else "",
         # why a section may be empty (performance_schema OFF on a server at its defaults), as the server's pages say
         waits_source=source_problem(run.server, "pfs_waits"),
         waits_note=waits_note(run.server_id, window.start, window.end),  # wait instruments off during the run

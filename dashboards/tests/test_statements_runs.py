@@ -1,7 +1,10 @@
 """Top statements per run (report, compare) and the statements whose time per transaction changed most."""
 
+import html
+import re
 from dataclasses import replace
 from datetime import timedelta
+from urllib.parse import urlencode
 
 import pytest
 
@@ -52,12 +55,35 @@ def test_a_run_report_lists_its_top_statements(admin_client):
     assert rows[1][2] == SLEEPY.digest and rows[1][4] == "100"
 
 
-def test_a_run_shorter_than_a_read_has_no_statements_and_says_why(admin_client):
+def test_a_run_shorter_than_a_read_lists_the_reads_that_cover_it(admin_client):
+    """Seen live: a 100 s run at the default 60 s statements interval had an empty table on its report while its
+    dip's link to the Statements tab listed statements. By hand: reads end at START + 60 k s; a run from
+    START + 70 s to + 150 s holds none whole; the reads ending at + 120 s and + 180 s (the one holding its end)
+    cover it, from + 60 s to + 180 s: SLEEPY's 10 executions in each, 20."""
     server = make_server("short", poll_interval=10)
     write_run_data(server.pk, START, 61)
     write_reads(server.pk, START, 10)
     run = Run.objects.create(name="short", server=server, started_at=START + timedelta(seconds=70),
                              ended_at=START + timedelta(seconds=150))  # no read's whole interval inside
+    body = html.unescape(admin_client.get(f"/runs/{run.pk}/report/").content.decode())
+    section = body.split('id="top-statements"')[1].split("</section>")[0]
+    assert "No statement digests inside this run" not in section
+    begin, end = START + timedelta(seconds=60), START + timedelta(seconds=180)
+    assert (f"No statement digest read lies wholly inside this run (the statements source reads every 60 s): the "
+            f"table sums the reads that cover it, from {begin:%Y-%m-%d %H:%M:%S} to {end:%H:%M:%S} UTC") in section
+    link = re.search(r'<a href="([^"]+)">The Statements tab over those reads</a>', section).group(1)
+    assert link == f"/servers/{server.pk}/statements/?" + urlencode(
+        {"from": begin.replace(tzinfo=None).isoformat(timespec="microseconds"),
+         "to": end.replace(tzinfo=None).isoformat(timespec="microseconds")})
+    sleepy = section[section.index("SELECT SLEEP"):]
+    assert re.search(r'<td class="num">([^<]*)</td>', sleepy).group(1) == "20"
+
+
+def test_a_run_with_no_read_around_it_has_no_statements_and_says_why(admin_client):
+    server = make_server("unread", poll_interval=10)
+    write_run_data(server.pk, START, 61)
+    run = Run.objects.create(name="short", server=server, started_at=START + timedelta(seconds=70),
+                             ended_at=START + timedelta(seconds=150))
     body = admin_client.get(f"/runs/{run.pk}/report/").content.decode()
     assert "No statement digests inside this run" in body
 

@@ -11,6 +11,7 @@ from django.utils import timezone
 from collectors.monitor_enable import option_line
 from collectors.sources.innodb_metrics import NAME as INNODB_METRICS
 from collectors.status import source_error
+from collectors.transactions import refused_of
 from collectors.weakened import PURGE_METRICS_ENTRIES, PURGE_METRICS_ON
 from dashboards import per_trx_reads, reads
 from dashboards.analysis.levels import levels_of
@@ -35,7 +36,7 @@ from dashboards.analysis.sweep_levels import Step, step_shifts
 from dashboards.analysis.topwaits import CLIENT_EVENTS, Hidden, WaitDiff, WaitRow, diff_rows, is_client, shown
 from dashboards.analysis.verdict_words import hidden_said, sweep_levels_said, verdict_text
 from dashboards.analysis.wait_statements import METADATA_LOCKS, basis
-from dashboards.basis_change import counted_from
+from dashboards.basis_change import change_cause, counted_from
 from dashboards.counter_holes import outages_not_polled, stall_causes, without_counter_holes
 from dashboards.figures.purge import Reference, purge_figure
 from dashboards.figures.stability import stability_figure
@@ -119,7 +120,8 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
         down and tps.ts and down.since and down.since < tr.end) else None
     warm = run_warmup_polls(run, tps) if run else None
     # TPS counted one way, then another (a counter turned on): judged from the change, one meaning throughout.
-    since = counted_from(server.pk, tr, points, sums) if texts.mixed and not run else None
+    change = counted_from(server.pk, tr, points, sums) if texts.mixed else None
+    since = change if not run else None
     judged = verdict_context(server.pk, tr, run, tps, waits, also.get(reads.HISTORY),
                              [*outages, (ongoing.start, ongoing.end)] if ongoing else outages, warm,
                              since.at if since else None, since.what if since else "")  # as listed
@@ -140,6 +142,8 @@ def stability(request: HttpRequest, server_id: int) -> HttpResponse:
         "tps_fix": texts.fix, "no_tps": no_tps, "counted": few,
         "waits_note": waits_note(server.pk, tr.start, tr.end), "waits_source": source_problem(server, "pfs_waits"),
         "tps_mixed": texts.mixed, "run": run, "judged_from": since,
+        "tps_change_cause": change_cause(server.pk, tr, change, refused_of(health_sources(server).get("global_status")))
+        if texts.mixed else "",
         "figures": {"stability-chart": fig, **host.figures}, "host_panel": host, "summary": summary,
         "dips": list(zip(dips, dips_statements(server.pk, [(d.start, d.end) for d in dips],
                                                server.statements_interval), strict=True)),
@@ -280,7 +284,8 @@ def waits(request: HttpRequest, server_id: int) -> HttpResponse:
         compared["diff_links"] = compared_links(server.pk, tr, compared["tr_b"], compared["diffs"])
     return render(request, "dashboards/waits.html", {
         **range_context(request, tr), "server": server, "tab": "waits", "rows": rows_a[:limit],
-        "statement_links": links, "answer": top_wait_statements(server.pk, tr, *links[0][:3]) if links else None,
+        "statement_links": links,
+        "answer": top_wait_statements(server.pk, server.flavor, tr, *links[0][:3]) if links else None,
         "uncounted_locks": uncounted_locks(server.pk, tr) if SYNCH in off else "",
         "limit": limit, "csv": topwaits_csv(server.pk, tr, conditions=conditions, client=client),
         "from2_value": request.GET.get("from2", ""), "to2_value": request.GET.get("to2", ""),
