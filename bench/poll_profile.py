@@ -128,7 +128,6 @@ PHASES = (
     ("collectors.batch", "commit_snapshots", "snapshots committed (Redis)"),
     ("collectors.record", "write_samples", "store write"),
     ("collectors.record", "update_health_and_history", "health and history"),
-    ("collectors.record", "forget_unconfigured", "forget unconfigured sources"),
     ("collectors.record", "record_holders", "holders"),
     ("collectors.record", "record_statements", "statement digests"),
 )

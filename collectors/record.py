@@ -6,6 +6,7 @@ A few statements per batch whatever its size, so the database is not the bottlen
 import logging
 
 from django.db import IntegrityError, InterfaceError, OperationalError
+from psycopg.types.json import Jsonb
 
 from collectors.delta import json_bytes
 from collectors.holders import record_holders
@@ -22,26 +23,29 @@ log = logging.getLogger(__name__)
 HEALTH = ServerHealth._meta.db_table
 SERVERS = Server._meta.db_table
 HISTORY = PollRecord._meta.db_table
-# One statement per batch over binary column arrays, no model instances: the ORM cost 0.35 ms a poll
-# (docs/sources.md); each history row takes its server's next ring slot from the health upsert's count.
-# A source's "worked" stays true once it ran ok on the server (an entry of before it was kept counts by its
-# "ok"): an alert tells a source that went off from one the server's configuration never provided.
+# One statement per batch over one JSON document of its rows, no model instances: the ORM cost 0.35 ms a poll
+# (docs/sources.md), and eleven binary arrays dumped element by element by psycopg cost more than one orjson
+# document; each history row takes its server's next ring slot from the health upsert's count.
+# The entries of sources a server no longer has (its node_exporter URL removed: "forget") go in the same update,
+# not a statement of their own a batch. A source's "worked" stays true once it ran ok on the server (an entry of
+# before it was kept counts by its "ok"): an alert tells a source that went off from one the server's
+# configuration never provided.
 UPSERT_HEALTH_AND_HISTORY = f"""
 WITH t AS (
-    SELECT * FROM unnest(%b::bigint[], %b::timestamptz[], %b::timestamptz[], %b::int[], %b::text[], %b::text[],
-                         %b::float8[], %b::float8[], %b::timestamptz[], %b::bool[], %b::text[])
-        AS t(id, at, success, failures, error, src, duration, lag, due, ok, history_src)
+    SELECT * FROM jsonb_to_recordset(%b::jsonb)
+        AS t(id bigint, at timestamptz, success timestamptz, failures int, error text, src jsonb, duration float8,
+             lag float8, due timestamptz, ok bool, history_src jsonb, forget text[])
 ), h AS (
     INSERT INTO {HEALTH} AS h (server_id, last_poll_at, last_success_at, consecutive_failures, last_error,
                                sources, polls, last_duration_ms, last_lag_ms)
-    SELECT id, at, success, failures, error, src::jsonb, 1, duration, lag FROM t
+    SELECT id, at, success, failures, error, src, 1, duration, lag FROM t
     WHERE EXISTS (SELECT 1 FROM {SERVERS} s WHERE s.id = t.id)  -- a server deleted since its poll has no rows
     ON CONFLICT (server_id) DO UPDATE SET
         last_poll_at = EXCLUDED.last_poll_at,
         last_success_at = COALESCE(EXCLUDED.last_success_at, h.last_success_at),
         consecutive_failures = CASE WHEN EXCLUDED.consecutive_failures = 0 THEN 0 ELSE h.consecutive_failures + 1 END,
         last_error = EXCLUDED.last_error,
-        sources = h.sources || COALESCE((
+        sources = (h.sources - (SELECT t.forget FROM t WHERE t.id = h.server_id)) || COALESCE((
             SELECT jsonb_object_agg(k, CASE WHEN 'true' IN (h.sources -> k ->> 'worked', h.sources -> k ->> 'ok')
                                             THEN v || jsonb_build_object('worked', true) ELSE v END)
             FROM jsonb_each(EXCLUDED.sources) AS e(k, v)), '{{}}'::jsonb),
@@ -51,18 +55,12 @@ WITH t AS (
     RETURNING server_id, polls
 )
 INSERT INTO {HISTORY} (server_id, slot, started_at, due_at, lag_ms, duration_ms, ok, error, sources)
-SELECT t.id, h.polls %% {HISTORY_SLOTS}, t.at, t.due, t.lag, t.duration, t.ok, t.error, t.history_src::jsonb
+SELECT t.id, h.polls %% {HISTORY_SLOTS}, t.at, t.due, t.lag, t.duration, t.ok, t.error, t.history_src
 FROM t JOIN h ON h.server_id = t.id
 ON CONFLICT (server_id, slot) DO UPDATE SET
     started_at = EXCLUDED.started_at, due_at = EXCLUDED.due_at, lag_ms = EXCLUDED.lag_ms,
     duration_ms = EXCLUDED.duration_ms, ok = EXCLUDED.ok, error = EXCLUDED.error, sources = EXCLUDED.sources
 """
-
-# The health entries of sources a server no longer has (its node_exporter URL removed): one
-# statement per batch, touching only rows that still hold such an entry.
-FORGET_SOURCES = (f"UPDATE {HEALTH} SET sources = sources - %b::text[]"
-                  " WHERE server_id = ANY(%b::bigint[]) AND sources ?| %b::text[]")
-
 
 def record(servers: list, results: list[PollResult]) -> None:
     if not results:
@@ -70,7 +68,6 @@ def record(servers: list, results: list[PollResult]) -> None:
     store_error = write_samples([s for r in results for s in r.samples])
     try:
         update_health_and_history(results, store_error)
-        forget_unconfigured(results)
         update_versions(servers, results)
         record_holders(results)
         record_statements(results)
@@ -93,23 +90,24 @@ def write_samples(samples: list) -> str:
 def update_health_and_history(results: list[PollResult], store_error: str) -> None:
     """One statement for the batch's health rows (the counts and merges done by PostgreSQL) and its history
     rows, each into its server's next ring slot."""
-    rows = [(r.server_id, r.started_at, r.started_at if r.ok else None, 0 if r.ok else 1, errors(r, store_error),
-             json_text(health_entries(r)), ms(r.duration_ms), ms(r.lag_ms), r.due_at, bool(r.ok and not store_error),
-             json_text({s.name: {"status": s.status, "ok": s.ok, "error": s.error,
-                                 "duration_ms": round(s.duration_ms, 3)}
-                        for s in r.sources}))
-            for r in results]
-    upsert_live(columns(rows))
+    upsert_live([json_row(r, store_error) for r in results])
 
 
-def health_entries(result: PollResult) -> dict:
-    at = result.started_at.isoformat()
+def json_row(r: PollResult, store_error: str) -> dict:
+    """A poll's row of the upsert's JSON document (its times as ISO text)."""
+    at = r.started_at.isoformat()
+    return {"id": r.server_id, "at": at, "success": at if r.ok else None, "failures": 0 if r.ok else 1,
+            "error": errors(r, store_error), "src": health_entries(r, at), "duration": ms(r.duration_ms),
+            "lag": ms(r.lag_ms), "due": None if r.due_at is None else r.due_at.isoformat(),
+            "ok": bool(r.ok and not store_error),
+            "history_src": {s.name: {"status": s.status, "ok": s.ok, "error": s.error,
+                                     "duration_ms": round(s.duration_ms, 3)} for s in r.sources},
+            "forget": r.unconfigured}
+
+
+def health_entries(result: PollResult, at: str) -> dict:
+    """at: when the poll started, as ISO text."""
     return {s.name: s.health(at) for s in result.sources}
-
-
-def json_text(value: dict) -> str:
-    # orjson (delta.json_bytes): two documents of every poll through the standard encoder were 2 % of a poll's CPU.
-    return json_bytes(value).decode()
 
 
 # A server deleted between the upsert's snapshot and its foreign key check fails the statement: again, it is
@@ -118,7 +116,9 @@ def json_text(value: dict) -> str:
 TRIES = 3
 
 
-def upsert_live(params: list[list]) -> None:
+def upsert_live(rows: list[dict]) -> None:
+    # orjson (delta.json_bytes): the rows' times are ISO text, which its fallback to the standard encoder takes too.
+    params = [Jsonb(rows, dumps=json_bytes)]
     for attempt in range(TRIES):
         try:
             with one_statement.alone():
@@ -131,26 +131,12 @@ def upsert_live(params: list[list]) -> None:
 
 
 def ms(value: float | None) -> float | None:
-    """A float8 array element: a binary array is of one Python type, so an int 0 becomes 0.0."""
+    """A float8 in the JSON rows: an int 0 is written as 0.0, as a float8 reads it."""
     return None if value is None else float(value)
-
-
-def forget_unconfigured(results: list[PollResult]) -> None:
-    groups: dict[tuple[str, ...], list[int]] = {}
-    for result in results:
-        if result.unconfigured:
-            groups.setdefault(tuple(result.unconfigured), []).append(result.server_id)
-    for names, server_ids in groups.items():  # usually one group: the servers without a node_exporter URL
-        fetch_all(FORGET_SOURCES, [list(names), server_ids, list(names)])
 
 
 def errors(result: PollResult, store_error: str) -> str:
     return "; ".join(e for e in (result.error, store_error) if e)
-
-
-def columns(rows: list[tuple]) -> list[list]:
-    """Rows as one list per column: the arrays unnest() turns back into rows."""
-    return [list(column) for column in zip(*rows, strict=True)]
 
 
 def update_versions(servers: list, results: list[PollResult]) -> None:

@@ -37,8 +37,15 @@ for i, key in ipairs(KEYS) do
 end
 return taken
 """
-# Deletes the lock only if it is still ours (it may have expired and been taken since).
-RELEASE_LUA = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
+# Deletes each lock of KEYS only if it is still ours, its token in ARGV (it may have expired and been taken since).
+# One command a batch: a pipeline of one script call a server paid the client's packing and parsing per server.
+RELEASE_LUA = """
+local released = 0
+for i, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[i] then released = released + redis.call('DEL', key) end
+end
+return released
+"""
 
 
 def client() -> redis.Redis:
@@ -71,10 +78,7 @@ def release_locks(tokens: dict[int, str]) -> None:
     """release_lock for many servers ({id: token}) in one round trip."""
     if not tokens:
         return
-    pipe = client().pipeline(transaction=False)
-    for server_id, token in tokens.items():
-        pipe.eval(RELEASE_LUA, 1, LOCK_KEY.format(server_id), token)
-    pipe.execute()
+    client().eval(RELEASE_LUA, len(tokens), *(LOCK_KEY.format(server_id) for server_id in tokens), *tokens.values())
 
 
 def start_heartbeat(owner: str) -> threading.Thread:

@@ -121,11 +121,8 @@ def buffered_since(server_id: int, at: datetime) -> bool:
 
 
 def pending() -> bool:
-    pipe = client().pipeline(transaction=False)
-    pipe.llen(KEY)
-    pipe.llen(INFLIGHT)
-    pipe.hlen(GAPS)
-    return any(pipe.execute())
+    # Redis drops a list or hash once it is empty: one EXISTS, not a pipeline of their three lengths, every write.
+    return bool(client().exists(KEY, INFLIGHT, GAPS))
 
 
 def pending_gaps() -> list[tuple[int, datetime, datetime, str]]:

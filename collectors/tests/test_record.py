@@ -1,11 +1,14 @@
 """Health and history rows of a batch, written by one upsert each: counts, merges and ring slots."""
 
 import time
+from datetime import UTC, datetime
 
 import pytest
 
 from collectors.batch import poll_locked, poll_servers, write_polls
 from collectors.models import HISTORY_SLOTS, PollRecord, ServerHealth, TrxHolder
+from collectors.record import record
+from collectors.results import PollResult, SourceResult
 from servers.models import Server
 from testing.mariadb import free_port
 
@@ -62,3 +65,29 @@ def test_a_server_deleted_between_its_poll_and_the_write_loses_only_its_rows(mak
     assert Server.objects.get(pk=kept.pk).version not in ("", "0.0")
     assert not ServerHealth.objects.filter(server_id=gone.pk).exists()
     assert not TrxHolder.objects.filter(server_id=gone.pk).exists()
+
+
+def test_a_polls_times_texts_and_floats_come_back_from_the_health_and_history_rows_as_written(make_server):
+    server = make_server("exact", 3306)
+    at, due = datetime(2026, 11, 28, 5, 6, 7, 123456, UTC), datetime(2026, 11, 28, 5, 6, 6, 999999, UTC)
+    said = 'refused: "no" \\ \'it\' é ü 日本'
+    ran = PollResult(server.pk, "exact", at, due, duration_ms=0, sources=[
+        SourceResult("global_status", "ok", 1.2345678), SourceResult("node_exporter", "failed", 2.0, error=said)])
+    record([server], [ran])
+    later = datetime(2026, 11, 28, 5, 6, 17, 1, UTC)
+    down = PollResult(server.pk, "exact", later, connect_error="cannot connect: 'x'", unconfigured=["node_exporter"])
+    record([server], [down])
+
+    health = ServerHealth.objects.get(server=server)
+    assert (health.polls, health.consecutive_failures, health.last_error) == (2, 1, "cannot connect: 'x'")
+    assert (health.last_poll_at, health.last_success_at) == (later, at)
+    assert (health.last_duration_ms, health.last_lag_ms) == (0.0, None)
+    # the unconfigured source's entry is forgotten; the other is kept from the first poll, with "worked"
+    assert health.sources == {"global_status": {"status": "ok", "ok": True, "error": "", "duration_ms": 1.235,
+                                                "at": "2026-11-28T05:06:07.123456+00:00", "worked": True}}
+    first, second = PollRecord.objects.filter(server=server).order_by("slot")
+    assert (first.slot, first.started_at, first.due_at, first.ok, first.error) == (1, at, due, True, said)
+    assert first.lag_ms == 123.457 and first.duration_ms == 0.0  # 07.123456 - 06.999999 s, in ms
+    assert first.sources["node_exporter"] == {"status": "failed", "ok": False, "error": said, "duration_ms": 2.0}
+    assert (second.slot, second.started_at, second.due_at, second.lag_ms, second.ok) == (2, later, None, None, False)
+    assert second.sources == {}
