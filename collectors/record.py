@@ -17,8 +17,14 @@ from servers.models import Server
 from store import one_statement
 from store.binary_params import fetch_all
 from store.ingest import write_samples as store_write
+from store.outage import OutageLog
 
 log = logging.getLogger(__name__)
+
+HEALTH_UNRECORDED = OutageLog(
+    log, "health of polls not recorded: PostgreSQL unreachable ({reason}); polls since the last line: {counted}"
+         " (their samples wait in the store's Redis buffer; said once a minute while it lasts)",
+    "health of polls recorded again: PostgreSQL answers")
 
 HEALTH = ServerHealth._meta.db_table
 SERVERS = Server._meta.db_table
@@ -72,7 +78,9 @@ def record(servers: list, results: list[PollResult]) -> None:
         record_holders(results)
         record_statements(results)
     except (OperationalError, InterfaceError) as exc:  # the samples are in the store's buffer already
-        log.warning("health of %d polls not recorded: PostgreSQL unreachable (%s)", len(results), exc)
+        HEALTH_UNRECORDED.down(exc, len(results))
+    else:
+        HEALTH_UNRECORDED.up()
 
 
 def write_samples(samples: list) -> str:

@@ -21,10 +21,15 @@ from django.db import connection, transaction
 from django.db.utils import IntegrityError
 
 from store import buffer, catalog, codec, copy_binary, one_statement, partitions, read_raw
-from store.outage import DOWN_ERRORS, drop_connection
+from store.outage import DOWN_ERRORS, OutageLog, drop_connection
 from store.sample import Sample
 
 log = logging.getLogger(__name__)
+
+BUFFERING = OutageLog(
+    log, "store: PostgreSQL unreachable ({reason}); buffering samples in Redis (samples since the last line:"
+         " {counted}; said once a minute while it lasts)",
+    "store: PostgreSQL answers again; the samples buffered in Redis are written")
 
 # Fast path: straight into the partitioned table.
 COPY_RAW = (
@@ -49,10 +54,11 @@ def write_samples(samples: Iterable[Sample]) -> None:
     try:
         if samples:
             write_now(samples)
+        BUFFERING.up()
         if _buffered():
             flush_buffer()
     except DOWN_ERRORS as exc:
-        log.warning("store: PostgreSQL unreachable (%s); buffering %d samples in Redis", exc, len(samples))
+        BUFFERING.down(exc, len(samples))
         drop_connection()
         buffer.push(samples)
 

@@ -7,10 +7,10 @@ from datetime import UTC, datetime
 import pytest
 from django.db import connection
 
-from collectors import fleet_cache, registry_outage, schedule
+from collectors import fleet_cache, record, registry_outage, schedule
 from collectors.tasks import dispatch_due_polls, poll_batch
 from servers.models import Server
-from store import buffer
+from store import buffer, ingest
 from testing.postgres import restart_postgres, stop_postgres
 from testing.store import truncate_tables
 
@@ -38,7 +38,8 @@ def tick(server_id: int) -> float:
 def clean_store():
     buffer.client().delete(buffer.KEY, buffer.INFLIGHT, buffer.GAPS, buffer.NEWEST, schedule.DUE_KEY)
     fleet_cache._kept = ""  # a fresh process: the first read keeps its copy
-    registry_outage.OUTAGE.said_at = None
+    for outage in (registry_outage.OUTAGE, ingest.BUFFERING, record.HEALTH_UNRECORDED):
+        outage.said_at = None
     yield
     truncate_tables()
 
@@ -88,3 +89,11 @@ def test_an_outage_is_said_once_not_at_every_tick_and_batch(mariadb, clean_store
     assert said[0].startswith("collectors: PostgreSQL unreachable (") and "\n" not in said[0]
     assert "trying PostgreSQL again at every dispatch tick (1 s)" in said[0]
     assert said[1] == "collectors: PostgreSQL answers again; the registry is read from it"
+    # The store's buffering and the batches' health: a line each as the outage starts (the three batches' samples
+    # and polls counted from the first), one as it ends; the old code said both at every batch.
+    for name, counted, back in (
+            ("store.ingest", "buffering samples in Redis (samples since", "the samples buffered in Redis"),
+            ("collectors.record", "polls since the last line: 1 ", "health of polls recorded")):
+        lines = [r.getMessage() for r in caplog.records if r.name == name]
+        assert len(lines) == 2 and counted in lines[0] and back in lines[1], lines
+        assert "\n" not in lines[0]

@@ -4,7 +4,8 @@ import logging
 
 from django.db import OperationalError
 
-from collectors.registry_outage import OutageLog
+from collectors.registry_outage import OUTAGE
+from store.outage import OutageLog
 
 # libpq's message for a stopped server: two lines, the second a hint.
 REFUSED = OperationalError('connection is bad: connection to server on socket "/var/pg/.s.PGSQL.5432" failed: '
@@ -21,7 +22,7 @@ class Clock:
 
 def test_it_says_an_outage_once_a_minute_in_one_line_and_when_it_ends(caplog):
     clock = Clock()
-    outage = OutageLog(clock)
+    outage = OutageLog(OUTAGE.log, OUTAGE.down_text, OUTAGE.up_text, clock)
     with caplog.at_level(logging.WARNING, logger="collectors.fleet_cache"):
         for second in range(0, 121):  # dispatch every second for two minutes: said at 0, 60 and 120
             clock.now = second
