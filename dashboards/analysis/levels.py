@@ -235,8 +235,8 @@ def catch_ups(y: np.ndarray, stalled: np.ndarray, side: int) -> np.ndarray:
         before = y[max(lo - side, 0):lo][~stalled[max(lo - side, 0):lo]]
         if len(before) < 2:
             continue
-        median = float(np.median(before))
-        spread = max(MAD_TO_SIGMA * float(np.median(np.abs(before - median))), LEVEL_FLOOR * median)
+        median = median_of(before)
+        spread = max(MAD_TO_SIGMA * median_of(np.abs(before - median)), LEVEL_FLOOR * median)
         tail = hi + int(hi < len(y) and not stalled[hi] and y[hi] < median)  # the poll the stall ended in
         end = tail
         while end < len(y) and not stalled[end] and y[end] > median + CATCH_UP_SIGMAS * spread:
@@ -266,12 +266,20 @@ def window_medians(y: np.ndarray, lo: np.ndarray, width: int) -> np.ndarray:
         else:
             windows.partition((half - 1, half), axis=1)
             found[whole] = (windows[:, half - 1] + windows[:, half]) / 2  # np.median's mean of the two
-    for k in np.flatnonzero(~whole & (b > a)).tolist():  # cut by an edge: a few
-        found[k] = float(np.median(y[a[k]:b[k]]))
+    for k in np.flatnonzero(~whole & (b > a)).tolist():  # cut by an edge
+        found[k] = median_of(y[a[k]:b[k]])
     nans = np.concatenate([[0], np.cumsum(np.isnan(y))])
     found[(b > a) & (nans[np.maximum(b, a)] > nans[a])] = np.nan  # partition() moves a NaN last; np.median says NaN
     out[:] = found[back.ravel()]
     return out
+
+
+def median_of(polls: np.ndarray) -> float:
+    """np.median of a few polls (NaN where one is NaN, which sorts last), by one sort: np.median's checks cost more
+    than the sort, and the stalls of a week's line ask it thousands of times."""
+    s = np.sort(polls)
+    mid = len(s) // 2
+    return float(s[mid] if len(s) % 2 else (s[mid - 1] + s[mid]) / 2) if len(s) and s[-1] == s[-1] else float("nan")
 
 
 def passing(x: np.ndarray, y: np.ndarray, splits: list[int]) -> list[int]:

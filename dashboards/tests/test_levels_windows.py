@@ -1,6 +1,6 @@
 """The levels' windowed medians and their stall tests against plain per-window references written out by hand: the
-numpy forms (each start once, the windows partitioned in place, the lone stalls judged as arrays) give the same
-answers as one window at a time."""
+numpy forms (each start once, the windows partitioned in place, the lone stalls judged as arrays, the few polls'
+medians by one sort) give the same answers as one window at a time."""
 
 from datetime import UTC, datetime, timedelta
 
@@ -8,11 +8,18 @@ import numpy as np
 import pytest
 
 from dashboards.analysis import levels
-from dashboards.analysis.levels import lone_stalls, short_stalls, window_medians
+from dashboards.analysis.levels import (
+    catch_ups,
+    lone_stalls,
+    median_of,
+    short_stalls,
+    window_medians,
+)
+from dashboards.analysis.segment import MAD_TO_SIGMA
 from dashboards.analysis.stability import DEFAULT_DIP_FRACTION, MIN_DIP_COUNT
 
 
-def median_of(polls: list[float]) -> float:
+def median_of_list(polls: list[float]) -> float:
     """A median by sorting, as by hand: the middle poll, or the mean of the middle two; NaN where one is NaN."""
     if any(p != p for p in polls):
         return float("nan")
@@ -26,7 +33,7 @@ def reference_medians(y: np.ndarray, lo: list[int], width: int) -> list[float | 
     out: list[float | None] = []
     for start in lo:
         window = polls[max(start, 0):max(min(start + width, len(polls)), 0)]
-        out.append(median_of(window) if window else None)
+        out.append(median_of_list(window) if window else None)
     return out
 
 
@@ -36,7 +43,7 @@ def reference_lone(y: np.ndarray, x: np.ndarray, side: int) -> np.ndarray:
     for i in range(1, len(polls) - 1):
         if not polls[i] < levels.STALL_SHARE * top:
             continue
-        around = min(median_of(polls[max(i - side, 0):i]), median_of(polls[i + 1:i + 1 + side]))
+        around = min(median_of_list(polls[max(i - side, 0):i]), median_of_list(polls[i + 1:i + 1 + side]))
         bound = levels.STALL_SHARE * around
         expected = DEFAULT_DIP_FRACTION * around * float(x[i] - x[i - 1])
         out[i] = polls[i] < bound <= min(polls[i - 1], polls[i + 1]) and expected >= MIN_DIP_COUNT
@@ -58,7 +65,7 @@ def reference_short(y: np.ndarray, side: int) -> np.ndarray:
         longest = levels.SHIFT_SIDE if i == 0 or j == n else side
         if 2 <= j - i < longest:
             sides = [polls[max(i - side, 0):i], polls[j:j + side]]
-            around = min(median_of(s) for s in sides if s)
+            around = min(median_of_list(s) for s in sides if s)
             if float(np.mean(polls[i:j])) < levels.STALL_SHARE * around:
                 out[i:j] = True
         i = j
@@ -115,6 +122,56 @@ def test_lone_and_short_stalls_match_one_window_at_a_time():
                 continue
             assert lone_stalls(y, x, side).tolist() == reference_lone(y, x, side).tolist()
             assert short_stalls(y, side).tolist() == reference_short(y, side).tolist()
+
+
+def test_median_of_matches_sorting_by_hand():
+    rng = np.random.default_rng(2)
+    for n in [1, 2, 3, 4, 9, 10, 51]:
+        for _ in range(30):
+            polls = np.round(rng.normal(50, 30, n))
+            assert median_of(polls) == median_of(polls.copy()) == median_of_list(polls.tolist())
+    assert np.isnan(median_of(np.array([1.0, np.nan, 3.0])))
+    assert median_of(np.array([4.0, 1.0, 3.0, 100.0])) == 3.5
+
+
+def reference_catch_ups(y: np.ndarray, stalled: np.ndarray, side: int) -> np.ndarray:
+    """catch_ups() with each median sorted by hand."""
+    polls, n = y.tolist(), len(y)
+    out = np.zeros(n, bool)
+    i = 0
+    while i < n:
+        if not stalled[i]:
+            i += 1
+            continue
+        lo = i
+        while i < n and stalled[i]:
+            i += 1
+        hi = i
+        before = [polls[k] for k in range(max(lo - side, 0), lo) if not stalled[k]]
+        if len(before) < 2:
+            continue
+        median = median_of_list(before)
+        spread = max(MAD_TO_SIGMA * median_of_list([abs(p - median) for p in before]), levels.LEVEL_FLOOR * median)
+        tail = hi + int(hi < n and not stalled[hi] and polls[hi] < median)
+        end = tail
+        while end < n and not stalled[end] and polls[end] > median + levels.CATCH_UP_SIGMAS * spread:
+            end += 1
+        if tail < end < n and end - tail < levels.SHIFT_SIDE:
+            out[hi:end] = True
+    return out
+
+
+def test_catch_ups_match_medians_sorted_by_hand():
+    rng = np.random.default_rng(4)
+    for n in [6, 30, 120]:
+        for _ in range(40):
+            y = stalled_line(rng, n)
+            for at in rng.integers(0, n, 4).tolist():  # a catch-up after some stalls
+                y[at:at + 2] = 0
+                y[at + 2:at + 4] *= 3
+            stalled = short_stalls(y, max(levels.SHIFT_SIDE, n // 10)) | (y == 0)
+            side = max(levels.SHIFT_SIDE, n // 10)
+            assert catch_ups(y, stalled, side).tolist() == reference_catch_ups(y, stalled, side).tolist()
 
 
 def test_a_lone_stall_amid_ties():
