@@ -282,13 +282,20 @@ def median_of(polls: np.ndarray) -> float:
     return float(s[mid] if len(s) % 2 else (s[mid - 1] + s[mid]) / 2) if len(s) and s[-1] == s[-1] else float("nan")
 
 
-def passing(x: np.ndarray, y: np.ndarray, splits: list[int]) -> list[int]:
-    """The splits less, one at a time, the one that fails step_fit() over its two neighbouring levels worst."""
+def passing(x: np.ndarray, y: np.ndarray, splits: list[int],
+            fits_of: dict[tuple[int, int, int], float] | None = None) -> list[int]:
+    """The splits less, one at a time, the one that fails step_fit() over its two neighbouring levels worst.
+    fits_of: step_fit() of each (lo, at, hi) already judged over these polls; a drop changes only its neighbours'
+    levels, and most_passing() judges the same changes again for each coarser segmentation."""
     splits = list(splits)
+    known = {} if fits_of is None else fits_of
     while splits:
         bounds = [0, *splits, len(y)]
-        fits = [step_fit(x[lo:hi], y[lo:hi], at - lo)
-                for lo, at, hi in zip(bounds, bounds[1:], bounds[2:], strict=False)]
+        fits = []
+        for lo, at, hi in zip(bounds, bounds[1:], bounds[2:], strict=False):
+            if (lo, at, hi) not in known:
+                known[lo, at, hi] = step_fit(x[lo:hi], y[lo:hi], at - lo)
+            fits.append(known[lo, at, hi])
         worst = int(np.argmax(fits))
         if fits[worst] <= SHIFT_FIT:
             break
@@ -320,9 +327,10 @@ def most_passing(x: np.ndarray, y: np.ndarray, order: Sequence[int]) -> list[int
     that keeps more changes: splits made inside a change of several polls each fail against levels mixed by the
     others, and dropping them one at a time never tries the coarse split alone (a load cut to a fifth over 6
     polls read "Drifting" where its first split passed alone; testing/level_change_heavy_writer.py)."""
-    best = passing(x, y, sorted(order))
+    fits_of: dict[tuple[int, int, int], float] = {}
+    best = passing(x, y, sorted(order), fits_of)
     for k in range(len(order) - 1, len(best), -1):
-        kept = passing(x, y, sorted(order[:k]))
+        kept = passing(x, y, sorted(order[:k]), fits_of)
         if len(kept) > len(best):
             best = kept
     return best

@@ -1,6 +1,6 @@
 """The levels' windowed medians and their stall tests against plain per-window references written out by hand: the
-numpy forms (each start once, the windows partitioned in place, the lone stalls judged as arrays, the few polls'
-medians by one sort) give the same answers as one window at a time."""
+numpy forms (each start once, the windows partitioned in place, the lone stalls judged as arrays, passing()'s
+fits kept for most_passing()'s coarser segmentations) give the same answers as one window at a time."""
 
 from datetime import UTC, datetime, timedelta
 
@@ -12,7 +12,10 @@ from dashboards.analysis.levels import (
     catch_ups,
     lone_stalls,
     median_of,
+    most_passing,
+    passing,
     short_stalls,
+    step_fit,
     window_medians,
 )
 from dashboards.analysis.segment import MAD_TO_SIGMA
@@ -70,6 +73,19 @@ def reference_short(y: np.ndarray, side: int) -> np.ndarray:
                 out[i:j] = True
         i = j
     return out
+
+
+def reference_passing(x: np.ndarray, y: np.ndarray, splits: list[int]) -> list[int]:
+    splits = list(splits)
+    while splits:
+        bounds = [0, *splits, len(y)]
+        fits = [step_fit(x[lo:hi], y[lo:hi], at - lo)
+                for lo, at, hi in zip(bounds, bounds[1:], bounds[2:], strict=False)]
+        worst = fits.index(max(fits))
+        if fits[worst] <= levels.SHIFT_FIT:
+            break
+        del splits[worst]
+    return splits
 
 
 def same(found: np.ndarray, expected: list[float | None]) -> bool:
@@ -178,6 +194,24 @@ def test_a_lone_stall_amid_ties():
     y = np.array([100.0] * 6 + [0.0] + [100.0] * 6)
     x = np.arange(13) * 10.0
     assert np.flatnonzero(lone_stalls(y, x, 5)).tolist() == [6]  # 0 < 10 (a tenth of 100) <= both neighbours
+
+
+def test_passing_with_the_fits_kept_drops_what_judging_afresh_drops():
+    rng = np.random.default_rng(5)
+    for n in [20, 40, 90, 200]:
+        for _ in range(25):
+            y = stalled_line(rng, n)
+            y[int(rng.integers(5, n - 5)):] *= float(rng.choice([0.3, 1.0, 1.2, 3.0]))
+            x = np.cumsum(np.full(n, 10.0))
+            order = levels.segmented_order(y, max(levels.SHIFT_SIDE, n // 10))
+            kept = {}
+            for k in range(len(order), 0, -1):
+                assert passing(x, y, sorted(order[:k]), kept) == reference_passing(x, y, sorted(order[:k]))
+            best = reference_passing(x, y, sorted(order))
+            for k in range(len(order) - 1, len(best), -1):
+                coarser = reference_passing(x, y, sorted(order[:k]))
+                best = coarser if len(coarser) > len(best) else best
+            assert most_passing(x, y, order) == best
 
 
 def test_levels_of_a_stalled_step():
