@@ -194,9 +194,9 @@ def short_stalls(y: np.ndarray, side: int) -> np.ndarray:
     lo, hi = lo[runs], hi[runs]
     before, after = window_medians(y, lo - side, side), window_medians(y, hi, side)
     out = np.zeros(len(y), bool)
-    for a, b, m1, m2 in zip(lo.tolist(), hi.tolist(), before, after, strict=True):
-        around = min(m for m in (m1, m2) if m is not None)
-        if float(y[a:b].mean()) < STALL_SHARE * around:
+    around = np.fmin(before, after)  # a run at an edge has polls on one side only
+    for a, b, m in zip(lo.tolist(), hi.tolist(), around.tolist(), strict=True):
+        if float(y[a:b].mean()) < STALL_SHARE * m:
             out[a:b] = True
     return out
 
@@ -213,14 +213,13 @@ def lone_stalls(y: np.ndarray, x: np.ndarray, side: int) -> np.ndarray:
     on average, neither stall alone."""
     low = y < STALL_SHARE * y.max()
     at = np.flatnonzero(low[1:-1]) + 1
-    before, after = window_medians(y, at - side, side), window_medians(y, at + 1, side)
     out = np.zeros(len(y), bool)
-    for i, m1, m2 in zip(at.tolist(), before, after, strict=True):
-        if m1 is None or m2 is None:
-            continue
-        bound = STALL_SHARE * min(m1, m2)
-        expected = DEFAULT_DIP_FRACTION * min(m1, m2) * float(x[i] - x[i - 1])
-        out[i] = y[i] < bound <= min(y[i - 1], y[i + 1]) and expected >= MIN_DIP_COUNT
+    if not len(at):
+        return out
+    around = np.minimum(window_medians(y, at - side, side), window_medians(y, at + 1, side))
+    bound = STALL_SHARE * around
+    expected = DEFAULT_DIP_FRACTION * around * (x[at] - x[at - 1])
+    out[at] = (y[at] < bound) & (bound <= np.minimum(y[at - 1], y[at + 1])) & (expected >= MIN_DIP_COUNT)
     return out
 
 
@@ -236,8 +235,8 @@ def catch_ups(y: np.ndarray, stalled: np.ndarray, side: int) -> np.ndarray:
         before = y[max(lo - side, 0):lo][~stalled[max(lo - side, 0):lo]]
         if len(before) < 2:
             continue
-        median = float(np.median(before))
-        spread = max(MAD_TO_SIGMA * float(np.median(np.abs(before - median))), LEVEL_FLOOR * median)
+        median = median_of(before)
+        spread = max(MAD_TO_SIGMA * median_of(np.abs(before - median)), LEVEL_FLOOR * median)
         tail = hi + int(hi < len(y) and not stalled[hi] and y[hi] < median)  # the poll the stall ended in
         end = tail
         while end < len(y) and not stalled[end] and y[end] > median + CATCH_UP_SIGMAS * spread:
@@ -247,28 +246,56 @@ def catch_ups(y: np.ndarray, stalled: np.ndarray, side: int) -> np.ndarray:
     return out
 
 
-def window_medians(y: np.ndarray, lo: np.ndarray, width: int) -> list[float | None]:
-    """The median of each y[lo:lo + width], cut to y's edges (None where that holds no poll): the whole windows'
-    in one numpy call, as np.median takes each (a week's line: some 40 for each of the levels' five passes)."""
-    hi, lo = np.minimum(lo + width, len(y)), np.maximum(lo, 0)
-    whole = hi - lo == width
-    out: list[float | None] = [None if w or b <= a else float(np.median(y[a:b]))
-                               for a, b, w in zip(lo.tolist(), hi.tolist(), whole.tolist(), strict=True)]
-    at = np.flatnonzero(whole)
-    if len(at):
-        windows = np.lib.stride_tricks.sliding_window_view(y, width)[lo[at]]
-        for k, m in zip(at.tolist(), np.median(windows, axis=1).tolist(), strict=True):
-            out[k] = m
+def window_medians(y: np.ndarray, lo: np.ndarray, width: int) -> np.ndarray:
+    """The median of each y[lo:lo + width], cut to y's edges (NaN where that holds no poll or a NaN, as np.median):
+    each start once, the whole windows partitioned in place in one numpy call (a week's line asks some 40 for each
+    of the levels' five passes, many of them the same: np.median copied and checked each window again)."""
+    out = np.full(len(lo), np.nan)
+    if not len(lo) or not len(y):
+        return out
+    starts, back = np.unique(lo, return_inverse=True)
+    a, b = np.clip(starts, 0, len(y)), np.minimum(starts + width, len(y))
+    found = np.full(len(starts), np.nan)
+    whole = b - a == width
+    if whole.any():
+        windows = np.lib.stride_tricks.sliding_window_view(y, width)[a[whole]]  # a copy: partitioned in place
+        half = width // 2
+        if width % 2:
+            windows.partition(half, axis=1)
+            found[whole] = windows[:, half]
+        else:
+            windows.partition((half - 1, half), axis=1)
+            found[whole] = (windows[:, half - 1] + windows[:, half]) / 2  # np.median's mean of the two
+    for k in np.flatnonzero(~whole & (b > a)).tolist():  # cut by an edge
+        found[k] = median_of(y[a[k]:b[k]])
+    nans = np.concatenate([[0], np.cumsum(np.isnan(y))])
+    found[(b > a) & (nans[np.maximum(b, a)] > nans[a])] = np.nan  # partition() moves a NaN last; np.median says NaN
+    out[:] = found[back.ravel()]
     return out
 
 
-def passing(x: np.ndarray, y: np.ndarray, splits: list[int]) -> list[int]:
-    """The splits less, one at a time, the one that fails step_fit() over its two neighbouring levels worst."""
+def median_of(polls: np.ndarray) -> float:
+    """np.median of a few polls (NaN where one is NaN, which sorts last), by one sort: np.median's checks cost more
+    than the sort, and the stalls of a week's line ask it thousands of times."""
+    s = np.sort(polls)
+    mid = len(s) // 2
+    return float(s[mid] if len(s) % 2 else (s[mid - 1] + s[mid]) / 2) if len(s) and s[-1] == s[-1] else float("nan")
+
+
+def passing(x: np.ndarray, y: np.ndarray, splits: list[int],
+            fits_of: dict[tuple[int, int, int], float] | None = None) -> list[int]:
+    """The splits less, one at a time, the one that fails step_fit() over its two neighbouring levels worst.
+    fits_of: step_fit() of each (lo, at, hi) already judged over these polls; a drop changes only its neighbours'
+    levels, and most_passing() judges the same changes again for each coarser segmentation."""
     splits = list(splits)
+    known = {} if fits_of is None else fits_of
     while splits:
         bounds = [0, *splits, len(y)]
-        fits = [step_fit(x[lo:hi], y[lo:hi], at - lo)
-                for lo, at, hi in zip(bounds, bounds[1:], bounds[2:], strict=False)]
+        fits = []
+        for lo, at, hi in zip(bounds, bounds[1:], bounds[2:], strict=False):
+            if (lo, at, hi) not in known:
+                known[lo, at, hi] = step_fit(x[lo:hi], y[lo:hi], at - lo)
+            fits.append(known[lo, at, hi])
         worst = int(np.argmax(fits))
         if fits[worst] <= SHIFT_FIT:
             break
@@ -300,9 +327,10 @@ def most_passing(x: np.ndarray, y: np.ndarray, order: Sequence[int]) -> list[int
     that keeps more changes: splits made inside a change of several polls each fail against levels mixed by the
     others, and dropping them one at a time never tries the coarse split alone (a load cut to a fifth over 6
     polls read "Drifting" where its first split passed alone; testing/level_change_heavy_writer.py)."""
-    best = passing(x, y, sorted(order))
+    fits_of: dict[tuple[int, int, int], float] = {}
+    best = passing(x, y, sorted(order), fits_of)
     for k in range(len(order) - 1, len(best), -1):
-        kept = passing(x, y, sorted(order[:k]))
+        kept = passing(x, y, sorted(order[:k]), fits_of)
         if len(kept) > len(best):
             best = kept
     return best
