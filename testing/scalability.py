@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
+from collectors.transactions import EXPLICIT
 from servers.models import Run, Server
 from store.ingest import write_samples
 from store.sample import Sample
@@ -65,13 +66,16 @@ def host_samples(server: Server, start: datetime, c: int, busy_pct: float | None
 
 
 def step_samples(server: Server, start: datetime, c: int, base: float, flush_neighbors: float,
-                 waits_read: bool = True) -> list[Sample]:
-    """A step's polls; without waits_read no wait summary (performance_schema OFF, MariaDB's default)."""
+                 waits_read: bool = True, counted: str = "") -> list[Sample]:
+    """A step's polls; without waits_read no wait summary (performance_schema OFF, MariaDB's default). With
+    `counted` (a collectors.transactions basis) each poll stores its counter as the collector does: tps is that
+    counter's delta, stored beside it under its own name, and tps_explicit (0: an autocommit load) at every poll."""
     out = [Sample(server.pk, "variables", start, None, {"var:innodb_flush_neighbors": flush_neighbors})]
     for j in range(1, STEP // POLL + 1):
         ts = start + timedelta(seconds=POLL * j)
         tps = round((WARMUP_TPS if j == 1 else rate(base, j)) * POLL)
-        out.append(Sample(server.pk, "global_status", ts, float(POLL), {"tps": tps}, frozenset({"tps"})))
+        values = {"tps": tps} | ({EXPLICIT: 0, counted: tps} if counted else {})
+        out.append(Sample(server.pk, "global_status", ts, float(POLL), values, frozenset(values)))
         waits = {f"wait.time_ps:{WAIT}": wait_ps(c, j), f"wait.time_ps:{IO_WAIT}": 10**8 * POLL,
                  f"wait.count:{WAIT}": 100}
         if waits_read:
@@ -81,15 +85,17 @@ def step_samples(server: Server, start: datetime, c: int, base: float, flush_nei
 
 def write_sweep(server: Server, name: str, label: str, start: datetime, tps_by_level: Mapping[int, float],
                 flush_neighbors: float = 1, host: bool = False,
-                busy_pct: Mapping[int, float] | None = None, waits_read: bool = True) -> list[Run]:
+                busy_pct: Mapping[int, float] | None = None, waits_read: bool = True,
+                counted: Mapping[int, str] | None = None) -> list[Run]:
     """One run per level, back to back (with node_exporter's CPU when host, `busy_pct` % busy per level where
-    given; without waits_read no wait summary); returns them in level order."""
+    given; without waits_read no wait summary; `counted`: the TPS counter each level's polls read, as
+    step_samples); returns them in level order."""
     runs, samples = [], []
     for c, base in tps_by_level.items():
         runs.append(Run.objects.create(name=f"{name} x{c}", server=server, started_at=start,
                                        ended_at=start + timedelta(seconds=STEP), warmup_seconds=WARMUP,
                                        concurrency=c, sweep=name, label=label))
-        samples += step_samples(server, start, c, base, flush_neighbors, waits_read)
+        samples += step_samples(server, start, c, base, flush_neighbors, waits_read, (counted or {}).get(c, ""))
         samples += host_samples(server, start, c, busy_pct[c] if busy_pct else None) if host or busy_pct else []
         start += timedelta(seconds=STEP + GAP)
     write_samples(samples)

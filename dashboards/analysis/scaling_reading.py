@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from dashboards.analysis.scalability import Curve, Level, measured
 from dashboards.analysis.topwaits import is_client, is_condition
-from dashboards.analysis.usl import UslFit, fit_usl
+from dashboards.analysis.usl import MIN_LEVELS, UslFit, fit_usl
 
 PS_PER_US = 1e6
 GROWERS = 3  # waits named per step
@@ -136,3 +136,31 @@ def upturn(levels: list[Level], gained: list[float | None]) -> Upturn | None:
 def faster_than_linear(levels: list[Level], efficiencies: list[float | None]) -> tuple[Level, float] | None:
     """The first level whose TPS per thread was above the first level's (efficiency over 1), with it."""
     return next(((lv, e) for lv, e in zip(levels, efficiencies, strict=True) if e is not None and e > 1), None)
+
+
+@dataclass(frozen=True)
+class Outlier:
+    """The level whose leaving out raises the law's R² most, and the R² of the law fitted to the other levels."""
+
+    level: Level
+    r2: float
+    others: int  # levels the law was fitted to without it
+
+    @property
+    def r2_text(self) -> str:
+        return f"{self.r2:.3f}"
+
+
+def breaking_level(curve: Curve, fit: UslFit | None) -> Outlier | None:
+    """Which level breaks the fit, found as an engineer would: refit without each level in turn and keep the one
+    whose leaving out fits best. None at 3 levels (two left fit nothing) or where no level's leaving out helps."""
+    if fit is None or fit.levels <= MIN_LEVELS:
+        return None
+    found = [lv for lv in curve.levels if lv.rate is not None]
+    best = None
+    for left in found:
+        rest = [lv for lv in found if lv is not left]
+        other = fit_usl([lv.concurrency for lv in rest], [lv.rate for lv in rest])
+        if other is not None and (best is None or other.r2 > best.r2):
+            best = Outlier(left, other.r2, other.levels)
+    return best if best is not None and best.r2 > fit.r2 else None

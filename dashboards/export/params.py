@@ -1,6 +1,7 @@
 """Reading an export's parameters (from a query string or the command line)."""
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -9,7 +10,7 @@ from dashboards.analysis.step_window import Window
 from dashboards.analysis.topwaits import CLIENT_PARAM, CONDITION_PARAM
 from dashboards.export.csv_safe import iso_utc
 from dashboards.export.grid import nice_step, step_grid, whole_buckets, whole_rows
-from dashboards.query_params import toggle_value
+from dashboards.query_params import MAX_WARMUP, toggle_value, warmup_param
 from dashboards.reports.run_links import series_range
 from dashboards.timerange import PRESETS, BadTime, parse_time_strict
 from dashboards.url_ids import parse_id
@@ -262,3 +263,13 @@ def find_runs(values: list[str]) -> list[Run]:
     if missing:
         raise ExportError(f"run {', '.join(missing)} is unknown: see /runs/ for the ids")
     return [runs[int(i)] for i in dict.fromkeys(ids)]
+
+
+def parse_warmup(get: Mapping) -> int | None:
+    """?warmup=N seconds trimmed from every run, None (each run's own warm-up) when absent: one the pages would
+    not use is refused, as the compare page says it ignores it, never a file of other figures than asked for."""
+    warmup, raw = warmup_param(get), (get.get("warmup") or "").strip()
+    if raw and warmup is None:
+        raise ExportError(f"warmup={raw!r} is not a whole number of seconds from 0 to {MAX_WARMUP:,}: give one, "
+                          "or leave warmup out to trim each run's own warm-up")
+    return warmup

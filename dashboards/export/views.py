@@ -33,7 +33,7 @@ from dashboards.export.tables import (
 )
 from dashboards.fleet_rows import fleet_rows, health_of
 from dashboards.own_load_reads import own_load
-from dashboards.query_params import BadParam, runs_sort, warmup_param
+from dashboards.query_params import BadParam, runs_sort
 from dashboards.reports.run_table import DEFAULT_SORT, SORTS, run_lines, table_rows
 from dashboards.reports.scalability import study
 from dashboards.reports.summary import basis_sums, summarize_run
@@ -138,9 +138,8 @@ def waits_of(server_id: int, start, end, conditions: bool, client: bool) -> list
 @csv_export
 def compare_csv(request: HttpRequest) -> HttpResponse:
     """/export/compare.csv?runs=1,2: one summary row per run, ratio to the first."""
-    runs = params.find_runs(request.GET.getlist("runs"))
-    summaries = [summarize_run(run, warmup_param(request.GET), also=(*per_trx_reads.RUN_TIMES, *BASIS_SERIES))
-                 for run in runs]
+    runs, warmup = params.find_runs(request.GET.getlist("runs")), params.parse_warmup(request.GET)
+    summaries = [summarize_run(run, warmup, also=(*per_trx_reads.RUN_TIMES, *BASIS_SERIES)) for run in runs]
     per_trx = [per_trx_reads.run_figures(s.run.server_id, Window(s.start, s.end), s.polls, counts=False)[1]
                for s in summaries]
     bases = [range_basis(s.run.server, basis_sums(s)) for s in summaries]
@@ -214,7 +213,7 @@ def statements_csv(request: HttpRequest) -> HttpResponse:
     """/export/statements.csv: a range's statements ranked (order=), or with runs=A,B the changed-most table."""
     get = request.GET
     if get.get("runs"):
-        return statements_of_runs_csv(request, params.find_runs(get.getlist("runs")), warmup_param(get))
+        return statements_of_runs_csv(request, params.find_runs(get.getlist("runs")), params.parse_warmup(get))
     server, start, end = server_and_range(get)
     order = statement_order(get.get("order"))
     monitoring = _flag(get, MONITORING_PARAM)

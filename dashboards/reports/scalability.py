@@ -13,6 +13,7 @@ from dashboards.analysis.own_load import others_sentence
 from dashboards.analysis.scalability import Curve, gains, has_cpu, measured, ratio_table, top_waits
 from dashboards.analysis.scaling_reading import (
     bottleneck_steps,
+    breaking_level,
     curve_fit,
     efficiency,
     faster_than_linear,
@@ -110,10 +111,11 @@ def section(curve: Curve, settings: dict, index: int) -> dict:
               for lv, gain, eff in zip(curve.levels, gained, efficient, strict=True)]
     unread = waits_unread(curve.levels)
     steps, found = [] if unread else bottleneck_steps(curve.levels), measured(curve.levels)
+    fit = curve_fit(curve)
     return {"curve": curve, "levels": levels, "changes": settings["differ"], "moved": settings["moved"],
             "upturn": upturn(found, gains(found)), "faster": faster_than_linear(curve.levels, efficient),
-            "cpu": cpu_reading(curve), "fit": curve_fit(curve), "steps": steps, "moves": moves(steps),
-            "lead": lead(steps), "waits_unread": unread,
+            "cpu": cpu_reading(curve), "fit": fit, "outlier": breaking_level(curve, fit), "steps": steps,
+            "moves": moves(steps), "lead": lead(steps), "waits_unread": unread,
             "anchor": f"curve-{index}",
             "statements": None}  # statements per level: from the statements source, when it is collected
 

@@ -233,3 +233,18 @@ def test_every_paginated_list_answers_400_to_a_page_it_does_not_have(admin_clien
     assert "<strong>r0</strong>" in second and "<strong>r1</strong>" not in second and "runs 201–201 of 201" in second
     first = admin_client.get("/runs/").content.decode()
     assert "<strong>r200</strong>" in first and "<strong>r0</strong>" not in first and "runs 1–200 of 201" in first
+
+
+@pytest.mark.parametrize("bad", ["1e9", "604801", "-5", "ten", "²"])
+def test_a_warm_up_the_compare_page_ignores_is_refused_by_its_csvs(admin_client, runs, bad):
+    # The compare page says it trims each run's own warm-up instead; a CSV of other figures than asked for would
+    # say nothing: 604,801 s is one over the week (7 x 86,400) a warm-up may be.
+    good = ",".join(str(r.pk) for r in runs[:2])
+    page = admin_client.get("/compare/", {"runs": good, "warmup": bad}).content.decode()
+    assert "trimming each run&#x27;s own warm-up instead" in page
+    for url in ("/export/compare.csv", "/export/statements.csv"):
+        response = admin_client.get(url, {"runs": good, "warmup": bad})
+        assert response.status_code == 400 and not response.streaming, url
+        assert (f"CSV export: warmup={bad!r} is not a whole number of seconds from 0 to 604,800: give one, or leave"
+                " warmup out to trim each run's own warm-up") in response.content.decode(), url
+        assert admin_client.get(url, {"runs": good, "warmup": "604800"}).status_code == 200, url

@@ -6,7 +6,7 @@ import pytest
 from django.test import Client
 
 from collectors.models import ServerHealth
-from collectors.transactions import DEFINITIONS, EXPLICIT
+from collectors.transactions import DEFINITIONS, EXPLICIT, TRX_SUMMARY
 from dashboards.analysis.step_window import Window, inside, tps_inside
 from servers.models import Run
 from store.ingest import write_samples
@@ -204,7 +204,7 @@ def test_the_page_says_what_tps_counts_on_each_server_drawn(client, admin_user, 
     server = Run.objects.get(pk=sweeps[0][0].pk).server
     ServerHealth.objects.create(server=server, sources={"global_status": {"ok": True, "note": DEFINITIONS[EXPLICIT]}})
     body = page(client, admin_user, sweep="baseline").content.decode()
-    assert f"on {server.name}: <span class=\"warn\">explicit transactions only</span>" in body
+    assert f"on {server.name} (baseline): <span class=\"warn\">explicit transactions only</span>" in body
 
 
 def test_the_picker_says_when_each_sweeps_first_step_started(client, admin_user, sweeps):
@@ -243,3 +243,24 @@ def test_a_knee_at_one_thread_reads_one_thread(client, admin_user, sweeps):
     html = response.content.decode()
     assert "knee at <b>1 thread</b>" in html and "1 threads" not in html
     assert [a["text"] for a in figures(response)["chart-scalability"]["layout"]["annotations"]] == ["knee: 1 thread"]
+
+
+def test_the_tps_basis_is_the_one_the_sweeps_own_polls_used(client, admin_user):
+    """Swept while performance_schema's transaction summary counted; the server counts explicit transactions only
+    now: the line says what the sweep's TPS counted, not what the server counts today."""
+    server = make_server("lab3")
+    write_sweep(server, "summary", "", RECENT_T0, BASELINE, counted=dict.fromkeys(BASELINE, TRX_SUMMARY))
+    ServerHealth.objects.create(server=server, sources={"global_status": {"ok": True, "note": DEFINITIONS[EXPLICIT]}})
+    body = page(client, admin_user, sweep="summary").content.decode()
+    assert "on lab3 (summary): every transaction</span>" in body
+    assert "explicit transactions only" not in body
+
+
+def test_steps_counted_by_different_counters_each_say_theirs(client, admin_user):
+    server = make_server("lab4")
+    counted = {1: TRX_SUMMARY, 2: TRX_SUMMARY, 4: EXPLICIT}  # the transaction instrument turned off before 4
+    write_sweep(server, "switched", "", RECENT_T0, BASELINE, counted=counted)
+    body = page(client, admin_user, sweep="switched").content.decode()
+    assert "on lab4 (switched) at 1 thread: every transaction</span>" in body
+    assert "on lab4 (switched) at 2 threads: every transaction</span>" in body
+    assert 'on lab4 (switched) at 4 threads: <span class="warn">explicit transactions only</span>' in body

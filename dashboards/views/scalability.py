@@ -8,8 +8,9 @@ from django.views.decorators.http import require_http_methods
 from dashboards.figures.scalability import cpu_figure, tps_figure, waits_figure
 from dashboards.query_params import BadParam, knee_threshold, sweep_name
 from dashboards.reports.scalability import study, sweeps
-from dashboards.server_texts import tps_bases, waits_note
+from dashboards.server_texts import BASIS_SERIES, counted_basis, tps_bases, waits_note
 from dashboards.views.common import TPS_DEFINITION
+from dashboards.window_reads import runs_sums
 from servers.models import Run
 from servers.names import control_problem
 
@@ -39,11 +40,23 @@ def study_context(request: HttpRequest) -> tuple[dict, int]:
 
 
 def curve_bases(found) -> list[tuple[str, object]]:
-    """(server name, what its TPS counts) for the servers of the curves drawn: a sweep on a server that
-    counts explicit transactions only reads 0 TPS under an autocommit load."""
-    servers = {level.run.server_id: level.run.server.name for curve in found.curves for level in curve.levels}
-    bases = tps_bases(list(servers))
-    return [(name, bases[sid]) for sid, name in sorted(servers.items(), key=lambda kv: kv[1]) if sid in bases]
+    """(where, what its TPS counts) for each curve drawn, as its steps' own polls counted it (the server's
+    latest polls where none of them says), per step where they differ: a sweep on a server that counts explicit
+    transactions only reads 0 TPS under an autocommit load, and one counted otherwise keeps its words after."""
+    levels = [lv for curve in found.curves for lv in curve.levels]
+    latest = tps_bases(list({lv.run.server_id for lv in levels}))
+    sums = runs_sums([lv.run for lv in levels], BASIS_SERIES, {lv.run.pk: lv.window for lv in levels})
+    out: list[tuple[str, object]] = []
+    for curve in found.curves:
+        steps = [(lv.concurrency, counted_basis(sums.get(lv.run.pk, {}), latest.get(lv.run.server_id)))
+                 for lv in curve.levels]
+        where = f"{', '.join(sorted({lv.run.server.name for lv in curve.levels}))} ({curve.name})"
+        kinds = {basis.short for _c, basis in steps if basis}
+        if len(kinds) == 1 and all(basis for _c, basis in steps):
+            out.append((where, steps[0][1]))
+        else:
+            out += [(f"{where} at {c} thread{'s' * (c != 1)}", basis) for c, basis in steps if basis]
+    return out
 
 
 def curve_waits_notes(found) -> list[tuple[str, str]]:
