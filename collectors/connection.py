@@ -4,9 +4,12 @@ import hashlib
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import pymysql
-from pymysql.constants import CLIENT, CR
+from pymysql import converters
+from pymysql.connections import TEXT_TYPES
+from pymysql.constants import CLIENT, COMMAND, CR, FIELD_TYPE
 from pymysql.protocol import FieldDescriptorPacket
 
 from collectors import pinning, transactions
@@ -120,6 +123,130 @@ def kept_field(data: bytes, encoding: str) -> KeptField:
             FIELDS.clear()
         field = FIELDS[data, encoding] = KeptField(data, encoding)
     return field
+
+
+# PyMySQL's own packet read (sequence numbers, error packets, packets past 16 MB), not ReusedTLSConnection's.
+read_packet = pymysql.connections.Connection._read_packet
+
+
+@dataclass(frozen=True)
+class Columns:
+    """A statement's column descriptors and the EOF after them, as the server sent them (headers included), and how
+    each column's text is read: (encoding, converter), as PyMySQL's result reader chooses them."""
+
+    count: int
+    sent: bytes
+    reader: tuple[tuple[str | None, Any], ...]
+
+
+# (statement, server version, encoding) -> its columns as last answered: a server sends the same bytes every poll.
+# (Every connection here converts with PyMySQL's default converters: open_connection passes none of its own.)
+COLUMNS: dict[tuple, Columns] = {}
+
+
+def one_row(conn: pymysql.Connection, sql: str) -> tuple | None:
+    """The first row of a statement's answer as a cursor's fetchall()[0] gives it (None: no row), read without
+    the cursor and result objects of PyMySQL.
+
+    The poll's shared statement (collectors.shared_read) answers one row of a few texts every poll: through the
+    cursor, its dozen packets went through some 40 calls of PyMySQL's Python each, and its column descriptors,
+    the same bytes every poll, through a read of each. Here they are compared with those of the last answer at
+    once, and the other packets read as PyMySQL reads them.
+    """
+    conn._execute_command(COMMAND.COM_QUERY, sql)
+    conn._result = None  # as PyMySQL's own read of an answer starts: no earlier result is pending now
+    first = read_packet(conn)
+    if not first.is_resultset_packet():  # a SELECT answers columns; anything else is not followed safely here
+        conn._force_close()
+        raise pymysql.err.OperationalError(CR.CR_COMMANDS_OUT_OF_SYNC, "the server did not answer the statement "
+                                           "with a result set (the connection is closed)")
+    count = first.read_length_encoded_integer()
+    columns = COLUMNS.get((sql, conn.server_version, conn.encoding, conn.use_unicode))
+    if columns is None or columns.count != count or not sent_next(conn, columns):
+        columns = read_columns(conn, sql, count)
+    rows = []
+    while not (packet := read_packet(conn)).is_eof_packet():
+        rows.append(packet.get_all_data())
+    return row_of(rows[0], columns.reader) if rows else None
+
+
+def sent_next(conn: pymysql.Connection, columns: Columns) -> bool:
+    """Whether the next bytes on the connection are these columns as last sent (taken if so; else nothing is)."""
+    sent = columns.sent
+    try:
+        ahead = conn._rfile.peek(len(sent))  # what is buffered, or one read of the socket: never more
+    except OSError as exc:
+        conn._force_close()
+        raise pymysql.err.OperationalError(CR.CR_SERVER_LOST,
+                                           f"Lost connection to MySQL server during query ({exc})") from exc
+    except BaseException:
+        conn._force_close()
+        raise
+    if ahead[:len(sent)] != sent:
+        return False
+    conn._rfile.read(len(sent))
+    conn._next_seq_id = (conn._next_seq_id + columns.count + 1) % 256  # the descriptors and their EOF
+    return True
+
+
+def read_columns(conn: pymysql.Connection, sql: str, count: int) -> Columns:
+    """The column descriptors and their EOF read packet by packet, kept as sent for the next answer."""
+    seq = conn._next_seq_id
+    packets = [read_packet(conn).get_all_data() for _ in range(count)]
+    eof = read_packet(conn)
+    if not eof.is_eof_packet():
+        conn._force_close()
+        raise pymysql.err.OperationalError(CR.CR_COMMANDS_OUT_OF_SYNC, "protocol error: no EOF after the columns "
+                                           "(the connection is closed)")
+    sent = b"".join(len(data).to_bytes(3, "little") + bytes([(seq + i) % 256]) + data
+                    for i, data in enumerate([*packets, eof.get_all_data()]))
+    columns = Columns(count, sent, tuple(column_reader(conn, kept_field(data, conn.encoding)) for data in packets))
+    if len(COLUMNS) >= MAX_FIELDS:
+        COLUMNS.clear()
+    COLUMNS[sql, conn.server_version, conn.encoding, conn.use_unicode] = columns
+    return columns
+
+
+def column_reader(conn: pymysql.Connection, field: FieldDescriptorPacket) -> tuple[str | None, Any]:
+    """PyMySQL's choice of a column's (encoding, converter) (MySQLResult._get_descriptions)."""
+    encoding: str | None = None
+    if conn.use_unicode:
+        if field.type_code == FIELD_TYPE.JSON:
+            encoding = conn.encoding
+        elif field.type_code in TEXT_TYPES:
+            encoding = None if field.charsetnr == 63 else conn.encoding  # charset binary: bytes
+        else:
+            encoding = "ascii"
+    converter = conn.decoders.get(field.type_code)
+    return encoding, None if converter is converters.through else converter
+
+
+# A length-coded integer's first byte -> the bytes that follow it (MysqlPacket.read_length_encoded_integer);
+# 251 is NULL, and PyMySQL reads a 255 as NULL too.
+LENGTH_BYTES = {252: 2, 253: 3, 254: 8}
+
+
+def row_of(data: bytes, reader: tuple[tuple[str | None, Any], ...]) -> tuple:
+    """A text row's columns, each a length-coded string (MysqlPacket.read_length_coded_string), read as reader says."""
+    row: list = []
+    position, end = 0, len(data)
+    for encoding, converter in reader:
+        if position >= end:  # no more columns in this row, as PyMySQL reads it
+            break
+        length, position = data[position], position + 1
+        if length >= 251:
+            size = LENGTH_BYTES.get(length)
+            if size is None:
+                row.append(None)
+                continue
+            length, position = int.from_bytes(data[position:position + size], "little"), position + size
+        text = data[position:position + length]
+        if len(text) != length:
+            raise pymysql.err.OperationalError(CR.CR_MALFORMED_PACKET, "a row shorter than its columns say")
+        position += length
+        value = text if encoding is None else text.decode(encoding)
+        row.append(value if converter is None else converter(value))
+    return tuple(row)
 
 
 class GuardedContext:

@@ -138,6 +138,8 @@ def compute(prev: Snapshot | None, reading: Reading, ts: float, boot: float | No
 def shaped(prev: Snapshot | None, reading: Reading, ts: float, boot: float | None,
            shape: Shape) -> tuple[Delta, Snapshot]:
     """compute() by the reading's shape: the same deltas and snapshot, each step a pass of C over the values."""
+    if not shape.counter_names and not shape.marker_names and (prev is None or not prev.values):
+        return gauges_only(prev, reading, ts, boot, shape)
     values = reading.values
     # every value a counter, in the shape's order (fits() compared the names): no lookup by name
     now = tuple(values.values()) if not shape.gauge_names and type(values) is dict else shape.get_counters(values)
@@ -164,6 +166,27 @@ def shaped(prev: Snapshot | None, reading: Reading, ts: float, boot: float | Non
     # prev holds every counter and no other name: none of its names is missing now
     kept_all = not shape.marker_names and len(prev.values) == len(shape.counter_names)
     return finished(prev, reading, ts, boot, gauges, deltas, shape.counters, vanished=not kept_all), snapshot
+
+
+def gauges_only(prev: Snapshot | None, reading: Reading, ts: float, boot: float | None,
+                shape: Shape) -> tuple[Delta, Snapshot]:
+    """shaped() of a reading of gauges alone (the oldest transactions, the history length, the wait instruments)
+    against a snapshot of no values: no counter to take, compare or reset, only a restart to tell."""
+    values = reading.values
+    # A dict's names are the shape's, in its order (fits() compared them): a copy.
+    if type(values) is dict:
+        gauges = dict(values)
+    else:
+        gauges = dict(zip(shape.gauge_names, shape.get_gauges(values), strict=True))
+    snapshot = Snapshot(ts, boot, {}, shape)
+    if prev is None:
+        return Delta(gauges, frozenset(), None, "first reading: baseline kept"), snapshot
+    if restarted(prev, boot):
+        return Delta(gauges, frozenset(), None, RESTARTED), snapshot
+    interval = ts - prev.ts
+    if reading.derive:
+        gauges.update(reading.derive({}, interval))
+    return Delta(gauges, shape.counters, interval), snapshot
 
 
 def finished(prev: Snapshot, reading: Reading, ts: float, boot: float | None, gauges: dict[str, int | float],

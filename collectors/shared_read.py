@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 import pymysql
 
 from collectors import setup_changes
-from collectors.connection import ServerInfo
-from collectors.source import Source, query
+from collectors.connection import ServerInfo, one_row
+from collectors.source import Source
 
 
 @dataclass(frozen=True)
@@ -59,8 +59,10 @@ def read(conn: pymysql.Connection, info: ServerInfo, sources: list[Source]) -> S
     t0 = time.perf_counter()
     exprs = [e for each in parts.values() for e in each]
     try:
-        row = query(conn, "SELECT " + ", ".join(exprs + list(setup)))[0]
+        row = one_row(conn, "SELECT " + ", ".join(exprs + list(setup)))
     except (pymysql.MySQLError, OSError):
+        row = None
+    if row is None:
         if setup:  # maybe what the user may not read: its askers read it alone, which says so, until it reads
             setup_changes.read_in_shared(conn, None)
         return NOT_SHARED  # each source reads alone: its own error, or the reconnect of a lost connection

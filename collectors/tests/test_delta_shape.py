@@ -93,3 +93,39 @@ def test_a_snapshot_read_back_from_redis_gives_the_same_deltas_and_a_shape_again
     assert back.shape is None and back == first
     change, second = compute(back, waits(a=2**64 + 12345, b=26), 110.0, 0.0)
     assert change.values == {"wait.count:a": 12346, "wait.count:b": 6} and second.shape is not None
+
+
+def holders(**values) -> Reading:
+    return Reading(values, frozenset(), extra={"holder": None})
+
+
+def test_a_reading_of_gauges_alone_gives_its_values_and_says_a_restart():
+    change, first = compute(None, holders(trx_oldest_age_s=4, trx_older_60s=0), 100.0, 50.0)
+    assert change.values == {"trx_oldest_age_s": 4, "trx_older_60s": 0} and change.interval is None
+    assert change.reset == "first reading: baseline kept" and first.values == {}
+    change, second = compute(first, holders(trx_oldest_age_s=14, trx_older_60s=1), 110.0, 50.0)
+    assert (change.values, change.counters, change.interval, change.reset) == (
+        {"trx_oldest_age_s": 14, "trx_older_60s": 1}, frozenset(), 10.0, "")
+    assert second.shape is first.shape and second.values == {} and (second.ts, second.boot) == (110.0, 50.0)
+    # booted at 115, after the previous reading (110): a restart, the gauges still stored
+    change, _ = compute(second, holders(trx_oldest_age_s=0, trx_older_60s=0), 120.0, 115.0)
+    assert (change.values, change.interval, change.reset) == ({"trx_oldest_age_s": 0, "trx_older_60s": 0}, None,
+                                                               "server restarted: counters start again from zero")
+
+
+def test_gauges_alone_get_their_derived_gauges_of_the_interval():
+    def per_second(deltas, interval):
+        return {"polls_per_s": 1 / interval}
+    reading = Reading({"level": 3}, frozenset(), derive=per_second)
+    _, first = compute(None, reading, 100.0, None)
+    change, _ = compute(first, reading, 104.0, None)
+    assert change.values == {"level": 3, "polls_per_s": 0.25} and change.interval == 4.0
+
+
+def test_gauges_alone_after_a_reading_with_counters_still_see_those_vanish():
+    # prev held a counter (9) the reading no longer has: zeroed where absent means zero, so a reset.
+    _, first = compute(None, waits(a=9), 100.0, 0.0)
+    change, _ = compute(first, Reading({"level": 1}, frozenset(), absent_is_zero=True, reset_together=True),
+                        110.0, 0.0)
+    assert change.interval is None and change.reset.startswith("wait.count:a went down (9 -> 0)")
+    assert change.values == {"level": 1}
