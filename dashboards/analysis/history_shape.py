@@ -12,7 +12,7 @@ from typing import Protocol
 
 import numpy as np
 
-from dashboards.analysis.segment import TURN_SIGMAS, last_cliff, noise
+from dashboards.analysis.segment import FLAT_RUN, TURN_SIGMAS, last_cliff, noise
 
 HUMP_MIN = 1000  # undo logs: a rise and a fall both at least this large (and beyond the noise) make a hump,
 # its peak this far above the wander around it (stands_out)
@@ -116,9 +116,16 @@ def spans(ys: Sequence[float], keep: Callable[[Span], bool]) -> tuple[list[Span]
 def stands_out(ys: Sequence[float], span: Span, found: Sequence[Span]) -> bool:
     """Whether the hump's peak is HUMP_MIN above the highest of the AROUND polls either side of it that are in
     no hump found: the line's own wander. Polls wandering 0 to 1,200 all run long, one of them 1,198 between
-    0 and 24, rose and fell 1,000 without standing out of them: purge keeps up."""
+    0 and 24, rose and fell 1,000 without standing out of them: purge keeps up.
+
+    Where fewer than FLAT_RUN polls are left to measure the wander by, the median top of the other swings found
+    is its top too: a line swinging smoothly 0 to 1,200 and back is all swings of 1,200, each a hump by the
+    polls outside them (none), where none stands out of the others."""
     near = range(max(span.low - AROUND, 0), min(span.bottom + AROUND + 1, len(ys)))
     wander = [ys[i] for i in near if not any(s.low <= i <= s.bottom for s in (span, *found))]
+    others = [ys[s.top] for s in found if s.top != span.top]
+    if len(wander) < FLAT_RUN and others:
+        wander.append(float(np.median(others)))
     return ys[span.top] - max(wander, default=ys[span.low]) >= HUMP_MIN
 
 

@@ -17,6 +17,7 @@ NOISE_FLOOR = 1.0  # a line with no jitter at all (whole undo log units) still a
 FLAT_NOISE = 2.0  # a line that moved less than this many noise deviations end to end is flat
 TURN_SIGMAS = 4.0  # a poll further than this many deviations of the line's prediction is off it
 CLIFF_SHARE = 0.25  # a fall within two polls to below this share of the level is a cliff (a released read view)
+CLIFF_MIN = 1000.0  # undo logs: a cliff falls at least this far, as a hump rises (history_shape.HUMP_MIN)
 SURE = 0.975  # a slope is a trend when its 95 % interval (two-sided) leaves out 0
 OWN_POLLS = 8  # polls enough to measure a stretch's own noise (6 second differences)
 RECENT = 2 * OWN_POLLS  # the newest polls, whose own noise is the jitter of now
@@ -169,8 +170,9 @@ def last_cliff(ys: Sequence[float]) -> tuple[int, float]:
     A cliff's bottom: a poll below CLIFF_SHARE of the poll before it (the top), or of the poll two
     before it when the poll between is no bottom itself, and below the poll before the top too (one
     poll up is a stray), by more than TURN_SIGMAS deviations of the noise on either side of it and of
-    the polls next to it (_near_noise). A released read view takes 90,047 to 464 in a poll; a steady
-    drain a few percent of the level a poll.
+    the polls next to it (_near_noise), and by CLIFF_MIN at least. A released read view takes 90,047 to 464
+    in a poll; a steady drain a few percent of the level a poll; a wander's low end 330, 210, 90, 30 (a quarter
+    in two polls, 180 above the bottom) is no read view released ("Fell from 90 to 30").
     """
     y = np.asarray(ys, dtype=float)
     k = np.arange(len(y))
@@ -180,7 +182,7 @@ def last_cliff(ys: Sequence[float]) -> tuple[int, float]:
     for i in np.flatnonzero(one | two)[::-1]:
         m = 1 if one[i] else 2
         top = y[i - m] if i == m else min(y[i - m], y[i - m - 1])
-        if top - y[i] <= TURN_SIGMAS * _near_noise(ys, int(i)):  # first: 16 polls, not the series
+        if top - y[i] < CLIFF_MIN or top - y[i] <= TURN_SIGMAS * _near_noise(ys, int(i)):  # first: 16 polls
             continue
         sigma = noise(ys, int(i))
         if top - y[i] > TURN_SIGMAS * sigma:

@@ -238,3 +238,28 @@ def test_a_transaction_opened_after_the_rise_is_not_named_its_holder():
     early = Held(13, at(39) + timedelta(seconds=2), at(41), None, who="stress@127.0.0.1")
     verdict = judge([at(i) for i in range(42)], flat_tps(42), warmup=0, history=FLAT_THEN_RISE, holders=[early, late])
     assert humps_said(verdict).endswith("(held by a read view: thread 13, stress@127.0.0.1, open since 09:03:17)")
+
+
+# 5 s polls swinging smoothly 0 to 1,200 and back, 300 a poll, a cycle of 8: a steady load's wander, no read view.
+SMOOTH = [0.0, 300.0, 600.0, 900.0, 1200.0, 900.0, 600.0, 300.0]
+
+
+def test_smooth_swings_of_the_wander_are_no_humps():
+    """Six swings, then 0. Each rises and falls 1,200 (over a hump's 1,000) and, by the polls outside the swings
+    (none: each starts where the one before settled), stood out of an empty wander: "rose and fell back 6 times".
+    By hand the line wanders 0 to 1,200 throughout: each top is 0 above the other swings' 1,200, purge keeps up."""
+    history = SMOOTH * 6 + [0.0]
+    verdict = judge([at(i) for i in range(49)], flat_tps(49), warmup=0, history=history)
+    assert verdict.kind == "steady" and verdict.history is None and verdict.rising is None
+    assert verdict.humps == () and humps_said(verdict) == ""
+
+
+def test_a_hump_in_the_smooth_wander_is_the_only_one():
+    """Three swings (polls 0-23), then +1,000 a poll from 0 (poll 24, 09:02:00) to 6,000 (poll 30, 09:02:30), -1,000
+    a poll to 0 (poll 36, 09:03:00: the lowest after the peak, so where it settled), three swings more. 6,000 stands
+    4,800 above the swings' 1,200; the swings are no humps beside it (before: "rose and fell back 4 times")."""
+    history = (SMOOTH * 3 + [1000.0 * k for k in range(7)] + [6000.0 - 1000 * k for k in range(1, 7)]
+               + SMOOTH * 3 + [0.0])
+    verdict = judge([at(i) for i in range(len(history))], flat_tps(len(history)), warmup=0, history=history)
+    assert humps_said(verdict) == ("history length rose to 6,000 at 09:02:30 (from 09:02:00), "
+                                   "then drained to 0 by 09:03:00")

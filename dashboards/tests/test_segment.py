@@ -328,6 +328,19 @@ def test_a_history_wandering_300_to_700_makes_no_turn():
         assert trend.polls >= 16, (n, trend)
 
 
+def test_a_wander_stretched_to_30_1170_makes_no_cliff_at_its_low_end():
+    """The wander stretched three times about 300 (30-1,170, 90 to 180 undo logs a poll). Its low end 330, 210, 90,
+    30 falls below a quarter in two polls (30 < 210 / 4 and < 330 / 4) and read as a read view released: "Fell
+    from 90 to 30", then "early" and "purge-bound" up the next swing. By hand a fall of 180 in a wander of 1,140 is
+    no release: every poll flat, as the wander 300-700 is."""
+    values = [3.0 * (v - 300) for v in (WANDER * 4)[:120]]
+    assert values[11:16] == [429.0, 330.0, 210.0, 90.0, 30.0] and last_cliff(values)[0] == 0
+    for n in range(len(WANDER), len(values) + 1):
+        trend = current_trend([at(i) for i in range(n)], values[:n])
+        assert purge_verdict(values[n - 1], trend, 20_000, None).kind == "flat", (n, trend)
+        assert trend.polls >= 16, (n, trend)
+
+
 @pytest.mark.parametrize(("tail", "came_from", "at_poll", "polls"), [
     ([2_000], 49_500, 88, 1),  # a cliff: the read view released
     ([2_000, 1_900], 49_500, 88, 2),
