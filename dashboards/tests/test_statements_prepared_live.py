@@ -10,7 +10,7 @@ import pytest
 
 from collectors.batch import poll_server
 from testing.servers import make_server
-from testing.workload import STRESS_PASSWORD, STRESS_USER
+from testing.workload import point_select_options
 
 pytestmark = pytest.mark.django_db
 EVENTS = 200  # oltp_point_select runs one point select an event (it sets point_selects to 1)
@@ -21,16 +21,7 @@ DIGESTED = ("SELECT COALESCE(SUM(COUNT_STAR), 0) FROM performance_schema.events_
 
 @pytest.fixture
 def sysbench(mariadb) -> list[str]:
-    """A user that may write only sysbench's schema (as workload's tests make), its one small table prepared."""
-    options = ["--db-driver=mysql", "--mysql-host=127.0.0.1", f"--mysql-port={mariadb.port}",
-               f"--mysql-user={STRESS_USER}", f"--mysql-password={STRESS_PASSWORD}",
-               "--mysql-db=steadystate_stress", "--tables=1", "--table-size=100"]
-    mariadb.execute(f"CREATE USER IF NOT EXISTS '{STRESS_USER}'@'%' IDENTIFIED BY '{STRESS_PASSWORD}'",
-                    f"GRANT ALL ON steadystate_stress.* TO '{STRESS_USER}'@'%'",
-                    "CREATE DATABASE IF NOT EXISTS steadystate_stress",
-                    "DROP TABLE IF EXISTS steadystate_stress.sbtest1")
-    subprocess.run(["sysbench", "oltp_point_select", *options, "prepare"], check=True, capture_output=True)
-    return options
+    return point_select_options(mariadb)
 
 
 def poll_time(server):
