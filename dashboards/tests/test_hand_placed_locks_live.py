@@ -12,10 +12,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from collectors.batch import poll_server
 from dashboards.figures.common import iso
 from servers.models import Server
 from testing.paced_load import PacedLoad
+from testing.polling import poll_while
 
 pytestmark = pytest.mark.django_db
 SOURCES = ["global_status", "pfs_waits"]
@@ -58,17 +58,7 @@ def test_locks_taken_by_hand_at_irregular_times_read_irregular_dips(admin_client
         load.run()
         locks.join()
 
-    poll_server(server.pk, only=SOURCES)  # the counters' first reading: no delta yet
-    start = timezone.now()
-    run = threading.Thread(target=work, daemon=True)
-    run.start()
-    tick = time.monotonic()
-    while run.is_alive():
-        for source in poll_server(server.pk, only=SOURCES).sources:
-            assert source.ok, source.error
-        tick += 1.0
-        time.sleep(max(0.0, tick - time.monotonic()))
-    end = timezone.now()
+    start, end = poll_while(server.pk, SOURCES, work)
     assert load.error is None and len(taken) == len(LOCKS_AT), (load.error, taken)
     response = admin_client.get(
         f"/servers/{server.pk}/stability/", {"from": iso(start - timedelta(seconds=1))[:23], "to": iso(end)[:23]}

@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from collectors.batch import poll_server
+from testing.polling import statements_polled_at
 from testing.servers import make_server
 from testing.workload import point_select_options
 
@@ -25,9 +25,7 @@ def sysbench(mariadb) -> list[str]:
 
 
 def poll_time(server):
-    outcomes = poll_server(server.id, only=SOURCES).sources
-    assert all(o.ok for o in outcomes), [o.error for o in outcomes]
-    return next(o.sample.ts for o in outcomes if o.name == "statements")
+    return statements_polled_at(server.id, SOURCES)
 
 
 def test_sysbench_prepared_selects_are_counted_though_not_digested(admin_client, mariadb, sysbench):

@@ -8,20 +8,17 @@ throughout it reads drifting with the history length growing; 2 sessions, then 6
 15 s each, read two level changes.
 """
 
-import threading
-import time
-from collections.abc import Callable
 from datetime import timedelta
 
 import pytest
 from django.utils import timezone
 
-from collectors.batch import poll_server
 from dashboards import reads
 from dashboards.figures.common import iso
 from servers.models import Server
 from store import query
 from testing.paced_load import PacedLoad
+from testing.polling import poll_while
 from testing.workload import stall_target
 from workload.driver import StressDriver, StressOptions
 
@@ -46,26 +43,11 @@ def stress(target, seconds: float, lines: list[str], concurrency: int = 4, **opt
     return driver
 
 
-def poll_while(server: Server, work: Callable[[], object]) -> tuple:
-    """Run `work` in a thread while polling the server every second; the range polled."""
-    poll_server(server.pk, only=SOURCES)  # the counters' first reading: no delta yet
-    start = timezone.now()
-    run = threading.Thread(target=work, daemon=True)
-    run.start()
-    tick = time.monotonic()
-    while run.is_alive():
-        for source in poll_server(server.pk, only=SOURCES).sources:
-            assert source.ok, source.error
-        tick += 1.0
-        time.sleep(max(0.0, tick - time.monotonic()))
-    return start, timezone.now()
-
-
 def drive_and_poll(server: Server, target, seconds: float, **options) -> tuple:
     """Run the driver for `seconds` while polling the server every second; the range polled."""
     lines: list[str] = []
     driver = stress(target, seconds, lines, **options)
-    start, end = poll_while(server, driver.run)
+    start, end = poll_while(server.pk, SOURCES, driver.run)
     assert not driver.error, driver.error
     return start, end, lines
 
@@ -100,7 +82,7 @@ def test_a_load_paced_by_the_clock_reads_steady_but_where_the_machine_held_it_ba
     # 100 transactions a second on a schedule: the stress driver's sessions, pausing between transactions, slowed
     # with the machine (-15.7 %/min, rightly read as drifting, while other test runs took the CPU).
     load = PacedLoad(mariadb, sessions=4, per_session=25, seconds=40)
-    start, end = poll_while(server, load.run)
+    start, end = poll_while(server.pk, SOURCES, load.run)
     assert load.error is None, load.error
     assert sum(load.commits) == 4 * 25 * 40
     verdict, html = verdict_of(admin_client, server, start, end)
@@ -133,7 +115,7 @@ def test_a_load_raised_then_lowered_reads_two_level_changes(admin_client, mariad
             changed.append(timezone.now())
             driver.run()
 
-    start, end = poll_while(server, levels)
+    start, end = poll_while(server.pk, SOURCES, levels)
     assert not any(d.error for d in phases), [d.error for d in phases]
     verdict, html = verdict_of(admin_client, server, start, end)
     found = [(f"{s.at:%H:%M:%S}", round(s.before), round(s.after)) for s in verdict.shifts]

@@ -11,8 +11,8 @@ from urllib.parse import urlencode
 
 import pytest
 
-from collectors.batch import poll_server
 from testing.dashboards import get_csv
+from testing.polling import statements_polled_at
 from testing.servers import make_server
 
 pytestmark = pytest.mark.django_db
@@ -27,9 +27,7 @@ LOCK_TIME = ("SELECT COALESCE(SUM(SUM_LOCK_TIME), 0), COALESCE(SUM(COUNT_STAR), 
 
 
 def poll_time(server):
-    outcomes = poll_server(server.id, only=SOURCES).sources
-    assert all(o.ok for o in outcomes), [o.error for o in outcomes]
-    return next(o.sample.ts for o in outcomes if o.name == "statements")
+    return statements_polled_at(server.id, SOURCES)
 
 
 def run_blocked(mariadb, took: list[float]) -> None:
